@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: Apache-2.0
+// gdnData: simulation state, intermediate results and the scratch arena (MuJoCo's mjData names).
+// Created once per model by gdn_data_create; nothing in a step allocates.
+#ifndef GRADYN_DATA_H
+#define GRADYN_DATA_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+// warnings counted during simulation (never printed by the library)
+typedef enum gdnWarning {
+    GDN_WARN_BADQPOS = 0, // non-finite qpos detected
+    GDN_WARN_BADQVEL,     // non-finite qvel detected
+    GDN_WARN_BADQACC,     // non-finite qacc detected
+    GDN_WARN_BADCTRL,     // non-finite ctrl detected
+    GDN_WARN_ARENA,       // arena exhausted
+    GDN_NWARNING
+} gdnWarning;
+
+typedef struct gdnData {
+    // state
+    double time;            // simulation time (s)
+    double* qpos;           // (nq) position
+    double* qvel;           // (nv) velocity
+    double* ctrl;           // (nu) control
+
+    // user inputs
+    double* qfrc_applied;   // (nv) applied generalized force
+    double* xfrc_applied;   // (nbody x 6) applied Cartesian [force; torque] at the COM, world frame
+
+    // outputs of forward dynamics
+    double* qacc;           // (nv) acceleration
+    double* qacc_smooth;    // (nv) unconstrained acceleration (== qacc without constraints)
+
+    // position-dependent: kinematics (world frame)
+    double* xpos;           // (nbody x 3) body frame origin
+    double* xquat;          // (nbody x 4) body frame orientation
+    double* xmat;           // (nbody x 9) body frame orientation as a rotation matrix
+    double* xipos;          // (nbody x 3) body COM
+    double* ximat;          // (nbody x 9) principal inertia frame
+    double* xanchor;        // (njnt x 3) joint anchor
+    double* xaxis;          // (njnt x 3) joint axis
+    double* geom_xpos;      // (ngeom x 3)
+    double* geom_xmat;      // (ngeom x 9)
+    double* site_xpos;      // (nsite x 3)
+    double* site_xmat;      // (nsite x 9)
+    double* subtree_com;    // (nbody x 3) centre of mass of each subtree
+
+    // position-dependent: dynamics
+    double* qM;             // (nv x nv) dense joint-space inertia, armature included
+
+    // velocity-dependent
+    double* qfrc_bias;      // (nv) C(q, v): Coriolis, centrifugal and gravity
+    double* qfrc_passive;   // (nv) springs and damping
+    double* actuator_length;   // (nu)
+    double* actuator_velocity; // (nu)
+    double* actuator_force;    // (nu) scalar actuator force
+    double* qfrc_actuator;  // (nv) actuator force in joint space
+    double* qfrc_smooth;    // (nv) qfrc_passive + qfrc_actuator + qfrc_applied + J'xfrc - qfrc_bias
+
+    // inverse dynamics
+    double* qfrc_inverse;   // (nv) generalized force that produces qacc
+
+    // diagnostics
+    double energy[2];       // [potential, kinetic], filled when GDN_ENBL_ENERGY is set
+    int warning[GDN_NWARNING]; // counts per gdnWarning
+
+    // scratch arena: stack-like, reset at the end of every public call
+    unsigned char* arena;   // arena storage
+    size_t narena;          // bytes
+    size_t parena;          // bytes in use
+    size_t maxuse_arena;    // high-water mark
+
+    void* buffer_;          // internal: the single allocation backing every array
+} gdnData;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: Apache-2.0
+// gradyn public API: model loading, data, simulation step and rigid-body algorithms.
+#ifndef GRADYN_GRADYN_H
+#define GRADYN_GRADYN_H
+
+#include <gradyn/data.h>
+#include <gradyn/model.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(GDN_BUILD_SHARED)
+#    define GDN_API __attribute__((visibility("default")))
+#else
+#    define GDN_API
+#endif
+
+#define GDN_VERSION_STRING "0.1.0"
+
+// status codes returned by every fallible call
+typedef enum gdnStatus {
+    GDN_OK = 0,
+    GDN_ERR_IO,          // file could not be read
+    GDN_ERR_PARSE,       // malformed input (XML, numbers, JSON)
+    GDN_ERR_MODEL,       // well-formed input describing an invalid model
+    GDN_ERR_ARG,         // invalid argument (NULL, wrong size, out of range)
+    GDN_ERR_NONFINITE,   // non-finite value in state or result
+    GDN_ERR_MEMORY,      // allocation failed or arena exhausted
+    GDN_ERR_UNSUPPORTED  // feature not implemented
+} gdnStatus;
+
+// human-readable name of a status code
+GDN_API const char* gdn_status_string(gdnStatus status);
+
+// ---------------------------------------------------------------- loading
+
+// load an MJCF file; on failure *m is NULL and err holds "file:line: element: cause".
+// warnings (non-fatal, e.g. an ignored element that changes dynamics) go to warn when non-NULL,
+// one per line
+GDN_API gdnStatus gdn_load_xml(const char* path, gdnModel** m, char* err, int err_size,
+                               char* warn, int warn_size);
+
+// load MJCF from memory; dir resolves <include> and asset files (NULL: current directory)
+GDN_API gdnStatus gdn_load_xml_string(const char* xml, size_t len, const char* dir, gdnModel** m,
+                                      char* err, int err_size, char* warn, int warn_size);
+
+GDN_API void gdn_model_free(gdnModel* m);
+
+// id of a named object, -1 when absent; objtype is one of "body", "joint", "geom", "site",
+// "actuator", "key"
+GDN_API int gdn_name2id(const gdnModel* m, const char* objtype, const char* name);
+
+// name of an object ("" when unnamed, NULL when the id is out of range)
+GDN_API const char* gdn_id2name(const gdnModel* m, const char* objtype, int id);
+
+// ---------------------------------------------------------------- data
+
+GDN_API gdnStatus gdn_data_create(const gdnModel* m, gdnData** d);
+GDN_API void gdn_data_free(gdnData* d);
+
+// reset to qpos0, zero velocity, controls and applied forces, time 0
+GDN_API void gdn_data_reset(const gdnModel* m, gdnData* d);
+
+// reset to keyframe key; GDN_ERR_ARG if out of range
+GDN_API gdnStatus gdn_data_reset_keyframe(const gdnModel* m, gdnData* d, int key);
+
+// ---------------------------------------------------------------- simulation
+
+// one step: forward dynamics then semi-implicit Euler (v' = v + h qacc, q' = q (+) h v').
+// Returns GDN_ERR_NONFINITE (and leaves the state unchanged) when the state, controls or
+// acceleration are not finite.
+GDN_API gdnStatus gdn_step(const gdnModel* m, gdnData* d);
+
+// forward dynamics without integration: kinematics, qM, forces, qacc
+GDN_API gdnStatus gdn_forward(const gdnModel* m, gdnData* d);
+
+// inverse dynamics: qfrc_inverse = M qacc + C - passive - applied (uses d->qacc)
+GDN_API gdnStatus gdn_inverse(const gdnModel* m, gdnData* d);
+
+// ---------------------------------------------------------------- algorithms (stages)
+
+// forward kinematics: xpos, xquat, xmat, xipos, ximat, xanchor, xaxis, geom/site poses
+GDN_API void gdn_kinematics(const gdnModel* m, gdnData* d);
+
+// composite rigid body algorithm: d->qM (dense, armature included); needs kinematics
+GDN_API void gdn_crb(const gdnModel* m, gdnData* d);
+
+// recursive Newton-Euler: result = M qacc + C(q, v) when flg_acc, else C(q, v) (gravity
+// included); needs kinematics
+GDN_API void gdn_rne(const gdnModel* m, gdnData* d, int flg_acc, double* result);
+
+// articulated-body algorithm: qacc = (M + diag(extra))^-1 tau at the current (q, v), where
+// extra (nv, NULL for none) adds to the armature; needs kinematics
+GDN_API void gdn_aba(const gdnModel* m, gdnData* d, const double* tau, const double* extra,
+                     double* qacc);
+
+// passive forces (springs, damping) into d->qfrc_passive
+GDN_API void gdn_passive(const gdnModel* m, gdnData* d);
+
+// actuation: actuator_length/velocity/force and qfrc_actuator
+GDN_API void gdn_actuation(const gdnModel* m, gdnData* d);
+
+// energy: d->energy = [potential (gravity + springs), kinetic 0.5 v'Mv]; needs kinematics
+GDN_API void gdn_energy(const gdnModel* m, gdnData* d);
+
+// Jacobian of a world point attached to body: jacp, jacr (3 x nv each, NULL to skip);
+// needs kinematics
+GDN_API void gdn_jac(const gdnModel* m, const gdnData* d, double* jacp, double* jacr,
+                     const double point[3], int body);
+
+// Jacobians of the body frame origin and of the body COM
+GDN_API void gdn_jac_body(const gdnModel* m, const gdnData* d, double* jacp, double* jacr,
+                          int body);
+GDN_API void gdn_jac_body_com(const gdnModel* m, const gdnData* d, double* jacp, double* jacr,
+                              int body);
+
+// ---------------------------------------------------------------- configuration manifold
+
+// number of qpos / qvel coordinates of a joint type
+GDN_API int gdn_joint_nq(int jnt_type);
+GDN_API int gdn_joint_nv(int jnt_type);
+
+// qpos <- qpos (+) dt qvel: vector addition for hinge/slide and free position, quaternion
+// right-multiplication by exp(dt omega / 2) for ball and free rotation (MuJoCo's convention)
+GDN_API void gdn_integrate_pos(const gdnModel* m, double* qpos, const double* qvel, double dt);
+
+// qvel <- (qpos2 (-) qpos1) / dt: the inverse of gdn_integrate_pos
+GDN_API void gdn_difference_pos(const gdnModel* m, double* qvel, double dt, const double* qpos1,
+                                const double* qpos2);
+
+// normalize the quaternions in qpos
+GDN_API void gdn_normalize_quat(const gdnModel* m, double* qpos);
+
+// ---------------------------------------------------------------- inertia parameters
+
+// number of inertia parameters per body: [m, cx, cy, cz, Ixx, Iyy, Izz, Ixy, Ixz, Iyz]
+#define GDN_N_INERTIA_PARAMS 10
+
+// a rigid body's inertia: mass, COM in the body frame, inertia about the COM in body axes
+typedef struct gdnInertia {
+    double mass;
+    double com[3];
+    double inertia[9]; // symmetric 3x3, row-major
+} gdnInertia;
+
+// the inertia of body b as compiled (principal form rotated into body axes)
+GDN_API void gdn_body_inertia(const gdnModel* m, int b, gdnInertia* out);
+
+// pack into the canonical 10-vector (off-diagonals read from the upper triangle)
+GDN_API void gdn_inertia_params(const gdnInertia* in, double p[GDN_N_INERTIA_PARAMS]);
+
+// unpack; each off-diagonal parameter fills both symmetric slots (exact round trip)
+GDN_API void gdn_inertia_from_params(const double p[GDN_N_INERTIA_PARAMS], gdnInertia* out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

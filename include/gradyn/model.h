@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: Apache-2.0
+// gdnModel: the immutable compiled model (MuJoCo's mjModel layout and field names where MuJoCo
+// has the quantity). Conventions (frames, layouts, units) are in docs/conventions.md.
+#ifndef GRADYN_MODEL_H
+#define GRADYN_MODEL_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+// joint types: values equal MuJoCo's mjtJoint
+typedef enum gdnJointType {
+    GDN_JNT_FREE = 0,  // 7 qpos (pos, quat w x y z), 6 qvel (world linear vel of origin, local ang)
+    GDN_JNT_BALL = 1,  // 4 qpos (quat), 3 qvel (local angular velocity)
+    GDN_JNT_SLIDE = 2, // 1 qpos, 1 qvel
+    GDN_JNT_HINGE = 3  // 1 qpos, 1 qvel
+} gdnJointType;
+
+// geom types: values equal MuJoCo's mjtGeom
+typedef enum gdnGeomType {
+    GDN_GEOM_PLANE = 0,
+    GDN_GEOM_HFIELD = 1,
+    GDN_GEOM_SPHERE = 2,
+    GDN_GEOM_CAPSULE = 3,
+    GDN_GEOM_ELLIPSOID = 4,
+    GDN_GEOM_CYLINDER = 5,
+    GDN_GEOM_BOX = 6,
+    GDN_GEOM_MESH = 7
+} gdnGeomType;
+
+// integrators
+typedef enum gdnIntegrator {
+    GDN_INT_EULER = 0 // semi-implicit Euler, joint damping implicit (MuJoCo mjINT_EULER)
+} gdnIntegrator;
+
+// disable flags: bit values equal MuJoCo 2.2.2's mjtDisableBit
+typedef enum gdnDisableBit {
+    GDN_DSBL_CONSTRAINT = 1 << 0,
+    GDN_DSBL_EQUALITY = 1 << 1,
+    GDN_DSBL_FRICTIONLOSS = 1 << 2,
+    GDN_DSBL_LIMIT = 1 << 3,
+    GDN_DSBL_CONTACT = 1 << 4,
+    GDN_DSBL_PASSIVE = 1 << 5,
+    GDN_DSBL_GRAVITY = 1 << 6,
+    GDN_DSBL_CLAMPCTRL = 1 << 7,
+    GDN_DSBL_WARMSTART = 1 << 8,
+    GDN_DSBL_FILTERPARENT = 1 << 9,
+    GDN_DSBL_ACTUATION = 1 << 10,
+    GDN_DSBL_REFSAFE = 1 << 11
+} gdnDisableBit;
+
+// enable flags: bit values equal MuJoCo 2.2.2's mjtEnableBit
+typedef enum gdnEnableBit {
+    GDN_ENBL_OVERRIDE = 1 << 0,
+    GDN_ENBL_ENERGY = 1 << 1
+} gdnEnableBit;
+
+// actuator transmission, dynamics, gain and bias types (MuJoCo's values)
+typedef enum gdnTrnType { GDN_TRN_JOINT = 0 } gdnTrnType;
+typedef enum gdnDynType { GDN_DYN_NONE = 0 } gdnDynType;
+typedef enum gdnGainType { GDN_GAIN_FIXED = 0, GDN_GAIN_AFFINE = 1 } gdnGainType;
+typedef enum gdnBiasType { GDN_BIAS_NONE = 0, GDN_BIAS_AFFINE = 1 } gdnBiasType;
+
+#define GDN_NGAIN 10
+#define GDN_NBIAS 10
+#define GDN_NREF 2
+#define GDN_NIMP 5
+
+// physics options (MJCF <option>)
+typedef struct gdnOption {
+    double timestep;    // integration step (s)
+    double gravity[3];  // gravitational acceleration, world frame (m/s^2)
+    int integrator;     // gdnIntegrator
+    int disableflags;   // gdnDisableBit mask
+    int enableflags;    // gdnEnableBit mask
+} gdnOption;
+
+// the compiled model; every array is owned by the model and freed by gdn_model_free.
+// Index 0 of every body array is the world body. Arrays are (count x width), row-major.
+typedef struct gdnModel {
+    // sizes
+    int nq;     // number of generalized coordinates
+    int nv;     // number of degrees of freedom
+    int nu;     // number of actuators / controls
+    int nbody;  // number of bodies, world included
+    int njnt;   // number of joints
+    int ngeom;  // number of geoms
+    int nsite;  // number of sites
+    int nkey;   // number of keyframes
+    int nnames; // bytes in the names buffer
+
+    gdnOption opt;
+
+    // bodies (nbody)
+    int* body_parentid;     // parent body id (world: 0)
+    int* body_rootid;       // id of the root body below the world
+    int* body_weldid;       // id of the body this body is welded to (itself if it has joints)
+    int* body_jntnum;       // number of joints of this body
+    int* body_jntadr;       // first joint id (-1 if none)
+    int* body_dofnum;       // number of dofs of this body
+    int* body_dofadr;       // first dof index (-1 if none)
+    int* body_geomnum;      // number of geoms
+    int* body_geomadr;      // first geom id (-1 if none)
+    double* body_pos;       // (nbody x 3) position in parent frame
+    double* body_quat;      // (nbody x 4) orientation in parent frame
+    double* body_ipos;      // (nbody x 3) centre of mass in body frame
+    double* body_iquat;     // (nbody x 4) principal inertia frame relative to body frame
+    double* body_mass;      // (nbody) mass (kg)
+    double* body_subtreemass; // (nbody) mass of the subtree rooted at this body
+    double* body_inertia;   // (nbody x 3) principal moments of inertia about the COM
+
+    // joints (njnt)
+    int* jnt_type;          // gdnJointType
+    int* jnt_qposadr;       // first qpos index
+    int* jnt_dofadr;        // first dof index
+    int* jnt_bodyid;        // body the joint belongs to
+    int* jnt_limited;       // has a range
+    double* jnt_pos;        // (njnt x 3) anchor in body frame
+    double* jnt_axis;       // (njnt x 3) unit axis in body frame (hinge, slide)
+    double* jnt_stiffness;  // spring stiffness
+    double* jnt_range;      // (njnt x 2) joint limits
+    double* jnt_margin;     // limit margin
+    double* jnt_solref;     // (njnt x 2) limit solref
+    double* jnt_solimp;     // (njnt x 5) limit solimp
+
+    // dofs (nv)
+    int* dof_bodyid;        // body id
+    int* dof_jntid;         // joint id
+    int* dof_parentid;      // parent dof (-1 for a root dof)
+    double* dof_armature;   // rotor inertia added to the diagonal of M
+    double* dof_damping;    // viscous damping (integrated implicitly by Euler)
+    double* dof_frictionloss; // dry friction (a constraint; not used by the smooth step)
+
+    // geoms (ngeom)
+    int* geom_type;         // gdnGeomType
+    int* geom_contype;      // contact type bitmask
+    int* geom_conaffinity;  // contact affinity bitmask
+    int* geom_condim;       // contact dimensionality
+    int* geom_bodyid;       // body id
+    int* geom_group;        // visual/selection group
+    double* geom_size;      // (ngeom x 3) type-specific size
+    double* geom_pos;       // (ngeom x 3) position in body frame
+    double* geom_quat;      // (ngeom x 4) orientation in body frame
+    double* geom_friction;  // (ngeom x 3) slide, spin, roll
+    double* geom_solmix;    // mixing weight
+    double* geom_solref;    // (ngeom x 2)
+    double* geom_solimp;    // (ngeom x 5)
+    double* geom_margin;    // contact margin
+    double* geom_gap;       // contact gap
+    double* geom_rgba;      // (ngeom x 4)
+
+    // sites (nsite)
+    int* site_bodyid;       // body id
+    double* site_pos;       // (nsite x 3) position in body frame
+    double* site_quat;      // (nsite x 4) orientation in body frame
+
+    // actuators (nu)
+    int* actuator_trntype;    // gdnTrnType
+    int* actuator_dyntype;    // gdnDynType
+    int* actuator_gaintype;   // gdnGainType
+    int* actuator_biastype;   // gdnBiasType
+    int* actuator_trnid;      // (nu x 2) transmission target ids (joint id, unused)
+    int* actuator_ctrllimited;  // clamp ctrl to ctrlrange
+    int* actuator_forcelimited; // clamp force to forcerange
+    double* actuator_gear;      // (nu x 6) transmission gear
+    double* actuator_gainprm;   // (nu x GDN_NGAIN) gain parameters
+    double* actuator_biasprm;   // (nu x GDN_NBIAS) bias parameters
+    double* actuator_ctrlrange; // (nu x 2)
+    double* actuator_forcerange;// (nu x 2)
+
+    // keyframes (nkey)
+    double* key_time;       // (nkey)
+    double* key_qpos;       // (nkey x nq)
+    double* key_qvel;       // (nkey x nv)
+    double* key_ctrl;       // (nkey x nu)
+
+    // default configuration and spring reference
+    double* qpos0;          // (nq) neutral configuration
+    double* qpos_spring;    // (nq) spring reference configuration
+
+    // names: offsets into the '\0'-separated names buffer (empty string when unnamed)
+    int* name_bodyadr;      // (nbody)
+    int* name_jntadr;       // (njnt)
+    int* name_geomadr;      // (ngeom)
+    int* name_siteadr;      // (nsite)
+    int* name_actuatoradr;  // (nu)
+    int* name_keyadr;       // (nkey)
+    char* names;            // (nnames)
+
+    void* buffer_;          // internal: the single allocation backing every array
+} gdnModel;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: Apache-2.0
+// gdnData lifetime: one buffer for every array plus the scratch arena; reset and keyframes.
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gradyn/gradyn.h>
+
+// the data's arrays: X(field, count-expression); all double
+#define GDN_DATA_ARRAYS(X)              \
+    X(qpos, nq)                         \
+    X(qvel, nv)                         \
+    X(ctrl, nu)                         \
+    X(qfrc_applied, nv)                 \
+    X(xfrc_applied, nbody * 6)          \
+    X(qacc, nv)                         \
+    X(qacc_smooth, nv)                  \
+    X(xpos, nbody * 3)                  \
+    X(xquat, nbody * 4)                 \
+    X(xmat, nbody * 9)                  \
+    X(xipos, nbody * 3)                 \
+    X(ximat, nbody * 9)                 \
+    X(xanchor, njnt * 3)                \
+    X(xaxis, njnt * 3)                  \
+    X(geom_xpos, ngeom * 3)             \
+    X(geom_xmat, ngeom * 9)             \
+    X(site_xpos, nsite * 3)             \
+    X(site_xmat, nsite * 9)             \
+    X(subtree_com, nbody * 3)           \
+    X(qM, nv * nv)                      \
+    X(qfrc_bias, nv)                    \
+    X(qfrc_passive, nv)                 \
+    X(actuator_length, nu)              \
+    X(actuator_velocity, nu)            \
+    X(actuator_force, nu)               \
+    X(qfrc_actuator, nv)                \
+    X(qfrc_smooth, nv)                  \
+    X(qfrc_inverse, nv)
+
+// arena size: generous per-body and per-dof scratch for every algorithm (doubles)
+static size_t arena_doubles(const gdnModel* m) {
+    size_t nb = (size_t)m->nbody, nv = (size_t)m->nv;
+    return 256 * nb + 16 * nv * nv + 64 * nv + 4096;
+}
+
+static size_t aligned_bytes(size_t count) {
+    return (count * sizeof(double) + 63u) & ~(size_t)63u;
+}
+
+gdnStatus gdn_data_create(const gdnModel* m, gdnData** out) {
+    if (!m || !out) {
+        return GDN_ERR_ARG;
+    }
+    *out = NULL;
+    const size_t nq = (size_t)m->nq, nv = (size_t)m->nv, nu = (size_t)m->nu;
+    const size_t nbody = (size_t)m->nbody, njnt = (size_t)m->njnt, ngeom = (size_t)m->ngeom;
+    const size_t nsite = (size_t)m->nsite;
+    size_t total = 0;
+#define X(field, count) total += aligned_bytes(count);
+    GDN_DATA_ARRAYS(X)
+#undef X
+    size_t narena = aligned_bytes(arena_doubles(m));
+    gdnData* d = calloc(1, sizeof(gdnData));
+    unsigned char* buf = calloc(1, total + narena + 64);
+    if (!d || !buf) {
+        free(d);
+        free(buf);
+        return GDN_ERR_MEMORY;
+    }
+    d->buffer_ = buf;
+    unsigned char* p = (unsigned char*)(((uintptr_t)buf + 63u) & ~(uintptr_t)63u);
+#define X(field, count)            \
+    d->field = (double*)(void*)p;  \
+    p += aligned_bytes(count);
+    GDN_DATA_ARRAYS(X)
+#undef X
+    d->arena = p;
+    d->narena = narena;
+    gdn_data_reset(m, d);
+    *out = d;
+    return GDN_OK;
+}
+
+void gdn_data_free(gdnData* d) {
+    if (d) {
+        free(d->buffer_);
+        free(d);
+    }
+}
+
+void gdn_data_reset(const gdnModel* m, gdnData* d) {
+    d->time = 0;
+    memcpy(d->qpos, m->qpos0, sizeof(double) * (size_t)m->nq);
+    memset(d->qvel, 0, sizeof(double) * (size_t)m->nv);
+    memset(d->qacc, 0, sizeof(double) * (size_t)m->nv);
+    memset(d->ctrl, 0, sizeof(double) * (size_t)m->nu);
+    memset(d->qfrc_applied, 0, sizeof(double) * (size_t)m->nv);
+    memset(d->xfrc_applied, 0, sizeof(double) * 6 * (size_t)m->nbody);
+    memset(d->warning, 0, sizeof(d->warning));
+    d->energy[0] = d->energy[1] = 0;
+    d->parena = 0;
+}
+
+gdnStatus gdn_data_reset_keyframe(const gdnModel* m, gdnData* d, int key) {
+    if (!m || !d || key < 0 || key >= m->nkey) {
+        return GDN_ERR_ARG;
+    }
+    gdn_data_reset(m, d);
+    d->time = m->key_time[key];
+    memcpy(d->qpos, m->key_qpos + (size_t)key * (size_t)m->nq, sizeof(double) * (size_t)m->nq);
+    memcpy(d->qvel, m->key_qvel + (size_t)key * (size_t)m->nv, sizeof(double) * (size_t)m->nv);
+    memcpy(d->ctrl, m->key_ctrl + (size_t)key * (size_t)m->nu, sizeof(double) * (size_t)m->nu);
+    return GDN_OK;
+}

@@ -140,14 +140,15 @@ static inline void gdn_axisangle2quat(double q[4], const double axis[3], double 
     q[3] = axis[2] * s;
 }
 
-// q <- normalize(q) * exp(scale * omega) where omega is a local angular velocity
+// q <- normalize(q * exp(scale * omega)) where omega is a local angular velocity
+// (the order of MuJoCo 2.2.2's mju_quatIntegrate: multiply, then normalize)
 static inline void gdn_quat_integrate(double q[4], const double omega[3], double scale) {
     double axis[3], dq[4];
     gdn_copy3(axis, omega);
     double angle = scale * gdn_normalize3(axis);
     gdn_axisangle2quat(dq, axis, angle);
-    gdn_normalize4(q);
     gdn_mulquat(q, q, dq);
+    gdn_normalize4(q);
 }
 
 // omega such that q2 = q1 * exp(omega) (angle in (-pi, pi])

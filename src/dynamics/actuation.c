@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: Apache-2.0
+// Actuation: joint transmissions, gain/bias force laws and qfrc_actuator (MuJoCo 2.2.2 semantics).
+#include <string.h>
+
+#include <gradyn/gradyn.h>
+
+#include "dynamics/passive.h"
+#include "math/vec.h"
+
+#define GDN_MAXVAL 1e10
+
+// clamp x to [lo, hi] (NaN passes through)
+static double clip(double x, double lo, double hi) {
+    return x < lo ? lo : (x > hi ? hi : x);
+}
+
+// the control actuator i acts with: ctrl clamped to ctrlrange when limited and clamping is on
+static double clamped_ctrl(const gdnModel* m, const gdnData* d, int i) {
+    if (m->actuator_ctrllimited[i] && !(m->opt.disableflags & GDN_DSBL_CLAMPCTRL)) {
+        return clip(d->ctrl[i], m->actuator_ctrlrange[2 * i], m->actuator_ctrlrange[2 * i + 1]);
+    }
+    return d->ctrl[i];
+}
+
+// non-finite or beyond 1e10 in magnitude
+static int is_bad(double x) {
+    return x != x || x > GDN_MAXVAL || x < -GDN_MAXVAL;
+}
+
+// joint transmission of actuator i: length and velocity = moment qvel, where moment = gear[0]
+// on a hinge/slide dof, gear[0:3] on a ball's dofs, gear[0:6] on a free joint's dofs;
+// length = gear[0] q (hinge, slide), gear[0:3] . rotvec(quat) (ball), 0 (free: MuJoCo defines
+// no meaningful length)
+static void joint_transmission(const gdnModel* m, gdnData* d, int i) {
+    int jnt = m->actuator_trnid[2 * i];
+    const double* gear = m->actuator_gear + 6 * i;
+    const double* q = d->qpos + m->jnt_qposadr[jnt];
+    const double* v = d->qvel + m->jnt_dofadr[jnt];
+    double axis[3];
+    switch (m->jnt_type[jnt]) {
+    case GDN_JNT_FREE:
+        d->actuator_length[i] = 0;
+        d->actuator_velocity[i] = gdn_dot3(gear, v) + gdn_dot3(gear + 3, v + 3);
+        break;
+    case GDN_JNT_BALL:
+        gdn_quat2vel(axis, q);
+        d->actuator_length[i] = gdn_dot3(axis, gear);
+        d->actuator_velocity[i] = gdn_dot3(gear, v);
+        break;
+    default:
+        d->actuator_length[i] = q[0] * gear[0];
+        d->actuator_velocity[i] = gear[0] * v[0];
+        break;
+    }
+}
+
+// qfrc_actuator += moment_i' force (the moment row of joint_transmission)
+static void add_moment_force(const gdnModel* m, gdnData* d, int i, double force) {
+    int jnt = m->actuator_trnid[2 * i];
+    const double* gear = m->actuator_gear + 6 * i;
+    double* qfrc = d->qfrc_actuator + m->jnt_dofadr[jnt];
+    int n = gdn_joint_nv(m->jnt_type[jnt]);
+    for (int k = 0; k < n; k++) {
+        qfrc[k] += gear[k] * force;
+    }
+}
+
+// per actuator:
+//   gain  = prm[0] (fixed) or prm[0] + prm[1] length + prm[2] velocity (affine)
+//   bias  = 0 (none) or prm[0] + prm[1] length + prm[2] velocity (affine)
+//   force = clamp(gain ctrl + bias, forcerange) when forcelimited
+// qfrc_actuator = moment' force.  Lengths and velocities are filled even when actuation is
+// disabled (MuJoCo computes them in the position and velocity stages); a non-finite or huge
+// (clamped) control zeroes every control and counts GDN_WARN_BADCTRL, as MuJoCo does
+void gdn_actuation(const gdnModel* m, gdnData* d) {
+    int nu = m->nu;
+    memset(d->qfrc_actuator, 0, sizeof(double) * (size_t)m->nv);
+    memset(d->actuator_force, 0, sizeof(double) * (size_t)nu);
+    for (int i = 0; i < nu; i++) {
+        joint_transmission(m, d, i);
+    }
+    if (nu == 0 || (m->opt.disableflags & GDN_DSBL_ACTUATION)) {
+        return;
+    }
+
+    int bad_ctrl = 0;
+    for (int i = 0; i < nu; i++) {
+        if (is_bad(clamped_ctrl(m, d, i))) {
+            d->warning[GDN_WARN_BADCTRL]++;
+            bad_ctrl = 1;
+            break;
+        }
+    }
+
+    double* force = d->actuator_force;
+    for (int i = 0; i < nu; i++) {
+        double ctrl = bad_ctrl ? 0 : clamped_ctrl(m, d, i);
+        double length = d->actuator_length[i], velocity = d->actuator_velocity[i];
+        const double* gprm = m->actuator_gainprm + GDN_NGAIN * i;
+        const double* bprm = m->actuator_biasprm + GDN_NBIAS * i;
+        double gain = gprm[0];
+        if (m->actuator_gaintype[i] == GDN_GAIN_AFFINE) {
+            gain = gprm[0] + gprm[1] * length + gprm[2] * velocity;
+        }
+        double bias = 0;
+        if (m->actuator_biastype[i] == GDN_BIAS_AFFINE) {
+            bias = bprm[0] + bprm[1] * length + bprm[2] * velocity;
+        }
+        force[i] = gain * ctrl;
+        force[i] += bias;
+        if (m->actuator_forcelimited[i]) {
+            force[i] = clip(force[i], m->actuator_forcerange[2 * i],
+                            m->actuator_forcerange[2 * i + 1]);
+        }
+    }
+
+    // qfrc_actuator = moment' force, accumulated actuator by actuator
+    for (int i = 0; i < nu; i++) {
+        add_moment_force(m, d, i, force[i]);
+    }
+}

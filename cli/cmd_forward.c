@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: Apache-2.0
+// gradyn forward: forward dynamics at one state, printed as JSON with MuJoCo's field names.
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "json_writer.h"
+#include "session.h"
+
+static const char forward_usage[] = "usage: gradyn forward MODEL.xml [--state FILE|-] [--key K]";
+
+
+// the results of gdn_forward and gdn_energy at the state in d
+static void write_forward(cliJson* w, const gdnModel* m, const gdnData* d) {
+    cli_json_begin_object(w, NULL);
+    cli_json_double(w, "time", d->time);
+    cli_json_numbers(w, "qacc", d->qacc, m->nv);
+    cli_json_matrix(w, "qM", d->qM, m->nv, m->nv);
+    cli_json_numbers(w, "qfrc_bias", d->qfrc_bias, m->nv);
+    cli_json_numbers(w, "qfrc_passive", d->qfrc_passive, m->nv);
+    cli_json_numbers(w, "qfrc_actuator", d->qfrc_actuator, m->nv);
+    cli_json_numbers(w, "actuator_force", d->actuator_force, m->nu);
+    cli_json_numbers(w, "energy", d->energy, 2);
+    cli_json_matrix(w, "xpos", d->xpos, m->nbody, 3);
+    cli_json_end_object(w);
+}
+
+
+int cli_forward(int argc, char** argv) {
+    // arguments: the model path, --state, --key
+    const char* path = NULL;
+    cliStateArgs args = {NULL, NULL};
+    for (int i = 1; i < argc; i++) {
+        int consumed = cli_state_option(&args, "forward", argc, argv, &i);
+        if (consumed < 0) {
+            return CLI_EXIT_USAGE;
+        }
+        if (consumed) {
+            continue;
+        }
+        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+            puts(forward_usage);
+            return CLI_EXIT_OK;
+        }
+        if (argv[i][0] == '-' && argv[i][1] != '\0') {
+            return cli_usage_error("forward", "unknown option '%s'", argv[i]);
+        }
+        if (path) {
+            return cli_usage_error("forward", "more than one model given");
+        }
+        path = argv[i];
+    }
+    if (!path) {
+        return cli_usage_error("forward", "missing MODEL.xml");
+    }
+
+    cliSession s;
+    int code = cli_session_open(&s, path, &args);
+    if (code != CLI_EXIT_OK) {
+        return code;
+    }
+
+    // forward dynamics, then energy (computed whether or not the model enables it)
+    gdnStatus status = gdn_forward(s.m, s.d);
+    if (status != GDN_OK) {
+        cli_session_close(&s);
+        return cli_fail("forward dynamics failed: %s", gdn_status_string(status));
+    }
+    gdn_energy(s.m, s.d);
+
+    cliJson w;
+    cli_json_init(&w, stdout);
+    write_forward(&w, s.m, s.d);
+    cli_session_close(&s);
+    return fflush(stdout) == 0 ? CLI_EXIT_OK : cli_fail("cannot write the output");
+}

@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: Apache-2.0
+// gradyn info: sizes, options, body tree, actuators, keyframes and loader warnings as JSON.
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "json_writer.h"
+#include "session.h"
+
+
+static const char* joint_type_name(int type) {
+    switch (type) {
+    case GDN_JNT_FREE:
+        return "free";
+    case GDN_JNT_BALL:
+        return "ball";
+    case GDN_JNT_SLIDE:
+        return "slide";
+    case GDN_JNT_HINGE:
+        return "hinge";
+    default:
+        return "unknown";
+    }
+}
+
+
+// the joints of body b, in qpos order
+static void write_joints(cliJson* w, const gdnModel* m, int b) {
+    cli_json_begin_array(w, "joints");
+    for (int j = m->body_jntadr[b]; j >= 0 && j < m->body_jntadr[b] + m->body_jntnum[b]; j++) {
+        cli_json_begin_object(w, NULL);
+        cli_json_int(w, "id", j);
+        cli_json_string(w, "name", gdn_id2name(m, "joint", j));
+        cli_json_string(w, "type", joint_type_name(m->jnt_type[j]));
+        cli_json_int(w, "qposadr", m->jnt_qposadr[j]);
+        cli_json_int(w, "dofadr", m->jnt_dofadr[j]);
+        cli_json_numbers(w, "axis", m->jnt_axis + 3 * j, 3);
+        cli_json_end_object(w);
+    }
+    cli_json_end_array(w);
+}
+
+
+// one object per body, world first; parent is the parent's id (MuJoCo: the world's is 0)
+static void write_bodies(cliJson* w, const gdnModel* m) {
+    cli_json_begin_array(w, "bodies");
+    for (int b = 0; b < m->nbody; b++) {
+        int parent = m->body_parentid[b];
+        cli_json_begin_object(w, NULL);
+        cli_json_int(w, "id", b);
+        cli_json_string(w, "name", gdn_id2name(m, "body", b));
+        cli_json_int(w, "parent", parent);
+        cli_json_string(w, "parent_name", b == 0 ? "" : gdn_id2name(m, "body", parent));
+        cli_json_double(w, "mass", m->body_mass[b]);
+        cli_json_numbers(w, "pos", m->body_pos + 3 * b, 3);
+        cli_json_numbers(w, "quat", m->body_quat + 4 * b, 4);
+        write_joints(w, m, b);
+        cli_json_end_object(w);
+    }
+    cli_json_end_array(w);
+}
+
+
+static void write_actuators(cliJson* w, const gdnModel* m) {
+    cli_json_begin_array(w, "actuators");
+    for (int a = 0; a < m->nu; a++) {
+        int joint = m->actuator_trnid[2 * a];
+        const char* joint_name = gdn_id2name(m, "joint", joint);
+        cli_json_begin_object(w, NULL);
+        cli_json_int(w, "id", a);
+        cli_json_string(w, "name", gdn_id2name(m, "actuator", a));
+        cli_json_int(w, "joint", joint);
+        cli_json_string(w, "joint_name", joint_name ? joint_name : "");
+        cli_json_double(w, "gear", m->actuator_gear[6 * a]);
+        if (m->actuator_ctrllimited[a]) {
+            cli_json_numbers(w, "ctrlrange", m->actuator_ctrlrange + 2 * a, 2);
+        } else {
+            cli_json_null(w, "ctrlrange");
+        }
+        cli_json_end_object(w);
+    }
+    cli_json_end_array(w);
+}
+
+
+static void write_keyframes(cliJson* w, const gdnModel* m) {
+    cli_json_begin_array(w, "keyframes");
+    for (int k = 0; k < m->nkey; k++) {
+        cli_json_begin_object(w, NULL);
+        cli_json_int(w, "id", k);
+        cli_json_string(w, "name", gdn_id2name(m, "key", k));
+        cli_json_double(w, "time", m->key_time[k]);
+        cli_json_end_object(w);
+    }
+    cli_json_end_array(w);
+}
+
+
+int cli_info(int argc, char** argv) {
+    // arguments: exactly one model path
+    const char* path = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+            puts("usage: gradyn info MODEL.xml");
+            return CLI_EXIT_OK;
+        }
+        if (argv[i][0] == '-' && argv[i][1] != '\0') {
+            return cli_usage_error("info", "unknown option '%s'", argv[i]);
+        }
+        if (path) {
+            return cli_usage_error("info", "more than one model given");
+        }
+        path = argv[i];
+    }
+    if (!path) {
+        return cli_usage_error("info", "missing MODEL.xml");
+    }
+
+    cliSession s;
+    int code = cli_session_load(&s, path);
+    if (code != CLI_EXIT_OK) {
+        return code;
+    }
+    const gdnModel* m = s.m;
+
+    // sizes and options at the top level, then the tree
+    cliJson w;
+    cli_json_init(&w, stdout);
+    cli_json_begin_object(&w, NULL);
+    cli_json_string(&w, "model", path);
+    cli_json_int(&w, "nq", m->nq);
+    cli_json_int(&w, "nv", m->nv);
+    cli_json_int(&w, "nu", m->nu);
+    cli_json_int(&w, "nbody", m->nbody);
+    cli_json_int(&w, "njnt", m->njnt);
+    cli_json_int(&w, "ngeom", m->ngeom);
+    cli_json_int(&w, "nsite", m->nsite);
+    cli_json_int(&w, "nkey", m->nkey);
+    cli_json_double(&w, "timestep", m->opt.timestep);
+    cli_json_numbers(&w, "gravity", m->opt.gravity, 3);
+    cli_json_int(&w, "disableflags", m->opt.disableflags);
+    cli_json_int(&w, "enableflags", m->opt.enableflags);
+    cli_json_numbers(&w, "qpos0", m->qpos0, m->nq);
+    write_bodies(&w, m);
+    write_actuators(&w, m);
+    write_keyframes(&w, m);
+    cli_json_lines(&w, "warnings", s.warnings);
+    cli_json_end_object(&w);
+
+    cli_session_close(&s);
+    return fflush(stdout) == 0 ? CLI_EXIT_OK : cli_fail("cannot write the output");
+}

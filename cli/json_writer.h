@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: Apache-2.0
+// Streaming JSON writer shared by the subcommands: commas, indentation, "%.17g" numbers.
+#ifndef GDN_CLI_JSON_WRITER_H
+#define GDN_CLI_JSON_WRITER_H
+
+#include <stdio.h>
+
+#define CLI_JSON_MAX_DEPTH 16
+
+// objects and arrays opened with begin_* put one member per line; number arrays written with
+// cli_json_numbers stay on one line. key is the member name inside an object, NULL elsewhere.
+typedef struct cliJson {
+    FILE* out;
+    int depth;                        // open containers
+    int count[CLI_JSON_MAX_DEPTH];    // members written so far at each depth
+} cliJson;
+
+void cli_json_init(cliJson* w, FILE* out);
+void cli_json_begin_object(cliJson* w, const char* key);
+void cli_json_end_object(cliJson* w);
+void cli_json_begin_array(cliJson* w, const char* key);
+void cli_json_end_array(cliJson* w);
+
+// scalars; a non-finite double is written as null (JSON has no NaN)
+void cli_json_double(cliJson* w, const char* key, double value);
+void cli_json_int(cliJson* w, const char* key, long value);
+void cli_json_string(cliJson* w, const char* key, const char* value);
+void cli_json_null(cliJson* w, const char* key);
+
+// [x0, x1, ...] on one line
+void cli_json_numbers(cliJson* w, const char* key, const double* x, int n);
+
+// rows x cols row-major matrix as an array of rows, one row per line
+void cli_json_matrix(cliJson* w, const char* key, const double* x, int rows, int cols);
+
+// one array element per line of text (e.g. the loader's warnings)
+void cli_json_lines(cliJson* w, const char* key, const char* text);
+
+// a double as "%.17g" (shortest form that round-trips is not needed: 17 digits always do)
+void cli_write_double(FILE* out, double value);
+
+#endif

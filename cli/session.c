@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: Apache-2.0
+// Model loading, initial state (keyframe, state file) and numeric argument parsing.
+#include "session.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json_state.h"
+
+
+int cli_session_load(cliSession* s, const char* path) {
+    memset(s, 0, sizeof(*s));
+    char err[CLI_ERR_SIZE] = "";
+    gdnStatus status = gdn_load_xml(path, &s->m, err, (int)sizeof(err), s->warnings,
+                                    (int)sizeof(s->warnings));
+    if (status != GDN_OK || !s->m) {
+        s->m = NULL;
+        if (err[0]) {
+            return cli_fail("%s", err);
+        }
+        return cli_fail("%s: %s", path, gdn_status_string(status));
+    }
+    return CLI_EXIT_OK;
+}
+
+
+// resolve --key: a keyframe index, or a keyframe name; -1 when neither
+static int resolve_key(const gdnModel* m, const char* key) {
+    long index = 0;
+    if (cli_parse_int(key, 0, m->nkey - 1L, &index) == 0) {
+        return (int)index;
+    }
+    return gdn_name2id(m, "key", key);
+}
+
+
+int cli_session_open(cliSession* s, const char* path, const cliStateArgs* args) {
+    int code = cli_session_load(s, path);
+    if (code != CLI_EXIT_OK) {
+        return code;
+    }
+
+    // loader warnings, one per line, prefixed so they are not mistaken for output
+    for (const char* line = s->warnings; *line;) {
+        const char* end = strchr(line, '\n');
+        int len = end ? (int)(end - line) : (int)strlen(line);
+        if (len > 0) {
+            fprintf(stderr, "gradyn: warning: %.*s\n", len, line);
+        }
+        line += len + (end != NULL);
+    }
+
+    gdnStatus status = gdn_data_create(s->m, &s->d);
+    if (status != GDN_OK) {
+        cli_session_close(s);
+        return cli_fail("cannot create data: %s", gdn_status_string(status));
+    }
+
+    // initial state: keyframe or defaults, then the fields of the state file
+    gdn_data_reset(s->m, s->d);
+    if (args->key) {
+        int key = resolve_key(s->m, args->key);
+        if (key < 0 || gdn_data_reset_keyframe(s->m, s->d, key) != GDN_OK) {
+            int nkey = s->m->nkey;
+            cli_session_close(s);
+            return cli_fail("--key %s: no such keyframe (the model has %d)", args->key, nkey);
+        }
+    }
+    if (args->state_path) {
+        char err[CLI_ERR_SIZE] = "";
+        if (cli_read_state(args->state_path, s->m, s->d, err, (int)sizeof(err)) != GDN_OK) {
+            cli_session_close(s);
+            return cli_fail("%s", err);
+        }
+    }
+    return CLI_EXIT_OK;
+}
+
+
+void cli_session_close(cliSession* s) {
+    gdn_data_free(s->d);
+    gdn_model_free(s->m);
+    s->d = NULL;
+    s->m = NULL;
+}
+
+
+int cli_state_option(cliStateArgs* args, const char* command, int argc, char** argv, int* i) {
+    const char* option = argv[*i];
+    const char** target = NULL;
+    if (strcmp(option, "--state") == 0) {
+        target = &args->state_path;
+    } else if (strcmp(option, "--key") == 0) {
+        target = &args->key;
+    } else {
+        return 0;
+    }
+    if (*i + 1 >= argc) {
+        cli_usage_error(command, "%s needs a value", option);
+        return -1;
+    }
+    *target = argv[++*i];
+    return 1;
+}
+
+
+int cli_parse_int(const char* text, long lo, long hi, long* value) {
+    char* end = NULL;
+    errno = 0;
+    long parsed = strtol(text, &end, 10);
+    if (end == text || *end != '\0' || errno == ERANGE || parsed < lo || parsed > hi) {
+        return 1;
+    }
+    *value = parsed;
+    return 0;
+}
+
+
+int cli_parse_list(const char* text, double* out, int n, char* err, int err_size) {
+    const char* cursor = text;
+    for (int i = 0; i < n; i++) {
+        char* end = NULL;
+        double value = strtod(cursor, &end);
+        if (end == cursor || (*end != ',' && *end != '\0')) {
+            snprintf(err, (size_t)err_size, "value %d is not a number", i);
+            return 1;
+        }
+        if (!isfinite(value)) {
+            snprintf(err, (size_t)err_size, "value %d is not finite", i);
+            return 1;
+        }
+        out[i] = value;
+        if (*end == '\0' && i + 1 < n) {
+            snprintf(err, (size_t)err_size, "expected %d values, got %d", n, i + 1);
+            return 1;
+        }
+        cursor = end + (*end == ',');
+        if (i + 1 == n && *end != '\0') {
+            snprintf(err, (size_t)err_size, "expected %d values, got more", n);
+            return 1;
+        }
+    }
+    if (n == 0 && text[0] != '\0') {
+        snprintf(err, (size_t)err_size, "the model has no actuators");
+        return 1;
+    }
+    return 0;
+}

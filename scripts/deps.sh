@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Install the Debian 12 packages gradyn needs (only those missing): compiler, CMake, expat,
+# MuJoCo 2.2.2 (test oracle and bench peer) with its sample models, cJSON, valgrind.
+set -euo pipefail
+
+# the packages: build tools, the XML parser, the oracle, JSON for the CLI, callgrind for bench
+packages=(build-essential cmake libexpat1-dev libmujoco-dev libmujoco-samples libcjson-dev
+          valgrind util-linux)
+if [[ $# -gt 0 ]]; then
+    packages+=("$@")
+fi
+
+# which of them are not installed yet
+missing=()
+for p in "${packages[@]}"; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+        missing+=("$p")
+    fi
+done
+if [[ ${#missing[@]} -eq 0 ]]; then
+    exit 0
+fi
+
+# install them as root (directly, or through sudo when available)
+echo "deps: installing ${missing[*]}" >&2
+sudo_cmd=()
+if [[ $(id -u) -ne 0 ]]; then
+    if command -v sudo >/dev/null 2>&1; then
+        sudo_cmd=(sudo)
+    else
+        echo "deps: missing packages (${missing[*]}) and not root: install them first" >&2
+        exit 1
+    fi
+fi
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get update
+"${sudo_cmd[@]}" apt-get install -y --no-install-recommends "${missing[@]}"

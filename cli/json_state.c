@@ -89,8 +89,8 @@ static gdnStatus read_vector(const cJSON* item, const char* field, int n, double
     }
     int count = cJSON_GetArraySize(item);
     if (count != n) {
-        snprintf(err, (size_t)err_size, "%s: %s: expected %d numbers, got %d", name, field, n,
-                 count);
+        snprintf(err, (size_t)err_size, "%s: %s: expected %d number%s, got %d", name, field, n,
+                 n == 1 ? "" : "s", count);
         return GDN_ERR_ARG;
     }
     int i = 0;
@@ -153,6 +153,9 @@ gdnStatus cli_parse_state(const char* text, size_t len, const char* name, const 
         const char* at = end_of_parse ? end_of_parse : text;
         if (at < text || at > text + len) {
             at = text + len;
+        }
+        while (at < text + len && isspace((unsigned char)*at)) {
+            at++;
         }
         if (is_nonfinite_literal(at, text + len)) {
             snprintf(err, (size_t)err_size,

@@ -1,0 +1,336 @@
+// SPDX-License-Identifier: Apache-2.0
+// gdn_bench: time gradyn against MuJoCo 2.2.2 in one run (markdown table), or count calls.
+//
+//   gdn_bench [--batches N] [--ms T] [--states S] [--seed X] [--model NAME=PATH]...
+//             [--rows a,b,...]
+//       for each model and row: check that both engines agree, then B batches of K calls per
+//       engine, interleaved engine by engine (the order alternates per batch), K chosen so a
+//       batch lasts about T ms; per-call time = median over batches. Prints a markdown table.
+//   gdn_bench --count MODEL/ROW/ENGINE N [--model NAME=PATH]...
+//       load MODEL only and run N calls of one kernel (for callgrind: difference N=0, N=1000)
+//   gdn_bench --list
+//       print every MODEL/ROW/ENGINE name
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "rows.h"
+#include "timer.h"
+
+#ifndef GDN_TEST_MODELS
+#    define GDN_TEST_MODELS "tests/models"
+#endif
+#ifndef GDN_MUJOCO_MODELS
+#    define GDN_MUJOCO_MODELS "/usr/share/mujoco/model"
+#endif
+#ifndef GDN_BENCH_BUILD
+#    define GDN_BENCH_BUILD "unknown"
+#endif
+
+#define MAX_MODELS 16
+
+typedef struct benchModelSpec {
+    char name[64];
+    char path[1024];
+} benchModelSpec;
+
+typedef struct benchOptions {
+    int batches;            // timed batches per engine
+    double batch_seconds;   // target duration of one batch
+    int nstates;            // random states cycled through by the calls
+    unsigned long long seed;
+    const char* rows;       // comma-separated row filter (NULL: all)
+    const char* count_name; // --count MODEL/ROW/ENGINE
+    long count_calls;
+    int list;
+    int nmodels;
+    benchModelSpec models[MAX_MODELS];
+} benchOptions;
+
+// MuJoCo warnings (e.g. an unstable state reset): counted, reported under the table
+static int mujoco_warnings = 0;
+static void count_mujoco_warning(const char* msg) {
+    (void)msg;
+    mujoco_warnings++;
+}
+
+// the default models: MuJoCo's humanoid and two of ours
+static void default_models(benchOptions* o) {
+    const char* names[3] = {"humanoid", "humanoid32", "arm7"};
+    const char* paths[3] = {GDN_MUJOCO_MODELS "/humanoid/humanoid.xml",
+                            GDN_TEST_MODELS "/humanoid32.xml", GDN_TEST_MODELS "/arm7.xml"};
+    o->nmodels = 3;
+    for (int i = 0; i < 3; i++) {
+        snprintf(o->models[i].name, sizeof(o->models[i].name), "%s", names[i]);
+        snprintf(o->models[i].path, sizeof(o->models[i].path), "%s", paths[i]);
+    }
+}
+
+static int usage(void) {
+    fprintf(stderr, "usage: gdn_bench [--batches N] [--ms T] [--states S] [--seed X] "
+                    "[--model NAME=PATH]... [--rows a,b]\n"
+                    "       gdn_bench --count MODEL/ROW/ENGINE N [--model NAME=PATH]...\n"
+                    "       gdn_bench --list\n");
+    return 2;
+}
+
+// parse the command line; 0 on success
+static int parse_options(int argc, char** argv, benchOptions* o) {
+    int user_models = 0;
+    for (int i = 1; i < argc; i++) {
+        const char* a = argv[i];
+        int has_value = i + 1 < argc;
+        if (!strcmp(a, "--batches") && has_value) {
+            o->batches = atoi(argv[++i]);
+        } else if (!strcmp(a, "--ms") && has_value) {
+            o->batch_seconds = 1e-3 * atof(argv[++i]);
+        } else if (!strcmp(a, "--states") && has_value) {
+            o->nstates = atoi(argv[++i]);
+        } else if (!strcmp(a, "--seed") && has_value) {
+            o->seed = strtoull(argv[++i], NULL, 10);
+        } else if (!strcmp(a, "--rows") && has_value) {
+            o->rows = argv[++i];
+        } else if (!strcmp(a, "--count") && i + 2 < argc) {
+            o->count_name = argv[++i];
+            o->count_calls = atol(argv[++i]);
+        } else if (!strcmp(a, "--list")) {
+            o->list = 1;
+        } else if (!strcmp(a, "--model") && has_value) {
+            const char* spec = argv[++i];
+            const char* eq = strchr(spec, '=');
+            if (!eq || user_models >= MAX_MODELS) {
+                return -1;
+            }
+            benchModelSpec* ms = &o->models[user_models++];
+            snprintf(ms->name, sizeof(ms->name), "%.*s", (int)(eq - spec), spec);
+            snprintf(ms->path, sizeof(ms->path), "%s", eq + 1);
+            o->nmodels = user_models;
+        } else {
+            return -1;
+        }
+    }
+    if (o->batches < 1 || o->batch_seconds <= 0.0 || o->nstates < 1 || o->count_calls < 0) {
+        return -1;
+    }
+    return 0;
+}
+
+// is row name in the comma-separated list (NULL: every row)?
+static int row_selected(const char* list, const char* name) {
+    if (!list) {
+        return 1;
+    }
+    size_t n = strlen(name);
+    for (const char* p = list; *p;) {
+        const char* end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (len == n && !strncmp(p, name, n)) {
+            return 1;
+        }
+        p += len + (end ? 1 : 0);
+    }
+    return 0;
+}
+
+// seconds for n calls of kernel, cycling through the random states
+static double time_calls(benchKernel* kernel, benchModel* bm, long n) {
+    double t0 = bench_now();
+    for (long i = 0; i < n; i++) {
+        kernel(bm, (int)(i % bm->nstates));
+    }
+    return bench_now() - t0;
+}
+
+// calls per batch so that one batch lasts about target seconds (after a warm-up)
+static long calls_per_batch(benchKernel* kernel, benchModel* bm, double target) {
+    time_calls(kernel, bm, bm->nstates);
+    long n = 1;
+    double t = time_calls(kernel, bm, n);
+    while (t < target / 8 && n < (1L << 30)) {
+        n *= 2;
+        t = time_calls(kernel, bm, n);
+    }
+    long k = (long)ceil((double)n * target / fmax(t, 1e-9));
+    return k < 1 ? 1 : k;
+}
+
+// the median per-call time (seconds) of each engine and the relative spread (IQR / median)
+typedef struct benchResult {
+    double median[2];
+    double spread[2];
+} benchResult;
+
+// time one row: batches interleaved engine by engine, alternating which engine goes first
+static benchResult time_row(benchModel* bm, const benchRow* row, const benchOptions* o) {
+    benchKernel* kernels[2] = {row->run_gradyn, row->run_mujoco};
+    long calls[2];
+    for (int e = 0; e < 2; e++) {
+        calls[e] = calls_per_batch(kernels[e], bm, o->batch_seconds);
+    }
+    double* samples[2];
+    samples[0] = malloc(sizeof(double) * (size_t)o->batches);
+    samples[1] = malloc(sizeof(double) * (size_t)o->batches);
+    benchResult r = {{NAN, NAN}, {NAN, NAN}};
+    if (!samples[0] || !samples[1]) {
+        free(samples[0]);
+        free(samples[1]);
+        return r;
+    }
+    for (int b = 0; b < o->batches; b++) {
+        for (int k = 0; k < 2; k++) {
+            int e = (b + k) % 2;
+            samples[e][b] = time_calls(kernels[e], bm, calls[e]) / (double)calls[e];
+        }
+    }
+    for (int e = 0; e < 2; e++) {
+        r.median[e] = bench_median(samples[e], o->batches);
+        double iqr = bench_quantile_sorted(samples[e], o->batches, 0.75) -
+                     bench_quantile_sorted(samples[e], o->batches, 0.25);
+        r.spread[e] = iqr / r.median[e];
+    }
+    free(samples[0]);
+    free(samples[1]);
+    return r;
+}
+
+// the table's preamble: date, machine, build, method
+static void print_header(const benchOptions* o) {
+    char date[64] = "?", host[256] = "?", cpu[600] = "?";
+    time_t now = time(NULL);
+    strftime(date, sizeof(date), "%Y-%m-%d %H:%M UTC", gmtime(&now));
+    gethostname(host, sizeof(host));
+    host[sizeof(host) - 1] = '\0';
+    FILE* f = fopen("/proc/cpuinfo", "r");
+    if (f) {
+        char line[512];
+        while (fgets(line, sizeof(line), f)) {
+            if (!strncmp(line, "model name", 10)) {
+                const char* colon = strchr(line, ':');
+                snprintf(cpu, sizeof(cpu), "%s", colon ? colon + 2 : line);
+                cpu[strcspn(cpu, "\n")] = '\0';
+                break;
+            }
+        }
+        fclose(f);
+    }
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    printf("gradyn %s vs MuJoCo %s, %s, %s (%s, %ld cores visible)\n", GDN_VERSION_STRING,
+           mj_versionString(), date, host, cpu, ncpu);
+    printf("build: %s; constraints disabled in both engines; %d batches x ~%.0f ms per engine, "
+           "interleaved; %d random states; median per-call time\n\n", GDN_BENCH_BUILD,
+           o->batches, 1e3 * o->batch_seconds, o->nstates);
+    printf("| model | nv | row | gradyn µs | MuJoCo µs | gradyn/MuJoCo | spread | agree |\n");
+    printf("|---|---:|---|---:|---:|---:|---:|---:|\n");
+}
+
+// the full table: every model and selected row
+static int run_table(const benchOptions* o) {
+    print_header(o);
+    int failures = 0;
+    for (int i = 0; i < o->nmodels; i++) {
+        benchModel bm;
+        char err[2048];
+        if (bench_model_load(&bm, o->models[i].name, o->models[i].path, o->nstates, o->seed,
+                             err, (int)sizeof(err))) {
+            printf("| %s | | (not loaded: %s) | | | | | |\n", o->models[i].name, err);
+            failures++;
+            continue;
+        }
+        for (int r = 0; r < bench_nrows; r++) {
+            const benchRow* row = &bench_rows[r];
+            if (!row_selected(o->rows, row->name)) {
+                continue;
+            }
+            double agree = bench_row_agreement(&bm, row);
+            benchResult t = time_row(&bm, row, o);
+            printf("| %s | %d | %s | %.3f | %.3f | %.2f | %.0f%% | %.0e |\n", bm.name, bm.nv,
+                   row->name, 1e6 * t.median[0], 1e6 * t.median[1], t.median[0] / t.median[1],
+                   100.0 * fmax(t.spread[0], t.spread[1]), agree);
+            fflush(stdout);
+        }
+        bench_model_free(&bm);
+    }
+    printf("\nrows (both sides start from a raw state copied into the engine's data):\n");
+    for (int r = 0; r < bench_nrows; r++) {
+        printf("- %s: gradyn %s; MuJoCo %s\n", bench_rows[r].name, bench_rows[r].gradyn,
+               bench_rows[r].mujoco);
+    }
+    printf("- spread: the larger interquartile range / median of the two engines' batches\n"
+           "- agree: worst ||gradyn - MuJoCo||_inf / max(||MuJoCo||_inf, 1) of the row's output "
+           "over the random states\n");
+    if (mujoco_warnings) {
+        printf("\nMuJoCo warnings during the run: %d\n", mujoco_warnings);
+    }
+    return failures ? 1 : 0;
+}
+
+// --count MODEL/ROW/ENGINE N: N calls of one kernel, nothing else timed or printed
+static int run_count(const benchOptions* o) {
+    char model[128], row_name[128], engine[128];
+    if (sscanf(o->count_name, "%127[^/]/%127[^/]/%127s", model, row_name, engine) != 3) {
+        fprintf(stderr, "gdn_bench: --count wants MODEL/ROW/ENGINE, got %s\n", o->count_name);
+        return 2;
+    }
+    const benchModelSpec* spec = NULL;
+    for (int i = 0; i < o->nmodels; i++) {
+        if (!strcmp(o->models[i].name, model)) {
+            spec = &o->models[i];
+        }
+    }
+    const benchRow* row = NULL;
+    for (int r = 0; r < bench_nrows; r++) {
+        if (!strcmp(bench_rows[r].name, row_name)) {
+            row = &bench_rows[r];
+        }
+    }
+    int is_gradyn = !strcmp(engine, "gradyn"), is_mujoco = !strcmp(engine, "mujoco");
+    if (!spec || !row || (!is_gradyn && !is_mujoco)) {
+        fprintf(stderr, "gdn_bench: unknown model, row or engine in %s\n", o->count_name);
+        return 2;
+    }
+    benchModel bm;
+    char err[2048];
+    if (bench_model_load(&bm, spec->name, spec->path, o->nstates, o->seed, err,
+                         (int)sizeof(err))) {
+        fprintf(stderr, "gdn_bench: %s\n", err);
+        return 1;
+    }
+    benchKernel* kernel = is_gradyn ? row->run_gradyn : row->run_mujoco;
+    for (long i = 0; i < o->count_calls; i++) {
+        kernel(&bm, (int)(i % bm.nstates));
+    }
+    bench_model_free(&bm);
+    return 0;
+}
+
+int main(int argc, char** argv) {
+    benchOptions o;
+    memset(&o, 0, sizeof(o));
+    o.batches = 15;
+    o.batch_seconds = 0.020;
+    o.nstates = 16;
+    o.seed = 12345;
+    default_models(&o);
+    if (parse_options(argc, argv, &o)) {
+        return usage();
+    }
+    mju_user_warning = count_mujoco_warning;
+    if (o.list) {
+        for (int i = 0; i < o.nmodels; i++) {
+            for (int r = 0; r < bench_nrows; r++) {
+                printf("%s/%s/gradyn\n%s/%s/mujoco\n", o.models[i].name, bench_rows[r].name,
+                       o.models[i].name, bench_rows[r].name);
+            }
+        }
+        return 0;
+    }
+    if (o.count_name) {
+        return run_count(&o);
+    }
+    return run_table(&o);
+}

@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: Apache-2.0
+// One model loaded in both engines (gradyn and MuJoCo 2.2.2) with a shared set of random states.
+#ifndef GDN_BENCH_ENGINES_H
+#define GDN_BENCH_ENGINES_H
+
+#include <gradyn/gradyn.h>
+#include <mujoco/mujoco.h>
+
+typedef struct benchModel {
+    char name[64];      // short name used in the table and in --count
+    char path[1024];    // MJCF file
+    gdnModel* gm;       // gradyn model and data
+    gdnData* gd;
+    mjModel* mm;        // MuJoCo model and data
+    mjData* md;
+    int nq, nv, nu;     // sizes (identical in both engines, checked at load)
+    int nstates;        // number of random states
+    double* qpos;       // (nstates x nq) configurations
+    double* qvel;       // (nstates x nv) velocities
+    double* ctrl;       // (nstates x nu) controls inside ctrlrange
+    double* force;      // (nstates x nv) joint forces (ABA input) and accelerations (RNEA input)
+    double* scratch;    // (nv) per-call scratch of the MuJoCo rows
+} benchModel;
+
+// load path into both engines with constraints (contacts, limits) disabled and energy off, and
+// draw nstates random states from seed; 0 on success, else -1 with a message in err
+int bench_model_load(benchModel* bm, const char* name, const char* path, int nstates,
+                     unsigned long long seed, char* err, int err_size);
+
+void bench_model_free(benchModel* bm);
+
+// copy state s (time 0, qpos, qvel, ctrl) into the gradyn data / the MuJoCo data
+void bench_state_gradyn(benchModel* bm, int s);
+void bench_state_mujoco(benchModel* bm, int s);
+
+#endif

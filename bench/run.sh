@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Build Release, print the gradyn-vs-MuJoCo timing table (pinned to core 1), then the callgrind
+# instruction counts. Extra arguments go to gdn_bench (e.g. --rows aba,step --batches 9).
+#
+# Environment: GDN_BUILD_DIR (default <repo>/build-bench), GDN_BENCH_CORE (default 1),
+# GDN_SKIP_CALLGRIND=1 to print the table only.
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=${GDN_BUILD_DIR:-$root/build-bench}
+core=${GDN_BENCH_CORE:-1}
+
+"$root/scripts/deps.sh"
+
+# Release build of the library and the bench binary only
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DGDN_BUILD_TESTS=OFF \
+    -DGDN_BUILD_BENCH=ON >/dev/null
+cmake --build "$build" --target gdn_bench -j 2 >"$build/build.log" 2>&1 ||
+    { tail -n 60 "$build/build.log"; exit 1; }
+
+# the table: one process, pinned to one core (fall back to unpinned if that core is absent)
+if taskset -c "$core" true 2>/dev/null; then
+    taskset -c "$core" "$build/bench/gdn_bench" "$@"
+else
+    echo "(core $core unavailable: not pinned)"
+    "$build/bench/gdn_bench" "$@"
+fi
+
+# instruction counts
+if [[ ${GDN_SKIP_CALLGRIND:-0} != 1 ]]; then
+    echo
+    "$root/bench/callgrind.sh"
+fi

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include <gradyn/gradyn.h>
+#include <mujoco/mujoco.h>
 
 #include "dynamics/applied.h"
 #include "math/vec.h"
@@ -767,6 +768,234 @@ static int test_energy_tree(void) {
     return 0;
 }
 
+// ---------------------------------------------------------------- MuJoCo, stage by stage
+
+// actuators on free, ball, hinge and slide joints (motor, position, velocity, general affine,
+// 3D and 6D gears, ctrl and force clamping) and springs on every joint type
+static const char kActuatedXml[] =
+    "<mujoco model=\"actuated\">\n"
+    "  <compiler angle=\"radian\"/>\n"
+    "  <option timestep=\"0.002\"/>\n"
+    "  <worldbody>\n"
+    "    <body name=\"base\" pos=\"0 0 1\" quat=\"0.9 0.1 0.3 0.2\">\n"
+    "      <joint name=\"root\" type=\"free\" stiffness=\"1.5\" damping=\"0.1\"/>\n"
+    "      <geom type=\"box\" size=\".1 .2 .3\" mass=\"1\"/>\n"
+    "      <body name=\"arm\" pos=\"0.2 0 0\">\n"
+    "        <joint name=\"ball\" type=\"ball\" pos=\"0.05 0 0\" damping=\"0.3\" stiffness=\"2\"/>\n"
+    "        <geom type=\"capsule\" fromto=\"0 0 0 0.3 0 0\" size=\"0.05\"/>\n"
+    "        <body name=\"tip\" pos=\"0.3 0 0\" euler=\"0.3 0.2 0.1\">\n"
+    "          <joint name=\"hinge\" type=\"hinge\" axis=\"0 1 0\" springref=\"0.3\" stiffness=\"2\"/>\n"
+    "          <joint name=\"slide\" type=\"slide\" axis=\"1 0 0\" damping=\"1\" stiffness=\"4\"/>\n"
+    "          <geom type=\"sphere\" size=\"0.1\" pos=\"0.1 0 0\"/>\n"
+    "        </body>\n"
+    "      </body>\n"
+    "    </body>\n"
+    "  </worldbody>\n"
+    "  <actuator>\n"
+    "    <motor joint=\"root\" gear=\"1 2 3 0.5 -0.5 0.25\"/>\n"
+    "    <motor joint=\"ball\" gear=\"0.3 -0.4 1.2\" ctrllimited=\"true\" ctrlrange=\"-1 1\"/>\n"
+    "    <position joint=\"ball\" gear=\"1 0.5 0\" kp=\"5\"/>\n"
+    "    <velocity joint=\"ball\" gear=\"0 0 1\" kv=\"2\" forcelimited=\"true\" forcerange=\"-0.5 0.5\"/>\n"
+    "    <position joint=\"hinge\" kp=\"10\" ctrllimited=\"true\" ctrlrange=\"-0.5 0.5\"/>\n"
+    "    <velocity joint=\"slide\" kv=\"3\" gear=\"2\"/>\n"
+    "    <general joint=\"slide\" gaintype=\"affine\" gainprm=\"0.5 0.25 -0.125\" biastype=\"affine\"\n"
+    "             biasprm=\"1 -2 0.75\" forcelimited=\"true\" forcerange=\"-2 2\"/>\n"
+    "  </actuator>\n"
+    "</mujoco>\n";
+
+// a gdnModel holding an mjModel's fields (same names), so these stages are compared with
+// MuJoCo independently of the MJCF loader
+static gdnModel* model_from_mujoco(const mjModel* mm) {
+    gdnModelSizes sz = {mm->nq, mm->nv, mm->nu, mm->nbody, mm->njnt, mm->ngeom, mm->nsite, 0, 0};
+    gdnModel* g = gdn_model_alloc(&sz);
+    if (!g) {
+        return NULL;
+    }
+#define COPY(field, n) memcpy(g->field, mm->field, sizeof(*g->field) * (size_t)(n))
+    COPY(body_parentid, mm->nbody);
+    COPY(body_rootid, mm->nbody);
+    COPY(body_weldid, mm->nbody);
+    COPY(body_jntnum, mm->nbody);
+    COPY(body_jntadr, mm->nbody);
+    COPY(body_dofnum, mm->nbody);
+    COPY(body_dofadr, mm->nbody);
+    COPY(body_mass, mm->nbody);
+    COPY(body_inertia, 3 * mm->nbody);
+    COPY(jnt_type, mm->njnt);
+    COPY(jnt_qposadr, mm->njnt);
+    COPY(jnt_dofadr, mm->njnt);
+    COPY(jnt_bodyid, mm->njnt);
+    COPY(jnt_stiffness, mm->njnt);
+    COPY(dof_jntid, mm->nv);
+    COPY(dof_parentid, mm->nv);
+    COPY(dof_armature, mm->nv);
+    COPY(dof_damping, mm->nv);
+    COPY(actuator_trntype, mm->nu);
+    COPY(actuator_dyntype, mm->nu);
+    COPY(actuator_gaintype, mm->nu);
+    COPY(actuator_biastype, mm->nu);
+    COPY(actuator_trnid, 2 * mm->nu);
+    COPY(actuator_gear, 6 * mm->nu);
+    COPY(actuator_gainprm, GDN_NGAIN * mm->nu);
+    COPY(actuator_biasprm, GDN_NBIAS * mm->nu);
+    COPY(actuator_ctrlrange, 2 * mm->nu);
+    COPY(actuator_forcerange, 2 * mm->nu);
+    COPY(qpos_spring, mm->nq);
+#undef COPY
+    for (int i = 0; i < mm->nu; i++) {
+        g->actuator_ctrllimited[i] = mm->actuator_ctrllimited[i];
+        g->actuator_forcelimited[i] = mm->actuator_forcelimited[i];
+    }
+    memcpy(g->opt.gravity, mm->opt.gravity, sizeof(g->opt.gravity));
+    g->opt.disableflags = mm->opt.disableflags;
+    return g;
+}
+
+// every error below: ||gradyn - MuJoCo||_inf / max(||MuJoCo||_inf, 1) over the whole array
+static double rel(const double* a, const double* b, int n) {
+    return gdn_test_relerr(a, b, n, 1);
+}
+
+enum { Q_JAC, Q_PASSIVE, Q_ACT_LEN, Q_ACT_VEL, Q_ACT_FORCE, Q_QFRC_ACT, Q_APPLIED, Q_ENERGY, NQ };
+static const char* const kQName[NQ] = {"jac",         "qfrc_passive",  "actuator_length",
+                                       "actuator_velocity", "actuator_force", "qfrc_actuator",
+                                       "applied",     "energy"};
+
+// 50 random states: MuJoCo's mj_forward, then our stages on MuJoCo's kinematics outputs
+static int compare_stages(const char* path, double worst[NQ]) {
+    char err[1024] = "";
+    mjModel* mm = mj_loadXML(path, NULL, err, (int)sizeof(err));
+    if (!mm) {
+        fprintf(stderr, "%s: %s\n", path, err);
+        return 1;
+    }
+    mm->opt.disableflags |= mjDSBL_CONSTRAINT;
+    mm->opt.enableflags |= mjENBL_ENERGY;
+    mjData* md = mj_makeData(mm);
+    gdnModel* g = model_from_mujoco(mm);
+    gdnData* d = NULL;
+    int nv = mm->nv, nb = mm->nbody;
+    double* buf = calloc((size_t)(12 * nv + 1), sizeof(double));
+    CHECK(md && g && buf && gdn_data_create(g, &d) == GDN_OK);
+    double local[NQ] = {0};
+    unsigned long long rng = 77;
+    for (int s = 0; s < 50; s++) {
+        for (int j = 0; j < mm->njnt; j++) {
+            double* q = md->qpos + mm->jnt_qposadr[j];
+            if (mm->jnt_type[j] == mjJNT_FREE) {
+                random_vec(&rng, q, 1);
+                random_quat(&rng, q + 3);
+            } else if (mm->jnt_type[j] == mjJNT_BALL) {
+                random_quat(&rng, q);
+            } else {
+                q[0] = gdn_test_uniform(&rng, -3, 3);
+            }
+        }
+        for (int i = 0; i < nv; i++) {
+            md->qvel[i] = gdn_test_uniform(&rng, -2, 2);
+            md->qfrc_applied[i] = gdn_test_uniform(&rng, -1, 1);
+        }
+        for (int i = 0; i < mm->nu; i++) {
+            md->ctrl[i] = gdn_test_uniform(&rng, -1.3, 1.3);
+        }
+        for (int i = 6; i < 6 * nb; i++) {
+            md->xfrc_applied[i] = gdn_test_uniform(&rng, -1, 1);
+        }
+        mj_forward(mm, md);
+#define TAKE(field, n) memcpy(d->field, md->field, sizeof(double) * (size_t)(n))
+        TAKE(qpos, mm->nq);
+        TAKE(qvel, nv);
+        TAKE(ctrl, mm->nu);
+        TAKE(qfrc_applied, nv);
+        TAKE(xfrc_applied, 6 * nb);
+        TAKE(xpos, 3 * nb);
+        TAKE(xmat, 9 * nb);
+        TAKE(xipos, 3 * nb);
+        TAKE(ximat, 9 * nb);
+        TAKE(xanchor, 3 * mm->njnt);
+        TAKE(xaxis, 3 * mm->njnt);
+#undef TAKE
+        gdn_passive(g, d);
+        gdn_actuation(g, d);
+        gdn_energy(g, d);
+        double *gj = buf, *mj = buf + 6 * nv;
+        for (int b = 0; b < nb; b++) {
+            double point[3] = {md->xipos[3 * b] + 0.3, md->xipos[3 * b + 1] - 0.2,
+                               md->xipos[3 * b + 2] + 0.1};
+            gdn_jac_body(g, d, gj, gj + 3 * nv, b);
+            mj_jacBody(mm, md, mj, mj + 3 * nv, b);
+            local[Q_JAC] = fmax(local[Q_JAC], rel(gj, mj, 6 * nv));
+            gdn_jac_body_com(g, d, gj, gj + 3 * nv, b);
+            mj_jacBodyCom(mm, md, mj, mj + 3 * nv, b);
+            local[Q_JAC] = fmax(local[Q_JAC], rel(gj, mj, 6 * nv));
+            gdn_jac(g, d, gj, gj + 3 * nv, point, b);
+            mj_jac(mm, md, mj, mj + 3 * nv, point, b);
+            local[Q_JAC] = fmax(local[Q_JAC], rel(gj, mj, 6 * nv));
+        }
+        local[Q_PASSIVE] = fmax(local[Q_PASSIVE], rel(d->qfrc_passive, md->qfrc_passive, nv));
+        local[Q_ACT_LEN] =
+            fmax(local[Q_ACT_LEN], rel(d->actuator_length, md->actuator_length, mm->nu));
+        local[Q_ACT_VEL] =
+            fmax(local[Q_ACT_VEL], rel(d->actuator_velocity, md->actuator_velocity, mm->nu));
+        local[Q_ACT_FORCE] =
+            fmax(local[Q_ACT_FORCE], rel(d->actuator_force, md->actuator_force, mm->nu));
+        local[Q_QFRC_ACT] =
+            fmax(local[Q_QFRC_ACT], rel(d->qfrc_actuator, md->qfrc_actuator, nv));
+        // applied: MuJoCo's qfrc_applied + sum_b mj_applyFT(xfrc_b at xipos_b)
+        memset(gj, 0, sizeof(double) * (size_t)nv);
+        gdn_applied_forces(g, d, gj);
+        memcpy(mj, md->qfrc_applied, sizeof(double) * (size_t)nv);
+        for (int b = 1; b < nb; b++) {
+            mj_applyFT(mm, md, md->xfrc_applied + 6 * b, md->xfrc_applied + 6 * b + 3,
+                       md->xipos + 3 * b, b, mj);
+        }
+        local[Q_APPLIED] = fmax(local[Q_APPLIED], rel(gj, mj, nv));
+        local[Q_ENERGY] = fmax(local[Q_ENERGY], rel(d->energy, md->energy, 1));
+        local[Q_ENERGY] = fmax(local[Q_ENERGY], rel(d->energy + 1, md->energy + 1, 1));
+    }
+    const char* name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    printf("  %-22s", name);
+    for (int q = 0; q < NQ; q++) {
+        printf(" %s %.1e", kQName[q], local[q]);
+        worst[q] = fmax(worst[q], local[q]);
+    }
+    printf("\n");
+    free(buf);
+    gdn_data_free(d);
+    gdn_model_free(g);
+    mj_deleteData(md);
+    mj_deleteModel(mm);
+    return 0;
+}
+
+// every model in tests/models, MuJoCo's humanoid.xml and kActuatedXml, to 1e-12
+static int test_stages_vs_mujoco(void) {
+    static const char* const models[] = {
+        "pendulum.xml", "double_pendulum.xml", "arm7.xml",      "ball_chain.xml",
+        "box_spin.xml", "slider.xml",          "humanoid32.xml",
+    };
+    double worst[NQ] = {0};
+    char path[1024];
+    for (int i = 0; i < (int)(sizeof(models) / sizeof(models[0])); i++) {
+        snprintf(path, sizeof(path), "%s/%s", GDN_TEST_MODELS, models[i]);
+        CHECK(compare_stages(path, worst) == 0);
+    }
+    CHECK(compare_stages("/usr/share/mujoco/model/humanoid/humanoid.xml", worst) == 0);
+    snprintf(path, sizeof(path), "%s/test_forces_actuated.xml", GDN_BINARY_DIR);
+    FILE* f = fopen(path, "w");
+    CHECK(f);
+    fputs(kActuatedXml, f);
+    fclose(f);
+    CHECK(compare_stages(path, worst) == 0);
+    for (int q = 0; q < NQ; q++) {
+        if (!(worst[q] <= 1e-12)) {
+            fprintf(stderr, "%s: relative error %.3g > 1e-12\n", kQName[q], worst[q]);
+            return 1;
+        }
+    }
+    return 0;
+}
+
 static const gdnTestCase kCases[] = {
     {"jac_fd", test_jac_fd},
     {"jac_body", test_jac_body},
@@ -776,6 +1005,7 @@ static const gdnTestCase kCases[] = {
     {"actuation_by_hand", test_actuation_by_hand},
     {"energy_pendulum", test_energy_pendulum},
     {"energy_tree", test_energy_tree},
+    {"stages_vs_mujoco", test_stages_vs_mujoco},
 };
 
 GDN_TEST_MAIN(kCases)

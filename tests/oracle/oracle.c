@@ -254,6 +254,28 @@ void gdn_worst_add(gdnWorst* w, const char* name, double err) {
     }
 }
 
+int gdn_worst_check_err(gdnWorst* w, const char* model, int sample, const char* name, double err,
+                        double tol) {
+    gdn_worst_add(w, name, err);
+    if (err <= tol) {
+        return 1;
+    }
+    if (w->failures++ < 8) {
+        fprintf(stderr, "%s sample %d: %s error %.3g > %.3g\n", model, sample, name, err, tol);
+    }
+    return 0;
+}
+
+int gdn_worst_check(gdnWorst* w, const char* model, int sample, const char* name, const double* a,
+                    const double* b, int n, double floor_, double tol) {
+    int printed_before = w->failures;
+    int ok = gdn_worst_check_err(w, model, sample, name, gdn_test_relerr(a, b, n, floor_), tol);
+    if (!ok && printed_before < 8) {
+        gdn_test_print_worst(a, b, n);
+    }
+    return ok;
+}
+
 double gdn_worst_max(const gdnWorst* w) {
     double worst = 0;
     for (int i = 0; i < w->n; i++) {

@@ -69,10 +69,21 @@ typedef struct gdnWorst {
     int n;
     const char* name[GDN_ORACLE_MAXQ];
     double err[GDN_ORACLE_MAXQ];
+    int failures; // comparisons above tolerance (gdn_worst_check)
 } gdnWorst;
 
 // record err for quantity name (the first call with a name adds it)
 void gdn_worst_add(gdnWorst* w, const char* name, double err);
+
+// err = ||a - b||_inf / max(||b||_inf, floor), recorded under name; above tol it counts a
+// failure and (for the first few) prints model, sample, quantity and the worst index.
+// Returns 1 when within tol
+int gdn_worst_check(gdnWorst* w, const char* model, int sample, const char* name, const double* a,
+                    const double* b, int n, double floor_, double tol);
+
+// record an already computed error err under name, with the same failure accounting
+int gdn_worst_check_err(gdnWorst* w, const char* model, int sample, const char* name, double err,
+                        double tol);
 
 // largest recorded error over every quantity
 double gdn_worst_max(const gdnWorst* w);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "oracle/from_mujoco.h"
 #include "runner/test.h"
 
 #define ORACLE_PI 3.14159265358979323846
@@ -60,6 +61,10 @@ static int sizes_match(const gdnOracle* o) {
 }
 
 int gdn_oracle_load(gdnOracle* o, const char* path) {
+    return gdn_oracle_load_from(o, path, GDN_ORACLE_FROM_XML);
+}
+
+int gdn_oracle_load_from(gdnOracle* o, const char* path, gdnOracleSource source) {
     memset(o, 0, sizeof(*o));
     snprintf(o->path, sizeof(o->path), "%s", path);
     const char* slash = strrchr(o->path, '/');
@@ -81,7 +86,13 @@ int gdn_oracle_load(gdnOracle* o, const char* path) {
     o->md = mj_makeData(o->mm);
 
     char gerr[1024] = "", gwarn[4096] = "";
-    gdnStatus st = gdn_load_xml(path, &o->gm, gerr, (int)sizeof(gerr), gwarn, (int)sizeof(gwarn));
+    gdnStatus st = GDN_OK;
+    if (source == GDN_ORACLE_FROM_MJMODEL) {
+        o->gm = gdn_model_from_mujoco(o->mm);
+        st = o->gm ? GDN_OK : GDN_ERR_MEMORY;
+    } else {
+        st = gdn_load_xml(path, &o->gm, gerr, (int)sizeof(gerr), gwarn, (int)sizeof(gwarn));
+    }
     if (st != GDN_OK || !o->gm) {
         fprintf(stderr, "%s: gradyn failed to load (%s): %s\n", path, gdn_status_string(st), gerr);
         gdn_oracle_free(o);

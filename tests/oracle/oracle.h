@@ -38,6 +38,13 @@ enum {
 // success, else prints the reason to stderr and returns 1 (o is then freed).
 int gdn_oracle_load(gdnOracle* o, const char* path);
 
+// how gradyn's model is made: by gdn_load_xml (loader and dynamics under test) or copied from
+// MuJoCo's compiled model (dynamics under test alone)
+typedef enum gdnOracleSource { GDN_ORACLE_FROM_XML = 0, GDN_ORACLE_FROM_MJMODEL } gdnOracleSource;
+
+// gdn_oracle_load with a choice of source for gradyn's model
+int gdn_oracle_load_from(gdnOracle* o, const char* path, gdnOracleSource source);
+
 void gdn_oracle_free(gdnOracle* o);
 
 // MuJoCo warnings since the process started plus those counted in o->md->warning

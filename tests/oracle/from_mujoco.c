@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: Apache-2.0
+// A gdnModel copied field by field from MuJoCo's compiled mjModel (same names, same layout),
+// so the dynamics can be tested against MuJoCo independently of gradyn's MJCF loader.
+#include "oracle/from_mujoco.h"
+
+#include <string.h>
+
+#include "model/model_alloc.h"
+
+// same-typed array: plain copy
+#define COPY(field, count) \
+    memcpy(g->field, m->field, sizeof(*g->field) * (size_t)(count))
+
+// differently typed array (mjtByte or float to int or double): element-wise conversion
+#define CONVERT(field, count)                        \
+    for (int i_ = 0; i_ < (count); i_++) {           \
+        g->field[i_] = m->field[i_];                  \
+    }
+
+gdnModel* gdn_model_from_mujoco(const mjModel* m) {
+    gdnModelSizes sizes = {
+        .nq = m->nq,
+        .nv = m->nv,
+        .nu = m->nu,
+        .nbody = m->nbody,
+        .njnt = m->njnt,
+        .ngeom = m->ngeom,
+        .nsite = m->nsite,
+        .nkey = m->nkey,
+        .nnames = m->nnames,
+    };
+    gdnModel* g = gdn_model_alloc(&sizes);
+    if (!g) {
+        return NULL;
+    }
+    g->opt.timestep = m->opt.timestep;
+    memcpy(g->opt.gravity, m->opt.gravity, sizeof(g->opt.gravity));
+    g->opt.integrator = GDN_INT_EULER;
+    g->opt.disableflags = m->opt.disableflags;
+    g->opt.enableflags = m->opt.enableflags;
+
+    int nb = m->nbody, nj = m->njnt, nv = m->nv, ng = m->ngeom, ns = m->nsite, nu = m->nu;
+    int nk = m->nkey;
+    COPY(body_parentid, nb);
+    COPY(body_rootid, nb);
+    COPY(body_weldid, nb);
+    COPY(body_jntnum, nb);
+    COPY(body_jntadr, nb);
+    COPY(body_dofnum, nb);
+    COPY(body_dofadr, nb);
+    COPY(body_geomnum, nb);
+    COPY(body_geomadr, nb);
+    COPY(body_pos, 3 * nb);
+    COPY(body_quat, 4 * nb);
+    COPY(body_ipos, 3 * nb);
+    COPY(body_iquat, 4 * nb);
+    COPY(body_mass, nb);
+    COPY(body_subtreemass, nb);
+    COPY(body_inertia, 3 * nb);
+
+    COPY(jnt_type, nj);
+    COPY(jnt_qposadr, nj);
+    COPY(jnt_dofadr, nj);
+    COPY(jnt_bodyid, nj);
+    CONVERT(jnt_limited, nj);
+    COPY(jnt_pos, 3 * nj);
+    COPY(jnt_axis, 3 * nj);
+    COPY(jnt_stiffness, nj);
+    COPY(jnt_range, 2 * nj);
+    COPY(jnt_margin, nj);
+    COPY(jnt_solref, GDN_NREF * nj);
+    COPY(jnt_solimp, GDN_NIMP * nj);
+
+    COPY(dof_bodyid, nv);
+    COPY(dof_jntid, nv);
+    COPY(dof_parentid, nv);
+    COPY(dof_armature, nv);
+    COPY(dof_damping, nv);
+    COPY(dof_frictionloss, nv);
+
+    COPY(geom_type, ng);
+    COPY(geom_contype, ng);
+    COPY(geom_conaffinity, ng);
+    COPY(geom_condim, ng);
+    COPY(geom_bodyid, ng);
+    COPY(geom_group, ng);
+    COPY(geom_size, 3 * ng);
+    COPY(geom_pos, 3 * ng);
+    COPY(geom_quat, 4 * ng);
+    COPY(geom_friction, 3 * ng);
+    COPY(geom_solmix, ng);
+    COPY(geom_solref, GDN_NREF * ng);
+    COPY(geom_solimp, GDN_NIMP * ng);
+    COPY(geom_margin, ng);
+    COPY(geom_gap, ng);
+    CONVERT(geom_rgba, 4 * ng);
+
+    COPY(site_bodyid, ns);
+    COPY(site_pos, 3 * ns);
+    COPY(site_quat, 4 * ns);
+
+    COPY(actuator_trntype, nu);
+    COPY(actuator_dyntype, nu);
+    COPY(actuator_gaintype, nu);
+    COPY(actuator_biastype, nu);
+    COPY(actuator_trnid, 2 * nu);
+    CONVERT(actuator_ctrllimited, nu);
+    CONVERT(actuator_forcelimited, nu);
+    COPY(actuator_gear, 6 * nu);
+    COPY(actuator_gainprm, GDN_NGAIN * nu);
+    COPY(actuator_biasprm, GDN_NBIAS * nu);
+    COPY(actuator_ctrlrange, 2 * nu);
+    COPY(actuator_forcerange, 2 * nu);
+
+    COPY(key_time, nk);
+    COPY(key_qpos, nk * m->nq);
+    COPY(key_qvel, nk * nv);
+    COPY(key_ctrl, nk * nu);
+    COPY(qpos0, m->nq);
+    COPY(qpos_spring, m->nq);
+
+    COPY(name_bodyadr, nb);
+    COPY(name_jntadr, nj);
+    COPY(name_geomadr, ng);
+    COPY(name_siteadr, ns);
+    COPY(name_actuatoradr, nu);
+    COPY(name_keyadr, nk);
+    COPY(names, m->nnames);
+    return g;
+}

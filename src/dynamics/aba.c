@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: Apache-2.0
+// Articulated-body algorithm in the world frame: qacc = (M + diag(extra))^-1 (tau - C(q, v)).
+#include <math.h>
+#include <stddef.h>
+
+#include <gradyn/gradyn.h>
+
+#include "base/arena.h"
+#include "math/spatial.h"
+#include "math/vec.h"
+
+// Every spatial quantity of a body is in world axes about the reference point
+// subtree_com[root] (com.h), so no per-body coordinate transforms are needed: parent and child
+// quantities add directly. A body with several dofs is treated as a chain of massless links,
+// one dof each, so every elimination step is scalar (its articulated inertia is downdated in
+// place); the joint's velocity-product acceleration c is applied once, at the first dof.
+
+// per-body scratch of the three passes
+typedef struct BodyScratch {
+    double ai[21]; // articulated inertia (children folded in)
+    double pa[6];  // articulated bias force
+    double vel[6]; // spatial velocity
+    double c[6];   // velocity-product acceleration of the body's joints
+    double acc[6]; // spatial acceleration
+    double pad[3]; // keeps the stride a multiple of 16 bytes
+} BodyScratch;
+
+// pass 1 for one body: motion axes S of its dofs, velocity, c and the rigid-body terms
+//   v = v_parent + sum_j S_j qvel_j,  c = sum_j v_(before j) x (S_j qvel_j)
+//   ai = I_b,  pa = v x* (I_b v)
+static void body_forward(const gdnModel* m, const gdnData* d, int b, const BodyScratch* parent,
+                         BodyScratch* s, double* axes) {
+    const double* ref = d->subtree_com + 3 * m->body_rootid[b];
+    double v[6], c[6];
+    for (int i = 0; i < 6; i++) {
+        v[i] = parent->vel[i];
+        c[i] = 0;
+    }
+    int jnt0 = m->body_jntadr[b];
+    for (int j = jnt0; j < jnt0 + m->body_jntnum[b]; j++) {
+        int dof = m->jnt_dofadr[j];
+        const double* qvel = d->qvel + dof;
+        double* S = axes + 6 * dof;
+        double offset[3], vj[6], cj[6];
+        gdn_sub3(offset, ref, d->xanchor + 3 * j);
+        switch (m->jnt_type[j]) {
+        case GDN_JNT_HINGE:
+            gdn_dof_rotation(S, d->xaxis + 3 * j, offset);
+            for (int i = 0; i < 6; i++) {
+                vj[i] = S[i] * qvel[0];
+            }
+            break;
+        case GDN_JNT_SLIDE:
+            gdn_dof_translation(S, d->xaxis + 3 * j);
+            for (int i = 0; i < 6; i++) {
+                vj[i] = S[i] * qvel[0];
+            }
+            break;
+        case GDN_JNT_FREE:
+            // translation along the world axes: constant axes, no velocity product
+            for (int k = 0; k < 3; k++) {
+                double axis[3] = {k == 0, k == 1, k == 2};
+                gdn_dof_translation(S + 6 * k, axis);
+                v[3 + k] += qvel[k];
+            }
+            S += 18;
+            qvel += 3;
+            // the rotation is a ball about the body origin
+            // fall through
+        default: {
+            const double* R = d->xmat + 9 * b;
+            for (int k = 0; k < 3; k++) {
+                double axis[3] = {R[k], R[3 + k], R[6 + k]};
+                gdn_dof_rotation(S + 6 * k, axis, offset);
+            }
+            for (int i = 0; i < 6; i++) {
+                vj[i] = S[i] * qvel[0] + S[6 + i] * qvel[1] + S[12 + i] * qvel[2];
+            }
+            break;
+        }
+        }
+        gdn_cross_motion(cj, v, vj);
+        for (int i = 0; i < 6; i++) {
+            c[i] += cj[i];
+            v[i] += vj[i];
+        }
+    }
+
+    double cinert[10], offset[3], iv[6];
+    gdn_sub3(offset, d->xipos + 3 * b, ref);
+    gdn_cinert(cinert, m->body_inertia + 3 * b, d->ximat + 9 * b, offset, m->body_mass[b]);
+    gdn_ainert_from_cinert(s->ai, cinert);
+    gdn_cinert_mul(iv, cinert, v);
+    gdn_cross_force(s->pa, v, iv);
+    for (int i = 0; i < 6; i++) {
+        s->vel[i] = v[i];
+        s->c[i] = c[i];
+    }
+}
+
+// pass 2 for one body, dofs last to first, each a scalar elimination:
+//   U = ai S,  D = S'U + armature + extra,  u = tau - S'pa
+//   ai -= U U' / D,  pa += U u / D     (skipped for the root dof of a tree)
+// then the body's articulated terms move to its parent:
+//   pa += ai c,  ai_parent += ai,  pa_parent += pa
+static void body_backward(const gdnModel* m, int b, const double* tau, const double* extra,
+                          const double* axes, double* U, double* dinv, double* uu,
+                          BodyScratch* s, BodyScratch* parent) {
+    int dof0 = m->body_dofadr[b];
+    int has_parent = m->body_parentid[b] > 0;
+    for (int k = dof0 + m->body_dofnum[b] - 1; k >= dof0; k--) {
+        const double* S = axes + 6 * k;
+        double* Uk = U + 6 * k;
+        gdn_ainert_mul(Uk, s->ai, S);
+        double D = gdn_dot6(S, Uk) + m->dof_armature[k];
+        if (extra) {
+            D += extra[k];
+        }
+        double Dinv = 1 / D;
+        double u = tau[k] - gdn_dot6(S, s->pa);
+        dinv[k] = Dinv;
+        uu[k] = u;
+        if (k > dof0 || has_parent) {
+            gdn_ainert_downdate(s->ai, Uk, Dinv);
+            gdn_addscl6(s->pa, s->pa, Uk, u * Dinv);
+        }
+    }
+    if (has_parent) {
+        double ic[6];
+        gdn_ainert_mul(ic, s->ai, s->c);
+        for (int i = 0; i < 21; i++) {
+            parent->ai[i] += s->ai[i];
+        }
+        for (int i = 0; i < 6; i++) {
+            parent->pa[i] += s->pa[i] + ic[i];
+        }
+    }
+}
+
+void gdn_aba(const gdnModel* m, gdnData* d, const double* tau, const double* extra,
+             double* qacc) {
+    const int nv = m->nv, nbody = m->nbody;
+    size_t mark = gdn_arena_mark(d);
+    BodyScratch* bs = (BodyScratch*)(void*)gdn_arena_doubles(
+        d, sizeof(BodyScratch) / sizeof(double) * (size_t)nbody);
+    double* axes = gdn_arena_doubles(d, 6 * (size_t)nv);
+    double* U = gdn_arena_doubles(d, 6 * (size_t)nv);
+    double* dinv = gdn_arena_doubles(d, (size_t)nv);
+    double* uu = gdn_arena_doubles(d, (size_t)nv);
+    if (!bs || !axes || !U || !dinv || !uu) {
+        for (int i = 0; i < nv; i++) {
+            qacc[i] = NAN;
+        }
+        gdn_arena_reset(d, mark);
+        return;
+    }
+
+    // pass 1: parents before children
+    for (int i = 0; i < 6; i++) {
+        bs[0].vel[i] = 0;
+    }
+    for (int b = 1; b < nbody; b++) {
+        body_forward(m, d, b, bs + m->body_parentid[b], bs + b, axes);
+    }
+
+    // pass 2: children before parents
+    for (int b = nbody - 1; b > 0; b--) {
+        body_backward(m, b, tau, extra, axes, U, dinv, uu, bs + b, bs + m->body_parentid[b]);
+    }
+
+    // pass 3: a_0 = [0; -g];  a = a_parent + c, then per dof
+    //   qacc_k = (u_k - U_k' a) / D_k,  a += S_k qacc_k
+    for (int i = 0; i < 6; i++) {
+        bs[0].acc[i] = 0;
+    }
+    if (!(m->opt.disableflags & GDN_DSBL_GRAVITY)) {
+        gdn_scl3(bs[0].acc + 3, m->opt.gravity, -1);
+    }
+    for (int b = 1; b < nbody; b++) {
+        double* a = bs[b].acc;
+        const double* ap = bs[m->body_parentid[b]].acc;
+        for (int i = 0; i < 6; i++) {
+            a[i] = ap[i] + bs[b].c[i];
+        }
+        int dof0 = m->body_dofadr[b];
+        for (int k = dof0; k < dof0 + m->body_dofnum[b]; k++) {
+            double qk = dinv[k] * (uu[k] - gdn_dot6(U + 6 * k, a));
+            qacc[k] = qk;
+            gdn_addscl6(a, a, axes + 6 * k, qk);
+        }
+    }
+    gdn_arena_reset(d, mark);
+}

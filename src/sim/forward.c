@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: Apache-2.0
+// Forward dynamics without constraints: kinematics, qM, bias, forces and qacc = qacc_smooth.
+#include "sim/forward.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "base/arena.h"
+#include "dynamics/applied.h"
+
+int gdn_all_finite(const double* x, int n) {
+    for (int i = 0; i < n; i++) {
+        if (!isfinite(x[i])) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+void gdn_smooth_forces(const gdnModel* m, gdnData* d, double* tau) {
+    gdn_passive(m, d);
+    gdn_actuation(m, d);
+    for (int i = 0; i < m->nv; i++) {
+        tau[i] = d->qfrc_passive[i] + d->qfrc_actuator[i];
+    }
+    gdn_applied_forces(m, d, tau);
+}
+
+// qfrc_smooth = tau - qfrc_bias, qacc = qacc_smooth = M^-1 qfrc_smooth (by ABA, with the bias
+// inside it), energy when GDN_ENBL_ENERGY is set
+gdnStatus gdn_forward(const gdnModel* m, gdnData* d) {
+    if (!m || !d) {
+        return GDN_ERR_ARG;
+    }
+    const int nv = m->nv;
+    size_t mark = gdn_arena_mark(d);
+    double* tau = gdn_arena_doubles(d, (size_t)nv);
+    if (!tau) {
+        return GDN_ERR_MEMORY;
+    }
+    gdn_kinematics(m, d);
+    gdn_crb(m, d);
+    gdn_rne(m, d, 0, d->qfrc_bias);
+    gdn_smooth_forces(m, d, tau);
+    for (int i = 0; i < nv; i++) {
+        d->qfrc_smooth[i] = tau[i] - d->qfrc_bias[i];
+    }
+    gdn_aba(m, d, tau, NULL, d->qacc_smooth);
+    memcpy(d->qacc, d->qacc_smooth, sizeof(double) * (size_t)nv);
+    if (m->opt.enableflags & GDN_ENBL_ENERGY) {
+        gdn_energy(m, d);
+    }
+    gdn_arena_reset(d, mark);
+    if (!gdn_all_finite(d->qacc, nv)) {
+        d->warning[GDN_WARN_BADQACC]++;
+        return GDN_ERR_NONFINITE;
+    }
+    return GDN_OK;
+}

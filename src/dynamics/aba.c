@@ -17,12 +17,11 @@
 
 // per-body scratch of the three passes
 typedef struct BodyScratch {
-    double ai[21]; // articulated inertia (children folded in)
+    double ai[36]; // articulated inertia (children folded in)
     double pa[6];  // articulated bias force
     double vel[6]; // spatial velocity
     double c[6];   // velocity-product acceleration of the body's joints
     double acc[6]; // spatial acceleration
-    double pad[3]; // keeps the stride a multiple of 16 bytes
 } BodyScratch;
 
 // pass 1 for one body: motion axes S of its dofs, velocity, c and the rigid-body terms
@@ -128,9 +127,7 @@ static void body_backward(const gdnModel* m, int b, const double* tau, const dou
     if (has_parent) {
         double ic[6];
         gdn_ainert_mul(ic, s->ai, s->c);
-        for (int i = 0; i < 21; i++) {
-            parent->ai[i] += s->ai[i];
-        }
+        gdn_ainert_add(parent->ai, s->ai);
         for (int i = 0; i < 6; i++) {
             parent->pa[i] += s->pa[i] + ic[i];
         }

@@ -4,13 +4,17 @@
 #ifndef GDN_MATH_SPATIAL_H
 #define GDN_MATH_SPATIAL_H
 
+#if defined(__SSE2__)
+#    include <emmintrin.h>
+#endif
+
 // Layouts
 //   motion vector   m = [w (3); v (3)]   v: linear velocity of the body point at the reference
 //   force vector    f = [n (3); f (3)]   n: torque about the reference point
 //   body inertia    cinert (10) = [I_xx I_yy I_zz I_xy I_xz I_yz, h (3), mass], I about the
 //                   reference point, h = mass * (com - reference) (MuJoCo's cinert)
-//   articulated     ai (21) = [A (6, symmetric as I), B (9, row-major), C (6, symmetric)] with
-//   inertia         the force of a motion m being [A w + B v; B' w + C v]
+//   articulated     ai (36): a symmetric 6x6 matrix mapping motion to force, stored in full
+//   inertia         (column-major, which for a symmetric matrix is also row-major)
 
 // r = v x m: motion cross motion (v = [w; u], m = [mw; mv])
 static inline void gdn_cross_motion(double r[6], const double v[6], const double m[6]) {
@@ -93,61 +97,88 @@ static inline void gdn_cinert_mul(double r[6], const double c[10], const double 
     r[5] = c[9] * m[5] + c[7] * m[0] - c[6] * m[1];
 }
 
-// articulated inertia of a rigid body: A = I, B = [h]x, C = mass * identity
-static inline void gdn_ainert_from_cinert(double ai[21], const double c[10]) {
-    for (int i = 0; i < 6; i++) {
-        ai[i] = c[i];
-    }
-    ai[6] = 0;
-    ai[7] = -c[8];
-    ai[8] = c[7];
-    ai[9] = c[8];
-    ai[10] = 0;
-    ai[11] = -c[6];
-    ai[12] = -c[7];
-    ai[13] = c[6];
-    ai[14] = 0;
-    ai[15] = ai[16] = ai[17] = c[9];
-    ai[18] = ai[19] = ai[20] = 0;
+// articulated inertia of a rigid body: [I, [h]x; -[h]x, mass * identity] (h x v = [h]x v)
+static inline void gdn_ainert_from_cinert(double* restrict ai, const double* restrict c) {
+    const double m = c[9], hx = c[6], hy = c[7], hz = c[8];
+    // columns 0-2: [I; -[h]x] (column j of -[h]x is e_j x h)
+    ai[0] = c[0], ai[1] = c[3], ai[2] = c[4], ai[3] = 0, ai[4] = -hz, ai[5] = hy;
+    ai[6] = c[3], ai[7] = c[1], ai[8] = c[5], ai[9] = hz, ai[10] = 0, ai[11] = -hx;
+    ai[12] = c[4], ai[13] = c[5], ai[14] = c[2], ai[15] = -hy, ai[16] = hx, ai[17] = 0;
+    // columns 3-5: [[h]x; mass * identity]
+    ai[18] = 0, ai[19] = hz, ai[20] = -hy, ai[21] = m, ai[22] = 0, ai[23] = 0;
+    ai[24] = -hz, ai[25] = 0, ai[26] = hx, ai[27] = 0, ai[28] = m, ai[29] = 0;
+    ai[30] = hy, ai[31] = -hx, ai[32] = 0, ai[33] = 0, ai[34] = 0, ai[35] = m;
 }
 
-// r = ai m:  [A w + B v; B' w + C v]
-static inline void gdn_ainert_mul(double r[6], const double ai[21], const double m[6]) {
-    const double* A = ai;
-    const double* B = ai + 6;
-    const double* C = ai + 15;
-    double w0 = m[0], w1 = m[1], w2 = m[2], v0 = m[3], v1 = m[4], v2 = m[5];
-    r[0] = A[0] * w0 + A[3] * w1 + A[4] * w2 + B[0] * v0 + B[1] * v1 + B[2] * v2;
-    r[1] = A[3] * w0 + A[1] * w1 + A[5] * w2 + B[3] * v0 + B[4] * v1 + B[5] * v2;
-    r[2] = A[4] * w0 + A[5] * w1 + A[2] * w2 + B[6] * v0 + B[7] * v1 + B[8] * v2;
-    r[3] = B[0] * w0 + B[3] * w1 + B[6] * w2 + C[0] * v0 + C[3] * v1 + C[4] * v2;
-    r[4] = B[1] * w0 + B[4] * w1 + B[7] * w2 + C[3] * v0 + C[1] * v1 + C[5] * v2;
-    r[5] = B[2] * w0 + B[5] * w1 + B[8] * w2 + C[4] * v0 + C[5] * v1 + C[2] * v2;
+// The three kernels of ABA's backward pass work on pairs of doubles: SSE2 (part of the x86-64
+// baseline) when available, plain loops otherwise. Both give identical results: every lane
+// does the same multiply and add in the same order.
+
+// r = ai m, as a sum of columns: r = sum_j ai[:, j] m_j
+static inline void gdn_ainert_mul(double* restrict r, const double* restrict ai,
+                                  const double* restrict m) {
+#if defined(__SSE2__)
+    __m128d s = _mm_set1_pd(m[0]);
+    __m128d r0 = _mm_mul_pd(_mm_loadu_pd(ai), s);
+    __m128d r1 = _mm_mul_pd(_mm_loadu_pd(ai + 2), s);
+    __m128d r2 = _mm_mul_pd(_mm_loadu_pd(ai + 4), s);
+    for (int j = 1; j < 6; j++) {
+        s = _mm_set1_pd(m[j]);
+        r0 = _mm_add_pd(r0, _mm_mul_pd(_mm_loadu_pd(ai + 6 * j), s));
+        r1 = _mm_add_pd(r1, _mm_mul_pd(_mm_loadu_pd(ai + 6 * j + 2), s));
+        r2 = _mm_add_pd(r2, _mm_mul_pd(_mm_loadu_pd(ai + 6 * j + 4), s));
+    }
+    _mm_storeu_pd(r, r0);
+    _mm_storeu_pd(r + 2, r1);
+    _mm_storeu_pd(r + 4, r2);
+#else
+    double acc[6];
+    for (int i = 0; i < 6; i++) {
+        acc[i] = ai[i] * m[0];
+    }
+    for (int j = 1; j < 6; j++) {
+        for (int i = 0; i < 6; i++) {
+            acc[i] += ai[6 * j + i] * m[j];
+        }
+    }
+    for (int i = 0; i < 6; i++) {
+        r[i] = acc[i];
+    }
+#endif
 }
 
 // ai -= s u u' (u a force-like 6-vector; the symmetric rank-one downdate of ABA)
-static inline void gdn_ainert_downdate(double ai[21], const double u[6], double s) {
-    double su[6];
-    for (int i = 0; i < 6; i++) {
-        su[i] = s * u[i];
+static inline void gdn_ainert_downdate(double* restrict ai, const double* restrict u, double s) {
+#if defined(__SSE2__)
+    __m128d u0 = _mm_loadu_pd(u), u1 = _mm_loadu_pd(u + 2), u2 = _mm_loadu_pd(u + 4);
+    for (int j = 0; j < 6; j++) {
+        __m128d suj = _mm_set1_pd(s * u[j]);
+        double* col = ai + 6 * j;
+        _mm_storeu_pd(col, _mm_sub_pd(_mm_loadu_pd(col), _mm_mul_pd(suj, u0)));
+        _mm_storeu_pd(col + 2, _mm_sub_pd(_mm_loadu_pd(col + 2), _mm_mul_pd(suj, u1)));
+        _mm_storeu_pd(col + 4, _mm_sub_pd(_mm_loadu_pd(col + 4), _mm_mul_pd(suj, u2)));
     }
-    ai[0] -= su[0] * u[0];
-    ai[1] -= su[1] * u[1];
-    ai[2] -= su[2] * u[2];
-    ai[3] -= su[0] * u[1];
-    ai[4] -= su[0] * u[2];
-    ai[5] -= su[1] * u[2];
-    for (int i = 0; i < 3; i++) {
-        ai[6 + 3 * i] -= su[i] * u[3];
-        ai[7 + 3 * i] -= su[i] * u[4];
-        ai[8 + 3 * i] -= su[i] * u[5];
+#else
+    for (int j = 0; j < 6; j++) {
+        double suj = s * u[j];
+        for (int i = 0; i < 6; i++) {
+            ai[6 * j + i] -= suj * u[i];
+        }
     }
-    ai[15] -= su[3] * u[3];
-    ai[16] -= su[4] * u[4];
-    ai[17] -= su[5] * u[5];
-    ai[18] -= su[3] * u[4];
-    ai[19] -= su[3] * u[5];
-    ai[20] -= su[4] * u[5];
+#endif
+}
+
+// parent += child (two articulated inertias)
+static inline void gdn_ainert_add(double* restrict parent, const double* restrict child) {
+#if defined(__SSE2__)
+    for (int i = 0; i < 36; i += 2) {
+        _mm_storeu_pd(parent + i, _mm_add_pd(_mm_loadu_pd(parent + i), _mm_loadu_pd(child + i)));
+    }
+#else
+    for (int i = 0; i < 36; i++) {
+        parent[i] += child[i];
+    }
+#endif
 }
 
 #endif

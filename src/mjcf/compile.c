@@ -1,0 +1,538 @@
+// SPDX-License-Identifier: Apache-2.0
+// Model assembly: actuators, names, sizes, then every gdnModel array from the compiled spec
+// (MuJoCo 2.2.2's CopyTree/CopyObjects, keyframes, settotalmass and subtree masses).
+#include "mjcf/compile.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/model_alloc.h"
+
+#define GDN_MAX_KEY_VALUES 100000000 // nkey * (nq + nv + nu) must stay below this
+
+static gdnModel* fail(gdnSpec* spec, gdnStatus st, gdnXmlElem* e, const char* fmt,
+                      const char* arg) {
+    if (e) {
+        gdn_diag_error(spec->diag, st, e->file, e->line, e->name, fmt, arg);
+    } else {
+        gdn_diag_error(spec->diag, st, NULL, 0, NULL, fmt, arg);
+    }
+    return NULL;
+}
+
+// ---------------------------------------------------------------- names
+
+typedef struct NamedItem {
+    const char* name;
+    int index;
+} NamedItem;
+
+static int compare_named(const void* a, const void* b) {
+    const NamedItem* x = a;
+    const NamedItem* y = b;
+    int c = strcmp(x->name, y->name);
+    return c ? c : (x->index > y->index) - (x->index < y->index);
+}
+
+// names of one object type sorted for duplicate checks and lookups
+typedef struct NameIndex {
+    NamedItem* items;
+    int n;
+} NameIndex;
+
+// build the index of the non-empty names; on a repeated name report it at elems[second]
+static int build_index(gdnSpec* spec, NameIndex* idx, const char* const* names,
+                       gdnXmlElem* const* elems, int n, const char* type) {
+    idx->items = gdn_pool_alloc(spec->pool, (size_t)(n + 1) * sizeof(NamedItem));
+    idx->n = 0;
+    if (!idx->items) {
+        fail(spec, GDN_ERR_MEMORY, NULL, "%s", "out of memory");
+        return -1;
+    }
+    for (int i = 0; i < n; i++) {
+        if (names[i][0]) {
+            idx->items[idx->n].name = names[i];
+            idx->items[idx->n].index = i;
+            idx->n++;
+        }
+    }
+    qsort(idx->items, (size_t)idx->n, sizeof(NamedItem), compare_named);
+    for (int k = 1; k < idx->n; k++) {
+        if (!strcmp(idx->items[k].name, idx->items[k - 1].name)) {
+            gdnXmlElem* e = elems[idx->items[k].index];
+            gdn_diag_error(spec->diag, GDN_ERR_MODEL, e ? e->file : NULL, e ? e->line : 0,
+                           e ? e->name : NULL, "repeated %s name '%.64s'", type,
+                           idx->items[k].name);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+// index of name in idx, -1 when absent
+static int find_name(const NameIndex* idx, const char* name) {
+    int lo = 0, hi = idx->n - 1;
+    while (lo <= hi) {
+        int mid = (lo + hi) / 2;
+        int c = strcmp(idx->items[mid].name, name);
+        if (c == 0) {
+            return idx->items[mid].index;
+        }
+        if (c < 0) {
+            lo = mid + 1;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    return -1;
+}
+
+// gather name and element pointers of a spec array into pool arrays
+#define GATHER(spec, arr, n, names, elems)                                             \
+    do {                                                                               \
+        names = gdn_pool_alloc((spec)->pool, (size_t)((n) + 1) * sizeof(char*));       \
+        elems = gdn_pool_alloc((spec)->pool, (size_t)((n) + 1) * sizeof(gdnXmlElem*)); \
+        if (!names || !elems) {                                                        \
+            return fail(spec, GDN_ERR_MEMORY, NULL, "%s", "out of memory");            \
+        }                                                                              \
+        for (int i_ = 0; i_ < (n); i_++) {                                             \
+            names[i_] = (spec)->arr[i_].name;                                          \
+            elems[i_] = (spec)->arr[i_].elem;                                          \
+        }                                                                              \
+    } while (0)
+
+// append name to the buffer at *pos; returns its address (0 = the shared empty string)
+static int put_name(char* buf, int* pos, const char* name) {
+    if (!name[0]) {
+        return 0;
+    }
+    int adr = *pos;
+    size_t len = strlen(name);
+    memcpy(buf + adr, name, len + 1);
+    *pos += (int)len + 1;
+    return adr;
+}
+
+// ---------------------------------------------------------------- actuators
+
+// resolve limits, check ranges, find the joint; -1 after an error
+static int compile_actuator(gdnSpec* spec, gdnSpecActuator* a, const NameIndex* joints,
+                            const int* jnt_id_of_spec) {
+    gdnXmlElem* e = a->elem;
+    gdnDiag* d = spec->diag;
+    const char* autolimit_msg =
+        "actuator has `%srange` but not `%slimited`. set the autolimits=\"true\" compiler "
+        "option, specify `%slimited` explicitly (\"true\" or \"false\"), or remove the "
+        "`%srange` attribute.";
+    int* limited[3] = {&a->forcelimited, &a->ctrllimited, &a->actlimited};
+    const double* range[3] = {a->forcerange, a->ctrlrange, a->actrange};
+    const char* word[3] = {"force", "ctrl", "act"};
+    for (int k = 0; k < 3; k++) {
+        if (*limited[k] == 2) {
+            int hasrange = !(range[k][0] == 0 && range[k][1] == 0);
+            if (!spec->compiler.autolimits && hasrange) {
+                gdn_diag_error(d, GDN_ERR_MODEL, e->file, e->line, e->name, autolimit_msg,
+                               word[k], word[k], word[k], word[k]);
+                return -1;
+            }
+            *limited[k] = hasrange;
+        }
+        if (*limited[k] && range[k][0] >= range[k][1]) {
+            gdn_diag_error(d, GDN_ERR_MODEL, e->file, e->line, e->name, "invalid %s range",
+                           word[k]);
+            return -1;
+        }
+    }
+    if (a->actlimited && a->dyntype == GDN_DYN_NONE) {
+        gdn_diag_error(d, GDN_ERR_MODEL, e->file, e->line, e->name,
+                       "actrange specified but dyntype is 'none'");
+        return -1;
+    }
+    if (a->dyntype != GDN_DYN_NONE) {
+        gdn_diag_error(d, GDN_ERR_UNSUPPORTED, e->file, e->line, e->name,
+                       "actuator dynamics (dyntype other than 'none') are not supported");
+        return -1;
+    }
+    if (a->gaintype > GDN_GAIN_AFFINE || a->biastype > GDN_BIAS_AFFINE) {
+        gdn_diag_error(d, GDN_ERR_UNSUPPORTED, e->file, e->line, e->name,
+                       "muscle and user gain/bias types are not supported");
+        return -1;
+    }
+    if (!a->target[0]) {
+        gdn_diag_error(d, GDN_ERR_MODEL, e->file, e->line, e->name,
+                       "missing transmission target");
+        return -1;
+    }
+    if (a->trntype != GDN_TRN_JOINT && a->trntype != GDN_MJ_TRN_JOINTINPARENT) {
+        gdn_diag_error(d, GDN_ERR_UNSUPPORTED, e->file, e->line, e->name,
+                       "transmission '%s' not supported (joint transmissions only)",
+                       a->trnattr[0] ? a->trnattr : "slider-crank/site");
+        return -1;
+    }
+    int sj = find_name(joints, a->target);
+    if (sj < 0) {
+        gdn_diag_error(d, GDN_ERR_MODEL, e->file, e->line, e->name,
+                       "unknown transmission target '%.64s'", a->target);
+        return -1;
+    }
+    int type = spec->joints[sj].type;
+    if (a->trntype == GDN_MJ_TRN_JOINTINPARENT) {
+        if (type != GDN_JNT_HINGE && type != GDN_JNT_SLIDE) {
+            gdn_diag_error(d, GDN_ERR_UNSUPPORTED, e->file, e->line, e->name,
+                           "jointinparent on ball or free joints not supported");
+            return -1;
+        }
+        a->trntype = GDN_TRN_JOINT; // identical for hinge and slide joints
+    }
+    a->trnid = jnt_id_of_spec[sj];
+    return 0;
+}
+
+// ---------------------------------------------------------------- the model
+
+// fill body, joint and dof arrays (MuJoCo's CopyTree)
+// lastdof (nbody) is scratch: the last dof on the path from each body to the root
+static void fill_tree(const gdnSpec* spec, const gdnSpecTree* tree, gdnModel* m, int* lastdof) {
+    int jntadr = 0, dofadr = 0, qposadr = 0;
+    for (int i = 0; i < m->nbody; i++) {
+        const gdnSpecBody* b = &spec->bodies[i];
+        m->body_parentid[i] = i == 0 ? 0 : b->parent;
+        m->body_weldid[i] = b->weldid;
+        m->body_rootid[i] = (i == 0 || b->parent == 0) ? i : m->body_rootid[b->parent];
+        m->body_jntnum[i] = b->njnt;
+        m->body_jntadr[i] = b->njnt ? jntadr : -1;
+        m->body_dofnum[i] = b->dofnum;
+        m->body_dofadr[i] = b->dofnum ? dofadr : -1;
+        m->body_geomnum[i] = b->ngeom;
+        m->body_geomadr[i] = b->ngeom ? tree->body_geomadr[i] : -1;
+        memcpy(m->body_pos + 3 * i, b->pos, 3 * sizeof(double));
+        memcpy(m->body_quat + 4 * i, b->quat, 4 * sizeof(double));
+        memcpy(m->body_ipos + 3 * i, b->ipos, 3 * sizeof(double));
+        memcpy(m->body_iquat + 4 * i, b->iquat, 4 * sizeof(double));
+        m->body_mass[i] = b->mass;
+        memcpy(m->body_inertia + 3 * i, b->inertia, 3 * sizeof(double));
+
+        // the dof parent of this body's first dof: the last dof above it
+        int parent_last = i == 0 ? -1 : lastdof[b->parent];
+        for (int k = 0; k < b->njnt; k++) {
+            const gdnSpecJoint* j = &spec->joints[tree->jnt_order[tree->body_jntadr[i] + k]];
+            int jid = jntadr;
+            m->jnt_type[jid] = j->type;
+            m->jnt_qposadr[jid] = qposadr;
+            m->jnt_dofadr[jid] = dofadr;
+            m->jnt_bodyid[jid] = i;
+            m->jnt_limited[jid] = j->limited;
+            memcpy(m->jnt_pos + 3 * jid, j->pos, 3 * sizeof(double));
+            memcpy(m->jnt_axis + 3 * jid, j->axis, 3 * sizeof(double));
+            m->jnt_stiffness[jid] = j->stiffness;
+            memcpy(m->jnt_range + 2 * jid, j->range, 2 * sizeof(double));
+            m->jnt_margin[jid] = j->margin;
+            memcpy(m->jnt_solref + GDN_NREF * jid, j->solref, GDN_NREF * sizeof(double));
+            memcpy(m->jnt_solimp + GDN_NIMP * jid, j->solimp, GDN_NIMP * sizeof(double));
+
+            // neutral and spring configurations: free = body pose, ball = identity,
+            // hinge/slide = ref / springref
+            double* q0 = m->qpos0 + qposadr;
+            double* qs = m->qpos_spring + qposadr;
+            int nq = 1, nv = 1;
+            if (j->type == GDN_JNT_FREE) {
+                memcpy(q0, b->pos, 3 * sizeof(double));
+                memcpy(q0 + 3, b->quat, 4 * sizeof(double));
+                memcpy(qs, q0, 7 * sizeof(double));
+                nq = 7;
+                nv = 6;
+            } else if (j->type == GDN_JNT_BALL) {
+                q0[0] = 1;
+                q0[1] = q0[2] = q0[3] = 0;
+                memcpy(qs, q0, 4 * sizeof(double));
+                nq = 4;
+                nv = 3;
+            } else {
+                q0[0] = j->ref;
+                qs[0] = j->springref;
+            }
+            for (int v = 0; v < nv; v++) {
+                m->dof_bodyid[dofadr] = i;
+                m->dof_jntid[dofadr] = jid;
+                m->dof_parentid[dofadr] = parent_last;
+                m->dof_armature[dofadr] = j->armature;
+                m->dof_damping[dofadr] = j->damping;
+                m->dof_frictionloss[dofadr] = j->frictionloss;
+                parent_last = dofadr;
+                dofadr++;
+            }
+            jntadr++;
+            qposadr += nq;
+        }
+        lastdof[i] = parent_last;
+    }
+}
+
+static void fill_geoms_sites(const gdnSpec* spec, const gdnSpecTree* tree, gdnModel* m) {
+    for (int gid = 0; gid < m->ngeom; gid++) {
+        const gdnSpecGeom* g = &spec->geoms[tree->geom_order[gid]];
+        m->geom_type[gid] = g->type;
+        m->geom_contype[gid] = g->contype;
+        m->geom_conaffinity[gid] = g->conaffinity;
+        m->geom_condim[gid] = g->condim;
+        m->geom_bodyid[gid] = g->body;
+        m->geom_group[gid] = g->group;
+        memcpy(m->geom_size + 3 * gid, g->size, 3 * sizeof(double));
+        memcpy(m->geom_pos + 3 * gid, g->pos, 3 * sizeof(double));
+        memcpy(m->geom_quat + 4 * gid, g->quat, 4 * sizeof(double));
+        memcpy(m->geom_friction + 3 * gid, g->friction, 3 * sizeof(double));
+        m->geom_solmix[gid] = g->solmix;
+        memcpy(m->geom_solref + GDN_NREF * gid, g->solref, GDN_NREF * sizeof(double));
+        memcpy(m->geom_solimp + GDN_NIMP * gid, g->solimp, GDN_NIMP * sizeof(double));
+        m->geom_margin[gid] = g->margin;
+        m->geom_gap[gid] = g->gap;
+        memcpy(m->geom_rgba + 4 * gid, g->rgba, 4 * sizeof(double));
+    }
+    for (int sid = 0; sid < m->nsite; sid++) {
+        const gdnSpecSite* s = &spec->sites[tree->site_order[sid]];
+        m->site_bodyid[sid] = s->body;
+        memcpy(m->site_pos + 3 * sid, s->pos, 3 * sizeof(double));
+        memcpy(m->site_quat + 4 * sid, s->quat, 4 * sizeof(double));
+    }
+}
+
+static void fill_actuators(const gdnSpec* spec, gdnModel* m) {
+    for (int i = 0; i < m->nu; i++) {
+        const gdnSpecActuator* a = &spec->actuators[i];
+        m->actuator_trntype[i] = GDN_TRN_JOINT;
+        m->actuator_dyntype[i] = a->dyntype;
+        m->actuator_gaintype[i] = a->gaintype;
+        m->actuator_biastype[i] = a->biastype;
+        m->actuator_trnid[2 * i] = a->trnid;
+        m->actuator_trnid[2 * i + 1] = -1;
+        m->actuator_ctrllimited[i] = a->ctrllimited;
+        m->actuator_forcelimited[i] = a->forcelimited;
+        memcpy(m->actuator_gear + 6 * i, a->gear, 6 * sizeof(double));
+        memcpy(m->actuator_gainprm + GDN_NGAIN * i, a->gainprm, GDN_NGAIN * sizeof(double));
+        memcpy(m->actuator_biasprm + GDN_NBIAS * i, a->biasprm, GDN_NBIAS * sizeof(double));
+        memcpy(m->actuator_ctrlrange + 2 * i, a->ctrlrange, 2 * sizeof(double));
+        memcpy(m->actuator_forcerange + 2 * i, a->forcerange, 2 * sizeof(double));
+    }
+}
+
+// keyframes: missing parts default to qpos0 / 0; quaternions normalized
+static int fill_keys(gdnSpec* spec, gdnModel* m, int nmocap) {
+    for (int k = 0; k < m->nkey; k++) {
+        double* qpos = m->key_qpos + (size_t)k * (size_t)m->nq;
+        double* qvel = m->key_qvel + (size_t)k * (size_t)m->nv;
+        double* ctrl = m->key_ctrl + (size_t)k * (size_t)m->nu;
+        if (k >= spec->nkey) {
+            memcpy(qpos, m->qpos0, (size_t)m->nq * sizeof(double));
+            continue;
+        }
+        const gdnSpecKey* key = &spec->keys[k];
+        gdnXmlElem* e = key->elem;
+        m->key_time[k] = key->time;
+        struct {
+            int n, want;
+            const char* what;
+        } checks[] = {{key->nqpos, m->nq, "qpos"}, {key->nqvel, m->nv, "qvel"},
+                      {key->nctrl, m->nu, "ctrl"}, {key->nact, 0, "act"},
+                      {key->nmpos, 3 * nmocap, "mpos"}, {key->nmquat, 4 * nmocap, "mquat"}};
+        for (int c = 0; c < 6; c++) {
+            if (checks[c].n && checks[c].n != checks[c].want) {
+                gdn_diag_error(spec->diag, GDN_ERR_MODEL, e->file, e->line, e->name,
+                               "invalid %s size %d, expected length %d", checks[c].what,
+                               checks[c].n, checks[c].want);
+                return -1;
+            }
+        }
+        if (key->nqpos) {
+            memcpy(qpos, key->qpos, (size_t)m->nq * sizeof(double));
+        } else {
+            memcpy(qpos, m->qpos0, (size_t)m->nq * sizeof(double));
+        }
+        if (key->nqvel) {
+            memcpy(qvel, key->qvel, (size_t)m->nv * sizeof(double));
+        }
+        if (key->nctrl) {
+            memcpy(ctrl, key->ctrl, (size_t)m->nu * sizeof(double));
+        }
+        // normalize ball and free quaternions by multiplying with 1 / norm
+        for (int j = 0; j < m->njnt; j++) {
+            int t = m->jnt_type[j];
+            if (t != GDN_JNT_BALL && t != GDN_JNT_FREE) {
+                continue;
+            }
+            double* q = qpos + m->jnt_qposadr[j] + (t == GDN_JNT_FREE ? 3 : 0);
+            double norm = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+            if (norm < GDN_MJ_MINVAL) {
+                q[0] = 1;
+                q[1] = q[2] = q[3] = 0;
+            } else {
+                double inv = 1 / norm;
+                for (int c = 0; c < 4; c++) {
+                    q[c] *= inv;
+                }
+            }
+        }
+    }
+    return 0;
+}
+
+gdnModel* gdn_compile_model(gdnSpec* spec) {
+    gdnSpecTree tree;
+    if (gdn_compile_order(spec, &tree) < 0 || gdn_compile_tree(spec, &tree) < 0) {
+        return NULL;
+    }
+
+    // names: unique per type; joint lookup for actuators
+    const char** names;
+    gdnXmlElem** elems;
+    NameIndex idx;
+    GATHER(spec, bodies, spec->nbody, names, elems);
+    if (build_index(spec, &idx, names, elems, spec->nbody, "body") < 0) {
+        return NULL;
+    }
+    GATHER(spec, geoms, spec->ngeom, names, elems);
+    if (build_index(spec, &idx, names, elems, spec->ngeom, "geom") < 0) {
+        return NULL;
+    }
+    GATHER(spec, sites, spec->nsite, names, elems);
+    if (build_index(spec, &idx, names, elems, spec->nsite, "site") < 0) {
+        return NULL;
+    }
+    GATHER(spec, actuators, spec->nu, names, elems);
+    if (build_index(spec, &idx, names, elems, spec->nu, "actuator") < 0) {
+        return NULL;
+    }
+    GATHER(spec, keys, spec->nkey, names, elems);
+    if (build_index(spec, &idx, names, elems, spec->nkey, "key") < 0) {
+        return NULL;
+    }
+    NameIndex joints;
+    GATHER(spec, joints, spec->njnt, names, elems);
+    if (build_index(spec, &joints, names, elems, spec->njnt, "joint") < 0) {
+        return NULL;
+    }
+
+    // joint id of each spec joint (ids follow body order)
+    int* jnt_id = gdn_pool_alloc(spec->pool, (size_t)(spec->njnt + 1) * sizeof(int));
+    if (!jnt_id) {
+        return fail(spec, GDN_ERR_MEMORY, NULL, "%s", "out of memory");
+    }
+    for (int k = 0; k < spec->njnt; k++) {
+        jnt_id[tree.jnt_order[k]] = k;
+    }
+    for (int i = 0; i < spec->nu; i++) {
+        if (compile_actuator(spec, &spec->actuators[i], &joints, jnt_id) < 0) {
+            return NULL;
+        }
+    }
+
+    // sizes
+    gdnModelSizes sz;
+    memset(&sz, 0, sizeof(sz));
+    int nmocap = 0;
+    for (int i = 0; i < spec->nbody; i++) {
+        nmocap += spec->bodies[i].mocap;
+    }
+    for (int i = 0; i < spec->njnt; i++) {
+        int t = spec->joints[i].type;
+        sz.nq += t == GDN_JNT_FREE ? 7 : t == GDN_JNT_BALL ? 4 : 1;
+        sz.nv += t == GDN_JNT_FREE ? 6 : t == GDN_JNT_BALL ? 3 : 1;
+    }
+    sz.nu = spec->nu;
+    sz.nbody = spec->nbody;
+    sz.njnt = spec->njnt;
+    sz.ngeom = spec->ngeom;
+    sz.nsite = spec->nsite;
+    sz.nkey = spec->nkey > spec->size_nkey ? spec->nkey : spec->size_nkey;
+    double key_values = (double)sz.nkey * ((double)sz.nq + sz.nv + sz.nu + 1);
+    if (sz.nkey < 0 || key_values > GDN_MAX_KEY_VALUES) {
+        return fail(spec, GDN_ERR_MODEL, NULL, "%s", "size: too many keyframes (nkey)");
+    }
+    size_t nnames = 1;
+    for (int i = 0; i < spec->nbody; i++) {
+        nnames += strlen(spec->bodies[i].name) + 1;
+    }
+    for (int i = 0; i < spec->njnt; i++) {
+        nnames += strlen(spec->joints[i].name) + 1;
+    }
+    for (int i = 0; i < spec->ngeom; i++) {
+        nnames += strlen(spec->geoms[i].name) + 1;
+    }
+    for (int i = 0; i < spec->nsite; i++) {
+        nnames += strlen(spec->sites[i].name) + 1;
+    }
+    for (int i = 0; i < spec->nu; i++) {
+        nnames += strlen(spec->actuators[i].name) + 1;
+    }
+    for (int i = 0; i < spec->nkey; i++) {
+        nnames += strlen(spec->keys[i].name) + 1;
+    }
+    if (nnames > 100000000) {
+        return fail(spec, GDN_ERR_MODEL, NULL, "%s", "names too long");
+    }
+    sz.nnames = (int)nnames;
+
+    gdnModel* m = gdn_model_alloc(&sz);
+    if (!m) {
+        return fail(spec, GDN_ERR_MEMORY, NULL, "%s", "cannot allocate the model");
+    }
+    int* lastdof = gdn_pool_alloc(spec->pool, (size_t)m->nbody * sizeof(int));
+    if (!lastdof) {
+        gdn_model_free(m);
+        return fail(spec, GDN_ERR_MEMORY, NULL, "%s", "out of memory");
+    }
+    m->opt = spec->opt;
+    fill_tree(spec, &tree, m, lastdof);
+    fill_geoms_sites(spec, &tree, m);
+    fill_actuators(spec, m);
+    if (fill_keys(spec, m, nmocap) < 0) {
+        gdn_model_free(m);
+        return NULL;
+    }
+
+    // settotalmass: scale masses and inertias so that the total is the requested mass
+    if (spec->compiler.settotalmass > 0) {
+        double total = 0;
+        for (int i = 1; i < m->nbody; i++) {
+            total += m->body_mass[i];
+        }
+        double scale = fmax(GDN_MJ_MINVAL, spec->compiler.settotalmass / fmax(GDN_MJ_MINVAL, total));
+        for (int i = 1; i < m->nbody; i++) {
+            m->body_mass[i] *= scale;
+            m->body_inertia[3 * i] *= scale;
+            m->body_inertia[3 * i + 1] *= scale;
+            m->body_inertia[3 * i + 2] *= scale;
+        }
+    }
+
+    // subtree masses, accumulated from the leaves in reverse id order
+    for (int i = 0; i < m->nbody; i++) {
+        m->body_subtreemass[i] = m->body_mass[i];
+    }
+    for (int i = m->nbody - 1; i > 0; i--) {
+        m->body_subtreemass[m->body_parentid[i]] += m->body_subtreemass[i];
+    }
+
+    // names buffer: offset 0 is the empty string
+    int pos = 1;
+    m->names[0] = '\0';
+    for (int i = 0; i < m->nbody; i++) {
+        m->name_bodyadr[i] = put_name(m->names, &pos, spec->bodies[i].name);
+    }
+    for (int k = 0; k < m->njnt; k++) {
+        m->name_jntadr[k] = put_name(m->names, &pos, spec->joints[tree.jnt_order[k]].name);
+    }
+    for (int k = 0; k < m->ngeom; k++) {
+        m->name_geomadr[k] = put_name(m->names, &pos, spec->geoms[tree.geom_order[k]].name);
+    }
+    for (int k = 0; k < m->nsite; k++) {
+        m->name_siteadr[k] = put_name(m->names, &pos, spec->sites[tree.site_order[k]].name);
+    }
+    for (int i = 0; i < m->nu; i++) {
+        m->name_actuatoradr[i] = put_name(m->names, &pos, spec->actuators[i].name);
+    }
+    for (int i = 0; i < m->nkey; i++) {
+        m->name_keyadr[i] = i < spec->nkey ? put_name(m->names, &pos, spec->keys[i].name) : 0;
+    }
+    return m;
+}

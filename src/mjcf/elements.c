@@ -1,0 +1,345 @@
+// SPDX-License-Identifier: Apache-2.0
+// Readers for joint, geom, site and actuator elements (MuJoCo 2.2.2 attribute semantics).
+#include "mjcf/elements.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "mjcf/orientation.h"
+
+// propagate a reader failure (negative return) to the caller
+#define TRY(expr)          \
+    do {                   \
+        if ((expr) < 0) {  \
+            return -1;     \
+        }                  \
+    } while (0)
+
+static void default_solref_solimp(double solref[2], double solimp[5]) {
+    solref[0] = 0.02; // time constant
+    solref[1] = 1;    // damping ratio
+    solimp[0] = 0.9;  // dmin
+    solimp[1] = 0.95; // dmax
+    solimp[2] = 0.001; // width
+    solimp[3] = 0.5;  // midpoint
+    solimp[4] = 2;    // power
+}
+
+void gdn_spec_joint_init(gdnSpecJoint* j) {
+    memset(j, 0, sizeof(*j));
+    j->type = GDN_JNT_HINGE;
+    j->axis[2] = 1;
+    j->limited = 2;
+    default_solref_solimp(j->solref, j->solimp);
+    j->name = "";
+}
+
+void gdn_spec_geom_init(gdnSpecGeom* g) {
+    memset(g, 0, sizeof(*g));
+    g->type = GDN_GEOM_SPHERE;
+    g->contype = 1;
+    g->conaffinity = 1;
+    g->condim = 3;
+    g->friction[0] = 1;
+    g->friction[1] = 0.005;
+    g->friction[2] = 0.0001;
+    g->solmix = 1.0;
+    default_solref_solimp(g->solref, g->solimp);
+    g->rgba[0] = g->rgba[1] = g->rgba[2] = 0.5;
+    g->rgba[3] = 1;
+    g->mass_attr = NAN;
+    g->density = 1000;
+    g->fromto[0] = NAN;
+    g->quat[0] = 1;
+    gdn_alt_clear(&g->alt);
+    g->mesh = "";
+    g->hfield = "";
+    g->name = "";
+}
+
+void gdn_spec_site_init(gdnSpecSite* s) {
+    memset(s, 0, sizeof(*s));
+    s->type = GDN_GEOM_SPHERE;
+    s->size[0] = s->size[1] = s->size[2] = 0.005;
+    s->quat[0] = 1;
+    s->fromto[0] = NAN;
+    gdn_alt_clear(&s->alt);
+    s->name = "";
+}
+
+void gdn_spec_actuator_init(gdnSpecActuator* a) {
+    memset(a, 0, sizeof(*a));
+    a->ctrllimited = a->forcelimited = a->actlimited = 2;
+    a->trntype = GDN_MJ_TRN_UNDEFINED;
+    a->gear[0] = 1;
+    a->dynprm[0] = 1;
+    a->gainprm[0] = 1;
+    a->target = "";
+    a->trnattr = "";
+    a->name = "";
+}
+
+int gdn_is_actuator_element(const char* name) {
+    static const char* const names[] = {"general", "motor",    "position", "velocity",
+                                        "intvelocity", "damper", "cylinder", "muscle",
+                                        "adhesion", NULL};
+    for (int i = 0; names[i]; i++) {
+        if (!strcmp(name, names[i])) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+int gdn_read_alt(gdnSpec* spec, gdnXmlElem* e, gdnSpecAlt* alt, int allow_fullinertia) {
+    gdnDiag* d = spec->diag;
+    int count = 0, r;
+    // "quat" is read by the caller; it only counts here
+    for (int i = 0; i < e->nattr; i++) {
+        count += !strcmp(e->attr[i].name, "quat");
+    }
+    TRY(r = gdn_attr_doubles(d, e, "axisangle", 4, alt->axisangle, 1));
+    count += r > 0;
+    TRY(r = gdn_attr_doubles(d, e, "xyaxes", 6, alt->xyaxes, 1));
+    count += r > 0;
+    TRY(r = gdn_attr_doubles(d, e, "zaxis", 3, alt->zaxis, 1));
+    count += r > 0;
+    TRY(r = gdn_attr_doubles(d, e, "euler", 3, alt->euler, 1));
+    count += r > 0;
+    if (allow_fullinertia) {
+        TRY(r = gdn_attr_doubles(d, e, "fullinertia", 6, alt->fullinertia, 1));
+        count += r > 0;
+    }
+    if (count > 1) {
+        gdn_diag_error(d, GDN_ERR_MODEL, e->file, e->line, e->name,
+                       "multiple orientation specifiers for the same field are not allowed");
+        return -1;
+    }
+    return 0;
+}
+
+static const char* const joint_keys[] = {"free", "ball", "slide", "hinge"};
+static const int joint_values[] = {GDN_JNT_FREE, GDN_JNT_BALL, GDN_JNT_SLIDE, GDN_JNT_HINGE};
+static const char* const geom_keys[] = {"plane",    "hfield", "sphere", "capsule",
+                                        "ellipsoid", "cylinder", "box", "mesh"};
+static const int geom_values[] = {GDN_GEOM_PLANE,     GDN_GEOM_HFIELD,   GDN_GEOM_SPHERE,
+                                  GDN_GEOM_CAPSULE,   GDN_GEOM_ELLIPSOID, GDN_GEOM_CYLINDER,
+                                  GDN_GEOM_BOX,       GDN_GEOM_MESH};
+
+int gdn_read_joint(gdnSpec* spec, gdnXmlElem* e, gdnSpecJoint* j, int in_default) {
+    gdnDiag* d = spec->diag;
+    static const char* const ignored[] = {"class", "group", "user", "solreffriction",
+                                          "solimpfriction", NULL};
+    gdn_attr_ignore(e, ignored);
+    if (!in_default) {
+        const char* name = gdn_xml_attr(e, "name");
+        j->name = name ? name : "";
+    }
+    TRY(gdn_attr_keyword(d, e, "type", joint_keys, joint_values, 4, &j->type));
+    TRY(gdn_attr_tfauto(d, e, "limited", &j->limited));
+    TRY(gdn_attr_doubles(d, e, "solreflimit", GDN_NREF, j->solref, 0));
+    TRY(gdn_attr_doubles(d, e, "solimplimit", GDN_NIMP, j->solimp, 0));
+    TRY(gdn_attr_doubles(d, e, "pos", 3, j->pos, 1));
+    TRY(gdn_attr_doubles(d, e, "axis", 3, j->axis, 1));
+    TRY(gdn_attr_doubles(d, e, "springdamper", 2, j->springdamper, 1));
+    TRY(gdn_attr_doubles(d, e, "stiffness", 1, &j->stiffness, 1));
+    TRY(gdn_attr_doubles(d, e, "range", 2, j->range, 1));
+    TRY(gdn_attr_doubles(d, e, "margin", 1, &j->margin, 1));
+    TRY(gdn_attr_doubles(d, e, "ref", 1, &j->ref, 1));
+    TRY(gdn_attr_doubles(d, e, "springref", 1, &j->springref, 1));
+    TRY(gdn_attr_doubles(d, e, "armature", 1, &j->armature, 1));
+    TRY(gdn_attr_doubles(d, e, "damping", 1, &j->damping, 1));
+    TRY(gdn_attr_doubles(d, e, "frictionloss", 1, &j->frictionloss, 1));
+    j->elem = e;
+    return 0;
+}
+
+int gdn_read_geom(gdnSpec* spec, gdnXmlElem* e, gdnSpecGeom* g, int in_default) {
+    gdnDiag* d = spec->diag;
+    static const char* const ignored[] = {"class",   "priority",  "material",     "user",
+                                          "fluidcoef", "fitscale", "shellinertia", NULL};
+    static const char* const fluid_keys[] = {"none", "ellipsoid"};
+    static const int fluid_values[] = {0, 1};
+    gdn_attr_ignore(e, ignored);
+    if (!in_default) {
+        const char* name = gdn_xml_attr(e, "name");
+        g->name = name ? name : "";
+    }
+    TRY(gdn_attr_keyword(d, e, "type", geom_keys, geom_values, 8, &g->type));
+    TRY(gdn_attr_doubles(d, e, "size", 3, g->size, 0));
+    TRY(gdn_attr_int(d, e, "contype", &g->contype));
+    TRY(gdn_attr_int(d, e, "conaffinity", &g->conaffinity));
+    TRY(gdn_attr_int(d, e, "condim", &g->condim));
+    TRY(gdn_attr_int(d, e, "group", &g->group));
+    TRY(gdn_attr_doubles(d, e, "friction", 3, g->friction, 0));
+    TRY(gdn_attr_doubles(d, e, "solmix", 1, &g->solmix, 1));
+    TRY(gdn_attr_doubles(d, e, "solref", GDN_NREF, g->solref, 0));
+    TRY(gdn_attr_doubles(d, e, "solimp", GDN_NIMP, g->solimp, 0));
+    TRY(gdn_attr_doubles(d, e, "margin", 1, &g->margin, 1));
+    TRY(gdn_attr_doubles(d, e, "gap", 1, &g->gap, 1));
+    const char* s;
+    if ((s = gdn_xml_attr(e, "hfield"))) {
+        g->hfield = s;
+    }
+    if ((s = gdn_xml_attr(e, "mesh"))) {
+        g->mesh = s;
+    }
+    TRY(gdn_attr_doubles(d, e, "rgba", 4, g->rgba, 1));
+    TRY(gdn_attr_keyword(d, e, "fluidshape", fluid_keys, fluid_values, 2, &g->fluid));
+    TRY(gdn_attr_doubles(d, e, "mass", 1, &g->mass_attr, 1));
+    TRY(gdn_attr_doubles(d, e, "density", 1, &g->density, 1));
+    TRY(gdn_attr_doubles(d, e, "fromto", 6, g->fromto, 1));
+    TRY(gdn_attr_doubles(d, e, "pos", 3, g->pos, 1));
+    TRY(gdn_attr_doubles(d, e, "quat", 4, g->quat, 1));
+    TRY(gdn_read_alt(spec, e, &g->alt, 0));
+    g->elem = e;
+    return 0;
+}
+
+int gdn_read_site(gdnSpec* spec, gdnXmlElem* e, gdnSpecSite* s, int in_default) {
+    gdnDiag* d = spec->diag;
+    static const char* const ignored[] = {"class", "group", "material", "rgba", "user", NULL};
+    gdn_attr_ignore(e, ignored);
+    if (!in_default) {
+        const char* name = gdn_xml_attr(e, "name");
+        s->name = name ? name : "";
+    }
+    TRY(gdn_attr_keyword(d, e, "type", geom_keys, geom_values, 8, &s->type));
+    TRY(gdn_attr_doubles(d, e, "size", 3, s->size, 0));
+    TRY(gdn_attr_doubles(d, e, "pos", 3, s->pos, 1));
+    TRY(gdn_attr_doubles(d, e, "quat", 4, s->quat, 1));
+    TRY(gdn_attr_doubles(d, e, "fromto", 6, s->fromto, 1));
+    TRY(gdn_read_alt(spec, e, &s->alt, 0));
+    s->elem = e;
+    return 0;
+}
+
+// transmission attributes: at most one names the target
+static int read_transmission(gdnSpec* spec, gdnXmlElem* e, gdnSpecActuator* a) {
+    static const char* const attrs[] = {"joint", "jointinparent", "tendon", "cranksite",
+                                        "site", "body"};
+    static const int types[] = {GDN_TRN_JOINT, GDN_MJ_TRN_JOINTINPARENT, GDN_MJ_TRN_OTHER,
+                                GDN_MJ_TRN_OTHER, GDN_MJ_TRN_OTHER, GDN_MJ_TRN_OTHER};
+    int count = 0;
+    for (int i = 0; i < 6; i++) {
+        const char* s = gdn_xml_attr(e, attrs[i]);
+        if (s) {
+            a->target = s;
+            a->trnattr = attrs[i];
+            a->trntype = types[i];
+            count++;
+        }
+    }
+    if (count > 1) {
+        gdn_diag_error(spec->diag, GDN_ERR_MODEL, e->file, e->line, e->name,
+                       "actuator can have at most one transmission target");
+        return -1;
+    }
+    // slider-crank and site transmissions only
+    if (gdn_xml_attr(e, "slidersite") || gdn_xml_attr(e, "refsite")) {
+        a->trntype = GDN_MJ_TRN_OTHER;
+    }
+    return 0;
+}
+
+int gdn_read_actuator(gdnSpec* spec, gdnXmlElem* e, gdnSpecActuator* a, int in_default) {
+    gdnDiag* d = spec->diag;
+    static const char* const ignored[] = {"class", "group", "user", "lengthrange",
+                                          "cranklength", NULL};
+    static const char* const dyn_keys[] = {"none", "integrator", "filter", "muscle", "user"};
+    static const char* const gain_keys[] = {"fixed", "affine", "muscle", "user"};
+    static const char* const bias_keys[] = {"none", "affine", "muscle", "user"};
+    static const int codes[] = {0, 1, 2, 3, 4};
+    gdn_attr_ignore(e, ignored);
+    if (!in_default) {
+        const char* name = gdn_xml_attr(e, "name");
+        a->name = name ? name : "";
+    }
+    TRY(gdn_attr_tfauto(d, e, "ctrllimited", &a->ctrllimited));
+    TRY(gdn_attr_tfauto(d, e, "forcelimited", &a->forcelimited));
+    TRY(gdn_attr_tfauto(d, e, "actlimited", &a->actlimited));
+    TRY(gdn_attr_doubles(d, e, "ctrlrange", 2, a->ctrlrange, 1));
+    TRY(gdn_attr_doubles(d, e, "forcerange", 2, a->forcerange, 1));
+    TRY(gdn_attr_doubles(d, e, "actrange", 2, a->actrange, 1));
+    TRY(gdn_attr_doubles(d, e, "gear", 6, a->gear, 0));
+    if (!in_default) {
+        TRY(read_transmission(spec, e, a));
+    }
+
+    const char* type = e->name;
+    a->unsupported = 0;
+    if (!strcmp(type, "general")) {
+        TRY(gdn_attr_keyword(d, e, "dyntype", dyn_keys, codes, 5, &a->dyntype));
+        TRY(gdn_attr_keyword(d, e, "gaintype", gain_keys, codes, 4, &a->gaintype));
+        TRY(gdn_attr_keyword(d, e, "biastype", bias_keys, codes, 4, &a->biastype));
+        TRY(gdn_attr_doubles(d, e, "dynprm", GDN_MJ_NDYN, a->dynprm, 0));
+        TRY(gdn_attr_doubles(d, e, "gainprm", GDN_NGAIN, a->gainprm, 0));
+        TRY(gdn_attr_doubles(d, e, "biasprm", GDN_NBIAS, a->biasprm, 0));
+    } else if (!strcmp(type, "motor")) {
+        // force = gear * ctrl
+        a->gainprm[0] = 1;
+        a->dyntype = GDN_DYN_NONE;
+        a->gaintype = GDN_GAIN_FIXED;
+        a->biastype = GDN_BIAS_NONE;
+    } else if (!strcmp(type, "position")) {
+        // force = kp ctrl - kp q
+        memset(a->biasprm, 0, sizeof(a->biasprm));
+        TRY(gdn_attr_doubles(d, e, "kp", 1, a->gainprm, 1));
+        a->biasprm[1] = -a->gainprm[0];
+        a->dyntype = GDN_DYN_NONE;
+        a->gaintype = GDN_GAIN_FIXED;
+        a->biastype = GDN_BIAS_AFFINE;
+    } else if (!strcmp(type, "velocity")) {
+        // force = kv ctrl - kv qdot
+        memset(a->biasprm, 0, sizeof(a->biasprm));
+        TRY(gdn_attr_doubles(d, e, "kv", 1, a->gainprm, 1));
+        a->biasprm[2] = -a->gainprm[0];
+        a->dyntype = GDN_DYN_NONE;
+        a->gaintype = GDN_GAIN_FIXED;
+        a->biastype = GDN_BIAS_AFFINE;
+    } else if (!strcmp(type, "damper")) {
+        // force = -kv qdot ctrl, ctrl >= 0
+        memset(a->gainprm, 0, sizeof(a->gainprm));
+        TRY(gdn_attr_doubles(d, e, "kv", 1, a->gainprm + 2, 1));
+        if (a->gainprm[2] < 0) {
+            gdn_diag_error(d, GDN_ERR_MODEL, e->file, e->line, e->name,
+                           "damping coefficient cannot be negative");
+            return -1;
+        }
+        a->gainprm[2] = -a->gainprm[2];
+        if (!gdn_xml_attr(e, "ctrlrange")) {
+            gdn_diag_error(d, GDN_ERR_MODEL, e->file, e->line, e->name,
+                           "required attribute missing: 'ctrlrange'");
+            return -1;
+        }
+        if (a->ctrlrange[0] < 0 || a->ctrlrange[1] < 0) {
+            gdn_diag_error(d, GDN_ERR_MODEL, e->file, e->line, e->name,
+                           "damper control range cannot be negative");
+            return -1;
+        }
+        a->ctrllimited = 1;
+        a->dyntype = GDN_DYN_NONE;
+        a->gaintype = GDN_GAIN_AFFINE;
+        a->biastype = GDN_BIAS_NONE;
+    } else {
+        // actuators with activation dynamics or special transmissions: recorded, not simulated
+        static const char* const extra[] = {"kp", "kv", "timeconst", "area", "diameter",
+                                            "bias", "range", "force", "scale", "lmin", "lmax",
+                                            "vmax", "fpmax", "fvmax", "gain", NULL};
+        gdn_attr_ignore(e, extra);
+        a->unsupported = 1;
+        if (!strcmp(type, "intvelocity")) {
+            a->dyntype = GDN_MJ_DYN_INTEGRATOR;
+        } else if (!strcmp(type, "cylinder")) {
+            a->dyntype = GDN_MJ_DYN_FILTER;
+        } else if (!strcmp(type, "muscle")) {
+            a->dyntype = GDN_MJ_DYN_MUSCLE;
+            a->gaintype = GDN_MJ_GAIN_MUSCLE;
+            a->biastype = GDN_MJ_BIAS_MUSCLE;
+        } else {
+            a->trntype = GDN_MJ_TRN_OTHER; // adhesion: body transmission
+        }
+    }
+    a->elem = e;
+    return 0;
+}

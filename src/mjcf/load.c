@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: Apache-2.0
+// Public MJCF entry points: file or memory -> XML tree -> includes -> spec -> compiled model.
+#include <string.h>
+
+#include <gradyn/gradyn.h>
+
+#include "mjcf/compile.h"
+#include "mjcf/reader.h"
+#include "mjcf/xml_tree.h"
+
+#define GDN_LOADER_MEMORY_LIMIT ((size_t)1 << 30) // loader scratch, not the model
+
+// parse, resolve includes, read and compile one document held in memory
+static gdnStatus load_document(gdnXmlContext* ctx, const char* xml, size_t len, const char* file,
+                               const char* dir, gdnModel** m) {
+    gdnXmlElem* root = gdn_xml_parse(ctx, xml, len, file, dir);
+    if (!root) {
+        return ctx->diag->status;
+    }
+    if (gdn_xml_resolve_includes(ctx, root) != GDN_OK) {
+        return ctx->diag->status;
+    }
+    gdnSpec spec;
+    if (gdn_spec_init(&spec, ctx->pool, ctx->diag) != GDN_OK) {
+        return ctx->diag->status;
+    }
+    if (gdn_mjcf_read(&spec, root) != GDN_OK) {
+        return ctx->diag->status;
+    }
+    *m = gdn_compile_model(&spec);
+    if (!*m && ctx->diag->status == GDN_OK) {
+        gdn_diag_error(ctx->diag, GDN_ERR_MODEL, file, 0, NULL, "compilation failed");
+    }
+    return ctx->diag->status;
+}
+
+gdnStatus gdn_load_xml(const char* path, gdnModel** m, char* err, int err_size, char* warn,
+                       int warn_size) {
+    gdnDiag diag;
+    gdn_diag_init(&diag, err, err_size, warn, warn_size);
+    if (!m) {
+        return gdn_diag_error(&diag, GDN_ERR_ARG, NULL, 0, NULL, "model pointer is NULL");
+    }
+    *m = NULL;
+    if (!path || !path[0]) {
+        return gdn_diag_error(&diag, GDN_ERR_ARG, NULL, 0, NULL, "no file name");
+    }
+    gdnPool pool;
+    gdn_pool_init(&pool, GDN_LOADER_MEMORY_LIMIT);
+    gdnXmlContext ctx = {&pool, &diag, 0, 0};
+    size_t len = 0;
+    char* text = gdn_xml_read_file(&ctx, path, &len, NULL, 0);
+    char* dir = text ? gdn_xml_dirname(&pool, path) : NULL;
+    if (text && !dir) {
+        gdn_diag_error(&diag, GDN_ERR_MEMORY, path, 0, NULL, "out of memory");
+    }
+    if (text && dir) {
+        load_document(&ctx, text, len, path, dir, m);
+    }
+    gdn_pool_free(&pool);
+    if (diag.status != GDN_OK) {
+        gdn_model_free(*m);
+        *m = NULL;
+    }
+    return diag.status;
+}
+
+gdnStatus gdn_load_xml_string(const char* xml, size_t len, const char* dir, gdnModel** m,
+                              char* err, int err_size, char* warn, int warn_size) {
+    gdnDiag diag;
+    gdn_diag_init(&diag, err, err_size, warn, warn_size);
+    if (!m) {
+        return gdn_diag_error(&diag, GDN_ERR_ARG, NULL, 0, NULL, "model pointer is NULL");
+    }
+    *m = NULL;
+    if (!xml && len) {
+        return gdn_diag_error(&diag, GDN_ERR_ARG, NULL, 0, NULL, "xml is NULL");
+    }
+    gdnPool pool;
+    gdn_pool_init(&pool, GDN_LOADER_MEMORY_LIMIT);
+    gdnXmlContext ctx = {&pool, &diag, 0, 0};
+    load_document(&ctx, xml, len, "<string>", dir && dir[0] ? dir : ".", m);
+    gdn_pool_free(&pool);
+    if (diag.status != GDN_OK) {
+        gdn_model_free(*m);
+        *m = NULL;
+    }
+    return diag.status;
+}

@@ -1,0 +1,548 @@
+// SPDX-License-Identifier: Apache-2.0
+// MJCF sections -> gdnSpec, in MuJoCo's section order (compiler, option, size, default,
+// worldbody, ..., actuator, keyframe). Unsupported dynamics elements are reported as warnings.
+#include "mjcf/reader.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "mjcf/defaults.h"
+#include "mjcf/elements.h"
+#include "mjcf/orientation.h"
+
+#define GDN_MAX_BODY_DEPTH 1000
+
+// propagate a reader failure (negative return) to the caller
+#define TRY(expr)          \
+    do {                   \
+        if ((expr) < 0) {  \
+            return -1;     \
+        }                  \
+    } while (0)
+
+static int fail_memory(gdnSpec* spec, gdnXmlElem* e) {
+    gdn_diag_error(spec->diag, GDN_ERR_MEMORY, e->file, e->line, e->name, "out of memory");
+    return -1;
+}
+
+// append one zeroed element to a spec array; NULL after recording an error
+#define SPEC_PUSH(spec, e, arr, n, cap)                                                      \
+    (gdn_pool_reserve((spec)->pool, (void**)&(spec)->arr, &(spec)->cap, (spec)->n + 1,      \
+                      sizeof(*(spec)->arr))                                                  \
+         ? &(spec)->arr[(spec)->n++]                                                         \
+         : (fail_memory((spec), (e)), NULL))
+
+// warn that an element changing the dynamics is ignored
+static void warn_ignored(gdnSpec* spec, gdnXmlElem* e, const char* what) {
+    gdn_diag_warn(spec->diag, e->file, e->line, e->name, "%s not supported; ignored", what);
+}
+
+gdnStatus gdn_spec_init(gdnSpec* spec, gdnPool* pool, gdnDiag* diag) {
+    memset(spec, 0, sizeof(*spec));
+    spec->pool = pool;
+    spec->diag = diag;
+    gdnSpecCompiler* c = &spec->compiler;
+    c->autolimits = 0;
+    c->settotalmass = -1;
+    c->degree = 1;
+    memcpy(c->eulerseq, "xyz", 4);
+    c->inertiafromgeom = 2;
+    c->inertiagrouprange[0] = 0;
+    c->inertiagrouprange[1] = 5;
+    spec->opt.timestep = 0.002;
+    spec->opt.gravity[2] = -9.81;
+    spec->opt.integrator = GDN_INT_EULER;
+    if (gdn_defaults_init(spec) < 0) {
+        return diag->status;
+    }
+    // the world body
+    if (!gdn_pool_reserve(pool, (void**)&spec->bodies, &spec->capbody, 1, sizeof(gdnSpecBody))) {
+        return gdn_diag_error(diag, GDN_ERR_MEMORY, NULL, 0, NULL, "out of memory");
+    }
+    gdnSpecBody* w = &spec->bodies[0];
+    memset(w, 0, sizeof(*w));
+    w->name = "world";
+    w->pos[0] = NAN;
+    w->quat[0] = 1;
+    w->ipos[0] = NAN;
+    w->iquat[0] = 1;
+    gdn_alt_clear(&w->alt);
+    gdn_alt_clear(&w->ialt);
+    spec->nbody = 1;
+    return GDN_OK;
+}
+
+// ---------------------------------------------------------------- compiler, option, size
+
+static int read_compiler(gdnSpec* spec, gdnXmlElem* e) {
+    gdnDiag* d = spec->diag;
+    gdnSpecCompiler* c = &spec->compiler;
+    static const char* const silent[] = {"strippath", "fitaabb", "meshdir", "texturedir",
+                                         "assetdir", "convexhull", "usethread",
+                                         "exactmeshinertia", NULL};
+    static const char* const coord_keys[] = {"local", "global"};
+    static const char* const angle_keys[] = {"radian", "degree"};
+    static const int zero_one[] = {0, 1};
+    gdn_attr_ignore(e, silent);
+    TRY(gdn_attr_bool(d, e, "autolimits", &c->autolimits));
+    TRY(gdn_attr_doubles(d, e, "boundmass", 1, &c->boundmass, 1));
+    TRY(gdn_attr_doubles(d, e, "boundinertia", 1, &c->boundinertia, 1));
+    TRY(gdn_attr_doubles(d, e, "settotalmass", 1, &c->settotalmass, 1));
+    TRY(gdn_attr_bool(d, e, "balanceinertia", &c->balanceinertia));
+    int global = 0;
+    TRY(gdn_attr_keyword(d, e, "coordinate", coord_keys, zero_one, 2, &global));
+    if (global) {
+        gdn_diag_error(d, GDN_ERR_UNSUPPORTED, e->file, e->line, e->name,
+                       "coordinate=\"global\" is not supported (use local coordinates)");
+        return -1;
+    }
+    TRY(gdn_attr_keyword(d, e, "angle", angle_keys, zero_one, 2, &c->degree));
+    const char* seq = gdn_xml_attr(e, "eulerseq");
+    if (seq) {
+        if (strlen(seq) != 3) {
+            gdn_diag_error(d, GDN_ERR_PARSE, e->file, e->line, e->name,
+                           "euler format must have length 3");
+            return -1;
+        }
+        memcpy(c->eulerseq, seq, 4);
+    }
+    TRY(gdn_attr_bool(d, e, "discardvisual", &c->discardvisual));
+    int fuse = 0;
+    TRY(gdn_attr_bool(d, e, "fusestatic", &fuse));
+    if (fuse) {
+        gdn_diag_warn(d, e->file, e->line, e->name,
+                      "fusestatic not supported; static bodies are kept as separate bodies");
+    }
+    TRY(gdn_attr_tfauto(d, e, "inertiafromgeom", &c->inertiafromgeom));
+    double range[2];
+    int r;
+    TRY(r = gdn_attr_doubles(d, e, "inertiagrouprange", 2, range, 1));
+    if (r > 0) {
+        if (range[0] != floor(range[0]) || range[1] != floor(range[1]) || fabs(range[0]) > 1e9 ||
+            fabs(range[1]) > 1e9) {
+            gdn_diag_error(d, GDN_ERR_PARSE, e->file, e->line, e->name,
+                           "inertiagrouprange must be two integers");
+            return -1;
+        }
+        c->inertiagrouprange[0] = (int)range[0];
+        c->inertiagrouprange[1] = (int)range[1];
+    }
+    gdn_attr_warn_unused(d, e);
+    return 0;
+}
+
+// <flag>: enable/disable bits (MuJoCo's mjtDisableBit / mjtEnableBit values)
+static int read_flags(gdnSpec* spec, gdnXmlElem* e) {
+    static const char* const keys[] = {"disable", "enable"};
+    static const int values[] = {0, 1};
+    static const struct {
+        const char* name;
+        int bit;
+    } disable[] = {{"constraint", GDN_DSBL_CONSTRAINT}, {"equality", GDN_DSBL_EQUALITY},
+                   {"frictionloss", GDN_DSBL_FRICTIONLOSS}, {"limit", GDN_DSBL_LIMIT},
+                   {"contact", GDN_DSBL_CONTACT},          {"passive", GDN_DSBL_PASSIVE},
+                   {"gravity", GDN_DSBL_GRAVITY},          {"clampctrl", GDN_DSBL_CLAMPCTRL},
+                   {"warmstart", GDN_DSBL_WARMSTART},      {"filterparent", GDN_DSBL_FILTERPARENT},
+                   {"actuation", GDN_DSBL_ACTUATION},      {"refsafe", GDN_DSBL_REFSAFE},
+                   {"sensor", 0}},
+      enable[] = {{"override", GDN_ENBL_OVERRIDE}, {"energy", GDN_ENBL_ENERGY},
+                  {"fwdinv", 0},                   {"sensornoise", 0},
+                  {"multiccd", 0}};
+    gdnDiag* d = spec->diag;
+    for (size_t i = 0; i < sizeof(disable) / sizeof(disable[0]); i++) {
+        int on = 1, r;
+        TRY(r = gdn_attr_keyword(d, e, disable[i].name, keys, values, 2, &on));
+        if (r > 0) {
+            spec->opt.disableflags &= ~disable[i].bit;
+            spec->opt.disableflags |= on ? 0 : disable[i].bit;
+        }
+    }
+    for (size_t i = 0; i < sizeof(enable) / sizeof(enable[0]); i++) {
+        int on = 0, r;
+        TRY(r = gdn_attr_keyword(d, e, enable[i].name, keys, values, 2, &on));
+        if (r > 0) {
+            spec->opt.enableflags &= ~enable[i].bit;
+            spec->opt.enableflags |= on ? enable[i].bit : 0;
+        }
+    }
+    gdn_attr_warn_unused(d, e);
+    return 0;
+}
+
+static int read_option(gdnSpec* spec, gdnXmlElem* e) {
+    gdnDiag* d = spec->diag;
+    gdnOption* o = &spec->opt;
+    static const char* const silent[] = {"apirate",   "impratio",  "tolerance",
+                                         "noslip_tolerance", "mpr_tolerance", "magnetic",
+                                         "o_margin",  "o_solref",  "o_solimp",
+                                         "collision", "cone",      "jacobian",
+                                         "solver",    "iterations", "noslip_iterations",
+                                         "mpr_iterations", NULL};
+    static const char* const integrators[] = {"Euler", "RK4", "implicit"};
+    static const int codes[] = {0, 1, 2};
+    gdn_attr_ignore(e, silent);
+    TRY(gdn_attr_doubles(d, e, "timestep", 1, &o->timestep, 1));
+    if (!(o->timestep > 0)) {
+        gdn_diag_error(d, GDN_ERR_MODEL, e->file, e->line, e->name, "timestep must be positive");
+        return -1;
+    }
+    TRY(gdn_attr_doubles(d, e, "gravity", 3, o->gravity, 1));
+    int integrator = 0;
+    TRY(gdn_attr_keyword(d, e, "integrator", integrators, codes, 3, &integrator));
+    if (integrator != 0) {
+        gdn_diag_warn(d, e->file, e->line, e->name,
+                      "integrator \"%s\" not supported; semi-implicit Euler is used",
+                      integrators[integrator]);
+    }
+    // medium forces change the dynamics when nonzero
+    double wind[3] = {0, 0, 0}, density = 0, viscosity = 0;
+    TRY(gdn_attr_doubles(d, e, "wind", 3, wind, 1));
+    TRY(gdn_attr_doubles(d, e, "density", 1, &density, 1));
+    TRY(gdn_attr_doubles(d, e, "viscosity", 1, &viscosity, 1));
+    if (wind[0] || wind[1] || wind[2] || density || viscosity) {
+        warn_ignored(spec, e, "fluid forces (wind, density, viscosity)");
+    }
+    gdn_attr_warn_unused(d, e);
+    for (gdnXmlElem* c = e->first; c; c = c->next) {
+        if (!strcmp(c->name, "flag")) {
+            TRY(read_flags(spec, c));
+        } else {
+            gdn_diag_error(d, GDN_ERR_PARSE, c->file, c->line, c->name,
+                           "unrecognized element in option");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int read_size(gdnSpec* spec, gdnXmlElem* e) {
+    int nkey = 0, r;
+    TRY(r = gdn_attr_int(spec->diag, e, "nkey", &nkey));
+    if (r > 0) {
+        spec->size_nkey = nkey;
+    }
+    for (int i = 0; i < e->nattr; i++) {
+        e->attr[i].used = 1; // memory and solver sizes: irrelevant here
+    }
+    return 0;
+}
+
+// ---------------------------------------------------------------- body tree
+
+static int read_body(gdnSpec* spec, gdnXmlElem* section, int body);
+
+static int read_inertial(gdnSpec* spec, gdnXmlElem* e, gdnSpecBody* b) {
+    gdnDiag* d = spec->diag;
+    if (b->explicit_inertial) {
+        gdn_diag_error(d, GDN_ERR_MODEL, e->file, e->line, e->name, "repeated inertial element");
+        return -1;
+    }
+    b->explicit_inertial = 1;
+    int r;
+    TRY(r = gdn_attr_doubles(d, e, "pos", 3, b->ipos, 1));
+    if (r == 0) {
+        gdn_diag_error(d, GDN_ERR_PARSE, e->file, e->line, e->name,
+                       "required attribute missing: 'pos'");
+        return -1;
+    }
+    TRY(gdn_attr_doubles(d, e, "quat", 4, b->iquat, 1));
+    TRY(r = gdn_attr_doubles(d, e, "mass", 1, &b->mass, 1));
+    if (r == 0) {
+        gdn_diag_error(d, GDN_ERR_PARSE, e->file, e->line, e->name,
+                       "required attribute missing: 'mass'");
+        return -1;
+    }
+    TRY(gdn_attr_doubles(d, e, "diaginertia", 3, b->inertia, 1));
+    TRY(gdn_read_alt(spec, e, &b->ialt, 1));
+    gdn_attr_warn_unused(d, e);
+    return 0;
+}
+
+static int read_child_body(gdnSpec* spec, gdnXmlElem* e, int parent) {
+    gdnDiag* d = spec->diag;
+    int depth = spec->bodies[parent].depth + 1;
+    if (depth > GDN_MAX_BODY_DEPTH) {
+        gdn_diag_error(d, GDN_ERR_PARSE, e->file, e->line, e->name, "bodies nested too deeply");
+        return -1;
+    }
+    int def = spec->bodies[parent].def;
+    const char* childclass = gdn_xml_attr(e, "childclass");
+    if (childclass) {
+        def = gdn_defaults_find(spec, childclass);
+        if (def < 0) {
+            gdn_diag_error(d, GDN_ERR_MODEL, e->file, e->line, e->name,
+                           "unknown default childclass '%.64s'", childclass);
+            return -1;
+        }
+    }
+    gdnSpecBody* b = SPEC_PUSH(spec, e, bodies, nbody, capbody);
+    if (!b) {
+        return -1;
+    }
+    int id = spec->nbody - 1;
+    const char* name = gdn_xml_attr(e, "name");
+    b->name = name ? name : "";
+    b->elem = e;
+    b->parent = parent;
+    b->def = def;
+    b->depth = depth;
+    b->pos[0] = NAN;
+    b->quat[0] = 1;
+    b->ipos[0] = NAN;
+    b->iquat[0] = 1;
+    gdn_alt_clear(&b->alt);
+    gdn_alt_clear(&b->ialt);
+    gdn_xml_attr(e, "user");
+    TRY(gdn_attr_doubles(d, e, "pos", 3, b->pos, 1));
+    TRY(gdn_attr_doubles(d, e, "quat", 4, b->quat, 1));
+    TRY(gdn_attr_bool(d, e, "mocap", &b->mocap));
+    if (b->mocap) {
+        gdn_diag_warn(d, e->file, e->line, e->name,
+                      "mocap bodies not supported; treated as a static body");
+    }
+    TRY(gdn_read_alt(spec, e, &b->alt, 0));
+    gdn_attr_warn_unused(d, e);
+    return read_body(spec, e, id);
+}
+
+// children of a body (or of worldbody when body == 0)
+static int read_body(gdnSpec* spec, gdnXmlElem* section, int body) {
+    gdnDiag* d = spec->diag;
+    for (gdnXmlElem* e = section->first; e; e = e->next) {
+        const char* n = e->name;
+        int world = body == 0;
+        if (!strcmp(n, "body")) {
+            TRY(read_child_body(spec, e, body));
+            continue;
+        }
+        if (!strcmp(n, "camera") || !strcmp(n, "light")) {
+            continue; // visual only
+        }
+        if (!strcmp(n, "composite") || !strcmp(n, "flexcomp") || !strcmp(n, "plugin") ||
+            !strcmp(n, "frame") || !strcmp(n, "replicate") || !strcmp(n, "attach")) {
+            warn_ignored(spec, e, "element");
+            continue;
+        }
+        if ((world && (!strcmp(n, "inertial") || !strcmp(n, "joint") ||
+                       !strcmp(n, "freejoint")))) {
+            gdn_diag_error(d, GDN_ERR_MODEL, e->file, e->line, n,
+                           "world body cannot have joints or inertia");
+            return -1;
+        }
+        int def = spec->bodies[body].def;
+        if (!strcmp(n, "inertial")) {
+            TRY(read_inertial(spec, e, &spec->bodies[body]));
+        } else if (!strcmp(n, "joint")) {
+            TRY(def = gdn_defaults_class_of(spec, e, def));
+            gdnSpecJoint* j = SPEC_PUSH(spec, e, joints, njnt, capjnt);
+            if (!j) {
+                return -1;
+            }
+            *j = spec->defs[def].joint;
+            j->body = body;
+            TRY(gdn_read_joint(spec, e, j, 0));
+            gdn_attr_warn_unused(d, e);
+        } else if (!strcmp(n, "freejoint")) {
+            // a free joint takes no values from default classes
+            gdnSpecJoint* j = SPEC_PUSH(spec, e, joints, njnt, capjnt);
+            if (!j) {
+                return -1;
+            }
+            gdn_spec_joint_init(j);
+            j->type = GDN_JNT_FREE;
+            j->body = body;
+            j->elem = e;
+            const char* name = gdn_xml_attr(e, "name");
+            j->name = name ? name : "";
+            gdn_xml_attr(e, "group");
+            gdn_attr_warn_unused(d, e);
+        } else if (!strcmp(n, "geom")) {
+            TRY(def = gdn_defaults_class_of(spec, e, def));
+            gdnSpecGeom g = spec->defs[def].geom;
+            g.body = body;
+            TRY(gdn_read_geom(spec, e, &g, 0));
+            gdn_attr_warn_unused(d, e);
+            if (spec->compiler.discardvisual && !g.contype && !g.conaffinity) {
+                continue; // visual-only geom removed, as MuJoCo does
+            }
+            gdnSpecGeom* slot = SPEC_PUSH(spec, e, geoms, ngeom, capgeom);
+            if (!slot) {
+                return -1;
+            }
+            *slot = g;
+        } else if (!strcmp(n, "site")) {
+            TRY(def = gdn_defaults_class_of(spec, e, def));
+            gdnSpecSite* s = SPEC_PUSH(spec, e, sites, nsite, capsite);
+            if (!s) {
+                return -1;
+            }
+            *s = spec->defs[def].site;
+            s->body = body;
+            TRY(gdn_read_site(spec, e, s, 0));
+            gdn_attr_warn_unused(d, e);
+        } else {
+            gdn_diag_error(d, GDN_ERR_PARSE, e->file, e->line, n,
+                           "unrecognized element in body");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+// ---------------------------------------------------------------- actuators, keyframes
+
+static int read_actuators(gdnSpec* spec, gdnXmlElem* section) {
+    gdnDiag* d = spec->diag;
+    for (gdnXmlElem* e = section->first; e; e = e->next) {
+        if (!gdn_is_actuator_element(e->name)) {
+            if (!strcmp(e->name, "plugin")) {
+                warn_ignored(spec, e, "actuator plugin");
+                continue;
+            }
+            gdn_diag_error(d, GDN_ERR_PARSE, e->file, e->line, e->name,
+                           "unrecognized element in actuator");
+            return -1;
+        }
+        int def;
+        TRY(def = gdn_defaults_class_of(spec, e, 0));
+        gdnSpecActuator* a = SPEC_PUSH(spec, e, actuators, nu, capu);
+        if (!a) {
+            return -1;
+        }
+        *a = spec->defs[def].actuator;
+        a->target = "";
+        a->trnattr = "";
+        a->trntype = GDN_MJ_TRN_UNDEFINED;
+        TRY(gdn_read_actuator(spec, e, a, 0));
+        if (a->unsupported) {
+            gdn_diag_error(d, GDN_ERR_UNSUPPORTED, e->file, e->line, e->name,
+                           "actuators with activation dynamics or non-joint transmissions are "
+                           "not supported");
+            return -1;
+        }
+        gdn_attr_warn_unused(d, e);
+    }
+    return 0;
+}
+
+static int read_keyframes(gdnSpec* spec, gdnXmlElem* section) {
+    gdnDiag* d = spec->diag;
+    const int maxn = 10000000;
+    for (gdnXmlElem* e = section->first; e; e = e->next) {
+        if (strcmp(e->name, "key")) {
+            gdn_diag_error(d, GDN_ERR_PARSE, e->file, e->line, e->name,
+                           "unrecognized element in keyframe");
+            return -1;
+        }
+        gdnSpecKey* k = SPEC_PUSH(spec, e, keys, nkey, capkey);
+        if (!k) {
+            return -1;
+        }
+        const char* name = gdn_xml_attr(e, "name");
+        k->name = name ? name : "";
+        k->elem = e;
+        TRY(gdn_attr_doubles(d, e, "time", 1, &k->time, 1));
+        TRY(k->nqpos = gdn_attr_double_list(d, spec->pool, e, "qpos", maxn, &k->qpos));
+        TRY(k->nqvel = gdn_attr_double_list(d, spec->pool, e, "qvel", maxn, &k->qvel));
+        TRY(k->nctrl = gdn_attr_double_list(d, spec->pool, e, "ctrl", maxn, &k->ctrl));
+        double* unused;
+        TRY(k->nact = gdn_attr_double_list(d, spec->pool, e, "act", maxn, &unused));
+        TRY(k->nmpos = gdn_attr_double_list(d, spec->pool, e, "mpos", maxn, &unused));
+        TRY(k->nmquat = gdn_attr_double_list(d, spec->pool, e, "mquat", maxn, &unused));
+        gdn_attr_warn_unused(d, e);
+    }
+    return 0;
+}
+
+// ---------------------------------------------------------------- sections
+
+// top-level sections: name, and whether its children are reported as ignored dynamics
+static int read_warned_section(gdnSpec* spec, gdnXmlElem* section, const char* what) {
+    for (gdnXmlElem* e = section->first; e; e = e->next) {
+        warn_ignored(spec, e, what);
+    }
+    return 0;
+}
+
+gdnStatus gdn_mjcf_read(gdnSpec* spec, gdnXmlElem* root) {
+    gdnDiag* d = spec->diag;
+    if (strcmp(root->name, "mujoco")) {
+        return gdn_diag_error(d, GDN_ERR_PARSE, root->file, root->line, root->name,
+                              "root element must be <mujoco>");
+    }
+    gdn_xml_attr(root, "model");
+    gdn_attr_warn_unused(d, root);
+
+    // check every top-level name once
+    static const char* const known[] = {"compiler", "option",   "size",     "visual",
+                                        "statistic", "default", "custom",   "asset",
+                                        "worldbody", "contact", "equality", "tendon",
+                                        "actuator", "sensor",   "keyframe", NULL};
+    for (gdnXmlElem* e = root->first; e; e = e->next) {
+        int ok = 0;
+        for (int i = 0; known[i] && !ok; i++) {
+            ok = !strcmp(e->name, known[i]);
+        }
+        if (!ok) {
+            if (!strcmp(e->name, "extension") || !strcmp(e->name, "deformable")) {
+                warn_ignored(spec, e, "section");
+                continue;
+            }
+            return gdn_diag_error(d, GDN_ERR_PARSE, e->file, e->line, e->name,
+                                  "unrecognized model element");
+        }
+    }
+
+    // sections in MuJoCo's order, whatever their order in the file
+    for (gdnXmlElem* e = root->first; e; e = e->next) {
+        if (!strcmp(e->name, "compiler") && read_compiler(spec, e) < 0) {
+            return d->status;
+        }
+    }
+    for (gdnXmlElem* e = root->first; e; e = e->next) {
+        if (!strcmp(e->name, "option") && read_option(spec, e) < 0) {
+            return d->status;
+        }
+    }
+    for (gdnXmlElem* e = root->first; e; e = e->next) {
+        if (!strcmp(e->name, "size") && read_size(spec, e) < 0) {
+            return d->status;
+        }
+    }
+    for (gdnXmlElem* e = root->first; e; e = e->next) {
+        if (!strcmp(e->name, "default") && gdn_defaults_read(spec, e) < 0) {
+            return d->status;
+        }
+    }
+    for (gdnXmlElem* e = root->first; e; e = e->next) {
+        if (!strcmp(e->name, "worldbody")) {
+            if (e->nattr) {
+                return gdn_diag_error(d, GDN_ERR_MODEL, e->file, e->line, e->name,
+                                      "world body cannot have attributes");
+            }
+            if (read_body(spec, e, 0) < 0) {
+                return d->status;
+            }
+        }
+    }
+    for (gdnXmlElem* e = root->first; e; e = e->next) {
+        if (!strcmp(e->name, "contact")) {
+            read_warned_section(spec, e, "contact pair/exclude");
+        } else if (!strcmp(e->name, "equality")) {
+            read_warned_section(spec, e, "equality constraint");
+        } else if (!strcmp(e->name, "tendon")) {
+            read_warned_section(spec, e, "tendon");
+        }
+    }
+    for (gdnXmlElem* e = root->first; e; e = e->next) {
+        if (!strcmp(e->name, "actuator") && read_actuators(spec, e) < 0) {
+            return d->status;
+        }
+    }
+    for (gdnXmlElem* e = root->first; e; e = e->next) {
+        if (!strcmp(e->name, "keyframe") && read_keyframes(spec, e) < 0) {
+            return d->status;
+        }
+    }
+    return d->status;
+}

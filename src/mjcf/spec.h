@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: Apache-2.0
+// Uncompiled model description read from MJCF (MuJoCo's user-model semantics, before compile).
+#ifndef GDN_MJCF_SPEC_H
+#define GDN_MJCF_SPEC_H
+
+#include <gradyn/model.h>
+
+#include "mjcf/attr.h"
+
+// MuJoCo's numeric thresholds used by the compiler
+#define GDN_MJ_EPS 1e-14    // minimum norm in frame computations
+#define GDN_MJ_MINVAL 1e-15 // minimum value in any denominator
+#define GDN_MJ_PI 3.14159265358979323846
+
+// MuJoCo actuator type codes beyond those gradyn supports (for diagnostics)
+#define GDN_MJ_NDYN 10
+#define GDN_MJ_TRN_UNDEFINED 1000
+#define GDN_MJ_TRN_JOINTINPARENT 1
+#define GDN_MJ_TRN_OTHER 99
+#define GDN_MJ_DYN_INTEGRATOR 1
+#define GDN_MJ_DYN_FILTER 2
+#define GDN_MJ_DYN_MUSCLE 3
+#define GDN_MJ_DYN_USER 4
+#define GDN_MJ_GAIN_MUSCLE 2
+#define GDN_MJ_GAIN_USER 3
+#define GDN_MJ_BIAS_MUSCLE 2
+#define GDN_MJ_BIAS_USER 3
+
+// alternative orientation specifications; NaN in [0] means unset
+typedef struct gdnSpecAlt {
+    double axisangle[4];
+    double xyaxes[6];
+    double zaxis[3];
+    double euler[3];
+    double fullinertia[6];
+} gdnSpecAlt;
+
+typedef struct gdnSpecJoint {
+    int type;
+    double pos[3];
+    double axis[3];
+    int limited; // 0, 1, 2 = auto
+    double range[2];
+    double stiffness;
+    double springdamper[2];
+    double solref[GDN_NREF];
+    double solimp[GDN_NIMP];
+    double margin;
+    double ref;
+    double springref;
+    double armature;
+    double damping;
+    double frictionloss;
+    // set while reading an instance
+    const char* name;
+    gdnXmlElem* elem;
+    int body;
+} gdnSpecJoint;
+
+typedef struct gdnSpecGeom {
+    int type;
+    double size[3];
+    int contype, conaffinity, condim, group;
+    double friction[3];
+    double solmix;
+    double solref[GDN_NREF];
+    double solimp[GDN_NIMP];
+    double margin, gap;
+    double rgba[4];
+    double mass_attr; // NaN when mass was not given
+    double density;
+    double fromto[6]; // NaN in [0] when unset
+    double pos[3];
+    double quat[4];
+    gdnSpecAlt alt;
+    int fluid;         // fluidshape="ellipsoid"
+    const char* mesh;  // mesh asset name ("" none)
+    const char* hfield;
+    // instance
+    const char* name;
+    gdnXmlElem* elem;
+    int body;
+    double mass;       // compiled
+    double inertia[3]; // compiled, principal, in the geom frame
+} gdnSpecGeom;
+
+typedef struct gdnSpecSite {
+    int type;
+    double size[3];
+    double pos[3];
+    double quat[4];
+    double fromto[6];
+    gdnSpecAlt alt;
+    const char* name;
+    gdnXmlElem* elem;
+    int body;
+} gdnSpecSite;
+
+typedef struct gdnSpecActuator {
+    int ctrllimited, forcelimited, actlimited; // 0, 1, 2 = auto
+    double ctrlrange[2], forcerange[2], actrange[2];
+    double gear[6];
+    int trntype; // GDN_TRN_JOINT, GDN_MJ_TRN_*
+    int dyntype, gaintype, biastype;
+    double dynprm[GDN_MJ_NDYN];
+    double gainprm[GDN_NGAIN];
+    double biasprm[GDN_NBIAS];
+    const char* target;
+    const char* trnattr; // attribute naming the target
+    int trnid;           // compiled: joint id
+    const char* name;
+    gdnXmlElem* elem;
+    int unsupported; // element type gradyn cannot simulate (message already chosen)
+} gdnSpecActuator;
+
+typedef struct gdnSpecDefault {
+    const char* name;
+    int parent;
+    gdnSpecJoint joint;
+    gdnSpecGeom geom;
+    gdnSpecSite site;
+    gdnSpecActuator actuator;
+} gdnSpecDefault;
+
+typedef struct gdnSpecBody {
+    const char* name;
+    gdnXmlElem* elem;
+    int parent;
+    int def;        // defaults class of its children (childclass)
+    int depth;
+    double pos[3];  // NaN in [0]: unset
+    double quat[4];
+    gdnSpecAlt alt;
+    int explicit_inertial;
+    double ipos[3]; // NaN in [0]: unset
+    double iquat[4];
+    double mass;
+    double inertia[3];
+    gdnSpecAlt ialt;
+    int mocap;
+    // compiled
+    int weldid;
+    int njnt, ngeom, nsite, dofnum;
+} gdnSpecBody;
+
+typedef struct gdnSpecKey {
+    const char* name;
+    gdnXmlElem* elem;
+    double time;
+    double* qpos;
+    int nqpos;
+    double* qvel;
+    int nqvel;
+    double* ctrl;
+    int nctrl;
+    int nact, nmpos, nmquat;
+} gdnSpecKey;
+
+// compiler settings (MJCF <compiler>)
+typedef struct gdnSpecCompiler {
+    int autolimits;
+    double boundmass, boundinertia, settotalmass;
+    int balanceinertia;
+    int degree;
+    char eulerseq[4];
+    int inertiafromgeom; // 0 false, 1 true, 2 auto
+    int inertiagrouprange[2];
+    int discardvisual;
+} gdnSpecCompiler;
+
+// the whole uncompiled model
+typedef struct gdnSpec {
+    gdnPool* pool;
+    gdnDiag* diag;
+    gdnSpecCompiler compiler;
+    gdnOption opt;
+    int size_nkey; // <size nkey>: at least this many keyframes
+    gdnSpecDefault* defs;
+    int ndef, capdef;
+    gdnSpecBody* bodies; // depth-first order, 0 = world
+    int nbody, capbody;
+    gdnSpecJoint* joints; // reading order (sorted by body before compiling)
+    int njnt, capjnt;
+    gdnSpecGeom* geoms;
+    int ngeom, capgeom;
+    gdnSpecSite* sites;
+    int nsite, capsite;
+    gdnSpecActuator* actuators;
+    int nu, capu;
+    gdnSpecKey* keys;
+    int nkey, capkey;
+} gdnSpec;
+
+#endif

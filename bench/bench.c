@@ -2,7 +2,7 @@
 // gdn_bench: time gradyn against MuJoCo 2.2.2 in one run (markdown table), or count calls.
 //
 //   gdn_bench [--batches N] [--ms T] [--states S] [--seed X] [--model NAME=PATH]...
-//             [--rows a,b,...]
+//             [--rows a,b,...] [--source xml|mujoco]
 //       for each model and row: check that both engines agree, then B batches of K calls per
 //       engine, interleaved engine by engine (the order alternates per batch), K chosen so a
 //       batch lasts about T ms; per-call time = median over batches. Prints a markdown table.
@@ -10,6 +10,8 @@
 //       load MODEL only and run N calls of one kernel (for callgrind: difference N=0, N=1000)
 //   gdn_bench --list
 //       print every MODEL/ROW/ENGINE name
+//   --source mujoco: gradyn's model is a copy of MuJoCo's compiled model instead of gradyn's own
+//       MJCF loader's (same dynamics, isolates the loader)
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
@@ -48,6 +50,7 @@ typedef struct benchOptions {
     const char* count_name; // --count MODEL/ROW/ENGINE
     long count_calls;
     int list;
+    benchSource source;     // gradyn's own loader or a copy of MuJoCo's compiled model
     int nmodels;
     benchModelSpec models[MAX_MODELS];
 } benchOptions;
@@ -73,7 +76,7 @@ static void default_models(benchOptions* o) {
 
 static int usage(void) {
     fprintf(stderr, "usage: gdn_bench [--batches N] [--ms T] [--states S] [--seed X] "
-                    "[--model NAME=PATH]... [--rows a,b]\n"
+                    "[--model NAME=PATH]... [--rows a,b] [--source xml|mujoco]\n"
                     "       gdn_bench --count MODEL/ROW/ENGINE N [--model NAME=PATH]...\n"
                     "       gdn_bench --list\n");
     return 2;
@@ -98,6 +101,15 @@ static int parse_options(int argc, char** argv, benchOptions* o) {
         } else if (!strcmp(a, "--count") && i + 2 < argc) {
             o->count_name = argv[++i];
             o->count_calls = atol(argv[++i]);
+        } else if (!strcmp(a, "--source") && has_value) {
+            const char* v = argv[++i];
+            if (!strcmp(v, "xml")) {
+                o->source = BENCH_SOURCE_XML;
+            } else if (!strcmp(v, "mujoco")) {
+                o->source = BENCH_SOURCE_MUJOCO;
+            } else {
+                return -1;
+            }
         } else if (!strcmp(a, "--list")) {
             o->list = 1;
         } else if (!strcmp(a, "--model") && has_value) {
@@ -221,6 +233,9 @@ static void print_header(const benchOptions* o) {
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     printf("gradyn %s vs MuJoCo %s, %s, %s (%s, %ld cores visible)\n", GDN_VERSION_STRING,
            mj_versionString(), date, host, cpu, ncpu);
+    printf("gradyn model from %s\n", o->source == BENCH_SOURCE_MUJOCO
+                                          ? "a copy of MuJoCo's compiled model (--source mujoco)"
+                                          : "gradyn's MJCF loader");
     printf("build: %s; constraints disabled in both engines; %d batches x ~%.0f ms per engine, "
            "interleaved; %d random states; median per-call time\n\n", GDN_BENCH_BUILD,
            o->batches, 1e3 * o->batch_seconds, o->nstates);
@@ -235,8 +250,8 @@ static int run_table(const benchOptions* o) {
     for (int i = 0; i < o->nmodels; i++) {
         benchModel bm;
         char err[2048];
-        if (bench_model_load(&bm, o->models[i].name, o->models[i].path, o->nstates, o->seed,
-                             err, (int)sizeof(err))) {
+        if (bench_model_load(&bm, o->models[i].name, o->models[i].path, o->source, o->nstates,
+                             o->seed, err, (int)sizeof(err))) {
             printf("| %s | | (not loaded: %s) | | | | | |\n", o->models[i].name, err);
             failures++;
             continue;
@@ -295,7 +310,7 @@ static int run_count(const benchOptions* o) {
     }
     benchModel bm;
     char err[2048];
-    if (bench_model_load(&bm, spec->name, spec->path, o->nstates, o->seed, err,
+    if (bench_model_load(&bm, spec->name, spec->path, o->source, o->nstates, o->seed, err,
                          (int)sizeof(err))) {
         fprintf(stderr, "gdn_bench: %s\n", err);
         return 1;

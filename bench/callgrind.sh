@@ -25,7 +25,9 @@ bench=$build/bench/gdn_bench
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# total instructions (Ir) of one run of the bench in --count mode
+# total instructions (Ir) of one run of the bench in --count mode; the N=0 run does not depend on
+# the row (nothing is called), so it is counted once per model and engine
+declare -A base_count
 instructions() {
     valgrind --tool=callgrind --callgrind-out-file="$tmp/out" "$bench" --count "$1" "$2" \
         >/dev/null 2>"$tmp/log" || { cat "$tmp/log" >&2; return 1; }
@@ -39,8 +41,12 @@ echo "|---|---|---:|---:|---:|"
 "$bench" --list | grep -E "$filter" | sed 's|/[^/]*$||' | uniq | while read -r name; do
     per_call=()
     for engine in gradyn mujoco; do
-        if base=$(instructions "$name/$engine" 0) && total=$(instructions "$name/$engine" "$calls")
-        then
+        key="${name%%/*}/$engine"
+        if [[ -z ${base_count[$key]:-} ]]; then
+            base_count[$key]=$(instructions "$name/$engine" 0 || echo failed)
+        fi
+        base=${base_count[$key]}
+        if [[ $base != failed ]] && total=$(instructions "$name/$engine" "$calls"); then
             per_call+=("$(( (total - base) / calls ))")
         else
             per_call+=("failed")

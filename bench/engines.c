@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "engines.h"
+#include "oracle/from_mujoco.h"
 
 // xorshift64* uniform in [lo, hi)
 static double uniform(unsigned long long* s, double lo, double hi) {
@@ -43,8 +44,8 @@ static void draw_states(benchModel* bm, unsigned long long seed) {
     }
 }
 
-int bench_model_load(benchModel* bm, const char* name, const char* path, int nstates,
-                     unsigned long long seed, char* err, int err_size) {
+int bench_model_load(benchModel* bm, const char* name, const char* path, benchSource source,
+                     int nstates, unsigned long long seed, char* err, int err_size) {
     memset(bm, 0, sizeof(*bm));
     snprintf(bm->name, sizeof(bm->name), "%s", name);
     snprintf(bm->path, sizeof(bm->path), "%s", path);
@@ -62,8 +63,14 @@ int bench_model_load(benchModel* bm, const char* name, const char* path, int nst
     bm->md = mj_makeData(bm->mm);
 
     // gradyn: the same flags
-    char gerr[1024] = "";
-    gdnStatus st = gdn_load_xml(path, &bm->gm, gerr, (int)sizeof(gerr), NULL, 0);
+    char gerr[1024] = "copy of MuJoCo's model failed";
+    gdnStatus st = GDN_ERR_MEMORY;
+    if (source == BENCH_SOURCE_MUJOCO) {
+        bm->gm = gdn_model_from_mujoco(bm->mm);
+        st = bm->gm ? GDN_OK : GDN_ERR_MEMORY;
+    } else {
+        st = gdn_load_xml(path, &bm->gm, gerr, (int)sizeof(gerr), NULL, 0);
+    }
     if (st != GDN_OK || !bm->gm) {
         snprintf(err, (size_t)err_size, "gradyn cannot load %s: %s (%s)", path, gerr,
                  gdn_status_string(st));

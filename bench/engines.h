@@ -22,10 +22,14 @@ typedef struct benchModel {
     double* scratch;    // (nv) per-call scratch of the MuJoCo rows
 } benchModel;
 
+// where gradyn's model comes from: its own MJCF loader, or a copy of MuJoCo's compiled model
+// (tests/oracle/from_mujoco.c: isolates dynamics speed from any loader difference)
+typedef enum benchSource { BENCH_SOURCE_XML = 0, BENCH_SOURCE_MUJOCO = 1 } benchSource;
+
 // load path into both engines with constraints (contacts, limits) disabled and energy off, and
 // draw nstates random states from seed; 0 on success, else -1 with a message in err
-int bench_model_load(benchModel* bm, const char* name, const char* path, int nstates,
-                     unsigned long long seed, char* err, int err_size);
+int bench_model_load(benchModel* bm, const char* name, const char* path, benchSource source,
+                     int nstates, unsigned long long seed, char* err, int err_size);
 
 void bench_model_free(benchModel* bm);
 

@@ -41,6 +41,10 @@ static void rne_mujoco(benchModel* bm, int s) {
     mj_comPos(bm->mm, bm->md);
     mj_comVel(bm->mm, bm->md);
     mj_rne(bm->mm, bm->md, 1, bm->md->qfrc_inverse);
+    // armature: gdn_rne's M includes it, mj_rne leaves it to mj_inverse
+    for (int i = 0; i < bm->nv; i++) {
+        bm->md->qfrc_inverse[i] += bm->mm->dof_armature[i] * bm->md->qacc[i];
+    }
 }
 
 // ---------------------------------------------------------------- CRBA: M(q)
@@ -113,7 +117,7 @@ const benchRow bench_rows[] = {
     {"kinematics", "gdn_kinematics", "mj_kinematics", kin_gradyn, kin_mujoco,
      BENCH_OUT_XPOS},
     {"rnea", "gdn_kinematics + gdn_rne(acc)",
-     "mj_kinematics + mj_comPos + mj_comVel + mj_rne(acc)", rne_gradyn, rne_mujoco,
+     "mj_kinematics + mj_comPos + mj_comVel + mj_rne(acc) + armature qacc", rne_gradyn, rne_mujoco,
      BENCH_OUT_QFRC_INVERSE},
     {"crba", "gdn_kinematics + gdn_crb", "mj_kinematics + mj_comPos + mj_crb", crb_gradyn,
      crb_mujoco, BENCH_OUT_QM},

@@ -316,6 +316,20 @@ static void fill_actuators(const gdnSpec* spec, gdnModel* m) {
     }
 }
 
+// q <- q / |q| by multiplication with the inverse norm (identity when |q| < 1e-15)
+static void normalize_quat(double q[4]) {
+    double norm = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+    if (norm < GDN_MJ_MINVAL) {
+        q[0] = 1;
+        q[1] = q[2] = q[3] = 0;
+    } else {
+        double inv = 1 / norm;
+        for (int c = 0; c < 4; c++) {
+            q[c] *= inv;
+        }
+    }
+}
+
 // keyframes: missing parts default to qpos0 / 0; quaternions normalized
 static int fill_keys(gdnSpec* spec, gdnModel* m, int nmocap) {
     for (int k = 0; k < m->nkey; k++) {
@@ -354,23 +368,16 @@ static int fill_keys(gdnSpec* spec, gdnModel* m, int nmocap) {
         if (key->nctrl) {
             memcpy(ctrl, key->ctrl, (size_t)m->nu * sizeof(double));
         }
-        // normalize ball and free quaternions by multiplying with 1 / norm
+        // normalize ball and free quaternions by multiplying with 1 / norm; MuJoCo 2.2.2's
+        // compiled key_qpos equals this applied twice (measured), so apply it twice
         for (int j = 0; j < m->njnt; j++) {
             int t = m->jnt_type[j];
             if (t != GDN_JNT_BALL && t != GDN_JNT_FREE) {
                 continue;
             }
             double* q = qpos + m->jnt_qposadr[j] + (t == GDN_JNT_FREE ? 3 : 0);
-            double norm = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-            if (norm < GDN_MJ_MINVAL) {
-                q[0] = 1;
-                q[1] = q[2] = q[3] = 0;
-            } else {
-                double inv = 1 / norm;
-                for (int c = 0; c < 4; c++) {
-                    q[c] *= inv;
-                }
-            }
+            normalize_quat(q);
+            normalize_quat(q);
         }
     }
     return 0;

@@ -173,8 +173,8 @@ static void random_state(const gdnModel* m, gdnData* d, unsigned long long* rng)
 
 // ---------------------------------------------------------------- reference kinematics
 
-// forward kinematics with MuJoCo's formulas (mj_kinematics), kept here so these tests check the
-// force stages independently of src/kinematics: xpos, xquat, xmat, xipos, ximat, xanchor, xaxis
+// forward kinematics with MuJoCo's formulas (mj_kinematics), an independent reference for
+// gdn_kinematics on the hand-built models: xpos, xquat, xmat, xipos, ximat, xanchor, xaxis
 static void ref_kinematics(const gdnModel* m, gdnData* d) {
     gdn_zero3(d->xpos);
     gdn_zero3(d->xipos);
@@ -240,7 +240,31 @@ static void ref_kinematics(const gdnModel* m, gdnData* d) {
 }
 
 static void kinematics(const gdnModel* m, gdnData* d) {
-    ref_kinematics(m, d);
+    gdn_kinematics(m, d);
+}
+
+// gdn_kinematics agrees with the reference above on the frames these stages read
+static int test_kinematics_inputs(void) {
+    unsigned long long rng = 3;
+    gdnModel* m = build_model(kTreeSpecs, NTREE, 0, 5);
+    gdnData *d = NULL, *r = NULL;
+    CHECK(m && gdn_data_create(m, &d) == GDN_OK && gdn_data_create(m, &r) == GDN_OK);
+    for (int trial = 0; trial < 5; trial++) {
+        random_state(m, d, &rng);
+        memcpy(r->qpos, d->qpos, sizeof(double) * (size_t)m->nq);
+        gdn_kinematics(m, d);
+        ref_kinematics(m, r);
+        CHECK_ARRAY_REL(d->xpos, r->xpos, 3 * m->nbody, 1e-14, 1);
+        CHECK_ARRAY_REL(d->xmat, r->xmat, 9 * m->nbody, 1e-14, 1);
+        CHECK_ARRAY_REL(d->xipos, r->xipos, 3 * m->nbody, 1e-14, 1);
+        CHECK_ARRAY_REL(d->ximat, r->ximat, 9 * m->nbody, 1e-14, 1);
+        CHECK_ARRAY_REL(d->xanchor, r->xanchor, 3 * m->njnt, 1e-14, 1);
+        CHECK_ARRAY_REL(d->xaxis, r->xaxis, 3 * m->njnt, 1e-14, 1);
+    }
+    gdn_data_free(r);
+    gdn_data_free(d);
+    gdn_model_free(m);
+    return 0;
 }
 
 // ---------------------------------------------------------------- Jacobians
@@ -997,6 +1021,7 @@ static int test_stages_vs_mujoco(void) {
 }
 
 static const gdnTestCase kCases[] = {
+    {"kinematics_inputs", test_kinematics_inputs},
     {"jac_fd", test_jac_fd},
     {"jac_body", test_jac_body},
     {"jac_directional", test_jac_directional},

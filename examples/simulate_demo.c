@@ -4,11 +4,14 @@
 //   gradyn_demo MODEL.xml [STEPS]
 //
 // Starts from keyframe 0 when the model has one (else qpos0, at rest), controls zero, no
-// contacts (gradyn has no constraints yet), and runs STEPS semi-implicit Euler steps.
+// contacts (gradyn has no constraints yet), and runs STEPS semi-implicit Euler steps (timed).
+// If the model has joint damping, a second untimed run with damping off measures the
+// integrator's energy drift alone.
 #define _POSIX_C_SOURCE 199309L
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include <gradyn/gradyn.h>
@@ -24,6 +27,27 @@ static double total_energy(const gdnModel* m, gdnData* d) {
     gdn_forward(m, d);
     gdn_energy(m, d);
     return d->energy[0] + d->energy[1];
+}
+
+// initial state: keyframe 0 if the model has one, else the neutral configuration at rest
+static void start_state(const gdnModel* m, gdnData* d) {
+    if (m->nkey > 0) {
+        gdn_data_reset_keyframe(m, d, 0);
+    } else {
+        gdn_data_reset(m, d);
+    }
+}
+
+// up to steps steps; returns how many succeeded, *status is the first failure (or GDN_OK)
+static long run_steps(const gdnModel* m, gdnData* d, long steps, gdnStatus* status) {
+    *status = GDN_OK;
+    for (long i = 0; i < steps; i++) {
+        *status = gdn_step(m, d);
+        if (*status != GDN_OK) {
+            return i;
+        }
+    }
+    return steps;
 }
 
 int main(int argc, char** argv) {
@@ -56,25 +80,19 @@ int main(int argc, char** argv) {
         return 1;
     }
 
-    // initial state: keyframe 0 if any, else the neutral configuration at rest
-    if (m->nkey > 0) {
-        gdn_data_reset_keyframe(m, d, 0);
-    } else {
-        gdn_data_reset(m, d);
-    }
+    // run 1 (timed): the model as written, from keyframe 0 if any, else qpos0 at rest
+    start_state(m, d);
     double energy0 = total_energy(m, d);
-
-    // the timed loop: nothing but steps
     double t0 = now_seconds();
-    long done = 0;
-    for (; done < steps; done++) {
-        st = gdn_step(m, d);
-        if (st != GDN_OK) {
-            break;
-        }
-    }
+    long done = run_steps(m, d, steps, &st);
     double elapsed = now_seconds() - t0;
     double energy1 = total_energy(m, d);
+    double time1 = d->time;
+    double root_pos[3] = {0, 0, 0}, root_quat[4] = {1, 0, 0, 0};
+    if (m->nbody > 1) {
+        memcpy(root_pos, d->xpos + 3, sizeof(root_pos));
+        memcpy(root_quat, d->xquat + 4, sizeof(root_quat));
+    }
 
     // is the model conservative? (damping dissipates energy; actuators are off)
     double damping = 0.0;
@@ -82,20 +100,53 @@ int main(int argc, char** argv) {
         damping = fmax(damping, m->dof_damping[i]);
     }
 
+    // run 2 (when the model has damping): the same start with damping switched off, so the
+    // energy change is the integrator's drift alone
+    double drift_conservative = 0.0, energy_start = energy0;
+    long done2 = 0;
+    if (damping > 0.0) {
+        for (int i = 0; i < m->nv; i++) {
+            m->dof_damping[i] = 0.0;
+        }
+        gdnStatus st2 = GDN_OK;
+        start_state(m, d);
+        energy_start = total_energy(m, d);
+        done2 = run_steps(m, d, steps, &st2);
+        double energy_end = total_energy(m, d);
+        drift_conservative = (energy_end - energy_start) / fmax(fabs(energy_start), 1e-300);
+    }
+
     // the summary
     const char* root = m->nbody > 1 ? gdn_id2name(m, "body", 1) : "";
     printf("model      %s (nq %d, nv %d, nu %d, nbody %d, dt %g s)\n", argv[1], m->nq, m->nv,
            m->nu, m->nbody, m->opt.timestep);
-    printf("steps      %ld of %ld (%.3f s simulated)%s\n", done, steps, d->time,
+    printf("steps      %ld of %ld (%.3f s simulated)%s\n", done, steps, time1,
            st == GDN_OK ? "" : ", stopped: non-finite state");
     printf("speed      %.0f steps/s (%.3f us/step)\n", (double)done / elapsed,
            1e6 * elapsed / (double)(done > 0 ? done : 1));
-    printf("energy     %.6g J -> %.6g J, drift %.3g%% of |E0|%s\n", energy0, energy1,
+    printf("energy     %.6g J -> %.6g J, change %.3g%% of |E0|%s\n", energy0, energy1,
            100.0 * (energy1 - energy0) / fmax(fabs(energy0), 1e-300),
-           damping > 0.0 ? " (joint damping in the model: dissipation expected)" : "");
+           damping > 0.0 ? " (joint damping in the model: dissipation expected)" : " (drift)");
+    if (damping > 0.0) {
+        printf("drift      %.3g%% of |E0| over %ld steps with damping switched off "
+               "(integrator drift)\n", 100.0 * drift_conservative, done2);
+    }
+    // a free-floating model falls (no floor without contacts); semi-implicit Euler's energy
+    // error in free fall is exactly -M |g|^2 h t / 2, the main part of the drift above
+    if (m->njnt > 0 && m->jnt_type[0] == GDN_JNT_FREE) {
+        const double* g = m->opt.gravity;
+        double mass = 0.0;
+        for (int b = 1; b < m->nbody; b++) {
+            mass += m->body_mass[b];
+        }
+        double expected = -0.5 * mass * (g[0] * g[0] + g[1] * g[1] + g[2] * g[2]) *
+                          m->opt.timestep * time1;
+        printf("           (free fall, no floor: Euler's exact free-fall error -M|g|^2 h t/2 = "
+               "%.4g%% of |E0|)\n", 100.0 * expected / fmax(fabs(energy_start), 1e-300));
+    }
     if (m->nbody > 1) {
-        const double* p = d->xpos + 3;
-        const double* q = d->xquat + 4;
+        const double* p = root_pos;
+        const double* q = root_quat;
         printf("root body  '%s': pos (%.6f, %.6f, %.6f) m, quat (%.6f, %.6f, %.6f, %.6f)\n",
                root && root[0] ? root : "body 1", p[0], p[1], p[2], q[0], q[1], q[2], q[3]);
     }

@@ -17,6 +17,7 @@ filter=${GDN_CALLGRIND_FILTER:-.}
 command -v valgrind >/dev/null || "$root/scripts/deps.sh"
 
 # Release, x86-64 baseline plus no AVX-512 even if a -march is added later
+mkdir -p "$build"
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DGDN_BUILD_TESTS=OFF \
     -DGDN_BUILD_BENCH=ON -DCMAKE_C_FLAGS="-mno-avx512f" >/dev/null
 cmake --build "$build" --target gdn_bench -j 2 >"$build/build.log" 2>&1 ||

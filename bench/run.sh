@@ -14,6 +14,7 @@ core=${GDN_BENCH_CORE:-1}
 "$root/scripts/deps.sh"
 
 # Release build of the library and the bench binary only
+mkdir -p "$build"
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DGDN_BUILD_TESTS=OFF \
     -DGDN_BUILD_BENCH=ON >/dev/null
 cmake --build "$build" --target gdn_bench -j 2 >"$build/build.log" 2>&1 ||

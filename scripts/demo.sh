@@ -22,10 +22,11 @@ fi
 steps=${2:-5000}
 
 # Release build of the library and the demo program (tests and bench are not needed)
+mkdir -p "$build"
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DGDN_BUILD_TESTS=OFF \
-    -DGDN_BUILD_BENCH=OFF >"$build.configure.log" 2>&1 || { cat "$build.configure.log"; exit 1; }
-cmake --build "$build" --target gradyn_demo -j "$jobs" >"$build.build.log" 2>&1 ||
-    { tail -n 60 "$build.build.log"; exit 1; }
+    -DGDN_BUILD_BENCH=OFF >"$build/configure.log" 2>&1 || { cat "$build/configure.log"; exit 1; }
+cmake --build "$build" --target gradyn_demo -j "$jobs" >"$build/build.log" 2>&1 ||
+    { tail -n 60 "$build/build.log"; exit 1; }
 
 # the run
 echo "gradyn demo: $steps steps of $(basename "$model"), no contacts, controls zero"

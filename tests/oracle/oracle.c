@@ -70,6 +70,7 @@ int gdn_oracle_load_from(gdnOracle* o, const char* path, gdnOracleSource source)
     const char* slash = strrchr(o->path, '/');
     o->name = slash ? slash + 1 : o->path;
     mju_user_warning = count_mj_warning;
+    o->warnings_at_load = mj_warning_count;
 
     char err[1024] = "";
     o->mm = mj_loadXML(path, NULL, err, (int)sizeof(err));
@@ -116,7 +117,7 @@ int gdn_oracle_load_from(gdnOracle* o, const char* path, gdnOracleSource source)
 }
 
 int gdn_oracle_warnings(const gdnOracle* o) {
-    int n = mj_warning_count;
+    int n = mj_warning_count - o->warnings_at_load;
     if (o->md) {
         for (int i = 0; i < mjNWARNING; i++) {
             n += o->md->warning[i].number;

@@ -21,6 +21,7 @@ typedef struct gdnOracle {
     gdnData* gd;
     mjModel* mm;
     mjData* md;
+    int warnings_at_load; // process-wide MuJoCo warning count before this model loaded
 } gdnOracle;
 
 // what gdn_oracle_random_state fills (the rest is zeroed)
@@ -47,7 +48,8 @@ int gdn_oracle_load_from(gdnOracle* o, const char* path, gdnOracleSource source)
 
 void gdn_oracle_free(gdnOracle* o);
 
-// MuJoCo warnings since the process started plus those counted in o->md->warning
+// MuJoCo warnings raised since o was loaded (compiler and run time) plus those counted in
+// o->md->warning
 int gdn_oracle_warnings(const gdnOracle* o);
 
 // reset both datas, then draw the inputs selected by what into gradyn's data and copy them to

@@ -509,6 +509,12 @@ gdnModel* gdn_compile_model(gdnSpec* spec) {
             m->body_inertia[3 * i] *= scale;
             m->body_inertia[3 * i + 1] *= scale;
             m->body_inertia[3 * i + 2] *= scale;
+            if (!isfinite(m->body_mass[i]) || !isfinite(m->body_inertia[3 * i]) ||
+                !isfinite(m->body_inertia[3 * i + 1]) || !isfinite(m->body_inertia[3 * i + 2])) {
+                gdn_model_free(m);
+                return fail(spec, GDN_ERR_MODEL, NULL, "%s",
+                            "settotalmass: non-finite scaled mass or inertia");
+            }
         }
     }
 
@@ -518,6 +524,10 @@ gdnModel* gdn_compile_model(gdnSpec* spec) {
     }
     for (int i = m->nbody - 1; i > 0; i--) {
         m->body_subtreemass[m->body_parentid[i]] += m->body_subtreemass[i];
+    }
+    if (!isfinite(m->body_subtreemass[0])) {
+        gdn_model_free(m);
+        return fail(spec, GDN_ERR_MODEL, NULL, "%s", "total mass is not finite");
     }
 
     // names buffer: offset 0 is the empty string

@@ -20,6 +20,20 @@ static int fail(gdnSpec* spec, gdnStatus st, gdnXmlElem* e, const char* fmt, con
     return -1;
 }
 
+// true when every entry is finite (huge inputs can overflow in frame and mass computations)
+static int all_finite(const double* v, int n) {
+    for (int i = 0; i < n; i++) {
+        if (!isfinite(v[i])) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static int fail_nonfinite(gdnSpec* spec, gdnXmlElem* e) {
+    return fail(spec, GDN_ERR_MODEL, e, "%s", "non-finite compiled value (numbers too large)");
+}
+
 // stable counting sort of n items by owner body; order[k] = item index, adr[b] = first slot
 static int group_by_body(gdnSpec* spec, const int* owner, int n, int* order, int* adr) {
     int* count = gdn_pool_alloc(spec->pool, (size_t)(spec->nbody + 1) * sizeof(int));
@@ -163,6 +177,9 @@ static int compile_geom(gdnSpec* spec, gdnSpecGeom* g, int weldid, int infer_ine
     if (check_size(spec, e, g->type, g->size) < 0) {
         return -1;
     }
+    if (!all_finite(g->size, 3) || !all_finite(g->pos, 3) || !all_finite(g->quat, 4)) {
+        return fail_nonfinite(spec, e);
+    }
     if (has_asset) {
         g->mass = 0;
         g->inertia[0] = g->inertia[1] = g->inertia[2] = 0;
@@ -188,6 +205,9 @@ static int compile_geom(gdnSpec* spec, gdnSpecGeom* g, int weldid, int infer_ine
         if (g->mass < 0 || g->inertia[0] < 0 || g->inertia[1] < 0 || g->inertia[2] < 0 ||
             density < 0) {
             return fail(spec, GDN_ERR_MODEL, e, "%s", "mass, inertia or density are negative");
+        }
+        if (!isfinite(g->mass) || !all_finite(g->inertia, 3)) {
+            return fail_nonfinite(spec, e);
         }
     }
     return 0;
@@ -245,6 +265,9 @@ static int compile_joint(gdnSpec* spec, gdnSpecJoint* j) {
     if (gdn_mj_normvec(j->axis, 3) < GDN_MJ_EPS) {
         return fail(spec, GDN_ERR_MODEL, e, "%s", "axis too small");
     }
+    if (!all_finite(j->axis, 3) || !all_finite(j->range, 2)) {
+        return fail_nonfinite(spec, e);
+    }
     if (j->type == GDN_JNT_HINGE && c->degree) {
         j->ref *= GDN_MJ_PI / 180.0;
         j->springref *= GDN_MJ_PI / 180.0;
@@ -270,6 +293,9 @@ static int compile_site(gdnSpec* spec, gdnSpecSite* s) {
         }
     }
     gdn_mj_normvec(s->quat, 4);
+    if (!all_finite(s->size, 3) || !all_finite(s->pos, 3) || !all_finite(s->quat, 4)) {
+        return fail_nonfinite(spec, e);
+    }
     return check_size(spec, e, s->type, s->size);
 }
 
@@ -309,6 +335,10 @@ static int compile_inertia(gdnSpec* spec, const gdnSpecTree* tree, int id) {
         b->inertia[k] = fmax(b->inertia[k], c->boundinertia);
     }
     double* I = b->inertia;
+    if (!isfinite(b->mass) || !all_finite(I, 3) || !all_finite(b->ipos, 3) ||
+        !all_finite(b->iquat, 4) || !all_finite(b->quat, 4)) {
+        return fail_nonfinite(spec, e);
+    }
     if (b->mass < 0 || I[0] < 0 || I[1] < 0 || I[2] < 0) {
         return fail(spec, GDN_ERR_MODEL, e, "%s", "mass and inertia cannot be negative");
     }

@@ -5,6 +5,9 @@
 // b = MuJoCo, over the whole array of one sample; tolerance 1e-10. floor = 1 for kinematics
 // (metres, unit vectors, unit quaternions), 1e-6 for forces, accelerations and qM. xquat is
 // compared up to sign (q and -q are the same rotation). Constraints are disabled in both.
+// Printed names: qacc = gdn_forward's qacc vs qacc_smooth; qM(fwd) after gdn_forward and
+// qM(crb) after gdn_kinematics + gdn_crb vs mj_fullM; rne0 / rne1 = gdn_rne with flg_acc 0 / 1
+// vs mj_rne (+ armature * qacc for flg_acc 1); inverse = gdn_inverse vs mj_inverse.
 #include <stdlib.h>
 #include <string.h>
 
@@ -127,7 +130,7 @@ static int check_sample(gdnOracle* o, gdnWorst* w, int sample, unsigned long lon
     // RNE without acceleration: C(q, v) including gravity
     gdn_rne(g, gd, 0, s->res_g);
     mj_rne(mm, md, 0, s->res_m);
-    gdn_worst_check(w, o->name, sample, "rne(acc=0)", s->res_g, s->res_m, nv, FLOOR_DYN, TOL);
+    gdn_worst_check(w, o->name, sample, "rne0", s->res_g, s->res_m, nv, FLOOR_DYN, TOL);
 
     // RNE with a random acceleration: M qacc + C, where gradyn's M includes the armature and
     // mj_rne's does not (mj_inverse adds armature * qacc itself)
@@ -141,7 +144,7 @@ static int check_sample(gdnOracle* o, gdnWorst* w, int sample, unsigned long lon
     for (int i = 0; i < nv; i++) {
         s->res_m[i] += mm->dof_armature[i] * s->qacc[i];
     }
-    gdn_worst_check(w, o->name, sample, "rne(acc=1)", s->res_g, s->res_m, nv, FLOOR_DYN, TOL);
+    gdn_worst_check(w, o->name, sample, "rne1", s->res_g, s->res_m, nv, FLOOR_DYN, TOL);
 
     // inverse dynamics, MuJoCo's convention (mj_inverse, no constraints):
     // qfrc_inverse = M qacc + C - qfrc_passive, armature in M; applied and actuator forces are

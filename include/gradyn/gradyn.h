@@ -75,7 +75,8 @@ GDN_API gdnStatus gdn_step(const gdnModel* m, gdnData* d);
 // forward dynamics without integration: kinematics, qM, forces, qacc
 GDN_API gdnStatus gdn_forward(const gdnModel* m, gdnData* d);
 
-// inverse dynamics: qfrc_inverse = M qacc + C - passive - applied (uses d->qacc)
+// inverse dynamics (MuJoCo's mj_inverse without constraints): qfrc_inverse = M qacc + C -
+// qfrc_passive, armature included in M; it is the actuator + applied force that yields d->qacc
 GDN_API gdnStatus gdn_inverse(const gdnModel* m, gdnData* d);
 
 // ---------------------------------------------------------------- algorithms (stages)

@@ -206,7 +206,7 @@ static int test_fuzz_mutations(void) {
             run_one(seed, cut, GDN_TEST_MODELS, &s);
         }
         // random mutations, some stacked
-        for (int i = 0; i < 600; i++) {
+        for (int i = 0; i < 1500; i++) {
             size_t n = mutate(seed, len, out, (int)pick(4));
             if (next_u64() % 4 == 0) {
                 char* tmp = malloc(n + 1);

@@ -30,6 +30,16 @@ typedef enum gdnGeomType {
     GDN_GEOM_MESH = 7
 } gdnGeomType;
 
+// how a frame attached to a body (inertial, geom, site) relates to the body's frames; 0-2 are
+// MuJoCo's mjtSameFrame values, 3 is gradyn's. Derived fields: gdn_model_finalize fills them
+// from the local poses (exact comparisons); 0 is always correct (no shortcut)
+typedef enum gdnSameFrame {
+    GDN_SAMEFRAME_NONE = 0,    // general pose
+    GDN_SAMEFRAME_BODY = 1,    // pos = 0, quat = identity: the body frame itself
+    GDN_SAMEFRAME_INERTIA = 2, // pos, quat = the body's ipos, iquat: the inertial frame itself
+    GDN_SAMEFRAME_BODYROT = 3  // quat = identity: the body's orientation, an offset position
+} gdnSameFrame;
+
 // integrators
 typedef enum gdnIntegrator {
     GDN_INT_EULER = 0 // semi-implicit Euler, joint damping implicit (MuJoCo mjINT_EULER)
@@ -110,6 +120,7 @@ typedef struct gdnModel {
     double* body_mass;      // (nbody) mass (kg)
     double* body_subtreemass; // (nbody) mass of the subtree rooted at this body
     double* body_inertia;   // (nbody x 3) principal moments of inertia about the COM
+    int* body_sameframe;    // derived: inertial frame vs body frame (gdnSameFrame; 0 general)
 
     // joints (njnt)
     int* jnt_type;          // gdnJointType
@@ -150,11 +161,13 @@ typedef struct gdnModel {
     double* geom_margin;    // contact margin
     double* geom_gap;       // contact gap
     double* geom_rgba;      // (ngeom x 4)
+    int* geom_sameframe;    // derived: geom frame vs body/inertial frame (gdnSameFrame)
 
     // sites (nsite)
     int* site_bodyid;       // body id
     double* site_pos;       // (nsite x 3) position in body frame
     double* site_quat;      // (nsite x 4) orientation in body frame
+    int* site_sameframe;    // derived: site frame vs body/inertial frame (gdnSameFrame)
 
     // actuators (nu)
     int* actuator_trntype;    // gdnTrnType

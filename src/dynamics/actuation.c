@@ -14,14 +14,6 @@ static double clip(double x, double lo, double hi) {
     return x < lo ? lo : (x > hi ? hi : x);
 }
 
-// the control actuator i acts with: ctrl clamped to ctrlrange when limited and clamping is on
-static double clamped_ctrl(const gdnModel* m, const gdnData* d, int i) {
-    if (m->actuator_ctrllimited[i] && !(m->opt.disableflags & GDN_DSBL_CLAMPCTRL)) {
-        return clip(d->ctrl[i], m->actuator_ctrlrange[2 * i], m->actuator_ctrlrange[2 * i + 1]);
-    }
-    return d->ctrl[i];
-}
-
 // non-finite or beyond 1e10 in magnitude
 static int is_bad(double x) {
     return x != x || x > GDN_MAXVAL || x < -GDN_MAXVAL;
@@ -54,24 +46,58 @@ static void joint_transmission(const gdnModel* m, gdnData* d, int i) {
     }
 }
 
-// qfrc_actuator += moment_i' force (the moment row of joint_transmission)
-static void add_moment_force(const gdnModel* m, gdnData* d, int i, double force) {
-    int jnt = m->actuator_trnid[2 * i];
-    const double* gear = m->actuator_gear + 6 * i;
-    double* qfrc = d->qfrc_actuator + m->jnt_dofadr[jnt];
-    int n = gdn_joint_nv(m->jnt_type[jnt]);
-    for (int k = 0; k < n; k++) {
-        qfrc[k] += gear[k] * force;
-    }
-}
-
-// per actuator:
+// force of actuator i for a given (clamped) control:
 //   gain  = prm[0] (fixed) or prm[0] + prm[1] length + prm[2] velocity (affine)
 //   bias  = 0 (none) or prm[0] + prm[1] length + prm[2] velocity (affine)
 //   force = clamp(gain ctrl + bias, forcerange) when forcelimited
-// qfrc_actuator = moment' force.  Lengths and velocities are filled even when actuation is
-// disabled (MuJoCo computes them in the position and velocity stages); a non-finite or huge
-// (clamped) control zeroes every control and counts GDN_WARN_BADCTRL, as MuJoCo does
+static inline double actuator_force(const gdnModel* m, const gdnData* d, int i, double ctrl) {
+    double length = d->actuator_length[i], velocity = d->actuator_velocity[i];
+    const double* gprm = m->actuator_gainprm + GDN_NGAIN * i;
+    const double* bprm = m->actuator_biasprm + GDN_NBIAS * i;
+    double gain = gprm[0];
+    if (m->actuator_gaintype[i] == GDN_GAIN_AFFINE) {
+        gain = gprm[0] + gprm[1] * length + gprm[2] * velocity;
+    }
+    double bias = 0;
+    if (m->actuator_biastype[i] == GDN_BIAS_AFFINE) {
+        bias = bprm[0] + bprm[1] * length + bprm[2] * velocity;
+    }
+    double force = gain * ctrl;
+    force += bias;
+    if (m->actuator_forcelimited[i]) {
+        force = clip(force, m->actuator_forcerange[2 * i], m->actuator_forcerange[2 * i + 1]);
+    }
+    return force;
+}
+
+// qfrc_actuator += moment_i' force (the moment row of joint_transmission)
+static inline void add_moment_force(const gdnModel* m, gdnData* d, int i, double force) {
+    int jnt = m->actuator_trnid[2 * i];
+    const double* gear = m->actuator_gear + 6 * i;
+    double* qfrc = d->qfrc_actuator + m->jnt_dofadr[jnt];
+    switch (m->jnt_type[jnt]) {
+    case GDN_JNT_FREE:
+        for (int k = 0; k < 6; k++) {
+            qfrc[k] += gear[k] * force;
+        }
+        break;
+    case GDN_JNT_BALL:
+        for (int k = 0; k < 3; k++) {
+            qfrc[k] += gear[k] * force;
+        }
+        break;
+    default:
+        qfrc[0] += gear[0] * force;
+        break;
+    }
+}
+
+// per actuator: ctrl clamped to ctrlrange (when limited and clamping is on), force as in
+// actuator_force, qfrc_actuator = moment' force accumulated actuator by actuator.
+// Lengths and velocities are filled even when actuation is disabled (MuJoCo computes them in
+// the position and velocity stages); a non-finite or huge (clamped) control zeroes every control
+// and counts GDN_WARN_BADCTRL, as MuJoCo does: the forces are computed with the controls as
+// given and computed again with zeros in that (rare) case
 void gdn_actuation(const gdnModel* m, gdnData* d) {
     int nu = m->nu;
     memset(d->qfrc_actuator, 0, sizeof(double) * (size_t)m->nv);
@@ -83,34 +109,21 @@ void gdn_actuation(const gdnModel* m, gdnData* d) {
         return;
     }
 
+    int clamp = !(m->opt.disableflags & GDN_DSBL_CLAMPCTRL);
+    double* force = d->actuator_force;
     int bad_ctrl = 0;
     for (int i = 0; i < nu; i++) {
-        if (is_bad(clamped_ctrl(m, d, i))) {
-            d->warning[GDN_WARN_BADCTRL]++;
-            bad_ctrl = 1;
-            break;
+        double ctrl = d->ctrl[i];
+        if (clamp && m->actuator_ctrllimited[i]) {
+            ctrl = clip(ctrl, m->actuator_ctrlrange[2 * i], m->actuator_ctrlrange[2 * i + 1]);
         }
+        bad_ctrl |= is_bad(ctrl);
+        force[i] = actuator_force(m, d, i, ctrl);
     }
-
-    double* force = d->actuator_force;
-    for (int i = 0; i < nu; i++) {
-        double ctrl = bad_ctrl ? 0 : clamped_ctrl(m, d, i);
-        double length = d->actuator_length[i], velocity = d->actuator_velocity[i];
-        const double* gprm = m->actuator_gainprm + GDN_NGAIN * i;
-        const double* bprm = m->actuator_biasprm + GDN_NBIAS * i;
-        double gain = gprm[0];
-        if (m->actuator_gaintype[i] == GDN_GAIN_AFFINE) {
-            gain = gprm[0] + gprm[1] * length + gprm[2] * velocity;
-        }
-        double bias = 0;
-        if (m->actuator_biastype[i] == GDN_BIAS_AFFINE) {
-            bias = bprm[0] + bprm[1] * length + bprm[2] * velocity;
-        }
-        force[i] = gain * ctrl;
-        force[i] += bias;
-        if (m->actuator_forcelimited[i]) {
-            force[i] = clip(force[i], m->actuator_forcerange[2 * i],
-                            m->actuator_forcerange[2 * i + 1]);
+    if (bad_ctrl) {
+        d->warning[GDN_WARN_BADCTRL]++;
+        for (int i = 0; i < nu; i++) {
+            force[i] = actuator_force(m, d, i, 0);
         }
     }
 

@@ -38,9 +38,12 @@ void gdn_passive(const gdnModel* m, gdnData* d) {
         return;
     }
 
-    // joint springs
+    // joint springs (a joint without stiffness adds -0 * dif: nothing, so it is skipped)
     for (int j = 0; j < m->njnt; j++) {
         double k = m->jnt_stiffness[j];
+        if (k == 0) {
+            continue;
+        }
         int padr = m->jnt_qposadr[j];
         int dadr = m->jnt_dofadr[j];
         const double* q = d->qpos + padr;

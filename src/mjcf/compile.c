@@ -551,5 +551,6 @@ gdnModel* gdn_compile_model(gdnSpec* spec) {
     for (int i = 0; i < m->nkey; i++) {
         m->name_keyadr[i] = i < spec->nkey ? put_name(m->names, &pos, spec->keys[i].name) : 0;
     }
+    gdn_model_finalize(m);
     return m;
 }

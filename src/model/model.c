@@ -29,6 +29,7 @@
     X(double, body_mass, nbody)                  \
     X(double, body_subtreemass, nbody)           \
     X(double, body_inertia, nbody * 3)           \
+    X(int, body_sameframe, nbody)                \
     X(int, jnt_type, njnt)                       \
     X(int, jnt_qposadr, njnt)                    \
     X(int, jnt_dofadr, njnt)                     \
@@ -63,9 +64,11 @@
     X(double, geom_margin, ngeom)                \
     X(double, geom_gap, ngeom)                   \
     X(double, geom_rgba, ngeom * 4)              \
+    X(int, geom_sameframe, ngeom)                \
     X(int, site_bodyid, nsite)                   \
     X(double, site_pos, nsite * 3)               \
     X(double, site_quat, nsite * 4)              \
+    X(int, site_sameframe, nsite)                \
     X(int, actuator_trntype, nu)                 \
     X(int, actuator_dyntype, nu)                 \
     X(int, actuator_gaintype, nu)                \

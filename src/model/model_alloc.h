@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Allocation of a gdnModel from its sizes: one buffer, every array zeroed.
+// Allocation of a gdnModel from its sizes (one buffer, every array zeroed) and derived fields.
 #ifndef GDN_MODEL_ALLOC_H
 #define GDN_MODEL_ALLOC_H
 
@@ -12,5 +12,10 @@ typedef struct gdnModelSizes {
 // a zeroed model with every array allocated for the given sizes (NULL on failure or on a
 // negative / absurd size); the sizes are copied into the model
 gdnModel* gdn_model_alloc(const gdnModelSizes* sizes);
+
+// fill the derived fields (body/geom/site_sameframe) from the compiled model; every producer of
+// a model (the MJCF compiler, the test oracle's copy of a MuJoCo model) calls it last. A model
+// that never calls it keeps zeros there, which is always correct, only slower
+void gdn_model_finalize(gdnModel* m);
 
 #endif

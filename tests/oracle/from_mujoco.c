@@ -126,5 +126,6 @@ gdnModel* gdn_model_from_mujoco(const mjModel* m) {
     COPY(name_actuatoradr, nu);
     COPY(name_keyadr, nk);
     COPY(names, m->nnames);
+    gdn_model_finalize(g);
     return g;
 }

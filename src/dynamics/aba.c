@@ -45,15 +45,11 @@ static void body_forward(const gdnModel* m, const gdnData* d, int b, const BodyS
         switch (m->jnt_type[j]) {
         case GDN_JNT_HINGE:
             gdn_dof_rotation(S, d->xaxis + 3 * j, offset);
-            for (int i = 0; i < 6; i++) {
-                vj[i] = S[i] * qvel[0];
-            }
+            gdn_scl6(vj, S, qvel[0]);
             break;
         case GDN_JNT_SLIDE:
             gdn_dof_translation(S, d->xaxis + 3 * j);
-            for (int i = 0; i < 6; i++) {
-                vj[i] = S[i] * qvel[0];
-            }
+            gdn_scl6(vj, S, qvel[0]);
             break;
         case GDN_JNT_FREE:
             // translation along the world axes: constant axes, no velocity product
@@ -79,10 +75,8 @@ static void body_forward(const gdnModel* m, const gdnData* d, int b, const BodyS
         }
         }
         gdn_cross_motion(cj, v, vj);
-        for (int i = 0; i < 6; i++) {
-            c[i] += cj[i];
-            v[i] += vj[i];
-        }
+        gdn_add6(c, c, cj);
+        gdn_add6(v, v, vj);
     }
 
     double cinert[10], offset[3], iv[6];
@@ -128,9 +122,8 @@ static void body_backward(const gdnModel* m, int b, const double* tau, const dou
         double ic[6];
         gdn_ainert_mul(ic, s->ai, s->c);
         gdn_ainert_add(parent->ai, s->ai);
-        for (int i = 0; i < 6; i++) {
-            parent->pa[i] += s->pa[i] + ic[i];
-        }
+        gdn_add6(ic, s->pa, ic);
+        gdn_add6(parent->pa, parent->pa, ic);
     }
 }
 
@@ -176,9 +169,7 @@ void gdn_aba(const gdnModel* m, gdnData* d, const double* tau, const double* ext
     for (int b = 1; b < nbody; b++) {
         double* a = bs[b].acc;
         const double* ap = bs[m->body_parentid[b]].acc;
-        for (int i = 0; i < 6; i++) {
-            a[i] = ap[i] + bs[b].c[i];
-        }
+        gdn_add6(a, ap, bs[b].c);
         int dof0 = m->body_dofadr[b];
         for (int k = dof0; k < dof0 + m->body_dofnum[b]; k++) {
             double qk = dinv[k] * (uu[k] - gdn_dot6(U + 6 * k, a));

@@ -40,11 +40,54 @@ static inline double gdn_dot6(const double a[6], const double b[6]) {
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5];
 }
 
-// r = a + s b (r may alias a)
+// r = a + s b (r may alias a or b); elementwise, so the SSE2 pairs give the scalar results
 static inline void gdn_addscl6(double r[6], const double a[6], const double b[6], double s) {
+#if defined(__SSE2__)
+    __m128d vs = _mm_set1_pd(s);
+    __m128d r0 = _mm_add_pd(_mm_loadu_pd(a), _mm_mul_pd(vs, _mm_loadu_pd(b)));
+    __m128d r1 = _mm_add_pd(_mm_loadu_pd(a + 2), _mm_mul_pd(vs, _mm_loadu_pd(b + 2)));
+    __m128d r2 = _mm_add_pd(_mm_loadu_pd(a + 4), _mm_mul_pd(vs, _mm_loadu_pd(b + 4)));
+    _mm_storeu_pd(r, r0);
+    _mm_storeu_pd(r + 2, r1);
+    _mm_storeu_pd(r + 4, r2);
+#else
     for (int i = 0; i < 6; i++) {
         r[i] = a[i] + s * b[i];
     }
+#endif
+}
+
+// r = a + b (r may alias a or b)
+static inline void gdn_add6(double r[6], const double a[6], const double b[6]) {
+#if defined(__SSE2__)
+    __m128d r0 = _mm_add_pd(_mm_loadu_pd(a), _mm_loadu_pd(b));
+    __m128d r1 = _mm_add_pd(_mm_loadu_pd(a + 2), _mm_loadu_pd(b + 2));
+    __m128d r2 = _mm_add_pd(_mm_loadu_pd(a + 4), _mm_loadu_pd(b + 4));
+    _mm_storeu_pd(r, r0);
+    _mm_storeu_pd(r + 2, r1);
+    _mm_storeu_pd(r + 4, r2);
+#else
+    for (int i = 0; i < 6; i++) {
+        r[i] = a[i] + b[i];
+    }
+#endif
+}
+
+// r = a s (r may alias a)
+static inline void gdn_scl6(double r[6], const double a[6], double s) {
+#if defined(__SSE2__)
+    __m128d vs = _mm_set1_pd(s);
+    __m128d r0 = _mm_mul_pd(_mm_loadu_pd(a), vs);
+    __m128d r1 = _mm_mul_pd(_mm_loadu_pd(a + 2), vs);
+    __m128d r2 = _mm_mul_pd(_mm_loadu_pd(a + 4), vs);
+    _mm_storeu_pd(r, r0);
+    _mm_storeu_pd(r + 2, r1);
+    _mm_storeu_pd(r + 4, r2);
+#else
+    for (int i = 0; i < 6; i++) {
+        r[i] = a[i] * s;
+    }
+#endif
 }
 
 // motion axis of a rotation about `axis` through a point at offset = reference - point:
@@ -114,7 +157,34 @@ static inline void gdn_ainert_from_cinert(double* restrict ai, const double* res
 // baseline) when available, plain loops otherwise. Both give identical results: every lane
 // does the same multiply and add in the same order.
 
-// r = ai m, as a sum of columns: r = sum_j ai[:, j] m_j
+#if defined(__SSE2__)
+// (r0, r1, r2) += col * mj: one column of a 6x6 times a scalar, in three pairs
+static inline void ainert_madd_col(__m128d* r0, __m128d* r1, __m128d* r2, const double* col,
+                                   double mj) {
+    __m128d s = _mm_set1_pd(mj);
+    *r0 = _mm_add_pd(*r0, _mm_mul_pd(_mm_loadu_pd(col), s));
+    *r1 = _mm_add_pd(*r1, _mm_mul_pd(_mm_loadu_pd(col + 2), s));
+    *r2 = _mm_add_pd(*r2, _mm_mul_pd(_mm_loadu_pd(col + 4), s));
+}
+
+// col -= suj u (u in three pairs)
+static inline void ainert_downdate_col(double* col, __m128d u0, __m128d u1, __m128d u2,
+                                       double suj) {
+    __m128d s = _mm_set1_pd(suj);
+    _mm_storeu_pd(col, _mm_sub_pd(_mm_loadu_pd(col), _mm_mul_pd(s, u0)));
+    _mm_storeu_pd(col + 2, _mm_sub_pd(_mm_loadu_pd(col + 2), _mm_mul_pd(s, u1)));
+    _mm_storeu_pd(col + 4, _mm_sub_pd(_mm_loadu_pd(col + 4), _mm_mul_pd(s, u2)));
+}
+
+// parent_col += child_col
+static inline void ainert_add_col(double* restrict parent, const double* restrict child) {
+    _mm_storeu_pd(parent, _mm_add_pd(_mm_loadu_pd(parent), _mm_loadu_pd(child)));
+    _mm_storeu_pd(parent + 2, _mm_add_pd(_mm_loadu_pd(parent + 2), _mm_loadu_pd(child + 2)));
+    _mm_storeu_pd(parent + 4, _mm_add_pd(_mm_loadu_pd(parent + 4), _mm_loadu_pd(child + 4)));
+}
+#endif
+
+// r = ai m, as a sum of columns: r = sum_j ai[:, j] m_j (columns added in order 0..5)
 static inline void gdn_ainert_mul(double* restrict r, const double* restrict ai,
                                   const double* restrict m) {
 #if defined(__SSE2__)
@@ -122,12 +192,11 @@ static inline void gdn_ainert_mul(double* restrict r, const double* restrict ai,
     __m128d r0 = _mm_mul_pd(_mm_loadu_pd(ai), s);
     __m128d r1 = _mm_mul_pd(_mm_loadu_pd(ai + 2), s);
     __m128d r2 = _mm_mul_pd(_mm_loadu_pd(ai + 4), s);
-    for (int j = 1; j < 6; j++) {
-        s = _mm_set1_pd(m[j]);
-        r0 = _mm_add_pd(r0, _mm_mul_pd(_mm_loadu_pd(ai + 6 * j), s));
-        r1 = _mm_add_pd(r1, _mm_mul_pd(_mm_loadu_pd(ai + 6 * j + 2), s));
-        r2 = _mm_add_pd(r2, _mm_mul_pd(_mm_loadu_pd(ai + 6 * j + 4), s));
-    }
+    ainert_madd_col(&r0, &r1, &r2, ai + 6, m[1]);
+    ainert_madd_col(&r0, &r1, &r2, ai + 12, m[2]);
+    ainert_madd_col(&r0, &r1, &r2, ai + 18, m[3]);
+    ainert_madd_col(&r0, &r1, &r2, ai + 24, m[4]);
+    ainert_madd_col(&r0, &r1, &r2, ai + 30, m[5]);
     _mm_storeu_pd(r, r0);
     _mm_storeu_pd(r + 2, r1);
     _mm_storeu_pd(r + 4, r2);
@@ -147,17 +216,17 @@ static inline void gdn_ainert_mul(double* restrict r, const double* restrict ai,
 #endif
 }
 
-// ai -= s u u' (u a force-like 6-vector; the symmetric rank-one downdate of ABA)
+// ai -= s u u' (u a force-like 6-vector; the symmetric rank-one downdate of ABA):
+// ai[i][j] -= (s u_j) u_i
 static inline void gdn_ainert_downdate(double* restrict ai, const double* restrict u, double s) {
 #if defined(__SSE2__)
     __m128d u0 = _mm_loadu_pd(u), u1 = _mm_loadu_pd(u + 2), u2 = _mm_loadu_pd(u + 4);
-    for (int j = 0; j < 6; j++) {
-        __m128d suj = _mm_set1_pd(s * u[j]);
-        double* col = ai + 6 * j;
-        _mm_storeu_pd(col, _mm_sub_pd(_mm_loadu_pd(col), _mm_mul_pd(suj, u0)));
-        _mm_storeu_pd(col + 2, _mm_sub_pd(_mm_loadu_pd(col + 2), _mm_mul_pd(suj, u1)));
-        _mm_storeu_pd(col + 4, _mm_sub_pd(_mm_loadu_pd(col + 4), _mm_mul_pd(suj, u2)));
-    }
+    ainert_downdate_col(ai, u0, u1, u2, s * u[0]);
+    ainert_downdate_col(ai + 6, u0, u1, u2, s * u[1]);
+    ainert_downdate_col(ai + 12, u0, u1, u2, s * u[2]);
+    ainert_downdate_col(ai + 18, u0, u1, u2, s * u[3]);
+    ainert_downdate_col(ai + 24, u0, u1, u2, s * u[4]);
+    ainert_downdate_col(ai + 30, u0, u1, u2, s * u[5]);
 #else
     for (int j = 0; j < 6; j++) {
         double suj = s * u[j];
@@ -171,9 +240,12 @@ static inline void gdn_ainert_downdate(double* restrict ai, const double* restri
 // parent += child (two articulated inertias)
 static inline void gdn_ainert_add(double* restrict parent, const double* restrict child) {
 #if defined(__SSE2__)
-    for (int i = 0; i < 36; i += 2) {
-        _mm_storeu_pd(parent + i, _mm_add_pd(_mm_loadu_pd(parent + i), _mm_loadu_pd(child + i)));
-    }
+    ainert_add_col(parent, child);
+    ainert_add_col(parent + 6, child + 6);
+    ainert_add_col(parent + 12, child + 12);
+    ainert_add_col(parent + 18, child + 18);
+    ainert_add_col(parent + 24, child + 24);
+    ainert_add_col(parent + 30, child + 30);
 #else
     for (int i = 0; i < 36; i++) {
         parent[i] += child[i];

@@ -96,11 +96,14 @@ static void body_forward(const gdnModel* m, const gdnData* d, int b, const BodyS
 //   ai -= U U' / D,  pa += U u / D     (skipped for the root dof of a tree)
 // then the body's articulated terms move to its parent:
 //   pa += ai c,  ai_parent += ai,  pa_parent += pa
+// (the body's last elimination, ai c and the move to the parent share one sweep of ai)
 static void body_backward(const gdnModel* m, int b, const double* tau, const double* extra,
                           const double* axes, double* U, double* dinv, double* uu,
                           BodyScratch* s, BodyScratch* parent) {
     int dof0 = m->body_dofadr[b];
     int has_parent = m->body_parentid[b] > 0;
+    double ic[6];
+    int folded = 0;
     for (int k = dof0 + m->body_dofnum[b] - 1; k >= dof0; k--) {
         const double* S = axes + 6 * k;
         double* Uk = U + 6 * k;
@@ -113,15 +116,20 @@ static void body_backward(const gdnModel* m, int b, const double* tau, const dou
         double u = tau[k] - gdn_dot6(S, s->pa);
         dinv[k] = Dinv;
         uu[k] = u;
-        if (k > dof0 || has_parent) {
+        if (k > dof0) {
             gdn_ainert_downdate(s->ai, Uk, Dinv);
             gdn_addscl6(s->pa, s->pa, Uk, u * Dinv);
+        } else if (has_parent) {
+            gdn_ainert_downdate_fold(parent->ai, ic, s->ai, Uk, Dinv, s->c);
+            gdn_addscl6(s->pa, s->pa, Uk, u * Dinv);
+            folded = 1;
         }
     }
     if (has_parent) {
-        double ic[6];
-        gdn_ainert_mul(ic, s->ai, s->c);
-        gdn_ainert_add(parent->ai, s->ai);
+        if (!folded) {
+            gdn_ainert_mul(ic, s->ai, s->c);
+            gdn_ainert_add(parent->ai, s->ai);
+        }
         gdn_add6(ic, s->pa, ic);
         gdn_add6(parent->pa, parent->pa, ic);
     }

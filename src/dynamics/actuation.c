@@ -23,7 +23,8 @@ static int is_bad(double x) {
 // on a hinge/slide dof, gear[0:3] on a ball's dofs, gear[0:6] on a free joint's dofs;
 // length = gear[0] q (hinge, slide), gear[0:3] . rotvec(quat) (ball), 0 (free: MuJoCo defines
 // no meaningful length)
-static void joint_transmission(const gdnModel* m, gdnData* d, int i) {
+static void joint_transmission(const gdnModel* m, const gdnData* d, int i,
+                                      double* length, double* velocity) {
     int jnt = m->actuator_trnid[2 * i];
     const double* gear = m->actuator_gear + 6 * i;
     const double* q = d->qpos + m->jnt_qposadr[jnt];
@@ -31,17 +32,17 @@ static void joint_transmission(const gdnModel* m, gdnData* d, int i) {
     double axis[3];
     switch (m->jnt_type[jnt]) {
     case GDN_JNT_FREE:
-        d->actuator_length[i] = 0;
-        d->actuator_velocity[i] = gdn_dot3(gear, v) + gdn_dot3(gear + 3, v + 3);
+        *length = 0;
+        *velocity = gdn_dot3(gear, v) + gdn_dot3(gear + 3, v + 3);
         break;
     case GDN_JNT_BALL:
         gdn_quat2vel(axis, q);
-        d->actuator_length[i] = gdn_dot3(axis, gear);
-        d->actuator_velocity[i] = gdn_dot3(gear, v);
+        *length = gdn_dot3(axis, gear);
+        *velocity = gdn_dot3(gear, v);
         break;
     default:
-        d->actuator_length[i] = q[0] * gear[0];
-        d->actuator_velocity[i] = gear[0] * v[0];
+        *length = q[0] * gear[0];
+        *velocity = gear[0] * v[0];
         break;
     }
 }
@@ -50,8 +51,8 @@ static void joint_transmission(const gdnModel* m, gdnData* d, int i) {
 //   gain  = prm[0] (fixed) or prm[0] + prm[1] length + prm[2] velocity (affine)
 //   bias  = 0 (none) or prm[0] + prm[1] length + prm[2] velocity (affine)
 //   force = clamp(gain ctrl + bias, forcerange) when forcelimited
-static inline double actuator_force(const gdnModel* m, const gdnData* d, int i, double ctrl) {
-    double length = d->actuator_length[i], velocity = d->actuator_velocity[i];
+static inline double actuator_force(const gdnModel* m, int i, double ctrl, double length,
+                                    double velocity) {
     const double* gprm = m->actuator_gainprm + GDN_NGAIN * i;
     const double* bprm = m->actuator_biasprm + GDN_NBIAS * i;
     double gain = gprm[0];
@@ -71,10 +72,11 @@ static inline double actuator_force(const gdnModel* m, const gdnData* d, int i, 
 }
 
 // qfrc_actuator += moment_i' force (the moment row of joint_transmission)
-static inline void add_moment_force(const gdnModel* m, gdnData* d, int i, double force) {
+static inline void add_moment_force(const gdnModel* m, double* qfrc_actuator, int i,
+                                    double force) {
     int jnt = m->actuator_trnid[2 * i];
     const double* gear = m->actuator_gear + 6 * i;
-    double* qfrc = d->qfrc_actuator + m->jnt_dofadr[jnt];
+    double* qfrc = qfrc_actuator + m->jnt_dofadr[jnt];
     switch (m->jnt_type[jnt]) {
     case GDN_JNT_FREE:
         for (int k = 0; k < 6; k++) {
@@ -96,39 +98,60 @@ static inline void add_moment_force(const gdnModel* m, gdnData* d, int i, double
 // actuator_force, qfrc_actuator = moment' force accumulated actuator by actuator.
 // Lengths and velocities are filled even when actuation is disabled (MuJoCo computes them in
 // the position and velocity stages); a non-finite or huge (clamped) control zeroes every control
-// and counts GDN_WARN_BADCTRL, as MuJoCo does: the forces are computed with the controls as
-// given and computed again with zeros in that (rare) case
+// and counts GDN_WARN_BADCTRL, as MuJoCo does. One pass does everything with the controls as
+// given; in the rare bad-control case the forces are computed again with zeros.
 void gdn_actuation(const gdnModel* m, gdnData* d) {
-    int nu = m->nu;
-    memset(d->qfrc_actuator, 0, sizeof(double) * (size_t)m->nv);
-    memset(d->actuator_force, 0, sizeof(double) * (size_t)nu);
-    for (int i = 0; i < nu; i++) {
-        joint_transmission(m, d, i);
-    }
-    if (nu == 0 || (m->opt.disableflags & GDN_DSBL_ACTUATION)) {
+    const int nu = m->nu;
+    double* restrict qfrc = d->qfrc_actuator;
+    double* restrict force = d->actuator_force;
+    double* restrict length = d->actuator_length;
+    double* restrict velocity = d->actuator_velocity;
+    const double* restrict ctrl = d->ctrl;
+    memset(qfrc, 0, sizeof(double) * (size_t)m->nv);
+    memset(force, 0, sizeof(double) * (size_t)nu);
+    if (m->opt.disableflags & GDN_DSBL_ACTUATION) {
+        for (int i = 0; i < nu; i++) {
+            joint_transmission(m, d, i, length + i, velocity + i);
+        }
         return;
     }
 
-    int clamp = !(m->opt.disableflags & GDN_DSBL_CLAMPCTRL);
-    double* force = d->actuator_force;
+    const int clamp = !(m->opt.disableflags & GDN_DSBL_CLAMPCTRL);
     int bad_ctrl = 0;
     for (int i = 0; i < nu; i++) {
-        double ctrl = d->ctrl[i];
-        if (clamp && m->actuator_ctrllimited[i]) {
-            ctrl = clip(ctrl, m->actuator_ctrlrange[2 * i], m->actuator_ctrlrange[2 * i + 1]);
+        // a hinge or slide transmission (the common case) inline, the others out of line
+        int jnt = m->actuator_trnid[2 * i];
+        int scalar = m->jnt_type[jnt] == GDN_JNT_HINGE || m->jnt_type[jnt] == GDN_JNT_SLIDE;
+        double gear = m->actuator_gear[6 * i];
+        int dof = m->jnt_dofadr[jnt];
+        double len, vel;
+        if (scalar) {
+            len = d->qpos[m->jnt_qposadr[jnt]] * gear;
+            vel = gear * d->qvel[dof];
+        } else {
+            joint_transmission(m, d, i, &len, &vel);
         }
-        bad_ctrl |= is_bad(ctrl);
-        force[i] = actuator_force(m, d, i, ctrl);
+        length[i] = len;
+        velocity[i] = vel;
+        double c = ctrl[i];
+        if (clamp && m->actuator_ctrllimited[i]) {
+            c = clip(c, m->actuator_ctrlrange[2 * i], m->actuator_ctrlrange[2 * i + 1]);
+        }
+        bad_ctrl |= is_bad(c);
+        double f = actuator_force(m, i, c, len, vel);
+        force[i] = f;
+        if (scalar) {
+            qfrc[dof] += gear * f;
+        } else {
+            add_moment_force(m, qfrc, i, f);
+        }
     }
     if (bad_ctrl) {
         d->warning[GDN_WARN_BADCTRL]++;
+        memset(qfrc, 0, sizeof(double) * (size_t)m->nv);
         for (int i = 0; i < nu; i++) {
-            force[i] = actuator_force(m, d, i, 0);
+            force[i] = actuator_force(m, i, 0, length[i], velocity[i]);
+            add_moment_force(m, qfrc, i, force[i]);
         }
-    }
-
-    // qfrc_actuator = moment' force, accumulated actuator by actuator
-    for (int i = 0; i < nu; i++) {
-        add_moment_force(m, d, i, force[i]);
     }
 }

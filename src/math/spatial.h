@@ -237,6 +237,67 @@ static inline void gdn_ainert_downdate(double* restrict ai, const double* restri
 #endif
 }
 
+#if defined(__SSE2__)
+// one column of gdn_ainert_downdate_fold: col -= suj u, parent_col += col, r += col mj
+static inline void ainert_fold_col(double* restrict parent, const double* restrict col,
+                                   __m128d u0, __m128d u1, __m128d u2, double suj,
+                                   __m128d* r0, __m128d* r1, __m128d* r2, double mj,
+                                   int first) {
+    __m128d s = _mm_set1_pd(suj), t = _mm_set1_pd(mj);
+    __m128d c0 = _mm_sub_pd(_mm_loadu_pd(col), _mm_mul_pd(s, u0));
+    __m128d c1 = _mm_sub_pd(_mm_loadu_pd(col + 2), _mm_mul_pd(s, u1));
+    __m128d c2 = _mm_sub_pd(_mm_loadu_pd(col + 4), _mm_mul_pd(s, u2));
+    _mm_storeu_pd(parent, _mm_add_pd(_mm_loadu_pd(parent), c0));
+    _mm_storeu_pd(parent + 2, _mm_add_pd(_mm_loadu_pd(parent + 2), c1));
+    _mm_storeu_pd(parent + 4, _mm_add_pd(_mm_loadu_pd(parent + 4), c2));
+    if (first) {
+        *r0 = _mm_mul_pd(c0, t);
+        *r1 = _mm_mul_pd(c1, t);
+        *r2 = _mm_mul_pd(c2, t);
+    } else {
+        *r0 = _mm_add_pd(*r0, _mm_mul_pd(c0, t));
+        *r1 = _mm_add_pd(*r1, _mm_mul_pd(c1, t));
+        *r2 = _mm_add_pd(*r2, _mm_mul_pd(c2, t));
+    }
+}
+#endif
+
+// the last elimination of a body folded into its parent, in one sweep over the columns:
+//   ai' = ai - s u u',  r = ai' m,  parent += ai'
+// (the same operations, in the same order, as gdn_ainert_downdate, gdn_ainert_mul and
+// gdn_ainert_add in turn; ai itself is left unchanged)
+static inline void gdn_ainert_downdate_fold(double* restrict parent, double* restrict r,
+                                            const double* restrict ai,
+                                            const double* restrict u, double s,
+                                            const double* restrict m) {
+#if defined(__SSE2__)
+    __m128d u0 = _mm_loadu_pd(u), u1 = _mm_loadu_pd(u + 2), u2 = _mm_loadu_pd(u + 4);
+    __m128d r0, r1, r2;
+    ainert_fold_col(parent, ai, u0, u1, u2, s * u[0], &r0, &r1, &r2, m[0], 1);
+    ainert_fold_col(parent + 6, ai + 6, u0, u1, u2, s * u[1], &r0, &r1, &r2, m[1], 0);
+    ainert_fold_col(parent + 12, ai + 12, u0, u1, u2, s * u[2], &r0, &r1, &r2, m[2], 0);
+    ainert_fold_col(parent + 18, ai + 18, u0, u1, u2, s * u[3], &r0, &r1, &r2, m[3], 0);
+    ainert_fold_col(parent + 24, ai + 24, u0, u1, u2, s * u[4], &r0, &r1, &r2, m[4], 0);
+    ainert_fold_col(parent + 30, ai + 30, u0, u1, u2, s * u[5], &r0, &r1, &r2, m[5], 0);
+    _mm_storeu_pd(r, r0);
+    _mm_storeu_pd(r + 2, r1);
+    _mm_storeu_pd(r + 4, r2);
+#else
+    double acc[6];
+    for (int j = 0; j < 6; j++) {
+        double suj = s * u[j];
+        for (int i = 0; i < 6; i++) {
+            double a = ai[6 * j + i] - suj * u[i];
+            parent[6 * j + i] += a;
+            acc[i] = j == 0 ? a * m[0] : acc[i] + a * m[j];
+        }
+    }
+    for (int i = 0; i < 6; i++) {
+        r[i] = acc[i];
+    }
+#endif
+}
+
 // parent += child (two articulated inertias)
 static inline void gdn_ainert_add(double* restrict parent, const double* restrict child) {
 #if defined(__SSE2__)

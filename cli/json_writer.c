@@ -122,7 +122,11 @@ void cli_json_int(cliJson* w, const char* key, long value) {
 
 void cli_json_string(cliJson* w, const char* key, const char* value) {
     begin_member(w, key);
-    write_string_literal(w->out, value, strlen(value));
+    if (value) {
+        write_string_literal(w->out, value, strlen(value));
+    } else {
+        fputs("null", w->out);
+    }
 }
 
 

@@ -24,7 +24,7 @@ void cli_json_end_array(cliJson* w);
 // scalars; a non-finite double is written as null (JSON has no NaN)
 void cli_json_double(cliJson* w, const char* key, double value);
 void cli_json_int(cliJson* w, const char* key, long value);
-void cli_json_string(cliJson* w, const char* key, const char* value);
+void cli_json_string(cliJson* w, const char* key, const char* value); // NULL: null
 void cli_json_null(cliJson* w, const char* key);
 
 // [x0, x1, ...] on one line

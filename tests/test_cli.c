@@ -150,6 +150,34 @@ static int test_info_sizes(void) {
 }
 
 
+// the loader's warnings appear in info's JSON and on forward's stderr, without failing
+static int test_warnings(void) {
+    const char* path = tmp_file("warn.xml", "<mujoco>\n<option integrator=\"RK4\"/>\n"
+                                "<worldbody>\n<body><joint type=\"ball\"/><geom size=\".1\"/>"
+                                "</body>\n</worldbody>\n</mujoco>\n");
+    char args[1024];
+    snprintf(args, sizeof(args), "info '%s'", path);
+    CHECK(run_cli(args) == 0);
+    cJSON* root = cJSON_Parse(run_out);
+    CHECK(root != NULL);
+    const cJSON* warnings = cJSON_GetObjectItem(root, "warnings");
+    CHECK(cJSON_GetArraySize(warnings) == 1);
+    CHECK(strstr(cJSON_GetArrayItem(warnings, 0)->valuestring, "warn.xml:2"));
+    CHECK(strstr(cJSON_GetArrayItem(warnings, 0)->valuestring, "integrator"));
+    const cJSON* joint = cJSON_GetArrayItem(
+        cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(root, "bodies"), 1), "joints"),
+        0);
+    CHECK(strcmp(cJSON_GetObjectItem(joint, "type")->valuestring, "ball") == 0);
+    CHECK(cJSON_GetObjectItem(root, "nq")->valueint == 4);
+    cJSON_Delete(root);
+
+    snprintf(args, sizeof(args), "forward '%s'", path);
+    CHECK(run_cli(args) == 0);
+    CHECK(strstr(run_err, "warning") && strstr(run_err, "integrator"));
+    return 0;
+}
+
+
 // JSON text of a state, numbers with 17 significant digits
 static void state_json(const gdnModel* m, const gdnData* d, char* out, size_t size) {
     size_t used = (size_t)snprintf(out, size, "{\"time\": %.17g", d->time);
@@ -410,6 +438,7 @@ static int test_nonfinite_step(void) {
 
 static const gdnTestCase cases[] = {
     {"info_sizes", test_info_sizes},
+    {"warnings", test_warnings},
     {"forward_matches_library", test_forward_matches_library},
     {"simulate_rows", test_simulate_rows},
     {"bad_inputs", test_bad_inputs},

@@ -24,19 +24,44 @@ typedef struct BodyScratch {
     double acc[6]; // spatial acceleration
 } BodyScratch;
 
+// the rigid-body terms of pass 1, once s->vel holds the body's velocity v:
+//   ai = I_b,  pa = v x* (I_b v)
+static inline void body_rigid_terms(const gdnModel* m, const gdnData* d, int b,
+                                    const double* ref, BodyScratch* s) {
+    double cinert[10], offset[3], iv[6];
+    gdn_sub3(offset, d->xipos + 3 * b, ref);
+    gdn_cinert(cinert, m->body_inertia + 3 * b, d->ximat + 9 * b, offset, m->body_mass[b]);
+    gdn_ainert_from_cinert(s->ai, cinert);
+    gdn_cinert_mul(iv, cinert, s->vel);
+    gdn_cross_force(s->pa, s->vel, iv);
+}
+
 // pass 1 for one body: motion axes S of its dofs, velocity, c and the rigid-body terms
 //   v = v_parent + sum_j S_j qvel_j,  c = sum_j v_(before j) x (S_j qvel_j)
 //   ai = I_b,  pa = v x* (I_b v)
 static void body_forward(const gdnModel* m, const gdnData* d, int b, const BodyScratch* parent,
                          BodyScratch* s, double* axes) {
     const double* ref = d->subtree_com + 3 * m->body_rootid[b];
+    int jnt0 = m->body_jntadr[b];
+    int njnt = m->body_jntnum[b];
+    if (njnt == 1 && m->jnt_type[jnt0] == GDN_JNT_HINGE) {
+        // the common single hinge: c = v_parent x (S qvel) (c starts at an exact 0)
+        double* S = axes + 6 * m->jnt_dofadr[jnt0];
+        double offset[3], vj[6];
+        gdn_sub3(offset, ref, d->xanchor + 3 * jnt0);
+        gdn_dof_rotation(S, d->xaxis + 3 * jnt0, offset);
+        gdn_scl6(vj, S, d->qvel[m->jnt_dofadr[jnt0]]);
+        gdn_cross_motion(s->c, parent->vel, vj);
+        gdn_add6(s->vel, parent->vel, vj);
+        body_rigid_terms(m, d, b, ref, s);
+        return;
+    }
     double v[6], c[6];
     for (int i = 0; i < 6; i++) {
         v[i] = parent->vel[i];
         c[i] = 0;
     }
-    int jnt0 = m->body_jntadr[b];
-    for (int j = jnt0; j < jnt0 + m->body_jntnum[b]; j++) {
+    for (int j = jnt0; j < jnt0 + njnt; j++) {
         int dof = m->jnt_dofadr[j];
         const double* qvel = d->qvel + dof;
         double* S = axes + 6 * dof;
@@ -79,16 +104,11 @@ static void body_forward(const gdnModel* m, const gdnData* d, int b, const BodyS
         gdn_add6(v, v, vj);
     }
 
-    double cinert[10], offset[3], iv[6];
-    gdn_sub3(offset, d->xipos + 3 * b, ref);
-    gdn_cinert(cinert, m->body_inertia + 3 * b, d->ximat + 9 * b, offset, m->body_mass[b]);
-    gdn_ainert_from_cinert(s->ai, cinert);
-    gdn_cinert_mul(iv, cinert, v);
-    gdn_cross_force(s->pa, v, iv);
     for (int i = 0; i < 6; i++) {
         s->vel[i] = v[i];
         s->c[i] = c[i];
     }
+    body_rigid_terms(m, d, b, ref, s);
 }
 
 // pass 2 for one body, dofs last to first, each a scalar elimination:
@@ -139,19 +159,21 @@ void gdn_aba(const gdnModel* m, gdnData* d, const double* tau, const double* ext
              double* qacc) {
     const int nv = m->nv, nbody = m->nbody;
     size_t mark = gdn_arena_mark(d);
-    BodyScratch* bs = (BodyScratch*)(void*)gdn_arena_doubles(
-        d, sizeof(BodyScratch) / sizeof(double) * (size_t)nbody);
-    double* axes = gdn_arena_doubles(d, 6 * (size_t)nv);
-    double* U = gdn_arena_doubles(d, 6 * (size_t)nv);
-    double* dinv = gdn_arena_doubles(d, (size_t)nv);
-    double* uu = gdn_arena_doubles(d, (size_t)nv);
-    if (!bs || !axes || !U || !dinv || !uu) {
+    // scratch in one block: per-body scratch, then axes, U (6 nv each), dinv, uu (nv each)
+    const size_t nbs = sizeof(BodyScratch) / sizeof(double) * (size_t)nbody;
+    double* block = gdn_arena_doubles(d, nbs + 14 * (size_t)nv);
+    if (!block) {
         for (int i = 0; i < nv; i++) {
             qacc[i] = NAN;
         }
         gdn_arena_reset(d, mark);
         return;
     }
+    BodyScratch* bs = (BodyScratch*)(void*)block;
+    double* axes = block + nbs;
+    double* U = axes + 6 * (size_t)nv;
+    double* dinv = U + 6 * (size_t)nv;
+    double* uu = dinv + nv;
 
     // pass 1: parents before children
     for (int i = 0; i < 6; i++) {

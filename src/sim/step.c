@@ -42,15 +42,16 @@ gdnStatus gdn_step(const gdnModel* m, gdnData* d) {
         return GDN_ERR_NONFINITE;
     }
 
+    // scratch in one block: qpos_saved (nq), tau, qacc, extra (nv each)
     size_t mark = gdn_arena_mark(d);
-    double* qpos_saved = gdn_arena_doubles(d, (size_t)nq);
-    double* tau = gdn_arena_doubles(d, (size_t)nv);
-    double* qacc = gdn_arena_doubles(d, (size_t)nv);
-    double* extra = gdn_arena_doubles(d, (size_t)nv);
-    if (!qpos_saved || !tau || !qacc || !extra) {
+    double* qpos_saved = gdn_arena_doubles(d, (size_t)nq + 3 * (size_t)nv);
+    if (!qpos_saved) {
         gdn_arena_reset(d, mark);
         return GDN_ERR_MEMORY;
     }
+    double* tau = qpos_saved + nq;
+    double* qacc = tau + nv;
+    double* extra = qacc + nv;
     // kinematics normalizes the quaternions of qpos in place: keep the original for a rollback
     memcpy(qpos_saved, d->qpos, sizeof(double) * (size_t)nq);
 

@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: Apache-2.0
+// Exact derivatives of one step (tangent / JVP and adjoint / VJP) and transition Jacobians.
+// Conventions: docs/derivatives.md. Position perturbations live in the tangent space (nv):
+// qpos (+) dq with gdn_integrate_pos (free translation world frame, rotations local frame).
+#ifndef GRADYN_DERIVATIVE_H
+#define GRADYN_DERIVATIVE_H
+
+#include <gradyn/gradyn.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+// Every function below evaluates at the state held in d (qpos, qvel, ctrl, qfrc_applied,
+// xfrc_applied) and the model m, differentiating exactly the step gdn_step takes from there
+// (same forces, same penalty contact set, same implicit damping). It leaves the state unchanged
+// (quaternions in qpos may be normalized in place, as gdn_step does) and overwrites
+// intermediates. Returns GDN_ERR_NONFINITE for a non-finite state, GDN_ERR_MEMORY when the arena
+// is too small. No allocation.
+//
+// Inputs named d* are tangents (NULL means zero); outputs named d*_next are tangents of the
+// next state. Inputs g*_next are cotangents of the next state (NULL means zero); outputs g* are
+// cotangents of the inputs (NULL means not wanted). gparam (nbody x GDN_N_INERTIA_PARAMS,
+// canonical packing, world row unused) and gvert (nvert x 3, body frame) are ACCUMULATED (+=),
+// so a trajectory adjoint can sum over steps; every other output is overwritten.
+
+// (dqpos_next, dqvel_next) = J_step (dqpos, dqvel, dctrl, dparam, dvert)
+GDN_API gdnStatus gdn_step_jvp(const gdnModel* m, gdnData* d, const double* dqpos,
+                               const double* dqvel, const double* dctrl, const double* dparam,
+                               const double* dvert, double* dqpos_next, double* dqvel_next);
+
+// (gqpos, gqvel, gctrl, gparam +=, gvert +=) = J_step' (gqpos_next, gqvel_next)
+GDN_API gdnStatus gdn_step_vjp(const gdnModel* m, gdnData* d, const double* gqpos_next,
+                               const double* gqvel_next, double* gqpos, double* gqvel,
+                               double* gctrl, double* gparam, double* gvert);
+
+// Transition Jacobians of x' = step(x, u) with x = (dqpos, dqvel) in the tangent space:
+// A (2nv x 2nv) and B (2nv x nu), row-major, either may be NULL. The layout of MuJoCo's
+// mjd_transitionFD (without activations): rows and columns [dq (nv), dv (nv)].
+GDN_API gdnStatus gdn_transition_jacobians(const gdnModel* m, gdnData* d, double* A, double* B);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

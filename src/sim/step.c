@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // One simulation step: forward dynamics by ABA, then MuJoCo's semi-implicit Euler update.
-#include <string.h>
+#include "sim/step.h"
 
-#include <gradyn/gradyn.h>
+#include <string.h>
 
 #include "base/arena.h"
 #include "sim/forward.h"
@@ -23,10 +23,9 @@
 //
 // Non-finite qpos, qvel or ctrl before, or qacc after: GDN_ERR_NONFINITE, a warning count, and
 // the state (qpos, qvel, time) unchanged.
-gdnStatus gdn_step(const gdnModel* m, gdnData* d) {
-    if (!m || !d) {
-        return GDN_ERR_ARG;
-    }
+
+// the front half (sim/step.h): everything up to qacc_int, the state not advanced
+gdnStatus gdn_step_acceleration(const gdnModel* m, gdnData* d) {
     const int nq = m->nq, nv = m->nv;
     const double h = m->opt.timestep;
     if (!gdn_all_finite(d->qpos, nq)) {
@@ -73,14 +72,26 @@ gdnStatus gdn_step(const gdnModel* m, gdnData* d) {
         gdn_arena_reset(d, mark);
         return GDN_ERR_NONFINITE;
     }
-
     memcpy(d->qacc, qacc, sizeof(double) * (size_t)nv);
     memcpy(d->qacc_smooth, qacc, sizeof(double) * (size_t)nv);
-    for (int i = 0; i < nv; i++) {
-        d->qvel[i] += h * qacc[i];
+    gdn_arena_reset(d, mark);
+    return GDN_OK;
+}
+
+// the front half, then v' = v + h qacc_int, q' = q (+) h v', time += h
+gdnStatus gdn_step(const gdnModel* m, gdnData* d) {
+    if (!m || !d) {
+        return GDN_ERR_ARG;
+    }
+    gdnStatus status = gdn_step_acceleration(m, d);
+    if (status != GDN_OK) {
+        return status;
+    }
+    const double h = m->opt.timestep;
+    for (int i = 0; i < m->nv; i++) {
+        d->qvel[i] += h * d->qacc[i];
     }
     gdn_integrate_pos(m, d->qpos, d->qvel, h);
     d->time += h;
-    gdn_arena_reset(d, mark);
     return GDN_OK;
 }

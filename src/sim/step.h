@@ -1,0 +1,19 @@
+// SPDX-License-Identifier: Apache-2.0
+// Internal: the front half of the step (forces and acceleration), shared by gdn_step and its
+// derivatives so that both run one forward model.
+#ifndef GDN_SIM_STEP_H
+#define GDN_SIM_STEP_H
+
+#include <gradyn/gradyn.h>
+
+// Everything gdn_step computes before it advances the state, at the state in d:
+//   finiteness checks of qpos, qvel, ctrl (a warning count and GDN_ERR_NONFINITE),
+//   kinematics (normalizes the quaternions of qpos in place), energy when enabled,
+//   tau = passive + actuation + applied forces,
+//   qacc_int = (M + h diag(dof_damping))^-1 (tau - C) by ABA,
+// and on success d->qacc = d->qacc_smooth = qacc_int. A non-finite qacc_int restores qpos as it
+// was on entry, counts GDN_WARN_BADQACC and returns GDN_ERR_NONFINITE. qvel and time are never
+// changed. Arena balanced.
+gdnStatus gdn_step_acceleration(const gdnModel* m, gdnData* d);
+
+#endif

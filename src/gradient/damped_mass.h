@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: Apache-2.0
+// Internal: the damped mass matrix M + h diag(dof_damping), factorized tree-sparse, and solves.
+#ifndef GDN_GRADIENT_DAMPED_MASS_H
+#define GDN_GRADIENT_DAMPED_MASS_H
+
+#include <gradyn/gradyn.h>
+
+// H = M + h D = L' diag(dvec) L with L unit lower triangular and L(k, i) != 0 only for i an
+// ancestor dof of k (dof_parentid chain): no fill-in (Featherstone's LTDL). Row k of the factor
+// holds the chain k, parent(k), parent(parent(k)), ... : entry 0 is dvec_k, entry t > 0 is
+// L(k, chain_k[t]). The chain of an ancestor is a tail of the chain of its descendant.
+typedef struct gdnDampedMass {
+    int nv;
+    int* rowadr;   // (nv) start of row k in chain / L
+    int* rownnz;   // (nv) 1 + number of ancestor dofs of k
+    int* chain;    // (nnz) dof ids along each row
+    double* L;     // (nnz) the factor as above
+    double* dinv;  // (nv) 1 / dvec
+} gdnDampedMass;
+
+// factorize M(q) + h diag(dof_damping) at the current kinematics (calls gdn_crb, which
+// overwrites d->qM). Storage comes from the arena (the caller resets it). GDN_ERR_MEMORY when
+// the arena is exhausted, GDN_ERR_NONFINITE for a non-positive pivot.
+gdnStatus gdn_damped_mass_factor(const gdnModel* m, gdnData* d, double h, gdnDampedMass* dm);
+
+// X <- H^-1 X for ncol right-hand sides: X is nv rows of ncol entries (row-major, stride ncol)
+void gdn_damped_mass_solve(const gdnDampedMass* dm, double* X, int ncol);
+
+#endif

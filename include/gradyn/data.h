@@ -59,7 +59,15 @@ typedef struct gdnData {
     double* actuator_velocity; // (nu)
     double* actuator_force;    // (nu) scalar actuator force
     double* qfrc_actuator;  // (nv) actuator force in joint space
-    double* qfrc_smooth;    // (nv) qfrc_passive + qfrc_actuator + qfrc_applied + J'xfrc - qfrc_bias
+    double* qfrc_smooth;    // (nv) qfrc_passive + qfrc_actuator + qfrc_applied + J'xfrc
+                            // + qfrc_penalty - qfrc_bias
+
+    // penalty ground contact (filled by gdn_step / gdn_forward when m->penalty.enabled)
+    double* vert_xpos;      // (nvert x 3) collision-mesh vertex positions, world frame
+    double* vert_force;     // (nvert x 3) contact force on each vertex, world frame
+    double* qfrc_penalty;   // (nv) generalized contact force J' f (part of qfrc_smooth)
+    int nvert;              // vertices the vert_* arrays hold (the model's nvert at creation)
+    int nvert_active;       // vertices with a nonzero contact force
 
     // inverse dynamics
     double* qfrc_inverse;   // (nv) generalized force that produces qacc

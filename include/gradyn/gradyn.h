@@ -54,6 +54,26 @@ GDN_API int gdn_name2id(const gdnModel* m, const char* objtype, const char* name
 // name of an object ("" when unnamed, NULL when the id is out of range)
 GDN_API const char* gdn_id2name(const gdnModel* m, const char* objtype, int id);
 
+// ---------------------------------------------------------------- penalty ground contact
+
+// per-vertex penalty contact with the plane z = height (docs/contact_penalty.md): every
+// collision-mesh vertex with depth = height - z > 0 gets the world force
+// f_z = max(0, stiffness * depth - damping * v_z) at the vertex (frictionless). When enabled it is
+// part of the step gdn_step and gdn_forward take. GDN_ERR_ARG for a NULL model, non-finite
+// values or negative stiffness / damping (the model is then unchanged)
+GDN_API gdnStatus gdn_model_set_penalty(gdnModel* m, int enabled, double height,
+                                        double stiffness, double damping);
+
+// replace body's collision mesh by the n vertices verts (n x 3, body frame; n = 0 removes it).
+// The model's vertex arrays are rebuilt (vert_pos may then live outside the model's single
+// buffer; gdn_model_free releases it) and nvert changes: gdnData created before this call no
+// longer matches the model (gdn_step returns GDN_ERR_ARG for it); create data after such edits.
+// GDN_ERR_ARG for a NULL model, body out of range (the world body 0 included), n < 0, NULL
+// verts with n > 0 or non-finite coordinates; GDN_ERR_MEMORY when allocation fails (the model is
+// then unchanged)
+GDN_API gdnStatus gdn_model_set_collision_mesh(gdnModel* m, int body, const double* verts,
+                                               int n);
+
 // ---------------------------------------------------------------- data
 
 GDN_API gdnStatus gdn_data_create(const gdnModel* m, gdnData** d);

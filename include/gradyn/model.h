@@ -87,6 +87,16 @@ typedef struct gdnOption {
     int enableflags;    // gdnEnableBit mask
 } gdnOption;
 
+// per-vertex penalty ground contact (docs/contact_penalty.md): a plane at z = height; every
+// collision-mesh vertex below it gets the world force f_z = max(0, stiffness * depth -
+// damping * v_z), depth = height - x_z, applied at the vertex; frictionless
+typedef struct gdnPenalty {
+    int enabled;      // 1: gdn_step / gdn_forward add the contact forces to the step
+    double height;    // plane height (m)
+    double stiffness; // k (N/m per vertex)
+    double damping;   // c (N s/m per vertex)
+} gdnPenalty;
+
 // the compiled model; every array is owned by the model and freed by gdn_model_free.
 // Index 0 of every body array is the world body. Arrays are (count x width), row-major.
 typedef struct gdnModel {
@@ -100,8 +110,10 @@ typedef struct gdnModel {
     int nsite;  // number of sites
     int nkey;   // number of keyframes
     int nnames; // bytes in the names buffer
+    int nvert;  // collision-mesh vertices over all bodies (penalty contact)
 
     gdnOption opt;
+    gdnPenalty penalty; // penalty ground contact (off unless enabled)
 
     // bodies (nbody)
     int* body_parentid;     // parent body id (world: 0)
@@ -193,6 +205,11 @@ typedef struct gdnModel {
     double* qpos0;          // (nq) neutral configuration
     double* qpos_spring;    // (nq) spring reference configuration
 
+    // collision meshes (penalty contact): vertices grouped by body, in body id order
+    int* body_vertadr;      // (nbody) first vertex of the body's skin
+    int* body_vertnum;      // (nbody) number of skin vertices
+    double* vert_pos;       // (nvert x 3) vertex position in the body frame (own allocation)
+
     // names: offsets into the '\0'-separated names buffer (empty string when unnamed)
     int* name_bodyadr;      // (nbody)
     int* name_jntadr;       // (njnt)
@@ -203,6 +220,7 @@ typedef struct gdnModel {
     char* names;            // (nnames)
 
     void* buffer_;          // internal: the single allocation backing every array
+    void* vert_buffer_;     // internal: vert_pos storage (NULL when nvert is 0)
 } gdnModel;
 
 #ifdef __cplusplus

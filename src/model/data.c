@@ -35,6 +35,9 @@
     X(actuator_force, nu)               \
     X(qfrc_actuator, nv)                \
     X(qfrc_smooth, nv)                  \
+    X(vert_xpos, nvert * 3)             \
+    X(vert_force, nvert * 3)            \
+    X(qfrc_penalty, nv)                 \
     X(qfrc_inverse, nv)
 
 // arena size: generous per-body and per-dof scratch for every algorithm (doubles)
@@ -54,7 +57,7 @@ gdnStatus gdn_data_create(const gdnModel* m, gdnData** out) {
     *out = NULL;
     const size_t nq = (size_t)m->nq, nv = (size_t)m->nv, nu = (size_t)m->nu;
     const size_t nbody = (size_t)m->nbody, njnt = (size_t)m->njnt, ngeom = (size_t)m->ngeom;
-    const size_t nsite = (size_t)m->nsite;
+    const size_t nsite = (size_t)m->nsite, nvert = (size_t)m->nvert;
     size_t total = 0;
 #define X(field, count) total += aligned_bytes(count);
     GDN_DATA_ARRAYS(X)
@@ -74,6 +77,7 @@ gdnStatus gdn_data_create(const gdnModel* m, gdnData** out) {
     p += aligned_bytes(count);
     GDN_DATA_ARRAYS(X)
 #undef X
+    d->nvert = m->nvert;
     d->arena = p;
     d->narena = narena;
     gdn_data_reset(m, d);

@@ -87,6 +87,8 @@
     X(double, key_ctrl, nkey * nu)               \
     X(double, qpos0, nq)                         \
     X(double, qpos_spring, nq)                   \
+    X(int, body_vertadr, nbody)                  \
+    X(int, body_vertnum, nbody)                  \
     X(int, name_bodyadr, nbody)                  \
     X(int, name_jntadr, njnt)                    \
     X(int, name_geomadr, ngeom)                  \
@@ -145,6 +147,7 @@ gdnModel* gdn_model_alloc(const gdnModelSizes* s) {
 
 void gdn_model_free(gdnModel* m) {
     if (m) {
+        free(m->vert_buffer_);
         free(m->buffer_);
         free(m);
     }

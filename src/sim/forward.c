@@ -2,9 +2,11 @@
 // Forward dynamics without constraints: kinematics, qM, bias, forces and qacc = qacc_smooth.
 #include "sim/forward.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "base/arena.h"
+#include "contact/penalty.h"
 #include "dynamics/applied.h"
 
 // x - x is 0 for a finite x and NaN for an infinite or NaN one; one branch for the whole array
@@ -16,13 +18,21 @@ int gdn_all_finite(const double* x, int n) {
     return sum == 0;
 }
 
-void gdn_smooth_forces(const gdnModel* m, gdnData* d, double* tau) {
+gdnStatus gdn_smooth_forces(const gdnModel* m, gdnData* d, double* tau) {
     gdn_passive(m, d);
     gdn_actuation(m, d);
     for (int i = 0; i < m->nv; i++) {
         tau[i] = d->qfrc_passive[i] + d->qfrc_actuator[i];
     }
     gdn_applied_forces(m, d, tau);
+    gdnStatus status = gdn_penalty_forces(m, d, tau);
+    if (status != GDN_OK) {
+        // a caller that ignores the status still cannot integrate a step without the contact
+        for (int i = 0; i < m->nv; i++) {
+            tau[i] = NAN;
+        }
+    }
+    return status;
 }
 
 // qfrc_smooth = tau - qfrc_bias, qacc = qacc_smooth = M^-1 qfrc_smooth (by ABA, with the bias
@@ -40,7 +50,11 @@ gdnStatus gdn_forward(const gdnModel* m, gdnData* d) {
     gdn_kinematics(m, d);
     gdn_crb(m, d);
     gdn_rne(m, d, 0, d->qfrc_bias);
-    gdn_smooth_forces(m, d, tau);
+    gdnStatus status = gdn_smooth_forces(m, d, tau);
+    if (status != GDN_OK) {
+        gdn_arena_reset(d, mark);
+        return status;
+    }
     for (int i = 0; i < nv; i++) {
         d->qfrc_smooth[i] = tau[i] - d->qfrc_bias[i];
     }

@@ -168,6 +168,13 @@ typedef struct gdnInertia {
 // the inertia of body b as compiled (principal form rotated into body axes)
 GDN_API void gdn_body_inertia(const gdnModel* m, int b, gdnInertia* out);
 
+// set the inertia of body b (1 <= b < nbody): body_mass, body_ipos and the principal form
+// (body_iquat, body_inertia) from an exact symmetric eigen-decomposition of in->inertia (its
+// upper triangle), so gdn_body_inertia returns it to round-off; body_subtreemass and the derived
+// fields are updated. GDN_ERR_ARG (model unchanged) for a bad b, a NULL argument, non-finite
+// values or a negative mass
+GDN_API gdnStatus gdn_model_set_body_inertia(gdnModel* m, int b, const gdnInertia* in);
+
 // pack into the canonical 10-vector (off-diagonals read from the upper triangle)
 GDN_API void gdn_inertia_params(const gdnInertia* in, double p[GDN_N_INERTIA_PARAMS]);
 

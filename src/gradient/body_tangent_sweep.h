@@ -1,0 +1,19 @@
+// SPDX-License-Identifier: Apache-2.0
+// Internal: the body-tangent sweeps of body_tangent.h with the dof axes supplied by the caller.
+#ifndef GDN_GRADIENT_BODY_TANGENT_SWEEP_H
+#define GDN_GRADIENT_BODY_TANGENT_SWEEP_H
+
+#include <gradyn/gradyn.h>
+
+// S: the dof axes of gdn_dof_axes (joint_axes.h) at the current kinematics. Semantics as
+// gdn_body_tangent_jvp (dq, dv may be NULL = 0; xi, eta overwritten; 6 x nbody each)
+void gdn_body_tangent_jvp_axes(const gdnModel* m, const gdnData* d, const double* S,
+                               const double* dq, const double* dv, double* xi, double* eta);
+
+// as gdn_body_tangent_vjp (gq, gv accumulated; either may be NULL). Scratch: 12 nbody + 6 nv
+// doubles from the arena; returns GDN_ERR_MEMORY (nothing accumulated) when exhausted
+gdnStatus gdn_body_tangent_vjp_axes(const gdnModel* m, gdnData* d, const double* S,
+                                    const double* xibar, const double* etabar, double* gq,
+                                    double* gv);
+
+#endif

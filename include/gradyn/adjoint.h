@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: Apache-2.0
+// The trajectory adjoint: gradients of a rollout objective w.r.t. state, controls, inertia
+// parameters and collision-mesh vertices from one forward and one backward pass.
+#ifndef GRADYN_ADJOINT_H
+#define GRADYN_ADJOINT_H
+
+#include <stddef.h>
+
+#include <gradyn/derivative.h>
+#include <gradyn/gradyn.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+// ---------------------------------------------------------------- the rollout
+//
+// x_{t+1} = gdn_step(x_t, u_t) for t = 0 .. T-1, x = (qpos, qvel): exactly the step the
+// simulator runs (same function, same penalty contact from m->penalty, same implicit damping),
+// so the recorded states are bit-identical to a gdn_step loop started from the same data.
+//
+// Fill with gdn_rollout_init (sizes from the model, everything else zero), then set the
+// pointers. The arrays are read, never written, and must stay valid during a call.
+typedef struct gdnRollout {
+    int nq, nv, nu, nbody;       // sizes of the arrays below as the caller built them; must
+                                 // equal the model's (gdn_rollout_init copies the model's)
+    int nstep;                   // T > 0: number of steps
+    const double* qpos0;         // (nq) initial configuration. Quaternions must be unit within
+                                 // GDN_ADJOINT_QUAT_TOL (then they are normalized), else error
+    const double* qvel0;         // (nv) initial velocity (tangent space, qvel layout)
+    const double* ctrl;          // (T x nu) open-loop controls, row t applied by step t;
+                                 // may be NULL only when nu == 0. ctrl must not depend on the
+                                 // state (no feedback terms are differentiated)
+    const double* qfrc_applied;  // (nv) applied generalized force held constant, NULL: zero
+    const double* xfrc_applied;  // (nbody x 6) applied [force; torque] at each body COM, world
+                                 // frame, held constant; NULL: zero
+} gdnRollout;
+
+// tolerance on | |q| - 1 | for the quaternions of qpos0
+#define GDN_ADJOINT_QUAT_TOL 1e-6
+
+// sizes from m, nstep = T, every pointer NULL
+GDN_API void gdn_rollout_init(const gdnModel* m, int nstep, gdnRollout* r);
+
+// ---------------------------------------------------------------- the objective
+//
+//   J = g(q_T, v_T) + sum_{t=0}^{T-1} l(q_t, v_t, u_t)
+//
+// Each term is a callback that returns its value and, when asked, its analytic gradient.
+// The state to evaluate is in scratch->qpos, scratch->qvel, scratch->ctrl (copies: scratch is
+// a workspace the callback may use freely, e.g. gdn_kinematics(m, scratch) then gdn_jac; it
+// is never the data the rollout steps). t is the time index (t = T for the terminal cost, whose
+// scratch->ctrl is unspecified).
+//   value  : always non-NULL; write the term's value.
+//   gqpos  : NULL when no gradient is wanted. Otherwise dl/dqpos, pre-zeroed by the driver, in
+//            the coordinates the term declares (gdnCost.grad_tangent): nq qpos coordinates
+//            (0), or nv tangent coordinates (1).
+//   gqvel  : NULL, or dl/dqvel (nv), pre-zeroed.
+//   gctrl  : NULL, or dl/dctrl (nu), pre-zeroed; always NULL for the terminal cost.
+// Return GDN_OK, or any other status to abort the call (reported with the step index).
+typedef gdnStatus (*gdnCostFn)(const gdnModel* m, gdnData* scratch, int t, void* user,
+                               double* value, double* gqpos, double* gqvel, double* gctrl);
+
+// One term. With grad_tangent = 0 the gradient w.r.t. qpos is taken in the nq coordinates (as
+// users write g(q) naturally) and the driver maps it to the tangent space in which every
+// position gradient is returned: hinge/slide and free translation unchanged; for a quaternion
+// block q (ball, free rotation) with coordinate gradient gq (4)
+//     g_tangent_k = <gq, dq/ddelta_k>,  dq/ddelta_k = 0.5 q (x) [0, e_k]   (k = 0, 1, 2),
+// i.e. g_tangent = 0.5 (q_w gq_v - gq_w q_v + gq_v x q_v), the derivative along the local
+// rotation q <- q (x) exp(delta / 2) that gdn_integrate_pos applies (the component of gq along
+// q, which the unit-norm constraint removes, has no effect).
+// the map above for every joint: g_tangent (nv) from a qpos-coordinate gradient g_qpos (nq) at
+// the configuration qpos (g_tangent must not alias g_qpos)
+GDN_API void gdn_qpos_grad_to_tangent(const gdnModel* m, const double* qpos,
+                                      const double* g_qpos, double* g_tangent);
+
+typedef struct gdnCost {
+    gdnCostFn fn;       // NULL: the term is absent (zero)
+    void* user;         // passed to fn
+    int grad_tangent;   // 0: fn's gqpos has nq qpos coordinates; 1: nv tangent coordinates
+} gdnCost;
+
+typedef struct gdnObjective {
+    gdnCost terminal;   // g(q_T, v_T)
+    gdnCost running;    // l(q_t, v_t, u_t), t = 0 .. T-1
+} gdnObjective;
+
+// A built-in objective (the CLI's):
+//   J = weight |x(q_T) - target|^2 + ctrl_weight sum_t |u_t|^2 + vel_weight |v_T|^2
+// with x the world position of the body-frame point `point` of body `body`. Its terminal
+// gradient is computed from gdn_jac (tangent coordinates).
+typedef struct gdnTargetObjective {
+    int body;            // body id (1 .. nbody-1)
+    double point[3];     // point in the body frame (zero: the body frame origin)
+    double target[3];    // target, world frame
+    double weight;       // weight of the squared distance at T
+    double ctrl_weight;  // weight of the control effort (running cost); 0: none
+    double vel_weight;   // weight of the final squared velocity |v_T|^2; 0: none
+} gdnTargetObjective;
+
+// point obj at the built-in callbacks with spec as their user data (spec must outlive obj's
+// use). GDN_ERR_ARG when the body is out of range or a value is not finite
+GDN_API gdnStatus gdn_objective_target(const gdnModel* m, const gdnTargetObjective* spec,
+                                       gdnObjective* obj);
+
+// ---------------------------------------------------------------- the tape
+//
+// All memory a rollout and its gradient need, allocated once by gdn_tape_create: the state
+// record, the backward-pass buffers, the data the rollout steps and a scratch data for the
+// objective. Nothing is allocated by gdn_rollout_objective or gdn_adjoint_rollout_gradient.
+//
+// Per step the tape stores the state only (qpos and qvel: (nq + nv) doubles): the step VJP
+// recomputes every intermediate from it. With checkpoint_every = K > 1 only the states
+// t = 0, K, 2K, ... (and x_T) are kept; the backward pass recomputes each segment of K states
+// forward with gdn_step into a K-state buffer before walking it in reverse. Memory is then
+// O(T / K + K) states for one extra forward rollout of compute; the gradients are
+// bit-identical to the full tape (K = 1). K near sqrt(T) minimizes memory.
+typedef struct gdnTape gdnTape;
+
+// a tape for rollouts of up to max_steps steps on models shaped like m (the same nq, nv, nu,
+// nbody, nvert). checkpoint_every: 1 (or 0) = full tape, K > 1 = checkpointing.
+// GDN_ERR_ARG for bad sizes, GDN_ERR_MEMORY on allocation failure (*tape NULL); err gets a
+// message (may be NULL)
+GDN_API gdnStatus gdn_tape_create(const gdnModel* m, int max_steps, int checkpoint_every,
+                                  gdnTape** tape, char* err, int err_size);
+GDN_API void gdn_tape_free(gdnTape* tape);
+
+// memory of the tape's state record, in bytes: per step of a full tape ((nq + nv) * 8), and
+// in total for max_steps as created (checkpoints, segment buffer and final state)
+GDN_API size_t gdn_tape_bytes_per_step(const gdnTape* tape);
+GDN_API size_t gdn_tape_state_bytes(const gdnTape* tape);
+
+// the state x_t recorded by the last rollout (qpos nq, qvel nv; either may be NULL):
+// every t in 0 .. T with a full tape; t = T or a multiple of K with checkpointing.
+// GDN_ERR_ARG when t is not recorded or no rollout ran
+GDN_API gdnStatus gdn_tape_state(const gdnTape* tape, int t, double* qpos, double* qvel);
+
+// ---------------------------------------------------------------- rollout and gradient
+
+// the primal only: run the rollout (recording states on the tape) and return J.
+// Errors (status, message in err): GDN_ERR_ARG for NULL pointers, sizes that differ from the
+// model or the tape, T <= 0 or T > the tape's max_steps, a quaternion of qpos0 off unit norm
+// by more than GDN_ADJOINT_QUAT_TOL; GDN_ERR_NONFINITE for non-finite qpos0, qvel0, ctrl,
+// applied forces, a step that fails ("step t: ...") or a non-finite objective value;
+// the status of a failing callback. *J is NaN on error.
+GDN_API gdnStatus gdn_rollout_objective(const gdnModel* m, const gdnRollout* r,
+                                        const gdnObjective* obj, gdnTape* tape, double* J,
+                                        char* err, int err_size);
+
+// Everything one backward pass produces. The caller owns the arrays; NULL: not wanted
+// (skipping param and vert together lets the step VJP skip the parameter channels).
+typedef struct gdnAdjointGradients {
+    double J;             // objective value (bit-identical to gdn_rollout_objective's)
+    double* qpos0;        // (nv) dJ/dq0 in the tangent space: J(q0 (+) dq) = J + <g, dq>
+    double* qvel0;        // (nv) dJ/dv0
+    double* ctrl;         // (T x nu) dJ/du_t (zero where a control is clamped by ctrlrange)
+    double* param;        // (nbody x 10) dJ/dpi, canonical packing [m, cx, cy, cz, Ixx, Iyy,
+                          // Izz, Ixy, Ixz, Iyz] (gdn_inertia_params); world row 0 is zero
+    double* vert;         // (nvert x 3) dJ/dV: per collision-mesh vertex, body frame
+} gdnAdjointGradients;
+
+// One forward rollout with gdn_step (recorded on the tape, as gdn_rollout_objective) and one
+// backward pass with gdn_step_vjp:
+//   lambda_T = grad g(x_T);  for t = T-1 .. 0:
+//   (lambda_t, dJ/du_t, dJ/dpi +=, dJ/dV +=) = J_step(x_t, u_t)' lambda_{t+1} + grad l(x_t, u_t)
+// and dJ/dx_0 = lambda_0. Same errors as gdn_rollout_objective, plus the status of a failing
+// step VJP ("step t: ..."). On error the gradient arrays hold unspecified values.
+// Deterministic: the same inputs give bit-identical outputs.
+GDN_API gdnStatus gdn_adjoint_rollout_gradient(const gdnModel* m, const gdnRollout* r,
+                                               const gdnObjective* obj, gdnTape* tape,
+                                               gdnAdjointGradients* out, char* err,
+                                               int err_size);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: Apache-2.0
+// Internal: the rollout tape (state record, backward-pass buffers, workspaces) and its layout.
+#ifndef GDN_GRADIENT_TAPE_H
+#define GDN_GRADIENT_TAPE_H
+
+#include <gradyn/adjoint.h>
+
+// Record layout: a state is (qpos nq, qvel nv) contiguous, `stride` = nq + nv doubles.
+//   checkpoint[c] = x_{cK}  for c = 0 .. ncheck-1 (K = 1: every state x_0 .. x_{T-1})
+//   segment[s]    = x_{t0+1+s} for s = 0 .. K-2, refilled per segment in the backward pass
+//   final         = x_T
+struct gdnTape {
+    // the model's shape at creation (a call with another shape is refused)
+    int nq, nv, nu, nbody, nvert;
+    int max_steps;     // largest T
+    int every;         // K: checkpoint interval (1 = full tape)
+    int ncheck;        // checkpoint slots: ceil(max_steps / K)
+    int stride;        // nq + nv
+    int nstep;         // T of the last successful rollout, 0 before any
+
+    double* checkpoint;  // (ncheck x stride)
+    double* segment;     // ((K - 1) x stride), NULL when K = 1
+    double* final;       // (stride)
+
+    // backward-pass and input buffers
+    double* qpos0;       // (nq) validated, normalized initial configuration
+    double* lam_q;       // (nv) lambda_{t+1}, position part (tangent)
+    double* lam_v;       // (nv) lambda_{t+1}, velocity part
+    double* g_q;         // (nv) lambda_t being formed
+    double* g_v;         // (nv)
+    double* cost_q;      // (max(nq, nv)) a cost term's position gradient as returned
+    double* cost_qt;     // (nv) the same in the tangent space
+    double* cost_v;      // (nv)
+    double* cost_u;      // (nu)
+
+    gdnData* d;          // the data the rollout steps
+    gdnData* scratch;    // the objective callbacks' workspace
+    void* buffer;        // the single allocation behind every array above
+};
+
+// the recorded state x_t when stored (else NULL): qpos at [0, nq), qvel at [nq, nq + nv)
+double* gdn_tape_slot(const gdnTape* tape, int t);
+
+#endif

@@ -1,17 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
-// The trajectory adjoint: forward rollout with gdn_step onto the tape, backward with gdn_step_vjp.
+// The rollout: input validation and the forward pass onto the tape (the primal objective).
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <gradyn/adjoint.h>
-#include <gradyn/derivative.h>
 
 #include "gradient/cost.h"
+#include "gradient/rollout.h"
 #include "gradient/tape.h"
 
-static gdnStatus fail(gdnStatus st, char* err, int err_size, const char* fmt, ...) {
+gdnStatus gdn_rollout_fail(gdnStatus st, char* err, int err_size, const char* fmt, ...) {
     if (err && err_size > 0) {
         va_list ap;
         va_start(ap, fmt);
@@ -47,50 +47,57 @@ void gdn_rollout_init(const gdnModel* m, int nstep, gdnRollout* r) {
 
 // Checks every input before anything runs and leaves the validated x_0 in tape->qpos0:
 // qpos0 with its quaternions normalized (as gdn_step's kinematics normalizes them).
-static gdnStatus validate(const gdnModel* m, const gdnRollout* r, const gdnObjective* obj,
-                          gdnTape* tape, char* err, int err_size) {
+gdnStatus gdn_rollout_validate(const gdnModel* m, const gdnRollout* r, const gdnObjective* obj,
+                               gdnTape* tape, char* err, int err_size) {
     if (!m || !r || !obj || !tape) {
-        return fail(GDN_ERR_ARG, err, err_size, "NULL model, rollout, objective or tape");
+        return gdn_rollout_fail(GDN_ERR_ARG, err, err_size,
+                                "NULL model, rollout, objective or tape");
     }
     if (r->nq != m->nq || r->nv != m->nv || r->nu != m->nu || r->nbody != m->nbody) {
-        return fail(GDN_ERR_ARG, err, err_size,
-                    "rollout sizes (nq %d, nv %d, nu %d, nbody %d) differ from the model's "
-                    "(%d, %d, %d, %d)",
-                    r->nq, r->nv, r->nu, r->nbody, m->nq, m->nv, m->nu, m->nbody);
+        return gdn_rollout_fail(
+            GDN_ERR_ARG, err, err_size,
+            "rollout sizes (nq %d, nv %d, nu %d, nbody %d) differ from the model's "
+            "(%d, %d, %d, %d)",
+            r->nq, r->nv, r->nu, r->nbody, m->nq, m->nv, m->nu, m->nbody);
     }
-    if (tape->nq != m->nq || tape->nv != m->nv || tape->nu != m->nu ||
-        tape->nbody != m->nbody || tape->nvert != m->nvert || tape->d->nvert != m->nvert) {
-        return fail(GDN_ERR_ARG, err, err_size,
-                    "the tape was created for a model of another shape (nq, nv, nu, nbody, "
-                    "nvert)");
+    if (tape->nq != m->nq || tape->nv != m->nv || tape->nu != m->nu || tape->nbody != m->nbody ||
+        tape->nvert != m->nvert || tape->d->nvert != m->nvert) {
+        return gdn_rollout_fail(
+            GDN_ERR_ARG, err, err_size,
+            "the tape was created for a model of another shape (nq, nv, nu, nbody, "
+            "nvert)");
     }
     if (r->nstep <= 0) {
-        return fail(GDN_ERR_ARG, err, err_size, "nstep must be positive (got %d)", r->nstep);
+        return gdn_rollout_fail(GDN_ERR_ARG, err, err_size, "nstep must be positive (got %d)",
+                                r->nstep);
     }
     if (r->nstep > tape->max_steps) {
-        return fail(GDN_ERR_ARG, err, err_size, "nstep %d exceeds the tape's max_steps %d",
-                    r->nstep, tape->max_steps);
+        return gdn_rollout_fail(GDN_ERR_ARG, err, err_size,
+                                "nstep %d exceeds the tape's max_steps %d", r->nstep,
+                                tape->max_steps);
     }
     if (!r->qpos0 || !r->qvel0 || (m->nu > 0 && !r->ctrl)) {
-        return fail(GDN_ERR_ARG, err, err_size, "NULL qpos0, qvel0 or ctrl");
+        return gdn_rollout_fail(GDN_ERR_ARG, err, err_size, "NULL qpos0, qvel0 or ctrl");
     }
     int i;
     if ((i = first_nonfinite(r->qpos0, m->nq)) >= 0) {
-        return fail(GDN_ERR_NONFINITE, err, err_size, "qpos0[%d] is not finite", i);
+        return gdn_rollout_fail(GDN_ERR_NONFINITE, err, err_size, "qpos0[%d] is not finite", i);
     }
     if ((i = first_nonfinite(r->qvel0, m->nv)) >= 0) {
-        return fail(GDN_ERR_NONFINITE, err, err_size, "qvel0[%d] is not finite", i);
+        return gdn_rollout_fail(GDN_ERR_NONFINITE, err, err_size, "qvel0[%d] is not finite", i);
     }
     if (m->nu > 0 && (i = first_nonfinite(r->ctrl, r->nstep * m->nu)) >= 0) {
-        return fail(GDN_ERR_NONFINITE, err, err_size, "ctrl[%d][%d] (step %d) is not finite",
-                    i / m->nu, i % m->nu, i / m->nu);
+        return gdn_rollout_fail(GDN_ERR_NONFINITE, err, err_size,
+                                "ctrl[%d][%d] (step %d) is not finite", i / m->nu, i % m->nu,
+                                i / m->nu);
     }
     if (r->qfrc_applied && (i = first_nonfinite(r->qfrc_applied, m->nv)) >= 0) {
-        return fail(GDN_ERR_NONFINITE, err, err_size, "qfrc_applied[%d] is not finite", i);
+        return gdn_rollout_fail(GDN_ERR_NONFINITE, err, err_size, "qfrc_applied[%d] is not finite",
+                                i);
     }
     if (r->xfrc_applied && (i = first_nonfinite(r->xfrc_applied, 6 * m->nbody)) >= 0) {
-        return fail(GDN_ERR_NONFINITE, err, err_size, "xfrc_applied[%d][%d] is not finite",
-                    i / 6, i % 6);
+        return gdn_rollout_fail(GDN_ERR_NONFINITE, err, err_size,
+                                "xfrc_applied[%d][%d] is not finite", i / 6, i % 6);
     }
     // quaternions: unit within the tolerance, then normalized
     memcpy(tape->qpos0, r->qpos0, sizeof(double) * (size_t)m->nq);
@@ -103,15 +110,17 @@ static gdnStatus validate(const gdnModel* m, const gdnRollout* r, const gdnObjec
         double norm = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
         if (!(fabs(norm - 1) <= GDN_ADJOINT_QUAT_TOL)) {
             const char* name = gdn_id2name(m, "joint", j);
-            return fail(GDN_ERR_ARG, err, err_size,
-                        "qpos0: quaternion of joint %d '%s' has norm %.17g (tolerance %g)", j,
-                        name ? name : "", norm, GDN_ADJOINT_QUAT_TOL);
+            return gdn_rollout_fail(
+                GDN_ERR_ARG, err, err_size,
+                "qpos0: quaternion of joint %d '%s' has norm %.17g (tolerance %g)", j,
+                name ? name : "", norm, GDN_ADJOINT_QUAT_TOL);
         }
     }
     gdn_normalize_quat(m, tape->qpos0);
     if (obj->terminal.fn == NULL && obj->running.fn == NULL) {
-        return fail(GDN_ERR_ARG, err, err_size, "the objective has neither a terminal nor a "
-                                                "running cost");
+        return gdn_rollout_fail(GDN_ERR_ARG, err, err_size,
+                                "the objective has neither a terminal nor a "
+                                "running cost");
     }
     return GDN_OK;
 }
@@ -131,31 +140,31 @@ static void load_inputs(const gdnModel* m, const gdnRollout* r, gdnData* d) {
     d->time = 0;
 }
 
-static void save_state(const gdnModel* m, const gdnData* d, double* x) {
+void gdn_rollout_save_state(const gdnModel* m, const gdnData* d, double* x) {
     memcpy(x, d->qpos, sizeof(double) * (size_t)m->nq);
     memcpy(x + m->nq, d->qvel, sizeof(double) * (size_t)m->nv);
 }
 
-static void load_state(const gdnModel* m, gdnData* d, const double* x) {
+void gdn_rollout_load_state(const gdnModel* m, gdnData* d, const double* x) {
     memcpy(d->qpos, x, sizeof(double) * (size_t)m->nq);
     memcpy(d->qvel, x + m->nq, sizeof(double) * (size_t)m->nv);
 }
 
-static const double* ctrl_row(const gdnModel* m, const gdnRollout* r, int t) {
+const double* gdn_rollout_ctrl_row(const gdnModel* m, const gdnRollout* r, int t) {
     return m->nu > 0 ? r->ctrl + (size_t)t * (size_t)m->nu : NULL;
 }
 
 // one gdn_step from the state in d with control row t; the step's error names t
-static gdnStatus step_once(const gdnModel* m, const gdnRollout* r, gdnData* d, int t,
-                           char* err, int err_size) {
+gdnStatus gdn_rollout_step(const gdnModel* m, const gdnRollout* r, gdnData* d, int t, char* err,
+                           int err_size) {
     if (m->nu > 0) {
-        memcpy(d->ctrl, ctrl_row(m, r, t), sizeof(double) * (size_t)m->nu);
+        memcpy(d->ctrl, gdn_rollout_ctrl_row(m, r, t), sizeof(double) * (size_t)m->nu);
     }
     gdnStatus st = gdn_step(m, d);
     if (st != GDN_OK) {
-        return fail(st, err, err_size, "step %d: gdn_step failed (%s)%s", t,
-                    gdn_status_string(st),
-                    st == GDN_ERR_NONFINITE ? ": the state or acceleration is not finite" : "");
+        return gdn_rollout_fail(
+            st, err, err_size, "step %d: gdn_step failed (%s)%s", t, gdn_status_string(st),
+            st == GDN_ERR_NONFINITE ? ": the state or acceleration is not finite" : "");
     }
     return GDN_OK;
 }
@@ -163,8 +172,8 @@ static gdnStatus step_once(const gdnModel* m, const gdnRollout* r, gdnData* d, i
 // The forward pass shared by the primal and the gradient:
 //   x_0 = validated initial state; for t < T: record x_t (every K-th), J += l(x_t, u_t),
 //   x_{t+1} = gdn_step(x_t, u_t); record x_T, J += g(x_T)
-static gdnStatus forward(const gdnModel* m, const gdnRollout* r, const gdnObjective* obj,
-                         gdnTape* tape, double* J, char* err, int err_size) {
+gdnStatus gdn_rollout_forward(const gdnModel* m, const gdnRollout* r, const gdnObjective* obj,
+                              gdnTape* tape, double* J, char* err, int err_size) {
     gdnData* d = tape->d;
     const int T = r->nstep, K = tape->every;
     tape->nstep = 0;
@@ -174,29 +183,30 @@ static gdnStatus forward(const gdnModel* m, const gdnRollout* r, const gdnObject
     double sum = 0;
     for (int t = 0; t < T; t++) {
         if (t % K == 0) {
-            save_state(m, d, tape->checkpoint + (size_t)(t / K) * (size_t)tape->stride);
+            gdn_rollout_save_state(m, d, tape->checkpoint + (size_t)(t / K) * (size_t)tape->stride);
         }
         if (obj->running.fn) {
             double value;
-            gdnStatus st = gdn_cost_eval(m, tape, &obj->running, t, d->qpos, d->qvel,
-                                         ctrl_row(m, r, t) ? ctrl_row(m, r, t) : tape->cost_u,
-                                         &value, 0, 0, err, err_size);
+            gdnStatus st = gdn_cost_eval(
+                m, tape, &obj->running, t, d->qpos, d->qvel,
+                gdn_rollout_ctrl_row(m, r, t) ? gdn_rollout_ctrl_row(m, r, t) : tape->cost_u,
+                &value, 0, 0, err, err_size);
             if (st != GDN_OK) {
                 return st;
             }
             sum += value;
         }
-        gdnStatus st = step_once(m, r, d, t, err, err_size);
+        gdnStatus st = gdn_rollout_step(m, r, d, t, err, err_size);
         if (st != GDN_OK) {
             return st;
         }
     }
-    save_state(m, d, tape->final);
+    gdn_rollout_save_state(m, d, tape->final);
     tape->nstep = T;
     if (obj->terminal.fn) {
         double value;
-        gdnStatus st = gdn_cost_eval(m, tape, &obj->terminal, T, d->qpos, d->qvel, NULL,
-                                     &value, 0, 0, err, err_size);
+        gdnStatus st = gdn_cost_eval(m, tape, &obj->terminal, T, d->qpos, d->qvel, NULL, &value, 0,
+                                     0, err, err_size);
         if (st != GDN_OK) {
             tape->nstep = 0;
             return st;
@@ -213,155 +223,19 @@ gdnStatus gdn_rollout_objective(const gdnModel* m, const gdnRollout* r, const gd
         err[0] = '\0';
     }
     if (!J) {
-        return fail(GDN_ERR_ARG, err, err_size, "NULL J");
+        return gdn_rollout_fail(GDN_ERR_ARG, err, err_size, "NULL J");
     }
     *J = NAN;
-    gdnStatus st = validate(m, r, obj, tape, err, err_size);
+    gdnStatus st = gdn_rollout_validate(m, r, obj, tape, err, err_size);
     if (st != GDN_OK) {
         return st;
     }
     double value = 0;
-    st = forward(m, r, obj, tape, &value, err, err_size);
+    st = gdn_rollout_forward(m, r, obj, tape, &value, err, err_size);
     if (st == GDN_OK) {
         *J = value;
     } else if (tape) {
         tape->nstep = 0;
     }
     return st;
-}
-
-// One reverse step at x_t (loaded into d with u_t):
-//   (g_q, g_v, dJ/du_t, dJ/dpi +=, dJ/dV +=) = J_step' (lam_q, lam_v)
-//   g += grad l(x_t, u_t)           then lam <- g
-static gdnStatus reverse_step(const gdnModel* m, const gdnRollout* r, const gdnObjective* obj,
-                              gdnTape* tape, const double* x, int t, gdnAdjointGradients* out,
-                              char* err, int err_size) {
-    const int nv = m->nv, nu = m->nu;
-    gdnData* d = tape->d;
-    load_state(m, d, x);
-    const double* u = ctrl_row(m, r, t);
-    if (nu > 0) {
-        memcpy(d->ctrl, u, sizeof(double) * (size_t)nu);
-    }
-    double* gctrl = (out->ctrl && nu > 0) ? out->ctrl + (size_t)t * (size_t)nu : NULL;
-    double* gvert = m->nvert > 0 ? out->vert : NULL;
-    gdnStatus st = gdn_step_vjp(m, d, tape->lam_q, tape->lam_v, tape->g_q, tape->g_v, gctrl,
-                                out->param, gvert);
-    if (st != GDN_OK) {
-        return fail(st, err, err_size, "step %d: gdn_step_vjp failed (%s)", t,
-                    gdn_status_string(st));
-    }
-    if (obj->running.fn) {
-        double value;
-        st = gdn_cost_eval(m, tape, &obj->running, t, x, x + m->nq, u ? u : tape->cost_u,
-                           &value, 1, gctrl != NULL, err, err_size);
-        if (st != GDN_OK) {
-            return st;
-        }
-        for (int i = 0; i < nv; i++) {
-            tape->g_q[i] += tape->cost_qt[i];
-            tape->g_v[i] += tape->cost_v[i];
-        }
-        for (int i = 0; gctrl && i < nu; i++) {
-            gctrl[i] += tape->cost_u[i];
-        }
-    }
-    // lambda_t becomes the cotangent of the next reverse step
-    double* swap = tape->lam_q;
-    tape->lam_q = tape->g_q;
-    tape->g_q = swap;
-    swap = tape->lam_v;
-    tape->lam_v = tape->g_v;
-    tape->g_v = swap;
-    return GDN_OK;
-}
-
-// The backward pass over segments [t0, t1) of K steps, last first. A segment's states
-// x_{t0+1} .. x_{t1-1} are recomputed from checkpoint x_{t0} with gdn_step (K > 1), then
-// walked in reverse.
-static gdnStatus backward(const gdnModel* m, const gdnRollout* r, const gdnObjective* obj,
-                          gdnTape* tape, gdnAdjointGradients* out, char* err, int err_size) {
-    const int nq = m->nq, nv = m->nv, T = r->nstep, K = tape->every;
-    gdnData* d = tape->d;
-
-    // lambda_T = grad g(x_T) (tangent)
-    memset(tape->lam_q, 0, sizeof(double) * (size_t)nv);
-    memset(tape->lam_v, 0, sizeof(double) * (size_t)nv);
-    if (obj->terminal.fn) {
-        double value;
-        gdnStatus st = gdn_cost_eval(m, tape, &obj->terminal, T, tape->final,
-                                     tape->final + nq, NULL, &value, 1, 0, err, err_size);
-        if (st != GDN_OK) {
-            return st;
-        }
-        memcpy(tape->lam_q, tape->cost_qt, sizeof(double) * (size_t)nv);
-        memcpy(tape->lam_v, tape->cost_v, sizeof(double) * (size_t)nv);
-    }
-
-    const int nseg = (T + K - 1) / K;
-    for (int s = nseg - 1; s >= 0; s--) {
-        const int t0 = s * K;
-        const int t1 = t0 + K < T ? t0 + K : T;
-        const double* xcheck = tape->checkpoint + (size_t)s * (size_t)tape->stride;
-        if (t1 - t0 > 1) {
-            load_state(m, d, xcheck);
-            for (int t = t0; t < t1 - 1; t++) {
-                gdnStatus st = step_once(m, r, d, t, err, err_size);
-                if (st != GDN_OK) {
-                    return st;
-                }
-                save_state(m, d, tape->segment + (size_t)(t - t0) * (size_t)tape->stride);
-            }
-        }
-        for (int t = t1 - 1; t >= t0; t--) {
-            const double* x =
-                t == t0 ? xcheck : tape->segment + (size_t)(t - t0 - 1) * (size_t)tape->stride;
-            gdnStatus st = reverse_step(m, r, obj, tape, x, t, out, err, err_size);
-            if (st != GDN_OK) {
-                return st;
-            }
-        }
-    }
-    if (out->qpos0) {
-        memcpy(out->qpos0, tape->lam_q, sizeof(double) * (size_t)nv);
-    }
-    if (out->qvel0) {
-        memcpy(out->qvel0, tape->lam_v, sizeof(double) * (size_t)nv);
-    }
-    return GDN_OK;
-}
-
-gdnStatus gdn_adjoint_rollout_gradient(const gdnModel* m, const gdnRollout* r,
-                                       const gdnObjective* obj, gdnTape* tape,
-                                       gdnAdjointGradients* out, char* err, int err_size) {
-    if (err && err_size > 0) {
-        err[0] = '\0';
-    }
-    if (!out) {
-        return fail(GDN_ERR_ARG, err, err_size, "NULL gradient output");
-    }
-    out->J = NAN;
-    gdnStatus st = validate(m, r, obj, tape, err, err_size);
-    if (st != GDN_OK) {
-        return st;
-    }
-    // the step VJP accumulates the parameter channels
-    if (out->param) {
-        memset(out->param, 0, sizeof(double) * GDN_N_INERTIA_PARAMS * (size_t)m->nbody);
-    }
-    if (out->vert && m->nvert > 0) {
-        memset(out->vert, 0, sizeof(double) * 3 * (size_t)m->nvert);
-    }
-    double J = 0;
-    st = forward(m, r, obj, tape, &J, err, err_size);
-    if (st != GDN_OK) {
-        tape->nstep = 0;
-        return st;
-    }
-    st = backward(m, r, obj, tape, out, err, err_size);
-    if (st != GDN_OK) {
-        return st;
-    }
-    out->J = J;
-    return GDN_OK;
 }

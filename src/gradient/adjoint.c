@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: Apache-2.0
+// The trajectory adjoint: the forward rollout, then the backward pass with gdn_step_vjp.
+#include <math.h>
+#include <string.h>
+
+#include <gradyn/adjoint.h>
+#include <gradyn/derivative.h>
+
+#include "gradient/cost.h"
+#include "gradient/rollout.h"
+#include "gradient/tape.h"
+
+// One reverse step at x_t (loaded into d with u_t):
+//   (g_q, g_v, dJ/du_t, dJ/dpi +=, dJ/dV +=) = J_step' (lam_q, lam_v)
+//   g += grad l(x_t, u_t)           then lam <- g
+static gdnStatus reverse_step(const gdnModel* m, const gdnRollout* r, const gdnObjective* obj,
+                              gdnTape* tape, const double* x, int t, gdnAdjointGradients* out,
+                              char* err, int err_size) {
+    const int nv = m->nv, nu = m->nu;
+    gdnData* d = tape->d;
+    gdn_rollout_load_state(m, d, x);
+    const double* u = gdn_rollout_ctrl_row(m, r, t);
+    if (nu > 0) {
+        memcpy(d->ctrl, u, sizeof(double) * (size_t)nu);
+    }
+    double* gctrl = (out->ctrl && nu > 0) ? out->ctrl + (size_t)t * (size_t)nu : NULL;
+    double* gvert = m->nvert > 0 ? out->vert : NULL;
+    gdnStatus st = gdn_step_vjp(m, d, tape->lam_q, tape->lam_v, tape->g_q, tape->g_v, gctrl,
+                                out->param, gvert);
+    if (st != GDN_OK) {
+        return gdn_rollout_fail(st, err, err_size, "step %d: gdn_step_vjp failed (%s)", t,
+                                gdn_status_string(st));
+    }
+    if (obj->running.fn) {
+        double value;
+        st = gdn_cost_eval(m, tape, &obj->running, t, x, x + m->nq, u ? u : tape->cost_u, &value, 1,
+                           gctrl != NULL, err, err_size);
+        if (st != GDN_OK) {
+            return st;
+        }
+        for (int i = 0; i < nv; i++) {
+            tape->g_q[i] += tape->cost_qt[i];
+            tape->g_v[i] += tape->cost_v[i];
+        }
+        for (int i = 0; gctrl && i < nu; i++) {
+            gctrl[i] += tape->cost_u[i];
+        }
+    }
+    // lambda_t becomes the cotangent of the next reverse step
+    double* swap = tape->lam_q;
+    tape->lam_q = tape->g_q;
+    tape->g_q = swap;
+    swap = tape->lam_v;
+    tape->lam_v = tape->g_v;
+    tape->g_v = swap;
+    return GDN_OK;
+}
+
+// The backward pass over segments [t0, t1) of K steps, last first. A segment's states
+// x_{t0+1} .. x_{t1-1} are recomputed from checkpoint x_{t0} with gdn_step (K > 1), then
+// walked in reverse.
+static gdnStatus backward(const gdnModel* m, const gdnRollout* r, const gdnObjective* obj,
+                          gdnTape* tape, gdnAdjointGradients* out, char* err, int err_size) {
+    const int nq = m->nq, nv = m->nv, T = r->nstep, K = tape->every;
+    gdnData* d = tape->d;
+
+    // lambda_T = grad g(x_T) (tangent)
+    memset(tape->lam_q, 0, sizeof(double) * (size_t)nv);
+    memset(tape->lam_v, 0, sizeof(double) * (size_t)nv);
+    if (obj->terminal.fn) {
+        double value;
+        gdnStatus st = gdn_cost_eval(m, tape, &obj->terminal, T, tape->final, tape->final + nq,
+                                     NULL, &value, 1, 0, err, err_size);
+        if (st != GDN_OK) {
+            return st;
+        }
+        memcpy(tape->lam_q, tape->cost_qt, sizeof(double) * (size_t)nv);
+        memcpy(tape->lam_v, tape->cost_v, sizeof(double) * (size_t)nv);
+    }
+
+    const int nseg = (T + K - 1) / K;
+    for (int s = nseg - 1; s >= 0; s--) {
+        const int t0 = s * K;
+        const int t1 = t0 + K < T ? t0 + K : T;
+        const double* xcheck = tape->checkpoint + (size_t)s * (size_t)tape->stride;
+        if (t1 - t0 > 1) {
+            gdn_rollout_load_state(m, d, xcheck);
+            for (int t = t0; t < t1 - 1; t++) {
+                gdnStatus st = gdn_rollout_step(m, r, d, t, err, err_size);
+                if (st != GDN_OK) {
+                    return st;
+                }
+                gdn_rollout_save_state(m, d,
+                                       tape->segment + (size_t)(t - t0) * (size_t)tape->stride);
+            }
+        }
+        for (int t = t1 - 1; t >= t0; t--) {
+            const double* x =
+                t == t0 ? xcheck : tape->segment + (size_t)(t - t0 - 1) * (size_t)tape->stride;
+            gdnStatus st = reverse_step(m, r, obj, tape, x, t, out, err, err_size);
+            if (st != GDN_OK) {
+                return st;
+            }
+        }
+    }
+    if (out->qpos0) {
+        memcpy(out->qpos0, tape->lam_q, sizeof(double) * (size_t)nv);
+    }
+    if (out->qvel0) {
+        memcpy(out->qvel0, tape->lam_v, sizeof(double) * (size_t)nv);
+    }
+    return GDN_OK;
+}
+
+gdnStatus gdn_adjoint_rollout_gradient(const gdnModel* m, const gdnRollout* r,
+                                       const gdnObjective* obj, gdnTape* tape,
+                                       gdnAdjointGradients* out, char* err, int err_size) {
+    if (err && err_size > 0) {
+        err[0] = '\0';
+    }
+    if (!out) {
+        return gdn_rollout_fail(GDN_ERR_ARG, err, err_size, "NULL gradient output");
+    }
+    out->J = NAN;
+    gdnStatus st = gdn_rollout_validate(m, r, obj, tape, err, err_size);
+    if (st != GDN_OK) {
+        return st;
+    }
+    // the step VJP accumulates the parameter channels
+    if (out->param) {
+        memset(out->param, 0, sizeof(double) * GDN_N_INERTIA_PARAMS * (size_t)m->nbody);
+    }
+    if (out->vert && m->nvert > 0) {
+        memset(out->vert, 0, sizeof(double) * 3 * (size_t)m->nvert);
+    }
+    double J = 0;
+    st = gdn_rollout_forward(m, r, obj, tape, &J, err, err_size);
+    if (st != GDN_OK) {
+        tape->nstep = 0;
+        return st;
+    }
+    st = backward(m, r, obj, tape, out, err, err_size);
+    if (st != GDN_OK) {
+        return st;
+    }
+    out->J = J;
+    return GDN_OK;
+}

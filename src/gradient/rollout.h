@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: Apache-2.0
+// Internal: the rollout's validation and forward pass, shared by the primal and the adjoint.
+#ifndef GDN_GRADIENT_ROLLOUT_H
+#define GDN_GRADIENT_ROLLOUT_H
+
+#include <gradyn/adjoint.h>
+
+#include "gradient/tape.h"
+
+// printf-style message into err (when non-NULL), returns st
+gdnStatus gdn_rollout_fail(gdnStatus st, char* err, int err_size, const char* fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+// checks every input before anything runs; leaves x_0's configuration in tape->qpos0
+// (quaternions normalized as gdn_step's kinematics normalizes them)
+gdnStatus gdn_rollout_validate(const gdnModel* m, const gdnRollout* r, const gdnObjective* obj,
+                               gdnTape* tape, char* err, int err_size);
+
+// x = (d->qpos, d->qvel) and back
+void gdn_rollout_save_state(const gdnModel* m, const gdnData* d, double* x);
+void gdn_rollout_load_state(const gdnModel* m, gdnData* d, const double* x);
+
+// row t of the controls (NULL when nu = 0)
+const double* gdn_rollout_ctrl_row(const gdnModel* m, const gdnRollout* r, int t);
+
+// one gdn_step from the state in d with control row t; an error message names t
+gdnStatus gdn_rollout_step(const gdnModel* m, const gdnRollout* r, gdnData* d, int t,
+                           char* err, int err_size);
+
+// the forward pass: x_0 from tape->qpos0 and r->qvel0; for t < T record x_t (every K-th),
+// J += l(x_t, u_t), x_{t+1} = gdn_step(x_t, u_t); then record x_T and J += g(x_T)
+gdnStatus gdn_rollout_forward(const gdnModel* m, const gdnRollout* r, const gdnObjective* obj,
+                              gdnTape* tape, double* J, char* err, int err_size);
+
+#endif

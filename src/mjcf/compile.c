@@ -2,6 +2,7 @@
 // Model assembly: actuators, names, sizes, then every gdnModel array from the compiled spec
 // (MuJoCo 2.2.2's CopyTree/CopyObjects, keyframes, settotalmass and subtree masses).
 #include "mjcf/compile.h"
+#include "mjcf/skin.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -492,6 +493,10 @@ gdnModel* gdn_compile_model(gdnSpec* spec) {
     fill_tree(spec, &tree, m, lastdof);
     fill_geoms_sites(spec, &tree, m);
     fill_actuators(spec, m);
+    if (gdn_mjcf_skins(spec, &tree, m) < 0) {
+        gdn_model_free(m);
+        return NULL;
+    }
     if (fill_keys(spec, m, nmocap) < 0) {
         gdn_model_free(m);
         return NULL;

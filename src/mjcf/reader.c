@@ -9,6 +9,7 @@
 #include "mjcf/defaults.h"
 #include "mjcf/elements.h"
 #include "mjcf/orientation.h"
+#include "mjcf/assets.h"
 
 #define GDN_MAX_BODY_DEPTH 1000
 
@@ -77,13 +78,14 @@ gdnStatus gdn_spec_init(gdnSpec* spec, gdnPool* pool, gdnDiag* diag) {
 static int read_compiler(gdnSpec* spec, gdnXmlElem* e) {
     gdnDiag* d = spec->diag;
     gdnSpecCompiler* c = &spec->compiler;
-    static const char* const silent[] = {"strippath", "fitaabb", "meshdir", "texturedir",
-                                         "assetdir", "convexhull", "usethread",
-                                         "exactmeshinertia", NULL};
+    static const char* const silent[] = {"strippath", "fitaabb", "texturedir", "convexhull",
+                                         "usethread", "exactmeshinertia", NULL};
     static const char* const coord_keys[] = {"local", "global"};
     static const char* const angle_keys[] = {"radian", "degree"};
     static const int zero_one[] = {0, 1};
     gdn_attr_ignore(e, silent);
+    c->meshdir = gdn_xml_attr(e, "meshdir");
+    c->assetdir = gdn_xml_attr(e, "assetdir");
     TRY(gdn_attr_bool(d, e, "autolimits", &c->autolimits));
     TRY(gdn_attr_doubles(d, e, "boundmass", 1, &c->boundmass, 1));
     TRY(gdn_attr_doubles(d, e, "boundinertia", 1, &c->boundinertia, 1));
@@ -472,6 +474,7 @@ gdnStatus gdn_mjcf_read(gdnSpec* spec, gdnXmlElem* root) {
     }
     gdn_xml_attr(root, "model");
     gdn_attr_warn_unused(d, root);
+    spec->model_dir = root->dir;
 
     // check every top-level name once
     static const char* const known[] = {"compiler", "option",   "size",     "visual",
@@ -511,6 +514,14 @@ gdnStatus gdn_mjcf_read(gdnSpec* spec, gdnXmlElem* root) {
     }
     for (gdnXmlElem* e = root->first; e; e = e->next) {
         if (!strcmp(e->name, "default") && gdn_defaults_read(spec, e) < 0) {
+            return d->status;
+        }
+    }
+    for (gdnXmlElem* e = root->first; e; e = e->next) {
+        if (!strcmp(e->name, "asset") && gdn_mjcf_read_assets(spec, e) < 0) {
+            return d->status;
+        }
+        if (!strcmp(e->name, "custom") && gdn_mjcf_read_custom(spec, e) < 0) {
             return d->status;
         }
     }

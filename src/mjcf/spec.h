@@ -156,6 +156,21 @@ typedef struct gdnSpecKey {
     int nact, nmpos, nmquat;
 } gdnSpecKey;
 
+// a mesh asset (<asset><mesh>): only its vertices are used (penalty contact skins)
+typedef struct gdnSpecMesh {
+    const char* name;
+    const char* file;  // "" when the vertices are inline
+    double scale[3];
+    double refpos[3];
+    double refquat[4];
+    double* vertex;    // inline vertex data (nvertex x 3), NULL when absent
+    int nvertex;
+    gdnXmlElem* elem;
+    // loaded on first use (pool memory): vertices in the mesh frame, -1 before loading
+    double* verts;
+    int nvert;
+} gdnSpecMesh;
+
 // compiler settings (MJCF <compiler>)
 typedef struct gdnSpecCompiler {
     int autolimits;
@@ -166,6 +181,8 @@ typedef struct gdnSpecCompiler {
     int inertiafromgeom; // 0 false, 1 true, 2 auto
     int inertiagrouprange[2];
     int discardvisual;
+    const char* meshdir;  // NULL when unset
+    const char* assetdir; // NULL when unset (meshdir takes precedence)
 } gdnSpecCompiler;
 
 // the whole uncompiled model
@@ -189,6 +206,10 @@ typedef struct gdnSpec {
     int nu, capu;
     gdnSpecKey* keys;
     int nkey, capkey;
+    gdnSpecMesh* meshes;
+    int nmesh, capmesh;
+    gdnPenalty penalty;    // <custom><numeric name="gradyn_penalty" data="height k c"/>
+    const char* model_dir; // directory of the main file: asset paths resolve against it
 } gdnSpec;
 
 #endif

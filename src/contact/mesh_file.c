@@ -1,0 +1,419 @@
+// SPDX-License-Identifier: Apache-2.0
+// Mesh file readers for collision skins: binary / ASCII STL and OBJ vertex lists, deduplicated.
+#include "contact/mesh_file.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+// raw vertex references before deduplication (an STL repeats each vertex per triangle)
+#define MAX_RAW_VERTICES (3 * GDN_MESH_MAX_VERTICES)
+
+static gdnStatus fail(char* cause, int cause_size, gdnStatus status, const char* fmt, ...) {
+    if (cause && cause_size > 0) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(cause, (size_t)cause_size, fmt, ap);
+        va_end(ap);
+    }
+    return status;
+}
+
+gdnMeshFormat gdn_mesh_format_of(const char* path) {
+    const char* dot = path ? strrchr(path, '.') : NULL;
+    if (!dot || strchr(dot, '/')) {
+        return GDN_MESH_UNKNOWN;
+    }
+    char ext[5] = {0};
+    size_t n = strlen(dot + 1);
+    if (n != 3) {
+        return GDN_MESH_UNKNOWN;
+    }
+    for (size_t i = 0; i < n; i++) {
+        ext[i] = (char)tolower((unsigned char)dot[1 + i]);
+    }
+    if (!strcmp(ext, "stl")) {
+        return GDN_MESH_STL;
+    }
+    if (!strcmp(ext, "obj")) {
+        return GDN_MESH_OBJ;
+    }
+    return GDN_MESH_UNKNOWN;
+}
+
+// ---------------------------------------------------------------- growing vertex list
+
+typedef struct VertList {
+    double* v; // (n x 3)
+    int n, cap;
+} VertList;
+
+// append one vertex; 0 when the limit is reached or memory runs out
+static int push_vertex(VertList* l, double x, double y, double z) {
+    if (l->n == l->cap) {
+        if (l->cap >= MAX_RAW_VERTICES) {
+            return 0;
+        }
+        int cap = l->cap ? 2 * l->cap : 64;
+        cap = cap > MAX_RAW_VERTICES ? MAX_RAW_VERTICES : cap;
+        double* v = realloc(l->v, sizeof(double) * 3 * (size_t)cap);
+        if (!v) {
+            return 0;
+        }
+        l->v = v;
+        l->cap = cap;
+    }
+    double* p = l->v + 3 * l->n++;
+    p[0] = x;
+    p[1] = y;
+    p[2] = z;
+    return 1;
+}
+
+// ---------------------------------------------------------------- deduplication
+
+// a vertex with its index: sorting these needs no global state (the loader may run in threads)
+typedef struct SortKey {
+    double p[3];
+    int index;
+} SortKey;
+
+// lexicographic (x, y, z), then index: a total order, so qsort's result is deterministic
+static int compare_vertex(const void* a, const void* b) {
+    const SortKey* u = a;
+    const SortKey* v = b;
+    for (int k = 0; k < 3; k++) {
+        if (u->p[k] < v->p[k]) {
+            return -1;
+        }
+        if (u->p[k] > v->p[k]) {
+            return 1;
+        }
+    }
+    return (u->index > v->index) - (u->index < v->index);
+}
+
+// keep the first occurrence of every position (equal coordinates compare equal, so -0 == 0)
+// and compact in place, preserving order; 0 when memory runs out
+static int dedup(VertList* l) {
+    if (l->n < 2) {
+        return 1;
+    }
+    SortKey* keys = malloc(sizeof(SortKey) * (size_t)l->n);
+    unsigned char* dup = calloc((size_t)l->n, 1);
+    if (!keys || !dup) {
+        free(keys);
+        free(dup);
+        return 0;
+    }
+    for (int i = 0; i < l->n; i++) {
+        memcpy(keys[i].p, l->v + 3 * i, 3 * sizeof(double));
+        keys[i].index = i;
+    }
+    qsort(keys, (size_t)l->n, sizeof(SortKey), compare_vertex);
+    for (int s = 1; s < l->n; s++) {
+        const double* p = keys[s - 1].p;
+        const double* q = keys[s].p;
+        if (p[0] == q[0] && p[1] == q[1] && p[2] == q[2]) {
+            dup[keys[s].index] = 1; // sorted by index within equal runs: the first one stays
+        }
+    }
+    int n = 0;
+    for (int i = 0; i < l->n; i++) {
+        if (!dup[i]) {
+            memmove(l->v + 3 * n, l->v + 3 * i, 3 * sizeof(double));
+            n++;
+        }
+    }
+    l->n = n;
+    free(keys);
+    free(dup);
+    return 1;
+}
+
+int gdn_mesh_dedup(double* v, int n) {
+    VertList l = {v, n, n};
+    return dedup(&l) ? l.n : -1;
+}
+
+// ---------------------------------------------------------------- text tokens
+
+typedef struct Cursor {
+    const unsigned char* p;
+    const unsigned char* end;
+    int line;
+} Cursor;
+
+static int is_blank(unsigned char c) {
+    return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
+}
+
+// skip blanks (and newlines when cross_lines); counts lines
+static void skip_space(Cursor* c, int cross_lines) {
+    while (c->p < c->end && (is_blank(*c->p) || (cross_lines && *c->p == '\n'))) {
+        c->line += *c->p == '\n';
+        c->p++;
+    }
+}
+
+// the next token (up to whitespace) as a NUL-terminated copy; 0 at the end of the line / input
+// (or when it does not fit in buf, then *too_long is set)
+static int next_token(Cursor* c, int cross_lines, char* buf, size_t size, int* too_long) {
+    skip_space(c, cross_lines);
+    size_t n = 0;
+    *too_long = 0;
+    while (c->p < c->end && !is_blank(*c->p) && *c->p != '\n') {
+        if (n + 1 >= size) {
+            *too_long = 1;
+            return 0;
+        }
+        buf[n++] = (char)*c->p++;
+    }
+    buf[n] = '\0';
+    return n > 0;
+}
+
+// a finite decimal number filling the whole token
+static int parse_number(const char* s, double* out) {
+    char* end = NULL;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || *end || !isfinite(v)) {
+        return 0;
+    }
+    *out = v;
+    return 1;
+}
+
+// three numbers on the current line into xyz; 0 when missing or malformed
+static int read_xyz(Cursor* c, double xyz[3]) {
+    char tok[128];
+    int too_long;
+    for (int k = 0; k < 3; k++) {
+        if (!next_token(c, 0, tok, sizeof(tok), &too_long) || !parse_number(tok, &xyz[k])) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+// ---------------------------------------------------------------- formats
+
+static uint32_t read_u32le(const unsigned char* p) {
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static float read_f32le(const unsigned char* p) {
+    uint32_t u = read_u32le(p);
+    float f;
+    memcpy(&f, &u, sizeof(f));
+    return f;
+}
+
+// binary STL: 80-byte header, uint32 count, count x (normal, 3 vertices: 12 float32; 2 bytes)
+static gdnStatus parse_stl_binary(const unsigned char* b, size_t len, VertList* l, char* cause,
+                                  int cause_size) {
+    uint32_t ntri = read_u32le(b + 80);
+    for (uint32_t t = 0; t < ntri; t++) {
+        const unsigned char* tri = b + 84 + 50 * (size_t)t;
+        for (int k = 0; k < 3; k++) {
+            const unsigned char* v = tri + 12 + 12 * k;
+            double x = read_f32le(v), y = read_f32le(v + 4), z = read_f32le(v + 8);
+            if (!isfinite(x) || !isfinite(y) || !isfinite(z)) {
+                return fail(cause, cause_size, GDN_ERR_PARSE,
+                            "binary STL: non-finite coordinate in triangle %u", (unsigned)t);
+            }
+            if (!push_vertex(l, x, y, z)) {
+                return fail(cause, cause_size, GDN_ERR_MEMORY,
+                            "binary STL: out of memory or more than %d vertices",
+                            MAX_RAW_VERTICES);
+            }
+        }
+    }
+    (void)len;
+    return GDN_OK;
+}
+
+// ASCII STL: every "vertex" keyword is followed by three numbers; other tokens are structure
+static gdnStatus parse_stl_ascii(const unsigned char* b, size_t len, VertList* l, char* cause,
+                                 int cause_size) {
+    Cursor c = {b, b + len, 1};
+    char tok[128];
+    int too_long;
+    for (;;) {
+        int have = next_token(&c, 1, tok, sizeof(tok), &too_long);
+        if (!have && !too_long && c.p >= c.end) {
+            break;
+        }
+        if (!have) {
+            // an overlong token (e.g. a solid name): skip it
+            while (c.p < c.end && !is_blank(*c.p) && *c.p != '\n') {
+                c.p++;
+            }
+            continue;
+        }
+        if (strcmp(tok, "vertex")) {
+            continue;
+        }
+        double xyz[3];
+        if (!read_xyz(&c, xyz)) {
+            return fail(cause, cause_size, GDN_ERR_PARSE,
+                        "ASCII STL line %d: 'vertex' needs three finite numbers", c.line);
+        }
+        if (!push_vertex(l, xyz[0], xyz[1], xyz[2])) {
+            return fail(cause, cause_size, GDN_ERR_MEMORY,
+                        "ASCII STL: out of memory or more than %d vertices", MAX_RAW_VERTICES);
+        }
+    }
+    return GDN_OK;
+}
+
+// OBJ: "v x y z [w ...]" lines give vertices; every other line is ignored
+static gdnStatus parse_obj(const unsigned char* b, size_t len, VertList* l, char* cause,
+                           int cause_size) {
+    Cursor c = {b, b + len, 1};
+    while (c.p < c.end) {
+        skip_space(&c, 0);
+        int is_vertex = c.end - c.p >= 2 && c.p[0] == 'v' && is_blank(c.p[1]);
+        if (is_vertex) {
+            c.p++;
+            double xyz[3];
+            if (!read_xyz(&c, xyz)) {
+                return fail(cause, cause_size, GDN_ERR_PARSE,
+                            "OBJ line %d: 'v' needs three finite numbers", c.line);
+            }
+            if (!push_vertex(l, xyz[0], xyz[1], xyz[2])) {
+                return fail(cause, cause_size, GDN_ERR_MEMORY,
+                            "OBJ: out of memory or more than %d vertices", MAX_RAW_VERTICES);
+            }
+        }
+        // rest of the line
+        while (c.p < c.end && *c.p != '\n') {
+            c.p++;
+        }
+        if (c.p < c.end) {
+            c.p++;
+            c.line++;
+        }
+    }
+    return GDN_OK;
+}
+
+// a binary STL has exactly 84 + 50 * count bytes; anything else starting with "solid" is ASCII
+static int stl_is_binary(const unsigned char* b, size_t len) {
+    if (len < 84) {
+        return 0;
+    }
+    uint64_t ntri = read_u32le(b + 80);
+    return (uint64_t)len == 84 + 50 * ntri;
+}
+
+static int stl_is_ascii(const unsigned char* b, size_t len) {
+    size_t i = 0;
+    while (i < len && (is_blank(b[i]) || b[i] == '\n')) {
+        i++;
+    }
+    return len - i >= 5 && !memcmp(b + i, "solid", 5);
+}
+
+gdnStatus gdn_mesh_parse(gdnMeshFormat format, const unsigned char* bytes, size_t len,
+                         double** verts, int* nvert, char* cause, int cause_size) {
+    if (!verts || !nvert || (!bytes && len)) {
+        return fail(cause, cause_size, GDN_ERR_ARG, "NULL argument");
+    }
+    *verts = NULL;
+    *nvert = 0;
+    VertList l = {NULL, 0, 0};
+    gdnStatus status;
+    if (format == GDN_MESH_STL) {
+        if (stl_is_binary(bytes, len)) {
+            status = parse_stl_binary(bytes, len, &l, cause, cause_size);
+        } else if (stl_is_ascii(bytes, len)) {
+            status = parse_stl_ascii(bytes, len, &l, cause, cause_size);
+        } else {
+            status = fail(cause, cause_size, GDN_ERR_PARSE,
+                          "not an STL file (binary size is not 84 + 50 * triangles, and it does "
+                          "not start with 'solid')");
+        }
+    } else if (format == GDN_MESH_OBJ) {
+        status = parse_obj(bytes, len, &l, cause, cause_size);
+    } else {
+        status = fail(cause, cause_size, GDN_ERR_UNSUPPORTED,
+                      "unsupported mesh format (STL and OBJ only)");
+    }
+    if (status == GDN_OK && l.n == 0) {
+        status = fail(cause, cause_size, GDN_ERR_PARSE, "mesh has no vertices");
+    }
+    if (status == GDN_OK && !dedup(&l)) {
+        status = fail(cause, cause_size, GDN_ERR_MEMORY, "out of memory");
+    }
+    if (status == GDN_OK && l.n > GDN_MESH_MAX_VERTICES) {
+        status = fail(cause, cause_size, GDN_ERR_PARSE, "more than %d distinct vertices",
+                      GDN_MESH_MAX_VERTICES);
+    }
+    if (status != GDN_OK) {
+        free(l.v);
+        return status;
+    }
+    *verts = l.v;
+    *nvert = l.n;
+    return GDN_OK;
+}
+
+gdnStatus gdn_mesh_read_file(const char* path, double** verts, int* nvert, char* cause,
+                             int cause_size) {
+    if (!verts || !nvert || !path) {
+        return fail(cause, cause_size, GDN_ERR_ARG, "NULL argument");
+    }
+    *verts = NULL;
+    *nvert = 0;
+    gdnMeshFormat format = gdn_mesh_format_of(path);
+    if (format == GDN_MESH_UNKNOWN) {
+        return fail(cause, cause_size, GDN_ERR_UNSUPPORTED,
+                    "unsupported mesh format (extension .stl or .obj expected)");
+    }
+    FILE* f = fopen(path, "rb");
+    if (!f) {
+        return fail(cause, cause_size, GDN_ERR_IO, "cannot open: %s", strerror(errno));
+    }
+    unsigned char* buf = NULL;
+    size_t len = 0, cap = 0;
+    gdnStatus status = GDN_OK;
+    for (;;) {
+        if (len == cap) {
+            if (cap >= GDN_MESH_MAX_FILE_BYTES) {
+                status = fail(cause, cause_size, GDN_ERR_IO, "file larger than %u bytes",
+                              GDN_MESH_MAX_FILE_BYTES);
+                break;
+            }
+            size_t next = cap ? 2 * cap : 65536;
+            next = next > GDN_MESH_MAX_FILE_BYTES ? GDN_MESH_MAX_FILE_BYTES : next;
+            unsigned char* grown = realloc(buf, next + 1);
+            if (!grown) {
+                status = fail(cause, cause_size, GDN_ERR_MEMORY, "out of memory");
+                break;
+            }
+            buf = grown;
+            cap = next;
+        }
+        size_t got = fread(buf + len, 1, cap - len, f);
+        len += got;
+        if (got == 0) {
+            if (ferror(f)) {
+                status = fail(cause, cause_size, GDN_ERR_IO, "read error");
+            }
+            break;
+        }
+    }
+    fclose(f);
+    if (status == GDN_OK) {
+        status = gdn_mesh_parse(format, buf, len, verts, nvert, cause, cause_size);
+    }
+    free(buf);
+    return status;
+}

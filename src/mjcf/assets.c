@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: Apache-2.0
+// MJCF <asset> meshes (name, file, inline vertices, scale, refpos, refquat) and <custom> numerics.
+#include "mjcf/assets.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "contact/mesh_file.h"
+
+static int fail(gdnSpec* spec, gdnStatus status, gdnXmlElem* e, const char* text) {
+    gdn_diag_error(spec->diag, status, e->file, e->line, e->name, "%s", text);
+    return -1;
+}
+
+// MuJoCo's default mesh name: the file name without directories and extension
+static const char* name_from_file(gdnPool* pool, const char* file) {
+    const char* base = strrchr(file, '/');
+    base = base ? base + 1 : file;
+    const char* dot = strrchr(base, '.');
+    size_t len = dot ? (size_t)(dot - base) : strlen(base);
+    return gdn_pool_strndup(pool, base, len);
+}
+
+static int read_mesh(gdnSpec* spec, gdnXmlElem* e) {
+    gdnDiag* d = spec->diag;
+    static const char* const silent[] = {"class", "normal", "texcoord", "face", "smoothnormal",
+                                         "content_type", NULL};
+    gdn_attr_ignore(e, silent);
+    if (!gdn_pool_reserve(spec->pool, (void**)&spec->meshes, &spec->capmesh, spec->nmesh + 1,
+                          sizeof(gdnSpecMesh))) {
+        return fail(spec, GDN_ERR_MEMORY, e, "out of memory");
+    }
+    gdnSpecMesh* me = &spec->meshes[spec->nmesh];
+    memset(me, 0, sizeof(*me));
+    me->elem = e;
+    me->nvert = -1;
+    me->scale[0] = me->scale[1] = me->scale[2] = 1;
+    me->refquat[0] = 1;
+    if (gdn_attr_doubles(d, e, "scale", 3, me->scale, 1) < 0 ||
+        gdn_attr_doubles(d, e, "refpos", 3, me->refpos, 1) < 0 ||
+        gdn_attr_doubles(d, e, "refquat", 4, me->refquat, 1) < 0) {
+        return -1;
+    }
+    double norm = sqrt(me->refquat[0] * me->refquat[0] + me->refquat[1] * me->refquat[1] +
+                       me->refquat[2] * me->refquat[2] + me->refquat[3] * me->refquat[3]);
+    if (!(norm >= GDN_MJ_EPS) || !isfinite(norm)) {
+        return fail(spec, GDN_ERR_MODEL, e, "refquat must be a nonzero quaternion");
+    }
+    for (int k = 0; k < 4; k++) {
+        me->refquat[k] /= norm;
+    }
+    int nvalues = gdn_attr_double_list(d, spec->pool, e, "vertex", 3 * GDN_MESH_MAX_VERTICES,
+                                       &me->vertex);
+    if (nvalues < 0) {
+        return -1;
+    }
+    if (nvalues % 3) {
+        return fail(spec, GDN_ERR_MODEL, e, "vertex data must be a multiple of 3 numbers");
+    }
+    me->nvertex = nvalues / 3;
+    const char* file = gdn_xml_attr(e, "file");
+    if (file && !file[0]) {
+        file = NULL;
+    }
+    if (file && nvalues) {
+        return fail(spec, GDN_ERR_MODEL, e, "mesh cannot have both a file and vertex data");
+    }
+    if (!file && !nvalues) {
+        return fail(spec, GDN_ERR_MODEL, e, "mesh needs a file or vertex data");
+    }
+    me->file = file ? file : "";
+    const char* name = gdn_xml_attr(e, "name");
+    me->name = name && name[0] ? name : file ? name_from_file(spec->pool, file) : "";
+    if (!me->name) {
+        return fail(spec, GDN_ERR_MEMORY, e, "out of memory");
+    }
+    if (!me->name[0]) {
+        return fail(spec, GDN_ERR_MODEL, e, "mesh needs a name");
+    }
+    for (int i = 0; i < spec->nmesh; i++) {
+        if (!strcmp(spec->meshes[i].name, me->name)) {
+            gdn_diag_error(d, GDN_ERR_MODEL, e->file, e->line, e->name,
+                           "repeated mesh name '%s'", me->name);
+            return -1;
+        }
+    }
+    spec->nmesh++;
+    gdn_attr_warn_unused(d, e);
+    return 0;
+}
+
+int gdn_mjcf_read_assets(gdnSpec* spec, gdnXmlElem* section) {
+    for (gdnXmlElem* e = section->first; e; e = e->next) {
+        if (!strcmp(e->name, "mesh") && read_mesh(spec, e) < 0) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+// data = "height stiffness damping" (exactly three finite numbers, k >= 0, c >= 0)
+static int read_penalty(gdnSpec* spec, gdnXmlElem* e) {
+    gdnDiag* d = spec->diag;
+    if (spec->penalty.enabled) {
+        return fail(spec, GDN_ERR_MODEL, e, "repeated numeric '" GDN_MJCF_PENALTY_NUMERIC "'");
+    }
+    int size = 3, r;
+    if ((r = gdn_attr_int(d, e, "size", &size)) < 0) {
+        return -1;
+    }
+    if (r > 0 && size != 3) {
+        return fail(spec, GDN_ERR_MODEL, e,
+                    GDN_MJCF_PENALTY_NUMERIC " must have size 3 (height stiffness damping)");
+    }
+    double v[3];
+    if ((r = gdn_attr_doubles(d, e, "data", 3, v, 1)) < 0) {
+        return -1;
+    }
+    if (r == 0) {
+        return fail(spec, GDN_ERR_MODEL, e,
+                    GDN_MJCF_PENALTY_NUMERIC " needs data=\"height stiffness damping\"");
+    }
+    if (v[1] < 0 || v[2] < 0) {
+        return fail(spec, GDN_ERR_MODEL, e,
+                    GDN_MJCF_PENALTY_NUMERIC ": stiffness and damping must be non-negative");
+    }
+    spec->penalty.enabled = 1;
+    spec->penalty.height = v[0];
+    spec->penalty.stiffness = v[1];
+    spec->penalty.damping = v[2];
+    gdn_attr_warn_unused(d, e);
+    return 0;
+}
+
+int gdn_mjcf_read_custom(gdnSpec* spec, gdnXmlElem* section) {
+    for (gdnXmlElem* e = section->first; e; e = e->next) {
+        if (strcmp(e->name, "numeric")) {
+            continue;
+        }
+        // peek at the name without consuming it for other numerics (user data, not ours)
+        const char* name = NULL;
+        for (int i = 0; i < e->nattr; i++) {
+            if (!strcmp(e->attr[i].name, "name")) {
+                name = e->attr[i].value;
+            }
+        }
+        if (name && !strcmp(name, GDN_MJCF_PENALTY_NUMERIC)) {
+            gdn_xml_attr(e, "name");
+            if (read_penalty(spec, e) < 0) {
+                return -1;
+            }
+        }
+    }
+    return 0;
+}

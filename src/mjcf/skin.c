@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: Apache-2.0
+// Collision skins for penalty contact: primitive shape points and mesh-asset vertices per body.
+#include "mjcf/skin.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "contact/collision_mesh.h"
+#include "contact/mesh_file.h"
+#include "math/vec.h"
+
+#define GDN_SKIN_MAX_VERTICES (16 * 1024 * 1024) // over the whole model
+#define CYLINDER_RIM_POINTS 8
+
+// a growing list of body-frame vertices in pool memory
+typedef struct Skin {
+    double* v;
+    int n, cap;
+} Skin;
+
+static int fail(gdnSpec* spec, gdnStatus status, gdnXmlElem* e, const char* fmt,
+                const char* arg) {
+    gdn_diag_error(spec->diag, status, e ? e->file : NULL, e ? e->line : 0, e ? e->name : NULL,
+                   fmt, arg);
+    return -1;
+}
+
+// append the geom-frame point p as pos + R(quat) p
+static int push_point(gdnSpec* spec, Skin* s, const gdnSpecGeom* g, const double p[3]) {
+    if (s->n >= GDN_SKIN_MAX_VERTICES) {
+        return fail(spec, GDN_ERR_MODEL, g->elem, "more than %s collision vertices",
+                    "16777216");
+    }
+    if (!gdn_pool_reserve(spec->pool, (void**)&s->v, &s->cap, 3 * (s->n + 1), sizeof(double))) {
+        return fail(spec, GDN_ERR_MEMORY, g->elem, "%s", "out of memory");
+    }
+    double r[3];
+    gdn_rotvecquat(r, p, g->quat);
+    gdn_add3(s->v + 3 * s->n, g->pos, r);
+    s->n++;
+    return 0;
+}
+
+// dir + "/" + file, or file alone when it is absolute or dir is empty
+static char* join(gdnPool* pool, const char* dir, const char* file) {
+    if (file[0] == '/' || !dir || !dir[0]) {
+        return gdn_pool_strndup(pool, file, strlen(file));
+    }
+    size_t nd = strlen(dir), nf = strlen(file);
+    char* p = gdn_pool_alloc(pool, nd + nf + 2);
+    if (p) {
+        memcpy(p, dir, nd);
+        p[nd] = '/';
+        memcpy(p + nd + 1, file, nf + 1);
+    }
+    return p;
+}
+
+// MuJoCo's rule: model directory / (meshdir, else assetdir) / file; absolute parts win
+static char* mesh_path(gdnSpec* spec, const char* file) {
+    const char* sub = spec->compiler.meshdir ? spec->compiler.meshdir : spec->compiler.assetdir;
+    if (file[0] == '/') {
+        return gdn_pool_strndup(spec->pool, file, strlen(file));
+    }
+    const char* dir = spec->model_dir;
+    if (sub && sub[0]) {
+        char* d = join(spec->pool, dir, sub);
+        if (!d) {
+            return NULL;
+        }
+        dir = d;
+    }
+    return join(spec->pool, dir, file);
+}
+
+// the mesh's vertices in its own frame, loaded once: v = conj(refquat) (scale .* v_file - refpos)
+static int load_mesh(gdnSpec* spec, gdnSpecMesh* me) {
+    if (me->nvert >= 0) {
+        return 0;
+    }
+    const double* raw = me->vertex;
+    int n = me->nvertex;
+    double* file_verts = NULL;
+    if (me->file[0]) {
+        char* path = mesh_path(spec, me->file);
+        if (!path) {
+            return fail(spec, GDN_ERR_MEMORY, me->elem, "%s", "out of memory");
+        }
+        char cause[256];
+        gdnStatus st = gdn_mesh_read_file(path, &file_verts, &n, cause, (int)sizeof(cause));
+        if (st != GDN_OK) {
+            gdn_diag_error(spec->diag, st, me->elem->file, me->elem->line, me->elem->name,
+                           "mesh file '%s': %s", path, cause);
+            return -1;
+        }
+        raw = file_verts;
+    }
+    me->verts = gdn_pool_alloc(spec->pool, sizeof(double) * 3 * (size_t)(n > 0 ? n : 1));
+    if (!me->verts) {
+        free(file_verts);
+        return fail(spec, GDN_ERR_MEMORY, me->elem, "%s", "out of memory");
+    }
+    double conj[4];
+    gdn_negquat(conj, me->refquat);
+    for (int i = 0; i < n; i++) {
+        double p[3];
+        for (int k = 0; k < 3; k++) {
+            p[k] = me->scale[k] * raw[3 * i + k] - me->refpos[k];
+        }
+        gdn_rotvecquat(me->verts + 3 * i, p, conj);
+    }
+    free(file_verts);
+    if (!me->file[0]) {
+        n = gdn_mesh_dedup(me->verts, n); // files are deduplicated by their reader
+        if (n < 0) {
+            return fail(spec, GDN_ERR_MEMORY, me->elem, "%s", "out of memory");
+        }
+    }
+    me->nvert = n;
+    return 0;
+}
+
+static gdnSpecMesh* find_mesh(gdnSpec* spec, const char* name) {
+    for (int i = 0; i < spec->nmesh; i++) {
+        if (!strcmp(spec->meshes[i].name, name)) {
+            return &spec->meshes[i];
+        }
+    }
+    return NULL;
+}
+
+// the skin of one geom, in its own frame (docs/contact_penalty.md):
+//   box: 8 corners; sphere, ellipsoid: the 6 points +-size_k e_k; capsule (radius r, half-length
+//   l): the 2 poles (0, 0, +-(l + r)) and 4 points (+-r, 0, +-l), (0, +-r, +-l) around each end;
+//   cylinder: 8 points on each rim circle z = +-l; mesh: every distinct vertex
+static int skin_geom(gdnSpec* spec, Skin* s, const gdnSpecGeom* g) {
+    const double* sz = g->size;
+    double p[3];
+    switch (g->type) {
+    case GDN_GEOM_BOX:
+        for (int c = 0; c < 8; c++) {
+            p[0] = c & 1 ? sz[0] : -sz[0];
+            p[1] = c & 2 ? sz[1] : -sz[1];
+            p[2] = c & 4 ? sz[2] : -sz[2];
+            if (push_point(spec, s, g, p) < 0) {
+                return -1;
+            }
+        }
+        return 0;
+    case GDN_GEOM_SPHERE:
+    case GDN_GEOM_ELLIPSOID:
+        for (int k = 0; k < 6; k++) {
+            double r = g->type == GDN_GEOM_SPHERE ? sz[0] : sz[k / 2];
+            gdn_zero3(p);
+            p[k / 2] = k % 2 ? -r : r;
+            if (push_point(spec, s, g, p) < 0) {
+                return -1;
+            }
+        }
+        return 0;
+    case GDN_GEOM_CAPSULE:
+        for (int end = 0; end < 2; end++) {
+            double z = end ? -sz[1] : sz[1];
+            const double ring[5][3] = {{0, 0, end ? -(sz[1] + sz[0]) : sz[1] + sz[0]},
+                                       {sz[0], 0, z},
+                                       {-sz[0], 0, z},
+                                       {0, sz[0], z},
+                                       {0, -sz[0], z}};
+            for (int k = 0; k < 5; k++) {
+                if (push_point(spec, s, g, ring[k]) < 0) {
+                    return -1;
+                }
+            }
+        }
+        return 0;
+    case GDN_GEOM_CYLINDER:
+        for (int end = 0; end < 2; end++) {
+            for (int k = 0; k < CYLINDER_RIM_POINTS; k++) {
+                double angle = 2 * GDN_MJ_PI * k / CYLINDER_RIM_POINTS;
+                p[0] = sz[0] * cos(angle);
+                p[1] = sz[0] * sin(angle);
+                p[2] = end ? -sz[1] : sz[1];
+                if (push_point(spec, s, g, p) < 0) {
+                    return -1;
+                }
+            }
+        }
+        return 0;
+    case GDN_GEOM_MESH: {
+        gdnSpecMesh* me = find_mesh(spec, g->mesh);
+        if (!me) {
+            return fail(spec, GDN_ERR_MODEL, g->elem, "unknown mesh '%s'", g->mesh);
+        }
+        if (load_mesh(spec, me) < 0) {
+            return -1;
+        }
+        for (int i = 0; i < me->nvert; i++) {
+            if (push_point(spec, s, g, me->verts + 3 * i) < 0) {
+                return -1;
+            }
+        }
+        return 0;
+    }
+    default:
+        return 0; // plane, height field: no skin
+    }
+}
+
+int gdn_mjcf_skins(gdnSpec* spec, const gdnSpecTree* tree, gdnModel* m) {
+    Skin s = {NULL, 0, 0};
+    int* body_vertnum = gdn_pool_alloc(spec->pool, sizeof(int) * (size_t)m->nbody);
+    if (!body_vertnum) {
+        return fail(spec, GDN_ERR_MEMORY, NULL, "%s", "out of memory");
+    }
+    // geoms are grouped by body in id order, so the skin comes out grouped by body too
+    for (int gid = 0; gid < m->ngeom; gid++) {
+        const gdnSpecGeom* g = &spec->geoms[tree->geom_order[gid]];
+        int skinned = g->body > 0 && (g->contype || g->conaffinity) &&
+                      g->type != GDN_GEOM_PLANE && g->type != GDN_GEOM_HFIELD;
+        if (!skinned) {
+            continue;
+        }
+        int before = s.n;
+        if (skin_geom(spec, &s, g) < 0) {
+            return -1;
+        }
+        body_vertnum[g->body] += s.n - before;
+    }
+    for (int i = 0; i < 3 * s.n; i++) {
+        if (!isfinite(s.v[i])) {
+            return fail(spec, GDN_ERR_MODEL, NULL, "%s", "non-finite collision vertex");
+        }
+    }
+    gdnStatus st = gdn_model_set_vertices(m, s.v, body_vertnum);
+    if (st != GDN_OK) {
+        return fail(spec, st, NULL, "%s", "cannot store the collision vertices");
+    }
+    m->penalty = spec->penalty;
+    return 0;
+}

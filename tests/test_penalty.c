@@ -12,6 +12,7 @@
 #include <mujoco/mujoco.h>
 
 #include "contact/body_wrench.h"
+#include "gradient/body_tangent.h"
 #include "contact/mesh_file.h"
 #include "contact/penalty.h"
 #include "runner/test.h"
@@ -368,6 +369,77 @@ static int test_wrench_jvp_vjp(void) {
     return 0;
 }
 
+// end to end on the chain: xi, eta from gdn_body_tangent_jvp, then the wrench JVP, against
+// central differences of W in (q, v, vertices); states whose active set changes within +-eps
+// are skipped
+static int test_wrench_jvp_through_body_tangent(void) {
+    gdnModel* m = NULL;
+    CHECK(load_string(CHAIN_XML, NULL, &m) == GDN_OK);
+    gdnData* d = NULL;
+    CHECK(gdn_data_create(m, &d) == GDN_OK);
+    const int nq = m->nq, nv = m->nv, nvert = m->nvert, nb6 = 6 * m->nbody;
+    unsigned long long rng = 19;
+    double worst = 0;
+    int tested = 0;
+    double* base_pos = malloc(sizeof(double) * 3 * (size_t)nvert);
+    double* dvert = malloc(sizeof(double) * 3 * (size_t)nvert);
+    CHECK(base_pos && dvert);
+    memcpy(base_pos, m->vert_pos, sizeof(double) * 3 * (size_t)nvert);
+    for (int trial = 0; trial < 40 && tested < 10; trial++) {
+        gdn_data_reset(m, d);
+        random_state(m, d, &rng);
+        gdn_normalize_quat(m, d->qpos);
+        double q0[64], v0[64], dq[64], dv[64];
+        memcpy(q0, d->qpos, sizeof(double) * (size_t)nq);
+        memcpy(v0, d->qvel, sizeof(double) * (size_t)nv);
+        for (int i = 0; i < nv; i++) {
+            dq[i] = gdn_test_uniform(&rng, -1, 1);
+            dv[i] = gdn_test_uniform(&rng, -1, 1);
+        }
+        for (int i = 0; i < 3 * nvert; i++) {
+            dvert[i] = gdn_test_uniform(&rng, -1, 1);
+        }
+        double W[24], dW[24], xi[24], eta[24], Wp[24], Wm[24], fd[24];
+        wrenches(m, d, W);
+        int active = d->nvert_active;
+        gdn_body_tangent_jvp(m, d, dq, dv, xi, eta);
+        CHECK(gdn_penalty_wrench_jvp(m, d, xi, eta, dvert, dW) == GDN_OK);
+        const double eps = 1e-6;
+        int same = active > 0;
+        for (int s = -1; s <= 1; s += 2) {
+            memcpy(d->qpos, q0, sizeof(double) * (size_t)nq);
+            gdn_integrate_pos(m, d->qpos, dq, s * eps);
+            for (int i = 0; i < nv; i++) {
+                d->qvel[i] = v0[i] + s * eps * dv[i];
+            }
+            for (int i = 0; i < 3 * nvert; i++) {
+                m->vert_pos[i] = base_pos[i] + s * eps * dvert[i];
+            }
+            wrenches(m, d, s < 0 ? Wm : Wp);
+            same = same && d->nvert_active == active;
+        }
+        memcpy(m->vert_pos, base_pos, sizeof(double) * 3 * (size_t)nvert);
+        if (!same) {
+            continue;
+        }
+        tested++;
+        for (int i = 0; i < nb6; i++) {
+            fd[i] = (Wp[i] - Wm[i]) / (2 * eps);
+        }
+        double err = gdn_test_relerr(dW, fd, nb6, 1);
+        worst = fmax(worst, err);
+        CHECK_ARRAY_REL(dW, fd, nb6, 1e-7, 1);
+    }
+    CHECK(tested >= 5);
+    printf("    W tangent through gdn_body_tangent_jvp vs central FD (eps 1e-6): max rel error "
+           "%.2e over %d states\n", worst, tested);
+    free(base_pos);
+    free(dvert);
+    gdn_data_free(d);
+    gdn_model_free(m);
+    return 0;
+}
+
 // VJP accumulates (+=) and NULL outputs are skipped
 static int test_vjp_accumulates(void) {
     gdnModel* m = load_file(BOX_XML);
@@ -718,6 +790,7 @@ static const gdnTestCase cases[] = {
     {"free_fall_then_contact", test_free_fall_then_contact},
     {"generalized_force_matches_jac", test_generalized_force_matches_jac},
     {"wrench_jvp_vjp", test_wrench_jvp_vjp},
+    {"wrench_jvp_through_body_tangent", test_wrench_jvp_through_body_tangent},
     {"vjp_accumulates", test_vjp_accumulates},
     {"api", test_api},
     {"mjcf_primitive_skins", test_mjcf_primitive_skins},

@@ -67,7 +67,8 @@ GDN_API gdnStatus gdn_model_set_penalty(gdnModel* m, int enabled, double height,
 // replace body's collision mesh by the n vertices verts (n x 3, body frame; n = 0 removes it).
 // The model's vertex arrays are rebuilt (vert_pos may then live outside the model's single
 // buffer; gdn_model_free releases it) and nvert changes: gdnData created before this call no
-// longer matches the model (gdn_step returns GDN_ERR_ARG for it); create data after such edits.
+// longer matches the model (gdn_forward returns GDN_ERR_ARG for it, gdn_step an error with the
+// state unchanged, never an overrun); create data after such edits.
 // GDN_ERR_ARG for a NULL model, body out of range (the world body 0 included), n < 0, NULL
 // verts with n > 0 or non-finite coordinates; GDN_ERR_MEMORY when allocation fails (the model is
 // then unchanged)

@@ -1,0 +1,788 @@
+// SPDX-License-Identifier: Apache-2.0
+// The trajectory adjoint vs central finite differences of gdn_rollout_objective, every block.
+//
+// FD: Richardson-extrapolated central differences D = (4 D(h/2) - D(h)) / 3 with
+// D(h) = (J(p + h) - J(p - h)) / (2h), truncation O(h^4). Step sizes per parameter class:
+//   q0 (tangent, gdn_integrate_pos) and v0:  h = 1e-5      controls u_t:  h = 1e-5
+//   mass: h = 1e-5 m_b      COM: h = 1e-5 m      inertia entries: h = 1e-5 trace(I_b) / 3
+//   (inertia perturbations go through gdn_model_set_body_inertia)
+//   vertices (body frame, written into m->vert_pos): h = 1e-6 m (smaller: a vertex crossing the
+//   plane inside the FD stencil would put the penalty kink between the samples)
+// Error measure per block: ||adjoint - fd||_inf / max(||fd||_inf, floor), required <= 1e-6.
+#define _POSIX_C_SOURCE 200809L
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <gradyn/adjoint.h>
+#include <gradyn/gradyn.h>
+
+#include "runner/test.h"
+
+#define REL_TOL 1e-6
+
+// ---------------------------------------------------------------- models
+
+static gdnModel* load(const char* path) {
+    char err[512];
+    gdnModel* m = NULL;
+    if (gdn_load_xml(path, &m, err, sizeof(err), NULL, 0) != GDN_OK) {
+        fprintf(stderr, "load %s: %s\n", path, err);
+        return NULL;
+    }
+    return m;
+}
+
+static gdnModel* load_test_model(const char* name) {
+    char path[1024];
+    snprintf(path, sizeof(path), "%s/%s", GDN_TEST_MODELS, name);
+    return load(path);
+}
+
+static void quat2mat(double R[9], const double q[4]) {
+    R[0] = 1 - 2 * (q[2] * q[2] + q[3] * q[3]);
+    R[1] = 2 * (q[1] * q[2] - q[0] * q[3]);
+    R[2] = 2 * (q[1] * q[3] + q[0] * q[2]);
+    R[3] = 2 * (q[1] * q[2] + q[0] * q[3]);
+    R[4] = 1 - 2 * (q[1] * q[1] + q[3] * q[3]);
+    R[5] = 2 * (q[2] * q[3] - q[0] * q[1]);
+    R[6] = 2 * (q[1] * q[3] - q[0] * q[2]);
+    R[7] = 2 * (q[2] * q[3] + q[0] * q[1]);
+    R[8] = 1 - 2 * (q[1] * q[1] + q[2] * q[2]);
+}
+
+// skins from the geoms (box corners, capsule end points, sphere centres) and penalty contact
+// with the plane `above` over the lowest vertex at qpos0, so contact is active from t = 0
+static int add_skins_and_penalty(gdnModel* m, double above, double stiffness, double damping) {
+    gdnData* d = NULL;
+    if (gdn_data_create(m, &d) != GDN_OK) {
+        return 0;
+    }
+    gdn_data_reset(m, d);
+    gdn_kinematics(m, d);
+    double zmin = INFINITY;
+    for (int b = 1; b < m->nbody; b++) {
+        double verts[3 * 64];
+        int n = 0;
+        for (int g = m->body_geomadr[b]; g >= 0 && g < m->body_geomadr[b] + m->body_geomnum[b];
+             g++) {
+            const double* s = m->geom_size + 3 * g;
+            double local[8][3];
+            int k = 0;
+            if (m->geom_type[g] == GDN_GEOM_BOX) {
+                for (int c = 0; c < 8; c++, k++) {
+                    local[k][0] = (c & 1) ? s[0] : -s[0];
+                    local[k][1] = (c & 2) ? s[1] : -s[1];
+                    local[k][2] = (c & 4) ? s[2] : -s[2];
+                }
+            } else if (m->geom_type[g] == GDN_GEOM_CAPSULE) {
+                for (int c = 0; c < 2; c++, k++) {
+                    local[k][0] = local[k][1] = 0;
+                    local[k][2] = c ? s[1] : -s[1];
+                }
+            } else if (m->geom_type[g] == GDN_GEOM_SPHERE) {
+                local[k][0] = local[k][1] = local[k][2] = 0;
+                k++;
+            }
+            double R[9];
+            quat2mat(R, m->geom_quat + 4 * g);
+            for (int c = 0; c < k && n < 64; c++, n++) {
+                for (int i = 0; i < 3; i++) {
+                    verts[3 * n + i] = m->geom_pos[3 * g + i] + R[3 * i] * local[c][0] +
+                                       R[3 * i + 1] * local[c][1] + R[3 * i + 2] * local[c][2];
+                }
+                const double* X = d->xmat + 9 * b;
+                double z = d->xpos[3 * b + 2] + X[6] * verts[3 * n] + X[7] * verts[3 * n + 1] +
+                           X[8] * verts[3 * n + 2];
+                zmin = fmin(zmin, z);
+            }
+        }
+        if (n > 0 && gdn_model_set_collision_mesh(m, b, verts, n) != GDN_OK) {
+            gdn_data_free(d);
+            return 0;
+        }
+    }
+    gdn_data_free(d);
+    return gdn_model_set_penalty(m, 1, zmin + above, stiffness, damping) == GDN_OK;
+}
+
+// ---------------------------------------------------------------- objective
+
+// terminal cost in qpos coordinates: g = sum_i (a_i qpos_i + b_i qpos_i^2) + sum_i c_i qvel_i^2
+static gdnStatus terminal_cost(const gdnModel* m, gdnData* s, int t, void* user, double* value,
+                               double* gq, double* gv, double* gu) {
+    (void)t, (void)user, (void)gu;
+    double g = 0;
+    for (int i = 0; i < m->nq; i++) {
+        double a = 1 - 0.07 * (i % 11), b = 0.3 + 0.05 * (i % 5);
+        g += a * s->qpos[i] + b * s->qpos[i] * s->qpos[i];
+        if (gq) {
+            gq[i] = a + 2 * b * s->qpos[i];
+        }
+    }
+    for (int i = 0; i < m->nv; i++) {
+        double c = 0.2 + 0.01 * (i % 7);
+        g += c * s->qvel[i] * s->qvel[i];
+        if (gv) {
+            gv[i] = 2 * c * s->qvel[i];
+        }
+    }
+    *value = g;
+    return GDN_OK;
+}
+
+// running cost in qpos coordinates: l = sum_i a_i qpos_i^2 + b_i qvel_i + c u_k^2
+static gdnStatus running_cost(const gdnModel* m, gdnData* s, int t, void* user, double* value,
+                              double* gq, double* gv, double* gu) {
+    (void)t, (void)user;
+    const double w = 0.01; // per step
+    double l = 0;
+    for (int i = 0; i < m->nq; i++) {
+        double a = w * (0.1 + 0.01 * (i % 9));
+        l += a * s->qpos[i] * s->qpos[i];
+        if (gq) {
+            gq[i] = 2 * a * s->qpos[i];
+        }
+    }
+    for (int i = 0; i < m->nv; i++) {
+        double b = w * (0.05 - 0.003 * (i % 13));
+        l += b * s->qvel[i];
+        if (gv) {
+            gv[i] = b;
+        }
+    }
+    for (int k = 0; k < m->nu; k++) {
+        l += w * 0.2 * s->ctrl[k] * s->ctrl[k];
+        if (gu) {
+            gu[k] = w * 0.4 * s->ctrl[k];
+        }
+    }
+    *value = l;
+    return GDN_OK;
+}
+
+// ---------------------------------------------------------------- a rollout problem
+
+typedef struct Problem {
+    const char* name;
+    gdnModel* m;
+    int T;
+    double* q0;   // (nq)
+    double* v0;   // (nv)
+    double* u;    // (T x nu)
+    double* xfrc; // (nbody x 6)
+    gdnRollout r;
+    gdnObjective obj;
+    gdnTargetObjective target;
+    gdnTape* tape;
+    gdnAdjointGradients g; // the adjoint's answer
+} Problem;
+
+// random state around qpos0 (tangent amplitude qamp), velocities (vamp), controls (uamp);
+// objective: terminal_cost + running_cost
+static int problem_init(Problem* p, const char* name, gdnModel* m, int T, unsigned long long seed,
+                        double qamp, double vamp, double uamp) {
+    memset(p, 0, sizeof(*p));
+    p->name = name;
+    p->m = m;
+    p->T = T;
+    const int nq = m->nq, nv = m->nv, nu = m->nu, nb = m->nbody, nvert = m->nvert;
+    p->q0 = calloc((size_t)nq, sizeof(double));
+    p->v0 = calloc((size_t)nv, sizeof(double));
+    p->u = calloc((size_t)(T * nu + 1), sizeof(double));
+    p->xfrc = calloc((size_t)(6 * nb), sizeof(double));
+    p->g.qpos0 = calloc((size_t)nv, sizeof(double));
+    p->g.qvel0 = calloc((size_t)nv, sizeof(double));
+    p->g.ctrl = calloc((size_t)(T * nu + 1), sizeof(double));
+    p->g.param = calloc((size_t)(GDN_N_INERTIA_PARAMS * nb), sizeof(double));
+    p->g.vert = calloc((size_t)(3 * nvert + 1), sizeof(double));
+    double* e = calloc((size_t)nv, sizeof(double));
+    if (!p->q0 || !p->v0 || !p->u || !p->xfrc || !e || !p->g.qpos0 || !p->g.qvel0 ||
+        !p->g.ctrl || !p->g.param || !p->g.vert) {
+        free(e);
+        return 0;
+    }
+    unsigned long long rng = seed;
+    memcpy(p->q0, m->qpos0, sizeof(double) * (size_t)nq);
+    for (int i = 0; i < nv; i++) {
+        e[i] = gdn_test_uniform(&rng, -qamp, qamp);
+        p->v0[i] = gdn_test_uniform(&rng, -vamp, vamp);
+    }
+    gdn_integrate_pos(m, p->q0, e, 1.0);
+    free(e);
+    for (int i = 0; i < T * nu; i++) {
+        p->u[i] = gdn_test_uniform(&rng, -uamp, uamp);
+    }
+    gdn_rollout_init(m, T, &p->r);
+    p->r.qpos0 = p->q0;
+    p->r.qvel0 = p->v0;
+    p->r.ctrl = p->u;
+    p->obj.terminal = (gdnCost){terminal_cost, NULL, 0};
+    p->obj.running = (gdnCost){running_cost, NULL, 0};
+    char err[256];
+    if (gdn_tape_create(m, T, 1, &p->tape, err, sizeof(err)) != GDN_OK) {
+        fprintf(stderr, "%s\n", err);
+        return 0;
+    }
+    return 1;
+}
+
+static void problem_free(Problem* p) {
+    free(p->q0);
+    free(p->v0);
+    free(p->u);
+    free(p->xfrc);
+    free(p->g.qpos0);
+    free(p->g.qvel0);
+    free(p->g.ctrl);
+    free(p->g.param);
+    free(p->g.vert);
+    gdn_tape_free(p->tape);
+    gdn_model_free(p->m);
+}
+
+static double objective(Problem* p) {
+    double J;
+    char err[256];
+    gdnStatus st = gdn_rollout_objective(p->m, &p->r, &p->obj, p->tape, &J, err, sizeof(err));
+    if (st != GDN_OK) {
+        fprintf(stderr, "%s: rollout failed: %s\n", p->name, err);
+        return NAN;
+    }
+    return J;
+}
+
+static int gradient(Problem* p) {
+    char err[256];
+    gdnStatus st =
+        gdn_adjoint_rollout_gradient(p->m, &p->r, &p->obj, p->tape, &p->g, err, sizeof(err));
+    if (st != GDN_OK) {
+        fprintf(stderr, "%s: gradient failed: %s\n", p->name, err);
+        return 0;
+    }
+    return 1;
+}
+
+// ---------------------------------------------------------------- finite differences
+
+typedef enum Channel { CH_Q0, CH_V0, CH_U, CH_PARAM, CH_VERT } Channel;
+
+// apply a perturbation of size h to entry i of channel ch (h = 0 restores the nominal)
+typedef struct Nominal {
+    double* q0;
+    gdnInertia inertia;
+    double value;
+} Nominal;
+
+static void perturb(Problem* p, Channel ch, int i, double h, Nominal* nom) {
+    gdnModel* m = p->m;
+    switch (ch) {
+    case CH_Q0: {
+        double e[64] = {0};
+        memcpy(p->q0, nom->q0, sizeof(double) * (size_t)m->nq);
+        e[i] = 1;
+        gdn_integrate_pos(m, p->q0, e, h);
+        break;
+    }
+    case CH_V0:
+        p->v0[i] = nom->value + h;
+        break;
+    case CH_U:
+        p->u[i] = nom->value + h;
+        break;
+    case CH_PARAM: {
+        int b = i / GDN_N_INERTIA_PARAMS, k = i % GDN_N_INERTIA_PARAMS;
+        double prm[GDN_N_INERTIA_PARAMS];
+        gdnInertia in;
+        gdn_inertia_params(&nom->inertia, prm);
+        prm[k] += h;
+        gdn_inertia_from_params(prm, &in);
+        gdn_model_set_body_inertia(m, b, &in);
+        break;
+    }
+    case CH_VERT:
+        m->vert_pos[i] = nom->value + h;
+        break;
+    }
+}
+
+static double step_size(const Problem* p, Channel ch, int i, const Nominal* nom) {
+    (void)p, (void)i;
+    switch (ch) {
+    case CH_PARAM: {
+        int k = i % GDN_N_INERTIA_PARAMS;
+        const gdnInertia* in = &nom->inertia;
+        if (k == 0) {
+            return 1e-5 * in->mass;
+        }
+        if (k < 4) {
+            return 1e-5;
+        }
+        return 1e-5 * (in->inertia[0] + in->inertia[4] + in->inertia[8]) / 3;
+    }
+    case CH_VERT:
+        return 1e-6;
+    default:
+        return 1e-5;
+    }
+}
+
+// Richardson-extrapolated central difference of J along entry i of channel ch
+static double fd_entry(Problem* p, Channel ch, int i) {
+    gdnModel* m = p->m;
+    Nominal nom = {0};
+    double q0copy[64];
+    if (ch == CH_Q0) {
+        memcpy(q0copy, p->q0, sizeof(double) * (size_t)m->nq);
+        nom.q0 = q0copy;
+    } else if (ch == CH_V0) {
+        nom.value = p->v0[i];
+    } else if (ch == CH_U) {
+        nom.value = p->u[i];
+    } else if (ch == CH_PARAM) {
+        gdn_body_inertia(m, i / GDN_N_INERTIA_PARAMS, &nom.inertia);
+    } else {
+        nom.value = m->vert_pos[i];
+    }
+    double h = step_size(p, ch, i, &nom);
+    double D[2];
+    for (int level = 0; level < 2; level++) {
+        double hh = level ? h / 2 : h;
+        perturb(p, ch, i, hh, &nom);
+        double jp = objective(p);
+        perturb(p, ch, i, -hh, &nom);
+        double jm = objective(p);
+        D[level] = (jp - jm) / (2 * hh);
+    }
+    perturb(p, ch, i, 0, &nom);
+    if (ch == CH_PARAM) {
+        gdn_model_set_body_inertia(m, i / GDN_N_INERTIA_PARAMS, &nom.inertia);
+    }
+    return (4 * D[1] - D[0]) / 3;
+}
+
+// compare the adjoint block with FD on entries [0, n) (stride: every stride-th entry) and
+// print the worst error; floor: the smallest scale the error is relative to
+static int check_block(Problem* p, Channel ch, const char* label, const double* adj, int n,
+                       int stride, double floor_) {
+    if (n <= 0) {
+        return 0;
+    }
+    int count = 0;
+    double* a = calloc((size_t)n, sizeof(double));
+    double* f = calloc((size_t)n, sizeof(double));
+    if (!a || !f) {
+        free(a);
+        free(f);
+        return 1;
+    }
+    for (int i = 0; i < n; i += stride) {
+        // world row and COM/inertia of body 0 are not parameters
+        if (ch == CH_PARAM && i < GDN_N_INERTIA_PARAMS) {
+            continue;
+        }
+        a[count] = adj[i];
+        f[count] = fd_entry(p, ch, i);
+        count++;
+    }
+    double err = gdn_test_relerr(a, f, count, floor_);
+    double scale = 0;
+    for (int i = 0; i < count; i++) {
+        scale = fmax(scale, fabs(f[i]));
+    }
+    printf("  %-14s %-6s %5d entries  |fd|max %.3e  rel err %.2e\n", p->name, label, count,
+           scale, err);
+    int bad = !(err <= REL_TOL);
+    if (bad) {
+        gdn_test_print_worst(a, f, count);
+    }
+    free(a);
+    free(f);
+    return bad;
+}
+
+// every block against FD; u_stride, vert_stride thin out the largest blocks
+static int check_all(Problem* p, int u_stride, int vert_stride) {
+    gdnModel* m = p->m;
+    if (!gradient(p)) {
+        return 1;
+    }
+    CHECK(isfinite(p->g.J));
+    double J = objective(p);
+    CHECK(memcmp(&J, &p->g.J, sizeof(double)) == 0);
+    int bad = 0;
+    bad |= check_block(p, CH_Q0, "q0", p->g.qpos0, m->nv, 1, 1e-8);
+    bad |= check_block(p, CH_V0, "v0", p->g.qvel0, m->nv, 1, 1e-8);
+    bad |= check_block(p, CH_U, "u", p->g.ctrl, p->T * m->nu, u_stride, 1e-8);
+    bad |= check_block(p, CH_VERT, "vert", p->g.vert, 3 * m->nvert, vert_stride, 1e-8);
+    // parameters last: gdn_model_set_body_inertia restores them only to round-off
+    bad |= check_block(p, CH_PARAM, "pi", p->g.param, GDN_N_INERTIA_PARAMS * m->nbody, 1, 1e-8);
+    CHECK(!bad);
+    return 0;
+}
+
+// ---------------------------------------------------------------- FD cases
+
+static int test_pendulum(void) {
+    Problem p;
+    gdnModel* m = load_test_model("pendulum.xml");
+    CHECK(m);
+    CHECK(problem_init(&p, "pendulum", m, 200, 1, 0.8, 1.0, 2.0));
+    int bad = check_all(&p, 1, 1);
+    // all 10 parameters of the rod are nonzero sensitivities except by symmetry
+    problem_free(&p);
+    return bad;
+}
+
+static int test_chain_damped(void) {
+    Problem p;
+    gdnModel* m = load_test_model("adj_chain2.xml");
+    CHECK(m);
+    CHECK(problem_init(&p, "chain2", m, 150, 2, 0.6, 1.0, 1.0));
+    int bad = check_all(&p, 1, 1);
+    problem_free(&p);
+    return bad;
+}
+
+static int test_revolute_prismatic_fixed(void) {
+    Problem p;
+    gdnModel* m = load_test_model("adj_rpf.xml");
+    CHECK(m);
+    CHECK(problem_init(&p, "rpf", m, 150, 3, 0.4, 0.8, 1.0));
+    int bad = check_all(&p, 1, 1);
+    problem_free(&p);
+    return bad;
+}
+
+static int test_spherical_pendulum(void) {
+    Problem p;
+    gdnModel* m = load_test_model("adj_ball.xml");
+    CHECK(m);
+    CHECK(problem_init(&p, "ball", m, 150, 4, 0.7, 2.0, 0.3));
+    int bad = check_all(&p, 1, 1);
+    problem_free(&p);
+    return bad;
+}
+
+// free base, tilted (model quat + random) and spinning, applied forces held constant
+static int test_free_lopsided_leg(void) {
+    Problem p;
+    gdnModel* m = load_test_model("adj_free_leg.xml");
+    CHECK(m);
+    CHECK(problem_init(&p, "free_leg", m, 150, 5, 0.3, 1.0, 1.0));
+    p.v0[3] = 3.0; // spin about the local x axis
+    p.v0[5] = -2.0;
+    double qfrc[7] = {0.5, -0.2, 1.0, 0.05, 0.0, -0.03, 0.1};
+    p.xfrc[6 * 2 + 0] = 0.3; // a push on the leg
+    p.xfrc[6 * 2 + 4] = -0.02;
+    p.r.qfrc_applied = qfrc;
+    p.r.xfrc_applied = p.xfrc;
+    int bad = check_all(&p, 1, 1);
+    problem_free(&p);
+    return bad;
+}
+
+static int test_humanoid32_penalty(void) {
+    Problem p;
+    gdnModel* m = load_test_model("humanoid32.xml");
+    CHECK(m);
+    CHECK(add_skins_and_penalty(m, 0.02, 5000, 50));
+    CHECK(problem_init(&p, "humanoid32", m, 60, 6, 0.05, 0.3, 0.5));
+    int bad = check_all(&p, 3, 1);
+    problem_free(&p);
+    return bad;
+}
+
+// MuJoCo's humanoid.xml, penalty contact on (skins from its geoms), the built-in objective
+// (head to a target, control effort) plus the running cost of the other cases
+static gdnStatus running_and_effort(const gdnModel* m, gdnData* s, int t, void* user,
+                                    double* value, double* gq, double* gv, double* gu) {
+    const gdnObjective* target = user;
+    double a = 0, b = 0, gu2[64] = {0};
+    if (m->nu > 64) {
+        return GDN_ERR_ARG;
+    }
+    gdnStatus st = running_cost(m, s, t, NULL, &a, gq, gv, gu);
+    if (st == GDN_OK) {
+        st = target->running.fn(m, s, t, target->running.user, &b, NULL, NULL,
+                                gu ? gu2 : NULL);
+    }
+    for (int k = 0; gu && k < m->nu; k++) {
+        gu[k] += gu2[k];
+    }
+    *value = a + b;
+    return st;
+}
+
+static int test_humanoid_mujoco_penalty(void) {
+    Problem p;
+    gdnModel* m = load("/usr/share/mujoco/model/humanoid/humanoid.xml");
+    CHECK(m);
+    CHECK(add_skins_and_penalty(m, 0.02, 5000, 50));
+    CHECK(problem_init(&p, "humanoid.xml", m, 40, 7, 0.05, 0.3, 0.5));
+    gdnObjective target;
+    p.target = (gdnTargetObjective){0};
+    p.target.body = gdn_name2id(m, "body", "torso");
+    CHECK(p.target.body > 0);
+    p.target.point[2] = 0.19; // the head geom sits here in the torso frame
+    p.target.target[0] = 0.3;
+    p.target.target[2] = 1.2;
+    p.target.weight = 1;
+    p.target.ctrl_weight = 0.01;
+    p.target.vel_weight = 0.001;
+    CHECK(gdn_objective_target(m, &p.target, &target) == GDN_OK);
+    p.obj.terminal = target.terminal;
+    p.obj.running = (gdnCost){running_and_effort, &target, 0};
+    int bad = check_all(&p, 7, 1);
+    problem_free(&p);
+    return bad;
+}
+
+// ---------------------------------------------------------------- box on plane
+
+static gdnStatus final_height(const gdnModel* m, gdnData* s, int t, void* user, double* value,
+                              double* gq, double* gv, double* gu) {
+    (void)m, (void)t, (void)user, (void)gv, (void)gu;
+    *value = s->qpos[2];
+    if (gq) {
+        gq[2] = 1;
+    }
+    return GDN_OK;
+}
+
+// a resting box (8 corners, critically damped vertical mode): moving a bottom vertex up by dz
+// in the body frame lowers the box by dz / 4 at equilibrium; top vertices never touch, and
+// tangential vertex motion leaves the level box's height unchanged
+static int test_box_on_plane(void) {
+    gdnModel* m = load_test_model("adj_box.xml");
+    CHECK(m);
+    const double a = 0.125, k = 2500, c = 50;
+    double corners[24];
+    for (int i = 0; i < 8; i++) {
+        corners[3 * i] = (i & 1) ? a : -a;
+        corners[3 * i + 1] = (i & 2) ? a : -a;
+        corners[3 * i + 2] = (i & 4) ? a : -a;
+    }
+    CHECK(gdn_model_set_collision_mesh(m, 1, corners, 8) == GDN_OK);
+    CHECK(gdn_model_set_penalty(m, 1, 0.0, k, c) == GDN_OK);
+    const int T = 1000;
+    const double depth = m->body_mass[1] * -m->opt.gravity[2] / (4 * k);
+    double q0[7] = {0, 0, a - depth, 1, 0, 0, 0}, v0[6] = {0};
+    gdnRollout r;
+    gdn_rollout_init(m, T, &r);
+    r.qpos0 = q0;
+    r.qvel0 = v0;
+    gdnObjective obj = {{final_height, NULL, 0}, {NULL, NULL, 0}};
+    gdnTape* tape = NULL;
+    CHECK(gdn_tape_create(m, T, 0, &tape, NULL, 0) == GDN_OK);
+    double gvert[24], gq[6], gv[6];
+    gdnAdjointGradients out = {0};
+    out.vert = gvert;
+    out.qpos0 = gq;
+    out.qvel0 = gv;
+    char err[256];
+    CHECK(gdn_adjoint_rollout_gradient(m, &r, &obj, tape, &out, err, sizeof(err)) == GDN_OK);
+    printf("  box: q_T z = %.12f (rest %.12f)\n", out.J, a - depth);
+    for (int i = 0; i < 8; i++) {
+        printf("  box vertex %d (%+.3f %+.3f %+.3f): dJ/dV = % .15f % .3g % .3g\n", i,
+               corners[3 * i], corners[3 * i + 1], corners[3 * i + 2], gvert[3 * i + 2],
+               gvert[3 * i], gvert[3 * i + 1]);
+        if (i & 4) {
+            CHECK(gvert[3 * i] == 0 && gvert[3 * i + 1] == 0 && gvert[3 * i + 2] == 0);
+        } else {
+            CHECK_NEAR(gvert[3 * i + 2], -0.25, 1e-6, 0);
+            CHECK(gvert[3 * i] == 0 && gvert[3 * i + 1] == 0);
+        }
+    }
+    // the box height forgets its initial height and vertical velocity
+    CHECK(fabs(gq[2]) < 1e-9 && fabs(gv[2]) < 1e-9);
+    gdn_tape_free(tape);
+    gdn_model_free(m);
+    return 0;
+}
+
+// ---------------------------------------------------------------- tape, determinism, errors
+
+static int same(const double* a, const double* b, int n) {
+    return memcmp(a, b, sizeof(double) * (size_t)n) == 0;
+}
+
+// checkpointing == full tape bit for bit, two runs bit-identical, and the adjoint's forward
+// pass == a gdn_step loop (final state)
+static int test_checkpoint_determinism(void) {
+    Problem p;
+    gdnModel* m = load_test_model("humanoid32.xml");
+    CHECK(m);
+    CHECK(add_skins_and_penalty(m, 0.02, 5000, 50));
+    const int T = 100;
+    CHECK(problem_init(&p, "humanoid32", m, T, 8, 0.05, 0.3, 0.5));
+    const int nq = m->nq, nv = m->nv, nu = m->nu, np = GDN_N_INERTIA_PARAMS * m->nbody;
+    const int nV = 3 * m->nvert;
+    CHECK(gradient(&p));
+    gdnAdjointGradients ref = p.g;
+    gdnAdjointGradients g2 = {0};
+    double* buf = calloc((size_t)(2 * nv + T * nu + np + nV), sizeof(double));
+    CHECK(buf);
+    g2.qpos0 = buf;
+    g2.qvel0 = g2.qpos0 + nv;
+    g2.ctrl = g2.qvel0 + nv;
+    g2.param = g2.ctrl + T * nu;
+    g2.vert = g2.param + np;
+    char err[256];
+    // two runs
+    CHECK(gdn_adjoint_rollout_gradient(m, &p.r, &p.obj, p.tape, &g2, err, sizeof(err)) == GDN_OK);
+    CHECK(memcmp(&g2.J, &ref.J, sizeof(double)) == 0);
+    CHECK(same(g2.qpos0, ref.qpos0, nv) && same(g2.qvel0, ref.qvel0, nv));
+    CHECK(same(g2.ctrl, ref.ctrl, T * nu) && same(g2.param, ref.param, np));
+    CHECK(same(g2.vert, ref.vert, nV));
+    // checkpointing with several K
+    int Ks[] = {2, 7, 10, 33, 100};
+    for (int i = 0; i < 5; i++) {
+        gdnTape* tk = NULL;
+        CHECK(gdn_tape_create(m, T, Ks[i], &tk, err, sizeof(err)) == GDN_OK);
+        memset(buf, 0, sizeof(double) * (size_t)(2 * nv + T * nu + np + nV));
+        CHECK(gdn_adjoint_rollout_gradient(m, &p.r, &p.obj, tk, &g2, err, sizeof(err)) == GDN_OK);
+        CHECK(memcmp(&g2.J, &ref.J, sizeof(double)) == 0);
+        CHECK(same(g2.qpos0, ref.qpos0, nv) && same(g2.qvel0, ref.qvel0, nv));
+        CHECK(same(g2.ctrl, ref.ctrl, T * nu) && same(g2.param, ref.param, np));
+        CHECK(same(g2.vert, ref.vert, nV));
+        printf("  K = %3d: gradients bit-identical to the full tape; states %zu vs %zu bytes\n",
+               Ks[i], gdn_tape_state_bytes(tk), gdn_tape_state_bytes(p.tape));
+        gdn_tape_free(tk);
+    }
+    // forward pass of the gradient == gdn_step loop
+    gdnData* d = NULL;
+    CHECK(gdn_data_create(m, &d) == GDN_OK);
+    memcpy(d->qpos, p.q0, sizeof(double) * (size_t)nq);
+    gdn_normalize_quat(m, d->qpos);
+    memcpy(d->qvel, p.v0, sizeof(double) * (size_t)nv);
+    for (int t = 0; t < T; t++) {
+        memcpy(d->ctrl, p.u + t * nu, sizeof(double) * (size_t)nu);
+        CHECK(gdn_step(m, d) == GDN_OK);
+    }
+    double* qT = calloc((size_t)(nq + nv), sizeof(double));
+    CHECK(gdn_tape_state(p.tape, T, qT, qT + nq) == GDN_OK);
+    CHECK(same(qT, d->qpos, nq) && same(qT + nq, d->qvel, nv));
+    free(qT);
+    gdn_data_free(d);
+    free(buf);
+    problem_free(&p);
+    return 0;
+}
+
+static int test_gradient_errors(void) {
+    Problem p;
+    gdnModel* m = load_test_model("adj_free_leg.xml");
+    CHECK(m);
+    CHECK(problem_init(&p, "free_leg", m, 20, 9, 0.1, 0.1, 0.1));
+    char err[256];
+    CHECK(gdn_adjoint_rollout_gradient(m, &p.r, &p.obj, p.tape, NULL, err, sizeof(err)) ==
+          GDN_ERR_ARG);
+    p.r.nstep = 0;
+    CHECK(gdn_adjoint_rollout_gradient(m, &p.r, &p.obj, p.tape, &p.g, err, sizeof(err)) ==
+          GDN_ERR_ARG);
+    CHECK(isnan(p.g.J));
+    p.r.nstep = 20;
+    p.q0[4] = NAN;
+    CHECK(gdn_adjoint_rollout_gradient(m, &p.r, &p.obj, p.tape, &p.g, err, sizeof(err)) ==
+          GDN_ERR_NONFINITE);
+    CHECK(strstr(err, "qpos0[4]") != NULL);
+    p.q0[4] = m->qpos0[4];
+    gdn_normalize_quat(m, p.q0);
+    p.u[11] = 1e308;
+    CHECK(gdn_adjoint_rollout_gradient(m, &p.r, &p.obj, p.tape, &p.g, err, sizeof(err)) ==
+          GDN_ERR_NONFINITE);
+    CHECK(strstr(err, "step 11") != NULL);
+    p.u[11] = 0;
+    CHECK(gdn_adjoint_rollout_gradient(m, &p.r, &p.obj, p.tape, &p.g, err, sizeof(err)) ==
+          GDN_OK);
+    // every output optional
+    gdnAdjointGradients only_j = {0};
+    CHECK(gdn_adjoint_rollout_gradient(m, &p.r, &p.obj, p.tape, &only_j, err, sizeof(err)) ==
+          GDN_OK);
+    CHECK(memcmp(&only_j.J, &p.g.J, sizeof(double)) == 0);
+    problem_free(&p);
+    return 0;
+}
+
+// ---------------------------------------------------------------- cost
+
+static double now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+// best of reps: forward rollout, gradient w.r.t. state and controls only, gradient with all
+// inertia parameters and vertices too (printed, not asserted)
+static int time_problem(Problem* p, int reps) {
+    char err[256];
+    double J, tf = INFINITY, t1 = INFINITY, ta = INFINITY;
+    gdnAdjointGradients few = p->g;
+    few.param = NULL;
+    few.vert = NULL;
+    few.ctrl = NULL;
+    few.qvel0 = NULL;
+    for (int i = 0; i < reps; i++) {
+        double t0 = now();
+        CHECK(gdn_rollout_objective(p->m, &p->r, &p->obj, p->tape, &J, err, sizeof(err)) ==
+              GDN_OK);
+        double t_1 = now();
+        CHECK(gdn_adjoint_rollout_gradient(p->m, &p->r, &p->obj, p->tape, &few, err,
+                                           sizeof(err)) == GDN_OK);
+        double t_2 = now();
+        CHECK(gdn_adjoint_rollout_gradient(p->m, &p->r, &p->obj, p->tape, &p->g, err,
+                                           sizeof(err)) == GDN_OK);
+        double t_3 = now();
+        tf = fmin(tf, t_1 - t0);
+        t1 = fmin(t1, t_2 - t_1);
+        ta = fmin(ta, t_3 - t_2);
+    }
+    int np = GDN_N_INERTIA_PARAMS * (p->m->nbody - 1) + 3 * p->m->nvert;
+    printf("  %-22s T %4d: forward %8.3f ms | gradient dJ/dq0 only %8.3f ms (%.2fx) | "
+           "all blocks incl. %d parameters %8.3f ms (%.2fx) | all/one %.3f\n",
+           p->name, p->T, 1e3 * tf, 1e3 * t1, t1 / tf, np, 1e3 * ta, ta / tf, ta / t1);
+    return 0;
+}
+
+static int test_timing(void) {
+    Problem p;
+    gdnModel* m = load_test_model("pendulum.xml");
+    CHECK(m);
+    CHECK(problem_init(&p, "pendulum", m, 1000, 10, 0.5, 0.5, 1.0));
+    CHECK(time_problem(&p, 20) == 0);
+    problem_free(&p);
+
+    m = load("/usr/share/mujoco/model/humanoid/humanoid.xml");
+    CHECK(m);
+    CHECK(problem_init(&p, "humanoid.xml", m, 200, 11, 0.05, 0.3, 0.5));
+    CHECK(time_problem(&p, 10) == 0);
+    problem_free(&p);
+
+    m = load("/usr/share/mujoco/model/humanoid/humanoid.xml");
+    CHECK(m);
+    CHECK(add_skins_and_penalty(m, 0.02, 5000, 50));
+    CHECK(problem_init(&p, "humanoid.xml+penalty", m, 200, 11, 0.05, 0.3, 0.5));
+    CHECK(time_problem(&p, 10) == 0);
+    problem_free(&p);
+    return 0;
+}
+
+static const gdnTestCase cases[] = {
+    {"pendulum", test_pendulum},
+    {"chain_damped", test_chain_damped},
+    {"revolute_prismatic_fixed", test_revolute_prismatic_fixed},
+    {"spherical_pendulum", test_spherical_pendulum},
+    {"free_lopsided_leg", test_free_lopsided_leg},
+    {"humanoid32_penalty", test_humanoid32_penalty},
+    {"humanoid_mujoco_penalty", test_humanoid_mujoco_penalty},
+    {"box_on_plane", test_box_on_plane},
+    {"checkpoint_determinism", test_checkpoint_determinism},
+    {"gradient_errors", test_gradient_errors},
+    {"timing", test_timing},
+};
+
+GDN_TEST_MAIN(cases)

@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: Apache-2.0
+// Exact tangent (JVP), adjoint (VJP) and transition Jacobians of one step (docs/derivatives.md).
+#include <gradyn/derivative.h>
+
+#include <string.h>
+
+#include "base/arena.h"
+#include "contact/body_wrench.h"
+#include "contact/penalty.h"
+#include "gradient/body_tangent.h"
+#include "gradient/damped_mass.h"
+#include "gradient/integrate_derivative.h"
+#include "gradient/residual.h"
+#include "sim/step.h"
+
+// The step (sim/step.c), from (q, v, u; pi, V) with h = timestep, D = diag(dof_damping):
+//   a  solves  r(q, v, a; u, pi, W) + h D a = 0,   r = M a + C - tau (residual.h),
+//              W = W(q, v, V) the penalty wrenches (contact/penalty.h; zero when disabled)
+//   v' = v + h a,   q' = q (+) h v'
+// Tangent:  dr = dr/dq dq + dr/dv dv + dr/du du + dr/dpi dpi + dr/dW dW,
+//           dW = dW/dxi xi(dq) + dW/deta eta(dq, dv) + dW/dV dV   (body_tangent.h)
+//           da = -(M + hD)^-1 dr,  dv' = dv + h da,  dq' = Phi_q dq + h Phi_v dv'
+// Adjoint (the exact transpose), from (gq', gv'):
+//           w = gv' + h Phi_v' gq',  y = (M + hD)^-1 (h w),  rbar = -y
+//           gq = Phi_q' gq' + (dr/dq)' rbar + (xi, eta)' (dW/dxi, dW/deta)' (dr/dW)' rbar
+//           gv = w + (dr/dv)' rbar + ...,  gu = (dr/du)' rbar,  gpi += (dr/dpi)' rbar,
+//           gV += (dW/dV)' (dr/dW)' rbar
+// Every branch (ctrl and force clamping, the active contact vertices) is the primal's.
+
+// 1 when the penalty contact takes part in the step
+static int contact_on(const gdnModel* m) {
+    return m->penalty.enabled && m->nvert > 0;
+}
+
+// the primal front half (one forward model with gdn_step): d->qacc = a; then v' = v + h a
+static gdnStatus primal_front(const gdnModel* m, gdnData* d, double* qvel_next) {
+    gdnStatus status = gdn_step_acceleration(m, d);
+    if (status != GDN_OK) {
+        return status;
+    }
+    const double h = m->opt.timestep;
+    for (int i = 0; i < m->nv; i++) {
+        qvel_next[i] = d->qvel[i] + h * d->qacc[i];
+    }
+    return GDN_OK;
+}
+
+// dW from (dq, dv, dV) through the body tangents and the penalty JVP (contact on)
+static gdnStatus contact_wrench_jvp(const gdnModel* m, gdnData* d, const double* dq,
+                                    const double* dv, const double* dvert, double* dW) {
+    const size_t nb6 = 6 * (size_t)m->nbody;
+    size_t mark = gdn_arena_mark(d);
+    double* xi = gdn_arena_doubles(d, 2 * nb6);
+    if (!xi) {
+        return GDN_ERR_MEMORY;
+    }
+    double* eta = xi + nb6;
+    gdn_body_tangent_jvp(m, d, dq, dv, xi, eta);
+    gdnStatus status = gdn_penalty_wrench_jvp(m, d, xi, eta, dvert, dW);
+    gdn_arena_reset(d, mark);
+    return status;
+}
+
+gdnStatus gdn_step_jvp(const gdnModel* m, gdnData* d, const double* dqpos, const double* dqvel,
+                       const double* dctrl, const double* dparam, const double* dvert,
+                       double* dqpos_next, double* dqvel_next) {
+    if (!m || !d || !dqpos_next || !dqvel_next) {
+        return GDN_ERR_ARG;
+    }
+    const int nv = m->nv;
+    const double h = m->opt.timestep;
+    size_t mark = gdn_arena_mark(d);
+    double* qvel_next = gdn_arena_doubles(d, 2 * (size_t)nv + 6 * (size_t)m->nbody);
+    if (!qvel_next) {
+        return GDN_ERR_MEMORY;
+    }
+    double* dr = qvel_next + nv;
+    double* dW = dr + nv;
+    gdnStatus status = primal_front(m, d, qvel_next);
+    if (status == GDN_OK && contact_on(m)) {
+        status = contact_wrench_jvp(m, d, dqpos, dqvel, dvert, dW);
+    }
+    gdnDampedMass dm;
+    if (status == GDN_OK) {
+        status = gdn_residual_jvp(m, d, d->qacc, dqpos, dqvel, dctrl, dparam,
+                                  contact_on(m) ? dW : NULL, dr);
+    }
+    if (status == GDN_OK) {
+        status = gdn_damped_mass_factor(m, d, h, &dm);
+    }
+    if (status != GDN_OK) {
+        gdn_arena_reset(d, mark);
+        return status;
+    }
+    // da = -(M + hD)^-1 dr;  dv' = dv + h da
+    gdn_damped_mass_solve(&dm, dr, 1);
+    for (int i = 0; i < nv; i++) {
+        dqvel_next[i] = (dqvel ? dqvel[i] : 0) - h * dr[i];
+    }
+    gdn_integrate_pos_jvp(m, qvel_next, h, dqpos, dqvel_next, dqpos_next);
+    gdn_arena_reset(d, mark);
+    return GDN_OK;
+}
+
+gdnStatus gdn_step_vjp(const gdnModel* m, gdnData* d, const double* gqpos_next,
+                       const double* gqvel_next, double* gqpos, double* gqvel, double* gctrl,
+                       double* gparam, double* gvert) {
+    if (!m || !d) {
+        return GDN_ERR_ARG;
+    }
+    const int nv = m->nv;
+    const size_t nb6 = 6 * (size_t)m->nbody;
+    const double h = m->opt.timestep;
+    size_t mark = gdn_arena_mark(d);
+    // qvel_next, w, rbar, gq, gv (nv each); Wbar, xibar, etabar (6 nbody each)
+    double* qvel_next = gdn_arena_doubles(d, 5 * (size_t)nv + 3 * nb6);
+    if (!qvel_next) {
+        return GDN_ERR_MEMORY;
+    }
+    double* w = qvel_next + nv;
+    double* rbar = w + nv;
+    double* gq = rbar + nv;
+    double* gv = gq + nv;
+    double* Wbar = gv + nv;
+    double* xibar = Wbar + nb6;
+    double* etabar = xibar + nb6;
+    gdnStatus status = primal_front(m, d, qvel_next);
+    gdnDampedMass dm;
+    if (status == GDN_OK) {
+        status = gdn_damped_mass_factor(m, d, h, &dm);
+    }
+    if (status != GDN_OK) {
+        gdn_arena_reset(d, mark);
+        return status;
+    }
+
+    // integration: gq = Phi_q' gq',  w = gv' + h Phi_v' gq'
+    if (gqpos_next) {
+        gdn_integrate_pos_vjp(m, qvel_next, h, gqpos_next, gq, w);
+    } else {
+        memset(gq, 0, sizeof(double) * (size_t)nv);
+        memset(w, 0, sizeof(double) * (size_t)nv);
+    }
+    for (int i = 0; i < nv; i++) {
+        if (gqvel_next) {
+            w[i] += gqvel_next[i];
+        }
+        gv[i] = w[i];
+        rbar[i] = h * w[i];
+    }
+    // rbar = -(M + hD)^-1 (h w)
+    gdn_damped_mass_solve(&dm, rbar, 1);
+    for (int i = 0; i < nv; i++) {
+        rbar[i] = -rbar[i];
+    }
+    // residual adjoint: gq += (dr/dq)' rbar, gv += (dr/dv)' rbar, gctrl, gparam +=, Wbar
+    memset(Wbar, 0, sizeof(double) * nb6);
+    status = gdn_residual_vjp(m, d, d->qacc, rbar, gq, gv, gctrl, gparam,
+                              contact_on(m) ? Wbar : NULL);
+    if (status == GDN_OK && contact_on(m)) {
+        memset(xibar, 0, 2 * sizeof(double) * nb6);
+        status = gdn_penalty_wrench_vjp(m, d, Wbar, xibar, etabar, gvert);
+        if (status == GDN_OK) {
+            gdn_body_tangent_vjp(m, d, xibar, etabar, gq, gv);
+        }
+    }
+    if (status == GDN_OK) {
+        if (gqpos) {
+            memcpy(gqpos, gq, sizeof(double) * (size_t)nv);
+        }
+        if (gqvel) {
+            memcpy(gqvel, gv, sizeof(double) * (size_t)nv);
+        }
+    }
+    gdn_arena_reset(d, mark);
+    return status;
+}
+
+// the contact's share of [dr/dq | dr/dv] added into the first 2 nv columns of X (row stride
+// ldx): column c is dr = -sum_b J_b' dW_b with dW the penalty JVP of the unit tangent e_c
+static gdnStatus contact_residual_columns(const gdnModel* m, gdnData* d, double* X, int ldx) {
+    const int nv = m->nv;
+    const size_t nb6 = 6 * (size_t)m->nbody;
+    size_t mark = gdn_arena_mark(d);
+    double* e = gdn_arena_doubles(d, 2 * (size_t)nv + 2 * nb6);
+    if (!e) {
+        return GDN_ERR_MEMORY;
+    }
+    double* qfrc = e + nv;
+    double* dW = qfrc + nv;
+    double* scratch = dW + nb6;
+    memset(e, 0, sizeof(double) * (size_t)nv);
+    gdnStatus status = GDN_OK;
+    for (int c = 0; c < 2 * nv && status == GDN_OK; c++) {
+        int i = c < nv ? c : c - nv;
+        e[i] = 1;
+        status = contact_wrench_jvp(m, d, c < nv ? e : NULL, c < nv ? NULL : e, NULL, dW);
+        e[i] = 0;
+        memset(qfrc, 0, sizeof(double) * (size_t)nv);
+        gdn_body_wrench_qfrc(m, d, dW, scratch, qfrc);
+        for (int k = 0; k < nv; k++) {
+            X[(size_t)k * ldx + c] -= qfrc[k];
+        }
+    }
+    gdn_arena_reset(d, mark);
+    return status;
+}
+
+// Dense: X = [dr/dq | dr/dv | dr/du] (nv x (2nv + nu)), the contact part added column by column
+// through its JVP (dr/dW dW = -sum_b J_b' dW_b); X <- -(M + hD)^-1 X = [da/dq | da/dv | da/du];
+//   dv'/dq = h da/dq,  dv'/dv = I + h da/dv,  dv'/du = h da/du
+//   dq'/dx = Phi_q [x = q] + h Phi_v dv'/dx
+gdnStatus gdn_transition_jacobians(const gdnModel* m, gdnData* d, double* A, double* B) {
+    if (!m || !d) {
+        return GDN_ERR_ARG;
+    }
+    const int nv = m->nv, nu = m->nu, n = 2 * nv, ncol = 2 * nv + nu;
+    const double h = m->opt.timestep;
+    size_t mark = gdn_arena_mark(d);
+    double* qvel_next = gdn_arena_doubles(d, (size_t)nv + (size_t)nv * (size_t)ncol);
+    if (!qvel_next) {
+        return GDN_ERR_MEMORY;
+    }
+    double* X = qvel_next + nv;
+    gdnStatus status = primal_front(m, d, qvel_next);
+    if (status == GDN_OK) {
+        status = gdn_residual_dense(m, d, d->qacc, X, ncol);
+    }
+    if (status == GDN_OK && contact_on(m)) {
+        status = contact_residual_columns(m, d, X, ncol);
+    }
+    gdnDampedMass dm;
+    if (status == GDN_OK) {
+        status = gdn_damped_mass_factor(m, d, h, &dm);
+    }
+    if (status != GDN_OK) {
+        gdn_arena_reset(d, mark);
+        return status;
+    }
+    gdn_damped_mass_solve(&dm, X, ncol);
+    if (A) {
+        // bottom rows: dv'/dq = -h X_q, dv'/dv = I - h X_v; top rows from them
+        for (int i = 0; i < nv; i++) {
+            double* row = A + (size_t)(nv + i) * n;
+            const double* x = X + (size_t)i * ncol;
+            for (int c = 0; c < n; c++) {
+                row[c] = -h * x[c];
+            }
+            row[nv + i] += 1;
+        }
+        gdn_integrate_pos_jvp_columns(m, qvel_next, h, n, A + (size_t)nv * n, n, 0, A, n);
+    }
+    if (B && nu > 0) {
+        for (int i = 0; i < nv; i++) {
+            double* row = B + (size_t)(nv + i) * nu;
+            const double* x = X + (size_t)i * ncol + n;
+            for (int k = 0; k < nu; k++) {
+                row[k] = -h * x[k];
+            }
+        }
+        gdn_integrate_pos_jvp_columns(m, qvel_next, h, nu, B + (size_t)nv * nu, nu, -1, B, nu);
+    }
+    gdn_arena_reset(d, mark);
+    return GDN_OK;
+}

@@ -2,9 +2,15 @@
 // Exact derivatives of the smooth residual and of the body tangents, against central finite
 // differences, the dot-product test and CRBA.
 //
-// Step sizes: qpos tangent 1e-6 (along gdn_integrate_pos), qvel 1e-6 (additive). Relative
-// errors are ||a - b||_inf / max(||b||_inf, FLOOR) with FLOOR = 1e-6; tolerance 1e-6 against
-// FD, 1e-12 for the dot-product test. The worst errors are printed per model.
+// Step sizes: one central step h = 1e-6 for every block: qpos along gdn_integrate_pos (tangent
+// space), qvel, qacc, ctrl, W additive, inertia parameters through gdn_model_set_body_inertia
+// with directions scaled per parameter class (mass 0.1 m + 1e-3, COM 0.05 m, inertia 0.1 x the
+// body's trace). Relative errors are ||a - b||_inf / max(||b||_inf, floor): body tangents floor
+// 1e-6; residual blocks floor 1e-4 x the largest force magnitude at the state (max_i |C_i| +
+// |passive_i| + |actuator_i| + |applied_i|, at least 1), so an exactly zero block is compared
+// with FD round-off (~1e-10 x that scale). Tolerance 1e-6 against FD, 1e-12 (relative to the
+// sum of |terms|) for the dot-product test, 1e-12 for ga == M y and dense == JVP columns. The
+// worst errors are printed per model.
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,12 +18,14 @@
 
 #include "dynamics/com.h"
 #include "gradient/body_tangent.h"
+#include "gradient/residual.h"
 #include "runner/test.h"
 
 #define EPS 1e-6
 #define FD_TOL 1e-6
 #define DOT_TOL 1e-12
 #define FLOOR 1e-6
+#define FD_FLOOR 1e-4
 
 // several joints per body: free root, hinge + slide + hinge, a hinge followed by a ball, a ball
 // followed by a slide (the loader rejects rotations after a ball, as MuJoCo's cdof assumes), springs, damping, armature
@@ -58,6 +66,44 @@ static const char* multi_xml =
     "</worldbody>"
     "</mujoco>";
 
+// every actuator type on hinge, slide, ball and free joints; ctrl and force limits; a free
+// joint with a (quaternion) spring; a ball spring
+static const char* act_xml =
+    "<mujoco model='act'>"
+    "<worldbody>"
+    "<body name='root' pos='0 0 1'>"
+    "  <freejoint name='free'/>"
+    "  <geom type='box' size='0.1 0.15 0.2'/>"
+    "  <body name='l1' pos='0.2 0 0'>"
+    "    <joint name='ball' type='ball' stiffness='3' damping='0.2' armature='0.01'/>"
+    "    <geom type='capsule' fromto='0 0 0 0.3 0 0' size='0.04'/>"
+    "    <body name='l2' pos='0.3 0 0'>"
+    "      <joint name='hA' type='hinge' axis='0 1 0' stiffness='1' springref='0.3'"
+    "             damping='0.1'/>"
+    "      <joint name='sA' type='slide' axis='1 0 0' damping='0.5'/>"
+    "      <geom type='sphere' size='0.05' pos='0.1 0 0'/>"
+    "    </body>"
+    "  </body>"
+    "</body>"
+    "<body name='sprung' pos='1 0 1'>"
+    "  <joint name='free2' type='free' stiffness='2' damping='0.1'/>"
+    "  <geom type='box' size='0.1 0.05 0.02'/>"
+    "</body>"
+    "</worldbody>"
+    "<actuator>"
+    "  <motor joint='free' gear='1 2 3 0.1 0.2 0.3'/>"
+    "  <motor joint='ball' gear='0.5 1 -0.3' ctrllimited='true' ctrlrange='-1 1'/>"
+    "  <general joint='ball' gear='1 0 0.5' gaintype='affine' gainprm='1 0.5 0.2'"
+    "           biastype='affine' biasprm='0.1 -1 -0.3'/>"
+    "  <position joint='hA' kp='20' ctrllimited='true' ctrlrange='-0.5 0.5'/>"
+    "  <velocity joint='sA' kv='3' forcelimited='true' forcerange='-0.5 0.5'/>"
+    "  <general joint='hA' gaintype='affine' gainprm='2 1 0.5' biastype='affine'"
+    "           biasprm='0.2 -3 -1' forcelimited='true' forcerange='-2 2'/>"
+    "  <general joint='free2' gear='0 0 1 0 0 0' gaintype='affine' gainprm='1 0 0.4'"
+    "           biastype='affine' biasprm='0 0 -0.5'/>"
+    "</actuator>"
+    "</mujoco>";
+
 static gdnModel* load_file(const char* path) {
     char err[1024] = "";
     gdnModel* m = NULL;
@@ -81,10 +127,10 @@ static gdnModel* load_string(const char* xml) {
 }
 
 // the models every test runs on: tests/models/*.xml, MuJoCo's humanoid.xml, the inline ones
-#define NMODEL 9
-static const char* model_names[NMODEL] = {"arm7.xml",         "ball_chain.xml", "box_spin.xml",
-                                          "double_pendulum.xml", "humanoid32.xml", "pendulum.xml",
-                                          "slider.xml",       "humanoid.xml",   "multi"};
+#define NMODEL 10
+static const char* model_names[NMODEL] = {
+    "arm7.xml",   "ball_chain.xml", "box_spin.xml", "double_pendulum.xml", "humanoid32.xml",
+    "pendulum.xml", "slider.xml",   "humanoid.xml", "multi",               "act"};
 
 static gdnModel* load_model(int i) {
     char path[1024];
@@ -95,7 +141,7 @@ static gdnModel* load_model(int i) {
     if (i == 7) {
         return load_file("/usr/share/mujoco/model/humanoid/humanoid.xml");
     }
-    return load_string(multi_xml);
+    return load_string(i == 8 ? multi_xml : act_xml);
 }
 
 // random configuration (unit quaternions), velocity, controls and applied forces
@@ -361,7 +407,353 @@ static int test_set_body_inertia(void) {
     return 0;
 }
 
+// ---------------------------------------------------------------- residual
+
+// the model's inertia arrays (an exact restore after finite differences in the parameters)
+typedef struct {
+    double *mass, *ipos, *iquat, *inertia, *subtreemass;
+    int* sameframe;
+} saved_inertia;
+
+static void save_inertia(const gdnModel* m, saved_inertia* s) {
+    size_t nb = (size_t)m->nbody;
+    s->mass = malloc(sizeof(double) * nb);
+    s->subtreemass = malloc(sizeof(double) * nb);
+    s->ipos = malloc(sizeof(double) * 3 * nb);
+    s->inertia = malloc(sizeof(double) * 3 * nb);
+    s->iquat = malloc(sizeof(double) * 4 * nb);
+    s->sameframe = malloc(sizeof(int) * nb);
+    memcpy(s->mass, m->body_mass, sizeof(double) * nb);
+    memcpy(s->subtreemass, m->body_subtreemass, sizeof(double) * nb);
+    memcpy(s->ipos, m->body_ipos, sizeof(double) * 3 * nb);
+    memcpy(s->inertia, m->body_inertia, sizeof(double) * 3 * nb);
+    memcpy(s->iquat, m->body_iquat, sizeof(double) * 4 * nb);
+    memcpy(s->sameframe, m->body_sameframe, sizeof(int) * nb);
+}
+
+static void restore_inertia(gdnModel* m, const saved_inertia* s) {
+    size_t nb = (size_t)m->nbody;
+    memcpy(m->body_mass, s->mass, sizeof(double) * nb);
+    memcpy(m->body_subtreemass, s->subtreemass, sizeof(double) * nb);
+    memcpy(m->body_ipos, s->ipos, sizeof(double) * 3 * nb);
+    memcpy(m->body_inertia, s->inertia, sizeof(double) * 3 * nb);
+    memcpy(m->body_iquat, s->iquat, sizeof(double) * 4 * nb);
+    memcpy(m->body_sameframe, s->sameframe, sizeof(int) * nb);
+}
+
+static void free_inertia(saved_inertia* s) {
+    free(s->mass), free(s->subtreemass), free(s->ipos), free(s->inertia), free(s->iquat);
+    free(s->sameframe);
+}
+
+// the blocks of the residual's inputs
+enum { BLK_Q, BLK_V, BLK_A, BLK_U, BLK_P, BLK_W, NBLK };
+static const char* blk_names[NBLK] = {"dq", "dv", "da", "du", "dparam", "dW"};
+
+// r at (q (+) h dq, v + h dv, a + h da, u + h du, pi + h dpi, W + h dW) for one block
+static void residual_shifted(gdnModel* m, gdnData* d, int blk, const double* dir, double h,
+                             const double* a, const double* W, double* r) {
+    int nq = m->nq, nv = m->nv, nu = m->nu, nb = m->nbody;
+    double* q0 = malloc(sizeof(double) * (size_t)nq);
+    double* v0 = malloc(sizeof(double) * (size_t)(nv + 1));
+    double* u0 = malloc(sizeof(double) * (size_t)(nu + 1));
+    double* a1 = malloc(sizeof(double) * (size_t)(nv + 1));
+    double* W1 = malloc(sizeof(double) * 6 * (size_t)nb);
+    saved_inertia si;
+    save_inertia(m, &si);
+    memcpy(q0, d->qpos, sizeof(double) * (size_t)nq);
+    memcpy(v0, d->qvel, sizeof(double) * (size_t)nv);
+    memcpy(u0, d->ctrl, sizeof(double) * (size_t)nu);
+    memcpy(a1, a, sizeof(double) * (size_t)nv);
+    memcpy(W1, W, sizeof(double) * 6 * (size_t)nb);
+    switch (blk) {
+    case BLK_Q:
+        gdn_integrate_pos(m, d->qpos, dir, h);
+        break;
+    case BLK_V:
+        for (int i = 0; i < nv; i++) {
+            d->qvel[i] += h * dir[i];
+        }
+        break;
+    case BLK_A:
+        for (int i = 0; i < nv; i++) {
+            a1[i] += h * dir[i];
+        }
+        break;
+    case BLK_U:
+        for (int i = 0; i < nu; i++) {
+            d->ctrl[i] += h * dir[i];
+        }
+        break;
+    case BLK_P:
+        for (int b = 1; b < nb; b++) {
+            gdnInertia in;
+            double p[GDN_N_INERTIA_PARAMS];
+            gdn_body_inertia(m, b, &in);
+            gdn_inertia_params(&in, p);
+            for (int k = 0; k < GDN_N_INERTIA_PARAMS; k++) {
+                p[k] += h * dir[GDN_N_INERTIA_PARAMS * b + k];
+            }
+            gdn_inertia_from_params(p, &in);
+            gdn_model_set_body_inertia(m, b, &in);
+        }
+        break;
+    default:
+        for (int i = 6; i < 6 * nb; i++) {
+            W1[i] += h * dir[i];
+        }
+        break;
+    }
+    gdn_kinematics(m, d);
+    gdn_residual_eval(m, d, a1, W1, r);
+    restore_inertia(m, &si);
+    free_inertia(&si);
+    memcpy(d->qpos, q0, sizeof(double) * (size_t)nq);
+    memcpy(d->qvel, v0, sizeof(double) * (size_t)nv);
+    memcpy(d->ctrl, u0, sizeof(double) * (size_t)nu);
+    gdn_kinematics(m, d);
+    free(q0), free(v0), free(u0), free(a1), free(W1);
+}
+
+// worst errors over every model, per block
+static double worst_fd[NBLK], worst_dot, worst_mass, worst_dense, worst_zero;
+
+// one model at one state: every check of the residual derivatives
+static int check_residual(gdnModel* m, gdnData* d, unsigned long long* rng, const char* name) {
+    const int nv = m->nv, nu = m->nu, nb = m->nbody;
+    const int nblk[NBLK] = {nv, nv, nv, nu, GDN_N_INERTIA_PARAMS * nb, 6 * nb};
+    double* dir[NBLK];
+    for (int k = 0; k < NBLK; k++) {
+        dir[k] = calloc((size_t)nblk[k] + 1, sizeof(double));
+    }
+    double* a = malloc(sizeof(double) * (size_t)(nv + 1));
+    double* W = calloc(6 * (size_t)nb, sizeof(double));
+    double* r = malloc(sizeof(double) * (size_t)(nv + 1));
+    double* rp = malloc(sizeof(double) * (size_t)(nv + 1));
+    double* rm = malloc(sizeof(double) * (size_t)(nv + 1));
+    double* fd = malloc(sizeof(double) * (size_t)(nv + 1));
+    double* jvp = malloc(sizeof(double) * (size_t)(nv + 1));
+    double* y = malloc(sizeof(double) * (size_t)(nv + 1));
+    random_state(m, d, rng);
+    random_vec(a, nv, rng);
+    random_vec(W + 6, 6 * (nb - 1), rng);
+    random_vec(dir[BLK_Q], nv, rng);
+    random_vec(dir[BLK_V], nv, rng);
+    random_vec(dir[BLK_A], nv, rng);
+    random_vec(dir[BLK_U], nu, rng);
+    random_vec(dir[BLK_W] + 6, 6 * (nb - 1), rng);
+    // parameter directions scaled to each parameter (every body keeps a valid inertia)
+    for (int b = 1; b < nb; b++) {
+        gdnInertia in;
+        double p[GDN_N_INERTIA_PARAMS];
+        gdn_body_inertia(m, b, &in);
+        gdn_inertia_params(&in, p);
+        double iscale = fabs(p[4]) + fabs(p[5]) + fabs(p[6]) + 1e-6;
+        for (int k = 0; k < GDN_N_INERTIA_PARAMS; k++) {
+            double sc = k == 0 ? 0.1 * p[0] + 1e-3 : k < 4 ? 0.05 : 0.1 * iscale;
+            dir[BLK_P][GDN_N_INERTIA_PARAMS * b + k] = sc * gdn_test_uniform(rng, -1, 1);
+        }
+    }
+    gdn_kinematics(m, d);
+    size_t mark = d->parena;
+
+    // sanity: gdn_forward's qacc zeroes the residual (W = 0); the scale of the forces at this
+    // state sets the floor of the FD comparisons (an exactly zero block, e.g. dr/dv of an
+    // undamped pendulum, is compared with FD noise of order 1e-10 scale)
+    double fscale = 1;
+    {
+        double* qacc = malloc(sizeof(double) * (size_t)(nv + 1));
+        gdn_forward(m, d);
+        memcpy(qacc, d->qacc, sizeof(double) * (size_t)nv);
+        gdn_residual_eval(m, d, qacc, NULL, r);
+        double scale = 0;
+        for (int i = 0; i < nv; i++) {
+            scale = fmax(scale, fabs(d->qfrc_bias[i]) + fabs(d->qfrc_passive[i]) +
+                                    fabs(d->qfrc_actuator[i]) + fabs(d->qfrc_applied[i]));
+        }
+        double zero = 0;
+        for (int i = 0; i < nv; i++) {
+            zero = fmax(zero, fabs(r[i]) / fmax(scale, 1));
+        }
+        fscale = fmax(scale, 1);
+        CHECK(zero <= 1e-12);
+        worst_zero = fmax(worst_zero, zero);
+        free(qacc);
+    }
+    gdn_kinematics(m, d);
+
+    // per block: JVP vs central differences
+    double errs[NBLK] = {0};
+    for (int k = 0; k < NBLK; k++) {
+        if (nblk[k] == 0) {
+            continue;
+        }
+        gdnResidualDirection dd = {0};
+        const double** slot[NBLK] = {&dd.dq, &dd.dv, &dd.da, &dd.du, &dd.dparam, &dd.dW};
+        *slot[k] = dir[k];
+        CHECK(gdn_residual_jvp_ex(m, d, a, W, &dd, jvp) == GDN_OK);
+        CHECK(d->parena == mark);
+        residual_shifted(m, d, k, dir[k], EPS, a, W, rp);
+        residual_shifted(m, d, k, dir[k], -EPS, a, W, rm);
+        for (int i = 0; i < nv; i++) {
+            fd[i] = (rp[i] - rm[i]) / (2 * EPS);
+        }
+        errs[k] = gdn_test_relerr(jvp, fd, nv, FD_FLOOR * fscale);
+        if (!(errs[k] <= FD_TOL)) {
+            fprintf(stderr, "%s: block %s: JVP vs FD %.3g\n", name, blk_names[k], errs[k]);
+            gdn_test_print_worst(jvp, fd, nv);
+            return 1;
+        }
+        worst_fd[k] = fmax(worst_fd[k], errs[k]);
+    }
+
+    // the full JVP, with and without precomputed body tangents
+    double* xi = malloc(sizeof(double) * 6 * (size_t)nb);
+    double* eta = malloc(sizeof(double) * 6 * (size_t)nb);
+    double* jvp2 = malloc(sizeof(double) * (size_t)(nv + 1));
+    gdnResidualDirection full = {dir[BLK_Q], dir[BLK_V], dir[BLK_A], dir[BLK_U],
+                                 dir[BLK_P], dir[BLK_W], NULL,       NULL};
+    CHECK(gdn_residual_jvp_ex(m, d, a, W, &full, jvp) == GDN_OK);
+    gdn_body_tangent_jvp(m, d, dir[BLK_Q], dir[BLK_V], xi, eta);
+    full.xi = xi;
+    full.eta = eta;
+    CHECK(gdn_residual_jvp_ex(m, d, a, W, &full, jvp2) == GDN_OK);
+    CHECK_ARRAY_REL(jvp2, jvp, nv, 1e-12, FLOOR);
+
+    // dot-product test: <dr, y> == sum over blocks <dir, gbar>
+    random_vec(y, nv, rng);
+    double* g[NBLK];
+    for (int k = 0; k < NBLK; k++) {
+        g[k] = calloc((size_t)nblk[k] + 1, sizeof(double));
+    }
+    gdnResidualAdjoint out = {g[BLK_Q], g[BLK_V], g[BLK_A], g[BLK_U], g[BLK_P], g[BLK_W],
+                              NULL, NULL};
+    CHECK(gdn_residual_vjp_ex(m, d, a, W, y, &out) == GDN_OK);
+    CHECK(d->parena == mark);
+    double lhs = dot(jvp, y, nv), rhs = 0, scale = 0;
+    for (int k = 0; k < NBLK; k++) {
+        double t = dot(dir[k], g[k], nblk[k]);
+        rhs += t;
+        scale += fabs(t);
+    }
+    double edot = fabs(lhs - rhs) / fmax(scale, 1e-300);
+    if (!(edot <= DOT_TOL)) {
+        fprintf(stderr, "%s: dot test %.3g (lhs %.17g rhs %.17g)\n", name, edot, lhs, rhs);
+        return 1;
+    }
+    worst_dot = fmax(worst_dot, edot);
+
+    // the split adjoint: xibar / etabar returned, finished by gdn_body_tangent_vjp
+    {
+        double* gq2 = calloc((size_t)nv + 1, sizeof(double));
+        double* gv2 = calloc((size_t)nv + 1, sizeof(double));
+        double* xb = malloc(sizeof(double) * 6 * (size_t)nb);
+        double* eb = malloc(sizeof(double) * 6 * (size_t)nb);
+        gdnResidualAdjoint split = {gq2, gv2, NULL, NULL, NULL, NULL, xb, eb};
+        CHECK(gdn_residual_vjp_ex(m, d, a, W, y, &split) == GDN_OK);
+        gdn_body_tangent_vjp(m, d, xb, eb, gq2, gv2);
+        CHECK_ARRAY_REL(gq2, g[BLK_Q], nv, 1e-12, FLOOR);
+        CHECK_ARRAY_REL(gv2, g[BLK_V], nv, 1e-12, FLOOR);
+        free(gq2), free(gv2), free(xb), free(eb);
+    }
+
+    // dr/da == M (gdn_crb, armature included): ga = M y
+    gdn_crb(m, d);
+    double* My = malloc(sizeof(double) * (size_t)(nv + 1));
+    for (int i = 0; i < nv; i++) {
+        My[i] = 0;
+        for (int j = 0; j < nv; j++) {
+            My[i] += d->qM[(size_t)i * (size_t)nv + (size_t)j] * y[j];
+        }
+    }
+    double emass = gdn_test_relerr(g[BLK_A], My, nv, FLOOR);
+    CHECK(emass <= 1e-12);
+    worst_mass = fmax(worst_mass, emass);
+
+    // the dense routine == JVP columns
+    int ncol = 2 * nv + nu;
+    double* X = malloc(sizeof(double) * (size_t)nv * (size_t)(ncol + 3));
+    double* e = calloc((size_t)(nu > nv ? nu : nv) + 1, sizeof(double));
+    double* col = malloc(sizeof(double) * (size_t)(nv + 1));
+    CHECK(gdn_residual_dense_ex(m, d, a, W, X, ncol + 3) == GDN_OK);
+    CHECK(d->parena == mark);
+    double edense = 0;
+    for (int c = 0; c < ncol; c++) {
+        int blk = c < nv ? BLK_Q : c < 2 * nv ? BLK_V : BLK_U;
+        int j = c < nv ? c : c < 2 * nv ? c - nv : c - 2 * nv;
+        gdnResidualDirection dd = {0};
+        e[j] = 1;
+        if (blk == BLK_Q) {
+            dd.dq = e;
+        } else if (blk == BLK_V) {
+            dd.dv = e;
+        } else {
+            dd.du = e;
+        }
+        CHECK(gdn_residual_jvp_ex(m, d, a, W, &dd, jvp) == GDN_OK);
+        e[j] = 0;
+        for (int i = 0; i < nv; i++) {
+            col[i] = X[(size_t)i * (size_t)(ncol + 3) + (size_t)c];
+        }
+        edense = fmax(edense, gdn_test_relerr(col, jvp, nv, 1));
+    }
+    CHECK(edense <= 1e-12);
+    worst_dense = fmax(worst_dense, edense);
+
+    // the simple forms equal the extended ones with W = NULL (no penalty contact here)
+    CHECK(gdn_residual_jvp(m, d, a, dir[BLK_Q], dir[BLK_V], dir[BLK_U], dir[BLK_P], dir[BLK_W],
+                           jvp2) == GDN_OK);
+    gdnResidualDirection nw = {dir[BLK_Q], dir[BLK_V], NULL, dir[BLK_U], dir[BLK_P], dir[BLK_W],
+                               NULL,       NULL};
+    CHECK(gdn_residual_jvp_ex(m, d, a, NULL, &nw, jvp) == GDN_OK);
+    CHECK_ARRAY_REL(jvp2, jvp, nv, 1e-14, FLOOR);
+
+    printf("  %-22s nv %2d  FD rel: dq %.1e dv %.1e da %.1e du %.1e dp %.1e dW %.1e  dot %.1e"
+           "  M %.1e  dense %.1e\n",
+           name, nv, errs[0], errs[1], errs[2], errs[3], errs[4], errs[5], edot, emass, edense);
+    for (int k = 0; k < NBLK; k++) {
+        free(dir[k]);
+        free(g[k]);
+    }
+    free(a), free(W), free(r), free(rp), free(rm), free(fd), free(jvp), free(jvp2), free(y);
+    free(xi), free(eta), free(My), free(X), free(e), free(col);
+    return 0;
+}
+
+static int test_residual(void) {
+    unsigned long long rng = 4242;
+    for (int mi = 0; mi < NMODEL; mi++) {
+        gdnModel* m = load_model(mi);
+        CHECK(m);
+        gdnData* d = NULL;
+        CHECK(gdn_data_create(m, &d) == GDN_OK);
+        for (int sample = 0; sample < 2; sample++) {
+            CHECK(check_residual(m, d, &rng, model_names[mi]) == 0);
+        }
+        if (mi == NMODEL - 1) {
+            // every disable flag the primal honours
+            static const int flags[] = {GDN_DSBL_GRAVITY, GDN_DSBL_PASSIVE, GDN_DSBL_ACTUATION,
+                                        GDN_DSBL_CLAMPCTRL};
+            static const char* fnames[] = {"act -gravity", "act -passive", "act -actuation",
+                                           "act -clampctrl"};
+            for (int f = 0; f < 4; f++) {
+                m->opt.disableflags = flags[f];
+                CHECK(check_residual(m, d, &rng, fnames[f]) == 0);
+            }
+            m->opt.disableflags = 0;
+        }
+        gdn_data_free(d);
+        gdn_model_free(m);
+    }
+    printf("  residual worst: FD rel dq %.2e dv %.2e da %.2e du %.2e dparam %.2e dW %.2e;"
+           " dot %.2e; M %.2e; dense %.2e; r(forward qacc) %.2e\n",
+           worst_fd[0], worst_fd[1], worst_fd[2], worst_fd[3], worst_fd[4], worst_fd[5],
+           worst_dot, worst_mass, worst_dense, worst_zero);
+    return 0;
+}
+
 static const gdnTestCase cases[] = {
+    {"residual", test_residual},
     {"body_tangent", test_body_tangent},
     {"set_body_inertia", test_set_body_inertia},
 };

@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: Apache-2.0
+// Internal: exact derivatives of the joint-space passive and actuator forces.
+#ifndef GDN_DYNAMICS_FORCE_DERIVATIVE_H
+#define GDN_DYNAMICS_FORCE_DERIVATIVE_H
+
+#include <gradyn/gradyn.h>
+
+// Both forces are local to a joint: qfrc_passive and qfrc_actuator of a joint's dofs depend
+// only on that joint's qpos, qvel and the controls of the actuators on it. Position tangents dq
+// follow gdn_integrate_pos (ball and free rotation in the local frame). Every disable flag and
+// clamping branch is the primal's (gdn_passive, gdn_actuation): a clamped control or a clamped
+// force has zero derivative. Inputs NULL mean zero; outputs are ACCUMULATED (+=).
+
+// right Jacobian inverse of SO(3) at rotation vector theta: log(exp(theta) exp(delta)) =
+// theta + Jinv delta + O(delta^2); Jinv row-major 3x3
+void gdn_so3_right_jacobian_inv(const double theta[3], double Jinv[9]);
+
+// dfrc += d qfrc_passive (dq, dv)
+void gdn_passive_jvp(const gdnModel* m, const gdnData* d, const double* dq, const double* dv,
+                     double* dfrc);
+
+// gq += (d qfrc_passive / dq)' y,  gv += (d qfrc_passive / dv)' y
+void gdn_passive_vjp(const gdnModel* m, const gdnData* d, const double* y, double* gq,
+                     double* gv);
+
+// Dq += scale * d qfrc_passive / dq,  Dv += scale * d qfrc_passive / dv (nv x nv, row stride
+// ld; either may be NULL)
+void gdn_passive_dense(const gdnModel* m, const gdnData* d, double scale, double* Dq,
+                       double* Dv, int ld);
+
+// dfrc += d qfrc_actuator (dq, dv, dctrl), at d->ctrl
+void gdn_actuation_jvp(const gdnModel* m, const gdnData* d, const double* dq, const double* dv,
+                       const double* du, double* dfrc);
+
+// gq, gv, gu += the transposed partials applied to y
+void gdn_actuation_vjp(const gdnModel* m, const gdnData* d, const double* y, double* gq,
+                       double* gv, double* gu);
+
+// Dq, Dv (nv x nv), Du (nv x nu), row stride ld, += scale * the partials (any may be NULL)
+void gdn_actuation_dense(const gdnModel* m, const gdnData* d, double scale, double* Dq,
+                         double* Dv, double* Du, int ld);
+
+#endif

@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: Apache-2.0
+// Exact derivatives of the passive forces (joint springs incl. quaternion springs, damping).
+#include <math.h>
+
+#include "dynamics/force_derivative.h"
+#include "dynamics/passive.h"
+#include "math/vec.h"
+
+// Jinv = I + 1/2 [t]x + c [t]x^2,  c = 1/|t|^2 - cot(|t|/2) / (2 |t|)
+// (series c = 1/12 + |t|^2/720 + |t|^4/30240 for small |t|)
+void gdn_so3_right_jacobian_inv(const double t[3], double Jinv[9]) {
+    double a2 = gdn_dot3(t, t);
+    double c;
+    if (a2 < 1e-6) {
+        c = 1.0 / 12 + a2 / 720 + a2 * a2 / 30240;
+    } else {
+        double a = sqrt(a2);
+        c = 1 / a2 - cos(a / 2) / (2 * a * sin(a / 2));
+    }
+    // [t]x^2 = t t' - |t|^2 I
+    double K[9] = {0, -t[2], t[1], t[2], 0, -t[0], -t[1], t[0], 0};
+    for (int i = 0; i < 3; i++) {
+        for (int j = 0; j < 3; j++) {
+            double k2 = t[i] * t[j] - (i == j ? a2 : 0);
+            Jinv[3 * i + j] = (i == j) + 0.5 * K[3 * i + j] + c * k2;
+        }
+    }
+}
+
+// the rotational spring's Jacobian: d qfrc / d dq = -k Jinv(theta), theta = log(q0^-1 q)
+static void quat_spring_jacobian(const double* q, const double* q0, double k, double J[9]) {
+    double theta[3];
+    gdn_quat_spring_dif(theta, q, q0);
+    gdn_so3_right_jacobian_inv(theta, J);
+    for (int i = 0; i < 9; i++) {
+        J[i] *= -k;
+    }
+}
+
+// Visit every spring block: (dof address, size, Jacobian n x n row-major, n = 1 or 3)
+typedef void spring_block_fn(void* ctx, int dof, int n, const double* J);
+
+static void for_each_spring(const gdnModel* m, const gdnData* d, spring_block_fn* fn,
+                            void* ctx) {
+    for (int j = 0; j < m->njnt; j++) {
+        double k = m->jnt_stiffness[j];
+        if (k == 0) {
+            continue;
+        }
+        int padr = m->jnt_qposadr[j];
+        int dadr = m->jnt_dofadr[j];
+        const double* q = d->qpos + padr;
+        const double* q0 = m->qpos_spring + padr;
+        double J[9];
+        double mk = -k;
+        switch (m->jnt_type[j]) {
+        case GDN_JNT_FREE:
+            for (int i = 0; i < 3; i++) {
+                fn(ctx, dadr + i, 1, &mk);
+            }
+            quat_spring_jacobian(q + 3, q0 + 3, k, J);
+            fn(ctx, dadr + 3, 3, J);
+            break;
+        case GDN_JNT_BALL:
+            quat_spring_jacobian(q, q0, k, J);
+            fn(ctx, dadr, 3, J);
+            break;
+        default:
+            fn(ctx, dadr, 1, &mk);
+            break;
+        }
+    }
+}
+
+typedef struct {
+    const double* x; // input (dq or y)
+    double* out;     // output
+    double* dense;   // nv x nv
+    double scale;
+    size_t ld;
+} spring_ctx;
+
+static void spring_jvp(void* vctx, int dof, int n, const double* J) {
+    spring_ctx* c = vctx;
+    for (int i = 0; i < n; i++) {
+        for (int k = 0; k < n; k++) {
+            c->out[dof + i] += J[n * i + k] * c->x[dof + k];
+        }
+    }
+}
+
+static void spring_vjp(void* vctx, int dof, int n, const double* J) {
+    spring_ctx* c = vctx;
+    for (int i = 0; i < n; i++) {
+        for (int k = 0; k < n; k++) {
+            c->out[dof + k] += J[n * i + k] * c->x[dof + i];
+        }
+    }
+}
+
+static void spring_dense(void* vctx, int dof, int n, const double* J) {
+    spring_ctx* c = vctx;
+    for (int i = 0; i < n; i++) {
+        for (int k = 0; k < n; k++) {
+            c->dense[(size_t)(dof + i) * c->ld + (size_t)(dof + k)] +=
+                c->scale * J[n * i + k];
+        }
+    }
+}
+
+// qfrc_passive = -k (q (-) q_spring) - b qvel:  d = -k Jinv dq (rotations), -k dq, -b dv
+void gdn_passive_jvp(const gdnModel* m, const gdnData* d, const double* dq, const double* dv,
+                     double* dfrc) {
+    if (m->opt.disableflags & GDN_DSBL_PASSIVE) {
+        return;
+    }
+    if (dq) {
+        spring_ctx c = {dq, dfrc, NULL, 0, 0};
+        for_each_spring(m, d, spring_jvp, &c);
+    }
+    if (dv) {
+        for (int i = 0; i < m->nv; i++) {
+            dfrc[i] -= m->dof_damping[i] * dv[i];
+        }
+    }
+}
+
+void gdn_passive_vjp(const gdnModel* m, const gdnData* d, const double* y, double* gq,
+                     double* gv) {
+    if (m->opt.disableflags & GDN_DSBL_PASSIVE) {
+        return;
+    }
+    if (gq) {
+        spring_ctx c = {y, gq, NULL, 0, 0};
+        for_each_spring(m, d, spring_vjp, &c);
+    }
+    if (gv) {
+        for (int i = 0; i < m->nv; i++) {
+            gv[i] -= m->dof_damping[i] * y[i];
+        }
+    }
+}
+
+void gdn_passive_dense(const gdnModel* m, const gdnData* d, double scale, double* Dq,
+                       double* Dv, int ld) {
+    if (m->opt.disableflags & GDN_DSBL_PASSIVE) {
+        return;
+    }
+    if (Dq) {
+        spring_ctx c = {NULL, NULL, Dq, scale, (size_t)ld};
+        for_each_spring(m, d, spring_dense, &c);
+    }
+    if (Dv) {
+        for (int i = 0; i < m->nv; i++) {
+            Dv[(size_t)i * (size_t)ld + (size_t)i] -= scale * m->dof_damping[i];
+        }
+    }
+}

@@ -1,0 +1,708 @@
+// SPDX-License-Identifier: Apache-2.0
+// The smooth residual r = M a + C - tau and its exact tangent, adjoint and dense Jacobians.
+#include "gradient/residual.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "base/arena.h"
+#include "dynamics/applied.h"
+#include "dynamics/force_derivative.h"
+#include "gradient/body_tangent_sweep.h"
+#include "gradient/inertia_tangent.h"
+#include "gradient/joint_axes.h"
+#include "math/spatial.h"
+#include "math/vec.h"
+
+// Everything below is in world axes about the world origin (body_tangent.h). With S_j the dof
+// axes (joint_axes.h), V_pre(j) the velocity of the frame before j's group, I_b the body
+// inertia (cinert layout) and Wx_b = [xipos x f + t; f] (xfrc_applied [f; t]) + W_b:
+//   V_b = V_parent + sum_j S_j v_j,  Sdot_j = V_pre(j) x S_j (0 for free translation)
+//   A_0 = [0; -g],  A_b = A_parent + sum_j (Sdot_j v_j + S_j a_j)
+//   f_b = I_b A_b + V_b x* (I_b V_b) - Wx_b,  F_b = sum over the subtree of f
+//   r_i = S_i' F_body(i) + armature_i a_i - qfrc_passive_i - qfrc_actuator_i - qfrc_applied_i
+// This equals gdn_rne's result minus the forces (the com frame there, the origin here: r is
+// frame independent).
+
+// the primal quantities the derivatives need
+typedef struct {
+    const gdnModel* m;
+    gdnData* d;
+    const double* a; // acceleration (nv)
+    const double* W; // extra wrenches or NULL
+    double* S;       // 6 nv: dof axes
+    double* Sdot;    // 6 nv: their time derivatives
+    double* Vpre;    // 6 nv: velocity of the frame before each dof's group
+    double* V;       // 6 nbody
+    double* A;       // 6 nbody
+    double* I;       // 10 nbody
+    double* F;       // 6 nbody: subtree force sums
+} primal;
+
+static const double zero6[6] = {0, 0, 0, 0, 0, 0};
+
+// the applied wrench of body b about the origin: [xipos x f + t; f] (+ W_b)
+static void external_wrench(const primal* p, int b, double w[6]) {
+    const double* x = p->d->xfrc_applied + 6 * b;
+    gdn_cross3(w, p->d->xipos + 3 * b, x);
+    gdn_add3(w, w, x + 3);
+    gdn_copy3(w + 3, x);
+    if (p->W) {
+        gdn_add6(w, w, p->W + 6 * b);
+    }
+}
+
+// arena blocks and the forward/backward sweeps of the primal
+static gdnStatus primal_build(const gdnModel* m, gdnData* d, const double* a, const double* W,
+                              primal* p) {
+    const size_t nv6 = 6 * (size_t)(m->nv > 0 ? m->nv : 1), nb = (size_t)m->nbody;
+    double* block = gdn_arena_doubles(d, 3 * nv6 + 34 * nb);
+    if (!block) {
+        return GDN_ERR_MEMORY;
+    }
+    p->m = m;
+    p->d = d;
+    p->a = a;
+    p->W = W;
+    p->S = block;
+    p->Sdot = p->S + nv6;
+    p->Vpre = p->Sdot + nv6;
+    p->V = p->Vpre + nv6;
+    p->A = p->V + 6 * nb;
+    p->I = p->A + 6 * nb;
+    p->F = p->I + 10 * nb;
+    gdn_dof_axes(m, d, p->S);
+    memset(p->V, 0, 6 * sizeof(double));
+    memset(p->A, 0, 6 * sizeof(double));
+    memset(p->I, 0, 10 * sizeof(double));
+    memset(p->F, 0, 6 * sizeof(double));
+    if (!(m->opt.disableflags & GDN_DSBL_GRAVITY)) {
+        gdn_scl3(p->A + 3, m->opt.gravity, -1);
+    }
+    const double* qvel = d->qvel;
+    for (int b = 1; b < m->nbody; b++) {
+        int par = m->body_parentid[b];
+        int dof0 = m->body_dofadr[b], ndof = m->body_dofnum[b];
+        double vp[6];
+        double* A = p->A + 6 * b;
+        memcpy(vp, p->V + 6 * par, sizeof(vp));
+        memcpy(A, p->A + 6 * par, 6 * sizeof(double));
+        for (int k = 0; k < ndof;) {
+            int n = gdn_dof_group_size(m, dof0 + k);
+            for (int t = dof0 + k; t < dof0 + k + n; t++) {
+                memcpy(p->Vpre + 6 * t, vp, sizeof(vp));
+                if (gdn_dof_kind(m, t) == GDN_AXIS_FIXED) {
+                    memset(p->Sdot + 6 * t, 0, 6 * sizeof(double));
+                } else {
+                    gdn_cross_motion(p->Sdot + 6 * t, vp, p->S + 6 * t);
+                }
+            }
+            for (int t = dof0 + k; t < dof0 + k + n; t++) {
+                gdn_addscl6(vp, vp, p->S + 6 * t, qvel[t]);
+            }
+            k += n;
+        }
+        memcpy(p->V + 6 * b, vp, sizeof(vp));
+        for (int t = dof0; t < dof0 + ndof; t++) {
+            gdn_addscl6(A, A, p->Sdot + 6 * t, qvel[t]);
+            gdn_addscl6(A, A, p->S + 6 * t, a[t]);
+        }
+        double* I = p->I + 10 * b;
+        gdn_cinert(I, m->body_inertia + 3 * b, d->ximat + 9 * b, d->xipos + 3 * b,
+                   m->body_mass[b]);
+        double iv[6], vxiv[6], w[6];
+        double* f = p->F + 6 * b;
+        gdn_cinert_mul(f, I, A);
+        gdn_cinert_mul(iv, I, p->V + 6 * b);
+        gdn_cross_force(vxiv, p->V + 6 * b, iv);
+        external_wrench(p, b, w);
+        for (int i = 0; i < 6; i++) {
+            f[i] += vxiv[i] - w[i];
+        }
+    }
+    for (int b = m->nbody - 1; b > 0; b--) {
+        int par = m->body_parentid[b];
+        gdn_add6(p->F + 6 * par, p->F + 6 * par, p->F + 6 * b);
+    }
+    return GDN_OK;
+}
+
+// ---------------------------------------------------------------- primal value
+
+void gdn_residual_eval(const gdnModel* m, gdnData* d, const double* a, const double* W,
+                       double* r) {
+    const int nv = m->nv;
+    size_t mark = gdn_arena_mark(d);
+    double* saved = gdn_arena_doubles(d, (size_t)(nv > 0 ? nv : 1));
+    double* tau = gdn_arena_doubles(d, (size_t)(nv > 0 ? nv : 1));
+    double* wsub = gdn_arena_doubles(d, 6 * (size_t)m->nbody);
+    if (!saved || !tau || !wsub) {
+        for (int i = 0; i < nv; i++) {
+            r[i] = NAN;
+        }
+        gdn_arena_reset(d, mark);
+        return;
+    }
+    memcpy(saved, d->qacc, sizeof(double) * (size_t)nv);
+    memmove(d->qacc, a, sizeof(double) * (size_t)nv);
+    gdn_rne(m, d, 1, r);
+    memcpy(d->qacc, saved, sizeof(double) * (size_t)nv);
+    gdn_passive(m, d);
+    gdn_actuation(m, d);
+    for (int i = 0; i < nv; i++) {
+        tau[i] = d->qfrc_passive[i] + d->qfrc_actuator[i];
+    }
+    gdn_applied_forces(m, d, tau);
+    if (W) {
+        // tau += S_j' (sum of W over the subtree of j's body)
+        memcpy(wsub, W, 6 * sizeof(double) * (size_t)m->nbody);
+        for (int b = m->nbody - 1; b > 0; b--) {
+            int par = m->body_parentid[b];
+            gdn_add6(wsub + 6 * par, wsub + 6 * par, wsub + 6 * b);
+        }
+        double* axes = gdn_arena_doubles(d, 6 * (size_t)(nv > 0 ? nv : 1));
+        if (!axes) {
+            for (int i = 0; i < nv; i++) {
+                r[i] = NAN;
+            }
+            gdn_arena_reset(d, mark);
+            return;
+        }
+        gdn_dof_axes(m, d, axes);
+        for (int j = 0; j < nv; j++) {
+            tau[j] += gdn_dot6(axes + 6 * j, wsub + 6 * m->dof_bodyid[j]);
+        }
+    }
+    for (int i = 0; i < nv; i++) {
+        r[i] -= tau[i];
+    }
+    gdn_arena_reset(d, mark);
+}
+
+// ---------------------------------------------------------------- tangent
+
+// W from the primal's penalty contact (residual.h), NULL when off
+static const double* primal_wrenches(const gdnModel* m, gdnData* d) {
+    if (!m->penalty.enabled || m->nvert <= 0 || d->nvert != m->nvert) {
+        return NULL;
+    }
+    double* W = gdn_arena_doubles(d, 6 * (size_t)m->nbody);
+    if (!W) {
+        return NULL;
+    }
+    memset(W, 0, 6 * sizeof(double) * (size_t)m->nbody);
+    for (int b = 1; b < m->nbody; b++) {
+        double* w = W + 6 * b;
+        for (int v = m->body_vertadr[b]; v < m->body_vertadr[b] + m->body_vertnum[b]; v++) {
+            const double* x = d->vert_xpos + 3 * v;
+            const double* f = d->vert_force + 3 * v;
+            double t[3];
+            gdn_cross3(t, x, f);
+            gdn_add3(w, w, t);
+            gdn_add3(w + 3, w + 3, f);
+        }
+    }
+    return W;
+}
+
+// the tangent of one body's quantities from its parent's (xi, eta, dA) and the seeds:
+//   xi_b = xi_par + sum S dq (unless given),  per group with xi_pre, eta_pre running:
+//   dS = axis motion,  dSdot = eta_pre x S + V_pre x dS,
+//   dA_b = dA_par + sum (dSdot v + Sdot dv + dS a + S da),  eta_b = eta_pre after the last group
+//   dI X = xi x* (I X) - I (xi x X) + dI_param X
+//   df_b = dI A + I dA + eta x* (I V) + V x* (dI V + I eta) - dWx,
+//   dWx = [(xi_w x xipos + xi_v + R dp[1:4]) x f_xfrc; 0] + dW_b
+typedef struct {
+    const double* dq;
+    const double* dv;
+    const double* da;
+    const double* dparam;
+    const double* dW;
+    const double* xi; // given body tangents or NULL
+    const double* eta;
+} seeds;
+
+static void tangent_body(const primal* p, const seeds* s, int b, const double* xi_par,
+                         const double* eta_par, const double* dA_par, double* xi_b,
+                         double* eta_b, double* dA_b, double* df_b, double* dS) {
+    const gdnModel* m = p->m;
+    const gdnData* d = p->d;
+    const int dof0 = m->body_dofadr[b], ndof = m->body_dofnum[b];
+    const double* qvel = d->qvel;
+    if (s->xi) {
+        memcpy(xi_b, s->xi + 6 * b, 6 * sizeof(double));
+    } else {
+        memcpy(xi_b, xi_par, 6 * sizeof(double));
+        for (int t = dof0; s->dq && t < dof0 + ndof; t++) {
+            gdn_addscl6(xi_b, xi_b, p->S + 6 * t, s->dq[t]);
+        }
+    }
+    double xpre[6], epre[6], tmp[6], tmp2[6];
+    memcpy(xpre, xi_par, sizeof(xpre));
+    memcpy(epre, eta_par, sizeof(epre));
+    memcpy(dA_b, dA_par, 6 * sizeof(double));
+    for (int k = 0; k < ndof;) {
+        int n = gdn_dof_group_size(m, dof0 + k);
+        for (int t = dof0 + k; t < dof0 + k + n; t++) {
+            const double* S = p->S + 6 * t;
+            double* dSt = dS + 6 * t;
+            gdn_axis_motion(m, d, t, S, xpre, xi_b, dSt);
+            if (gdn_dof_kind(m, t) != GDN_AXIS_FIXED) {
+                gdn_cross_motion(tmp, epre, S);
+                gdn_cross_motion(tmp2, p->Vpre + 6 * t, dSt);
+                gdn_add6(tmp, tmp, tmp2);
+                gdn_addscl6(dA_b, dA_b, tmp, qvel[t]);
+                if (s->dv) {
+                    gdn_addscl6(dA_b, dA_b, p->Sdot + 6 * t, s->dv[t]);
+                }
+            }
+            gdn_addscl6(dA_b, dA_b, dSt, p->a[t]);
+            if (s->da) {
+                gdn_addscl6(dA_b, dA_b, S, s->da[t]);
+            }
+        }
+        for (int t = dof0 + k; t < dof0 + k + n; t++) {
+            if (s->dq) {
+                gdn_addscl6(xpre, xpre, p->S + 6 * t, s->dq[t]);
+            }
+            gdn_addscl6(epre, epre, dS + 6 * t, qvel[t]);
+            if (s->dv) {
+                gdn_addscl6(epre, epre, p->S + 6 * t, s->dv[t]);
+            }
+        }
+        k += n;
+    }
+    if (s->eta) {
+        memcpy(eta_b, s->eta + 6 * b, 6 * sizeof(double));
+    } else {
+        memcpy(eta_b, epre, 6 * sizeof(double));
+    }
+
+    const double* I = p->I + 10 * b;
+    const double* A = p->A + 6 * b;
+    const double* V = p->V + 6 * b;
+    double IA[6], IV[6], dIA[6], dIV[6], dIp[10];
+    gdn_cinert_mul(IA, I, A);
+    gdn_cinert_mul(IV, I, V);
+    // dI A and dI V (body motion)
+    gdn_cross_force(dIA, xi_b, IA);
+    gdn_cross_motion(tmp, xi_b, A);
+    gdn_cinert_mul(tmp2, I, tmp);
+    for (int i = 0; i < 6; i++) {
+        dIA[i] -= tmp2[i];
+    }
+    gdn_cross_force(dIV, xi_b, IV);
+    gdn_cross_motion(tmp, xi_b, V);
+    gdn_cinert_mul(tmp2, I, tmp);
+    for (int i = 0; i < 6; i++) {
+        dIV[i] -= tmp2[i];
+    }
+    // dI A and dI V (parameters)
+    if (s->dparam) {
+        gdn_inertia_param_jvp(m, d, b, s->dparam + GDN_N_INERTIA_PARAMS * b, dIp);
+        gdn_cinert_mul(tmp, dIp, A);
+        gdn_add6(dIA, dIA, tmp);
+        gdn_cinert_mul(tmp, dIp, V);
+        gdn_add6(dIV, dIV, tmp);
+    }
+    // df = dI A + I dA + eta x* (I V) + V x* (dI V + I eta) - dWx
+    gdn_cinert_mul(df_b, I, dA_b);
+    gdn_add6(df_b, df_b, dIA);
+    gdn_cross_force(tmp, eta_b, IV);
+    gdn_add6(df_b, df_b, tmp);
+    gdn_cinert_mul(tmp, I, eta_b);
+    gdn_add6(tmp, tmp, dIV);
+    gdn_cross_force(tmp2, V, tmp);
+    gdn_add6(df_b, df_b, tmp2);
+    const double* fx = d->xfrc_applied + 6 * b;
+    if (fx[0] != 0 || fx[1] != 0 || fx[2] != 0) {
+        // the COM moves with the body and with the COM parameters: dx = ... + R dp[1:4]
+        double dx[3], t3[3];
+        gdn_cross3(dx, xi_b, d->xipos + 3 * b);
+        gdn_add3(dx, dx, xi_b + 3);
+        if (s->dparam) {
+            gdn_mulmat3(t3, d->xmat + 9 * b, s->dparam + GDN_N_INERTIA_PARAMS * b + 1);
+            gdn_add3(dx, dx, t3);
+        }
+        gdn_cross3(t3, dx, fx);
+        gdn_sub3(df_b, df_b, t3);
+    }
+    if (s->dW) {
+        for (int i = 0; i < 6; i++) {
+            df_b[i] -= s->dW[6 * b + i];
+        }
+    }
+}
+
+gdnStatus gdn_residual_jvp_ex(const gdnModel* m, gdnData* d, const double* a, const double* W,
+                              const gdnResidualDirection* dir, double* dr) {
+    const int nv = m->nv, nb = m->nbody;
+    size_t mark = gdn_arena_mark(d);
+    primal p;
+    gdnStatus status = primal_build(m, d, a, W, &p);
+    double* block = gdn_arena_doubles(d, 24 * (size_t)nb + 6 * (size_t)(nv > 0 ? nv : 1));
+    if (status != GDN_OK || !block) {
+        gdn_arena_reset(d, mark);
+        return GDN_ERR_MEMORY;
+    }
+    double* xi = block;
+    double* eta = xi + 6 * (size_t)nb;
+    double* dA = eta + 6 * (size_t)nb;
+    double* dF = dA + 6 * (size_t)nb;
+    double* dS = dF + 6 * (size_t)nb;
+    seeds s = {dir->dq, dir->dv, dir->da, dir->dparam, dir->dW, dir->xi, dir->eta};
+    memset(block, 0, 6 * sizeof(double));
+    memset(eta, 0, 6 * sizeof(double));
+    memset(dA, 0, 6 * sizeof(double));
+    memset(dF, 0, 6 * sizeof(double));
+    for (int b = 1; b < nb; b++) {
+        int par = m->body_parentid[b];
+        tangent_body(&p, &s, b, xi + 6 * par, eta + 6 * par, dA + 6 * par, xi + 6 * b,
+                     eta + 6 * b, dA + 6 * b, dF + 6 * b, dS);
+    }
+    for (int b = nb - 1; b > 0; b--) {
+        int par = m->body_parentid[b];
+        gdn_add6(dF + 6 * par, dF + 6 * par, dF + 6 * b);
+    }
+    // dr_i = dS_i' F + S_i' dF + armature da - d tau
+    for (int i = 0; i < nv; i++) {
+        int b = m->dof_bodyid[i];
+        dr[i] = gdn_dot6(dS + 6 * i, p.F + 6 * b) + gdn_dot6(p.S + 6 * i, dF + 6 * b);
+        if (dir->da) {
+            dr[i] += m->dof_armature[i] * dir->da[i];
+        }
+    }
+    double* dtau = dS; // reuse: the axes' tangents are consumed
+    memset(dtau, 0, sizeof(double) * (size_t)nv);
+    gdn_passive_jvp(m, d, dir->dq, dir->dv, dtau);
+    gdn_actuation_jvp(m, d, dir->dq, dir->dv, dir->du, dtau);
+    for (int i = 0; i < nv; i++) {
+        dr[i] -= dtau[i];
+    }
+    gdn_arena_reset(d, mark);
+    return GDN_OK;
+}
+
+gdnStatus gdn_residual_jvp(const gdnModel* m, gdnData* d, const double* a, const double* dq,
+                           const double* dv, const double* du, const double* dparam,
+                           const double* dW, double* dr) {
+    size_t mark = gdn_arena_mark(d);
+    const double* W = primal_wrenches(m, d);
+    gdnResidualDirection dir = {dq, dv, NULL, du, dparam, dW, NULL, NULL};
+    gdnStatus status = gdn_residual_jvp_ex(m, d, a, W, &dir, dr);
+    gdn_arena_reset(d, mark);
+    return status;
+}
+
+// ---------------------------------------------------------------- adjoint
+
+// With fbar_b = A^y_b = sum_{j on the path of b} S_j y_j (the covector of f_b) and AA_b the
+// covector of A_b (I_b fbar_b summed over the subtree):
+//   Wbar_b = -fbar_b,  ga_j = S_j' AA_b + armature_j y_j,  gv_j += Sdot_j' AA_b
+//   etabar_b += -fbar x* (I V) - I u,  u = V x fbar
+//   xibar_b  += -fbar x* (I A) - A x* (I fbar) + u x* (I V) + V x* (I u)
+//               + [xipos x g; g],  g = fbar_w x f_xfrc
+//   gparam_b += (dI/dp)' (B(fbar, A) - B(u, V))  (B: gdn_inertia_bilinear);  gparam_b[1:4] += R' g
+//               (xfrc acts at the COM, which the COM parameters move)
+//   Sbar_j = y_j F_b + a_j AA_b - V_pre x* (v_j AA_b) + v_j RV,  Vprebar_j = S_j x* (v_j AA_b)
+// then, groups last to first inside the body, RV / RX the covectors of the velocity / twist
+// after the group (the body's own eta_b / xi_b excluded: they are etabar_b / xibar_b):
+//   gv_j += S_j' RV,  gq_j += S_j' RX,  (xi_pre, xi_b) bars from Sbar_j (axis motion adjoint),
+//   RX += xi_pre bar,  RV += Vprebar;  finally xibar_parent += RX, etabar_parent += RV
+gdnStatus gdn_residual_vjp_ex(const gdnModel* m, gdnData* d, const double* a, const double* W,
+                              const double* y, const gdnResidualAdjoint* out) {
+    const int nv = m->nv, nb = m->nbody;
+    const size_t nvs = (size_t)(nv > 0 ? nv : 1), nb6 = 6 * (size_t)nb;
+    size_t mark = gdn_arena_mark(d);
+    primal p;
+    gdnStatus status = primal_build(m, d, a, W, &p);
+    double* block = gdn_arena_doubles(d, 4 * nb6 + 15 * nvs);
+    if (status != GDN_OK || !block) {
+        gdn_arena_reset(d, mark);
+        return GDN_ERR_MEMORY;
+    }
+    double* Ay = block;
+    double* AA = Ay + nb6;
+    double* xibar = AA + nb6;
+    double* etabar = xibar + nb6;
+    double* Sbar = etabar + nb6;
+    double* Vprebar = Sbar + 6 * nvs;
+    double* gq = Vprebar + 6 * nvs;
+    double* gv = gq + nvs;
+    double* ny = gv + nvs;
+    const double* qvel = d->qvel;
+    memset(AA, 0, 3 * nb6 * sizeof(double));
+    memset(gq, 0, 2 * nvs * sizeof(double));
+    memset(Ay, 0, 6 * sizeof(double));
+
+    // fbar = A^y (forward)
+    for (int b = 1; b < nb; b++) {
+        double* f = Ay + 6 * b;
+        memcpy(f, Ay + 6 * m->body_parentid[b], 6 * sizeof(double));
+        for (int t = m->body_dofadr[b]; t < m->body_dofadr[b] + m->body_dofnum[b]; t++) {
+            gdn_addscl6(f, f, p.S + 6 * t, y[t]);
+        }
+    }
+    // backward over bodies
+    for (int b = nb - 1; b > 0; b--) {
+        int par = m->body_parentid[b];
+        int dof0 = m->body_dofadr[b], ndof = m->body_dofnum[b];
+        const double* fb = Ay + 6 * b;
+        const double* I = p.I + 10 * b;
+        const double* A = p.A + 6 * b;
+        const double* V = p.V + 6 * b;
+        double* xb = xibar + 6 * b;
+        double* eb = etabar + 6 * b;
+        double* AAb = AA + 6 * b;
+        double Ifb[6], IA[6], IV[6], u[6], Iu[6], t1[6];
+        gdn_cinert_mul(Ifb, I, fb);
+        gdn_add6(AAb, AAb, Ifb);
+        gdn_cinert_mul(IA, I, A);
+        gdn_cinert_mul(IV, I, V);
+        gdn_cross_motion(u, V, fb);
+        gdn_cinert_mul(Iu, I, u);
+        // etabar_b += -fbar x* (I V) - I u
+        gdn_cross_force(t1, fb, IV);
+        for (int i = 0; i < 6; i++) {
+            eb[i] -= t1[i] + Iu[i];
+        }
+        // xibar_b += -fbar x* (I A) - A x* (I fbar) + u x* (I V) + V x* (I u)
+        gdn_cross_force(t1, fb, IA);
+        for (int i = 0; i < 6; i++) {
+            xb[i] -= t1[i];
+        }
+        gdn_cross_force(t1, A, Ifb);
+        for (int i = 0; i < 6; i++) {
+            xb[i] -= t1[i];
+        }
+        gdn_cross_force(t1, u, IV);
+        gdn_add6(xb, xb, t1);
+        gdn_cross_force(t1, V, Iu);
+        gdn_add6(xb, xb, t1);
+        const double* fx = d->xfrc_applied + 6 * b;
+        if (fx[0] != 0 || fx[1] != 0 || fx[2] != 0) {
+            double g[3], t3[3];
+            gdn_cross3(g, fb, fx);
+            gdn_cross3(t3, d->xipos + 3 * b, g);
+            gdn_add3(xb, xb, t3);
+            gdn_add3(xb + 3, xb + 3, g);
+            if (out->gparam) {
+                gdn_mulmat3T(t3, d->xmat + 9 * b, g);
+                gdn_add3(out->gparam + GDN_N_INERTIA_PARAMS * b + 1,
+                         out->gparam + GDN_N_INERTIA_PARAMS * b + 1, t3);
+            }
+        }
+        if (out->gparam) {
+            double B[10] = {0};
+            gdn_inertia_bilinear(fb, A, 1, B);
+            gdn_inertia_bilinear(u, V, -1, B);
+            gdn_inertia_param_vjp(m, d, b, B, out->gparam + GDN_N_INERTIA_PARAMS * b);
+        }
+        if (out->Wbar) {
+            for (int i = 0; i < 6; i++) {
+                out->Wbar[6 * b + i] = -fb[i];
+            }
+        }
+        // per dof: ga, gv (Sdot), Sbar, Vprebar
+        for (int t = dof0; t < dof0 + ndof; t++) {
+            const double* S = p.S + 6 * t;
+            double* sb = Sbar + 6 * t;
+            if (out->ga) {
+                out->ga[t] = gdn_dot6(S, AAb) + m->dof_armature[t] * y[t];
+            }
+            gv[t] += gdn_dot6(p.Sdot + 6 * t, AAb);
+            for (int i = 0; i < 6; i++) {
+                sb[i] = y[t] * p.F[6 * b + i] + a[t] * AAb[i];
+            }
+            if (gdn_dof_kind(m, t) != GDN_AXIS_FIXED) {
+                double c[6];
+                gdn_scl6(c, AAb, qvel[t]);
+                gdn_cross_force(Vprebar + 6 * t, S, c);
+                gdn_cross_force(t1, p.Vpre + 6 * t, c);
+                for (int i = 0; i < 6; i++) {
+                    sb[i] -= t1[i];
+                }
+            } else {
+                memset(Vprebar + 6 * t, 0, 6 * sizeof(double));
+            }
+        }
+        // groups last to first
+        double RV[6] = {0}, RX[6] = {0};
+        for (int t = dof0 + ndof - 1; t >= dof0; t--) {
+            const double* S = p.S + 6 * t;
+            gv[t] += gdn_dot6(S, RV);
+            gq[t] += gdn_dot6(S, RX);
+            gdn_addscl6(Sbar + 6 * t, Sbar + 6 * t, RV, qvel[t]);
+            int n = gdn_dof_group_size(m, t);
+            if (n == 0) {
+                continue;
+            }
+            double prebar[6] = {0};
+            for (int k = t; k < t + n; k++) {
+                gdn_axis_motion_adjoint(m, d, k, p.S + 6 * k, Sbar + 6 * k, prebar, xb);
+                gdn_add6(RV, RV, Vprebar + 6 * k);
+            }
+            gdn_add6(RX, RX, prebar);
+        }
+        gdn_add6(xibar + 6 * par, xibar + 6 * par, RX);
+        gdn_add6(etabar + 6 * par, etabar + 6 * par, RV);
+        gdn_add6(AA + 6 * par, AA + 6 * par, AAb);
+    }
+    if (out->Wbar) {
+        memset(out->Wbar, 0, 6 * sizeof(double));
+    }
+    // the forces: - (d tau)' y
+    for (int i = 0; i < nv; i++) {
+        ny[i] = -y[i];
+    }
+    gdn_passive_vjp(m, d, ny, gq, gv);
+    if (out->gu) {
+        memset(out->gu, 0, sizeof(double) * (size_t)m->nu);
+    }
+    gdn_actuation_vjp(m, d, ny, gq, gv, out->gu);
+
+    // the body tangents: returned, or applied here
+    if (out->xibar || out->etabar) {
+        if (out->xibar) {
+            memcpy(out->xibar, xibar, nb6 * sizeof(double));
+            memset(out->xibar, 0, 6 * sizeof(double));
+        }
+        if (out->etabar) {
+            memcpy(out->etabar, etabar, nb6 * sizeof(double));
+            memset(out->etabar, 0, 6 * sizeof(double));
+        }
+    } else {
+        memset(xibar, 0, 6 * sizeof(double));
+        memset(etabar, 0, 6 * sizeof(double));
+        status = gdn_body_tangent_vjp_axes(m, d, p.S, xibar, etabar, gq, gv);
+    }
+    for (int i = 0; status == GDN_OK && i < nv; i++) {
+        if (out->gq) {
+            out->gq[i] += gq[i];
+        }
+        if (out->gv) {
+            out->gv[i] += gv[i];
+        }
+    }
+    gdn_arena_reset(d, mark);
+    return status;
+}
+
+gdnStatus gdn_residual_vjp(const gdnModel* m, gdnData* d, const double* a, const double* y,
+                           double* gq, double* gv, double* gu, double* gparam, double* Wbar) {
+    size_t mark = gdn_arena_mark(d);
+    const double* W = primal_wrenches(m, d);
+    gdnResidualAdjoint out = {gq, gv, NULL, gu, gparam, Wbar, NULL, NULL};
+    gdnStatus status = gdn_residual_vjp_ex(m, d, a, W, y, &out);
+    gdn_arena_reset(d, mark);
+    return status;
+}
+
+// ---------------------------------------------------------------- dense Jacobians
+
+// last[b]: the largest body id in the subtree of b; 1 when every subtree is the contiguous id
+// range [b, last[b]] (depth-first order, as the loader numbers bodies)
+static int subtree_ranges(const gdnModel* m, int* last) {
+    for (int b = 0; b < m->nbody; b++) {
+        last[b] = b;
+    }
+    for (int b = m->nbody - 1; b > 0; b--) {
+        int par = m->body_parentid[b];
+        if (last[b] > last[par]) {
+            last[par] = last[b];
+        }
+    }
+    for (int b = 1; b < m->nbody; b++) {
+        for (int c = b + 1; c <= last[b]; c++) {
+            if (m->body_parentid[c] < b) {
+                return 0;
+            }
+        }
+    }
+    return 1;
+}
+
+// Column c of [dr/dq | dr/dv] is the JVP of the unit tangent e_j (j = c or c - nv). Only the
+// subtree of j's body b0 moves: the sweep runs over [b0, last[b0]] with zero parent tangents,
+// dF of every ancestor is dF_b0, and an ancestor's axes do not move:
+//   rows in the subtree:   dr_i = dS_i' F + S_i' dF_body(i)
+//   rows of ancestors:     dr_i = S_i' dF_b0,   other rows 0
+// Then the joint-local force Jacobians (passive, actuation) are added.
+gdnStatus gdn_residual_dense_ex(const gdnModel* m, gdnData* d, const double* a, const double* W,
+                                double* X, int ldx) {
+    const int nv = m->nv, nu = m->nu, nb = m->nbody;
+    const size_t nvs = (size_t)(nv > 0 ? nv : 1), nb6 = 6 * (size_t)nb, ld = (size_t)ldx;
+    if (ldx < 2 * nv + nu) {
+        return GDN_ERR_ARG;
+    }
+    size_t mark = gdn_arena_mark(d);
+    primal p;
+    gdnStatus status = primal_build(m, d, a, W, &p);
+    double* block = gdn_arena_doubles(d, 5 * nb6 + 7 * nvs);
+    int* last = gdn_arena_ints(d, (size_t)nb);
+    if (status != GDN_OK || !block || !last) {
+        gdn_arena_reset(d, mark);
+        return GDN_ERR_MEMORY;
+    }
+    double* xi = block;
+    double* eta = xi + nb6;
+    double* dA = eta + nb6;
+    double* dF = dA + nb6;
+    double* dS = dF + nb6;
+    double* e = dS + 6 * nvs;
+    memset(e, 0, nvs * sizeof(double));
+    if (!subtree_ranges(m, last)) {
+        // not depth-first: every column sweeps the whole tree
+        for (int b = 1; b < nb; b++) {
+            last[b] = nb - 1;
+        }
+    }
+    for (int i = 0; i < nv; i++) {
+        memset(X + (size_t)i * ld, 0, sizeof(double) * (size_t)(2 * nv + nu));
+    }
+    for (int c = 0; c < 2 * nv; c++) {
+        int j = c < nv ? c : c - nv;
+        int b0 = m->dof_bodyid[j];
+        int end = last[b0];
+        seeds s = {c < nv ? e : NULL, c < nv ? NULL : e, NULL, NULL, NULL, NULL, NULL};
+        e[j] = 1;
+        for (int b = b0; b <= end; b++) {
+            int par = m->body_parentid[b];
+            int root = b == b0 || par < b0;
+            tangent_body(&p, &s, b, root ? zero6 : xi + 6 * par, root ? zero6 : eta + 6 * par,
+                         root ? zero6 : dA + 6 * par, xi + 6 * b, eta + 6 * b, dA + 6 * b,
+                         dF + 6 * b, dS);
+        }
+        e[j] = 0;
+        for (int b = end; b > b0; b--) {
+            int par = m->body_parentid[b];
+            if (par >= b0) {
+                gdn_add6(dF + 6 * par, dF + 6 * par, dF + 6 * b);
+            }
+        }
+        for (int b = b0; b <= end; b++) {
+            for (int i = m->body_dofadr[b]; i < m->body_dofadr[b] + m->body_dofnum[b]; i++) {
+                X[(size_t)i * ld + (size_t)c] =
+                    gdn_dot6(dS + 6 * i, p.F + 6 * b) + gdn_dot6(p.S + 6 * i, dF + 6 * b);
+            }
+        }
+        for (int b = m->body_parentid[b0]; b > 0; b = m->body_parentid[b]) {
+            for (int i = m->body_dofadr[b]; i < m->body_dofadr[b] + m->body_dofnum[b]; i++) {
+                X[(size_t)i * ld + (size_t)c] = gdn_dot6(p.S + 6 * i, dF + 6 * b0);
+            }
+        }
+    }
+    gdn_passive_dense(m, d, -1, X, X + nv, ldx);
+    gdn_actuation_dense(m, d, -1, X, X + nv, X + 2 * nv, ldx);
+    gdn_arena_reset(d, mark);
+    return GDN_OK;
+}
+
+gdnStatus gdn_residual_dense(const gdnModel* m, gdnData* d, const double* a, double* X,
+                             int ldx) {
+    size_t mark = gdn_arena_mark(d);
+    const double* W = primal_wrenches(m, d);
+    gdnStatus status = gdn_residual_dense_ex(m, d, a, W, X, ldx);
+    gdn_arena_reset(d, mark);
+    return status;
+}

@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: Apache-2.0
+// Internal: the smooth residual r(q, v, a; u, pi, W) of the step and its exact derivatives.
+#ifndef GDN_GRADIENT_RESIDUAL_H
+#define GDN_GRADIENT_RESIDUAL_H
+
+#include <gradyn/gradyn.h>
+
+// The residual (nv):
+//   r = M(q, pi) a + C(q, v, pi) - qfrc_passive(q, v) - qfrc_actuator(q, v, u) - qfrc_applied
+//       - sum_b J_b' xfrc_applied_b - sum_b J_b' W_b
+// M with armature, C with gravity, every disable flag of the primal (gravity, passive,
+// actuation, clampctrl), ctrl and force clamping with the primal's branches. xfrc_applied acts
+// at the moving COM xipos. W (6 x nbody) are extra wrenches from a contact model in the frames
+// of body_tangent.h ([torque about the world origin; force], world axes), NULL = none. The step
+// solves r + h D a = 0.
+//
+// Evaluation point: the state in d (qpos, qvel, ctrl, qfrc_applied, xfrc_applied) with its
+// kinematics computed (gdn_kinematics, e.g. by gdn_step_acceleration), and the acceleration a
+// (nv; may be d->qacc). Tangents: dq in the tangent space of gdn_integrate_pos, dv, da, du
+// additive, dparam (nbody x GDN_N_INERTIA_PARAMS, the canonical packing, world row ignored),
+// dW (6 x nbody). Every function returns GDN_ERR_MEMORY when the arena is exhausted, else
+// GDN_OK; none allocates. All scratch is from the arena and released on return.
+//
+// The simple forms (gdn_residual_jvp, _vjp, _dense) take W from the primal: when
+// m->penalty.enabled and m->nvert > 0, W_b = sum over the body's vertices of [x x f; f] from
+// d->vert_xpos and d->vert_force (as the last gdn_step_acceleration at this state left them),
+// else none; they also complete the body-tangent chain internally. The _ex forms take W
+// explicitly and expose the body tangents for a contact model that shares them.
+
+// r itself, computed as the primal does: gdn_rne(flg_acc = 1) with qacc = a, minus
+// gdn_passive, gdn_actuation and gdn_applied_forces, minus sum_b J_b' W_b. Overwrites
+// d->qfrc_passive and the actuator outputs (same values as the step's); d->qacc is restored
+void gdn_residual_eval(const gdnModel* m, gdnData* d, const double* a, const double* W,
+                       double* r);
+
+// dr = dr/dq dq + dr/dv dv + dr/du du + dr/dpi dparam + dr/dW dW  (da = 0; any input NULL = 0)
+gdnStatus gdn_residual_jvp(const gdnModel* m, gdnData* d, const double* a, const double* dq,
+                           const double* dv, const double* du, const double* dparam,
+                           const double* dW, double* dr);
+
+// With y (nv):  gq += (dr/dq)' y,  gv += (dr/dv)' y  (the body-tangent part included),
+// gu  = (dr/du)' y  (overwritten, like the step's gctrl),  gparam += (dr/dpi)' y,
+// Wbar = (dr/dW)' y = -J_b y per body (overwritten; the contact model's input).
+// Any output NULL = not wanted (gq and gv are computed together when either is wanted)
+gdnStatus gdn_residual_vjp(const gdnModel* m, gdnData* d, const double* a, const double* y,
+                           double* gq, double* gv, double* gu, double* gparam, double* Wbar);
+
+// X = [dr/dq | dr/dv | dr/du] (nv x (2 nv + nu), row stride ldx >= 2 nv + nu), overwritten.
+// Cost O(nv depth): the tangent e_j only moves the subtree of dof j's body
+gdnStatus gdn_residual_dense(const gdnModel* m, gdnData* d, const double* a, double* X, int ldx);
+
+// ---------------------------------------------------------------- extended forms
+
+// a direction in the residual's inputs; any member NULL = 0. xi, eta (6 x nbody): the body
+// tangents of (dq, dv) from gdn_body_tangent_jvp when the caller has them (NULL: computed)
+typedef struct gdnResidualDirection {
+    const double* dq;
+    const double* dv;
+    const double* da;
+    const double* du;
+    const double* dparam;
+    const double* dW;
+    const double* xi;
+    const double* eta;
+} gdnResidualDirection;
+
+// dr (nv, overwritten) along dir at (state, a, W)
+gdnStatus gdn_residual_jvp_ex(const gdnModel* m, gdnData* d, const double* a, const double* W,
+                              const gdnResidualDirection* dir, double* dr);
+
+// the adjoint outputs; any member NULL = not wanted
+typedef struct gdnResidualAdjoint {
+    double* gq;      // nv, +=  (dr/dq)' y: the direct part, plus the body-tangent part when
+                     //         xibar and etabar are NULL
+    double* gv;      // nv, +=  likewise for v
+    double* ga;      // nv, =   (dr/da)' y = M y (armature included)
+    double* gu;      // nu, =   (dr/du)' y
+    double* gparam;  // nbody x 10, +=  (dr/dpi)' y (world row untouched)
+    double* Wbar;    // 6 x nbody, =  (dr/dW)' y = -sum_{j on the path of b} S_j y_j
+    double* xibar;   // 6 x nbody, =  cotangents of the body tangents xi, eta: when given, the
+    double* etabar;  //              caller finishes with gdn_body_tangent_vjp(xibar + its own,
+                     //              etabar + its own, gq, gv); both or neither
+} gdnResidualAdjoint;
+
+gdnStatus gdn_residual_vjp_ex(const gdnModel* m, gdnData* d, const double* a, const double* W,
+                              const double* y, const gdnResidualAdjoint* out);
+
+// as gdn_residual_dense with W explicit (its dr/dq, dr/dv include -sum dS' W, not dW)
+gdnStatus gdn_residual_dense_ex(const gdnModel* m, gdnData* d, const double* a, const double* W,
+                                double* X, int ldx);
+
+#endif

@@ -67,6 +67,13 @@ gdnStatus gdn_damped_mass_factor(const gdnModel* m, gdnData* d, double h, gdnDam
     return GDN_OK;
 }
 
+// y -= a x over n entries (distinct rows: restrict lets the compiler use vector lanes)
+static void row_axpy(double* restrict y, const double* restrict x, double a, int n) {
+    for (int c = 0; c < n; c++) {
+        y[c] -= a * x[c];
+    }
+}
+
 // H^-1 = L^-1 D^-1 L'^-1:
 //   L' z = x:  for k = nv-1 .. 0, x_i -= L(k, i) x_k for each ancestor i
 //   z <- D^-1 z
@@ -79,11 +86,7 @@ void gdn_damped_mass_solve(const gdnDampedMass* dm, double* X, int ncol) {
         const int* row = dm->chain + dm->rowadr[k];
         const double* xk = X + (size_t)k * ncol;
         for (int t = 1; t < dm->rownnz[k]; t++) {
-            double* xi = X + (size_t)row[t] * ncol;
-            double a = Lk[t];
-            for (int c = 0; c < ncol; c++) {
-                xi[c] -= a * xk[c];
-            }
+            row_axpy(X + (size_t)row[t] * ncol, xk, Lk[t], ncol);
         }
     }
     for (int k = 0; k < nv; k++) {
@@ -98,11 +101,7 @@ void gdn_damped_mass_solve(const gdnDampedMass* dm, double* X, int ncol) {
         const int* row = dm->chain + dm->rowadr[k];
         double* xk = X + (size_t)k * ncol;
         for (int t = 1; t < dm->rownnz[k]; t++) {
-            const double* xi = X + (size_t)row[t] * ncol;
-            double a = Lk[t];
-            for (int c = 0; c < ncol; c++) {
-                xk[c] -= a * xi[c];
-            }
+            row_axpy(xk, X + (size_t)row[t] * ncol, Lk[t], ncol);
         }
     }
 }

@@ -11,8 +11,11 @@
 // with FD round-off (~1e-10 x that scale). Tolerance 1e-6 against FD, 1e-12 (relative to the
 // sum of |terms|) for the dot-product test, 1e-12 for ga == M y and dense == JVP columns. The
 // worst errors are printed per model.
+#define _POSIX_C_SOURCE 200809L
+
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <gradyn/gradyn.h>
 
@@ -752,7 +755,74 @@ static int test_residual(void) {
     return 0;
 }
 
+// ---------------------------------------------------------------- timing (printed only)
+
+static double now_seconds(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+// microseconds per call of each routine on humanoid.xml (best of 5 batches)
+static int test_timing(void) {
+    gdnModel* m = load_model(7);
+    CHECK(m);
+    gdnData* d = NULL;
+    CHECK(gdn_data_create(m, &d) == GDN_OK);
+    unsigned long long rng = 99;
+    random_state(m, d, &rng);
+    const int nv = m->nv, nb = m->nbody, ncol = 2 * nv + m->nu;
+    double* a = malloc(sizeof(double) * (size_t)nv);
+    double* dq = malloc(sizeof(double) * (size_t)nv);
+    double* r = malloc(sizeof(double) * (size_t)nv);
+    double* g = calloc(4 * (size_t)nv + 10 * (size_t)nb + 6 * (size_t)nb + (size_t)m->nu,
+                       sizeof(double));
+    double* X = malloc(sizeof(double) * (size_t)nv * (size_t)ncol);
+    random_vec(a, nv, &rng);
+    random_vec(dq, nv, &rng);
+    gdn_kinematics(m, d);
+    memcpy(d->qacc, a, sizeof(double) * (size_t)nv);
+    double best[5] = {1e9, 1e9, 1e9, 1e9, 1e9};
+    const int reps = 2000;
+    for (int batch = 0; batch < 5; batch++) {
+        double t0 = now_seconds();
+        for (int k = 0; k < reps; k++) {
+            gdn_rne(m, d, 1, r);
+        }
+        double t1 = now_seconds();
+        for (int k = 0; k < reps; k++) {
+            gdn_residual_jvp(m, d, a, dq, dq, NULL, NULL, NULL, r);
+        }
+        double t2 = now_seconds();
+        for (int k = 0; k < reps; k++) {
+            gdn_residual_vjp(m, d, a, dq, g, g + nv, g + 2 * nv, g + 3 * nv,
+                             g + 3 * nv + 10 * nb);
+        }
+        double t3 = now_seconds();
+        for (int k = 0; k < reps; k++) {
+            gdn_residual_dense(m, d, a, X, ncol);
+        }
+        double t4 = now_seconds();
+        for (int k = 0; k < reps; k++) {
+            gdn_body_tangent_jvp(m, d, dq, dq, X, X + 6 * nb);
+        }
+        double t5 = now_seconds();
+        double t[5] = {t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4};
+        for (int i = 0; i < 5; i++) {
+            best[i] = fmin(best[i], 1e6 * t[i] / reps);
+        }
+    }
+    printf("  humanoid.xml (nv %d): gdn_rne %.2f us, residual JVP %.2f us, VJP (all params) "
+           "%.2f us, dense dr/dq + dr/dv + dr/du %.2f us, body tangent JVP %.2f us\n",
+           nv, best[0], best[1], best[2], best[3], best[4]);
+    free(a), free(dq), free(r), free(g), free(X);
+    gdn_data_free(d);
+    gdn_model_free(m);
+    return 0;
+}
+
 static const gdnTestCase cases[] = {
+    {"timing", test_timing},
     {"residual", test_residual},
     {"body_tangent", test_body_tangent},
     {"set_body_inertia", test_set_body_inertia},

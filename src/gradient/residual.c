@@ -37,6 +37,8 @@ typedef struct {
     double* A;       // 6 nbody
     double* I;       // 10 nbody
     double* F;       // 6 nbody: subtree force sums
+    double* IA;      // 6 nbody: I_b A_b
+    double* IV;      // 6 nbody: I_b V_b
 } primal;
 
 static const double zero6[6] = {0, 0, 0, 0, 0, 0};
@@ -56,7 +58,7 @@ static void external_wrench(const primal* p, int b, double w[6]) {
 static gdnStatus primal_build(const gdnModel* m, gdnData* d, const double* a, const double* W,
                               primal* p) {
     const size_t nv6 = 6 * (size_t)(m->nv > 0 ? m->nv : 1), nb = (size_t)m->nbody;
-    double* block = gdn_arena_doubles(d, 3 * nv6 + 34 * nb);
+    double* block = gdn_arena_doubles(d, 3 * nv6 + 46 * nb);
     if (!block) {
         return GDN_ERR_MEMORY;
     }
@@ -71,11 +73,15 @@ static gdnStatus primal_build(const gdnModel* m, gdnData* d, const double* a, co
     p->A = p->V + 6 * nb;
     p->I = p->A + 6 * nb;
     p->F = p->I + 10 * nb;
+    p->IA = p->F + 6 * nb;
+    p->IV = p->IA + 6 * nb;
     gdn_dof_axes(m, d, p->S);
     memset(p->V, 0, 6 * sizeof(double));
     memset(p->A, 0, 6 * sizeof(double));
     memset(p->I, 0, 10 * sizeof(double));
     memset(p->F, 0, 6 * sizeof(double));
+    memset(p->IA, 0, 6 * sizeof(double));
+    memset(p->IV, 0, 6 * sizeof(double));
     if (!(m->opt.disableflags & GDN_DSBL_GRAVITY)) {
         gdn_scl3(p->A + 3, m->opt.gravity, -1);
     }
@@ -110,10 +116,12 @@ static gdnStatus primal_build(const gdnModel* m, gdnData* d, const double* a, co
         double* I = p->I + 10 * b;
         gdn_cinert(I, m->body_inertia + 3 * b, d->ximat + 9 * b, d->xipos + 3 * b,
                    m->body_mass[b]);
-        double iv[6], vxiv[6], w[6];
+        double vxiv[6], w[6];
         double* f = p->F + 6 * b;
-        gdn_cinert_mul(f, I, A);
+        double* iv = p->IV + 6 * b;
+        gdn_cinert_mul(p->IA + 6 * b, I, A);
         gdn_cinert_mul(iv, I, p->V + 6 * b);
+        memcpy(f, p->IA + 6 * b, 6 * sizeof(double));
         gdn_cross_force(vxiv, p->V + 6 * b, iv);
         external_wrench(p, b, w);
         for (int i = 0; i < 6; i++) {
@@ -237,6 +245,11 @@ static void tangent_body(const primal* p, const seeds* s, int b, const double* x
             gdn_addscl6(xi_b, xi_b, p->S + 6 * t, s->dq[t]);
         }
     }
+    // no position or parameter tangent reaches this body: dS = 0, dI = 0 (the dense dv columns)
+    const int moved = s->dparam || xi_b[0] != 0 || xi_b[1] != 0 || xi_b[2] != 0 ||
+                      xi_b[3] != 0 || xi_b[4] != 0 || xi_b[5] != 0 || xi_par[0] != 0 ||
+                      xi_par[1] != 0 || xi_par[2] != 0 || xi_par[3] != 0 || xi_par[4] != 0 ||
+                      xi_par[5] != 0;
     double xpre[6], epre[6], tmp[6], tmp2[6];
     memcpy(xpre, xi_par, sizeof(xpre));
     memcpy(epre, eta_par, sizeof(epre));
@@ -246,11 +259,17 @@ static void tangent_body(const primal* p, const seeds* s, int b, const double* x
         for (int t = dof0 + k; t < dof0 + k + n; t++) {
             const double* S = p->S + 6 * t;
             double* dSt = dS + 6 * t;
-            gdn_axis_motion(m, d, t, S, xpre, xi_b, dSt);
+            if (moved) {
+                gdn_axis_motion(m, d, t, S, xpre, xi_b, dSt);
+            } else {
+                memset(dSt, 0, 6 * sizeof(double));
+            }
             if (gdn_dof_kind(m, t) != GDN_AXIS_FIXED) {
                 gdn_cross_motion(tmp, epre, S);
-                gdn_cross_motion(tmp2, p->Vpre + 6 * t, dSt);
-                gdn_add6(tmp, tmp, tmp2);
+                if (moved) {
+                    gdn_cross_motion(tmp2, p->Vpre + 6 * t, dSt);
+                    gdn_add6(tmp, tmp, tmp2);
+                }
                 gdn_addscl6(dA_b, dA_b, tmp, qvel[t]);
                 if (s->dv) {
                     gdn_addscl6(dA_b, dA_b, p->Sdot + 6 * t, s->dv[t]);
@@ -281,9 +300,24 @@ static void tangent_body(const primal* p, const seeds* s, int b, const double* x
     const double* I = p->I + 10 * b;
     const double* A = p->A + 6 * b;
     const double* V = p->V + 6 * b;
-    double IA[6], IV[6], dIA[6], dIV[6], dIp[10];
-    gdn_cinert_mul(IA, I, A);
-    gdn_cinert_mul(IV, I, V);
+    const double* IA = p->IA + 6 * b;
+    const double* IV = p->IV + 6 * b;
+    double dIA[6], dIV[6], dIp[10];
+    if (!moved) {
+        // velocity-only tangent: the inertia does not move (dI = 0)
+        gdn_cinert_mul(df_b, I, dA_b);
+        gdn_cross_force(tmp, eta_b, IV);
+        gdn_add6(df_b, df_b, tmp);
+        gdn_cinert_mul(tmp, I, eta_b);
+        gdn_cross_force(tmp2, V, tmp);
+        gdn_add6(df_b, df_b, tmp2);
+        if (s->dW) {
+            for (int i = 0; i < 6; i++) {
+                df_b[i] -= s->dW[6 * b + i];
+            }
+        }
+        return;
+    }
     // dI A and dI V (body motion)
     gdn_cross_force(dIA, xi_b, IA);
     gdn_cross_motion(tmp, xi_b, A);
@@ -454,11 +488,11 @@ gdnStatus gdn_residual_vjp_ex(const gdnModel* m, gdnData* d, const double* a, co
         double* xb = xibar + 6 * b;
         double* eb = etabar + 6 * b;
         double* AAb = AA + 6 * b;
-        double Ifb[6], IA[6], IV[6], u[6], Iu[6], t1[6];
+        const double* IA = p.IA + 6 * b;
+        const double* IV = p.IV + 6 * b;
+        double Ifb[6], u[6], Iu[6], t1[6];
         gdn_cinert_mul(Ifb, I, fb);
         gdn_add6(AAb, AAb, Ifb);
-        gdn_cinert_mul(IA, I, A);
-        gdn_cinert_mul(IV, I, V);
         gdn_cross_motion(u, V, fb);
         gdn_cinert_mul(Iu, I, u);
         // etabar_b += -fbar x* (I V) - I u

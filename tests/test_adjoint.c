@@ -2,12 +2,17 @@
 // The trajectory adjoint vs central finite differences of gdn_rollout_objective, every block.
 //
 // FD: Richardson-extrapolated central differences D = (4 D(h/2) - D(h)) / 3 with
-// D(h) = (J(p + h) - J(p - h)) / (2h), truncation O(h^4). Step sizes per parameter class:
-//   q0 (tangent, gdn_integrate_pos) and v0:  h = 1e-5      controls u_t:  h = 1e-5
-//   mass: h = 1e-5 m_b      COM: h = 1e-5 m      inertia entries: h = 1e-5 trace(I_b) / 3
+// D(h) = (J(p + h) - J(p - h)) / (2h), truncation O(h^4). Step sizes per parameter class, with
+// s = 1e-5 (s = 1e-6 with penalty contact, see below):
+//   q0 (tangent, gdn_integrate_pos; rad or m), v0, controls u_t:      h = s
+//   vertices (body frame, written into m->vert_pos):                   h = s (m)
+//   mass: h = s m_b        COM: h = s (m)
+//   inertia entries: h = s max(1, trace(I_b) / 3) (kg m^2): a step relative to a hand's 1e-4
+//   kg m^2 inertia would leave the rollout's round-off noise (1e-14 of J) dominant
 //   (inertia perturbations go through gdn_model_set_body_inertia)
-//   vertices (body frame, written into m->vert_pos): h = 1e-6 m (smaller: a vertex crossing the
-//   plane inside the FD stencil would put the penalty kink between the samples)
+// Penalty contact: the force max(0, k depth - c v_z) has kinks, and the deep-contact humanoid32
+// rollout has one within ~4e-6 of its nominal q0 (FD with h = 1e-5 is off by 20x there; with
+// h <= 1e-6 it agrees with the adjoint to 1e-9), hence s = 1e-6.
 // Error measure per block: ||adjoint - fd||_inf / max(||fd||_inf, floor), required <= 1e-6.
 #define _POSIX_C_SOURCE 200809L
 
@@ -178,6 +183,7 @@ typedef struct Problem {
     gdnObjective obj;
     gdnTargetObjective target;
     gdnTape* tape;
+    double hstep;          // FD base step (1e-5, or 1e-6 with penalty contact)
     gdnAdjointGradients g; // the adjoint's answer
 } Problem;
 
@@ -189,6 +195,7 @@ static int problem_init(Problem* p, const char* name, gdnModel* m, int T, unsign
     p->name = name;
     p->m = m;
     p->T = T;
+    p->hstep = m->penalty.enabled ? 1e-6 : 1e-5;
     const int nq = m->nq, nv = m->nv, nu = m->nu, nb = m->nbody, nvert = m->nvert;
     p->q0 = calloc((size_t)nq, sizeof(double));
     p->v0 = calloc((size_t)nv, sizeof(double));
@@ -310,24 +317,18 @@ static void perturb(Problem* p, Channel ch, int i, double h, Nominal* nom) {
 }
 
 static double step_size(const Problem* p, Channel ch, int i, const Nominal* nom) {
-    (void)p, (void)i;
-    switch (ch) {
-    case CH_PARAM: {
+    const double s = p->hstep;
+    if (ch == CH_PARAM) {
         int k = i % GDN_N_INERTIA_PARAMS;
         const gdnInertia* in = &nom->inertia;
         if (k == 0) {
-            return 1e-5 * in->mass;
+            return s * in->mass;
         }
-        if (k < 4) {
-            return 1e-5;
+        if (k >= 4) {
+            return s * fmax(1, (in->inertia[0] + in->inertia[4] + in->inertia[8]) / 3);
         }
-        return 1e-5 * (in->inertia[0] + in->inertia[4] + in->inertia[8]) / 3;
     }
-    case CH_VERT:
-        return 1e-6;
-    default:
-        return 1e-5;
-    }
+    return s;
 }
 
 // Richardson-extrapolated central difference of J along entry i of channel ch
@@ -467,22 +468,35 @@ static int test_spherical_pendulum(void) {
     return bad;
 }
 
-// free base, tilted (model quat + random) and spinning, applied forces held constant
-static int test_free_lopsided_leg(void) {
+// free base, tilted (model quat + random) and spinning; applied forces held constant: a
+// generalized force on every dof and, with force_at_com, a world force on the leg's COM (its
+// point of application moves with the COM parameters)
+static int free_leg_case(const char* name, int force_at_com) {
     Problem p;
     gdnModel* m = load_test_model("adj_free_leg.xml");
     CHECK(m);
-    CHECK(problem_init(&p, "free_leg", m, 150, 5, 0.3, 1.0, 1.0));
+    CHECK(problem_init(&p, name, m, 150, 5, 0.3, 1.0, 1.0));
     p.v0[3] = 3.0; // spin about the local x axis
     p.v0[5] = -2.0;
     double qfrc[7] = {0.5, -0.2, 1.0, 0.05, 0.0, -0.03, 0.1};
-    p.xfrc[6 * 2 + 0] = 0.3; // a push on the leg
-    p.xfrc[6 * 2 + 4] = -0.02;
+    p.xfrc[6 * 2 + 4] = -0.02; // a torque on the leg
+    if (force_at_com) {
+        p.xfrc[6 * 2 + 0] = 0.3;
+        p.xfrc[6 * 1 + 2] = -0.5;
+    }
     p.r.qfrc_applied = qfrc;
     p.r.xfrc_applied = p.xfrc;
     int bad = check_all(&p, 1, 1);
     problem_free(&p);
     return bad;
+}
+
+static int test_free_lopsided_leg(void) {
+    return free_leg_case("free_leg", 0);
+}
+
+static int test_xfrc_force_at_com(void) {
+    return free_leg_case("free_leg_xfrc", 1);
 }
 
 static int test_humanoid32_penalty(void) {
@@ -777,6 +791,7 @@ static const gdnTestCase cases[] = {
     {"revolute_prismatic_fixed", test_revolute_prismatic_fixed},
     {"spherical_pendulum", test_spherical_pendulum},
     {"free_lopsided_leg", test_free_lopsided_leg},
+    {"xfrc_force_at_com", test_xfrc_force_at_com},
     {"humanoid32_penalty", test_humanoid32_penalty},
     {"humanoid_mujoco_penalty", test_humanoid_mujoco_penalty},
     {"box_on_plane", test_box_on_plane},

@@ -106,7 +106,8 @@ static int test_flywheel(void) {
 // LINEAR thrust cannot be written with the step's inputs: free-joint linear dofs and
 // xfrc_applied are world-frame.)
 // Spinning about a principal axis, omega x I omega = 0, so omega stays on x:
-//   omega_t = omega0 + h sum_{s<t} tau_s / Ix,   v_t = v0 + h sum_{s<t} f_s / m,  f_s = F_s e_x + f_a
+//   omega_t = omega0 + h sum_{s<t} tau_s / Ix,   v_t = v0 + h sum_{s<t} f_s / m,
+//   f_s = F_s e_x + f_a,
 //   theta_T = h sum_{s=1}^T omega_s,  quat_T = quat0 (x) [cos(theta_T/2), sin(theta_T/2), 0, 0]
 //   p_T = p0 + h sum_{s=1}^T v_s
 // (each Euler step multiplies by exp about the same local axis, so the rotations compose

@@ -4,14 +4,11 @@
 
 #include "math/vec.h"
 
-// dI = dIc_w + dm (|c|^2 1 - c c') + m (2 (c . dc) 1 - dc c' - c dc'),  dh = dm c + m dc,
-// with dc = R dp[1:4] and dIc_w = R dIc R'
+// dI = [R dIc R' (the 6 entries); mass R dc; dm]
 void gdn_inertia_param_jvp(const gdnModel* m, const gdnData* d, int b,
                            const double dp[GDN_N_INERTIA_PARAMS], double dI[10]) {
     const double* R = d->xmat + 9 * b;
-    const double* c = d->xipos + 3 * b;
     const double mass = m->body_mass[b];
-    const double dm = dp[0];
     double dc[3];
     gdn_mulmat3(dc, R, dp + 1);
     const double dIc[9] = {dp[4], dp[7], dp[8], dp[7], dp[5], dp[9], dp[8], dp[9], dp[6]};
@@ -24,45 +21,33 @@ void gdn_inertia_param_jvp(const gdnModel* m, const gdnData* d, int b,
                            T[3 * i + 2] * R[3 * j + 2];
         }
     }
-    double c2 = gdn_dot3(c, c), cdc = gdn_dot3(c, dc);
-    static const int row[6] = {0, 1, 2, 0, 0, 1};
-    static const int col[6] = {0, 1, 2, 1, 2, 2};
-    for (int k = 0; k < 6; k++) {
-        int i = row[k], j = col[k];
-        double diag = i == j ? 1 : 0;
-        dI[k] = W[3 * i + j] + dm * (c2 * diag - c[i] * c[j]) +
-                mass * (2 * cdc * diag - dc[i] * c[j] - c[i] * dc[j]);
-    }
+    dI[0] = W[0];
+    dI[1] = W[4];
+    dI[2] = W[8];
+    dI[3] = W[1];
+    dI[4] = W[2];
+    dI[5] = W[5];
     for (int i = 0; i < 3; i++) {
-        dI[6 + i] = dm * c[i] + mass * dc[i];
+        dI[6 + i] = mass * dc[i];
     }
-    dI[9] = dm;
+    dI[9] = dp[0];
 }
 
-// the transpose of the map above: with G the symmetric matrix whose Frobenius product with a
-// symmetric dI equals Ibar[0:6] . dI[0:6] (G_ii = Ibar_ii, G_ij = Ibar_ij / 2):
-//   gm  += Ibar_m + Ibar_h . c + |c|^2 tr G - c' G c
-//   gdc  = m Ibar_h + 2 m (tr G c - G c),  gp[1:4] += R' gdc
-//   gIc  = R' G R  (off-diagonal parameters fill two slots: 2 gIc_ij)
+// the transpose: gm += Ibar_m,  gp[1:4] += mass R' Ibar_h,  gIc = R' G R with G the symmetric
+// matrix whose Frobenius product with dI equals Ibar[0:6] . dI[0:6] (G_ii = Ibar_ii,
+// G_ij = Ibar_ij / 2); an off-diagonal parameter fills two slots: 2 gIc_ij
 void gdn_inertia_param_vjp(const gdnModel* m, const gdnData* d, int b, const double Ibar[10],
                            double gp[GDN_N_INERTIA_PARAMS]) {
     const double* R = d->xmat + 9 * b;
-    const double* c = d->xipos + 3 * b;
     const double mass = m->body_mass[b];
     double G[9] = {Ibar[0],       0.5 * Ibar[3], 0.5 * Ibar[4], 0.5 * Ibar[3], Ibar[1],
                    0.5 * Ibar[5], 0.5 * Ibar[4], 0.5 * Ibar[5], Ibar[2]};
-    double tr = G[0] + G[4] + G[8];
-    double Gc[3];
-    gdn_mulmat3(Gc, G, c);
-    gp[0] += Ibar[9] + gdn_dot3(Ibar + 6, c) + gdn_dot3(c, c) * tr - gdn_dot3(c, Gc);
-    double gdc[3], gbody[3];
-    for (int i = 0; i < 3; i++) {
-        gdc[i] = mass * Ibar[6 + i] + 2 * mass * (tr * c[i] - Gc[i]);
-    }
-    gdn_mulmat3T(gbody, R, gdc);
-    gp[1] += gbody[0];
-    gp[2] += gbody[1];
-    gp[3] += gbody[2];
+    gp[0] += Ibar[9];
+    double gbody[3];
+    gdn_mulmat3T(gbody, R, Ibar + 6);
+    gp[1] += mass * gbody[0];
+    gp[2] += mass * gbody[1];
+    gp[3] += mass * gbody[2];
     // H = R' G R
     double T[9], H[9];
     gdn_mulmatmat3(T, G, R);

@@ -43,6 +43,25 @@ typedef struct {
 
 static const double zero6[6] = {0, 0, 0, 0, 0, 0};
 
+// a motion vector about the origin moved to point c: [w; v + w x c]
+static void move_motion(double r[6], const double x[6], const double c[3]) {
+    r[0] = x[0];
+    r[1] = x[1];
+    r[2] = x[2];
+    gdn_cross3(r + 3, x, c);
+    gdn_add3(r + 3, r + 3, x + 3);
+}
+
+// acc += a force at point c moved to the origin: [n + c x f; f]
+static void add_force_at(double acc[6], const double f[6], const double c[3]) {
+    double t[3];
+    gdn_cross3(t, c, f + 3);
+    for (int i = 0; i < 3; i++) {
+        acc[i] += f[i] + t[i];
+        acc[3 + i] += f[3 + i];
+    }
+}
+
 // the applied wrench of body b about the origin: [xipos x f + t; f] (+ W_b)
 static void external_wrench(const primal* p, int b, double w[6]) {
     const double* x = p->d->xfrc_applied + 6 * b;
@@ -333,11 +352,15 @@ static void tangent_body(const primal* p, const seeds* s, int b, const double* x
     }
     // dI A and dI V (parameters)
     if (s->dparam) {
+        // about the COM c: X_c = [w; v + w x c], force back to the origin [n + c x f; f]
+        const double* c = d->xipos + 3 * b;
         gdn_inertia_param_jvp(m, d, b, s->dparam + GDN_N_INERTIA_PARAMS * b, dIp);
-        gdn_cinert_mul(tmp, dIp, A);
-        gdn_add6(dIA, dIA, tmp);
-        gdn_cinert_mul(tmp, dIp, V);
-        gdn_add6(dIV, dIV, tmp);
+        move_motion(tmp2, A, c);
+        gdn_cinert_mul(tmp, dIp, tmp2);
+        add_force_at(dIA, tmp, c);
+        move_motion(tmp2, V, c);
+        gdn_cinert_mul(tmp, dIp, tmp2);
+        add_force_at(dIV, tmp, c);
     }
     // df = dI A + I dA + eta x* (I V) + V x* (dI V + I eta) - dWx
     gdn_cinert_mul(df_b, I, dA_b);
@@ -436,7 +459,8 @@ gdnStatus gdn_residual_jvp(const gdnModel* m, gdnData* d, const double* a, const
 //   etabar_b += -fbar x* (I V) - I u,  u = V x fbar
 //   xibar_b  += -fbar x* (I A) - A x* (I fbar) + u x* (I V) + V x* (I u)
 //               + [xipos x g; g],  g = fbar_w x f_xfrc
-//   gparam_b += (dI/dp)' (B(fbar, A) - B(u, V))  (B: gdn_inertia_bilinear);  gparam_b[1:4] += R' g
+//   gparam_b += (dI/dp)' (B(fbar, A) - B(u, V))  (B: gdn_inertia_bilinear, every vector moved
+//               to the COM, inertia_tangent.h);  gparam_b[1:4] += R' g
 //               (xfrc acts at the COM, which the COM parameters move)
 //   Sbar_j = y_j F_b + a_j AA_b - V_pre x* (v_j AA_b) + v_j RV,  Vprebar_j = S_j x* (v_j AA_b)
 // then, groups last to first inside the body, RV / RX the covectors of the velocity / twist
@@ -527,9 +551,15 @@ gdnStatus gdn_residual_vjp_ex(const gdnModel* m, gdnData* d, const double* a, co
             }
         }
         if (out->gparam) {
-            double B[10] = {0};
-            gdn_inertia_bilinear(fb, A, 1, B);
-            gdn_inertia_bilinear(u, V, -1, B);
+            // the bilinear forms about the COM (inertia_tangent.h)
+            const double* c = d->xipos + 3 * b;
+            double B[10] = {0}, fc[6], Ac[6], uc[6], Vc[6];
+            move_motion(fc, fb, c);
+            move_motion(Ac, A, c);
+            move_motion(uc, u, c);
+            move_motion(Vc, V, c);
+            gdn_inertia_bilinear(fc, Ac, 1, B);
+            gdn_inertia_bilinear(uc, Vc, -1, B);
             gdn_inertia_param_vjp(m, d, b, B, out->gparam + GDN_N_INERTIA_PARAMS * b);
         }
         if (out->Wbar) {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The smooth residual r = M a + C - tau and its exact tangent, adjoint and dense Jacobians.
+// The smooth residual r = M a + C - tau and its exact tangent and adjoint.
 #include "gradient/residual.h"
 
 #include <math.h>
@@ -40,8 +40,6 @@ typedef struct {
     double* IA;      // 6 nbody: I_b A_b
     double* IV;      // 6 nbody: I_b V_b
 } primal;
-
-static const double zero6[6] = {0, 0, 0, 0, 0, 0};
 
 // a motion vector about the origin moved to point c: [w; v + w x c]
 static void move_motion(double r[6], const double x[6], const double c[3]) {
@@ -658,115 +656,6 @@ gdnStatus gdn_residual_vjp(const gdnModel* m, gdnData* d, const double* a, const
     const double* W = primal_wrenches(m, d);
     gdnResidualAdjoint out = {gq, gv, NULL, gu, gparam, Wbar, NULL, NULL};
     gdnStatus status = gdn_residual_vjp_ex(m, d, a, W, y, &out);
-    gdn_arena_reset(d, mark);
-    return status;
-}
-
-// ---------------------------------------------------------------- dense Jacobians
-
-// last[b]: the largest body id in the subtree of b; 1 when every subtree is the contiguous id
-// range [b, last[b]] (depth-first order, as the loader numbers bodies)
-static int subtree_ranges(const gdnModel* m, int* last) {
-    for (int b = 0; b < m->nbody; b++) {
-        last[b] = b;
-    }
-    for (int b = m->nbody - 1; b > 0; b--) {
-        int par = m->body_parentid[b];
-        if (last[b] > last[par]) {
-            last[par] = last[b];
-        }
-    }
-    for (int b = 1; b < m->nbody; b++) {
-        for (int c = b + 1; c <= last[b]; c++) {
-            if (m->body_parentid[c] < b) {
-                return 0;
-            }
-        }
-    }
-    return 1;
-}
-
-// Column c of [dr/dq | dr/dv] is the JVP of the unit tangent e_j (j = c or c - nv). Only the
-// subtree of j's body b0 moves: the sweep runs over [b0, last[b0]] with zero parent tangents,
-// dF of every ancestor is dF_b0, and an ancestor's axes do not move:
-//   rows in the subtree:   dr_i = dS_i' F + S_i' dF_body(i)
-//   rows of ancestors:     dr_i = S_i' dF_b0,   other rows 0
-// Then the joint-local force Jacobians (passive, actuation) are added.
-gdnStatus gdn_residual_dense_ex(const gdnModel* m, gdnData* d, const double* a, const double* W,
-                                double* X, int ldx) {
-    const int nv = m->nv, nu = m->nu, nb = m->nbody;
-    const size_t nvs = (size_t)(nv > 0 ? nv : 1), nb6 = 6 * (size_t)nb, ld = (size_t)ldx;
-    if (ldx < 2 * nv + nu) {
-        return GDN_ERR_ARG;
-    }
-    size_t mark = gdn_arena_mark(d);
-    primal p;
-    gdnStatus status = primal_build(m, d, a, W, &p);
-    double* block = gdn_arena_doubles(d, 5 * nb6 + 7 * nvs);
-    int* last = gdn_arena_ints(d, (size_t)nb);
-    if (status != GDN_OK || !block || !last) {
-        gdn_arena_reset(d, mark);
-        return GDN_ERR_MEMORY;
-    }
-    double* xi = block;
-    double* eta = xi + nb6;
-    double* dA = eta + nb6;
-    double* dF = dA + nb6;
-    double* dS = dF + nb6;
-    double* e = dS + 6 * nvs;
-    memset(e, 0, nvs * sizeof(double));
-    if (!subtree_ranges(m, last)) {
-        // not depth-first: every column sweeps the whole tree
-        for (int b = 1; b < nb; b++) {
-            last[b] = nb - 1;
-        }
-    }
-    for (int i = 0; i < nv; i++) {
-        memset(X + (size_t)i * ld, 0, sizeof(double) * (size_t)(2 * nv + nu));
-    }
-    for (int c = 0; c < 2 * nv; c++) {
-        int j = c < nv ? c : c - nv;
-        int b0 = m->dof_bodyid[j];
-        int end = last[b0];
-        seeds s = {c < nv ? e : NULL, c < nv ? NULL : e, NULL, NULL, NULL, NULL, NULL};
-        e[j] = 1;
-        for (int b = b0; b <= end; b++) {
-            int par = m->body_parentid[b];
-            int root = b == b0 || par < b0;
-            tangent_body(&p, &s, b, root ? zero6 : xi + 6 * par, root ? zero6 : eta + 6 * par,
-                         root ? zero6 : dA + 6 * par, xi + 6 * b, eta + 6 * b, dA + 6 * b,
-                         dF + 6 * b, dS);
-        }
-        e[j] = 0;
-        for (int b = end; b > b0; b--) {
-            int par = m->body_parentid[b];
-            if (par >= b0) {
-                gdn_add6(dF + 6 * par, dF + 6 * par, dF + 6 * b);
-            }
-        }
-        for (int b = b0; b <= end; b++) {
-            for (int i = m->body_dofadr[b]; i < m->body_dofadr[b] + m->body_dofnum[b]; i++) {
-                X[(size_t)i * ld + (size_t)c] =
-                    gdn_dot6(dS + 6 * i, p.F + 6 * b) + gdn_dot6(p.S + 6 * i, dF + 6 * b);
-            }
-        }
-        for (int b = m->body_parentid[b0]; b > 0; b = m->body_parentid[b]) {
-            for (int i = m->body_dofadr[b]; i < m->body_dofadr[b] + m->body_dofnum[b]; i++) {
-                X[(size_t)i * ld + (size_t)c] = gdn_dot6(p.S + 6 * i, dF + 6 * b0);
-            }
-        }
-    }
-    gdn_passive_dense(m, d, -1, X, X + nv, ldx);
-    gdn_actuation_dense(m, d, -1, X, X + nv, X + 2 * nv, ldx);
-    gdn_arena_reset(d, mark);
-    return GDN_OK;
-}
-
-gdnStatus gdn_residual_dense(const gdnModel* m, gdnData* d, const double* a, double* X,
-                             int ldx) {
-    size_t mark = gdn_arena_mark(d);
-    const double* W = primal_wrenches(m, d);
-    gdnStatus status = gdn_residual_dense_ex(m, d, a, W, X, ldx);
     gdn_arena_reset(d, mark);
     return status;
 }

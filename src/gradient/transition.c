@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: Apache-2.0
+// Exact transition Jacobians A = d(q', v')/d(q, v), B = d(q', v')/du of one step.
+#include <gradyn/derivative.h>
+
+#include <string.h>
+
+#include "base/arena.h"
+#include "contact/body_wrench.h"
+#include "contact/penalty.h"
+#include "gradient/body_tangent.h"
+#include "gradient/damped_mass.h"
+#include "gradient/integrate_derivative.h"
+#include "gradient/residual.h"
+#include "sim/step.h"
+
+// 1 when the penalty contact takes part in the step
+static int contact_on(const gdnModel* m) {
+    return m->penalty.enabled && m->nvert > 0;
+}
+
+// dW from (dq, dv) through the body tangents and the penalty JVP (contact on)
+static gdnStatus contact_wrench_jvp(const gdnModel* m, gdnData* d, const double* dq,
+                                    const double* dv, double* dW) {
+    const size_t nb6 = 6 * (size_t)m->nbody;
+    size_t mark = gdn_arena_mark(d);
+    double* xi = gdn_arena_doubles(d, 2 * nb6);
+    if (!xi) {
+        return GDN_ERR_MEMORY;
+    }
+    double* eta = xi + nb6;
+    gdn_body_tangent_jvp(m, d, dq, dv, xi, eta);
+    gdnStatus status = gdn_penalty_wrench_jvp(m, d, xi, eta, NULL, dW);
+    gdn_arena_reset(d, mark);
+    return status;
+}
+
+// the contact's share of [dr/dq | dr/dv] added into the first 2 nv columns of X (row stride
+// ldx): column c is dr = -sum_b J_b' dW_b with dW the penalty JVP of the unit tangent e_c
+static gdnStatus contact_residual_columns(const gdnModel* m, gdnData* d, double* X, int ldx) {
+    const int nv = m->nv;
+    const size_t nb6 = 6 * (size_t)m->nbody;
+    size_t mark = gdn_arena_mark(d);
+    double* e = gdn_arena_doubles(d, 2 * (size_t)nv + 2 * nb6);
+    if (!e) {
+        return GDN_ERR_MEMORY;
+    }
+    double* qfrc = e + nv;
+    double* dW = qfrc + nv;
+    double* scratch = dW + nb6;
+    memset(e, 0, sizeof(double) * (size_t)nv);
+    gdnStatus status = GDN_OK;
+    for (int c = 0; c < 2 * nv && status == GDN_OK; c++) {
+        int i = c < nv ? c : c - nv;
+        e[i] = 1;
+        status = contact_wrench_jvp(m, d, c < nv ? e : NULL, c < nv ? NULL : e, dW);
+        e[i] = 0;
+        memset(qfrc, 0, sizeof(double) * (size_t)nv);
+        gdn_body_wrench_qfrc(m, d, dW, scratch, qfrc);
+        for (int k = 0; k < nv; k++) {
+            X[(size_t)k * ldx + c] -= qfrc[k];
+        }
+    }
+    gdn_arena_reset(d, mark);
+    return status;
+}
+
+// Dense: X = [dr/dq | dr/dv | dr/du] (nv x (2nv + nu)), the contact part added column by column
+// through its JVP (dr/dW dW = -sum_b J_b' dW_b); X <- -(M + hD)^-1 X = [da/dq | da/dv | da/du];
+//   dv'/dq = h da/dq,  dv'/dv = I + h da/dv,  dv'/du = h da/du
+//   dq'/dx = Phi_q [x = q] + h Phi_v dv'/dx
+gdnStatus gdn_transition_jacobians(const gdnModel* m, gdnData* d, double* A, double* B) {
+    if (!m || !d) {
+        return GDN_ERR_ARG;
+    }
+    const int nv = m->nv, nu = m->nu, n = 2 * nv, ncol = 2 * nv + nu;
+    const double h = m->opt.timestep;
+    size_t mark = gdn_arena_mark(d);
+    double* qvel_next = gdn_arena_doubles(d, (size_t)nv + (size_t)nv * (size_t)ncol);
+    if (!qvel_next) {
+        return GDN_ERR_MEMORY;
+    }
+    double* X = qvel_next + nv;
+    // the primal front half: a = d->qacc, v' = v + h a
+    gdnStatus status = gdn_step_acceleration(m, d);
+    for (int i = 0; status == GDN_OK && i < nv; i++) {
+        qvel_next[i] = d->qvel[i] + h * d->qacc[i];
+    }
+    if (status == GDN_OK) {
+        status = gdn_residual_dense(m, d, d->qacc, X, ncol);
+    }
+    if (status == GDN_OK && contact_on(m)) {
+        status = contact_residual_columns(m, d, X, ncol);
+    }
+    gdnDampedMass dm;
+    if (status == GDN_OK) {
+        status = gdn_damped_mass_factor(m, d, h, &dm);
+    }
+    if (status != GDN_OK) {
+        gdn_arena_reset(d, mark);
+        return status;
+    }
+    gdn_damped_mass_solve(&dm, X, ncol);
+    if (A) {
+        // bottom rows: dv'/dq = -h X_q, dv'/dv = I - h X_v; top rows from them
+        for (int i = 0; i < nv; i++) {
+            double* row = A + (size_t)(nv + i) * n;
+            const double* x = X + (size_t)i * ncol;
+            for (int c = 0; c < n; c++) {
+                row[c] = -h * x[c];
+            }
+            row[nv + i] += 1;
+        }
+        gdn_integrate_pos_jvp_columns(m, qvel_next, h, n, A + (size_t)nv * n, n, 0, A, n);
+    }
+    if (B && nu > 0) {
+        for (int i = 0; i < nv; i++) {
+            double* row = B + (size_t)(nv + i) * nu;
+            const double* x = X + (size_t)i * ncol + n;
+            for (int k = 0; k < nu; k++) {
+                row[k] = -h * x[k];
+            }
+        }
+        gdn_integrate_pos_jvp_columns(m, qvel_next, h, nu, B + (size_t)nv * nu, nu, -1, B, nu);
+    }
+    gdn_arena_reset(d, mark);
+    return GDN_OK;
+}

@@ -6,6 +6,7 @@
 #include <gradyn/gradyn.h>
 
 #include "base/arena.h"
+#include "dynamics/aba.h"
 #include "math/spatial.h"
 #include "math/vec.h"
 
@@ -155,8 +156,22 @@ static void body_backward(const gdnModel* m, int b, const double* tau, const dou
     }
 }
 
+gdnStatus gdn_aba_factor_alloc(const gdnModel* m, gdnData* d, gdnAbaFactor* f) {
+    const size_t nv = (size_t)(m->nv > 0 ? m->nv : 1);
+    double* block = gdn_arena_doubles(d, 13 * nv);
+    f->axes = block;
+    f->U = block ? block + 6 * nv : NULL;
+    f->dinv = block ? block + 12 * nv : NULL;
+    return block ? GDN_OK : GDN_ERR_MEMORY;
+}
+
 void gdn_aba(const gdnModel* m, gdnData* d, const double* tau, const double* extra,
              double* qacc) {
+    gdn_aba_factored(m, d, tau, extra, qacc, NULL);
+}
+
+void gdn_aba_factored(const gdnModel* m, gdnData* d, const double* tau, const double* extra,
+                      double* qacc, const gdnAbaFactor* f) {
     const int nv = m->nv, nbody = m->nbody;
     size_t mark = gdn_arena_mark(d);
     // scratch in one block: per-body scratch, then axes, U (6 nv each), dinv, uu (nv each)
@@ -174,6 +189,12 @@ void gdn_aba(const gdnModel* m, gdnData* d, const double* tau, const double* ext
     double* U = axes + 6 * (size_t)nv;
     double* dinv = U + 6 * (size_t)nv;
     double* uu = dinv + nv;
+    if (f) {
+        // the factorization goes to the caller's arrays
+        axes = f->axes;
+        U = f->U;
+        dinv = f->dinv;
+    }
 
     // pass 1: parents before children
     for (int i = 0; i < 6; i++) {
@@ -208,4 +229,54 @@ void gdn_aba(const gdnModel* m, gdnData* d, const double* tau, const double* ext
         }
     }
     gdn_arena_reset(d, mark);
+}
+
+// H^-1 x by ABA with v = 0 and no gravity (c = 0, pa starts at 0, a_0 = 0):
+//   pass 2, children first, dofs last to first:  u_k = x_k - S_k' pa,  pa += U_k u_k dinv_k
+//           (skipped for the root dof of a tree), then pa_parent += pa
+//   pass 3, parents first:  a = a_parent, then per dof  y_k = dinv_k (u_k - U_k' a),
+//           a += S_k y_k
+// One 6 nbody array holds pa in pass 2 and a in pass 3 (a parent's pa is consumed before its
+// acceleration is written).
+gdnStatus gdn_aba_solve(const gdnModel* m, gdnData* d, const gdnAbaFactor* f, double* x) {
+    const int nbody = m->nbody;
+    size_t mark = gdn_arena_mark(d);
+    double* P = gdn_arena_doubles(d, 6 * (size_t)nbody);
+    if (!P) {
+        return GDN_ERR_MEMORY;
+    }
+    for (int i = 0; i < 6 * nbody; i++) {
+        P[i] = 0;
+    }
+    for (int b = nbody - 1; b > 0; b--) {
+        int dof0 = m->body_dofadr[b];
+        int has_parent = m->body_parentid[b] > 0;
+        double* pa = P + 6 * b;
+        for (int k = dof0 + m->body_dofnum[b] - 1; k >= dof0; k--) {
+            double u = x[k] - gdn_dot6(f->axes + 6 * k, pa);
+            x[k] = u;
+            if (k > dof0 || has_parent) {
+                gdn_addscl6(pa, pa, f->U + 6 * k, u * f->dinv[k]);
+            }
+        }
+        if (has_parent) {
+            double* pp = P + 6 * m->body_parentid[b];
+            gdn_add6(pp, pp, pa);
+        }
+    }
+    for (int b = 1; b < nbody; b++) {
+        double* a = P + 6 * b;
+        const double* ap = P + 6 * m->body_parentid[b];
+        for (int i = 0; i < 6; i++) {
+            a[i] = ap[i];
+        }
+        int dof0 = m->body_dofadr[b];
+        for (int k = dof0; k < dof0 + m->body_dofnum[b]; k++) {
+            double y = f->dinv[k] * (x[k] - gdn_dot6(f->U + 6 * k, a));
+            x[k] = y;
+            gdn_addscl6(a, a, f->axes + 6 * k, y);
+        }
+    }
+    gdn_arena_reset(d, mark);
+    return GDN_OK;
 }

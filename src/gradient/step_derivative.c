@@ -7,8 +7,8 @@
 #include "base/arena.h"
 #include "contact/body_wrench.h"
 #include "contact/penalty.h"
+#include "dynamics/aba.h"
 #include "gradient/body_tangent.h"
-#include "gradient/damped_mass.h"
 #include "gradient/integrate_derivative.h"
 #include "gradient/residual.h"
 #include "sim/step.h"
@@ -32,9 +32,13 @@ static int contact_on(const gdnModel* m) {
     return m->penalty.enabled && m->nvert > 0;
 }
 
-// the primal front half (one forward model with gdn_step): d->qacc = a; then v' = v + h a
-static gdnStatus primal_front(const gdnModel* m, gdnData* d, double* qvel_next) {
-    gdnStatus status = gdn_step_acceleration(m, d);
+// the primal front half (one forward model with gdn_step): d->qacc = a, ABA's factorization of
+// M + hD kept in f (arrays from the arena); then v' = v + h a
+static gdnStatus primal_front(const gdnModel* m, gdnData* d, gdnAbaFactor* f, double* qvel_next) {
+    gdnStatus status = gdn_aba_factor_alloc(m, d, f);
+    if (status == GDN_OK) {
+        status = gdn_step_acceleration_factored(m, d, f);
+    }
     if (status != GDN_OK) {
         return status;
     }
@@ -76,24 +80,23 @@ gdnStatus gdn_step_jvp(const gdnModel* m, gdnData* d, const double* dqpos, const
     }
     double* dr = qvel_next + nv;
     double* dW = dr + nv;
-    gdnStatus status = primal_front(m, d, qvel_next);
+    gdnAbaFactor f;
+    gdnStatus status = primal_front(m, d, &f, qvel_next);
     if (status == GDN_OK && contact_on(m)) {
         status = contact_wrench_jvp(m, d, dqpos, dqvel, dvert, dW);
     }
-    gdnDampedMass dm;
     if (status == GDN_OK) {
         status = gdn_residual_jvp(m, d, d->qacc, dqpos, dqvel, dctrl, dparam,
                                   contact_on(m) ? dW : NULL, dr);
     }
+    // da = -(M + hD)^-1 dr;  dv' = dv + h da
     if (status == GDN_OK) {
-        status = gdn_damped_mass_factor(m, d, h, &dm);
+        status = gdn_aba_solve(m, d, &f, dr);
     }
     if (status != GDN_OK) {
         gdn_arena_reset(d, mark);
         return status;
     }
-    // da = -(M + hD)^-1 dr;  dv' = dv + h da
-    gdn_damped_mass_solve(&dm, dr, 1);
     for (int i = 0; i < nv; i++) {
         dqvel_next[i] = (dqvel ? dqvel[i] : 0) - h * dr[i];
     }
@@ -124,11 +127,8 @@ gdnStatus gdn_step_vjp(const gdnModel* m, gdnData* d, const double* gqpos_next,
     double* Wbar = gv + nv;
     double* xibar = Wbar + nb6;
     double* etabar = xibar + nb6;
-    gdnStatus status = primal_front(m, d, qvel_next);
-    gdnDampedMass dm;
-    if (status == GDN_OK) {
-        status = gdn_damped_mass_factor(m, d, h, &dm);
-    }
+    gdnAbaFactor f;
+    gdnStatus status = primal_front(m, d, &f, qvel_next);
     if (status != GDN_OK) {
         gdn_arena_reset(d, mark);
         return status;
@@ -149,14 +149,16 @@ gdnStatus gdn_step_vjp(const gdnModel* m, gdnData* d, const double* gqpos_next,
         rbar[i] = h * w[i];
     }
     // rbar = -(M + hD)^-1 (h w)
-    gdn_damped_mass_solve(&dm, rbar, 1);
+    status = gdn_aba_solve(m, d, &f, rbar);
     for (int i = 0; i < nv; i++) {
         rbar[i] = -rbar[i];
     }
     // residual adjoint: gq += (dr/dq)' rbar, gv += (dr/dv)' rbar, gctrl, gparam +=, Wbar
     memset(Wbar, 0, sizeof(double) * nb6);
-    status = gdn_residual_vjp(m, d, d->qacc, rbar, gq, gv, gctrl, gparam,
-                              contact_on(m) ? Wbar : NULL);
+    if (status == GDN_OK) {
+        status = gdn_residual_vjp(m, d, d->qacc, rbar, gq, gv, gctrl, gparam,
+                                  contact_on(m) ? Wbar : NULL);
+    }
     if (status == GDN_OK && contact_on(m)) {
         memset(xibar, 0, 2 * sizeof(double) * nb6);
         status = gdn_penalty_wrench_vjp(m, d, Wbar, xibar, etabar, gvert);

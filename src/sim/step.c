@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/arena.h"
+#include "dynamics/aba.h"
 #include "sim/forward.h"
 
 // Euler as MuJoCo 2.2.2 (mj_Euler): with h = timestep
@@ -26,6 +27,11 @@
 
 // the front half (sim/step.h): everything up to qacc_int, the state not advanced
 gdnStatus gdn_step_acceleration(const gdnModel* m, gdnData* d) {
+    return gdn_step_acceleration_factored(m, d, NULL);
+}
+
+gdnStatus gdn_step_acceleration_factored(const gdnModel* m, gdnData* d,
+                                         const gdnAbaFactor* factor) {
     const int nq = m->nq, nv = m->nv;
     const double h = m->opt.timestep;
     if (!gdn_all_finite(d->qpos, nq)) {
@@ -65,7 +71,7 @@ gdnStatus gdn_step_acceleration(const gdnModel* m, gdnData* d) {
         extra[i] = h * m->dof_damping[i];
         damped |= m->dof_damping[i] > 0;
     }
-    gdn_aba(m, d, tau, damped ? extra : NULL, qacc);
+    gdn_aba_factored(m, d, tau, damped ? extra : NULL, qacc, factor);
     if (!gdn_all_finite(qacc, nv)) {
         memcpy(d->qpos, qpos_saved, sizeof(double) * (size_t)nq);
         d->warning[GDN_WARN_BADQACC]++;

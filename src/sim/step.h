@@ -6,6 +6,8 @@
 
 #include <gradyn/gradyn.h>
 
+#include "dynamics/aba.h"
+
 // Everything gdn_step computes before it advances the state, at the state in d:
 //   finiteness checks of qpos, qvel, ctrl (a warning count and GDN_ERR_NONFINITE),
 //   kinematics (normalizes the quaternions of qpos in place), energy when enabled,
@@ -15,5 +17,10 @@
 // was on entry, counts GDN_WARN_BADQACC and returns GDN_ERR_NONFINITE. qvel and time are never
 // changed. Arena balanced.
 gdnStatus gdn_step_acceleration(const gdnModel* m, gdnData* d);
+
+// the same, also keeping ABA's factorization of M + h diag(dof_damping) in factor (arrays
+// allocated by the caller, dynamics/aba.h; NULL = not kept): the step derivatives solve with it
+gdnStatus gdn_step_acceleration_factored(const gdnModel* m, gdnData* d,
+                                         const gdnAbaFactor* factor);
 
 #endif

@@ -18,6 +18,8 @@
 int cli_info(int argc, char** argv);
 int cli_forward(int argc, char** argv);
 int cli_simulate(int argc, char** argv);
+int cli_grad(int argc, char** argv);
+int cli_gradcheck(int argc, char** argv);
 
 // print "gradyn: error: <message>" on stderr and return CLI_EXIT_ERROR
 int cli_fail(const char* format, ...) __attribute__((format(printf, 1, 2)));

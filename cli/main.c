@@ -19,6 +19,17 @@ static const char usage_text[] =
     "                     [--format csv|json] [--output FILE] [--every K]\n"
     "      N steps of the semi-implicit Euler integrator; writes time, qpos, qvel of step 0\n"
     "      and of every K-th step (and of the last step), so N/K + 1 rows when K divides N\n"
+    "  grad MODEL.xml [--steps T] [--body NAME|ID] [--point x,y,z] [--target x,y,z]\n"
+    "                 [--weight w] [--effort w] [--vel-weight w] [--ctrl c1,...]\n"
+    "                 [--state FILE|-] [--key K] [--penalty h,k,c] [--checkpoint K]\n"
+    "      T-step rollout with J = weight |x_T - target|^2 + effort sum |u_t|^2\n"
+    "      + vel-weight |v_T|^2 (x: a body point, default the last body's COM; target: its\n"
+    "      start); one adjoint pass; prints J, dJ/dq0 (tangent), dJ/dv0, dJ/du (T x nu),\n"
+    "      dJ/dparams (10 per body, named) and dJ/dverts (per body) as JSON. --ctrl: nu\n"
+    "      values held, or T x nu values; --penalty enables penalty ground contact\n"
+    "  gradcheck MODEL.xml [grad's options] [--eps E] [--tol TOL] [--blocks a,b,...]\n"
+    "      every gradient block of grad against central finite differences; prints the\n"
+    "      worst relative error per block as JSON; exit code 1 when one exceeds TOL (1e-5)\n"
     "\n"
     "state files (JSON object, every field optional):\n"
     "  {\"qpos\": [nq numbers], \"qvel\": [nv], \"ctrl\": [nu], \"qfrc_applied\": [nv],\n"
@@ -82,6 +93,12 @@ int main(int argc, char** argv) {
     }
     if (strcmp(command, "simulate") == 0) {
         return cli_simulate(argc - 1, argv + 1);
+    }
+    if (strcmp(command, "grad") == 0) {
+        return cli_grad(argc - 1, argv + 1);
+    }
+    if (strcmp(command, "gradcheck") == 0) {
+        return cli_gradcheck(argc - 1, argv + 1);
     }
     fprintf(stderr, "gradyn: unknown command '%s'\n\n", command);
     fputs(usage_text, stderr);

@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: Apache-2.0
+// Options, model, initial state, controls, objective and tape for grad and gradcheck.
+#define _POSIX_C_SOURCE 200809L
+#include "grad_problem.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+const char* const grad_param_names[GDN_N_INERTIA_PARAMS] = {
+    "mass", "com_x", "com_y", "com_z", "Ixx", "Iyy", "Izz", "Ixy", "Ixz", "Iyz"};
+
+// a whole finite decimal number; 0 on success
+static int parse_double(const char* text, double* value) {
+    char* end = NULL;
+    errno = 0;
+    double parsed = strtod(text, &end);
+    if (end == text || *end != '\0' || errno == ERANGE || !isfinite(parsed)) {
+        return 1;
+    }
+    *value = parsed;
+    return 0;
+}
+
+
+// one option with a value; CLI_EXIT_OK, or an exit code after printing the problem
+static int grad_option(gradArgs* a, const char* option, const char* value, int with_check) {
+    const char* cmd = a->command;
+    double x = 0;
+    if (strcmp(option, "--steps") == 0) {
+        if (cli_parse_int(value, 1, 100000000L, &a->steps) != 0) {
+            return cli_usage_error(cmd, "--steps: '%s' is not an integer in [1, 1e8]", value);
+        }
+    } else if (strcmp(option, "--body") == 0) {
+        a->body = value;
+    } else if (strcmp(option, "--point") == 0) {
+        a->point = value;
+    } else if (strcmp(option, "--target") == 0) {
+        a->target = value;
+    } else if (strcmp(option, "--ctrl") == 0) {
+        a->ctrl = value;
+    } else if (strcmp(option, "--penalty") == 0) {
+        a->penalty = value;
+    } else if (strcmp(option, "--checkpoint") == 0) {
+        if (cli_parse_int(value, 1, 100000000L, &a->checkpoint) != 0) {
+            return cli_usage_error(cmd, "--checkpoint: '%s' is not a positive integer", value);
+        }
+    } else if (strcmp(option, "--weight") == 0 || strcmp(option, "--effort") == 0 ||
+               strcmp(option, "--vel-weight") == 0) {
+        if (parse_double(value, &x) != 0 || x < 0) {
+            return cli_usage_error(cmd, "%s: '%s' is not a finite number >= 0", option, value);
+        }
+        double* slot = option[2] == 'w' ? &a->weight
+                       : option[2] == 'e' ? &a->effort : &a->vel_weight;
+        *slot = x;
+    } else if (with_check && strcmp(option, "--eps") == 0) {
+        if (parse_double(value, &a->eps) != 0 || !(a->eps > 0) || a->eps > 1) {
+            return cli_usage_error(cmd, "--eps: '%s' is not a number in (0, 1]", value);
+        }
+    } else if (with_check && strcmp(option, "--tol") == 0) {
+        if (parse_double(value, &a->tol) != 0 || a->tol < 0) {
+            return cli_usage_error(cmd, "--tol: '%s' is not a finite number >= 0", value);
+        }
+    } else if (with_check && strcmp(option, "--blocks") == 0) {
+        a->blocks = value;
+    } else {
+        return cli_usage_error(cmd, "unknown option '%s'", option);
+    }
+    return CLI_EXIT_OK;
+}
+
+
+int grad_parse_args(int argc, char** argv, int with_check, const char* usage, gradArgs* a) {
+    memset(a, 0, sizeof(*a));
+    a->command = argv[0];
+    a->steps = 100;
+    a->weight = 1.0;
+    a->checkpoint = 1;
+    a->tol = 1e-5;
+    for (int i = 1; i < argc; i++) {
+        const char* option = argv[i];
+        int consumed = cli_state_option(&a->state, a->command, argc, argv, &i);
+        if (consumed < 0) {
+            return CLI_EXIT_USAGE;
+        }
+        if (consumed) {
+            continue;
+        }
+        if (strcmp(option, "-h") == 0 || strcmp(option, "--help") == 0) {
+            puts(usage);
+            return -1;
+        }
+        if (option[0] != '-' || option[1] == '\0') {
+            if (a->path) {
+                return cli_usage_error(a->command, "more than one model given");
+            }
+            a->path = option;
+            continue;
+        }
+        if (i + 1 >= argc) {
+            return cli_usage_error(a->command, "%s needs a value", option);
+        }
+        int code = grad_option(a, option, argv[++i], with_check);
+        if (code != CLI_EXIT_OK) {
+            return code;
+        }
+    }
+    if (!a->path) {
+        return cli_usage_error(a->command, "missing MODEL.xml");
+    }
+    return CLI_EXIT_OK;
+}
+
+
+// --body: a name or an id in 1 .. nbody-1; default the last body. -1 when invalid
+static int resolve_body(const gdnModel* m, const char* body) {
+    if (!body) {
+        return m->nbody - 1;
+    }
+    long id = 0;
+    if (cli_parse_int(body, 1, m->nbody - 1L, &id) == 0) {
+        return (int)id;
+    }
+    int named = gdn_name2id(m, "body", body);
+    return named >= 1 ? named : -1;
+}
+
+
+// --penalty h,k,c enables penalty contact; CLI_EXIT_OK or an exit code
+static int apply_penalty(gdnModel* m, const char* text) {
+    double hkc[3];
+    char err[CLI_ERR_SIZE];
+    if (cli_parse_list(text, hkc, 3, err, (int)sizeof(err)) != 0) {
+        return cli_fail("--penalty '%s': %s (want height,stiffness,damping)", text, err);
+    }
+    if (gdn_model_set_penalty(m, 1, hkc[0], hkc[1], hkc[2]) != GDN_OK) {
+        return cli_fail("--penalty '%s': stiffness and damping must be >= 0", text);
+    }
+    return CLI_EXIT_OK;
+}
+
+
+// the control schedule: --ctrl with nu values (held) or T*nu values, else the initial ctrl
+static int fill_controls(gradProblem* p, const gradArgs* a) {
+    const int nu = p->s.m->nu;
+    const long T = a->steps;
+    if (a->ctrl && nu == 0) {
+        return cli_fail("--ctrl: the model has no actuators");
+    }
+    if (a->ctrl) {
+        int commas = 0;
+        for (const char* c = a->ctrl; *c; c++) {
+            commas += *c == ',';
+        }
+        char err[CLI_ERR_SIZE];
+        long n = commas + 1L == (long)nu * T && T > 1 ? (long)nu * T : nu;
+        if (cli_parse_list(a->ctrl, p->ctrl, (int)n, err, (int)sizeof(err)) != 0) {
+            return cli_fail("--ctrl: %s (want %d values, or steps x %d = %ld)", err, nu, nu,
+                            (long)nu * T);
+        }
+        if (n == (long)nu * T) {
+            return CLI_EXIT_OK;
+        }
+        for (long t = 1; t < T; t++) {
+            memcpy(p->ctrl + t * nu, p->ctrl, sizeof(double) * (size_t)nu);
+        }
+        return CLI_EXIT_OK;
+    }
+    for (long t = 0; t < T; t++) {
+        memcpy(p->ctrl + t * nu, p->s.d->ctrl, sizeof(double) * (size_t)nu);
+    }
+    return CLI_EXIT_OK;
+}
+
+
+// the objective: body, point, target (default: the point at q0), weights
+static int build_objective(gradProblem* p, const gradArgs* a) {
+    gdnModel* m = p->s.m;
+    gdnTargetObjective* spec = &p->spec;
+    char err[CLI_ERR_SIZE];
+    spec->body = resolve_body(m, a->body);
+    if (spec->body < 1) {
+        return cli_fail("--body %s: no such body (ids 1 .. %d or a name)",
+                        a->body ? a->body : "(default)", m->nbody - 1);
+    }
+    memcpy(spec->point, m->body_ipos + 3 * spec->body, sizeof(spec->point));
+    if (a->point && cli_parse_list(a->point, spec->point, 3, err, (int)sizeof(err)) != 0) {
+        return cli_fail("--point '%s': %s", a->point, err);
+    }
+    if (a->target) {
+        if (cli_parse_list(a->target, spec->target, 3, err, (int)sizeof(err)) != 0) {
+            return cli_fail("--target '%s': %s", a->target, err);
+        }
+    } else {
+        // default target: where the point starts
+        gdnData* d = p->s.d;
+        gdn_kinematics(m, d);
+        const double* R = d->xmat + 9 * spec->body;
+        for (int i = 0; i < 3; i++) {
+            spec->target[i] = d->xpos[3 * spec->body + i] + R[3 * i] * spec->point[0] +
+                              R[3 * i + 1] * spec->point[1] + R[3 * i + 2] * spec->point[2];
+        }
+    }
+    spec->weight = a->weight;
+    spec->ctrl_weight = a->effort;
+    spec->vel_weight = a->vel_weight;
+    if (gdn_objective_target(m, spec, &p->obj) != GDN_OK) {
+        return cli_fail("invalid objective");
+    }
+    return CLI_EXIT_OK;
+}
+
+
+// allocate the rollout inputs and copy the initial state
+static int build_rollout(gradProblem* p, const gradArgs* a) {
+    const gdnModel* m = p->s.m;
+    const gdnData* d = p->s.d;
+    size_t nctrl = (size_t)m->nu * (size_t)a->steps;
+    p->qpos0 = malloc(sizeof(double) * (size_t)m->nq + 1);
+    p->qvel0 = malloc(sizeof(double) * (size_t)m->nv + 1);
+    p->qfrc_applied = malloc(sizeof(double) * (size_t)m->nv + 1);
+    p->ctrl = malloc(sizeof(double) * nctrl + 1);
+    if (!p->qpos0 || !p->qvel0 || !p->qfrc_applied || !p->ctrl) {
+        return cli_fail("out of memory (%ld steps)", a->steps);
+    }
+    memcpy(p->qpos0, d->qpos, sizeof(double) * (size_t)m->nq);
+    memcpy(p->qvel0, d->qvel, sizeof(double) * (size_t)m->nv);
+    memcpy(p->qfrc_applied, d->qfrc_applied, sizeof(double) * (size_t)m->nv);
+    int code = fill_controls(p, a);
+    if (code != CLI_EXIT_OK) {
+        return code;
+    }
+    gdn_rollout_init(m, (int)a->steps, &p->r);
+    p->r.qpos0 = p->qpos0;
+    p->r.qvel0 = p->qvel0;
+    p->r.ctrl = m->nu > 0 ? p->ctrl : NULL;
+    p->r.qfrc_applied = p->qfrc_applied;
+    return CLI_EXIT_OK;
+}
+
+
+int grad_problem_open(gradProblem* p, const gradArgs* a) {
+    memset(p, 0, sizeof(*p));
+    int code = cli_session_open(&p->s, a->path, &a->state);
+    if (code != CLI_EXIT_OK) {
+        return code;
+    }
+    if (a->penalty) {
+        code = apply_penalty(p->s.m, a->penalty);
+    }
+    if (code == CLI_EXIT_OK) {
+        code = build_rollout(p, a);
+    }
+    if (code == CLI_EXIT_OK) {
+        code = build_objective(p, a);
+    }
+    if (code == CLI_EXIT_OK) {
+        char err[CLI_ERR_SIZE] = "";
+        gdnStatus st = gdn_tape_create(p->s.m, (int)a->steps, (int)a->checkpoint, &p->tape,
+                                       err, (int)sizeof(err));
+        if (st != GDN_OK) {
+            code = cli_fail("tape: %s (%s)", err, gdn_status_string(st));
+        }
+    }
+    if (code != CLI_EXIT_OK) {
+        grad_problem_close(p);
+    }
+    return code;
+}
+
+
+void grad_problem_close(gradProblem* p) {
+    gdn_tape_free(p->tape);
+    cli_session_close(&p->s);
+    free(p->qpos0);
+    free(p->qvel0);
+    free(p->qfrc_applied);
+    free(p->ctrl);
+    memset(p, 0, sizeof(*p));
+}
+
+
+double grad_seconds(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}

@@ -8,7 +8,6 @@
 #include "base/arena.h"
 #include "dynamics/applied.h"
 #include "dynamics/force_derivative.h"
-#include "gradient/body_tangent_sweep.h"
 #include "gradient/inertia_tangent.h"
 #include "gradient/joint_axes.h"
 #include "math/spatial.h"
@@ -462,13 +461,20 @@ gdnStatus gdn_residual_jvp(const gdnModel* m, gdnData* d, const double* a, const
 //               (xfrc acts at the COM, which the COM parameters move)
 //   Sbar_j = y_j F_b + a_j AA_b - V_pre x* (v_j AA_b) + v_j RV,  Vprebar_j = S_j x* (v_j AA_b)
 // then, groups last to first inside the body, RV / RX the covectors of the velocity / twist
-// after the group (the body's own eta_b / xi_b excluded: they are etabar_b / xibar_b):
+// after the group:
 //   gv_j += S_j' RV,  gq_j += S_j' RX,  (xi_pre, xi_b) bars from Sbar_j (axis motion adjoint),
-//   RX += xi_pre bar,  RV += Vprebar;  finally xibar_parent += RX, etabar_parent += RV
+//   RX += xi_pre bar,  RV += Vprebar;  finally xibar_parent += RX, etabar_parent += RV.
+// Split form (xibar, etabar returned): RV and RX start at 0 and exclude the body's own
+// eta_b, xi_b. Fused form (the body-tangent chain of body_tangent.c in the same sweep): when
+// body b is reached its etabar_b, xibar_b are complete but for the xi_b share of its own axes'
+// motion, and eta_b = eta_pre after the last group, so RV starts at etabar_b; xi_b = xi_parent
+// + sum_j S_j dq_j adds S_j' xibar_b to gq_j once the axes' adjoints are in, and xibar_b to
+// xibar_parent.
 gdnStatus gdn_residual_vjp_ex(const gdnModel* m, gdnData* d, const double* a, const double* W,
                               const double* y, const gdnResidualAdjoint* out) {
     const int nv = m->nv, nb = m->nbody;
     const size_t nvs = (size_t)(nv > 0 ? nv : 1), nb6 = 6 * (size_t)nb;
+    const int split = out->xibar || out->etabar;
     size_t mark = gdn_arena_mark(d);
     primal p;
     gdnStatus status = primal_build(m, d, a, W, &p);
@@ -487,16 +493,35 @@ gdnStatus gdn_residual_vjp_ex(const gdnModel* m, gdnData* d, const double* a, co
     double* gv = gq + nvs;
     double* ny = gv + nvs;
     const double* qvel = d->qvel;
-    memset(AA, 0, 3 * nb6 * sizeof(double));
     memset(gq, 0, 2 * nvs * sizeof(double));
-    memset(Ay, 0, 6 * sizeof(double));
 
-    // fbar = A^y (forward)
+    // fbar = A^y (forward); the backward accumulators start at 0
+    memset(block, 0, 6 * sizeof(double));
+    memset(AA, 0, 6 * sizeof(double));
+    memset(xibar, 0, 6 * sizeof(double));
+    memset(etabar, 0, 6 * sizeof(double));
     for (int b = 1; b < nb; b++) {
         double* f = Ay + 6 * b;
         memcpy(f, Ay + 6 * m->body_parentid[b], 6 * sizeof(double));
         for (int t = m->body_dofadr[b]; t < m->body_dofadr[b] + m->body_dofnum[b]; t++) {
             gdn_addscl6(f, f, p.S + 6 * t, y[t]);
+        }
+        memset(AA + 6 * b, 0, 6 * sizeof(double));
+        memset(xibar + 6 * b, 0, 6 * sizeof(double));
+        memset(etabar + 6 * b, 0, 6 * sizeof(double));
+    }
+    if (out->Wbar) {
+        memset(out->Wbar, 0, 6 * sizeof(double));
+        for (size_t i = 6; i < nb6; i++) {
+            out->Wbar[i] = -Ay[i];
+        }
+        // the contact model's share of xibar, etabar (fused form)
+        if (out->wrench_vjp && !split) {
+            status = out->wrench_vjp(out->wrench_ctx, out->Wbar, xibar, etabar);
+            if (status != GDN_OK) {
+                gdn_arena_reset(d, mark);
+                return status;
+            }
         }
     }
     // backward over bodies
@@ -512,7 +537,7 @@ gdnStatus gdn_residual_vjp_ex(const gdnModel* m, gdnData* d, const double* a, co
         double* AAb = AA + 6 * b;
         const double* IA = p.IA + 6 * b;
         const double* IV = p.IV + 6 * b;
-        double Ifb[6], u[6], Iu[6], t1[6];
+        double Ifb[6], u[6], Iu[6], t1[6], t2[6];
         gdn_cinert_mul(Ifb, I, fb);
         gdn_add6(AAb, AAb, Ifb);
         gdn_cross_motion(u, V, fb);
@@ -524,17 +549,15 @@ gdnStatus gdn_residual_vjp_ex(const gdnModel* m, gdnData* d, const double* a, co
         }
         // xibar_b += -fbar x* (I A) - A x* (I fbar) + u x* (I V) + V x* (I u)
         gdn_cross_force(t1, fb, IA);
+        gdn_cross_force(t2, A, Ifb);
         for (int i = 0; i < 6; i++) {
-            xb[i] -= t1[i];
-        }
-        gdn_cross_force(t1, A, Ifb);
-        for (int i = 0; i < 6; i++) {
-            xb[i] -= t1[i];
+            xb[i] -= t1[i] + t2[i];
         }
         gdn_cross_force(t1, u, IV);
-        gdn_add6(xb, xb, t1);
-        gdn_cross_force(t1, V, Iu);
-        gdn_add6(xb, xb, t1);
+        gdn_cross_force(t2, V, Iu);
+        for (int i = 0; i < 6; i++) {
+            xb[i] += t1[i] + t2[i];
+        }
         const double* fx = d->xfrc_applied + 6 * b;
         if (fx[0] != 0 || fx[1] != 0 || fx[2] != 0) {
             double g[3], t3[3];
@@ -560,11 +583,6 @@ gdnStatus gdn_residual_vjp_ex(const gdnModel* m, gdnData* d, const double* a, co
             gdn_inertia_bilinear(uc, Vc, -1, B);
             gdn_inertia_param_vjp(m, d, b, B, out->gparam + GDN_N_INERTIA_PARAMS * b);
         }
-        if (out->Wbar) {
-            for (int i = 0; i < 6; i++) {
-                out->Wbar[6 * b + i] = -fb[i];
-            }
-        }
         // per dof: ga, gv (Sdot), Sbar, Vprebar
         for (int t = dof0; t < dof0 + ndof; t++) {
             const double* S = p.S + 6 * t;
@@ -572,12 +590,12 @@ gdnStatus gdn_residual_vjp_ex(const gdnModel* m, gdnData* d, const double* a, co
             if (out->ga) {
                 out->ga[t] = gdn_dot6(S, AAb) + m->dof_armature[t] * y[t];
             }
-            gv[t] += gdn_dot6(p.Sdot + 6 * t, AAb);
             for (int i = 0; i < 6; i++) {
                 sb[i] = y[t] * p.F[6 * b + i] + a[t] * AAb[i];
             }
             if (gdn_dof_kind(m, t) != GDN_AXIS_FIXED) {
                 double c[6];
+                gv[t] += gdn_dot6(p.Sdot + 6 * t, AAb);
                 gdn_scl6(c, AAb, qvel[t]);
                 gdn_cross_force(Vprebar + 6 * t, S, c);
                 gdn_cross_force(t1, p.Vpre + 6 * t, c);
@@ -590,6 +608,9 @@ gdnStatus gdn_residual_vjp_ex(const gdnModel* m, gdnData* d, const double* a, co
         }
         // groups last to first
         double RV[6] = {0}, RX[6] = {0};
+        if (!split) {
+            memcpy(RV, eb, sizeof(RV));
+        }
         for (int t = dof0 + ndof - 1; t >= dof0; t--) {
             const double* S = p.S + 6 * t;
             gv[t] += gdn_dot6(S, RV);
@@ -606,12 +627,16 @@ gdnStatus gdn_residual_vjp_ex(const gdnModel* m, gdnData* d, const double* a, co
             }
             gdn_add6(RX, RX, prebar);
         }
+        if (!split) {
+            // xi_b = xi_parent + sum_j S_j dq_j
+            for (int t = dof0; t < dof0 + ndof; t++) {
+                gq[t] += gdn_dot6(p.S + 6 * t, xb);
+            }
+            gdn_add6(RX, RX, xb);
+        }
         gdn_add6(xibar + 6 * par, xibar + 6 * par, RX);
         gdn_add6(etabar + 6 * par, etabar + 6 * par, RV);
         gdn_add6(AA + 6 * par, AA + 6 * par, AAb);
-    }
-    if (out->Wbar) {
-        memset(out->Wbar, 0, 6 * sizeof(double));
     }
     // the forces: - (d tau)' y
     for (int i = 0; i < nv; i++) {
@@ -623,22 +648,16 @@ gdnStatus gdn_residual_vjp_ex(const gdnModel* m, gdnData* d, const double* a, co
     }
     gdn_actuation_vjp(m, d, ny, gq, gv, out->gu);
 
-    // the body tangents: returned, or applied here
-    if (out->xibar || out->etabar) {
-        if (out->xibar) {
-            memcpy(out->xibar, xibar, nb6 * sizeof(double));
-            memset(out->xibar, 0, 6 * sizeof(double));
-        }
-        if (out->etabar) {
-            memcpy(out->etabar, etabar, nb6 * sizeof(double));
-            memset(out->etabar, 0, 6 * sizeof(double));
-        }
-    } else {
-        memset(xibar, 0, 6 * sizeof(double));
-        memset(etabar, 0, 6 * sizeof(double));
-        status = gdn_body_tangent_vjp_axes(m, d, p.S, xibar, etabar, gq, gv);
+    // the body tangents: returned (split form)
+    if (out->xibar) {
+        memcpy(out->xibar, xibar, nb6 * sizeof(double));
+        memset(out->xibar, 0, 6 * sizeof(double));
     }
-    for (int i = 0; status == GDN_OK && i < nv; i++) {
+    if (out->etabar) {
+        memcpy(out->etabar, etabar, nb6 * sizeof(double));
+        memset(out->etabar, 0, 6 * sizeof(double));
+    }
+    for (int i = 0; i < nv; i++) {
         if (out->gq) {
             out->gq[i] += gq[i];
         }
@@ -647,15 +666,20 @@ gdnStatus gdn_residual_vjp_ex(const gdnModel* m, gdnData* d, const double* a, co
         }
     }
     gdn_arena_reset(d, mark);
-    return status;
+    return GDN_OK;
 }
 
 gdnStatus gdn_residual_vjp(const gdnModel* m, gdnData* d, const double* a, const double* y,
                            double* gq, double* gv, double* gu, double* gparam, double* Wbar) {
+    gdnResidualAdjoint out = {gq, gv, NULL, gu, gparam, Wbar, NULL, NULL, NULL, NULL};
+    return gdn_residual_vjp_primal(m, d, a, y, &out);
+}
+
+gdnStatus gdn_residual_vjp_primal(const gdnModel* m, gdnData* d, const double* a,
+                                  const double* y, const gdnResidualAdjoint* out) {
     size_t mark = gdn_arena_mark(d);
     const double* W = primal_wrenches(m, d);
-    gdnResidualAdjoint out = {gq, gv, NULL, gu, gparam, Wbar, NULL, NULL};
-    gdnStatus status = gdn_residual_vjp_ex(m, d, a, W, y, &out);
+    gdnStatus status = gdn_residual_vjp_ex(m, d, a, W, y, out);
     gdn_arena_reset(d, mark);
     return status;
 }

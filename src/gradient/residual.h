@@ -80,10 +80,19 @@ typedef struct gdnResidualAdjoint {
     double* xibar;   // 6 x nbody, =  cotangents of the body tangents xi, eta: when given, the
     double* etabar;  //              caller finishes with gdn_body_tangent_vjp(xibar + its own,
                      //              etabar + its own, gq, gv); both or neither
+    // Or (xibar, etabar NULL) a contact model's adjoint, fused into the residual's own sweep:
+    // called once with Wbar (needs Wbar non-NULL) before the backward sweep, it ACCUMULATES its
+    // cotangents of xi and eta (6 x nbody each, zero on entry) for gq, gv to include.
+    gdnStatus (*wrench_vjp)(void* ctx, const double* Wbar, double* xibar, double* etabar);
+    void* wrench_ctx;
 } gdnResidualAdjoint;
 
 gdnStatus gdn_residual_vjp_ex(const gdnModel* m, gdnData* d, const double* a, const double* W,
                               const double* y, const gdnResidualAdjoint* out);
+
+// gdn_residual_vjp_ex with W from the primal (as the simple forms)
+gdnStatus gdn_residual_vjp_primal(const gdnModel* m, gdnData* d, const double* a,
+                                  const double* y, const gdnResidualAdjoint* out);
 
 // as gdn_residual_dense with W explicit (its dr/dq, dr/dv include -sum dS' W, not dW)
 gdnStatus gdn_residual_dense_ex(const gdnModel* m, gdnData* d, const double* a, const double* W,

@@ -105,6 +105,18 @@ gdnStatus gdn_step_jvp(const gdnModel* m, gdnData* d, const double* dqpos, const
     return GDN_OK;
 }
 
+// the penalty contact's adjoint for the residual's fused sweep (residual.h)
+typedef struct {
+    const gdnModel* m;
+    gdnData* d;
+    double* gvert;
+} penaltyAdjoint;
+
+static gdnStatus penalty_vjp(void* ctx, const double* Wbar, double* xibar, double* etabar) {
+    penaltyAdjoint* pen = ctx;
+    return gdn_penalty_wrench_vjp(pen->m, pen->d, Wbar, xibar, etabar, pen->gvert);
+}
+
 gdnStatus gdn_step_vjp(const gdnModel* m, gdnData* d, const double* gqpos_next,
                        const double* gqvel_next, double* gqpos, double* gqvel, double* gctrl,
                        double* gparam, double* gvert) {
@@ -115,8 +127,8 @@ gdnStatus gdn_step_vjp(const gdnModel* m, gdnData* d, const double* gqpos_next,
     const size_t nb6 = 6 * (size_t)m->nbody;
     const double h = m->opt.timestep;
     size_t mark = gdn_arena_mark(d);
-    // qvel_next, w, rbar, gq, gv (nv each); Wbar, xibar, etabar (6 nbody each)
-    double* qvel_next = gdn_arena_doubles(d, 5 * (size_t)nv + 3 * nb6);
+    // qvel_next, w, rbar, gq, gv (nv each); Wbar (6 nbody)
+    double* qvel_next = gdn_arena_doubles(d, 5 * (size_t)nv + nb6);
     if (!qvel_next) {
         return GDN_ERR_MEMORY;
     }
@@ -125,8 +137,6 @@ gdnStatus gdn_step_vjp(const gdnModel* m, gdnData* d, const double* gqpos_next,
     double* gq = rbar + nv;
     double* gv = gq + nv;
     double* Wbar = gv + nv;
-    double* xibar = Wbar + nb6;
-    double* etabar = xibar + nb6;
     gdnAbaFactor f;
     gdnStatus status = primal_front(m, d, &f, qvel_next);
     if (status != GDN_OK) {
@@ -153,18 +163,17 @@ gdnStatus gdn_step_vjp(const gdnModel* m, gdnData* d, const double* gqpos_next,
     for (int i = 0; i < nv; i++) {
         rbar[i] = -rbar[i];
     }
-    // residual adjoint: gq += (dr/dq)' rbar, gv += (dr/dv)' rbar, gctrl, gparam +=, Wbar
-    memset(Wbar, 0, sizeof(double) * nb6);
+    // residual adjoint: gq += (dr/dq)' rbar, gv += (dr/dv)' rbar, gctrl, gparam +=; with
+    // contact, Wbar -> (xibar, etabar, gvert) by the penalty adjoint inside the same sweep
     if (status == GDN_OK) {
-        status = gdn_residual_vjp(m, d, d->qacc, rbar, gq, gv, gctrl, gparam,
-                                  contact_on(m) ? Wbar : NULL);
-    }
-    if (status == GDN_OK && contact_on(m)) {
-        memset(xibar, 0, 2 * sizeof(double) * nb6);
-        status = gdn_penalty_wrench_vjp(m, d, Wbar, xibar, etabar, gvert);
-        if (status == GDN_OK) {
-            gdn_body_tangent_vjp(m, d, xibar, etabar, gq, gv);
+        penaltyAdjoint pen = {m, d, gvert};
+        gdnResidualAdjoint out = {gq, gv, NULL, gctrl, gparam, NULL, NULL, NULL, NULL, NULL};
+        if (contact_on(m)) {
+            out.Wbar = Wbar;
+            out.wrench_vjp = penalty_vjp;
+            out.wrench_ctx = &pen;
         }
+        status = gdn_residual_vjp_primal(m, d, d->qacc, rbar, &out);
     }
     if (status == GDN_OK) {
         if (gqpos) {

@@ -450,6 +450,36 @@ gdnStatus gdn_residual_jvp(const gdnModel* m, gdnData* d, const double* a, const
 
 // ---------------------------------------------------------------- adjoint
 
+// B = B(f, A) - B(u, V) with every vector moved to the COM c (gdn_inertia_bilinear,
+// inertia_tangent.h). Moving keeps the angular parts: x_c = [x_w; x_v + x_w x c]
+static void param_bilinear(const double f[6], const double A[6], const double u[6],
+                           const double V[6], const double c[3], double B[10]) {
+    double fl[3], Al[3], ul[3], Vl[3], t1[3], t2[3], t3[3], t4[3];
+    gdn_cross3(fl, f, c);
+    gdn_add3(fl, fl, f + 3);
+    gdn_cross3(Al, A, c);
+    gdn_add3(Al, Al, A + 3);
+    gdn_cross3(ul, u, c);
+    gdn_add3(ul, ul, u + 3);
+    gdn_cross3(Vl, V, c);
+    gdn_add3(Vl, Vl, V + 3);
+    B[0] = f[0] * A[0] - u[0] * V[0];
+    B[1] = f[1] * A[1] - u[1] * V[1];
+    B[2] = f[2] * A[2] - u[2] * V[2];
+    B[3] = (f[0] * A[1] + f[1] * A[0]) - (u[0] * V[1] + u[1] * V[0]);
+    B[4] = (f[0] * A[2] + f[2] * A[0]) - (u[0] * V[2] + u[2] * V[0]);
+    B[5] = (f[1] * A[2] + f[2] * A[1]) - (u[1] * V[2] + u[2] * V[1]);
+    // h . (w_v x u_w - w_w x u_v) per pair
+    gdn_cross3(t1, Al, f);
+    gdn_cross3(t2, A, fl);
+    gdn_cross3(t3, Vl, u);
+    gdn_cross3(t4, V, ul);
+    for (int i = 0; i < 3; i++) {
+        B[6 + i] = (t1[i] - t2[i]) - (t3[i] - t4[i]);
+    }
+    B[9] = gdn_dot3(fl, Al) - gdn_dot3(ul, Vl);
+}
+
 // With fbar_b = A^y_b = sum_{j on the path of b} S_j y_j (the covector of f_b) and AA_b the
 // covector of A_b (I_b fbar_b summed over the subtree):
 //   Wbar_b = -fbar_b,  ga_j = S_j' AA_b + armature_j y_j,  gv_j += Sdot_j' AA_b
@@ -572,26 +602,17 @@ gdnStatus gdn_residual_vjp_ex(const gdnModel* m, gdnData* d, const double* a, co
             }
         }
         if (out->gparam) {
-            // the bilinear forms about the COM (inertia_tangent.h)
-            const double* c = d->xipos + 3 * b;
-            double B[10] = {0}, fc[6], Ac[6], uc[6], Vc[6];
-            move_motion(fc, fb, c);
-            move_motion(Ac, A, c);
-            move_motion(uc, u, c);
-            move_motion(Vc, V, c);
-            gdn_inertia_bilinear(fc, Ac, 1, B);
-            gdn_inertia_bilinear(uc, Vc, -1, B);
+            double B[10];
+            param_bilinear(fb, A, u, V, d->xipos + 3 * b, B);
             gdn_inertia_param_vjp(m, d, b, B, out->gparam + GDN_N_INERTIA_PARAMS * b);
         }
-        // per dof: ga, gv (Sdot), Sbar, Vprebar
+        // per dof: ga, gv (Sdot), Sbar, Vprebar (a fixed axis has Sdot = 0 and no Sbar)
+        const double* Fb = p.F + 6 * b;
         for (int t = dof0; t < dof0 + ndof; t++) {
             const double* S = p.S + 6 * t;
             double* sb = Sbar + 6 * t;
             if (out->ga) {
                 out->ga[t] = gdn_dot6(S, AAb) + m->dof_armature[t] * y[t];
-            }
-            for (int i = 0; i < 6; i++) {
-                sb[i] = y[t] * p.F[6 * b + i] + a[t] * AAb[i];
             }
             if (gdn_dof_kind(m, t) != GDN_AXIS_FIXED) {
                 double c[6];
@@ -600,7 +621,7 @@ gdnStatus gdn_residual_vjp_ex(const gdnModel* m, gdnData* d, const double* a, co
                 gdn_cross_force(Vprebar + 6 * t, S, c);
                 gdn_cross_force(t1, p.Vpre + 6 * t, c);
                 for (int i = 0; i < 6; i++) {
-                    sb[i] -= t1[i];
+                    sb[i] = (y[t] * Fb[i] + a[t] * AAb[i]) - t1[i];
                 }
             } else {
                 memset(Vprebar + 6 * t, 0, 6 * sizeof(double));
@@ -615,7 +636,9 @@ gdnStatus gdn_residual_vjp_ex(const gdnModel* m, gdnData* d, const double* a, co
             const double* S = p.S + 6 * t;
             gv[t] += gdn_dot6(S, RV);
             gq[t] += gdn_dot6(S, RX);
-            gdn_addscl6(Sbar + 6 * t, Sbar + 6 * t, RV, qvel[t]);
+            if (gdn_dof_kind(m, t) != GDN_AXIS_FIXED) {
+                gdn_addscl6(Sbar + 6 * t, Sbar + 6 * t, RV, qvel[t]);
+            }
             int n = gdn_dof_group_size(m, t);
             if (n == 0) {
                 continue;

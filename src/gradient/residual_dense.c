@@ -1,53 +1,376 @@
 // SPDX-License-Identifier: Apache-2.0
-// Dense residual Jacobians X = [dr/dq | dr/dv | dr/du] (residual.h).
+// Dense residual Jacobians X = [dr/dq | dr/dv | dr/du] in one forward and one backward sweep.
 #include "gradient/residual.h"
 
 #include <string.h>
 
 #include "base/arena.h"
+#include "dynamics/force_derivative.h"
+#include "gradient/joint_axes.h"
+#include "math/spatial.h"
+#include "math/vec.h"
 
-// column c of X is the residual tangent of the unit input e_c (dq, then dv, then du)
-static gdnStatus dense_columns(const gdnModel* m, gdnData* d, const double* a, const double* W,
-                               int explicit_w, double* X, int ldx) {
-    const int nv = m->nv, nu = m->nu, ncol = 2 * nv + nu;
-    const size_t nvs = (size_t)(nv > 0 ? nv : 1), nus = (size_t)(nu > 0 ? nu : 1);
-    if (ldx < ncol) {
-        return GDN_ERR_ARG;
+// The matrix form of the RNEA derivatives (Carpentier & Mansard, RSS 2018), in world axes
+// about the world origin (residual.c has the residual and its notation: S_j, V_b, A_b, I_b,
+// f_b = I_b A_b + V_b x* (I_b V_b) - Wx_b, F_b the subtree sum of f, r_i = S_i' F_body(i)).
+//
+// Position tangent e_j: every frame after dof j moves rigidly by the twist xi = S_j. The axes it
+// carries are those of the later dofs on the path and, for a ball or free rotation, every axis
+// of j's own group (their directions are fixed in the body): dS_k = xi x S_k for those
+// ("affected" by j). With Vp, Ap the velocity and acceleration of the frame before j's group
+// and sigma = Vp x S_j, every body b in the subtree of j's body B_j has
+//   dV_b = xi x (V_b - Vp),  dA_b = xi x (A_b - Ap) + sigma x (V_b - Vp),
+//   dI_b X = xi x* (I_b X) - I_b (xi x X)
+//   df_b = xi x* fin_b + I_b psi + K_b sigma + sigma x* (I_b V_b) - G_b xi
+// with fin_b = I_b A_b + V_b x* (I_b V_b) (the inertial part), psi = Vp x sigma - xi x Ap,
+// K_b = [V_b x*] I_b - I_b [V_b x] (symmetric) and G_b xi = [(xi_w x c_b + xi_v) x f_b; 0] the
+// motion of the applied force f_b (xfrc_applied) with the COM c_b; W (contact) is held fixed.
+// Velocity tangent e_j: dV_b = S_j,  dA_b = Sdot_j + S_j x (V_b - Vq) (Vq: the velocity after
+// j's group; the later Sdot move),  dI = 0:
+//   df_b = I_b phi + K_b S_j + S_j x* (I_b V_b),  phi = Sdot_j - S_j x Vq.
+// Subtree sums (subscript s) of I, K, G, I V, fin and Wx (the applied wrenches) then give, for B
+// the body of row i:
+//   row i on B_j's path, not affected (ancestor rows):  dr_i/dq_j = S_i' g_j,
+//       g_j = xi x* fin_s(B_j) + I_s psi + K_s sigma + sigma x* (I V)_s - G_s xi  (= dF_{B_j})
+//       dr_i/dv_j = S_i' (I_s phi + K_s S_j + S_j x* (I V)_s)  (the subtree of B_j)
+//   row i affected by j (later, or in j's ball group):  dr_i/dq_j = dS_i' F_B + S_i' dF_B
+//       = alpha_i' psi + kappa_i' sigma + gamma_i' xi,   dr_i/dv_j = alpha_i' phi + kappa_i' S_j
+//   with alpha_i = I_s(B) S_i,  kappa_i = K_s(B) S_i - S_i x* (I V)_s(B),
+//        gamma_i = -G_s(B)' S_i - S_i x* Wx_s(B)   (the inertial part of dS_i' F cancels)
+// Every dof pair on a common path costs O(1) 6-vector work: O(nv depth) in all.
+
+// the per-dof and per-body quantities of the sweeps
+typedef struct {
+    double* S;     // 6 nv: dof axes
+    double* sig;   // 6 nv: sigma = Vp x S
+    double* psi;   // 6 nv
+    double* phi;   // 6 nv
+    double* alpha; // 6 nv
+    double* kappa; // 6 nv
+    double* gamma; // 6 nv
+    double* I;     // 10 nbody: body inertia, then its subtree sum
+    double* K;     // 36 nbody
+    double* G;     // 18 nbody: the top 3 rows of G (the bottom ones are 0)
+    double* IV;    // 6 nbody: I V
+    double* fin;   // 6 nbody
+    double* Wx;    // 6 nbody
+    int* group;    // nv: first dof of each dof's group
+} sweep;
+
+// r = [v x*] c (the columns of the 6x6 K before symmetrization): c a cinert, v a motion
+static void motion_cross_inertia(double N[36], const double v[6], const double c[10]) {
+    for (int k = 0; k < 6; k++) {
+        double e[6] = {0, 0, 0, 0, 0, 0}, col[6];
+        e[k] = 1;
+        gdn_cinert_mul(col, c, e);
+        gdn_cross_force(N + 6 * k, v, col);
     }
-    size_t mark = gdn_arena_mark(d);
-    double* e = gdn_arena_doubles(d, 2 * nvs + nus);
-    if (!e) {
-        return GDN_ERR_MEMORY;
+}
+
+// K = N + N' with N = [V x*] I (column-major N; K symmetric, stored in full)
+static void inertia_coriolis(double K[36], const double V[6], const double I[10]) {
+    double N[36];
+    motion_cross_inertia(N, V, I);
+    for (int r = 0; r < 6; r++) {
+        for (int c = r; c < 6; c++) {
+            double s = N[6 * c + r] + N[6 * r + c];
+            K[6 * c + r] = s;
+            K[6 * r + c] = s;
+        }
     }
-    double* eu = e + nvs;
-    double* dr = eu + nus;
-    memset(e, 0, sizeof(double) * (nvs + nus));
-    gdnStatus status = GDN_OK;
-    for (int c = 0; c < ncol && status == GDN_OK; c++) {
-        double* seed = c < 2 * nv ? e + (c < nv ? c : c - nv) : eu + (c - 2 * nv);
-        gdnResidualDirection dir = {c < nv ? e : NULL, c >= nv && c < 2 * nv ? e : NULL,
-                                    NULL, c >= 2 * nv ? eu : NULL, NULL, NULL, NULL, NULL};
-        *seed = 1;
-        if (explicit_w) {
-            status = gdn_residual_jvp_ex(m, d, a, W, &dir, dr);
+}
+
+// y = K x (K symmetric 6x6)
+static void sym6_mul(double y[6], const double K[36], const double x[6]) {
+    for (int r = 0; r < 6; r++) {
+        const double* k = K + 6 * r;
+        y[r] = k[0] * x[0] + k[1] * x[1] + k[2] * x[2] + k[3] * x[3] + k[4] * x[4] + k[5] * x[5];
+    }
+}
+
+// G (3x6, row-major) of an applied force f at the point c: [[f x][c x], -[f x]]
+static void applied_motion(double G[18], const double f[3], const double c[3]) {
+    // [f x][c x] = c f' - (f . c) I
+    const double fc = gdn_dot3(f, c);
+    for (int r = 0; r < 3; r++) {
+        for (int k = 0; k < 3; k++) {
+            G[6 * r + k] = c[r] * f[k] - (r == k ? fc : 0);
+        }
+    }
+    G[3] = 0;
+    G[4] = f[2];
+    G[5] = -f[1];
+    G[9] = -f[2];
+    G[10] = 0;
+    G[11] = f[0];
+    G[15] = f[1];
+    G[16] = -f[0];
+    G[17] = 0;
+}
+
+// the forward sweep (per dof: S, sigma, psi, phi; per body: I, K, G, I V, fin, Wx), the
+// subtree sums, then per dof alpha, kappa, gamma. VA: 12 nbody scratch (V_b, A_b)
+static void sweep_build(const gdnModel* m, const gdnData* d, const double* a, const double* W,
+                        sweep* s, double* VA) {
+    const double* qvel = d->qvel;
+    double V0[6] = {0, 0, 0, 0, 0, 0}, A0[6] = {0, 0, 0, 0, 0, 0};
+    if (!(m->opt.disableflags & GDN_DSBL_GRAVITY)) {
+        gdn_scl3(A0 + 3, m->opt.gravity, -1);
+    }
+    gdn_dof_axes(m, d, s->S);
+    double* Vb = VA;
+    double* Ab = VA + 6 * (size_t)m->nbody;
+    memcpy(Vb, V0, sizeof(V0));
+    memcpy(Ab, A0, sizeof(A0));
+    memset(s->I, 0, 10 * sizeof(double));
+    memset(s->K, 0, 36 * sizeof(double));
+    memset(s->G, 0, 18 * sizeof(double));
+    memset(s->IV, 0, 6 * sizeof(double));
+    memset(s->fin, 0, 6 * sizeof(double));
+    memset(s->Wx, 0, 6 * sizeof(double));
+    for (int b = 1; b < m->nbody; b++) {
+        int par = m->body_parentid[b];
+        int dof0 = m->body_dofadr[b], ndof = m->body_dofnum[b];
+        double vp[6], ap[6];
+        memcpy(vp, Vb + 6 * par, sizeof(vp));
+        memcpy(ap, Ab + 6 * par, sizeof(ap));
+        for (int k = 0; k < ndof;) {
+            int n = gdn_dof_group_size(m, dof0 + k);
+            double sdot[3][6];
+            for (int t = dof0 + k; t < dof0 + k + n; t++) {
+                const double* S = s->S + 6 * t;
+                double* sig = s->sig + 6 * t;
+                double tmp[6];
+                s->group[t] = dof0 + k;
+                gdn_cross_motion(sig, vp, S);
+                // psi = Vp x sigma - S x Ap
+                gdn_cross_motion(s->psi + 6 * t, vp, sig);
+                gdn_cross_motion(tmp, S, ap);
+                for (int i = 0; i < 6; i++) {
+                    s->psi[6 * t + i] -= tmp[i];
+                }
+                if (gdn_dof_kind(m, t) == GDN_AXIS_FIXED) {
+                    memset(sdot[t - dof0 - k], 0, 6 * sizeof(double));
+                } else {
+                    memcpy(sdot[t - dof0 - k], sig, 6 * sizeof(double));
+                }
+            }
+            for (int t = dof0 + k; t < dof0 + k + n; t++) {
+                gdn_addscl6(vp, vp, s->S + 6 * t, qvel[t]);
+            }
+            for (int t = dof0 + k; t < dof0 + k + n; t++) {
+                const double* S = s->S + 6 * t;
+                double* phi = s->phi + 6 * t;
+                double tmp[6];
+                gdn_addscl6(ap, ap, sdot[t - dof0 - k], qvel[t]);
+                gdn_addscl6(ap, ap, S, a[t]);
+                // phi = Sdot - S x Vq
+                gdn_cross_motion(tmp, S, vp);
+                for (int i = 0; i < 6; i++) {
+                    phi[i] = sdot[t - dof0 - k][i] - tmp[i];
+                }
+            }
+            k += n;
+        }
+        memcpy(Vb + 6 * b, vp, sizeof(vp));
+        memcpy(Ab + 6 * b, ap, sizeof(ap));
+
+        double* I = s->I + 10 * b;
+        double* iv = s->IV + 6 * b;
+        double* fin = s->fin + 6 * b;
+        double* wx = s->Wx + 6 * b;
+        double tmp[6];
+        gdn_cinert(I, m->body_inertia + 3 * b, d->ximat + 9 * b, d->xipos + 3 * b,
+                   m->body_mass[b]);
+        gdn_cinert_mul(iv, I, vp);
+        gdn_cinert_mul(fin, I, ap);
+        gdn_cross_force(tmp, vp, iv);
+        gdn_add6(fin, fin, tmp);
+        inertia_coriolis(s->K + 36 * b, vp, I);
+        // the applied wrench [c x f + t; f] (+ W_b) and the motion of f with the COM
+        const double* x = d->xfrc_applied + 6 * b;
+        const double* c = d->xipos + 3 * b;
+        gdn_cross3(wx, c, x);
+        gdn_add3(wx, wx, x + 3);
+        gdn_copy3(wx + 3, x);
+        if (W) {
+            gdn_add6(wx, wx, W + 6 * b);
+        }
+        if (x[0] != 0 || x[1] != 0 || x[2] != 0) {
+            applied_motion(s->G + 18 * b, x, c);
         } else {
-            status = gdn_residual_jvp(m, d, a, dir.dq, dir.dv, dir.du, NULL, NULL, dr);
-        }
-        *seed = 0;
-        for (int i = 0; i < nv; i++) {
-            X[(size_t)i * ldx + c] = dr[i];
+            memset(s->G + 18 * b, 0, 18 * sizeof(double));
         }
     }
-    gdn_arena_reset(d, mark);
-    return status;
+    // subtree sums, children first
+    for (int b = m->nbody - 1; b > 0; b--) {
+        int par = m->body_parentid[b];
+        for (int i = 0; i < 10; i++) {
+            s->I[10 * par + i] += s->I[10 * b + i];
+        }
+        for (int i = 0; i < 36; i++) {
+            s->K[36 * par + i] += s->K[36 * b + i];
+        }
+        for (int i = 0; i < 18; i++) {
+            s->G[18 * par + i] += s->G[18 * b + i];
+        }
+        gdn_add6(s->IV + 6 * par, s->IV + 6 * par, s->IV + 6 * b);
+        gdn_add6(s->fin + 6 * par, s->fin + 6 * par, s->fin + 6 * b);
+        gdn_add6(s->Wx + 6 * par, s->Wx + 6 * par, s->Wx + 6 * b);
+    }
+    // per dof: alpha, kappa, gamma from the subtree sums of its body
+    for (int i = 0; i < m->nv; i++) {
+        int B = m->dof_bodyid[i];
+        const double* S = s->S + 6 * i;
+        const double* G = s->G + 18 * B;
+        double* kap = s->kappa + 6 * i;
+        double* gam = s->gamma + 6 * i;
+        double tmp[6];
+        gdn_cinert_mul(s->alpha + 6 * i, s->I + 10 * B, S);
+        sym6_mul(kap, s->K + 36 * B, S);
+        gdn_cross_force(tmp, S, s->IV + 6 * B);
+        for (int k = 0; k < 6; k++) {
+            kap[k] -= tmp[k];
+        }
+        gdn_cross_force(gam, S, s->Wx + 6 * B);
+        for (int k = 0; k < 6; k++) {
+            gam[k] = -gam[k] - (G[k] * S[0] + G[6 + k] * S[1] + G[12 + k] * S[2]);
+        }
+    }
+}
+
+// g = dF_B for the position tangent of dof j (B its body)
+static void position_column_force(const sweep* s, int j, int B, double g[6]) {
+    const double* xi = s->S + 6 * j;
+    const double* sig = s->sig + 6 * j;
+    const double* G = s->G + 18 * B;
+    double tmp[6];
+    gdn_cross_force(g, xi, s->fin + 6 * B);
+    gdn_cinert_mul(tmp, s->I + 10 * B, s->psi + 6 * j);
+    gdn_add6(g, g, tmp);
+    sym6_mul(tmp, s->K + 36 * B, sig);
+    gdn_add6(g, g, tmp);
+    gdn_cross_force(tmp, sig, s->IV + 6 * B);
+    gdn_add6(g, g, tmp);
+    for (int r = 0; r < 3; r++) {
+        g[r] -= gdn_dot6(G + 6 * r, xi);
+    }
+}
+
+// g = dF_B for the velocity tangent of dof j
+static void velocity_column_force(const sweep* s, int j, int B, double g[6]) {
+    const double* S = s->S + 6 * j;
+    double tmp[6];
+    gdn_cinert_mul(g, s->I + 10 * B, s->phi + 6 * j);
+    sym6_mul(tmp, s->K + 36 * B, S);
+    gdn_add6(g, g, tmp);
+    gdn_cross_force(tmp, S, s->IV + 6 * B);
+    gdn_add6(g, g, tmp);
+}
+
+// dr_i/dq_j for row i affected by column j
+static double affected_position(const sweep* s, int i, int j) {
+    return gdn_dot6(s->alpha + 6 * i, s->psi + 6 * j) + gdn_dot6(s->kappa + 6 * i, s->sig + 6 * j) +
+           gdn_dot6(s->gamma + 6 * i, s->S + 6 * j);
 }
 
 gdnStatus gdn_residual_dense_ex(const gdnModel* m, gdnData* d, const double* a, const double* W,
                                 double* X, int ldx) {
-    return dense_columns(m, d, a, W, 1, X, ldx);
+    const int nv = m->nv, nu = m->nu, nb = m->nbody;
+    const size_t nvs = (size_t)(nv > 0 ? nv : 1), nbs = (size_t)nb, ld = (size_t)ldx;
+    if (ldx < 2 * nv + nu) {
+        return GDN_ERR_ARG;
+    }
+    size_t mark = gdn_arena_mark(d);
+    double* block = gdn_arena_doubles(d, 54 * nvs + 94 * nbs);
+    int* group = gdn_arena_ints(d, nvs);
+    if (!block || !group) {
+        gdn_arena_reset(d, mark);
+        return GDN_ERR_MEMORY;
+    }
+    sweep s;
+    s.S = block;
+    s.sig = s.S + 6 * nvs;
+    s.psi = s.sig + 6 * nvs;
+    s.phi = s.psi + 6 * nvs;
+    s.alpha = s.phi + 6 * nvs;
+    s.kappa = s.alpha + 6 * nvs;
+    s.gamma = s.kappa + 6 * nvs;
+    double* gq = s.gamma + 6 * nvs; // 6 nv: dF of each position column
+    double* gv = gq + 6 * nvs;      // 6 nv: of each velocity column
+    s.I = gv + 6 * nvs;
+    s.K = s.I + 10 * nbs;
+    s.G = s.K + 36 * nbs;
+    s.IV = s.G + 18 * nbs;
+    s.fin = s.IV + 6 * nbs;
+    s.Wx = s.fin + 6 * nbs;
+    s.group = group;
+    sweep_build(m, d, a, W, &s, s.Wx + 6 * nbs);
+
+    for (int i = 0; i < nv; i++) {
+        memset(X + (size_t)i * ld, 0, sizeof(double) * (size_t)(2 * nv + nu));
+    }
+    for (int j = 0; j < nv; j++) {
+        int B = m->dof_bodyid[j];
+        position_column_force(&s, j, B, gq + 6 * j);
+        velocity_column_force(&s, j, B, gv + 6 * j);
+    }
+    // every pair (i, k) with k = i or k an ancestor dof of i
+    for (int i = 0; i < nv; i++) {
+        double* xi = X + (size_t)i * ld;
+        const double* Si = s.S + 6 * i;
+        xi[i] = gdn_dot6(Si, gq + 6 * i);
+        xi[nv + i] = gdn_dot6(Si, gv + 6 * i);
+        for (int k = m->dof_parentid[i]; k >= 0; k = m->dof_parentid[k]) {
+            double* xk = X + (size_t)k * ld;
+            const double* Sk = s.S + 6 * k;
+            // row i is after column k
+            xi[k] = affected_position(&s, i, k);
+            xi[nv + k] = gdn_dot6(s.alpha + 6 * i, s.phi + 6 * k) +
+                         gdn_dot6(s.kappa + 6 * i, Sk);
+            // row k is before column i: affected only inside i's ball group
+            if (s.group[k] == s.group[i]) {
+                xk[i] = affected_position(&s, k, i);
+            } else {
+                xk[i] = gdn_dot6(Sk, gq + 6 * i);
+            }
+            xk[nv + i] = gdn_dot6(Sk, gv + 6 * i);
+        }
+    }
+    gdn_passive_dense(m, d, -1, X, X + nv, ldx);
+    gdn_actuation_dense(m, d, -1, X, X + nv, X + 2 * nv, ldx);
+    gdn_arena_reset(d, mark);
+    return GDN_OK;
+}
+
+// W from the primal's penalty contact (residual.h): per body sum of [x x f; f] over its
+// vertices; NULL when the contact is off
+static const double* primal_wrenches(const gdnModel* m, gdnData* d) {
+    if (!m->penalty.enabled || m->nvert <= 0 || d->nvert != m->nvert) {
+        return NULL;
+    }
+    double* W = gdn_arena_doubles(d, 6 * (size_t)m->nbody);
+    if (!W) {
+        return NULL;
+    }
+    memset(W, 0, 6 * sizeof(double) * (size_t)m->nbody);
+    for (int b = 1; b < m->nbody; b++) {
+        double* w = W + 6 * b;
+        for (int v = m->body_vertadr[b]; v < m->body_vertadr[b] + m->body_vertnum[b]; v++) {
+            double t[3];
+            gdn_cross3(t, d->vert_xpos + 3 * v, d->vert_force + 3 * v);
+            gdn_add3(w, w, t);
+            gdn_add3(w + 3, w + 3, d->vert_force + 3 * v);
+        }
+    }
+    return W;
 }
 
 gdnStatus gdn_residual_dense(const gdnModel* m, gdnData* d, const double* a, double* X,
                              int ldx) {
-    return dense_columns(m, d, a, NULL, 0, X, ldx);
+    size_t mark = gdn_arena_mark(d);
+    const double* W = primal_wrenches(m, d);
+    gdnStatus status = gdn_residual_dense_ex(m, d, a, W, X, ldx);
+    gdn_arena_reset(d, mark);
+    return status;
 }

@@ -9,7 +9,9 @@
 //   gdn_bench --count MODEL/ROW/ENGINE N [--model NAME=PATH]...
 //       load MODEL only and run N calls of one kernel (for callgrind: difference N=0, N=1000)
 //   gdn_bench --list
-//       print every MODEL/ROW/ENGINE name
+//       print every MODEL/ROW/ENGINE name (the derivative kernels included)
+//   --deriv 0|1|only: the issue-3 tables after the main one (default 1; derivative.c): adjoint
+//       vs forward rollout, transition Jacobians vs mjd_transitionFD
 //   --source mujoco: gradyn's model is a copy of MuJoCo's compiled model instead of gradyn's own
 //       MJCF loader's (same dynamics, isolates the loader)
 #define _POSIX_C_SOURCE 200809L
@@ -21,6 +23,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "derivative.h"
 #include "rows.h"
 #include "timer.h"
 
@@ -50,6 +53,7 @@ typedef struct benchOptions {
     const char* count_name; // --count MODEL/ROW/ENGINE
     long count_calls;
     int list;
+    int deriv;              // 0: main table only, 1: both, 2: derivative tables only
     benchSource source;     // gradyn's own loader or a copy of MuJoCo's compiled model
     int nmodels;
     benchModelSpec models[MAX_MODELS];
@@ -76,7 +80,7 @@ static void default_models(benchOptions* o) {
 
 static int usage(void) {
     fprintf(stderr, "usage: gdn_bench [--batches N] [--ms T] [--states S] [--seed X] "
-                    "[--model NAME=PATH]... [--rows a,b] [--source xml|mujoco]\n"
+                    "[--model NAME=PATH]... [--rows a,b] [--source xml|mujoco] [--deriv 0|1|only]\n"
                     "       gdn_bench --count MODEL/ROW/ENGINE N [--model NAME=PATH]...\n"
                     "       gdn_bench --list\n");
     return 2;
@@ -110,6 +114,9 @@ static int parse_options(int argc, char** argv, benchOptions* o) {
             } else {
                 return -1;
             }
+        } else if (!strcmp(a, "--deriv") && has_value) {
+            const char* v = argv[++i];
+            o->deriv = !strcmp(v, "only") ? 2 : atoi(v) != 0;
         } else if (!strcmp(a, "--list")) {
             o->list = 1;
         } else if (!strcmp(a, "--model") && has_value) {
@@ -284,6 +291,39 @@ static int run_table(const benchOptions* o) {
     return failures ? 1 : 0;
 }
 
+// --count for a derivative kernel: MODEL one of the derivative models
+static int run_count_deriv(const benchOptions* o, const char* model, const char* name,
+                           int mujoco) {
+    const benchDerivKernel* kernel = NULL;
+    for (int k = 0; k < bench_nderiv_kernels; k++) {
+        if (!strcmp(bench_deriv_kernels[k].name, name) && bench_deriv_kernels[k].mujoco == mujoco) {
+            kernel = &bench_deriv_kernels[k];
+        }
+    }
+    int mi = -1;
+    for (int i = 0; i < bench_nderiv_models; i++) {
+        if (!strcmp(bench_deriv_model_names[i], model)) {
+            mi = i;
+        }
+    }
+    if (!kernel || mi < 0) {
+        fprintf(stderr, "gdn_bench: unknown model, row or engine in %s\n", o->count_name);
+        return 2;
+    }
+    benchModel bm;
+    char err[2048];
+    if (bench_model_load(&bm, model, bench_deriv_model_paths[mi], o->source, o->nstates, o->seed,
+                         err, (int)sizeof(err)) || bench_deriv_setup(&bm, err, (int)sizeof(err))) {
+        fprintf(stderr, "gdn_bench: %s\n", err);
+        return 1;
+    }
+    for (long i = 0; i < o->count_calls; i++) {
+        kernel->run(&bm, (int)(i % bm.nstates));
+    }
+    bench_model_free(&bm);
+    return 0;
+}
+
 // --count MODEL/ROW/ENGINE N: N calls of one kernel, nothing else timed or printed
 static int run_count(const benchOptions* o) {
     char model[128], row_name[128], engine[128];
@@ -304,6 +344,9 @@ static int run_count(const benchOptions* o) {
         }
     }
     int is_gradyn = !strcmp(engine, "gradyn"), is_mujoco = !strcmp(engine, "mujoco");
+    if (!row) {
+        return run_count_deriv(o, model, row_name, is_mujoco);
+    }
     if (!spec || !row || (!is_gradyn && !is_mujoco)) {
         fprintf(stderr, "gdn_bench: unknown model, row or engine in %s\n", o->count_name);
         return 2;
@@ -330,6 +373,7 @@ int main(int argc, char** argv) {
     o.batch_seconds = 0.020;
     o.nstates = 16;
     o.seed = 12345;
+    o.deriv = 1;
     default_models(&o);
     if (parse_options(argc, argv, &o)) {
         return usage();
@@ -342,10 +386,20 @@ int main(int argc, char** argv) {
                        o.models[i].name, bench_rows[r].name);
             }
         }
+        for (int i = 0; i < bench_nderiv_models; i++) {
+            for (int k = 0; k < bench_nderiv_kernels; k++) {
+                printf("%s/%s/%s\n", bench_deriv_model_names[i], bench_deriv_kernels[k].name,
+                       bench_deriv_kernels[k].mujoco ? "mujoco" : "gradyn");
+            }
+        }
         return 0;
     }
     if (o.count_name) {
         return run_count(&o);
     }
-    return run_table(&o);
+    int failures = o.deriv == 2 ? 0 : run_table(&o);
+    if (o.deriv) {
+        failures += bench_deriv_tables(o.batches, o.batch_seconds, o.nstates, o.seed);
+    }
+    return failures ? 1 : 0;
 }

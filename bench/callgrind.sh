@@ -1,17 +1,21 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# Instructions per call for every bench row and engine, counted by callgrind: run
+# Instructions per call for every bench row and engine (the issue-3 derivative kernels
+# included: adjoint rollouts and gradients, transition Jacobians vs mjd_transitionFD), counted
+# by callgrind: run
 # `gdn_bench --count MODEL/ROW/ENGINE N` for N = 0 and N = 1000 and divide the difference of the
 # total instruction counts by 1000 (loading and setup cancel). Prints a markdown table.
 #
 # The bench is built without AVX-512 (valgrind 3.19 cannot decode it) in its own directory.
 # Environment: GDN_CALLGRIND_BUILD_DIR (default <repo>/build-bench-callgrind),
-# GDN_CALLGRIND_CALLS (default 1000), GDN_CALLGRIND_FILTER (grep -E on the names, default all).
+# GDN_CALLGRIND_CALLS (default 1000; GDN_CALLGRIND_DERIV_CALLS, default 10, for the whole-rollout
+# and Jacobian kernels), GDN_CALLGRIND_FILTER (grep -E on the names, default all).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${GDN_CALLGRIND_BUILD_DIR:-$root/build-bench-callgrind}
 calls=${GDN_CALLGRIND_CALLS:-1000}
+deriv_calls=${GDN_CALLGRIND_DERIV_CALLS:-10}
 filter=${GDN_CALLGRIND_FILTER:-.}
 
 command -v valgrind >/dev/null || "$root/scripts/deps.sh"
@@ -35,20 +39,28 @@ instructions() {
     awk '/^summary:/ { print $2 }' "$tmp/out"
 }
 
-echo "instructions per call (callgrind, difference of N=$calls and N=0 calls, Release)"
+echo "instructions per call (callgrind, difference of N=$calls (derivative kernels: N=$deriv_calls) and N=0 calls, Release)"
 echo
 echo "| model | row | gradyn Ir | MuJoCo Ir | gradyn/MuJoCo |"
 echo "|---|---|---:|---:|---:|"
-"$bench" --list | grep -E "$filter" | sed 's|/[^/]*$||' | uniq | while read -r name; do
+"$bench" --list >"$tmp/list"
+grep -E "$filter" "$tmp/list" | sed 's|/[^/]*$||' | uniq | while read -r name; do
     per_call=()
     for engine in gradyn mujoco; do
+        # derivative kernels without a counterpart in the other engine (e.g. the rollouts)
+        if ! grep -qx "$name/$engine" "$tmp/list"; then
+            per_call+=("-")
+            continue
+        fi
         key="${name%%/*}/$engine"
         if [[ -z ${base_count[$key]:-} ]]; then
             base_count[$key]=$(instructions "$name/$engine" 0 || echo failed)
         fi
         base=${base_count[$key]}
-        if [[ $base != failed ]] && total=$(instructions "$name/$engine" "$calls"); then
-            per_call+=("$(( (total - base) / calls ))")
+        n=$calls
+        case ${name#*/} in rollout* | grad_* | jacobians*) n=$deriv_calls ;; esac
+        if [[ $base != failed ]] && total=$(instructions "$name/$engine" "$n"); then
+            per_call+=("$(( (total - base) / n ))")
         else
             per_call+=("failed")
         fi

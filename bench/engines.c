@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "derivative.h"
 #include "engines.h"
 #include "oracle/from_mujoco.h"
 
@@ -111,10 +112,49 @@ int bench_model_load(benchModel* bm, const char* name, const char* path, benchSo
         return -1;
     }
     draw_states(bm, seed);
+
+    // one data per state with the position stage done, for the kinematics-excluded ABA row
+    bm->gd_pre = calloc(ns, sizeof(gdnData*));
+    bm->md_pre = calloc(ns, sizeof(mjData*));
+    if (!bm->gd_pre || !bm->md_pre) {
+        snprintf(err, (size_t)err_size, "out of memory");
+        bench_model_free(bm);
+        return -1;
+    }
+    for (int s = 0; s < nstates; s++) {
+        bm->md_pre[s] = mj_makeData(bm->mm);
+        if (gdn_data_create(bm->gm, &bm->gd_pre[s]) != GDN_OK || !bm->md_pre[s]) {
+            snprintf(err, (size_t)err_size, "out of memory");
+            bench_model_free(bm);
+            return -1;
+        }
+        gdnData* gd = bm->gd;
+        mjData* md = bm->md;
+        bm->gd = bm->gd_pre[s];
+        bm->md = bm->md_pre[s];
+        bench_state_gradyn(bm, s);
+        bench_state_mujoco(bm, s);
+        gdn_kinematics(bm->gm, bm->gd);
+        mj_kinematics(bm->mm, bm->md);
+        mj_comPos(bm->mm, bm->md);
+        bm->gd = gd;
+        bm->md = md;
+    }
     return 0;
 }
 
 void bench_model_free(benchModel* bm) {
+    bench_deriv_free(bm);
+    for (int s = 0; s < bm->nstates; s++) {
+        if (bm->gd_pre && bm->gd_pre[s]) {
+            gdn_data_free(bm->gd_pre[s]);
+        }
+        if (bm->md_pre && bm->md_pre[s]) {
+            mj_deleteData(bm->md_pre[s]);
+        }
+    }
+    free(bm->gd_pre);
+    free(bm->md_pre);
     if (bm->gd) {
         gdn_data_free(bm->gd);
     }

@@ -20,6 +20,9 @@ typedef struct benchModel {
     double* ctrl;       // (nstates x nu) controls inside ctrlrange
     double* force;      // (nstates x nv) joint forces (ABA input) and accelerations (RNEA input)
     double* scratch;    // (nv) per-call scratch of the MuJoCo rows
+    gdnData** gd_pre;   // (nstates) gradyn data with kinematics done at state s (aba_pre row)
+    mjData** md_pre;    // (nstates) MuJoCo data after mj_kinematics + mj_comPos at state s
+    struct benchDeriv* deriv; // derivative-table context (bench_deriv_setup), NULL otherwise
 } benchModel;
 
 // where gradyn's model comes from: its own MJCF loader, or a copy of MuJoCo's compiled model

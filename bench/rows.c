@@ -89,6 +89,25 @@ static void aba_mujoco(benchModel* bm, int s) {
     mj_solveM(m, d, d->qacc, bm->scratch, 1);
 }
 
+// ---------------------------------------------------------------- ABA, position stage excluded
+
+// gradyn: gdn_aba on a data whose kinematics were computed at setup (outside the timing)
+static void aba_pre_gradyn(benchModel* bm, int s) {
+    gdn_aba(bm->gm, bm->gd_pre[s], bm->force + (size_t)s * (size_t)bm->nv, NULL, bm->gd->qacc);
+}
+
+// MuJoCo: the acceleration path after mj_kinematics + mj_comPos (done at setup)
+static void aba_pre_mujoco(benchModel* bm, int s) {
+    const mjModel* m = bm->mm;
+    mjData* d = bm->md_pre[s];
+    mj_crb(m, d);
+    mj_factorM(m, d);
+    mj_comVel(m, d);
+    mj_rne(m, d, 0, d->qfrc_bias);
+    mju_sub(bm->scratch, bm->force + (size_t)s * (size_t)bm->nv, d->qfrc_bias, bm->nv);
+    mj_solveM(m, d, bm->md->qacc, bm->scratch, 1);
+}
+
 // ---------------------------------------------------------------- forward dynamics (no step)
 
 static void forward_gradyn(benchModel* bm, int s) {
@@ -124,6 +143,9 @@ const benchRow bench_rows[] = {
     {"aba", "gdn_kinematics + gdn_aba",
      "mj_kinematics + mj_comPos + mj_crb + mj_factorM + mj_comVel + mj_rne + mj_solveM",
      aba_gradyn, aba_mujoco, BENCH_OUT_QACC},
+    {"aba_pre", "gdn_aba (gdn_kinematics done outside the timing)",
+     "mj_crb + mj_factorM + mj_comVel + mj_rne + mj_solveM (mj_kinematics + mj_comPos done "
+     "outside the timing)", aba_pre_gradyn, aba_pre_mujoco, BENCH_OUT_QACC},
     {"forward", "gdn_forward", "mj_forward", forward_gradyn, forward_mujoco,
      BENCH_OUT_QACC},
     {"step", "gdn_step", "mj_step", step_gradyn, step_mujoco, BENCH_OUT_NEXT_STATE},

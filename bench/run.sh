@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# Build Release, print the gradyn-vs-MuJoCo timing table (pinned to core 1), then the callgrind
-# instruction counts. Extra arguments go to gdn_bench (e.g. --rows aba,step --batches 9).
+# Build Release, print the gradyn-vs-MuJoCo timing table and the issue-3 derivative tables
+# (adjoint gradient vs forward rollout on humanoid.xml and the pendulum, smooth and with penalty
+# contact, dJ/dq0 only vs every block; exact A, B vs mjd_transitionFD; all in one process,
+# pinned to core 1), then the callgrind instruction counts. Extra arguments go to gdn_bench
+# (e.g. --rows aba,aba_pre --batches 9 --deriv 0).
 #
 # Environment: GDN_BUILD_DIR (default <repo>/build-bench), GDN_BENCH_CORE (default 1),
-# GDN_SKIP_CALLGRIND=1 to print the table only.
+# GDN_SKIP_CALLGRIND=1 to print the tables only, GDN_CALLGRIND_FILTER (see callgrind.sh).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)

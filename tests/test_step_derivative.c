@@ -515,7 +515,12 @@ static int check_point(Point* p, unsigned long long* rng, Worst* w, const char* 
     return 0;
 }
 
-// A, B from gdn_transition_jacobians equal the JVP of every unit input, to round-off
+// A, B from gdn_transition_jacobians equal the JVP of every unit input, to round-off.
+// The two are independent exact algorithms (the matrix-form dense derivative of
+// src/gradient/residual_dense.c against the tangent sweep of residual.c, both about the world
+// origin), so they agree to round-off amplified by cond(M + hD) and by the lever arm to the
+// origin: measured worst 1.9e-12 (slider.xml; the JVP alone moves by 1.2e-11 when that model is
+// shifted rigidly by 3 m), 3e-14 on the humanoids. Bound: 1e-11 of max |A|.
 static int check_transition(Point* p, Worst* w) {
     const int nv = p->nv, nu = p->nu, n = 2 * nv;
     double* A = calloc((size_t)(n * n), sizeof(double));
@@ -541,7 +546,7 @@ static int check_transition(Point* p, Worst* w) {
             double ref = c < n ? A[r * n + c] : B[r * nu + (c - n)];
             double err = fabs(ref - col[r]) / fmax(amax, 1);
             w->ab = fmax(w->ab, err);
-            CHECK(err < 1e-13);
+            CHECK(err < 1e-11);
         }
     }
     load_state(p);

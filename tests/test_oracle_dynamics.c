@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "oracle/model_suite.h"
 #include "oracle/oracle.h"
 #include "runner/test.h"
 
@@ -190,47 +191,4 @@ static int check_model(const char* path, gdnOracleSource source) {
     return 0;
 }
 
-#define MODEL_TEST(fn, file)                                                         \
-    static int fn(void) {                                                              \
-        return check_model(GDN_TEST_MODELS "/" file, GDN_ORACLE_FROM_XML);             \
-    }                                                                                 \
-    static int fn##_mjmodel(void) {                                                    \
-        return check_model(GDN_TEST_MODELS "/" file, GDN_ORACLE_FROM_MJMODEL);         \
-    }
-MODEL_TEST(test_pendulum, "pendulum.xml")
-MODEL_TEST(test_double_pendulum, "double_pendulum.xml")
-MODEL_TEST(test_arm7, "arm7.xml")
-MODEL_TEST(test_ball_chain, "ball_chain.xml")
-MODEL_TEST(test_box_spin, "box_spin.xml")
-MODEL_TEST(test_slider, "slider.xml")
-MODEL_TEST(test_humanoid32, "humanoid32.xml")
-
-static int test_mujoco_humanoid(void) {
-    return check_model(GDN_ORACLE_MJ_HUMANOID, GDN_ORACLE_FROM_XML);
-}
-
-static int test_mujoco_humanoid_mjmodel(void) {
-    return check_model(GDN_ORACLE_MJ_HUMANOID, GDN_ORACLE_FROM_MJMODEL);
-}
-
-// "name/mjmodel": gradyn's model copied from MuJoCo's compiled model, so a failure there is in
-// the dynamics; a failure only in "name" is in the loader
-static const gdnTestCase cases[] = {
-    {"pendulum", test_pendulum},
-    {"double_pendulum", test_double_pendulum},
-    {"arm7", test_arm7},
-    {"ball_chain", test_ball_chain},
-    {"box_spin", test_box_spin},
-    {"slider", test_slider},
-    {"humanoid32", test_humanoid32},
-    {"mujoco_humanoid", test_mujoco_humanoid},
-    {"pendulum/mjmodel", test_pendulum_mjmodel},
-    {"double_pendulum/mjmodel", test_double_pendulum_mjmodel},
-    {"arm7/mjmodel", test_arm7_mjmodel},
-    {"ball_chain/mjmodel", test_ball_chain_mjmodel},
-    {"box_spin/mjmodel", test_box_spin_mjmodel},
-    {"slider/mjmodel", test_slider_mjmodel},
-    {"humanoid32/mjmodel", test_humanoid32_mjmodel},
-    {"mujoco_humanoid/mjmodel", test_mujoco_humanoid_mjmodel},
-};
-GDN_TEST_MAIN(cases)
+GDN_ORACLE_MODEL_SUITE_MAIN(check_model)

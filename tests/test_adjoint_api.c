@@ -419,7 +419,7 @@ static int test_errors(void) {
     gdnTape* tape = NULL;
     char err[256];
     CHECK(gdn_tape_create(m, T, 1, &tape, err, sizeof(err)) == GDN_OK);
-    CHECK(gdn_tape_bytes_per_step(tape) == sizeof(double) * (size_t)(nq + nv));
+    CHECK(gdn_tape_bytes_per_step(tape) == sizeof(double) * (size_t)(nq + 2 * nv));
     double J;
 #define EXPECT(status, substring)                                                        \
     do {                                                                                 \
@@ -515,19 +515,21 @@ static int test_errors(void) {
     return 0;
 }
 
-// memory: the full tape stores (nq + nv) doubles per step; checkpointing O(T/K + K) states
+// memory: the full tape stores (nq + 2 nv) doubles per step (the state and its integrated
+// acceleration); checkpointing O(T/K + K) of them, plus the final state
 static int test_tape_memory(void) {
     gdnModel* m = load("/usr/share/mujoco/model/humanoid/humanoid.xml");
     CHECK(m);
     const int T = 1000;
-    const size_t stride = sizeof(double) * (size_t)(m->nq + m->nv);
+    const size_t stride = sizeof(double) * (size_t)(m->nq + 2 * m->nv);
+    const size_t final = sizeof(double) * (size_t)(m->nq + m->nv);
     int Ks[] = {1, 10, 32, 100};
     for (int i = 0; i < 4; i++) {
         gdnTape* tape = NULL;
         CHECK(gdn_tape_create(m, T, Ks[i], &tape, NULL, 0) == GDN_OK);
         CHECK(gdn_tape_bytes_per_step(tape) == stride);
-        size_t states = (size_t)((T + Ks[i] - 1) / Ks[i] + Ks[i]);
-        CHECK(gdn_tape_state_bytes(tape) == states * stride);
+        size_t states = (size_t)((T + Ks[i] - 1) / Ks[i] + Ks[i] - 1);
+        CHECK(gdn_tape_state_bytes(tape) == states * stride + final);
         printf("  humanoid.xml T = %d, K = %3d: %zu bytes per state, %zu bytes of states\n", T,
                Ks[i], stride, gdn_tape_state_bytes(tape));
         gdn_tape_free(tape);

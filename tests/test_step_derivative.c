@@ -13,6 +13,7 @@
 #include "dynamics/aba.h"
 #include "gradient/damped_mass.h"
 #include "gradient/integrate_derivative.h"
+#include "gradient/step_derivative.h"
 #include "math/vec.h"
 #include "runner/test.h"
 #include "sim/step.h"
@@ -207,6 +208,18 @@ static int test_damped_mass(void) {
             gdnAbaFactor fac;
             CHECK(gdn_aba_factor_alloc(m, d, &fac) == GDN_OK);
             CHECK(gdn_step_acceleration_factored(m, d, &fac) == GDN_OK);
+            // the factorization alone (the adjoint's front half) is the step's, bit for bit
+            gdnAbaFactor alone;
+            double* extra = calloc((size_t)nv, sizeof(double));
+            CHECK(extra && gdn_aba_factor_alloc(m, d, &alone) == GDN_OK);
+            int damped = 0;
+            for (int i = 0; i < nv; i++) {
+                extra[i] = h * m->dof_damping[i];
+                damped |= m->dof_damping[i] > 0;
+            }
+            CHECK(gdn_aba_factor(m, d, damped ? extra : NULL, &alone) == GDN_OK);
+            CHECK(memcmp(alone.axes, fac.axes, 13 * sizeof(double) * (size_t)nv) == 0);
+            free(extra);
             for (int c = 0; c < 3; c++) {
                 double y[64], x[64];
                 CHECK(nv <= 64);
@@ -440,6 +453,32 @@ static int step_jvp_block(Point* p, int blk, double* out) {
     return 0;
 }
 
+// the adjoint's step VJP (gdn_step_vjp_at) given the acceleration gdn_step integrates from the
+// state returns gdn_step_vjp's outputs gin (from cotangent g) bit for bit; d's state is reloaded
+static int same_vjp_at(Point* p, const double* g, double* const* gin) {
+    const int nv = p->nv;
+    double* acc = calloc((size_t)nv + 1, sizeof(double));
+    double* out[NBLK];
+    for (int k = 0; k < NBLK; k++) {
+        out[k] = calloc((size_t)p->len[k] + 1, sizeof(double));
+        CHECK(out[k]);
+    }
+    CHECK(acc);
+    load_state(p);
+    CHECK(gdn_step_acceleration(p->m, p->d) == GDN_OK);
+    memcpy(acc, p->d->qacc, sizeof(double) * (size_t)nv);
+    load_state(p);
+    CHECK(gdn_step_vjp_at(p->m, p->d, acc, g, g + nv, out[BLK_Q], out[BLK_V], out[BLK_U],
+                          out[BLK_P], out[BLK_X]) == GDN_OK);
+    for (int k = 0; k < NBLK; k++) {
+        CHECK(memcmp(out[k], gin[k], sizeof(double) * (size_t)p->len[k]) == 0);
+        free(out[k]);
+    }
+    free(acc);
+    load_state(p);
+    return 0;
+}
+
 typedef struct Worst {
     double fd[NBLK];
     double adj;
@@ -478,6 +517,7 @@ static int check_point(Point* p, unsigned long long* rng, Worst* w, const char* 
     load_state(p);
     CHECK(gdn_step_vjp(p->m, p->d, g, g + nv, gin[BLK_Q], gin[BLK_V], gin[BLK_U], gin[BLK_P],
                        gin[BLK_X]) == GDN_OK);
+    CHECK(same_vjp_at(p, g, gin) == 0);
     load_state(p);
     double total_rhs = 0, total_abs = 0;
     for (int k = 0; k < NBLK; k++) {

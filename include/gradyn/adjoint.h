@@ -109,12 +109,15 @@ GDN_API gdnStatus gdn_objective_target(const gdnModel* m, const gdnTargetObjecti
 // record, the backward-pass buffers, the data the rollout steps and a scratch data for the
 // objective. Nothing is allocated by gdn_rollout_objective or gdn_adjoint_rollout_gradient.
 //
-// Per step the tape stores the state only (qpos and qvel: (nq + nv) doubles): the step VJP
-// recomputes every intermediate from it. With checkpoint_every = K > 1 only the states
-// t = 0, K, 2K, ... (and x_T) are kept; the backward pass recomputes each segment of K states
-// forward with gdn_step into a K-state buffer before walking it in reverse. Memory is then
-// O(T / K + K) states for one extra forward rollout of compute; the gradients are
-// bit-identical to the full tape (K = 1). K near sqrt(T) minimizes memory.
+// Per step the tape stores the state (qpos and qvel) and the acceleration gdn_step integrated
+// from it (qacc, nv): (nq + 2 nv) doubles. The step VJP recomputes every other intermediate
+// from them (with qacc given it needs only the kinematics and the factorization of M + hD,
+// not the forces or a solve). With checkpoint_every = K > 1 only the states t = 0, K, 2K, ...
+// (each with the acceleration of its segment's last step) and x_T are kept; the backward pass
+// recomputes each segment of K states and accelerations forward with gdn_step into a K-step
+// buffer before walking it in reverse. Memory is then O(T / K + K) steps for one extra forward
+// rollout of compute; the gradients are bit-identical to the full tape (K = 1). K near
+// sqrt(T) minimizes memory.
 typedef struct gdnTape gdnTape;
 
 // a tape for rollouts of up to max_steps steps on models shaped like m (the same nq, nv, nu,
@@ -125,8 +128,9 @@ GDN_API gdnStatus gdn_tape_create(const gdnModel* m, int max_steps, int checkpoi
                                   gdnTape** tape, char* err, int err_size);
 GDN_API void gdn_tape_free(gdnTape* tape);
 
-// memory of the tape's state record, in bytes: per step of a full tape ((nq + nv) * 8), and
-// in total for max_steps as created (checkpoints, segment buffer and final state)
+// memory of the tape's state record, in bytes: per step of a full tape ((nq + 2 nv) * 8: state
+// and acceleration), and in total for max_steps as created (checkpoints and segment buffer,
+// (nq + 2 nv) * 8 each, and the final state, (nq + nv) * 8)
 GDN_API size_t gdn_tape_bytes_per_step(const gdnTape* tape);
 GDN_API size_t gdn_tape_state_bytes(const gdnTape* tape);
 

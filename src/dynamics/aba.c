@@ -37,20 +37,57 @@ static inline void body_rigid_terms(const gdnModel* m, const gdnData* d, int b,
     gdn_cross_force(s->pa, s->vel, iv);
 }
 
-// pass 1 for one body: motion axes S of its dofs, velocity, c and the rigid-body terms
+// the motion axes S of body b's dofs (world axes about ref = subtree_com of its root):
+//   hinge [axis; axis x (ref - anchor)],  slide [0; axis],  free translation [0; e_k],
+//   ball / free rotation: the hinge form with the body's frame axes about the body origin
+static void body_axes(const gdnModel* m, const gdnData* d, int b, const double* ref,
+                      double* axes) {
+    int jnt0 = m->body_jntadr[b];
+    for (int j = jnt0; j < jnt0 + m->body_jntnum[b]; j++) {
+        double* S = axes + 6 * m->jnt_dofadr[j];
+        double offset[3];
+        gdn_sub3(offset, ref, d->xanchor + 3 * j);
+        switch (m->jnt_type[j]) {
+        case GDN_JNT_HINGE:
+            gdn_dof_rotation(S, d->xaxis + 3 * j, offset);
+            break;
+        case GDN_JNT_SLIDE:
+            gdn_dof_translation(S, d->xaxis + 3 * j);
+            break;
+        case GDN_JNT_FREE:
+            for (int k = 0; k < 3; k++) {
+                double axis[3] = {k == 0, k == 1, k == 2};
+                gdn_dof_translation(S + 6 * k, axis);
+            }
+            S += 18;
+            // fall through
+        default: {
+            const double* R = d->xmat + 9 * b;
+            for (int k = 0; k < 3; k++) {
+                double axis[3] = {R[k], R[3 + k], R[6 + k]};
+                gdn_dof_rotation(S + 6 * k, axis, offset);
+            }
+            break;
+        }
+        }
+    }
+}
+
+// pass 1 for one body: motion axes S of its dofs (body_axes), velocity, c and the rigid-body
+// terms
 //   v = v_parent + sum_j S_j qvel_j,  c = sum_j v_(before j) x (S_j qvel_j)
 //   ai = I_b,  pa = v x* (I_b v)
+// (free translation adds qvel to v directly: its axes are the unit vectors)
 static void body_forward(const gdnModel* m, const gdnData* d, int b, const BodyScratch* parent,
                          BodyScratch* s, double* axes) {
     const double* ref = d->subtree_com + 3 * m->body_rootid[b];
     int jnt0 = m->body_jntadr[b];
     int njnt = m->body_jntnum[b];
+    body_axes(m, d, b, ref, axes);
     if (njnt == 1 && m->jnt_type[jnt0] == GDN_JNT_HINGE) {
         // the common single hinge: c = v_parent x (S qvel) (c starts at an exact 0)
-        double* S = axes + 6 * m->jnt_dofadr[jnt0];
-        double offset[3], vj[6];
-        gdn_sub3(offset, ref, d->xanchor + 3 * jnt0);
-        gdn_dof_rotation(S, d->xaxis + 3 * jnt0, offset);
+        const double* S = axes + 6 * m->jnt_dofadr[jnt0];
+        double vj[6];
         gdn_scl6(vj, S, d->qvel[m->jnt_dofadr[jnt0]]);
         gdn_cross_motion(s->c, parent->vel, vj);
         gdn_add6(s->vel, parent->vel, vj);
@@ -65,40 +102,25 @@ static void body_forward(const gdnModel* m, const gdnData* d, int b, const BodyS
     for (int j = jnt0; j < jnt0 + njnt; j++) {
         int dof = m->jnt_dofadr[j];
         const double* qvel = d->qvel + dof;
-        double* S = axes + 6 * dof;
-        double offset[3], vj[6], cj[6];
-        gdn_sub3(offset, ref, d->xanchor + 3 * j);
+        const double* S = axes + 6 * dof;
+        double vj[6], cj[6];
         switch (m->jnt_type[j]) {
         case GDN_JNT_HINGE:
-            gdn_dof_rotation(S, d->xaxis + 3 * j, offset);
-            gdn_scl6(vj, S, qvel[0]);
-            break;
         case GDN_JNT_SLIDE:
-            gdn_dof_translation(S, d->xaxis + 3 * j);
             gdn_scl6(vj, S, qvel[0]);
             break;
         case GDN_JNT_FREE:
-            // translation along the world axes: constant axes, no velocity product
             for (int k = 0; k < 3; k++) {
-                double axis[3] = {k == 0, k == 1, k == 2};
-                gdn_dof_translation(S + 6 * k, axis);
                 v[3 + k] += qvel[k];
             }
             S += 18;
             qvel += 3;
-            // the rotation is a ball about the body origin
             // fall through
-        default: {
-            const double* R = d->xmat + 9 * b;
-            for (int k = 0; k < 3; k++) {
-                double axis[3] = {R[k], R[3 + k], R[6 + k]};
-                gdn_dof_rotation(S + 6 * k, axis, offset);
-            }
+        default:
             for (int i = 0; i < 6; i++) {
                 vj[i] = S[i] * qvel[0] + S[6 + i] * qvel[1] + S[12 + i] * qvel[2];
             }
             break;
-        }
         }
         gdn_cross_motion(cj, v, vj);
         gdn_add6(c, c, cj);
@@ -229,6 +251,52 @@ void gdn_aba_factored(const gdnModel* m, gdnData* d, const double* tau, const do
         }
     }
     gdn_arena_reset(d, mark);
+}
+
+// ABA's pass 2 without the bias terms (no velocity, c, pa): per body, children first,
+//   ai = I_b + sum over the children of their downdated ai, then dofs last to first
+//   U = ai S,  D = S'U + armature + extra,  ai -= U U' / D  (the root dof of a tree: not needed)
+// the same operations on ai, U, D as gdn_aba_factored (its fold is downdate then add), so the
+// factorization is bit for bit the step's.
+gdnStatus gdn_aba_factor(const gdnModel* m, gdnData* d, const double* extra,
+                         const gdnAbaFactor* f) {
+    const int nbody = m->nbody;
+    size_t mark = gdn_arena_mark(d);
+    double* ai = gdn_arena_doubles(d, 36 * (size_t)nbody);
+    if (!ai) {
+        return GDN_ERR_MEMORY;
+    }
+    for (int b = 1; b < nbody; b++) {
+        const double* ref = d->subtree_com + 3 * m->body_rootid[b];
+        double cinert[10], offset[3];
+        body_axes(m, d, b, ref, f->axes);
+        gdn_sub3(offset, d->xipos + 3 * b, ref);
+        gdn_cinert(cinert, m->body_inertia + 3 * b, d->ximat + 9 * b, offset, m->body_mass[b]);
+        gdn_ainert_from_cinert(ai + 36 * b, cinert);
+    }
+    for (int b = nbody - 1; b > 0; b--) {
+        int dof0 = m->body_dofadr[b];
+        int has_parent = m->body_parentid[b] > 0;
+        double* aib = ai + 36 * b;
+        for (int k = dof0 + m->body_dofnum[b] - 1; k >= dof0; k--) {
+            const double* S = f->axes + 6 * k;
+            double* Uk = f->U + 6 * k;
+            gdn_ainert_mul(Uk, aib, S);
+            double D = gdn_dot6(S, Uk) + m->dof_armature[k];
+            if (extra) {
+                D += extra[k];
+            }
+            f->dinv[k] = 1 / D;
+            if (k > dof0 || has_parent) {
+                gdn_ainert_downdate(aib, Uk, f->dinv[k]);
+            }
+        }
+        if (has_parent) {
+            gdn_ainert_add(ai + 36 * m->body_parentid[b], aib);
+        }
+    }
+    gdn_arena_reset(d, mark);
+    return GDN_OK;
 }
 
 // H^-1 x by ABA with v = 0 and no gravity (c = 0, pa starts at 0, a_0 = 0):

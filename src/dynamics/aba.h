@@ -23,6 +23,12 @@ gdnStatus gdn_aba_factor_alloc(const gdnModel* m, gdnData* d, gdnAbaFactor* f);
 void gdn_aba_factored(const gdnModel* m, gdnData* d, const double* tau, const double* extra,
                       double* qacc, const gdnAbaFactor* f);
 
+// the factorization alone, into f, at the kinematics in d: ABA's axes and pass 2 without any
+// velocity or bias term (no acceleration). Bit for bit what gdn_aba_factored keeps with the same
+// extra (NULL = none). Scratch 36 nbody doubles from the arena (GDN_ERR_MEMORY)
+gdnStatus gdn_aba_factor(const gdnModel* m, gdnData* d, const double* extra,
+                         const gdnAbaFactor* f);
+
 // x <- H^-1 x (nv, in place) with H the matrix f factors: ABA's passes 2 and 3 with zero
 // velocity and gravity. Scratch 6 nbody doubles from the arena (GDN_ERR_MEMORY, x unchanged)
 gdnStatus gdn_aba_solve(const gdnModel* m, gdnData* d, const gdnAbaFactor* f, double* x);

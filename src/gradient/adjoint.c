@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The trajectory adjoint: the forward rollout, then the backward pass with gdn_step_vjp.
+// The trajectory adjoint: the forward rollout, then the backward pass with the step VJP.
 #include <math.h>
 #include <string.h>
 
@@ -8,10 +8,11 @@
 
 #include "gradient/cost.h"
 #include "gradient/rollout.h"
+#include "gradient/step_derivative.h"
 #include "gradient/tape.h"
 
-// One reverse step at x_t (loaded into d with u_t):
-//   (g_q, g_v, dJ/du_t, dJ/dpi +=, dJ/dV +=) = J_step' (lam_q, lam_v)
+// One reverse step at x_t (loaded into d with u_t), with the recorded acceleration qacc_t:
+//   (g_q, g_v, dJ/du_t, dJ/dpi +=, dJ/dV +=) = J_step' (lam_q, lam_v)  (gdn_step_vjp_at)
 //   g += grad l(x_t, u_t)           then lam <- g
 static gdnStatus reverse_step(const gdnModel* m, const gdnRollout* r, const gdnObjective* obj,
                               gdnTape* tape, const double* x, int t, gdnAdjointGradients* out,
@@ -25,10 +26,10 @@ static gdnStatus reverse_step(const gdnModel* m, const gdnRollout* r, const gdnO
     }
     double* gctrl = (out->ctrl && nu > 0) ? out->ctrl + (size_t)t * (size_t)nu : NULL;
     double* gvert = m->nvert > 0 ? out->vert : NULL;
-    gdnStatus st = gdn_step_vjp(m, d, tape->lam_q, tape->lam_v, tape->g_q, tape->g_v, gctrl,
-                                out->param, gvert);
+    gdnStatus st = gdn_step_vjp_at(m, d, gdn_tape_acc(tape, t), tape->lam_q, tape->lam_v,
+                                   tape->g_q, tape->g_v, gctrl, out->param, gvert);
     if (st != GDN_OK) {
-        return gdn_rollout_fail(st, err, err_size, "step %d: gdn_step_vjp failed (%s)", t,
+        return gdn_rollout_fail(st, err, err_size, "step %d: the step VJP failed (%s)", t,
                                 gdn_status_string(st));
     }
     if (obj->running.fn) {
@@ -57,8 +58,8 @@ static gdnStatus reverse_step(const gdnModel* m, const gdnRollout* r, const gdnO
 }
 
 // The backward pass over segments [t0, t1) of K steps, last first. A segment's states
-// x_{t0+1} .. x_{t1-1} are recomputed from checkpoint x_{t0} with gdn_step (K > 1), then
-// walked in reverse.
+// x_{t0+1} .. x_{t1-1} and accelerations qacc_{t0} .. qacc_{t1-2} are recomputed from
+// checkpoint x_{t0} with gdn_step (K > 1; qacc_{t1-1} is on the tape), then walked in reverse.
 static gdnStatus backward(const gdnModel* m, const gdnRollout* r, const gdnObjective* obj,
                           gdnTape* tape, gdnAdjointGradients* out, char* err, int err_size) {
     const int nq = m->nq, nv = m->nv, T = r->nstep, K = tape->every;
@@ -92,6 +93,8 @@ static gdnStatus backward(const gdnModel* m, const gdnRollout* r, const gdnObjec
                 }
                 gdn_rollout_save_state(m, d,
                                        tape->segment + (size_t)(t - t0) * (size_t)tape->stride);
+                memcpy(tape->acc_segment + (size_t)(t - t0) * (size_t)nv, d->qacc,
+                       sizeof(double) * (size_t)nv);
             }
         }
         for (int t = t1 - 1; t >= t0; t--) {

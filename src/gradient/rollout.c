@@ -171,7 +171,7 @@ gdnStatus gdn_rollout_step(const gdnModel* m, const gdnRollout* r, gdnData* d, i
 
 // The forward pass shared by the primal and the gradient:
 //   x_0 = validated initial state; for t < T: record x_t (every K-th), J += l(x_t, u_t),
-//   x_{t+1} = gdn_step(x_t, u_t); record x_T, J += g(x_T)
+//   x_{t+1} = gdn_step(x_t, u_t), record qacc_t when t ends a segment; record x_T, J += g(x_T)
 gdnStatus gdn_rollout_forward(const gdnModel* m, const gdnRollout* r, const gdnObjective* obj,
                               gdnTape* tape, double* J, char* err, int err_size) {
     gdnData* d = tape->d;
@@ -199,6 +199,11 @@ gdnStatus gdn_rollout_forward(const gdnModel* m, const gdnRollout* r, const gdnO
         gdnStatus st = gdn_rollout_step(m, r, d, t, err, err_size);
         if (st != GDN_OK) {
             return st;
+        }
+        // the acceleration of a segment's last step (the backward pass recomputes the others)
+        if ((t + 1) % K == 0 || t == T - 1) {
+            memcpy(tape->acc_check + (size_t)(t / K) * (size_t)m->nv, d->qacc,
+                   sizeof(double) * (size_t)m->nv);
         }
     }
     gdn_rollout_save_state(m, d, tape->final);

@@ -28,7 +28,8 @@ gdnStatus gdn_rollout_step(const gdnModel* m, const gdnRollout* r, gdnData* d, i
                            char* err, int err_size);
 
 // the forward pass: x_0 from tape->qpos0 and r->qvel0; for t < T record x_t (every K-th),
-// J += l(x_t, u_t), x_{t+1} = gdn_step(x_t, u_t); then record x_T and J += g(x_T)
+// J += l(x_t, u_t), x_{t+1} = gdn_step(x_t, u_t) (its qacc recorded at each segment's last
+// step, tape.h); then record x_T and J += g(x_T)
 gdnStatus gdn_rollout_forward(const gdnModel* m, const gdnRollout* r, const gdnObjective* obj,
                               gdnTape* tape, double* J, char* err, int err_size);
 

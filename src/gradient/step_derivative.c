@@ -11,6 +11,7 @@
 #include "gradient/body_tangent.h"
 #include "gradient/integrate_derivative.h"
 #include "gradient/residual.h"
+#include "gradient/step_derivative.h"
 #include "sim/step.h"
 
 // The step (sim/step.c), from (q, v, u; pi, V) with h = timestep, D = diag(dof_damping):
@@ -117,12 +118,13 @@ static gdnStatus penalty_vjp(void* ctx, const double* Wbar, double* xibar, doubl
     return gdn_penalty_wrench_vjp(pen->m, pen->d, Wbar, xibar, etabar, pen->gvert);
 }
 
-gdnStatus gdn_step_vjp(const gdnModel* m, gdnData* d, const double* gqpos_next,
-                       const double* gqvel_next, double* gqpos, double* gqvel, double* gctrl,
-                       double* gparam, double* gvert) {
-    if (!m || !d) {
-        return GDN_ERR_ARG;
-    }
+// The backward half shared by gdn_step_vjp and gdn_step_vjp_at, once the front half left the
+// kinematics in d, the acceleration a and ABA's factorization f of M + hD. W: the penalty
+// wrenches when the caller has them (NULL: from the primal's vertex forces, residual.h)
+static gdnStatus step_vjp_back(const gdnModel* m, gdnData* d, const gdnAbaFactor* f,
+                               const double* a, const double* W, const double* gqpos_next,
+                               const double* gqvel_next, double* gqpos, double* gqvel,
+                               double* gctrl, double* gparam, double* gvert) {
     const int nv = m->nv;
     const size_t nb6 = 6 * (size_t)m->nbody;
     const double h = m->opt.timestep;
@@ -137,11 +139,9 @@ gdnStatus gdn_step_vjp(const gdnModel* m, gdnData* d, const double* gqpos_next,
     double* gq = rbar + nv;
     double* gv = gq + nv;
     double* Wbar = gv + nv;
-    gdnAbaFactor f;
-    gdnStatus status = primal_front(m, d, &f, qvel_next);
-    if (status != GDN_OK) {
-        gdn_arena_reset(d, mark);
-        return status;
+    // v' = v + h a
+    for (int i = 0; i < nv; i++) {
+        qvel_next[i] = d->qvel[i] + h * a[i];
     }
 
     // integration: gq = Phi_q' gq',  w = gv' + h Phi_v' gq'
@@ -159,7 +159,7 @@ gdnStatus gdn_step_vjp(const gdnModel* m, gdnData* d, const double* gqpos_next,
         rbar[i] = h * w[i];
     }
     // rbar = -(M + hD)^-1 (h w)
-    status = gdn_aba_solve(m, d, &f, rbar);
+    gdnStatus status = gdn_aba_solve(m, d, f, rbar);
     for (int i = 0; i < nv; i++) {
         rbar[i] = -rbar[i];
     }
@@ -173,7 +173,11 @@ gdnStatus gdn_step_vjp(const gdnModel* m, gdnData* d, const double* gqpos_next,
             out.wrench_vjp = penalty_vjp;
             out.wrench_ctx = &pen;
         }
-        status = gdn_residual_vjp_primal(m, d, d->qacc, rbar, &out);
+        if (W) {
+            status = gdn_residual_vjp_ex(m, d, a, W, rbar, &out);
+        } else {
+            status = gdn_residual_vjp_primal(m, d, a, rbar, &out);
+        }
     }
     if (status == GDN_OK) {
         if (gqpos) {
@@ -182,6 +186,72 @@ gdnStatus gdn_step_vjp(const gdnModel* m, gdnData* d, const double* gqpos_next,
         if (gqvel) {
             memcpy(gqvel, gv, sizeof(double) * (size_t)nv);
         }
+    }
+    gdn_arena_reset(d, mark);
+    return status;
+}
+
+gdnStatus gdn_step_vjp(const gdnModel* m, gdnData* d, const double* gqpos_next,
+                       const double* gqvel_next, double* gqpos, double* gqvel, double* gctrl,
+                       double* gparam, double* gvert) {
+    if (!m || !d) {
+        return GDN_ERR_ARG;
+    }
+    size_t mark = gdn_arena_mark(d);
+    gdnAbaFactor f;
+    gdnStatus status = gdn_aba_factor_alloc(m, d, &f);
+    if (status == GDN_OK) {
+        status = gdn_step_acceleration_factored(m, d, &f);
+    }
+    if (status == GDN_OK) {
+        status = step_vjp_back(m, d, &f, d->qacc, NULL, gqpos_next, gqvel_next, gqpos, gqvel,
+                               gctrl, gparam, gvert);
+    }
+    gdn_arena_reset(d, mark);
+    return status;
+}
+
+// The front half without the acceleration: kinematics, ABA's factorization alone
+// (gdn_aba_factor, bit for bit the step's), and with contact the body velocities and the
+// penalty wrenches (vertex forces and active set as the step's)
+gdnStatus gdn_step_vjp_at(const gdnModel* m, gdnData* d, const double* qacc,
+                          const double* gqpos_next, const double* gqvel_next, double* gqpos,
+                          double* gqvel, double* gctrl, double* gparam, double* gvert) {
+    if (!m || !d || !qacc) {
+        return GDN_ERR_ARG;
+    }
+    const int nv = m->nv;
+    const size_t nb6 = 6 * (size_t)m->nbody;
+    const double h = m->opt.timestep;
+    size_t mark = gdn_arena_mark(d);
+    gdnAbaFactor f;
+    gdnStatus status = gdn_aba_factor_alloc(m, d, &f);
+    // extra = h D (NULL without damping, as the step); V, W (6 nbody each) with contact
+    double* extra = gdn_arena_doubles(d, (size_t)(nv > 0 ? nv : 1) + 2 * nb6);
+    if (status != GDN_OK || !extra) {
+        gdn_arena_reset(d, mark);
+        return GDN_ERR_MEMORY;
+    }
+    double* V = extra + (nv > 0 ? nv : 1);
+    double* W = V + nb6;
+    int damped = 0;
+    for (int i = 0; i < nv; i++) {
+        extra[i] = h * m->dof_damping[i];
+        damped |= m->dof_damping[i] > 0;
+    }
+    gdn_kinematics(m, d);
+    status = gdn_aba_factor(m, d, damped ? extra : NULL, &f);
+    if (status == GDN_OK && contact_on(m)) {
+        if (d->nvert != m->nvert) {
+            status = GDN_ERR_ARG;
+        } else {
+            gdn_body_velocities(m, d, V);
+            gdn_penalty_wrenches(m, d, V, W);
+        }
+    }
+    if (status == GDN_OK) {
+        status = step_vjp_back(m, d, &f, qacc, contact_on(m) ? W : NULL, gqpos_next,
+                               gqvel_next, gqpos, gqvel, gctrl, gparam, gvert);
     }
     gdn_arena_reset(d, mark);
     return status;

@@ -35,10 +35,12 @@ gdnStatus gdn_tape_create(const gdnModel* m, int max_steps, int checkpoint_every
     const int stride = nq + nv;
     const int ncheck = (max_steps + every - 1) / every;
 
-    // doubles: checkpoints, segment, final state, then the buffers of gdnTape in order
+    // doubles: checkpoints, segment, final state, accelerations (checkpoints, segment), then
+    // the buffers of gdnTape in order
     size_t nd = (size_t)ncheck * (size_t)stride + (size_t)(every - 1) * (size_t)stride +
-                (size_t)stride + (size_t)nq + 4 * (size_t)nv + (size_t)(nq > nv ? nq : nv) +
-                2 * (size_t)nv + (size_t)nu;
+                (size_t)stride + (size_t)ncheck * (size_t)nv + (size_t)(every - 1) * (size_t)nv +
+                (size_t)nq + 4 * (size_t)nv + (size_t)(nq > nv ? nq : nv) + 2 * (size_t)nv +
+                (size_t)nu;
     size_t bytes = sizeof(gdnTape) + sizeof(double) * (nd + 1);
     if (nd > ((size_t)-1) / (4 * sizeof(double))) {
         set_err(err, err_size, "gdn_tape_create: tape too large");
@@ -70,6 +72,10 @@ gdnStatus gdn_tape_create(const gdnModel* m, int max_steps, int checkpoint_every
     p += (size_t)(every - 1) * (size_t)stride;
     tp->final = p;
     p += stride;
+    tp->acc_check = p;
+    p += (size_t)ncheck * (size_t)nv;
+    tp->acc_segment = every > 1 ? p : NULL;
+    p += (size_t)(every - 1) * (size_t)nv;
     tp->qpos0 = p;
     p += nq;
     tp->lam_q = p;
@@ -106,18 +112,18 @@ void gdn_tape_free(gdnTape* tape) {
     free(tape->buffer);
 }
 
-// (nq + nv) doubles per recorded state
+// per recorded step: the state (nq + nv doubles) and the acceleration it integrates (nv)
 size_t gdn_tape_bytes_per_step(const gdnTape* tape) {
-    return tape ? sizeof(double) * (size_t)tape->stride : 0;
+    return tape ? sizeof(double) * (size_t)(tape->stride + tape->nv) : 0;
 }
 
-// checkpoints + segment buffer + final state
+// checkpoints and segment buffer (state and acceleration each) + final state
 size_t gdn_tape_state_bytes(const gdnTape* tape) {
     if (!tape) {
         return 0;
     }
-    size_t states = (size_t)tape->ncheck + (size_t)(tape->every - 1) + 1;
-    return states * sizeof(double) * (size_t)tape->stride;
+    size_t steps = (size_t)tape->ncheck + (size_t)(tape->every - 1);
+    return steps * gdn_tape_bytes_per_step(tape) + sizeof(double) * (size_t)tape->stride;
 }
 
 double* gdn_tape_slot(const gdnTape* tape, int t) {
@@ -128,6 +134,18 @@ double* gdn_tape_slot(const gdnTape* tape, int t) {
         return NULL;
     }
     return tape->checkpoint + (size_t)(t / tape->every) * (size_t)tape->stride;
+}
+
+const double* gdn_tape_acc(const gdnTape* tape, int t) {
+    if (t < 0 || t >= tape->nstep) {
+        return NULL;
+    }
+    const int K = tape->every, t0 = t - t % K;
+    const int t1 = t0 + K < tape->nstep ? t0 + K : tape->nstep;
+    if (t == t1 - 1) {
+        return tape->acc_check + (size_t)(t / K) * (size_t)tape->nv;
+    }
+    return tape->acc_segment + (size_t)(t - t0) * (size_t)tape->nv;
 }
 
 gdnStatus gdn_tape_state(const gdnTape* tape, int t, double* qpos, double* qvel) {

@@ -9,6 +9,11 @@
 //   checkpoint[c] = x_{cK}  for c = 0 .. ncheck-1 (K = 1: every state x_0 .. x_{T-1})
 //   segment[s]    = x_{t0+1+s} for s = 0 .. K-2, refilled per segment in the backward pass
 //   final         = x_T
+// and the integrated accelerations (nv each, d->qacc after gdn_step from x_t) the step VJP
+// takes instead of recomputing them (gdn_step_vjp_at):
+//   acc_check[c]   = qacc of segment c's last step, t = min(cK + K, T) - 1 (K = 1: qacc_c),
+//                    recorded by the forward pass
+//   acc_segment[s] = qacc_{t0+s} for s = 0 .. K-2, refilled with the segment's states
 struct gdnTape {
     // the model's shape at creation (a call with another shape is refused)
     int nq, nv, nu, nbody, nvert;
@@ -21,6 +26,8 @@ struct gdnTape {
     double* checkpoint;  // (ncheck x stride)
     double* segment;     // ((K - 1) x stride), NULL when K = 1
     double* final;       // (stride)
+    double* acc_check;   // (ncheck x nv)
+    double* acc_segment; // ((K - 1) x nv), NULL when K = 1
 
     // backward-pass and input buffers
     double* qpos0;       // (nq) validated, normalized initial configuration
@@ -40,5 +47,9 @@ struct gdnTape {
 
 // the recorded state x_t when stored (else NULL): qpos at [0, nq), qvel at [nq, nq + nv)
 double* gdn_tape_slot(const gdnTape* tape, int t);
+
+// the acceleration integrated by step t < T (acc_check or acc_segment; the latter only while
+// the backward pass holds t's segment), NULL when not recorded
+const double* gdn_tape_acc(const gdnTape* tape, int t);
 
 #endif

@@ -1,0 +1,19 @@
+// SPDX-License-Identifier: Apache-2.0
+// Internal: the step VJP at a state whose integrated acceleration is known (the adjoint's tape).
+#ifndef GDN_GRADIENT_STEP_DERIVATIVE_H
+#define GDN_GRADIENT_STEP_DERIVATIVE_H
+
+#include <gradyn/gradyn.h>
+
+// gdn_step_vjp (derivative.h: same outputs, same NULL and accumulation conventions) at the state
+// in d, given qacc (nv): the acceleration gdn_step integrates from this state (d->qacc after
+// it). The front half then needs only the kinematics and ABA's factorization, no forces, bias
+// terms or solve for the acceleration. With the step's own qacc the results are bit for bit
+// gdn_step_vjp's except for the signs of zeros in the contact wrenches. The state is not
+// checked for finiteness (the forward pass did). GDN_ERR_ARG (NULL input, d created for another
+// vertex count), GDN_ERR_MEMORY (arena)
+gdnStatus gdn_step_vjp_at(const gdnModel* m, gdnData* d, const double* qacc,
+                          const double* gqpos_next, const double* gqvel_next, double* gqpos,
+                          double* gqvel, double* gctrl, double* gparam, double* gvert);
+
+#endif

@@ -9,6 +9,8 @@
 #include "dynamics/applied.h"
 #include "math/vec.h"
 #include "model/model_alloc.h"
+#include "oracle/actuated_model.h"
+#include "oracle/oracle.h"
 #include "runner/test.h"
 
 #define MAXB 16
@@ -794,39 +796,6 @@ static int test_energy_tree(void) {
 
 // ---------------------------------------------------------------- MuJoCo, stage by stage
 
-// actuators on free, ball, hinge and slide joints (motor, position, velocity, general affine,
-// 3D and 6D gears, ctrl and force clamping) and springs on every joint type
-static const char kActuatedXml[] =
-    "<mujoco model=\"actuated\">\n"
-    "  <compiler angle=\"radian\"/>\n"
-    "  <option timestep=\"0.002\"/>\n"
-    "  <worldbody>\n"
-    "    <body name=\"base\" pos=\"0 0 1\" quat=\"0.9 0.1 0.3 0.2\">\n"
-    "      <joint name=\"root\" type=\"free\" stiffness=\"1.5\" damping=\"0.1\"/>\n"
-    "      <geom type=\"box\" size=\".1 .2 .3\" mass=\"1\"/>\n"
-    "      <body name=\"arm\" pos=\"0.2 0 0\">\n"
-    "        <joint name=\"ball\" type=\"ball\" pos=\"0.05 0 0\" damping=\"0.3\" stiffness=\"2\"/>\n"
-    "        <geom type=\"capsule\" fromto=\"0 0 0 0.3 0 0\" size=\"0.05\"/>\n"
-    "        <body name=\"tip\" pos=\"0.3 0 0\" euler=\"0.3 0.2 0.1\">\n"
-    "          <joint name=\"hinge\" type=\"hinge\" axis=\"0 1 0\" springref=\"0.3\" stiffness=\"2\"/>\n"
-    "          <joint name=\"slide\" type=\"slide\" axis=\"1 0 0\" damping=\"1\" stiffness=\"4\"/>\n"
-    "          <geom type=\"sphere\" size=\"0.1\" pos=\"0.1 0 0\"/>\n"
-    "        </body>\n"
-    "      </body>\n"
-    "    </body>\n"
-    "  </worldbody>\n"
-    "  <actuator>\n"
-    "    <motor joint=\"root\" gear=\"1 2 3 0.5 -0.5 0.25\"/>\n"
-    "    <motor joint=\"ball\" gear=\"0.3 -0.4 1.2\" ctrllimited=\"true\" ctrlrange=\"-1 1\"/>\n"
-    "    <position joint=\"ball\" gear=\"1 0.5 0\" kp=\"5\"/>\n"
-    "    <velocity joint=\"ball\" gear=\"0 0 1\" kv=\"2\" forcelimited=\"true\" forcerange=\"-0.5 0.5\"/>\n"
-    "    <position joint=\"hinge\" kp=\"10\" ctrllimited=\"true\" ctrlrange=\"-0.5 0.5\"/>\n"
-    "    <velocity joint=\"slide\" kv=\"3\" gear=\"2\"/>\n"
-    "    <general joint=\"slide\" gaintype=\"affine\" gainprm=\"0.5 0.25 -0.125\" biastype=\"affine\"\n"
-    "             biasprm=\"1 -2 0.75\" forcelimited=\"true\" forcerange=\"-2 2\"/>\n"
-    "  </actuator>\n"
-    "</mujoco>\n";
-
 // a gdnModel holding an mjModel's fields (same names), so these stages are compared with
 // MuJoCo independently of the MJCF loader
 static gdnModel* model_from_mujoco(const mjModel* mm) {
@@ -992,25 +961,18 @@ static int compare_stages(const char* path, double worst[NQ]) {
     return 0;
 }
 
-// every model in tests/models, MuJoCo's humanoid.xml and kActuatedXml, to 1e-12
+// every model in tests/models, MuJoCo's humanoid.xml and the actuated model, to 1e-12
 static int test_stages_vs_mujoco(void) {
-    static const char* const models[] = {
-        "pendulum.xml", "double_pendulum.xml", "arm7.xml",      "ball_chain.xml",
-        "box_spin.xml", "slider.xml",          "humanoid32.xml",
-    };
     double worst[NQ] = {0};
     char path[1024];
-    for (int i = 0; i < (int)(sizeof(models) / sizeof(models[0])); i++) {
-        snprintf(path, sizeof(path), "%s/%s", GDN_TEST_MODELS, models[i]);
+    for (int i = 0; i < gdn_oracle_nmodels; i++) {
+        snprintf(path, sizeof(path), "%s/%s", GDN_TEST_MODELS, gdn_oracle_models[i]);
         CHECK(compare_stages(path, worst) == 0);
     }
-    CHECK(compare_stages("/usr/share/mujoco/model/humanoid/humanoid.xml", worst) == 0);
-    snprintf(path, sizeof(path), "%s/test_forces_actuated.xml", GDN_BINARY_DIR);
-    FILE* f = fopen(path, "w");
-    CHECK(f);
-    fputs(kActuatedXml, f);
-    fclose(f);
-    CHECK(compare_stages(path, worst) == 0);
+    CHECK(compare_stages(GDN_ORACLE_MJ_HUMANOID, worst) == 0);
+    const char* actuated = gdn_oracle_actuated_model_path();
+    CHECK(actuated);
+    CHECK(compare_stages(actuated, worst) == 0);
     for (int q = 0; q < NQ; q++) {
         if (!(worst[q] <= 1e-12)) {
             fprintf(stderr, "%s: relative error %.3g > 1e-12\n", kQName[q], worst[q]);

@@ -2,8 +2,8 @@
 // Unit tests of kinematics, CRBA, RNEA, ABA and the Euler step on models built in memory.
 //
 // Models are built with gdn_model_alloc, either by hand (the pendulum) or by copying a compiled
-// MuJoCo model field by field (small MJCF strings below), so these tests do not depend on the
-// MJCF loader; MuJoCo 2.2.2 is the oracle for the copied ones. Relative errors are
+// MuJoCo model field by field (gdn_model_from_mujoco; small MJCF strings below), so these tests
+// do not depend on the MJCF loader; MuJoCo 2.2.2 is the oracle for the copied ones. Relative errors are
 // ||a - b||_inf / max(||b||_inf, 1).
 #include <math.h>
 #include <stdio.h>
@@ -14,85 +14,10 @@
 #include <mujoco/mujoco.h>
 
 #include "model/model_alloc.h"
+#include "oracle/from_mujoco.h"
 #include "runner/test.h"
 
 // ---------------------------------------------------------------- models
-
-// a gdnModel with every field copied from a compiled MuJoCo model
-static gdnModel* model_from_mujoco(const mjModel* mm) {
-    gdnModelSizes sz = {mm->nq, mm->nv, mm->nu, mm->nbody, mm->njnt, mm->ngeom, mm->nsite, 0, 1};
-    gdnModel* m = gdn_model_alloc(&sz);
-    if (!m) {
-        return NULL;
-    }
-    m->opt.timestep = mm->opt.timestep;
-    for (int i = 0; i < 3; i++) {
-        m->opt.gravity[i] = mm->opt.gravity[i];
-    }
-    m->opt.integrator = GDN_INT_EULER;
-    m->opt.disableflags = mm->opt.disableflags;
-    m->opt.enableflags = mm->opt.enableflags;
-#define COPY(field, count) memcpy(m->field, mm->field, sizeof(*m->field) * (size_t)(count))
-    COPY(body_parentid, mm->nbody);
-    COPY(body_rootid, mm->nbody);
-    COPY(body_weldid, mm->nbody);
-    COPY(body_jntnum, mm->nbody);
-    COPY(body_jntadr, mm->nbody);
-    COPY(body_dofnum, mm->nbody);
-    COPY(body_dofadr, mm->nbody);
-    COPY(body_geomnum, mm->nbody);
-    COPY(body_geomadr, mm->nbody);
-    COPY(body_pos, 3 * mm->nbody);
-    COPY(body_quat, 4 * mm->nbody);
-    COPY(body_ipos, 3 * mm->nbody);
-    COPY(body_iquat, 4 * mm->nbody);
-    COPY(body_mass, mm->nbody);
-    COPY(body_subtreemass, mm->nbody);
-    COPY(body_inertia, 3 * mm->nbody);
-    COPY(jnt_type, mm->njnt);
-    COPY(jnt_qposadr, mm->njnt);
-    COPY(jnt_dofadr, mm->njnt);
-    COPY(jnt_bodyid, mm->njnt);
-    COPY(jnt_pos, 3 * mm->njnt);
-    COPY(jnt_axis, 3 * mm->njnt);
-    COPY(jnt_stiffness, mm->njnt);
-    COPY(jnt_range, 2 * mm->njnt);
-    COPY(dof_bodyid, mm->nv);
-    COPY(dof_jntid, mm->nv);
-    COPY(dof_parentid, mm->nv);
-    COPY(dof_armature, mm->nv);
-    COPY(dof_damping, mm->nv);
-    COPY(geom_type, mm->ngeom);
-    COPY(geom_bodyid, mm->ngeom);
-    COPY(geom_pos, 3 * mm->ngeom);
-    COPY(geom_quat, 4 * mm->ngeom);
-    COPY(geom_size, 3 * mm->ngeom);
-    COPY(site_bodyid, mm->nsite);
-    COPY(site_pos, 3 * mm->nsite);
-    COPY(site_quat, 4 * mm->nsite);
-    COPY(actuator_trntype, mm->nu);
-    COPY(actuator_dyntype, mm->nu);
-    COPY(actuator_gaintype, mm->nu);
-    COPY(actuator_biastype, mm->nu);
-    COPY(actuator_trnid, 2 * mm->nu);
-    COPY(actuator_gear, 6 * mm->nu);
-    COPY(actuator_gainprm, GDN_NGAIN * mm->nu);
-    COPY(actuator_biasprm, GDN_NBIAS * mm->nu);
-    COPY(actuator_ctrlrange, 2 * mm->nu);
-    COPY(actuator_forcerange, 2 * mm->nu);
-    COPY(qpos0, mm->nq);
-    COPY(qpos_spring, mm->nq);
-#undef COPY
-    for (int i = 0; i < mm->nu; i++) {
-        m->actuator_ctrllimited[i] = mm->actuator_ctrllimited[i];
-        m->actuator_forcelimited[i] = mm->actuator_forcelimited[i];
-    }
-    for (int i = 0; i < mm->njnt; i++) {
-        m->jnt_limited[i] = mm->jnt_limited[i];
-    }
-    m->names[0] = 0;
-    return m;
-}
 
 // MJCF of the test models: one feature each
 static const char* const kPendulumXml =
@@ -181,7 +106,7 @@ static int pair_load(Pair* p, const char* xml) {
     }
     p->mm->opt.disableflags |= mjDSBL_CONSTRAINT;
     p->md = mj_makeData(p->mm);
-    p->gm = model_from_mujoco(p->mm);
+    p->gm = gdn_model_from_mujoco(p->mm);
     if (!p->gm || gdn_data_create(p->gm, &p->gd) != GDN_OK) {
         return 1;
     }

@@ -10,6 +10,7 @@
 #include "math/vec.h"
 #include "model/model_alloc.h"
 #include "oracle/actuated_model.h"
+#include "oracle/from_mujoco.h"
 #include "oracle/oracle.h"
 #include "runner/test.h"
 
@@ -796,54 +797,6 @@ static int test_energy_tree(void) {
 
 // ---------------------------------------------------------------- MuJoCo, stage by stage
 
-// a gdnModel holding an mjModel's fields (same names), so these stages are compared with
-// MuJoCo independently of the MJCF loader
-static gdnModel* model_from_mujoco(const mjModel* mm) {
-    gdnModelSizes sz = {mm->nq, mm->nv, mm->nu, mm->nbody, mm->njnt, mm->ngeom, mm->nsite, 0, 0};
-    gdnModel* g = gdn_model_alloc(&sz);
-    if (!g) {
-        return NULL;
-    }
-#define COPY(field, n) memcpy(g->field, mm->field, sizeof(*g->field) * (size_t)(n))
-    COPY(body_parentid, mm->nbody);
-    COPY(body_rootid, mm->nbody);
-    COPY(body_weldid, mm->nbody);
-    COPY(body_jntnum, mm->nbody);
-    COPY(body_jntadr, mm->nbody);
-    COPY(body_dofnum, mm->nbody);
-    COPY(body_dofadr, mm->nbody);
-    COPY(body_mass, mm->nbody);
-    COPY(body_inertia, 3 * mm->nbody);
-    COPY(jnt_type, mm->njnt);
-    COPY(jnt_qposadr, mm->njnt);
-    COPY(jnt_dofadr, mm->njnt);
-    COPY(jnt_bodyid, mm->njnt);
-    COPY(jnt_stiffness, mm->njnt);
-    COPY(dof_jntid, mm->nv);
-    COPY(dof_parentid, mm->nv);
-    COPY(dof_armature, mm->nv);
-    COPY(dof_damping, mm->nv);
-    COPY(actuator_trntype, mm->nu);
-    COPY(actuator_dyntype, mm->nu);
-    COPY(actuator_gaintype, mm->nu);
-    COPY(actuator_biastype, mm->nu);
-    COPY(actuator_trnid, 2 * mm->nu);
-    COPY(actuator_gear, 6 * mm->nu);
-    COPY(actuator_gainprm, GDN_NGAIN * mm->nu);
-    COPY(actuator_biasprm, GDN_NBIAS * mm->nu);
-    COPY(actuator_ctrlrange, 2 * mm->nu);
-    COPY(actuator_forcerange, 2 * mm->nu);
-    COPY(qpos_spring, mm->nq);
-#undef COPY
-    for (int i = 0; i < mm->nu; i++) {
-        g->actuator_ctrllimited[i] = mm->actuator_ctrllimited[i];
-        g->actuator_forcelimited[i] = mm->actuator_forcelimited[i];
-    }
-    memcpy(g->opt.gravity, mm->opt.gravity, sizeof(g->opt.gravity));
-    g->opt.disableflags = mm->opt.disableflags;
-    return g;
-}
-
 // every error below: ||gradyn - MuJoCo||_inf / max(||MuJoCo||_inf, 1) over the whole array
 static double rel(const double* a, const double* b, int n) {
     return gdn_test_relerr(a, b, n, 1);
@@ -865,7 +818,7 @@ static int compare_stages(const char* path, double worst[NQ]) {
     mm->opt.disableflags |= mjDSBL_CONSTRAINT;
     mm->opt.enableflags |= mjENBL_ENERGY;
     mjData* md = mj_makeData(mm);
-    gdnModel* g = model_from_mujoco(mm);
+    gdnModel* g = gdn_model_from_mujoco(mm);
     gdnData* d = NULL;
     int nv = mm->nv, nb = mm->nbody;
     double* buf = calloc((size_t)(12 * nv + 1), sizeof(double));

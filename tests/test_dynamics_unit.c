@@ -3,8 +3,8 @@
 //
 // Models are built with gdn_model_alloc, either by hand (the pendulum) or by copying a compiled
 // MuJoCo model field by field (gdn_model_from_mujoco; small MJCF strings below), so these tests
-// do not depend on the MJCF loader; MuJoCo 2.2.2 is the oracle for the copied ones. Relative errors are
-// ||a - b||_inf / max(||b||_inf, 1).
+// do not depend on the MJCF loader; MuJoCo 2.2.2 is the oracle for the copied ones. Relative
+// errors are ||a - b||_inf / max(||b||_inf, 1).
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -8,43 +8,19 @@
 #include <string.h>
 
 #include "oracle/oracle.h"
+#include "runner/models.h"
 #include "runner/test.h"
 
 #define NSAMPLE 50
 #define TOL 1e-10
 #define FLOOR 1e-6
 
-static gdnModel* load(const char* file) {
-    char path[1024], err[1024] = "";
-    snprintf(path, sizeof(path), "%s/%s", GDN_TEST_MODELS, file);
-    gdnModel* m = NULL;
-    gdnStatus st = gdn_load_xml(path, &m, err, (int)sizeof(err), NULL, 0);
-    if (st != GDN_OK) {
-        fprintf(stderr, "%s: %s: %s\n", path, gdn_status_string(st), err);
-        return NULL;
-    }
-    m->opt.disableflags |= GDN_DSBL_CONSTRAINT;
-    return m;
-}
-
-// random configuration (unit quaternions for ball/free) and velocity
-static void random_state(const gdnModel* m, gdnData* d, unsigned long long* rng) {
-    gdn_data_reset(m, d);
-    for (int i = 0; i < m->nq; i++) {
-        d->qpos[i] = gdn_test_uniform(rng, -1, 1);
-    }
-    gdn_normalize_quat(m, d->qpos);
-    for (int i = 0; i < m->nv; i++) {
-        d->qvel[i] = gdn_test_uniform(rng, -2, 2);
-    }
-}
-
 // the three consistency identities at NSAMPLE random states of one model:
 //   RNEA(q, v, ABA(q, v, tau)) = tau
 //   RNEA(q, v, ABA(q, v, tau; extra)) + extra .* qacc = tau   (ABA's armature increment)
 //   M qacc + C = tau with M from CRBA, C = RNEA(q, v, 0), qacc = ABA(q, v, tau)
 static int check_identities(const char* file) {
-    gdnModel* m = load(file);
+    gdnModel* m = gdn_test_load_model(file);
     CHECK(m);
     gdnData* d = NULL;
     CHECK(gdn_data_create(m, &d) == GDN_OK);
@@ -59,7 +35,7 @@ static int check_identities(const char* file) {
     memset(&w, 0, sizeof(w));
     unsigned long long rng = 0xA0761D6478BD642FULL ^ (unsigned long long)strlen(file);
     for (int s = 0; s < NSAMPLE; s++) {
-        random_state(m, d, &rng);
+        gdn_test_random_qpos_qvel(m, d, &rng);
         for (int i = 0; i < nv; i++) {
             tau[i] = gdn_test_uniform(&rng, -5, 5);
             extra[i] = gdn_test_uniform(&rng, 0, 0.1);
@@ -145,7 +121,7 @@ static int pendulum_energy(gdnModel* m, double h, double* drift, double* scale) 
 // exactly, so |E - E0| stays below h max|qvel| max|tau_g| (MuJoCo's own Euler measures 0.27 of
 // that scale on this pendulum) and halves when h halves, with no secular drift over 4 s
 static int test_energy_pendulum(void) {
-    gdnModel* m = load("pendulum.xml");
+    gdnModel* m = gdn_test_load_model("pendulum.xml");
     CHECK(m);
     for (int i = 0; i < m->nv; i++) {
         CHECK(m->dof_damping[i] == 0 && m->dof_armature[i] == 0);
@@ -170,7 +146,7 @@ static int test_energy_pendulum(void) {
 
 // 10^4 steps from a tumbling state: every quaternion in qpos unit to 1e-12
 static int tumble_quaternions(const char* file) {
-    gdnModel* m = load(file);
+    gdnModel* m = gdn_test_load_model(file);
     CHECK(m);
     gdnData* d = NULL;
     CHECK(gdn_data_create(m, &d) == GDN_OK);

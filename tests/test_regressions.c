@@ -13,24 +13,11 @@
 #include <mujoco/mujoco.h>
 
 #include "oracle/oracle.h"
+#include "runner/models.h"
 #include "runner/test.h"
 
 #define TOL 1e-12
 #define NSAMPLES 20
-
-// load one of tests/models with constraints disabled
-static gdnModel* load_test_model(const char* file) {
-    char path[1024], err[1024] = "";
-    snprintf(path, sizeof(path), "%s/%s", GDN_TEST_MODELS, file);
-    gdnModel* m = NULL;
-    gdnStatus st = gdn_load_xml(path, &m, err, (int)sizeof(err), NULL, 0);
-    if (st != GDN_OK) {
-        fprintf(stderr, "%s: %s: %s\n", path, gdn_status_string(st), err);
-        return NULL;
-    }
-    m->opt.disableflags |= GDN_DSBL_CONSTRAINT;
-    return m;
-}
 
 // write xml next to the build as name and return the path (static buffer)
 static const char* write_model(const char* name, const char* xml) {
@@ -112,7 +99,7 @@ static int test_slide_hinge_ref_kinematics(void) {
 // catches: the step's qpos finiteness check removed (the NaN then surfaces as a bad qacc and is
 // reported under the wrong warning)
 static int test_step_nonfinite_qpos(void) {
-    gdnModel* m = load_test_model("slider.xml");
+    gdnModel* m = gdn_test_load_model("slider.xml");
     CHECK(m);
     gdnData* d = NULL;
     CHECK(gdn_data_create(m, &d) == GDN_OK);
@@ -136,7 +123,7 @@ static int test_step_nonfinite_qpos(void) {
 // catches: the step's ctrl finiteness check removed (actuation would zero the controls and the
 // step would go on with GDN_OK)
 static int test_step_nonfinite_ctrl(void) {
-    gdnModel* m = load_test_model("slider.xml");
+    gdnModel* m = gdn_test_load_model("slider.xml");
     CHECK(m);
     CHECK(m->nu == 3);
     gdnData* d = NULL;
@@ -280,7 +267,7 @@ static int test_difference_pos_inverts_integrate(void) {
 // catches: a missing gdn_arena_reset in any public stage (RNE, ABA, CRBA, energy, ...): every
 // call must leave the arena as it found it, and many forward calls must never exhaust it
 static int arena_model(const char* file) {
-    gdnModel* m = load_test_model(file);
+    gdnModel* m = gdn_test_load_model(file);
     CHECK(m);
     m->opt.enableflags |= GDN_ENBL_ENERGY;
     gdnData* d = NULL;

@@ -22,6 +22,7 @@
 #include "dynamics/com.h"
 #include "gradient/body_tangent.h"
 #include "gradient/residual.h"
+#include "runner/models.h"
 #include "runner/test.h"
 
 #define EPS 1e-6
@@ -149,11 +150,7 @@ static gdnModel* load_model(int i) {
 
 // random configuration (unit quaternions), velocity, controls and applied forces
 static void random_state(const gdnModel* m, gdnData* d, unsigned long long* rng) {
-    gdn_data_reset(m, d);
-    for (int i = 0; i < m->nq; i++) {
-        d->qpos[i] = gdn_test_uniform(rng, -1, 1);
-    }
-    gdn_normalize_quat(m, d->qpos);
+    gdn_test_random_qpos(m, d, rng);
     for (int i = 0; i < m->nv; i++) {
         d->qvel[i] = gdn_test_uniform(rng, -2, 2);
         d->qfrc_applied[i] = gdn_test_uniform(rng, -1, 1);

@@ -53,16 +53,10 @@ static int next_double(const char** s, double* out) {
     return 1;
 }
 
-int gdn_attr_doubles(gdnDiag* diag, gdnXmlElem* e, const char* name, int n, double* out,
-                     int exact) {
-    const char* s = gdn_xml_attr(e, name);
-    if (!s) {
-        return 0;
-    }
-    double tmp[32];
-    if (n > 32) {
-        return -1;
-    }
+// the numbers of attribute name (value s) into out[0..cap): their count, or -1 after reporting
+// a bad number or more than cap of them ("too much data (<limit_text> <limit> numbers)")
+static int read_numbers(gdnDiag* diag, gdnXmlElem* e, const char* name, const char* s,
+                        double* out, int cap, const char* limit_text, int limit) {
     int count = 0;
     for (;;) {
         double v;
@@ -75,12 +69,30 @@ int gdn_attr_doubles(gdnDiag* diag, gdnXmlElem* e, const char* name, int n, doub
                            "attribute '%s': bad number (finite decimal numbers only)", name);
             return -1;
         }
-        if (count == n) {
+        if (count >= cap) {
             gdn_diag_error(diag, GDN_ERR_PARSE, e->file, e->line, e->name,
-                           "attribute '%s' has too much data (expected %d numbers)", name, n);
+                           "attribute '%s' has too much data (%s %d numbers)", name, limit_text,
+                           limit);
             return -1;
         }
-        tmp[count++] = v;
+        out[count++] = v;
+    }
+    return count;
+}
+
+int gdn_attr_doubles(gdnDiag* diag, gdnXmlElem* e, const char* name, int n, double* out,
+                     int exact) {
+    const char* s = gdn_xml_attr(e, name);
+    if (!s) {
+        return 0;
+    }
+    double tmp[32];
+    if (n > 32) {
+        return -1;
+    }
+    int count = read_numbers(diag, e, name, s, tmp, n, "expected", n);
+    if (count < 0) {
+        return -1;
     }
     if ((exact && count < n) || count == 0) {
         gdn_diag_error(diag, GDN_ERR_PARSE, e->file, e->line, e->name,
@@ -112,24 +124,9 @@ int gdn_attr_double_list(gdnDiag* diag, gdnPool* pool, gdnXmlElem* e, const char
         gdn_diag_error(diag, GDN_ERR_MEMORY, e->file, e->line, e->name, "out of memory");
         return -1;
     }
-    int count = 0;
-    for (;;) {
-        double v;
-        int r = next_double(&s, &v);
-        if (r == 0) {
-            break;
-        }
-        if (r < 0) {
-            gdn_diag_error(diag, GDN_ERR_PARSE, e->file, e->line, e->name,
-                           "attribute '%s': bad number (finite decimal numbers only)", name);
-            return -1;
-        }
-        if (count >= maxn || count >= bound) {
-            gdn_diag_error(diag, GDN_ERR_PARSE, e->file, e->line, e->name,
-                           "attribute '%s' has too much data (at most %d numbers)", name, maxn);
-            return -1;
-        }
-        vals[count++] = v;
+    int count = read_numbers(diag, e, name, s, vals, maxn < bound ? maxn : bound, "at most", maxn);
+    if (count < 0) {
+        return -1;
     }
     *out = vals;
     return count;

@@ -13,21 +13,6 @@ typedef struct IncludeStack {
     int depth;
 } IncludeStack;
 
-// path of file relative to the directory dir (absolute paths stay as they are)
-static char* join_path(gdnPool* pool, const char* dir, const char* file) {
-    if (file[0] == '/' || !dir || !dir[0]) {
-        return gdn_pool_strndup(pool, file, strlen(file));
-    }
-    size_t nd = strlen(dir), nf = strlen(file);
-    char* p = gdn_pool_alloc(pool, nd + nf + 2);
-    if (p) {
-        memcpy(p, dir, nd);
-        p[nd] = '/';
-        memcpy(p + nd + 1, file, nf + 1);
-    }
-    return p;
-}
-
 // canonical path (symlinks, "..", "." resolved) in pool memory; NULL if the file does not exist
 static char* canonical_path(gdnPool* pool, const char* path) {
     char* real = realpath(path, NULL);
@@ -72,7 +57,7 @@ static gdnXmlElem* load_include(gdnXmlContext* ctx, gdnXmlElem* inc, IncludeStac
                        "includes nested deeper than %d", GDN_XML_MAX_INCLUDE_DEPTH);
         return NULL;
     }
-    char* path = join_path(ctx->pool, inc->dir, file);
+    char* path = gdn_pool_join_path(ctx->pool, inc->dir, file);
     if (!path) {
         gdn_diag_error(diag, GDN_ERR_MEMORY, inc->file, inc->line, "include", "out of memory");
         return NULL;
@@ -157,7 +142,7 @@ gdnStatus gdn_xml_resolve_includes(gdnXmlContext* ctx, gdnXmlElem* root) {
     stack.depth = 0;
     // the top file is part of the chain when it exists on disk
     if (root->file && root->dir) {
-        char* top = join_path(ctx->pool, NULL, root->file);
+        char* top = gdn_pool_join_path(ctx->pool, NULL, root->file);
         char* canon = top ? canonical_path(ctx->pool, top) : NULL;
         if (canon) {
             stack.path[stack.depth++] = canon;

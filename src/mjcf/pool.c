@@ -68,6 +68,20 @@ char* gdn_pool_strndup(gdnPool* pool, const char* s, size_t len) {
     return r;
 }
 
+char* gdn_pool_join_path(gdnPool* pool, const char* dir, const char* file) {
+    if (file[0] == '/' || !dir || !dir[0]) {
+        return gdn_pool_strndup(pool, file, strlen(file));
+    }
+    size_t nd = strlen(dir), nf = strlen(file);
+    char* p = gdn_pool_alloc(pool, nd + nf + 2);
+    if (p) {
+        memcpy(p, dir, nd);
+        p[nd] = '/';
+        memcpy(p + nd + 1, file, nf + 1);
+    }
+    return p;
+}
+
 int gdn_pool_reserve(gdnPool* pool, void** array, int* capacity, int need, size_t elem) {
     if (need <= *capacity) {
         return 1;

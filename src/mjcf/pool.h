@@ -22,6 +22,10 @@ void* gdn_pool_alloc(gdnPool* pool, size_t bytes);
 // a copy of the first len bytes of s plus a terminating '\0'
 char* gdn_pool_strndup(gdnPool* pool, const char* s, size_t len);
 
+// dir + "/" + file, or a copy of file alone when it is absolute or dir is NULL or empty;
+// NULL when out of memory
+char* gdn_pool_join_path(gdnPool* pool, const char* dir, const char* file);
+
 // grow an array of count elements to capacity >= need (doubling); returns 0 on failure
 int gdn_pool_reserve(gdnPool* pool, void** array, int* capacity, int need, size_t elem);
 

@@ -42,21 +42,6 @@ static int push_point(gdnSpec* spec, Skin* s, const gdnSpecGeom* g, const double
     return 0;
 }
 
-// dir + "/" + file, or file alone when it is absolute or dir is empty
-static char* join(gdnPool* pool, const char* dir, const char* file) {
-    if (file[0] == '/' || !dir || !dir[0]) {
-        return gdn_pool_strndup(pool, file, strlen(file));
-    }
-    size_t nd = strlen(dir), nf = strlen(file);
-    char* p = gdn_pool_alloc(pool, nd + nf + 2);
-    if (p) {
-        memcpy(p, dir, nd);
-        p[nd] = '/';
-        memcpy(p + nd + 1, file, nf + 1);
-    }
-    return p;
-}
-
 // MuJoCo's rule: model directory / (meshdir, else assetdir) / file; absolute parts win
 static char* mesh_path(gdnSpec* spec, const char* file) {
     const char* sub = spec->compiler.meshdir ? spec->compiler.meshdir : spec->compiler.assetdir;
@@ -65,13 +50,13 @@ static char* mesh_path(gdnSpec* spec, const char* file) {
     }
     const char* dir = spec->model_dir;
     if (sub && sub[0]) {
-        char* d = join(spec->pool, dir, sub);
+        char* d = gdn_pool_join_path(spec->pool, dir, sub);
         if (!d) {
             return NULL;
         }
         dir = d;
     }
-    return join(spec->pool, dir, file);
+    return gdn_pool_join_path(spec->pool, dir, file);
 }
 
 // the mesh's vertices in its own frame, loaded once: v = conj(refquat) (scale .* v_file - refpos)

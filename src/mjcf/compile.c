@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "math/vec.h"
 #include "model/model_alloc.h"
 
 #define GDN_MAX_KEY_VALUES 100000000 // nkey * (nq + nv + nu) must stay below this
@@ -317,20 +318,6 @@ static void fill_actuators(const gdnSpec* spec, gdnModel* m) {
     }
 }
 
-// q <- q / |q| by multiplication with the inverse norm (identity when |q| < 1e-15)
-static void normalize_quat(double q[4]) {
-    double norm = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-    if (norm < GDN_MJ_MINVAL) {
-        q[0] = 1;
-        q[1] = q[2] = q[3] = 0;
-    } else {
-        double inv = 1 / norm;
-        for (int c = 0; c < 4; c++) {
-            q[c] *= inv;
-        }
-    }
-}
-
 // keyframes: missing parts default to qpos0 / 0; quaternions normalized
 static int fill_keys(gdnSpec* spec, gdnModel* m, int nmocap) {
     for (int k = 0; k < m->nkey; k++) {
@@ -377,8 +364,8 @@ static int fill_keys(gdnSpec* spec, gdnModel* m, int nmocap) {
                 continue;
             }
             double* q = qpos + m->jnt_qposadr[j] + (t == GDN_JNT_FREE ? 3 : 0);
-            normalize_quat(q);
-            normalize_quat(q);
+            gdn_normalize4(q);
+            gdn_normalize4(q);
         }
     }
     return 0;

@@ -5,6 +5,8 @@
 
 #include <math.h>
 
+#include "math/vec.h"
+
 double gdn_mj_normvec(double* v, int n) {
     double nrm = 0;
     for (int i = 0; i < n; i++) {
@@ -212,21 +214,6 @@ const char* gdn_mj_alt_set(gdnSpecAlt* alt, double quat[4], double inertia[3], i
     return NULL;
 }
 
-// normalize by multiplying with the inverse norm (the engine's normalize4)
-static void normalize4_engine(double q[4]) {
-    double norm = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-    if (norm < GDN_MJ_MINVAL) {
-        q[0] = 1;
-        q[1] = q[2] = q[3] = 0;
-    } else {
-        double inv = 1 / norm;
-        q[0] *= inv;
-        q[1] *= inv;
-        q[2] *= inv;
-        q[3] *= inv;
-    }
-}
-
 void gdn_mj_eig3(double eigval[3], double quat[4], const double mat[9]) {
     const double eig_eps = 1e-12;
     double R[9], tmp[9], D[9], rot[4], prod[4];
@@ -297,12 +284,12 @@ void gdn_mj_eig3(double eigval[3], double quat[4], const double mat[9]) {
             rot[rotk + 1] = -rot[rotk + 1];
         }
         rot[0] = sqrt(1.0 - rot[rotk + 1] * rot[rotk + 1]);
-        normalize4_engine(rot);
+        gdn_normalize4(rot);
         mulquat_raw(prod, quat, rot);
         for (int k = 0; k < 4; k++) {
             quat[k] = prod[k];
         }
-        normalize4_engine(quat);
+        gdn_normalize4(quat);
     }
 
     // sort decreasing (bubble sort on pairs 0, 1, 0), rotating the frame by 90 degrees per swap
@@ -319,7 +306,7 @@ void gdn_mj_eig3(double eigval[3], double quat[4], const double mat[9]) {
             for (int k = 0; k < 4; k++) {
                 quat[k] = prod[k];
             }
-            normalize4_engine(quat);
+            gdn_normalize4(quat);
         }
     }
 }

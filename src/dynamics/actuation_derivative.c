@@ -49,6 +49,39 @@ static int bad_controls(const gdnModel* m, const gdnData* d) {
     return 0;
 }
 
+// the affine gain/bias and the force clamp of actuator i at (length, velocity, ctrl):
+// a->alpha, a->beta, a->gain_c (the transmission fields are the caller's)
+static void affine_terms(const gdnModel* m, const gdnData* d, int i, int zero_ctrl,
+                         double length, double velocity, actuator_linear* a) {
+    int active = 0;
+    double c = zero_ctrl ? 0 : effective_ctrl(m, d, i, &active);
+    const double* gprm = m->actuator_gainprm + GDN_NGAIN * i;
+    const double* bprm = m->actuator_biasprm + GDN_NBIAS * i;
+    double gain = gprm[0], alpha = 0, beta = 0;
+    if (m->actuator_gaintype[i] == GDN_GAIN_AFFINE) {
+        gain = gprm[0] + gprm[1] * length + gprm[2] * velocity;
+        alpha = c * gprm[1];
+        beta = c * gprm[2];
+    }
+    double bias = 0;
+    if (m->actuator_biastype[i] == GDN_BIAS_AFFINE) {
+        bias = bprm[0] + bprm[1] * length + bprm[2] * velocity;
+        alpha += bprm[1];
+        beta += bprm[2];
+    }
+    a->alpha = alpha;
+    a->beta = beta;
+    a->gain_c = active ? gain : 0;
+    // the primal's force clamp (clip: x < lo -> lo, x > hi -> hi): zero derivative when engaged
+    if (m->actuator_forcelimited[i]) {
+        double force = gain * c;
+        force += bias;
+        if (force < m->actuator_forcerange[2 * i] || force > m->actuator_forcerange[2 * i + 1]) {
+            a->alpha = a->beta = a->gain_c = 0;
+        }
+    }
+}
+
 static void linearize(const gdnModel* m, const gdnData* d, int i, int zero_ctrl,
                       actuator_linear* a) {
     int jnt = m->actuator_trnid[2 * i];
@@ -90,36 +123,7 @@ static void linearize(const gdnModel* m, const gdnData* d, int i, int zero_ctrl,
         velocity = gear[0] * v[0];
         break;
     }
-    int active;
-    double c = zero_ctrl ? 0 : effective_ctrl(m, d, i, &active);
-    if (zero_ctrl) {
-        active = 0;
-    }
-    const double* gprm = m->actuator_gainprm + GDN_NGAIN * i;
-    const double* bprm = m->actuator_biasprm + GDN_NBIAS * i;
-    double gain = gprm[0], alpha = 0, beta = 0;
-    if (m->actuator_gaintype[i] == GDN_GAIN_AFFINE) {
-        gain = gprm[0] + gprm[1] * length + gprm[2] * velocity;
-        alpha = c * gprm[1];
-        beta = c * gprm[2];
-    }
-    double bias = 0;
-    if (m->actuator_biastype[i] == GDN_BIAS_AFFINE) {
-        bias = bprm[0] + bprm[1] * length + bprm[2] * velocity;
-        alpha += bprm[1];
-        beta += bprm[2];
-    }
-    a->alpha = alpha;
-    a->beta = beta;
-    a->gain_c = active ? gain : 0;
-    // the primal's force clamp (clip: x < lo -> lo, x > hi -> hi): zero derivative when engaged
-    if (m->actuator_forcelimited[i]) {
-        double force = gain * c;
-        force += bias;
-        if (force < m->actuator_forcerange[2 * i] || force > m->actuator_forcerange[2 * i + 1]) {
-            a->alpha = a->beta = a->gain_c = 0;
-        }
-    }
+    affine_terms(m, d, i, zero_ctrl, length, velocity, a);
 }
 
 void gdn_actuation_jvp(const gdnModel* m, const gdnData* d, const double* dq, const double* dv,
@@ -147,6 +151,8 @@ void gdn_actuation_jvp(const gdnModel* m, const gdnData* d, const double* dq, co
     }
 }
 
+// hinge and slide transmissions (moment = lrow = gear, one dof) take a scalar path: the same
+// terms as linearize
 void gdn_actuation_vjp(const gdnModel* m, const gdnData* d, const double* y, double* gq,
                        double* gv, double* gu) {
     if (m->opt.disableflags & GDN_DSBL_ACTUATION) {
@@ -155,6 +161,26 @@ void gdn_actuation_vjp(const gdnModel* m, const gdnData* d, const double* y, dou
     int zero = bad_controls(m, d);
     for (int i = 0; i < m->nu; i++) {
         actuator_linear a;
+        int jnt = m->actuator_trnid[2 * i];
+        int type = m->jnt_type[jnt];
+        if (type == GDN_JNT_HINGE || type == GDN_JNT_SLIDE) {
+            const double gear = m->actuator_gear[6 * i];
+            const int dof = m->jnt_dofadr[jnt];
+            affine_terms(m, d, i, zero, d->qpos[m->jnt_qposadr[jnt]] * gear, gear * d->qvel[dof],
+                         &a);
+            double fbar = 0;
+            fbar += gear * y[dof];
+            if (gq) {
+                gq[dof] += a.alpha * gear * fbar;
+            }
+            if (gv) {
+                gv[dof] += a.beta * gear * fbar;
+            }
+            if (gu) {
+                gu[i] += a.gain_c * fbar;
+            }
+            continue;
+        }
         linearize(m, d, i, zero, &a);
         double fbar = 0;
         for (int k = 0; k < a.n; k++) {

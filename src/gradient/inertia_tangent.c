@@ -48,20 +48,15 @@ void gdn_inertia_param_vjp(const gdnModel* m, const gdnData* d, int b, const dou
     gp[1] += mass * gbody[0];
     gp[2] += mass * gbody[1];
     gp[3] += mass * gbody[2];
-    // H = R' G R
-    double T[9], H[9];
+    // H = R' G R, symmetric: the upper triangle, H_ij = sum_k R_ki T_kj with T = G R
+    double T[9];
     gdn_mulmatmat3(T, G, R);
-    for (int i = 0; i < 3; i++) {
-        for (int j = 0; j < 3; j++) {
-            H[3 * i + j] = R[i] * T[j] + R[3 + i] * T[3 + j] + R[6 + i] * T[6 + j];
-        }
-    }
-    gp[4] += H[0];
-    gp[5] += H[4];
-    gp[6] += H[8];
-    gp[7] += 2 * H[1];
-    gp[8] += 2 * H[2];
-    gp[9] += 2 * H[5];
+    gp[4] += R[0] * T[0] + R[3] * T[3] + R[6] * T[6];
+    gp[5] += R[1] * T[1] + R[4] * T[4] + R[7] * T[7];
+    gp[6] += R[2] * T[2] + R[5] * T[5] + R[8] * T[8];
+    gp[7] += 2 * (R[0] * T[1] + R[3] * T[4] + R[6] * T[7]);
+    gp[8] += 2 * (R[0] * T[2] + R[3] * T[5] + R[6] * T[8]);
+    gp[9] += 2 * (R[1] * T[2] + R[4] * T[5] + R[7] * T[8]);
 }
 
 // <u, I w> = u_w' I w_w + h . (w_v x u_w - w_w x u_v) + m u_v . w_v

@@ -7,12 +7,16 @@
 #include "contact/penalty.h"
 #include "math/vec.h"
 
-// body velocities of the primal state into arena memory (NULL when exhausted)
-static double* primal_velocities(const gdnModel* m, gdnData* d) {
+// body velocities of the primal state in arena memory above *mark (the arena's mark on entry);
+// NULL, with the arena reset to *mark, when it is exhausted
+static double* primal_velocities(const gdnModel* m, gdnData* d, size_t* mark) {
+    *mark = gdn_arena_mark(d);
     double* V = gdn_arena_doubles(d, 6 * (size_t)m->nbody);
-    if (V) {
-        gdn_body_velocities(m, d, V);
+    if (!V) {
+        gdn_arena_reset(d, *mark);
+        return NULL;
     }
+    gdn_body_velocities(m, d, V);
     return V;
 }
 
@@ -25,10 +29,9 @@ gdnStatus gdn_penalty_wrench_jvp(const gdnModel* m, gdnData* d, const double* xi
                                  const double* eta, const double* dvert, double* dW) {
     const double k = m->penalty.stiffness, c = m->penalty.damping;
     memset(dW, 0, 6 * sizeof(double) * (size_t)m->nbody);
-    size_t mark = gdn_arena_mark(d);
-    double* V = primal_velocities(m, d);
+    size_t mark;
+    double* V = primal_velocities(m, d, &mark);
     if (!V) {
-        gdn_arena_reset(d, mark);
         return GDN_ERR_MEMORY;
     }
     for (int b = 1; b < m->nbody; b++) {
@@ -74,10 +77,9 @@ gdnStatus gdn_penalty_wrench_jvp(const gdnModel* m, gdnData* d, const double* xi
 gdnStatus gdn_penalty_wrench_vjp(const gdnModel* m, gdnData* d, const double* Wbar,
                                  double* xibar, double* etabar, double* gvert) {
     const double k = m->penalty.stiffness, c = m->penalty.damping;
-    size_t mark = gdn_arena_mark(d);
-    double* V = primal_velocities(m, d);
+    size_t mark;
+    double* V = primal_velocities(m, d, &mark);
     if (!V) {
-        gdn_arena_reset(d, mark);
         return GDN_ERR_MEMORY;
     }
     for (int b = 1; b < m->nbody; b++) {

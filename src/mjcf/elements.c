@@ -7,14 +7,6 @@
 
 #include "mjcf/orientation.h"
 
-// propagate a reader failure (negative return) to the caller
-#define TRY(expr)          \
-    do {                   \
-        if ((expr) < 0) {  \
-            return -1;     \
-        }                  \
-    } while (0)
-
 static void default_solref_solimp(double solref[2], double solimp[5]) {
     solref[0] = 0.02; // time constant
     solref[1] = 1;    // damping ratio
@@ -98,16 +90,16 @@ int gdn_read_alt(gdnSpec* spec, gdnXmlElem* e, gdnSpecAlt* alt, int allow_fullin
     for (int i = 0; i < e->nattr; i++) {
         count += !strcmp(e->attr[i].name, "quat");
     }
-    TRY(r = gdn_attr_doubles(d, e, "axisangle", 4, alt->axisangle, 1));
+    GDN_TRY(r = gdn_attr_doubles(d, e, "axisangle", 4, alt->axisangle, 1));
     count += r > 0;
-    TRY(r = gdn_attr_doubles(d, e, "xyaxes", 6, alt->xyaxes, 1));
+    GDN_TRY(r = gdn_attr_doubles(d, e, "xyaxes", 6, alt->xyaxes, 1));
     count += r > 0;
-    TRY(r = gdn_attr_doubles(d, e, "zaxis", 3, alt->zaxis, 1));
+    GDN_TRY(r = gdn_attr_doubles(d, e, "zaxis", 3, alt->zaxis, 1));
     count += r > 0;
-    TRY(r = gdn_attr_doubles(d, e, "euler", 3, alt->euler, 1));
+    GDN_TRY(r = gdn_attr_doubles(d, e, "euler", 3, alt->euler, 1));
     count += r > 0;
     if (allow_fullinertia) {
-        TRY(r = gdn_attr_doubles(d, e, "fullinertia", 6, alt->fullinertia, 1));
+        GDN_TRY(r = gdn_attr_doubles(d, e, "fullinertia", 6, alt->fullinertia, 1));
         count += r > 0;
     }
     if (count > 1) {
@@ -135,21 +127,21 @@ int gdn_read_joint(gdnSpec* spec, gdnXmlElem* e, gdnSpecJoint* j, int in_default
         const char* name = gdn_xml_attr(e, "name");
         j->name = name ? name : "";
     }
-    TRY(gdn_attr_keyword(d, e, "type", joint_keys, joint_values, 4, &j->type));
-    TRY(gdn_attr_tfauto(d, e, "limited", &j->limited));
-    TRY(gdn_attr_doubles(d, e, "solreflimit", GDN_NREF, j->solref, 0));
-    TRY(gdn_attr_doubles(d, e, "solimplimit", GDN_NIMP, j->solimp, 0));
-    TRY(gdn_attr_doubles(d, e, "pos", 3, j->pos, 1));
-    TRY(gdn_attr_doubles(d, e, "axis", 3, j->axis, 1));
-    TRY(gdn_attr_doubles(d, e, "springdamper", 2, j->springdamper, 1));
-    TRY(gdn_attr_doubles(d, e, "stiffness", 1, &j->stiffness, 1));
-    TRY(gdn_attr_doubles(d, e, "range", 2, j->range, 1));
-    TRY(gdn_attr_doubles(d, e, "margin", 1, &j->margin, 1));
-    TRY(gdn_attr_doubles(d, e, "ref", 1, &j->ref, 1));
-    TRY(gdn_attr_doubles(d, e, "springref", 1, &j->springref, 1));
-    TRY(gdn_attr_doubles(d, e, "armature", 1, &j->armature, 1));
-    TRY(gdn_attr_doubles(d, e, "damping", 1, &j->damping, 1));
-    TRY(gdn_attr_doubles(d, e, "frictionloss", 1, &j->frictionloss, 1));
+    GDN_TRY(gdn_attr_keyword(d, e, "type", joint_keys, joint_values, 4, &j->type));
+    GDN_TRY(gdn_attr_tfauto(d, e, "limited", &j->limited));
+    GDN_TRY(gdn_attr_doubles(d, e, "solreflimit", GDN_NREF, j->solref, 0));
+    GDN_TRY(gdn_attr_doubles(d, e, "solimplimit", GDN_NIMP, j->solimp, 0));
+    GDN_TRY(gdn_attr_doubles(d, e, "pos", 3, j->pos, 1));
+    GDN_TRY(gdn_attr_doubles(d, e, "axis", 3, j->axis, 1));
+    GDN_TRY(gdn_attr_doubles(d, e, "springdamper", 2, j->springdamper, 1));
+    GDN_TRY(gdn_attr_doubles(d, e, "stiffness", 1, &j->stiffness, 1));
+    GDN_TRY(gdn_attr_doubles(d, e, "range", 2, j->range, 1));
+    GDN_TRY(gdn_attr_doubles(d, e, "margin", 1, &j->margin, 1));
+    GDN_TRY(gdn_attr_doubles(d, e, "ref", 1, &j->ref, 1));
+    GDN_TRY(gdn_attr_doubles(d, e, "springref", 1, &j->springref, 1));
+    GDN_TRY(gdn_attr_doubles(d, e, "armature", 1, &j->armature, 1));
+    GDN_TRY(gdn_attr_doubles(d, e, "damping", 1, &j->damping, 1));
+    GDN_TRY(gdn_attr_doubles(d, e, "frictionloss", 1, &j->frictionloss, 1));
     j->elem = e;
     return 0;
 }
@@ -165,18 +157,18 @@ int gdn_read_geom(gdnSpec* spec, gdnXmlElem* e, gdnSpecGeom* g, int in_default) 
         const char* name = gdn_xml_attr(e, "name");
         g->name = name ? name : "";
     }
-    TRY(gdn_attr_keyword(d, e, "type", geom_keys, geom_values, 8, &g->type));
-    TRY(gdn_attr_doubles(d, e, "size", 3, g->size, 0));
-    TRY(gdn_attr_int(d, e, "contype", &g->contype));
-    TRY(gdn_attr_int(d, e, "conaffinity", &g->conaffinity));
-    TRY(gdn_attr_int(d, e, "condim", &g->condim));
-    TRY(gdn_attr_int(d, e, "group", &g->group));
-    TRY(gdn_attr_doubles(d, e, "friction", 3, g->friction, 0));
-    TRY(gdn_attr_doubles(d, e, "solmix", 1, &g->solmix, 1));
-    TRY(gdn_attr_doubles(d, e, "solref", GDN_NREF, g->solref, 0));
-    TRY(gdn_attr_doubles(d, e, "solimp", GDN_NIMP, g->solimp, 0));
-    TRY(gdn_attr_doubles(d, e, "margin", 1, &g->margin, 1));
-    TRY(gdn_attr_doubles(d, e, "gap", 1, &g->gap, 1));
+    GDN_TRY(gdn_attr_keyword(d, e, "type", geom_keys, geom_values, 8, &g->type));
+    GDN_TRY(gdn_attr_doubles(d, e, "size", 3, g->size, 0));
+    GDN_TRY(gdn_attr_int(d, e, "contype", &g->contype));
+    GDN_TRY(gdn_attr_int(d, e, "conaffinity", &g->conaffinity));
+    GDN_TRY(gdn_attr_int(d, e, "condim", &g->condim));
+    GDN_TRY(gdn_attr_int(d, e, "group", &g->group));
+    GDN_TRY(gdn_attr_doubles(d, e, "friction", 3, g->friction, 0));
+    GDN_TRY(gdn_attr_doubles(d, e, "solmix", 1, &g->solmix, 1));
+    GDN_TRY(gdn_attr_doubles(d, e, "solref", GDN_NREF, g->solref, 0));
+    GDN_TRY(gdn_attr_doubles(d, e, "solimp", GDN_NIMP, g->solimp, 0));
+    GDN_TRY(gdn_attr_doubles(d, e, "margin", 1, &g->margin, 1));
+    GDN_TRY(gdn_attr_doubles(d, e, "gap", 1, &g->gap, 1));
     const char* s;
     if ((s = gdn_xml_attr(e, "hfield"))) {
         g->hfield = s;
@@ -184,14 +176,14 @@ int gdn_read_geom(gdnSpec* spec, gdnXmlElem* e, gdnSpecGeom* g, int in_default) 
     if ((s = gdn_xml_attr(e, "mesh"))) {
         g->mesh = s;
     }
-    TRY(gdn_attr_doubles(d, e, "rgba", 4, g->rgba, 1));
-    TRY(gdn_attr_keyword(d, e, "fluidshape", fluid_keys, fluid_values, 2, &g->fluid));
-    TRY(gdn_attr_doubles(d, e, "mass", 1, &g->mass_attr, 1));
-    TRY(gdn_attr_doubles(d, e, "density", 1, &g->density, 1));
-    TRY(gdn_attr_doubles(d, e, "fromto", 6, g->fromto, 1));
-    TRY(gdn_attr_doubles(d, e, "pos", 3, g->pos, 1));
-    TRY(gdn_attr_doubles(d, e, "quat", 4, g->quat, 1));
-    TRY(gdn_read_alt(spec, e, &g->alt, 0));
+    GDN_TRY(gdn_attr_doubles(d, e, "rgba", 4, g->rgba, 1));
+    GDN_TRY(gdn_attr_keyword(d, e, "fluidshape", fluid_keys, fluid_values, 2, &g->fluid));
+    GDN_TRY(gdn_attr_doubles(d, e, "mass", 1, &g->mass_attr, 1));
+    GDN_TRY(gdn_attr_doubles(d, e, "density", 1, &g->density, 1));
+    GDN_TRY(gdn_attr_doubles(d, e, "fromto", 6, g->fromto, 1));
+    GDN_TRY(gdn_attr_doubles(d, e, "pos", 3, g->pos, 1));
+    GDN_TRY(gdn_attr_doubles(d, e, "quat", 4, g->quat, 1));
+    GDN_TRY(gdn_read_alt(spec, e, &g->alt, 0));
     g->elem = e;
     return 0;
 }
@@ -204,12 +196,12 @@ int gdn_read_site(gdnSpec* spec, gdnXmlElem* e, gdnSpecSite* s, int in_default) 
         const char* name = gdn_xml_attr(e, "name");
         s->name = name ? name : "";
     }
-    TRY(gdn_attr_keyword(d, e, "type", geom_keys, geom_values, 8, &s->type));
-    TRY(gdn_attr_doubles(d, e, "size", 3, s->size, 0));
-    TRY(gdn_attr_doubles(d, e, "pos", 3, s->pos, 1));
-    TRY(gdn_attr_doubles(d, e, "quat", 4, s->quat, 1));
-    TRY(gdn_attr_doubles(d, e, "fromto", 6, s->fromto, 1));
-    TRY(gdn_read_alt(spec, e, &s->alt, 0));
+    GDN_TRY(gdn_attr_keyword(d, e, "type", geom_keys, geom_values, 8, &s->type));
+    GDN_TRY(gdn_attr_doubles(d, e, "size", 3, s->size, 0));
+    GDN_TRY(gdn_attr_doubles(d, e, "pos", 3, s->pos, 1));
+    GDN_TRY(gdn_attr_doubles(d, e, "quat", 4, s->quat, 1));
+    GDN_TRY(gdn_attr_doubles(d, e, "fromto", 6, s->fromto, 1));
+    GDN_TRY(gdn_read_alt(spec, e, &s->alt, 0));
     s->elem = e;
     return 0;
 }
@@ -255,26 +247,26 @@ int gdn_read_actuator(gdnSpec* spec, gdnXmlElem* e, gdnSpecActuator* a, int in_d
         const char* name = gdn_xml_attr(e, "name");
         a->name = name ? name : "";
     }
-    TRY(gdn_attr_tfauto(d, e, "ctrllimited", &a->ctrllimited));
-    TRY(gdn_attr_tfauto(d, e, "forcelimited", &a->forcelimited));
-    TRY(gdn_attr_tfauto(d, e, "actlimited", &a->actlimited));
-    TRY(gdn_attr_doubles(d, e, "ctrlrange", 2, a->ctrlrange, 1));
-    TRY(gdn_attr_doubles(d, e, "forcerange", 2, a->forcerange, 1));
-    TRY(gdn_attr_doubles(d, e, "actrange", 2, a->actrange, 1));
-    TRY(gdn_attr_doubles(d, e, "gear", 6, a->gear, 0));
+    GDN_TRY(gdn_attr_tfauto(d, e, "ctrllimited", &a->ctrllimited));
+    GDN_TRY(gdn_attr_tfauto(d, e, "forcelimited", &a->forcelimited));
+    GDN_TRY(gdn_attr_tfauto(d, e, "actlimited", &a->actlimited));
+    GDN_TRY(gdn_attr_doubles(d, e, "ctrlrange", 2, a->ctrlrange, 1));
+    GDN_TRY(gdn_attr_doubles(d, e, "forcerange", 2, a->forcerange, 1));
+    GDN_TRY(gdn_attr_doubles(d, e, "actrange", 2, a->actrange, 1));
+    GDN_TRY(gdn_attr_doubles(d, e, "gear", 6, a->gear, 0));
     if (!in_default) {
-        TRY(read_transmission(spec, e, a));
+        GDN_TRY(read_transmission(spec, e, a));
     }
 
     const char* type = e->name;
     a->unsupported = 0;
     if (!strcmp(type, "general")) {
-        TRY(gdn_attr_keyword(d, e, "dyntype", dyn_keys, codes, 5, &a->dyntype));
-        TRY(gdn_attr_keyword(d, e, "gaintype", gain_keys, codes, 4, &a->gaintype));
-        TRY(gdn_attr_keyword(d, e, "biastype", bias_keys, codes, 4, &a->biastype));
-        TRY(gdn_attr_doubles(d, e, "dynprm", GDN_MJ_NDYN, a->dynprm, 0));
-        TRY(gdn_attr_doubles(d, e, "gainprm", GDN_NGAIN, a->gainprm, 0));
-        TRY(gdn_attr_doubles(d, e, "biasprm", GDN_NBIAS, a->biasprm, 0));
+        GDN_TRY(gdn_attr_keyword(d, e, "dyntype", dyn_keys, codes, 5, &a->dyntype));
+        GDN_TRY(gdn_attr_keyword(d, e, "gaintype", gain_keys, codes, 4, &a->gaintype));
+        GDN_TRY(gdn_attr_keyword(d, e, "biastype", bias_keys, codes, 4, &a->biastype));
+        GDN_TRY(gdn_attr_doubles(d, e, "dynprm", GDN_MJ_NDYN, a->dynprm, 0));
+        GDN_TRY(gdn_attr_doubles(d, e, "gainprm", GDN_NGAIN, a->gainprm, 0));
+        GDN_TRY(gdn_attr_doubles(d, e, "biasprm", GDN_NBIAS, a->biasprm, 0));
     } else if (!strcmp(type, "motor")) {
         // force = gear * ctrl
         a->gainprm[0] = 1;
@@ -284,7 +276,7 @@ int gdn_read_actuator(gdnSpec* spec, gdnXmlElem* e, gdnSpecActuator* a, int in_d
     } else if (!strcmp(type, "position")) {
         // force = kp ctrl - kp q
         memset(a->biasprm, 0, sizeof(a->biasprm));
-        TRY(gdn_attr_doubles(d, e, "kp", 1, a->gainprm, 1));
+        GDN_TRY(gdn_attr_doubles(d, e, "kp", 1, a->gainprm, 1));
         a->biasprm[1] = -a->gainprm[0];
         a->dyntype = GDN_DYN_NONE;
         a->gaintype = GDN_GAIN_FIXED;
@@ -292,7 +284,7 @@ int gdn_read_actuator(gdnSpec* spec, gdnXmlElem* e, gdnSpecActuator* a, int in_d
     } else if (!strcmp(type, "velocity")) {
         // force = kv ctrl - kv qdot
         memset(a->biasprm, 0, sizeof(a->biasprm));
-        TRY(gdn_attr_doubles(d, e, "kv", 1, a->gainprm, 1));
+        GDN_TRY(gdn_attr_doubles(d, e, "kv", 1, a->gainprm, 1));
         a->biasprm[2] = -a->gainprm[0];
         a->dyntype = GDN_DYN_NONE;
         a->gaintype = GDN_GAIN_FIXED;
@@ -300,7 +292,7 @@ int gdn_read_actuator(gdnSpec* spec, gdnXmlElem* e, gdnSpecActuator* a, int in_d
     } else if (!strcmp(type, "damper")) {
         // force = -kv qdot ctrl, ctrl >= 0
         memset(a->gainprm, 0, sizeof(a->gainprm));
-        TRY(gdn_attr_doubles(d, e, "kv", 1, a->gainprm + 2, 1));
+        GDN_TRY(gdn_attr_doubles(d, e, "kv", 1, a->gainprm + 2, 1));
         if (a->gainprm[2] < 0) {
             gdn_diag_error(d, GDN_ERR_MODEL, e->file, e->line, e->name,
                            "damping coefficient cannot be negative");

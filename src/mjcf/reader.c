@@ -13,14 +13,6 @@
 
 #define GDN_MAX_BODY_DEPTH 1000
 
-// propagate a reader failure (negative return) to the caller
-#define TRY(expr)          \
-    do {                   \
-        if ((expr) < 0) {  \
-            return -1;     \
-        }                  \
-    } while (0)
-
 static int fail_memory(gdnSpec* spec, gdnXmlElem* e) {
     gdn_diag_error(spec->diag, GDN_ERR_MEMORY, e->file, e->line, e->name, "out of memory");
     return -1;
@@ -86,19 +78,19 @@ static int read_compiler(gdnSpec* spec, gdnXmlElem* e) {
     gdn_attr_ignore(e, silent);
     c->meshdir = gdn_xml_attr(e, "meshdir");
     c->assetdir = gdn_xml_attr(e, "assetdir");
-    TRY(gdn_attr_bool(d, e, "autolimits", &c->autolimits));
-    TRY(gdn_attr_doubles(d, e, "boundmass", 1, &c->boundmass, 1));
-    TRY(gdn_attr_doubles(d, e, "boundinertia", 1, &c->boundinertia, 1));
-    TRY(gdn_attr_doubles(d, e, "settotalmass", 1, &c->settotalmass, 1));
-    TRY(gdn_attr_bool(d, e, "balanceinertia", &c->balanceinertia));
+    GDN_TRY(gdn_attr_bool(d, e, "autolimits", &c->autolimits));
+    GDN_TRY(gdn_attr_doubles(d, e, "boundmass", 1, &c->boundmass, 1));
+    GDN_TRY(gdn_attr_doubles(d, e, "boundinertia", 1, &c->boundinertia, 1));
+    GDN_TRY(gdn_attr_doubles(d, e, "settotalmass", 1, &c->settotalmass, 1));
+    GDN_TRY(gdn_attr_bool(d, e, "balanceinertia", &c->balanceinertia));
     int global = 0;
-    TRY(gdn_attr_keyword(d, e, "coordinate", coord_keys, zero_one, 2, &global));
+    GDN_TRY(gdn_attr_keyword(d, e, "coordinate", coord_keys, zero_one, 2, &global));
     if (global) {
         gdn_diag_error(d, GDN_ERR_UNSUPPORTED, e->file, e->line, e->name,
                        "coordinate=\"global\" is not supported (use local coordinates)");
         return -1;
     }
-    TRY(gdn_attr_keyword(d, e, "angle", angle_keys, zero_one, 2, &c->degree));
+    GDN_TRY(gdn_attr_keyword(d, e, "angle", angle_keys, zero_one, 2, &c->degree));
     const char* seq = gdn_xml_attr(e, "eulerseq");
     if (seq) {
         if (strlen(seq) != 3) {
@@ -108,17 +100,17 @@ static int read_compiler(gdnSpec* spec, gdnXmlElem* e) {
         }
         memcpy(c->eulerseq, seq, 4);
     }
-    TRY(gdn_attr_bool(d, e, "discardvisual", &c->discardvisual));
+    GDN_TRY(gdn_attr_bool(d, e, "discardvisual", &c->discardvisual));
     int fuse = 0;
-    TRY(gdn_attr_bool(d, e, "fusestatic", &fuse));
+    GDN_TRY(gdn_attr_bool(d, e, "fusestatic", &fuse));
     if (fuse) {
         gdn_diag_warn(d, e->file, e->line, e->name,
                       "fusestatic not supported; static bodies are kept as separate bodies");
     }
-    TRY(gdn_attr_tfauto(d, e, "inertiafromgeom", &c->inertiafromgeom));
+    GDN_TRY(gdn_attr_tfauto(d, e, "inertiafromgeom", &c->inertiafromgeom));
     double range[2];
     int r;
-    TRY(r = gdn_attr_doubles(d, e, "inertiagrouprange", 2, range, 1));
+    GDN_TRY(r = gdn_attr_doubles(d, e, "inertiagrouprange", 2, range, 1));
     if (r > 0) {
         if (range[0] != floor(range[0]) || range[1] != floor(range[1]) || fabs(range[0]) > 1e9 ||
             fabs(range[1]) > 1e9) {
@@ -153,7 +145,7 @@ static int read_flags(gdnSpec* spec, gdnXmlElem* e) {
     gdnDiag* d = spec->diag;
     for (size_t i = 0; i < sizeof(disable) / sizeof(disable[0]); i++) {
         int on = 1, r;
-        TRY(r = gdn_attr_keyword(d, e, disable[i].name, keys, values, 2, &on));
+        GDN_TRY(r = gdn_attr_keyword(d, e, disable[i].name, keys, values, 2, &on));
         if (r > 0) {
             spec->opt.disableflags &= ~disable[i].bit;
             spec->opt.disableflags |= on ? 0 : disable[i].bit;
@@ -161,7 +153,7 @@ static int read_flags(gdnSpec* spec, gdnXmlElem* e) {
     }
     for (size_t i = 0; i < sizeof(enable) / sizeof(enable[0]); i++) {
         int on = 0, r;
-        TRY(r = gdn_attr_keyword(d, e, enable[i].name, keys, values, 2, &on));
+        GDN_TRY(r = gdn_attr_keyword(d, e, enable[i].name, keys, values, 2, &on));
         if (r > 0) {
             spec->opt.enableflags &= ~enable[i].bit;
             spec->opt.enableflags |= on ? enable[i].bit : 0;
@@ -183,14 +175,14 @@ static int read_option(gdnSpec* spec, gdnXmlElem* e) {
     static const char* const integrators[] = {"Euler", "RK4", "implicit"};
     static const int codes[] = {0, 1, 2};
     gdn_attr_ignore(e, silent);
-    TRY(gdn_attr_doubles(d, e, "timestep", 1, &o->timestep, 1));
+    GDN_TRY(gdn_attr_doubles(d, e, "timestep", 1, &o->timestep, 1));
     if (!(o->timestep > 0)) {
         gdn_diag_error(d, GDN_ERR_MODEL, e->file, e->line, e->name, "timestep must be positive");
         return -1;
     }
-    TRY(gdn_attr_doubles(d, e, "gravity", 3, o->gravity, 1));
+    GDN_TRY(gdn_attr_doubles(d, e, "gravity", 3, o->gravity, 1));
     int integrator = 0;
-    TRY(gdn_attr_keyword(d, e, "integrator", integrators, codes, 3, &integrator));
+    GDN_TRY(gdn_attr_keyword(d, e, "integrator", integrators, codes, 3, &integrator));
     if (integrator != 0) {
         gdn_diag_warn(d, e->file, e->line, e->name,
                       "integrator \"%s\" not supported; semi-implicit Euler is used",
@@ -198,16 +190,16 @@ static int read_option(gdnSpec* spec, gdnXmlElem* e) {
     }
     // medium forces change the dynamics when nonzero
     double wind[3] = {0, 0, 0}, density = 0, viscosity = 0;
-    TRY(gdn_attr_doubles(d, e, "wind", 3, wind, 1));
-    TRY(gdn_attr_doubles(d, e, "density", 1, &density, 1));
-    TRY(gdn_attr_doubles(d, e, "viscosity", 1, &viscosity, 1));
+    GDN_TRY(gdn_attr_doubles(d, e, "wind", 3, wind, 1));
+    GDN_TRY(gdn_attr_doubles(d, e, "density", 1, &density, 1));
+    GDN_TRY(gdn_attr_doubles(d, e, "viscosity", 1, &viscosity, 1));
     if (wind[0] || wind[1] || wind[2] || density || viscosity) {
         warn_ignored(spec, e, "fluid forces (wind, density, viscosity)");
     }
     gdn_attr_warn_unused(d, e);
     for (gdnXmlElem* c = e->first; c; c = c->next) {
         if (!strcmp(c->name, "flag")) {
-            TRY(read_flags(spec, c));
+            GDN_TRY(read_flags(spec, c));
         } else {
             gdn_diag_error(d, GDN_ERR_PARSE, c->file, c->line, c->name,
                            "unrecognized element in option");
@@ -219,7 +211,7 @@ static int read_option(gdnSpec* spec, gdnXmlElem* e) {
 
 static int read_size(gdnSpec* spec, gdnXmlElem* e) {
     int nkey = 0, r;
-    TRY(r = gdn_attr_int(spec->diag, e, "nkey", &nkey));
+    GDN_TRY(r = gdn_attr_int(spec->diag, e, "nkey", &nkey));
     if (r > 0) {
         spec->size_nkey = nkey;
     }
@@ -241,21 +233,21 @@ static int read_inertial(gdnSpec* spec, gdnXmlElem* e, gdnSpecBody* b) {
     }
     b->explicit_inertial = 1;
     int r;
-    TRY(r = gdn_attr_doubles(d, e, "pos", 3, b->ipos, 1));
+    GDN_TRY(r = gdn_attr_doubles(d, e, "pos", 3, b->ipos, 1));
     if (r == 0) {
         gdn_diag_error(d, GDN_ERR_PARSE, e->file, e->line, e->name,
                        "required attribute missing: 'pos'");
         return -1;
     }
-    TRY(gdn_attr_doubles(d, e, "quat", 4, b->iquat, 1));
-    TRY(r = gdn_attr_doubles(d, e, "mass", 1, &b->mass, 1));
+    GDN_TRY(gdn_attr_doubles(d, e, "quat", 4, b->iquat, 1));
+    GDN_TRY(r = gdn_attr_doubles(d, e, "mass", 1, &b->mass, 1));
     if (r == 0) {
         gdn_diag_error(d, GDN_ERR_PARSE, e->file, e->line, e->name,
                        "required attribute missing: 'mass'");
         return -1;
     }
-    TRY(gdn_attr_doubles(d, e, "diaginertia", 3, b->inertia, 1));
-    TRY(gdn_read_alt(spec, e, &b->ialt, 1));
+    GDN_TRY(gdn_attr_doubles(d, e, "diaginertia", 3, b->inertia, 1));
+    GDN_TRY(gdn_read_alt(spec, e, &b->ialt, 1));
     gdn_attr_warn_unused(d, e);
     return 0;
 }
@@ -295,14 +287,14 @@ static int read_child_body(gdnSpec* spec, gdnXmlElem* e, int parent) {
     gdn_alt_clear(&b->alt);
     gdn_alt_clear(&b->ialt);
     gdn_xml_attr(e, "user");
-    TRY(gdn_attr_doubles(d, e, "pos", 3, b->pos, 1));
-    TRY(gdn_attr_doubles(d, e, "quat", 4, b->quat, 1));
-    TRY(gdn_attr_bool(d, e, "mocap", &b->mocap));
+    GDN_TRY(gdn_attr_doubles(d, e, "pos", 3, b->pos, 1));
+    GDN_TRY(gdn_attr_doubles(d, e, "quat", 4, b->quat, 1));
+    GDN_TRY(gdn_attr_bool(d, e, "mocap", &b->mocap));
     if (b->mocap) {
         gdn_diag_warn(d, e->file, e->line, e->name,
                       "mocap bodies not supported; treated as a static body");
     }
-    TRY(gdn_read_alt(spec, e, &b->alt, 0));
+    GDN_TRY(gdn_read_alt(spec, e, &b->alt, 0));
     gdn_attr_warn_unused(d, e);
     return read_body(spec, e, id);
 }
@@ -314,7 +306,7 @@ static int read_body(gdnSpec* spec, gdnXmlElem* section, int body) {
         const char* n = e->name;
         int world = body == 0;
         if (!strcmp(n, "body")) {
-            TRY(read_child_body(spec, e, body));
+            GDN_TRY(read_child_body(spec, e, body));
             continue;
         }
         if (!strcmp(n, "camera") || !strcmp(n, "light")) {
@@ -333,16 +325,16 @@ static int read_body(gdnSpec* spec, gdnXmlElem* section, int body) {
         }
         int def = spec->bodies[body].def;
         if (!strcmp(n, "inertial")) {
-            TRY(read_inertial(spec, e, &spec->bodies[body]));
+            GDN_TRY(read_inertial(spec, e, &spec->bodies[body]));
         } else if (!strcmp(n, "joint")) {
-            TRY(def = gdn_defaults_class_of(spec, e, def));
+            GDN_TRY(def = gdn_defaults_class_of(spec, e, def));
             gdnSpecJoint* j = SPEC_PUSH(spec, e, joints, njnt, capjnt);
             if (!j) {
                 return -1;
             }
             *j = spec->defs[def].joint;
             j->body = body;
-            TRY(gdn_read_joint(spec, e, j, 0));
+            GDN_TRY(gdn_read_joint(spec, e, j, 0));
             gdn_attr_warn_unused(d, e);
         } else if (!strcmp(n, "freejoint")) {
             // a free joint takes no values from default classes
@@ -359,10 +351,10 @@ static int read_body(gdnSpec* spec, gdnXmlElem* section, int body) {
             gdn_xml_attr(e, "group");
             gdn_attr_warn_unused(d, e);
         } else if (!strcmp(n, "geom")) {
-            TRY(def = gdn_defaults_class_of(spec, e, def));
+            GDN_TRY(def = gdn_defaults_class_of(spec, e, def));
             gdnSpecGeom g = spec->defs[def].geom;
             g.body = body;
-            TRY(gdn_read_geom(spec, e, &g, 0));
+            GDN_TRY(gdn_read_geom(spec, e, &g, 0));
             gdn_attr_warn_unused(d, e);
             if (spec->compiler.discardvisual && !g.contype && !g.conaffinity) {
                 continue; // visual-only geom removed, as MuJoCo does
@@ -373,14 +365,14 @@ static int read_body(gdnSpec* spec, gdnXmlElem* section, int body) {
             }
             *slot = g;
         } else if (!strcmp(n, "site")) {
-            TRY(def = gdn_defaults_class_of(spec, e, def));
+            GDN_TRY(def = gdn_defaults_class_of(spec, e, def));
             gdnSpecSite* s = SPEC_PUSH(spec, e, sites, nsite, capsite);
             if (!s) {
                 return -1;
             }
             *s = spec->defs[def].site;
             s->body = body;
-            TRY(gdn_read_site(spec, e, s, 0));
+            GDN_TRY(gdn_read_site(spec, e, s, 0));
             gdn_attr_warn_unused(d, e);
         } else {
             gdn_diag_error(d, GDN_ERR_PARSE, e->file, e->line, n,
@@ -406,7 +398,7 @@ static int read_actuators(gdnSpec* spec, gdnXmlElem* section) {
             return -1;
         }
         int def;
-        TRY(def = gdn_defaults_class_of(spec, e, 0));
+        GDN_TRY(def = gdn_defaults_class_of(spec, e, 0));
         gdnSpecActuator* a = SPEC_PUSH(spec, e, actuators, nu, capu);
         if (!a) {
             return -1;
@@ -415,7 +407,7 @@ static int read_actuators(gdnSpec* spec, gdnXmlElem* section) {
         a->target = "";
         a->trnattr = "";
         a->trntype = GDN_MJ_TRN_UNDEFINED;
-        TRY(gdn_read_actuator(spec, e, a, 0));
+        GDN_TRY(gdn_read_actuator(spec, e, a, 0));
         if (a->unsupported) {
             gdn_diag_error(d, GDN_ERR_UNSUPPORTED, e->file, e->line, e->name,
                            "actuators with activation dynamics or non-joint transmissions are "
@@ -443,14 +435,14 @@ static int read_keyframes(gdnSpec* spec, gdnXmlElem* section) {
         const char* name = gdn_xml_attr(e, "name");
         k->name = name ? name : "";
         k->elem = e;
-        TRY(gdn_attr_doubles(d, e, "time", 1, &k->time, 1));
-        TRY(k->nqpos = gdn_attr_double_list(d, spec->pool, e, "qpos", maxn, &k->qpos));
-        TRY(k->nqvel = gdn_attr_double_list(d, spec->pool, e, "qvel", maxn, &k->qvel));
-        TRY(k->nctrl = gdn_attr_double_list(d, spec->pool, e, "ctrl", maxn, &k->ctrl));
+        GDN_TRY(gdn_attr_doubles(d, e, "time", 1, &k->time, 1));
+        GDN_TRY(k->nqpos = gdn_attr_double_list(d, spec->pool, e, "qpos", maxn, &k->qpos));
+        GDN_TRY(k->nqvel = gdn_attr_double_list(d, spec->pool, e, "qvel", maxn, &k->qvel));
+        GDN_TRY(k->nctrl = gdn_attr_double_list(d, spec->pool, e, "ctrl", maxn, &k->ctrl));
         double* unused;
-        TRY(k->nact = gdn_attr_double_list(d, spec->pool, e, "act", maxn, &unused));
-        TRY(k->nmpos = gdn_attr_double_list(d, spec->pool, e, "mpos", maxn, &unused));
-        TRY(k->nmquat = gdn_attr_double_list(d, spec->pool, e, "mquat", maxn, &unused));
+        GDN_TRY(k->nact = gdn_attr_double_list(d, spec->pool, e, "act", maxn, &unused));
+        GDN_TRY(k->nmpos = gdn_attr_double_list(d, spec->pool, e, "mpos", maxn, &unused));
+        GDN_TRY(k->nmquat = gdn_attr_double_list(d, spec->pool, e, "mquat", maxn, &unused));
         gdn_attr_warn_unused(d, e);
     }
     return 0;

@@ -12,6 +12,14 @@
 #define GDN_MJ_MINVAL 1e-15 // minimum value in any denominator
 #define GDN_MJ_PI 3.14159265358979323846
 
+// propagate a reader failure (negative return) to the caller
+#define GDN_TRY(expr)      \
+    do {                   \
+        if ((expr) < 0) {  \
+            return -1;     \
+        }                  \
+    } while (0)
+
 // MuJoCo actuator type codes beyond those gradyn supports (for diagnostics)
 #define GDN_MJ_NDYN 10
 #define GDN_MJ_TRN_UNDEFINED 1000

@@ -37,7 +37,8 @@ static inline void body_rigid_terms(const gdnModel* m, const gdnData* d, int b,
     gdn_cross_force(s->pa, s->vel, iv);
 }
 
-// the motion axes S of body b's dofs (world axes about ref = subtree_com of its root):
+// the motion axes S of body b's dofs (world axes about ref = subtree_com of its root), as
+// body_forward computes them (which keeps its own copy, fused with the velocities):
 //   hinge [axis; axis x (ref - anchor)],  slide [0; axis],  free translation [0; e_k],
 //   ball / free rotation: the hinge form with the body's frame axes about the body origin
 static void body_axes(const gdnModel* m, const gdnData* d, int b, const double* ref,
@@ -73,21 +74,20 @@ static void body_axes(const gdnModel* m, const gdnData* d, int b, const double* 
     }
 }
 
-// pass 1 for one body: motion axes S of its dofs (body_axes), velocity, c and the rigid-body
-// terms
+// pass 1 for one body: motion axes S of its dofs, velocity, c and the rigid-body terms
 //   v = v_parent + sum_j S_j qvel_j,  c = sum_j v_(before j) x (S_j qvel_j)
 //   ai = I_b,  pa = v x* (I_b v)
-// (free translation adds qvel to v directly: its axes are the unit vectors)
 static void body_forward(const gdnModel* m, const gdnData* d, int b, const BodyScratch* parent,
                          BodyScratch* s, double* axes) {
     const double* ref = d->subtree_com + 3 * m->body_rootid[b];
     int jnt0 = m->body_jntadr[b];
     int njnt = m->body_jntnum[b];
-    body_axes(m, d, b, ref, axes);
     if (njnt == 1 && m->jnt_type[jnt0] == GDN_JNT_HINGE) {
         // the common single hinge: c = v_parent x (S qvel) (c starts at an exact 0)
-        const double* S = axes + 6 * m->jnt_dofadr[jnt0];
-        double vj[6];
+        double* S = axes + 6 * m->jnt_dofadr[jnt0];
+        double offset[3], vj[6];
+        gdn_sub3(offset, ref, d->xanchor + 3 * jnt0);
+        gdn_dof_rotation(S, d->xaxis + 3 * jnt0, offset);
         gdn_scl6(vj, S, d->qvel[m->jnt_dofadr[jnt0]]);
         gdn_cross_motion(s->c, parent->vel, vj);
         gdn_add6(s->vel, parent->vel, vj);
@@ -102,25 +102,40 @@ static void body_forward(const gdnModel* m, const gdnData* d, int b, const BodyS
     for (int j = jnt0; j < jnt0 + njnt; j++) {
         int dof = m->jnt_dofadr[j];
         const double* qvel = d->qvel + dof;
-        const double* S = axes + 6 * dof;
-        double vj[6], cj[6];
+        double* S = axes + 6 * dof;
+        double offset[3], vj[6], cj[6];
+        gdn_sub3(offset, ref, d->xanchor + 3 * j);
         switch (m->jnt_type[j]) {
         case GDN_JNT_HINGE:
+            gdn_dof_rotation(S, d->xaxis + 3 * j, offset);
+            gdn_scl6(vj, S, qvel[0]);
+            break;
         case GDN_JNT_SLIDE:
+            gdn_dof_translation(S, d->xaxis + 3 * j);
             gdn_scl6(vj, S, qvel[0]);
             break;
         case GDN_JNT_FREE:
+            // translation along the world axes: constant axes, no velocity product
             for (int k = 0; k < 3; k++) {
+                double axis[3] = {k == 0, k == 1, k == 2};
+                gdn_dof_translation(S + 6 * k, axis);
                 v[3 + k] += qvel[k];
             }
             S += 18;
             qvel += 3;
+            // the rotation is a ball about the body origin
             // fall through
-        default:
+        default: {
+            const double* R = d->xmat + 9 * b;
+            for (int k = 0; k < 3; k++) {
+                double axis[3] = {R[k], R[3 + k], R[6 + k]};
+                gdn_dof_rotation(S + 6 * k, axis, offset);
+            }
             for (int i = 0; i < 6; i++) {
                 vj[i] = S[i] * qvel[0] + S[6 + i] * qvel[1] + S[12 + i] * qvel[2];
             }
             break;
+        }
         }
         gdn_cross_motion(cj, v, vj);
         gdn_add6(c, c, cj);

@@ -923,7 +923,7 @@ static int test_stages_vs_mujoco(void) {
         CHECK(compare_stages(path, worst) == 0);
     }
     CHECK(compare_stages(GDN_ORACLE_MJ_HUMANOID, worst) == 0);
-    const char* actuated = gdn_oracle_actuated_model_path();
+    const char* actuated = gdn_oracle_actuated_model_path("test_forces");
     CHECK(actuated);
     CHECK(compare_stages(actuated, worst) == 0);
     for (int q = 0; q < NQ; q++) {

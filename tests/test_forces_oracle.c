@@ -106,7 +106,7 @@ static int test_forces_vs_mujoco(void) {
         failed |= compare_model(path, &total);
     }
     failed |= compare_model(GDN_ORACLE_MJ_HUMANOID, &total);
-    const char* actuated = gdn_oracle_actuated_model_path();
+    const char* actuated = gdn_oracle_actuated_model_path("test_forces_oracle");
     CHECK(actuated);
     failed |= compare_model(actuated, &total);
     gdn_worst_print(&total, "all models");

@@ -38,9 +38,9 @@ static const char kActuatedXml[] =
     "</mujoco>\n";
 
 
-const char* gdn_oracle_actuated_model_path(void) {
+const char* gdn_oracle_actuated_model_path(const char* tag) {
     static char path[1024];
-    snprintf(path, sizeof(path), "%s/test_forces_actuated.xml", GDN_BINARY_DIR);
+    snprintf(path, sizeof(path), "%s/%s_actuated.xml", GDN_BINARY_DIR, tag);
     FILE* f = fopen(path, "w");
     if (!f) {
         return NULL;

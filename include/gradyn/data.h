@@ -6,6 +6,8 @@
 
 #include <stddef.h>
 
+#include <gradyn/contact.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -68,6 +70,35 @@ typedef struct gdnData {
     double* qfrc_penalty;   // (nv) generalized contact force J' f (part of qfrc_smooth)
     int nvert;              // vertices the vert_* arrays hold (the model's nvert at creation)
     int nvert_active;       // vertices with a nonzero contact force
+
+    // contacts (collision/) and constraint rows (constraint/); capacities fixed at creation
+    int maxcon;             // capacity of contact (the model's nconmax, or the automatic size)
+    int maxefc;             // capacity of the efc_* rows (the model's njmax, or automatic)
+    int ncon;               // contacts found by the last collision pass
+    int ncon_overflow;      // contacts that did not fit in the buffer (reported, never written)
+    int nefc;               // constraint rows
+    gdnContact* contact;    // (maxcon) contacts, in the deterministic order of detection
+    int* efc_type;          // (maxefc) gdnConstraintType
+    int* efc_id;            // (maxefc) joint / contact / equality id of the row
+    int* efc_state;         // (maxefc) gdnConstraintState at the solution
+    double* efc_J;          // (maxefc x nv) dense constraint Jacobian
+    double* efc_pos;        // (maxefc) constraint position (violation)
+    double* efc_margin;     // (maxefc) inclusion margin
+    double* efc_frictionloss; // (maxefc) friction loss of friction rows
+    double* efc_diagApprox; // (maxefc) approximation of diag(J M^-1 J')
+    double* efc_KBIP;       // (maxefc x 4) stiffness, damping, impedance, d impedance / d pos
+    double* efc_D;          // (maxefc) constraint mass 1 / R
+    double* efc_R;          // (maxefc) regularizer
+    double* efc_vel;        // (maxefc) J qvel
+    double* efc_aref;       // (maxefc) reference acceleration
+    double* efc_force;      // (maxefc) constraint force at the solution
+    double* qfrc_constraint; // (nv) J' efc_force
+    double* qacc_warmstart; // (nv) acceleration used to warm-start the next solve
+
+    // solver report of the last constrained step
+    int solver_iter;        // iterations taken
+    int solver_converged;   // 1 when the tolerance was reached
+    double solver_residual; // final scaled gradient norm (MuJoCo's solver statistic)
 
     // inverse dynamics
     double* qfrc_inverse;   // (nv) generalized force that produces qacc

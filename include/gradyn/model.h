@@ -85,6 +85,16 @@ typedef struct gdnOption {
     int integrator;     // gdnIntegrator
     int disableflags;   // gdnDisableBit mask
     int enableflags;    // gdnEnableBit mask
+
+    // constraint solver (MuJoCo 2.2.2 names and defaults)
+    int solver;         // gdnSolver (default Newton)
+    int iterations;     // maximum solver iterations (100)
+    double tolerance;   // solver tolerance (1e-8)
+    int cone;           // gdnCone (pyramidal)
+    double impratio;    // friction-to-normal impedance ratio (1)
+    double o_margin;    // override margin (enableflags & GDN_ENBL_OVERRIDE)
+    double o_solref[GDN_NREF]; // override solref
+    double o_solimp[GDN_NIMP]; // override solimp
 } gdnOption;
 
 // per-vertex penalty ground contact (docs/contact_penalty.md): a plane at z = height; every
@@ -111,6 +121,8 @@ typedef struct gdnModel {
     int nkey;   // number of keyframes
     int nnames; // bytes in the names buffer
     int nvert;  // collision-mesh vertices over all bodies (penalty contact)
+    int nconmax; // capacity of the contact buffer in gdnData (MJCF <size nconmax>)
+    int njmax;   // capacity of the constraint rows in gdnData (MJCF <size njmax>)
 
     gdnOption opt;
     gdnPenalty penalty; // penalty ground contact (off unless enabled)

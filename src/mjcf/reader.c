@@ -2,6 +2,7 @@
 // MJCF sections -> gdnSpec, in MuJoCo's section order (compiler, option, size, default,
 // worldbody, ..., actuator, keyframe). Unsupported dynamics elements are reported as warnings.
 #include "mjcf/reader.h"
+#include "model/model_alloc.h"
 
 #include <math.h>
 #include <string.h>
@@ -42,9 +43,7 @@ gdnStatus gdn_spec_init(gdnSpec* spec, gdnPool* pool, gdnDiag* diag) {
     c->inertiafromgeom = 2;
     c->inertiagrouprange[0] = 0;
     c->inertiagrouprange[1] = 5;
-    spec->opt.timestep = 0.002;
-    spec->opt.gravity[2] = -9.81;
-    spec->opt.integrator = GDN_INT_EULER;
+    gdn_option_default(&spec->opt);
     if (gdn_defaults_init(spec) < 0) {
         return diag->status;
     }

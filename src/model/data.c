@@ -38,7 +38,37 @@
     X(vert_xpos, nvert * 3)             \
     X(vert_force, nvert * 3)            \
     X(qfrc_penalty, nv)                 \
-    X(qfrc_inverse, nv)
+    X(qfrc_inverse, nv)                 \
+    X(efc_J, maxefc * nv)               \
+    X(efc_pos, maxefc)                  \
+    X(efc_margin, maxefc)               \
+    X(efc_frictionloss, maxefc)         \
+    X(efc_diagApprox, maxefc)           \
+    X(efc_KBIP, maxefc * 4)             \
+    X(efc_D, maxefc)                    \
+    X(efc_R, maxefc)                    \
+    X(efc_vel, maxefc)                  \
+    X(efc_aref, maxefc)                 \
+    X(efc_force, maxefc)                \
+    X(qfrc_constraint, nv)              \
+    X(qacc_warmstart, nv)
+
+// contact capacity: the model's nconmax, else 10 per geom within [100, 10000]
+static size_t contact_capacity(const gdnModel* m) {
+    if (m->nconmax > 0) {
+        return (size_t)m->nconmax;
+    }
+    size_t n = 10 * (size_t)m->ngeom;
+    return n < 100 ? 100 : (n > 10000 ? 10000 : n);
+}
+
+// constraint-row capacity: the model's njmax, else 6 rows per contact plus 2 per dof
+static size_t efc_capacity(const gdnModel* m) {
+    if (m->njmax > 0) {
+        return (size_t)m->njmax;
+    }
+    return 6 * contact_capacity(m) + 2 * (size_t)m->nv;
+}
 
 // arena size: generous per-body and per-dof scratch for every algorithm (doubles)
 static size_t arena_doubles(const gdnModel* m) {
@@ -58,10 +88,15 @@ gdnStatus gdn_data_create(const gdnModel* m, gdnData** out) {
     const size_t nq = (size_t)m->nq, nv = (size_t)m->nv, nu = (size_t)m->nu;
     const size_t nbody = (size_t)m->nbody, njnt = (size_t)m->njnt, ngeom = (size_t)m->ngeom;
     const size_t nsite = (size_t)m->nsite, nvert = (size_t)m->nvert;
+    const size_t maxcon = contact_capacity(m), maxefc = efc_capacity(m);
     size_t total = 0;
 #define X(field, count) total += aligned_bytes(count);
     GDN_DATA_ARRAYS(X)
 #undef X
+    // contacts and the int rows after the double arrays
+    size_t contact_bytes = (maxcon * sizeof(gdnContact) + 63u) & ~(size_t)63u;
+    size_t int_bytes = (3 * maxefc * sizeof(int) + 63u) & ~(size_t)63u;
+    total += contact_bytes + int_bytes;
     size_t narena = aligned_bytes(arena_doubles(m));
     gdnData* d = calloc(1, sizeof(gdnData));
     unsigned char* buf = calloc(1, total + narena + 64);
@@ -77,6 +112,14 @@ gdnStatus gdn_data_create(const gdnModel* m, gdnData** out) {
     p += aligned_bytes(count);
     GDN_DATA_ARRAYS(X)
 #undef X
+    d->contact = (gdnContact*)(void*)p;
+    p += contact_bytes;
+    d->efc_type = (int*)(void*)p;
+    d->efc_id = d->efc_type + maxefc;
+    d->efc_state = d->efc_id + maxefc;
+    p += int_bytes;
+    d->maxcon = (int)maxcon;
+    d->maxefc = (int)maxefc;
     d->nvert = m->nvert;
     d->arena = p;
     d->narena = narena;
@@ -101,6 +144,11 @@ void gdn_data_reset(const gdnModel* m, gdnData* d) {
     memset(d->qfrc_applied, 0, sizeof(double) * (size_t)m->nv);
     memset(d->xfrc_applied, 0, sizeof(double) * 6 * (size_t)m->nbody);
     memset(d->warning, 0, sizeof(d->warning));
+    memset(d->qacc_warmstart, 0, sizeof(double) * (size_t)m->nv);
+    memset(d->qfrc_constraint, 0, sizeof(double) * (size_t)m->nv);
+    d->ncon = d->ncon_overflow = d->nefc = 0;
+    d->solver_iter = d->solver_converged = 0;
+    d->solver_residual = 0;
     d->energy[0] = d->energy[1] = 0;
     d->parena = 0;
 }

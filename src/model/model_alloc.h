@@ -18,4 +18,8 @@ gdnModel* gdn_model_alloc(const gdnModelSizes* sizes);
 // that never calls it keeps zeros there, which is always correct, only slower
 void gdn_model_finalize(gdnModel* m);
 
+// MuJoCo 2.2.2's default options (timestep 0.002, gravity -9.81 z, Euler, Newton, 100
+// iterations, tolerance 1e-8, pyramidal cone, impratio 1, override solref/solimp defaults)
+void gdn_option_default(gdnOption* opt);
+
 #endif

@@ -38,6 +38,14 @@ gdnModel* gdn_model_from_mujoco(const mjModel* m) {
     g->opt.integrator = GDN_INT_EULER;
     g->opt.disableflags = m->opt.disableflags;
     g->opt.enableflags = m->opt.enableflags;
+    g->opt.solver = m->opt.solver;
+    g->opt.iterations = m->opt.iterations;
+    g->opt.tolerance = m->opt.tolerance;
+    g->opt.cone = m->opt.cone;
+    g->opt.impratio = m->opt.impratio;
+    g->opt.o_margin = m->opt.o_margin;
+    memcpy(g->opt.o_solref, m->opt.o_solref, sizeof(g->opt.o_solref));
+    memcpy(g->opt.o_solimp, m->opt.o_solimp, sizeof(g->opt.o_solimp));
 
     int nb = m->nbody, nj = m->njnt, nv = m->nv, ng = m->ngeom, ns = m->nsite, nu = m->nu;
     int nk = m->nkey;

@@ -77,6 +77,9 @@ typedef struct gdnData {
     int ncon;               // contacts found by the last collision pass
     int ncon_overflow;      // contacts that did not fit in the buffer (reported, never written)
     int nefc;               // constraint rows
+    int ne;                 // equality rows (the first ne of the nefc)
+    int nf;                 // friction-loss rows (the next nf)
+    int nefc_overflow;      // rows that did not fit in maxefc (reported, never written)
     gdnContact* contact;    // (maxcon) contacts, in the deterministic order of detection
     int* efc_type;          // (maxefc) gdnConstraintType
     int* efc_id;            // (maxefc) joint / contact / equality id of the row

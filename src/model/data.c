@@ -147,6 +147,7 @@ void gdn_data_reset(const gdnModel* m, gdnData* d) {
     memset(d->qacc_warmstart, 0, sizeof(double) * (size_t)m->nv);
     memset(d->qfrc_constraint, 0, sizeof(double) * (size_t)m->nv);
     d->ncon = d->ncon_overflow = d->nefc = 0;
+    d->ne = d->nf = d->nefc_overflow = 0;
     d->solver_iter = d->solver_converged = 0;
     d->solver_residual = 0;
     d->energy[0] = d->energy[1] = 0;

@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: Apache-2.0
+// Internal: MuJoCo 2.2.2's constraint model (the efc_* rows) and the row-space products the
+// solvers use. Rows are dense (d->efc_J is nefc x nv, row-major).
+#ifndef GDN_CONSTRAINT_CONSTRAINT_H
+#define GDN_CONSTRAINT_CONSTRAINT_H
+
+#include <gradyn/gradyn.h>
+
+// MuJoCo's equality types (mjtEq values; only connect and weld are supported)
+typedef enum gdnEqType { GDN_EQ_CONNECT = 0, GDN_EQ_WELD = 1 } gdnEqType;
+
+// doubles per equality constraint in m->eq_data (MuJoCo 2.2.2's mjNEQDATA)
+//   connect: [0-2] anchor in body1, [3-5] anchor in body2
+//   weld:    [0-2] anchor in body2, [3-5] anchor in body1, [6-9] relpose quat, [10] torquescale
+#define GDN_NEQDATA 11
+
+// impedance bounds and the smallest positive value (MuJoCo's mjMINIMP, mjMAXIMP, mjMINVAL)
+#define GDN_MINIMP 0.0001
+#define GDN_MAXIMP 0.9999
+#define GDN_MINVAL 1e-15
+
+// mj_makeConstraint: the rows of the active constraints in MuJoCo's order (equality, dof
+// friction, joint limits, contacts), then efc_diagApprox (from body/dof_invweight0), impedance,
+// efc_KBIP, efc_R, efc_D, contact mu and efc_address. Needs kinematics (gdn_kinematics) and
+// d->contact / d->ncon from collision. Sets d->nefc, d->ne, d->nf; rows that do not fit in
+// d->maxefc are counted in d->nefc_overflow and never written (GDN_OK all the same: the
+// overflow is reported, the rows that fit are valid). GDN_ERR_MEMORY when the arena is short.
+gdnStatus gdn_make_constraint(const gdnModel* m, gdnData* d);
+
+// mj_referenceConstraint: efc_vel = J qvel, efc_aref = -B vel - K I (pos - margin)
+void gdn_reference_constraint(const gdnModel* m, gdnData* d);
+
+// res (nefc) = efc_J vec (nv)
+void gdn_constraint_mul_J(const gdnModel* m, const gdnData* d, double* res, const double* vec);
+
+// res (nv) = efc_J' vec (nefc)
+void gdn_constraint_mul_JT(const gdnModel* m, const gdnData* d, double* res, const double* vec);
+
+// qfrc_constraint = efc_J' efc_force
+void gdn_constraint_qfrc(const gdnModel* m, gdnData* d);
+
+// jar (nefc) = efc_J qacc - efc_aref: the argument of MuJoCo's constraint cost s(jar)
+void gdn_constraint_jar(const gdnModel* m, const gdnData* d, const double* qacc, double* jar);
+
+// impedance d(r) and its derivative from solimp = (dmin, dmax, width, midpoint, power) at
+// constraint position pos with margin (MuJoCo's getimpedance; solimp already clamped)
+void gdn_impedance(const double solimp[GDN_NIMP], double pos, double margin, double* imp,
+                   double* imp_deriv);
+
+#endif

@@ -15,8 +15,10 @@
 //   dist       signed surface distance (negative: penetration); contacts with dist > margin are
 //              not returned
 //   pos        midpoint between the two surfaces (world)
-//   frame[0:3] unit normal pointing from geom1 to geom2; frame[3:9] are left for the driver
-//              (it completes the frame with gdn_make_frame, MuJoCo's mju_makeFrame)
+//   frame[0:3] unit normal pointing from geom1 to geom2
+//   frame[3:6] zero, or a preferred first tangent (plane-capsule: the capsule axis); the driver
+//              completes the frame with gdn_make_frame (MuJoCo's mju_makeFrame), which keeps
+//              this hint when its norm is >= 0.5; frame[6:9] need not be set
 // Every other field (dim, geom1/2, friction, solref, ...) is set by the driver.
 typedef int (*gdnCollideFn)(const gdnModel* m, const gdnData* d, gdnContact* con, int g1,
                             int g2, double margin);

@@ -77,6 +77,7 @@ typedef enum gdnBiasType { GDN_BIAS_NONE = 0, GDN_BIAS_AFFINE = 1 } gdnBiasType;
 #define GDN_NBIAS 10
 #define GDN_NREF 2
 #define GDN_NIMP 5
+#define GDN_NEQDATA 11 // doubles per equality constraint (MuJoCo 2.2.2's mjNEQDATA)
 
 // physics options (MJCF <option>)
 typedef struct gdnOption {
@@ -123,9 +124,14 @@ typedef struct gdnModel {
     int nvert;  // collision-mesh vertices over all bodies (penalty contact)
     int nconmax; // capacity of the contact buffer in gdnData (MJCF <size nconmax>)
     int njmax;   // capacity of the constraint rows in gdnData (MJCF <size njmax>)
+    int npair;    // explicit geom pairs (MJCF <contact><pair>), sorted by pair_signature
+    int nexclude; // excluded body pairs (MJCF <contact><exclude>), sorted by exclude_signature
+    int neq;     // number of equality constraints
 
     gdnOption opt;
     gdnPenalty penalty; // penalty ground contact (off unless enabled)
+    double stat_meaninertia; // mean diagonal of M at qpos0 (MuJoCo's stat.meaninertia; the
+                             // solvers' scale; <= 0: the solver uses the current qM's)
 
     // bodies (nbody)
     int* body_parentid;     // parent body id (world: 0)
@@ -145,6 +151,8 @@ typedef struct gdnModel {
     double* body_subtreemass; // (nbody) mass of the subtree rooted at this body
     double* body_inertia;   // (nbody x 3) principal moments of inertia about the COM
     int* body_sameframe;    // derived: inertial frame vs body frame (gdnSameFrame; 0 general)
+    double* body_invweight0; // (nbody x 2) mean inverse translational, rotational inertia at
+                             // qpos0: diag(J M^-1 J') of the COM Jacobian averaged (MuJoCo's)
 
     // joints (njnt)
     int* jnt_type;          // gdnJointType
@@ -167,6 +175,9 @@ typedef struct gdnModel {
     double* dof_armature;   // rotor inertia added to the diagonal of M
     double* dof_damping;    // viscous damping (integrated implicitly by Euler)
     double* dof_frictionloss; // dry friction (a constraint; not used by the smooth step)
+    double* dof_solref;     // (nv x 2) friction-loss solref (MJCF joint solreffriction)
+    double* dof_solimp;     // (nv x 5) friction-loss solimp (MJCF joint solimpfriction)
+    double* dof_invweight0; // (nv) inverse joint inertia at qpos0 (MuJoCo's dof_invweight0)
 
     // geoms (ngeom)
     int* geom_type;         // gdnGeomType
@@ -186,6 +197,21 @@ typedef struct gdnModel {
     double* geom_gap;       // contact gap
     double* geom_rgba;      // (ngeom x 4)
     int* geom_sameframe;    // derived: geom frame vs body/inertial frame (gdnSameFrame)
+    double* geom_rbound;    // radius of the bounding sphere about geom_xpos (0: plane, none)
+
+    // explicit contact pairs (npair; MuJoCo's pair_* fields): geom1's body id <= geom2's
+    int* pair_dim;          // contact dimensionality (1, 3, 4, 6)
+    int* pair_geom1;        // geom ids
+    int* pair_geom2;
+    int* pair_signature;    // ((body1 + 1) << 16) + body2 + 1
+    double* pair_solref;    // (npair x 2)
+    double* pair_solimp;    // (npair x 5)
+    double* pair_margin;    // contact margin
+    double* pair_gap;       // contact gap
+    double* pair_friction;  // (npair x 5) tangent1, tangent2, spin, roll1, roll2
+
+    // excluded body pairs (nexclude)
+    int* exclude_signature; // ((body1 + 1) << 16) + body2 + 1, body1 <= body2
 
     // sites (nsite)
     int* site_bodyid;       // body id
@@ -206,6 +232,15 @@ typedef struct gdnModel {
     double* actuator_biasprm;   // (nu x GDN_NBIAS) bias parameters
     double* actuator_ctrlrange; // (nu x 2)
     double* actuator_forcerange;// (nu x 2)
+
+    // equality constraints (neq): MuJoCo 2.2.2's eq_* layout (src/constraint/constraint.h)
+    int* eq_type;           // 0 connect, 1 weld (MuJoCo's mjtEq)
+    int* eq_obj1id;         // body 1
+    int* eq_obj2id;         // body 2 (0: the world)
+    int* eq_active;         // 1: enforced
+    double* eq_solref;      // (neq x 2)
+    double* eq_solimp;      // (neq x 5)
+    double* eq_data;        // (neq x GDN_NEQDATA) anchors, relpose, torquescale
 
     // keyframes (nkey)
     double* key_time;       // (nkey)

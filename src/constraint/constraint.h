@@ -9,15 +9,16 @@
 // MuJoCo's equality types (mjtEq values; only connect and weld are supported)
 typedef enum gdnEqType { GDN_EQ_CONNECT = 0, GDN_EQ_WELD = 1 } gdnEqType;
 
-// doubles per equality constraint in m->eq_data (MuJoCo 2.2.2's mjNEQDATA)
+// m->eq_data rows (GDN_NEQDATA doubles, model.h):
 //   connect: [0-2] anchor in body1, [3-5] anchor in body2
 //   weld:    [0-2] anchor in body2, [3-5] anchor in body1, [6-9] relpose quat, [10] torquescale
-#define GDN_NEQDATA 11
 
 // impedance bounds and the smallest positive value (MuJoCo's mjMINIMP, mjMAXIMP, mjMINVAL)
 #define GDN_MINIMP 0.0001
 #define GDN_MAXIMP 0.9999
+#ifndef GDN_MINVAL
 #define GDN_MINVAL 1e-15
+#endif
 
 // mj_makeConstraint: the rows of the active constraints in MuJoCo's order (equality, dof
 // friction, joint limits, contacts), then efc_diagApprox (from body/dof_invweight0), impedance,

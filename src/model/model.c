@@ -30,6 +30,7 @@
     X(double, body_subtreemass, nbody)           \
     X(double, body_inertia, nbody * 3)           \
     X(int, body_sameframe, nbody)                \
+    X(double, body_invweight0, nbody * 2)        \
     X(int, jnt_type, njnt)                       \
     X(int, jnt_qposadr, njnt)                    \
     X(int, jnt_dofadr, njnt)                     \
@@ -48,6 +49,9 @@
     X(double, dof_armature, nv)                  \
     X(double, dof_damping, nv)                   \
     X(double, dof_frictionloss, nv)              \
+    X(double, dof_solref, nv * GDN_NREF)         \
+    X(double, dof_solimp, nv * GDN_NIMP)         \
+    X(double, dof_invweight0, nv)                \
     X(int, geom_type, ngeom)                     \
     X(int, geom_contype, ngeom)                  \
     X(int, geom_conaffinity, ngeom)              \
@@ -65,6 +69,17 @@
     X(double, geom_gap, ngeom)                   \
     X(double, geom_rgba, ngeom * 4)              \
     X(int, geom_sameframe, ngeom)                \
+    X(double, geom_rbound, ngeom)                \
+    X(int, pair_dim, npair)                      \
+    X(int, pair_geom1, npair)                    \
+    X(int, pair_geom2, npair)                    \
+    X(int, pair_signature, npair)                \
+    X(double, pair_solref, npair * GDN_NREF)     \
+    X(double, pair_solimp, npair * GDN_NIMP)     \
+    X(double, pair_margin, npair)                \
+    X(double, pair_gap, npair)                   \
+    X(double, pair_friction, npair * 5)          \
+    X(int, exclude_signature, nexclude)          \
     X(int, site_bodyid, nsite)                   \
     X(double, site_pos, nsite * 3)               \
     X(double, site_quat, nsite * 4)              \
@@ -81,6 +96,13 @@
     X(double, actuator_biasprm, nu * GDN_NBIAS)  \
     X(double, actuator_ctrlrange, nu * 2)        \
     X(double, actuator_forcerange, nu * 2)       \
+    X(int, eq_type, neq)                         \
+    X(int, eq_obj1id, neq)                       \
+    X(int, eq_obj2id, neq)                       \
+    X(int, eq_active, neq)                       \
+    X(double, eq_solref, neq * GDN_NREF)         \
+    X(double, eq_solimp, neq * GDN_NIMP)         \
+    X(double, eq_data, neq * GDN_NEQDATA)        \
     X(double, key_time, nkey)                    \
     X(double, key_qpos, nkey * nq)               \
     X(double, key_qvel, nkey * nv)               \
@@ -112,6 +134,8 @@ gdnModel* gdn_model_alloc(const gdnModelSizes* s) {
     const size_t nq = (size_t)s->nq, nv = (size_t)s->nv, nu = (size_t)s->nu;
     const size_t nbody = (size_t)s->nbody, njnt = (size_t)s->njnt, ngeom = (size_t)s->ngeom;
     const size_t nsite = (size_t)s->nsite, nkey = (size_t)s->nkey, nnames = (size_t)s->nnames;
+    const size_t npair = (size_t)s->npair, nexclude = (size_t)s->nexclude;
+    const size_t neq = (size_t)s->neq;
 
     // total size, then carve
     size_t total = 0;
@@ -142,6 +166,9 @@ gdnModel* gdn_model_alloc(const gdnModelSizes* s) {
     m->nsite = s->nsite;
     m->nkey = s->nkey;
     m->nnames = s->nnames;
+    m->npair = s->npair;
+    m->nexclude = s->nexclude;
+    m->neq = s->neq;
     return m;
 }
 

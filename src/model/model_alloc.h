@@ -6,7 +6,8 @@
 #include <gradyn/model.h>
 
 typedef struct gdnModelSizes {
-    int nq, nv, nu, nbody, njnt, ngeom, nsite, nkey, nnames;
+    int nq, nv, nu, nbody, njnt, ngeom, nsite, nkey, nnames, neq;
+    int npair, nexclude; // explicit contact pairs, excluded body pairs
 } gdnModelSizes;
 
 // a zeroed model with every array allocated for the given sizes (NULL on failure or on a

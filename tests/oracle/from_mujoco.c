@@ -28,6 +28,9 @@ gdnModel* gdn_model_from_mujoco(const mjModel* m) {
         .nsite = m->nsite,
         .nkey = m->nkey,
         .nnames = m->nnames,
+        .npair = m->npair,
+        .nexclude = m->nexclude,
+        .neq = m->neq,
     };
     gdnModel* g = gdn_model_alloc(&sizes);
     if (!g) {
@@ -46,6 +49,7 @@ gdnModel* gdn_model_from_mujoco(const mjModel* m) {
     g->opt.o_margin = m->opt.o_margin;
     memcpy(g->opt.o_solref, m->opt.o_solref, sizeof(g->opt.o_solref));
     memcpy(g->opt.o_solimp, m->opt.o_solimp, sizeof(g->opt.o_solimp));
+    g->stat_meaninertia = m->stat.meaninertia;
 
     int nb = m->nbody, nj = m->njnt, nv = m->nv, ng = m->ngeom, ns = m->nsite, nu = m->nu;
     int nk = m->nkey;
@@ -65,6 +69,7 @@ gdnModel* gdn_model_from_mujoco(const mjModel* m) {
     COPY(body_mass, nb);
     COPY(body_subtreemass, nb);
     COPY(body_inertia, 3 * nb);
+    COPY(body_invweight0, 2 * nb);
 
     COPY(jnt_type, nj);
     COPY(jnt_qposadr, nj);
@@ -85,6 +90,9 @@ gdnModel* gdn_model_from_mujoco(const mjModel* m) {
     COPY(dof_armature, nv);
     COPY(dof_damping, nv);
     COPY(dof_frictionloss, nv);
+    COPY(dof_solref, GDN_NREF * nv);
+    COPY(dof_solimp, GDN_NIMP * nv);
+    COPY(dof_invweight0, nv);
 
     COPY(geom_type, ng);
     COPY(geom_contype, ng);
@@ -102,6 +110,21 @@ gdnModel* gdn_model_from_mujoco(const mjModel* m) {
     COPY(geom_margin, ng);
     COPY(geom_gap, ng);
     CONVERT(geom_rgba, 4 * ng);
+    COPY(geom_rbound, ng);
+
+    int np = m->npair;
+    COPY(pair_dim, np);
+    COPY(pair_geom1, np);
+    COPY(pair_geom2, np);
+    COPY(pair_signature, np);
+    COPY(pair_solref, GDN_NREF * np);
+    COPY(pair_solimp, GDN_NIMP * np);
+    COPY(pair_margin, np);
+    COPY(pair_gap, np);
+    COPY(pair_friction, 5 * np);
+    COPY(exclude_signature, m->nexclude);
+    g->nconmax = m->nconmax;
+    g->njmax = m->njmax;
 
     COPY(site_bodyid, ns);
     COPY(site_pos, 3 * ns);
@@ -119,6 +142,15 @@ gdnModel* gdn_model_from_mujoco(const mjModel* m) {
     COPY(actuator_biasprm, GDN_NBIAS * nu);
     COPY(actuator_ctrlrange, 2 * nu);
     COPY(actuator_forcerange, 2 * nu);
+
+    int ne = m->neq;
+    COPY(eq_type, ne);
+    COPY(eq_obj1id, ne);
+    COPY(eq_obj2id, ne);
+    CONVERT(eq_active, ne);
+    COPY(eq_solref, GDN_NREF * ne);
+    COPY(eq_solimp, GDN_NIMP * ne);
+    COPY(eq_data, GDN_NEQDATA * ne);
 
     COPY(key_time, nk);
     COPY(key_qpos, nk * m->nq);

@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: Apache-2.0
+// The constraint rows (MuJoCo 2.2.2's mj_makeConstraint): driver, row storage, dof friction,
+// joint limits, diagApprox, and the row-space products the solvers use.
+#include <math.h>
+#include <string.h>
+
+#include "base/arena.h"
+#include "constraint/constraint.h"
+#include "constraint/rows.h"
+#include "math/vec.h"
+
+// MuJoCo's mjPI
+static const double kPi = 3.14159265358979323846;
+
+static int is_contact_type(int type) {
+    return type == GDN_CNSTR_CONTACT_FRICTIONLESS || type == GDN_CNSTR_CONTACT_PYRAMIDAL ||
+           type == GDN_CNSTR_CONTACT_ELLIPTIC;
+}
+
+int gdn_rows_add(const gdnModel* m, gdnData* d, const double* jac, const double* pos,
+                 const double* margin, double frictionloss, int size, int type, int id) {
+    int nv = m->nv, nefc = d->nefc;
+    if (nefc + size > d->maxefc) {
+        d->nefc_overflow += size;
+        return 1;
+    }
+
+    // empty guard: a non-contact constraint with an all-zero Jacobian adds no rows
+    if (!is_contact_type(type)) {
+        int empty = 1;
+        for (int i = 0; i < size * nv && empty; i++) {
+            empty = jac[i] == 0;
+        }
+        if (empty) {
+            return 0;
+        }
+    }
+    memcpy(d->efc_J + (size_t)nefc * (size_t)nv, jac, sizeof(double) * (size_t)(size * nv));
+    for (int i = 0; i < size; i++) {
+        d->efc_pos[nefc + i] = pos ? pos[i] : 0;
+        d->efc_margin[nefc + i] = margin ? margin[i] : 0;
+        d->efc_frictionloss[nefc + i] = frictionloss;
+        d->efc_type[nefc + i] = type;
+        d->efc_id[nefc + i] = id;
+    }
+    d->nefc += size;
+    if (type == GDN_CNSTR_EQUALITY) {
+        d->ne += size;
+    } else if (type == GDN_CNSTR_FRICTION_DOF || type == GDN_CNSTR_FRICTION_TENDON) {
+        d->nf += size;
+    }
+    return 0;
+}
+
+// one friction-loss row per dof with dof_frictionloss > 0: J = e_i
+static void rows_friction(const gdnModel* m, gdnData* d, double* jac) {
+    int nv = m->nv, full = 0;
+    for (int i = 0; i < nv; i++) {
+        if (m->dof_frictionloss[i] > 0) {
+            if (full) {
+                d->nefc_overflow += 1;
+                continue;
+            }
+            memset(jac, 0, sizeof(double) * (size_t)nv);
+            jac[i] = 1;
+            full = gdn_rows_add(m, d, jac, NULL, NULL, m->dof_frictionloss[i], 1,
+                                GDN_CNSTR_FRICTION_DOF, i);
+        }
+    }
+}
+
+// joint limits: hinge/slide dist = side (range[side] - q) for side -1 (lower) and +1 (upper),
+// J = -side e_dof; ball dist = max(range) - angle, J = -axis. A row when dist < margin
+static void rows_limit(const gdnModel* m, gdnData* d, double* jac) {
+    int nv = m->nv, full = 0;
+    for (int i = 0; i < m->njnt; i++) {
+        if (!m->jnt_limited[i]) {
+            continue;
+        }
+        double margin = m->jnt_margin[i];
+        int type = m->jnt_type[i], dof = m->jnt_dofadr[i];
+        const double* q = d->qpos + m->jnt_qposadr[i];
+        if (type == GDN_JNT_SLIDE || type == GDN_JNT_HINGE) {
+            for (int side = -1; side <= 1; side += 2) {
+                double dist = side * (m->jnt_range[2 * i + (side + 1) / 2] - q[0]);
+                if (dist < margin) {
+                    if (full) {
+                        d->nefc_overflow += 1;
+                        continue;
+                    }
+                    memset(jac, 0, sizeof(double) * (size_t)nv);
+                    jac[dof] = -(double)side;
+                    full = gdn_rows_add(m, d, jac, &dist, &margin, 0, 1, GDN_CNSTR_LIMIT_JOINT, i);
+                }
+            }
+        } else if (type == GDN_JNT_BALL) {
+            // rotation vector of the joint quaternion (angle wrapped to (-pi, pi])
+            double axis[3] = {q[1], q[2], q[3]};
+            double sin_half = gdn_normalize3(axis);
+            double angle = 2 * atan2(sin_half, q[0]);
+            if (angle > kPi) {
+                angle -= 2 * kPi;
+            }
+            double rotvec[3];
+            gdn_scl3(rotvec, axis, angle);
+            double value = gdn_normalize3(rotvec);
+            double range = fmax(m->jnt_range[2 * i], m->jnt_range[2 * i + 1]);
+            double dist = range - value;
+            if (dist < margin) {
+                if (full) {
+                    d->nefc_overflow += 1;
+                    continue;
+                }
+                memset(jac, 0, sizeof(double) * (size_t)nv);
+                gdn_scl3(jac + dof, rotvec, -1);
+                full = gdn_rows_add(m, d, jac, &dist, &margin, 0, 1, GDN_CNSTR_LIMIT_JOINT, i);
+            }
+        }
+    }
+}
+
+void gdn_rows_diag_approx(const gdnModel* m, gdnData* d) {
+    const double* bw = m->body_invweight0;
+    double* dA = d->efc_diagApprox;
+    for (int i = 0; i < d->nefc; i++) {
+        int id = d->efc_id[i];
+        switch (d->efc_type[i]) {
+        case GDN_CNSTR_EQUALITY: {
+            // connect and weld: translational inverse weights of both bodies. MuJoCo 2.2.2
+            // meant the rotational weight for weld rows 3-5, but its row counter is reset on
+            // every equality row, so every weld row gets the translational one: reproduced
+            int b1 = m->eq_obj1id[id], b2 = m->eq_obj2id[id];
+            dA[i] = bw[2 * b1] + bw[2 * b2];
+            break;
+        }
+        case GDN_CNSTR_FRICTION_DOF:
+            dA[i] = m->dof_invweight0[id];
+            break;
+        case GDN_CNSTR_LIMIT_JOINT:
+            dA[i] = m->dof_invweight0[m->jnt_dofadr[id]];
+            break;
+        case GDN_CNSTR_CONTACT_FRICTIONLESS:
+        case GDN_CNSTR_CONTACT_PYRAMIDAL:
+        case GDN_CNSTR_CONTACT_ELLIPTIC: {
+            const gdnContact* con = d->contact + id;
+            int b1 = m->geom_bodyid[con->geom1], b2 = m->geom_bodyid[con->geom2];
+            int dim = con->dim;
+            double tran = bw[2 * b1] + bw[2 * b2];
+            double rot = bw[2 * b1 + 1] + bw[2 * b2 + 1];
+            if (d->efc_type[i] == GDN_CNSTR_CONTACT_FRICTIONLESS) {
+                dA[i] = tran;
+            } else if (d->efc_type[i] == GDN_CNSTR_CONTACT_ELLIPTIC) {
+                // normal and sliding rows: translational; spin and rolling: rotational
+                for (int j = 0; j < dim; j++) {
+                    dA[i + j] = j < 3 ? tran : rot;
+                }
+                i += dim - 1;
+            } else {
+                // pyramid edge pair j: tran + mu_j^2 (tran for sliding, rot otherwise)
+                for (int j = 0; j < dim - 1; j++) {
+                    double fri = con->friction[j];
+                    dA[i + 2 * j] = dA[i + 2 * j + 1] = tran + fri * fri * (j < 2 ? tran : rot);
+                }
+                i += 2 * dim - 3;
+            }
+            break;
+        }
+        default:
+            dA[i] = 0;
+            break;
+        }
+    }
+}
+
+gdnStatus gdn_make_constraint(const gdnModel* m, gdnData* d) {
+    d->ne = d->nf = d->nefc = d->nefc_overflow = 0;
+    for (int i = 0; i < d->ncon; i++) {
+        d->contact[i].efc_address = -1;
+    }
+    if ((m->opt.disableflags & GDN_DSBL_CONSTRAINT) || d->maxefc == 0) {
+        return GDN_OK;
+    }
+    size_t mark = gdn_arena_mark(d);
+    double* scratch = gdn_arena_doubles(d, 18 * (size_t)m->nv + 1);
+    if (!scratch) {
+        gdn_arena_reset(d, mark);
+        return GDN_ERR_MEMORY;
+    }
+    if (!(m->opt.disableflags & GDN_DSBL_EQUALITY)) {
+        gdn_rows_equality(m, d, scratch);
+    }
+    if (!(m->opt.disableflags & GDN_DSBL_FRICTIONLOSS)) {
+        rows_friction(m, d, scratch);
+    }
+    if (!(m->opt.disableflags & GDN_DSBL_LIMIT)) {
+        rows_limit(m, d, scratch);
+    }
+    if (!(m->opt.disableflags & GDN_DSBL_CONTACT)) {
+        gdn_rows_contact(m, d, scratch);
+    }
+    gdn_arena_reset(d, mark);
+    if (d->nefc) {
+        gdn_rows_diag_approx(m, d);
+        gdn_rows_impedance(m, d);
+    }
+    return GDN_OK;
+}
+
+void gdn_constraint_mul_J(const gdnModel* m, const gdnData* d, double* res, const double* vec) {
+    int nv = m->nv;
+    for (int i = 0; i < d->nefc; i++) {
+        const double* row = d->efc_J + (size_t)i * (size_t)nv;
+        double s = 0;
+        for (int k = 0; k < nv; k++) {
+            s += row[k] * vec[k];
+        }
+        res[i] = s;
+    }
+}
+
+void gdn_constraint_mul_JT(const gdnModel* m, const gdnData* d, double* res, const double* vec) {
+    int nv = m->nv;
+    memset(res, 0, sizeof(double) * (size_t)nv);
+    for (int i = 0; i < d->nefc; i++) {
+        const double* row = d->efc_J + (size_t)i * (size_t)nv;
+        double f = vec[i];
+        if (f == 0) {
+            continue;
+        }
+        for (int k = 0; k < nv; k++) {
+            res[k] += row[k] * f;
+        }
+    }
+}
+
+void gdn_constraint_qfrc(const gdnModel* m, gdnData* d) {
+    gdn_constraint_mul_JT(m, d, d->qfrc_constraint, d->efc_force);
+}
+
+void gdn_constraint_jar(const gdnModel* m, const gdnData* d, const double* qacc, double* jar) {
+    gdn_constraint_mul_J(m, d, jar, qacc);
+    for (int i = 0; i < d->nefc; i++) {
+        jar[i] -= d->efc_aref[i];
+    }
+}
+
+// aref = -B vel - K I (pos - margin)
+void gdn_reference_constraint(const gdnModel* m, gdnData* d) {
+    const double* kbip = d->efc_KBIP;
+    gdn_constraint_mul_J(m, d, d->efc_vel, d->qvel);
+    for (int i = 0; i < d->nefc; i++) {
+        d->efc_aref[i] = -kbip[4 * i + 1] * d->efc_vel[i] -
+                         kbip[4 * i] * kbip[4 * i + 2] * (d->efc_pos[i] - d->efc_margin[i]);
+    }
+}

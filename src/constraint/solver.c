@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: Apache-2.0
+// Constraint solve entry (MuJoCo's fwdConstraint): warm start, solver dispatch, report.
+#include "constraint/solver.h"
+
+#include <string.h>
+
+#include "base/arena.h"
+
+double gdn_solver_scale(const gdnModel* m, const gdnData* d) {
+    const int nv = m->nv;
+    double meaninertia = m->stat_meaninertia;
+    if (!(meaninertia > 0)) {
+        // fallback: mean diagonal of the current M (MuJoCo takes it at qpos0)
+        meaninertia = 0;
+        for (int i = 0; i < nv; i++) {
+            meaninertia += d->qM[(size_t)i * (size_t)nv + (size_t)i];
+        }
+        meaninertia = nv > 0 ? meaninertia / nv : 1;
+        if (!(meaninertia > 0)) {
+            meaninertia = 1;
+        }
+    }
+    return meaninertia * (nv > 1 ? nv : 1);
+}
+
+void gdn_solver_mul_J(const gdnModel* m, const gdnData* d, double* res, const double* vec) {
+    const int nv = m->nv;
+    for (int i = 0; i < d->nefc; i++) {
+        const double* Ji = d->efc_J + (size_t)i * (size_t)nv;
+        double s = 0;
+        for (int k = 0; k < nv; k++) {
+            s += Ji[k] * vec[k];
+        }
+        res[i] = s;
+    }
+}
+
+void gdn_solver_mul_M(const gdnModel* m, const gdnData* d, double* res, const double* vec) {
+    const int nv = m->nv;
+    for (int i = 0; i < nv; i++) {
+        const double* Mi = d->qM + (size_t)i * (size_t)nv;
+        double s = 0;
+        for (int k = 0; k < nv; k++) {
+            s += Mi[k] * vec[k];
+        }
+        res[i] = s;
+    }
+}
+
+// Gauss cost of qacc: 0.5 (M qacc - qfrc_smooth)' (qacc - qacc_smooth), Ma = M qacc given
+static double gauss_cost(const gdnModel* m, const gdnData* d, const double* qacc,
+                         const double* Ma) {
+    double s = 0;
+    for (int i = 0; i < m->nv; i++) {
+        s += 0.5 * (Ma[i] - d->qfrc_smooth[i]) * (qacc[i] - d->qacc_smooth[i]);
+    }
+    return s;
+}
+
+// qacc = the better of qacc_warmstart and qacc_smooth by total cost (Gauss + s), as MuJoCo
+// chooses; qacc_smooth alone when warm starting is disabled. 0, or -1 when the arena is short.
+static int warmstart(const gdnModel* m, gdnData* d) {
+    const int nv = m->nv, nefc = d->nefc;
+    const size_t bytes = sizeof(double) * (size_t)nv;
+    if (m->opt.disableflags & GDN_DSBL_WARMSTART) {
+        memcpy(d->qacc, d->qacc_smooth, bytes);
+        memset(d->efc_force, 0, sizeof(double) * (size_t)nefc);
+        return 0;
+    }
+    size_t mark = gdn_arena_mark(d);
+    double* jar = gdn_arena_doubles(d, (size_t)nefc);
+    double* Ma = gdn_arena_doubles(d, (size_t)nv);
+    if (!jar || !Ma) {
+        gdn_arena_reset(d, mark);
+        return -1;
+    }
+    memcpy(d->qacc, d->qacc_warmstart, bytes);
+    // cost(qacc_warmstart)
+    gdn_solver_mul_J(m, d, jar, d->qacc_warmstart);
+    for (int i = 0; i < nefc; i++) {
+        jar[i] -= d->efc_aref[i];
+    }
+    double cost_warmstart;
+    gdn_constraint_update(m, d, jar, &cost_warmstart, NULL);
+    gdn_solver_mul_M(m, d, Ma, d->qacc_warmstart);
+    cost_warmstart += gauss_cost(m, d, d->qacc_warmstart, Ma);
+    // cost(qacc_smooth): Gauss is zero there
+    gdn_solver_mul_J(m, d, jar, d->qacc_smooth);
+    for (int i = 0; i < nefc; i++) {
+        jar[i] -= d->efc_aref[i];
+    }
+    double cost_smooth;
+    gdn_constraint_update(m, d, jar, &cost_smooth, NULL);
+    if (cost_warmstart > cost_smooth) {
+        memcpy(d->qacc, d->qacc_smooth, bytes);
+    }
+    gdn_arena_reset(d, mark);
+    return 0;
+}
+
+gdnStatus gdn_solve_constraint(const gdnModel* m, gdnData* d) {
+    const int nv = m->nv, nefc = d->nefc;
+    const size_t bytes = sizeof(double) * (size_t)nv;
+    d->solver_iter = 0;
+    d->solver_residual = 0;
+    if (nefc == 0) {
+        memcpy(d->qacc, d->qacc_smooth, bytes);
+        memcpy(d->qacc_warmstart, d->qacc_smooth, bytes);
+        memset(d->qfrc_constraint, 0, bytes);
+        d->solver_converged = 1;
+        return GDN_OK;
+    }
+    d->solver_converged = 0;
+    gdnStatus status = GDN_OK;
+    if (warmstart(m, d) != 0) {
+        status = GDN_ERR_MEMORY;
+    } else if (m->opt.solver == GDN_SOL_NEWTON) {
+        status = gdn_solver_newton(m, d, m->opt.iterations);
+    } else {
+        status = GDN_ERR_UNSUPPORTED;
+    }
+    if (status != GDN_OK) {
+        // no solution: the unconstrained acceleration, reported as not converged
+        memcpy(d->qacc, d->qacc_smooth, bytes);
+        memset(d->efc_force, 0, sizeof(double) * (size_t)nefc);
+        memset(d->qfrc_constraint, 0, bytes);
+        d->solver_converged = 0;
+    }
+    memcpy(d->qacc_warmstart, d->qacc, bytes);
+    return status;
+}

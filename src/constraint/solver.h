@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: Apache-2.0
+// Internal: MuJoCo 2.2.2's constraint solvers (primal Newton, dual PGS) on the efc_* rows.
+#ifndef GDN_CONSTRAINT_SOLVER_H
+#define GDN_CONSTRAINT_SOLVER_H
+
+#include <gradyn/gradyn.h>
+
+// mj_fwdConstraint: solve for the constrained qacc given qacc_smooth, qfrc_smooth, the dense
+// d->qM and the rows (efc_J, efc_aref, efc_D, efc_R, efc_frictionloss, efc_type, efc_id, and for
+// elliptic rows d->contact[efc_id].dim / mu / friction). Warm start as MuJoCo: the better (lower
+// total cost) of qacc_warmstart and qacc_smooth, or qacc_smooth when GDN_DSBL_WARMSTART.
+// Writes qacc, efc_force, efc_state, qfrc_constraint, qacc_warmstart (= qacc) and the report
+// solver_iter / solver_converged / solver_residual. nefc == 0: qacc = qacc_smooth, converged.
+// GDN_ERR_MEMORY when the arena is short (qacc = qacc_smooth, converged = 0, counted in
+// d->warning[GDN_WARN_ARENA]); GDN_ERR_UNSUPPORTED for the CG solver.
+gdnStatus gdn_solve_constraint(const gdnModel* m, gdnData* d);
+
+// mj_constraintUpdate: from jar = J qacc - aref (nefc), set efc_force, efc_state and
+// qfrc_constraint = J' efc_force; return the constraint cost s(jar) when cost != NULL. When
+// coneH != NULL (6 nefc doubles) the Hessian of each elliptic contact in the cone state is
+// written there, dim x dim row-major, at coneH + 6 * (its first row).
+void gdn_constraint_update(const gdnModel* m, gdnData* d, const double* jar, double* cost,
+                           double* coneH);
+
+// MuJoCo's solver scale meaninertia * max(1, nv): m->stat_meaninertia, or (when that is not
+// set, <= 0) the mean diagonal of the current d->qM
+double gdn_solver_scale(const gdnModel* m, const gdnData* d);
+
+// res (nefc) = efc_J vec (nv), dense rows
+void gdn_solver_mul_J(const gdnModel* m, const gdnData* d, double* res, const double* vec);
+
+// res (nv) = M vec with the dense d->qM
+void gdn_solver_mul_M(const gdnModel* m, const gdnData* d, double* res, const double* vec);
+
+// mj_solNewton: maxiter Newton iterations from d->qacc (set by the warm start). Writes qacc,
+// efc_force, efc_state, qfrc_constraint, solver_iter (added to), solver_converged,
+// solver_residual. GDN_ERR_MEMORY when the arena is short.
+gdnStatus gdn_solver_newton(const gdnModel* m, gdnData* d, int maxiter);
+
+// dense Cholesky in place, lower triangle: mat = L L' (the strict upper triangle is neither read
+// nor written); diagonal values below mindiag are raised to it. Returns the rank (n minus the
+// raised diagonals).
+int gdn_chol_factor(double* mat, int n, double mindiag);
+
+// res = (L L')^-1 vec with the factor of gdn_chol_factor (res may alias vec)
+void gdn_chol_solve(double* res, const double* mat, const double* vec, int n);
+
+// rank-one update of the factor: L L' + x x' (plus = 1) or L L' - x x' (plus = 0); x is
+// overwritten. Returns the rank (n minus the diagonals that fell below 1e-15).
+int gdn_chol_update(double* mat, double* x, int n, int plus);
+
+#endif

@@ -105,6 +105,12 @@ GDN_API gdnStatus gdn_inverse(const gdnModel* m, gdnData* d);
 // forward kinematics: xpos, xquat, xmat, xipos, ximat, xanchor, xaxis, geom/site poses
 GDN_API void gdn_kinematics(const gdnModel* m, gdnData* d);
 
+// collision detection (MuJoCo 2.2.2's mj_collision): d->contact[0 .. ncon) from the geom poses
+// (needs kinematics), in MuJoCo's deterministic order; contacts beyond d->maxcon are counted in
+// d->ncon_overflow and never written. Nothing (ncon = 0) when the model disables contact or
+// constraints. GDN_ERR_ARG for NULL arguments, GDN_ERR_MEMORY when the arena is exhausted
+GDN_API gdnStatus gdn_collision(const gdnModel* m, gdnData* d);
+
 // composite rigid body algorithm: d->qM (dense, armature included); needs kinematics
 GDN_API void gdn_crb(const gdnModel* m, gdnData* d);
 

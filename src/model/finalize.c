@@ -2,6 +2,8 @@
 // Derived model fields: quantities that follow from the compiled model and let the step skip work.
 #include "model/model_alloc.h"
 
+#include <math.h>
+
 // 1 when the three doubles are exactly zero
 static int is_zero3(const double* p) {
     return p[0] == 0 && p[1] == 0 && p[2] == 0;
@@ -37,6 +39,29 @@ static int same_frame(const gdnModel* m, int b, const double* pos, const double*
     return GDN_SAMEFRAME_NONE;
 }
 
+// bounding-sphere radius of a primitive geom about its centre (MuJoCo's compiler): sphere r,
+// capsule r + h, cylinder sqrt(r^2 + h^2), ellipsoid max(a, b, c), box |half sizes|; plane 0.
+// A mesh keeps the radius its producer set (the norm of its bounding-box half sizes)
+static double geom_rbound(const gdnModel* m, int g, double current) {
+    const double* s = m->geom_size + 3 * g;
+    switch (m->geom_type[g]) {
+    case GDN_GEOM_SPHERE:
+        return s[0];
+    case GDN_GEOM_CAPSULE:
+        return s[0] + s[1];
+    case GDN_GEOM_CYLINDER:
+        return sqrt(s[0] * s[0] + s[1] * s[1]);
+    case GDN_GEOM_ELLIPSOID:
+        return fmax(fmax(s[0], s[1]), s[2]);
+    case GDN_GEOM_BOX:
+        return sqrt(s[0] * s[0] + s[1] * s[1] + s[2] * s[2]);
+    case GDN_GEOM_MESH:
+        return current;
+    default:
+        return 0;
+    }
+}
+
 void gdn_model_finalize(gdnModel* m) {
     for (int b = 0; b < m->nbody; b++) {
         const double* ipos = m->body_ipos + 3 * b;
@@ -50,6 +75,7 @@ void gdn_model_finalize(gdnModel* m) {
     for (int g = 0; g < m->ngeom; g++) {
         m->geom_sameframe[g] =
             same_frame(m, m->geom_bodyid[g], m->geom_pos + 3 * g, m->geom_quat + 4 * g);
+        m->geom_rbound[g] = geom_rbound(m, g, m->geom_rbound[g]);
     }
     for (int s = 0; s < m->nsite; s++) {
         m->site_sameframe[s] =

@@ -96,6 +96,8 @@ typedef struct gdnOption {
     double o_margin;    // override margin (enableflags & GDN_ENBL_OVERRIDE)
     double o_solref[GDN_NREF]; // override solref
     double o_solimp[GDN_NIMP]; // override solimp
+    int mpr_iterations;   // MPR iterations of the general convex collision (50)
+    double mpr_tolerance; // MPR tolerance on the portal's support gain (1e-6)
 } gdnOption;
 
 // per-vertex penalty ground contact (docs/contact_penalty.md): a plane at z = height; every
@@ -127,6 +129,10 @@ typedef struct gdnModel {
     int npair;    // explicit geom pairs (MJCF <contact><pair>), sorted by pair_signature
     int nexclude; // excluded body pairs (MJCF <contact><exclude>), sorted by exclude_signature
     int neq;     // number of equality constraints
+    int nmesh;      // convex collision meshes (MJCF <asset><mesh>)
+    int nmeshvert;  // vertices of all meshes
+    int nmeshface;  // triangles of all meshes
+    int nmeshgraph; // ints in mesh_graph
 
     gdnOption opt;
     gdnPenalty penalty; // penalty ground contact (off unless enabled)
@@ -198,6 +204,7 @@ typedef struct gdnModel {
     double* geom_rgba;      // (ngeom x 4)
     int* geom_sameframe;    // derived: geom frame vs body/inertial frame (gdnSameFrame)
     double* geom_rbound;    // radius of the bounding sphere about geom_xpos (0: plane, none)
+    int* geom_dataid;       // mesh id of a mesh geom, else -1
 
     // explicit contact pairs (npair; MuJoCo's pair_* fields): geom1's body id <= geom2's
     int* pair_dim;          // contact dimensionality (1, 3, 4, 6)
@@ -257,6 +264,20 @@ typedef struct gdnModel {
     int* body_vertnum;      // (nbody) number of skin vertices
     double* vert_pos;       // (nvert x 3) vertex position in the body frame (own allocation)
 
+    // convex meshes (nmesh; MuJoCo 2.2.2's mesh_* layout): vertices re-centred at the mesh's
+    // centre of mass and rotated to its principal axes (geom_pos/quat absorb that frame);
+    // mesh_graph holds each mesh's convex hull as numvert, numface, vert_edgeadr[numvert],
+    // vert_globalid[numvert], edge_localid[numvert + 3 numface] (each hull vertex's neighbours,
+    // -1 terminated), face_globalid[3 numface] (outward triangles); own allocation
+    int* mesh_vertadr;      // (nmesh) first vertex
+    int* mesh_vertnum;      // (nmesh) number of vertices
+    int* mesh_faceadr;      // (nmesh) first triangle
+    int* mesh_facenum;      // (nmesh) number of triangles
+    int* mesh_graphadr;     // (nmesh) first int of the hull graph (-1: none)
+    double* mesh_vert;      // (nmeshvert x 3) vertex positions in the mesh frame
+    int* mesh_face;         // (nmeshface x 3) vertex ids (mesh-local) of each triangle
+    int* mesh_graph;        // (nmeshgraph) hull graphs
+
     // names: offsets into the '\0'-separated names buffer (empty string when unnamed)
     int* name_bodyadr;      // (nbody)
     int* name_jntadr;       // (njnt)
@@ -268,6 +289,7 @@ typedef struct gdnModel {
 
     void* buffer_;          // internal: the single allocation backing every array
     void* vert_buffer_;     // internal: vert_pos storage (NULL when nvert is 0)
+    void* mesh_buffer_;     // internal: mesh_* storage (NULL when nmesh is 0)
 } gdnModel;
 
 #ifdef __cplusplus

@@ -69,6 +69,7 @@
     X(double, geom_gap, ngeom)                   \
     X(double, geom_rgba, ngeom * 4)              \
     X(int, geom_sameframe, ngeom)                \
+    X(int, geom_dataid, ngeom)                   \
     X(double, geom_rbound, ngeom)                \
     X(int, pair_dim, npair)                      \
     X(int, pair_geom1, npair)                    \
@@ -175,6 +176,7 @@ gdnModel* gdn_model_alloc(const gdnModelSizes* s) {
 void gdn_model_free(gdnModel* m) {
     if (m) {
         free(m->vert_buffer_);
+        free(m->mesh_buffer_);
         free(m->buffer_);
         free(m);
     }

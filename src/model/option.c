@@ -16,6 +16,8 @@ void gdn_option_default(gdnOption* opt) {
     opt->tolerance = 1e-8;
     opt->cone = GDN_CONE_PYRAMIDAL;
     opt->impratio = 1;
+    opt->mpr_iterations = 50;
+    opt->mpr_tolerance = 1e-6;
     opt->o_solref[0] = 0.02;
     opt->o_solref[1] = 1;
     const double solimp[GDN_NIMP] = {0.9, 0.95, 0.001, 0.5, 2};

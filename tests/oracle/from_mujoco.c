@@ -3,8 +3,10 @@
 // so the dynamics can be tested against MuJoCo independently of gradyn's MJCF loader.
 #include "oracle/from_mujoco.h"
 
+#include <stdlib.h>
 #include <string.h>
 
+#include "collision/mesh_model.h"
 #include "model/model_alloc.h"
 
 // same-typed array: plain copy
@@ -16,6 +18,42 @@
     for (int i_ = 0; i_ < (count); i_++) {           \
         g->field[i_] = m->field[i_];                  \
     }
+
+// MuJoCo's meshes (float vertices, faces, qhull graphs) into the model's mesh_* arrays
+static gdnStatus copy_meshes(gdnModel* g, const mjModel* m) {
+    if (m->nmesh == 0) {
+        return GDN_OK;
+    }
+    gdnMeshInput* in = calloc((size_t)m->nmesh, sizeof(gdnMeshInput));
+    double* vert = malloc(sizeof(double) * 3 * (size_t)(m->nmeshvert > 0 ? m->nmeshvert : 1));
+    gdnStatus st = GDN_ERR_MEMORY;
+    if (in && vert) {
+        for (int i = 0; i < 3 * m->nmeshvert; i++) {
+            vert[i] = m->mesh_vert[i];
+        }
+        for (int i = 0; i < m->nmesh; i++) {
+            int gadr = m->mesh_graphadr[i];
+            int gend = m->nmeshgraph;
+            for (int k = 0; k < m->nmesh; k++) {
+                if (gadr >= 0 && m->mesh_graphadr[k] > gadr && m->mesh_graphadr[k] < gend) {
+                    gend = m->mesh_graphadr[k];
+                }
+            }
+            in[i] = (gdnMeshInput){
+                .nvert = m->mesh_vertnum[i],
+                .vert = vert + 3 * m->mesh_vertadr[i],
+                .nface = m->mesh_facenum[i],
+                .face = m->mesh_face + 3 * m->mesh_faceadr[i],
+                .ngraph = gadr >= 0 ? gend - gadr : 0,
+                .graph = gadr >= 0 ? m->mesh_graph + gadr : NULL,
+            };
+        }
+        st = gdn_model_set_meshes(g, m->nmesh, in);
+    }
+    free(in);
+    free(vert);
+    return st;
+}
 
 gdnModel* gdn_model_from_mujoco(const mjModel* m) {
     gdnModelSizes sizes = {
@@ -49,6 +87,8 @@ gdnModel* gdn_model_from_mujoco(const mjModel* m) {
     g->opt.o_margin = m->opt.o_margin;
     memcpy(g->opt.o_solref, m->opt.o_solref, sizeof(g->opt.o_solref));
     memcpy(g->opt.o_solimp, m->opt.o_solimp, sizeof(g->opt.o_solimp));
+    g->opt.mpr_iterations = m->opt.mpr_iterations;
+    g->opt.mpr_tolerance = m->opt.mpr_tolerance;
     g->stat_meaninertia = m->stat.meaninertia;
 
     int nb = m->nbody, nj = m->njnt, nv = m->nv, ng = m->ngeom, ns = m->nsite, nu = m->nu;
@@ -111,6 +151,7 @@ gdnModel* gdn_model_from_mujoco(const mjModel* m) {
     COPY(geom_gap, ng);
     CONVERT(geom_rgba, 4 * ng);
     COPY(geom_rbound, ng);
+    COPY(geom_dataid, ng);
 
     int np = m->npair;
     COPY(pair_dim, np);
@@ -166,6 +207,10 @@ gdnModel* gdn_model_from_mujoco(const mjModel* m) {
     COPY(name_actuatoradr, nu);
     COPY(name_keyadr, nk);
     COPY(names, m->nnames);
+    if (copy_meshes(g, m) != GDN_OK) {
+        gdn_model_free(g);
+        return NULL;
+    }
     gdn_model_finalize(g);
     return g;
 }

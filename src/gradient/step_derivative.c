@@ -12,6 +12,7 @@
 #include "gradient/integrate_derivative.h"
 #include "gradient/residual.h"
 #include "gradient/step_derivative.h"
+#include "kinematics/kinematics.h"
 #include "sim/step.h"
 
 // The step (sim/step.c), from (q, v, u; pi, V) with h = timestep, D = diag(dof_damping):
@@ -211,7 +212,7 @@ gdnStatus gdn_step_vjp(const gdnModel* m, gdnData* d, const double* gqpos_next,
     return status;
 }
 
-// The front half without the acceleration: kinematics, ABA's factorization alone
+// The front half without the acceleration: body kinematics, ABA's factorization alone
 // (gdn_aba_factor, bit for bit the step's), and with contact the body velocities and the
 // penalty wrenches (vertex forces and active set as the step's)
 gdnStatus gdn_step_vjp_at(const gdnModel* m, gdnData* d, const double* qacc,
@@ -239,7 +240,9 @@ gdnStatus gdn_step_vjp_at(const gdnModel* m, gdnData* d, const double* qacc,
         extra[i] = h * m->dof_damping[i];
         damped |= m->dof_damping[i] > 0;
     }
-    gdn_kinematics(m, d);
+    // body frames only: nothing below reads a geom or site frame (the penalty vertices are in
+    // body frames, applied forces act at xipos)
+    gdn_kinematics_bodies(m, d);
     status = gdn_aba_factor(m, d, damped ? extra : NULL, &f);
     if (status == GDN_OK && contact_on(m)) {
         if (d->nvert != m->nvert) {

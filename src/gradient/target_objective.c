@@ -7,6 +7,7 @@
 #include <gradyn/adjoint.h>
 
 #include "base/arena.h"
+#include "kinematics/kinematics.h"
 #include "math/vec.h"
 
 // g = w |x - target|^2 + wv |v_T|^2, x = xpos_b + R_b point;
@@ -17,7 +18,7 @@ static gdnStatus target_terminal(const gdnModel* m, gdnData* s, int t, void* use
     (void)gctrl;
     const gdnTargetObjective* spec = user;
     const int nv = m->nv, b = spec->body;
-    gdn_kinematics(m, s);
+    gdn_kinematics_bodies(m, s); // body frames, anchors and axes: all gdn_jac reads
     double x[3], e[3];
     gdn_mulmat3(x, s->xmat + 9 * b, spec->point);
     gdn_add3(x, x, s->xpos + 3 * b);

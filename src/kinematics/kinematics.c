@@ -5,6 +5,7 @@
 #include <gradyn/gradyn.h>
 
 #include "base/arena.h"
+#include "kinematics/kinematics.h"
 #include "math/vec.h"
 
 // Every formula below is evaluated in the same floating-point order whatever the shortcut
@@ -34,33 +35,39 @@ static inline void copy9(double r[9], const double a[9]) {
     memcpy(r, a, 9 * sizeof(double));
 }
 
-// pose of a frame attached to body b at (pos, quat) in body coordinates:
+// poses of n frames attached to bodies at (pos, quat) in body coordinates:
 //   xpos = xpos_b + xmat_b pos,  xmat = R(xquat_b * quat)
-// sameframe (gdnSameFrame) skips what is known: the body frame itself, its inertial frame
-// (already computed, the same doubles), or the body's orientation (quat = identity)
-static void local_to_global(const gdnData* d, int b, int sameframe, const double pos[3],
-                            const double quat[4], double xpos[3], double xmat[9]) {
-    switch (sameframe) {
-    case GDN_SAMEFRAME_BODY:
-        gdn_copy3(xpos, d->xpos + 3 * b);
-        copy9(xmat, d->xmat + 9 * b);
-        return;
-    case GDN_SAMEFRAME_INERTIA:
-        gdn_copy3(xpos, d->xipos + 3 * b);
-        copy9(xmat, d->ximat + 9 * b);
-        return;
-    default:
-        break;
-    }
-    double v[3];
-    gdn_mulmat3(v, d->xmat + 9 * b, pos);
-    gdn_add3(xpos, d->xpos + 3 * b, v);
-    if (sameframe == GDN_SAMEFRAME_BODYROT) {
-        copy9(xmat, d->xmat + 9 * b);
-    } else {
-        double q[4];
-        gdn_mulquat(q, d->xquat + 4 * b, quat);
-        gdn_quat2mat(xmat, q);
+// frame i belongs to body bodyid[i] (bodyid NULL: body first_body + i). sameframe
+// (gdnSameFrame) skips what is known: the body frame itself, its inertial frame (already
+// computed, the same doubles), or the body's orientation (quat = identity)
+static void attached_frames(const gdnData* d, int n, const int* bodyid, int first_body,
+                            const int* sameframe, const double* pos, const double* quat,
+                            double* xpos, double* xmat) {
+    for (int i = 0; i < n; i++) {
+        int b = bodyid ? bodyid[i] : first_body + i;
+        int sf = sameframe[i];
+        double* fpos = xpos + 3 * i;
+        double* fmat = xmat + 9 * i;
+        if (sf == GDN_SAMEFRAME_BODY) {
+            gdn_copy3(fpos, d->xpos + 3 * b);
+            copy9(fmat, d->xmat + 9 * b);
+            continue;
+        }
+        if (sf == GDN_SAMEFRAME_INERTIA) {
+            gdn_copy3(fpos, d->xipos + 3 * b);
+            copy9(fmat, d->ximat + 9 * b);
+            continue;
+        }
+        double v[3];
+        gdn_mulmat3(v, d->xmat + 9 * b, pos + 3 * i);
+        gdn_add3(fpos, d->xpos + 3 * b, v);
+        if (sf == GDN_SAMEFRAME_BODYROT) {
+            copy9(fmat, d->xmat + 9 * b);
+        } else {
+            double q[4];
+            gdn_mulquat(q, d->xquat + 4 * b, quat + 4 * i);
+            gdn_quat2mat(fmat, q);
+        }
     }
 }
 
@@ -69,18 +76,21 @@ static void local_to_global(const gdnData* d, int b, int sameframe, const double
 //   xaxis = R(quat) jnt_axis, xanchor = pos + R(quat) jnt_pos
 //   slide: pos += xaxis (q - q0)
 //   hinge: quat = quat * rot(jnt_axis, q - q0); ball: quat = quat * q_ball
-//          then pos moves so that the anchor stays fixed: pos = xanchor - R(quat) jnt_pos
+//          then pos moves so that the anchor stays fixed: pos += (xanchor - pos) - R(quat) jnt_pos
 //          (with jnt_pos = 0: xanchor = pos and pos does not move)
-// The quaternions in qpos are normalized in place first (as MuJoCo does).
+// The quaternions in qpos are normalized in place first (as MuJoCo's mj_normalizeQuat; here
+// each one just before its joint reads it: every joint belongs to exactly one body).
 static void body_frames(const gdnModel* m, gdnData* d) {
-    gdn_normalize_quat(m, d->qpos);
-    const double* qpos = d->qpos;
+    double* qpos = d->qpos;
+    const int* jnt_type = m->jnt_type;
+    const int* jnt_qposadr = m->jnt_qposadr;
     for (int b = 1; b < m->nbody; b++) {
         double pos[3], quat[4];
         int jnt0 = m->body_jntadr[b];
-        int njnt = m->body_jntnum[b];
-        if (njnt == 1 && m->jnt_type[jnt0] == GDN_JNT_FREE) {
-            const double* q = qpos + m->jnt_qposadr[jnt0];
+        int jnt_end = jnt0 + m->body_jntnum[b];
+        if (jnt_end == jnt0 + 1 && jnt_type[jnt0] == GDN_JNT_FREE) {
+            double* q = qpos + jnt_qposadr[jnt0];
+            gdn_normalize4(q + 3);
             gdn_copy3(pos, q);
             gdn_copy4(quat, q + 3);
             gdn_copy3(d->xanchor + 3 * jnt0, pos);
@@ -98,29 +108,31 @@ static void body_frames(const gdnModel* m, gdnData* d) {
             } else {
                 gdn_mulquat(quat, d->xquat + 4 * p, bquat);
             }
-            for (int j = jnt0; j < jnt0 + njnt; j++) {
-                int qadr = m->jnt_qposadr[j];
+            for (int j = jnt0; j < jnt_end; j++) {
+                int qadr = jnt_qposadr[j];
+                int type = jnt_type[j];
                 const double* jpos = m->jnt_pos + 3 * j;
+                const double* axis = m->jnt_axis + 3 * j;
                 double* xaxis = d->xaxis + 3 * j;
                 double* xanchor = d->xanchor + 3 * j;
                 int anchored = !is_zero3(jpos);
-                rotate_by_quat(xaxis, m->jnt_axis + 3 * j, quat);
+                rotate_by_quat(xaxis, axis, quat);
                 if (anchored) {
                     rotate_by_quat(v, jpos, quat);
                     gdn_add3(xanchor, v, pos);
                 } else {
                     gdn_copy3(xanchor, pos);
                 }
-                int type = m->jnt_type[j];
                 if (type == GDN_JNT_SLIDE) {
                     gdn_addscl3(pos, pos, xaxis, qpos[qadr] - m->qpos0[qadr]);
                     continue;
                 }
                 double qloc[4];
                 if (type == GDN_JNT_BALL) {
+                    gdn_normalize4(qpos + qadr);
                     gdn_copy4(qloc, qpos + qadr);
                 } else {
-                    gdn_axisangle2quat(qloc, m->jnt_axis + 3 * j, qpos[qadr] - m->qpos0[qadr]);
+                    gdn_axisangle2quat(qloc, axis, qpos[qadr] - m->qpos0[qadr]);
                 }
                 gdn_mulquat(quat, quat, qloc);
                 if (anchored) {
@@ -171,7 +183,7 @@ static void subtree_coms(const gdnModel* m, gdnData* d) {
     gdn_arena_reset(d, mark);
 }
 
-void gdn_kinematics(const gdnModel* m, gdnData* d) {
+void gdn_kinematics_bodies(const gdnModel* m, gdnData* d) {
     // world frame
     gdn_zero3(d->xpos);
     d->xquat[0] = 1;
@@ -183,19 +195,19 @@ void gdn_kinematics(const gdnModel* m, gdnData* d) {
 
     body_frames(m, d);
 
-    // inertial frames, then geoms and sites (which may copy an inertial frame)
-    for (int b = 1; b < m->nbody; b++) {
-        local_to_global(d, b, m->body_sameframe[b], m->body_ipos + 3 * b, m->body_iquat + 4 * b,
-                        d->xipos + 3 * b, d->ximat + 9 * b);
-    }
-    for (int g = 0; g < m->ngeom; g++) {
-        local_to_global(d, m->geom_bodyid[g], m->geom_sameframe[g], m->geom_pos + 3 * g,
-                        m->geom_quat + 4 * g, d->geom_xpos + 3 * g, d->geom_xmat + 9 * g);
-    }
-    for (int s = 0; s < m->nsite; s++) {
-        local_to_global(d, m->site_bodyid[s], m->site_sameframe[s], m->site_pos + 3 * s,
-                        m->site_quat + 4 * s, d->site_xpos + 3 * s, d->site_xmat + 9 * s);
-    }
+    // inertial frames of bodies 1..nbody-1
+    attached_frames(d, m->nbody - 1, NULL, 1, m->body_sameframe + 1, m->body_ipos + 3,
+                    m->body_iquat + 4, d->xipos + 3, d->ximat + 9);
 
     subtree_coms(m, d);
+}
+
+void gdn_kinematics(const gdnModel* m, gdnData* d) {
+    gdn_kinematics_bodies(m, d);
+
+    // geoms and sites (after the inertial frames: they may copy one)
+    attached_frames(d, m->ngeom, m->geom_bodyid, 0, m->geom_sameframe, m->geom_pos,
+                    m->geom_quat, d->geom_xpos, d->geom_xmat);
+    attached_frames(d, m->nsite, m->site_bodyid, 0, m->site_sameframe, m->site_pos,
+                    m->site_quat, d->site_xpos, d->site_xmat);
 }

@@ -6,9 +6,12 @@
 // runs mj_forward (the oracle solve), then copies MuJoCo's rows (efc_J dense, efc_aref, efc_D,
 // efc_R, efc_type, efc_id, efc_frictionloss), contacts (dim, mu, friction), dense M, qacc_smooth,
 // qfrc_smooth and the saved warm start into our data and runs gdn_solve_constraint.
+#define _POSIX_C_SOURCE 199309L // clock_gettime
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include <mujoco/mujoco.h>
 
@@ -35,6 +38,7 @@ typedef struct Scene {
     double push[6];   // added to the first 6 qvel after the steps, then push_steps more steps
     int push_steps;
     double kick;      // > 0: after stepping, every qvel += uniform(-kick, kick) (a hard solve)
+    int timing;       // 1: also time our solve and MuJoCo's mj_fwdConstraint (printed only)
 } Scene;
 
 // results of one comparison
@@ -42,6 +46,8 @@ typedef struct Outcome {
     int nefc, ncon;
     int iter_mj, iter_gdn;
     int converged;
+    int state_mismatch; // rows whose efc_state differs from MuJoCo's
+    int nstate[5];      // rows per gdnConstraintState at our solution
     double err_qacc, err_force;
 } Outcome;
 
@@ -83,6 +89,32 @@ static int copy_problem(const mjModel* mm, const mjData* md, gdnData* gd) {
     memcpy(gd->qacc_smooth, md->qacc_smooth, sizeof(double) * (size_t)nv);
     memcpy(gd->qfrc_smooth, md->qfrc_smooth, sizeof(double) * (size_t)nv);
     return 0;
+}
+
+// seconds of CLOCK_MONOTONIC
+static double now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+// microseconds per solve: gdn_solve_constraint vs mj_fwdConstraint from the same warm start
+static void print_timing(const mjModel* mm, mjData* md, const gdnModel* gm, gdnData* gd,
+                         const double* warm) {
+    const int reps = 2000, nv = mm->nv;
+    double t0 = now();
+    for (int r = 0; r < reps; r++) {
+        memcpy(gd->qacc_warmstart, warm, sizeof(double) * (size_t)nv);
+        gdn_solve_constraint(gm, gd);
+    }
+    double t1 = now();
+    for (int r = 0; r < reps; r++) {
+        memcpy(md->qacc_warmstart, warm, sizeof(double) * (size_t)nv);
+        mj_fwdConstraint(mm, md);
+    }
+    double t2 = now();
+    printf("  %-22s solve time: gradyn %.2f us, MuJoCo mj_fwdConstraint %.2f us\n", "",
+           1e6 * (t1 - t0) / reps, 1e6 * (t2 - t1) / reps);
 }
 
 // step the scene in MuJoCo, solve once in both engines, compare
@@ -168,10 +200,19 @@ static int run_scene(const Scene* s, Outcome* out) {
             out->converged = gd->solver_converged;
             out->err_qacc = gdn_test_relerr(gd->qacc, md->qacc, mm->nv, 1e-6);
             out->err_force = gdn_test_relerr(gd->efc_force, md->efc_force, md->nefc, 1e-6);
+            for (int i = 0; i < md->nefc; i++) {
+                out->state_mismatch += gd->efc_state[i] != md->efc_state[i];
+                if (gd->efc_state[i] >= 0 && gd->efc_state[i] < 5) {
+                    out->nstate[gd->efc_state[i]]++;
+                }
+            }
             printf("  %-22s nefc %3d ncon %2d  iter mujoco %2d gradyn %2d  converged %d  "
                    "qacc %.2e  efc_force %.2e  residual %.2e\n",
                    s->name, out->nefc, out->ncon, out->iter_mj, out->iter_gdn, out->converged,
                    out->err_qacc, out->err_force, gd->solver_residual);
+            if (s->timing && !fail) {
+                print_timing(mm, md, gm, gd, warm);
+            }
         }
     }
     gdn_data_free(gd);
@@ -181,16 +222,23 @@ static int run_scene(const Scene* s, Outcome* out) {
     return fail;
 }
 
-// run a scene and require agreement with MuJoCo (and active constraints)
+// run a scene and require agreement with MuJoCo: qacc, efc_force, iteration count, row states
+// (and active constraints, convergence)
+static int check_scene_outcome(const Scene* s, Outcome* o) {
+    CHECK(run_scene(s, o) == 0);
+    CHECK(o->nefc > 0);
+    CHECK(o->err_qacc <= MATCH_TOL);
+    CHECK(o->err_force <= MATCH_TOL);
+    CHECK(o->converged == 1);
+    CHECK(o->iter_gdn == o->iter_mj);
+    CHECK(o->state_mismatch == 0);
+    return 0;
+}
+
 static int check_scene(const Scene* s) {
     Outcome o;
     memset(&o, 0, sizeof(o));
-    CHECK(run_scene(s, &o) == 0);
-    CHECK(o.nefc > 0);
-    CHECK(o.err_qacc <= MATCH_TOL);
-    CHECK(o.err_force <= MATCH_TOL);
-    CHECK(o.converged == 1);
-    return 0;
+    return check_scene_outcome(s, &o);
 }
 
 #define HUMANOID GDN_ORACLE_MJ_HUMANOID
@@ -256,6 +304,21 @@ static int test_stack_elliptic(void) {
     return check_scene(&s);
 }
 
+// random velocity kicks on a resting stack: many rows change state inside the solve
+static int test_stack_kicked(void) {
+    Scene p = {.name = "stack kicked", .path = "sol_stack.xml", .steps = 300, .kick = 1};
+    CHECK(check_scene(&p) == 0);
+    Scene e = {.name = "stack kicked ellip", .path = "sol_stack.xml", .cone = mjCONE_ELLIPTIC,
+               .steps = 300, .kick = 1};
+    CHECK(check_scene(&e) == 0);
+    Scene e6 = {.name = "stack kicked ellip dim6", .path = "sol_stack.xml",
+                .cone = mjCONE_ELLIPTIC, .condim = 6, .steps = 300, .kick = 1};
+    CHECK(check_scene(&e6) == 0);
+    Scene c = {.name = "stack kicked cold", .path = "sol_stack.xml", .steps = 300, .kick = 1,
+               .coldstart = 1};
+    return check_scene(&c);
+}
+
 static int test_pendulum_limit(void) {
     Scene s = {.name = "pendulum at limit", .path = "sol_pendulum_limit.xml", .steps = 20,
                .qpos_hinge = 0.55, .qvel0 = {3}};
@@ -268,10 +331,23 @@ static int test_fourbar(void) {
     return check_scene(&s);
 }
 
+// friction loss in both regimes: slow (quadratic rows, stiction) and fast (linear rows)
 static int test_frictionloss(void) {
-    Scene s = {.name = "frictionloss", .path = "sol_frictionloss.xml", .steps = 30,
-               .qvel0 = {0.5, 2, -1}};
-    return check_scene(&s);
+    Scene slow = {.name = "frictionloss slow", .path = "sol_frictionloss.xml", .steps = 1,
+                  .qvel0 = {0.001, 0.002, -0.001}};
+    Outcome o;
+    memset(&o, 0, sizeof(o));
+    CHECK(check_scene_outcome(&slow, &o) == 0);
+    CHECK(o.nstate[GDN_CNSTRSTATE_QUADRATIC] > 0);
+    Scene fast = {.name = "frictionloss fast", .path = "sol_frictionloss.xml", .steps = 30,
+                  .qvel0 = {0.5, 2, -1}};
+    memset(&o, 0, sizeof(o));
+    CHECK(check_scene_outcome(&fast, &o) == 0);
+    CHECK(o.nstate[GDN_CNSTRSTATE_LINEARNEG] + o.nstate[GDN_CNSTRSTATE_LINEARPOS] > 0);
+    Scene mixed = {.name = "frictionloss cold", .path = "sol_frictionloss.xml", .steps = 30,
+                   .qvel0 = {0.5, 2, -1}, .kick = 0.05, .coldstart = 1};
+    memset(&o, 0, sizeof(o));
+    return check_scene_outcome(&mixed, &o);
 }
 
 static int test_humanoid(void) {
@@ -282,7 +358,7 @@ static int test_humanoid(void) {
                    .steps = 600};
     CHECK(check_scene(&lying) == 0);
     Scene kicked = {.name = "humanoid kicked", .path = HUMANOID, .cone = mjCONE_PYRAMIDAL,
-                    .steps = 600, .kick = 3};
+                    .steps = 600, .kick = 3, .timing = 1};
     return check_scene(&kicked);
 }
 
@@ -294,7 +370,7 @@ static int test_humanoid_elliptic(void) {
                    .steps = 600};
     CHECK(check_scene(&lying) == 0);
     Scene kicked = {.name = "humanoid kicked ellip", .path = HUMANOID, .cone = mjCONE_ELLIPTIC,
-                    .steps = 600, .kick = 3};
+                    .steps = 600, .kick = 3, .timing = 1};
     return check_scene(&kicked);
 }
 
@@ -336,6 +412,7 @@ static const gdnTestCase cases[] = {
     {"box_tip_elliptic", test_box_tip_elliptic},
     {"stack", test_stack},
     {"stack_elliptic", test_stack_elliptic},
+    {"stack_kicked", test_stack_kicked},
     {"pendulum_limit", test_pendulum_limit},
     {"fourbar", test_fourbar},
     {"frictionloss", test_frictionloss},

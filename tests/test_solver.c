@@ -401,7 +401,45 @@ static int test_unconverged_reported(void) {
     return 0;
 }
 
+// no rows: qacc = qacc_smooth, converged; non-finite rows: never a crash, never reported as
+// converged with a non-finite qacc
+static int test_degenerate(void) {
+    char path[1024], err[512];
+    mjModel* mm = mj_loadXML(model_path("sol_pendulum_limit.xml", path, sizeof(path)), NULL, err,
+                             sizeof(err));
+    CHECK(mm != NULL);
+    mjData* md = mj_makeData(mm);
+    gdnModel* gm = gdn_model_from_mujoco(mm);
+    gdnData* gd = NULL;
+    CHECK(md && gm && gdn_data_create(gm, &gd) == GDN_OK);
+    md->qpos[0] = 0.7;
+    md->qvel[0] = 1;
+    mj_forward(mm, md);
+    CHECK(md->nefc == 1);
+    CHECK(copy_problem(mm, md, gd) == 0);
+    gd->nefc = 0;
+    CHECK(gdn_solve_constraint(gm, gd) == GDN_OK);
+    CHECK(gd->solver_converged == 1 && gd->solver_iter == 0);
+    CHECK(gd->qacc[0] == gd->qacc_smooth[0] && gd->qacc_warmstart[0] == gd->qacc_smooth[0]);
+    gd->nefc = 1;
+    gd->efc_aref[0] = NAN;
+    gdnStatus st = gdn_solve_constraint(gm, gd);
+    CHECK(st != GDN_OK || gd->solver_converged == 0);
+    CHECK(isfinite(gd->qacc[0]));
+    gd->efc_aref[0] = md->efc_aref[0];
+    gd->qfrc_smooth[0] = INFINITY;
+    st = gdn_solve_constraint(gm, gd);
+    CHECK(st != GDN_OK || gd->solver_converged == 0);
+    CHECK(st != GDN_OK || isfinite(gd->qacc[0]));
+    gdn_data_free(gd);
+    gdn_model_free(gm);
+    mj_deleteData(md);
+    mj_deleteModel(mm);
+    return 0;
+}
+
 static const gdnTestCase cases[] = {
+    {"degenerate", test_degenerate},
     {"box_rest_pyramidal", test_box_rest_pyramidal},
     {"box_rest_elliptic", test_box_rest_elliptic},
     {"box_rest_elliptic_condim6", test_box_rest_elliptic_condim6},

@@ -2,6 +2,7 @@
 // Constraint solve entry (MuJoCo's fwdConstraint): warm start, solver dispatch, report.
 #include "constraint/solver.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "base/arena.h"
@@ -118,6 +119,11 @@ gdnStatus gdn_solve_constraint(const gdnModel* m, gdnData* d) {
         status = gdn_solver_newton(m, d, m->opt.iterations);
     } else {
         status = GDN_ERR_UNSUPPORTED;
+    }
+    for (int i = 0; status == GDN_OK && i < nv; i++) {
+        if (!isfinite(d->qacc[i])) {
+            status = GDN_ERR_NONFINITE;
+        }
     }
     if (status != GDN_OK) {
         // no solution: the unconstrained acceleration, reported as not converged

@@ -11,8 +11,9 @@
 // total cost) of qacc_warmstart and qacc_smooth, or qacc_smooth when GDN_DSBL_WARMSTART.
 // Writes qacc, efc_force, efc_state, qfrc_constraint, qacc_warmstart (= qacc) and the report
 // solver_iter / solver_converged / solver_residual. nefc == 0: qacc = qacc_smooth, converged.
-// GDN_ERR_MEMORY when the arena is short (qacc = qacc_smooth, converged = 0, counted in
-// d->warning[GDN_WARN_ARENA]); GDN_ERR_UNSUPPORTED for the CG solver.
+// GDN_ERR_MEMORY when the arena is short (counted in d->warning[GDN_WARN_ARENA]),
+// GDN_ERR_NONFINITE when the solution is not finite, GDN_ERR_UNSUPPORTED for CG and PGS: then
+// qacc = qacc_smooth, efc_force = 0 and converged = 0.
 gdnStatus gdn_solve_constraint(const gdnModel* m, gdnData* d);
 
 // mj_constraintUpdate: from jar = J qacc - aref (nefc), set efc_force, efc_state and

@@ -520,6 +520,11 @@ gdnStatus gdn_solver_newton(const gdnModel* m, gdnData* d, int maxiter) {
 
     while (iter < maxiter) {
         const double alpha = line_search(m, d, &ctx);
+        if (!isfinite(alpha)) {
+            // non-finite problem data: stop, reported as not converged
+            converged = 0;
+            break;
+        }
         if (alpha == 0) {
             // no step improves: at the minimum unless the line search gave up
             converged = ctx.ls_result == LS_TINY_SEARCH || ctx.ls_result == LS_AT_MINIMUM ||

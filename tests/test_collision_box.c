@@ -37,7 +37,7 @@ typedef struct PairCase {
 } PairCase;
 
 typedef struct PairStats {
-    int calls, with_contacts, ncon, filtered, count_mismatch;
+    int calls, with_contacts, ncon, filtered, count_mismatch, max_count;
     int hist[9]; // number of samples with n contacts (8: 8 or more)
     double err_dist, err_pos, err_normal, err_driver;
 } PairStats;
@@ -322,6 +322,7 @@ static int compare_pose(gdnOracle* o, int g1, int g2, gdnCollideFn fn, PairStats
         return 1;
     }
     st->hist[n < 8 ? n : 8]++;
+    st->max_count = n > st->max_count ? n : st->max_count;
     st->with_contacts += n > 0;
     st->ncon += n;
     for (int i = 0; i < n; i++) {
@@ -416,8 +417,9 @@ static int run_pair(const PairCase* pc, int g1, int g2) {
     for (int i = 0; i < 9; i++) {
         printf(" %d", st.hist[i]);
     }
-    printf("), %d prefiltered; max |err| dist %.3g pos %.3g normal %.3g, driver %.3g; %d failed\n",
-           st.filtered, st.err_dist, st.err_pos, st.err_normal, st.err_driver, failures);
+    printf(", max %d), %d prefiltered; max |err| dist %.3g pos %.3g normal %.3g, driver %.3g; "
+           "%d failed\n",
+           st.max_count, st.filtered, st.err_dist, st.err_pos, st.err_normal, st.err_driver, failures);
     gdn_oracle_free(&o);
     CHECK(failures == 0);
     return 0;

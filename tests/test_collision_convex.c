@@ -10,6 +10,7 @@
 #include <gradyn/gradyn.h>
 #include <mujoco/mujoco.h>
 
+#include "collision/hull.h"
 #include "collision/narrowphase.h"
 #include "oracle/from_mujoco.h"
 #include "runner/test.h"
@@ -245,8 +246,177 @@ static int test_convex_vs_mujoco(void) {
     return 0;
 }
 
+// hull properties: every point on or below every face plane, V - E + F = 2 with every edge in
+// exactly two faces (E = 3F/2, each directed edge once), graph neighbour lists symmetric
+static int check_hull(const double* pts, int n, const gdnHull* h, double* max_outside) {
+    double ext = 0;
+    for (int i = 0; i < 3 * n; i++) {
+        ext = fmax(ext, fabs(pts[i]));
+    }
+    *max_outside = 0;
+    for (int f = 0; f < h->nface; f++) {
+        const double* a = pts + 3 * h->face[3 * f];
+        const double* b = pts + 3 * h->face[3 * f + 1];
+        const double* c = pts + 3 * h->face[3 * f + 2];
+        double e1[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
+        double e2[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
+        double nrm[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2],
+                         e1[0] * e2[1] - e1[1] * e2[0]};
+        double len = sqrt(nrm[0] * nrm[0] + nrm[1] * nrm[1] + nrm[2] * nrm[2]);
+        CHECK(len > 0);
+        for (int i = 0; i < n; i++) {
+            double d = ((pts[3 * i] - a[0]) * nrm[0] + (pts[3 * i + 1] - a[1]) * nrm[1] +
+                        (pts[3 * i + 2] - a[2]) * nrm[2]) / len;
+            *max_outside = fmax(*max_outside, d);
+        }
+    }
+    CHECK(*max_outside <= 1e-9 * ext);
+    CHECK(h->nface % 2 == 0);
+    int nedge = 3 * h->nface / 2;
+    CHECK(h->nvert - nedge + h->nface == 2);
+    for (int f = 0; f < h->nface; f++) {
+        for (int k = 0; k < 3; k++) {
+            int a = h->face[3 * f + k], b = h->face[3 * f + (k + 1) % 3], twins = 0, same = 0;
+            for (int g = 0; g < h->nface; g++) {
+                for (int j = 0; j < 3; j++) {
+                    int c = h->face[3 * g + j], d = h->face[3 * g + (j + 1) % 3];
+                    twins += c == b && d == a;
+                    same += c == a && d == b;
+                }
+            }
+            CHECK(twins == 1 && same == 1);
+        }
+    }
+    int size = gdn_hull_graph_size(h);
+    int* graph = malloc(sizeof(int) * (size_t)size);
+    CHECK(graph);
+    gdn_hull_graph(h, graph);
+    int nv = graph[0];
+    const int* edgeadr = graph + 2;
+    const int* localid = graph + 2 + 2 * nv;
+    int ok = 1;
+    for (int i = 0; i < nv && ok; i++) {
+        for (int e = edgeadr[i]; localid[e] >= 0; e++) {
+            int j = localid[e], back = 0;
+            for (int e2 = edgeadr[j]; localid[e2] >= 0; e2++) {
+                back += localid[e2] == i;
+            }
+            ok &= back == 1;
+        }
+    }
+    CHECK(localid[nv + 3 * h->nface - 1] == -1);
+    free(graph);
+    CHECK(ok);
+    return 0;
+}
+
+// random clouds, cube grids (many coplanar points on every face, duplicates, interior points):
+// hull properties; for clouds in general position also MuJoCo's (qhull's) hull vertex set
+static int test_hull_properties(void) {
+    unsigned long long rng = 777;
+    double worst = 0;
+    int cases_run = 0;
+    for (int trial = 0; trial < 60; trial++) {
+        int n = 4 + (int)gdn_test_uniform(&rng, 0, 300);
+        double* pts = malloc(sizeof(double) * 3 * (size_t)(n + 200));
+        CHECK(pts);
+        int kind = trial % 3;
+        int m = 0;
+        for (int i = 0; i < n; i++, m++) {
+            for (int k = 0; k < 3; k++) {
+                double x = gdn_test_uniform(&rng, -1, 1);
+                if (kind == 1) {
+                    x = floor(x * 3) / 3; // grid: coplanar rows and duplicates
+                }
+                pts[3 * m + k] = x;
+            }
+            if (kind == 2 && i % 4 == 0) { // on a sphere, plus exact repeats
+                double r = sqrt(pts[3 * m] * pts[3 * m] + pts[3 * m + 1] * pts[3 * m + 1] +
+                                pts[3 * m + 2] * pts[3 * m + 2]) + 1e-12;
+                for (int k = 0; k < 3; k++) {
+                    pts[3 * m + k] /= r;
+                }
+                if (m > 0) {
+                    memcpy(pts + 3 * (m + 1), pts + 3 * m, sizeof(double) * 3);
+                    m++;
+                }
+            }
+        }
+        gdnHull h;
+        char cause[128];
+        gdnStatus st = gdn_hull_build(pts, m, &h, cause, sizeof(cause));
+        if (st != GDN_OK) {
+            fprintf(stderr, "  hull of %d points: %s\n", m, cause);
+        }
+        CHECK(st == GDN_OK);
+        double outside;
+        CHECK(check_hull(pts, m, &h, &outside) == 0);
+        worst = fmax(worst, outside);
+        cases_run++;
+        gdn_hull_free(&h);
+        free(pts);
+    }
+    printf("  %d clouds: Euler V - E + F = 2, edge twins, symmetric graph; max point above a "
+           "face %.2e\n", cases_run, worst);
+
+    // MuJoCo's hull vertices (qhull) of the 'rock' and 'wedge' meshes: the same vertex set
+    Pair p;
+    CHECK(load(&p, convex_xml) == 0);
+    for (int id = 0; id < p.mm->nmesh; id++) {
+        int nv = p.mm->mesh_vertnum[id];
+        double* v = malloc(sizeof(double) * 3 * (size_t)nv);
+        CHECK(v);
+        for (int i = 0; i < 3 * nv; i++) {
+            v[i] = p.mm->mesh_vert[3 * p.mm->mesh_vertadr[id] + i];
+        }
+        gdnHull h;
+        CHECK(gdn_hull_build(v, nv, &h, NULL, 0) == GDN_OK);
+        const int* graph = p.mm->mesh_graph + p.mm->mesh_graphadr[id];
+        CHECK(graph[0] == h.nvert && graph[1] == h.nface);
+        for (int i = 0; i < h.nvert; i++) {
+            int found = 0;
+            for (int j = 0; j < graph[0]; j++) {
+                found |= graph[2 + graph[0] + j] == h.vert[i];
+            }
+            CHECK(found);
+        }
+        printf("  mesh %d: %d hull vertices, %d triangles, as MuJoCo's qhull\n", id, h.nvert,
+               h.nface);
+        gdn_hull_free(&h);
+        free(v);
+    }
+    unload(&p);
+    return 0;
+}
+
+// degenerate input: an error status and a cause, never a hull
+static int test_hull_degenerate(void) {
+    const double coplanar[] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 1, 0, 0.5, 0.5, 0, 0.2, 0.7, 0};
+    const double collinear[] = {0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3, 0.5, 0.5, 0.5};
+    const double same[] = {1, 2, 3, 1, 2, 3, 1, 2, 3, 1, 2, 3, 1, 2, 3};
+    const double few[] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
+    const double nan_pt[] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, NAN};
+    struct {
+        const double* p;
+        int n;
+        const char* word;
+    } bad[] = {{coplanar, 6, "coplanar"}, {collinear, 5, "collinear"}, {same, 5, "coincide"},
+               {few, 3, "at least 4"}, {nan_pt, 4, "non-finite"}};
+    for (int i = 0; i < 5; i++) {
+        gdnHull h;
+        char cause[128];
+        CHECK(gdn_hull_build(bad[i].p, bad[i].n, &h, cause, sizeof(cause)) == GDN_ERR_MODEL);
+        CHECK(strstr(cause, bad[i].word) != NULL);
+        CHECK(h.nface == 0 && h.face == NULL);
+        printf("  %s\n", cause);
+    }
+    return 0;
+}
+
 static const gdnTestCase cases[] = {
     {"convex_vs_mujoco", test_convex_vs_mujoco},
+    {"hull_properties", test_hull_properties},
+    {"hull_degenerate", test_hull_degenerate},
 };
 
 GDN_TEST_MAIN(cases)

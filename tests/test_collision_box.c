@@ -419,7 +419,8 @@ static int run_pair(const PairCase* pc, int g1, int g2) {
     }
     printf(", max %d), %d prefiltered; max |err| dist %.3g pos %.3g normal %.3g, driver %.3g; "
            "%d failed\n",
-           st.max_count, st.filtered, st.err_dist, st.err_pos, st.err_normal, st.err_driver, failures);
+           st.max_count, st.filtered, st.err_dist, st.err_pos, st.err_normal, st.err_driver,
+           failures);
     gdn_oracle_free(&o);
     CHECK(failures == 0);
     return 0;

@@ -49,9 +49,9 @@ static void add_scaled3(double r[3], const double v[3], double s) {
     r[2] += v[2] * s;
 }
 
-// A face frame: the proper rotation F that maps face f of a box to the +z face
-// (f = 0, 1, 2: +x, +y, +z ... as MuJoCo numbers them; 3, 4, 5 the opposite faces), stored as a
-// signed permutation: (F v)_k = sign[k] v[perm[k]].
+// A face frame: the proper rotation F that turns face f of a box to +z (f = 0, 1, 2: the +x, +y,
+// +z faces; 3, 4, 5: the -x, -y, -z faces), stored as a signed permutation:
+// (F v)_k = sign[k] v[perm[k]].
 typedef struct FaceFrame {
     int perm[3];
     double sign[3];
@@ -207,10 +207,9 @@ static int find_axis(BoxAxes* ax, const double* pos1, const double* mat1, const 
     return 1;
 }
 
-// Intersections of segment (o, o + e) with the lines x_q = +-half[q] of the rectangle
-// |x| <= half[0], |y| <= half[1] (q = 0: vertical sides, q = 1: horizontal): the parameter
-// t in [0, 1] and the other coordinate, for each side crossed within the rectangle. Calls back
-// through the caller's loop by returning up to 4 (t, side) pairs.
+// Crossings of the segment o + t e (line = [o, e], only x and y used), t in [0, 1], with the
+// sides x_q = +-half[q] of the rectangle |x| <= half[0], |y| <= half[1] (q = 0: the sides
+// x = +-half[0], q = 1: y = +-half[1]) that lie on the rectangle; in the order q, then -, +.
 typedef struct SideHit {
     double t;     // parameter along the segment
     double along; // the other coordinate at the crossing

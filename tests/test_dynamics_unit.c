@@ -174,7 +174,7 @@ static const char* const kModelNames[] = {"pendulum", "slide_hinge", "ball_chain
 // hand-built pendulum: hinge about y at the origin, COM at (0, 0, -l):
 // qacc = -m g l sin(q) / (I_yy + m l^2)
 static int test_pendulum_closed_form(void) {
-    gdnModelSizes sz = {1, 1, 0, 2, 1, 0, 0, 0, 1};
+    gdnModelSizes sz = {.nq = 1, .nv = 1, .nbody = 2, .njnt = 1, .nnames = 1};
     gdnModel* m = gdn_model_alloc(&sz);
     CHECK(m);
     const double mass = 1.3, l = 0.5, iyy = 0.02, g = 9.81;

@@ -349,6 +349,87 @@ static int test_overflow(void) {
     return failures != 0;
 }
 
+// the MJCF loader's constraint fields vs MuJoCo's compiled model: equality, invweight0,
+// friction-loss and limit parameters
+static int compare_loader(const char* file) {
+    char path[1024], err[1000], warn[2000] = "";
+    if (file[0] == '/') {
+        snprintf(path, sizeof(path), "%s", file);
+    } else {
+        snprintf(path, sizeof(path), "%s/%s", GDN_TEST_MODELS, file);
+    }
+    mjModel* mm = mj_loadXML(path, NULL, err, sizeof(err));
+    gdnModel* gm = NULL;
+    int failures = 0;
+    if (!mm || gdn_load_xml(path, &gm, err, sizeof(err), warn, sizeof(warn)) != GDN_OK) {
+        printf("  %s: %s\n", file, err);
+        mj_deleteModel(mm);
+        return 1;
+    }
+    if (warn[0]) {
+        printf("  %s: loader warnings: %s\n", file, warn);
+        failures++;
+    }
+    int ne = mm->neq, nv = mm->nv, nj = mm->njnt, nb = mm->nbody;
+    if (gm->neq != ne || gm->nv != nv || gm->njnt != nj || gm->nbody != nb) {
+        printf("  %s: sizes differ\n", file);
+        failures = 1;
+        goto done;
+    }
+    for (int i = 0; i < ne; i++) {
+        failures += gm->eq_type[i] != mm->eq_type[i] || gm->eq_obj1id[i] != mm->eq_obj1id[i] ||
+                    gm->eq_obj2id[i] != mm->eq_obj2id[i] || gm->eq_active[i] != mm->eq_active[i];
+    }
+    for (int j = 0; j < nj; j++) {
+        failures += gm->jnt_limited[j] != mm->jnt_limited[j];
+    }
+    struct {
+        const char* name;
+        const double* g;
+        const double* m;
+        int n;
+    } arr[] = {
+        {"eq_data", gm->eq_data, mm->eq_data, ne * mjNEQDATA},
+        {"eq_solref", gm->eq_solref, mm->eq_solref, ne * mjNREF},
+        {"eq_solimp", gm->eq_solimp, mm->eq_solimp, ne * mjNIMP},
+        {"body_invweight0", gm->body_invweight0, mm->body_invweight0, 2 * nb},
+        {"dof_invweight0", gm->dof_invweight0, mm->dof_invweight0, nv},
+        {"dof_frictionloss", gm->dof_frictionloss, mm->dof_frictionloss, nv},
+        {"dof_solref", gm->dof_solref, mm->dof_solref, nv * mjNREF},
+        {"dof_solimp", gm->dof_solimp, mm->dof_solimp, nv * mjNIMP},
+        {"jnt_range", gm->jnt_range, mm->jnt_range, 2 * nj},
+        {"jnt_margin", gm->jnt_margin, mm->jnt_margin, nj},
+        {"jnt_solref", gm->jnt_solref, mm->jnt_solref, nj * mjNREF},
+        {"jnt_solimp", gm->jnt_solimp, mm->jnt_solimp, nj * mjNIMP},
+    };
+    double worst = 0;
+    for (size_t k = 0; k < sizeof(arr) / sizeof(arr[0]); k++) {
+        double e = relerr(arr[k].g, arr[k].m, arr[k].n);
+        if (!(e <= TOL)) {
+            printf("  %s: loader %s error %.3g\n", file, arr[k].name, e);
+            failures++;
+        }
+        worst = !(e <= worst) ? e : worst;
+    }
+    printf("  %-22s loader: worst rel err %.3g, integer fields %s\n", file, worst,
+           failures ? "DIFFER" : "equal");
+done:
+    gdn_model_free(gm);
+    mj_deleteModel(mm);
+    return failures;
+}
+
+static int test_loader(void) {
+    const char* files[] = {"cnstr_box.xml",     "cnstr_sphere.xml", "cnstr_pendulum.xml",
+                           "cnstr_fourbar.xml", "cnstr_weld.xml",   "cnstr_frictionloss.xml",
+                           "/usr/share/mujoco/model/humanoid/humanoid.xml"};
+    int failures = 0;
+    for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+        failures += compare_loader(files[i]);
+    }
+    return failures != 0;
+}
+
 static int test_summary(void) {
     int failures = 0;
     printf("  worst relative error over every scene: %.3g (tolerance %.0e)\n", worst_all, TOL);
@@ -364,6 +445,7 @@ static const gdnTestCase cases[] = {
     {"weld", test_weld},
     {"frictionloss", test_frictionloss},
     {"overflow", test_overflow},
+    {"loader", test_loader},
     {"summary", test_summary},
 };
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "constraint/constraint.h"
 #include "math/vec.h"
 #include "model/model_alloc.h"
 
@@ -261,6 +262,10 @@ static void fill_tree(const gdnSpec* spec, const gdnSpecTree* tree, gdnModel* m,
                 m->dof_armature[dofadr] = j->armature;
                 m->dof_damping[dofadr] = j->damping;
                 m->dof_frictionloss[dofadr] = j->frictionloss;
+                memcpy(m->dof_solref + GDN_NREF * dofadr, j->solref_friction,
+                       GDN_NREF * sizeof(double));
+                memcpy(m->dof_solimp + GDN_NIMP * dofadr, j->solimp_friction,
+                       GDN_NIMP * sizeof(double));
                 parent_last = dofadr;
                 dofadr++;
             }
@@ -385,6 +390,28 @@ gdnModel* gdn_compile_model(gdnSpec* spec) {
     if (build_index(spec, &idx, names, elems, spec->nbody, "body") < 0) {
         return NULL;
     }
+
+    // equality constraints: body ids (body2 absent = the world), distinct bodies
+    int* eq_body = gdn_pool_alloc(spec->pool, (size_t)(2 * spec->neq + 1) * sizeof(int));
+    if (!eq_body) {
+        return fail(spec, GDN_ERR_MEMORY, NULL, "%s", "out of memory");
+    }
+    for (int i = 0; i < spec->neq; i++) {
+        const gdnSpecEquality* q = &spec->equalities[i];
+        eq_body[2 * i] = find_name(&idx, q->body1);
+        eq_body[2 * i + 1] = q->body2[0] ? find_name(&idx, q->body2) : 0;
+        for (int k = 0; k < 2; k++) {
+            if (eq_body[2 * i + k] < 0) {
+                return fail(spec, GDN_ERR_MODEL, q->elem,
+                            "unknown body '%.64s' in equality constraint",
+                            k ? q->body2 : q->body1);
+            }
+        }
+        if (eq_body[2 * i] == eq_body[2 * i + 1]) {
+            return fail(spec, GDN_ERR_MODEL, q->elem,
+                        "body '%.64s' is repeated in equality constraint", q->body1);
+        }
+    }
     GATHER(spec, geoms, spec->ngeom, names, elems);
     if (build_index(spec, &idx, names, elems, spec->ngeom, "geom") < 0) {
         return NULL;
@@ -466,6 +493,7 @@ gdnModel* gdn_compile_model(gdnSpec* spec) {
         return fail(spec, GDN_ERR_MODEL, NULL, "%s", "names too long");
     }
     sz.nnames = (int)nnames;
+    sz.neq = spec->neq;
 
     gdnModel* m = gdn_model_alloc(&sz);
     if (!m) {
@@ -543,6 +571,22 @@ gdnModel* gdn_compile_model(gdnSpec* spec) {
     for (int i = 0; i < m->nkey; i++) {
         m->name_keyadr[i] = i < spec->nkey ? put_name(m->names, &pos, spec->keys[i].name) : 0;
     }
+    for (int i = 0; i < m->neq; i++) {
+        const gdnSpecEquality* q = &spec->equalities[i];
+        m->eq_type[i] = q->type;
+        m->eq_obj1id[i] = eq_body[2 * i];
+        m->eq_obj2id[i] = eq_body[2 * i + 1];
+        m->eq_active[i] = q->active;
+        memcpy(m->eq_solref + GDN_NREF * i, q->solref, sizeof(q->solref));
+        memcpy(m->eq_solimp + GDN_NIMP * i, q->solimp, sizeof(q->solimp));
+        memcpy(m->eq_data + GDN_NEQDATA * i, q->data, sizeof(q->data));
+    }
     gdn_model_finalize(m);
+
+    // constraint constants at qpos0: invweight0, derived eq_data
+    if (gdn_constraint_set_const(m) != GDN_OK) {
+        gdn_model_free(m);
+        return fail(spec, GDN_ERR_MEMORY, NULL, "%s", "out of memory (constraint weights)");
+    }
     return m;
 }

@@ -23,6 +23,7 @@ void gdn_spec_joint_init(gdnSpecJoint* j) {
     j->axis[2] = 1;
     j->limited = 2;
     default_solref_solimp(j->solref, j->solimp);
+    default_solref_solimp(j->solref_friction, j->solimp_friction);
     j->name = "";
 }
 
@@ -120,8 +121,7 @@ static const int geom_values[] = {GDN_GEOM_PLANE,     GDN_GEOM_HFIELD,   GDN_GEO
 
 int gdn_read_joint(gdnSpec* spec, gdnXmlElem* e, gdnSpecJoint* j, int in_default) {
     gdnDiag* d = spec->diag;
-    static const char* const ignored[] = {"class", "group", "user", "solreffriction",
-                                          "solimpfriction", NULL};
+    static const char* const ignored[] = {"class", "group", "user", NULL};
     gdn_attr_ignore(e, ignored);
     if (!in_default) {
         const char* name = gdn_xml_attr(e, "name");
@@ -131,6 +131,8 @@ int gdn_read_joint(gdnSpec* spec, gdnXmlElem* e, gdnSpecJoint* j, int in_default
     GDN_TRY(gdn_attr_tfauto(d, e, "limited", &j->limited));
     GDN_TRY(gdn_attr_doubles(d, e, "solreflimit", GDN_NREF, j->solref, 0));
     GDN_TRY(gdn_attr_doubles(d, e, "solimplimit", GDN_NIMP, j->solimp, 0));
+    GDN_TRY(gdn_attr_doubles(d, e, "solreffriction", GDN_NREF, j->solref_friction, 0));
+    GDN_TRY(gdn_attr_doubles(d, e, "solimpfriction", GDN_NIMP, j->solimp_friction, 0));
     GDN_TRY(gdn_attr_doubles(d, e, "pos", 3, j->pos, 1));
     GDN_TRY(gdn_attr_doubles(d, e, "axis", 3, j->axis, 1));
     GDN_TRY(gdn_attr_doubles(d, e, "springdamper", 2, j->springdamper, 1));

@@ -162,18 +162,52 @@ static int read_flags(gdnSpec* spec, gdnXmlElem* e) {
     return 0;
 }
 
+// the constraint solver attributes of <option>: solver, iterations, tolerance, cone, impratio
+// (MuJoCo 2.2.2 keywords and ranges); noslip_iterations is read and warned about when nonzero
+// (the no-slip post-pass is not implemented)
+static int read_solver_options(gdnSpec* spec, gdnXmlElem* e) {
+    gdnDiag* d = spec->diag;
+    gdnOption* o = &spec->opt;
+    static const char* const solvers[] = {"PGS", "CG", "Newton"};
+    static const int solver_codes[] = {GDN_SOL_PGS, GDN_SOL_CG, GDN_SOL_NEWTON};
+    static const char* const cones[] = {"pyramidal", "elliptic"};
+    static const int cone_codes[] = {GDN_CONE_PYRAMIDAL, GDN_CONE_ELLIPTIC};
+    GDN_TRY(gdn_attr_keyword(d, e, "solver", solvers, solver_codes, 3, &o->solver));
+    GDN_TRY(gdn_attr_keyword(d, e, "cone", cones, cone_codes, 2, &o->cone));
+    GDN_TRY(gdn_attr_int(d, e, "iterations", &o->iterations));
+    GDN_TRY(gdn_attr_doubles(d, e, "tolerance", 1, &o->tolerance, 1));
+    GDN_TRY(gdn_attr_doubles(d, e, "impratio", 1, &o->impratio, 1));
+    int noslip = 0;
+    GDN_TRY(gdn_attr_int(d, e, "noslip_iterations", &noslip));
+    if (o->iterations < 0 || noslip < 0) {
+        gdn_diag_error(d, GDN_ERR_MODEL, e->file, e->line, e->name,
+                       "iterations and noslip_iterations must be non-negative");
+        return -1;
+    }
+    if (!(o->tolerance >= 0) || !(o->impratio > 0)) {
+        gdn_diag_error(d, GDN_ERR_MODEL, e->file, e->line, e->name,
+                       "tolerance must be non-negative and impratio positive");
+        return -1;
+    }
+    if (noslip > 0) {
+        gdn_diag_warn(d, e->file, e->line, e->name,
+                      "noslip_iterations=%d ignored: the no-slip post-pass is not implemented",
+                      noslip);
+    }
+    return 0;
+}
+
 static int read_option(gdnSpec* spec, gdnXmlElem* e) {
     gdnDiag* d = spec->diag;
     gdnOption* o = &spec->opt;
-    static const char* const silent[] = {"apirate",   "impratio",  "tolerance",
-                                         "noslip_tolerance", "mpr_tolerance", "magnetic",
-                                         "o_margin",  "o_solref",  "o_solimp",
-                                         "collision", "cone",      "jacobian",
-                                         "solver",    "iterations", "noslip_iterations",
+    static const char* const silent[] = {"apirate",  "noslip_tolerance", "mpr_tolerance",
+                                         "magnetic", "o_margin",         "o_solref",
+                                         "o_solimp", "collision",        "jacobian",
                                          "mpr_iterations", NULL};
     static const char* const integrators[] = {"Euler", "RK4", "implicit"};
     static const int codes[] = {0, 1, 2};
     gdn_attr_ignore(e, silent);
+    GDN_TRY(read_solver_options(spec, e));
     GDN_TRY(gdn_attr_doubles(d, e, "timestep", 1, &o->timestep, 1));
     if (!(o->timestep > 0)) {
         gdn_diag_error(d, GDN_ERR_MODEL, e->file, e->line, e->name, "timestep must be positive");
@@ -447,6 +481,67 @@ static int read_keyframes(gdnSpec* spec, gdnXmlElem* section) {
     return 0;
 }
 
+// ---------------------------------------------------------------- equality constraints
+
+// <connect body1 body2 anchor> and <weld body1 body2 relpose anchor torquescale>, each with
+// active, solref, solimp (MuJoCo 2.2.2 semantics: body2 absent = the world; connect's anchor is
+// in body1's frame, weld's in body2's); other equality types are reported as ignored
+static int read_equality(gdnSpec* spec, gdnXmlElem* section) {
+    gdnDiag* d = spec->diag;
+    for (gdnXmlElem* e = section->first; e; e = e->next) {
+        int connect = !strcmp(e->name, "connect"), weld = !strcmp(e->name, "weld");
+        if (!connect && !weld) {
+            warn_ignored(spec, e, "equality constraint");
+            continue;
+        }
+        gdnSpecEquality* q = SPEC_PUSH(spec, e, equalities, neq, capeq);
+        if (!q) {
+            return -1;
+        }
+        memset(q, 0, sizeof(*q));
+        static const char* const ignored[] = {"name", "class", NULL};
+        gdn_attr_ignore(e, ignored);
+        q->type = connect ? 0 : 1;
+        q->elem = e;
+        q->active = 1;
+        q->data[1] = 1;
+        q->data[10] = 1;
+        q->solref[0] = 0.02;
+        q->solref[1] = 1;
+        const double solimp[GDN_NIMP] = {0.9, 0.95, 0.001, 0.5, 2};
+        memcpy(q->solimp, solimp, sizeof(solimp));
+        const char* b1 = gdn_xml_attr(e, "body1");
+        const char* b2 = gdn_xml_attr(e, "body2");
+        if (!b1) {
+            gdn_diag_error(d, GDN_ERR_PARSE, e->file, e->line, e->name,
+                           "required attribute missing: 'body1'");
+            return -1;
+        }
+        q->body1 = b1;
+        q->body2 = b2 ? b2 : "";
+        if (connect) {
+            int n;
+            GDN_TRY(n = gdn_attr_doubles(d, e, "anchor", 3, q->data, 1));
+            if (n == 0) {
+                gdn_diag_error(d, GDN_ERR_PARSE, e->file, e->line, e->name,
+                               "required attribute missing: 'anchor'");
+                return -1;
+            }
+        } else {
+            GDN_TRY(gdn_attr_doubles(d, e, "relpose", 7, q->data + 3, 1));
+            GDN_TRY(gdn_attr_doubles(d, e, "torquescale", 1, q->data + 10, 1));
+            double anchor[3] = {0, 0, 0};
+            GDN_TRY(gdn_attr_doubles(d, e, "anchor", 3, anchor, 1));
+            memcpy(q->data, anchor, sizeof(anchor));
+        }
+        GDN_TRY(gdn_attr_bool(d, e, "active", &q->active));
+        GDN_TRY(gdn_attr_doubles(d, e, "solref", GDN_NREF, q->solref, 0));
+        GDN_TRY(gdn_attr_doubles(d, e, "solimp", GDN_NIMP, q->solimp, 0));
+        gdn_attr_warn_unused(d, e);
+    }
+    return 0;
+}
+
 // ---------------------------------------------------------------- sections
 
 // top-level sections: name, and whether its children are reported as ignored dynamics
@@ -531,7 +626,9 @@ gdnStatus gdn_mjcf_read(gdnSpec* spec, gdnXmlElem* root) {
         if (!strcmp(e->name, "contact")) {
             read_warned_section(spec, e, "contact pair/exclude");
         } else if (!strcmp(e->name, "equality")) {
-            read_warned_section(spec, e, "equality constraint");
+            if (read_equality(spec, e) < 0) {
+                return d->status;
+            }
         } else if (!strcmp(e->name, "tendon")) {
             read_warned_section(spec, e, "tendon");
         }

@@ -59,6 +59,8 @@ typedef struct gdnSpecJoint {
     double armature;
     double damping;
     double frictionloss;
+    double solref_friction[GDN_NREF]; // friction-loss solref (solreffriction)
+    double solimp_friction[GDN_NIMP]; // friction-loss solimp (solimpfriction)
     // set while reading an instance
     const char* name;
     gdnXmlElem* elem;
@@ -179,6 +181,18 @@ typedef struct gdnSpecMesh {
     int nvert;
 } gdnSpecMesh;
 
+// an equality constraint (<equality><connect> or <weld>)
+typedef struct gdnSpecEquality {
+    int type;          // GDN_EQ_CONNECT or GDN_EQ_WELD (0, 1)
+    const char* body1;
+    const char* body2; // "" = the world
+    double data[GDN_NEQDATA]; // MuJoCo's eq_data before compile (anchor, relpose, torquescale)
+    int active;
+    double solref[GDN_NREF];
+    double solimp[GDN_NIMP];
+    gdnXmlElem* elem;
+} gdnSpecEquality;
+
 // compiler settings (MJCF <compiler>)
 typedef struct gdnSpecCompiler {
     int autolimits;
@@ -216,6 +230,8 @@ typedef struct gdnSpec {
     int nkey, capkey;
     gdnSpecMesh* meshes;
     int nmesh, capmesh;
+    gdnSpecEquality* equalities;
+    int neq, capeq;
     gdnPenalty penalty;    // <custom><numeric name="gradyn_penalty" data="height k c"/>
     const char* model_dir; // directory of the main file: asset paths resolve against it
 } gdnSpec;

@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: Apache-2.0
+// Compile-time constants of the constraint model at qpos0 (MuJoCo 2.2.2's mj_setConst part):
+// body_invweight0, dof_invweight0 and the derived eq_data anchors / relative poses.
+#include <stdlib.h>
+#include <string.h>
+
+#include "constraint/constraint.h"
+#include "math/vec.h"
+
+// dense Cholesky M = L L' in place (lower triangle); 0 on success
+static int cholesky(double* a, int n) {
+    for (int j = 0; j < n; j++) {
+        double s = a[j * n + j];
+        for (int k = 0; k < j; k++) {
+            s -= a[j * n + k] * a[j * n + k];
+        }
+        if (!(s > 0)) {
+            return -1;
+        }
+        a[j * n + j] = sqrt(s);
+        for (int i = j + 1; i < n; i++) {
+            double t = a[i * n + j];
+            for (int k = 0; k < j; k++) {
+                t -= a[i * n + k] * a[j * n + k];
+            }
+            a[i * n + j] = t / a[j * n + j];
+        }
+    }
+    return 0;
+}
+
+// x' M^-1 x for each of nrow rows of J (nrow x nv) and the mean over [first, first + count)
+// of the diagonal of J M^-1 J': with y = L^-1 x, x' M^-1 x = |y|^2
+static double mean_inverse_weight(const double* L, int nv, const double* J, int first, int count,
+                                  double* y) {
+    double sum = 0;
+    for (int r = first; r < first + count; r++) {
+        const double* x = J + (size_t)r * (size_t)nv;
+        double q = 0;
+        for (int i = 0; i < nv; i++) {
+            double t = x[i];
+            for (int k = 0; k < i; k++) {
+                t -= L[i * nv + k] * y[k];
+            }
+            y[i] = t / L[i * nv + i];
+            q += y[i] * y[i];
+        }
+        sum += q;
+    }
+    return sum / count;
+}
+
+// eq_data completion at qpos0: connect [3-5] = anchor in body2; weld without a relpose
+// quaternion: [3-5] = anchor in body1, [6-9] = conj(q1) q2; a given relpose is normalized
+static void complete_eq_data(gdnModel* m, const gdnData* d) {
+    for (int i = 0; i < m->neq; i++) {
+        int b1 = m->eq_obj1id[i], b2 = m->eq_obj2id[i];
+        double* data = m->eq_data + GDN_NEQDATA * i;
+        double p[3], rel[3];
+        if (m->eq_type[i] == GDN_EQ_CONNECT) {
+            gdn_mulmat3(p, d->xmat + 9 * b1, data);
+            gdn_add3(p, p, d->xpos + 3 * b1);
+            gdn_sub3(rel, p, d->xpos + 3 * b2);
+            gdn_mulmat3T(data + 3, d->xmat + 9 * b2, rel);
+        } else if (m->eq_type[i] == GDN_EQ_WELD) {
+            if (data[6] || data[7] || data[8] || data[9]) {
+                gdn_normalize4(data + 6);
+                continue;
+            }
+            gdn_mulmat3(p, d->xmat + 9 * b2, data);
+            gdn_add3(p, p, d->xpos + 3 * b2);
+            gdn_sub3(rel, p, d->xpos + 3 * b1);
+            gdn_mulmat3T(data + 3, d->xmat + 9 * b1, rel);
+            double qneg[4];
+            gdn_negquat(qneg, d->xquat + 4 * b1);
+            gdn_mulquat(data + 6, qneg, d->xquat + 4 * b2);
+        }
+    }
+}
+
+gdnStatus gdn_constraint_set_const(gdnModel* m) {
+    int nv = m->nv;
+    gdnData* d = NULL;
+    gdnStatus st = gdn_data_create(m, &d);
+    if (st != GDN_OK) {
+        return st;
+    }
+    size_t n = (size_t)(nv > 0 ? nv : 1);
+    double* L = malloc(sizeof(double) * n * n);
+    double* J = malloc(sizeof(double) * 6 * n);
+    double* y = malloc(sizeof(double) * n);
+    if (!L || !J || !y) {
+        st = GDN_ERR_MEMORY;
+        goto done;
+    }
+    memcpy(d->qpos, m->qpos0, sizeof(double) * (size_t)m->nq);
+    gdn_kinematics(m, d);
+    complete_eq_data(m, d);
+    m->body_invweight0[0] = m->body_invweight0[1] = 0;
+    if (nv == 0) {
+        memset(m->body_invweight0, 0, sizeof(double) * 2 * (size_t)m->nbody);
+        goto done;
+    }
+    gdn_crb(m, d);
+    memcpy(L, d->qM, sizeof(double) * n * n);
+    if (cholesky(L, nv)) {
+        // singular M (MuJoCo's compiler rejects such models): weights stay zero
+        goto done;
+    }
+
+    // bodies: J = [Jp; Jr] of the COM; mean translational and rotational diagonal
+    for (int b = 1; b < m->nbody; b++) {
+        gdn_jac_body_com(m, d, J, J + 3 * n, b);
+        m->body_invweight0[2 * b] = mean_inverse_weight(L, nv, J, 0, 3, y);
+        m->body_invweight0[2 * b + 1] = mean_inverse_weight(L, nv, J, 3, 3, y);
+    }
+
+    // joints: unit rows of the joint's dofs; free: translation and rotation averaged apart
+    for (int j = 0; j < m->njnt; j++) {
+        int adr = m->jnt_dofadr[j], type = m->jnt_type[j];
+        int dnum = type == GDN_JNT_FREE ? 6 : type == GDN_JNT_BALL ? 3 : 1;
+        memset(J, 0, sizeof(double) * 6 * n);
+        for (int k = 0; k < dnum; k++) {
+            J[(size_t)k * n + (size_t)(adr + k)] = 1;
+        }
+        if (dnum == 6) {
+            double t = mean_inverse_weight(L, nv, J, 0, 3, y);
+            double r = mean_inverse_weight(L, nv, J, 3, 3, y);
+            for (int k = 0; k < 3; k++) {
+                m->dof_invweight0[adr + k] = t;
+                m->dof_invweight0[adr + 3 + k] = r;
+            }
+        } else {
+            double w = mean_inverse_weight(L, nv, J, 0, dnum, y);
+            for (int k = 0; k < dnum; k++) {
+                m->dof_invweight0[adr + k] = w;
+            }
+        }
+    }
+done:
+    free(L);
+    free(J);
+    free(y);
+    gdn_data_free(d);
+    return st;
+}

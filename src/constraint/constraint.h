@@ -18,13 +18,6 @@ typedef enum gdnEqType { GDN_EQ_CONNECT = 0, GDN_EQ_WELD = 1 } gdnEqType;
 #define GDN_MAXIMP 0.9999
 #ifndef GDN_MINVAL
 #define GDN_MINVAL 1e-15
-// compile-time constants at qpos0 (MuJoCo's mj_setConst part): body_invweight0 and
-// dof_invweight0 (mean diagonals of J M^-1 J'), the eq_data entries MuJoCo derives (connect:
-// anchor in body2; weld without relpose: anchor in body1 and the relative quaternion).
-// Called by the MJCF compiler after the model is complete; allocates (not a step function).
-// GDN_ERR_MEMORY on allocation failure; a singular M at qpos0 leaves the weights zero
-gdnStatus gdn_constraint_set_const(gdnModel* m);
-
 #endif
 
 // mj_makeConstraint: the rows of the active constraints in MuJoCo's order (equality, dof

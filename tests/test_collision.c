@@ -305,6 +305,24 @@ static int test_box_pairs(void) {
     return 0;
 }
 
+// the general convex path (convex*.c, MuJoCo's mjc_Convex) through the driver
+static int test_convex_pairs(void) {
+    static const char* names[] = {"sphere", "capsule", "ellipsoid", "cylinder", "box"};
+    static const int types[] = {GDN_GEOM_SPHERE, GDN_GEOM_CAPSULE, GDN_GEOM_ELLIPSOID,
+                                GDN_GEOM_CYLINDER, GDN_GEOM_BOX};
+    for (int i = 0; i < 5; i++) {
+        for (int j = i; j < 5; j++) {
+            if (types[j] >= GDN_GEOM_ELLIPSOID && types[j] != GDN_GEOM_BOX) {
+                CHECK(other_pair(names[i], names[j], types[i], types[j]) == 0);
+            } else if (types[i] >= GDN_GEOM_ELLIPSOID && types[i] != GDN_GEOM_BOX &&
+                       types[j] == GDN_GEOM_BOX) {
+                CHECK(other_pair(names[i], names[j], types[i], types[j]) == 0);
+            }
+        }
+    }
+    return 0;
+}
+
 // a scene exercising every filter: contype/conaffinity, parent-child (with and without
 // GDN_DSBL_FILTERPARENT), welded bodies, <exclude>, explicit <pair> with its own parameters,
 // solmix / solref mixing, condim and friction max, margin / gap, override
@@ -496,6 +514,7 @@ static const gdnTestCase cases[] = {
     {"sphere_capsule", test_sphere_capsule},
     {"capsule_capsule", test_capsule_capsule},
     {"box_pairs", test_box_pairs},
+    {"convex_pairs", test_convex_pairs},
     {"filters_pairs_excludes", test_filters_pairs_excludes},
     {"overflow", test_overflow},
     {"deterministic", test_deterministic},

@@ -17,21 +17,46 @@ static const gdnCollideFn collide_table[NTYPES][NTYPES] = {
             [GDN_GEOM_ELLIPSOID] = gdn_collide_plane_ellipsoid,
             [GDN_GEOM_CYLINDER] = gdn_collide_plane_cylinder,
             [GDN_GEOM_BOX] = gdn_collide_plane_box,
+            [GDN_GEOM_MESH] = gdn_collide_plane_convex,
         },
     [GDN_GEOM_SPHERE] =
         {
             [GDN_GEOM_SPHERE] = gdn_collide_sphere_sphere,
             [GDN_GEOM_CAPSULE] = gdn_collide_sphere_capsule,
+            [GDN_GEOM_ELLIPSOID] = gdn_collide_convex,
+            [GDN_GEOM_CYLINDER] = gdn_collide_convex,
             [GDN_GEOM_BOX] = gdn_collide_sphere_box,
+            [GDN_GEOM_MESH] = gdn_collide_convex,
         },
     [GDN_GEOM_CAPSULE] =
         {
             [GDN_GEOM_CAPSULE] = gdn_collide_capsule_capsule,
+            [GDN_GEOM_ELLIPSOID] = gdn_collide_convex,
+            [GDN_GEOM_CYLINDER] = gdn_collide_convex,
             [GDN_GEOM_BOX] = gdn_collide_capsule_box,
+            [GDN_GEOM_MESH] = gdn_collide_convex,
+        },
+    [GDN_GEOM_ELLIPSOID] =
+        {
+            [GDN_GEOM_ELLIPSOID] = gdn_collide_convex,
+            [GDN_GEOM_CYLINDER] = gdn_collide_convex,
+            [GDN_GEOM_BOX] = gdn_collide_convex,
+            [GDN_GEOM_MESH] = gdn_collide_convex,
+        },
+    [GDN_GEOM_CYLINDER] =
+        {
+            [GDN_GEOM_CYLINDER] = gdn_collide_convex,
+            [GDN_GEOM_BOX] = gdn_collide_convex,
+            [GDN_GEOM_MESH] = gdn_collide_convex,
         },
     [GDN_GEOM_BOX] =
         {
             [GDN_GEOM_BOX] = gdn_collide_box_box,
+            [GDN_GEOM_MESH] = gdn_collide_convex,
+        },
+    [GDN_GEOM_MESH] =
+        {
+            [GDN_GEOM_MESH] = gdn_collide_convex,
         },
 };
 

@@ -18,6 +18,7 @@
 int cli_info(int argc, char** argv);
 int cli_forward(int argc, char** argv);
 int cli_simulate(int argc, char** argv);
+int cli_contacts(int argc, char** argv);
 int cli_grad(int argc, char** argv);
 int cli_gradcheck(int argc, char** argv);
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// gradyn simulate: N semi-implicit Euler steps, trajectory (time, qpos, qvel) as CSV or JSON.
+// gradyn simulate: N semi-implicit Euler steps, trajectory (time, qpos, qvel) as CSV or JSON,
+// with the constraint solver's options and a count of the steps whose solve did not converge.
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,7 +13,14 @@
 static const char simulate_usage[] =
     "usage: gradyn simulate MODEL.xml --steps N [--state FILE|-] [--key K] [--ctrl c1,c2,...]\n"
     "                       [--format csv|json] [--output FILE] [--every K]\n"
-    "rows: step 0, every K-th step and the last step (N/K + 1 rows when K divides N)";
+    "                       [--solver newton] [--cone pyramidal|elliptic] [--iterations N]\n"
+    "                       [--tolerance T] [--nocontact] [--noconstraint]\n"
+    "rows: step 0, every K-th step and the last step (N/K + 1 rows when K divides N);\n"
+    "JSON rows also give ncon, nefc, solver_iter and solver_converged of the step.\n"
+    "Steps whose constraint solve did not converge are counted on stderr (and in JSON).\n"
+    "solver options (default: the model's <option>): --solver newton, --cone, --iterations\n"
+    "(maximum solver iterations), --tolerance; --nocontact disables contacts, --noconstraint\n"
+    "every constraint (contacts, limits, equalities, friction loss)";
 
 // command-line options of simulate
 typedef struct simulateArgs {
@@ -23,6 +31,7 @@ typedef struct simulateArgs {
     int json;          // 0: CSV, 1: JSON
     const char* output;
     const char* ctrl;  // comma-separated controls, NULL to keep the state's
+    cliSolverArgs solver;
 } simulateArgs;
 
 // where the trajectory goes, in either format
@@ -30,6 +39,8 @@ typedef struct trajectoryWriter {
     FILE* out;
     int json;
     cliJson w;
+    long unconverged;      // steps with constraint rows whose solve did not converge
+    double worst_residual; // the largest final residual among them
 } trajectoryWriter;
 
 
@@ -67,6 +78,12 @@ static void trajectory_row(trajectoryWriter* t, const gdnModel* m, const gdnData
         cli_json_double(&t->w, "time", d->time);
         cli_json_numbers(&t->w, "qpos", d->qpos, m->nq);
         cli_json_numbers(&t->w, "qvel", d->qvel, m->nv);
+        if (step > 0) {
+            cli_json_int(&t->w, "ncon", d->ncon);
+            cli_json_int(&t->w, "nefc", d->nefc);
+            cli_json_int(&t->w, "solver_iter", d->solver_iter);
+            cli_json_int(&t->w, "solver_converged", d->solver_converged);
+        }
         cli_json_end_object(&t->w);
         return;
     }
@@ -89,6 +106,7 @@ static void trajectory_end(trajectoryWriter* t, const char* error) {
         return;
     }
     cli_json_end_array(&t->w);
+    cli_json_int(&t->w, "unconverged_steps", t->unconverged);
     if (error) {
         cli_json_string(&t->w, "error", error);
     }
@@ -101,9 +119,13 @@ static int parse_simulate_args(int argc, char** argv, simulateArgs* a) {
     memset(a, 0, sizeof(*a));
     a->steps = -1;
     a->every = 1;
+    cli_solver_args_init(&a->solver);
     for (int i = 1; i < argc; i++) {
         const char* option = argv[i];
         int consumed = cli_state_option(&a->state, "simulate", argc, argv, &i);
+        if (consumed == 0) {
+            consumed = cli_solver_option(&a->solver, "simulate", argc, argv, &i);
+        }
         if (consumed < 0) {
             return CLI_EXIT_USAGE;
         }
@@ -172,11 +194,25 @@ static int run_steps(cliSession* s, const simulateArgs* a, trajectoryWriter* t) 
             trajectory_end(t, message);
             return cli_fail("%s", message);
         }
+
+        // an unconverged solve is reported, never hidden
+        if (s->d->nefc > 0 && !s->d->solver_converged) {
+            t->unconverged++;
+            if (!(t->worst_residual >= s->d->solver_residual)) {
+                t->worst_residual = s->d->solver_residual;
+            }
+        }
         if (step % a->every == 0 || step == a->steps) {
             trajectory_row(t, s->m, s->d, step);
         }
     }
     trajectory_end(t, NULL);
+    if (t->unconverged) {
+        fprintf(stderr, "gradyn: warning: the constraint solver did not converge in %ld of %ld "
+                "steps (largest final residual %.3g; --iterations %d, --tolerance %.3g)\n",
+                t->unconverged, a->steps, t->worst_residual, s->m->opt.iterations,
+                s->m->opt.tolerance);
+    }
     return CLI_EXIT_OK;
 }
 
@@ -188,7 +224,7 @@ int cli_simulate(int argc, char** argv) {
         return code;
     }
     cliSession s;
-    code = cli_session_open(&s, a.path, &a.state);
+    code = cli_session_open_solver(&s, a.path, &a.state, &a.solver);
     if (code != CLI_EXIT_OK) {
         return code;
     }
@@ -205,7 +241,7 @@ int cli_simulate(int argc, char** argv) {
 
     // output file or standard output
     int to_stdout = !a.output || strcmp(a.output, "-") == 0;
-    trajectoryWriter t = {to_stdout ? stdout : fopen(a.output, "w"), a.json, {0}};
+    trajectoryWriter t = {to_stdout ? stdout : fopen(a.output, "w"), a.json, {0}, 0, 0.0};
     if (!t.out) {
         cli_session_close(&s);
         return cli_fail("%s: cannot open output file: %s", a.output, strerror(errno));

@@ -17,8 +17,17 @@ static const char usage_text[] =
     "      qfrc_passive, qfrc_actuator, energy [potential, kinetic] and xpos as JSON\n"
     "  simulate MODEL.xml --steps N [--state FILE|-] [--key K] [--ctrl c1,c2,...]\n"
     "                     [--format csv|json] [--output FILE] [--every K]\n"
+    "                     [--solver newton] [--cone pyramidal|elliptic] [--iterations N]\n"
+    "                     [--tolerance T] [--nocontact] [--noconstraint]\n"
     "      N steps of the semi-implicit Euler integrator; writes time, qpos, qvel of step 0\n"
-    "      and of every K-th step (and of the last step), so N/K + 1 rows when K divides N\n"
+    "      and of every K-th step (and of the last step), so N/K + 1 rows when K divides N.\n"
+    "      Contacts, limits and equalities are solved by MuJoCo's Newton method (solver\n"
+    "      options override the model's <option>; --nocontact / --noconstraint disable\n"
+    "      contacts / every constraint); steps whose solve did not converge are counted\n"
+    "  contacts MODEL.xml [--state FILE|-] [--key K]\n"
+    "      kinematics and collision at one state; prints every contact as JSON (geom1/geom2\n"
+    "      names and ids, dist, pos, frame (normal then two tangents), dim, friction, solref,\n"
+    "      solimp, includemargin) and ncon_overflow when the buffer was too small\n"
     "  grad MODEL.xml [--steps T] [--body NAME|ID] [--point x,y,z] [--target x,y,z]\n"
     "                 [--weight w] [--effort w] [--vel-weight w] [--ctrl c1,...]\n"
     "                 [--state FILE|-] [--key K] [--penalty h,k,c] [--checkpoint K]\n"
@@ -93,6 +102,9 @@ int main(int argc, char** argv) {
     }
     if (strcmp(command, "simulate") == 0) {
         return cli_simulate(argc - 1, argv + 1);
+    }
+    if (strcmp(command, "contacts") == 0) {
+        return cli_contacts(argc - 1, argv + 1);
     }
     if (strcmp(command, "grad") == 0) {
         return cli_grad(argc - 1, argv + 1);

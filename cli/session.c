@@ -38,6 +38,12 @@ static int resolve_key(const gdnModel* m, const char* key) {
 
 
 int cli_session_open(cliSession* s, const char* path, const cliStateArgs* args) {
+    return cli_session_open_solver(s, path, args, NULL);
+}
+
+
+int cli_session_open_solver(cliSession* s, const char* path, const cliStateArgs* args,
+                            const cliSolverArgs* solver) {
     int code = cli_session_load(s, path);
     if (code != CLI_EXIT_OK) {
         return code;
@@ -53,6 +59,9 @@ int cli_session_open(cliSession* s, const char* path, const cliStateArgs* args) 
         line += len + (end != NULL);
     }
 
+    if (solver) {
+        cli_solver_apply(solver, s->m);
+    }
     gdnStatus status = gdn_data_create(s->m, &s->d);
     if (status != GDN_OK) {
         cli_session_close(s);
@@ -148,4 +157,93 @@ int cli_parse_list(const char* text, double* out, int n, char* err, int err_size
         return 1;
     }
     return 0;
+}
+
+
+void cli_solver_args_init(cliSolverArgs* args) {
+    args->solver = -1;
+    args->cone = -1;
+    args->iterations = -1;
+    args->tolerance = -1;
+    args->nocontact = 0;
+    args->noconstraint = 0;
+}
+
+
+int cli_solver_option(cliSolverArgs* args, const char* command, int argc, char** argv, int* i) {
+    const char* option = argv[*i];
+
+    // flags
+    if (strcmp(option, "--nocontact") == 0) {
+        args->nocontact = 1;
+        return 1;
+    }
+    if (strcmp(option, "--noconstraint") == 0) {
+        args->noconstraint = 1;
+        return 1;
+    }
+    if (strcmp(option, "--solver") != 0 && strcmp(option, "--cone") != 0 &&
+        strcmp(option, "--iterations") != 0 && strcmp(option, "--tolerance") != 0) {
+        return 0;
+    }
+
+    // options with a value
+    if (*i + 1 >= argc) {
+        cli_usage_error(command, "%s needs a value", option);
+        return -1;
+    }
+    const char* value = argv[++*i];
+    if (strcmp(option, "--solver") == 0) {
+        if (strcmp(value, "newton") != 0) {
+            cli_usage_error(command, "--solver: '%s' is not available (newton is the only "
+                            "solver)", value);
+            return -1;
+        }
+        args->solver = GDN_SOL_NEWTON;
+    } else if (strcmp(option, "--cone") == 0) {
+        if (strcmp(value, "pyramidal") == 0) {
+            args->cone = GDN_CONE_PYRAMIDAL;
+        } else if (strcmp(value, "elliptic") == 0) {
+            args->cone = GDN_CONE_ELLIPTIC;
+        } else {
+            cli_usage_error(command, "--cone: '%s' is not pyramidal or elliptic", value);
+            return -1;
+        }
+    } else if (strcmp(option, "--iterations") == 0) {
+        if (cli_parse_int(value, 0, 1000000L, &args->iterations) != 0) {
+            cli_usage_error(command, "--iterations: '%s' is not an integer in [0, 1e6]", value);
+            return -1;
+        }
+    } else {
+        char* end = NULL;
+        double tolerance = strtod(value, &end);
+        if (end == value || *end != '\0' || !isfinite(tolerance) || tolerance < 0) {
+            cli_usage_error(command, "--tolerance: '%s' is not a finite number >= 0", value);
+            return -1;
+        }
+        args->tolerance = tolerance;
+    }
+    return 1;
+}
+
+
+void cli_solver_apply(const cliSolverArgs* args, gdnModel* m) {
+    if (args->solver >= 0) {
+        m->opt.solver = args->solver;
+    }
+    if (args->cone >= 0) {
+        m->opt.cone = args->cone;
+    }
+    if (args->iterations >= 0) {
+        m->opt.iterations = (int)args->iterations;
+    }
+    if (args->tolerance >= 0) {
+        m->opt.tolerance = args->tolerance;
+    }
+    if (args->nocontact) {
+        m->opt.disableflags |= GDN_DSBL_CONTACT;
+    }
+    if (args->noconstraint) {
+        m->opt.disableflags |= GDN_DSBL_CONSTRAINT;
+    }
 }

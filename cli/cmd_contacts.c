@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: Apache-2.0
+// gradyn contacts: kinematics and collision at one state, the contacts printed as JSON.
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "json_writer.h"
+#include "session.h"
+
+static const char contacts_usage[] =
+    "usage: gradyn contacts MODEL.xml [--state FILE|-] [--key K]\n"
+    "prints every contact of the state (MuJoCo's mjContact fields, geom names and ids) as JSON";
+
+
+// one contact: the geoms by name and id, then MuJoCo's mjContact fields
+static void write_contact(cliJson* w, const gdnModel* m, const gdnContact* c) {
+    cli_json_begin_object(w, NULL);
+    cli_json_string(w, "geom1", gdn_id2name(m, "geom", c->geom1));
+    cli_json_string(w, "geom2", gdn_id2name(m, "geom", c->geom2));
+    cli_json_int(w, "geom1_id", c->geom1);
+    cli_json_int(w, "geom2_id", c->geom2);
+    cli_json_double(w, "dist", c->dist);
+    cli_json_numbers(w, "pos", c->pos, 3);
+    cli_json_numbers(w, "frame", c->frame, 9);
+    cli_json_int(w, "dim", c->dim);
+    cli_json_numbers(w, "friction", c->friction, 5);
+    cli_json_numbers(w, "solref", c->solref, GDN_NREF);
+    cli_json_numbers(w, "solimp", c->solimp, GDN_NIMP);
+    cli_json_double(w, "includemargin", c->includemargin);
+    cli_json_end_object(w);
+}
+
+
+// the document: time, ncon, ncon_overflow when nonzero, the contacts in detection order
+static void write_contacts(cliJson* w, const gdnModel* m, const gdnData* d) {
+    cli_json_begin_object(w, NULL);
+    cli_json_double(w, "time", d->time);
+    cli_json_int(w, "ncon", d->ncon);
+    if (d->ncon_overflow) {
+        cli_json_int(w, "ncon_overflow", d->ncon_overflow);
+    }
+    cli_json_begin_array(w, "contacts");
+    for (int i = 0; i < d->ncon; i++) {
+        write_contact(w, m, &d->contact[i]);
+    }
+    cli_json_end_array(w);
+    cli_json_end_object(w);
+}
+
+
+int cli_contacts(int argc, char** argv) {
+    // arguments: the model path, --state, --key
+    const char* path = NULL;
+    cliStateArgs args = {NULL, NULL};
+    for (int i = 1; i < argc; i++) {
+        int consumed = cli_state_option(&args, "contacts", argc, argv, &i);
+        if (consumed < 0) {
+            return CLI_EXIT_USAGE;
+        }
+        if (consumed) {
+            continue;
+        }
+        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+            puts(contacts_usage);
+            return CLI_EXIT_OK;
+        }
+        if (argv[i][0] == '-' && argv[i][1] != '\0') {
+            return cli_usage_error("contacts", "unknown option '%s'", argv[i]);
+        }
+        if (path) {
+            return cli_usage_error("contacts", "more than one model given");
+        }
+        path = argv[i];
+    }
+    if (!path) {
+        return cli_usage_error("contacts", "missing MODEL.xml");
+    }
+
+    cliSession s;
+    int code = cli_session_open(&s, path, &args);
+    if (code != CLI_EXIT_OK) {
+        return code;
+    }
+
+    // geom poses, then MuJoCo's collision pass
+    gdn_kinematics(s.m, s.d);
+    gdnStatus status = gdn_collision(s.m, s.d);
+    if (status != GDN_OK) {
+        cli_session_close(&s);
+        return cli_fail("collision failed: %s", gdn_status_string(status));
+    }
+
+    cliJson w;
+    cli_json_init(&w, stdout);
+    write_contacts(&w, s.m, s.d);
+    cli_session_close(&s);
+    return fflush(stdout) == 0 ? CLI_EXIT_OK : cli_fail("cannot write the output");
+}

@@ -190,6 +190,7 @@ typedef struct gdnModel {
     int* geom_contype;      // contact type bitmask
     int* geom_conaffinity;  // contact affinity bitmask
     int* geom_condim;       // contact dimensionality
+    int* geom_priority;     // contact priority: the higher geom's condim/friction/solref/solimp win
     int* geom_bodyid;       // body id
     int* geom_group;        // visual/selection group
     double* geom_size;      // (ngeom x 3) type-specific size

@@ -65,14 +65,27 @@ typedef struct {
     double solimp[GDN_NIMP];
 } PairParams;
 
-// parameters of a dynamic geom pair (MuJoCo's mj_collideGeoms mixing, equal priorities):
-//   condim, margin, gap, friction: max;  mix = s1 / (s1 + s2) of the solmix weights (0.5 when
-//   both < MINVAL, 0 or 1 when one is);  solref = mix r1 + (1 - mix) r2 when both r[0] > 0
+// parameters of a dynamic geom pair (MuJoCo's mj_collideGeoms mixing). margin, gap: max.
+// Different geom_priority: condim, friction, solref, solimp of the higher-priority geom.
+// Equal priorities: condim, friction: max;  mix = s1 / (s1 + s2) of the solmix weights (0.5
+//   when both < MINVAL, 0 or 1 when one is);  solref = mix r1 + (1 - mix) r2 when both r[0] > 0
 //   (stiffness/damping form), else elementwise min (direct form);  solimp = mix i1 + (1-mix) i2
 static void geom_params(const gdnModel* m, int g1, int g2, PairParams* p) {
-    p->dim = m->geom_condim[g1] > m->geom_condim[g2] ? m->geom_condim[g1] : m->geom_condim[g2];
     p->margin = fmax(m->geom_margin[g1], m->geom_margin[g2]);
     p->gap = fmax(m->geom_gap[g1], m->geom_gap[g2]);
+    if (m->geom_priority[g1] != m->geom_priority[g2]) {
+        int gp = m->geom_priority[g1] > m->geom_priority[g2] ? g1 : g2;
+        p->dim = m->geom_condim[gp];
+        for (int i = 0; i < 3; i++) {
+            p->friction[2 * i] = m->geom_friction[3 * gp + i];
+        }
+        p->friction[1] = p->friction[0];
+        p->friction[3] = p->friction[4];
+        memcpy(p->solref, m->geom_solref + GDN_NREF * gp, sizeof(p->solref));
+        memcpy(p->solimp, m->geom_solimp + GDN_NIMP * gp, sizeof(p->solimp));
+        return;
+    }
+    p->dim = m->geom_condim[g1] > m->geom_condim[g2] ? m->geom_condim[g1] : m->geom_condim[g2];
     for (int i = 0; i < 3; i++) {
         p->friction[2 * i] = fmax(m->geom_friction[3 * g1 + i], m->geom_friction[3 * g2 + i]);
     }

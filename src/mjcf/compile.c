@@ -2,6 +2,7 @@
 // Model assembly: actuators, names, sizes, then every gdnModel array from the compiled spec
 // (MuJoCo 2.2.2's CopyTree/CopyObjects, keyframes, settotalmass and subtree masses).
 #include "mjcf/compile.h"
+#include "mjcf/contact.h"
 #include "mjcf/skin.h"
 
 #include <math.h>
@@ -283,6 +284,7 @@ static void fill_geoms_sites(const gdnSpec* spec, const gdnSpecTree* tree, gdnMo
         m->geom_contype[gid] = g->contype;
         m->geom_conaffinity[gid] = g->conaffinity;
         m->geom_condim[gid] = g->condim;
+        m->geom_priority[gid] = g->priority;
         m->geom_bodyid[gid] = g->body;
         m->geom_group[gid] = g->group;
         memcpy(m->geom_size + 3 * gid, g->size, 3 * sizeof(double));
@@ -434,6 +436,11 @@ gdnModel* gdn_compile_model(gdnSpec* spec) {
         return NULL;
     }
 
+    // contact pairs and excludes: geom / body names to ids, signatures, sorted
+    if (gdn_mjcf_compile_contact(spec, tree.geom_order) < 0) {
+        return NULL;
+    }
+
     // joint id of each spec joint (ids follow body order)
     int* jnt_id = gdn_pool_alloc(spec->pool, (size_t)(spec->njnt + 1) * sizeof(int));
     if (!jnt_id) {
@@ -494,6 +501,8 @@ gdnModel* gdn_compile_model(gdnSpec* spec) {
     }
     sz.nnames = (int)nnames;
     sz.neq = spec->neq;
+    sz.npair = spec->npair;
+    sz.nexclude = spec->nexclude;
 
     gdnModel* m = gdn_model_alloc(&sz);
     if (!m) {
@@ -508,6 +517,7 @@ gdnModel* gdn_compile_model(gdnSpec* spec) {
     fill_tree(spec, &tree, m, lastdof);
     fill_geoms_sites(spec, &tree, m);
     fill_actuators(spec, m);
+    gdn_mjcf_fill_contact(spec, m);
     if (gdn_mjcf_skins(spec, &tree, m) < 0) {
         gdn_model_free(m);
         return NULL;

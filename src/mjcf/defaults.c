@@ -4,6 +4,7 @@
 
 #include <string.h>
 
+#include "mjcf/contact.h"
 #include "mjcf/elements.h"
 
 int gdn_defaults_init(gdnSpec* spec) {
@@ -19,6 +20,7 @@ int gdn_defaults_init(gdnSpec* spec) {
     gdn_spec_geom_init(&d->geom);
     gdn_spec_site_init(&d->site);
     gdn_spec_actuator_init(&d->actuator);
+    gdn_spec_pair_init(&d->pair);
     spec->ndef = 1;
     return 0;
 }
@@ -62,9 +64,11 @@ static int read_class(gdnSpec* spec, gdnXmlElem* section, int id, int depth) {
             r = gdn_read_site(spec, e, &def->site, 1);
         } else if (gdn_is_actuator_element(e->name)) {
             r = gdn_read_actuator(spec, e, &def->actuator, 1);
+        } else if (!strcmp(e->name, "pair")) {
+            r = gdn_read_pair(spec, e, &def->pair, 1);
         } else if (!strcmp(e->name, "mesh") || !strcmp(e->name, "material") ||
                    !strcmp(e->name, "camera") || !strcmp(e->name, "light") ||
-                   !strcmp(e->name, "pair") || !strcmp(e->name, "equality") ||
+                   !strcmp(e->name, "equality") ||
                    !strcmp(e->name, "tendon")) {
             continue; // visual, or used only by elements that are reported when used
         } else {

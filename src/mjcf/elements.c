@@ -150,7 +150,7 @@ int gdn_read_joint(gdnSpec* spec, gdnXmlElem* e, gdnSpecJoint* j, int in_default
 
 int gdn_read_geom(gdnSpec* spec, gdnXmlElem* e, gdnSpecGeom* g, int in_default) {
     gdnDiag* d = spec->diag;
-    static const char* const ignored[] = {"class",   "priority",  "material",     "user",
+    static const char* const ignored[] = {"class",     "material", "user",
                                           "fluidcoef", "fitscale", "shellinertia", NULL};
     static const char* const fluid_keys[] = {"none", "ellipsoid"};
     static const int fluid_values[] = {0, 1};
@@ -164,6 +164,7 @@ int gdn_read_geom(gdnSpec* spec, gdnXmlElem* e, gdnSpecGeom* g, int in_default) 
     GDN_TRY(gdn_attr_int(d, e, "contype", &g->contype));
     GDN_TRY(gdn_attr_int(d, e, "conaffinity", &g->conaffinity));
     GDN_TRY(gdn_attr_int(d, e, "condim", &g->condim));
+    GDN_TRY(gdn_attr_int(d, e, "priority", &g->priority));
     GDN_TRY(gdn_attr_int(d, e, "group", &g->group));
     GDN_TRY(gdn_attr_doubles(d, e, "friction", 3, g->friction, 0));
     GDN_TRY(gdn_attr_doubles(d, e, "solmix", 1, &g->solmix, 1));

@@ -11,6 +11,7 @@
 #include "mjcf/elements.h"
 #include "mjcf/orientation.h"
 #include "mjcf/assets.h"
+#include "mjcf/contact.h"
 
 #define GDN_MAX_BODY_DEPTH 1000
 
@@ -35,6 +36,7 @@ gdnStatus gdn_spec_init(gdnSpec* spec, gdnPool* pool, gdnDiag* diag) {
     memset(spec, 0, sizeof(*spec));
     spec->pool = pool;
     spec->diag = diag;
+    spec->size_nconmax = spec->size_njmax = -1;
     gdnSpecCompiler* c = &spec->compiler;
     c->autolimits = 0;
     c->settotalmass = -1;
@@ -242,14 +244,23 @@ static int read_option(gdnSpec* spec, gdnXmlElem* e) {
     return 0;
 }
 
+// <size nkey nconmax njmax>: a negative nconmax / njmax means automatic (MuJoCo: 100 / 500,
+// gradyn: gdnModel's 0); the other sizes (memory, user data) are irrelevant here
 static int read_size(gdnSpec* spec, gdnXmlElem* e) {
+    gdnDiag* d = spec->diag;
     int nkey = 0, r;
-    GDN_TRY(r = gdn_attr_int(spec->diag, e, "nkey", &nkey));
+    GDN_TRY(r = gdn_attr_int(d, e, "nkey", &nkey));
     if (r > 0) {
         spec->size_nkey = nkey;
     }
+    GDN_TRY(gdn_attr_int(d, e, "nconmax", &spec->size_nconmax));
+    GDN_TRY(gdn_attr_int(d, e, "njmax", &spec->size_njmax));
+    if (spec->size_nconmax == 0 || spec->size_njmax == 0) {
+        gdn_diag_warn(d, e->file, e->line, e->name,
+                      "nconmax or njmax 0 (no contacts / rows in MuJoCo) is sized automatically");
+    }
     for (int i = 0; i < e->nattr; i++) {
-        e->attr[i].used = 1; // memory and solver sizes: irrelevant here
+        e->attr[i].used = 1;
     }
     return 0;
 }
@@ -624,7 +635,9 @@ gdnStatus gdn_mjcf_read(gdnSpec* spec, gdnXmlElem* root) {
     }
     for (gdnXmlElem* e = root->first; e; e = e->next) {
         if (!strcmp(e->name, "contact")) {
-            read_warned_section(spec, e, "contact pair/exclude");
+            if (gdn_mjcf_read_contact(spec, e) < 0) {
+                return d->status;
+            }
         } else if (!strcmp(e->name, "equality")) {
             if (read_equality(spec, e) < 0) {
                 return d->status;

@@ -71,6 +71,7 @@ typedef struct gdnSpecGeom {
     int type;
     double size[3];
     int contype, conaffinity, condim, group;
+    int priority; // contact priority (MuJoCo's geom priority)
     double friction[3];
     double solmix;
     double solref[GDN_NREF];
@@ -123,6 +124,28 @@ typedef struct gdnSpecActuator {
     int unsupported; // element type gradyn cannot simulate (message already chosen)
 } gdnSpecActuator;
 
+// an explicit geom pair (<contact><pair>); MuJoCo 2.2.2 takes none of its values from the geoms
+typedef struct gdnSpecPair {
+    const char* geom1;
+    const char* geom2;
+    int condim;
+    double friction[5]; // tangent1, tangent2, spin, roll1, roll2
+    double solref[GDN_NREF];
+    double solimp[GDN_NIMP];
+    double margin, gap;
+    gdnXmlElem* elem;
+    // compiled: geom ids (geom1's body id <= geom2's) and ((body1 + 1) << 16) + body2 + 1
+    int geom1_id, geom2_id, signature;
+} gdnSpecPair;
+
+// an excluded body pair (<contact><exclude>)
+typedef struct gdnSpecExclude {
+    const char* body1;
+    const char* body2;
+    gdnXmlElem* elem;
+    int signature; // compiled: ((body1 + 1) << 16) + body2 + 1, body1 <= body2
+} gdnSpecExclude;
+
 typedef struct gdnSpecDefault {
     const char* name;
     int parent;
@@ -130,6 +153,7 @@ typedef struct gdnSpecDefault {
     gdnSpecGeom geom;
     gdnSpecSite site;
     gdnSpecActuator actuator;
+    gdnSpecPair pair;
 } gdnSpecDefault;
 
 typedef struct gdnSpecBody {
@@ -214,6 +238,7 @@ typedef struct gdnSpec {
     gdnSpecCompiler compiler;
     gdnOption opt;
     int size_nkey; // <size nkey>: at least this many keyframes
+    int size_nconmax, size_njmax; // <size nconmax njmax>; -1 when not given (automatic)
     gdnSpecDefault* defs;
     int ndef, capdef;
     gdnSpecBody* bodies; // depth-first order, 0 = world
@@ -232,6 +257,10 @@ typedef struct gdnSpec {
     int nmesh, capmesh;
     gdnSpecEquality* equalities;
     int neq, capeq;
+    gdnSpecPair* pairs; // reading order (sorted by signature when compiled)
+    int npair, cappair;
+    gdnSpecExclude* excludes;
+    int nexclude, capexclude;
     gdnPenalty penalty;    // <custom><numeric name="gradyn_penalty" data="height k c"/>
     const char* model_dir; // directory of the main file: asset paths resolve against it
 } gdnSpec;

@@ -56,6 +56,7 @@
     X(int, geom_contype, ngeom)                  \
     X(int, geom_conaffinity, ngeom)              \
     X(int, geom_condim, ngeom)                   \
+    X(int, geom_priority, ngeom)                 \
     X(int, geom_bodyid, ngeom)                   \
     X(int, geom_group, ngeom)                    \
     X(double, geom_size, ngeom * 3)              \

@@ -138,6 +138,7 @@ gdnModel* gdn_model_from_mujoco(const mjModel* m) {
     COPY(geom_contype, ng);
     COPY(geom_conaffinity, ng);
     COPY(geom_condim, ng);
+    COPY(geom_priority, ng);
     COPY(geom_bodyid, ng);
     COPY(geom_group, ng);
     COPY(geom_size, 3 * ng);

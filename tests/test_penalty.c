@@ -23,17 +23,25 @@
 static char g_err[2048];
 static char g_warn[8192];
 
+// the penalty contact alone: the models' constraint rows (MuJoCo's contacts with the same
+// floor, limits) are disabled, so the penalty forces are the only contact
 static gdnModel* load_file(const char* path) {
     gdnModel* m = NULL;
     if (gdn_load_xml(path, &m, g_err, sizeof(g_err), g_warn, sizeof(g_warn)) != GDN_OK) {
         fprintf(stderr, "load %s: %s\n", path, g_err);
+        return NULL;
     }
+    m->opt.disableflags |= GDN_DSBL_CONSTRAINT;
     return m;
 }
 
 static gdnStatus load_string(const char* xml, const char* dir, gdnModel** m) {
-    return gdn_load_xml_string(xml, strlen(xml), dir, m, g_err, sizeof(g_err), g_warn,
-                               sizeof(g_warn));
+    gdnStatus st = gdn_load_xml_string(xml, strlen(xml), dir, m, g_err, sizeof(g_err), g_warn,
+                                       sizeof(g_warn));
+    if (st == GDN_OK) {
+        (*m)->opt.disableflags |= GDN_DSBL_CONSTRAINT;
+    }
+    return st;
 }
 
 // write a file into TMP_DIR; returns its path (static buffer per call site is enough here)
@@ -597,30 +605,51 @@ static int test_mjcf_custom_numeric(void) {
     return 0;
 }
 
-// binary STL with 2 triangles (4 distinct vertices)
+// binary STL of a tetrahedron (4 triangles, 4 distinct vertices)
 static size_t make_binary_stl(unsigned char* out) {
-    const float tri[2][3][3] = {{{0, 0, 0}, {1, 0, 0}, {0, 1, 0}}, {{1, 0, 0}, {1, 1, 0}, {0, 1, 0}}};
-    memset(out, 0, 84 + 100);
+    const float p[4][3] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+    const int tri[4][3] = {{0, 2, 1}, {0, 1, 3}, {1, 2, 3}, {2, 0, 3}};
+    memset(out, 0, 84 + 200);
     memcpy(out, "solid but binary", 16); // a binary header may start with "solid"
-    out[80] = 2;
-    for (int t = 0; t < 2; t++) {
-        memcpy(out + 84 + 50 * t + 12, tri[t], sizeof(tri[t]));
+    out[80] = 4;
+    for (int t = 0; t < 4; t++) {
+        for (int k = 0; k < 3; k++) {
+            memcpy(out + 84 + 50 * t + 12 + 12 * k, p[tri[t][k]], sizeof(p[0]));
+        }
     }
-    return 84 + 100;
+    return 84 + 200;
 }
 
-// STL (binary, ASCII) and OBJ files through meshdir, with scale, deduplicated
+// is (x, y, z) within 1e-6 of one of the body-frame skin vertices first..first+n-1? (mesh
+// vertices are compiled as MuJoCo does: float32, re-centred, in principal axes)
+static int has_point(const gdnModel* m, int first, int n, double x, double y, double z) {
+    for (int i = first; i < first + n; i++) {
+        const double* p = m->vert_pos + 3 * i;
+        if (fabs(p[0] - x) < 1e-6 && fabs(p[1] - y) < 1e-6 && fabs(p[2] - z) < 1e-6) {
+            return 1;
+        }
+    }
+    fprintf(stderr, "no skin vertex near (%g %g %g)\n", x, y, z);
+    return 0;
+}
+
+// STL (binary, ASCII) and OBJ files through meshdir, with scale and refpos, deduplicated
 static int test_mjcf_mesh_files(void) {
-    unsigned char stl[184];
+    unsigned char stl[284];
     size_t n = make_binary_stl(stl);
     CHECK(write_tmp("meshes_bin.stl", stl, n));
-    const char* ascii = "solid tri\n facet normal 0 0 1\n  outer loop\n"
-                        "   vertex 0 0 0\n   vertex 1 0 0\n   vertex 0 1 0\n  endloop\n"
-                        " endfacet\n facet normal 0 0 1\n outer loop\n   vertex 1 0 0\n"
-                        "   vertex 1 1 0\n   vertex 0 1 -1.5e-1\n endloop\n endfacet\nendsolid\n";
+    const char* ascii = "solid tri\n"
+                        " facet normal 0 0 0\n outer loop\n vertex 0 0 0\n vertex 0 1 0\n"
+                        " vertex 1 0 0\n endloop\n endfacet\n"
+                        " facet normal 0 0 0\n outer loop\n vertex 0 0 0\n vertex 1 0 0\n"
+                        " vertex 0 0 -1.5e-1\n endloop\n endfacet\n"
+                        " facet normal 0 0 0\n outer loop\n vertex 1 0 0\n vertex 0 1 0\n"
+                        " vertex 0 0 -1.5e-1\n endloop\n endfacet\n"
+                        " facet normal 0 0 0\n outer loop\n vertex 0 1 0\n vertex 0 0 0\n"
+                        " vertex 0 0 -1.5e-1\n endloop\n endfacet\nendsolid\n";
     CHECK(write_tmp("ascii.STL", ascii, strlen(ascii)));
-    const char* obj = "# cube corner\nmtllib x.mtl\nvn 0 0 1\nv 1 2 3\nv -1 -2 -3 1.0\n"
-                      "vt 0.5 0.5\nv 1 2 3\nf 1 2 3\n";
+    const char* obj = "# corner\nmtllib x.mtl\nvn 0 0 1\nv 1 2 3\nv -1 -2 -3 1.0\n"
+                      "vt 0.5 0.5\nv 1 2 3\nv 2 2 3\nv 1 3 3\nv 1 2 4\n";
     CHECK(write_tmp("shape.obj", obj, strlen(obj)));
     mkdir(TMP_DIR "/sub", 0755);
     CHECK(write_tmp("sub/moved.obj", obj, strlen(obj)));
@@ -630,7 +659,7 @@ static int test_mjcf_mesh_files(void) {
         "<mesh file='meshes_bin.stl' scale='2 3 4'/>"
         "<mesh name='asc' file='ascii.STL'/>"
         "<mesh file='shape.obj' refpos='1 0 0'/>"
-        "<mesh name='inline' vertex='0 0 0  0 0 1  0 0 1'/>"
+        "<mesh name='inline' vertex='0 0 0  0 0 1  0 0 1  1 0 0  0 1 0'/>"
         "<texture name='tx' type='2d' builtin='checker' width='8' height='8'/>"
         "</asset><worldbody><body><freejoint/>"
         "<geom type='mesh' mesh='meshes_bin' pos='0 0 1'/>"
@@ -645,16 +674,14 @@ static int test_mjcf_mesh_files(void) {
         fprintf(stderr, "%s\n", g_err);
     }
     CHECK(st == GDN_OK);
-    CHECK(m->nvert == 4 + 5 + 2 + 2);
-    CHECK(check_point(m, 0, 0, 0, 1) == 0);
-    CHECK(check_point(m, 1, 2, 0, 1) == 0);
-    CHECK(check_point(m, 2, 0, 3, 1) == 0);
-    CHECK(check_point(m, 3, 2, 3, 1) == 0);
-    CHECK(check_point(m, 5, -1, 0, 0) == 0);   // rotated 180 degrees about z
-    CHECK(check_point(m, 8, 0, -1, -0.15) == 0);
-    CHECK(check_point(m, 9, 0, 2, 3) == 0);    // refpos subtracted
-    CHECK(check_point(m, 10, -2, -2, -3) == 0);
-    CHECK(check_point(m, 12, 0, 0, 1) == 0);
+    CHECK(m->nvert == 4 + 4 + 5 + 4);
+    CHECK(has_point(m, 0, 4, 0, 0, 1) && has_point(m, 0, 4, 2, 0, 1));
+    CHECK(has_point(m, 0, 4, 0, 3, 1) && has_point(m, 0, 4, 0, 0, 5));
+    CHECK(has_point(m, 4, 4, -1, 0, 0));      // rotated 180 degrees about z
+    CHECK(has_point(m, 4, 4, 0, 0, -0.15));
+    CHECK(has_point(m, 8, 5, 0, 2, 3));       // refpos subtracted
+    CHECK(has_point(m, 8, 5, -2, -2, -3));
+    CHECK(has_point(m, 13, 4, 0, 0, 1));
     gdn_model_free(m);
 
     // assetdir relative to the model directory
@@ -662,14 +689,14 @@ static int test_mjcf_mesh_files(void) {
                       "<worldbody><body><geom type='mesh' mesh='moved'/>"
                       "<geom size='1' contype='0' conaffinity='0'/></body></worldbody></mujoco>",
                       TMP_DIR, &m) == GDN_OK);
-    CHECK(m->nvert == 2);
+    CHECK(m->nvert == 5);
     gdn_model_free(m);
     return 0;
 }
 
 // bad mesh files and references: errors naming the file and the cause, never a crash
 static int test_mjcf_bad_meshes(void) {
-    unsigned char stl[184];
+    unsigned char stl[284];
     size_t n = make_binary_stl(stl);
     stl[0] = 'x';
     CHECK(write_tmp("truncated.stl", stl, n - 7));
@@ -728,7 +755,7 @@ static int test_mjcf_bad_meshes(void) {
 
 // the readers on hostile bytes: deterministic mutations of valid files never crash
 static int test_mesh_parse_fuzz(void) {
-    unsigned char stl[184];
+    unsigned char stl[284];
     size_t n = make_binary_stl(stl);
     const char* ascii = "solid a\nfacet normal 0 0 1\nouter loop\nvertex 0 0 0\nvertex 1 0 0\n"
                         "vertex 0 1 0\nendloop\nendfacet\nendsolid a\n";

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Mesh file readers for collision skins: binary / ASCII STL and OBJ vertex lists, deduplicated.
+// Mesh file readers: binary / ASCII STL and OBJ vertex lists (deduplicated) and triangles.
 #include "contact/mesh_file.h"
 
 #include <ctype.h>
@@ -72,6 +72,33 @@ static int push_vertex(VertList* l, double x, double y, double z) {
     p[0] = x;
     p[1] = y;
     p[2] = z;
+    return 1;
+}
+
+// a growing list of triangle vertex ids (3 per triangle)
+typedef struct FaceList {
+    int* f;
+    int n, cap; // ints
+} FaceList;
+
+// append the triangle (a, b, c); 0 when the limit is reached or memory runs out
+static int push_triangle(FaceList* l, int a, int b, int c) {
+    if (l->n + 3 > l->cap) {
+        if (l->cap >= 3 * MAX_RAW_VERTICES) {
+            return 0;
+        }
+        int cap = l->cap ? 2 * l->cap : 192;
+        cap = cap > 3 * MAX_RAW_VERTICES ? 3 * MAX_RAW_VERTICES : cap;
+        int* f = realloc(l->f, sizeof(int) * (size_t)cap);
+        if (!f) {
+            return 0;
+        }
+        l->f = f;
+        l->cap = cap;
+    }
+    l->f[l->n++] = a;
+    l->f[l->n++] = b;
+    l->f[l->n++] = c;
     return 1;
 }
 
@@ -273,13 +300,60 @@ static gdnStatus parse_stl_ascii(const unsigned char* b, size_t len, VertList* l
     return GDN_OK;
 }
 
-// OBJ: "v x y z [w ...]" lines give vertices; every other line is ignored
-static gdnStatus parse_obj(const unsigned char* b, size_t len, VertList* l, char* cause,
-                           int cause_size) {
+// the vertex id of an OBJ face corner "v[/vt[/vn]]" (1-based, negative = relative to the
+// vertices read so far); -1 when malformed
+static int obj_corner(const char* tok, int nvert_so_far) {
+    char* end = NULL;
+    errno = 0;
+    long id = strtol(tok, &end, 10);
+    if (end == tok || (*end && *end != '/') || errno) {
+        return -1;
+    }
+    if (id > 0 && id <= MAX_RAW_VERTICES) {
+        return (int)(id - 1);
+    }
+    if (id < 0 && -id <= nvert_so_far) {
+        return (int)(nvert_so_far + id);
+    }
+    return -1;
+}
+
+// one "f" line: a polygon of at least 3 corners, fan-triangulated (0 1 2), (0 2 3), ...
+static gdnStatus parse_obj_face(Cursor* c, int nvert_so_far, FaceList* faces, char* cause,
+                                int cause_size) {
+    char tok[128];
+    int too_long, first = -1, prev = -1, count = 0;
+    while (next_token(c, 0, tok, sizeof(tok), &too_long)) {
+        int id = obj_corner(tok, nvert_so_far);
+        if (id < 0) {
+            return fail(cause, cause_size, GDN_ERR_PARSE, "OBJ line %d: bad face vertex '%s'",
+                        c->line, tok);
+        }
+        if (count == 0) {
+            first = id;
+        } else if (count >= 2 && !push_triangle(faces, first, prev, id)) {
+            return fail(cause, cause_size, GDN_ERR_MEMORY,
+                        "OBJ: out of memory or more than %d triangles", MAX_RAW_VERTICES);
+        }
+        prev = id;
+        count++;
+    }
+    if (too_long || count < 3) {
+        return fail(cause, cause_size, GDN_ERR_PARSE,
+                    "OBJ line %d: a face needs at least 3 vertex ids", c->line);
+    }
+    return GDN_OK;
+}
+
+// OBJ: "v x y z [w ...]" lines give vertices, "f" lines faces (when faces is not NULL); every
+// other line is ignored
+static gdnStatus parse_obj(const unsigned char* b, size_t len, VertList* l, FaceList* faces,
+                           char* cause, int cause_size) {
     Cursor c = {b, b + len, 1};
     while (c.p < c.end) {
         skip_space(&c, 0);
         int is_vertex = c.end - c.p >= 2 && c.p[0] == 'v' && is_blank(c.p[1]);
+        int is_face = faces && c.end - c.p >= 2 && c.p[0] == 'f' && is_blank(c.p[1]);
         if (is_vertex) {
             c.p++;
             double xyz[3];
@@ -291,6 +365,12 @@ static gdnStatus parse_obj(const unsigned char* b, size_t len, VertList* l, char
                 return fail(cause, cause_size, GDN_ERR_MEMORY,
                             "OBJ: out of memory or more than %d vertices", MAX_RAW_VERTICES);
             }
+        } else if (is_face) {
+            c.p++;
+            gdnStatus st = parse_obj_face(&c, l->n, faces, cause, cause_size);
+            if (st != GDN_OK) {
+                return st;
+            }
         }
         // rest of the line
         while (c.p < c.end && *c.p != '\n') {
@@ -299,6 +379,15 @@ static gdnStatus parse_obj(const unsigned char* b, size_t len, VertList* l, char
         if (c.p < c.end) {
             c.p++;
             c.line++;
+        }
+    }
+    if (faces) {
+        for (int i = 0; i < faces->n; i++) {
+            if (faces->f[i] >= l->n) {
+                return fail(cause, cause_size, GDN_ERR_PARSE,
+                            "OBJ: face vertex %d out of range (%d vertices)", faces->f[i] + 1,
+                            l->n);
+            }
         }
     }
     return GDN_OK;
@@ -321,6 +410,41 @@ static int stl_is_ascii(const unsigned char* b, size_t len) {
     return len - i >= 5 && !memcmp(b + i, "solid", 5);
 }
 
+// vertices (and faces when faces is not NULL) of any supported format, not deduplicated
+static gdnStatus parse_any(gdnMeshFormat format, const unsigned char* bytes, size_t len,
+                           VertList* l, FaceList* faces, char* cause, int cause_size) {
+    gdnStatus status;
+    if (format == GDN_MESH_STL) {
+        if (stl_is_binary(bytes, len)) {
+            status = parse_stl_binary(bytes, len, l, cause, cause_size);
+        } else if (stl_is_ascii(bytes, len)) {
+            status = parse_stl_ascii(bytes, len, l, cause, cause_size);
+        } else {
+            status = fail(cause, cause_size, GDN_ERR_PARSE,
+                          "not an STL file (binary size is not 84 + 50 * triangles, and it does "
+                          "not start with 'solid')");
+        }
+        if (status == GDN_OK && l->n % 3) {
+            status = fail(cause, cause_size, GDN_ERR_PARSE,
+                          "STL: vertex count is not a multiple of 3");
+        }
+        for (int t = 0; status == GDN_OK && faces && t < l->n / 3; t++) {
+            if (!push_triangle(faces, 3 * t, 3 * t + 1, 3 * t + 2)) {
+                status = fail(cause, cause_size, GDN_ERR_MEMORY, "out of memory");
+            }
+        }
+    } else if (format == GDN_MESH_OBJ) {
+        status = parse_obj(bytes, len, l, faces, cause, cause_size);
+    } else {
+        status = fail(cause, cause_size, GDN_ERR_UNSUPPORTED,
+                      "unsupported mesh format (STL and OBJ only)");
+    }
+    if (status == GDN_OK && l->n == 0) {
+        status = fail(cause, cause_size, GDN_ERR_PARSE, "mesh has no vertices");
+    }
+    return status;
+}
+
 gdnStatus gdn_mesh_parse(gdnMeshFormat format, const unsigned char* bytes, size_t len,
                          double** verts, int* nvert, char* cause, int cause_size) {
     if (!verts || !nvert || (!bytes && len)) {
@@ -329,26 +453,7 @@ gdnStatus gdn_mesh_parse(gdnMeshFormat format, const unsigned char* bytes, size_
     *verts = NULL;
     *nvert = 0;
     VertList l = {NULL, 0, 0};
-    gdnStatus status;
-    if (format == GDN_MESH_STL) {
-        if (stl_is_binary(bytes, len)) {
-            status = parse_stl_binary(bytes, len, &l, cause, cause_size);
-        } else if (stl_is_ascii(bytes, len)) {
-            status = parse_stl_ascii(bytes, len, &l, cause, cause_size);
-        } else {
-            status = fail(cause, cause_size, GDN_ERR_PARSE,
-                          "not an STL file (binary size is not 84 + 50 * triangles, and it does "
-                          "not start with 'solid')");
-        }
-    } else if (format == GDN_MESH_OBJ) {
-        status = parse_obj(bytes, len, &l, cause, cause_size);
-    } else {
-        status = fail(cause, cause_size, GDN_ERR_UNSUPPORTED,
-                      "unsupported mesh format (STL and OBJ only)");
-    }
-    if (status == GDN_OK && l.n == 0) {
-        status = fail(cause, cause_size, GDN_ERR_PARSE, "mesh has no vertices");
-    }
+    gdnStatus status = parse_any(format, bytes, len, &l, NULL, cause, cause_size);
     if (status == GDN_OK && !dedup(&l)) {
         status = fail(cause, cause_size, GDN_ERR_MEMORY, "out of memory");
     }
@@ -365,15 +470,42 @@ gdnStatus gdn_mesh_parse(gdnMeshFormat format, const unsigned char* bytes, size_
     return GDN_OK;
 }
 
-gdnStatus gdn_mesh_read_file(const char* path, double** verts, int* nvert, char* cause,
-                             int cause_size) {
-    if (!verts || !nvert || !path) {
+gdnStatus gdn_mesh_parse_triangles(gdnMeshFormat format, const unsigned char* bytes, size_t len,
+                                   gdnMeshTriangles* out, char* cause, int cause_size) {
+    if (!out || (!bytes && len)) {
         return fail(cause, cause_size, GDN_ERR_ARG, "NULL argument");
     }
-    *verts = NULL;
-    *nvert = 0;
-    gdnMeshFormat format = gdn_mesh_format_of(path);
-    if (format == GDN_MESH_UNKNOWN) {
+    memset(out, 0, sizeof(*out));
+    VertList l = {NULL, 0, 0};
+    FaceList f = {NULL, 0, 0};
+    gdnStatus status = parse_any(format, bytes, len, &l, &f, cause, cause_size);
+    if (status != GDN_OK) {
+        free(l.v);
+        free(f.f);
+        return status;
+    }
+    out->vert = l.v;
+    out->nvert = l.n;
+    out->face = f.f;
+    out->nface = f.n / 3;
+    return GDN_OK;
+}
+
+void gdn_mesh_triangles_free(gdnMeshTriangles* t) {
+    if (t) {
+        free(t->vert);
+        free(t->face);
+        memset(t, 0, sizeof(*t));
+    }
+}
+
+// the whole file (at most GDN_MESH_MAX_FILE_BYTES) in *buf (malloc'ed), its format checked
+static gdnStatus read_bytes(const char* path, unsigned char** out, size_t* out_len,
+                            gdnMeshFormat* format, char* cause, int cause_size) {
+    *out = NULL;
+    *out_len = 0;
+    *format = gdn_mesh_format_of(path);
+    if (*format == GDN_MESH_UNKNOWN) {
         return fail(cause, cause_size, GDN_ERR_UNSUPPORTED,
                     "unsupported mesh format (extension .stl or .obj expected)");
     }
@@ -411,8 +543,45 @@ gdnStatus gdn_mesh_read_file(const char* path, double** verts, int* nvert, char*
         }
     }
     fclose(f);
+    if (status != GDN_OK) {
+        free(buf);
+        return status;
+    }
+    *out = buf;
+    *out_len = len;
+    return GDN_OK;
+}
+
+gdnStatus gdn_mesh_read_file(const char* path, double** verts, int* nvert, char* cause,
+                             int cause_size) {
+    if (!verts || !nvert || !path) {
+        return fail(cause, cause_size, GDN_ERR_ARG, "NULL argument");
+    }
+    *verts = NULL;
+    *nvert = 0;
+    unsigned char* buf;
+    size_t len;
+    gdnMeshFormat format;
+    gdnStatus status = read_bytes(path, &buf, &len, &format, cause, cause_size);
     if (status == GDN_OK) {
         status = gdn_mesh_parse(format, buf, len, verts, nvert, cause, cause_size);
+    }
+    free(buf);
+    return status;
+}
+
+gdnStatus gdn_mesh_read_triangles(const char* path, gdnMeshTriangles* out, char* cause,
+                                  int cause_size) {
+    if (!out || !path) {
+        return fail(cause, cause_size, GDN_ERR_ARG, "NULL argument");
+    }
+    memset(out, 0, sizeof(*out));
+    unsigned char* buf;
+    size_t len;
+    gdnMeshFormat format;
+    gdnStatus status = read_bytes(path, &buf, &len, &format, cause, cause_size);
+    if (status == GDN_OK) {
+        status = gdn_mesh_parse_triangles(format, buf, len, out, cause, cause_size);
     }
     free(buf);
     return status;

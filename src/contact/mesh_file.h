@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Mesh file readers for collision skins: the vertex lists of binary / ASCII STL and OBJ files.
+// Mesh file readers: vertex lists and triangles of binary / ASCII STL and OBJ files.
 #ifndef GDN_CONTACT_MESH_FILE_H
 #define GDN_CONTACT_MESH_FILE_H
 
@@ -32,5 +32,24 @@ int gdn_mesh_dedup(double* v, int n);
 // larger than GDN_MESH_MAX_FILE_BYTES
 gdnStatus gdn_mesh_read_file(const char* path, double** verts, int* nvert, char* cause,
                              int cause_size);
+
+// a file's vertices and triangles as read, before any deduplication (MuJoCo 2.2.2's order):
+// STL: three vertices per triangle in file order, triangle t = (3t, 3t+1, 3t+2); OBJ: the "v"
+// list, and each "f" polygon (corner "v[/vt[/vn]]", 1-based or negative = relative) split into
+// the fan (0 1 2), (0 2 3), ...; nface is 0 for an OBJ without faces. Both arrays malloc'ed
+typedef struct gdnMeshTriangles {
+    double* vert; // (nvert x 3)
+    int nvert;
+    int* face;    // (nface x 3) ids into vert
+    int nface;
+} gdnMeshTriangles;
+
+// parse / read a file into out (freed with gdn_mesh_triangles_free); the statuses of
+// gdn_mesh_parse and gdn_mesh_read_file, and GDN_ERR_PARSE for a face id out of range
+gdnStatus gdn_mesh_parse_triangles(gdnMeshFormat format, const unsigned char* bytes, size_t len,
+                                   gdnMeshTriangles* out, char* cause, int cause_size);
+gdnStatus gdn_mesh_read_triangles(const char* path, gdnMeshTriangles* out, char* cause,
+                                  int cause_size);
+void gdn_mesh_triangles_free(gdnMeshTriangles* t);
 
 #endif

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "contact/mesh_file.h"
+#include "mjcf/defaults.h"
 
 static int fail(gdnSpec* spec, gdnStatus status, gdnXmlElem* e, const char* text) {
     gdn_diag_error(spec->diag, status, e->file, e->line, e->name, "%s", text);
@@ -23,9 +24,13 @@ static const char* name_from_file(gdnPool* pool, const char* file) {
 
 static int read_mesh(gdnSpec* spec, gdnXmlElem* e) {
     gdnDiag* d = spec->diag;
-    static const char* const silent[] = {"class", "normal", "texcoord", "face", "smoothnormal",
-                                         "content_type", NULL};
+    static const char* const silent[] = {"normal", "texcoord", "smoothnormal", "content_type",
+                                         NULL};
     gdn_attr_ignore(e, silent);
+    int def = gdn_defaults_class_of(spec, e, 0);
+    if (def < 0) {
+        return -1;
+    }
     if (!gdn_pool_reserve(spec->pool, (void**)&spec->meshes, &spec->capmesh, spec->nmesh + 1,
                           sizeof(gdnSpecMesh))) {
         return fail(spec, GDN_ERR_MEMORY, e, "out of memory");
@@ -34,7 +39,8 @@ static int read_mesh(gdnSpec* spec, gdnXmlElem* e) {
     memset(me, 0, sizeof(*me));
     me->elem = e;
     me->nvert = -1;
-    me->scale[0] = me->scale[1] = me->scale[2] = 1;
+    memcpy(me->scale, spec->defs[def].mesh_scale, sizeof(me->scale));
+    me->density = spec->defs[def].geom.density;
     me->refquat[0] = 1;
     if (gdn_attr_doubles(d, e, "scale", 3, me->scale, 1) < 0 ||
         gdn_attr_doubles(d, e, "refpos", 3, me->refpos, 1) < 0 ||
@@ -46,9 +52,6 @@ static int read_mesh(gdnSpec* spec, gdnXmlElem* e) {
     if (!(norm >= GDN_MJ_EPS) || !isfinite(norm)) {
         return fail(spec, GDN_ERR_MODEL, e, "refquat must be a nonzero quaternion");
     }
-    for (int k = 0; k < 4; k++) {
-        me->refquat[k] /= norm;
-    }
     int nvalues = gdn_attr_double_list(d, spec->pool, e, "vertex", 3 * GDN_MESH_MAX_VERTICES,
                                        &me->vertex);
     if (nvalues < 0) {
@@ -58,6 +61,15 @@ static int read_mesh(gdnSpec* spec, gdnXmlElem* e) {
         return fail(spec, GDN_ERR_MODEL, e, "vertex data must be a multiple of 3 numbers");
     }
     me->nvertex = nvalues / 3;
+    int nface = gdn_attr_double_list(d, spec->pool, e, "face", 3 * GDN_MESH_MAX_VERTICES,
+                                     &me->face_attr);
+    if (nface < 0) {
+        return -1;
+    }
+    if (nface % 3) {
+        return fail(spec, GDN_ERR_MODEL, e, "face data must be a multiple of 3");
+    }
+    me->nface_attr = nface / 3;
     const char* file = gdn_xml_attr(e, "file");
     if (file && !file[0]) {
         file = NULL;

@@ -3,6 +3,7 @@
 // (MuJoCo 2.2.2's CopyTree/CopyObjects, keyframes, settotalmass and subtree masses).
 #include "mjcf/compile.h"
 #include "mjcf/contact.h"
+#include "mjcf/mesh.h"
 #include "mjcf/skin.h"
 
 #include <math.h>
@@ -518,6 +519,10 @@ gdnModel* gdn_compile_model(gdnSpec* spec) {
     fill_geoms_sites(spec, &tree, m);
     fill_actuators(spec, m);
     gdn_mjcf_fill_contact(spec, m);
+    if (gdn_mjcf_fill_meshes(spec, tree.geom_order, m) < 0) {
+        gdn_model_free(m);
+        return NULL;
+    }
     if (gdn_mjcf_skins(spec, &tree, m) < 0) {
         gdn_model_free(m);
         return NULL;

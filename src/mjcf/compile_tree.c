@@ -6,6 +6,7 @@
 
 #include "mjcf/compile.h"
 #include "mjcf/inertia.h"
+#include "mjcf/mesh.h"
 #include "mjcf/orientation.h"
 
 // number of leading size parameters that must be positive, per geom type
@@ -154,10 +155,9 @@ static int compile_geom(gdnSpec* spec, gdnSpecGeom* g, int weldid, int infer_ine
     if ((g->type == GDN_GEOM_PLANE || g->type == GDN_GEOM_HFIELD) && weldid != 0) {
         return fail(spec, GDN_ERR_MODEL, e, "%s", "plane and hfield only allowed in static bodies");
     }
-    int has_asset = g->type == GDN_GEOM_MESH || g->type == GDN_GEOM_HFIELD || g->mesh[0];
-    if (has_asset) {
+    if (g->type == GDN_GEOM_HFIELD) {
         gdn_diag_warn(spec->diag, e->file, e->line, e->name,
-                      "mesh and height-field geoms not supported; geom has no mass or size");
+                      "height-field geoms not supported; geom has no mass or size");
     }
     if (g->fluid) {
         gdn_diag_warn(spec->diag, e->file, e->line, e->name,
@@ -174,13 +174,17 @@ static int compile_geom(gdnSpec* spec, gdnSpecGeom* g, int weldid, int infer_ine
             return fail(spec, GDN_ERR_MODEL, e, "alternative orientation: %s", err);
         }
     }
+    // a mesh geom takes the mesh's frame and size; a primitive naming a mesh is fitted to it
+    if (gdn_mjcf_mesh_geom(spec, g) < 0) {
+        return -1;
+    }
     if (check_size(spec, e, g->type, g->size) < 0) {
         return -1;
     }
     if (!all_finite(g->size, 3) || !all_finite(g->pos, 3) || !all_finite(g->quat, 4)) {
         return fail_nonfinite(spec, e);
     }
-    if (has_asset) {
+    if (g->type == GDN_GEOM_HFIELD) {
         g->mass = 0;
         g->inertia[0] = g->inertia[1] = g->inertia[2] = 0;
         return 0;
@@ -452,6 +456,9 @@ static int check_moving_mass(gdnSpec* spec) {
 }
 
 int gdn_compile_tree(gdnSpec* spec, const gdnSpecTree* tree) {
+    if (gdn_mjcf_compile_meshes(spec) < 0) {
+        return -1;
+    }
     for (int i = 0; i < spec->nbody; i++) {
         if (compile_body(spec, tree, i) < 0) {
             return -1;

@@ -21,6 +21,7 @@ int gdn_defaults_init(gdnSpec* spec) {
     gdn_spec_site_init(&d->site);
     gdn_spec_actuator_init(&d->actuator);
     gdn_spec_pair_init(&d->pair);
+    d->mesh_scale[0] = d->mesh_scale[1] = d->mesh_scale[2] = 1;
     spec->ndef = 1;
     return 0;
 }
@@ -66,7 +67,9 @@ static int read_class(gdnSpec* spec, gdnXmlElem* section, int id, int depth) {
             r = gdn_read_actuator(spec, e, &def->actuator, 1);
         } else if (!strcmp(e->name, "pair")) {
             r = gdn_read_pair(spec, e, &def->pair, 1);
-        } else if (!strcmp(e->name, "mesh") || !strcmp(e->name, "material") ||
+        } else if (!strcmp(e->name, "mesh")) {
+            r = gdn_attr_doubles(diag, e, "scale", 3, def->mesh_scale, 1);
+        } else if (!strcmp(e->name, "material") ||
                    !strcmp(e->name, "camera") || !strcmp(e->name, "light") ||
                    !strcmp(e->name, "equality") ||
                    !strcmp(e->name, "tendon")) {

@@ -46,6 +46,8 @@ void gdn_spec_geom_init(gdnSpecGeom* g) {
     g->quat[0] = 1;
     gdn_alt_clear(&g->alt);
     g->mesh = "";
+    g->meshid = -1;
+    g->fitscale = 1;
     g->hfield = "";
     g->name = "";
 }
@@ -151,7 +153,7 @@ int gdn_read_joint(gdnSpec* spec, gdnXmlElem* e, gdnSpecJoint* j, int in_default
 int gdn_read_geom(gdnSpec* spec, gdnXmlElem* e, gdnSpecGeom* g, int in_default) {
     gdnDiag* d = spec->diag;
     static const char* const ignored[] = {"class",     "material", "user",
-                                          "fluidcoef", "fitscale", "shellinertia", NULL};
+                                          "fluidcoef", NULL};
     static const char* const fluid_keys[] = {"none", "ellipsoid"};
     static const int fluid_values[] = {0, 1};
     gdn_attr_ignore(e, ignored);
@@ -178,6 +180,13 @@ int gdn_read_geom(gdnSpec* spec, gdnXmlElem* e, gdnSpecGeom* g, int in_default) 
     }
     if ((s = gdn_xml_attr(e, "mesh"))) {
         g->mesh = s;
+    }
+    GDN_TRY(gdn_attr_doubles(d, e, "fitscale", 1, &g->fitscale, 1));
+    int shell = 0;
+    GDN_TRY(gdn_attr_bool(d, e, "shellinertia", &shell));
+    if (shell) {
+        gdn_diag_warn(d, e->file, e->line, e->name,
+                      "shellinertia not supported; the mesh's volume inertia is used");
     }
     GDN_TRY(gdn_attr_doubles(d, e, "rgba", 4, g->rgba, 1));
     GDN_TRY(gdn_attr_keyword(d, e, "fluidshape", fluid_keys, fluid_values, 2, &g->fluid));

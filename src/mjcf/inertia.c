@@ -21,6 +21,8 @@ double gdn_geom_volume(const gdnSpecGeom* g) {
         return 4 * GDN_MJ_PI * s[0] * s[1] * s[2] / 3; // 4/3 pi a b c
     case GDN_GEOM_BOX:
         return s[0] * s[1] * s[2] * 8; // half-sizes
+    case GDN_GEOM_MESH:
+        return g->meshid >= 0 ? g->mesh_volume : 0; // set by the mesh compiler
     default:
         return 0;
     }
@@ -31,6 +33,14 @@ void gdn_geom_set_inertia(gdnSpecGeom* g) {
     const double m = g->mass;
     double* I = g->inertia;
     switch (g->type) {
+    case GDN_GEOM_MESH: {
+        // the equivalent inertia box of the mesh: m (b_j^2 + b_k^2) / 3
+        const double* b = g->mesh_boxsz;
+        I[0] = m * (b[1] * b[1] + b[2] * b[2]) / 3;
+        I[1] = m * (b[0] * b[0] + b[2] * b[2]) / 3;
+        I[2] = m * (b[0] * b[0] + b[1] * b[1]) / 3;
+        return;
+    }
     case GDN_GEOM_SPHERE:
         // 2/5 m r^2
         I[0] = I[1] = I[2] = 2 * m * s[0] * s[0] / 5;

@@ -6,7 +6,7 @@
 
 #include "mjcf/spec.h"
 
-// volume of a primitive geom (0 for plane, hfield, mesh)
+// volume of a geom (0 for plane, hfield; a mesh geom's is set by the mesh compiler)
 double gdn_geom_volume(const gdnSpecGeom* g);
 
 // principal inertia about the geom frame of a solid primitive with mass g->mass

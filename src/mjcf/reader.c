@@ -45,6 +45,7 @@ gdnStatus gdn_spec_init(gdnSpec* spec, gdnPool* pool, gdnDiag* diag) {
     c->inertiafromgeom = 2;
     c->inertiagrouprange[0] = 0;
     c->inertiagrouprange[1] = 5;
+    c->convexhull = 1;
     gdn_option_default(&spec->opt);
     if (gdn_defaults_init(spec) < 0) {
         return diag->status;
@@ -71,14 +72,16 @@ gdnStatus gdn_spec_init(gdnSpec* spec, gdnPool* pool, gdnDiag* diag) {
 static int read_compiler(gdnSpec* spec, gdnXmlElem* e) {
     gdnDiag* d = spec->diag;
     gdnSpecCompiler* c = &spec->compiler;
-    static const char* const silent[] = {"strippath", "fitaabb", "texturedir", "convexhull",
-                                         "usethread", "exactmeshinertia", NULL};
+    static const char* const silent[] = {"strippath", "fitaabb", "texturedir", "usethread",
+                                         NULL};
     static const char* const coord_keys[] = {"local", "global"};
     static const char* const angle_keys[] = {"radian", "degree"};
     static const int zero_one[] = {0, 1};
     gdn_attr_ignore(e, silent);
     c->meshdir = gdn_xml_attr(e, "meshdir");
     c->assetdir = gdn_xml_attr(e, "assetdir");
+    GDN_TRY(gdn_attr_bool(d, e, "exactmeshinertia", &c->exactmeshinertia));
+    GDN_TRY(gdn_attr_bool(d, e, "convexhull", &c->convexhull));
     GDN_TRY(gdn_attr_bool(d, e, "autolimits", &c->autolimits));
     GDN_TRY(gdn_attr_doubles(d, e, "boundmass", 1, &c->boundmass, 1));
     GDN_TRY(gdn_attr_doubles(d, e, "boundinertia", 1, &c->boundinertia, 1));
@@ -202,10 +205,9 @@ static int read_solver_options(gdnSpec* spec, gdnXmlElem* e) {
 static int read_option(gdnSpec* spec, gdnXmlElem* e) {
     gdnDiag* d = spec->diag;
     gdnOption* o = &spec->opt;
-    static const char* const silent[] = {"apirate",  "noslip_tolerance", "mpr_tolerance",
-                                         "magnetic", "o_margin",         "o_solref",
-                                         "o_solimp", "collision",        "jacobian",
-                                         "mpr_iterations", NULL};
+    static const char* const silent[] = {"apirate",  "noslip_tolerance", "magnetic",
+                                         "o_margin", "o_solref",         "o_solimp",
+                                         "collision", "jacobian",        NULL};
     static const char* const integrators[] = {"Euler", "RK4", "implicit"};
     static const int codes[] = {0, 1, 2};
     gdn_attr_ignore(e, silent);
@@ -216,6 +218,14 @@ static int read_option(gdnSpec* spec, gdnXmlElem* e) {
         return -1;
     }
     GDN_TRY(gdn_attr_doubles(d, e, "gravity", 3, o->gravity, 1));
+    // general convex collision (MPR): iteration limit and tolerance
+    GDN_TRY(gdn_attr_int(d, e, "mpr_iterations", &o->mpr_iterations));
+    GDN_TRY(gdn_attr_doubles(d, e, "mpr_tolerance", 1, &o->mpr_tolerance, 1));
+    if (o->mpr_iterations < 0 || !(o->mpr_tolerance >= 0) || !isfinite(o->mpr_tolerance)) {
+        gdn_diag_error(d, GDN_ERR_MODEL, e->file, e->line, e->name,
+                       "mpr_iterations and mpr_tolerance must be non-negative");
+        return -1;
+    }
     int integrator = 0;
     GDN_TRY(gdn_attr_keyword(d, e, "integrator", integrators, codes, 3, &integrator));
     if (integrator != 0) {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Collision skins for penalty contact: primitive shape points and mesh-asset vertices per body.
+// Collision skins for penalty contact: primitive shape points and compiled mesh vertices per body.
 #include "mjcf/skin.h"
 
 #include <math.h>
@@ -42,83 +42,10 @@ static int push_point(gdnSpec* spec, Skin* s, const gdnSpecGeom* g, const double
     return 0;
 }
 
-// MuJoCo's rule: model directory / (meshdir, else assetdir) / file; absolute parts win
-static char* mesh_path(gdnSpec* spec, const char* file) {
-    const char* sub = spec->compiler.meshdir ? spec->compiler.meshdir : spec->compiler.assetdir;
-    if (file[0] == '/') {
-        return gdn_pool_strndup(spec->pool, file, strlen(file));
-    }
-    const char* dir = spec->model_dir;
-    if (sub && sub[0]) {
-        char* d = gdn_pool_join_path(spec->pool, dir, sub);
-        if (!d) {
-            return NULL;
-        }
-        dir = d;
-    }
-    return gdn_pool_join_path(spec->pool, dir, file);
-}
-
-// the mesh's vertices in its own frame, loaded once: v = conj(refquat) (scale .* v_file - refpos)
-static int load_mesh(gdnSpec* spec, gdnSpecMesh* me) {
-    if (me->nvert >= 0) {
-        return 0;
-    }
-    const double* raw = me->vertex;
-    int n = me->nvertex;
-    double* file_verts = NULL;
-    if (me->file[0]) {
-        char* path = mesh_path(spec, me->file);
-        if (!path) {
-            return fail(spec, GDN_ERR_MEMORY, me->elem, "%s", "out of memory");
-        }
-        char cause[256];
-        gdnStatus st = gdn_mesh_read_file(path, &file_verts, &n, cause, (int)sizeof(cause));
-        if (st != GDN_OK) {
-            gdn_diag_error(spec->diag, st, me->elem->file, me->elem->line, me->elem->name,
-                           "mesh file '%s': %s", path, cause);
-            return -1;
-        }
-        raw = file_verts;
-    }
-    me->verts = gdn_pool_alloc(spec->pool, sizeof(double) * 3 * (size_t)(n > 0 ? n : 1));
-    if (!me->verts) {
-        free(file_verts);
-        return fail(spec, GDN_ERR_MEMORY, me->elem, "%s", "out of memory");
-    }
-    double conj[4];
-    gdn_negquat(conj, me->refquat);
-    for (int i = 0; i < n; i++) {
-        double p[3];
-        for (int k = 0; k < 3; k++) {
-            p[k] = me->scale[k] * raw[3 * i + k] - me->refpos[k];
-        }
-        gdn_rotvecquat(me->verts + 3 * i, p, conj);
-    }
-    free(file_verts);
-    if (!me->file[0]) {
-        n = gdn_mesh_dedup(me->verts, n); // files are deduplicated by their reader
-        if (n < 0) {
-            return fail(spec, GDN_ERR_MEMORY, me->elem, "%s", "out of memory");
-        }
-    }
-    me->nvert = n;
-    return 0;
-}
-
-static gdnSpecMesh* find_mesh(gdnSpec* spec, const char* name) {
-    for (int i = 0; i < spec->nmesh; i++) {
-        if (!strcmp(spec->meshes[i].name, name)) {
-            return &spec->meshes[i];
-        }
-    }
-    return NULL;
-}
-
 // the skin of one geom, in its own frame (docs/contact_penalty.md):
 //   box: 8 corners; sphere, ellipsoid: the 6 points +-size_k e_k; capsule (radius r, half-length
 //   l): the 2 poles (0, 0, +-(l + r)) and 4 points (+-r, 0, +-l), (0, +-r, +-l) around each end;
-//   cylinder: 8 points on each rim circle z = +-l; mesh: every distinct vertex
+//   cylinder: 8 points on each rim circle z = +-l; mesh: every distinct compiled vertex
 static int skin_geom(gdnSpec* spec, Skin* s, const gdnSpecGeom* g) {
     const double* sz = g->size;
     double p[3];
@@ -173,15 +100,22 @@ static int skin_geom(gdnSpec* spec, Skin* s, const gdnSpecGeom* g) {
         }
         return 0;
     case GDN_GEOM_MESH: {
-        gdnSpecMesh* me = find_mesh(spec, g->mesh);
-        if (!me) {
-            return fail(spec, GDN_ERR_MODEL, g->elem, "unknown mesh '%s'", g->mesh);
+        // the compiled mesh (src/mjcf/mesh.h: the geom frame holds the mesh's centre of mass
+        // and principal axes), each distinct vertex once
+        const gdnSpecMesh* me = &spec->meshes[g->meshid];
+        double* v = gdn_pool_alloc(spec->pool, sizeof(double) * 3 * (size_t)me->nvert);
+        if (!v) {
+            return fail(spec, GDN_ERR_MEMORY, g->elem, "%s", "out of memory");
         }
-        if (load_mesh(spec, me) < 0) {
-            return -1;
+        for (int i = 0; i < 3 * me->nvert; i++) {
+            v[i] = (double)me->vert[i];
         }
-        for (int i = 0; i < me->nvert; i++) {
-            if (push_point(spec, s, g, me->verts + 3 * i) < 0) {
+        int n = gdn_mesh_dedup(v, me->nvert);
+        if (n < 0) {
+            return fail(spec, GDN_ERR_MEMORY, g->elem, "%s", "out of memory");
+        }
+        for (int i = 0; i < n; i++) {
+            if (push_point(spec, s, g, v + 3 * i) < 0) {
                 return -1;
             }
         }

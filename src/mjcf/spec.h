@@ -93,6 +93,10 @@ typedef struct gdnSpecGeom {
     int body;
     double mass;       // compiled
     double inertia[3]; // compiled, principal, in the geom frame
+    double fitscale;   // size scale of a primitive fitted to a mesh (1)
+    int meshid;        // compiled: mesh asset of a mesh geom, else -1
+    double mesh_volume;   // compiled mesh geom: MuJoCo's geom volume (exactmeshinertia rule)
+    double mesh_boxsz[3]; // compiled mesh geom: half sizes of the equivalent inertia box
 } gdnSpecGeom;
 
 typedef struct gdnSpecSite {
@@ -154,6 +158,7 @@ typedef struct gdnSpecDefault {
     gdnSpecSite site;
     gdnSpecActuator actuator;
     gdnSpecPair pair;
+    double mesh_scale[3]; // <default><mesh scale>
 } gdnSpecDefault;
 
 typedef struct gdnSpecBody {
@@ -190,19 +195,34 @@ typedef struct gdnSpecKey {
     int nact, nmpos, nmquat;
 } gdnSpecKey;
 
-// a mesh asset (<asset><mesh>): only its vertices are used (penalty contact skins)
+// a mesh asset (<asset><mesh>), compiled as MuJoCo 2.2.2's user_mesh does (src/mjcf/mesh.h)
 typedef struct gdnSpecMesh {
     const char* name;
     const char* file;  // "" when the vertices are inline
     double scale[3];
     double refpos[3];
-    double refquat[4];
+    double refquat[4]; // as given (normalized when used)
     double* vertex;    // inline vertex data (nvertex x 3), NULL when absent
     int nvertex;
+    double* face_attr; // inline face data (nface_attr x 3 vertex ids), NULL when absent
+    int nface_attr;
+    double density;    // geom density of the mesh's default class (MuJoCo's inertia scale)
     gdnXmlElem* elem;
-    // loaded on first use (pool memory): vertices in the mesh frame, -1 before loading
-    double* verts;
+    // compiled (pool memory; nvert -1 before compiling): float vertices re-centred at the
+    // centre of mass and rotated to principal axes, triangles, the hull graph (ngraph 0: none)
+    float* vert;
     int nvert;
+    int* face;
+    int nface;
+    int* graph;
+    int ngraph;
+    int needhull;      // a colliding mesh geom uses it
+    double pos[3];     // centre of mass in the mesh's input frame (MuJoCo's pos_volume)
+    double quat[4];    // principal axes (quat_volume)
+    double boxsz[3];   // half sizes of the equivalent inertia box (boxsz_volume)
+    double volume;
+    double aabb[3];    // largest |vertex| per axis after the transformation
+    const char* invalid; // why geoms cannot use it (degenerate volume or inertia), or NULL
 } gdnSpecMesh;
 
 // an equality constraint (<equality><connect> or <weld>)
@@ -229,6 +249,8 @@ typedef struct gdnSpecCompiler {
     int discardvisual;
     const char* meshdir;  // NULL when unset
     const char* assetdir; // NULL when unset (meshdir takes precedence)
+    int exactmeshinertia; // 0 (MuJoCo's default): volumes of pyramids taken as |volume|
+    int convexhull;       // 1 (default): hull graphs for colliding meshes
 } gdnSpecCompiler;
 
 // the whole uncompiled model

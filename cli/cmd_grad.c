@@ -12,10 +12,13 @@ static const char grad_usage[] =
     "usage: gradyn grad MODEL.xml [--steps T] [--body NAME|ID] [--point x,y,z] [--target x,y,z]\n"
     "                   [--weight w] [--effort w] [--vel-weight w] [--ctrl c1,...]\n"
     "                   [--state FILE|-] [--key K] [--penalty h,k,c] [--checkpoint K]\n"
+    "                   [--nocontact] [--noconstraint]\n"
     "J = weight |x_T - target|^2 + effort sum_t |u_t|^2 + vel-weight |v_T|^2, x the body point\n"
     "(default: the last body's COM, target: its position at q0, T = 100). --ctrl takes nu\n"
     "values (held for every step) or T x nu values (row t for step t). Prints J, dJ/dq0\n"
-    "(tangent space), dJ/dv0, dJ/du (T x nu), dJ/dparams per body and dJ/dverts per body.";
+    "(tangent space), dJ/dv0, dJ/du (T x nu), dJ/dparams per body and dJ/dverts per body.\n"
+    "A rollout with constraint rows (contacts, limits, equality, friction loss) has no gradient\n"
+    "yet: it is refused; --noconstraint (or --nocontact) differentiates the model without them.";
 
 // the gradient arrays, sized for the problem
 typedef struct gradOutputs {
@@ -155,7 +158,8 @@ int cli_grad(int argc, char** argv) {
                                                 (int)sizeof(err));
     double seconds = grad_seconds() - t0;
     if (st != GDN_OK) {
-        code = cli_fail("%s (%s)", err[0] ? err : "gradient failed", gdn_status_string(st));
+        code = cli_fail("%s (%s)%s", err[0] ? err : "gradient failed", gdn_status_string(st),
+                        st == GDN_ERR_UNSUPPORTED ? CLI_CONSTRAINT_HINT : "");
     } else {
         write_result(&p, &a, &g, seconds);
         if (fflush(stdout) != 0 || ferror(stdout)) {

@@ -132,12 +132,14 @@ static int check_vectors(checkContext* c) {
 }
 
 
-// a fresh copy of the model as the command line built it (file + --penalty); NULL on failure
+// a fresh copy of the model as the command line built it (file + options + --penalty); NULL on
+// failure
 static gdnModel* fresh_model(checkContext* c) {
     gdnModel* m = NULL;
     if (gdn_load_xml(c->a->path, &m, c->err, (int)sizeof(c->err), NULL, 0) != GDN_OK) {
         return NULL;
     }
+    m->opt = c->p->s.m->opt; // --nocontact, --noconstraint and the solver options
     const gdnPenalty* pen = &c->p->s.m->penalty;
     gdn_model_set_penalty(m, pen->enabled, pen->height, pen->stiffness, pen->damping);
     return m;
@@ -288,8 +290,9 @@ static int run_check(checkContext* c) {
     gdnStatus st = gdn_adjoint_rollout_gradient(m, &p->r, &p->obj, p->tape, &c->g, c->err,
                                                 (int)sizeof(c->err));
     if (st != GDN_OK) {
-        return cli_fail("%s (%s)", c->err[0] ? c->err : "gradient failed",
-                        gdn_status_string(st));
+        return cli_fail("%s (%s)%s", c->err[0] ? c->err : "gradient failed",
+                        gdn_status_string(st),
+                        st == GDN_ERR_UNSUPPORTED ? CLI_CONSTRAINT_HINT : "");
     }
     double J = c->g.J;
     double* qpert = malloc(sizeof(double) * ((size_t)m->nq + (size_t)m->nv) + 1);

@@ -75,6 +75,7 @@ static int grad_option(gradArgs* a, const char* option, const char* value, int w
 
 int grad_parse_args(int argc, char** argv, int with_check, const char* usage, gradArgs* a) {
     memset(a, 0, sizeof(*a));
+    cli_solver_args_init(&a->solver);
     a->command = argv[0];
     a->steps = 100;
     a->weight = 1.0;
@@ -83,6 +84,13 @@ int grad_parse_args(int argc, char** argv, int with_check, const char* usage, gr
     for (int i = 1; i < argc; i++) {
         const char* option = argv[i];
         int consumed = cli_state_option(&a->state, a->command, argc, argv, &i);
+        if (consumed < 0) {
+            return CLI_EXIT_USAGE;
+        }
+        if (consumed) {
+            continue;
+        }
+        consumed = cli_solver_option(&a->solver, a->command, argc, argv, &i);
         if (consumed < 0) {
             return CLI_EXIT_USAGE;
         }
@@ -244,7 +252,7 @@ static int build_rollout(gradProblem* p, const gradArgs* a) {
 
 int grad_problem_open(gradProblem* p, const gradArgs* a) {
     memset(p, 0, sizeof(*p));
-    int code = cli_session_open(&p->s, a->path, &a->state);
+    int code = cli_session_open_solver(&p->s, a->path, &a->state, &a->solver);
     if (code != CLI_EXIT_OK) {
         return code;
     }

@@ -12,6 +12,8 @@ typedef struct gradArgs {
     const char* command;   // "grad" or "gradcheck" (messages)
     const char* path;
     cliStateArgs state;
+    cliSolverArgs solver;  // --nocontact, --noconstraint, --solver, --cone, --iterations,
+                           // --tolerance (written into the model before the data is created)
     long steps;            // T (default 100)
     const char* body;      // --body NAME or id (default: the last body)
     const char* point;     // --point x,y,z in the body frame (default: the COM)
@@ -44,7 +46,8 @@ typedef struct gradProblem {
 // with_check is nonzero. -1: help printed (exit 0); else CLI_EXIT_OK or an exit code
 int grad_parse_args(int argc, char** argv, int with_check, const char* usage, gradArgs* a);
 
-// load the model and initial state, apply --penalty, build the rollout, objective and tape;
+// load the model (with the solver options and --nocontact / --noconstraint) and initial state,
+// apply --penalty, build the rollout, objective and tape;
 // CLI_EXIT_OK or an exit code after printing the error (p is then released)
 int grad_problem_open(gradProblem* p, const gradArgs* a);
 
@@ -52,6 +55,10 @@ void grad_problem_close(gradProblem* p);
 
 // seconds on a monotonic clock (differences only)
 double grad_seconds(void);
+
+// appended to the refusal of a constrained rollout (GDN_ERR_UNSUPPORTED)
+#define CLI_CONSTRAINT_HINT \
+    "; --noconstraint (or --nocontact when only contacts are active) differentiates without them"
 
 // names of the 10 canonical inertia parameters, in packing order
 extern const char* const grad_param_names[GDN_N_INERTIA_PARAMS];

@@ -31,6 +31,9 @@
 
 // ---------------------------------------------------------------- models
 
+// the adjoint differentiates the smooth + penalty step: every model is loaded with its
+// constraint rows (floor contacts, joint limits) disabled, as issue 3's acceptance states
+// ("contacts off, penalty on"); a constrained rollout is refused (test_contact_rollout)
 static gdnModel* load(const char* path) {
     char err[512];
     gdnModel* m = NULL;
@@ -38,6 +41,7 @@ static gdnModel* load(const char* path) {
         fprintf(stderr, "load %s: %s\n", path, err);
         return NULL;
     }
+    m->opt.disableflags |= GDN_DSBL_CONSTRAINT;
     return m;
 }
 

@@ -116,6 +116,8 @@ static gdnModel* load_file(const char* path) {
         fprintf(stderr, "%s: %s: %s\n", path, gdn_status_string(st), err);
         return NULL;
     }
+    // the residual of the smooth + penalty step: constraint rows (limits, floors) off
+    m->opt.disableflags |= GDN_DSBL_CONSTRAINT;
     return m;
 }
 
@@ -127,6 +129,7 @@ static gdnModel* load_string(const char* xml) {
         fprintf(stderr, "inline model: %s: %s\n", gdn_status_string(st), err);
         return NULL;
     }
+    m->opt.disableflags |= GDN_DSBL_CONSTRAINT;
     return m;
 }
 

@@ -168,7 +168,10 @@ typedef struct gdnAdjointGradients {
 //   lambda_T = grad g(x_T);  for t = T-1 .. 0:
 //   (lambda_t, dJ/du_t, dJ/dpi +=, dJ/dV +=) = J_step(x_t, u_t)' lambda_{t+1} + grad l(x_t, u_t)
 // and dJ/dx_0 = lambda_0. Same errors as gdn_rollout_objective, plus the status of a failing
-// step VJP ("step t: ..."). On error the gradient arrays hold unspecified values.
+// step VJP ("step t: ..."), and GDN_ERR_UNSUPPORTED ("step t has n constraint rows ...") when
+// any step of the rollout has active constraint rows (the gradient through the constraint
+// solve is not implemented; J is still NaN then). On error the gradient arrays hold unspecified
+// values.
 // Deterministic: the same inputs give bit-identical outputs.
 GDN_API gdnStatus gdn_adjoint_rollout_gradient(const gdnModel* m, const gdnRollout* r,
                                                const gdnObjective* obj, gdnTape* tape,

@@ -88,12 +88,16 @@ GDN_API gdnStatus gdn_data_reset_keyframe(const gdnModel* m, gdnData* d, int key
 
 // ---------------------------------------------------------------- simulation
 
-// one step: forward dynamics then semi-implicit Euler (v' = v + h qacc, q' = q (+) h v').
-// Returns GDN_ERR_NONFINITE (and leaves the state unchanged) when the state, controls or
-// acceleration are not finite.
+// one step: forward dynamics with MuJoCo's constraint solve (contacts, joint limits, equality,
+// friction loss; none with GDN_DSBL_CONSTRAINT) then MuJoCo's semi-implicit Euler
+// (v' = v + h qacc, q' = q (+) h v'; implicit dof damping). Returns GDN_ERR_NONFINITE (and
+// leaves the state unchanged) when the state, controls or acceleration are not finite, the
+// solver's GDN_ERR_MEMORY / GDN_ERR_UNSUPPORTED (state unchanged); an unconverged solve is
+// reported in d->solver_converged (0), not as an error.
 GDN_API gdnStatus gdn_step(const gdnModel* m, gdnData* d);
 
-// forward dynamics without integration: kinematics, qM, forces, qacc
+// forward dynamics without integration (MuJoCo's mj_forward): kinematics, qM, forces,
+// qacc_smooth, contacts and constraint rows, qacc from the constraint solve
 GDN_API gdnStatus gdn_forward(const gdnModel* m, gdnData* d);
 
 // inverse dynamics (MuJoCo's mj_inverse without constraints): qfrc_inverse = M qacc + C -

@@ -142,6 +142,15 @@ gdnStatus gdn_adjoint_rollout_gradient(const gdnModel* m, const gdnRollout* r,
         tape->nstep = 0;
         return st;
     }
+    // the gradient differentiates the smooth + penalty step only: refuse, never a wrong gradient
+    if (tape->constrained >= 0) {
+        return gdn_rollout_fail(GDN_ERR_UNSUPPORTED, err, err_size,
+                                "step %d has %d constraint rows (contacts, limits, equality or "
+                                "friction loss): the gradient through the constraint solve is "
+                                "not implemented; disable constraints (GDN_DSBL_CONSTRAINT) to "
+                                "differentiate the unconstrained model",
+                                tape->constrained, tape->constrained_nefc);
+    }
     st = backward(m, r, obj, tape, out, err, err_size);
     if (st != GDN_OK) {
         return st;

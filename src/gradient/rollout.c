@@ -177,6 +177,7 @@ gdnStatus gdn_rollout_forward(const gdnModel* m, const gdnRollout* r, const gdnO
     gdnData* d = tape->d;
     const int T = r->nstep, K = tape->every;
     tape->nstep = 0;
+    tape->constrained = -1;
     load_inputs(m, r, d);
     memcpy(d->qpos, tape->qpos0, sizeof(double) * (size_t)m->nq);
     memcpy(d->qvel, r->qvel0, sizeof(double) * (size_t)m->nv);
@@ -199,6 +200,10 @@ gdnStatus gdn_rollout_forward(const gdnModel* m, const gdnRollout* r, const gdnO
         gdnStatus st = gdn_rollout_step(m, r, d, t, err, err_size);
         if (st != GDN_OK) {
             return st;
+        }
+        if (d->nefc > 0 && tape->constrained < 0) {
+            tape->constrained = t;
+            tape->constrained_nefc = d->nefc;
         }
         // the acceleration of a segment's last step (the backward pass recomputes the others)
         if ((t + 1) % K == 0 || t == T - 1) {

@@ -41,6 +41,9 @@ static gdnStatus primal_front(const gdnModel* m, gdnData* d, gdnAbaFactor* f, do
     if (status == GDN_OK) {
         status = gdn_step_acceleration_factored(m, d, f);
     }
+    if (status == GDN_OK && d->nefc > 0) {
+        status = GDN_ERR_UNSUPPORTED; // constrained step: no derivative yet
+    }
     if (status != GDN_OK) {
         return status;
     }
@@ -203,6 +206,9 @@ gdnStatus gdn_step_vjp(const gdnModel* m, gdnData* d, const double* gqpos_next,
     gdnStatus status = gdn_aba_factor_alloc(m, d, &f);
     if (status == GDN_OK) {
         status = gdn_step_acceleration_factored(m, d, &f);
+    }
+    if (status == GDN_OK && d->nefc > 0) {
+        status = GDN_ERR_UNSUPPORTED; // constrained step: no derivative yet
     }
     if (status == GDN_OK) {
         status = step_vjp_back(m, d, &f, d->qacc, NULL, gqpos_next, gqvel_next, gqpos, gqvel,

@@ -22,6 +22,8 @@ struct gdnTape {
     int ncheck;        // checkpoint slots: ceil(max_steps / K)
     int stride;        // nq + nv
     int nstep;         // T of the last successful rollout, 0 before any
+    int constrained;   // first step t of the last rollout with constraint rows, -1 for none
+    int constrained_nefc; // its row count
 
     double* checkpoint;  // (ncheck x stride)
     double* segment;     // ((K - 1) x stride), NULL when K = 1

@@ -82,6 +82,9 @@ gdnStatus gdn_transition_jacobians(const gdnModel* m, gdnData* d, double* A, dou
     double* X = qvel_next + nv;
     // the primal front half: a = d->qacc, v' = v + h a
     gdnStatus status = gdn_step_acceleration(m, d);
+    if (status == GDN_OK && d->nefc > 0) {
+        status = GDN_ERR_UNSUPPORTED; // constrained step: no derivative yet
+    }
     for (int i = 0; status == GDN_OK && i < nv; i++) {
         qvel_next[i] = d->qvel[i] + h * d->qacc[i];
     }

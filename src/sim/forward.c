@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Forward dynamics without constraints: kinematics, qM, bias, forces and qacc = qacc_smooth.
+// Forward dynamics (MuJoCo's mj_forward): kinematics, qM, bias, forces, qacc_smooth, the
+// constraint solve for qacc.
 #include "sim/forward.h"
 
 #include <math.h>
@@ -8,6 +9,7 @@
 #include "base/arena.h"
 #include "contact/penalty.h"
 #include "dynamics/applied.h"
+#include "sim/constrained.h"
 
 // x - x is 0 for a finite x and NaN for an infinite or NaN one; one branch for the whole array
 int gdn_all_finite(const double* x, int n) {
@@ -35,8 +37,9 @@ gdnStatus gdn_smooth_forces(const gdnModel* m, gdnData* d, double* tau) {
     return status;
 }
 
-// qfrc_smooth = tau - qfrc_bias, qacc = qacc_smooth = M^-1 qfrc_smooth (by ABA, with the bias
-// inside it), energy when GDN_ENBL_ENERGY is set
+// qfrc_smooth = tau - qfrc_bias, qacc_smooth = M^-1 qfrc_smooth (by ABA, with the bias inside
+// it), energy when GDN_ENBL_ENERGY is set; contacts and rows (unless GDN_DSBL_CONSTRAINT) and,
+// with rows, qacc from MuJoCo's constraint solve (sim/constrained.h), else qacc = qacc_smooth
 gdnStatus gdn_forward(const gdnModel* m, gdnData* d) {
     if (!m || !d) {
         return GDN_ERR_ARG;
@@ -48,18 +51,31 @@ gdnStatus gdn_forward(const gdnModel* m, gdnData* d) {
         return GDN_ERR_MEMORY;
     }
     gdn_kinematics(m, d);
-    gdn_crb(m, d);
-    gdn_rne(m, d, 0, d->qfrc_bias);
-    gdnStatus status = gdn_smooth_forces(m, d, tau);
+    gdnStatus status = gdn_constraint_rows_stage(m, d);
+    if (status == GDN_OK) {
+        status = gdn_smooth_forces(m, d, tau);
+    }
     if (status != GDN_OK) {
         gdn_arena_reset(d, mark);
         return status;
     }
-    for (int i = 0; i < nv; i++) {
-        d->qfrc_smooth[i] = tau[i] - d->qfrc_bias[i];
+    if (d->nefc > 0) {
+        // qM, qfrc_bias, qfrc_smooth, qacc_smooth and the solve
+        status = gdn_constrained_acceleration(m, d, tau);
+        if (status != GDN_OK) {
+            gdn_arena_reset(d, mark);
+            return status;
+        }
+    } else {
+        gdn_crb(m, d);
+        gdn_rne(m, d, 0, d->qfrc_bias);
+        for (int i = 0; i < nv; i++) {
+            d->qfrc_smooth[i] = tau[i] - d->qfrc_bias[i];
+        }
+        gdn_aba(m, d, tau, NULL, d->qacc_smooth);
+        memcpy(d->qacc, d->qacc_smooth, sizeof(double) * (size_t)nv);
+        gdn_unconstrained_report(m, d);
     }
-    gdn_aba(m, d, tau, NULL, d->qacc_smooth);
-    memcpy(d->qacc, d->qacc_smooth, sizeof(double) * (size_t)nv);
     if (m->opt.enableflags & GDN_ENBL_ENERGY) {
         gdn_energy(m, d);
     }

@@ -1,49 +1,65 @@
 // SPDX-License-Identifier: Apache-2.0
-// One simulation step: forward dynamics by ABA, then MuJoCo's semi-implicit Euler update.
+// One simulation step: MuJoCo 2.2.2's mj_forward (with the constraint solve) and mj_Euler.
 #include "sim/step.h"
 
 #include <string.h>
 
 #include "base/arena.h"
 #include "dynamics/aba.h"
+#include "sim/constrained.h"
 #include "sim/forward.h"
 
-// Euler as MuJoCo 2.2.2 (mj_Euler): with h = timestep
-//   qacc_int = (M + h diag(dof_damping))^-1 (tau - C)   (implicit damping, when any dof has
-//                                                         damping; else M^-1 (tau - C) = qacc)
+// Euler as MuJoCo 2.2.2 (mj_Euler): with h = timestep, D = diag(dof_damping),
+//   qacc      = the constrained acceleration of mj_forward (qacc_smooth without rows)
+//   qacc_int  = (M + h D)^-1 (qfrc_smooth + qfrc_constraint)  when any dof has damping,
+//               qacc                                          otherwise
 //   v' = v + h qacc_int,  q' = q (+) h v',  time += h
-// ABA gives qacc_int directly (the damping term is its `extra` diagonal), so the step needs
-// neither qM nor a separate RNE.
+// Without constraint rows (GDN_DSBL_CONSTRAINT, or no contact, limit, equality or friction-loss
+// row active) ABA gives qacc_int directly (the damping term is its `extra` diagonal) and the
+// step needs neither qM nor a separate RNE. With rows: qM, qfrc_bias, qfrc_smooth,
+// qacc_smooth = M^-1 qfrc_smooth, the Newton solve for qacc, then ABA once more for qacc_int
+// when there is damping (or a caller wants ABA's factorization).
 //
-// After gdn_step, d->qacc and d->qacc_smooth hold qacc_int, the acceleration that was
-// integrated (v' = v + h qacc). Without dof damping this is MuJoCo's qacc; with damping it
-// differs from it (MuJoCo keeps the explicit M^-1 qfrc_smooth there): call gdn_forward for that.
-// The step does not refresh qM, qfrc_bias or qfrc_smooth (gdn_forward does). Kinematics,
-// passive and actuator outputs, and energy (when enabled) are those of the state before the
-// update, as in MuJoCo.
+// After gdn_step, d->qacc holds qacc_int, the acceleration that was integrated (v' = v + h
+// qacc). Without dof damping this is MuJoCo's qacc; with damping it differs from it (MuJoCo
+// keeps the constrained, undamped one there): call gdn_forward for that. Without rows
+// d->qacc_smooth = qacc_int too and the step does not refresh qM, qfrc_bias or qfrc_smooth
+// (gdn_forward does); with rows they are MuJoCo's. Kinematics, contacts, rows, passive and
+// actuator outputs, energy (when enabled) and the solver report are those of the state before
+// the update, as in MuJoCo.
 //
 // Non-finite qpos, qvel or ctrl before, or qacc after: GDN_ERR_NONFINITE, a warning count, and
-// the state (qpos, qvel, time) unchanged.
+// the state (qpos, qvel, time) unchanged. A solver failure (arena, unsupported solver): its
+// status, the state unchanged. An unconverged solve is not a failure: the step is taken and
+// d->solver_converged = 0 reports it.
 
 // the front half (sim/step.h): everything up to qacc_int, the state not advanced
 gdnStatus gdn_step_acceleration(const gdnModel* m, gdnData* d) {
     return gdn_step_acceleration_factored(m, d, NULL);
 }
 
+// 1 when every entry of qpos, qvel, ctrl is finite; else a warning count
+static int state_finite(const gdnModel* m, gdnData* d) {
+    if (!gdn_all_finite(d->qpos, m->nq)) {
+        d->warning[GDN_WARN_BADQPOS]++;
+        return 0;
+    }
+    if (!gdn_all_finite(d->qvel, m->nv)) {
+        d->warning[GDN_WARN_BADQVEL]++;
+        return 0;
+    }
+    if (!gdn_all_finite(d->ctrl, m->nu)) {
+        d->warning[GDN_WARN_BADCTRL]++;
+        return 0;
+    }
+    return 1;
+}
+
 gdnStatus gdn_step_acceleration_factored(const gdnModel* m, gdnData* d,
                                          const gdnAbaFactor* factor) {
     const int nq = m->nq, nv = m->nv;
     const double h = m->opt.timestep;
-    if (!gdn_all_finite(d->qpos, nq)) {
-        d->warning[GDN_WARN_BADQPOS]++;
-        return GDN_ERR_NONFINITE;
-    }
-    if (!gdn_all_finite(d->qvel, nv)) {
-        d->warning[GDN_WARN_BADQVEL]++;
-        return GDN_ERR_NONFINITE;
-    }
-    if (!gdn_all_finite(d->ctrl, m->nu)) {
-        d->warning[GDN_WARN_BADCTRL]++;
+    if (!state_finite(m, d)) {
         return GDN_ERR_NONFINITE;
     }
 
@@ -64,22 +80,47 @@ gdnStatus gdn_step_acceleration_factored(const gdnModel* m, gdnData* d,
     if (m->opt.enableflags & GDN_ENBL_ENERGY) {
         gdn_energy(m, d);
     }
-    gdn_smooth_forces(m, d, tau);
+    gdnStatus status = gdn_constraint_rows_stage(m, d);
+    if (status == GDN_OK) {
+        gdn_smooth_forces(m, d, tau);
+    }
 
     int damped = 0;
     for (int i = 0; i < nv; i++) {
         extra[i] = h * m->dof_damping[i];
         damped |= m->dof_damping[i] > 0;
     }
-    gdn_aba_factored(m, d, tau, damped ? extra : NULL, qacc, factor);
-    if (!gdn_all_finite(qacc, nv)) {
-        memcpy(d->qpos, qpos_saved, sizeof(double) * (size_t)nq);
+    if (status == GDN_OK && d->nefc == 0) {
+        // unconstrained: qacc_int = (M + h D)^-1 (tau - C) in one ABA
+        gdn_aba_factored(m, d, tau, damped ? extra : NULL, qacc, factor);
+        memcpy(d->qacc, qacc, sizeof(double) * (size_t)nv);
+        gdn_unconstrained_report(m, d);
+    } else if (status == GDN_OK) {
+        // constrained: d->qacc = MuJoCo's qacc, then qacc_int = (M + h D)^-1 (tau - C +
+        // qfrc_constraint) = (M + h D)^-1 (qfrc_smooth + qfrc_constraint) when needed
+        status = gdn_constrained_acceleration(m, d, tau);
+        if (status == GDN_OK && (damped || factor)) {
+            for (int i = 0; i < nv; i++) {
+                tau[i] += d->qfrc_constraint[i];
+            }
+            gdn_aba_factored(m, d, tau, damped ? extra : NULL, qacc, factor);
+        } else {
+            memcpy(qacc, d->qacc, sizeof(double) * (size_t)nv);
+        }
+    }
+    if (status == GDN_OK && !gdn_all_finite(qacc, nv)) {
         d->warning[GDN_WARN_BADQACC]++;
+        status = GDN_ERR_NONFINITE;
+    }
+    if (status != GDN_OK) {
+        memcpy(d->qpos, qpos_saved, sizeof(double) * (size_t)nq);
         gdn_arena_reset(d, mark);
-        return GDN_ERR_NONFINITE;
+        return status;
     }
     memcpy(d->qacc, qacc, sizeof(double) * (size_t)nv);
-    memcpy(d->qacc_smooth, qacc, sizeof(double) * (size_t)nv);
+    if (d->nefc == 0) {
+        memcpy(d->qacc_smooth, qacc, sizeof(double) * (size_t)nv);
+    }
     gdn_arena_reset(d, mark);
     return GDN_OK;
 }
@@ -94,6 +135,17 @@ gdnStatus gdn_step(const gdnModel* m, gdnData* d) {
         return status;
     }
     const double h = m->opt.timestep;
+    // a finite but huge qacc can still overflow v': refused like a non-finite qacc, the state
+    // left as it was (x - x is NaN for an infinite x)
+    double overflow = 0;
+    for (int i = 0; i < m->nv; i++) {
+        double v = d->qvel[i] + h * d->qacc[i];
+        overflow += v - v;
+    }
+    if (overflow != 0) {
+        d->warning[GDN_WARN_BADQACC]++;
+        return GDN_ERR_NONFINITE;
+    }
     for (int i = 0; i < m->nv; i++) {
         d->qvel[i] += h * d->qacc[i];
     }

@@ -11,11 +11,15 @@
 // Everything gdn_step computes before it advances the state, at the state in d:
 //   finiteness checks of qpos, qvel, ctrl (a warning count and GDN_ERR_NONFINITE),
 //   kinematics (normalizes the quaternions of qpos in place), energy when enabled,
+//   contacts and constraint rows (unless GDN_DSBL_CONSTRAINT; d->ncon, d->nefc),
 //   tau = passive + actuation + applied forces,
-//   qacc_int = (M + h diag(dof_damping))^-1 (tau - C) by ABA,
-// and on success d->qacc = d->qacc_smooth = qacc_int. A non-finite qacc_int restores qpos as it
-// was on entry, counts GDN_WARN_BADQACC and returns GDN_ERR_NONFINITE. qvel and time are never
-// changed. Arena balanced.
+//   without rows: qacc_int = (M + h diag(dof_damping))^-1 (tau - C) by ABA;
+//   with rows: MuJoCo's constraint solve, then qacc_int = (M + h D)^-1 (qfrc_smooth +
+//   qfrc_constraint) (sim/step.c),
+// and on success d->qacc = qacc_int (and d->qacc_smooth = qacc_int when nefc == 0). Any failure
+// (non-finite qacc_int: GDN_WARN_BADQACC and GDN_ERR_NONFINITE; the solver's GDN_ERR_MEMORY or
+// GDN_ERR_UNSUPPORTED) restores qpos as it was on entry. qvel and time are never changed. The
+// derivative code differentiates only steps with d->nefc == 0. Arena balanced.
 gdnStatus gdn_step_acceleration(const gdnModel* m, gdnData* d);
 
 // the same, also keeping ABA's factorization of M + h diag(dof_damping) in factor (arrays

@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: Apache-2.0
+// Internal: the constraint stages of the pipeline (collision, rows, solve), shared by gdn_step
+// and gdn_forward.
+#ifndef GDN_SIM_CONSTRAINED_H
+#define GDN_SIM_CONSTRAINED_H
+
+#include <gradyn/gradyn.h>
+
+// the position stage of MuJoCo's mj_fwdPosition after kinematics: contacts (gdn_collision) and
+// the constraint rows (gdn_make_constraint), or none when GDN_DSBL_CONSTRAINT is set (then
+// ncon = nefc = 0 without running either). Needs kinematics. GDN_ERR_MEMORY from the arena
+gdnStatus gdn_constraint_rows_stage(const gdnModel* m, gdnData* d);
+
+// the rest of mj_forward when d->nefc > 0, from tau (the smooth applied forces of
+// gdn_smooth_forces, nv) at the kinematics in d:
+//   qM (CRB), efc_vel and efc_aref, qfrc_bias (RNE), qfrc_smooth = tau - qfrc_bias,
+//   qacc_smooth = M^-1 qfrc_smooth (ABA), then the solve (gdn_solve_constraint, warm-started from
+//   qacc_warmstart): d->qacc, efc_force, efc_state, qfrc_constraint, qacc_warmstart and the
+//   solver report. Returns the solver's status (GDN_ERR_MEMORY, GDN_ERR_UNSUPPORTED for a
+//   solver other than Newton, GDN_ERR_NONFINITE); an unconverged solve is GDN_OK with
+//   d->solver_converged = 0
+gdnStatus gdn_constrained_acceleration(const gdnModel* m, gdnData* d, const double* tau);
+
+// the state of the solver when no row is active, as MuJoCo's mj_fwdConstraint leaves it:
+// qfrc_constraint = 0, qacc_warmstart = qacc, solver_iter 0, converged
+void gdn_unconstrained_report(const gdnModel* m, gdnData* d);
+
+#endif

@@ -1,0 +1,453 @@
+// SPDX-License-Identifier: Apache-2.0
+// The constrained step end to end (collision, rows, Newton solve, Euler) vs MuJoCo 2.2.2:
+// mj_forward's qacc and efc_force from the same state, and 500-step rollouts vs mj_step.
+//
+// Both engines load the same MJCF file (our loader, collision, rows and solver all under test).
+// Per scene:
+//   1. MuJoCo steps 500 times at default settings; at sample steps its state (qpos, qvel,
+//      qacc_warmstart) is copied into our data and both run forward with solver tolerance 1e-12:
+//      qacc and efc_force must agree to 1e-8 relative (row counts equal).
+//   2. Both engines roll out 500 steps from the initial state at default settings (tolerance
+//      1e-8): qpos must agree to 1e-6 in MuJoCo's tangent space (mj_differentiatePos) at every
+//      step. For the humanoid (chaotic) the step where they separate is reported beside the step
+//      where MuJoCo separates from itself after a 1e-12 perturbation of the initial state.
+// Also: an unconverged solve (iterations = 1) is reported in the data; the derivatives refuse a
+// constrained step and work again with constraints disabled.
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <gradyn/adjoint.h>
+#include <gradyn/derivative.h>
+#include <mujoco/mujoco.h>
+
+#include "oracle/oracle.h"
+#include "runner/test.h"
+
+#define NSTEP 500          // rollout length
+#define TIGHT_TOL 1e-12    // solver tolerance of the same-state comparison, both engines
+#define FORWARD_TOL 1e-8   // relative agreement of qacc and efc_force
+#define ROLLOUT_TOL 1e-6   // qpos agreement over the rollout (tangent-space inf norm)
+
+// a scene: model file and initial state (added to the model's qpos0 / zero qvel)
+typedef struct Scene {
+    const char* name;
+    const char* file;   // under tests/models, or an absolute path
+    double qvel0[6];    // first six qvel (free joint: linear world, angular local)
+    double qpos_hinge;  // nonzero: qpos[0] of a hinge
+    int chaotic;        // 1: report the separation step instead of requiring 1e-6
+} Scene;
+
+typedef struct Pair {
+    gdnModel* gm;
+    gdnData* gd;
+    mjModel* mm;
+    mjData* md;
+} Pair;
+
+static void pair_free(Pair* p) {
+    gdn_data_free(p->gd);
+    gdn_model_free(p->gm);
+    if (p->md) {
+        mj_deleteData(p->md);
+    }
+    if (p->mm) {
+        mj_deleteModel(p->mm);
+    }
+    memset(p, 0, sizeof(*p));
+}
+
+static int pair_load(Pair* p, const char* file) {
+    char path[1024], err[1024] = "";
+    memset(p, 0, sizeof(*p));
+    if (file[0] == '/') {
+        snprintf(path, sizeof(path), "%s", file);
+    } else {
+        snprintf(path, sizeof(path), "%s/%s", GDN_TEST_MODELS, file);
+    }
+    if (gdn_load_xml(path, &p->gm, err, (int)sizeof(err), NULL, 0) != GDN_OK) {
+        fprintf(stderr, "%s: gradyn load failed: %s\n", path, err);
+        return 1;
+    }
+    p->mm = mj_loadXML(path, NULL, err, (int)sizeof(err));
+    if (!p->mm) {
+        fprintf(stderr, "%s: MuJoCo load failed: %s\n", path, err);
+        pair_free(p);
+        return 1;
+    }
+    p->md = mj_makeData(p->mm);
+    if (gdn_data_create(p->gm, &p->gd) != GDN_OK || !p->md || p->gm->nq != p->mm->nq ||
+        p->gm->nv != p->mm->nv) {
+        fprintf(stderr, "%s: data or sizes differ\n", path);
+        pair_free(p);
+        return 1;
+    }
+    return 0;
+}
+
+// the scene's initial state in both datas (reset first)
+static void pair_init(Pair* p, const Scene* s) {
+    mj_resetData(p->mm, p->md);
+    gdn_data_reset(p->gm, p->gd);
+    int nv6 = p->mm->nv < 6 ? p->mm->nv : 6;
+    for (int i = 0; i < nv6; i++) {
+        p->md->qvel[i] = s->qvel0[i];
+    }
+    if (s->qpos_hinge != 0) {
+        p->md->qpos[0] = s->qpos_hinge;
+    }
+    memcpy(p->gd->qpos, p->md->qpos, sizeof(double) * (size_t)p->mm->nq);
+    memcpy(p->gd->qvel, p->md->qvel, sizeof(double) * (size_t)p->mm->nv);
+}
+
+// ||qa (-) qb||_inf in MuJoCo's tangent space
+static double qpos_distance(const mjModel* mm, const double* qa, const double* qb) {
+    double dq[256];
+    if (mm->nv > 256) {
+        return INFINITY;
+    }
+    mj_differentiatePos(mm, dq, 1.0, qb, qa);
+    double worst = 0;
+    for (int i = 0; i < mm->nv; i++) {
+        worst = fmax(worst, fabs(dq[i]));
+    }
+    return worst;
+}
+
+// worst errors of the same-state comparisons of one scene
+typedef struct FwdReport {
+    int compared;       // sampled states with rows
+    int nefc_mismatch;  // sampled states whose row counts differ
+    int iter_mismatch;  // sampled states whose iteration counts differ
+    double err_qacc, err_force;
+} FwdReport;
+
+// MuJoCo's state at one step copied into ours; both forward at TIGHT_TOL; compare
+static int compare_forward(Pair* p, FwdReport* r) {
+    const int nv = p->mm->nv;
+    mjData* md = mj_copyData(NULL, p->mm, p->md);
+    if (!md) {
+        return 1;
+    }
+    memcpy(p->gd->qpos, md->qpos, sizeof(double) * (size_t)p->mm->nq);
+    memcpy(p->gd->qvel, md->qvel, sizeof(double) * (size_t)nv);
+    memcpy(p->gd->qacc_warmstart, md->qacc_warmstart, sizeof(double) * (size_t)nv);
+    p->gd->time = md->time;
+    double tol_mj = p->mm->opt.tolerance, tol_gdn = p->gm->opt.tolerance;
+    p->mm->opt.tolerance = TIGHT_TOL;
+    p->gm->opt.tolerance = TIGHT_TOL;
+    mj_forward(p->mm, md);
+    gdnStatus st = gdn_forward(p->gm, p->gd);
+    p->mm->opt.tolerance = tol_mj;
+    p->gm->opt.tolerance = tol_gdn;
+    if (st != GDN_OK) {
+        fprintf(stderr, "gdn_forward: %s\n", gdn_status_string(st));
+        mj_deleteData(md);
+        return 1;
+    }
+    if (md->nefc > 0 || p->gd->nefc > 0) {
+        if (md->nefc != p->gd->nefc) {
+            r->nefc_mismatch++;
+            fprintf(stderr, "  t=%.3f: nefc %d (MuJoCo %d), ncon %d (MuJoCo %d)\n", md->time,
+                    p->gd->nefc, md->nefc, p->gd->ncon, md->ncon);
+        } else {
+            r->compared++;
+            r->iter_mismatch += md->solver_iter != p->gd->solver_iter;
+            r->err_qacc = fmax(r->err_qacc, gdn_test_relerr(p->gd->qacc, md->qacc, nv, 1.0));
+            r->err_force = fmax(r->err_force, gdn_test_relerr(p->gd->efc_force, md->efc_force,
+                                                              md->nefc, 1e-6));
+        }
+    }
+    mj_deleteData(md);
+    return 0;
+}
+
+// the step where rollouts separate by more than ROLLOUT_TOL (-1: never) and the worst distance
+typedef struct RolloutReport {
+    int separate_step;
+    double worst;
+    long iter_mj, iter_gdn; // Newton iterations summed over the rollout
+    int unconverged_mj, unconverged_gdn;
+} RolloutReport;
+
+// 500 steps in both engines from the scene's initial state; MuJoCo's states sampled for the
+// same-state forward comparison along the way (when fwd != NULL)
+static int run_scene(const Scene* s, FwdReport* fwd, RolloutReport* roll) {
+    Pair p;
+    if (pair_load(&p, s->file)) {
+        return 1;
+    }
+    memset(fwd, 0, sizeof(*fwd));
+    memset(roll, 0, sizeof(*roll));
+    roll->separate_step = -1;
+
+    // 1. same state: along MuJoCo's own trajectory
+    pair_init(&p, s);
+    for (int t = 0; t < NSTEP; t++) {
+        if (t % 10 == 0 && compare_forward(&p, fwd)) {
+            pair_free(&p);
+            return 1;
+        }
+        mj_step(p.mm, p.md);
+    }
+
+    // 2. rollouts
+    pair_init(&p, s);
+    for (int t = 0; t < NSTEP; t++) {
+        mj_step(p.mm, p.md);
+        gdnStatus st = gdn_step(p.gm, p.gd);
+        if (st != GDN_OK) {
+            fprintf(stderr, "%s: gdn_step %d: %s\n", s->name, t, gdn_status_string(st));
+            pair_free(&p);
+            return 1;
+        }
+        roll->iter_mj += p.md->solver_iter;
+        roll->iter_gdn += p.gd->solver_iter;
+        roll->unconverged_gdn += p.gd->nefc > 0 && !p.gd->solver_converged;
+        double dist = qpos_distance(p.mm, p.gd->qpos, p.md->qpos);
+        roll->worst = fmax(roll->worst, dist);
+        if (!(dist <= ROLLOUT_TOL) && roll->separate_step < 0) {
+            roll->separate_step = t + 1;
+        }
+    }
+    pair_free(&p);
+    return 0;
+}
+
+// the common checks: same-state forward agreement, and the rollout within ROLLOUT_TOL
+static int check_scene(const Scene* s) {
+    FwdReport fwd;
+    RolloutReport roll;
+    if (run_scene(s, &fwd, &roll)) {
+        return 1;
+    }
+    printf("  %-22s forward: %3d states, qacc %.2e, efc_force %.2e, iter mismatch %d | "
+           "rollout: worst qpos %.2e, Newton iterations %ld (MuJoCo %ld)\n",
+           s->name, fwd.compared, fwd.err_qacc, fwd.err_force, fwd.iter_mismatch, roll.worst,
+           roll.iter_gdn, roll.iter_mj);
+    CHECK(fwd.compared > 0);
+    CHECK(fwd.nefc_mismatch == 0);
+    CHECK(fwd.err_qacc <= FORWARD_TOL);
+    CHECK(fwd.err_force <= FORWARD_TOL);
+    CHECK(roll.worst <= ROLLOUT_TOL);
+    return 0;
+}
+
+static const Scene scenes[] = {
+    {"drop_sphere", "scene_drop_sphere.xml", {0.3, -0.2, 0, 1, 2, -3}, 0, 0},
+    {"drop_capsule", "scene_drop_capsule.xml", {0.3, -0.2, 0, 1, 2, -3}, 0, 0},
+    {"drop_box", "scene_drop_box.xml", {0.3, -0.2, 0, 1, 2, -3}, 0, 0},
+    {"drop_cylinder", "scene_drop_cylinder.xml", {0.3, -0.2, 0, 1, 2, -3}, 0, 0},
+    {"slide_pyramidal", "scene_slide.xml", {1.5, 0.4, 0, 0, 0, 0.5}, 0, 0},
+    {"slide_elliptic", "scene_slide_elliptic.xml", {1.5, 0.4, 0, 0, 0, 0.5}, 0, 0},
+    {"tip_over_edge", "scene_tip.xml", {0.2, 0, 0, 0, 4, 0}, 0, 0},
+    {"five_box_stack", "sol_stack.xml", {0}, 0, 0},
+    {"pendulum_limit", "sol_pendulum_limit.xml", {6}, 0.3, 0},
+    {"fourbar_connect", "sol_fourbar.xml", {3}, 0, 0},
+    {"humanoid", GDN_ORACLE_MJ_HUMANOID, {0}, 0, 1},
+};
+
+static int test_drop_sphere(void) { return check_scene(&scenes[0]); }
+static int test_drop_capsule(void) { return check_scene(&scenes[1]); }
+static int test_drop_box(void) { return check_scene(&scenes[2]); }
+static int test_drop_cylinder(void) { return check_scene(&scenes[3]); }
+static int test_slide_pyramidal(void) { return check_scene(&scenes[4]); }
+static int test_slide_elliptic(void) { return check_scene(&scenes[5]); }
+static int test_tip_over_edge(void) { return check_scene(&scenes[6]); }
+static int test_five_box_stack(void) { return check_scene(&scenes[7]); }
+static int test_pendulum_limit(void) { return check_scene(&scenes[8]); }
+static int test_fourbar_connect(void) { return check_scene(&scenes[9]); }
+
+// the step where two MuJoCo rollouts, one with qpos[2] (the root height) moved by 1e-12,
+// separate by more than ROLLOUT_TOL (-1: never within NSTEP)
+static int mujoco_self_separation(const char* path) {
+    char err[1024];
+    mjModel* mm = mj_loadXML(path, NULL, err, (int)sizeof(err));
+    if (!mm) {
+        return -2;
+    }
+    mjData* a = mj_makeData(mm);
+    mjData* b = mj_makeData(mm);
+    b->qpos[2] += 1e-12;
+    int separate = -1;
+    for (int t = 0; t < NSTEP && separate < 0; t++) {
+        mj_step(mm, a);
+        mj_step(mm, b);
+        if (!(qpos_distance(mm, a->qpos, b->qpos) <= ROLLOUT_TOL)) {
+            separate = t + 1;
+        }
+    }
+    mj_deleteData(a);
+    mj_deleteData(b);
+    mj_deleteModel(mm);
+    return separate;
+}
+
+// humanoid.xml falling from its initial pose: same-state forward to 1e-8; the rollout agrees
+// until chaos separates it, no earlier than MuJoCo separates from itself after 1e-12
+static int test_humanoid(void) {
+    const Scene* s = &scenes[10];
+    FwdReport fwd;
+    RolloutReport roll;
+    if (run_scene(s, &fwd, &roll)) {
+        return 1;
+    }
+    int self = mujoco_self_separation(GDN_ORACLE_MJ_HUMANOID);
+    printf("  %-22s forward: %3d states, qacc %.2e, efc_force %.2e, iter mismatch %d | "
+           "rollout: worst qpos %.2e, Newton iterations %ld (MuJoCo %ld)\n",
+           s->name, fwd.compared, fwd.err_qacc, fwd.err_force, fwd.iter_mismatch, roll.worst,
+           roll.iter_gdn, roll.iter_mj);
+    printf("  humanoid: gradyn vs MuJoCo separate (> %.0e in qpos) at step %d; MuJoCo vs "
+           "itself after a 1e-12 change of the root height: step %d (-1: not within %d)\n",
+           ROLLOUT_TOL, roll.separate_step, self, NSTEP);
+    CHECK(fwd.compared > 0);
+    CHECK(fwd.nefc_mismatch == 0);
+    CHECK(fwd.err_qacc <= FORWARD_TOL);
+    CHECK(fwd.err_force <= FORWARD_TOL);
+    // chaos: we may separate no earlier than MuJoCo's own 1e-12 sensitivity allows
+    CHECK(roll.separate_step < 0 || (self > 0 && roll.separate_step >= self));
+    return 0;
+}
+
+// iterations = 1 on a kicked five-box stack: each step is also solved to convergence from the
+// same state and warm start (100 iterations, tolerance 1e-12); a step reported converged must
+// be at that solution, and the hard steps must be reported unconverged (never hidden)
+static int test_unconverged_reported(void) {
+    Pair p;
+    if (pair_load(&p, "sol_stack.xml")) {
+        return 1;
+    }
+    gdnData* ref = NULL;
+    CHECK(gdn_data_create(p.gm, &ref) == GDN_OK);
+    const int nv = p.gm->nv;
+    unsigned long long rng = 12345;
+    int constrained = 0, unconverged = 0;
+    double worst_converged = 0;
+    for (int t = 0; t < 200; t++) {
+        if (t % 20 == 10) {
+            for (int i = 0; i < nv; i++) {
+                p.gd->qvel[i] += gdn_test_uniform(&rng, -1, 1);
+            }
+        }
+        // the converged reference from the same state and warm start
+        memcpy(ref->qpos, p.gd->qpos, sizeof(double) * (size_t)p.gm->nq);
+        memcpy(ref->qvel, p.gd->qvel, sizeof(double) * (size_t)nv);
+        memcpy(ref->qacc_warmstart, p.gd->qacc_warmstart, sizeof(double) * (size_t)nv);
+        p.gm->opt.iterations = 100;
+        p.gm->opt.tolerance = 1e-12;
+        CHECK(gdn_forward(p.gm, ref) == GDN_OK);
+        CHECK(ref->nefc == 0 || ref->solver_converged == 1);
+        // the 1-iteration step (no dof damping: d->qacc is the solver's qacc)
+        p.gm->opt.iterations = 1;
+        p.gm->opt.tolerance = 1e-8;
+        CHECK(gdn_step(p.gm, p.gd) == GDN_OK);
+        if (p.gd->nefc == 0) {
+            continue;
+        }
+        constrained++;
+        CHECK(p.gd->solver_iter <= 1);
+        if (p.gd->solver_converged) {
+            worst_converged =
+                fmax(worst_converged, gdn_test_relerr(p.gd->qacc, ref->qacc, nv, 1.0));
+        } else {
+            unconverged++;
+            CHECK(p.gd->solver_iter == 1);
+        }
+    }
+    printf("  iterations=1: %d of %d constrained steps report converged = 0; the steps reported "
+           "converged are within %.2e (relative) of the converged solve\n",
+           unconverged, constrained, worst_converged);
+    CHECK(constrained > 100);
+    CHECK(unconverged > 0);
+    CHECK(worst_converged <= 1e-5);
+    gdn_data_free(ref);
+    pair_free(&p);
+    return 0;
+}
+
+// terminal cost |q_T|^2 for the adjoint refusal test
+static gdnStatus terminal_cost(const gdnModel* m, gdnData* scratch, int t, void* user,
+                               double* value, double* gqpos, double* gqvel, double* gctrl) {
+    (void)t, (void)user, (void)gqvel, (void)gctrl;
+    *value = 0;
+    for (int i = 0; i < m->nq; i++) {
+        *value += scratch->qpos[i] * scratch->qpos[i];
+        if (gqpos) {
+            gqpos[i] = 2 * scratch->qpos[i];
+        }
+    }
+    return GDN_OK;
+}
+
+// a box resting on the floor: every derivative entry point refuses the constrained step with
+// GDN_ERR_UNSUPPORTED (the adjoint with a message), and all succeed with constraints disabled
+static int test_derivatives_refuse_constrained_step(void) {
+    Pair p;
+    if (pair_load(&p, "scene_slide.xml")) {
+        return 1;
+    }
+    gdnModel* m = p.gm;
+    gdnData* d = p.gd;
+    const int nv = m->nv;
+    // settle into the floor (the initial pose touches it at distance 0: no row yet)
+    for (int t = 0; t < 20; t++) {
+        CHECK(gdn_step(m, d) == GDN_OK);
+    }
+    double dq[64] = {0}, out_q[64], out_v[64], A[4 * 64 * 64];
+    CHECK(2 * nv <= 64);
+    dq[0] = 1;
+    for (int pass = 0; pass < 2; pass++) {
+        gdnStatus want = pass == 0 ? GDN_ERR_UNSUPPORTED : GDN_OK;
+        CHECK(gdn_step_jvp(m, d, dq, NULL, NULL, NULL, NULL, out_q, out_v) == want);
+        CHECK(pass == 1 || d->nefc > 0);
+        CHECK(gdn_step_vjp(m, d, dq, NULL, out_q, out_v, NULL, NULL, NULL) == want);
+        CHECK(gdn_transition_jacobians(m, d, A, NULL) == want);
+
+        gdnRollout r;
+        gdn_rollout_init(m, 5, &r);
+        r.qpos0 = m->qpos0;
+        r.qvel0 = d->qvel;
+        gdnObjective obj;
+        memset(&obj, 0, sizeof(obj));
+        obj.terminal.fn = terminal_cost;
+        gdnTape* tape = NULL;
+        char err[512];
+        CHECK(gdn_tape_create(m, 5, 1, &tape, err, (int)sizeof(err)) == GDN_OK);
+        double g0[64];
+        gdnAdjointGradients out;
+        memset(&out, 0, sizeof(out));
+        out.qpos0 = g0;
+        gdnStatus st = gdn_adjoint_rollout_gradient(m, &r, &obj, tape, &out, err,
+                                                    (int)sizeof(err));
+        gdn_tape_free(tape);
+        if (pass == 0) {
+            printf("  adjoint refusal: %s: %s\n", gdn_status_string(st), err);
+            CHECK(st == GDN_ERR_UNSUPPORTED);
+            CHECK(strstr(err, "constraint") != NULL);
+            CHECK(isnan(out.J));
+        } else {
+            CHECK(st == GDN_OK);
+        }
+        m->opt.disableflags |= GDN_DSBL_CONSTRAINT;
+    }
+    pair_free(&p);
+    return 0;
+}
+
+static const gdnTestCase cases[] = {
+    {"drop_sphere", test_drop_sphere},
+    {"drop_capsule", test_drop_capsule},
+    {"drop_box", test_drop_box},
+    {"drop_cylinder", test_drop_cylinder},
+    {"slide_pyramidal", test_slide_pyramidal},
+    {"slide_elliptic", test_slide_elliptic},
+    {"tip_over_edge", test_tip_over_edge},
+    {"five_box_stack", test_five_box_stack},
+    {"pendulum_limit", test_pendulum_limit},
+    {"fourbar_connect", test_fourbar_connect},
+    {"humanoid", test_humanoid},
+    {"unconverged_reported", test_unconverged_reported},
+    {"derivatives_refuse_constrained_step", test_derivatives_refuse_constrained_step},
+};
+
+GDN_TEST_MAIN(cases)

@@ -12,6 +12,8 @@
 //       print every MODEL/ROW/ENGINE name (the derivative kernels included)
 //   --deriv 0|1|only: the issue-3 tables after the main one (default 1; derivative.c): adjoint
 //       vs forward rollout, transition Jacobians vs mjd_transitionFD
+//   --contact 0|1|only: the issue-4 contact-step table (default 1; contact.c): gdn_step vs mj_step
+//       rollouts with contacts on, mean Newton iterations of both; --contact-steps N (1000)
 //   --source mujoco: gradyn's model is a copy of MuJoCo's compiled model instead of gradyn's own
 //       MJCF loader's (same dynamics, isolates the loader)
 #define _POSIX_C_SOURCE 200809L
@@ -23,6 +25,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "contact.h"
 #include "derivative.h"
 #include "rows.h"
 #include "timer.h"
@@ -54,6 +57,8 @@ typedef struct benchOptions {
     long count_calls;
     int list;
     int deriv;              // 0: main table only, 1: both, 2: derivative tables only
+    int contact;            // contact-step table: 0 no, 1 after the others, 2 only it
+    int contact_steps;      // rollout length of the contact table
     benchSource source;     // gradyn's own loader or a copy of MuJoCo's compiled model
     int nmodels;
     benchModelSpec models[MAX_MODELS];
@@ -81,6 +86,7 @@ static void default_models(benchOptions* o) {
 static int usage(void) {
     fprintf(stderr, "usage: gdn_bench [--batches N] [--ms T] [--states S] [--seed X] "
                     "[--model NAME=PATH]... [--rows a,b] [--source xml|mujoco] [--deriv 0|1|only]\n"
+                    "                 [--contact 0|1|only] [--contact-steps N]\n"
                     "       gdn_bench --count MODEL/ROW/ENGINE N [--model NAME=PATH]...\n"
                     "       gdn_bench --list\n");
     return 2;
@@ -117,6 +123,11 @@ static int parse_options(int argc, char** argv, benchOptions* o) {
         } else if (!strcmp(a, "--deriv") && has_value) {
             const char* v = argv[++i];
             o->deriv = !strcmp(v, "only") ? 2 : atoi(v) != 0;
+        } else if (!strcmp(a, "--contact") && has_value) {
+            const char* v = argv[++i];
+            o->contact = !strcmp(v, "only") ? 2 : atoi(v) != 0;
+        } else if (!strcmp(a, "--contact-steps") && has_value) {
+            o->contact_steps = atoi(argv[++i]);
         } else if (!strcmp(a, "--list")) {
             o->list = 1;
         } else if (!strcmp(a, "--model") && has_value) {
@@ -133,7 +144,8 @@ static int parse_options(int argc, char** argv, benchOptions* o) {
             return -1;
         }
     }
-    if (o->batches < 1 || o->batch_seconds <= 0.0 || o->nstates < 1 || o->count_calls < 0) {
+    if (o->batches < 1 || o->batch_seconds <= 0.0 || o->nstates < 1 || o->count_calls < 0 ||
+        o->contact_steps < 100) {
         return -1;
     }
     return 0;
@@ -374,6 +386,8 @@ int main(int argc, char** argv) {
     o.nstates = 16;
     o.seed = 12345;
     o.deriv = 1;
+    o.contact = 1;
+    o.contact_steps = 1000;
     default_models(&o);
     if (parse_options(argc, argv, &o)) {
         return usage();
@@ -397,9 +411,15 @@ int main(int argc, char** argv) {
     if (o.count_name) {
         return run_count(&o);
     }
+    if (o.contact == 2) {
+        return bench_contact_table(o.batches, o.contact_steps) ? 1 : 0;
+    }
     int failures = o.deriv == 2 ? 0 : run_table(&o);
     if (o.deriv) {
         failures += bench_deriv_tables(o.batches, o.batch_seconds, o.nstates, o.seed);
+    }
+    if (o.contact) {
+        failures += bench_contact_table(o.batches, o.contact_steps);
     }
     return failures ? 1 : 0;
 }

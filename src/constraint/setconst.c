@@ -102,6 +102,14 @@ gdnStatus gdn_constraint_set_const(gdnModel* m) {
         goto done;
     }
     gdn_crb(m, d);
+
+    // the solver's scale: mean diagonal of M(qpos0), armature included (MuJoCo's
+    // stat.meaninertia, computed by its mj_setConst the same way)
+    m->stat_meaninertia = 0;
+    for (int i = 0; i < nv; i++) {
+        m->stat_meaninertia += d->qM[(size_t)i * n + (size_t)i];
+    }
+    m->stat_meaninertia /= nv;
     memcpy(L, d->qM, sizeof(double) * n * n);
     if (cholesky(L, nv)) {
         // singular M (MuJoCo's compiler rejects such models): weights stay zero

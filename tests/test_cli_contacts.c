@@ -369,12 +369,94 @@ static int test_simulate_option_errors(void) {
     return 0;
 }
 
+// the last trajectory row of a JSON simulate output; NULL when absent
+static const cJSON* last_row(const cJSON* root) {
+    const cJSON* rows = cJSON_GetObjectItem(root, "trajectory");
+    int n = cJSON_GetArraySize(rows);
+    return n > 0 ? cJSON_GetArrayItem(rows, n - 1) : NULL;
+}
+
+
+// simulate's options change the step as the library does: the elliptic cone's trajectory equals
+// gdn_step's with opt.cone set (every printed digit); --nocontact and --noconstraint let the
+// ball fall through the floor; 1 iteration at tolerance 1e-15 is reported unconverged
+static int test_simulate_contact_options(void) {
+    const char* path = tmp_file("scene_sim.xml", scene_xml);
+    char args[1024];
+
+    // elliptic cone vs the library
+    snprintf(args, sizeof(args), "simulate '%s' --steps 100 --every 100 --format json --cone "
+             "elliptic --iterations 60 --tolerance 1e-9", path);
+    CHECK(run_cli(args) == 0);
+    cJSON* root = cJSON_Parse(run_out);
+    CHECK(root != NULL);
+    gdnModel* m = NULL;
+    char err[512];
+    CHECK(gdn_load_xml(path, &m, err, (int)sizeof(err), NULL, 0) == GDN_OK);
+    m->opt.cone = GDN_CONE_ELLIPTIC;
+    m->opt.iterations = 60;
+    m->opt.tolerance = 1e-9;
+    gdnData* d = NULL;
+    CHECK(gdn_data_create(m, &d) == GDN_OK);
+    gdn_data_reset(m, d);
+    for (int i = 0; i < 100; i++) {
+        CHECK(gdn_step(m, d) == GDN_OK);
+    }
+    const cJSON* row = last_row(root);
+    CHECK(row != NULL);
+    CHECK(array_diff(cJSON_GetObjectItem(row, "qpos"), d->qpos, m->nq) == 0);
+    CHECK(array_diff(cJSON_GetObjectItem(row, "qvel"), d->qvel, m->nv) == 0);
+    CHECK(cJSON_GetObjectItem(row, "ncon")->valueint == d->ncon && d->ncon > 0);
+    CHECK(cJSON_GetObjectItem(row, "solver_iter")->valueint == d->solver_iter);
+    CHECK(cJSON_GetObjectItem(root, "unconverged_steps")->valueint == 0);
+    double ball_z = d->qpos[2];
+    printf("  --cone elliptic: 100 steps equal gdn_step's; ball at z %.6f, %d contacts\n", ball_z,
+           d->ncon);
+    CHECK(fabs(ball_z - 0.1) < 2e-3);
+    cJSON_Delete(root);
+    gdn_data_free(d);
+    gdn_model_free(m);
+
+    // without contacts (or any constraint) the ball falls through the floor: 0.5 g t^2 in 0.3 s
+    const char* off[2] = {"--nocontact", "--noconstraint"};
+    for (int k = 0; k < 2; k++) {
+        snprintf(args, sizeof(args), "simulate '%s' --steps 150 --every 150 --format json %s",
+                 path, off[k]);
+        CHECK(run_cli(args) == 0);
+        root = cJSON_Parse(run_out);
+        CHECK(root != NULL);
+        row = last_row(root);
+        CHECK(row != NULL);
+        double z = cJSON_GetArrayItem(cJSON_GetObjectItem(row, "qpos"), 2)->valuedouble;
+        printf("  %s: ball at z %.4f after 0.3 s, ncon %d\n", off[k], z,
+               cJSON_GetObjectItem(row, "ncon")->valueint);
+        CHECK(z < 0.099 - 0.4);
+        CHECK(cJSON_GetObjectItem(row, "ncon")->valueint == 0);
+        cJSON_Delete(root);
+    }
+
+    // an unconverged solve is reported on stderr and in the JSON
+    snprintf(args, sizeof(args), "simulate '%s' --steps 20 --format json --iterations 1 "
+             "--tolerance 1e-15", path);
+    CHECK(run_cli(args) == 0);
+    CHECK(strstr(run_err, "did not converge"));
+    root = cJSON_Parse(run_out);
+    CHECK(root != NULL);
+    int unconverged = cJSON_GetObjectItem(root, "unconverged_steps")->valueint;
+    printf("  --iterations 1 --tolerance 1e-15: %d of 20 steps reported unconverged\n",
+           unconverged);
+    CHECK(unconverged > 0);
+    cJSON_Delete(root);
+    return 0;
+}
+
 static const gdnTestCase cases[] = {
     {"contacts_scene", test_contacts_scene},
     {"contacts_state_and_key", test_contacts_state_and_key},
     {"contacts_overflow", test_contacts_overflow},
     {"contacts_errors", test_contacts_errors},
     {"simulate_option_errors", test_simulate_option_errors},
+    {"simulate_contact_options", test_simulate_contact_options},
 };
 
 GDN_TEST_MAIN(cases)

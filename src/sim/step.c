@@ -135,21 +135,34 @@ gdnStatus gdn_step(const gdnModel* m, gdnData* d) {
         return status;
     }
     const double h = m->opt.timestep;
-    // a finite but huge qacc can still overflow v': refused like a non-finite qacc, the state
-    // left as it was (x - x is NaN for an infinite x)
-    double overflow = 0;
-    for (int i = 0; i < m->nv; i++) {
-        double v = d->qvel[i] + h * d->qacc[i];
-        overflow += v - v;
+    // v' = v + h qacc and q' = q (+) h v' into scratch, committed only when finite: a finite
+    // but huge qacc can overflow v', a huge position plus h v' can overflow q'; a refused step
+    // leaves qpos and qvel as they were
+    size_t mark = gdn_arena_mark(d);
+    double* qpos_next = gdn_arena_doubles(d, (size_t)m->nq);
+    double* qvel_next = gdn_arena_doubles(d, (size_t)m->nv);
+    if (!qpos_next || !qvel_next) {
+        gdn_arena_reset(d, mark);
+        return GDN_ERR_MEMORY;
     }
-    if (overflow != 0) {
+    for (int i = 0; i < m->nv; i++) {
+        qvel_next[i] = d->qvel[i] + h * d->qacc[i];
+    }
+    if (!gdn_all_finite(qvel_next, m->nv)) {
+        gdn_arena_reset(d, mark);
         d->warning[GDN_WARN_BADQACC]++;
         return GDN_ERR_NONFINITE;
     }
-    for (int i = 0; i < m->nv; i++) {
-        d->qvel[i] += h * d->qacc[i];
+    memcpy(qpos_next, d->qpos, sizeof(double) * (size_t)m->nq);
+    gdn_integrate_pos(m, qpos_next, qvel_next, h);
+    if (!gdn_all_finite(qpos_next, m->nq)) {
+        gdn_arena_reset(d, mark);
+        d->warning[GDN_WARN_BADQPOS]++;
+        return GDN_ERR_NONFINITE;
     }
-    gdn_integrate_pos(m, d->qpos, d->qvel, h);
+    memcpy(d->qvel, qvel_next, sizeof(double) * (size_t)m->nv);
+    memcpy(d->qpos, qpos_next, sizeof(double) * (size_t)m->nq);
+    gdn_arena_reset(d, mark);
     d->time += h;
     return GDN_OK;
 }

@@ -2,6 +2,7 @@
 // Broad phase: world/plane body pairs plus sweep and prune of body boxes, sorted by signature.
 #include "collision/broadphase.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "base/arena.h"
@@ -81,6 +82,72 @@ static int compare_endpoint(const void* a, const void* b) {
     return (p->body > q->body) - (p->body < q->body);
 }
 
+// index of the lowest set bit of bits != 0
+static int lowest_bit(uint64_t bits) {
+#if defined(__GNUC__) || defined(__clang__)
+    return __builtin_ctzll(bits);
+#else
+    int i = 0;
+    while (!(bits & 1)) {
+        bits >>= 1;
+        i++;
+    }
+    return i;
+#endif
+}
+
+// short arrays: insertion sort (no calls through qsort's comparator); the comparators are total
+// orders, so the result is the one qsort gives
+#define INSERTION_SORT_MAX 96
+
+static void sort_endpoints(Endpoint* e, int n) {
+    if (n > INSERTION_SORT_MAX) {
+        qsort(e, (size_t)n, sizeof(Endpoint), compare_endpoint);
+        return;
+    }
+    for (int i = 1; i < n; i++) {
+        Endpoint x = e[i];
+        int j = i;
+        while (j > 0 && compare_endpoint(&e[j - 1], &x) > 0) {
+            e[j] = e[j - 1];
+            j--;
+        }
+        e[j] = x;
+    }
+}
+
+static void sort_ints(int* a, int n) {
+    if (n > INSERTION_SORT_MAX) {
+        qsort(a, (size_t)n, sizeof(int), compare_int);
+        return;
+    }
+    for (int i = 1; i < n; i++) {
+        int x = a[i], j = i;
+        while (j > 0 && a[j - 1] > x) {
+            a[j] = a[j - 1];
+            j--;
+        }
+        a[j] = x;
+    }
+}
+
+// nbody <= 64: the pairs as one bit per partner (bit b2 of row b1, b1 < b2), read back row by
+// row, lowest bit first: the signatures in increasing order, each once. Returns their number.
+static int sort_unique_small(int* pairs, int npair, int nbody) {
+    uint64_t rows[64] = {0};
+    for (int i = 0; i < npair; i++) {
+        int b1 = (pairs[i] >> 16) - 1, b2 = (pairs[i] & 0xFFFF) - 1;
+        rows[b1] |= (uint64_t)1 << b2;
+    }
+    int n = 0;
+    for (int b1 = 0; b1 < nbody; b1++) {
+        for (uint64_t bits = rows[b1]; bits; bits &= bits - 1) {
+            pairs[n++] = gdn_body_pair_signature(b1, lowest_bit(bits));
+        }
+    }
+    return n;
+}
+
 int gdn_broadphase(const gdnModel* m, gdnData* d, int* pairs) {
     int nbody = m->nbody, npair = 0;
     size_t mark = gdn_arena_mark(d);
@@ -121,7 +188,7 @@ int gdn_broadphase(const gdnModel* m, gdnData* d, int* pairs) {
         ends[nend++] = (Endpoint){box[6 * b], b, 0};
         ends[nend++] = (Endpoint){box[6 * b + 1], b, 1};
     }
-    qsort(ends, (size_t)nend, sizeof(Endpoint), compare_endpoint);
+    sort_endpoints(ends, nend);
     int nactive = 0;
     for (int i = 0; i < nend; i++) {
         int b2 = ends[i].body;
@@ -152,7 +219,10 @@ int gdn_broadphase(const gdnModel* m, gdnData* d, int* pairs) {
     gdn_arena_reset(d, mark);
 
     // increasing signatures, repeats removed
-    qsort(pairs, (size_t)npair, sizeof(int), compare_int);
+    if (nbody <= 64) {
+        return sort_unique_small(pairs, npair, nbody);
+    }
+    sort_ints(pairs, npair);
     int n = 0;
     for (int i = 0; i < npair; i++) {
         if (n == 0 || pairs[i] != pairs[n - 1]) {

@@ -149,14 +149,11 @@ static void collide_geoms(const gdnModel* m, gdnData* d, int g1, int g2, int ipa
     if (!collide || (ipair < 0 && filtered(m, g1, g2))) {
         return;
     }
-    PairParams p;
-    if (ipair < 0) {
-        geom_params(m, g1, g2, &p);
-    } else {
-        pair_params(m, ipair, &p);
-    }
+    // the margin first; the other parameters only for a pair that touches
     const int override = (m->opt.enableflags & GDN_ENBL_OVERRIDE) != 0;
-    double margin = override ? m->opt.o_margin : p.margin;
+    double margin = override          ? m->opt.o_margin
+                    : ipair < 0       ? fmax(m->geom_margin[g1], m->geom_margin[g2])
+                                      : m->pair_margin[ipair];
     if (bounds_apart(m, d, g1, g2, margin)) {
         return;
     }
@@ -165,6 +162,12 @@ static void collide_geoms(const gdnModel* m, gdnData* d, int g1, int g2, int ipa
     int num = collide(m, d, con, g1, g2, margin);
     if (num <= 0) {
         return;
+    }
+    PairParams p;
+    if (ipair < 0) {
+        geom_params(m, g1, g2, &p);
+    } else {
+        pair_params(m, ipair, &p);
     }
     if (num > GDN_MAXCONPAIR) {
         num = GDN_MAXCONPAIR; // a collision function broke its contract: keep what fits

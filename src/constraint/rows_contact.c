@@ -5,44 +5,72 @@
 
 #include "constraint/constraint.h"
 #include "constraint/rows.h"
+#include "kinematics/jacobian.h"
 
 // rows a contact adds
 static int contact_rows(int dim, int pyramidal) {
     return dim == 1 ? 1 : (pyramidal ? 2 * (dim - 1) : dim);
 }
 
+// the columns where the two bodies' Jacobians at a common point can differ: the dofs on exactly
+// one of the two chains to the root (a shared ancestor dof moves the point of both bodies alike,
+// so its column of J2 - J1 is x - x = 0). Both chains run through decreasing dof indices: merge
+// them; which[k] = 1 (body 1 only) or 2 (body 2 only). Returns the number of columns.
+static int chain_difference(const gdnModel* m, int b1, int b2, int* cols, int* which) {
+    int n = 0;
+    int a = gdn_jac_last_dof(m, b1), b = gdn_jac_last_dof(m, b2);
+    while (a >= 0 || b >= 0) {
+        if (a == b) {
+            // the rest of both chains is shared
+            break;
+        }
+        if (a > b) {
+            cols[n] = a;
+            which[n++] = 1;
+            a = m->dof_parentid[a];
+        } else {
+            cols[n] = b;
+            which[n++] = 2;
+            b = m->dof_parentid[b];
+        }
+    }
+    return n;
+}
+
 // jc (dim x nv): rows of frame times (J2 - J1) at the contact point; rows 0-2 translational
-// (normal, tangent 1, tangent 2), rows 3.. rotational (frame rows 0.. : spin, roll 1, roll 2)
-static void contact_jacobian(const gdnModel* m, gdnData* d, const gdnContact* con, double* jc,
-                             double* s) {
+// (normal, tangent 1, tangent 2), rows 3.. rotational (frame rows 0.. : spin, roll 1, roll 2).
+// Only the columns of chain_difference are nonzero: per column, dif = J2 - J1 with the absent
+// body's column 0, row(c) = f . dif. Returns the column count (cols: their indices).
+static int contact_jacobian(const gdnModel* m, const gdnData* d, const gdnContact* con,
+                            double* jc, int* cols, int* which) {
     int nv = m->nv, dim = con->dim;
     int b1 = m->geom_bodyid[con->geom1], b2 = m->geom_bodyid[con->geom2];
-    double *j1p = s, *j2p = s + 3 * nv, *j1r = s + 6 * nv, *j2r = s + 9 * nv;
-    gdn_jac(m, d, j1p, dim > 3 ? j1r : NULL, con->pos, b1);
-    gdn_jac(m, d, j2p, dim > 3 ? j2r : NULL, con->pos, b2);
-    for (int k = 0; k < 3 * nv; k++) {
-        j1p[k] = j2p[k] - j1p[k];
-    }
-    if (dim > 3) {
-        for (int k = 0; k < 3 * nv; k++) {
-            j1r[k] = j2r[k] - j1r[k];
-        }
-    }
+    int ncol = chain_difference(m, b1, b2, cols, which);
+    memset(jc, 0, sizeof(double) * (size_t)dim * (size_t)nv);
     int ntran = dim > 1 ? 3 : 1;
-    for (int r = 0; r < dim; r++) {
-        const double* f = con->frame + 3 * (r < 3 ? r : r - 3);
-        const double* dif = r < ntran ? j1p : j1r;
-        double* row = jc + (size_t)r * (size_t)nv;
-        for (int c = 0; c < nv; c++) {
-            row[c] = f[0] * dif[c] + f[1] * dif[nv + c] + f[2] * dif[2 * nv + c];
+    for (int k = 0; k < ncol; k++) {
+        int c = cols[k];
+        double jp[3], jr[3], difp[3], difr[3];
+        gdn_jac_dof_column(m, d, c, con->pos, jp, jr);
+        for (int r = 0; r < 3; r++) {
+            difp[r] = which[k] == 2 ? jp[r] - 0.0 : 0.0 - jp[r];
+            difr[r] = which[k] == 2 ? jr[r] - 0.0 : 0.0 - jr[r];
+        }
+        for (int r = 0; r < dim; r++) {
+            const double* f = con->frame + 3 * (r < 3 ? r : r - 3);
+            const double* dif = r < ntran ? difp : difr;
+            jc[(size_t)r * (size_t)nv + (size_t)c] = f[0] * dif[0] + f[1] * dif[1] + f[2] * dif[2];
         }
     }
+    return ncol;
 }
 
 void gdn_rows_contact(const gdnModel* m, gdnData* d, double* scratch) {
     int nv = m->nv, pyramidal = m->opt.cone == GDN_CONE_PYRAMIDAL, full = 0;
     double* jc = scratch;            // 6 nv: contact-frame Jacobian
-    double* work = scratch + 6 * nv; // 12 nv: body Jacobians, then pyramid edge pairs
+    double* pair = scratch + 6 * nv; // 2 nv: pyramid edge pairs
+    int* cols = (int*)(void*)(scratch + 8 * nv); // nv: nonzero columns, then which body (nv)
+    int* which = cols + nv;
     for (int i = 0; i < d->ncon; i++) {
         gdnContact* con = d->contact + i;
         con->efc_address = -1;
@@ -60,7 +88,7 @@ void gdn_rows_contact(const gdnModel* m, gdnData* d, double* scratch) {
             continue;
         }
         con->efc_address = d->nefc;
-        contact_jacobian(m, d, con, jc, work);
+        int ncol = contact_jacobian(m, d, con, jc, cols, which);
         if (dim == 1) {
             gdn_rows_add(m, d, jc, &con->dist, &con->includemargin, 0, 1,
                          GDN_CNSTR_CONTACT_FRICTIONLESS, i);
@@ -68,12 +96,13 @@ void gdn_rows_contact(const gdnModel* m, gdnData* d, double* scratch) {
             // edge pair k: J0 + mu_k Jk, J0 - mu_k Jk
             double pos[2] = {con->dist, con->dist};
             double margin[2] = {con->includemargin, con->includemargin};
-            double* pair = work;
+            memset(pair, 0, sizeof(double) * 2 * (size_t)nv);
             for (int k = 1; k < dim; k++) {
                 double mu = con->friction[k - 1];
                 const double* j0 = jc;
                 const double* jk = jc + (size_t)k * (size_t)nv;
-                for (int c = 0; c < nv; c++) {
+                for (int n = 0; n < ncol; n++) {
+                    int c = cols[n];
                     pair[c] = j0[c] + mu * jk[c];
                     pair[nv + c] = j0[c] + -mu * jk[c];
                 }

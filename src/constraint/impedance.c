@@ -88,6 +88,12 @@ static void row_violation(const gdnModel* m, const gdnData* d, int i, double* po
     }
 }
 
+// base^(power - 1); the default power 2 gives base^1 = base, which pow returns exactly (its
+// error is below one ulp and the result is representable): the same bits without the call
+static double pow_minus_one(double base, double power) {
+    return power == 2 ? base : pow(base, power - 1);
+}
+
 // d(x), x = |pos - margin| / width: dmin + y(x) (dmax - dmin) with y = a x^p below the
 // midpoint and 1 - b (1 - x)^p above it (a, b make y continuous), saturated outside [0, 1]
 void gdn_impedance(const double solimp[GDN_NIMP], double pos, double margin, double* imp,
@@ -115,13 +121,13 @@ void gdn_impedance(const double solimp[GDN_NIMP], double pos, double margin, dou
         y = x;
         dy = 1;
     } else if (x <= mid) {
-        double a = 1 / pow(mid, power - 1);
+        double a = 1 / pow_minus_one(mid, power);
         y = a * pow(x, power);
-        dy = power * a * pow(x, power - 1);
+        dy = power * a * pow_minus_one(x, power);
     } else {
-        double b = 1 / pow(1 - mid, power - 1);
+        double b = 1 / pow_minus_one(1 - mid, power);
         y = 1 - b * pow(1 - x, power);
-        dy = power * b * pow(1 - x, power - 1);
+        dy = power * b * pow_minus_one(1 - x, power);
     }
     *imp = dmin + y * (dmax - dmin);
     *imp_deriv = dy * sgn * (dmax - dmin) / width;

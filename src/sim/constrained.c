@@ -72,13 +72,17 @@ static void simple_dofs(const gdnModel* m, int* body, int* simple) {
 // ancestors of i; M(k,i) = t; simple dofs skip this (their off-diagonal M is zero up to
 // round-off). LD (nv x nv, row-major) holds D(k) at (k,k) and L(k,j) at the ancestors j < k of
 // k (nothing else is read or written); Dinv = 1 / D. Pivots below PIVOT_MINVAL are raised.
-static void factor_mass_tree(const gdnModel* m, const int* simple, const double* qM, double* LD,
-                             double* Dinv) {
+// With diag (nv, may be NULL) the factor is that of M + diag(diag).
+static void factor_mass_tree(const gdnModel* m, const int* simple, const double* qM,
+                             const double* diag, double* LD, double* Dinv) {
     const int nv = m->nv;
     const int* parent = m->dof_parentid;
     for (int k = 0; k < nv; k++) {
         for (int j = k; j >= 0; j = parent[j]) {
             LD[(size_t)k * (size_t)nv + (size_t)j] = qM[(size_t)k * (size_t)nv + (size_t)j];
+        }
+        if (diag) {
+            LD[(size_t)k * (size_t)nv + (size_t)k] += diag[k];
         }
     }
     for (int k = nv - 1; k >= 0; k--) {
@@ -157,11 +161,32 @@ gdnStatus gdn_constrained_acceleration(const gdnModel* m, gdnData* d, const doub
     double* Dinv = LD + (size_t)nv * (size_t)nv;
     int* simple = simple_body + m->nbody;
     simple_dofs(m, simple_body, simple);
-    factor_mass_tree(m, simple, d->qM, LD, Dinv);
+    factor_mass_tree(m, simple, d->qM, NULL, LD, Dinv);
     memcpy(d->qacc_smooth, d->qfrc_smooth, sizeof(double) * (size_t)nv);
     solve_mass_tree(m, simple, LD, Dinv, d->qacc_smooth);
     gdn_arena_reset(d, mark);
     return gdn_solve_constraint(m, d);
+}
+
+// qacc = (M + diag(extra))^-1 rhs with the tree LDL' of M + diag(extra) (mj_Euler's order)
+gdnStatus gdn_damped_acceleration(const gdnModel* m, gdnData* d, const double* extra,
+                                  const double* rhs, double* qacc) {
+    const int nv = m->nv;
+    size_t mark = gdn_arena_mark(d);
+    double* LD = gdn_arena_doubles(d, (size_t)nv * (size_t)nv + (size_t)nv);
+    int* simple_body = gdn_arena_ints(d, (size_t)m->nbody + (size_t)nv);
+    if (!LD || !simple_body) {
+        gdn_arena_reset(d, mark);
+        return GDN_ERR_MEMORY;
+    }
+    double* Dinv = LD + (size_t)nv * (size_t)nv;
+    int* simple = simple_body + m->nbody;
+    simple_dofs(m, simple_body, simple);
+    factor_mass_tree(m, simple, d->qM, extra, LD, Dinv);
+    memcpy(qacc, rhs, sizeof(double) * (size_t)nv);
+    solve_mass_tree(m, simple, LD, Dinv, qacc);
+    gdn_arena_reset(d, mark);
+    return GDN_OK;
 }
 
 void gdn_unconstrained_report(const gdnModel* m, gdnData* d) {

@@ -21,6 +21,12 @@ gdnStatus gdn_constraint_rows_stage(const gdnModel* m, gdnData* d);
 //   d->solver_converged = 0
 gdnStatus gdn_constrained_acceleration(const gdnModel* m, gdnData* d, const double* tau);
 
+// qacc (nv) = (M + diag(extra))^-1 rhs by the tree LDL' of qM + diag(extra) in MuJoCo's order
+// (mj_Euler's mj_factorI and mj_solveLD), for the damped Euler update after a constrained
+// solve. Needs qM. GDN_ERR_MEMORY from the arena
+gdnStatus gdn_damped_acceleration(const gdnModel* m, gdnData* d, const double* extra,
+                                  const double* rhs, double* qacc);
+
 // the state of the solver when no row is active, as MuJoCo's mj_fwdConstraint leaves it:
 // qfrc_constraint = 0, qacc_warmstart = qacc, solver_iter 0, converged
 void gdn_unconstrained_report(const gdnModel* m, gdnData* d);

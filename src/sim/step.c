@@ -17,8 +17,8 @@
 // Without constraint rows (GDN_DSBL_CONSTRAINT, or no contact, limit, equality or friction-loss
 // row active) ABA gives qacc_int directly (the damping term is its `extra` diagonal) and the
 // step needs neither qM nor a separate RNE. With rows: qM, qfrc_bias, qfrc_smooth,
-// qacc_smooth = M^-1 qfrc_smooth, the Newton solve for qacc, then ABA once more for qacc_int
-// when there is damping (or a caller wants ABA's factorization).
+// qacc_smooth = M^-1 qfrc_smooth, the Newton solve for qacc, then, when there is damping,
+// qacc_int by the tree LDL' of M + h D as mj_Euler (ABA when a caller wants ABA's factorization).
 //
 // After gdn_step, d->qacc holds qacc_int, the acceleration that was integrated (v' = v + h
 // qacc). Without dof damping this is MuJoCo's qacc; with damping it differs from it (MuJoCo
@@ -100,10 +100,18 @@ gdnStatus gdn_step_acceleration_factored(const gdnModel* m, gdnData* d,
         // qfrc_constraint) = (M + h D)^-1 (qfrc_smooth + qfrc_constraint) when needed
         status = gdn_constrained_acceleration(m, d, tau);
         if (status == GDN_OK && (damped || factor)) {
-            for (int i = 0; i < nv; i++) {
-                tau[i] += d->qfrc_constraint[i];
+            if (factor) {
+                for (int i = 0; i < nv; i++) {
+                    tau[i] += d->qfrc_constraint[i];
+                }
+                gdn_aba_factored(m, d, tau, damped ? extra : NULL, qacc, factor);
+            } else {
+                // as mj_Euler: the tree LDL' of M + h D (qM is fresh from the solve)
+                for (int i = 0; i < nv; i++) {
+                    tau[i] = d->qfrc_smooth[i] + d->qfrc_constraint[i];
+                }
+                status = gdn_damped_acceleration(m, d, extra, tau, qacc);
             }
-            gdn_aba_factored(m, d, tau, damped ? extra : NULL, qacc, factor);
         } else {
             memcpy(qacc, d->qacc, sizeof(double) * (size_t)nv);
         }

@@ -67,76 +67,134 @@ static void simple_dofs(const gdnModel* m, int* body, int* simple) {
     }
 }
 
-// M = L' D L along the dof tree, in MuJoCo's order (mj_factorI): for k = nv-1 .. 0 and each
-// ancestor i of k (nearest first), t = M(k,i) / M(k,k); M(i,j) += M(k,j) (-t) for j = i and the
-// ancestors of i; M(k,i) = t; simple dofs skip this (their off-diagonal M is zero up to
-// round-off). LD (nv x nv, row-major) holds D(k) at (k,k) and L(k,j) at the ancestors j < k of
-// k (nothing else is read or written); Dinv = 1 / D. Pivots below PIVOT_MINVAL are raised.
-// With diag (nv, may be NULL) the factor is that of M + diag(diag).
-static void factor_mass_tree(const gdnModel* m, const int* simple, const double* qM,
-                             const double* diag, double* LD, double* Dinv) {
+// The tree factor of M: row k of L holds the chain of k (k itself, then its ancestors, nearest
+// first), packed at adr[k] with len[k] entries, so the chain of an ancestor i of k is the tail
+// of row k from i's position on (both rows then run over the same columns in the same order).
+typedef struct {
+    int* adr;      // nv: start of row k in LD
+    int* len;      // nv: 1 + the number of ancestors of dof k
+    int* simple;   // nv: 1 for MuJoCo's simple dofs (skipped)
+    double* LD;    // D(k) at adr[k], then L(k, j) for the ancestors j of k
+    double* Dinv;  // nv: 1 / D
+} TreeFactor;
+
+// the layout and the scratch of a TreeFactor, from the arena (the caller resets it)
+static gdnStatus tree_factor_alloc(const gdnModel* m, gdnData* d, TreeFactor* f) {
+    const int nv = m->nv;
+    int* ints = gdn_arena_ints(d, 3 * (size_t)nv + (size_t)m->nbody);
+    if (!ints) {
+        return GDN_ERR_MEMORY;
+    }
+    f->adr = ints;
+    f->len = ints + nv;
+    f->simple = ints + 2 * nv;
+    int total = 0;
+    for (int k = 0; k < nv; k++) {
+        const int parent = m->dof_parentid[k];
+        f->len[k] = parent >= 0 ? f->len[parent] + 1 : 1;
+        f->adr[k] = total;
+        total += f->len[k];
+    }
+    simple_dofs(m, ints + 3 * nv, f->simple);
+    f->LD = gdn_arena_doubles(d, (size_t)total + (size_t)nv);
+    if (!f->LD) {
+        return GDN_ERR_MEMORY;
+    }
+    f->Dinv = f->LD + total;
+    return GDN_OK;
+}
+
+// M + diag(diag) = L' D L along the dof tree (diag, nv, may be NULL), in MuJoCo's order
+// (mj_factorI): for k = nv-1 .. 0 and each ancestor i of k (nearest first), t = M(k,i) / M(k,k);
+// M(i,j) += M(k,j) (-t) for j = i and the ancestors of i; M(k,i) = t; simple dofs skip this
+// (their off-diagonal M is zero up to round-off). Pivots below PIVOT_MINVAL are raised.
+static void factor_mass_tree(const gdnModel* m, const double* qM, const double* diag,
+                             TreeFactor* f) {
     const int nv = m->nv;
     const int* parent = m->dof_parentid;
     for (int k = 0; k < nv; k++) {
+        double* rowk = f->LD + f->adr[k];
+        const double* qMk = qM + (size_t)k * (size_t)nv;
+        int q = 0;
         for (int j = k; j >= 0; j = parent[j]) {
-            LD[(size_t)k * (size_t)nv + (size_t)j] = qM[(size_t)k * (size_t)nv + (size_t)j];
+            rowk[q++] = qMk[j];
         }
         if (diag) {
-            LD[(size_t)k * (size_t)nv + (size_t)k] += diag[k];
+            rowk[0] += diag[k];
         }
     }
     for (int k = nv - 1; k >= 0; k--) {
-        double* rowk = LD + (size_t)k * (size_t)nv;
-        if (rowk[k] < PIVOT_MINVAL) {
-            rowk[k] = PIVOT_MINVAL;
+        double* rowk = f->LD + f->adr[k];
+        if (rowk[0] < PIVOT_MINVAL) {
+            rowk[0] = PIVOT_MINVAL;
         }
-        if (simple[k]) {
+        if (f->simple[k]) {
             continue;
         }
-        for (int i = parent[k]; i >= 0; i = parent[i]) {
-            const double t = rowk[i] / rowk[k];
-            double* rowi = LD + (size_t)i * (size_t)nv;
-            for (int j = i; j >= 0; j = parent[j]) {
-                rowi[j] += rowk[j] * -t;
+        const int lenk = f->len[k];
+        int i = parent[k];
+        for (int q = 1; q < lenk; q++, i = parent[i]) {
+            const double t = rowk[q] / rowk[0];
+            double* rowi = f->LD + f->adr[i];
+            const double* tail = rowk + q;
+            const int leni = lenk - q;
+            for (int p = 0; p < leni; p++) {
+                rowi[p] += tail[p] * -t;
             }
-            rowk[i] = t;
+            rowk[q] = t;
         }
     }
-    for (int i = 0; i < nv; i++) {
-        Dinv[i] = 1.0 / LD[(size_t)i * (size_t)nv + (size_t)i];
+    for (int k = 0; k < nv; k++) {
+        f->Dinv[k] = 1.0 / f->LD[f->adr[k]];
     }
 }
 
 // x = M^-1 x with the factor of factor_mass_tree, in MuJoCo's order (mj_solveLD), simple dofs
 // skipped: x = L'^-1 x (leaves first, zero entries skipped), x = x * Dinv, x = L^-1 x
-static void solve_mass_tree(const gdnModel* m, const int* simple, const double* LD,
-                            const double* Dinv, double* x) {
+static void solve_mass_tree(const gdnModel* m, const TreeFactor* f, double* x) {
     const int nv = m->nv;
     const int* parent = m->dof_parentid;
     for (int i = nv - 1; i >= 0; i--) {
         const double xi = x[i];
-        if (simple[i] || xi == 0) {
+        if (f->simple[i] || xi == 0) {
             continue;
         }
-        const double* rowi = LD + (size_t)i * (size_t)nv;
+        const double* rowi = f->LD + f->adr[i];
+        int q = 1;
         for (int j = parent[i]; j >= 0; j = parent[j]) {
-            x[j] -= rowi[j] * xi;
+            x[j] -= rowi[q++] * xi;
         }
     }
     for (int i = 0; i < nv; i++) {
-        x[i] *= Dinv[i];
+        x[i] *= f->Dinv[i];
     }
     for (int i = 0; i < nv; i++) {
-        if (simple[i]) {
+        if (f->simple[i]) {
             continue;
         }
-        const double* rowi = LD + (size_t)i * (size_t)nv;
+        const double* rowi = f->LD + f->adr[i];
         double xi = x[i];
+        int q = 1;
         for (int j = parent[i]; j >= 0; j = parent[j]) {
-            xi -= rowi[j] * x[j];
+            xi -= rowi[q++] * x[j];
         }
         x[i] = xi;
     }
+}
+
+// x (nv) = (M + diag(diag))^-1 rhs with the tree factor (diag may be NULL)
+static gdnStatus solve_mass(const gdnModel* m, gdnData* d, const double* diag,
+                            const double* rhs, double* x) {
+    size_t mark = gdn_arena_mark(d);
+    TreeFactor f;
+    gdnStatus status = tree_factor_alloc(m, d, &f);
+    if (status == GDN_OK) {
+        factor_mass_tree(m, d->qM, diag, &f);
+        memcpy(x, rhs, sizeof(double) * (size_t)m->nv);
+        solve_mass_tree(m, &f, x);
+    }
+    gdn_arena_reset(d, mark);
+    return status;
 }
 
 // qM, reference acceleration, qfrc_bias, qfrc_smooth, qacc_smooth, then the solve
@@ -151,42 +209,17 @@ gdnStatus gdn_constrained_acceleration(const gdnModel* m, gdnData* d, const doub
     // qacc_smooth = M^-1 qfrc_smooth with MuJoCo's tree LDL of qM (mj_factorM, mj_solveM), not
     // ABA: the solver's gradient M qacc - qfrc_smooth at qacc_smooth then has MuJoCo's bits
     // (often exactly 0, which ends the solve with 0 iterations when qacc_smooth is the answer)
-    size_t mark = gdn_arena_mark(d);
-    double* LD = gdn_arena_doubles(d, (size_t)nv * (size_t)nv + (size_t)nv);
-    int* simple_body = gdn_arena_ints(d, (size_t)m->nbody + (size_t)nv);
-    if (!LD || !simple_body) {
-        gdn_arena_reset(d, mark);
-        return GDN_ERR_MEMORY;
+    gdnStatus status = solve_mass(m, d, NULL, d->qfrc_smooth, d->qacc_smooth);
+    if (status != GDN_OK) {
+        return status;
     }
-    double* Dinv = LD + (size_t)nv * (size_t)nv;
-    int* simple = simple_body + m->nbody;
-    simple_dofs(m, simple_body, simple);
-    factor_mass_tree(m, simple, d->qM, NULL, LD, Dinv);
-    memcpy(d->qacc_smooth, d->qfrc_smooth, sizeof(double) * (size_t)nv);
-    solve_mass_tree(m, simple, LD, Dinv, d->qacc_smooth);
-    gdn_arena_reset(d, mark);
     return gdn_solve_constraint(m, d);
 }
 
 // qacc = (M + diag(extra))^-1 rhs with the tree LDL' of M + diag(extra) (mj_Euler's order)
 gdnStatus gdn_damped_acceleration(const gdnModel* m, gdnData* d, const double* extra,
                                   const double* rhs, double* qacc) {
-    const int nv = m->nv;
-    size_t mark = gdn_arena_mark(d);
-    double* LD = gdn_arena_doubles(d, (size_t)nv * (size_t)nv + (size_t)nv);
-    int* simple_body = gdn_arena_ints(d, (size_t)m->nbody + (size_t)nv);
-    if (!LD || !simple_body) {
-        gdn_arena_reset(d, mark);
-        return GDN_ERR_MEMORY;
-    }
-    double* Dinv = LD + (size_t)nv * (size_t)nv;
-    int* simple = simple_body + m->nbody;
-    simple_dofs(m, simple_body, simple);
-    factor_mass_tree(m, simple, d->qM, extra, LD, Dinv);
-    memcpy(qacc, rhs, sizeof(double) * (size_t)nv);
-    solve_mass_tree(m, simple, LD, Dinv, qacc);
-    gdn_arena_reset(d, mark);
-    return GDN_OK;
+    return solve_mass(m, d, extra, rhs, qacc);
 }
 
 void gdn_unconstrained_report(const gdnModel* m, gdnData* d) {

@@ -763,7 +763,7 @@ static int test_mesh_parse_fuzz(void) {
     unsigned long long rng = 3;
     int accepted = 0, rejected = 0;
     for (int trial = 0; trial < 3000; trial++) {
-        unsigned char buf[256];
+        unsigned char buf[sizeof(stl) + 64]; // the largest seed plus room for insertions
         size_t len;
         gdnMeshFormat fmt;
         if (trial % 3 == 0) {

@@ -153,6 +153,9 @@ static int sort_by_signature(gdnSpec* spec, void* arr, int n, size_t size, size_
         return -1;
     }
     char* items = arr;
+    if (n == 0) {
+        return 0; // nothing to sort (and arr may be NULL)
+    }
     for (int i = 0; i < n; i++) {
         memcpy(&keys[i].key, items + (size_t)i * size + sig_offset, sizeof(int));
         keys[i].index = i;

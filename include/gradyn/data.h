@@ -85,6 +85,10 @@ typedef struct gdnData {
     int* efc_id;            // (maxefc) joint / contact / equality id of the row
     int* efc_state;         // (maxefc) gdnConstraintState at the solution
     double* efc_J;          // (maxefc x nv) dense constraint Jacobian
+    int* efc_rownnz;        // (maxefc) columns of row i that may be nonzero (MuJoCo's sparse J)
+    int* efc_rowadr;        // (maxefc) start of row i's columns in efc_colind
+    int* efc_colind;        // (maxefc x nv) those columns, ascending; every other entry of efc_J
+                            // is exactly 0 (set with the rows by gdn_make_constraint)
     double* efc_pos;        // (maxefc) constraint position (violation)
     double* efc_margin;     // (maxefc) inclusion margin
     double* efc_frictionloss; // (maxefc) friction loss of friction rows

@@ -19,6 +19,43 @@ static int is_contact_type(int type) {
 
 int gdn_rows_add(const gdnModel* m, gdnData* d, const double* jac, const double* pos,
                  const double* margin, double frictionloss, int size, int type, int id) {
+    return gdn_rows_add_sparse(m, d, jac, NULL, 0, pos, margin, frictionloss, size, type, id);
+}
+
+// the sparsity of rows nefc .. nefc + size - 1: the given columns, or (cols NULL) the columns
+// where any of the size rows of jac is nonzero; rows are packed one after the other in colind
+static void record_sparsity(const gdnModel* m, gdnData* d, const double* jac, const int* cols,
+                            int ncol, int size) {
+    const int nv = m->nv, nefc = d->nefc;
+    int adr = nefc > 0 ? d->efc_rowadr[nefc - 1] + d->efc_rownnz[nefc - 1] : 0;
+    int* first = d->efc_colind + adr;
+    if (!cols) {
+        ncol = 0;
+        for (int k = 0; k < nv; k++) {
+            int nonzero = 0;
+            for (int r = 0; r < size && !nonzero; r++) {
+                nonzero = jac[(size_t)r * (size_t)nv + (size_t)k] != 0;
+            }
+            if (nonzero) {
+                first[ncol++] = k;
+            }
+        }
+    } else {
+        memcpy(first, cols, sizeof(int) * (size_t)ncol);
+    }
+    for (int r = 0; r < size; r++) {
+        d->efc_rownnz[nefc + r] = ncol;
+        d->efc_rowadr[nefc + r] = adr;
+        if (r > 0) {
+            memcpy(d->efc_colind + adr, first, sizeof(int) * (size_t)ncol);
+        }
+        adr += ncol;
+    }
+}
+
+int gdn_rows_add_sparse(const gdnModel* m, gdnData* d, const double* jac, const int* cols,
+                        int ncol, const double* pos, const double* margin, double frictionloss,
+                        int size, int type, int id) {
     int nv = m->nv, nefc = d->nefc;
     if (nefc + size > d->maxefc) {
         d->nefc_overflow += size;
@@ -36,6 +73,7 @@ int gdn_rows_add(const gdnModel* m, gdnData* d, const double* jac, const double*
         }
     }
     memcpy(d->efc_J + (size_t)nefc * (size_t)nv, jac, sizeof(double) * (size_t)(size * nv));
+    record_sparsity(m, d, jac, cols, ncol, size);
     for (int i = 0; i < size; i++) {
         d->efc_pos[nefc + i] = pos ? pos[i] : 0;
         d->efc_margin[nefc + i] = margin ? margin[i] : 0;
@@ -63,8 +101,8 @@ static void rows_friction(const gdnModel* m, gdnData* d, double* jac) {
             }
             memset(jac, 0, sizeof(double) * (size_t)nv);
             jac[i] = 1;
-            full = gdn_rows_add(m, d, jac, NULL, NULL, m->dof_frictionloss[i], 1,
-                                GDN_CNSTR_FRICTION_DOF, i);
+            full = gdn_rows_add_sparse(m, d, jac, &i, 1, NULL, NULL, m->dof_frictionloss[i], 1,
+                                       GDN_CNSTR_FRICTION_DOF, i);
         }
     }
 }
@@ -90,7 +128,8 @@ static void rows_limit(const gdnModel* m, gdnData* d, double* jac) {
                     }
                     memset(jac, 0, sizeof(double) * (size_t)nv);
                     jac[dof] = -(double)side;
-                    full = gdn_rows_add(m, d, jac, &dist, &margin, 0, 1, GDN_CNSTR_LIMIT_JOINT, i);
+                    full = gdn_rows_add_sparse(m, d, jac, &dof, 1, &dist, &margin, 0, 1,
+                                               GDN_CNSTR_LIMIT_JOINT, i);
                 }
             }
         } else if (type == GDN_JNT_BALL) {
@@ -113,7 +152,9 @@ static void rows_limit(const gdnModel* m, gdnData* d, double* jac) {
                 }
                 memset(jac, 0, sizeof(double) * (size_t)nv);
                 gdn_scl3(jac + dof, rotvec, -1);
-                full = gdn_rows_add(m, d, jac, &dist, &margin, 0, 1, GDN_CNSTR_LIMIT_JOINT, i);
+                const int cols[3] = {dof, dof + 1, dof + 2};
+                full = gdn_rows_add_sparse(m, d, jac, cols, 3, &dist, &margin, 0, 1,
+                                           GDN_CNSTR_LIMIT_JOINT, i);
             }
         }
     }
@@ -210,9 +251,11 @@ void gdn_constraint_mul_J(const gdnModel* m, const gdnData* d, double* res, cons
     int nv = m->nv;
     for (int i = 0; i < d->nefc; i++) {
         const double* row = d->efc_J + (size_t)i * (size_t)nv;
+        const int* col = d->efc_colind + d->efc_rowadr[i];
+        const int nnz = d->efc_rownnz[i];
         double s = 0;
-        for (int k = 0; k < nv; k++) {
-            s += row[k] * vec[k];
+        for (int k = 0; k < nnz; k++) {
+            s += row[col[k]] * vec[col[k]];
         }
         res[i] = s;
     }
@@ -223,12 +266,14 @@ void gdn_constraint_mul_JT(const gdnModel* m, const gdnData* d, double* res, con
     memset(res, 0, sizeof(double) * (size_t)nv);
     for (int i = 0; i < d->nefc; i++) {
         const double* row = d->efc_J + (size_t)i * (size_t)nv;
+        const int* col = d->efc_colind + d->efc_rowadr[i];
+        const int nnz = d->efc_rownnz[i];
         double f = vec[i];
         if (f == 0) {
             continue;
         }
-        for (int k = 0; k < nv; k++) {
-            res[k] += row[k] * f;
+        for (int k = 0; k < nnz; k++) {
+            res[col[k]] += row[col[k]] * f;
         }
     }
 }

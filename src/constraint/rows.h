@@ -12,6 +12,13 @@
 int gdn_rows_add(const gdnModel* m, gdnData* d, const double* jac, const double* pos,
                  const double* margin, double frictionloss, int size, int type, int id);
 
+// gdn_rows_add with the rows' nonzero columns given: cols (ncol, ascending) holds every column
+// where some row of jac may be nonzero (recorded in efc_rownnz / efc_rowadr / efc_colind);
+// cols NULL: found from jac (as gdn_rows_add does)
+int gdn_rows_add_sparse(const gdnModel* m, gdnData* d, const double* jac, const int* cols,
+                        int ncol, const double* pos, const double* margin, double frictionloss,
+                        int size, int type, int id);
+
 // the rows of each kind in MuJoCo's order; scratch: at least 18 nv doubles
 void gdn_rows_equality(const gdnModel* m, gdnData* d, double* scratch);
 void gdn_rows_contact(const gdnModel* m, gdnData* d, double* scratch);

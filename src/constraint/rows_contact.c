@@ -71,6 +71,7 @@ void gdn_rows_contact(const gdnModel* m, gdnData* d, double* scratch) {
     double* pair = scratch + 6 * nv; // 2 nv: pyramid edge pairs
     int* cols = (int*)(void*)(scratch + 8 * nv); // nv: nonzero columns, then which body (nv)
     int* which = cols + nv;
+    int* ascending = (int*)(void*)(scratch + 9 * nv); // nv: the columns in increasing order
     for (int i = 0; i < d->ncon; i++) {
         gdnContact* con = d->contact + i;
         con->efc_address = -1;
@@ -89,9 +90,12 @@ void gdn_rows_contact(const gdnModel* m, gdnData* d, double* scratch) {
         }
         con->efc_address = d->nefc;
         int ncol = contact_jacobian(m, d, con, jc, cols, which);
+        for (int k = 0; k < ncol; k++) {
+            ascending[k] = cols[ncol - 1 - k];
+        }
         if (dim == 1) {
-            gdn_rows_add(m, d, jc, &con->dist, &con->includemargin, 0, 1,
-                         GDN_CNSTR_CONTACT_FRICTIONLESS, i);
+            gdn_rows_add_sparse(m, d, jc, ascending, ncol, &con->dist, &con->includemargin, 0,
+                                1, GDN_CNSTR_CONTACT_FRICTIONLESS, i);
         } else if (pyramidal) {
             // edge pair k: J0 + mu_k Jk, J0 - mu_k Jk
             double pos[2] = {con->dist, con->dist};
@@ -106,12 +110,14 @@ void gdn_rows_contact(const gdnModel* m, gdnData* d, double* scratch) {
                     pair[c] = j0[c] + mu * jk[c];
                     pair[nv + c] = j0[c] + -mu * jk[c];
                 }
-                gdn_rows_add(m, d, pair, pos, margin, 0, 2, GDN_CNSTR_CONTACT_PYRAMIDAL, i);
+                gdn_rows_add_sparse(m, d, pair, ascending, ncol, pos, margin, 0, 2,
+                                    GDN_CNSTR_CONTACT_PYRAMIDAL, i);
             }
         } else {
             double pos[6] = {con->dist, 0, 0, 0, 0, 0};
             double margin[6] = {con->includemargin, 0, 0, 0, 0, 0};
-            gdn_rows_add(m, d, jc, pos, margin, 0, dim, GDN_CNSTR_CONTACT_ELLIPTIC, i);
+            gdn_rows_add_sparse(m, d, jc, ascending, ncol, pos, margin, 0, dim,
+                                GDN_CNSTR_CONTACT_ELLIPTIC, i);
         }
     }
 }

@@ -28,11 +28,31 @@ void gdn_solver_mul_J(const gdnModel* m, const gdnData* d, double* res, const do
     const int nv = m->nv;
     for (int i = 0; i < d->nefc; i++) {
         const double* Ji = d->efc_J + (size_t)i * (size_t)nv;
+        const int* col = d->efc_colind + d->efc_rowadr[i];
+        const int nnz = d->efc_rownnz[i];
         double s = 0;
-        for (int k = 0; k < nv; k++) {
-            s += Ji[k] * vec[k];
+        for (int k = 0; k < nnz; k++) {
+            s += Ji[col[k]] * vec[col[k]];
         }
         res[i] = s;
+    }
+}
+
+void gdn_solver_record_sparsity(const gdnModel* m, gdnData* d) {
+    const int nv = m->nv;
+    int adr = 0;
+    for (int i = 0; i < d->nefc; i++) {
+        const double* Ji = d->efc_J + (size_t)i * (size_t)nv;
+        int* col = d->efc_colind + adr;
+        int nnz = 0;
+        for (int k = 0; k < nv; k++) {
+            if (Ji[k] != 0) {
+                col[nnz++] = k;
+            }
+        }
+        d->efc_rowadr[i] = adr;
+        d->efc_rownnz[i] = nnz;
+        adr += nnz;
     }
 }
 
@@ -100,6 +120,11 @@ static int warmstart(const gdnModel* m, gdnData* d) {
 }
 
 gdnStatus gdn_solve_constraint(const gdnModel* m, gdnData* d) {
+    gdn_solver_record_sparsity(m, d);
+    return gdn_solve_constraint_rows(m, d);
+}
+
+gdnStatus gdn_solve_constraint_rows(const gdnModel* m, gdnData* d) {
     const int nv = m->nv, nefc = d->nefc;
     const size_t bytes = sizeof(double) * (size_t)nv;
     d->solver_iter = 0;

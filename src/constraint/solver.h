@@ -14,7 +14,15 @@
 // GDN_ERR_MEMORY when the arena is short (counted in d->warning[GDN_WARN_ARENA]),
 // GDN_ERR_NONFINITE when the solution is not finite, GDN_ERR_UNSUPPORTED for CG and PGS: then
 // qacc = qacc_smooth, efc_force = 0 and converged = 0.
+// The rows are taken as dense: their sparsity (efc_rownnz, efc_rowadr, efc_colind) is found
+// from efc_J first (gdn_solver_record_sparsity).
 gdnStatus gdn_solve_constraint(const gdnModel* m, gdnData* d);
+
+// gdn_solve_constraint on rows whose sparsity is already recorded (gdn_make_constraint's rows)
+gdnStatus gdn_solve_constraint_rows(const gdnModel* m, gdnData* d);
+
+// efc_rownnz / efc_rowadr / efc_colind from the nonzero entries of the dense efc_J
+void gdn_solver_record_sparsity(const gdnModel* m, gdnData* d);
 
 // mj_constraintUpdate: from jar = J qacc - aref (nefc), set efc_force, efc_state and
 // qfrc_constraint = J' efc_force; return the constraint cost s(jar) when cost != NULL. When
@@ -27,7 +35,7 @@ void gdn_constraint_update(const gdnModel* m, gdnData* d, const double* jar, dou
 // set, <= 0) the mean diagonal of the current d->qM
 double gdn_solver_scale(const gdnModel* m, const gdnData* d);
 
-// res (nefc) = efc_J vec (nv), dense rows
+// res (nefc) = efc_J vec (nv), over each row's recorded columns
 void gdn_solver_mul_J(const gdnModel* m, const gdnData* d, double* res, const double* vec);
 
 // res (nv) = M vec with the dense d->qM

@@ -163,14 +163,20 @@ static void hessian_direct(const gdnModel* m, gdnData* d, Newton* ctx) {
         memcpy(H + (size_t)r * (size_t)nv, d->qM + (size_t)r * (size_t)nv,
                sizeof(double) * (size_t)(r + 1));
     }
+    // H(r, c) += J(j, r) D_j J(j, c) for c <= r: r over row j's recorded columns (the others
+    // are exactly 0), c contiguous from the row's first recorded column to r
     for (int j = 0; j < nefc; j++) {
-        if (ctx->Dquad[j] == 0) {
+        if (ctx->Dquad[j] == 0 || d->efc_rownnz[j] == 0) {
             continue;
         }
         const double* Jj = d->efc_J + (size_t)j * (size_t)nv;
-        for (int r = 0; r < nv; r++) {
+        const int* col = d->efc_colind + d->efc_rowadr[j];
+        const int nnz = d->efc_rownnz[j], first = col[0];
+        for (int a = 0; a < nnz; a++) {
+            const int r = col[a];
             if (Jj[r] != 0) {
-                add_scaled(H + (size_t)r * (size_t)nv, Jj, Jj[r] * ctx->Dquad[j], r + 1);
+                add_scaled(H + (size_t)r * (size_t)nv + first, Jj + first,
+                           Jj[r] * ctx->Dquad[j], r + 1 - first);
             }
         }
     }

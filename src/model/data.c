@@ -96,7 +96,8 @@ gdnStatus gdn_data_create(const gdnModel* m, gdnData** out) {
 #undef X
     // contacts and the int rows after the double arrays
     size_t contact_bytes = (maxcon * sizeof(gdnContact) + 63u) & ~(size_t)63u;
-    size_t int_bytes = (3 * maxefc * sizeof(int) + 63u) & ~(size_t)63u;
+    // efc_type, efc_id, efc_state, efc_rownnz, efc_rowadr (maxefc each), efc_colind (maxefc nv)
+    size_t int_bytes = ((5 + nv) * maxefc * sizeof(int) + 63u) & ~(size_t)63u;
     total += contact_bytes + int_bytes;
     size_t narena = aligned_bytes(arena_doubles(m));
     gdnData* d = calloc(1, sizeof(gdnData));
@@ -118,6 +119,9 @@ gdnStatus gdn_data_create(const gdnModel* m, gdnData** out) {
     d->efc_type = (int*)(void*)p;
     d->efc_id = d->efc_type + maxefc;
     d->efc_state = d->efc_id + maxefc;
+    d->efc_rownnz = d->efc_state + maxefc;
+    d->efc_rowadr = d->efc_rownnz + maxefc;
+    d->efc_colind = d->efc_rowadr + maxefc;
     p += int_bytes;
     d->maxcon = (int)maxcon;
     d->maxefc = (int)maxefc;

@@ -213,7 +213,7 @@ gdnStatus gdn_constrained_acceleration(const gdnModel* m, gdnData* d, const doub
     if (status != GDN_OK) {
         return status;
     }
-    return gdn_solve_constraint(m, d);
+    return gdn_solve_constraint_rows(m, d);
 }
 
 // qacc = (M + diag(extra))^-1 rhs with the tree LDL' of M + diag(extra) (mj_Euler's order)

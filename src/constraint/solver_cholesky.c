@@ -7,10 +7,28 @@
 // the smallest diagonal square a rank-one update keeps (MuJoCo's mjMINVAL)
 #define CHOL_MINVAL 1e-15
 
-// sum_k a[k] b[k], k < n
+// sum_k a[k] b[k], k < n, in MuJoCo's order (mju_dot): four partial sums p_l over k = l mod 4
+// for the whole blocks of four, combined as (p_0 + p_2) + (p_1 + p_3), then the 1 to 3 leftover
+// products summed left to right and added at once. Independent chains: faster than one chain
 static double dot(const double* a, const double* b, int n) {
     double s = 0;
-    for (int k = 0; k < n; k++) {
+    int k = 0;
+    if (n >= 4) {
+        double p0 = 0, p1 = 0, p2 = 0, p3 = 0;
+        for (; k + 4 <= n; k += 4) {
+            p0 += a[k] * b[k];
+            p1 += a[k + 1] * b[k + 1];
+            p2 += a[k + 2] * b[k + 2];
+            p3 += a[k + 3] * b[k + 3];
+        }
+        s = (p0 + p2) + (p1 + p3);
+    }
+    const int rest = n - k;
+    if (rest == 3) {
+        s += a[k] * b[k] + a[k + 1] * b[k + 1] + a[k + 2] * b[k + 2];
+    } else if (rest == 2) {
+        s += a[k] * b[k] + a[k + 1] * b[k + 1];
+    } else if (rest == 1) {
         s += a[k] * b[k];
     }
     return s;

@@ -55,4 +55,10 @@ void gdn_impedance(const double solimp[GDN_NIMP], double pos, double margin, dou
 // GDN_ERR_MEMORY on allocation failure; a singular M at qpos0 leaves the weights zero
 gdnStatus gdn_constraint_set_const(gdnModel* m);
 
+// MuJoCo's simple dofs (its compiler's body_simple / dof_simplenum != 0): simple (nv) = 1 for
+// a dof of a body whose inertia frame is its body frame, that hangs from the world (or from a
+// dof-free child of the world), has no child body, and whose joints sit at the body origin with
+// single-component axes and no joint after a rotation. body (nbody ints) is scratch
+void gdn_simple_dofs(const gdnModel* m, int* body, int* simple);
+
 #endif

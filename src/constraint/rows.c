@@ -247,15 +247,29 @@ gdnStatus gdn_make_constraint(const gdnModel* m, gdnData* d) {
     return GDN_OK;
 }
 
+// J v row by row over the recorded columns, in the order of MuJoCo's dense mju_dot over all
+// nv columns (the skipped entries are exactly 0): four partial sums p_l over the columns
+// c = l mod 4 below nblock = 4 floor(nv / 4), s = (p_0 + p_2) + (p_1 + p_3), then the products
+// of the columns >= nblock summed left to right and added to s at once
 void gdn_constraint_mul_J(const gdnModel* m, const gdnData* d, double* res, const double* vec) {
     int nv = m->nv;
+    const int nblock = nv & ~3;
     for (int i = 0; i < d->nefc; i++) {
         const double* row = d->efc_J + (size_t)i * (size_t)nv;
         const int* col = d->efc_colind + d->efc_rowadr[i];
         const int nnz = d->efc_rownnz[i];
-        double s = 0;
-        for (int k = 0; k < nnz; k++) {
-            s += row[col[k]] * vec[col[k]];
+        double partial[4] = {0, 0, 0, 0};
+        int k = 0;
+        for (; k < nnz && col[k] < nblock; k++) {
+            partial[col[k] & 3] += row[col[k]] * vec[col[k]];
+        }
+        double s = nblock > 0 ? (partial[0] + partial[2]) + (partial[1] + partial[3]) : 0;
+        if (k < nnz) {
+            double rest = row[col[k]] * vec[col[k]];
+            for (k++; k < nnz; k++) {
+                rest += row[col[k]] * vec[col[k]];
+            }
+            s += rest;
         }
         res[i] = s;
     }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/arena.h"
+#include "constraint/constraint.h"
 
 double gdn_solver_scale(const gdnModel* m, const gdnData* d) {
     const int nv = m->nv;
@@ -25,17 +26,7 @@ double gdn_solver_scale(const gdnModel* m, const gdnData* d) {
 }
 
 void gdn_solver_mul_J(const gdnModel* m, const gdnData* d, double* res, const double* vec) {
-    const int nv = m->nv;
-    for (int i = 0; i < d->nefc; i++) {
-        const double* Ji = d->efc_J + (size_t)i * (size_t)nv;
-        const int* col = d->efc_colind + d->efc_rowadr[i];
-        const int nnz = d->efc_rownnz[i];
-        double s = 0;
-        for (int k = 0; k < nnz; k++) {
-            s += Ji[col[k]] * vec[col[k]];
-        }
-        res[i] = s;
-    }
+    gdn_constraint_mul_J(m, d, res, vec);
 }
 
 void gdn_solver_record_sparsity(const gdnModel* m, gdnData* d) {
@@ -56,15 +47,22 @@ void gdn_solver_record_sparsity(const gdnModel* m, gdnData* d) {
     }
 }
 
-void gdn_solver_mul_M(const gdnModel* m, const gdnData* d, double* res, const double* vec) {
+void gdn_solver_mul_M(const gdnModel* m, const gdnData* d, const int* simple, double* res,
+                      const double* vec) {
     const int nv = m->nv;
+    const int* parent = m->dof_parentid;
+    memset(res, 0, sizeof(double) * (size_t)nv);
     for (int i = 0; i < nv; i++) {
         const double* Mi = d->qM + (size_t)i * (size_t)nv;
-        double s = 0;
-        for (int k = 0; k < nv; k++) {
-            s += Mi[k] * vec[k];
+        if (simple[i]) {
+            res[i] = Mi[i] * vec[i];
+            continue;
         }
-        res[i] = s;
+        res[i] += Mi[i] * vec[i];
+        for (int j = parent[i]; j >= 0; j = parent[j]) {
+            res[i] += Mi[j] * vec[j];
+            res[j] += Mi[j] * vec[i];
+        }
     }
 }
 
@@ -80,7 +78,7 @@ static double gauss_cost(const gdnModel* m, const gdnData* d, const double* qacc
 
 // qacc = the better of qacc_warmstart and qacc_smooth by total cost (Gauss + s), as MuJoCo
 // chooses; qacc_smooth alone when warm starting is disabled. 0, or -1 when the arena is short.
-static int warmstart(const gdnModel* m, gdnData* d) {
+static int warmstart(const gdnModel* m, gdnData* d, const int* simple) {
     const int nv = m->nv, nefc = d->nefc;
     const size_t bytes = sizeof(double) * (size_t)nv;
     if (m->opt.disableflags & GDN_DSBL_WARMSTART) {
@@ -103,7 +101,7 @@ static int warmstart(const gdnModel* m, gdnData* d) {
     }
     double cost_warmstart;
     gdn_constraint_update(m, d, jar, &cost_warmstart, NULL);
-    gdn_solver_mul_M(m, d, Ma, d->qacc_warmstart);
+    gdn_solver_mul_M(m, d, simple, Ma, d->qacc_warmstart);
     cost_warmstart += gauss_cost(m, d, d->qacc_warmstart, Ma);
     // cost(qacc_smooth): Gauss is zero there
     gdn_solver_mul_J(m, d, jar, d->qacc_smooth);
@@ -138,10 +136,15 @@ gdnStatus gdn_solve_constraint_rows(const gdnModel* m, gdnData* d) {
     }
     d->solver_converged = 0;
     gdnStatus status = GDN_OK;
-    if (warmstart(m, d) != 0) {
+    size_t mark = gdn_arena_mark(d);
+    int* simple = gdn_arena_ints(d, (size_t)nv + (size_t)m->nbody);
+    if (simple) {
+        gdn_simple_dofs(m, simple + nv, simple);
+    }
+    if (!simple || warmstart(m, d, simple) != 0) {
         status = GDN_ERR_MEMORY;
     } else if (m->opt.solver == GDN_SOL_NEWTON) {
-        status = gdn_solver_newton(m, d, m->opt.iterations);
+        status = gdn_solver_newton(m, d, simple, m->opt.iterations);
     } else {
         status = GDN_ERR_UNSUPPORTED;
     }
@@ -158,5 +161,6 @@ gdnStatus gdn_solve_constraint_rows(const gdnModel* m, gdnData* d) {
         d->solver_converged = 0;
     }
     memcpy(d->qacc_warmstart, d->qacc, bytes);
+    gdn_arena_reset(d, mark);
     return status;
 }

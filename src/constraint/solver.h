@@ -38,13 +38,16 @@ double gdn_solver_scale(const gdnModel* m, const gdnData* d);
 // res (nefc) = efc_J vec (nv), over each row's recorded columns
 void gdn_solver_mul_J(const gdnModel* m, const gdnData* d, double* res, const double* vec);
 
-// res (nv) = M vec with the dense d->qM
-void gdn_solver_mul_M(const gdnModel* m, const gdnData* d, double* res, const double* vec);
+// res (nv) = M vec over the dof tree of d->qM in MuJoCo's order (mj_mulM): for i = 0 .. nv-1,
+// res_i += M_ii v_i, then for each ancestor j of i (nearest first) res_i += M_ij v_j and
+// res_j += M_ij v_i; a simple dof (gdn_simple_dofs) only res_i = M_ii v_i
+void gdn_solver_mul_M(const gdnModel* m, const gdnData* d, const int* simple, double* res,
+                      const double* vec);
 
-// mj_solNewton: maxiter Newton iterations from d->qacc (set by the warm start). Writes qacc,
+// mj_solNewton (simple: gdn_simple_dofs, for M v): maxiter Newton iterations from d->qacc (set by the warm start). Writes qacc,
 // efc_force, efc_state, qfrc_constraint, solver_iter (added to), solver_converged,
 // solver_residual. GDN_ERR_MEMORY when the arena is short.
-gdnStatus gdn_solver_newton(const gdnModel* m, gdnData* d, int maxiter);
+gdnStatus gdn_solver_newton(const gdnModel* m, gdnData* d, const int* simple, int maxiter);
 
 // dense Cholesky in place, lower triangle: mat = L L' (the strict upper triangle is neither read
 // nor written); diagonal values below mindiag are raised to it. Returns the rank (n minus the

@@ -53,6 +53,7 @@ typedef struct Newton {
     double* vec;     // (nv) rank-one update vector
     double* LTJ;     // (6 nv) L' J of one cone
     int* oldstate;   // (nefc) row states before the step
+    const int* simple; // (nv) MuJoCo's simple dofs, for M v
 
     double scale;        // meaninertia * max(1, nv)
     double cost;         // Gauss + constraint cost at qacc
@@ -395,7 +396,7 @@ static double line_search(const gdnModel* m, gdnData* d, Newton* ctx) {
     const double slopescl = 1 / (snorm * ctx->scale);
 
     // Mv = M search, Jv = J search, quadratics
-    gdn_solver_mul_M(m, d, ctx->Mv, ctx->search);
+    gdn_solver_mul_M(m, d, ctx->simple, ctx->Mv, ctx->search);
     gdn_solver_mul_J(m, d, ctx->Jv, ctx->search);
     line_prepare(m, d, ctx);
 
@@ -498,7 +499,7 @@ static int newton_alloc(const gdnModel* m, gdnData* d, Newton* ctx) {
     return ok ? 0 : -1;
 }
 
-gdnStatus gdn_solver_newton(const gdnModel* m, gdnData* d, int maxiter) {
+gdnStatus gdn_solver_newton(const gdnModel* m, gdnData* d, const int* simple, int maxiter) {
     const int nv = m->nv, nefc = d->nefc;
     const double tolerance = m->opt.tolerance;
     size_t mark = gdn_arena_mark(d);
@@ -508,9 +509,10 @@ gdnStatus gdn_solver_newton(const gdnModel* m, gdnData* d, int maxiter) {
         return GDN_ERR_MEMORY;
     }
     ctx.scale = gdn_solver_scale(m, d);
+    ctx.simple = simple;
 
     // at the warm start: Ma, Jaref, states, H, gradient, first direction
-    gdn_solver_mul_M(m, d, ctx.Ma, d->qacc);
+    gdn_solver_mul_M(m, d, simple, ctx.Ma, d->qacc);
     gdn_solver_mul_J(m, d, ctx.Jaref, d->qacc);
     for (int i = 0; i < nefc; i++) {
         ctx.Jaref[i] -= d->efc_aref[i];

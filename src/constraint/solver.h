@@ -49,6 +49,10 @@ void gdn_solver_mul_M(const gdnModel* m, const gdnData* d, const int* simple, do
 // solver_residual. GDN_ERR_MEMORY when the arena is short.
 gdnStatus gdn_solver_newton(const gdnModel* m, gdnData* d, const int* simple, int maxiter);
 
+// sum_k a[k] b[k], k < n, in MuJoCo's mju_dot order (four interleaved partial sums combined as
+// (p0 + p2) + (p1 + p3), then the leftover products)
+double gdn_solver_dot(const double* a, const double* b, int n);
+
 // dense Cholesky in place, lower triangle: mat = L L' (the strict upper triangle is neither read
 // nor written); diagonal values below mindiag are raised to it. Returns the rank (n minus the
 // raised diagonals).

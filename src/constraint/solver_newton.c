@@ -74,20 +74,13 @@ typedef struct LinePoint {
     double deriv[2];
 } LinePoint;
 
+// |x| and a' b with MuJoCo's summation order (mju_norm, mju_dot)
 static double norm(const double* x, int n) {
-    double s = 0;
-    for (int i = 0; i < n; i++) {
-        s += x[i] * x[i];
-    }
-    return sqrt(s);
+    return sqrt(gdn_solver_dot(x, x, n));
 }
 
 static double dot(const double* a, const double* b, int n) {
-    double s = 0;
-    for (int i = 0; i < n; i++) {
-        s += a[i] * b[i];
-    }
-    return s;
+    return gdn_solver_dot(a, b, n);
 }
 
 static void add_scaled(double* x, const double* y, double a, int n) {

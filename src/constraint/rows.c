@@ -247,29 +247,39 @@ gdnStatus gdn_make_constraint(const gdnModel* m, gdnData* d) {
     return GDN_OK;
 }
 
-// J v row by row over the recorded columns, in the order of MuJoCo's dense mju_dot over all
-// nv columns (the skipped entries are exactly 0): four partial sums p_l over the columns
-// c = l mod 4 below nblock = 4 floor(nv / 4), s = (p_0 + p_2) + (p_1 + p_3), then the products
-// of the columns >= nblock summed left to right and added to s at once
+// J v row by row in the order of MuJoCo's dense mju_dot over all nv columns: four partial sums
+// p_l over the columns c = l mod 4 below nblock = 4 floor(nv / 4), s = (p_0 + p_2) + (p_1 + p_3),
+// then the products of the columns >= nblock summed left to right and added to s at once. Only
+// the columns from the block of the row's first recorded column on are visited (the entries
+// before it are exactly 0 and leave the partial sums at +0)
 void gdn_constraint_mul_J(const gdnModel* m, const gdnData* d, double* res, const double* vec) {
     int nv = m->nv;
     const int nblock = nv & ~3;
     for (int i = 0; i < d->nefc; i++) {
-        const double* row = d->efc_J + (size_t)i * (size_t)nv;
-        const int* col = d->efc_colind + d->efc_rowadr[i];
-        const int nnz = d->efc_rownnz[i];
-        double partial[4] = {0, 0, 0, 0};
-        int k = 0;
-        for (; k < nnz && col[k] < nblock; k++) {
-            partial[col[k] & 3] += row[col[k]] * vec[col[k]];
+        if (d->efc_rownnz[i] == 0) {
+            res[i] = 0;
+            continue;
         }
-        double s = nblock > 0 ? (partial[0] + partial[2]) + (partial[1] + partial[3]) : 0;
-        if (k < nnz) {
-            double rest = row[col[k]] * vec[col[k]];
-            for (k++; k < nnz; k++) {
-                rest += row[col[k]] * vec[col[k]];
+        const double* row = d->efc_J + (size_t)i * (size_t)nv;
+        int k = d->efc_colind[d->efc_rowadr[i]] & ~3;
+        double s = 0;
+        if (k < nblock) {
+            double p0 = 0, p1 = 0, p2 = 0, p3 = 0;
+            for (; k < nblock; k += 4) {
+                p0 += row[k] * vec[k];
+                p1 += row[k + 1] * vec[k + 1];
+                p2 += row[k + 2] * vec[k + 2];
+                p3 += row[k + 3] * vec[k + 3];
             }
-            s += rest;
+            s = (p0 + p2) + (p1 + p3);
+        }
+        const int rest = nv - k;
+        if (rest == 3) {
+            s += row[k] * vec[k] + row[k + 1] * vec[k + 1] + row[k + 2] * vec[k + 2];
+        } else if (rest == 2) {
+            s += row[k] * vec[k] + row[k + 1] * vec[k + 1];
+        } else if (rest == 1) {
+            s += row[k] * vec[k];
         }
         res[i] = s;
     }
@@ -283,11 +293,12 @@ void gdn_constraint_mul_JT(const gdnModel* m, const gdnData* d, double* res, con
         const int* col = d->efc_colind + d->efc_rowadr[i];
         const int nnz = d->efc_rownnz[i];
         double f = vec[i];
-        if (f == 0) {
+        if (f == 0 || nnz == 0) {
             continue;
         }
-        for (int k = 0; k < nnz; k++) {
-            res[col[k]] += row[col[k]] * f;
+        // the columns from the first to the last recorded one (the others are exactly 0)
+        for (int k = col[0]; k <= col[nnz - 1]; k++) {
+            res[k] += row[k] * f;
         }
     }
 }

@@ -119,10 +119,10 @@ static int warmstart(const gdnModel* m, gdnData* d, const int* simple) {
 
 gdnStatus gdn_solve_constraint(const gdnModel* m, gdnData* d) {
     gdn_solver_record_sparsity(m, d);
-    return gdn_solve_constraint_rows(m, d);
+    return gdn_solve_constraint_rows(m, d, NULL);
 }
 
-gdnStatus gdn_solve_constraint_rows(const gdnModel* m, gdnData* d) {
+gdnStatus gdn_solve_constraint_rows(const gdnModel* m, gdnData* d, const int* given_simple) {
     const int nv = m->nv, nefc = d->nefc;
     const size_t bytes = sizeof(double) * (size_t)nv;
     d->solver_iter = 0;
@@ -137,9 +137,13 @@ gdnStatus gdn_solve_constraint_rows(const gdnModel* m, gdnData* d) {
     d->solver_converged = 0;
     gdnStatus status = GDN_OK;
     size_t mark = gdn_arena_mark(d);
-    int* simple = gdn_arena_ints(d, (size_t)nv + (size_t)m->nbody);
-    if (simple) {
-        gdn_simple_dofs(m, simple + nv, simple);
+    const int* simple = given_simple;
+    if (!simple) {
+        int* found = gdn_arena_ints(d, (size_t)nv + (size_t)m->nbody);
+        if (found) {
+            gdn_simple_dofs(m, found + nv, found);
+        }
+        simple = found;
     }
     if (!simple || warmstart(m, d, simple) != 0) {
         status = GDN_ERR_MEMORY;

@@ -18,8 +18,9 @@
 // from efc_J first (gdn_solver_record_sparsity).
 gdnStatus gdn_solve_constraint(const gdnModel* m, gdnData* d);
 
-// gdn_solve_constraint on rows whose sparsity is already recorded (gdn_make_constraint's rows)
-gdnStatus gdn_solve_constraint_rows(const gdnModel* m, gdnData* d);
+// gdn_solve_constraint on rows whose sparsity is already recorded (gdn_make_constraint's rows);
+// simple: gdn_simple_dofs of the model, or NULL to compute them here
+gdnStatus gdn_solve_constraint_rows(const gdnModel* m, gdnData* d, const int* simple);
 
 // efc_rownnz / efc_rowadr / efc_colind from the nonzero entries of the dense efc_J
 void gdn_solver_record_sparsity(const gdnModel* m, gdnData* d);

@@ -140,12 +140,16 @@ void gdn_constraint_update(const gdnModel* m, gdnData* d, const double* jar, dou
     for (int i = 0; i < nefc; i++) {
         const double f = force[i];
         if (f != 0) {
-            // over the row's recorded columns (the others are exactly 0)
+            // over the columns from the row's first to its last recorded one (the others are
+            // exactly 0)
+            const int nnz = d->efc_rownnz[i];
+            if (nnz == 0) {
+                continue;
+            }
             const double* Ji = d->efc_J + (size_t)i * (size_t)nv;
             const int* col = d->efc_colind + d->efc_rowadr[i];
-            const int nnz = d->efc_rownnz[i];
-            for (int k = 0; k < nnz; k++) {
-                qfrc[col[k]] += Ji[col[k]] * f;
+            for (int k = col[0]; k <= col[nnz - 1]; k++) {
+                qfrc[k] += Ji[k] * f;
             }
         }
     }

@@ -40,8 +40,10 @@ typedef struct {
     double* Dinv;  // nv: 1 / D
 } TreeFactor;
 
-// the layout and the scratch of a TreeFactor, from the arena (the caller resets it)
-static gdnStatus tree_factor_alloc(const gdnModel* m, gdnData* d, TreeFactor* f) {
+// the layout and the scratch of a TreeFactor, from the arena (the caller resets it); simple
+// (gdn_simple_dofs) is computed here when NULL
+static gdnStatus tree_factor_alloc(const gdnModel* m, gdnData* d, const int* simple,
+                                   TreeFactor* f) {
     const int nv = m->nv;
     int* ints = gdn_arena_ints(d, 3 * (size_t)nv + (size_t)m->nbody);
     if (!ints) {
@@ -57,7 +59,11 @@ static gdnStatus tree_factor_alloc(const gdnModel* m, gdnData* d, TreeFactor* f)
         f->adr[k] = total;
         total += f->len[k];
     }
-    gdn_simple_dofs(m, ints + 3 * nv, f->simple);
+    if (simple) {
+        memcpy(f->simple, simple, sizeof(int) * (size_t)nv);
+    } else {
+        gdn_simple_dofs(m, ints + 3 * nv, f->simple);
+    }
     f->LD = gdn_arena_doubles(d, (size_t)total + (size_t)nv);
     if (!f->LD) {
         return GDN_ERR_MEMORY;
@@ -145,11 +151,11 @@ static void solve_mass_tree(const gdnModel* m, const TreeFactor* f, double* x) {
 }
 
 // x (nv) = (M + diag(diag))^-1 rhs with the tree factor (diag may be NULL)
-static gdnStatus solve_mass(const gdnModel* m, gdnData* d, const double* diag,
-                            const double* rhs, double* x) {
+static gdnStatus solve_mass(const gdnModel* m, gdnData* d, const int* simple,
+                            const double* diag, const double* rhs, double* x) {
     size_t mark = gdn_arena_mark(d);
     TreeFactor f;
-    gdnStatus status = tree_factor_alloc(m, d, &f);
+    gdnStatus status = tree_factor_alloc(m, d, simple, &f);
     if (status == GDN_OK) {
         factor_mass_tree(m, d->qM, diag, &f);
         memcpy(x, rhs, sizeof(double) * (size_t)m->nv);
@@ -171,17 +177,25 @@ gdnStatus gdn_constrained_acceleration(const gdnModel* m, gdnData* d, const doub
     // qacc_smooth = M^-1 qfrc_smooth with MuJoCo's tree LDL of qM (mj_factorM, mj_solveM), not
     // ABA: the solver's gradient M qacc - qfrc_smooth at qacc_smooth then has MuJoCo's bits
     // (often exactly 0, which ends the solve with 0 iterations when qacc_smooth is the answer)
-    gdnStatus status = solve_mass(m, d, NULL, d->qfrc_smooth, d->qacc_smooth);
-    if (status != GDN_OK) {
-        return status;
+    size_t mark = gdn_arena_mark(d);
+    int* simple = gdn_arena_ints(d, (size_t)nv + (size_t)m->nbody);
+    if (!simple) {
+        gdn_arena_reset(d, mark);
+        return GDN_ERR_MEMORY;
     }
-    return gdn_solve_constraint_rows(m, d);
+    gdn_simple_dofs(m, simple + nv, simple);
+    gdnStatus status = solve_mass(m, d, simple, NULL, d->qfrc_smooth, d->qacc_smooth);
+    if (status == GDN_OK) {
+        status = gdn_solve_constraint_rows(m, d, simple);
+    }
+    gdn_arena_reset(d, mark);
+    return status;
 }
 
 // qacc = (M + diag(extra))^-1 rhs with the tree LDL' of M + diag(extra) (mj_Euler's order)
 gdnStatus gdn_damped_acceleration(const gdnModel* m, gdnData* d, const double* extra,
                                   const double* rhs, double* qacc) {
-    return solve_mass(m, d, extra, rhs, qacc);
+    return solve_mass(m, d, NULL, extra, rhs, qacc);
 }
 
 void gdn_unconstrained_report(const gdnModel* m, gdnData* d) {

@@ -10,7 +10,7 @@
 // sum_k a[k] b[k], k < n, in MuJoCo's order (mju_dot): four partial sums p_l over k = l mod 4
 // for the whole blocks of four, combined as (p_0 + p_2) + (p_1 + p_3), then the 1 to 3 leftover
 // products summed left to right and added at once. Independent chains: faster than one chain
-double gdn_solver_dot(const double* a, const double* b, int n) {
+static inline double dot_mujoco(const double* a, const double* b, int n) {
     double s = 0;
     int k = 0;
     if (n >= 4) {
@@ -34,12 +34,16 @@ double gdn_solver_dot(const double* a, const double* b, int n) {
     return s;
 }
 
+double gdn_solver_dot(const double* a, const double* b, int n) {
+    return dot_mujoco(a, b, n);
+}
+
 // column by column: L_jj = sqrt(A_jj - L_j,:j L_j,:j'), L_ij = (A_ij - L_i,:j L_j,:j') / L_jj
 int gdn_chol_factor(double* mat, int n, double mindiag) {
     int rank = n;
     for (int j = 0; j < n; j++) {
         double* row_j = mat + (size_t)j * (size_t)n;
-        double diag = row_j[j] - gdn_solver_dot(row_j, row_j, j);
+        double diag = row_j[j] - dot_mujoco(row_j, row_j, j);
         if (diag < mindiag) {
             diag = mindiag;
             rank--;
@@ -48,7 +52,7 @@ int gdn_chol_factor(double* mat, int n, double mindiag) {
         const double inv = 1 / row_j[j];
         for (int i = j + 1; i < n; i++) {
             double* row_i = mat + (size_t)i * (size_t)n;
-            row_i[j] = (row_i[j] - gdn_solver_dot(row_i, row_j, j)) * inv;
+            row_i[j] = (row_i[j] - dot_mujoco(row_i, row_j, j)) * inv;
         }
     }
     return rank;
@@ -58,7 +62,7 @@ int gdn_chol_factor(double* mat, int n, double mindiag) {
 void gdn_chol_solve(double* res, const double* mat, const double* vec, int n) {
     for (int i = 0; i < n; i++) {
         const double* row_i = mat + (size_t)i * (size_t)n;
-        res[i] = (vec[i] - gdn_solver_dot(row_i, res, i)) / row_i[i];
+        res[i] = (vec[i] - dot_mujoco(row_i, res, i)) / row_i[i];
     }
     for (int i = n - 1; i >= 0; i--) {
         double r = res[i];

@@ -251,7 +251,7 @@ gdnStatus gdn_make_constraint(const gdnModel* m, gdnData* d) {
 // p_l over the columns c = l mod 4 below nblock = 4 floor(nv / 4), s = (p_0 + p_2) + (p_1 + p_3),
 // then the products of the columns >= nblock summed left to right and added to s at once. Only
 // the columns from the block of the row's first recorded column on are visited (the entries
-// before it are exactly 0 and leave the partial sums at +0)
+// before it are exactly 0 and leave the partial sums at +0, those after the last add nothing)
 void gdn_constraint_mul_J(const gdnModel* m, const gdnData* d, double* res, const double* vec) {
     int nv = m->nv;
     const int nblock = nv & ~3;
@@ -261,19 +261,26 @@ void gdn_constraint_mul_J(const gdnModel* m, const gdnData* d, double* res, cons
             continue;
         }
         const double* row = d->efc_J + (size_t)i * (size_t)nv;
-        int k = d->efc_colind[d->efc_rowadr[i]] & ~3;
+        const int* col = d->efc_colind + d->efc_rowadr[i];
+        const int last = col[d->efc_rownnz[i] - 1];
+        // the blocks from the first recorded column's to the last one's (or to nblock)
+        const int end = last < nblock ? (last & ~3) + 4 : nblock;
+        int k = col[0] & ~3;
         double s = 0;
         if (k < nblock) {
             double p0 = 0, p1 = 0, p2 = 0, p3 = 0;
-            for (; k < nblock; k += 4) {
+            for (; k < end; k += 4) {
                 p0 += row[k] * vec[k];
                 p1 += row[k + 1] * vec[k + 1];
                 p2 += row[k + 2] * vec[k + 2];
                 p3 += row[k + 3] * vec[k + 3];
             }
             s = (p0 + p2) + (p1 + p3);
+            k = nblock;
         }
-        const int rest = nv - k;
+        // the leftover columns (all exactly 0 when last < nblock: then s stays as it is, never
+        // -0, so adding their +0 sum would not change it)
+        const int rest = last < nblock ? 0 : nv - k;
         if (rest == 3) {
             s += row[k] * vec[k] + row[k + 1] * vec[k + 1] + row[k + 2] * vec[k + 2];
         } else if (rest == 2) {

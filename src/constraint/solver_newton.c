@@ -83,7 +83,8 @@ static double dot(const double* a, const double* b, int n) {
     return gdn_solver_dot(a, b, n);
 }
 
-static void add_scaled(double* x, const double* y, double a, int n) {
+// x += a y (x and y never overlap)
+static void add_scaled(double* restrict x, const double* restrict y, double a, int n) {
     for (int i = 0; i < n; i++) {
         x[i] += a * y[i];
     }

@@ -80,6 +80,13 @@ static double elliptic_update(gdnData* d, int i, const double* jar, double* cone
     return s;
 }
 
+// x += y f over n entries (x and y never overlap)
+static void add_row(double* restrict x, const double* restrict y, double f, int n) {
+    for (int k = 0; k < n; k++) {
+        x[k] += y[k] * f;
+    }
+}
+
 void gdn_constraint_update(const gdnModel* m, gdnData* d, const double* jar, double* cost,
                            double* coneH) {
     const int nefc = d->nefc, nv = m->nv;
@@ -146,11 +153,9 @@ void gdn_constraint_update(const gdnModel* m, gdnData* d, const double* jar, dou
             if (nnz == 0) {
                 continue;
             }
-            const double* Ji = d->efc_J + (size_t)i * (size_t)nv;
             const int* col = d->efc_colind + d->efc_rowadr[i];
-            for (int k = col[0]; k <= col[nnz - 1]; k++) {
-                qfrc[k] += Ji[k] * f;
-            }
+            const int first = col[0], count = col[nnz - 1] - first + 1;
+            add_row(qfrc + first, d->efc_J + (size_t)i * (size_t)nv + first, f, count);
         }
     }
     if (cost) {

@@ -72,6 +72,13 @@ static gdnStatus tree_factor_alloc(const gdnModel* m, gdnData* d, const int* sim
     return GDN_OK;
 }
 
+// x += y (-t) over n entries (two different rows of the factor: never overlapping)
+static void sub_scaled(double* restrict x, const double* restrict y, double t, int n) {
+    for (int p = 0; p < n; p++) {
+        x[p] += y[p] * -t;
+    }
+}
+
 // M + diag(diag) = L' D L along the dof tree (diag, nv, may be NULL), in MuJoCo's order
 // (mj_factorI): for k = nv-1 .. 0 and each ancestor i of k (nearest first), t = M(k,i) / M(k,k);
 // M(i,j) += M(k,j) (-t) for j = i and the ancestors of i; M(k,i) = t; simple dofs skip this
@@ -104,11 +111,7 @@ static void factor_mass_tree(const gdnModel* m, const double* qM, const double* 
         for (int q = 1; q < lenk; q++, i = parent[i]) {
             const double t = rowk[q] / rowk[0];
             double* rowi = f->LD + f->adr[i];
-            const double* tail = rowk + q;
-            const int leni = lenk - q;
-            for (int p = 0; p < leni; p++) {
-                rowi[p] += tail[p] * -t;
-            }
+            sub_scaled(rowi, rowk + q, t, lenk - q);
             rowk[q] = t;
         }
     }

@@ -45,9 +45,9 @@ void gdn_solver_mul_J(const gdnModel* m, const gdnData* d, double* res, const do
 void gdn_solver_mul_M(const gdnModel* m, const gdnData* d, const int* simple, double* res,
                       const double* vec);
 
-// mj_solNewton (simple: gdn_simple_dofs, for M v): maxiter Newton iterations from d->qacc (set by the warm start). Writes qacc,
-// efc_force, efc_state, qfrc_constraint, solver_iter (added to), solver_converged,
-// solver_residual. GDN_ERR_MEMORY when the arena is short.
+// mj_solNewton (simple: gdn_simple_dofs, for M v): maxiter Newton iterations from d->qacc (set
+// by the warm start). Writes qacc, efc_force, efc_state, qfrc_constraint, solver_iter (added
+// to), solver_converged, solver_residual. GDN_ERR_MEMORY when the arena is short.
 gdnStatus gdn_solver_newton(const gdnModel* m, gdnData* d, const int* simple, int maxiter);
 
 // sum_k a[k] b[k], k < n, in MuJoCo's mju_dot order (four interleaved partial sums combined as

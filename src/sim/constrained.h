@@ -15,7 +15,8 @@ gdnStatus gdn_constraint_rows_stage(const gdnModel* m, gdnData* d);
 // gdn_smooth_forces, nv) at the kinematics in d:
 //   qM (CRB), efc_vel and efc_aref, qfrc_bias (RNE), qfrc_smooth = tau - qfrc_bias,
 //   qacc_smooth = M^-1 qfrc_smooth (tree LDL' of M in MuJoCo's order), then the solve
-//   (gdn_solve_constraint, warm-started from qacc_warmstart): d->qacc, efc_force, efc_state, qfrc_constraint, qacc_warmstart and the
+//   (gdn_solve_constraint_rows on the rows' recorded sparsity, warm-started from
+//   qacc_warmstart): d->qacc, efc_force, efc_state, qfrc_constraint, qacc_warmstart and the
 //   solver report. Returns the solver's status (GDN_ERR_MEMORY, GDN_ERR_UNSUPPORTED for a
 //   solver other than Newton, GDN_ERR_NONFINITE); an unconverged solve is GDN_OK with
 //   d->solver_converged = 0

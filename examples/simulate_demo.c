@@ -3,10 +3,10 @@
 //
 //   gradyn_demo MODEL.xml [STEPS]
 //
-// Starts from keyframe 0 when the model has one (else qpos0, at rest), controls zero, no
-// contacts (gradyn has no constraints yet), and runs STEPS semi-implicit Euler steps (timed).
-// If the model has joint damping, a second untimed run with damping off measures the
-// integrator's energy drift alone.
+// Starts from keyframe 0 when the model has one (else qpos0, at rest), controls zero, and runs
+// STEPS steps (timed) of the full step: contacts, limits and equality constraints solved as
+// MuJoCo does, then semi-implicit Euler. A second untimed run with damping and constraints off
+// measures the integrator's energy drift alone.
 #define _POSIX_C_SOURCE 199309L
 #include <math.h>
 #include <stdio.h>
@@ -39,12 +39,28 @@ static void start_state(const gdnModel* m, gdnData* d) {
 }
 
 // up to steps steps; returns how many succeeded, *status is the first failure (or GDN_OK)
-static long run_steps(const gdnModel* m, gdnData* d, long steps, gdnStatus* status) {
+// what a run saw: contacts, Newton iterations and unconverged solves summed over its steps
+typedef struct RunStats {
+    long contacts;
+    long iterations;
+    long constrained;
+    long unconverged;
+} RunStats;
+
+static long run_steps(const gdnModel* m, gdnData* d, long steps, gdnStatus* status,
+                      RunStats* stats) {
     *status = GDN_OK;
+    memset(stats, 0, sizeof(*stats));
     for (long i = 0; i < steps; i++) {
         *status = gdn_step(m, d);
         if (*status != GDN_OK) {
             return i;
+        }
+        stats->contacts += d->ncon;
+        if (d->nefc > 0) {
+            stats->constrained++;
+            stats->iterations += d->solver_iter;
+            stats->unconverged += !d->solver_converged;
         }
     }
     return steps;
@@ -84,7 +100,8 @@ int main(int argc, char** argv) {
     start_state(m, d);
     double energy0 = total_energy(m, d);
     double t0 = now_seconds();
-    long done = run_steps(m, d, steps, &st);
+    RunStats stats;
+    long done = run_steps(m, d, steps, &st, &stats);
     double elapsed = now_seconds() - t0;
     double energy1 = total_energy(m, d);
     double time1 = d->time;
@@ -94,24 +111,26 @@ int main(int argc, char** argv) {
         memcpy(root_quat, d->xquat + 4, sizeof(root_quat));
     }
 
-    // is the model conservative? (damping dissipates energy; actuators are off)
+    // is the model conservative? (damping and contacts dissipate energy; actuators are off)
     double damping = 0.0;
     for (int i = 0; i < m->nv; i++) {
         damping = fmax(damping, m->dof_damping[i]);
     }
 
-    // run 2 (when the model has damping): the same start with damping switched off, so the
-    // energy change is the integrator's drift alone
+    // run 2: the same start with damping and constraints switched off, so the energy change
+    // is the integrator's drift alone
     double drift_conservative = 0.0, energy_start = energy0;
     long done2 = 0;
-    if (damping > 0.0) {
+    {
         for (int i = 0; i < m->nv; i++) {
             m->dof_damping[i] = 0.0;
         }
+        m->opt.disableflags |= GDN_DSBL_CONSTRAINT;
         gdnStatus st2 = GDN_OK;
+        RunStats stats2;
         start_state(m, d);
         energy_start = total_energy(m, d);
-        done2 = run_steps(m, d, steps, &st2);
+        done2 = run_steps(m, d, steps, &st2, &stats2);
         double energy_end = total_energy(m, d);
         drift_conservative = (energy_end - energy_start) / fmax(fabs(energy_start), 1e-300);
     }
@@ -124,15 +143,20 @@ int main(int argc, char** argv) {
            st == GDN_OK ? "" : ", stopped: non-finite state");
     printf("speed      %.0f steps/s (%.3f us/step)\n", (double)done / elapsed,
            1e6 * elapsed / (double)(done > 0 ? done : 1));
+    printf("contacts   %.2f per step; %ld constrained steps, %.3f Newton iterations per "
+           "constrained step, %ld unconverged\n",
+           (double)stats.contacts / (double)(done > 0 ? done : 1), stats.constrained,
+           (double)stats.iterations / (double)(stats.constrained > 0 ? stats.constrained : 1),
+           stats.unconverged);
     printf("energy     %.6g J -> %.6g J, change %.3g%% of |E0|%s\n", energy0, energy1,
            100.0 * (energy1 - energy0) / fmax(fabs(energy0), 1e-300),
-           damping > 0.0 ? " (joint damping in the model: dissipation expected)" : " (drift)");
-    if (damping > 0.0) {
-        printf("drift      %.3g%% of |E0| over %ld steps with damping switched off "
-               "(integrator drift)\n", 100.0 * drift_conservative, done2);
-    }
-    // a free-floating model falls (no floor without contacts); semi-implicit Euler's energy
-    // error in free fall is exactly -M |g|^2 h t / 2, the main part of the drift above
+           damping > 0.0 || stats.constrained > 0
+               ? " (damping and contacts dissipate: a loss is expected)"
+               : " (drift)");
+    printf("drift      %.3g%% of |E0| over %ld steps with damping and constraints switched off "
+           "(integrator drift)\n", 100.0 * drift_conservative, done2);
+    // without constraints a free-floating model falls (run 2); semi-implicit Euler's energy
+    // error in free fall is exactly -M |g|^2 h t / 2, the main part of that drift
     if (m->njnt > 0 && m->jnt_type[0] == GDN_JNT_FREE) {
         const double* g = m->opt.gravity;
         double mass = 0.0;
@@ -141,7 +165,7 @@ int main(int argc, char** argv) {
         }
         double expected = -0.5 * mass * (g[0] * g[0] + g[1] * g[1] + g[2] * g[2]) *
                           m->opt.timestep * time1;
-        printf("           (free fall, no floor: Euler's exact free-fall error -M|g|^2 h t/2 = "
+        printf("           (run 2 falls freely: Euler's exact free-fall error -M|g|^2 h t/2 = "
                "%.4g%% of |E0|)\n", 100.0 * expected / fmax(fabs(energy_start), 1e-300));
     }
     if (m->nbody > 1) {

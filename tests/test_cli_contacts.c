@@ -5,12 +5,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 
 #include <cjson/cJSON.h>
 #include <gradyn/gradyn.h>
 #include <mujoco/mujoco.h>
 
+#include "runner/cli_run.h"
 #include "runner/test.h"
 
 #define TMP_DIR GDN_BINARY_DIR "/test_cli_contacts_tmp"
@@ -42,76 +42,15 @@ static char* run_out = NULL;
 static char* run_err = NULL;
 
 
-// create TMP_DIR once
-static void ensure_tmp_dir(void) {
-    static int done = 0;
-    if (!done && system("mkdir -p '" TMP_DIR "'") == 0) {
-        done = 1;
-    }
-}
-
-
-// whole file as a NUL-terminated heap string ("" when unreadable)
-static char* slurp(const char* path) {
-    FILE* f = fopen(path, "rb");
-    size_t cap = 1 << 16, len = 0;
-    char* text = malloc(cap);
-    if (!text) {
-        abort();
-    }
-    while (f) {
-        len += fread(text + len, 1, cap - len - 1, f);
-        if (len + 1 < cap) {
-            break;
-        }
-        cap *= 2;
-        text = realloc(text, cap);
-        if (!text) {
-            abort();
-        }
-    }
-    text[len] = '\0';
-    if (f) {
-        fclose(f);
-    }
-    return text;
-}
-
-
 // write text to TMP_DIR/name and return the path (a ring of static buffers)
 static const char* tmp_file(const char* name, const char* text) {
-    static char paths[8][512];
-    static int next = 0;
-    char* path = paths[next++ % 8];
-    ensure_tmp_dir();
-    snprintf(path, 512, "%s/%s", TMP_DIR, name);
-    FILE* f = fopen(path, "wb");
-    if (f) {
-        fputs(text, f);
-        fclose(f);
-    }
-    return path;
+    return gdn_cli_tmp_file(TMP_DIR, name, text);
 }
 
 
 // run "gradyn ARGS" with stdout and stderr captured; exit code, or 128 + signal on a crash
 static int run_cli(const char* args) {
-    char cmd[4096];
-    ensure_tmp_dir();
-    snprintf(cmd, sizeof(cmd), "'%s' %s >'%s/out.txt' 2>'%s/err.txt'", GDN_CLI_PATH, args,
-             TMP_DIR, TMP_DIR);
-    int status = system(cmd);
-    free(run_out);
-    free(run_err);
-    run_out = slurp(TMP_DIR "/out.txt");
-    run_err = slurp(TMP_DIR "/err.txt");
-    if (status == -1) {
-        return -1;
-    }
-    if (WIFSIGNALED(status)) {
-        return 128 + WTERMSIG(status);
-    }
-    return WEXITSTATUS(status);
+    return gdn_cli_run(GDN_CLI_PATH, TMP_DIR, args, &run_out, &run_err);
 }
 
 

@@ -25,6 +25,7 @@
 #include <gradyn/adjoint.h>
 #include <gradyn/gradyn.h>
 
+#include "runner/skins.h"
 #include "runner/test.h"
 
 #define REL_TOL 1e-6
@@ -49,73 +50,6 @@ static gdnModel* load_test_model(const char* name) {
     char path[1024];
     snprintf(path, sizeof(path), "%s/%s", GDN_TEST_MODELS, name);
     return load(path);
-}
-
-static void quat2mat(double R[9], const double q[4]) {
-    R[0] = 1 - 2 * (q[2] * q[2] + q[3] * q[3]);
-    R[1] = 2 * (q[1] * q[2] - q[0] * q[3]);
-    R[2] = 2 * (q[1] * q[3] + q[0] * q[2]);
-    R[3] = 2 * (q[1] * q[2] + q[0] * q[3]);
-    R[4] = 1 - 2 * (q[1] * q[1] + q[3] * q[3]);
-    R[5] = 2 * (q[2] * q[3] - q[0] * q[1]);
-    R[6] = 2 * (q[1] * q[3] - q[0] * q[2]);
-    R[7] = 2 * (q[2] * q[3] + q[0] * q[1]);
-    R[8] = 1 - 2 * (q[1] * q[1] + q[2] * q[2]);
-}
-
-// skins from the geoms (box corners, capsule end points, sphere centres) and penalty contact
-// with the plane `above` over the lowest vertex at qpos0, so contact is active from t = 0
-static int add_skins_and_penalty(gdnModel* m, double above, double stiffness, double damping) {
-    gdnData* d = NULL;
-    if (gdn_data_create(m, &d) != GDN_OK) {
-        return 0;
-    }
-    gdn_data_reset(m, d);
-    gdn_kinematics(m, d);
-    double zmin = INFINITY;
-    for (int b = 1; b < m->nbody; b++) {
-        double verts[3 * 64];
-        int n = 0;
-        for (int g = m->body_geomadr[b]; g >= 0 && g < m->body_geomadr[b] + m->body_geomnum[b];
-             g++) {
-            const double* s = m->geom_size + 3 * g;
-            double local[8][3];
-            int k = 0;
-            if (m->geom_type[g] == GDN_GEOM_BOX) {
-                for (int c = 0; c < 8; c++, k++) {
-                    local[k][0] = (c & 1) ? s[0] : -s[0];
-                    local[k][1] = (c & 2) ? s[1] : -s[1];
-                    local[k][2] = (c & 4) ? s[2] : -s[2];
-                }
-            } else if (m->geom_type[g] == GDN_GEOM_CAPSULE) {
-                for (int c = 0; c < 2; c++, k++) {
-                    local[k][0] = local[k][1] = 0;
-                    local[k][2] = c ? s[1] : -s[1];
-                }
-            } else if (m->geom_type[g] == GDN_GEOM_SPHERE) {
-                local[k][0] = local[k][1] = local[k][2] = 0;
-                k++;
-            }
-            double R[9];
-            quat2mat(R, m->geom_quat + 4 * g);
-            for (int c = 0; c < k && n < 64; c++, n++) {
-                for (int i = 0; i < 3; i++) {
-                    verts[3 * n + i] = m->geom_pos[3 * g + i] + R[3 * i] * local[c][0] +
-                                       R[3 * i + 1] * local[c][1] + R[3 * i + 2] * local[c][2];
-                }
-                const double* X = d->xmat + 9 * b;
-                double z = d->xpos[3 * b + 2] + X[6] * verts[3 * n] + X[7] * verts[3 * n + 1] +
-                           X[8] * verts[3 * n + 2];
-                zmin = fmin(zmin, z);
-            }
-        }
-        if (n > 0 && gdn_model_set_collision_mesh(m, b, verts, n) != GDN_OK) {
-            gdn_data_free(d);
-            return 0;
-        }
-    }
-    gdn_data_free(d);
-    return gdn_model_set_penalty(m, 1, zmin + above, stiffness, damping) == GDN_OK;
 }
 
 // ---------------------------------------------------------------- objective
@@ -507,7 +441,7 @@ static int test_humanoid32_penalty(void) {
     Problem p;
     gdnModel* m = load_test_model("humanoid32.xml");
     CHECK(m);
-    CHECK(add_skins_and_penalty(m, 0.02, 5000, 50));
+    CHECK(gdn_test_add_skins_and_penalty(m, 0.02, 5000, 50));
     CHECK(problem_init(&p, "humanoid32", m, 60, 6, 0.05, 0.3, 0.5));
     int bad = check_all(&p, 3, 1);
     problem_free(&p);
@@ -539,7 +473,7 @@ static int test_humanoid_mujoco_penalty(void) {
     Problem p;
     gdnModel* m = load("/usr/share/mujoco/model/humanoid/humanoid.xml");
     CHECK(m);
-    CHECK(add_skins_and_penalty(m, 0.02, 5000, 50));
+    CHECK(gdn_test_add_skins_and_penalty(m, 0.02, 5000, 50));
     CHECK(problem_init(&p, "humanoid.xml", m, 40, 7, 0.05, 0.3, 0.5));
     gdnObjective target;
     p.target = (gdnTargetObjective){0};
@@ -634,7 +568,7 @@ static int test_checkpoint_determinism(void) {
     Problem p;
     gdnModel* m = load_test_model("humanoid32.xml");
     CHECK(m);
-    CHECK(add_skins_and_penalty(m, 0.02, 5000, 50));
+    CHECK(gdn_test_add_skins_and_penalty(m, 0.02, 5000, 50));
     const int T = 100;
     CHECK(problem_init(&p, "humanoid32", m, T, 8, 0.05, 0.3, 0.5));
     const int nq = m->nq, nv = m->nv, nu = m->nu, np = GDN_N_INERTIA_PARAMS * m->nbody;
@@ -782,7 +716,7 @@ static int test_timing(void) {
 
     m = load("/usr/share/mujoco/model/humanoid/humanoid.xml");
     CHECK(m);
-    CHECK(add_skins_and_penalty(m, 0.02, 5000, 50));
+    CHECK(gdn_test_add_skins_and_penalty(m, 0.02, 5000, 50));
     CHECK(problem_init(&p, "humanoid.xml+penalty", m, 200, 11, 0.05, 0.3, 0.5));
     CHECK(time_problem(&p, 10) == 0);
     problem_free(&p);

@@ -8,6 +8,7 @@
 #include <gradyn/adjoint.h>
 #include <gradyn/gradyn.h>
 
+#include "runner/skins.h"
 #include "runner/test.h"
 
 static gdnModel* load(const char* path) {
@@ -24,74 +25,6 @@ static gdnModel* load_test_model(const char* name) {
     char path[1024];
     snprintf(path, sizeof(path), "%s/%s", GDN_TEST_MODELS, name);
     return load(path);
-}
-
-// skins from the geoms (box corners, capsule end points, sphere centres) and penalty contact
-// with the plane just above the lowest vertex at qpos0, so contact is active from t = 0
-static int add_skins_and_penalty(gdnModel* m, double stiffness, double damping) {
-    gdnData* d = NULL;
-    if (gdn_data_create(m, &d) != GDN_OK) {
-        return 0;
-    }
-    gdn_data_reset(m, d);
-    gdn_kinematics(m, d);
-    double zmin = INFINITY;
-    for (int b = 1; b < m->nbody; b++) {
-        double verts[3 * 64];
-        int n = 0;
-        for (int g = m->body_geomadr[b]; g >= 0 && g < m->body_geomadr[b] + m->body_geomnum[b];
-             g++) {
-            const double* s = m->geom_size + 3 * g;
-            double local[8][3];
-            int k = 0;
-            if (m->geom_type[g] == GDN_GEOM_BOX) {
-                for (int c = 0; c < 8; c++) {
-                    local[k][0] = (c & 1) ? s[0] : -s[0];
-                    local[k][1] = (c & 2) ? s[1] : -s[1];
-                    local[k][2] = (c & 4) ? s[2] : -s[2];
-                    k++;
-                }
-            } else if (m->geom_type[g] == GDN_GEOM_CAPSULE) {
-                for (int c = 0; c < 2; c++) {
-                    local[k][0] = local[k][1] = 0;
-                    local[k][2] = c ? s[1] : -s[1];
-                    k++;
-                }
-            } else if (m->geom_type[g] == GDN_GEOM_SPHERE) {
-                local[k][0] = local[k][1] = local[k][2] = 0;
-                k++;
-            }
-            // geom frame -> body frame: p = geom_pos + R(geom_quat) local
-            for (int c = 0; c < k && n < 64; c++, n++) {
-                const double* q = m->geom_quat + 4 * g;
-                double R[9];
-                R[0] = 1 - 2 * (q[2] * q[2] + q[3] * q[3]);
-                R[1] = 2 * (q[1] * q[2] - q[0] * q[3]);
-                R[2] = 2 * (q[1] * q[3] + q[0] * q[2]);
-                R[3] = 2 * (q[1] * q[2] + q[0] * q[3]);
-                R[4] = 1 - 2 * (q[1] * q[1] + q[3] * q[3]);
-                R[5] = 2 * (q[2] * q[3] - q[0] * q[1]);
-                R[6] = 2 * (q[1] * q[3] - q[0] * q[2]);
-                R[7] = 2 * (q[2] * q[3] + q[0] * q[1]);
-                R[8] = 1 - 2 * (q[1] * q[1] + q[2] * q[2]);
-                for (int i = 0; i < 3; i++) {
-                    verts[3 * n + i] = m->geom_pos[3 * g + i] + R[3 * i] * local[c][0] +
-                                       R[3 * i + 1] * local[c][1] + R[3 * i + 2] * local[c][2];
-                }
-                // world z at qpos0
-                const double* X = d->xmat + 9 * b;
-                double z = d->xpos[3 * b + 2] + X[6] * verts[3 * n] + X[7] * verts[3 * n + 1] +
-                           X[8] * verts[3 * n + 2];
-                zmin = fmin(zmin, z);
-            }
-        }
-        if (n > 0 && gdn_model_set_collision_mesh(m, b, verts, n) != GDN_OK) {
-            gdn_data_free(d);
-            return 0;
-        }
-    }
-    gdn_data_free(d);
-    return gdn_model_set_penalty(m, 1, zmin + 0.01, stiffness, damping) == GDN_OK;
 }
 
 // a running cost in qpos coordinates: l = sum_i a_i qpos_i^2 + b_i qvel_i + c_k u_k^2
@@ -218,7 +151,7 @@ static int test_tangent_map(void) {
 static int test_forward_bit_identical(void) {
     gdnModel* m = load_test_model("humanoid32.xml");
     CHECK(m);
-    CHECK(add_skins_and_penalty(m, 5000, 50));
+    CHECK(gdn_test_add_skins_and_penalty(m, 0.01, 5000, 50));
     CHECK(m->nvert > 0);
     const int T = 120, nq = m->nq, nv = m->nv, nu = m->nu;
     double* u = malloc(sizeof(double) * (size_t)(T * nu + 2 * nq + 2 * nv));

@@ -5,13 +5,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <gradyn/gradyn.h>
 #include <mujoco/mujoco.h>
 
 #include "collision/narrowphase.h"
 #include "oracle/from_mujoco.h"
+#include "oracle/mj_from_string.h"
 #include "oracle/oracle.h"
 #include "runner/test.h"
 
@@ -31,19 +31,8 @@ typedef struct {
 } Pair2;
 
 static int load_both(Pair2* p, const char* xml, int nconmax) {
-    char path[256];
-    snprintf(path, sizeof(path), "/tmp/gdn_test_collision_%d.xml", (int)getpid());
-    FILE* f = fopen(path, "w");
-    if (!f) {
-        return 1;
-    }
-    fputs(xml, f);
-    fclose(f);
-    char err[1000] = "";
-    p->mm = mj_loadXML(path, NULL, err, sizeof(err));
-    remove(path);
+    p->mm = gdn_oracle_mj_from_string(xml);
     if (!p->mm) {
-        fprintf(stderr, "MuJoCo: %s\n", err);
         return 1;
     }
     p->md = mj_makeData(p->mm);

@@ -13,6 +13,7 @@
 #include "collision/hull.h"
 #include "collision/narrowphase.h"
 #include "oracle/from_mujoco.h"
+#include "oracle/mj_from_string.h"
 #include "runner/test.h"
 
 // two meshes given by vertices (MuJoCo builds their hulls with qhull); one body per geom
@@ -46,19 +47,8 @@ typedef struct {
 
 // MuJoCo model from MJCF text (through a temporary file), gradyn's copied from it
 static int load(Pair* p, const char* xml) {
-    char path[] = "/tmp/gdn_test_convex_XXXXXX";
-    int fd = mkstemp(path);
-    if (fd < 0) {
-        return 1;
-    }
-    FILE* f = fdopen(fd, "w");
-    fputs(xml, f);
-    fclose(f);
-    char err[512] = "";
-    p->mm = mj_loadXML(path, NULL, err, sizeof(err));
-    remove(path);
+    p->mm = gdn_oracle_mj_from_string(xml);
     if (!p->mm) {
-        fprintf(stderr, "mj_loadXML: %s\n", err);
         return 1;
     }
     p->md = mj_makeData(p->mm);

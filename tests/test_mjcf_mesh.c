@@ -11,6 +11,7 @@
 #include <mujoco/mujoco.h>
 
 #include "collision/mesh_model.h"
+#include "oracle/mj_from_string.h"
 #include "runner/test.h"
 
 #define MESH_DIR GDN_TEST_MODELS "/meshes"
@@ -64,18 +65,9 @@ typedef struct Both {
 
 static int load_both(Both* b, const char* mj_xml, const char* gdn_xml) {
     memset(b, 0, sizeof(*b));
-    char path[256], err[1000] = "";
-    snprintf(path, sizeof(path), "/tmp/gdn_test_mjcf_mesh_%d.xml", (int)getpid());
-    FILE* f = fopen(path, "w");
-    if (!f) {
-        return 1;
-    }
-    fputs(mj_xml, f);
-    fclose(f);
-    b->mm = mj_loadXML(path, NULL, err, sizeof(err));
-    remove(path);
+    char err[1000] = "";
+    b->mm = gdn_oracle_mj_from_string(mj_xml);
     if (!b->mm) {
-        fprintf(stderr, "MuJoCo: %s\n", err);
         return 1;
     }
     b->md = mj_makeData(b->mm);

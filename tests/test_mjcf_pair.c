@@ -5,11 +5,11 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <gradyn/gradyn.h>
 #include <mujoco/mujoco.h>
 
+#include "oracle/mj_from_string.h"
 #include "runner/test.h"
 
 static char g_err[2048];
@@ -25,19 +25,8 @@ typedef struct {
 
 static int load_both(Both* b, const char* xml) {
     memset(b, 0, sizeof(*b));
-    char path[256];
-    snprintf(path, sizeof(path), "/tmp/gdn_test_mjcf_pair_%d.xml", (int)getpid());
-    FILE* f = fopen(path, "w");
-    if (!f) {
-        return 1;
-    }
-    fputs(xml, f);
-    fclose(f);
-    char err[1000] = "";
-    b->mm = mj_loadXML(path, NULL, err, sizeof(err));
-    remove(path);
+    b->mm = gdn_oracle_mj_from_string(xml);
     if (!b->mm) {
-        fprintf(stderr, "MuJoCo: %s\n", err);
         return 1;
     }
     b->md = mj_makeData(b->mm);

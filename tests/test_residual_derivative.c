@@ -108,19 +108,6 @@ static const char* act_xml =
     "</actuator>"
     "</mujoco>";
 
-static gdnModel* load_file(const char* path) {
-    char err[1024] = "";
-    gdnModel* m = NULL;
-    gdnStatus st = gdn_load_xml(path, &m, err, (int)sizeof(err), NULL, 0);
-    if (st != GDN_OK) {
-        fprintf(stderr, "%s: %s: %s\n", path, gdn_status_string(st), err);
-        return NULL;
-    }
-    // the residual of the smooth + penalty step: constraint rows (limits, floors) off
-    m->opt.disableflags |= GDN_DSBL_CONSTRAINT;
-    return m;
-}
-
 static gdnModel* load_string(const char* xml) {
     char err[1024] = "";
     gdnModel* m = NULL;
@@ -140,13 +127,11 @@ static const char* model_names[NMODEL] = {
     "pendulum.xml", "slider.xml",   "humanoid.xml", "multi",               "act"};
 
 static gdnModel* load_model(int i) {
-    char path[1024];
     if (i < 7) {
-        snprintf(path, sizeof(path), "%s/%s", GDN_TEST_MODELS, model_names[i]);
-        return load_file(path);
+        return gdn_test_load_model(model_names[i]);
     }
     if (i == 7) {
-        return load_file("/usr/share/mujoco/model/humanoid/humanoid.xml");
+        return gdn_test_load_model("/usr/share/mujoco/model/humanoid/humanoid.xml");
     }
     return load_string(i == 8 ? multi_xml : act_xml);
 }

@@ -15,25 +15,9 @@
 #include "gradient/integrate_derivative.h"
 #include "gradient/step_derivative.h"
 #include "math/vec.h"
+#include "runner/models.h"
 #include "runner/test.h"
 #include "sim/step.h"
-
-static gdnModel* load(const char* file) {
-    char path[1024], err[1024] = "";
-    if (file[0] == '/') {
-        snprintf(path, sizeof(path), "%s", file);
-    } else {
-        snprintf(path, sizeof(path), "%s/%s", GDN_TEST_MODELS, file);
-    }
-    gdnModel* m = NULL;
-    gdnStatus st = gdn_load_xml(path, &m, err, (int)sizeof(err), NULL, 0);
-    if (st != GDN_OK) {
-        fprintf(stderr, "%s: %s: %s\n", path, gdn_status_string(st), err);
-        return NULL;
-    }
-    m->opt.disableflags |= GDN_DSBL_CONSTRAINT;
-    return m;
-}
 
 static void fill_uniform(double* x, int n, unsigned long long* rng, double lo, double hi) {
     for (int i = 0; i < n; i++) {
@@ -51,9 +35,7 @@ static double dot(const double* a, const double* b, int n) {
 
 // random configuration (unit quaternions) and velocity
 static void random_state(const gdnModel* m, gdnData* d, unsigned long long* rng, double vscale) {
-    gdn_data_reset(m, d);
-    fill_uniform(d->qpos, m->nq, rng, -1, 1);
-    gdn_normalize_quat(m, d->qpos);
+    gdn_test_random_qpos(m, d, rng);
     fill_uniform(d->qvel, m->nv, rng, -vscale, vscale);
 }
 
@@ -89,7 +71,7 @@ static int test_integrate_derivative(void) {
     unsigned long long rng = 0x9E3779B97F4A7C15ULL;
     double worst_fd = 0, worst_adj = 0;
     for (int f = 0; f < 4; f++) {
-        gdnModel* m = load(files[f]);
+        gdnModel* m = gdn_test_load_model(files[f]);
         CHECK(m);
         int nq = m->nq, nv = m->nv;
         double h = m->opt.timestep;
@@ -170,7 +152,7 @@ static int test_damped_mass(void) {
     unsigned long long rng = 0x1234567ULL;
     double worst = 0, worst_aba = 0;
     for (int f = 0; f < NMODEL; f++) {
-        gdnModel* m = load(MODELS[f]);
+        gdnModel* m = gdn_test_load_model(MODELS[f]);
         CHECK(m);
         gdnData* d = NULL;
         CHECK(gdn_data_create(m, &d) == GDN_OK);
@@ -607,7 +589,7 @@ static void random_controls(Point* p, unsigned long long* rng) {
 }
 
 static int check_model(const char* file, int nsample, Worst* total) {
-    gdnModel* m = load(file);
+    gdnModel* m = gdn_test_load_model(file);
     CHECK(m);
     Point p;
     CHECK(point_init(&p, m) == 0);
@@ -656,7 +638,7 @@ static int test_step_mujoco_humanoid(void) {
 // resting on its 4 bottom corners (depth m g / 4k), tilted with one or two corners in, and in
 // free flight (no corner in contact); the vertex block is checked too
 static int test_step_penalty_box(void) {
-    gdnModel* m = load("box_penalty.xml");
+    gdnModel* m = gdn_test_load_model("box_penalty.xml");
     CHECK(m);
     CHECK(m->penalty.enabled && m->nvert == 8);
     Point p;
@@ -717,7 +699,7 @@ static int test_step_penalty_box(void) {
 // below the pivot, I = 0.02 + 0.25 = 0.27 about the pivot, no damping; at q = 1, v = 0:
 //   a_q = -m g l cos(q) / I,  A = [[1 + h^2 a_q, h], [h a_q, 1]],  B = [h^2 / I, h / I]
 static int test_pendulum_closed_form(void) {
-    gdnModel* m = load("pendulum.xml");
+    gdnModel* m = gdn_test_load_model("pendulum.xml");
     CHECK(m);
     gdnData* d = NULL;
     CHECK(gdn_data_create(m, &d) == GDN_OK);

@@ -71,29 +71,39 @@ gdnStatus gdn_damped_mass_factor(const gdnModel* m, gdnData* d, double h, gdnDam
     return GDN_OK;
 }
 
-// H^-1 = L^-1 D^-1 L'^-1 applied to the columns [c0, c0 + w) of X (w <= 8; the rows of one
-// block stay in the L1 cache and the 8 columns in registers):
+// H^-1 = L^-1 D^-1 L'^-1 applied to the columns [c0, c0 + w) of X (w <= 16; the rows of one
+// block stay in the L1 cache and the columns in registers):
 //   L' z = x:  for k = nv-1 .. 0, x_i -= L(k, i) x_k for each ancestor i
 //   z <- D^-1 z,  then  L y = z:  for k = 0 .. nv-1, y_k -= L(k, i) y_i for each ancestor i
 // (the scaling of row k is done when the second pass reaches it: the same operations, in the
 // same order, as three separate passes)
 #if defined(__SSE2__)
-// SSE2: 4 pairs of columns per block, each lane the scalar operations of its column
-static void solve_block8(const gdnDampedMass* dm, double* X, size_t ld) {
+// SSE2: P pairs of columns per block (P a compile-time constant after inlining), each lane the
+// scalar operations of its column; up to 8 independent accumulators hide the latency of the
+// chained subtractions of the second pass. A row of zeros in the first pass subtracts exact
+// zeros from its ancestors and is skipped (the sparse columns of dr/du).
+static inline void solve_pairs(const gdnDampedMass* dm, double* X, size_t ld, const int P) {
     const int nv = dm->nv;
+    __m128d x[8];
     for (int k = nv - 1; k >= 0; k--) {
         const double* Lk = dm->L + dm->rowadr[k];
         const int* row = dm->chain + dm->rowadr[k];
         const double* xk = X + (size_t)k * ld;
-        __m128d x0 = _mm_loadu_pd(xk), x1 = _mm_loadu_pd(xk + 2);
-        __m128d x2 = _mm_loadu_pd(xk + 4), x3 = _mm_loadu_pd(xk + 6);
+        __m128d any = _mm_setzero_pd();
+        for (int p = 0; p < P; p++) {
+            x[p] = _mm_loadu_pd(xk + 2 * p);
+            any = _mm_or_pd(any, x[p]);
+        }
+        if (_mm_movemask_pd(_mm_cmpneq_pd(any, _mm_setzero_pd())) == 0) {
+            continue;
+        }
         for (int t = 1; t < dm->rownnz[k]; t++) {
             double* xi = X + (size_t)row[t] * ld;
             __m128d l = _mm_set1_pd(Lk[t]);
-            _mm_storeu_pd(xi, _mm_sub_pd(_mm_loadu_pd(xi), _mm_mul_pd(l, x0)));
-            _mm_storeu_pd(xi + 2, _mm_sub_pd(_mm_loadu_pd(xi + 2), _mm_mul_pd(l, x1)));
-            _mm_storeu_pd(xi + 4, _mm_sub_pd(_mm_loadu_pd(xi + 4), _mm_mul_pd(l, x2)));
-            _mm_storeu_pd(xi + 6, _mm_sub_pd(_mm_loadu_pd(xi + 6), _mm_mul_pd(l, x3)));
+            for (int p = 0; p < P; p++) {
+                _mm_storeu_pd(xi + 2 * p,
+                              _mm_sub_pd(_mm_loadu_pd(xi + 2 * p), _mm_mul_pd(l, x[p])));
+            }
         }
     }
     for (int k = 0; k < nv; k++) {
@@ -101,21 +111,32 @@ static void solve_block8(const gdnDampedMass* dm, double* X, size_t ld) {
         const int* row = dm->chain + dm->rowadr[k];
         double* xk = X + (size_t)k * ld;
         __m128d s = _mm_set1_pd(dm->dinv[k]);
-        __m128d x0 = _mm_mul_pd(_mm_loadu_pd(xk), s), x1 = _mm_mul_pd(_mm_loadu_pd(xk + 2), s);
-        __m128d x2 = _mm_mul_pd(_mm_loadu_pd(xk + 4), s), x3 = _mm_mul_pd(_mm_loadu_pd(xk + 6), s);
+        for (int p = 0; p < P; p++) {
+            x[p] = _mm_mul_pd(_mm_loadu_pd(xk + 2 * p), s);
+        }
         for (int t = 1; t < dm->rownnz[k]; t++) {
             const double* xi = X + (size_t)row[t] * ld;
             __m128d l = _mm_set1_pd(Lk[t]);
-            x0 = _mm_sub_pd(x0, _mm_mul_pd(l, _mm_loadu_pd(xi)));
-            x1 = _mm_sub_pd(x1, _mm_mul_pd(l, _mm_loadu_pd(xi + 2)));
-            x2 = _mm_sub_pd(x2, _mm_mul_pd(l, _mm_loadu_pd(xi + 4)));
-            x3 = _mm_sub_pd(x3, _mm_mul_pd(l, _mm_loadu_pd(xi + 6)));
+            for (int p = 0; p < P; p++) {
+                x[p] = _mm_sub_pd(x[p], _mm_mul_pd(l, _mm_loadu_pd(xi + 2 * p)));
+            }
         }
-        _mm_storeu_pd(xk, x0);
-        _mm_storeu_pd(xk + 2, x1);
-        _mm_storeu_pd(xk + 4, x2);
-        _mm_storeu_pd(xk + 6, x3);
+        for (int p = 0; p < P; p++) {
+            _mm_storeu_pd(xk + 2 * p, x[p]);
+        }
     }
+}
+
+static void solve_block16(const gdnDampedMass* dm, double* X, size_t ld) {
+    solve_pairs(dm, X, ld, 8);
+}
+
+static void solve_block8(const gdnDampedMass* dm, double* X, size_t ld) {
+    solve_pairs(dm, X, ld, 4);
+}
+
+static void solve_block2(const gdnDampedMass* dm, double* X, size_t ld) {
+    solve_pairs(dm, X, ld, 1);
 }
 #endif
 
@@ -126,7 +147,11 @@ static void solve_block(const gdnDampedMass* dm, double* X, size_t ld, int w) {
         const double* Lk = dm->L + dm->rowadr[k];
         const int* row = dm->chain + dm->rowadr[k];
         const double* xk = X + (size_t)k * ld;
-        for (int t = 1; t < dm->rownnz[k]; t++) {
+        int nonzero = 0;
+        for (int c = 0; c < w; c++) {
+            nonzero |= xk[c] != 0;
+        }
+        for (int t = 1; nonzero && t < dm->rownnz[k]; t++) {
             double* xi = X + (size_t)row[t] * ld;
             for (int c = 0; c < w; c++) {
                 xi[c] -= Lk[t] * xk[c];
@@ -152,8 +177,14 @@ static void solve_block(const gdnDampedMass* dm, double* X, size_t ld, int w) {
 void gdn_damped_mass_solve(const gdnDampedMass* dm, double* X, int ncol) {
     int c0 = 0;
 #if defined(__SSE2__)
+    for (; c0 + 16 <= ncol; c0 += 16) {
+        solve_block16(dm, X + c0, (size_t)ncol);
+    }
     for (; c0 + 8 <= ncol; c0 += 8) {
         solve_block8(dm, X + c0, (size_t)ncol);
+    }
+    for (; c0 + 2 <= ncol; c0 += 2) {
+        solve_block2(dm, X + c0, (size_t)ncol);
     }
 #endif
     if (c0 < ncol) {

@@ -57,13 +57,13 @@ typedef struct {
     int* group;    // nv: first dof of each dof's group
 } sweep;
 
-// r = [v x*] c (the columns of the 6x6 K before symmetrization): c a cinert, v a motion
+// N = [v x*] c (the columns of the 6x6 K before symmetrization): c a cinert, v a motion;
+// column k is v x* (c e_k), with c e_k the column k of the dense 6x6 inertia
 static void motion_cross_inertia(double N[36], const double v[6], const double c[10]) {
+    double dense[36];
+    gdn_ainert_from_cinert(dense, c);
     for (int k = 0; k < 6; k++) {
-        double e[6] = {0, 0, 0, 0, 0, 0}, col[6];
-        e[k] = 1;
-        gdn_cinert_mul(col, c, e);
-        gdn_cross_force(N + 6 * k, v, col);
+        gdn_cross_force(N + 6 * k, v, dense + 6 * k);
     }
 }
 

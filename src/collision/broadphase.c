@@ -156,7 +156,8 @@ int gdn_broadphase(const gdnModel* m, gdnData* d, int* pairs) {
     Endpoint* ends = (Endpoint*)(void*)gdn_arena_doubles(
         d, 2 * (size_t)nbody * ((sizeof(Endpoint) + sizeof(double) - 1) / sizeof(double)));
     int* active = gdn_arena_ints(d, (size_t)nbody);
-    if (!with_all || !box || !ends || !active) {
+    int* collidable = gdn_arena_ints(d, (size_t)nbody);
+    if (!with_all || !box || !ends || !active || !collidable) {
         gdn_arena_reset(d, mark);
         return -1;
     }
@@ -164,7 +165,8 @@ int gdn_broadphase(const gdnModel* m, gdnData* d, int* pairs) {
     // the world with geoms, and bodies welded to the world with a plane: every other body
     // (each unordered pair once)
     for (int b = 0; b < nbody; b++) {
-        with_all[b] = can_collide(m, b) && ((b == 0 && m->body_geomnum[0] > 0) ||
+        collidable[b] = can_collide(m, b);
+        with_all[b] = collidable[b] && ((b == 0 && m->body_geomnum[0] > 0) ||
                                             (m->body_weldid[b] == 0 && has_plane(m, b)));
     }
     for (int b1 = 0; b1 < nbody; b1++) {
@@ -178,10 +180,40 @@ int gdn_broadphase(const gdnModel* m, gdnData* d, int* pairs) {
         }
     }
 
+    // nbody <= 64 (the pairs are sorted canonically below, so the order found does not
+    // matter): every pair of collidable non-world bodies whose boxes overlap in x, y and z as
+    // closed intervals: the pairs the sweep finds (at a tie a min endpoint precedes a max one)
+    if (nbody <= 64) {
+        int ncand = 0;
+        for (int b = 1; b < nbody; b++) {
+            if (collidable[b]) {
+                body_box(m, d, b, box + 6 * b);
+                active[ncand++] = b;
+            }
+        }
+        for (int i = 0; i < ncand; i++) {
+            int b1 = active[i];
+            const double* p = box + 6 * b1;
+            for (int j = i + 1; j < ncand; j++) {
+                int b2 = active[j];
+                const double* q = box + 6 * b2;
+                if (p[0] > q[1] || p[1] < q[0] || p[2] > q[3] || p[3] < q[2] || p[4] > q[5] ||
+                    p[5] < q[4]) {
+                    continue;
+                }
+                if (!with_all[b1] && !with_all[b2] && compatible(m, b1, b2)) {
+                    pairs[npair++] = signature_of(b1, b2);
+                }
+            }
+        }
+        gdn_arena_reset(d, mark);
+        return sort_unique_small(pairs, npair, nbody);
+    }
+
     // sweep and prune of the collidable non-world bodies along x
     int nend = 0;
     for (int b = 1; b < nbody; b++) {
-        if (!can_collide(m, b)) {
+        if (!collidable[b]) {
             continue;
         }
         body_box(m, d, b, box + 6 * b);
@@ -219,9 +251,6 @@ int gdn_broadphase(const gdnModel* m, gdnData* d, int* pairs) {
     gdn_arena_reset(d, mark);
 
     // increasing signatures, repeats removed
-    if (nbody <= 64) {
-        return sort_unique_small(pairs, npair, nbody);
-    }
     sort_ints(pairs, npair);
     int n = 0;
     for (int i = 0; i < npair; i++) {

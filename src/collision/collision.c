@@ -11,15 +11,19 @@
 // smallest friction coefficient of a contact (MuJoCo's mjMINMU)
 #define MIN_MU 1e-5
 
-// 1 when the geom pair is filtered out (MuJoCo's mj_contactFilter): incompatible contype /
-// conaffinity, the same weld body, or (filterparent) one weld body the parent of the other's
-static int filtered(const gdnModel* m, int g1, int g2) {
-    if (!(m->geom_contype[g1] & m->geom_conaffinity[g2]) &&
-        !(m->geom_contype[g2] & m->geom_conaffinity[g1])) {
-        return 1;
-    }
-    int weld1 = m->body_weldid[m->geom_bodyid[g1]];
-    int weld2 = m->body_weldid[m->geom_bodyid[g2]];
+// 1 when the geoms' contype / conaffinity are incompatible (the geom part of MuJoCo's
+// mj_contactFilter)
+static inline int types_filtered(const gdnModel* m, int g1, int g2) {
+    return !(m->geom_contype[g1] & m->geom_conaffinity[g2]) &&
+           !(m->geom_contype[g2] & m->geom_conaffinity[g1]);
+}
+
+// 1 when every geom pair of bodies b1, b2 is filtered out (the body part of MuJoCo's
+// mj_contactFilter): the same weld body, or (filterparent) one weld body the parent of the
+// other's
+static int bodies_filtered(const gdnModel* m, int b1, int b2) {
+    int weld1 = m->body_weldid[b1];
+    int weld2 = m->body_weldid[b2];
     if (weld1 == weld2) {
         return 1;
     }
@@ -38,7 +42,8 @@ static double plane_height(const gdnData* d, int p, int g) {
 }
 
 // 1 when the bounding spheres (or a plane and a bounding sphere) are farther apart than margin
-static int bounds_apart(const gdnModel* m, const gdnData* d, int g1, int g2, double margin) {
+static inline int bounds_apart(const gdnModel* m, const gdnData* d, int g1, int g2,
+                               double margin) {
     double r1 = m->geom_rbound[g1], r2 = m->geom_rbound[g2];
     if (r1 > 0 && r2 > 0) {
         double dif[3];
@@ -136,8 +141,8 @@ static void add_contact(gdnData* d, const gdnContact* con) {
     }
 }
 
-// collide geoms g1, g2 (ipair < 0: a dynamic pair, filtered, geom-mixed parameters; else the
-// explicit pair ipair, whose geoms are g1, g2) and append the contacts
+// collide geoms g1, g2 (ipair < 0: a dynamic pair that passed the filters, geom-mixed
+// parameters; else the explicit pair ipair, whose geoms are g1, g2) and append the contacts
 static void collide_geoms(const gdnModel* m, gdnData* d, int g1, int g2, int ipair) {
     // order by type, as the table wants
     if (m->geom_type[g1] > m->geom_type[g2]) {
@@ -146,13 +151,15 @@ static void collide_geoms(const gdnModel* m, gdnData* d, int g1, int g2, int ipa
         g2 = t;
     }
     gdnCollideFn collide = gdn_collide_function(m->geom_type[g1], m->geom_type[g2]);
-    if (!collide || (ipair < 0 && filtered(m, g1, g2))) {
+    if (!collide) {
         return;
     }
-    // the margin first; the other parameters only for a pair that touches
+    // the margin first (max of the geoms' without a libm call); the other parameters only for
+    // a pair that touches
     const int override = (m->opt.enableflags & GDN_ENBL_OVERRIDE) != 0;
+    double margin1 = m->geom_margin[g1], margin2 = m->geom_margin[g2];
     double margin = override          ? m->opt.o_margin
-                    : ipair < 0       ? fmax(m->geom_margin[g1], m->geom_margin[g2])
+                    : ipair < 0       ? (margin1 < margin2 ? margin2 : margin1)
                                       : m->pair_margin[ipair];
     if (bounds_apart(m, d, g1, g2, margin)) {
         return;
@@ -250,6 +257,9 @@ gdnStatus gdn_collision(const gdnModel* m, gdnData* d) {
         if (exadr < m->nexclude && m->exclude_signature[exadr] == signature) {
             continue;
         }
+        if (bodies_filtered(m, b1, b2)) {
+            continue;
+        }
 
         for (int g1 = m->body_geomadr[b1]; g1 < m->body_geomadr[b1] + m->body_geomnum[b1]; g1++) {
             for (int g2 = m->body_geomadr[b2]; g2 < m->body_geomadr[b2] + m->body_geomnum[b2];
@@ -259,7 +269,7 @@ gdnStatus gdn_collision(const gdnModel* m, gdnData* d) {
                     explicit_pair = (m->pair_geom1[k] == g1 && m->pair_geom2[k] == g2) ||
                                     (m->pair_geom1[k] == g2 && m->pair_geom2[k] == g1);
                 }
-                if (!explicit_pair) {
+                if (!explicit_pair && !types_filtered(m, g1, g2)) {
                     collide_geoms(m, d, g1, g2, -1);
                 }
             }

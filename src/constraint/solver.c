@@ -51,18 +51,22 @@ void gdn_solver_mul_M(const gdnModel* m, const gdnData* d, const int* simple, do
                       const double* vec) {
     const int nv = m->nv;
     const int* parent = m->dof_parentid;
-    memset(res, 0, sizeof(double) * (size_t)nv);
+    // res[i] is first touched at row i (its descendants have larger indices), so it starts
+    // from 0 in a register; the ancestors' entries get the row's contributions in place
     for (int i = 0; i < nv; i++) {
         const double* Mi = d->qM + (size_t)i * (size_t)nv;
         if (simple[i]) {
             res[i] = Mi[i] * vec[i];
             continue;
         }
-        res[i] += Mi[i] * vec[i];
+        double acc = 0;
+        acc += Mi[i] * vec[i];
+        const double vi = vec[i];
         for (int j = parent[i]; j >= 0; j = parent[j]) {
-            res[i] += Mi[j] * vec[j];
-            res[j] += Mi[j] * vec[i];
+            acc += Mi[j] * vec[j];
+            res[j] += Mi[j] * vi;
         }
+        res[i] = acc;
     }
 }
 

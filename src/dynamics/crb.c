@@ -1,7 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
 // Composite rigid body algorithm: the dense joint-space inertia matrix d->qM.
-#include <string.h>
-
 #include <gradyn/gradyn.h>
 
 #include "base/arena.h"
@@ -31,16 +29,28 @@ void gdn_crb(const gdnModel* m, gdnData* d) {
         }
     }
 
+    // row i, columns j < i from i - 1 down: an ancestor dof (the chain of dof_parentid, whose
+    // indices decrease) gets its entry, every other column a zero (no memset of all of M)
     double* M = d->qM;
-    memset(M, 0, sizeof(double) * (size_t)nv * (size_t)nv);
     for (int i = nv - 1; i >= 0; i--) {
         double force[6];
+        double* row = M + (size_t)i * nv;
         gdn_cinert_mul(force, crb + 10 * m->dof_bodyid[i], cdof + 6 * i);
-        M[(size_t)i * nv + i] = m->dof_armature[i] + gdn_dot6(cdof + 6 * i, force);
-        for (int j = m->dof_parentid[i]; j >= 0; j = m->dof_parentid[j]) {
-            double mij = gdn_dot6(cdof + 6 * j, force);
-            M[(size_t)i * nv + j] = mij;
-            M[(size_t)j * nv + i] = mij;
+        row[i] = m->dof_armature[i] + gdn_dot6(cdof + 6 * i, force);
+        int ancestor = m->dof_parentid[i];
+        for (int j = i - 1; j >= 0; j--) {
+            if (j == ancestor) {
+                row[j] = gdn_dot6(cdof + 6 * j, force);
+                ancestor = m->dof_parentid[j];
+            } else {
+                row[j] = 0;
+            }
+        }
+    }
+    // upper triangle: the mirror of the lower one
+    for (int i = 0; i < nv; i++) {
+        for (int j = i + 1; j < nv; j++) {
+            M[(size_t)i * nv + j] = M[(size_t)j * nv + i];
         }
     }
     gdn_arena_reset(d, mark);

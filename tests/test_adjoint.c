@@ -25,6 +25,7 @@
 #include <gradyn/adjoint.h>
 #include <gradyn/gradyn.h>
 
+#include "runner/models.h"
 #include "runner/skins.h"
 #include "runner/test.h"
 
@@ -34,23 +35,8 @@
 
 // the adjoint differentiates the smooth + penalty step: every model is loaded with its
 // constraint rows (floor contacts, joint limits) disabled, as issue 3's acceptance states
-// ("contacts off, penalty on"); a constrained rollout is refused (test_contact_rollout)
-static gdnModel* load(const char* path) {
-    char err[512];
-    gdnModel* m = NULL;
-    if (gdn_load_xml(path, &m, err, sizeof(err), NULL, 0) != GDN_OK) {
-        fprintf(stderr, "load %s: %s\n", path, err);
-        return NULL;
-    }
-    m->opt.disableflags |= GDN_DSBL_CONSTRAINT;
-    return m;
-}
-
-static gdnModel* load_test_model(const char* name) {
-    char path[1024];
-    snprintf(path, sizeof(path), "%s/%s", GDN_TEST_MODELS, name);
-    return load(path);
-}
+// ("contacts off, penalty on"); a constrained rollout is refused (test_contact_rollout).
+// gdn_test_load_model (runner/models.h) loads them that way.
 
 // ---------------------------------------------------------------- objective
 
@@ -367,7 +353,7 @@ static int check_all(Problem* p, int u_stride, int vert_stride) {
 
 static int test_pendulum(void) {
     Problem p;
-    gdnModel* m = load_test_model("pendulum.xml");
+    gdnModel* m = gdn_test_load_model("pendulum.xml");
     CHECK(m);
     CHECK(problem_init(&p, "pendulum", m, 200, 1, 0.8, 1.0, 2.0));
     int bad = check_all(&p, 1, 1);
@@ -378,7 +364,7 @@ static int test_pendulum(void) {
 
 static int test_chain_damped(void) {
     Problem p;
-    gdnModel* m = load_test_model("adj_chain2.xml");
+    gdnModel* m = gdn_test_load_model("adj_chain2.xml");
     CHECK(m);
     CHECK(problem_init(&p, "chain2", m, 150, 2, 0.6, 1.0, 1.0));
     int bad = check_all(&p, 1, 1);
@@ -388,7 +374,7 @@ static int test_chain_damped(void) {
 
 static int test_revolute_prismatic_fixed(void) {
     Problem p;
-    gdnModel* m = load_test_model("adj_rpf.xml");
+    gdnModel* m = gdn_test_load_model("adj_rpf.xml");
     CHECK(m);
     CHECK(problem_init(&p, "rpf", m, 150, 3, 0.4, 0.8, 1.0));
     int bad = check_all(&p, 1, 1);
@@ -398,7 +384,7 @@ static int test_revolute_prismatic_fixed(void) {
 
 static int test_spherical_pendulum(void) {
     Problem p;
-    gdnModel* m = load_test_model("adj_ball.xml");
+    gdnModel* m = gdn_test_load_model("adj_ball.xml");
     CHECK(m);
     CHECK(problem_init(&p, "ball", m, 150, 4, 0.7, 2.0, 0.3));
     int bad = check_all(&p, 1, 1);
@@ -411,7 +397,7 @@ static int test_spherical_pendulum(void) {
 // point of application moves with the COM parameters)
 static int free_leg_case(const char* name, int force_at_com) {
     Problem p;
-    gdnModel* m = load_test_model("adj_free_leg.xml");
+    gdnModel* m = gdn_test_load_model("adj_free_leg.xml");
     CHECK(m);
     CHECK(problem_init(&p, name, m, 150, 5, 0.3, 1.0, 1.0));
     p.v0[3] = 3.0; // spin about the local x axis
@@ -439,7 +425,7 @@ static int test_xfrc_force_at_com(void) {
 
 static int test_humanoid32_penalty(void) {
     Problem p;
-    gdnModel* m = load_test_model("humanoid32.xml");
+    gdnModel* m = gdn_test_load_model("humanoid32.xml");
     CHECK(m);
     CHECK(gdn_test_add_skins_and_penalty(m, 0.02, 5000, 50));
     CHECK(problem_init(&p, "humanoid32", m, 60, 6, 0.05, 0.3, 0.5));
@@ -471,7 +457,7 @@ static gdnStatus running_and_effort(const gdnModel* m, gdnData* s, int t, void* 
 
 static int test_humanoid_mujoco_penalty(void) {
     Problem p;
-    gdnModel* m = load("/usr/share/mujoco/model/humanoid/humanoid.xml");
+    gdnModel* m = gdn_test_load_model("/usr/share/mujoco/model/humanoid/humanoid.xml");
     CHECK(m);
     CHECK(gdn_test_add_skins_and_penalty(m, 0.02, 5000, 50));
     CHECK(problem_init(&p, "humanoid.xml", m, 40, 7, 0.05, 0.3, 0.5));
@@ -509,7 +495,7 @@ static gdnStatus final_height(const gdnModel* m, gdnData* s, int t, void* user, 
 // in the body frame lowers the box by dz / 4 at equilibrium; top vertices never touch, and
 // tangential vertex motion leaves the level box's height unchanged
 static int test_box_on_plane(void) {
-    gdnModel* m = load_test_model("adj_box.xml");
+    gdnModel* m = gdn_test_load_model("adj_box.xml");
     CHECK(m);
     const double a = 0.125, k = 2500, c = 50;
     double corners[24];
@@ -566,7 +552,7 @@ static int same(const double* a, const double* b, int n) {
 // pass == a gdn_step loop (final state)
 static int test_checkpoint_determinism(void) {
     Problem p;
-    gdnModel* m = load_test_model("humanoid32.xml");
+    gdnModel* m = gdn_test_load_model("humanoid32.xml");
     CHECK(m);
     CHECK(gdn_test_add_skins_and_penalty(m, 0.02, 5000, 50));
     const int T = 100;
@@ -627,7 +613,7 @@ static int test_checkpoint_determinism(void) {
 
 static int test_gradient_errors(void) {
     Problem p;
-    gdnModel* m = load_test_model("adj_free_leg.xml");
+    gdnModel* m = gdn_test_load_model("adj_free_leg.xml");
     CHECK(m);
     CHECK(problem_init(&p, "free_leg", m, 20, 9, 0.1, 0.1, 0.1));
     char err[256];
@@ -702,19 +688,19 @@ static int time_problem(Problem* p, int reps) {
 
 static int test_timing(void) {
     Problem p;
-    gdnModel* m = load_test_model("pendulum.xml");
+    gdnModel* m = gdn_test_load_model("pendulum.xml");
     CHECK(m);
     CHECK(problem_init(&p, "pendulum", m, 1000, 10, 0.5, 0.5, 1.0));
     CHECK(time_problem(&p, 20) == 0);
     problem_free(&p);
 
-    m = load("/usr/share/mujoco/model/humanoid/humanoid.xml");
+    m = gdn_test_load_model("/usr/share/mujoco/model/humanoid/humanoid.xml");
     CHECK(m);
     CHECK(problem_init(&p, "humanoid.xml", m, 200, 11, 0.05, 0.3, 0.5));
     CHECK(time_problem(&p, 10) == 0);
     problem_free(&p);
 
-    m = load("/usr/share/mujoco/model/humanoid/humanoid.xml");
+    m = gdn_test_load_model("/usr/share/mujoco/model/humanoid/humanoid.xml");
     CHECK(m);
     CHECK(gdn_test_add_skins_and_penalty(m, 0.02, 5000, 50));
     CHECK(problem_init(&p, "humanoid.xml+penalty", m, 200, 11, 0.05, 0.3, 0.5));

@@ -8,11 +8,12 @@
 #    include <emmintrin.h>
 #endif
 
-// sparsity from dof_parentid (rows as chains), values gathered from the dense qM of gdn_crb,
+// sparsity from dof_parentid (rows as chains), values gathered from a dense M (gdn_crb's qM),
 // then for k = nv-1 .. 0 and each ancestor i = chain_k[t] (t >= 1):
 //   a = H(k, i) / H(k, k);  H(i, j) -= a H(k, j) for j on the chain of i;  L(k, i) = a
 // (the chain of i is the tail of the chain of k from t, so both rows are walked contiguously)
-gdnStatus gdn_damped_mass_factor(const gdnModel* m, gdnData* d, double h, gdnDampedMass* dm) {
+gdnStatus gdn_damped_mass_factor_from(const gdnModel* m, gdnData* d, double h, const double* M,
+                                      gdnDampedMass* dm) {
     const int nv = m->nv;
     dm->nv = nv;
     int* rowadr = gdn_arena_ints(d, 2 * (size_t)nv);
@@ -38,8 +39,6 @@ gdnStatus gdn_damped_mass_factor(const gdnModel* m, gdnData* d, double h, gdnDam
     dm->L = L;
     dm->dinv = L + nnz;
 
-    gdn_crb(m, d);
-    const double* M = d->qM;
     for (int k = 0; k < nv; k++) {
         int* row = chain + rowadr[k];
         double* Lk = L + rowadr[k];
@@ -69,6 +68,11 @@ gdnStatus gdn_damped_mass_factor(const gdnModel* m, gdnData* d, double h, gdnDam
         dm->dinv[k] = 1 / Lk[0];
     }
     return GDN_OK;
+}
+
+gdnStatus gdn_damped_mass_factor(const gdnModel* m, gdnData* d, double h, gdnDampedMass* dm) {
+    gdn_crb(m, d);
+    return gdn_damped_mass_factor_from(m, d, h, d->qM, dm);
 }
 
 // H^-1 = L^-1 D^-1 L'^-1 applied to the columns [c0, c0 + w) of X (w <= 16; the rows of one

@@ -23,6 +23,11 @@ typedef struct gdnDampedMass {
 // the arena is exhausted, GDN_ERR_NONFINITE for a non-positive pivot.
 gdnStatus gdn_damped_mass_factor(const gdnModel* m, gdnData* d, double h, gdnDampedMass* dm);
 
+// the same from a given mass matrix M (nv x nv row-major, armature included; only the entries
+// (k, j) with j = k or j an ancestor dof of k are read) instead of gdn_crb's d->qM
+gdnStatus gdn_damped_mass_factor_from(const gdnModel* m, gdnData* d, double h, const double* M,
+                                      gdnDampedMass* dm);
+
 // X <- H^-1 X for ncol right-hand sides: X is nv rows of ncol entries (row-major, stride ncol)
 void gdn_damped_mass_solve(const gdnDampedMass* dm, double* X, int ncol);
 

@@ -49,6 +49,12 @@ gdnStatus gdn_residual_vjp(const gdnModel* m, gdnData* d, const double* a, const
 // Cost O(nv depth): the tangent e_j only moves the subtree of dof j's body
 gdnStatus gdn_residual_dense(const gdnModel* m, gdnData* d, const double* a, double* X, int ldx);
 
+// gdn_residual_dense that also writes, from the same sweep, the entries M(i, k) of the mass
+// matrix (armature included; M nv x nv row-major) for k = i and every ancestor dof k of i (the
+// tree sparsity of the L'DL factor); the other entries of M are left as they are
+gdnStatus gdn_residual_dense_mass(const gdnModel* m, gdnData* d, const double* a, double* X,
+                                  int ldx, double* M);
+
 // ---------------------------------------------------------------- extended forms
 
 // a direction in the residual's inputs; any member NULL = 0. xi, eta (6 x nbody): the body

@@ -274,8 +274,10 @@ static double affected_position(const sweep* s, int i, int j) {
            gdn_dot6(s->gamma + 6 * i, s->S + 6 * j);
 }
 
-gdnStatus gdn_residual_dense_ex(const gdnModel* m, gdnData* d, const double* a, const double* W,
-                                double* X, int ldx) {
+// the dense residual Jacobians and, when M is not NULL, the mass matrix entries on the dof chains
+// from the same sweep (CRBA: M(i, k) = S_k' I_s(B_i) S_i = S_k' alpha_i, + armature_i at k = i)
+static gdnStatus residual_dense(const gdnModel* m, gdnData* d, const double* a, const double* W,
+                                double* X, int ldx, double* M) {
     const int nv = m->nv, nu = m->nu, nb = m->nbody;
     const size_t nvs = (size_t)(nv > 0 ? nv : 1), nbs = (size_t)nb, ld = (size_t)ldx;
     if (ldx < 2 * nv + nu) {
@@ -306,6 +308,14 @@ gdnStatus gdn_residual_dense_ex(const gdnModel* m, gdnData* d, const double* a, 
     s.Wx = s.fin + 6 * nbs;
     s.group = group;
     sweep_build(m, d, a, W, &s, s.Wx + 6 * nbs);
+    for (int i = 0; M && i < nv; i++) {
+        const double* alpha = s.alpha + 6 * i;
+        double* row = M + (size_t)i * (size_t)nv;
+        row[i] = m->dof_armature[i] + gdn_dot6(s.S + 6 * i, alpha);
+        for (int k = m->dof_parentid[i]; k >= 0; k = m->dof_parentid[k]) {
+            row[k] = gdn_dot6(s.S + 6 * k, alpha);
+        }
+    }
 
     for (int i = 0; i < nv; i++) {
         memset(X + (size_t)i * ld, 0, sizeof(double) * (size_t)(2 * nv + nu));
@@ -343,6 +353,11 @@ gdnStatus gdn_residual_dense_ex(const gdnModel* m, gdnData* d, const double* a, 
     return GDN_OK;
 }
 
+gdnStatus gdn_residual_dense_ex(const gdnModel* m, gdnData* d, const double* a, const double* W,
+                                double* X, int ldx) {
+    return residual_dense(m, d, a, W, X, ldx, NULL);
+}
+
 // W from the primal's penalty contact (residual.h): per body sum of [x x f; f] over its
 // vertices; NULL when the contact is off
 static const double* primal_wrenches(const gdnModel* m, gdnData* d) {
@@ -370,7 +385,16 @@ gdnStatus gdn_residual_dense(const gdnModel* m, gdnData* d, const double* a, dou
                              int ldx) {
     size_t mark = gdn_arena_mark(d);
     const double* W = primal_wrenches(m, d);
-    gdnStatus status = gdn_residual_dense_ex(m, d, a, W, X, ldx);
+    gdnStatus status = residual_dense(m, d, a, W, X, ldx, NULL);
+    gdn_arena_reset(d, mark);
+    return status;
+}
+
+gdnStatus gdn_residual_dense_mass(const gdnModel* m, gdnData* d, const double* a, double* X,
+                                  int ldx, double* M) {
+    size_t mark = gdn_arena_mark(d);
+    const double* W = primal_wrenches(m, d);
+    gdnStatus status = residual_dense(m, d, a, W, X, ldx, M);
     gdn_arena_reset(d, mark);
     return status;
 }

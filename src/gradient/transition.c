@@ -75,11 +75,12 @@ gdnStatus gdn_transition_jacobians(const gdnModel* m, gdnData* d, double* A, dou
     const int nv = m->nv, nu = m->nu, n = 2 * nv, ncol = 2 * nv + nu;
     const double h = m->opt.timestep;
     size_t mark = gdn_arena_mark(d);
-    double* qvel_next = gdn_arena_doubles(d, (size_t)nv + (size_t)nv * (size_t)ncol);
+    double* qvel_next = gdn_arena_doubles(d, (size_t)nv + (size_t)nv * (size_t)(ncol + nv));
     if (!qvel_next) {
         return GDN_ERR_MEMORY;
     }
     double* X = qvel_next + nv;
+    double* M = X + (size_t)nv * (size_t)ncol; // the mass matrix from the residual's sweep
     // the primal front half: a = d->qacc, v' = v + h a
     gdnStatus status = gdn_step_acceleration(m, d);
     if (status == GDN_OK && d->nefc > 0) {
@@ -89,14 +90,14 @@ gdnStatus gdn_transition_jacobians(const gdnModel* m, gdnData* d, double* A, dou
         qvel_next[i] = d->qvel[i] + h * d->qacc[i];
     }
     if (status == GDN_OK) {
-        status = gdn_residual_dense(m, d, d->qacc, X, ncol);
+        status = gdn_residual_dense_mass(m, d, d->qacc, X, ncol, M);
     }
     if (status == GDN_OK && contact_on(m)) {
         status = contact_residual_columns(m, d, X, ncol);
     }
     gdnDampedMass dm;
     if (status == GDN_OK) {
-        status = gdn_damped_mass_factor(m, d, h, &dm);
+        status = gdn_damped_mass_factor_from(m, d, h, M, &dm);
     }
     if (status != GDN_OK) {
         gdn_arena_reset(d, mark);

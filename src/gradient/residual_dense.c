@@ -10,6 +10,10 @@
 #include "math/spatial.h"
 #include "math/vec.h"
 
+#if defined(__SSE2__)
+#    include <emmintrin.h>
+#endif
+
 // The matrix form of the RNEA derivatives (Carpentier & Mansard, RSS 2018), in world axes
 // about the world origin (residual.c has the residual and its notation: S_j, V_b, A_b, I_b,
 // f_b = I_b A_b + V_b x* (I_b V_b) - Wx_b, F_b the subtree sum of f, r_i = S_i' F_body(i)).
@@ -274,6 +278,24 @@ static double affected_position(const sweep* s, int i, int j) {
            gdn_dot6(s->gamma + 6 * i, s->S + 6 * j);
 }
 
+// r = (a' p_0, a' p_1) for the interleaved pair p = (p_0[0], p_1[0], p_0[1], p_1[1], ...)
+#if defined(__SSE2__)
+static inline void dot6_pair(double r[2], const double a[6], const double p[12]) {
+    __m128d acc = _mm_mul_pd(_mm_set1_pd(a[0]), _mm_loadu_pd(p));
+    for (int c = 1; c < 6; c++) {
+        acc = _mm_add_pd(acc, _mm_mul_pd(_mm_set1_pd(a[c]), _mm_loadu_pd(p + 2 * c)));
+    }
+    _mm_storeu_pd(r, acc);
+}
+#else
+static inline void dot6_pair(double r[2], const double a[6], const double p[12]) {
+    for (int l = 0; l < 2; l++) {
+        r[l] = a[0] * p[l] + a[1] * p[2 + l] + a[2] * p[4 + l] + a[3] * p[6 + l] +
+               a[4] * p[8 + l] + a[5] * p[10 + l];
+    }
+}
+#endif
+
 // the dense residual Jacobians and, when M is not NULL, the mass matrix entries on the dof chains
 // from the same sweep (CRBA: M(i, k) = S_k' I_s(B_i) S_i = S_k' alpha_i, + armature_i at k = i)
 static gdnStatus residual_dense(const gdnModel* m, gdnData* d, const double* a, const double* W,
@@ -284,7 +306,7 @@ static gdnStatus residual_dense(const gdnModel* m, gdnData* d, const double* a, 
         return GDN_ERR_ARG;
     }
     size_t mark = gdn_arena_mark(d);
-    double* block = gdn_arena_doubles(d, 54 * nvs + 94 * nbs);
+    double* block = gdn_arena_doubles(d, 90 * nvs + 94 * nbs);
     int* group = gdn_arena_ints(d, nvs);
     if (!block || !group) {
         gdn_arena_reset(d, mark);
@@ -300,7 +322,7 @@ static gdnStatus residual_dense(const gdnModel* m, gdnData* d, const double* a, 
     s.gamma = s.kappa + 6 * nvs;
     double* gq = s.gamma + 6 * nvs; // 6 nv: dF of each position column
     double* gv = gq + 6 * nvs;      // 6 nv: of each velocity column
-    s.I = gv + 6 * nvs;
+    s.I = gv + 42 * nvs;            // after 36 nv of interleaved pairs
     s.K = s.I + 10 * nbs;
     s.G = s.K + 36 * nbs;
     s.IV = s.G + 18 * nbs;
@@ -325,26 +347,45 @@ static gdnStatus residual_dense(const gdnModel* m, gdnData* d, const double* a, 
         position_column_force(&s, j, B, gq + 6 * j);
         velocity_column_force(&s, j, B, gv + 6 * j);
     }
-    // every pair (i, k) with k = i or k an ancestor dof of i
+    // per dof, interleaved pairs for the two-lane dots below: (psi, phi), (sigma, S), (gq, gv)
+    double* pp = gv + 6 * nvs;
+    double* ss = pp + 12 * nvs;
+    double* gg = ss + 12 * nvs;
+    for (int j = 0; j < nv; j++) {
+        for (int c = 0; c < 6; c++) {
+            pp[12 * j + 2 * c] = s.psi[6 * j + c];
+            pp[12 * j + 2 * c + 1] = s.phi[6 * j + c];
+            ss[12 * j + 2 * c] = s.sig[6 * j + c];
+            ss[12 * j + 2 * c + 1] = s.S[6 * j + c];
+            gg[12 * j + 2 * c] = gq[6 * j + c];
+            gg[12 * j + 2 * c + 1] = gv[6 * j + c];
+        }
+    }
+    // every pair (i, k) with k = i or k an ancestor dof of i; each lane of dot6_pair is the
+    // scalar dot6 of its operands (same operations, same order)
     for (int i = 0; i < nv; i++) {
         double* xi = X + (size_t)i * ld;
-        const double* Si = s.S + 6 * i;
-        xi[i] = gdn_dot6(Si, gq + 6 * i);
-        xi[nv + i] = gdn_dot6(Si, gv + 6 * i);
+        const double* alpha = s.alpha + 6 * i;
+        const double* kappa = s.kappa + 6 * i;
+        const double* gamma = s.gamma + 6 * i;
+        double pair[2], pair2[2];
+        dot6_pair(pair, s.S + 6 * i, gg + 12 * i);
+        xi[i] = pair[0];
+        xi[nv + i] = pair[1];
         for (int k = m->dof_parentid[i]; k >= 0; k = m->dof_parentid[k]) {
             double* xk = X + (size_t)k * ld;
             const double* Sk = s.S + 6 * k;
-            // row i is after column k
-            xi[k] = affected_position(&s, i, k);
-            xi[nv + k] = gdn_dot6(s.alpha + 6 * i, s.phi + 6 * k) +
-                         gdn_dot6(s.kappa + 6 * i, Sk);
+            // row i is after column k:
+            //   dr_i/dq_k = alpha_i' psi_k + kappa_i' sigma_k + gamma_i' S_k
+            //   dr_i/dv_k = alpha_i' phi_k + kappa_i' S_k
+            dot6_pair(pair, alpha, pp + 12 * k);
+            dot6_pair(pair2, kappa, ss + 12 * k);
+            xi[k] = pair[0] + pair2[0] + gdn_dot6(gamma, Sk);
+            xi[nv + k] = pair[1] + pair2[1];
             // row k is before column i: affected only inside i's ball group
-            if (s.group[k] == s.group[i]) {
-                xk[i] = affected_position(&s, k, i);
-            } else {
-                xk[i] = gdn_dot6(Sk, gq + 6 * i);
-            }
-            xk[nv + i] = gdn_dot6(Sk, gv + 6 * i);
+            dot6_pair(pair, Sk, gg + 12 * i);
+            xk[i] = s.group[k] == s.group[i] ? affected_position(&s, k, i) : pair[0];
+            xk[nv + i] = pair[1];
         }
     }
     gdn_passive_dense(m, d, -1, X, X + nv, ldx);

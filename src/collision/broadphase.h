@@ -16,7 +16,8 @@ static inline int gdn_body_pair_signature(int b1, int b2) {
 // frame: both keep every pair whose bounding spheres + margins overlap):
 //   - a collidable body (a geom with contype or conaffinity) that is the world with geoms, or
 //     is welded to the world and has a plane, with every other body;
-//   - collidable bodies b1, b2 > 0 whose boxes overlap (sweep and prune along x, then y, z),
+//   - collidable bodies b1, b2 > 0 whose boxes overlap as closed intervals in x, y and z
+//     (nbody <= 64: every pair tested; larger models: sweep and prune along x, then y, z),
 //     box = union over the body's geoms of geom_xpos +- (geom_rbound + geom_margin); when both
 //     have exactly one geom, only if contype/conaffinity are compatible.
 // Needs kinematics (geom_xpos).

@@ -30,27 +30,24 @@ void gdn_crb(const gdnModel* m, gdnData* d) {
     }
 
     // row i, columns j < i from i - 1 down: an ancestor dof (the chain of dof_parentid, whose
-    // indices decrease) gets its entry, every other column a zero (no memset of all of M)
+    // indices decrease) gets its entry, every other column a zero (no memset of all of M);
+    // each written to (i, j) and (j, i)
     double* M = d->qM;
     for (int i = nv - 1; i >= 0; i--) {
         double force[6];
         double* row = M + (size_t)i * nv;
+        double* column = M + i;
         gdn_cinert_mul(force, crb + 10 * m->dof_bodyid[i], cdof + 6 * i);
         row[i] = m->dof_armature[i] + gdn_dot6(cdof + 6 * i, force);
         int ancestor = m->dof_parentid[i];
         for (int j = i - 1; j >= 0; j--) {
+            double mij = 0;
             if (j == ancestor) {
-                row[j] = gdn_dot6(cdof + 6 * j, force);
+                mij = gdn_dot6(cdof + 6 * j, force);
                 ancestor = m->dof_parentid[j];
-            } else {
-                row[j] = 0;
             }
-        }
-    }
-    // upper triangle: the mirror of the lower one
-    for (int i = 0; i < nv; i++) {
-        for (int j = i + 1; j < nv; j++) {
-            M[(size_t)i * nv + j] = M[(size_t)j * nv + i];
+            row[j] = mij;
+            column[(size_t)j * nv] = mij;
         }
     }
     gdn_arena_reset(d, mark);

@@ -144,6 +144,17 @@ static void add_contact(gdnData* d, const gdnContact* con) {
 // collide geoms g1, g2 (ipair < 0: a dynamic pair that passed the filters, geom-mixed
 // parameters; else the explicit pair ipair, whose geoms are g1, g2) and append the contacts
 static void collide_geoms(const gdnModel* m, gdnData* d, int g1, int g2, int ipair) {
+    // the margin and the bounding test first (both symmetric in g1, g2: most pairs end here;
+    // the max of the geoms' margins without a libm call); the other parameters only for a pair
+    // that touches
+    const int override = (m->opt.enableflags & GDN_ENBL_OVERRIDE) != 0;
+    double margin1 = m->geom_margin[g1], margin2 = m->geom_margin[g2];
+    double margin = override          ? m->opt.o_margin
+                    : ipair < 0       ? (margin1 < margin2 ? margin2 : margin1)
+                                      : m->pair_margin[ipair];
+    if (bounds_apart(m, d, g1, g2, margin)) {
+        return;
+    }
     // order by type, as the table wants
     if (m->geom_type[g1] > m->geom_type[g2]) {
         int t = g1;
@@ -152,16 +163,6 @@ static void collide_geoms(const gdnModel* m, gdnData* d, int g1, int g2, int ipa
     }
     gdnCollideFn collide = gdn_collide_function(m->geom_type[g1], m->geom_type[g2]);
     if (!collide) {
-        return;
-    }
-    // the margin first (max of the geoms' without a libm call); the other parameters only for
-    // a pair that touches
-    const int override = (m->opt.enableflags & GDN_ENBL_OVERRIDE) != 0;
-    double margin1 = m->geom_margin[g1], margin2 = m->geom_margin[g2];
-    double margin = override          ? m->opt.o_margin
-                    : ipair < 0       ? (margin1 < margin2 ? margin2 : margin1)
-                                      : m->pair_margin[ipair];
-    if (bounds_apart(m, d, g1, g2, margin)) {
         return;
     }
 
@@ -261,9 +262,10 @@ gdnStatus gdn_collision(const gdnModel* m, gdnData* d) {
             continue;
         }
 
-        for (int g1 = m->body_geomadr[b1]; g1 < m->body_geomadr[b1] + m->body_geomnum[b1]; g1++) {
-            for (int g2 = m->body_geomadr[b2]; g2 < m->body_geomadr[b2] + m->body_geomnum[b2];
-                 g2++) {
+        const int begin1 = m->body_geomadr[b1], end1 = begin1 + m->body_geomnum[b1];
+        const int begin2 = m->body_geomadr[b2], end2 = begin2 + m->body_geomnum[b2];
+        for (int g1 = begin1; g1 < end1; g1++) {
+            for (int g2 = begin2; g2 < end2; g2++) {
                 int explicit_pair = 0;
                 for (int k = start; merged && k < pairadr && !explicit_pair; k++) {
                     explicit_pair = (m->pair_geom1[k] == g1 && m->pair_geom2[k] == g2) ||

@@ -84,8 +84,8 @@ gdnStatus gdn_damped_mass_factor(const gdnModel* m, gdnData* d, double h, gdnDam
 #if defined(__SSE2__)
 // SSE2: P pairs of columns per block (P a compile-time constant after inlining), each lane the
 // scalar operations of its column; up to 8 independent accumulators hide the latency of the
-// chained subtractions of the second pass. A row of zeros in the first pass subtracts exact
-// zeros from its ancestors and is skipped (the sparse columns of dr/du).
+// chained subtractions of the second pass. A pair that is zero in a row of the first pass would
+// subtract exact zeros from its ancestors and is skipped (the sparse columns of dr/du).
 static inline void solve_pairs(const gdnDampedMass* dm, double* X, size_t ld, const int P) {
     const int nv = dm->nv;
     __m128d x[8];
@@ -93,12 +93,20 @@ static inline void solve_pairs(const gdnDampedMass* dm, double* X, size_t ld, co
         const double* Lk = dm->L + dm->rowadr[k];
         const int* row = dm->chain + dm->rowadr[k];
         const double* xk = X + (size_t)k * ld;
-        __m128d any = _mm_setzero_pd();
+        int nonzero = 0; // bit p: pair p has a nonzero entry in row k
         for (int p = 0; p < P; p++) {
             x[p] = _mm_loadu_pd(xk + 2 * p);
-            any = _mm_or_pd(any, x[p]);
+            nonzero |= (_mm_movemask_pd(_mm_cmpneq_pd(x[p], _mm_setzero_pd())) != 0) << p;
         }
-        if (_mm_movemask_pd(_mm_cmpneq_pd(any, _mm_setzero_pd())) == 0) {
+        if (nonzero != (1 << P) - 1) {
+            // some pairs are zero in this row: only the others update the ancestors
+            for (int p = 0; p < P; p++) {
+                for (int t = 1; (nonzero >> p & 1) && t < dm->rownnz[k]; t++) {
+                    double* xi = X + (size_t)row[t] * ld + 2 * p;
+                    __m128d l = _mm_set1_pd(Lk[t]);
+                    _mm_storeu_pd(xi, _mm_sub_pd(_mm_loadu_pd(xi), _mm_mul_pd(l, x[p])));
+                }
+            }
             continue;
         }
         for (int t = 1; t < dm->rownnz[k]; t++) {
@@ -131,21 +139,23 @@ static inline void solve_pairs(const gdnDampedMass* dm, double* X, size_t ld, co
     }
 }
 
-static void solve_block16(const gdnDampedMass* dm, double* X, size_t ld) {
-    solve_pairs(dm, X, ld, 8);
-}
-
-static void solve_block8(const gdnDampedMass* dm, double* X, size_t ld) {
-    solve_pairs(dm, X, ld, 4);
-}
-
-static void solve_block2(const gdnDampedMass* dm, double* X, size_t ld) {
-    solve_pairs(dm, X, ld, 1);
+// P pairs at X (1 <= P <= 8): one instance per width, so that x stays in registers
+static void solve_block(const gdnDampedMass* dm, double* X, size_t ld, int P) {
+    switch (P) {
+    case 1: solve_pairs(dm, X, ld, 1); break;
+    case 2: solve_pairs(dm, X, ld, 2); break;
+    case 3: solve_pairs(dm, X, ld, 3); break;
+    case 4: solve_pairs(dm, X, ld, 4); break;
+    case 5: solve_pairs(dm, X, ld, 5); break;
+    case 6: solve_pairs(dm, X, ld, 6); break;
+    case 7: solve_pairs(dm, X, ld, 7); break;
+    default: solve_pairs(dm, X, ld, 8); break;
+    }
 }
 #endif
 
 // any width w: the scalar form
-static void solve_block(const gdnDampedMass* dm, double* X, size_t ld, int w) {
+static void solve_scalar(const gdnDampedMass* dm, double* X, size_t ld, int w) {
     const int nv = dm->nv;
     for (int k = nv - 1; k >= 0; k--) {
         const double* Lk = dm->L + dm->rowadr[k];
@@ -178,20 +188,20 @@ static void solve_block(const gdnDampedMass* dm, double* X, size_t ld, int w) {
     }
 }
 
-void gdn_damped_mass_solve(const gdnDampedMass* dm, double* X, int ncol) {
+void gdn_damped_mass_solve_columns(const gdnDampedMass* dm, double* X, int ldx, int ncol) {
     int c0 = 0;
 #if defined(__SSE2__)
-    for (; c0 + 16 <= ncol; c0 += 16) {
-        solve_block16(dm, X + c0, (size_t)ncol);
-    }
-    for (; c0 + 8 <= ncol; c0 += 8) {
-        solve_block8(dm, X + c0, (size_t)ncol);
-    }
-    for (; c0 + 2 <= ncol; c0 += 2) {
-        solve_block2(dm, X + c0, (size_t)ncol);
+    for (; c0 + 2 <= ncol;) {
+        int pairs = (ncol - c0) / 2 < 8 ? (ncol - c0) / 2 : 8;
+        solve_block(dm, X + c0, (size_t)ldx, pairs);
+        c0 += 2 * pairs;
     }
 #endif
     if (c0 < ncol) {
-        solve_block(dm, X + c0, (size_t)ncol, ncol - c0);
+        solve_scalar(dm, X + c0, (size_t)ldx, ncol - c0);
     }
+}
+
+void gdn_damped_mass_solve(const gdnDampedMass* dm, double* X, int ncol) {
+    gdn_damped_mass_solve_columns(dm, X, ncol, ncol);
 }

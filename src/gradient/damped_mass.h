@@ -31,4 +31,7 @@ gdnStatus gdn_damped_mass_factor_from(const gdnModel* m, gdnData* d, double h, c
 // X <- H^-1 X for ncol right-hand sides: X is nv rows of ncol entries (row-major, stride ncol)
 void gdn_damped_mass_solve(const gdnDampedMass* dm, double* X, int ncol);
 
+// the same for the ncol columns at X of a matrix with row stride ldx (a column range)
+void gdn_damped_mass_solve_columns(const gdnDampedMass* dm, double* X, int ldx, int ncol);
+
 #endif

@@ -52,6 +52,7 @@ typedef struct {
     double* alpha; // 6 nv
     double* kappa; // 6 nv
     double* gamma; // 6 nv
+    double* KS;    // 6 nv: K_s(B) S of each dof (shared by kappa and the velocity column)
     double* I;     // 10 nbody: body inertia, then its subtree sum
     double* K;     // 36 nbody
     double* G;     // 18 nbody: the top 3 rows of G (the bottom ones are 0)
@@ -231,7 +232,8 @@ static void sweep_build(const gdnModel* m, const gdnData* d, const double* a, co
         double* gam = s->gamma + 6 * i;
         double tmp[6];
         gdn_cinert_mul(s->alpha + 6 * i, s->I + 10 * B, S);
-        sym6_mul(kap, s->K + 36 * B, S);
+        sym6_mul(s->KS + 6 * i, s->K + 36 * B, S);
+        memcpy(kap, s->KS + 6 * i, 6 * sizeof(double));
         gdn_cross_force(tmp, S, s->IV + 6 * B);
         for (int k = 0; k < 6; k++) {
             kap[k] -= tmp[k];
@@ -266,8 +268,7 @@ static void velocity_column_force(const sweep* s, int j, int B, double g[6]) {
     const double* S = s->S + 6 * j;
     double tmp[6];
     gdn_cinert_mul(g, s->I + 10 * B, s->phi + 6 * j);
-    sym6_mul(tmp, s->K + 36 * B, S);
-    gdn_add6(g, g, tmp);
+    gdn_add6(g, g, s->KS + 6 * j);
     gdn_cross_force(tmp, S, s->IV + 6 * B);
     gdn_add6(g, g, tmp);
 }
@@ -306,7 +307,7 @@ static gdnStatus residual_dense(const gdnModel* m, gdnData* d, const double* a, 
         return GDN_ERR_ARG;
     }
     size_t mark = gdn_arena_mark(d);
-    double* block = gdn_arena_doubles(d, 90 * nvs + 94 * nbs);
+    double* block = gdn_arena_doubles(d, 96 * nvs + 94 * nbs);
     int* group = gdn_arena_ints(d, nvs);
     if (!block || !group) {
         gdn_arena_reset(d, mark);
@@ -322,7 +323,8 @@ static gdnStatus residual_dense(const gdnModel* m, gdnData* d, const double* a, 
     s.gamma = s.kappa + 6 * nvs;
     double* gq = s.gamma + 6 * nvs; // 6 nv: dF of each position column
     double* gv = gq + 6 * nvs;      // 6 nv: of each velocity column
-    s.I = gv + 42 * nvs;            // after 36 nv of interleaved pairs
+    s.KS = gv + 42 * nvs;           // after 36 nv of interleaved pairs
+    s.I = s.KS + 6 * nvs;
     s.K = s.I + 10 * nbs;
     s.G = s.K + 36 * nbs;
     s.IV = s.G + 18 * nbs;

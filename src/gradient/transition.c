@@ -103,7 +103,10 @@ gdnStatus gdn_transition_jacobians(const gdnModel* m, gdnData* d, double* A, dou
         gdn_arena_reset(d, mark);
         return status;
     }
-    gdn_damped_mass_solve(&dm, X, ncol);
+    // the dense columns of dr/dq, dr/dv, then the sparse ones of dr/du in their own blocks (the
+    // solve skips the rows where a whole block is zero)
+    gdn_damped_mass_solve_columns(&dm, X, ncol, n);
+    gdn_damped_mass_solve_columns(&dm, X + n, ncol, nu);
     if (A) {
         // bottom rows: dv'/dq = -h X_q, dv'/dv = I - h X_v; top rows from them
         for (int i = 0; i < nv; i++) {

@@ -98,8 +98,13 @@ static inline void solve_pairs(const gdnDampedMass* dm, double* X, size_t ld, co
             x[p] = _mm_loadu_pd(xk + 2 * p);
             nonzero |= (_mm_movemask_pd(_mm_cmpneq_pd(x[p], _mm_setzero_pd())) != 0) << p;
         }
-        if (nonzero != (1 << P) - 1) {
-            // some pairs are zero in this row: only the others update the ancestors
+        int count = 0;
+        for (int p = 0; p < P; p++) {
+            count += nonzero >> p & 1;
+        }
+        if (2 * count <= P) {
+            // at least half of the pairs are zero in this row: only the others update the
+            // ancestors (otherwise all do: subtracting exact zeros keeps the bits)
             for (int p = 0; p < P; p++) {
                 for (int t = 1; (nonzero >> p & 1) && t < dm->rownnz[k]; t++) {
                     double* xi = X + (size_t)row[t] * ld + 2 * p;

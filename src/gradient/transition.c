@@ -72,7 +72,10 @@ gdnStatus gdn_transition_jacobians(const gdnModel* m, gdnData* d, double* A, dou
     if (!m || !d) {
         return GDN_ERR_ARG;
     }
-    const int nv = m->nv, nu = m->nu, n = 2 * nv, ncol = 2 * nv + nu;
+    const int nv = m->nv, nu = m->nu, n = 2 * nv;
+    // X's row stride: even, so that the dr/du columns are solved as whole SSE2 pairs (the
+    // padding column is zero)
+    const int nu_pad = nu + (nu & 1), ncol = n + nu_pad;
     const double h = m->opt.timestep;
     size_t mark = gdn_arena_mark(d);
     double* qvel_next = gdn_arena_doubles(d, (size_t)nv + (size_t)nv * (size_t)(ncol + nv));
@@ -106,7 +109,10 @@ gdnStatus gdn_transition_jacobians(const gdnModel* m, gdnData* d, double* A, dou
     // the dense columns of dr/dq, dr/dv, then the sparse ones of dr/du in their own blocks (the
     // solve skips the rows where a whole block is zero)
     gdn_damped_mass_solve_columns(&dm, X, ncol, n);
-    gdn_damped_mass_solve_columns(&dm, X + n, ncol, nu);
+    for (int i = 0; nu_pad > nu && i < nv; i++) {
+        X[(size_t)i * ncol + n + nu] = 0;
+    }
+    gdn_damped_mass_solve_columns(&dm, X + n, ncol, nu_pad);
     if (A) {
         // bottom rows: dv'/dq = -h X_q, dv'/dv = I - h X_v; top rows from them
         for (int i = 0; i < nv; i++) {

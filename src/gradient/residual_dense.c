@@ -85,13 +85,27 @@ static void inertia_coriolis(double K[36], const double V[6], const double I[10]
     }
 }
 
-// y = K x (K symmetric 6x6)
+// y = K x (K symmetric 6x6, stored in full with K(r, c) == K(c, r) bit for bit)
+#if defined(__SSE2__)
+// rows r, r + 1 in two lanes: column c of K holds (K(r, c), K(r + 1, c)) contiguously; each lane
+// sums K(r, c) x_c over c in order, as the scalar form
+static void sym6_mul(double y[6], const double K[36], const double x[6]) {
+    for (int r = 0; r < 6; r += 2) {
+        __m128d acc = _mm_mul_pd(_mm_loadu_pd(K + r), _mm_set1_pd(x[0]));
+        for (int c = 1; c < 6; c++) {
+            acc = _mm_add_pd(acc, _mm_mul_pd(_mm_loadu_pd(K + 6 * c + r), _mm_set1_pd(x[c])));
+        }
+        _mm_storeu_pd(y + r, acc);
+    }
+}
+#else
 static void sym6_mul(double y[6], const double K[36], const double x[6]) {
     for (int r = 0; r < 6; r++) {
         const double* k = K + 6 * r;
         y[r] = k[0] * x[0] + k[1] * x[1] + k[2] * x[2] + k[3] * x[3] + k[4] * x[4] + k[5] * x[5];
     }
 }
+#endif
 
 // G (3x6, row-major) of an applied force f at the point c: [[f x][c x], -[f x]]
 static void applied_motion(double G[18], const double f[3], const double c[3]) {

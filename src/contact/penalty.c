@@ -73,3 +73,27 @@ gdnStatus gdn_penalty_forces(const gdnModel* m, gdnData* d, double* qfrc) {
     gdn_arena_reset(d, mark);
     return GDN_OK;
 }
+
+
+const double* gdn_penalty_wrenches_from_outputs(const gdnModel* m, gdnData* d) {
+    if (!gdn_penalty_active(m) || d->nvert != m->nvert) {
+        return NULL;
+    }
+    double* W = gdn_arena_doubles(d, 6 * (size_t)m->nbody);
+    if (!W) {
+        return NULL;
+    }
+    memset(W, 0, 6 * sizeof(double) * (size_t)m->nbody);
+    for (int b = 1; b < m->nbody; b++) {
+        double* w = W + 6 * b;
+        for (int v = m->body_vertadr[b]; v < m->body_vertadr[b] + m->body_vertnum[b]; v++) {
+            const double* x = d->vert_xpos + 3 * v;
+            const double* f = d->vert_force + 3 * v;
+            double t[3];
+            gdn_cross3(t, x, f);
+            gdn_add3(w, w, t);
+            gdn_add3(w + 3, w + 3, f);
+        }
+    }
+    return W;
+}

@@ -14,6 +14,16 @@
 // overwritten). V (6 x nbody): the body velocities at the current state. Needs kinematics.
 void gdn_penalty_wrenches(const gdnModel* m, gdnData* d, const double* V, double* W);
 
+// 1 when the penalty contact takes part in the step: enabled and the model has vertices
+static inline int gdn_penalty_active(const gdnModel* m) {
+    return m->penalty.enabled && m->nvert > 0;
+}
+
+// W (6 x nbody, from the arena) rebuilt from the last primal pass's vertex outputs
+// (vert_xpos, vert_force): per body the sum of [x x f; f] over its vertices. NULL when the
+// contact is not active, d was created for another vertex count, or the arena is exhausted
+const double* gdn_penalty_wrenches_from_outputs(const gdnModel* m, gdnData* d);
+
 // when m->penalty.enabled: d->qfrc_penalty = sum_b J_b' W_b and qfrc += d->qfrc_penalty (the
 // step's tau); otherwise nothing. GDN_ERR_ARG when d was created for another vertex count,
 // GDN_ERR_MEMORY when the arena is exhausted. Needs kinematics

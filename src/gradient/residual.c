@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/arena.h"
+#include "contact/penalty.h"
 #include "dynamics/applied.h"
 #include "dynamics/force_derivative.h"
 #include "gradient/inertia_tangent.h"
@@ -205,29 +206,6 @@ void gdn_residual_eval(const gdnModel* m, gdnData* d, const double* a, const dou
 
 // ---------------------------------------------------------------- tangent
 
-// W from the primal's penalty contact (residual.h), NULL when off
-static const double* primal_wrenches(const gdnModel* m, gdnData* d) {
-    if (!m->penalty.enabled || m->nvert <= 0 || d->nvert != m->nvert) {
-        return NULL;
-    }
-    double* W = gdn_arena_doubles(d, 6 * (size_t)m->nbody);
-    if (!W) {
-        return NULL;
-    }
-    memset(W, 0, 6 * sizeof(double) * (size_t)m->nbody);
-    for (int b = 1; b < m->nbody; b++) {
-        double* w = W + 6 * b;
-        for (int v = m->body_vertadr[b]; v < m->body_vertadr[b] + m->body_vertnum[b]; v++) {
-            const double* x = d->vert_xpos + 3 * v;
-            const double* f = d->vert_force + 3 * v;
-            double t[3];
-            gdn_cross3(t, x, f);
-            gdn_add3(w, w, t);
-            gdn_add3(w + 3, w + 3, f);
-        }
-    }
-    return W;
-}
 
 // the tangent of one body's quantities from its parent's (xi, eta, dA) and the seeds:
 //   xi_b = xi_par + sum S dq (unless given),  per group with xi_pre, eta_pre running:
@@ -441,7 +419,7 @@ gdnStatus gdn_residual_jvp(const gdnModel* m, gdnData* d, const double* a, const
                            const double* dv, const double* du, const double* dparam,
                            const double* dW, double* dr) {
     size_t mark = gdn_arena_mark(d);
-    const double* W = primal_wrenches(m, d);
+    const double* W = gdn_penalty_wrenches_from_outputs(m, d);
     gdnResidualDirection dir = {dq, dv, NULL, du, dparam, dW, NULL, NULL};
     gdnStatus status = gdn_residual_jvp_ex(m, d, a, W, &dir, dr);
     gdn_arena_reset(d, mark);
@@ -701,7 +679,7 @@ gdnStatus gdn_residual_vjp(const gdnModel* m, gdnData* d, const double* a, const
 gdnStatus gdn_residual_vjp_primal(const gdnModel* m, gdnData* d, const double* a,
                                   const double* y, const gdnResidualAdjoint* out) {
     size_t mark = gdn_arena_mark(d);
-    const double* W = primal_wrenches(m, d);
+    const double* W = gdn_penalty_wrenches_from_outputs(m, d);
     gdnStatus status = gdn_residual_vjp_ex(m, d, a, W, y, out);
     gdn_arena_reset(d, mark);
     return status;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/arena.h"
+#include "contact/penalty.h"
 #include "dynamics/force_derivative.h"
 #include "gradient/joint_axes.h"
 #include "math/spatial.h"
@@ -415,33 +416,11 @@ gdnStatus gdn_residual_dense_ex(const gdnModel* m, gdnData* d, const double* a, 
     return residual_dense(m, d, a, W, X, ldx, NULL);
 }
 
-// W from the primal's penalty contact (residual.h): per body sum of [x x f; f] over its
-// vertices; NULL when the contact is off
-static const double* primal_wrenches(const gdnModel* m, gdnData* d) {
-    if (!m->penalty.enabled || m->nvert <= 0 || d->nvert != m->nvert) {
-        return NULL;
-    }
-    double* W = gdn_arena_doubles(d, 6 * (size_t)m->nbody);
-    if (!W) {
-        return NULL;
-    }
-    memset(W, 0, 6 * sizeof(double) * (size_t)m->nbody);
-    for (int b = 1; b < m->nbody; b++) {
-        double* w = W + 6 * b;
-        for (int v = m->body_vertadr[b]; v < m->body_vertadr[b] + m->body_vertnum[b]; v++) {
-            double t[3];
-            gdn_cross3(t, d->vert_xpos + 3 * v, d->vert_force + 3 * v);
-            gdn_add3(w, w, t);
-            gdn_add3(w + 3, w + 3, d->vert_force + 3 * v);
-        }
-    }
-    return W;
-}
 
 gdnStatus gdn_residual_dense(const gdnModel* m, gdnData* d, const double* a, double* X,
                              int ldx) {
     size_t mark = gdn_arena_mark(d);
-    const double* W = primal_wrenches(m, d);
+    const double* W = gdn_penalty_wrenches_from_outputs(m, d);
     gdnStatus status = residual_dense(m, d, a, W, X, ldx, NULL);
     gdn_arena_reset(d, mark);
     return status;
@@ -450,7 +429,7 @@ gdnStatus gdn_residual_dense(const gdnModel* m, gdnData* d, const double* a, dou
 gdnStatus gdn_residual_dense_mass(const gdnModel* m, gdnData* d, const double* a, double* X,
                                   int ldx, double* M) {
     size_t mark = gdn_arena_mark(d);
-    const double* W = primal_wrenches(m, d);
+    const double* W = gdn_penalty_wrenches_from_outputs(m, d);
     gdnStatus status = residual_dense(m, d, a, W, X, ldx, M);
     gdn_arena_reset(d, mark);
     return status;

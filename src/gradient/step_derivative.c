@@ -29,11 +29,6 @@
 //           gV += (dW/dV)' (dr/dW)' rbar
 // Every branch (ctrl and force clamping, the active contact vertices) is the primal's.
 
-// 1 when the penalty contact takes part in the step
-static int contact_on(const gdnModel* m) {
-    return m->penalty.enabled && m->nvert > 0;
-}
-
 // the primal front half (one forward model with gdn_step): d->qacc = a, ABA's factorization of
 // M + hD kept in f (arrays from the arena); then v' = v + h a
 static gdnStatus primal_front(const gdnModel* m, gdnData* d, gdnAbaFactor* f, double* qvel_next) {
@@ -54,9 +49,8 @@ static gdnStatus primal_front(const gdnModel* m, gdnData* d, gdnAbaFactor* f, do
     return GDN_OK;
 }
 
-// dW from (dq, dv, dV) through the body tangents and the penalty JVP (contact on)
-static gdnStatus contact_wrench_jvp(const gdnModel* m, gdnData* d, const double* dq,
-                                    const double* dv, const double* dvert, double* dW) {
+gdnStatus gdn_contact_wrench_jvp(const gdnModel* m, gdnData* d, const double* dq,
+                                 const double* dv, const double* dvert, double* dW) {
     const size_t nb6 = 6 * (size_t)m->nbody;
     size_t mark = gdn_arena_mark(d);
     double* xi = gdn_arena_doubles(d, 2 * nb6);
@@ -87,12 +81,12 @@ gdnStatus gdn_step_jvp(const gdnModel* m, gdnData* d, const double* dqpos, const
     double* dW = dr + nv;
     gdnAbaFactor f;
     gdnStatus status = primal_front(m, d, &f, qvel_next);
-    if (status == GDN_OK && contact_on(m)) {
-        status = contact_wrench_jvp(m, d, dqpos, dqvel, dvert, dW);
+    if (status == GDN_OK && gdn_penalty_active(m)) {
+        status = gdn_contact_wrench_jvp(m, d, dqpos, dqvel, dvert, dW);
     }
     if (status == GDN_OK) {
         status = gdn_residual_jvp(m, d, d->qacc, dqpos, dqvel, dctrl, dparam,
-                                  contact_on(m) ? dW : NULL, dr);
+                                  gdn_penalty_active(m) ? dW : NULL, dr);
     }
     // da = -(M + hD)^-1 dr;  dv' = dv + h da
     if (status == GDN_OK) {
@@ -172,7 +166,7 @@ static gdnStatus step_vjp_back(const gdnModel* m, gdnData* d, const gdnAbaFactor
     if (status == GDN_OK) {
         penaltyAdjoint pen = {m, d, gvert};
         gdnResidualAdjoint out = {gq, gv, NULL, gctrl, gparam, NULL, NULL, NULL, NULL, NULL};
-        if (contact_on(m)) {
+        if (gdn_penalty_active(m)) {
             out.Wbar = Wbar;
             out.wrench_vjp = penalty_vjp;
             out.wrench_ctx = &pen;
@@ -250,7 +244,7 @@ gdnStatus gdn_step_vjp_at(const gdnModel* m, gdnData* d, const double* qacc,
     // body frames, applied forces act at xipos)
     gdn_kinematics_bodies(m, d);
     status = gdn_aba_factor(m, d, damped ? extra : NULL, &f);
-    if (status == GDN_OK && contact_on(m)) {
+    if (status == GDN_OK && gdn_penalty_active(m)) {
         if (d->nvert != m->nvert) {
             status = GDN_ERR_ARG;
         } else {
@@ -259,7 +253,7 @@ gdnStatus gdn_step_vjp_at(const gdnModel* m, gdnData* d, const double* qacc,
         }
     }
     if (status == GDN_OK) {
-        status = step_vjp_back(m, d, &f, qacc, contact_on(m) ? W : NULL, gqpos_next,
+        status = step_vjp_back(m, d, &f, qacc, gdn_penalty_active(m) ? W : NULL, gqpos_next,
                                gqvel_next, gqpos, gqvel, gctrl, gparam, gvert);
     }
     gdn_arena_reset(d, mark);

@@ -16,4 +16,10 @@ gdnStatus gdn_step_vjp_at(const gdnModel* m, gdnData* d, const double* qacc,
                           const double* gqpos_next, const double* gqvel_next, double* gqpos,
                           double* gqvel, double* gctrl, double* gparam, double* gvert);
 
+// dW (6 x nbody) from (dq, dv, dvert) through the body tangents and the penalty contact's JVP,
+// at the state of the last primal front half (penalty contact active); any input NULL = 0.
+// GDN_ERR_MEMORY when the arena is exhausted
+gdnStatus gdn_contact_wrench_jvp(const gdnModel* m, gdnData* d, const double* dq,
+                                 const double* dv, const double* dvert, double* dW);
+
 #endif

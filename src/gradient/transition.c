@@ -11,28 +11,8 @@
 #include "gradient/damped_mass.h"
 #include "gradient/integrate_derivative.h"
 #include "gradient/residual.h"
+#include "gradient/step_derivative.h"
 #include "sim/step.h"
-
-// 1 when the penalty contact takes part in the step
-static int contact_on(const gdnModel* m) {
-    return m->penalty.enabled && m->nvert > 0;
-}
-
-// dW from (dq, dv) through the body tangents and the penalty JVP (contact on)
-static gdnStatus contact_wrench_jvp(const gdnModel* m, gdnData* d, const double* dq,
-                                    const double* dv, double* dW) {
-    const size_t nb6 = 6 * (size_t)m->nbody;
-    size_t mark = gdn_arena_mark(d);
-    double* xi = gdn_arena_doubles(d, 2 * nb6);
-    if (!xi) {
-        return GDN_ERR_MEMORY;
-    }
-    double* eta = xi + nb6;
-    gdn_body_tangent_jvp(m, d, dq, dv, xi, eta);
-    gdnStatus status = gdn_penalty_wrench_jvp(m, d, xi, eta, NULL, dW);
-    gdn_arena_reset(d, mark);
-    return status;
-}
 
 // the contact's share of [dr/dq | dr/dv] added into the first 2 nv columns of X (row stride
 // ldx): column c is dr = -sum_b J_b' dW_b with dW the penalty JVP of the unit tangent e_c
@@ -52,7 +32,7 @@ static gdnStatus contact_residual_columns(const gdnModel* m, gdnData* d, double*
     for (int c = 0; c < 2 * nv && status == GDN_OK; c++) {
         int i = c < nv ? c : c - nv;
         e[i] = 1;
-        status = contact_wrench_jvp(m, d, c < nv ? e : NULL, c < nv ? NULL : e, dW);
+        status = gdn_contact_wrench_jvp(m, d, c < nv ? e : NULL, c < nv ? NULL : e, NULL, dW);
         e[i] = 0;
         memset(qfrc, 0, sizeof(double) * (size_t)nv);
         gdn_body_wrench_qfrc(m, d, dW, scratch, qfrc);
@@ -95,7 +75,7 @@ gdnStatus gdn_transition_jacobians(const gdnModel* m, gdnData* d, double* A, dou
     if (status == GDN_OK) {
         status = gdn_residual_dense_mass(m, d, d->qacc, X, ncol, M);
     }
-    if (status == GDN_OK && contact_on(m)) {
+    if (status == GDN_OK && gdn_penalty_active(m)) {
         status = contact_residual_columns(m, d, X, ncol);
     }
     gdnDampedMass dm;

@@ -153,6 +153,10 @@ gdnStatus gdn_solve_constraint_rows(const gdnModel* m, gdnData* d, const int* gi
         status = GDN_ERR_MEMORY;
     } else if (m->opt.solver == GDN_SOL_NEWTON) {
         status = gdn_solver_newton(m, d, simple, m->opt.iterations);
+    } else if (m->opt.solver == GDN_SOL_CG) {
+        status = gdn_solver_cg(m, d, simple, m->opt.iterations);
+    } else if (m->opt.solver == GDN_SOL_PGS) {
+        status = gdn_solver_pgs(m, d, simple, m->opt.iterations);
     } else {
         status = GDN_ERR_UNSUPPORTED;
     }

@@ -12,8 +12,8 @@
 // Writes qacc, efc_force, efc_state, qfrc_constraint, qacc_warmstart (= qacc) and the report
 // solver_iter / solver_converged / solver_residual. nefc == 0: qacc = qacc_smooth, converged.
 // GDN_ERR_MEMORY when the arena is short (counted in d->warning[GDN_WARN_ARENA]),
-// GDN_ERR_NONFINITE when the solution is not finite, GDN_ERR_UNSUPPORTED for CG and PGS: then
-// qacc = qacc_smooth, efc_force = 0 and converged = 0.
+// GDN_ERR_NONFINITE when the solution is not finite, GDN_ERR_UNSUPPORTED for an unknown solver:
+// then qacc = qacc_smooth, efc_force = 0 and converged = 0.
 // The rows are taken as dense: their sparsity (efc_rownnz, efc_rowadr, efc_colind) is found
 // from efc_J first (gdn_solver_record_sparsity).
 gdnStatus gdn_solve_constraint(const gdnModel* m, gdnData* d);
@@ -49,6 +49,19 @@ void gdn_solver_mul_M(const gdnModel* m, const gdnData* d, const int* simple, do
 // by the warm start). Writes qacc, efc_force, efc_state, qfrc_constraint, solver_iter (added
 // to), solver_converged, solver_residual. GDN_ERR_MEMORY when the arena is short.
 gdnStatus gdn_solver_newton(const gdnModel* m, gdnData* d, const int* simple, int maxiter);
+
+// mj_solCG: maxiter Polak-Ribiere conjugate-gradient iterations on the same primal problem as
+// Newton, preconditioned by M^-1, with Newton's exact line search, from d->qacc (set by the warm
+// start). Writes what gdn_solver_newton writes. GDN_ERR_MEMORY when the arena is short.
+gdnStatus gdn_solver_cg(const gdnModel* m, gdnData* d, const int* simple, int maxiter);
+
+// mj_solPGS: maxiter projected Gauss-Seidel sweeps on the dual problem
+// min_f 0.5 f' (J M^-1 J' + R) f + f' (J qacc_smooth - aref) over the constraint sets (free
+// equality rows, boxed friction loss, non-negative limits and pyramidal contacts, elliptic cone
+// blocks), from d->efc_force (set by the warm start). Writes qacc, efc_force, efc_state,
+// qfrc_constraint, solver_iter (added to), solver_converged, solver_residual. GDN_ERR_MEMORY when
+// the arena is short.
+gdnStatus gdn_solver_pgs(const gdnModel* m, gdnData* d, const int* simple, int maxiter);
 
 // sum_k a[k] b[k], k < n, in MuJoCo's mju_dot order (four interleaved partial sums combined as
 // (p0 + p2) + (p1 + p3), then the leftover products)

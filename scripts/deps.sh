@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Install the Debian 12 packages gradyn needs (only those missing): compiler, CMake, expat,
-# MuJoCo 2.2.2 (test oracle and bench peer) with its sample models, cJSON, valgrind.
+# Qhull, MuJoCo 2.2.2 (test oracle and bench peer) with its sample models, cJSON, valgrind.
 set -euo pipefail
 
-# the packages: build tools, the XML parser, the oracle, JSON for the CLI, callgrind for bench
-packages=(build-essential cmake libexpat1-dev libmujoco-dev libmujoco-samples libcjson-dev
-          valgrind util-linux)
+# the packages: build tools, the XML parser, convex hulls, the oracle, JSON for the CLI,
+# callgrind for bench
+packages=(build-essential cmake libexpat1-dev libqhull-dev libmujoco-dev libmujoco-samples
+          libcjson-dev valgrind util-linux)
 if [[ $# -gt 0 ]]; then
     packages+=("$@")
 fi

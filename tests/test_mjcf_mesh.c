@@ -10,7 +10,6 @@
 #include <gradyn/gradyn.h>
 #include <mujoco/mujoco.h>
 
-#include "collision/mesh_model.h"
 #include "oracle/mj_from_string.h"
 #include "runner/test.h"
 
@@ -23,11 +22,7 @@
 // contacts of identical models: same algorithms, same floats
 #define CONTACT_TOL 1e-9
 
-// contacts of a mesh whose faces come from the hull: the hull triangulations of qhull and of
-// gradyn differ, so its frame differs by float roundings (1e-8 relative, measured)
-#define HULL_CONTACT_TOL 1e-6
-
-static double g_worst_field, g_worst_contact, g_worst_hull_contact;
+static double g_worst_field, g_worst_contact;
 
 // XML with the cube file and an exactmeshinertia setting substituted
 static void model_xml(char* out, size_t n, const char* cube_file, int exact) {
@@ -131,11 +126,6 @@ static int near_quat(const char* what, const double* a, const double* b, int n) 
     return near(what, flipped, b, 4 * n, 1);
 }
 
-// meshes of model_xml whose faces come from the convex hull (poly.obj has vertices only)
-static const int hull_faces[5] = {0, 0, 1, 0, 0};
-// the body of model_xml whose primitives are fitted to meshes (one of them to poly.obj)
-#define FIT_BODY 6
-
 static int same_model(const Both* b) {
     const gdnModel* g = b->gm;
     const mjModel* m = b->mm;
@@ -158,12 +148,13 @@ static int same_model(const Both* b) {
         CHECK(g->mesh_facenum[i] == m->mesh_facenum[i]);
         CHECK((g->mesh_graphadr[i] < 0) == (m->mesh_graphadr[i] < 0));
         if (m->mesh_graphadr[i] >= 0) {
-            // hull vertex and face counts (triangulations of coplanar facets may differ)
+            // the hull graph (Qhull in both engines): identical int for int
             const int* gg = g->mesh_graph + g->mesh_graphadr[i];
             const int* mg = m->mesh_graph + m->mesh_graphadr[i];
-            if (gg[0] != mg[0] || gg[1] != mg[1]) {
-                fprintf(stderr, "mesh %d hull: %d vertices %d faces vs MuJoCo %d %d\n", i, gg[0],
-                        gg[1], mg[0], mg[1]);
+            int size = 2 + 3 * mg[0] + 6 * mg[1];
+            if (gg[0] != mg[0] || gg[1] != mg[1] || memcmp(gg, mg, sizeof(int) * size) != 0) {
+                fprintf(stderr, "mesh %d hull graph: %d vertices %d faces vs MuJoCo %d %d, "
+                        "contents differ\n", i, gg[0], gg[1], mg[0], mg[1]);
                 return 1;
             }
         }
@@ -176,16 +167,13 @@ static int same_model(const Both* b) {
         int bad = near("mesh_vert", g->mesh_vert + 3 * g->mesh_vertadr[i], mv, 3 * n, 1);
         free(mv);
         CHECK(bad == 0);
-        // file faces are kept as given; faces made from the hull (a mesh file without faces)
-        // follow each engine's hull triangulation
-        if (!hull_faces[i]) {
-            const int* gf = g->mesh_face + 3 * g->mesh_faceadr[i];
-            const int* mf = m->mesh_face + 3 * m->mesh_faceadr[i];
-            for (int k = 0; k < 3 * m->mesh_facenum[i]; k++) {
-                if (gf[k] != mf[k]) {
-                    fprintf(stderr, "mesh %d face %d: %d vs MuJoCo %d\n", i, k / 3, gf[k], mf[k]);
-                    return 1;
-                }
+        // faces: the file's as given, or the hull's triangles for a file without faces
+        const int* gf = g->mesh_face + 3 * g->mesh_faceadr[i];
+        const int* mf = m->mesh_face + 3 * m->mesh_faceadr[i];
+        for (int k = 0; k < 3 * m->mesh_facenum[i]; k++) {
+            if (gf[k] != mf[k]) {
+                fprintf(stderr, "mesh %d face %d: %d vs MuJoCo %d\n", i, k / 3, gf[k], mf[k]);
+                return 1;
             }
         }
     }
@@ -230,18 +218,9 @@ static void random_quat(unsigned long long* rng, double q[4]) {
     }
 }
 
-// contacts differing beyond tolerance in lenient mode (our own hull graphs)
-static int g_differ, g_differ_hull, g_count_differ;
-
-// lenient: the hull graphs are gradyn's, whose neighbour order differs from qhull's, so the
-// extra plane-mesh contacts (the first hull neighbours deep enough) may be other vertices:
-// counts must agree, differing contacts are counted
-static int same_contacts(const Both* b, int lenient) {
+// same contacts in the same order: geoms, dim, and dist / pos / frame within CONTACT_TOL
+static int same_contacts(const Both* b) {
     if (b->gd->ncon != b->md->ncon) {
-        if (lenient) {
-            g_count_differ++;
-            return 0;
-        }
         fprintf(stderr, "ncon %d vs MuJoCo %d\n", b->gd->ncon, b->md->ncon);
         return 1;
     }
@@ -254,24 +233,8 @@ static int same_contacts(const Both* b, int lenient) {
             e = fmax(e, fabs(c->pos[j] - k->pos[j]));
             e = fmax(e, fabs(c->frame[j] - k->frame[j]));
         }
-        const int* dataid = b->gm->geom_dataid;
-        int hull = (dataid[c->geom1] >= 0 && hull_faces[dataid[c->geom1]]) ||
-                   (dataid[c->geom2] >= 0 && hull_faces[dataid[c->geom2]]) ||
-                   b->gm->geom_bodyid[c->geom1] == FIT_BODY ||
-                   b->gm->geom_bodyid[c->geom2] == FIT_BODY;
-        if (hull) {
-            g_worst_hull_contact = fmax(g_worst_hull_contact, e);
-        } else {
-            g_worst_contact = fmax(g_worst_contact, e);
-        }
-        if (lenient || hull) {
-            // a 1e-8 change of the frame can move MPR to another portal: counted, not failed
-            int differs = !(e <= (hull ? HULL_CONTACT_TOL : CONTACT_TOL));
-            g_differ += differs && !hull;
-            g_differ_hull += differs && hull;
-            continue;
-        }
-        if (!(e <= (hull ? HULL_CONTACT_TOL : CONTACT_TOL))) {
+        g_worst_contact = fmax(g_worst_contact, e);
+        if (!(e <= CONTACT_TOL)) {
             fprintf(stderr, "contact %d (geoms %d %d): difference %.3g\n", i, c->geom1,
                     c->geom2, e);
             return 1;
@@ -280,51 +243,16 @@ static int same_contacts(const Both* b, int lenient) {
     return 0;
 }
 
-// gradyn's meshes with MuJoCo's (qhull's) hull graphs: vertex ids are the same in both
-static int use_mujoco_graphs(Both* b) {
-    const gdnModel* g = b->gm;
-    const mjModel* m = b->mm;
-    gdnMeshInput in[8];
-    CHECK(g->nmesh <= 8);
-    for (int i = 0; i < g->nmesh; i++) {
-        in[i].nvert = g->mesh_vertnum[i];
-        in[i].vert = g->mesh_vert + 3 * g->mesh_vertadr[i];
-        in[i].nface = g->mesh_facenum[i];
-        in[i].face = g->mesh_face + 3 * g->mesh_faceadr[i];
-        int adr = m->mesh_graphadr[i];
-        in[i].graph = adr >= 0 ? m->mesh_graph + adr : NULL;
-        in[i].ngraph = adr >= 0 ? 2 + 3 * m->mesh_graph[adr] + 6 * m->mesh_graph[adr + 1] : 0;
-    }
-    // gdn_model_set_meshes copies its input: stage it out of the model it replaces
-    gdnModel* copy_src = b->gm;
-    size_t nv = 3 * (size_t)g->nmeshvert, nf = 3 * (size_t)g->nmeshface;
-    double* v = malloc(sizeof(double) * (nv + 1));
-    int* f = malloc(sizeof(int) * (nf + 1));
-    CHECK(v && f);
-    memcpy(v, g->mesh_vert, sizeof(double) * nv);
-    memcpy(f, g->mesh_face, sizeof(int) * nf);
-    for (int i = 0; i < g->nmesh; i++) {
-        in[i].vert = v + 3 * g->mesh_vertadr[i];
-        in[i].face = f + 3 * g->mesh_faceadr[i];
-    }
-    gdnStatus st = gdn_model_set_meshes(copy_src, g->nmesh, in);
-    free(v);
-    free(f);
-    CHECK(st == GDN_OK);
-    return 0;
-}
-
-static int contacts_case(int mujoco_graphs) {
+// 3000 random poses of the five meshes, the plane, the boxes and the fitted primitives: the
+// same contacts as mj_collision (the hull graphs are identical, so the plane-mesh extra
+// points and the MPR support searches visit the same vertices in the same order)
+static int test_mesh_contacts(void) {
     char xml[4096];
     model_xml(xml, sizeof(xml), "cube_bin.stl", 0);
     Both b;
     CHECK(load_both(&b, xml, xml) == 0);
     CHECK(same_model(&b) == 0);
-    if (mujoco_graphs) {
-        CHECK(use_mujoco_graphs(&b) == 0);
-    }
-    g_worst_contact = g_worst_hull_contact = 0;
-    g_differ = g_differ_hull = g_count_differ = 0;
+    g_worst_contact = 0;
     unsigned long long rng = 0x2545f4914f6cdd1dull;
     int nfree = b.gm->njnt, poses = 3000, with = 0, total = 0;
     int pair_count[16][16] = {{0}};
@@ -341,7 +269,7 @@ static int contacts_case(int mujoco_graphs) {
         mj_collision(b.mm, b.md);
         gdn_kinematics(b.gm, b.gd);
         CHECK(gdn_collision(b.gm, b.gd) == GDN_OK);
-        if (same_contacts(&b, !mujoco_graphs)) {
+        if (same_contacts(&b)) {
             fprintf(stderr, "pose %d\n", s);
             free_both(&b);
             return 1;
@@ -366,24 +294,11 @@ static int contacts_case(int mujoco_graphs) {
             mesh_mesh += t1 == GDN_GEOM_MESH && t2 == GDN_GEOM_MESH ? n : 0;
         }
     }
-    printf("  %s hull graphs: %d poses, %d with contacts, %d contacts (plane-mesh %d, mesh-box "
-           "%d, mesh-mesh %d); worst |difference| %.3g, %d contacts differ; with the hull-faced "
-           "mesh: worst %.3g, %d differ; %d poses with another contact count\n",
-           mujoco_graphs ? "MuJoCo's" : "gradyn's", poses, with, total, plane_mesh, mesh_box,
-           mesh_mesh, g_worst_contact, g_differ, g_worst_hull_contact, g_differ_hull,
-           g_count_differ);
+    printf("  %d poses, %d with contacts, %d contacts (plane-mesh %d, mesh-box %d, mesh-mesh "
+           "%d), all as MuJoCo's; worst |difference| %.3g\n",
+           poses, with, total, plane_mesh, mesh_box, mesh_mesh, g_worst_contact);
     free_both(&b);
     CHECK(plane_mesh > 100 && mesh_box > 100 && mesh_mesh > 100);
-    // with MuJoCo's graphs every contact of the file-faced meshes is identical; with gradyn's
-    // own graphs (other vertex and neighbour order than qhull's) the extra plane-mesh contacts
-    // and hill-climbing ties on coplanar hull faces pick other vertices: reported only
-    CHECK(!mujoco_graphs || (g_count_differ == 0 && g_differ == 0));
-    return 0;
-}
-
-static int test_mesh_contacts(void) {
-    CHECK(contacts_case(1) == 0);
-    CHECK(contacts_case(0) == 0);
     return 0;
 }
 

@@ -12,7 +12,9 @@
 
 #include "math/vec.h"
 
-#define HULL_REL_EPS 1e-14 // no-volume test, relative to the extent (round-off level: Qhull judges the rest)
+// no-volume test relative to the extent: round-off level only (Qhull judges anything above it;
+// it accepts a tetrahedron 2e-14 of its extent thin)
+#define HULL_REL_EPS 1e-14
 
 static gdnStatus fail(char* cause, int size, gdnStatus status, const char* text) {
     if (cause && size > 0) {

@@ -5,221 +5,28 @@
 // Each case steps a scene in MuJoCo to a state with active constraints, saves qacc_warmstart,
 // runs mj_forward (the oracle solve), then copies MuJoCo's rows (efc_J dense, efc_aref, efc_D,
 // efc_R, efc_type, efc_id, efc_frictionloss), contacts (dim, mu, friction), dense M, qacc_smooth,
-// qfrc_smooth and the saved warm start into our data and runs gdn_solve_constraint.
-#define _POSIX_C_SOURCE 199309L // clock_gettime
-
+// qfrc_smooth and the saved warm start into our data and runs gdn_solve_constraint
+// (tests/oracle/solver_problem.h, shared with test_solver_cg).
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include <mujoco/mujoco.h>
 
 #include "constraint/solver.h"
 #include "oracle/from_mujoco.h"
 #include "oracle/oracle.h"
+#include "oracle/solver_problem.h"
 #include "runner/test.h"
 
-#define SOLVER_TOL 1e-12 // solver tolerance in both engines
-#define MATCH_TOL 1e-8   // relative agreement of qacc and efc_force
+#define MATCH_TOL 1e-8 // relative agreement of qacc and efc_force (solver tolerance 1e-12)
 
-// a scene: model file, steps before the compared solve, initial state tweak, options
-typedef struct Scene {
-    const char* name;
-    const char* path;
-    int cone;         // mjCONE_*
-    int steps;        // mj_step calls before the compared solve
-    int condim;       // > 0: every geom's condim
-    int coldstart;    // 1: mjDSBL_WARMSTART in both engines
-    int iterations;   // solver iterations in both engines (0: MuJoCo's default 100)
-    double qvel0[6];  // initial qvel of the first 6 dofs (free body: v world, w local)
-    double tilt;      // initial rotation about x of the first free body (rad)
-    double qpos_hinge; // initial qpos[0] when the first joint is a hinge (nonzero only)
-    double push[6];   // added to the first 6 qvel after the steps, then push_steps more steps
-    int push_steps;
-    double kick;      // > 0: after stepping, every qvel += uniform(-kick, kick) (a hard solve)
-    int timing;       // 1: also time our solve and MuJoCo's mj_fwdConstraint (printed only)
-} Scene;
+typedef gdnSolverScene Scene;
+typedef gdnSolverOutcome Outcome;
 
-// results of one comparison
-typedef struct Outcome {
-    int nefc, ncon;
-    int iter_mj, iter_gdn;
-    int converged;
-    int state_mismatch; // rows whose efc_state differs from MuJoCo's
-    int nstate[5];      // rows per gdnConstraintState at our solution
-    double err_qacc, err_force;
-} Outcome;
-
-static char* model_path(const char* file, char* buf, size_t n) {
-    if (file[0] == '/') {
-        snprintf(buf, n, "%s", file);
-    } else {
-        snprintf(buf, n, "%s/%s", GDN_TEST_MODELS, file);
-    }
-    return buf;
-}
-
-// copy MuJoCo's rows, contacts, M and smooth quantities into gd (nefc <= gd->maxefc checked)
-static int copy_problem(const mjModel* mm, const mjData* md, gdnData* gd) {
-    const int nv = mm->nv, nefc = md->nefc;
-    if (nefc > gd->maxefc || md->ncon > gd->maxcon) {
-        fprintf(stderr, "problem too large: nefc %d (max %d), ncon %d\n", nefc, gd->maxefc,
-                md->ncon);
-        return 1;
-    }
-    gd->nefc = nefc;
-    gd->ncon = md->ncon;
-    memcpy(gd->efc_J, md->efc_J, sizeof(double) * (size_t)nefc * (size_t)nv);
-    memcpy(gd->efc_aref, md->efc_aref, sizeof(double) * (size_t)nefc);
-    memcpy(gd->efc_D, md->efc_D, sizeof(double) * (size_t)nefc);
-    memcpy(gd->efc_R, md->efc_R, sizeof(double) * (size_t)nefc);
-    memcpy(gd->efc_frictionloss, md->efc_frictionloss, sizeof(double) * (size_t)nefc);
-    memcpy(gd->efc_type, md->efc_type, sizeof(int) * (size_t)nefc);
-    memcpy(gd->efc_id, md->efc_id, sizeof(int) * (size_t)nefc);
-    for (int i = 0; i < md->ncon; i++) {
-        gdnContact* c = gd->contact + i;
-        memset(c, 0, sizeof(*c));
-        c->dim = md->contact[i].dim;
-        c->mu = md->contact[i].mu;
-        memcpy(c->friction, md->contact[i].friction, sizeof(c->friction));
-        c->efc_address = md->contact[i].efc_address;
-    }
-    mj_fullM(mm, gd->qM, md->qM);
-    memcpy(gd->qacc_smooth, md->qacc_smooth, sizeof(double) * (size_t)nv);
-    memcpy(gd->qfrc_smooth, md->qfrc_smooth, sizeof(double) * (size_t)nv);
-    return 0;
-}
-
-// seconds of CLOCK_MONOTONIC
-static double now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-// microseconds per solve: gdn_solve_constraint vs mj_fwdConstraint from the same warm start
-static void print_timing(const mjModel* mm, mjData* md, const gdnModel* gm, gdnData* gd,
-                         const double* warm) {
-    const int reps = 2000, nv = mm->nv;
-    double t0 = now();
-    for (int r = 0; r < reps; r++) {
-        memcpy(gd->qacc_warmstart, warm, sizeof(double) * (size_t)nv);
-        gdn_solve_constraint(gm, gd);
-    }
-    double t1 = now();
-    for (int r = 0; r < reps; r++) {
-        memcpy(md->qacc_warmstart, warm, sizeof(double) * (size_t)nv);
-        mj_fwdConstraint(mm, md);
-    }
-    double t2 = now();
-    printf("  %-22s solve time: gradyn %.2f us, MuJoCo mj_fwdConstraint %.2f us\n", "",
-           1e6 * (t1 - t0) / reps, 1e6 * (t2 - t1) / reps);
-}
-
-// step the scene in MuJoCo, solve once in both engines, compare
+// Newton in both engines
 static int run_scene(const Scene* s, Outcome* out) {
-    char path[1024], err[512];
-    mjModel* mm = mj_loadXML(model_path(s->path, path, sizeof(path)), NULL, err, sizeof(err));
-    if (!mm) {
-        fprintf(stderr, "%s: %s\n", s->name, err);
-        return 1;
-    }
-    mm->opt.tolerance = SOLVER_TOL;
-    mm->opt.cone = s->cone;
-    mm->opt.jacobian = mjJAC_DENSE;
-    mm->opt.solver = mjSOL_NEWTON;
-    if (s->condim > 0) {
-        for (int g = 0; g < mm->ngeom; g++) {
-            mm->geom_condim[g] = s->condim;
-        }
-    }
-    mjData* md = mj_makeData(mm);
-    gdnModel* gm = gdn_model_from_mujoco(mm);
-    gdnData* gd = NULL;
-    int fail = !md || !gm || gdn_data_create(gm, &gd) != GDN_OK;
-    if (fail) {
-        fprintf(stderr, "%s: allocation failed\n", s->name);
-    } else {
-        // initial state
-        if (mm->njnt > 0 && mm->jnt_type[0] == mjJNT_FREE && s->tilt != 0) {
-            md->qpos[2] += 0.02;
-            md->qpos[3] = cos(0.5 * s->tilt);
-            md->qpos[4] = sin(0.5 * s->tilt);
-        }
-        if (mm->njnt > 0 && mm->jnt_type[0] == mjJNT_HINGE && s->qpos_hinge != 0) {
-            md->qpos[0] = s->qpos_hinge;
-        }
-        for (int i = 0; i < 6 && i < mm->nv; i++) {
-            md->qvel[i] = s->qvel0[i];
-        }
-        for (int k = 0; k < s->steps; k++) {
-            mj_step(mm, md);
-        }
-        for (int i = 0; i < 6 && i < mm->nv; i++) {
-            md->qvel[i] += s->push[i];
-        }
-        for (int k = 0; k < s->push_steps; k++) {
-            mj_step(mm, md);
-        }
-        if (s->coldstart) {
-            mm->opt.disableflags |= mjDSBL_WARMSTART;
-        }
-        if (s->iterations > 0) {
-            mm->opt.iterations = s->iterations;
-        }
-        unsigned long long rng = 0x9e3779b97f4a7c15ull;
-        for (int i = 0; s->kick > 0 && i < mm->nv; i++) {
-            md->qvel[i] += gdn_test_uniform(&rng, -s->kick, s->kick);
-        }
-        // the oracle solve from the saved warm start
-        double warm[128];
-        if (mm->nv > 128) {
-            fprintf(stderr, "%s: nv %d > 128\n", s->name, mm->nv);
-            fail = 1;
-        }
-        memcpy(warm, md->qacc_warmstart, sizeof(double) * (size_t)(fail ? 0 : mm->nv));
-        mj_forward(mm, md);
-        // options changed after gm was copied from mm
-        gm->opt.tolerance = mm->opt.tolerance;
-        gm->opt.cone = mm->opt.cone;
-        gm->opt.iterations = mm->opt.iterations;
-        gm->opt.disableflags = mm->opt.disableflags;
-        fail = fail || copy_problem(mm, md, gd);
-        if (!fail) {
-            memcpy(gd->qacc_warmstart, warm, sizeof(double) * (size_t)mm->nv);
-            gdnStatus st = gdn_solve_constraint(gm, gd);
-            if (st != GDN_OK) {
-                fprintf(stderr, "%s: status %d\n", s->name, (int)st);
-                fail = 1;
-            }
-            out->nefc = md->nefc;
-            out->ncon = md->ncon;
-            out->iter_mj = md->solver_iter;
-            out->iter_gdn = gd->solver_iter;
-            out->converged = gd->solver_converged;
-            out->err_qacc = gdn_test_relerr(gd->qacc, md->qacc, mm->nv, 1e-6);
-            out->err_force = gdn_test_relerr(gd->efc_force, md->efc_force, md->nefc, 1e-6);
-            for (int i = 0; i < md->nefc; i++) {
-                out->state_mismatch += gd->efc_state[i] != md->efc_state[i];
-                if (gd->efc_state[i] >= 0 && gd->efc_state[i] < 5) {
-                    out->nstate[gd->efc_state[i]]++;
-                }
-            }
-            printf("  %-22s nefc %3d ncon %2d  iter mujoco %2d gradyn %2d  converged %d  "
-                   "qacc %.2e  efc_force %.2e  residual %.2e\n",
-                   s->name, out->nefc, out->ncon, out->iter_mj, out->iter_gdn, out->converged,
-                   out->err_qacc, out->err_force, gd->solver_residual);
-            if (s->timing && !fail) {
-                print_timing(mm, md, gm, gd, warm);
-            }
-        }
-    }
-    gdn_data_free(gd);
-    gdn_model_free(gm);
-    mj_deleteData(md);
-    mj_deleteModel(mm);
-    return fail;
+    return gdn_oracle_solver_run(s, mjSOL_NEWTON, GDN_SOL_NEWTON, out);
 }
 
 // run a scene and require agreement with MuJoCo: qacc, efc_force, iteration count, row states
@@ -405,8 +212,8 @@ static int test_unconverged_reported(void) {
 // converged with a non-finite qacc
 static int test_degenerate(void) {
     char path[1024], err[512];
-    mjModel* mm = mj_loadXML(model_path("sol_pendulum_limit.xml", path, sizeof(path)), NULL, err,
-                             sizeof(err));
+    gdn_oracle_solver_model_path("sol_pendulum_limit.xml", path, sizeof(path));
+    mjModel* mm = mj_loadXML(path, NULL, err, sizeof(err));
     CHECK(mm != NULL);
     mjData* md = mj_makeData(mm);
     gdnModel* gm = gdn_model_from_mujoco(mm);
@@ -416,7 +223,7 @@ static int test_degenerate(void) {
     md->qvel[0] = 1;
     mj_forward(mm, md);
     CHECK(md->nefc == 1);
-    CHECK(copy_problem(mm, md, gd) == 0);
+    CHECK(gdn_oracle_solver_copy(mm, md, gd) == 0);
     gd->nefc = 0;
     CHECK(gdn_solve_constraint(gm, gd) == GDN_OK);
     CHECK(gd->solver_converged == 1 && gd->solver_iter == 0);

@@ -18,12 +18,11 @@ static double elliptic_update(gdnData* d, int i, const double* jar, double* cone
     double* force = d->efc_force;
     double U[6];
     U[0] = jar[i] * mu;
-    double tsqr = 0;
     for (int j = 1; j < dim; j++) {
         U[j] = jar[i + j] * friction[j - 1];
-        tsqr += U[j] * U[j];
     }
-    const double N = U[0], T = sqrt(tsqr);
+    // |U_1..| in mju_norm's order (for dim 6 the sum of squares is not sequential)
+    const double N = U[0], T = sqrt(gdn_solver_dot(U + 1, U + 1, dim - 1));
     double s = 0;
     int state;
     if (N >= mu * T || (T <= 0 && N >= 0)) {

@@ -7,6 +7,7 @@
 
 #include "base/arena.h"
 #include "constraint/constraint.h"
+#include "constraint/mass_factor.h"
 
 double gdn_solver_scale(const gdnModel* m, const gdnData* d) {
     const int nv = m->nv;
@@ -80,8 +81,39 @@ static double gauss_cost(const gdnModel* m, const gdnData* d, const double* qacc
     return s;
 }
 
+// PGS's warm start (MuJoCo's): efc_force is the force of qacc_warmstart (set by
+// gdn_constraint_update); keep it when its dual cost f' b + 0.5 f' AR f is <= 0, else
+// efc_force = 0 and qfrc_constraint = 0. b = J qacc_smooth - aref (into jar, nefc scratch) and
+// f' AR f = qfrc' M^-1 qfrc + sum R f^2 with qfrc = J' f (M^-1 by the tree factor of M).
+// 0, or -1 when the arena is short
+static int warmstart_dual(const gdnModel* m, gdnData* d, const int* simple, double* jar) {
+    const int nv = m->nv, nefc = d->nefc;
+    gdnMassFactor factor;
+    double* Minv_qfrc = gdn_arena_doubles(d, (size_t)nv);
+    if (!Minv_qfrc || gdn_mass_factor_alloc(m, d, simple, &factor) != GDN_OK) {
+        return -1;
+    }
+    gdn_mass_factor(m, d->qM, NULL, &factor);
+    memcpy(Minv_qfrc, d->qfrc_constraint, sizeof(double) * (size_t)nv);
+    gdn_mass_solve(m, &factor, Minv_qfrc);
+    double fARf = gdn_solver_dot(d->qfrc_constraint, Minv_qfrc, nv);
+    for (int i = 0; i < nefc; i++) {
+        fARf += d->efc_R[i] * d->efc_force[i] * d->efc_force[i];
+    }
+    gdn_constraint_jar(m, d, d->qacc_smooth, jar);
+    const double cost = gdn_solver_dot(d->efc_force, jar, nefc) + 0.5 * fARf;
+    if (cost > 0) {
+        memset(d->efc_force, 0, sizeof(double) * (size_t)nefc);
+        memset(d->qfrc_constraint, 0, sizeof(double) * (size_t)nv);
+    }
+    return 0;
+}
+
 // qacc = the better of qacc_warmstart and qacc_smooth by total cost (Gauss + s), as MuJoCo
-// chooses; qacc_smooth alone when warm starting is disabled. 0, or -1 when the arena is short.
+// chooses; qacc_smooth alone when warm starting is disabled. PGS (a dual solver) starts from
+// efc_force instead: the force of qacc_warmstart when its dual cost is <= 0, else zero
+// (warmstart_dual); efc_force = 0 when warm starting is disabled. 0, or -1 when the arena is
+// short.
 static int warmstart(const gdnModel* m, gdnData* d, const int* simple) {
     const int nv = m->nv, nefc = d->nefc;
     const size_t bytes = sizeof(double) * (size_t)nv;
@@ -105,6 +137,11 @@ static int warmstart(const gdnModel* m, gdnData* d, const int* simple) {
     }
     double cost_warmstart;
     gdn_constraint_update(m, d, jar, &cost_warmstart, NULL);
+    if (m->opt.solver == GDN_SOL_PGS) {
+        int ok = warmstart_dual(m, d, simple, jar);
+        gdn_arena_reset(d, mark);
+        return ok;
+    }
     gdn_solver_mul_M(m, d, simple, Ma, d->qacc_warmstart);
     cost_warmstart += gauss_cost(m, d, d->qacc_warmstart, Ma);
     // cost(qacc_smooth): Gauss is zero there

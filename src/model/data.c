@@ -71,10 +71,11 @@ static size_t efc_capacity(const gdnModel* m) {
 }
 
 // arena size: generous per-body and per-dof scratch for every algorithm, plus 16 doubles per
-// constraint row (the Newton solver takes 12 per row and two nv x nv factors) (doubles)
+// constraint row (the Newton solver takes 12 per row and two nv x nv factors) and nv per row
+// (the PGS solver's rows of J L^-T) (doubles)
 static size_t arena_doubles(const gdnModel* m) {
     size_t nb = (size_t)m->nbody, nv = (size_t)m->nv;
-    return 256 * nb + 16 * nv * nv + 64 * nv + 16 * efc_capacity(m) + 4096;
+    return 256 * nb + 16 * nv * nv + 64 * nv + (16 + nv) * efc_capacity(m) + 4096;
 }
 
 static size_t aligned_bytes(size_t count) {

@@ -1,0 +1,622 @@
+// SPDX-License-Identifier: Apache-2.0
+// MuJoCo 2.2.2's dual solver: projected Gauss-Seidel sweeps over the constraint rows.
+//
+// The dual problem (MuJoCo's mj_solPGS) over the constraint forces f:
+//   min_f 0.5 f' AR f + f' b,  AR = J M^-1 J' + diag(R),  b = J qacc_smooth - aref,
+// with equality rows free, friction-loss rows in [-frictionloss, frictionloss], limit,
+// frictionless and pyramidal rows non-negative, and each elliptic contact's rows in its cone
+// (normal n >= 0, sum_j (t_j / friction_j)^2 <= n^2). A sweep visits the rows in order; each row
+// (each elliptic block) is minimized with the others fixed and projected, and the change is
+// undone when it raised the dual cost by more than 1e-10. Termination after each sweep: the
+// decrease of the dual cost over the sweep, scaled by meaninertia * max(1, nv), below the
+// tolerance. At the end qacc = qacc_smooth + M^-1 J' f.
+//
+// Matrix-free (no nefc x nefc matrix): with MuJoCo's tree factor M = L' D L (gdn_mass_factor)
+// and the rows z_i = D^-1/2 L'^-1 J_i' (MuJoCo's JM2 of mj_solveM2, same operations), AR = Z Z'
+// + diag(R) as MuJoCo builds it. Only AR's diagonal and the elliptic dim x dim blocks are
+// formed, each entry summed as MuJoCo's mju_sqrMatTD sums it (over the dofs in ascending
+// order), so they carry MuJoCo's bits; the row residual (AR f + b)_i = b_i + z_i . y + R_i f_i
+// uses y = Z' f (nv), kept current by y += z_i (f_i - f_i_old) after each row's update (the
+// only arithmetic that differs from MuJoCo's dense b_i + AR_i . f). z_i is nonzero only on the
+// dofs of J_i and their ancestors (L'^-1 runs from a dof to its ancestors), so Z is stored by
+// rows over those columns (nnz_i of them: the kinematic chains of the row).
+// Cost: setup O(nv depth) (factor) + sum_i nnz_i depth (Z) + sum_i nnz_i (diagonal, y) + sum
+// over elliptic contacts dim^2 nnz; each sweep about 2 nnz_i multiply-adds per row (one dot
+// for the residual, one axpy when the force changed), against MuJoCo's dense 2 nefc per row.
+// Memory: sum_i nnz_i (<= nefc nv) doubles and ints, plus 9 nefc doubles.
+#include "constraint/solver.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "base/arena.h"
+#include "constraint/constraint.h"
+#include "constraint/mass_factor.h"
+
+// the smallest positive value (MuJoCo's mjMINVAL)
+#define PGS_MINVAL 1e-15
+
+// a row update that raises the dual cost by more than this is undone (MuJoCo's threshold)
+#define PGS_RESTORE 1e-10
+
+// the cone QCQP: positive-definiteness threshold, convergence threshold, Newton steps
+#define QCQP_MINDET 1e-10
+#define QCQP_TOL 1e-10
+#define QCQP_MAXITER 20
+
+// the largest elliptic contact (condim 6)
+#define PGS_MAXDIM 6
+
+// solver state (arrays from the arena)
+typedef struct Pgs {
+    gdnMassFactor M; // tree factor of M
+    int* zadr;       // (nefc) start of row i of Z in zval / zcol
+    int* znnz;       // (nefc) its number of columns
+    double* zval;    // (sum nnz) z_i on its columns
+    int* zcol;       // (sum nnz) those columns, ascending
+    double* y;       // (nv) Z' f
+    double* b;       // (nefc) J qacc_smooth - aref
+    double* ARinv;   // (nefc) 1 / AR_ii
+    double* block;   // (6 nefc) AR block of the elliptic contact whose first row is i, at 6 i
+} Pgs;
+
+// rows of an elliptic contact starting at row i (1 for every other row)
+static int row_dim(const gdnData* d, int i) {
+    if (d->efc_type[i] != GDN_CNSTR_CONTACT_ELLIPTIC) {
+        return 1;
+    }
+    return d->contact[d->efc_id[i]].dim;
+}
+
+// every elliptic contact has 1..6 rows that fit in nefc: 0, else -1
+static int check_rows(const gdnData* d) {
+    for (int i = 0; i < d->nefc; i++) {
+        const int dim = row_dim(d, i);
+        if (dim < 1 || dim > PGS_MAXDIM || dim > d->nefc - i) {
+            return -1;
+        }
+        i += dim - 1;
+    }
+    return 0;
+}
+
+// mark (mark[k] = 1) the recorded columns of row i of J and all their ancestors; returns how
+// many were marked
+static int mark_chain(const gdnModel* m, const gdnData* d, int i, int* mark) {
+    const int* col = d->efc_colind + d->efc_rowadr[i];
+    int count = 0;
+    for (int q = 0; q < d->efc_rownnz[i]; q++) {
+        for (int k = col[q]; k >= 0 && !mark[k]; k = m->dof_parentid[k]) {
+            mark[k] = 1;
+            count++;
+        }
+    }
+    return count;
+}
+
+// the factor of M, the layout of Z and every other array; scratch: mark (nv ints, zero),
+// x (nv doubles). -1 when the arena is short
+static int pgs_alloc(const gdnModel* m, gdnData* d, const int* simple, Pgs* p, int** mark,
+                     double** x) {
+    const int nv = m->nv, nefc = d->nefc;
+    if (gdn_mass_factor_alloc(m, d, simple, &p->M) != GDN_OK) {
+        return -1;
+    }
+    *mark = gdn_arena_ints(d, (size_t)nv);
+    p->zadr = gdn_arena_ints(d, (size_t)nefc);
+    p->znnz = gdn_arena_ints(d, (size_t)nefc);
+    if (!*mark || !p->zadr || !p->znnz) {
+        return -1;
+    }
+    memset(*mark, 0, sizeof(int) * (size_t)nv);
+    size_t total = 0;
+    for (int i = 0; i < nefc; i++) {
+        p->zadr[i] = (int)total;
+        p->znnz[i] = mark_chain(m, d, i, *mark);
+        total += (size_t)p->znnz[i];
+        for (int k = 0; k < nv; k++) {
+            (*mark)[k] = 0;
+        }
+    }
+    p->zval = gdn_arena_doubles(d, total);
+    p->zcol = gdn_arena_ints(d, total);
+    p->y = gdn_arena_doubles(d, (size_t)nv);
+    p->b = gdn_arena_doubles(d, (size_t)nefc);
+    p->ARinv = gdn_arena_doubles(d, (size_t)nefc);
+    p->block = gdn_arena_doubles(d, 6 * (size_t)nefc);
+    *x = gdn_arena_doubles(d, (size_t)nv);
+    return p->zval && p->zcol && p->y && p->b && p->ARinv && p->block && *x ? 0 : -1;
+}
+
+// row i of Z: x = J_i on its chain, x = L'^-1 x (MuJoCo's order: dofs descending, simple dofs
+// and zeros skipped, each updating its ancestors), z = x / sqrt(D)
+static void z_row(const gdnModel* m, const gdnData* d, Pgs* p, int i, int* mark, double* x) {
+    const int nv = m->nv;
+    const int* parent = m->dof_parentid;
+    const double* Ji = d->efc_J + (size_t)i * (size_t)nv;
+    int* col = p->zcol + p->zadr[i];
+    double* val = p->zval + p->zadr[i];
+    mark_chain(m, d, i, mark);
+    int n = 0;
+    for (int k = 0; k < nv; k++) {
+        if (mark[k]) {
+            col[n++] = k;
+            x[k] = Ji[k];
+            mark[k] = 0;
+        }
+    }
+    for (int q = n - 1; q >= 0; q--) {
+        const int k = col[q];
+        const double xk = x[k];
+        if (p->M.simple[k] || xk == 0) {
+            continue;
+        }
+        const double* rowk = p->M.LD + p->M.adr[k];
+        int t = 1;
+        for (int j = parent[k]; j >= 0; j = parent[j]) {
+            x[j] -= rowk[t++] * xk;
+        }
+    }
+    for (int q = 0; q < n; q++) {
+        const int k = col[q];
+        val[q] = x[k] * (1.0 / sqrt(p->M.LD[p->M.adr[k]]));
+    }
+}
+
+// AR_ab - R_a delta_ab = z_a . z_b as MuJoCo's mju_sqrMatTD sums it for a >= b: over the
+// columns ascending where z_a is nonzero, s += z_b z_a from 0 (Z rows as dense vectors)
+static double ar_entry(const Pgs* p, int a, int c) {
+    const int* cola = p->zcol + p->zadr[a];
+    const int* colc = p->zcol + p->zadr[c];
+    const double* vala = p->zval + p->zadr[a];
+    const double* valc = p->zval + p->zadr[c];
+    const int na = p->znnz[a], nc = p->znnz[c];
+    double s = 0;
+    for (int qa = 0, qc = 0; qa < na; qa++) {
+        if (vala[qa] == 0) {
+            continue;
+        }
+        while (qc < nc && colc[qc] < cola[qa]) {
+            qc++;
+        }
+        if (qc < nc && colc[qc] == cola[qa]) {
+            s += valc[qc] * vala[qa];
+        }
+    }
+    return s;
+}
+
+// the factor of M, Z, b, 1 / diag(AR), the elliptic blocks, and y = Z' f at the warm start
+static void pgs_setup(const gdnModel* m, gdnData* d, Pgs* p, int* mark, double* x) {
+    const int nv = m->nv, nefc = d->nefc;
+    gdn_mass_factor(m, d->qM, NULL, &p->M);
+    for (int i = 0; i < nefc; i++) {
+        z_row(m, d, p, i, mark, x);
+    }
+    gdn_constraint_jar(m, d, d->qacc_smooth, p->b);
+    for (int i = 0; i < nefc; i++) {
+        p->ARinv[i] = 1 / (ar_entry(p, i, i) + d->efc_R[i]);
+    }
+    // elliptic blocks: the lower triangle (rows i + j >= columns i + k), mirrored, R on the
+    // diagonal
+    for (int i = 0; i < nefc; i++) {
+        const int dim = row_dim(d, i);
+        if (d->efc_type[i] != GDN_CNSTR_CONTACT_ELLIPTIC) {
+            continue;
+        }
+        double* A = p->block + 6 * (size_t)i;
+        for (int j = 0; j < dim; j++) {
+            for (int k = 0; k <= j; k++) {
+                A[j * dim + k] = A[k * dim + j] = ar_entry(p, i + j, i + k);
+            }
+        }
+        for (int j = 0; j < dim; j++) {
+            A[j * dim + j] += d->efc_R[i + j];
+        }
+        i += dim - 1;
+    }
+    memset(p->y, 0, sizeof(double) * (size_t)nv);
+    for (int i = 0; i < nefc; i++) {
+        const double f = d->efc_force[i];
+        const int* col = p->zcol + p->zadr[i];
+        const double* val = p->zval + p->zadr[i];
+        for (int q = 0; f != 0 && q < p->znnz[i]; q++) {
+            p->y[col[q]] += val[q] * f;
+        }
+    }
+}
+
+// res (dim) = (AR f + b) over rows i .. i + dim - 1: b_r + z_r . y + R_r f_r
+static void residual(const gdnData* d, const Pgs* p, int i, int dim, double* res) {
+    for (int j = 0; j < dim; j++) {
+        const int r = i + j;
+        const int* col = p->zcol + p->zadr[r];
+        const double* val = p->zval + p->zadr[r];
+        double zy = 0;
+        for (int q = 0; q < p->znnz[r]; q++) {
+            zy += val[q] * p->y[col[q]];
+        }
+        res[j] = p->b[r] + zy + d->efc_R[r] * d->efc_force[r];
+    }
+}
+
+// res (n) = A (n x n, row-major) vec
+static void mul_small(double* res, const double* A, const double* vec, int n) {
+    for (int r = 0; r < n; r++) {
+        res[r] = gdn_solver_dot(A + r * n, vec, n);
+    }
+}
+
+// min 0.5 x'Ax + x'b subject to sum (x_j / s_j)^2 <= r^2, n = 2, by Newton on the multiplier
+// la of the scaled problem (x = s .* u, |u| <= r): u = -(A_s + la I)^-1 b_s with the explicit
+// 2 x 2 inverse. Returns 1 when the constraint is active (la > 0); x = 0 when A_s + la I is
+// not positive definite (det < 1e-10)
+static int qcqp2(double* x, const double* A, const double* b, const double* s, double r) {
+    const double b1 = b[0] * s[0], b2 = b[1] * s[1];
+    const double A11 = A[0] * s[0] * s[0], A22 = A[3] * s[1] * s[1];
+    const double A12 = A[1] * s[0] * s[1];
+    double la = 0, u1 = 0, u2 = 0;
+    for (int iter = 0; iter < QCQP_MAXITER; iter++) {
+        const double det = (A11 + la) * (A22 + la) - A12 * A12;
+        if (det < QCQP_MINDET) {
+            x[0] = x[1] = 0;
+            return 0;
+        }
+        const double detinv = 1 / det;
+        const double P11 = (A22 + la) * detinv, P22 = (A11 + la) * detinv;
+        const double P12 = -A12 * detinv;
+        u1 = -P11 * b1 - P12 * b2;
+        u2 = -P12 * b1 - P22 * b2;
+        // g(la) = |u|^2 - r^2, g'(la) = -2 u' P u
+        const double g = u1 * u1 + u2 * u2 - r * r;
+        if (g < QCQP_TOL) {
+            break;
+        }
+        const double slope = -2.0 * (P11 * u1 * u1 + 2.0 * P12 * u1 * u2 + P22 * u2 * u2);
+        const double step = -g / slope;
+        if (step < QCQP_TOL) {
+            break;
+        }
+        la += step;
+    }
+    x[0] = u1 * s[0];
+    x[1] = u2 * s[1];
+    return la != 0;
+}
+
+// qcqp2 for n = 3, with the 3 x 3 inverse from the adjugate
+static int qcqp3(double* x, const double* A, const double* b, const double* s, double r) {
+    const double b1 = b[0] * s[0], b2 = b[1] * s[1], b3 = b[2] * s[2];
+    const double A11 = A[0] * s[0] * s[0], A22 = A[4] * s[1] * s[1];
+    const double A33 = A[8] * s[2] * s[2];
+    const double A12 = A[1] * s[0] * s[1], A13 = A[2] * s[0] * s[2];
+    const double A23 = A[5] * s[1] * s[2];
+    double la = 0, u1 = 0, u2 = 0, u3 = 0;
+    for (int iter = 0; iter < QCQP_MAXITER; iter++) {
+        // adjugate of A_s + la I, then the determinant along the first row
+        double P11 = (A22 + la) * (A33 + la) - A23 * A23;
+        double P22 = (A11 + la) * (A33 + la) - A13 * A13;
+        double P33 = (A11 + la) * (A22 + la) - A12 * A12;
+        double P12 = A13 * A23 - A12 * (A33 + la);
+        double P13 = A12 * A23 - A13 * (A22 + la);
+        double P23 = A12 * A13 - A23 * (A11 + la);
+        const double det = (A11 + la) * P11 + A12 * P12 + A13 * P13;
+        if (det < QCQP_MINDET) {
+            x[0] = x[1] = x[2] = 0;
+            return 0;
+        }
+        const double detinv = 1 / det;
+        P11 *= detinv;
+        P22 *= detinv;
+        P33 *= detinv;
+        P12 *= detinv;
+        P13 *= detinv;
+        P23 *= detinv;
+        u1 = -P11 * b1 - P12 * b2 - P13 * b3;
+        u2 = -P12 * b1 - P22 * b2 - P23 * b3;
+        u3 = -P13 * b1 - P23 * b2 - P33 * b3;
+        const double g = u1 * u1 + u2 * u2 + u3 * u3 - r * r;
+        if (g < QCQP_TOL) {
+            break;
+        }
+        const double slope = -2.0 * (P11 * u1 * u1 + P22 * u2 * u2 + P33 * u3 * u3) -
+                             4.0 * (P12 * u1 * u2 + P13 * u1 * u3 + P23 * u2 * u3);
+        const double step = -g / slope;
+        if (step < QCQP_TOL) {
+            break;
+        }
+        la += step;
+    }
+    x[0] = u1 * s[0];
+    x[1] = u2 * s[1];
+    x[2] = u3 * s[2];
+    return la != 0;
+}
+
+// qcqp2 for any n <= 5, with a Cholesky factor of A_s + la I (rank test at 1e-10)
+static int qcqp_n(double* x, const double* A, const double* b, const double* s, double r, int n) {
+    double As[25], H[25], bs[5], w[5];
+    for (int i = 0; i < n; i++) {
+        bs[i] = b[i] * s[i];
+        for (int j = 0; j < n; j++) {
+            As[i * n + j] = A[i * n + j] * s[i] * s[j];
+        }
+    }
+    double la = 0;
+    for (int iter = 0; iter < QCQP_MAXITER; iter++) {
+        memcpy(H, As, sizeof(double) * (size_t)(n * n));
+        for (int i = 0; i < n; i++) {
+            H[i * (n + 1)] += la;
+        }
+        if (gdn_chol_factor(H, n, QCQP_MINDET) < n) {
+            memset(x, 0, sizeof(double) * (size_t)n);
+            return 0;
+        }
+        // u = -H^-1 b_s (kept in x)
+        gdn_chol_solve(x, H, bs, n);
+        for (int i = 0; i < n; i++) {
+            x[i] = -x[i];
+        }
+        const double g = gdn_solver_dot(x, x, n) - r * r;
+        if (g < QCQP_TOL) {
+            break;
+        }
+        // g'(la) = -2 u' H^-1 u
+        gdn_chol_solve(w, H, x, n);
+        const double slope = -2.0 * gdn_solver_dot(x, w, n);
+        const double step = -g / slope;
+        if (step < QCQP_TOL) {
+            break;
+        }
+        la += step;
+    }
+    for (int i = 0; i < n; i++) {
+        x[i] *= s[i];
+    }
+    return la != 0;
+}
+
+// One elliptic contact (rows f[0 .. dim-1], AR block A, residual res at the forces old):
+// 1. normal or ray update: a zero normal gets the clamped scalar update (friction cleared);
+//    otherwise f moves along the ray t f to the minimum over t (normal kept >= 0);
+// 2. friction update with the normal fixed: min over t of 0.5 t' A_tt t + t' bc with
+//    bc = res_t - A_tt old_t + A_tn (f_n - old_n), inside the ellipse sum (t_j / mu_j)^2 <= f_n^2
+//    (QCQP), the result put on the ellipse when the constraint is active.
+static void elliptic_update(const gdnContact* con, const double* A, double ARinv, const double* res,
+                            const double* old, double* f, int dim) {
+    const double* mu = con->friction;
+    if (f[0] < PGS_MINVAL) {
+        f[0] -= res[0] * ARinv;
+        if (f[0] < 0) {
+            f[0] = 0;
+        }
+        for (int j = 1; j < dim; j++) {
+            f[j] = 0;
+        }
+    } else {
+        // t = -(f' res) / (f' A f): the minimum along the ray; normal f0 (1 + t) >= 0
+        double ray[PGS_MAXDIM], Aray[PGS_MAXDIM];
+        memcpy(ray, f, sizeof(double) * (size_t)dim);
+        mul_small(Aray, A, ray, dim);
+        const double denom = gdn_solver_dot(ray, Aray, dim);
+        if (denom >= PGS_MINVAL) {
+            double t = -gdn_solver_dot(ray, res, dim) / denom;
+            if (f[0] + t * ray[0] < 0) {
+                t = -ray[0] / f[0];
+            }
+            for (int j = 0; j < dim; j++) {
+                f[j] += t * ray[j];
+            }
+        }
+    }
+    const int n = dim - 1;
+    if (n < 1) {
+        return;
+    }
+    double Att[25], bc[5], t[5];
+    for (int j = 0; j < n; j++) {
+        memcpy(Att + j * n, A + (j + 1) * dim + 1, sizeof(double) * (size_t)n);
+        bc[j] = res[j + 1];
+        bc[j] -= gdn_solver_dot(Att + j * n, old + 1, n);
+        bc[j] += A[(j + 1) * dim] * (f[0] - old[0]);
+    }
+    if (f[0] < PGS_MINVAL) {
+        for (int j = 1; j < dim; j++) {
+            f[j] = 0;
+        }
+        return;
+    }
+    int active;
+    if (n == 2) {
+        active = qcqp2(t, Att, bc, mu, f[0]);
+    } else if (n == 3) {
+        active = qcqp3(t, Att, bc, mu, f[0]);
+    } else {
+        active = qcqp_n(t, Att, bc, mu, f[0], n);
+    }
+    if (active) {
+        // scale t onto the ellipse sum (t_j / mu_j)^2 = f_n^2
+        double e = 0;
+        for (int j = 0; j < n; j++) {
+            e += t[j] * t[j] / (mu[j] * mu[j]);
+        }
+        e = sqrt(f[0] * f[0] / (e > PGS_MINVAL ? e : PGS_MINVAL));
+        for (int j = 0; j < n; j++) {
+            t[j] *= e;
+        }
+    }
+    memcpy(f + 1, t, sizeof(double) * (size_t)n);
+}
+
+// change of the dual cost 0.5 df' A df + df' res with df = f - old; an increase above
+// PGS_RESTORE restores f = old and counts as 0
+static double cost_change(const double* A, double* f, const double* old, const double* res,
+                          int dim) {
+    double change;
+    if (dim == 1) {
+        const double delta = f[0] - old[0];
+        change = 0.5 * delta * delta * A[0] + delta * res[0];
+    } else {
+        double delta[PGS_MAXDIM], Adelta[PGS_MAXDIM];
+        for (int j = 0; j < dim; j++) {
+            delta[j] = f[j] - old[j];
+        }
+        mul_small(Adelta, A, delta, dim);
+        change = 0.5 * gdn_solver_dot(delta, Adelta, dim) + gdn_solver_dot(delta, res, dim);
+    }
+    if (change > PGS_RESTORE) {
+        memcpy(f, old, sizeof(double) * (size_t)dim);
+        change = 0;
+    }
+    return change;
+}
+
+// MuJoCo's dual row states of efc_force: equality quadratic; friction loss linear at its bounds
+// (force <= -floss: LINEARPOS, >= floss: LINEARNEG, the primal's opposite signs) else
+// quadratic; one-sided rows satisfied at force <= 0 else quadratic; an elliptic contact, in the
+// cone space (N, T) = (f_0 / mu, |f_j / friction_j|): satisfied when mu N >= T, quadratic when
+// N + mu T <= 0, else cone (all its rows alike)
+static void dual_state(gdnData* d) {
+    const double* force = d->efc_force;
+    const double* floss = d->efc_frictionloss;
+    int* state = d->efc_state;
+    for (int i = 0; i < d->nefc; i++) {
+        const int type = d->efc_type[i];
+        if (type == GDN_CNSTR_EQUALITY) {
+            state[i] = GDN_CNSTRSTATE_QUADRATIC;
+        } else if (type == GDN_CNSTR_FRICTION_DOF || type == GDN_CNSTR_FRICTION_TENDON) {
+            if (force[i] <= -floss[i]) {
+                state[i] = GDN_CNSTRSTATE_LINEARPOS;
+            } else if (force[i] >= floss[i]) {
+                state[i] = GDN_CNSTRSTATE_LINEARNEG;
+            } else {
+                state[i] = GDN_CNSTRSTATE_QUADRATIC;
+            }
+        } else if (type == GDN_CNSTR_CONTACT_ELLIPTIC) {
+            const gdnContact* con = d->contact + d->efc_id[i];
+            const int dim = con->dim;
+            const double mu = con->mu;
+            double u[PGS_MAXDIM];
+            u[0] = force[i] / mu;
+            for (int j = 1; j < dim; j++) {
+                u[j] = force[i + j] / con->friction[j - 1];
+            }
+            const double N = u[0], T = sqrt(gdn_solver_dot(u + 1, u + 1, dim - 1));
+            int zone;
+            if (mu * N >= T) {
+                zone = GDN_CNSTRSTATE_SATISFIED;
+            } else if (N + mu * T <= 0) {
+                zone = GDN_CNSTRSTATE_QUADRATIC;
+            } else {
+                zone = GDN_CNSTRSTATE_CONE;
+            }
+            for (int j = 0; j < dim; j++) {
+                state[i + j] = zone;
+            }
+            i += dim - 1;
+        } else {
+            state[i] = force[i] <= 0 ? GDN_CNSTRSTATE_SATISFIED : GDN_CNSTRSTATE_QUADRATIC;
+        }
+    }
+}
+
+// one Gauss-Seidel sweep over the rows; returns the decrease of the dual cost (unscaled)
+static double sweep(gdnData* d, Pgs* p) {
+    const int nefc = d->nefc;
+    double* force = d->efc_force;
+    const double* floss = d->efc_frictionloss;
+    double improvement = 0;
+    for (int i = 0; i < nefc; i++) {
+        const int type = d->efc_type[i];
+        const int dim = row_dim(d, i);
+        double res[PGS_MAXDIM], old[PGS_MAXDIM];
+        residual(d, p, i, dim, res);
+        memcpy(old, force + i, sizeof(double) * (size_t)dim);
+        if (type != GDN_CNSTR_CONTACT_ELLIPTIC) {
+            // unconstrained minimum of row i, then its bounds
+            force[i] -= res[0] * p->ARinv[i];
+            if (type == GDN_CNSTR_FRICTION_DOF || type == GDN_CNSTR_FRICTION_TENDON) {
+                if (force[i] < -floss[i]) {
+                    force[i] = -floss[i];
+                } else if (force[i] > floss[i]) {
+                    force[i] = floss[i];
+                }
+            } else if (type != GDN_CNSTR_EQUALITY && force[i] < 0) {
+                force[i] = 0;
+            }
+        } else {
+            elliptic_update(d->contact + d->efc_id[i], p->block + 6 * (size_t)i, p->ARinv[i],
+                            res, old, force + i, dim);
+        }
+        // the scalar rows' A is 1 / ARinv, as MuJoCo takes it
+        double A1 = 1 / p->ARinv[i];
+        const double* A = dim == 1 ? &A1 : p->block + 6 * (size_t)i;
+        improvement -= cost_change(A, force + i, old, res, dim);
+        // y += z_r (f_r - old_r) for the rows that moved
+        for (int j = 0; j < dim; j++) {
+            const int r = i + j;
+            const double delta = force[r] - old[j];
+            if (delta != 0) {
+                const int* col = p->zcol + p->zadr[r];
+                const double* val = p->zval + p->zadr[r];
+                for (int q = 0; q < p->znnz[r]; q++) {
+                    p->y[col[q]] += val[q] * delta;
+                }
+            }
+        }
+        i += dim - 1;
+    }
+    return improvement;
+}
+
+gdnStatus gdn_solver_pgs(const gdnModel* m, gdnData* d, const int* simple, int maxiter) {
+    const int nv = m->nv, nefc = d->nefc;
+    const size_t bytes = sizeof(double) * (size_t)nv;
+    if (nefc == 0) {
+        memcpy(d->qacc, d->qacc_smooth, bytes);
+        memset(d->qfrc_constraint, 0, bytes);
+        d->solver_converged = 1;
+        d->solver_residual = 0;
+        return GDN_OK;
+    }
+    if (check_rows(d) != 0) {
+        return GDN_ERR_ARG;
+    }
+    size_t mark = gdn_arena_mark(d);
+    Pgs p;
+    int* chain_mark = NULL;
+    double* x = NULL;
+    if (pgs_alloc(m, d, simple, &p, &chain_mark, &x) != 0) {
+        gdn_arena_reset(d, mark);
+        return GDN_ERR_MEMORY;
+    }
+    pgs_setup(m, d, &p, chain_mark, x);
+    dual_state(d);
+
+    // sweeps until the scaled improvement is below the tolerance
+    const double scale = gdn_solver_scale(m, d);
+    double improvement = 0;
+    int iter = 0, converged = 0;
+    while (iter < maxiter) {
+        improvement = sweep(d, &p) / scale;
+        dual_state(d);
+        iter++;
+        if (improvement < m->opt.tolerance) {
+            converged = 1;
+            break;
+        }
+    }
+    d->solver_iter += iter;
+    d->solver_converged = converged;
+    d->solver_residual = improvement;
+
+    // qfrc_constraint = J' f, qacc = M^-1 qfrc_constraint + qacc_smooth (MuJoCo's order)
+    gdn_constraint_qfrc(m, d);
+    memcpy(d->qacc, d->qfrc_constraint, bytes);
+    gdn_mass_solve(m, &p.M, d->qacc);
+    for (int k = 0; k < nv; k++) {
+        d->qacc[k] += d->qacc_smooth[k];
+    }
+    gdn_arena_reset(d, mark);
+    return GDN_OK;
+}

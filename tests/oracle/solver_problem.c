@@ -33,6 +33,8 @@ int gdn_oracle_solver_copy(const mjModel* mm, const mjData* md, gdnData* gd) {
         return 1;
     }
     gd->nefc = nefc;
+    gd->ne = md->ne;
+    gd->nf = md->nf;
     gd->ncon = md->ncon;
     memcpy(gd->efc_J, md->efc_J, sizeof(double) * (size_t)nefc * (size_t)nv);
     memcpy(gd->efc_aref, md->efc_aref, sizeof(double) * (size_t)nefc);

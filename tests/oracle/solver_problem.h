@@ -54,8 +54,8 @@ typedef struct gdnSolverProblem {
 // tests/models/file (or file itself when absolute) into buf
 char* gdn_oracle_solver_model_path(const char* file, char* buf, size_t n);
 
-// copy MuJoCo's rows (efc_J dense, efc_aref, efc_D, efc_R, efc_frictionloss, efc_type,
-// efc_id), contacts (dim, mu, friction), dense M, qacc_smooth and qfrc_smooth into gd;
+// copy MuJoCo's rows (nefc, ne, nf, efc_J dense, efc_aref, efc_D, efc_R, efc_frictionloss,
+// efc_type, efc_id), contacts (dim, mu, friction), dense M, qacc_smooth and qfrc_smooth into gd;
 // 1 (printed) when nefc or ncon exceed gd's capacity
 int gdn_oracle_solver_copy(const mjModel* mm, const mjData* md, gdnData* gd);
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// The contact-step table: gdn_step and mj_step rollouts with contacts, limits and the Newton
-// solve on, per-step time, mean solver iterations and where the trajectories separate.
+// The contact-step table: gdn_step and mj_step rollouts with contacts, limits and the
+// constraint solve (Newton; CG in one row) on, per-step time, mean solver iterations and where
+// the trajectories separate.
 #include "contact.h"
 
 #include <math.h>
@@ -18,11 +19,16 @@
 #endif
 
 // the scenes: MuJoCo's humanoid falling on its floor from its standing qpos0, five boxes
-// stacked on a plane, humanoid32 (26 limited hinges) dropped on its floor
-static const char* const contact_names[3] = {"humanoid", "stack5", "humanoid32"};
-static const char* const contact_paths[3] = {"/usr/share/mujoco/model/humanoid/humanoid.xml",
-                                              GDN_TEST_MODELS "/sol_stack.xml",
-                                              GDN_TEST_MODELS "/humanoid32.xml"};
+// stacked on a plane, humanoid32 (26 limited hinges) dropped on its floor, and the humanoid
+// again with the CG solver in both engines
+#define NCONTACT 4
+static const char* const contact_names[NCONTACT] = {"humanoid", "stack5", "humanoid32",
+                                                    "humanoid (CG)"};
+static const char* const contact_paths[NCONTACT] = {
+    "/usr/share/mujoco/model/humanoid/humanoid.xml", GDN_TEST_MODELS "/sol_stack.xml",
+    GDN_TEST_MODELS "/humanoid32.xml", "/usr/share/mujoco/model/humanoid/humanoid.xml"};
+// solver override in both engines (gdnSolver = mjtSolver values), -1: the model's own
+static const int contact_solver[NCONTACT] = {-1, -1, -1, 1};
 
 // one scene in both engines
 typedef struct contactScene {
@@ -145,12 +151,16 @@ static int separation_step(const double* qg, const double* qm, int n, int nq, do
 }
 
 // one table row: agreement, then interleaved timed rollouts
-static int contact_row(const char* name, const char* path, int batches, int steps) {
+static int contact_row(const char* name, const char* path, int solver, int batches, int steps) {
     contactScene s;
     char err[1024] = "";
     if (scene_load(&s, path, err, (int)sizeof(err)) != 0) {
         printf("| %s | | (not loaded: %s) | | | | | | |\n", name, err);
         return 1;
+    }
+    if (solver >= 0) {
+        s.gm->opt.solver = solver;
+        s.mm->opt.solver = solver;
     }
     int nq = s.gm->nq;
     double* qg = malloc(sizeof(double) * (size_t)steps * (size_t)nq);
@@ -204,8 +214,9 @@ static int contact_row(const char* name, const char* path, int batches, int step
 }
 
 int bench_contact_table(int batches, int steps) {
-    printf("\ncontact step (issue 4): gdn_step vs mj_step with contacts, limits and the Newton "
-           "solve on, each model's own options (solver, iterations, tolerance, cone); one "
+    printf("\ncontact step (issue 4): gdn_step vs mj_step with contacts, limits and the "
+           "constraint solve on, each model's own options (solver, iterations, tolerance, cone; "
+           "the CG row sets the CG solver in both engines); one "
            "rollout of N steps from the initial state per batch, %d batches per engine, "
            "interleaved; median time per step\n\n", batches);
     printf("| model | nv | rollout | mean ncon | gradyn µs/step | MuJoCo µs/step | "
@@ -213,10 +224,11 @@ int bench_contact_table(int batches, int steps) {
            "qpos diff at step 100 |\n");
     printf("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     int failures = 0;
-    for (int k = 0; k < 3; k++) {
-        failures += contact_row(contact_names[k], contact_paths[k], batches, steps);
+    for (int k = 0; k < NCONTACT; k++) {
+        failures += contact_row(contact_names[k], contact_paths[k], contact_solver[k], batches,
+                                steps);
     }
-    printf("\n- iters: mean Newton iterations per step over the steps with constraint rows\n"
+    printf("\n- iters: mean solver iterations per step over the steps with constraint rows\n"
            "- same qpos until step: the first step where max |qpos_gradyn - qpos_MuJoCo| > 1e-6 "
            "(\">N\": never within the rollout)\n");
     return failures;

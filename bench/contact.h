@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The issue-4 table: the contact step (gdn_step vs mj_step with contacts and constraints on,
-// each model's own settings) over whole rollouts, with both engines' Newton iterations.
+// each model's own settings; one row with the CG solver in both) over whole rollouts, with both
+// engines' solver iterations.
 #ifndef GDN_BENCH_CONTACT_H
 #define GDN_BENCH_CONTACT_H
 

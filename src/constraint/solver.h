@@ -58,9 +58,13 @@ gdnStatus gdn_solver_cg(const gdnModel* m, gdnData* d, const int* simple, int ma
 // mj_solPGS: maxiter projected Gauss-Seidel sweeps on the dual problem
 // min_f 0.5 f' (J M^-1 J' + R) f + f' (J qacc_smooth - aref) over the constraint sets (free
 // equality rows, boxed friction loss, non-negative limits and pyramidal contacts, elliptic cone
-// blocks), from d->efc_force (set by the warm start). Writes qacc, efc_force, efc_state,
-// qfrc_constraint, solver_iter (added to), solver_converged, solver_residual. GDN_ERR_MEMORY when
-// the arena is short.
+// blocks), from d->efc_force (set by the warm start), matrix-free (solver_pgs.c). Stops after
+// the first sweep whose dual-cost decrease, scaled by meaninertia * max(1, nv), is below
+// opt.tolerance (converged). Writes qacc = qacc_smooth + M^-1 J' f, efc_force, efc_state (MuJoCo's
+// dual states of the final force), qfrc_constraint, solver_iter (sweeps, added to),
+// solver_converged, solver_residual (the last sweep's scaled decrease; 0 without a sweep).
+// GDN_ERR_MEMORY when the arena is short, GDN_ERR_ARG for an elliptic contact whose rows do not
+// fit (dim outside 1..6 or past nefc); nothing is written then.
 gdnStatus gdn_solver_pgs(const gdnModel* m, gdnData* d, const int* simple, int maxiter);
 
 // sum_k a[k] b[k], k < n, in MuJoCo's mju_dot order (four interleaved partial sums combined as

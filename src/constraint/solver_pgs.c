@@ -57,6 +57,7 @@ typedef struct Pgs {
     double* y;       // (nv) Z' f
     double* b;       // (nefc) J qacc_smooth - aref
     double* ARinv;   // (nefc) 1 / AR_ii
+    double* ARdiag;  // (nefc) 1 / ARinv_i: the scalar rows' AR in the cost change, as MuJoCo
     double* block;   // (6 nefc) AR block of the elliptic contact whose first row is i, at 6 i
 } Pgs;
 
@@ -123,9 +124,11 @@ static int pgs_alloc(const gdnModel* m, gdnData* d, const int* simple, Pgs* p, i
     p->y = gdn_arena_doubles(d, (size_t)nv);
     p->b = gdn_arena_doubles(d, (size_t)nefc);
     p->ARinv = gdn_arena_doubles(d, (size_t)nefc);
+    p->ARdiag = gdn_arena_doubles(d, (size_t)nefc);
     p->block = gdn_arena_doubles(d, 6 * (size_t)nefc);
     *x = gdn_arena_doubles(d, (size_t)nv);
-    return p->zval && p->zcol && p->y && p->b && p->ARinv && p->block && *x ? 0 : -1;
+    return p->zval && p->zcol && p->y && p->b && p->ARinv && p->ARdiag && p->block && *x ? 0
+                                                                                    : -1;
 }
 
 // row i of Z: x = J_i on its chain, x = L'^-1 x (MuJoCo's order: dofs descending, simple dofs
@@ -196,6 +199,7 @@ static void pgs_setup(const gdnModel* m, gdnData* d, Pgs* p, int* mark, double* 
     gdn_constraint_jar(m, d, d->qacc_smooth, p->b);
     for (int i = 0; i < nefc; i++) {
         p->ARinv[i] = 1 / (ar_entry(p, i, i) + d->efc_R[i]);
+        p->ARdiag[i] = 1 / p->ARinv[i];
     }
     // elliptic blocks: the lower triangle (rows i + j >= columns i + k), mirrored, R on the
     // diagonal
@@ -226,17 +230,30 @@ static void pgs_setup(const gdnModel* m, gdnData* d, Pgs* p, int* mark, double* 
     }
 }
 
+// sum_q val[q] y[col[q]], q < n, in four independent partial sums (the chains of a row are
+// short: latency, not throughput, bounds a single sum)
+static double gather_dot(const double* val, const int* col, const double* y, int n) {
+    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    int q = 0;
+    for (; q + 4 <= n; q += 4) {
+        s0 += val[q] * y[col[q]];
+        s1 += val[q + 1] * y[col[q + 1]];
+        s2 += val[q + 2] * y[col[q + 2]];
+        s3 += val[q + 3] * y[col[q + 3]];
+    }
+    for (; q < n; q++) {
+        s0 += val[q] * y[col[q]];
+    }
+    return (s0 + s2) + (s1 + s3);
+}
+
 // res (dim) = (AR f + b) over rows i .. i + dim - 1: b_r + z_r . y + R_r f_r
 static void residual(const gdnData* d, const Pgs* p, int i, int dim, double* res) {
     for (int j = 0; j < dim; j++) {
         const int r = i + j;
         const int* col = p->zcol + p->zadr[r];
         const double* val = p->zval + p->zadr[r];
-        double zy = 0;
-        for (int q = 0; q < p->znnz[r]; q++) {
-            zy += val[q] * p->y[col[q]];
-        }
-        res[j] = p->b[r] + zy + d->efc_R[r] * d->efc_force[r];
+        res[j] = p->b[r] + gather_dot(val, col, p->y, p->znnz[r]) + d->efc_R[r] * d->efc_force[r];
     }
 }
 
@@ -548,9 +565,7 @@ static double sweep(gdnData* d, Pgs* p) {
             elliptic_update(d->contact + d->efc_id[i], p->block + 6 * (size_t)i, p->ARinv[i],
                             res, old, force + i, dim);
         }
-        // the scalar rows' A is 1 / ARinv, as MuJoCo takes it
-        double A1 = 1 / p->ARinv[i];
-        const double* A = dim == 1 ? &A1 : p->block + 6 * (size_t)i;
+        const double* A = dim == 1 ? p->ARdiag + i : p->block + 6 * (size_t)i;
         improvement -= cost_change(A, force + i, old, res, dim);
         // y += z_r (f_r - old_r) for the rows that moved
         for (int j = 0; j < dim; j++) {
@@ -591,7 +606,6 @@ gdnStatus gdn_solver_pgs(const gdnModel* m, gdnData* d, const int* simple, int m
         return GDN_ERR_MEMORY;
     }
     pgs_setup(m, d, &p, chain_mark, x);
-    dual_state(d);
 
     // sweeps until the scaled improvement is below the tolerance
     const double scale = gdn_solver_scale(m, d);
@@ -599,7 +613,6 @@ gdnStatus gdn_solver_pgs(const gdnModel* m, gdnData* d, const int* simple, int m
     int iter = 0, converged = 0;
     while (iter < maxiter) {
         improvement = sweep(d, &p) / scale;
-        dual_state(d);
         iter++;
         if (improvement < m->opt.tolerance) {
             converged = 1;
@@ -609,6 +622,9 @@ gdnStatus gdn_solver_pgs(const gdnModel* m, gdnData* d, const int* simple, int m
     d->solver_iter += iter;
     d->solver_converged = converged;
     d->solver_residual = improvement;
+    // the row states of the final forces (MuJoCo also classifies after every sweep, for its
+    // statistics only: the sweeps never read them)
+    dual_state(d);
 
     // qfrc_constraint = J' f, qacc = M^-1 qfrc_constraint + qacc_smooth (MuJoCo's order)
     gdn_constraint_qfrc(m, d);

@@ -541,7 +541,8 @@ static int test_robustness(void) {
            "solved to the same bits\n",
            used - parena, short_calls);
 
-    // an elliptic contact whose rows run past nefc, or with dim 7: GDN_ERR_ARG, unconstrained
+    // an elliptic contact whose rows run past nefc, or with dim 7: GDN_ERR_ARG (from the solver
+    // and from the entry, before the warm start reads the rows), the unconstrained answer
     int first_elliptic = -1;
     for (int i = 0; i < nefc && first_elliptic < 0; i++) {
         if (gd->efc_type[i] == GDN_CNSTR_CONTACT_ELLIPTIC) {
@@ -554,6 +555,7 @@ static int test_robustness(void) {
     const int bad_dims[2] = {7, nefc + 1};
     for (int k = 0; k < 2; k++) {
         con->dim = bad_dims[k];
+        CHECK(gdn_solver_pgs(gm, gd, NULL, 10) == GDN_ERR_ARG);
         CHECK(gdn_oracle_solver_solve(&p, GDN_SOL_PGS) == GDN_ERR_ARG);
         CHECK(gd->solver_converged == 0);
         for (int j = 0; j < nv; j++) {

@@ -30,6 +30,24 @@ void gdn_solver_mul_J(const gdnModel* m, const gdnData* d, double* res, const do
     gdn_constraint_mul_J(m, d, res, vec);
 }
 
+int gdn_solver_check_rows(const gdnData* d) {
+    for (int i = 0; i < d->nefc; i++) {
+        if (d->efc_type[i] != GDN_CNSTR_CONTACT_ELLIPTIC) {
+            continue;
+        }
+        const int id = d->efc_id[i];
+        if (id < 0 || id >= d->ncon) {
+            return -1;
+        }
+        const int dim = d->contact[id].dim;
+        if (dim < 1 || dim > 6 || dim > d->nefc - i) {
+            return -1;
+        }
+        i += dim - 1;
+    }
+    return 0;
+}
+
 void gdn_solver_record_sparsity(const gdnModel* m, gdnData* d) {
     const int nv = m->nv;
     int adr = 0;
@@ -186,7 +204,9 @@ gdnStatus gdn_solve_constraint_rows(const gdnModel* m, gdnData* d, const int* gi
         }
         simple = found;
     }
-    if (!simple || warmstart(m, d, simple) != 0) {
+    if (gdn_solver_check_rows(d) != 0) {
+        status = GDN_ERR_ARG;
+    } else if (!simple || warmstart(m, d, simple) != 0) {
         status = GDN_ERR_MEMORY;
     } else if (m->opt.solver == GDN_SOL_NEWTON) {
         status = gdn_solver_newton(m, d, simple, m->opt.iterations);

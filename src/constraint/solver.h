@@ -22,6 +22,10 @@ gdnStatus gdn_solve_constraint(const gdnModel* m, gdnData* d);
 // simple: gdn_simple_dofs of the model, or NULL to compute them here
 gdnStatus gdn_solve_constraint_rows(const gdnModel* m, gdnData* d, const int* simple);
 
+// 0 when every elliptic contact's rows fit (d->contact[efc_id].dim in 1..6 and within nefc),
+// else -1 (the solvers then return GDN_ERR_ARG without reading past the rows)
+int gdn_solver_check_rows(const gdnData* d);
+
 // efc_rownnz / efc_rowadr / efc_colind from the nonzero entries of the dense efc_J
 void gdn_solver_record_sparsity(const gdnModel* m, gdnData* d);
 

@@ -69,18 +69,6 @@ static int row_dim(const gdnData* d, int i) {
     return d->contact[d->efc_id[i]].dim;
 }
 
-// every elliptic contact has 1..6 rows that fit in nefc: 0, else -1
-static int check_rows(const gdnData* d) {
-    for (int i = 0; i < d->nefc; i++) {
-        const int dim = row_dim(d, i);
-        if (dim < 1 || dim > PGS_MAXDIM || dim > d->nefc - i) {
-            return -1;
-        }
-        i += dim - 1;
-    }
-    return 0;
-}
-
 // mark (mark[k] = 1) the recorded columns of row i of J and all their ancestors; returns how
 // many were marked
 static int mark_chain(const gdnModel* m, const gdnData* d, int i, int* mark) {
@@ -594,7 +582,7 @@ gdnStatus gdn_solver_pgs(const gdnModel* m, gdnData* d, const int* simple, int m
         d->solver_residual = 0;
         return GDN_OK;
     }
-    if (check_rows(d) != 0) {
+    if (gdn_solver_check_rows(d) != 0) {
         return GDN_ERR_ARG;
     }
     size_t mark = gdn_arena_mark(d);

@@ -20,10 +20,15 @@
 // only arithmetic that differs from MuJoCo's dense b_i + AR_i . f). z_i is nonzero only on the
 // dofs of J_i and their ancestors (L'^-1 runs from a dof to its ancestors), so Z is stored by
 // rows over those columns (nnz_i of them: the kinematic chains of the row).
-// Cost: setup O(nv depth) (factor) + sum_i nnz_i depth (Z) + sum_i nnz_i (diagonal, y) + sum
-// over elliptic contacts dim^2 nnz; each sweep about 2 nnz_i multiply-adds per row (one dot
-// for the residual, one axpy when the force changed), against MuJoCo's dense 2 nefc per row.
-// Memory: sum_i nnz_i (<= nefc nv) doubles and ints, plus 9 nefc doubles.
+// Cost: setup sum over dofs of depth^2 (factor) + sum_i nnz_i depth (Z) + sum_i nnz_i
+// (diagonal, y) + sum over elliptic contacts dim^2 nnz; each sweep about 2 nnz_i multiply-adds
+// per row (one dot for the residual, one axpy when the force changed), against MuJoCo's dense
+// 2 nefc per row (and its nefc^2 nv / 2 to form AR). Memory: sum_i nnz_i (<= nefc nv) doubles
+// and ints, 10 nefc doubles and the factor.
+// Like MuJoCo's, an elliptic contact whose forces are all zero gets only the normal update
+// (clamped at 0), so a contact that only a joint normal-and-friction step would open stays
+// closed: on some hard elliptic problems the sweeps stall short of the minimum
+// (test_solver_pgs measures MuJoCo's own PGS doing the same).
 #include "constraint/solver.h"
 
 #include <math.h>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The contact-step table: gdn_step and mj_step rollouts with contacts, limits and the
-// constraint solve (Newton; CG in one row) on, per-step time, mean solver iterations and where
-// the trajectories separate.
+// constraint solve (Newton; CG and PGS in one row each) on, per-step time, mean solver
+// iterations and where the trajectories separate.
 #include "contact.h"
 
 #include <math.h>
@@ -20,15 +20,16 @@
 
 // the scenes: MuJoCo's humanoid falling on its floor from its standing qpos0, five boxes
 // stacked on a plane, humanoid32 (26 limited hinges) dropped on its floor, and the humanoid
-// again with the CG solver in both engines
-#define NCONTACT 4
+// again with the CG solver and with the PGS solver in both engines
+#define NCONTACT 5
 static const char* const contact_names[NCONTACT] = {"humanoid", "stack5", "humanoid32",
-                                                    "humanoid (CG)"};
+                                                    "humanoid (CG)", "humanoid (PGS)"};
 static const char* const contact_paths[NCONTACT] = {
     "/usr/share/mujoco/model/humanoid/humanoid.xml", GDN_TEST_MODELS "/sol_stack.xml",
-    GDN_TEST_MODELS "/humanoid32.xml", "/usr/share/mujoco/model/humanoid/humanoid.xml"};
+    GDN_TEST_MODELS "/humanoid32.xml", "/usr/share/mujoco/model/humanoid/humanoid.xml",
+    "/usr/share/mujoco/model/humanoid/humanoid.xml"};
 // solver override in both engines (gdnSolver = mjtSolver values), -1: the model's own
-static const int contact_solver[NCONTACT] = {-1, -1, -1, 1};
+static const int contact_solver[NCONTACT] = {-1, -1, -1, 1, 0};
 
 // one scene in both engines
 typedef struct contactScene {
@@ -216,7 +217,7 @@ static int contact_row(const char* name, const char* path, int solver, int batch
 int bench_contact_table(int batches, int steps) {
     printf("\ncontact step (issue 4): gdn_step vs mj_step with contacts, limits and the "
            "constraint solve on, each model's own options (solver, iterations, tolerance, cone; "
-           "the CG row sets the CG solver in both engines); one "
+           "the CG and PGS rows set that solver in both engines); one "
            "rollout of N steps from the initial state per batch, %d batches per engine, "
            "interleaved; median time per step\n\n", batches);
     printf("| model | nv | rollout | mean ncon | gradyn µs/step | MuJoCo µs/step | "

@@ -13,14 +13,14 @@
 static const char simulate_usage[] =
     "usage: gradyn simulate MODEL.xml --steps N [--state FILE|-] [--key K] [--ctrl c1,c2,...]\n"
     "                       [--format csv|json] [--output FILE] [--every K]\n"
-    "                       [--solver newton] [--cone pyramidal|elliptic] [--iterations N]\n"
+    "                       [--solver newton|cg|pgs] [--cone pyramidal|elliptic] [--iterations N]\n"
     "                       [--tolerance T] [--nocontact] [--noconstraint]\n"
     "rows: step 0, every K-th step and the last step (N/K + 1 rows when K divides N);\n"
     "JSON rows also give ncon, nefc, solver_iter and solver_converged of the step.\n"
     "Steps whose constraint solve did not converge are counted on stderr (and in JSON).\n"
-    "solver options (default: the model's <option>): --solver newton, --cone, --iterations\n"
-    "(maximum solver iterations), --tolerance; --nocontact disables contacts, --noconstraint\n"
-    "every constraint (contacts, limits, equalities, friction loss)";
+    "solver options (default: the model's <option>): --solver (MuJoCo's Newton, CG or PGS),\n"
+    "--cone, --iterations (maximum solver iterations), --tolerance; --nocontact disables\n"
+    "contacts, --noconstraint every constraint (contacts, limits, equalities, friction loss)";
 
 // command-line options of simulate
 typedef struct simulateArgs {

@@ -194,12 +194,16 @@ int cli_solver_option(cliSolverArgs* args, const char* command, int argc, char**
     }
     const char* value = argv[++*i];
     if (strcmp(option, "--solver") == 0) {
-        if (strcmp(value, "newton") != 0) {
-            cli_usage_error(command, "--solver: '%s' is not available (newton is the only "
-                            "solver)", value);
+        if (strcmp(value, "newton") == 0) {
+            args->solver = GDN_SOL_NEWTON;
+        } else if (strcmp(value, "cg") == 0) {
+            args->solver = GDN_SOL_CG;
+        } else if (strcmp(value, "pgs") == 0) {
+            args->solver = GDN_SOL_PGS;
+        } else {
+            cli_usage_error(command, "--solver: '%s' is not newton, cg or pgs", value);
             return -1;
         }
-        args->solver = GDN_SOL_NEWTON;
     } else if (strcmp(option, "--cone") == 0) {
         if (strcmp(value, "pyramidal") == 0) {
             args->cone = GDN_CONE_PYRAMIDAL;

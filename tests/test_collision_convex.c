@@ -402,6 +402,18 @@ static int test_hull_degenerate(void) {
         CHECK(h.nface == 0 && h.face == NULL);
         printf("  %s\n", cause);
     }
+
+    // a tetrahedron at 1e150 passes the no-volume test but Qhull's precision checks fail (its
+    // squared distances overflow): Qhull's error and message come back, nothing leaks (ASan)
+    const double s = 1e150;
+    const double huge[] = {0, 0, 0, s, 0, 0, 0, s, 0, 0.3 * s, 0.3 * s, s, 0.2 * s, 0.2 * s,
+                           0.1 * s};
+    gdnHull h;
+    char cause[200];
+    CHECK(gdn_hull_build(huge, 5, &h, cause, sizeof(cause)) == GDN_ERR_MODEL);
+    CHECK(strstr(cause, "Qhull") != NULL);
+    CHECK(h.nface == 0 && h.graph == NULL);
+    printf("  %s\n", cause);
     return 0;
 }
 

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // CG constraint solver (MuJoCo 2.2.2's mj_solCG) vs MuJoCo's CG and vs our Newton.
 //
-// 1. MuJoCo's rows at the states of test_solver (both cones, condim 1-6, friction loss, limits,
-//    connect), CG in both engines at tolerance 1e-12: qacc and efc_force within MATCH_TOL of
-//    MuJoCo's and the same iteration count and row states. Every input of the solve is MuJoCo's
-//    (rows, dense M, qacc_smooth) and M^-1 is the tree LDL' of M in MuJoCo's order, so the
-//    iterates are expected bit for bit: all 28 scenes were bit-equal when written.
+// 1. MuJoCo's rows at the solver scenes (tests/oracle/solver_scenes.c: both cones, condim 1-6,
+//    friction loss, limits, connect), CG in both engines at tolerance 1e-12: qacc and efc_force
+//    within MATCH_TOL of MuJoCo's and the same iteration count and row states. Every input of
+//    the solve is MuJoCo's (rows, dense M, qacc_smooth) and M^-1 is the tree LDL' of M in
+//    MuJoCo's order, so the iterates are expected bit for bit: all 28 scenes were bit-equal when
+//    written.
 // 2. Converged CG vs our Newton on the same problems. The cost is M-strongly convex (Gauss term
 //    plus convex row costs), so for any a with gradient g and the minimizer a*:
 //    |a - a*|_M <= |g|_{M^-1}; checked as |a_cg - a_newton|_M <= |g_cg|_{M^-1} +
@@ -32,6 +33,7 @@
 #include "constraint/solver.h"
 #include "oracle/oracle.h"
 #include "oracle/solver_problem.h"
+#include "oracle/solver_scenes.h"
 #include "runner/test.h"
 
 #define HUMANOID GDN_ORACLE_MJ_HUMANOID
@@ -48,63 +50,12 @@
 #define ROLL_SENSITIVITY 10 // rollout bound: times MuJoCo's own 1e-12 sensitivity
 #define MAXEFC 1024
 
-// the scenes of test_solver (MuJoCo's rows at states with active constraints)
-static const gdnSolverScene scenes[] = {
-    {.name = "box rest pyramidal", .path = "sol_box.xml", .cone = mjCONE_PYRAMIDAL, .steps = 400},
-    {.name = "box rest elliptic", .path = "sol_box.xml", .cone = mjCONE_ELLIPTIC, .steps = 400},
-    {.name = "box rest elliptic dim6", .path = "sol_box.xml", .cone = mjCONE_ELLIPTIC,
-     .steps = 400, .condim = 6, .qvel0 = {0.3, 0, 0, 0, 0, 2}},
-    {.name = "box slide pyramidal", .path = "sol_box.xml", .cone = mjCONE_PYRAMIDAL,
-     .steps = 300, .push = {1, 0.3, 0, 0, 0, 0}},
-    {.name = "box slide elliptic", .path = "sol_box.xml", .cone = mjCONE_ELLIPTIC, .steps = 300,
-     .push = {1, 0.3, 0, 0, 0, 0}},
-    {.name = "box slide elliptic dim4", .path = "sol_box.xml", .cone = mjCONE_ELLIPTIC,
-     .steps = 300, .condim = 4, .push = {1, 0.3, 0, 0, 0, 2}},
-    {.name = "box tipping", .path = "sol_box.xml", .cone = mjCONE_PYRAMIDAL, .steps = 60,
-     .tilt = 0.5, .qvel0 = {0, 0, 0, 1.5, 0, 0}},
-    {.name = "box tipping elliptic", .path = "sol_box.xml", .cone = mjCONE_ELLIPTIC, .steps = 60,
-     .tilt = 0.5, .qvel0 = {0, 0, 0, 1.5, 0, 0}},
-    {.name = "five-box stack", .path = "sol_stack.xml", .cone = mjCONE_PYRAMIDAL, .steps = 300},
-    {.name = "five-box stack ellip", .path = "sol_stack.xml", .cone = mjCONE_ELLIPTIC,
-     .steps = 300},
-    {.name = "stack kicked", .path = "sol_stack.xml", .steps = 300, .kick = 1},
-    {.name = "stack kicked ellip", .path = "sol_stack.xml", .cone = mjCONE_ELLIPTIC,
-     .steps = 300, .kick = 1},
-    {.name = "stack kicked ellip dim6", .path = "sol_stack.xml", .cone = mjCONE_ELLIPTIC,
-     .condim = 6, .steps = 300, .kick = 1},
-    {.name = "stack kicked cold", .path = "sol_stack.xml", .steps = 300, .kick = 1,
-     .coldstart = 1},
-    {.name = "pendulum at limit", .path = "sol_pendulum_limit.xml", .steps = 20,
-     .qpos_hinge = 0.55, .qvel0 = {3}},
-    {.name = "four-bar connect", .path = "sol_fourbar.xml", .steps = 50, .qvel0 = {1}},
-    {.name = "frictionloss slow", .path = "sol_frictionloss.xml", .steps = 1,
-     .qvel0 = {0.001, 0.002, -0.001}},
-    {.name = "frictionloss fast", .path = "sol_frictionloss.xml", .steps = 30,
-     .qvel0 = {0.5, 2, -1}},
-    {.name = "frictionloss cold", .path = "sol_frictionloss.xml", .steps = 30,
-     .qvel0 = {0.5, 2, -1}, .kick = 0.05, .coldstart = 1},
-    {.name = "humanoid pyramidal", .path = HUMANOID, .cone = mjCONE_PYRAMIDAL, .steps = 250},
-    {.name = "humanoid lying", .path = HUMANOID, .cone = mjCONE_PYRAMIDAL, .steps = 600},
-    {.name = "humanoid kicked", .path = HUMANOID, .cone = mjCONE_PYRAMIDAL, .steps = 600,
-     .kick = 3},
-    {.name = "humanoid elliptic", .path = HUMANOID, .cone = mjCONE_ELLIPTIC, .steps = 250},
-    {.name = "humanoid lying ellip", .path = HUMANOID, .cone = mjCONE_ELLIPTIC, .steps = 600},
-    {.name = "humanoid kicked ellip", .path = HUMANOID, .cone = mjCONE_ELLIPTIC, .steps = 600,
-     .kick = 3},
-    {.name = "humanoid cold", .path = HUMANOID, .cone = mjCONE_PYRAMIDAL, .steps = 250,
-     .coldstart = 1},
-    {.name = "humanoid cold elliptic", .path = HUMANOID, .cone = mjCONE_ELLIPTIC, .steps = 250,
-     .coldstart = 1},
-    {.name = "stack cold", .path = "sol_stack.xml", .steps = 300, .coldstart = 1},
-};
-#define NSCENE ((int)(sizeof(scenes) / sizeof(scenes[0])))
-
 // 1. CG in both engines on MuJoCo's rows: same iterates
 static int test_match_mujoco(void) {
     int bitequal = 0;
     double worst_qacc = 0, worst_force = 0;
-    for (int i = 0; i < NSCENE; i++) {
-        gdnSolverScene s = scenes[i];
+    for (int i = 0; i < gdn_oracle_solver_nscenes; i++) {
+        gdnSolverScene s = gdn_oracle_solver_scenes[i];
         s.iterations = TIGHT_ITER;
         gdnSolverOutcome o;
         CHECK(gdn_oracle_solver_run(&s, mjSOL_CG, GDN_SOL_CG, &o) == 0);
@@ -119,7 +70,8 @@ static int test_match_mujoco(void) {
         worst_force = fmax(worst_force, o.err_force);
     }
     printf("  CG vs MuJoCo CG: %d scenes, %d bit-equal, worst qacc %.2e efc_force %.2e, "
-           "iteration counts all equal\n", NSCENE, bitequal, worst_qacc, worst_force);
+           "iteration counts all equal\n",
+           gdn_oracle_solver_nscenes, bitequal, worst_qacc, worst_force);
     return 0;
 }
 
@@ -149,8 +101,8 @@ static double gradient_norm(const mjModel* mm, mjData* md, const gdnData* gd) {
 // 2. converged CG vs our Newton on the same problem
 static int test_newton_agreement(void) {
     double worst_qacc = 0, worst_force = 0, worst_ratio = 0;
-    for (int i = 0; i < NSCENE; i++) {
-        gdnSolverScene s = scenes[i];
+    for (int i = 0; i < gdn_oracle_solver_nscenes; i++) {
+        gdnSolverScene s = gdn_oracle_solver_scenes[i];
         s.iterations = TIGHT_ITER;
         gdnSolverProblem p;
         CHECK(gdn_oracle_solver_open(&s, mjSOL_CG, &p) == 0);
@@ -327,7 +279,9 @@ static int test_rollouts(void) {
 // 4a. an iteration cap: reported unconverged, with MuJoCo's capped iterate
 static int test_unconverged_reported(void) {
     // the kicked stack needs 108 CG iterations at 1e-12: MuJoCo's default cap of 100
-    gdnSolverScene capped = scenes[10];
+    const gdnSolverScene* kicked = gdn_oracle_solver_scene("stack kicked");
+    CHECK(kicked != NULL);
+    gdnSolverScene capped = *kicked;
     gdnSolverOutcome o;
     CHECK(gdn_oracle_solver_run(&capped, mjSOL_CG, GDN_SOL_CG, &o) == 0);
     CHECK(o.iter_mj == 100 && o.iter_gdn == 100);
@@ -347,6 +301,7 @@ static int test_unconverged_reported(void) {
 // of the full arena (bit for bit, same iterations and convergence flag)
 static int check_arena_sweep(const gdnSolverScene* s) {
     gdnSolverProblem p;
+    CHECK(s != NULL);
     CHECK(gdn_oracle_solver_open(s, mjSOL_CG, &p) == 0);
     gdnData* gd = p.gd;
     const int nv = p.mm->nv, nefc = gd->nefc;
@@ -387,14 +342,18 @@ static int check_arena_sweep(const gdnSolverScene* s) {
 }
 
 static int test_arena_too_small(void) {
-    CHECK(check_arena_sweep(&scenes[24]) == 0); // humanoid kicked, elliptic: converges
-    return check_arena_sweep(&scenes[12]); // kicked stack, condim 6: capped at 100, unconverged
+    // converges
+    CHECK(check_arena_sweep(gdn_oracle_solver_scene("humanoid kicked ellip")) == 0);
+    // capped at 100 iterations, unconverged
+    return check_arena_sweep(gdn_oracle_solver_scene("stack kicked ellip dim6"));
 }
 
 // 4c. no rows; non-finite rows: never a crash, never a converged non-finite answer
 static int test_degenerate(void) {
+    const gdnSolverScene* limit = gdn_oracle_solver_scene("pendulum at limit");
+    CHECK(limit != NULL);
     gdnSolverProblem p;
-    CHECK(gdn_oracle_solver_open(&scenes[14], mjSOL_CG, &p) == 0); // pendulum at its limit
+    CHECK(gdn_oracle_solver_open(limit, mjSOL_CG, &p) == 0);
     gdnData* gd = p.gd;
     CHECK(gd->nefc == 1);
     gd->nefc = 0;

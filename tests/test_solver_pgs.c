@@ -61,16 +61,6 @@ static const gdnSolverScene* scene(int i) {
                                          : &extra_scenes[i - gdn_oracle_solver_nscenes];
 }
 
-// the scene with this name (NULL when none)
-static const gdnSolverScene* scene_named(const char* name) {
-    for (int i = 0; i < nscenes(); i++) {
-        if (strcmp(scene(i)->name, name) == 0) {
-            return scene(i);
-        }
-    }
-    return NULL;
-}
-
 // ||a - b||_inf / max(||b||_inf, ||c||_inf, floor) (c: NULL or a second scale)
 static double relerr3(const double* a, const double* b, const double* c, int n, double floor_) {
     double e = 0, s = floor_;
@@ -485,7 +475,7 @@ static int test_robustness(void) {
     gdn_oracle_free(&o);
 
     gdnSolverProblem p;
-    const gdnSolverScene* kicked = scene_named("humanoid kicked ellip");
+    const gdnSolverScene* kicked = gdn_oracle_solver_scene("humanoid kicked ellip");
     CHECK(kicked != NULL);
     CHECK(gdn_oracle_solver_open(kicked, mjSOL_NEWTON, &p) == 0);
     gdnModel* gm = p.gm;

@@ -2,6 +2,8 @@
 // The solver tests' scenes (see solver_scenes.h).
 #include "oracle/solver_scenes.h"
 
+#include <string.h>
+
 #include "oracle/oracle.h"
 
 #define HUMANOID GDN_ORACLE_MJ_HUMANOID
@@ -57,3 +59,12 @@ const gdnSolverScene gdn_oracle_solver_scenes[] = {
 
 const int gdn_oracle_solver_nscenes =
     (int)(sizeof(gdn_oracle_solver_scenes) / sizeof(gdn_oracle_solver_scenes[0]));
+
+const gdnSolverScene* gdn_oracle_solver_scene(const char* name) {
+    for (int i = 0; i < gdn_oracle_solver_nscenes; i++) {
+        if (strcmp(gdn_oracle_solver_scenes[i].name, name) == 0) {
+            return &gdn_oracle_solver_scenes[i];
+        }
+    }
+    return NULL;
+}

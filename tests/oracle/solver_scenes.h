@@ -13,4 +13,7 @@
 extern const gdnSolverScene gdn_oracle_solver_scenes[];
 extern const int gdn_oracle_solver_nscenes;
 
+// the scene of gdn_oracle_solver_scenes with this name (NULL when none)
+const gdnSolverScene* gdn_oracle_solver_scene(const char* name);
+
 #endif

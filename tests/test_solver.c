@@ -6,7 +6,8 @@
 // runs mj_forward (the oracle solve), then copies MuJoCo's rows (efc_J dense, efc_aref, efc_D,
 // efc_R, efc_type, efc_id, efc_frictionloss), contacts (dim, mu, friction), dense M, qacc_smooth,
 // qfrc_smooth and the saved warm start into our data and runs gdn_solve_constraint
-// (tests/oracle/solver_problem.h, shared with test_solver_cg).
+// (tests/oracle/solver_problem.h, shared with test_solver_cg). The scenes are
+// tests/oracle/solver_scenes.c's, shared with the CG and PGS tests.
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 #include "oracle/from_mujoco.h"
 #include "oracle/oracle.h"
 #include "oracle/solver_problem.h"
+#include "oracle/solver_scenes.h"
 #include "runner/test.h"
 
 #define MATCH_TOL 1e-8 // relative agreement of qacc and efc_force (solver tolerance 1e-12)
@@ -48,149 +50,106 @@ static int check_scene(const Scene* s) {
     return check_scene_outcome(s, &o);
 }
 
+// check_scene on the shared scene with this name (tests/oracle/solver_scenes.c), timed when
+// timing is 1
+static int check_named(const char* name, int timing) {
+    const Scene* shared = gdn_oracle_solver_scene(name);
+    CHECK(shared != NULL);
+    Scene s = *shared;
+    s.timing = timing;
+    return check_scene(&s);
+}
+
 #define HUMANOID GDN_ORACLE_MJ_HUMANOID
 
 static int test_box_rest_pyramidal(void) {
-    Scene s = {.name = "box rest pyramidal", .path = "sol_box.xml", .cone = mjCONE_PYRAMIDAL,
-               .steps = 400};
-    return check_scene(&s);
+    return check_named("box rest pyramidal", 0);
 }
 
 static int test_box_rest_elliptic(void) {
-    Scene s = {.name = "box rest elliptic", .path = "sol_box.xml", .cone = mjCONE_ELLIPTIC,
-               .steps = 400};
-    return check_scene(&s);
+    return check_named("box rest elliptic", 0);
 }
 
 static int test_box_rest_elliptic_condim6(void) {
-    Scene s = {.name = "box rest elliptic dim6", .path = "sol_box.xml", .cone = mjCONE_ELLIPTIC,
-               .steps = 400, .condim = 6, .qvel0 = {0.3, 0, 0, 0, 0, 2}};
-    return check_scene(&s);
+    return check_named("box rest elliptic dim6", 0);
 }
 
 static int test_box_slide_pyramidal(void) {
-    Scene s = {.name = "box slide pyramidal", .path = "sol_box.xml", .cone = mjCONE_PYRAMIDAL,
-               .steps = 300, .push = {1, 0.3, 0, 0, 0, 0}};
-    return check_scene(&s);
+    return check_named("box slide pyramidal", 0);
 }
 
 static int test_box_slide_elliptic(void) {
-    Scene s = {.name = "box slide elliptic", .path = "sol_box.xml", .cone = mjCONE_ELLIPTIC,
-               .steps = 300, .push = {1, 0.3, 0, 0, 0, 0}};
-    return check_scene(&s);
+    return check_named("box slide elliptic", 0);
 }
 
 static int test_box_slide_elliptic_condim4(void) {
-    Scene s = {.name = "box slide elliptic dim4", .path = "sol_box.xml",
-               .cone = mjCONE_ELLIPTIC, .steps = 300, .condim = 4,
-               .push = {1, 0.3, 0, 0, 0, 2}};
-    return check_scene(&s);
+    return check_named("box slide elliptic dim4", 0);
 }
 
 static int test_box_tip(void) {
-    Scene s = {.name = "box tipping", .path = "sol_box.xml", .cone = mjCONE_PYRAMIDAL,
-               .steps = 60, .tilt = 0.5, .qvel0 = {0, 0, 0, 1.5, 0, 0}};
-    return check_scene(&s);
+    return check_named("box tipping", 0);
 }
 
 static int test_box_tip_elliptic(void) {
-    Scene s = {.name = "box tipping elliptic", .path = "sol_box.xml", .cone = mjCONE_ELLIPTIC,
-               .steps = 60, .tilt = 0.5, .qvel0 = {0, 0, 0, 1.5, 0, 0}};
-    return check_scene(&s);
+    return check_named("box tipping elliptic", 0);
 }
 
 static int test_stack(void) {
-    Scene s = {.name = "five-box stack", .path = "sol_stack.xml", .cone = mjCONE_PYRAMIDAL,
-               .steps = 300};
-    return check_scene(&s);
+    return check_named("five-box stack", 0);
 }
 
 static int test_stack_elliptic(void) {
-    Scene s = {.name = "five-box stack ellip", .path = "sol_stack.xml", .cone = mjCONE_ELLIPTIC,
-               .steps = 300};
-    return check_scene(&s);
+    return check_named("five-box stack ellip", 0);
 }
 
 // random velocity kicks on a resting stack: many rows change state inside the solve
 static int test_stack_kicked(void) {
-    Scene p = {.name = "stack kicked", .path = "sol_stack.xml", .steps = 300, .kick = 1};
-    CHECK(check_scene(&p) == 0);
-    Scene e = {.name = "stack kicked ellip", .path = "sol_stack.xml", .cone = mjCONE_ELLIPTIC,
-               .steps = 300, .kick = 1};
-    CHECK(check_scene(&e) == 0);
-    Scene e6 = {.name = "stack kicked ellip dim6", .path = "sol_stack.xml",
-                .cone = mjCONE_ELLIPTIC, .condim = 6, .steps = 300, .kick = 1};
-    CHECK(check_scene(&e6) == 0);
-    Scene c = {.name = "stack kicked cold", .path = "sol_stack.xml", .steps = 300, .kick = 1,
-               .coldstart = 1};
-    return check_scene(&c);
+    CHECK(check_named("stack kicked", 0) == 0);
+    CHECK(check_named("stack kicked ellip", 0) == 0);
+    CHECK(check_named("stack kicked ellip dim6", 0) == 0);
+    return check_named("stack kicked cold", 0);
 }
 
 static int test_pendulum_limit(void) {
-    Scene s = {.name = "pendulum at limit", .path = "sol_pendulum_limit.xml", .steps = 20,
-               .qpos_hinge = 0.55, .qvel0 = {3}};
-    return check_scene(&s);
+    return check_named("pendulum at limit", 0);
 }
 
 static int test_fourbar(void) {
-    Scene s = {.name = "four-bar connect", .path = "sol_fourbar.xml", .steps = 50,
-               .qvel0 = {1}};
-    return check_scene(&s);
+    return check_named("four-bar connect", 0);
 }
 
 // friction loss in both regimes: slow (quadratic rows, stiction) and fast (linear rows)
 static int test_frictionloss(void) {
-    Scene slow = {.name = "frictionloss slow", .path = "sol_frictionloss.xml", .steps = 1,
-                  .qvel0 = {0.001, 0.002, -0.001}};
+    const Scene* slow = gdn_oracle_solver_scene("frictionloss slow");
+    const Scene* fast = gdn_oracle_solver_scene("frictionloss fast");
+    CHECK(slow != NULL && fast != NULL);
     Outcome o;
     memset(&o, 0, sizeof(o));
-    CHECK(check_scene_outcome(&slow, &o) == 0);
+    CHECK(check_scene_outcome(slow, &o) == 0);
     CHECK(o.nstate[GDN_CNSTRSTATE_QUADRATIC] > 0);
-    Scene fast = {.name = "frictionloss fast", .path = "sol_frictionloss.xml", .steps = 30,
-                  .qvel0 = {0.5, 2, -1}};
     memset(&o, 0, sizeof(o));
-    CHECK(check_scene_outcome(&fast, &o) == 0);
+    CHECK(check_scene_outcome(fast, &o) == 0);
     CHECK(o.nstate[GDN_CNSTRSTATE_LINEARNEG] + o.nstate[GDN_CNSTRSTATE_LINEARPOS] > 0);
-    Scene mixed = {.name = "frictionloss cold", .path = "sol_frictionloss.xml", .steps = 30,
-                   .qvel0 = {0.5, 2, -1}, .kick = 0.05, .coldstart = 1};
-    memset(&o, 0, sizeof(o));
-    return check_scene_outcome(&mixed, &o);
+    return check_named("frictionloss cold", 0);
 }
 
 static int test_humanoid(void) {
-    Scene s = {.name = "humanoid pyramidal", .path = HUMANOID, .cone = mjCONE_PYRAMIDAL,
-               .steps = 250};
-    CHECK(check_scene(&s) == 0);
-    Scene lying = {.name = "humanoid lying", .path = HUMANOID, .cone = mjCONE_PYRAMIDAL,
-                   .steps = 600};
-    CHECK(check_scene(&lying) == 0);
-    Scene kicked = {.name = "humanoid kicked", .path = HUMANOID, .cone = mjCONE_PYRAMIDAL,
-                    .steps = 600, .kick = 3, .timing = 1};
-    return check_scene(&kicked);
+    CHECK(check_named("humanoid pyramidal", 0) == 0);
+    CHECK(check_named("humanoid lying", 0) == 0);
+    return check_named("humanoid kicked", 1);
 }
 
 static int test_humanoid_elliptic(void) {
-    Scene s = {.name = "humanoid elliptic", .path = HUMANOID, .cone = mjCONE_ELLIPTIC,
-               .steps = 250};
-    CHECK(check_scene(&s) == 0);
-    Scene lying = {.name = "humanoid lying ellip", .path = HUMANOID, .cone = mjCONE_ELLIPTIC,
-                   .steps = 600};
-    CHECK(check_scene(&lying) == 0);
-    Scene kicked = {.name = "humanoid kicked ellip", .path = HUMANOID, .cone = mjCONE_ELLIPTIC,
-                    .steps = 600, .kick = 3, .timing = 1};
-    return check_scene(&kicked);
+    CHECK(check_named("humanoid elliptic", 0) == 0);
+    CHECK(check_named("humanoid lying ellip", 0) == 0);
+    return check_named("humanoid kicked ellip", 1);
 }
 
 // cold start (mjDSBL_WARMSTART in both): same solution and iteration count
 static int test_coldstart(void) {
-    Scene s = {.name = "humanoid cold", .path = HUMANOID, .cone = mjCONE_PYRAMIDAL,
-               .steps = 250, .coldstart = 1};
-    CHECK(check_scene(&s) == 0);
-    Scene e = {.name = "humanoid cold elliptic", .path = HUMANOID, .cone = mjCONE_ELLIPTIC,
-               .steps = 250, .coldstart = 1};
-    CHECK(check_scene(&e) == 0);
-    Scene b = {.name = "stack cold", .path = "sol_stack.xml", .steps = 300, .coldstart = 1};
-    return check_scene(&b);
+    CHECK(check_named("humanoid cold", 0) == 0);
+    CHECK(check_named("humanoid cold elliptic", 0) == 0);
+    return check_named("stack cold", 0);
 }
 
 // one iteration from a cold start does not reach 1e-12: reported as not converged, with the

@@ -1,15 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // MuJoCo 2.2.2's primal CG solver: Polak-Ribiere conjugate gradients preconditioned by M^-1.
 //
-// Minimizes the same cost as Newton (solver_primal.h) with the same exact line search and the
-// same termination tests; only the direction differs:
+// Minimizes the same cost as Newton (solver_primal.h) with the same iteration, exact line search
+// and termination tests (gdn_primal_solve); only the direction differs:
 //   z = M^-1 g (the tree LDL' of M in MuJoCo's order, mj_solveM),
 //   v_0 = -z_0,   v_k = -z_k + beta_k v_{k-1},
 //   beta_k = max(0, g_k' (z_k - z_{k-1}) / max(1e-15, g_{k-1}' z_{k-1}))   (Polak-Ribiere,
 // reset to steepest descent in the M metric when negative).
 #include "constraint/solver.h"
 
-#include <math.h>
 #include <string.h>
 
 #include "base/arena.h"
@@ -25,11 +24,7 @@ typedef struct CG {
     double* Mgraddif;   // (nv) Mgrad - Mgradold
 } CG;
 
-// |x| and a' b with MuJoCo's summation order (mju_norm, mju_dot)
-static double norm(const double* x, int n) {
-    return sqrt(gdn_solver_dot(x, x, n));
-}
-
+// a' b with MuJoCo's summation order (mju_dot)
 static double dot(const double* a, const double* b, int n) {
     return gdn_solver_dot(a, b, n);
 }
@@ -50,15 +45,17 @@ static int cg_alloc(const gdnModel* m, gdnData* d, const int* simple, CG* ctx) {
     return ok ? 0 : -1;
 }
 
-// grad, then Mgrad = M^-1 grad
-static void update_gradient(const gdnModel* m, gdnData* d, CG* ctx) {
+// grad, then Mgrad = M^-1 grad (the start and update steps of gdn_primal_solve)
+static void update_gradient(const gdnModel* m, gdnData* d, void* solver) {
+    CG* ctx = solver;
     gdn_primal_gradient(m, d, &ctx->p);
     memcpy(ctx->p.Mgrad, ctx->p.grad, sizeof(double) * (size_t)m->nv);
     gdn_mass_solve(m, &ctx->M, ctx->p.Mgrad);
 }
 
-// v = -Mgrad + beta v with the Polak-Ribiere beta (0 when negative)
-static void update_direction(const gdnModel* m, CG* ctx) {
+// v = -Mgrad + beta v with the Polak-Ribiere beta (0 when negative): the direction step
+static void update_direction(const gdnModel* m, void* solver) {
+    CG* ctx = solver;
     const int nv = m->nv;
     gdnPrimal* p = &ctx->p;
     for (int i = 0; i < nv; i++) {
@@ -77,60 +74,29 @@ static void update_direction(const gdnModel* m, CG* ctx) {
     }
 }
 
+// before a step: the gradients Polak-Ribiere compares with (the save step)
+static void save_gradient(const gdnModel* m, gdnData* d, void* solver) {
+    CG* ctx = solver;
+    const size_t bytes = sizeof(double) * (size_t)m->nv;
+    (void)d;
+    memcpy(ctx->gradold, ctx->p.grad, bytes);
+    memcpy(ctx->Mgradold, ctx->p.Mgrad, bytes);
+}
+
 gdnStatus gdn_solver_cg(const gdnModel* m, gdnData* d, const int* simple, int maxiter) {
-    const int nv = m->nv;
-    const double tolerance = m->opt.tolerance;
-    const size_t bytes = sizeof(double) * (size_t)nv;
     size_t mark = gdn_arena_mark(d);
     CG ctx;
     if (cg_alloc(m, d, simple, &ctx) != 0) {
         gdn_arena_reset(d, mark);
         return GDN_ERR_MEMORY;
     }
-    gdnPrimal* p = &ctx.p;
-
-    // at the warm start: Ma, Jaref, states, gradient, steepest descent in the M metric
-    gdn_primal_start(m, d, p);
-    gdn_primal_update_constraint(m, d, p);
-    update_gradient(m, d, &ctx);
-    for (int i = 0; i < nv; i++) {
-        p->search[i] = -p->Mgrad[i];
-    }
-    double gradient = norm(p->grad, nv) / p->scale;
-    int converged = 0, iter = 0;
-
-    while (iter < maxiter) {
-        const double alpha = gdn_primal_line_search(m, d, p);
-        if (!isfinite(alpha)) {
-            // non-finite problem data: stop, reported as not converged
-            converged = 0;
-            break;
-        }
-        if (alpha == 0) {
-            // no step improves: at the minimum unless the line search gave up
-            converged = gdn_primal_zero_step_converged(m, p, gradient);
-            break;
-        }
-        gdn_primal_move(m, d, p, alpha);
-        memcpy(ctx.gradold, p->grad, bytes);
-        memcpy(ctx.Mgradold, p->Mgrad, bytes);
-        const double oldcost = p->cost;
-        gdn_primal_update_constraint(m, d, p);
-        update_gradient(m, d, &ctx);
-        iter++;
-
-        // scaled improvement and gradient
-        const double improvement = (oldcost - p->cost) / p->scale;
-        gradient = norm(p->grad, nv) / p->scale;
-        if (improvement < tolerance || gradient < tolerance) {
-            converged = 1;
-            break;
-        }
-        update_direction(m, &ctx);
-    }
-    d->solver_iter += iter;
-    d->solver_converged = converged;
-    d->solver_residual = gradient;
+    // the first direction is steepest descent in the M metric (-M^-1 grad), then Polak-Ribiere
+    const gdnPrimalSteps steps = {.solver = &ctx,
+                                  .start = update_gradient,
+                                  .save = save_gradient,
+                                  .update = update_gradient,
+                                  .direction = update_direction};
+    gdn_primal_solve(m, d, &ctx.p, &steps, maxiter);
     gdn_arena_reset(d, mark);
     return GDN_OK;
 }

@@ -9,8 +9,8 @@
 // factor updated by rank-one terms when rows change state (refactored when an update loses
 // rank), as MuJoCo does for nv < 60. Termination (after each step), scaled by
 // meaninertia * max(1, nv): improvement = (c_old - c_new) / scale < tolerance, or
-// |g| / scale < tolerance. The context, the updates and the line search are shared with CG
-// (solver_primal.h).
+// |g| / scale < tolerance. The context, the updates, the iteration and the line search are
+// shared with CG (solver_primal.h, gdn_primal_solve).
 #include "constraint/solver.h"
 
 #include <math.h>
@@ -30,11 +30,6 @@ typedef struct Newton {
     int* oldstate;   // (nefc) row states before the step
     int nupdate;     // rank-one updates (or rows on a refactor) in the last Hessian update
 } Newton;
-
-// |x| with MuJoCo's summation order (mju_norm)
-static double norm(const double* x, int n) {
-    return sqrt(gdn_solver_dot(x, x, n));
-}
 
 // x += a y (x and y never overlap)
 static void add_scaled(double* restrict x, const double* restrict y, double a, int n) {
@@ -160,62 +155,42 @@ static int newton_alloc(const gdnModel* m, gdnData* d, const int* simple, Newton
     return ok ? 0 : -1;
 }
 
+// Newton's steps of the shared iteration (gdn_primal_solve):
+// start: H factored from scratch, Mgrad = H^-1 grad
+static void newton_start(const gdnModel* m, gdnData* d, void* solver) {
+    Newton* ctx = solver;
+    hessian_direct(m, d, ctx);
+    update_gradient(m, d, ctx);
+}
+
+// save: the row states before the step (hessian_incremental updates H by their changes)
+static void newton_save(const gdnModel* m, gdnData* d, void* solver) {
+    Newton* ctx = solver;
+    (void)m;
+    memcpy(ctx->oldstate, d->efc_state, sizeof(int) * (size_t)d->nefc);
+}
+
+// update: H by rank-one updates (refactored when one loses rank), Mgrad = H^-1 grad
+static void newton_update(const gdnModel* m, gdnData* d, void* solver) {
+    Newton* ctx = solver;
+    hessian_incremental(m, d, ctx);
+    update_gradient(m, d, ctx);
+}
+
 gdnStatus gdn_solver_newton(const gdnModel* m, gdnData* d, const int* simple, int maxiter) {
-    const int nv = m->nv, nefc = d->nefc;
-    const double tolerance = m->opt.tolerance;
     size_t mark = gdn_arena_mark(d);
     Newton ctx;
     if (newton_alloc(m, d, simple, &ctx) != 0) {
         gdn_arena_reset(d, mark);
         return GDN_ERR_MEMORY;
     }
-    gdnPrimal* p = &ctx.p;
-
-    // at the warm start: Ma, Jaref, states, H, gradient, first direction
-    gdn_primal_start(m, d, p);
-    gdn_primal_update_constraint(m, d, p);
-    hessian_direct(m, d, &ctx);
-    update_gradient(m, d, &ctx);
-    for (int i = 0; i < nv; i++) {
-        p->search[i] = -p->Mgrad[i];
-    }
-    double gradient = norm(p->grad, nv) / p->scale;
-    int converged = 0, iter = 0;
-
-    while (iter < maxiter) {
-        const double alpha = gdn_primal_line_search(m, d, p);
-        if (!isfinite(alpha)) {
-            // non-finite problem data: stop, reported as not converged
-            converged = 0;
-            break;
-        }
-        if (alpha == 0) {
-            // no step improves: at the minimum unless the line search gave up
-            converged = gdn_primal_zero_step_converged(m, p, gradient);
-            break;
-        }
-        gdn_primal_move(m, d, p, alpha);
-        memcpy(ctx.oldstate, d->efc_state, sizeof(int) * (size_t)nefc);
-        const double oldcost = p->cost;
-        gdn_primal_update_constraint(m, d, p);
-        hessian_incremental(m, d, &ctx);
-        update_gradient(m, d, &ctx);
-        iter++;
-
-        // scaled improvement and gradient
-        const double improvement = (oldcost - p->cost) / p->scale;
-        gradient = norm(p->grad, nv) / p->scale;
-        if (improvement < tolerance || gradient < tolerance) {
-            converged = 1;
-            break;
-        }
-        for (int i = 0; i < nv; i++) {
-            p->search[i] = -p->Mgrad[i];
-        }
-    }
-    d->solver_iter += iter;
-    d->solver_converged = converged;
-    d->solver_residual = gradient;
+    // search = -H^-1 grad after each step (direction NULL)
+    const gdnPrimalSteps steps = {.solver = &ctx,
+                                  .start = newton_start,
+                                  .save = newton_save,
+                                  .update = newton_update,
+                                  .direction = NULL};
+    gdn_primal_solve(m, d, &ctx.p, &steps, maxiter);
     gdn_arena_reset(d, mark);
     return GDN_OK;
 }

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// The state MuJoCo's Newton and CG solvers share: context, constraint and gradient updates, step.
+// What MuJoCo's Newton and CG solvers share: context, constraint and gradient updates, step,
+// the iteration and its termination tests.
 #include "constraint/solver_primal.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "base/arena.h"
@@ -86,4 +88,62 @@ void gdn_primal_move(const gdnModel* m, gdnData* d, gdnPrimal* ctx, double alpha
 int gdn_primal_zero_step_converged(const gdnModel* m, const gdnPrimal* ctx, double gradient) {
     return ctx->ls_result == GDN_LS_TINY_SEARCH || ctx->ls_result == GDN_LS_AT_MINIMUM ||
            gradient < m->opt.tolerance;
+}
+
+// search = -Mgrad
+static void steepest(const gdnModel* m, gdnPrimal* ctx) {
+    for (int i = 0; i < m->nv; i++) {
+        ctx->search[i] = -ctx->Mgrad[i];
+    }
+}
+
+void gdn_primal_solve(const gdnModel* m, gdnData* d, gdnPrimal* ctx, const gdnPrimalSteps* steps,
+                      int maxiter) {
+    const int nv = m->nv;
+    const double tolerance = m->opt.tolerance;
+
+    // at the warm start: Ma, Jaref, states, the solver's Mgrad, first direction
+    gdn_primal_start(m, d, ctx);
+    gdn_primal_update_constraint(m, d, ctx);
+    steps->start(m, d, steps->solver);
+    steepest(m, ctx);
+    // |g| / scale with MuJoCo's summation order (mju_norm)
+    double gradient = sqrt(gdn_solver_dot(ctx->grad, ctx->grad, nv)) / ctx->scale;
+    int converged = 0, iter = 0;
+
+    while (iter < maxiter) {
+        const double alpha = gdn_primal_line_search(m, d, ctx);
+        if (!isfinite(alpha)) {
+            // non-finite problem data: stop, reported as not converged
+            converged = 0;
+            break;
+        }
+        if (alpha == 0) {
+            // no step improves: at the minimum unless the line search gave up
+            converged = gdn_primal_zero_step_converged(m, ctx, gradient);
+            break;
+        }
+        gdn_primal_move(m, d, ctx, alpha);
+        steps->save(m, d, steps->solver);
+        const double oldcost = ctx->cost;
+        gdn_primal_update_constraint(m, d, ctx);
+        steps->update(m, d, steps->solver);
+        iter++;
+
+        // scaled improvement and gradient
+        const double improvement = (oldcost - ctx->cost) / ctx->scale;
+        gradient = sqrt(gdn_solver_dot(ctx->grad, ctx->grad, nv)) / ctx->scale;
+        if (improvement < tolerance || gradient < tolerance) {
+            converged = 1;
+            break;
+        }
+        if (steps->direction) {
+            steps->direction(m, steps->solver);
+        } else {
+            steepest(m, ctx);
+        }
+    }
+    d->solver_iter += iter;
+    d->solver_converged = converged;
+    d->solver_residual = gradient;
 }

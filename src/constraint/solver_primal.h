@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Internal: what MuJoCo's primal solvers (Newton, CG) share: the context, the constraint and
-// gradient updates, the step, and the exact line search (solver_primal.c, solver_linesearch.c).
+// gradient updates, the step, the iteration and its termination tests, and the exact line
+// search (solver_primal.c, solver_linesearch.c).
 #ifndef GDN_CONSTRAINT_SOLVER_PRIMAL_H
 #define GDN_CONSTRAINT_SOLVER_PRIMAL_H
 
@@ -76,6 +77,28 @@ void gdn_primal_move(const gdnModel* m, gdnData* d, gdnPrimal* ctx, double alpha
 // after a line search returned alpha = 0: converged when the search was tiny, the slope at 0
 // was already within the tolerance, or the scaled gradient is below the tolerance
 int gdn_primal_zero_step_converged(const gdnModel* m, const gdnPrimal* ctx, double gradient);
+
+// the steps where Newton and CG differ, called by gdn_primal_solve with the solver's own state
+typedef struct gdnPrimalSteps {
+    void* solver; // the solver's state, passed to every step
+    // at the warm start, after the first constraint update: the preconditioner and Mgrad
+    void (*start)(const gdnModel* m, gdnData* d, void* solver);
+    // before a step's constraint update: keep what the update after it compares with
+    void (*save)(const gdnModel* m, gdnData* d, void* solver);
+    // after a step's constraint update: the preconditioner's update and Mgrad
+    void (*update)(const gdnModel* m, gdnData* d, void* solver);
+    // the next search direction; NULL: search = -Mgrad (Newton, where Mgrad = H^-1 grad)
+    void (*direction)(const gdnModel* m, void* solver);
+} gdnPrimalSteps;
+
+// MuJoCo's primal iteration on an allocated ctx, from qacc (the warm start): start (Ma, Jaref),
+// constraint update, steps->start, search = -Mgrad; then until maxiter steps: exact line search
+// (alpha = 0 or non-finite ends it), move, steps->save, constraint update, steps->update, and
+// stop when the scaled improvement (c_old - c) / scale or the scaled gradient |g| / scale is
+// below the tolerance, else the next direction. Adds the steps to d->solver_iter, sets
+// d->solver_converged and d->solver_residual (the last scaled gradient).
+void gdn_primal_solve(const gdnModel* m, gdnData* d, gdnPrimal* ctx, const gdnPrimalSteps* steps,
+                      int maxiter);
 
 // MuJoCo's exact line search along ctx->search: 1-D Newton steps from alpha = 0 until the slope
 // changes sign, then a bracketed search (Newton steps from both ends and the midpoint) until

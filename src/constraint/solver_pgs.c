@@ -257,6 +257,17 @@ static void mul_small(double* res, const double* A, const double* vec, int n) {
     }
 }
 
+// Newton's step on the multiplier la for g(la) = |u(la)|^2 - r^2 = 0 (g decreasing in la, slope
+// = g'(la) < 0): la += -g / slope. 0 (la kept) when the step is below QCQP_TOL: converged
+static int multiplier_step(double* la, double g, double slope) {
+    const double step = -g / slope;
+    if (step < QCQP_TOL) {
+        return 0;
+    }
+    *la += step;
+    return 1;
+}
+
 // min 0.5 x'Ax + x'b subject to sum (x_j / s_j)^2 <= r^2, n = 2, by Newton on the multiplier
 // la of the scaled problem (x = s .* u, |u| <= r): u = -(A_s + la I)^-1 b_s with the explicit
 // 2 x 2 inverse. Returns 1 when the constraint is active (la > 0); x = 0 when A_s + la I is
@@ -283,11 +294,9 @@ static int qcqp2(double* x, const double* A, const double* b, const double* s, d
             break;
         }
         const double slope = -2.0 * (P11 * u1 * u1 + 2.0 * P12 * u1 * u2 + P22 * u2 * u2);
-        const double step = -g / slope;
-        if (step < QCQP_TOL) {
+        if (!multiplier_step(&la, g, slope)) {
             break;
         }
-        la += step;
     }
     x[0] = u1 * s[0];
     x[1] = u2 * s[1];
@@ -331,11 +340,9 @@ static int qcqp3(double* x, const double* A, const double* b, const double* s, d
         }
         const double slope = -2.0 * (P11 * u1 * u1 + P22 * u2 * u2 + P33 * u3 * u3) -
                              4.0 * (P12 * u1 * u2 + P13 * u1 * u3 + P23 * u2 * u3);
-        const double step = -g / slope;
-        if (step < QCQP_TOL) {
+        if (!multiplier_step(&la, g, slope)) {
             break;
         }
-        la += step;
     }
     x[0] = u1 * s[0];
     x[1] = u2 * s[1];
@@ -374,11 +381,9 @@ static int qcqp_n(double* x, const double* A, const double* b, const double* s, 
         // g'(la) = -2 u' H^-1 u
         gdn_chol_solve(w, H, x, n);
         const double slope = -2.0 * gdn_solver_dot(x, w, n);
-        const double step = -g / slope;
-        if (step < QCQP_TOL) {
+        if (!multiplier_step(&la, g, slope)) {
             break;
         }
-        la += step;
     }
     for (int i = 0; i < n; i++) {
         x[i] *= s[i];

@@ -30,6 +30,7 @@
 
 #include "constraint/solver.h"
 #include "oracle/oracle.h"
+#include "oracle/solver_problem.h"
 #include "runner/test.h"
 
 #define NSTEP 500          // rollout length
@@ -47,55 +48,20 @@ typedef struct Scene {
     int chaotic;        // 1: report the separation step instead of requiring 1e-6
 } Scene;
 
-typedef struct Pair {
-    gdnModel* gm;
-    gdnData* gd;
-    mjModel* mm;
-    mjData* md;
-} Pair;
-
-static void pair_free(Pair* p) {
-    gdn_data_free(p->gd);
-    gdn_model_free(p->gm);
-    if (p->md) {
-        mj_deleteData(p->md);
-    }
-    if (p->mm) {
-        mj_deleteModel(p->mm);
-    }
-    memset(p, 0, sizeof(*p));
-}
-
-static int pair_load(Pair* p, const char* file) {
-    char path[1024], err[1024] = "";
-    memset(p, 0, sizeof(*p));
-    if (file[0] == '/') {
-        snprintf(path, sizeof(path), "%s", file);
-    } else {
-        snprintf(path, sizeof(path), "%s/%s", GDN_TEST_MODELS, file);
-    }
-    if (gdn_load_xml(path, &p->gm, err, (int)sizeof(err), NULL, 0) != GDN_OK) {
-        fprintf(stderr, "%s: gradyn load failed: %s\n", path, err);
+// path (under tests/models, or absolute) in both engines with constraints enabled in both (the
+// oracle loads with them disabled); 0 on success
+static int load_constrained(gdnOracle* o, const char* file) {
+    char path[1024];
+    if (gdn_oracle_load(o, gdn_oracle_solver_model_path(file, path, sizeof(path)))) {
         return 1;
     }
-    p->mm = mj_loadXML(path, NULL, err, (int)sizeof(err));
-    if (!p->mm) {
-        fprintf(stderr, "%s: MuJoCo load failed: %s\n", path, err);
-        pair_free(p);
-        return 1;
-    }
-    p->md = mj_makeData(p->mm);
-    if (gdn_data_create(p->gm, &p->gd) != GDN_OK || !p->md || p->gm->nq != p->mm->nq ||
-        p->gm->nv != p->mm->nv) {
-        fprintf(stderr, "%s: data or sizes differ\n", path);
-        pair_free(p);
-        return 1;
-    }
+    o->mm->opt.disableflags &= ~mjDSBL_CONSTRAINT;
+    o->gm->opt.disableflags &= ~GDN_DSBL_CONSTRAINT;
     return 0;
 }
 
 // the scene's initial state in both datas (reset first)
-static void pair_init(Pair* p, const Scene* s) {
+static void scene_init(gdnOracle* p, const Scene* s) {
     mj_resetData(p->mm, p->md);
     gdn_data_reset(p->gm, p->gd);
     int nv6 = p->mm->nv < 6 ? p->mm->nv : 6;
@@ -132,7 +98,7 @@ typedef struct FwdReport {
 } FwdReport;
 
 // MuJoCo's state at one step copied into ours; both forward at TIGHT_TOL; compare
-static int compare_forward(Pair* p, FwdReport* r) {
+static int compare_forward(gdnOracle* p, FwdReport* r) {
     const int nv = p->mm->nv;
     mjData* md = mj_copyData(NULL, p->mm, p->md);
     if (!md) {
@@ -182,8 +148,8 @@ typedef struct RolloutReport {
 // 500 steps in both engines from the scene's initial state; MuJoCo's states sampled for the
 // same-state forward comparison along the way (when fwd != NULL)
 static int run_scene(const Scene* s, FwdReport* fwd, RolloutReport* roll) {
-    Pair p;
-    if (pair_load(&p, s->file)) {
+    gdnOracle p;
+    if (load_constrained(&p, s->file)) {
         return 1;
     }
     memset(fwd, 0, sizeof(*fwd));
@@ -191,23 +157,23 @@ static int run_scene(const Scene* s, FwdReport* fwd, RolloutReport* roll) {
     roll->separate_step = -1;
 
     // 1. same state: along MuJoCo's own trajectory
-    pair_init(&p, s);
+    scene_init(&p, s);
     for (int t = 0; t < NSTEP; t++) {
         if (t % 10 == 0 && compare_forward(&p, fwd)) {
-            pair_free(&p);
+            gdn_oracle_free(&p);
             return 1;
         }
         mj_step(p.mm, p.md);
     }
 
     // 2. rollouts
-    pair_init(&p, s);
+    scene_init(&p, s);
     for (int t = 0; t < NSTEP; t++) {
         mj_step(p.mm, p.md);
         gdnStatus st = gdn_step(p.gm, p.gd);
         if (st != GDN_OK) {
             fprintf(stderr, "%s: gdn_step %d: %s\n", s->name, t, gdn_status_string(st));
-            pair_free(&p);
+            gdn_oracle_free(&p);
             return 1;
         }
         roll->iter_mj += p.md->solver_iter;
@@ -219,7 +185,7 @@ static int run_scene(const Scene* s, FwdReport* fwd, RolloutReport* roll) {
             roll->separate_step = t + 1;
         }
     }
-    pair_free(&p);
+    gdn_oracle_free(&p);
     return 0;
 }
 
@@ -228,12 +194,12 @@ static int run_scene(const Scene* s, FwdReport* fwd, RolloutReport* roll) {
 // the rows (efc_J, efc_aref, efc_D, efc_R, efc_type, efc_id, efc_frictionloss) and the contacts'
 // dim, mu, friction. Counts the solves and those whose iteration count differs from MuJoCo's.
 static int solver_per_step(const Scene* s, int* solves, int* iter_mismatch) {
-    Pair p;
-    if (pair_load(&p, s->file)) {
+    gdnOracle p;
+    if (load_constrained(&p, s->file)) {
         return 1;
     }
     *solves = *iter_mismatch = 0;
-    pair_init(&p, s);
+    scene_init(&p, s);
     const int nv = p.mm->nv;
     mjData* md = mj_makeData(p.mm);
     if (!md || mj_isSparse(p.mm)) {
@@ -241,7 +207,7 @@ static int solver_per_step(const Scene* s, int* solves, int* iter_mismatch) {
         if (md) {
             mj_deleteData(md);
         }
-        pair_free(&p);
+        gdn_oracle_free(&p);
         return 1;
     }
     gdnData* gd = p.gd;
@@ -282,7 +248,7 @@ static int solver_per_step(const Scene* s, int* solves, int* iter_mismatch) {
         *iter_mismatch += gd->solver_iter != md->solver_iter;
     }
     mj_deleteData(md);
-    pair_free(&p);
+    gdn_oracle_free(&p);
     return 0;
 }
 
@@ -414,17 +380,17 @@ static int test_humanoid(void) {
 static const double sep_tol[SEP_NTOL] = {1e-6, 1e-3};
 
 static int test_humanoid_separation(void) {
-    Pair p;
-    if (pair_load(&p, GDN_ORACLE_MJ_HUMANOID)) {
+    gdnOracle p;
+    if (load_constrained(&p, GDN_ORACLE_MJ_HUMANOID)) {
         return 1;
     }
     mjData* perturbed = mj_makeData(p.mm);
     if (!perturbed) {
-        pair_free(&p);
+        gdn_oracle_free(&p);
         return 1;
     }
     const Scene* s = &scenes[10];
-    pair_init(&p, s);
+    scene_init(&p, s);
     mj_resetData(p.mm, perturbed);
     perturbed->qpos[2] += 1e-12;
     // first step (1-based) above each tolerance; -1: not within SEP_NSTEP
@@ -439,7 +405,7 @@ static int test_humanoid_separation(void) {
         if (st != GDN_OK) {
             fprintf(stderr, "humanoid: gdn_step %d: %s\n", t, gdn_status_string(st));
             mj_deleteData(perturbed);
-            pair_free(&p);
+            gdn_oracle_free(&p);
             return 1;
         }
         double d_ours = qpos_distance(p.mm, p.gd->qpos, p.md->qpos);
@@ -458,7 +424,7 @@ static int test_humanoid_separation(void) {
            "(-1: not within %d)\n",
            SEP_NSTEP, p.mm->opt.timestep, ours[0], ours[1], self[0], self[1], SEP_NSTEP);
     mj_deleteData(perturbed);
-    pair_free(&p);
+    gdn_oracle_free(&p);
     // agreement to 1e-6 for at least SEP_AGREE_STEPS steps
     CHECK(ours[0] < 0 || ours[0] > SEP_AGREE_STEPS);
     // chaos, not a bug: we separate no earlier than half the step where MuJoCo separates from
@@ -473,8 +439,8 @@ static int test_humanoid_separation(void) {
 // same state and warm start (100 iterations, tolerance 1e-12); a step reported converged must
 // be at that solution, and the hard steps must be reported unconverged (never hidden)
 static int test_unconverged_reported(void) {
-    Pair p;
-    if (pair_load(&p, "sol_stack.xml")) {
+    gdnOracle p;
+    if (load_constrained(&p, "sol_stack.xml")) {
         return 1;
     }
     gdnData* ref = NULL;
@@ -521,7 +487,7 @@ static int test_unconverged_reported(void) {
     CHECK(unconverged > 0);
     CHECK(worst_converged <= 1e-5);
     gdn_data_free(ref);
-    pair_free(&p);
+    gdn_oracle_free(&p);
     return 0;
 }
 
@@ -542,8 +508,8 @@ static gdnStatus terminal_cost(const gdnModel* m, gdnData* scratch, int t, void*
 // a box resting on the floor: every derivative entry point refuses the constrained step with
 // GDN_ERR_UNSUPPORTED (the adjoint with a message), and all succeed with constraints disabled
 static int test_derivatives_refuse_constrained_step(void) {
-    Pair p;
-    if (pair_load(&p, "scene_slide.xml")) {
+    gdnOracle p;
+    if (load_constrained(&p, "scene_slide.xml")) {
         return 1;
     }
     gdnModel* m = p.gm;
@@ -590,7 +556,7 @@ static int test_derivatives_refuse_constrained_step(void) {
         }
         m->opt.disableflags |= GDN_DSBL_CONSTRAINT;
     }
-    pair_free(&p);
+    gdn_oracle_free(&p);
     return 0;
 }
 

@@ -30,7 +30,7 @@
 
 #include "constraint/solver.h"
 #include "oracle/oracle.h"
-#include "oracle/solver_problem.h"
+#include "oracle/rollout_scenes.h"
 #include "runner/test.h"
 
 #define NSTEP 500          // rollout length
@@ -39,41 +39,8 @@
 #define ROLLOUT_TOL 1e-6   // qpos agreement over the rollout (tangent-space inf norm)
 #define ROLLOUT_ITER_TIES 1 // rollout Newton iteration totals may differ by this (round-off ties)
 
-// a scene: model file and initial state (added to the model's qpos0 / zero qvel)
-typedef struct Scene {
-    const char* name;
-    const char* file;   // under tests/models, or an absolute path
-    double qvel0[6];    // first six qvel (free joint: linear world, angular local)
-    double qpos_hinge;  // nonzero: qpos[0] of a hinge
-    int chaotic;        // 1: report the separation step instead of requiring 1e-6
-} Scene;
-
-// path (under tests/models, or absolute) in both engines with constraints enabled in both (the
-// oracle loads with them disabled); 0 on success
-static int load_constrained(gdnOracle* o, const char* file) {
-    char path[1024];
-    if (gdn_oracle_load(o, gdn_oracle_solver_model_path(file, path, sizeof(path)))) {
-        return 1;
-    }
-    o->mm->opt.disableflags &= ~mjDSBL_CONSTRAINT;
-    o->gm->opt.disableflags &= ~GDN_DSBL_CONSTRAINT;
-    return 0;
-}
-
-// the scene's initial state in both datas (reset first)
-static void scene_init(gdnOracle* p, const Scene* s) {
-    mj_resetData(p->mm, p->md);
-    gdn_data_reset(p->gm, p->gd);
-    int nv6 = p->mm->nv < 6 ? p->mm->nv : 6;
-    for (int i = 0; i < nv6; i++) {
-        p->md->qvel[i] = s->qvel0[i];
-    }
-    if (s->qpos_hinge != 0) {
-        p->md->qpos[0] = s->qpos_hinge;
-    }
-    memcpy(p->gd->qpos, p->md->qpos, sizeof(double) * (size_t)p->mm->nq);
-    memcpy(p->gd->qvel, p->md->qvel, sizeof(double) * (size_t)p->mm->nv);
-}
+// the scenes (tests/oracle/rollout_scenes.c, shared with the CG and PGS rollout tests)
+typedef gdnRolloutScene Scene;
 
 // ||qa (-) qb||_inf in MuJoCo's tangent space
 static double qpos_distance(const mjModel* mm, const double* qa, const double* qb) {
@@ -149,7 +116,7 @@ typedef struct RolloutReport {
 // same-state forward comparison along the way (when fwd != NULL)
 static int run_scene(const Scene* s, FwdReport* fwd, RolloutReport* roll) {
     gdnOracle p;
-    if (load_constrained(&p, s->file)) {
+    if (gdn_oracle_load_constrained(&p, s->file)) {
         return 1;
     }
     memset(fwd, 0, sizeof(*fwd));
@@ -157,7 +124,7 @@ static int run_scene(const Scene* s, FwdReport* fwd, RolloutReport* roll) {
     roll->separate_step = -1;
 
     // 1. same state: along MuJoCo's own trajectory
-    scene_init(&p, s);
+    gdn_oracle_rollout_init(&p, s);
     for (int t = 0; t < NSTEP; t++) {
         if (t % 10 == 0 && compare_forward(&p, fwd)) {
             gdn_oracle_free(&p);
@@ -167,7 +134,7 @@ static int run_scene(const Scene* s, FwdReport* fwd, RolloutReport* roll) {
     }
 
     // 2. rollouts
-    scene_init(&p, s);
+    gdn_oracle_rollout_init(&p, s);
     for (int t = 0; t < NSTEP; t++) {
         mj_step(p.mm, p.md);
         gdnStatus st = gdn_step(p.gm, p.gd);
@@ -195,11 +162,10 @@ static int run_scene(const Scene* s, FwdReport* fwd, RolloutReport* roll) {
 // dim, mu, friction. Counts the solves and those whose iteration count differs from MuJoCo's.
 static int solver_per_step(const Scene* s, int* solves, int* iter_mismatch) {
     gdnOracle p;
-    if (load_constrained(&p, s->file)) {
+    if (gdn_oracle_rollout_open(&p, s)) {
         return 1;
     }
     *solves = *iter_mismatch = 0;
-    scene_init(&p, s);
     const int nv = p.mm->nv;
     mjData* md = mj_makeData(p.mm);
     if (!md || mj_isSparse(p.mm)) {
@@ -291,30 +257,23 @@ static int check_scene(const Scene* s) {
     return check_solver_per_step(s);
 }
 
-static const Scene scenes[] = {
-    {"drop_sphere", "scene_drop_sphere.xml", {0.3, -0.2, 0, 1, 2, -3}, 0, 0},
-    {"drop_capsule", "scene_drop_capsule.xml", {0.3, -0.2, 0, 1, 2, -3}, 0, 0},
-    {"drop_box", "scene_drop_box.xml", {0.3, -0.2, 0, 1, 2, -3}, 0, 0},
-    {"drop_cylinder", "scene_drop_cylinder.xml", {0.3, -0.2, 0, 1, 2, -3}, 0, 0},
-    {"slide_pyramidal", "scene_slide.xml", {1.5, 0.4, 0, 0, 0, 0.5}, 0, 0},
-    {"slide_elliptic", "scene_slide_elliptic.xml", {1.5, 0.4, 0, 0, 0, 0.5}, 0, 0},
-    {"tip_over_edge", "scene_tip.xml", {0.2, 0, 0, 0, 4, 0}, 0, 0},
-    {"five_box_stack", "sol_stack.xml", {0}, 0, 0},
-    {"pendulum_limit", "sol_pendulum_limit.xml", {6}, 0.3, 0},
-    {"fourbar_connect", "sol_fourbar.xml", {3}, 0, 0},
-    {"humanoid", GDN_ORACLE_MJ_HUMANOID, {0}, 0, 1},
-};
+// check_scene on the shared rollout scene with this name (tests/oracle/rollout_scenes.c)
+static int check_named(const char* name) {
+    const Scene* s = gdn_oracle_rollout_scene(name);
+    CHECK(s != NULL);
+    return check_scene(s);
+}
 
-static int test_drop_sphere(void) { return check_scene(&scenes[0]); }
-static int test_drop_capsule(void) { return check_scene(&scenes[1]); }
-static int test_drop_box(void) { return check_scene(&scenes[2]); }
-static int test_drop_cylinder(void) { return check_scene(&scenes[3]); }
-static int test_slide_pyramidal(void) { return check_scene(&scenes[4]); }
-static int test_slide_elliptic(void) { return check_scene(&scenes[5]); }
-static int test_tip_over_edge(void) { return check_scene(&scenes[6]); }
-static int test_five_box_stack(void) { return check_scene(&scenes[7]); }
-static int test_pendulum_limit(void) { return check_scene(&scenes[8]); }
-static int test_fourbar_connect(void) { return check_scene(&scenes[9]); }
+static int test_drop_sphere(void) { return check_named("drop_sphere"); }
+static int test_drop_capsule(void) { return check_named("drop_capsule"); }
+static int test_drop_box(void) { return check_named("drop_box"); }
+static int test_drop_cylinder(void) { return check_named("drop_cylinder"); }
+static int test_slide_pyramidal(void) { return check_named("slide_pyramidal"); }
+static int test_slide_elliptic(void) { return check_named("slide_elliptic"); }
+static int test_tip_over_edge(void) { return check_named("tip_over_edge"); }
+static int test_five_box_stack(void) { return check_named("five_box_stack"); }
+static int test_pendulum_limit(void) { return check_named("pendulum_limit"); }
+static int test_fourbar_connect(void) { return check_named("fourbar_connect"); }
 
 // the step where two MuJoCo rollouts, one with qpos[2] (the root height) moved by 1e-12,
 // separate by more than ROLLOUT_TOL (-1: never within NSTEP)
@@ -344,7 +303,8 @@ static int mujoco_self_separation(const char* path) {
 // humanoid.xml falling from its initial pose: same-state forward to 1e-8; the rollout agrees
 // until chaos separates it, no earlier than MuJoCo separates from itself after 1e-12
 static int test_humanoid(void) {
-    const Scene* s = &scenes[10];
+    const Scene* s = gdn_oracle_rollout_scene("humanoid");
+    CHECK(s != NULL);
     FwdReport fwd;
     RolloutReport roll;
     if (run_scene(s, &fwd, &roll)) {
@@ -380,8 +340,10 @@ static int test_humanoid(void) {
 static const double sep_tol[SEP_NTOL] = {1e-6, 1e-3};
 
 static int test_humanoid_separation(void) {
+    const Scene* s = gdn_oracle_rollout_scene("humanoid");
+    CHECK(s != NULL);
     gdnOracle p;
-    if (load_constrained(&p, GDN_ORACLE_MJ_HUMANOID)) {
+    if (gdn_oracle_rollout_open(&p, s)) {
         return 1;
     }
     mjData* perturbed = mj_makeData(p.mm);
@@ -389,8 +351,6 @@ static int test_humanoid_separation(void) {
         gdn_oracle_free(&p);
         return 1;
     }
-    const Scene* s = &scenes[10];
-    scene_init(&p, s);
     mj_resetData(p.mm, perturbed);
     perturbed->qpos[2] += 1e-12;
     // first step (1-based) above each tolerance; -1: not within SEP_NSTEP
@@ -440,7 +400,7 @@ static int test_humanoid_separation(void) {
 // be at that solution, and the hard steps must be reported unconverged (never hidden)
 static int test_unconverged_reported(void) {
     gdnOracle p;
-    if (load_constrained(&p, "sol_stack.xml")) {
+    if (gdn_oracle_load_constrained(&p, "sol_stack.xml")) {
         return 1;
     }
     gdnData* ref = NULL;
@@ -509,7 +469,7 @@ static gdnStatus terminal_cost(const gdnModel* m, gdnData* scratch, int t, void*
 // GDN_ERR_UNSUPPORTED (the adjoint with a message), and all succeed with constraints disabled
 static int test_derivatives_refuse_constrained_step(void) {
     gdnOracle p;
-    if (load_constrained(&p, "scene_slide.xml")) {
+    if (gdn_oracle_load_constrained(&p, "scene_slide.xml")) {
         return 1;
     }
     gdnModel* m = p.gm;

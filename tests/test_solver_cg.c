@@ -32,6 +32,7 @@
 
 #include "constraint/solver.h"
 #include "oracle/oracle.h"
+#include "oracle/rollout_scenes.h"
 #include "oracle/solver_problem.h"
 #include "oracle/solver_scenes.h"
 #include "runner/test.h"
@@ -142,29 +143,6 @@ static int test_newton_agreement(void) {
     return 0;
 }
 
-// a rollout scene of test_contact_rollout: initial qvel (first six) and hinge angle
-typedef struct RollScene {
-    const char* name;
-    const char* file;
-    double qvel0[6];
-    double qpos_hinge;
-} RollScene;
-
-static const RollScene roll_scenes[] = {
-    {"drop_sphere", "scene_drop_sphere.xml", {0.3, -0.2, 0, 1, 2, -3}, 0},
-    {"drop_capsule", "scene_drop_capsule.xml", {0.3, -0.2, 0, 1, 2, -3}, 0},
-    {"drop_box", "scene_drop_box.xml", {0.3, -0.2, 0, 1, 2, -3}, 0},
-    {"drop_cylinder", "scene_drop_cylinder.xml", {0.3, -0.2, 0, 1, 2, -3}, 0},
-    {"slide_pyramidal", "scene_slide.xml", {1.5, 0.4, 0, 0, 0, 0.5}, 0},
-    {"slide_elliptic", "scene_slide_elliptic.xml", {1.5, 0.4, 0, 0, 0, 0.5}, 0},
-    {"tip_over_edge", "scene_tip.xml", {0.2, 0, 0, 0, 4, 0}, 0},
-    {"five_box_stack", "sol_stack.xml", {0}, 0},
-    {"pendulum_limit", "sol_pendulum_limit.xml", {6}, 0.3},
-    {"fourbar_connect", "sol_fourbar.xml", {3}, 0},
-    {"humanoid", HUMANOID, {0}, 0},
-};
-#define NROLL ((int)(sizeof(roll_scenes) / sizeof(roll_scenes[0])))
-
 // what one rollout comparison measured
 typedef struct RollReport {
     double worst;         // max over steps of |ours (-) MuJoCo CG| (tangent inf norm)
@@ -178,26 +156,17 @@ typedef struct RollReport {
 } RollReport;
 
 // CG rollouts of the scene: ours and MuJoCo's (plus MuJoCo's perturbed and Newton copies)
-static int roll_scene(const RollScene* rs, RollReport* r) {
-    char path[1024];
+static int roll_scene(const gdnRolloutScene* rs, RollReport* r) {
     gdnOracle o;
     memset(r, 0, sizeof(*r));
     r->separate = r->self_separate = -1;
-    if (gdn_oracle_load(&o, gdn_oracle_solver_model_path(rs->file, path, sizeof(path)))) {
+    if (gdn_oracle_rollout_open(&o, rs)) {
         return 1;
     }
     mjModel* mm = o.mm;
-    mm->opt.disableflags &= ~mjDSBL_CONSTRAINT;
-    o.gm->opt.disableflags &= ~GDN_DSBL_CONSTRAINT;
     mm->opt.solver = mjSOL_CG;
     o.gm->opt.solver = GDN_SOL_CG;
     const int nq = mm->nq, nv = mm->nv;
-    for (int i = 0; i < nv && i < 6; i++) {
-        o.md->qvel[i] = rs->qvel0[i];
-    }
-    if (rs->qpos_hinge != 0) {
-        o.md->qpos[0] = rs->qpos_hinge;
-    }
     mjData* perturbed = mj_copyData(NULL, mm, o.md);
     mjData* newton = mj_copyData(NULL, mm, o.md);
     mjData* inputs = mj_makeData(mm);
@@ -206,8 +175,6 @@ static int roll_scene(const RollScene* rs, RollReport* r) {
         return 1;
     }
     perturbed->qpos[nq > 2 ? 2 : 0] += 1e-12;
-    memcpy(o.gd->qpos, o.md->qpos, sizeof(double) * (size_t)nq);
-    memcpy(o.gd->qvel, o.md->qvel, sizeof(double) * (size_t)nv);
     gdnData* solo = NULL; // MuJoCo's inputs at each step of its own rollout, our CG alone
     int fail = gdn_data_create(o.gm, &solo) != GDN_OK;
     double scratch[GDN_ORACLE_SOLVER_MAXNV];
@@ -255,8 +222,8 @@ static int roll_scene(const RollScene* rs, RollReport* r) {
 
 // 3. rollouts with CG vs mj_step with mjSOL_CG
 static int test_rollouts(void) {
-    for (int i = 0; i < NROLL; i++) {
-        const RollScene* rs = roll_scenes + i;
+    for (int i = 0; i < gdn_oracle_rollout_nscenes; i++) {
+        const gdnRolloutScene* rs = gdn_oracle_rollout_scenes + i;
         RollReport r;
         CHECK(roll_scene(rs, &r) == 0);
         printf("  %-16s worst qpos %.2e (apart > 1e-6 at step %d) | MuJoCo CG vs itself after "

@@ -20,6 +20,7 @@
 
 #include "constraint/solver.h"
 #include "oracle/oracle.h"
+#include "oracle/rollout_scenes.h"
 #include "oracle/solver_problem.h"
 #include "oracle/solver_scenes.h"
 #include "runner/test.h"
@@ -321,47 +322,22 @@ static int test_converged_equals_newton(void) {
     return 0;
 }
 
-// rollout scenes (test_contact_rollout's, in both engines from MJCF)
-typedef struct RollScene {
-    const char* name;
-    const char* file;
-    double qvel0[6];
-    double qpos_hinge;
-} RollScene;
-
-static const RollScene roll_scenes[] = {
-    {"drop_box", "scene_drop_box.xml", {0.3, -0.2, 0, 1, 2, -3}, 0},
-    {"drop_sphere", "scene_drop_sphere.xml", {0.3, -0.2, 0, 1, 2, -3}, 0},
-    {"slide_pyramidal", "scene_slide.xml", {1.5, 0.4, 0, 0, 0, 0.5}, 0},
-    {"slide_elliptic", "scene_slide_elliptic.xml", {1.5, 0.4, 0, 0, 0, 0.5}, 0},
-    {"tip_over_edge", "scene_tip.xml", {0.2, 0, 0, 0, 4, 0}, 0},
-    {"five_box_stack", "sol_stack.xml", {0}, 0},
-    {"pendulum_limit", "sol_pendulum_limit.xml", {6}, 0.3},
-    {"fourbar_connect", "sol_fourbar.xml", {3}, 0},
-    {"humanoid", GDN_ORACLE_MJ_HUMANOID, {0}, 0},
+// the rollout scenes used here (tests/oracle/rollout_scenes.c, test_contact_rollout's), in this
+// order
+static const char* const roll_names[] = {
+    "drop_box",       "drop_sphere",    "slide_pyramidal", "slide_elliptic", "tip_over_edge",
+    "five_box_stack", "pendulum_limit", "fourbar_connect", "humanoid",
 };
-#define NROLL ((int)(sizeof(roll_scenes) / sizeof(roll_scenes[0])))
+#define NROLL ((int)(sizeof(roll_names) / sizeof(roll_names[0])))
 
 // a scene loaded in both engines (our loader, collision, rows) with constraints on and solver
 // PGS at the model's own iterations and tolerance; the initial state in both datas
-static int roll_open(const RollScene* rs, gdnOracle* o) {
-    char path[1024];
-    if (gdn_oracle_load(o, gdn_oracle_solver_model_path(rs->file, path, sizeof(path)))) {
+static int roll_open(const gdnRolloutScene* rs, gdnOracle* o) {
+    if (gdn_oracle_rollout_open(o, rs)) {
         return 1;
     }
-    o->mm->opt.disableflags &= ~mjDSBL_CONSTRAINT;
-    o->gm->opt.disableflags &= ~GDN_DSBL_CONSTRAINT;
     o->mm->opt.solver = mjSOL_PGS;
     o->gm->opt.solver = GDN_SOL_PGS;
-    const int nv6 = o->mm->nv < 6 ? o->mm->nv : 6;
-    for (int i = 0; i < nv6; i++) {
-        o->md->qvel[i] = rs->qvel0[i];
-    }
-    if (rs->qpos_hinge != 0) {
-        o->md->qpos[0] = rs->qpos_hinge;
-    }
-    memcpy(o->gd->qpos, o->md->qpos, sizeof(double) * (size_t)o->mm->nq);
-    memcpy(o->gd->qvel, o->md->qvel, sizeof(double) * (size_t)o->mm->nv);
     return 0;
 }
 
@@ -374,9 +350,9 @@ static double now(void) {
 
 // microseconds per step of NSTEP-step PGS rollouts from the initial state, ours and mj_step,
 // interleaved, the best of 5 (printed only)
-static void print_rollout_timing(const RollScene* rs) {
+static void print_rollout_timing(const gdnRolloutScene* rs) {
     gdnOracle o;
-    if (roll_open(rs, &o)) {
+    if (!rs || roll_open(rs, &o)) {
         return;
     }
     mjData* init = mj_copyData(NULL, o.mm, o.md);
@@ -419,7 +395,8 @@ static void print_rollout_timing(const RollScene* rs) {
 static int test_rollouts(void) {
     double worst_all = 0;
     for (int k = 0; k < NROLL; k++) {
-        const RollScene* rs = &roll_scenes[k];
+        const gdnRolloutScene* rs = gdn_oracle_rollout_scene(roll_names[k]);
+        CHECK(rs != NULL);
         gdnOracle o;
         CHECK(roll_open(rs, &o) == 0);
         mjData* perturbed = mj_copyData(NULL, o.mm, o.md);
@@ -456,7 +433,7 @@ static int test_rollouts(void) {
         gdn_oracle_free(&o);
     }
     printf("  PGS rollouts: worst qpos difference %.2e over %d scenes\n", worst_all, NROLL);
-    print_rollout_timing(&roll_scenes[NROLL - 1]);
+    print_rollout_timing(gdn_oracle_rollout_scene("humanoid"));
     return 0;
 }
 

@@ -31,6 +31,7 @@
 #include "constraint/solver.h"
 #include "oracle/oracle.h"
 #include "oracle/rollout_scenes.h"
+#include "oracle/solver_problem.h"
 #include "runner/test.h"
 
 #define NSTEP 500          // rollout length
@@ -157,9 +158,10 @@ static int run_scene(const Scene* s, FwdReport* fwd, RolloutReport* roll) {
 }
 
 // MuJoCo's solver inputs at every constrained step of its own rollout (default settings) given
-// to gdn_solve_constraint: dense M, qfrc_smooth, qacc_smooth, the warm start before the step,
-// the rows (efc_J, efc_aref, efc_D, efc_R, efc_type, efc_id, efc_frictionloss) and the contacts'
-// dim, mu, friction. Counts the solves and those whose iteration count differs from MuJoCo's.
+// to gdn_solve_constraint: the warm start before the step and gdn_oracle_solver_copy's dense M,
+// qfrc_smooth, qacc_smooth, rows (efc_J, efc_aref, efc_D, efc_R, efc_type, efc_id,
+// efc_frictionloss) and contacts (dim, mu, friction). Counts the solves and those whose
+// iteration count differs from MuJoCo's.
 static int solver_per_step(const Scene* s, int* solves, int* iter_mismatch) {
     gdnOracle p;
     if (gdn_oracle_rollout_open(&p, s)) {
@@ -182,30 +184,13 @@ static int solver_per_step(const Scene* s, int* solves, int* iter_mismatch) {
         memcpy(gd->qacc_warmstart, p.md->qacc_warmstart, sizeof(double) * (size_t)nv);
         mj_forward(p.mm, md);
         mj_step(p.mm, p.md);
-        if (md->nefc == 0 || md->nefc > gd->maxefc || md->ncon > gd->maxcon) {
-            *iter_mismatch += md->nefc > gd->maxefc || md->ncon > gd->maxcon;
+        if (md->nefc == 0) {
             continue;
         }
-        mj_fullM(p.mm, gd->qM, md->qM);
-        memcpy(gd->qfrc_smooth, md->qfrc_smooth, sizeof(double) * (size_t)nv);
-        memcpy(gd->qacc_smooth, md->qacc_smooth, sizeof(double) * (size_t)nv);
-        gd->ncon = md->ncon;
-        for (int i = 0; i < md->ncon; i++) {
-            gd->contact[i].dim = md->contact[i].dim;
-            gd->contact[i].mu = md->contact[i].mu;
-            memcpy(gd->contact[i].friction, md->contact[i].friction, sizeof(double) * 5);
-        }
-        gd->nefc = md->nefc;
-        gd->ne = md->ne;
-        gd->nf = md->nf;
-        memcpy(gd->efc_J, md->efc_J, sizeof(double) * (size_t)md->nefc * (size_t)nv);
-        for (int i = 0; i < md->nefc; i++) {
-            gd->efc_type[i] = md->efc_type[i];
-            gd->efc_id[i] = md->efc_id[i];
-            gd->efc_aref[i] = md->efc_aref[i];
-            gd->efc_D[i] = md->efc_D[i];
-            gd->efc_R[i] = md->efc_R[i];
-            gd->efc_frictionloss[i] = md->efc_frictionloss[i];
+        // a problem larger than our data holds counts as a mismatch
+        if (gdn_oracle_solver_copy(p.mm, md, gd)) {
+            (*iter_mismatch)++;
+            continue;
         }
         if (gdn_solve_constraint(p.gm, gd) != GDN_OK) {
             (*iter_mismatch)++;

@@ -201,10 +201,10 @@ static int roll_scene(const gdnRolloutScene* rs, RollReport* r) {
         r->unconverged += o.gd->nefc > 0 && !o.gd->solver_converged;
         const double dist = gdn_oracle_qpos_distance(&o, o.gd->qpos, o.md->qpos, scratch);
         const double self = gdn_oracle_qpos_distance(&o, perturbed->qpos, o.md->qpos, scratch);
-        r->worst = fmax(r->worst, dist);
-        r->self = fmax(r->self, self);
-        r->newton = fmax(r->newton, gdn_oracle_qpos_distance(&o, newton->qpos, o.md->qpos,
-                                                               scratch));
+        r->worst = gdn_oracle_worst(r->worst, dist);
+        r->self = gdn_oracle_worst(r->self, self);
+        r->newton = gdn_oracle_worst(r->newton, gdn_oracle_qpos_distance(&o, newton->qpos,
+                                                                         o.md->qpos, scratch));
         if (!(dist <= 1e-6) && r->separate < 0) {
             r->separate = t + 1;
         }

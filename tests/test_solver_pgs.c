@@ -416,9 +416,10 @@ static int test_rollouts(void) {
             sweeps_mj += o.md->solver_iter;
             iter_mismatch += o.gd->solver_iter != o.md->solver_iter;
             unconverged += o.gd->nefc > 0 && !o.gd->solver_converged;
-            worst = fmax(worst, gdn_oracle_qpos_distance(&o, o.gd->qpos, o.md->qpos, scratch));
-            worst_self = fmax(worst_self,
-                              gdn_oracle_qpos_distance(&o, perturbed->qpos, o.md->qpos, scratch));
+            worst = gdn_oracle_worst(
+                worst, gdn_oracle_qpos_distance(&o, o.gd->qpos, o.md->qpos, scratch));
+            worst_self = gdn_oracle_worst(
+                worst_self, gdn_oracle_qpos_distance(&o, perturbed->qpos, o.md->qpos, scratch));
         }
         printf("  %-16s %d steps: worst qpos %.2e | PGS sweeps %ld (MuJoCo %ld), %d of %d solves "
                "with another count, %d unconverged | MuJoCo after a 1e-12 change: %.2e\n",

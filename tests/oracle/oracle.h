@@ -62,6 +62,11 @@ void gdn_oracle_copy_state(gdnOracle* o);
 // dense nv x nv mass matrix of MuJoCo's current qM (needs mj_forward or mj_crb first)
 void gdn_oracle_full_m(const gdnOracle* o, double* dense);
 
+// the larger of a running worst and a new error, NaN propagating (fmax would drop a NaN error)
+static inline double gdn_oracle_worst(double worst, double error) {
+    return error <= worst ? worst : error;
+}
+
 // ||qa (-) qb||_inf in MuJoCo's tangent space (mj_differentiatePos), nv scratch from the caller
 double gdn_oracle_qpos_distance(const gdnOracle* o, const double* qa, const double* qb,
                                 double* scratch);

@@ -10,6 +10,7 @@
 #include <gradyn/gradyn.h>
 #include <mujoco/mujoco.h>
 
+#include "oracle/oracle.h"
 #include "runner/cli_run.h"
 #include "runner/test.h"
 
@@ -149,6 +150,89 @@ static int test_contacts_scene(void) {
     cJSON_Delete(root);
     mj_deleteData(md);
     mj_deleteModel(mm);
+    return 0;
+}
+
+
+// contacts --forces: each contact's "force" is gdn_contact_force after gdn_forward with the same
+// solver options (every printed digit), and equals mj_contactForce after mj_forward from the
+// same (zero) warm start to 1e-8 of the largest force with MuJoCo's iteration count (PGS stops
+// at its 100 sweeps here, as MuJoCo's does). CG is compared with the library only: its
+// improvement test stops it far from the minimum, where its iterate amplifies the last-bit
+// differences of M and the bias forces (1.8e-5 here, where MuJoCo's own CG moves by 6.5e-5
+// after a 1e-12 change of the ball's height). Without --forces there is no "force"; a bad solver
+// option is a command-line error.
+static int test_contacts_forces(void) {
+    const char* path = tmp_file("scene_forces.xml", scene_xml);
+    const struct {
+        const char* options;
+        int solver, cone, vs_mujoco;
+    } runs[] = {{"", mjSOL_NEWTON, mjCONE_PYRAMIDAL, 1},
+                {"--cone elliptic", mjSOL_NEWTON, mjCONE_ELLIPTIC, 1},
+                {"--solver pgs --cone elliptic", mjSOL_PGS, mjCONE_ELLIPTIC, 1},
+                {"--solver cg", mjSOL_CG, mjCONE_PYRAMIDAL, 0}};
+    char args[1024], err[512] = "";
+    for (size_t k = 0; k < sizeof(runs) / sizeof(runs[0]); k++) {
+        snprintf(args, sizeof(args), "contacts '%s' --forces %s", path, runs[k].options);
+        CHECK(run_cli(args) == 0);
+        cJSON* root = cJSON_Parse(run_out);
+        CHECK(root != NULL);
+        const cJSON* contacts = cJSON_GetObjectItem(root, "contacts");
+
+        // the library with the same options (the enum values are MuJoCo's)
+        gdnModel* m = NULL;
+        CHECK(gdn_load_xml(path, &m, err, (int)sizeof(err), NULL, 0) == GDN_OK);
+        m->opt.solver = runs[k].solver;
+        m->opt.cone = runs[k].cone;
+        gdnData* d = NULL;
+        CHECK(gdn_data_create(m, &d) == GDN_OK);
+        gdn_data_reset(m, d);
+        CHECK(gdn_forward(m, d) == GDN_OK);
+        CHECK(cJSON_GetArraySize(contacts) == d->ncon && d->ncon > 0);
+        CHECK(cJSON_GetObjectItem(root, "nefc")->valueint == d->nefc);
+        CHECK(cJSON_GetObjectItem(root, "solver_iter")->valueint == d->solver_iter);
+        CHECK(cJSON_GetObjectItem(root, "solver_converged")->valueint == d->solver_converged);
+        for (int c = 0; c < d->ncon; c++) {
+            double f[6];
+            CHECK(gdn_contact_force(m, d, c, f) == GDN_OK);
+            const cJSON* force = cJSON_GetObjectItem(cJSON_GetArrayItem(contacts, c), "force");
+            CHECK(array_diff(force, f, 6) == 0);
+        }
+
+        // MuJoCo
+        mjModel* mm = mj_loadXML(path, NULL, err, sizeof(err));
+        CHECK(mm != NULL);
+        mm->opt.solver = runs[k].solver;
+        mm->opt.cone = runs[k].cone;
+        mjData* md = mj_makeData(mm);
+        mj_forward(mm, md);
+        double scale = 1e-9, worst = 0;
+        for (int i = 0; i < md->nefc; i++) {
+            scale = fmax(scale, fabs(md->efc_force[i]));
+        }
+        for (int c = 0; c < md->ncon && c < d->ncon; c++) {
+            double f[6];
+            mj_contactForce(mm, md, c, f);
+            const cJSON* force = cJSON_GetObjectItem(cJSON_GetArrayItem(contacts, c), "force");
+            worst = gdn_oracle_worst(worst, array_diff(force, f, 6) / scale);
+        }
+        printf("  contacts --forces %s: %d contacts equal gdn_contact_force's; largest force "
+               "%.4g N, mj_contactForce %.2e of it away (solver_iter %d, MuJoCo %d)\n",
+               runs[k].options, d->ncon, scale, worst, d->solver_iter, md->solver_iter);
+        if (runs[k].vs_mujoco) {
+            CHECK(md->ncon == d->ncon && md->solver_iter == d->solver_iter);
+            CHECK(worst <= 1e-8);
+        }
+        cJSON_Delete(root);
+        mj_deleteData(md);
+        mj_deleteModel(mm);
+        gdn_data_free(d);
+        gdn_model_free(m);
+    }
+    snprintf(args, sizeof(args), "contacts '%s'", path);
+    CHECK(run_cli(args) == 0 && strstr(run_out, "\"force\"") == NULL);
+    snprintf(args, sizeof(args), "contacts '%s' --forces --solver lcp", path);
+    CHECK(run_cli(args) == 2 && strstr(run_err, "--solver"));
     return 0;
 }
 
@@ -404,6 +488,7 @@ static const gdnTestCase cases[] = {
     {"contacts_state_and_key", test_contacts_state_and_key},
     {"contacts_overflow", test_contacts_overflow},
     {"contacts_errors", test_contacts_errors},
+    {"contacts_forces", test_contacts_forces},
     {"simulate_option_errors", test_simulate_option_errors},
     {"simulate_contact_options", test_simulate_contact_options},
 };

@@ -366,22 +366,11 @@ static int test_sphere_rolls(void) {
 }
 
 
-// normal force of contact c: the first row (elliptic, frictionless) or the sum of the pyramid's
-// edge forces (each edge J_n +- mu J_t carries its force along the normal)
-static double normal_force(const gdnData* d, int c) {
-    const gdnContact* con = &d->contact[c];
-    int row = con->efc_address;
-    if (row < 0) {
-        return 0;
-    }
-    if (d->efc_type[row] != GDN_CNSTR_CONTACT_PYRAMIDAL) {
-        return d->efc_force[row];
-    }
-    double sum = 0;
-    for (int e = 0; e < 2 * (con->dim - 1); e++) {
-        sum += d->efc_force[row + e];
-    }
-    return sum;
+// normal force of contact c (gdn_contact_force: the first row, or the pyramid's edge forces
+// summed, each edge J_n +- mu J_t carrying its force along the normal)
+static double normal_force(const gdnModel* m, const gdnData* d, int c) {
+    double f[6];
+    return gdn_contact_force(m, d, c, f) == GDN_OK ? f[0] : (double)NAN;
 }
 
 
@@ -409,7 +398,7 @@ static int test_resting_weight(void) {
         }
         for (int c = 0; c < d->ncon; c++) {
             if (d->contact[c].geom1 == 0 || d->contact[c].geom2 == 0) {
-                floor_force += normal_force(d, c);
+                floor_force += normal_force(m, d, c);
             }
         }
         // the bottom body's z dof (free joint: dof 2) carries the whole weight

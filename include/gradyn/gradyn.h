@@ -115,6 +115,17 @@ GDN_API void gdn_kinematics(const gdnModel* m, gdnData* d);
 // constraints. GDN_ERR_ARG for NULL arguments, GDN_ERR_MEMORY when the arena is exhausted
 GDN_API gdnStatus gdn_collision(const gdnModel* m, gdnData* d);
 
+// force of contact id in its contact frame (MuJoCo's mj_contactForce), from the last solve's
+// efc_force (after gdn_forward or gdn_step): result = (normal, tangent1, tangent2, torsion,
+// roll1, roll2), the first d->contact[id].dim entries set and the rest 0. result[0] >= 0
+// pushes the geoms apart: it acts on geom2 along the frame's normal (geom1 -> geom2) and on
+// geom1 opposite to it; the tangential entries likewise act on geom2 along the tangents.
+// Pyramidal rows are decoded as MuJoCo does: normal = sum of the 2 (dim - 1) edge forces,
+// tangent_i = (f_2i - f_2i+1) friction_i. A contact without rows (in the gap, or rows
+// disabled) gives zeros. GDN_ERR_ARG for NULL arguments or id outside [0, ncon)
+GDN_API gdnStatus gdn_contact_force(const gdnModel* m, const gdnData* d, int id,
+                                    double result[6]);
+
 // composite rigid body algorithm: d->qM (dense, armature included); needs kinematics
 GDN_API void gdn_crb(const gdnModel* m, gdnData* d);
 

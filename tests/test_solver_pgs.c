@@ -466,7 +466,7 @@ static int test_robustness(void) {
     // nefc = 0 straight into the solver
     gd->nefc = 0;
     gd->solver_iter = 0;
-    CHECK(gdn_solver_pgs(gm, gd, NULL, 100) == GDN_OK);
+    CHECK(gdn_solver_pgs(gm, gd, NULL, NULL, 100) == GDN_OK);
     CHECK(gd->solver_iter == 0 && gd->solver_converged == 1);
     for (int k = 0; k < nv; k++) {
         CHECK(gd->qacc[k] == gd->qacc_smooth[k] && gd->qfrc_constraint[k] == 0);
@@ -504,7 +504,7 @@ static int test_robustness(void) {
     {
         const size_t narena = gd->narena;
         gd->narena = gd->parena;
-        CHECK(gdn_solver_pgs(gm, gd, NULL, 100) == GDN_ERR_MEMORY);
+        CHECK(gdn_solver_pgs(gm, gd, NULL, NULL, 100) == GDN_ERR_MEMORY);
         gd->narena = narena;
     }
     printf("  arena short by 0 .. %zu bytes: %d budgets refused with GDN_ERR_MEMORY, the others "
@@ -525,7 +525,7 @@ static int test_robustness(void) {
     const int bad_dims[2] = {7, nefc + 1};
     for (int k = 0; k < 2; k++) {
         con->dim = bad_dims[k];
-        CHECK(gdn_solver_pgs(gm, gd, NULL, 10) == GDN_ERR_ARG);
+        CHECK(gdn_solver_pgs(gm, gd, NULL, NULL, 10) == GDN_ERR_ARG);
         CHECK(gdn_oracle_solver_solve(&p, GDN_SOL_PGS) == GDN_ERR_ARG);
         CHECK(gd->solver_converged == 0);
         for (int j = 0; j < nv; j++) {

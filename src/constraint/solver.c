@@ -104,16 +104,15 @@ static double gauss_cost(const gdnModel* m, const gdnData* d, const double* qacc
 // efc_force = 0 and qfrc_constraint = 0. b = J qacc_smooth - aref (into jar, nefc scratch) and
 // f' AR f = qfrc' M^-1 qfrc + sum R f^2 with qfrc = J' f (M^-1 by the tree factor of M).
 // 0, or -1 when the arena is short
-static int warmstart_dual(const gdnModel* m, gdnData* d, const int* simple, double* jar) {
+static int warmstart_dual(const gdnModel* m, gdnData* d, const gdnMassFactor* factor,
+                          double* jar) {
     const int nv = m->nv, nefc = d->nefc;
-    gdnMassFactor factor;
     double* Minv_qfrc = gdn_arena_doubles(d, (size_t)nv);
-    if (!Minv_qfrc || gdn_mass_factor_alloc(m, d, simple, &factor) != GDN_OK) {
+    if (!Minv_qfrc) {
         return -1;
     }
-    gdn_mass_factor(m, d->qM, NULL, &factor);
     memcpy(Minv_qfrc, d->qfrc_constraint, sizeof(double) * (size_t)nv);
-    gdn_mass_solve(m, &factor, Minv_qfrc);
+    gdn_mass_solve(m, factor, Minv_qfrc);
     double fARf = gdn_solver_dot(d->qfrc_constraint, Minv_qfrc, nv);
     for (int i = 0; i < nefc; i++) {
         fARf += d->efc_R[i] * d->efc_force[i] * d->efc_force[i];
@@ -130,9 +129,10 @@ static int warmstart_dual(const gdnModel* m, gdnData* d, const int* simple, doub
 // qacc = the better of qacc_warmstart and qacc_smooth by total cost (Gauss + s), as MuJoCo
 // chooses; qacc_smooth alone when warm starting is disabled. PGS (a dual solver) starts from
 // efc_force instead: the force of qacc_warmstart when its dual cost is <= 0, else zero
-// (warmstart_dual); efc_force = 0 when warm starting is disabled. 0, or -1 when the arena is
-// short.
-static int warmstart(const gdnModel* m, gdnData* d, const int* simple) {
+// (warmstart_dual, with factor: the tree factor of M); efc_force = 0 when warm starting is
+// disabled. 0, or -1 when the arena is short.
+static int warmstart(const gdnModel* m, gdnData* d, const int* simple,
+                     const gdnMassFactor* factor) {
     const int nv = m->nv, nefc = d->nefc;
     const size_t bytes = sizeof(double) * (size_t)nv;
     if (m->opt.disableflags & GDN_DSBL_WARMSTART) {
@@ -156,7 +156,7 @@ static int warmstart(const gdnModel* m, gdnData* d, const int* simple) {
     double cost_warmstart;
     gdn_constraint_update(m, d, jar, &cost_warmstart, NULL);
     if (m->opt.solver == GDN_SOL_PGS) {
-        int ok = warmstart_dual(m, d, simple, jar);
+        int ok = warmstart_dual(m, d, factor, jar);
         gdn_arena_reset(d, mark);
         return ok;
     }
@@ -178,10 +178,31 @@ static int warmstart(const gdnModel* m, gdnData* d, const int* simple) {
 
 gdnStatus gdn_solve_constraint(const gdnModel* m, gdnData* d) {
     gdn_solver_record_sparsity(m, d);
-    return gdn_solve_constraint_rows(m, d, NULL);
+    return gdn_solve_constraint_rows(m, d, NULL, NULL);
 }
 
-gdnStatus gdn_solve_constraint_rows(const gdnModel* m, gdnData* d, const int* given_simple) {
+// the tree factor of d->qM into the arena unless given (only CG and PGS use one): *factor, or
+// NULL for Newton; -1 when the arena is short
+static int shared_factor(const gdnModel* m, gdnData* d, const int* simple,
+                         const gdnMassFactor* given, gdnMassFactor* own,
+                         const gdnMassFactor** factor) {
+    *factor = NULL;
+    if (m->opt.solver != GDN_SOL_CG && m->opt.solver != GDN_SOL_PGS) {
+        return 0;
+    }
+    if (!given) {
+        if (gdn_mass_factor_alloc(m, d, simple, own) != GDN_OK) {
+            return -1;
+        }
+        gdn_mass_factor(m, d->qM, NULL, own);
+        given = own;
+    }
+    *factor = given;
+    return 0;
+}
+
+gdnStatus gdn_solve_constraint_rows(const gdnModel* m, gdnData* d, const int* given_simple,
+                                    const gdnMassFactor* given_factor) {
     const int nv = m->nv, nefc = d->nefc;
     const size_t bytes = sizeof(double) * (size_t)nv;
     d->solver_iter = 0;
@@ -204,16 +225,19 @@ gdnStatus gdn_solve_constraint_rows(const gdnModel* m, gdnData* d, const int* gi
         }
         simple = found;
     }
+    gdnMassFactor own_factor;
+    const gdnMassFactor* factor = NULL;
     if (gdn_solver_check_rows(d) != 0) {
         status = GDN_ERR_ARG;
-    } else if (!simple || warmstart(m, d, simple) != 0) {
+    } else if (!simple || shared_factor(m, d, simple, given_factor, &own_factor, &factor) != 0 ||
+               warmstart(m, d, simple, factor) != 0) {
         status = GDN_ERR_MEMORY;
     } else if (m->opt.solver == GDN_SOL_NEWTON) {
         status = gdn_solver_newton(m, d, simple, m->opt.iterations);
     } else if (m->opt.solver == GDN_SOL_CG) {
-        status = gdn_solver_cg(m, d, simple, m->opt.iterations);
+        status = gdn_solver_cg(m, d, simple, factor, m->opt.iterations);
     } else if (m->opt.solver == GDN_SOL_PGS) {
-        status = gdn_solver_pgs(m, d, simple, m->opt.iterations);
+        status = gdn_solver_pgs(m, d, simple, factor, m->opt.iterations);
     } else {
         status = GDN_ERR_UNSUPPORTED;
     }

@@ -5,6 +5,8 @@
 
 #include <gradyn/gradyn.h>
 
+#include "constraint/mass_factor.h"
+
 // mj_fwdConstraint: solve for the constrained qacc given qacc_smooth, qfrc_smooth, the dense
 // d->qM and the rows (efc_J, efc_aref, efc_D, efc_R, efc_frictionloss, efc_type, efc_id, and for
 // elliptic rows d->contact[efc_id].dim / mu / friction). Warm start as MuJoCo: the better (lower
@@ -19,8 +21,11 @@
 gdnStatus gdn_solve_constraint(const gdnModel* m, gdnData* d);
 
 // gdn_solve_constraint on rows whose sparsity is already recorded (gdn_make_constraint's rows);
-// simple: gdn_simple_dofs of the model, or NULL to compute them here
-gdnStatus gdn_solve_constraint_rows(const gdnModel* m, gdnData* d, const int* simple);
+// simple: gdn_simple_dofs of the model, or NULL to compute them here; factor: the tree factor
+// of the current d->qM (gdn_mass_factor with diag NULL, built on the same simple), or NULL to
+// factor here (only CG and PGS and PGS's warm start use it; one factor serves them all)
+gdnStatus gdn_solve_constraint_rows(const gdnModel* m, gdnData* d, const int* simple,
+                                    const gdnMassFactor* factor);
 
 // 0 when every elliptic contact's rows fit (d->contact[efc_id].dim in 1..6 and within nefc),
 // else -1 (the solvers then return GDN_ERR_ARG without reading past the rows)
@@ -56,8 +61,10 @@ gdnStatus gdn_solver_newton(const gdnModel* m, gdnData* d, const int* simple, in
 
 // mj_solCG: maxiter Polak-Ribiere conjugate-gradient iterations on the same primal problem as
 // Newton, preconditioned by M^-1, with Newton's exact line search, from d->qacc (set by the warm
-// start). Writes what gdn_solver_newton writes. GDN_ERR_MEMORY when the arena is short.
-gdnStatus gdn_solver_cg(const gdnModel* m, gdnData* d, const int* simple, int maxiter);
+// start). factor: the tree factor of d->qM (as gdn_solve_constraint_rows), or NULL to factor
+// here. Writes what gdn_solver_newton writes. GDN_ERR_MEMORY when the arena is short.
+gdnStatus gdn_solver_cg(const gdnModel* m, gdnData* d, const int* simple,
+                        const gdnMassFactor* factor, int maxiter);
 
 // mj_solPGS: maxiter projected Gauss-Seidel sweeps on the dual problem
 // min_f 0.5 f' (J M^-1 J' + R) f + f' (J qacc_smooth - aref) over the constraint sets (free
@@ -68,8 +75,10 @@ gdnStatus gdn_solver_cg(const gdnModel* m, gdnData* d, const int* simple, int ma
 // dual states of the final force), qfrc_constraint, solver_iter (sweeps, added to),
 // solver_converged, solver_residual (the last sweep's scaled decrease; 0 without a sweep).
 // GDN_ERR_MEMORY when the arena is short, GDN_ERR_ARG for an elliptic contact whose rows do not
-// fit (dim outside 1..6 or past nefc); nothing is written then.
-gdnStatus gdn_solver_pgs(const gdnModel* m, gdnData* d, const int* simple, int maxiter);
+// fit (dim outside 1..6 or past nefc); nothing is written then. factor: the tree factor of
+// d->qM (as gdn_solve_constraint_rows), or NULL to factor here.
+gdnStatus gdn_solver_pgs(const gdnModel* m, gdnData* d, const int* simple,
+                         const gdnMassFactor* factor, int maxiter);
 
 // sum_k a[k] b[k], k < n, in MuJoCo's mju_dot order (four interleaved partial sums combined as
 // (p0 + p2) + (p1 + p3), then the leftover products)

@@ -17,8 +17,9 @@
 
 // CG's state: the shared primal context, the factor of M and the previous gradients
 typedef struct CG {
-    gdnPrimal p;        // shared with Newton (p.Mgrad = M^-1 grad)
-    gdnMassFactor M;    // tree LDL' of d->qM
+    gdnPrimal p;              // shared with Newton (p.Mgrad = M^-1 grad)
+    const gdnMassFactor* M;   // tree LDL' of d->qM (given, or own)
+    gdnMassFactor own;        // the factor when none is given
     double* gradold;    // (nv) gradient before the step
     double* Mgradold;   // (nv) M^-1 gradient before the step
     double* Mgraddif;   // (nv) Mgrad - Mgradold
@@ -29,19 +30,22 @@ static double dot(const double* a, const double* b, int n) {
     return gdn_solver_dot(a, b, n);
 }
 
-// carve the solver arrays from the arena and factor M; 0 on success
-static int cg_alloc(const gdnModel* m, gdnData* d, const int* simple, CG* ctx) {
+// carve the solver arrays from the arena and factor M unless factor is given; 0 on success
+static int cg_alloc(const gdnModel* m, gdnData* d, const int* simple,
+                    const gdnMassFactor* factor, CG* ctx) {
     const size_t nv = (size_t)m->nv;
     memset(ctx, 0, sizeof(*ctx));
     int ok = gdn_primal_alloc(m, d, simple, 0, &ctx->p) == 0;
-    ok = ok && gdn_mass_factor_alloc(m, d, simple, &ctx->M) == GDN_OK;
+    ok = ok && (factor || gdn_mass_factor_alloc(m, d, simple, &ctx->own) == GDN_OK);
     ctx->gradold = gdn_arena_doubles(d, nv);
     ctx->Mgradold = gdn_arena_doubles(d, nv);
     ctx->Mgraddif = gdn_arena_doubles(d, nv);
     ok = ok && ctx->gradold && ctx->Mgradold && ctx->Mgraddif;
-    if (ok) {
-        gdn_mass_factor(m, d->qM, NULL, &ctx->M);
+    if (ok && !factor) {
+        gdn_mass_factor(m, d->qM, NULL, &ctx->own);
+        factor = &ctx->own;
     }
+    ctx->M = factor;
     return ok ? 0 : -1;
 }
 
@@ -50,7 +54,7 @@ static void update_gradient(const gdnModel* m, gdnData* d, void* solver) {
     CG* ctx = solver;
     gdn_primal_gradient(m, d, &ctx->p);
     memcpy(ctx->p.Mgrad, ctx->p.grad, sizeof(double) * (size_t)m->nv);
-    gdn_mass_solve(m, &ctx->M, ctx->p.Mgrad);
+    gdn_mass_solve(m, ctx->M, ctx->p.Mgrad);
 }
 
 // v = -Mgrad + beta v with the Polak-Ribiere beta (0 when negative): the direction step
@@ -83,10 +87,11 @@ static void save_gradient(const gdnModel* m, gdnData* d, void* solver) {
     memcpy(ctx->Mgradold, ctx->p.Mgrad, bytes);
 }
 
-gdnStatus gdn_solver_cg(const gdnModel* m, gdnData* d, const int* simple, int maxiter) {
+gdnStatus gdn_solver_cg(const gdnModel* m, gdnData* d, const int* simple,
+                        const gdnMassFactor* factor, int maxiter) {
     size_t mark = gdn_arena_mark(d);
     CG ctx;
-    if (cg_alloc(m, d, simple, &ctx) != 0) {
+    if (cg_alloc(m, d, simple, factor, &ctx) != 0) {
         gdn_arena_reset(d, mark);
         return GDN_ERR_MEMORY;
     }

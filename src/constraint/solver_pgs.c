@@ -54,7 +54,8 @@
 
 // solver state (arrays from the arena)
 typedef struct Pgs {
-    gdnMassFactor M; // tree factor of M
+    const gdnMassFactor* M; // tree factor of M (given, or own)
+    gdnMassFactor own;      // the factor when none is given
     int* zadr;       // (nefc) start of row i of Z in zval / zcol
     int* znnz;       // (nefc) its number of columns
     double* zval;    // (sum nnz) z_i on its columns
@@ -88,12 +89,13 @@ static int mark_chain(const gdnModel* m, const gdnData* d, int i, int* mark) {
     return count;
 }
 
-// the factor of M, the layout of Z and every other array; scratch: mark (nv ints, zero),
-// x (nv doubles). -1 when the arena is short
-static int pgs_alloc(const gdnModel* m, gdnData* d, const int* simple, Pgs* p, int** mark,
-                     double** x) {
+// the factor of M (unless factor is given: then p->M = factor), the layout of Z and every
+// other array; scratch: mark (nv ints, zero), x (nv doubles). -1 when the arena is short
+static int pgs_alloc(const gdnModel* m, gdnData* d, const int* simple,
+                     const gdnMassFactor* factor, Pgs* p, int** mark, double** x) {
     const int nv = m->nv, nefc = d->nefc;
-    if (gdn_mass_factor_alloc(m, d, simple, &p->M) != GDN_OK) {
+    p->M = factor;
+    if (!factor && gdn_mass_factor_alloc(m, d, simple, &p->own) != GDN_OK) {
         return -1;
     }
     *mark = gdn_arena_ints(d, (size_t)nv);
@@ -144,10 +146,10 @@ static void z_row(const gdnModel* m, const gdnData* d, Pgs* p, int i, int* mark,
     for (int q = n - 1; q >= 0; q--) {
         const int k = col[q];
         const double xk = x[k];
-        if (p->M.simple[k] || xk == 0) {
+        if (p->M->simple[k] || xk == 0) {
             continue;
         }
-        const double* rowk = p->M.LD + p->M.adr[k];
+        const double* rowk = p->M->LD + p->M->adr[k];
         int t = 1;
         for (int j = parent[k]; j >= 0; j = parent[j]) {
             x[j] -= rowk[t++] * xk;
@@ -155,7 +157,7 @@ static void z_row(const gdnModel* m, const gdnData* d, Pgs* p, int i, int* mark,
     }
     for (int q = 0; q < n; q++) {
         const int k = col[q];
-        val[q] = x[k] * (1.0 / sqrt(p->M.LD[p->M.adr[k]]));
+        val[q] = x[k] * (1.0 / sqrt(p->M->LD[p->M->adr[k]]));
     }
 }
 
@@ -182,10 +184,14 @@ static double ar_entry(const Pgs* p, int a, int c) {
     return s;
 }
 
-// the factor of M, Z, b, 1 / diag(AR), the elliptic blocks, and y = Z' f at the warm start
+// the factor of M (when not given), Z, b, 1 / diag(AR), the elliptic blocks, and y = Z' f at
+// the warm start
 static void pgs_setup(const gdnModel* m, gdnData* d, Pgs* p, int* mark, double* x) {
     const int nv = m->nv, nefc = d->nefc;
-    gdn_mass_factor(m, d->qM, NULL, &p->M);
+    if (!p->M) {
+        gdn_mass_factor(m, d->qM, NULL, &p->own);
+        p->M = &p->own;
+    }
     for (int i = 0; i < nefc; i++) {
         z_row(m, d, p, i, mark, x);
     }
@@ -582,7 +588,8 @@ static double sweep(gdnData* d, Pgs* p) {
     return improvement;
 }
 
-gdnStatus gdn_solver_pgs(const gdnModel* m, gdnData* d, const int* simple, int maxiter) {
+gdnStatus gdn_solver_pgs(const gdnModel* m, gdnData* d, const int* simple,
+                         const gdnMassFactor* factor, int maxiter) {
     const int nv = m->nv, nefc = d->nefc;
     const size_t bytes = sizeof(double) * (size_t)nv;
     if (nefc == 0) {
@@ -599,7 +606,7 @@ gdnStatus gdn_solver_pgs(const gdnModel* m, gdnData* d, const int* simple, int m
     Pgs p;
     int* chain_mark = NULL;
     double* x = NULL;
-    if (pgs_alloc(m, d, simple, &p, &chain_mark, &x) != 0) {
+    if (pgs_alloc(m, d, simple, factor, &p, &chain_mark, &x) != 0) {
         gdn_arena_reset(d, mark);
         return GDN_ERR_MEMORY;
     }
@@ -627,7 +634,7 @@ gdnStatus gdn_solver_pgs(const gdnModel* m, gdnData* d, const int* simple, int m
     // qfrc_constraint = J' f, qacc = M^-1 qfrc_constraint + qacc_smooth (MuJoCo's order)
     gdn_constraint_qfrc(m, d);
     memcpy(d->qacc, d->qfrc_constraint, bytes);
-    gdn_mass_solve(m, &p.M, d->qacc);
+    gdn_mass_solve(m, p.M, d->qacc);
     for (int k = 0; k < nv; k++) {
         d->qacc[k] += d->qacc_smooth[k];
     }

@@ -53,7 +53,9 @@ gdnStatus gdn_constrained_acceleration(const gdnModel* m, gdnData* d, const doub
     }
     // qacc_smooth = M^-1 qfrc_smooth with MuJoCo's tree LDL of qM (mj_factorM, mj_solveM), not
     // ABA: the solver's gradient M qacc - qfrc_smooth at qacc_smooth then has MuJoCo's bits
-    // (often exactly 0, which ends the solve with 0 iterations when qacc_smooth is the answer)
+    // (often exactly 0, which ends the solve with 0 iterations when qacc_smooth is the answer).
+    // The same factor serves the solve (CG's preconditioner, PGS's warm start and rows): M is
+    // factored once per step; Newton does not use it, so its arena is released first.
     size_t mark = gdn_arena_mark(d);
     int* simple = gdn_arena_ints(d, (size_t)nv + (size_t)m->nbody);
     if (!simple) {
@@ -61,9 +63,19 @@ gdnStatus gdn_constrained_acceleration(const gdnModel* m, gdnData* d, const doub
         return GDN_ERR_MEMORY;
     }
     gdn_simple_dofs(m, simple + nv, simple);
-    gdnStatus status = solve_mass(m, d, simple, NULL, d->qfrc_smooth, d->qacc_smooth);
+    const size_t factor_mark = gdn_arena_mark(d);
+    gdnMassFactor factor;
+    gdnStatus status = gdn_mass_factor_alloc(m, d, simple, &factor);
     if (status == GDN_OK) {
-        status = gdn_solve_constraint_rows(m, d, simple);
+        gdn_mass_factor(m, d->qM, NULL, &factor);
+        memcpy(d->qacc_smooth, d->qfrc_smooth, sizeof(double) * (size_t)nv);
+        gdn_mass_solve(m, &factor, d->qacc_smooth);
+        const gdnMassFactor* shared = &factor;
+        if (m->opt.solver != GDN_SOL_CG && m->opt.solver != GDN_SOL_PGS) {
+            gdn_arena_reset(d, factor_mark);
+            shared = NULL;
+        }
+        status = gdn_solve_constraint_rows(m, d, simple, shared);
     }
     gdn_arena_reset(d, mark);
     return status;

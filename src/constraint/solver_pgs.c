@@ -24,7 +24,7 @@
 // (diagonal, y) + sum over elliptic contacts dim^2 nnz; each sweep about 2 nnz_i multiply-adds
 // per row (one dot for the residual, one axpy when the force changed), against MuJoCo's dense
 // 2 nefc per row (and its nefc^2 nv / 2 to form AR). Memory: sum_i nnz_i (<= nefc nv) doubles
-// and ints, 10 nefc doubles and the factor.
+// and ints, 10 nefc + 3 nv doubles and the factor (the step's, when given).
 // Like MuJoCo's, an elliptic contact whose forces are all zero gets only the normal update
 // (clamped at 0), so a contact that only a joint normal-and-friction step would open stays
 // closed: on some hard elliptic problems the sweeps stall short of the minimum
@@ -65,6 +65,7 @@ typedef struct Pgs {
     double* ARinv;   // (nefc) 1 / AR_ii
     double* ARdiag;  // (nefc) 1 / ARinv_i: the scalar rows' AR in the cost change, as MuJoCo
     double* block;   // (6 nefc) AR block of the elliptic contact whose first row is i, at 6 i
+    double* rsqrtD;  // (nv) 1 / sqrt(D) of the factor
 } Pgs;
 
 // rows of an elliptic contact starting at row i (1 for every other row)
@@ -89,6 +90,22 @@ static int mark_chain(const gdnModel* m, const gdnData* d, int i, int* mark) {
     return count;
 }
 
+// does row i of J have the recorded columns of row i - 1 (then the same chain: the rows of
+// one contact usually do)?
+static int same_columns(const gdnData* d, int i) {
+    if (i == 0 || d->efc_rownnz[i] != d->efc_rownnz[i - 1]) {
+        return 0;
+    }
+    const int* col = d->efc_colind + d->efc_rowadr[i];
+    const int* prev = d->efc_colind + d->efc_rowadr[i - 1];
+    for (int q = 0; q < d->efc_rownnz[i]; q++) {
+        if (col[q] != prev[q]) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
 // the factor of M (unless factor is given: then p->M = factor), the layout of Z and every
 // other array; scratch: mark (nv ints, zero), x (nv doubles). -1 when the arena is short
 static int pgs_alloc(const gdnModel* m, gdnData* d, const int* simple,
@@ -108,11 +125,15 @@ static int pgs_alloc(const gdnModel* m, gdnData* d, const int* simple,
     size_t total = 0;
     for (int i = 0; i < nefc; i++) {
         p->zadr[i] = (int)total;
-        p->znnz[i] = mark_chain(m, d, i, *mark);
-        total += (size_t)p->znnz[i];
-        for (int k = 0; k < nv; k++) {
-            (*mark)[k] = 0;
+        if (same_columns(d, i)) {
+            p->znnz[i] = p->znnz[i - 1];
+        } else {
+            p->znnz[i] = mark_chain(m, d, i, *mark);
+            for (int k = 0; k < nv; k++) {
+                (*mark)[k] = 0;
+            }
         }
+        total += (size_t)p->znnz[i];
     }
     p->zval = gdn_arena_doubles(d, total);
     p->zcol = gdn_arena_ints(d, total);
@@ -121,26 +142,39 @@ static int pgs_alloc(const gdnModel* m, gdnData* d, const int* simple,
     p->ARinv = gdn_arena_doubles(d, (size_t)nefc);
     p->ARdiag = gdn_arena_doubles(d, (size_t)nefc);
     p->block = gdn_arena_doubles(d, 6 * (size_t)nefc);
+    p->rsqrtD = gdn_arena_doubles(d, (size_t)nv);
     *x = gdn_arena_doubles(d, (size_t)nv);
-    return p->zval && p->zcol && p->y && p->b && p->ARinv && p->ARdiag && p->block && *x ? 0
-                                                                                    : -1;
+    return p->zval && p->zcol && p->y && p->b && p->ARinv && p->ARdiag && p->block &&
+                   p->rsqrtD && *x
+               ? 0
+               : -1;
 }
 
-// row i of Z: x = J_i on its chain, x = L'^-1 x (MuJoCo's order: dofs descending, simple dofs
-// and zeros skipped, each updating its ancestors), z = x / sqrt(D)
+// row i of Z: x = J_i on its chain (the columns of row i - 1 when same_columns), x = L'^-1 x
+// (MuJoCo's order: dofs descending, simple dofs and zeros skipped, each updating its
+// ancestors), z = x (1 / sqrt(D))
 static void z_row(const gdnModel* m, const gdnData* d, Pgs* p, int i, int* mark, double* x) {
     const int nv = m->nv;
     const int* parent = m->dof_parentid;
     const double* Ji = d->efc_J + (size_t)i * (size_t)nv;
     int* col = p->zcol + p->zadr[i];
     double* val = p->zval + p->zadr[i];
-    mark_chain(m, d, i, mark);
     int n = 0;
-    for (int k = 0; k < nv; k++) {
-        if (mark[k]) {
-            col[n++] = k;
-            x[k] = Ji[k];
-            mark[k] = 0;
+    if (same_columns(d, i)) {
+        const int* prev = p->zcol + p->zadr[i - 1];
+        n = p->znnz[i];
+        for (int q = 0; q < n; q++) {
+            col[q] = prev[q];
+            x[prev[q]] = Ji[prev[q]];
+        }
+    } else {
+        mark_chain(m, d, i, mark);
+        for (int k = 0; k < nv; k++) {
+            if (mark[k]) {
+                col[n++] = k;
+                x[k] = Ji[k];
+                mark[k] = 0;
+            }
         }
     }
     for (int q = n - 1; q >= 0; q--) {
@@ -157,7 +191,7 @@ static void z_row(const gdnModel* m, const gdnData* d, Pgs* p, int i, int* mark,
     }
     for (int q = 0; q < n; q++) {
         const int k = col[q];
-        val[q] = x[k] * (1.0 / sqrt(p->M->LD[p->M->adr[k]]));
+        val[q] = x[k] * p->rsqrtD[k];
     }
 }
 
@@ -184,6 +218,18 @@ static double ar_entry(const Pgs* p, int a, int c) {
     return s;
 }
 
+// z_a . z_a, as ar_entry(p, a, a) sums it (the same products in the same order)
+static double ar_diagonal(const Pgs* p, int a) {
+    const double* val = p->zval + p->zadr[a];
+    double s = 0;
+    for (int q = 0; q < p->znnz[a]; q++) {
+        if (val[q] != 0) {
+            s += val[q] * val[q];
+        }
+    }
+    return s;
+}
+
 // the factor of M (when not given), Z, b, 1 / diag(AR), the elliptic blocks, and y = Z' f at
 // the warm start
 static void pgs_setup(const gdnModel* m, gdnData* d, Pgs* p, int* mark, double* x) {
@@ -192,12 +238,15 @@ static void pgs_setup(const gdnModel* m, gdnData* d, Pgs* p, int* mark, double* 
         gdn_mass_factor(m, d->qM, NULL, &p->own);
         p->M = &p->own;
     }
+    for (int k = 0; k < nv; k++) {
+        p->rsqrtD[k] = 1.0 / sqrt(p->M->LD[p->M->adr[k]]);
+    }
     for (int i = 0; i < nefc; i++) {
         z_row(m, d, p, i, mark, x);
     }
     gdn_constraint_jar(m, d, d->qacc_smooth, p->b);
     for (int i = 0; i < nefc; i++) {
-        p->ARinv[i] = 1 / (ar_entry(p, i, i) + d->efc_R[i]);
+        p->ARinv[i] = 1 / (ar_diagonal(p, i) + d->efc_R[i]);
         p->ARdiag[i] = 1 / p->ARinv[i];
     }
     // elliptic blocks: the lower triangle (rows i + j >= columns i + k), mirrored, R on the
@@ -552,7 +601,11 @@ static double sweep(gdnData* d, Pgs* p) {
         const int dim = row_dim(d, i);
         double res[PGS_MAXDIM], old[PGS_MAXDIM];
         residual(d, p, i, dim, res);
-        memcpy(old, force + i, sizeof(double) * (size_t)dim);
+        // (a loop, not memcpy: dim is 1 for most rows, where a library call costs more than
+        // the copy)
+        for (int j = 0; j < dim; j++) {
+            old[j] = force[i + j];
+        }
         if (type != GDN_CNSTR_CONTACT_ELLIPTIC) {
             // unconstrained minimum of row i, then its bounds
             force[i] -= res[0] * p->ARinv[i];

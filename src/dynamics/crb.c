@@ -2,24 +2,20 @@
 // Composite rigid body algorithm: the dense joint-space inertia matrix d->qM.
 #include <gradyn/gradyn.h>
 
+#include "dynamics/crb.h"
+
+#include <string.h>
+
 #include "base/arena.h"
 #include "dynamics/com.h"
 #include "math/spatial.h"
 
-// crb_b = sum of cinert over the subtree of b (leaf to root);
-// M(i, j) = cdof_j' crb_(body of i) cdof_i for every ancestor dof j of dof i (j = i included),
-// M(i, i) += armature_i; entries between dofs on different branches are zero
-void gdn_crb(const gdnModel* m, gdnData* d) {
+// crb (10 x nbody, cinert on entry) becomes the composite inertias: crb_b = sum of cinert over
+// the subtree of b (leaf to root); then M(i, j) = cdof_j' crb_(body of i) cdof_i for every
+// ancestor dof j of dof i (j = i included), M(i, i) += armature_i; entries between dofs on
+// different branches are zero
+static void crb_from(const gdnModel* m, gdnData* d, const double* cdof, double* crb) {
     const int nv = m->nv;
-    size_t mark = gdn_arena_mark(d);
-    double* cdof = gdn_arena_doubles(d, 6 * (size_t)nv);
-    double* crb = gdn_arena_doubles(d, 10 * (size_t)m->nbody);
-    if (!cdof || !crb) {
-        gdn_arena_reset(d, mark);
-        return;
-    }
-    gdn_com_dofs(m, d, cdof);
-    gdn_com_inertias(m, d, crb);
     for (int b = m->nbody - 1; b > 0; b--) {
         int p = m->body_parentid[b];
         if (p > 0) {
@@ -49,6 +45,27 @@ void gdn_crb(const gdnModel* m, gdnData* d) {
             row[j] = mij;
             column[(size_t)j * nv] = mij;
         }
+    }
+}
+
+void gdn_crb(const gdnModel* m, gdnData* d) {
+    size_t mark = gdn_arena_mark(d);
+    double* cdof = gdn_arena_doubles(d, 6 * (size_t)m->nv);
+    double* crb = gdn_arena_doubles(d, 10 * (size_t)m->nbody);
+    if (cdof && crb) {
+        gdn_com_dofs(m, d, cdof);
+        gdn_com_inertias(m, d, crb);
+        crb_from(m, d, cdof, crb);
+    }
+    gdn_arena_reset(d, mark);
+}
+
+void gdn_crb_com(const gdnModel* m, gdnData* d, const double* cdof, const double* cinert) {
+    size_t mark = gdn_arena_mark(d);
+    double* crb = gdn_arena_doubles(d, 10 * (size_t)m->nbody);
+    if (crb) {
+        memcpy(crb, cinert, sizeof(double) * 10 * (size_t)m->nbody);
+        crb_from(m, d, cdof, crb);
     }
     gdn_arena_reset(d, mark);
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Recursive Newton-Euler: bias forces C(q, v) and inverse dynamics M qacc + C(q, v).
-#include <gradyn/gradyn.h>
+#include "dynamics/rne.h"
 
 #include "base/arena.h"
 #include "dynamics/com.h"
@@ -12,21 +12,11 @@
 // backward: f_parent += f_b
 // result_i = cdof_i' f_(body of i) (+ armature_i qacc_i when flg_acc, so that the result is
 // M qacc + C with the armature in M; MuJoCo's mj_rne leaves the armature term to mj_inverse)
-void gdn_rne(const gdnModel* m, gdnData* d, int flg_acc, double* result) {
+// (with cdof and cinert given; scratch cdof_dot, cvel, cacc, cfrc)
+static void rne_from(const gdnModel* m, gdnData* d, int flg_acc, double* result,
+                     const double* cdof, const double* cinert, double* cdof_dot, double* cvel,
+                     double* cacc, double* cfrc) {
     const int nv = m->nv, nbody = m->nbody;
-    size_t mark = gdn_arena_mark(d);
-    double* cdof = gdn_arena_doubles(d, 6 * (size_t)nv);
-    double* cdof_dot = gdn_arena_doubles(d, 6 * (size_t)nv);
-    double* cinert = gdn_arena_doubles(d, 10 * (size_t)nbody);
-    double* cvel = gdn_arena_doubles(d, 6 * (size_t)nbody);
-    double* cacc = gdn_arena_doubles(d, 6 * (size_t)nbody);
-    double* cfrc = gdn_arena_doubles(d, 6 * (size_t)nbody);
-    if (!cdof || !cdof_dot || !cinert || !cvel || !cacc || !cfrc) {
-        gdn_arena_reset(d, mark);
-        return;
-    }
-    gdn_com_dofs(m, d, cdof);
-    gdn_com_inertias(m, d, cinert);
     gdn_com_vel(m, d, cdof, cvel, cdof_dot);
 
     for (int i = 0; i < 6; i++) {
@@ -74,6 +64,36 @@ void gdn_rne(const gdnModel* m, gdnData* d, int flg_acc, double* result) {
         if (flg_acc) {
             result[i] += m->dof_armature[i] * d->qacc[i];
         }
+    }
+}
+
+void gdn_rne(const gdnModel* m, gdnData* d, int flg_acc, double* result) {
+    const size_t nv = (size_t)m->nv, nbody = (size_t)m->nbody;
+    size_t mark = gdn_arena_mark(d);
+    double* cdof = gdn_arena_doubles(d, 6 * nv);
+    double* cdof_dot = gdn_arena_doubles(d, 6 * nv);
+    double* cinert = gdn_arena_doubles(d, 10 * nbody);
+    double* cvel = gdn_arena_doubles(d, 6 * nbody);
+    double* cacc = gdn_arena_doubles(d, 6 * nbody);
+    double* cfrc = gdn_arena_doubles(d, 6 * nbody);
+    if (cdof && cdof_dot && cinert && cvel && cacc && cfrc) {
+        gdn_com_dofs(m, d, cdof);
+        gdn_com_inertias(m, d, cinert);
+        rne_from(m, d, flg_acc, result, cdof, cinert, cdof_dot, cvel, cacc, cfrc);
+    }
+    gdn_arena_reset(d, mark);
+}
+
+void gdn_rne_com(const gdnModel* m, gdnData* d, int flg_acc, double* result, const double* cdof,
+                 const double* cinert) {
+    const size_t nv = (size_t)m->nv, nbody = (size_t)m->nbody;
+    size_t mark = gdn_arena_mark(d);
+    double* cdof_dot = gdn_arena_doubles(d, 6 * nv);
+    double* cvel = gdn_arena_doubles(d, 6 * nbody);
+    double* cacc = gdn_arena_doubles(d, 6 * nbody);
+    double* cfrc = gdn_arena_doubles(d, 6 * nbody);
+    if (cdof_dot && cvel && cacc && cfrc) {
+        rne_from(m, d, flg_acc, result, cdof, cinert, cdof_dot, cvel, cacc, cfrc);
     }
     gdn_arena_reset(d, mark);
 }

@@ -10,6 +10,9 @@
 #include "constraint/constraint.h"
 #include "constraint/mass_factor.h"
 #include "constraint/solver.h"
+#include "dynamics/com.h"
+#include "dynamics/crb.h"
+#include "dynamics/rne.h"
 
 gdnStatus gdn_constraint_rows_stage(const gdnModel* m, gdnData* d) {
     if (m->opt.disableflags & GDN_DSBL_CONSTRAINT) {
@@ -45,9 +48,23 @@ static gdnStatus solve_mass(const gdnModel* m, gdnData* d, const int* simple,
 // qM, reference acceleration, qfrc_bias, qfrc_smooth, qacc_smooth, then the solve
 gdnStatus gdn_constrained_acceleration(const gdnModel* m, gdnData* d, const double* tau) {
     const int nv = m->nv;
-    gdn_crb(m, d);
-    gdn_reference_constraint(m, d);
-    gdn_rne(m, d, 0, d->qfrc_bias);
+    // cdof and cinert once for CRB and RNE (gdn_crb and gdn_rne would each compute them; the
+    // same bits either way), released before the solve
+    size_t com_mark = gdn_arena_mark(d);
+    double* cdof = gdn_arena_doubles(d, 6 * (size_t)nv);
+    double* cinert = gdn_arena_doubles(d, 10 * (size_t)m->nbody);
+    if (cdof && cinert) {
+        gdn_com_dofs(m, d, cdof);
+        gdn_com_inertias(m, d, cinert);
+        gdn_crb_com(m, d, cdof, cinert);
+        gdn_reference_constraint(m, d);
+        gdn_rne_com(m, d, 0, d->qfrc_bias, cdof, cinert);
+    } else {
+        gdn_crb(m, d);
+        gdn_reference_constraint(m, d);
+        gdn_rne(m, d, 0, d->qfrc_bias);
+    }
+    gdn_arena_reset(d, com_mark);
     for (int i = 0; i < nv; i++) {
         d->qfrc_smooth[i] = tau[i] - d->qfrc_bias[i];
     }

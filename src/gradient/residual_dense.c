@@ -294,23 +294,60 @@ static double affected_position(const sweep* s, int i, int j) {
            gdn_dot6(s->gamma + 6 * i, s->S + 6 * j);
 }
 
-// r = (a' p_0, a' p_1) for the interleaved pair p = (p_0[0], p_1[0], p_0[1], p_1[1], ...)
+// Two-lane dots for the pair loop. Every operand is stored interleaved as 12 doubles at a 16-byte
+// aligned address (the arena aligns to 64 bytes; every array below starts at a multiple of 6 nv
+// doubles and holds 12 per dof): a pair p = (p_0[0], p_1[0], p_0[1], p_1[1], ...) or a
+// broadcast b = (b[0], b[0], b[1], b[1], ...). Lane l of bcast_dot(b, p) is
+// b[0] p_l[0] + b[1] p_l[1] + ... + b[5] p_l[5], left to right: the scalar gdn_dot6 of b and p_l
+// (products commute exactly), so the lanes are the scalar dots bit for bit.
 #if defined(__SSE2__)
-static inline void dot6_pair(double r[2], const double a[6], const double p[12]) {
-    __m128d acc = _mm_mul_pd(_mm_set1_pd(a[0]), _mm_loadu_pd(p));
+typedef __m128d lanes2;
+
+static inline lanes2 bcast_dot(const double* b, const double* p) {
+    lanes2 acc = _mm_mul_pd(_mm_load_pd(b), _mm_load_pd(p));
     for (int c = 1; c < 6; c++) {
-        acc = _mm_add_pd(acc, _mm_mul_pd(_mm_set1_pd(a[c]), _mm_loadu_pd(p + 2 * c)));
+        acc = _mm_add_pd(acc, _mm_mul_pd(_mm_load_pd(b + 2 * c), _mm_load_pd(p + 2 * c)));
     }
-    _mm_storeu_pd(r, acc);
+    return acc;
+}
+
+static inline double lane0(lanes2 x) {
+    return _mm_cvtsd_f64(x);
+}
+
+static inline double lane1(lanes2 x) {
+    return _mm_cvtsd_f64(_mm_unpackhi_pd(x, x));
 }
 #else
-static inline void dot6_pair(double r[2], const double a[6], const double p[12]) {
+typedef struct {
+    double l[2];
+} lanes2;
+
+static inline lanes2 bcast_dot(const double* b, const double* p) {
+    lanes2 r;
     for (int l = 0; l < 2; l++) {
-        r[l] = a[0] * p[l] + a[1] * p[2 + l] + a[2] * p[4 + l] + a[3] * p[6 + l] +
-               a[4] * p[8 + l] + a[5] * p[10 + l];
+        r.l[l] = b[0] * p[l] + b[2] * p[2 + l] + b[4] * p[4 + l] + b[6] * p[6 + l] +
+                 b[8] * p[8 + l] + b[10] * p[10 + l];
     }
+    return r;
+}
+
+static inline double lane0(lanes2 x) {
+    return x.l[0];
+}
+
+static inline double lane1(lanes2 x) {
+    return x.l[1];
 }
 #endif
+
+// the interleaved pair (a, b) of two 6-vectors, and the broadcast (a, a)
+static void interleave6(double p[12], const double a[6], const double b[6]) {
+    for (int c = 0; c < 6; c++) {
+        p[2 * c] = a[c];
+        p[2 * c + 1] = b[c];
+    }
+}
 
 // the dense residual Jacobians and, when M is not NULL, the mass matrix entries on the dof chains
 // from the same sweep (CRBA: M(i, k) = S_k' I_s(B_i) S_i = S_k' alpha_i, + armature_i at k = i)
@@ -322,7 +359,7 @@ static gdnStatus residual_dense(const gdnModel* m, gdnData* d, const double* a, 
         return GDN_ERR_ARG;
     }
     size_t mark = gdn_arena_mark(d);
-    double* block = gdn_arena_doubles(d, 96 * nvs + 94 * nbs);
+    double* block = gdn_arena_doubles(d, 108 * nvs + 94 * nbs);
     int* group = gdn_arena_ints(d, nvs);
     if (!block || !group) {
         gdn_arena_reset(d, mark);
@@ -336,10 +373,15 @@ static gdnStatus residual_dense(const gdnModel* m, gdnData* d, const double* a, 
     s.alpha = s.phi + 6 * nvs;
     s.kappa = s.alpha + 6 * nvs;
     s.gamma = s.kappa + 6 * nvs;
-    double* gq = s.gamma + 6 * nvs; // 6 nv: dF of each position column
-    double* gv = gq + 6 * nvs;      // 6 nv: of each velocity column
-    s.KS = gv + 42 * nvs;           // after 36 nv of interleaved pairs
-    s.I = s.KS + 6 * nvs;
+    s.KS = s.gamma + 6 * nvs;
+    // per dof, 12 doubles each (the two-lane dots above): the pairs (psi, phi), (sigma, S),
+    // (gq, gv) = dF of the position and the velocity column, (gamma, alpha), and S broadcast
+    double* pp = s.KS + 6 * nvs;
+    double* ss = pp + 12 * nvs;
+    double* gg = ss + 12 * nvs;
+    double* ga = gg + 12 * nvs;
+    double* SS = ga + 12 * nvs;
+    s.I = SS + 12 * nvs;
     s.K = s.I + 10 * nbs;
     s.G = s.K + 36 * nbs;
     s.IV = s.G + 18 * nbs;
@@ -347,62 +389,53 @@ static gdnStatus residual_dense(const gdnModel* m, gdnData* d, const double* a, 
     s.Wx = s.fin + 6 * nbs;
     s.group = group;
     sweep_build(m, d, a, W, &s, s.Wx + 6 * nbs);
-    for (int i = 0; M && i < nv; i++) {
-        const double* alpha = s.alpha + 6 * i;
-        double* row = M + (size_t)i * (size_t)nv;
-        row[i] = m->dof_armature[i] + gdn_dot6(s.S + 6 * i, alpha);
-        for (int k = m->dof_parentid[i]; k >= 0; k = m->dof_parentid[k]) {
-            row[k] = gdn_dot6(s.S + 6 * k, alpha);
-        }
-    }
-
     for (int i = 0; i < nv; i++) {
         memset(X + (size_t)i * ld, 0, sizeof(double) * (size_t)(2 * nv + nu));
     }
     for (int j = 0; j < nv; j++) {
         int B = m->dof_bodyid[j];
-        position_column_force(&s, j, B, gq + 6 * j);
-        velocity_column_force(&s, j, B, gv + 6 * j);
+        double gq[6], gv[6];
+        position_column_force(&s, j, B, gq);
+        velocity_column_force(&s, j, B, gv);
+        interleave6(gg + 12 * j, gq, gv);
+        interleave6(pp + 12 * j, s.psi + 6 * j, s.phi + 6 * j);
+        interleave6(ss + 12 * j, s.sig + 6 * j, s.S + 6 * j);
+        interleave6(ga + 12 * j, s.gamma + 6 * j, s.alpha + 6 * j);
+        interleave6(SS + 12 * j, s.S + 6 * j, s.S + 6 * j);
     }
-    // per dof, interleaved pairs for the two-lane dots below: (psi, phi), (sigma, S), (gq, gv)
-    double* pp = gv + 6 * nvs;
-    double* ss = pp + 12 * nvs;
-    double* gg = ss + 12 * nvs;
-    for (int j = 0; j < nv; j++) {
-        for (int c = 0; c < 6; c++) {
-            pp[12 * j + 2 * c] = s.psi[6 * j + c];
-            pp[12 * j + 2 * c + 1] = s.phi[6 * j + c];
-            ss[12 * j + 2 * c] = s.sig[6 * j + c];
-            ss[12 * j + 2 * c + 1] = s.S[6 * j + c];
-            gg[12 * j + 2 * c] = gq[6 * j + c];
-            gg[12 * j + 2 * c + 1] = gv[6 * j + c];
-        }
-    }
-    // every pair (i, k) with k = i or k an ancestor dof of i; each lane of dot6_pair is the
-    // scalar dot6 of its operands (same operations, same order)
+    // every pair (i, k) with k = i or k an ancestor dof of i, from four two-lane dots
     for (int i = 0; i < nv; i++) {
         double* xi = X + (size_t)i * ld;
-        const double* alpha = s.alpha + 6 * i;
-        const double* kappa = s.kappa + 6 * i;
-        const double* gamma = s.gamma + 6 * i;
-        double pair[2], pair2[2];
-        dot6_pair(pair, s.S + 6 * i, gg + 12 * i);
-        xi[i] = pair[0];
-        xi[nv + i] = pair[1];
+        _Alignas(16) double ab[12], kb[12]; // alpha_i, kappa_i broadcast
+        interleave6(ab, s.alpha + 6 * i, s.alpha + 6 * i);
+        interleave6(kb, s.kappa + 6 * i, s.kappa + 6 * i);
+        // diagonal: dr_i/dq_i = S_i' gq_i, dr_i/dv_i = S_i' gv_i; M(i, i) = armature + S_i' alpha_i
+        lanes2 g = bcast_dot(SS + 12 * i, gg + 12 * i);
+        xi[i] = lane0(g);
+        xi[nv + i] = lane1(g);
+        if (M) {
+            M[(size_t)i * (size_t)nv + i] =
+                m->dof_armature[i] + lane1(bcast_dot(SS + 12 * i, ga + 12 * i));
+        }
         for (int k = m->dof_parentid[i]; k >= 0; k = m->dof_parentid[k]) {
             double* xk = X + (size_t)k * ld;
-            const double* Sk = s.S + 6 * k;
             // row i is after column k:
             //   dr_i/dq_k = alpha_i' psi_k + kappa_i' sigma_k + gamma_i' S_k
             //   dr_i/dv_k = alpha_i' phi_k + kappa_i' S_k
-            dot6_pair(pair, alpha, pp + 12 * k);
-            dot6_pair(pair2, kappa, ss + 12 * k);
-            xi[k] = pair[0] + pair2[0] + gdn_dot6(gamma, Sk);
-            xi[nv + k] = pair[1] + pair2[1];
-            // row k is before column i: affected only inside i's ball group
-            dot6_pair(pair, Sk, gg + 12 * i);
-            xk[i] = s.group[k] == s.group[i] ? affected_position(&s, k, i) : pair[0];
-            xk[nv + i] = pair[1];
+            // and M(i, k) = S_k' alpha_i
+            lanes2 ap = bcast_dot(ab, pp + 12 * k);
+            lanes2 ks = bcast_dot(kb, ss + 12 * k);
+            lanes2 sga = bcast_dot(SS + 12 * k, ga + 12 * i);
+            xi[k] = lane0(ap) + lane0(ks) + lane0(sga);
+            xi[nv + k] = lane1(ap) + lane1(ks);
+            if (M) {
+                M[(size_t)i * (size_t)nv + k] = lane1(sga);
+            }
+            // row k is before column i (S_k' gq_i, S_k' gv_i): affected only inside i's ball
+            // group
+            lanes2 sg = bcast_dot(SS + 12 * k, gg + 12 * i);
+            xk[i] = s.group[k] == s.group[i] ? affected_position(&s, k, i) : lane0(sg);
+            xk[nv + i] = lane1(sg);
         }
     }
     gdn_passive_dense(m, d, -1, X, X + nv, ldx);

@@ -67,6 +67,40 @@ gdnStatus gdn_damped_mass_factor_from(const gdnModel* m, gdnData* d, double h, c
         }
         dm->dinv[k] = 1 / Lk[0];
     }
+
+    // the transpose: descendant lists in decreasing k (counts, offsets, then the entries)
+    int* descadr = gdn_arena_ints(d, 2 * (size_t)nv + (size_t)(nnz - nv));
+    double* descL = gdn_arena_doubles(d, (size_t)(nnz - nv > 0 ? nnz - nv : 1));
+    if (!descadr || !descL) {
+        return GDN_ERR_MEMORY;
+    }
+    int* descnum = descadr + nv;
+    int* desc = descnum + nv;
+    for (int i = 0; i < nv; i++) {
+        descnum[i] = 0;
+    }
+    for (int k = 0; k < nv; k++) {
+        for (int t = 1; t < rownnz[k]; t++) {
+            descnum[chain[rowadr[k] + t]]++;
+        }
+    }
+    for (int i = 0, adr = 0; i < nv; i++) {
+        descadr[i] = adr;
+        adr += descnum[i];
+        descnum[i] = 0;
+    }
+    for (int k = nv - 1; k >= 0; k--) {
+        for (int t = 1; t < rownnz[k]; t++) {
+            int i = chain[rowadr[k] + t];
+            int at = descadr[i] + descnum[i]++;
+            desc[at] = k;
+            descL[at] = L[rowadr[k] + t];
+        }
+    }
+    dm->descadr = descadr;
+    dm->descnum = descnum;
+    dm->desc = desc;
+    dm->descL = descL;
     return GDN_OK;
 }
 
@@ -144,6 +178,67 @@ static inline void solve_pairs(const gdnDampedMass* dm, double* X, size_t ld, co
     }
 }
 
+// the same solve with the first pass gathered: for i = nv-1 .. 0, x_i -= L(k, i) x_k over the
+// descendants k of i in decreasing k (every x_k is final by then), accumulated in registers as
+// the second pass; nothing skipped
+static inline void solve_pairs_dense(const gdnDampedMass* dm, double* X, size_t ld,
+                                     const int P) {
+    const int nv = dm->nv;
+    __m128d x[8];
+    for (int i = nv - 1; i >= 0; i--) {
+        double* xi = X + (size_t)i * ld;
+        const int* below = dm->desc + dm->descadr[i];
+        const double* Lbelow = dm->descL + dm->descadr[i];
+        const int nbelow = dm->descnum[i];
+        for (int p = 0; p < P; p++) {
+            x[p] = _mm_loadu_pd(xi + 2 * p);
+        }
+        for (int t = 0; t < nbelow; t++) {
+            const double* xk = X + (size_t)below[t] * ld;
+            __m128d l = _mm_set1_pd(Lbelow[t]);
+            for (int p = 0; p < P; p++) {
+                x[p] = _mm_sub_pd(x[p], _mm_mul_pd(l, _mm_loadu_pd(xk + 2 * p)));
+            }
+        }
+        for (int p = 0; p < P; p++) {
+            _mm_storeu_pd(xi + 2 * p, x[p]);
+        }
+    }
+    for (int k = 0; k < nv; k++) {
+        const double* Lk = dm->L + dm->rowadr[k];
+        const int* row = dm->chain + dm->rowadr[k];
+        const int nrow = dm->rownnz[k];
+        double* xk = X + (size_t)k * ld;
+        __m128d s = _mm_set1_pd(dm->dinv[k]);
+        for (int p = 0; p < P; p++) {
+            x[p] = _mm_mul_pd(_mm_loadu_pd(xk + 2 * p), s);
+        }
+        for (int t = 1; t < nrow; t++) {
+            const double* xi = X + (size_t)row[t] * ld;
+            __m128d l = _mm_set1_pd(Lk[t]);
+            for (int p = 0; p < P; p++) {
+                x[p] = _mm_sub_pd(x[p], _mm_mul_pd(l, _mm_loadu_pd(xi + 2 * p)));
+            }
+        }
+        for (int p = 0; p < P; p++) {
+            _mm_storeu_pd(xk + 2 * p, x[p]);
+        }
+    }
+}
+
+static void solve_block_dense(const gdnDampedMass* dm, double* X, size_t ld, int P) {
+    switch (P) {
+    case 1: solve_pairs_dense(dm, X, ld, 1); break;
+    case 2: solve_pairs_dense(dm, X, ld, 2); break;
+    case 3: solve_pairs_dense(dm, X, ld, 3); break;
+    case 4: solve_pairs_dense(dm, X, ld, 4); break;
+    case 5: solve_pairs_dense(dm, X, ld, 5); break;
+    case 6: solve_pairs_dense(dm, X, ld, 6); break;
+    case 7: solve_pairs_dense(dm, X, ld, 7); break;
+    default: solve_pairs_dense(dm, X, ld, 8); break;
+    }
+}
+
 // P pairs at X (1 <= P <= 8): one instance per width, so that x stays in registers
 static void solve_block(const gdnDampedMass* dm, double* X, size_t ld, int P) {
     switch (P) {
@@ -199,6 +294,20 @@ void gdn_damped_mass_solve_columns(const gdnDampedMass* dm, double* X, int ldx, 
     for (; c0 + 2 <= ncol;) {
         int pairs = (ncol - c0) / 2 < 8 ? (ncol - c0) / 2 : 8;
         solve_block(dm, X + c0, (size_t)ldx, pairs);
+        c0 += 2 * pairs;
+    }
+#endif
+    if (c0 < ncol) {
+        solve_scalar(dm, X + c0, (size_t)ldx, ncol - c0);
+    }
+}
+
+void gdn_damped_mass_solve_columns_dense(const gdnDampedMass* dm, double* X, int ldx, int ncol) {
+    int c0 = 0;
+#if defined(__SSE2__)
+    for (; c0 + 2 <= ncol;) {
+        int pairs = (ncol - c0) / 2 < 8 ? (ncol - c0) / 2 : 8;
+        solve_block_dense(dm, X + c0, (size_t)ldx, pairs);
         c0 += 2 * pairs;
     }
 #endif

@@ -16,6 +16,13 @@ typedef struct gdnDampedMass {
     int* chain;    // (nnz) dof ids along each row
     double* L;     // (nnz) the factor as above
     double* dinv;  // (nv) 1 / dvec
+    // the transpose, for the first pass of a dense solve: the dofs k below dof i (k with i on
+    // their chain), in decreasing k, at [descadr[i], descadr[i] + descnum[i]) of desc, and L(k, i)
+    // at the same place in descL
+    int* descadr;  // (nv)
+    int* descnum;  // (nv)
+    int* desc;     // (nnz - nv)
+    double* descL; // (nnz - nv)
 } gdnDampedMass;
 
 // factorize M(q) + h diag(dof_damping) at the current kinematics (calls gdn_crb, which
@@ -31,7 +38,13 @@ gdnStatus gdn_damped_mass_factor_from(const gdnModel* m, gdnData* d, double h, c
 // X <- H^-1 X for ncol right-hand sides: X is nv rows of ncol entries (row-major, stride ncol)
 void gdn_damped_mass_solve(const gdnDampedMass* dm, double* X, int ncol);
 
-// the same for the ncol columns at X of a matrix with row stride ldx (a column range)
+// the same for the ncol columns at X of a matrix with row stride ldx (a column range); rows of
+// column pairs that are zero in the first pass are skipped (for sparse right-hand sides)
 void gdn_damped_mass_solve_columns(const gdnDampedMass* dm, double* X, int ldx, int ncol);
+
+// the same, for right-hand sides with few zeros: the first pass gathers row i from the rows below
+// it (x_i -= L(k, i) x_k over descendant dofs k, in decreasing k: the same operations in the same
+// order as the scattering form) with the row's accumulators in registers, and skips nothing
+void gdn_damped_mass_solve_columns_dense(const gdnDampedMass* dm, double* X, int ldx, int ncol);
 
 #endif

@@ -86,13 +86,11 @@ gdnStatus gdn_transition_jacobians(const gdnModel* m, gdnData* d, double* A, dou
         gdn_arena_reset(d, mark);
         return status;
     }
-    // the dense columns of dr/dq, dr/dv, then the sparse ones of dr/du in their own blocks (the
-    // solve skips the rows where a whole block is zero)
-    gdn_damped_mass_solve_columns(&dm, X, ncol, n);
+    // every column at once (the padding column of dr/du zeroed first): X <- (M + hD)^-1 X
     for (int i = 0; nu_pad > nu && i < nv; i++) {
         X[(size_t)i * ncol + n + nu] = 0;
     }
-    gdn_damped_mass_solve_columns(&dm, X + n, ncol, nu_pad);
+    gdn_damped_mass_solve_columns_dense(&dm, X, ncol, ncol);
     if (A) {
         // bottom rows: dv'/dq = -h X_q, dv'/dv = I - h X_v; top rows from them
         for (int i = 0; i < nv; i++) {

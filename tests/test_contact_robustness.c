@@ -362,8 +362,90 @@ static int test_reported_status(void) {
     return 0;
 }
 
+// every arena size from none to enough, for a constrained step of the five-box stack with each
+// solver: the step either succeeds with the full arena's result (bit for bit) or returns
+// GDN_ERR_MEMORY / GDN_ERR_NONFINITE with the state unchanged; never a silently wrong result
+// (a stage that cannot get scratch writes NaN or returns the memory error)
+static int test_step_arena_sweep(void) {
+    const int solvers[3] = {GDN_SOL_NEWTON, GDN_SOL_CG, GDN_SOL_PGS};
+    const char* names[3] = {"Newton", "CG", "PGS"};
+    for (int k = 0; k < 3; k++) {
+        gdnModel* m = NULL;
+        char err[512];
+        CHECK(gdn_load_xml(GDN_TEST_MODELS "/sol_stack.xml", &m, err, (int)sizeof(err), NULL,
+                           0) == GDN_OK);
+        m->opt.solver = solvers[k];
+        gdnData* d = NULL;
+        CHECK(gdn_data_create(m, &d) == GDN_OK);
+        gdn_data_reset(m, d);
+        for (int t = 0; t < 50; t++) {
+            CHECK(gdn_step(m, d) == GDN_OK);
+        }
+        CHECK(d->nefc > 0);
+        const size_t nq = (size_t)m->nq, nv = (size_t)m->nv;
+        double* q0 = malloc(sizeof(double) * (nq + 2 * nv));
+        double* ref = malloc(sizeof(double) * (nq + nv));
+        CHECK(q0 && ref);
+        memcpy(q0, d->qpos, sizeof(double) * nq);
+        memcpy(q0 + nq, d->qvel, sizeof(double) * nv);
+        memcpy(q0 + nq + nv, d->qacc_warmstart, sizeof(double) * nv);
+        const double t0 = d->time;
+
+        // the full arena's step and how much of the arena it uses
+        d->maxuse_arena = 0;
+        CHECK(gdn_step(m, d) == GDN_OK);
+        const size_t need = d->maxuse_arena;
+        memcpy(ref, d->qpos, sizeof(double) * nq);
+        memcpy(ref + nq, d->qvel, sizeof(double) * nv);
+
+        int refused = 0, solved = 0;
+        for (size_t avail = 0; avail <= need + 64; avail += 64) {
+            memcpy(d->qpos, q0, sizeof(double) * nq);
+            memcpy(d->qvel, q0 + nq, sizeof(double) * nv);
+            memcpy(d->qacc_warmstart, q0 + nq + nv, sizeof(double) * nv);
+            d->time = t0;
+            d->parena = avail < d->narena ? d->narena - avail : 0;
+            gdnStatus st = gdn_step(m, d);
+            CHECK(d->parena == (avail < d->narena ? d->narena - avail : 0));
+            if (st == GDN_OK) {
+                CHECK(memcmp(d->qpos, ref, sizeof(double) * nq) == 0);
+                CHECK(memcmp(d->qvel, ref + nq, sizeof(double) * nv) == 0);
+                solved++;
+            } else {
+                CHECK(st == GDN_ERR_MEMORY || st == GDN_ERR_NONFINITE);
+                CHECK(memcmp(d->qpos, q0, sizeof(double) * nq) == 0);
+                CHECK(memcmp(d->qvel, q0 + nq, sizeof(double) * nv) == 0);
+                CHECK(d->time == t0);
+                refused++;
+            }
+        }
+        d->parena = 0;
+        printf("  %s step on the stack: %zu arena bytes needed; %d sizes refused (state "
+               "unchanged), %d stepped bit for bit as the full arena\n",
+               names[k], need, refused, solved);
+        CHECK(refused > 0 && solved > 0);
+        CHECK(d->warning[GDN_WARN_ARENA] > 0);
+
+        // the void stages without scratch: NaN outputs (never the previous call's values)
+        d->parena = d->narena - 8;
+        gdn_crb(m, d);
+        gdn_rne(m, d, 0, d->qfrc_bias);
+        gdn_kinematics(m, d);
+        d->parena = 0;
+        CHECK(isnan(d->qM[0]) && isnan(d->qM[nv * nv - 1]));
+        CHECK(isnan(d->qfrc_bias[0]) && isnan(d->qfrc_bias[nv - 1]));
+        CHECK(isnan(d->subtree_com[3]) && isnan(d->subtree_com[3 * m->nbody - 1]));
+        free(q0);
+        free(ref);
+        gdn_data_free(d);
+        gdn_model_free(m);
+    }
+    return 0;
+}
+
 static const gdnTestCase cases[] = {
     {"reported_status", test_reported_status},
+    {"step_arena_sweep", test_step_arena_sweep},
     {"random_drops", test_random_drops},
 };
 

@@ -4,6 +4,7 @@
 
 #include "dynamics/crb.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "base/arena.h"
@@ -48,6 +49,15 @@ static void crb_from(const gdnModel* m, gdnData* d, const double* cdof, double* 
     }
 }
 
+// qM = NaN: the result when the arena is short (the arena counted the warning), so that a step
+// reports GDN_ERR_NONFINITE instead of using a stale M
+static void crb_unavailable(const gdnModel* m, gdnData* d) {
+    const size_t n = (size_t)m->nv * (size_t)m->nv;
+    for (size_t i = 0; i < n; i++) {
+        d->qM[i] = NAN;
+    }
+}
+
 void gdn_crb(const gdnModel* m, gdnData* d) {
     size_t mark = gdn_arena_mark(d);
     double* cdof = gdn_arena_doubles(d, 6 * (size_t)m->nv);
@@ -56,6 +66,8 @@ void gdn_crb(const gdnModel* m, gdnData* d) {
         gdn_com_dofs(m, d, cdof);
         gdn_com_inertias(m, d, crb);
         crb_from(m, d, cdof, crb);
+    } else {
+        crb_unavailable(m, d);
     }
     gdn_arena_reset(d, mark);
 }
@@ -66,6 +78,8 @@ void gdn_crb_com(const gdnModel* m, gdnData* d, const double* cdof, const double
     if (crb) {
         memcpy(crb, cinert, sizeof(double) * 10 * (size_t)m->nbody);
         crb_from(m, d, cdof, crb);
+    } else {
+        crb_unavailable(m, d);
     }
     gdn_arena_reset(d, mark);
 }

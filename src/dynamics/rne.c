@@ -2,6 +2,8 @@
 // Recursive Newton-Euler: bias forces C(q, v) and inverse dynamics M qacc + C(q, v).
 #include "dynamics/rne.h"
 
+#include <math.h>
+
 #include "base/arena.h"
 #include "dynamics/com.h"
 #include "math/spatial.h"
@@ -67,6 +69,14 @@ static void rne_from(const gdnModel* m, gdnData* d, int flg_acc, double* result,
     }
 }
 
+// result = NaN: the output when the arena is short (the arena counted the warning), so that a
+// step reports GDN_ERR_NONFINITE instead of using stale bias forces
+static void rne_unavailable(const gdnModel* m, double* result) {
+    for (int i = 0; i < m->nv; i++) {
+        result[i] = NAN;
+    }
+}
+
 void gdn_rne(const gdnModel* m, gdnData* d, int flg_acc, double* result) {
     const size_t nv = (size_t)m->nv, nbody = (size_t)m->nbody;
     size_t mark = gdn_arena_mark(d);
@@ -80,6 +90,8 @@ void gdn_rne(const gdnModel* m, gdnData* d, int flg_acc, double* result) {
         gdn_com_dofs(m, d, cdof);
         gdn_com_inertias(m, d, cinert);
         rne_from(m, d, flg_acc, result, cdof, cinert, cdof_dot, cvel, cacc, cfrc);
+    } else {
+        rne_unavailable(m, result);
     }
     gdn_arena_reset(d, mark);
 }
@@ -94,6 +106,8 @@ void gdn_rne_com(const gdnModel* m, gdnData* d, int flg_acc, double* result, con
     double* cfrc = gdn_arena_doubles(d, 6 * nbody);
     if (cdof_dot && cvel && cacc && cfrc) {
         rne_from(m, d, flg_acc, result, cdof, cinert, cdof_dot, cvel, cacc, cfrc);
+    } else {
+        rne_unavailable(m, result);
     }
     gdn_arena_reset(d, mark);
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Forward kinematics: body, inertial, geom and site frames, joint anchors/axes, subtree COMs.
+#include <math.h>
 #include <string.h>
 
 #include <gradyn/gradyn.h>
@@ -160,6 +161,10 @@ static void subtree_coms(const gdnModel* m, gdnData* d) {
     size_t mark = gdn_arena_mark(d);
     double* mass = gdn_arena_doubles(d, (size_t)m->nbody);
     if (!mass) {
+        // no scratch (counted by the arena): NaN, never the previous state's COMs
+        for (int i = 0; i < 3 * m->nbody; i++) {
+            com[i] = NAN;
+        }
         return;
     }
     for (int b = 0; b < m->nbody; b++) {

@@ -53,17 +53,15 @@ gdnStatus gdn_constrained_acceleration(const gdnModel* m, gdnData* d, const doub
     size_t com_mark = gdn_arena_mark(d);
     double* cdof = gdn_arena_doubles(d, 6 * (size_t)nv);
     double* cinert = gdn_arena_doubles(d, 10 * (size_t)m->nbody);
-    if (cdof && cinert) {
-        gdn_com_dofs(m, d, cdof);
-        gdn_com_inertias(m, d, cinert);
-        gdn_crb_com(m, d, cdof, cinert);
-        gdn_reference_constraint(m, d);
-        gdn_rne_com(m, d, 0, d->qfrc_bias, cdof, cinert);
-    } else {
-        gdn_crb(m, d);
-        gdn_reference_constraint(m, d);
-        gdn_rne(m, d, 0, d->qfrc_bias);
+    if (!cdof || !cinert) {
+        gdn_arena_reset(d, com_mark);
+        return GDN_ERR_MEMORY;
     }
+    gdn_com_dofs(m, d, cdof);
+    gdn_com_inertias(m, d, cinert);
+    gdn_crb_com(m, d, cdof, cinert);
+    gdn_reference_constraint(m, d);
+    gdn_rne_com(m, d, 0, d->qfrc_bias, cdof, cinert);
     gdn_arena_reset(d, com_mark);
     for (int i = 0; i < nv; i++) {
         d->qfrc_smooth[i] = tau[i] - d->qfrc_bias[i];

@@ -17,9 +17,9 @@ gdnStatus gdn_constraint_rows_stage(const gdnModel* m, gdnData* d);
 //   qacc_smooth = M^-1 qfrc_smooth (tree LDL' of M in MuJoCo's order), then the solve
 //   (gdn_solve_constraint_rows on the rows' recorded sparsity, warm-started from
 //   qacc_warmstart): d->qacc, efc_force, efc_state, qfrc_constraint, qacc_warmstart and the
-//   solver report. Returns the solver's status (GDN_ERR_MEMORY, GDN_ERR_UNSUPPORTED for a
-//   solver other than Newton, GDN_ERR_NONFINITE); an unconverged solve is GDN_OK with
-//   d->solver_converged = 0
+//   solver report. Returns GDN_ERR_MEMORY when the arena is short, else the solver's status
+//   (GDN_ERR_ARG for malformed rows, GDN_ERR_UNSUPPORTED for an unknown solver,
+//   GDN_ERR_NONFINITE); an unconverged solve is GDN_OK with d->solver_converged = 0
 gdnStatus gdn_constrained_acceleration(const gdnModel* m, gdnData* d, const double* tau);
 
 // qacc (nv) = (M + diag(extra))^-1 rhs by the tree LDL' of qM + diag(extra) in MuJoCo's order

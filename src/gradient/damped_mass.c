@@ -50,6 +50,30 @@ gdnStatus gdn_damped_mass_factor_from(const gdnModel* m, gdnData* d, double h, c
         Lk[0] += h * m->dof_damping[k];
     }
 
+    // the transpose: descnum[i] = the dofs below i (children first), descadr from it; the entries
+    // are written by the elimination below, which finalizes L(k, i) in decreasing k
+    int* descadr = gdn_arena_ints(d, 3 * (size_t)nv + (size_t)(nnz - nv));
+    double* descL = gdn_arena_doubles(d, (size_t)(nnz - nv > 0 ? nnz - nv : 1));
+    if (!descadr || !descL) {
+        return GDN_ERR_MEMORY;
+    }
+    int* descnum = descadr + nv;
+    int* cursor = descnum + nv;
+    int* desc = cursor + nv;
+    for (int i = 0; i < nv; i++) {
+        descnum[i] = 0;
+    }
+    for (int k = nv - 1; k >= 0; k--) {
+        if (m->dof_parentid[k] >= 0) {
+            descnum[m->dof_parentid[k]] += descnum[k] + 1;
+        }
+    }
+    for (int i = 0, adr = 0; i < nv; i++) {
+        descadr[i] = adr;
+        cursor[i] = adr;
+        adr += descnum[i];
+    }
+
     for (int k = nv - 1; k >= 0; k--) {
         double* Lk = L + rowadr[k];
         const int* row = chain + rowadr[k];
@@ -64,39 +88,12 @@ gdnStatus gdn_damped_mass_factor_from(const gdnModel* m, gdnData* d, double h, c
                 Li[s] -= a * Lk[t + s];
             }
             Lk[t] = a;
+            desc[cursor[i]] = k;
+            descL[cursor[i]++] = a;
         }
         dm->dinv[k] = 1 / Lk[0];
     }
 
-    // the transpose: descendant lists in decreasing k (counts, offsets, then the entries)
-    int* descadr = gdn_arena_ints(d, 2 * (size_t)nv + (size_t)(nnz - nv));
-    double* descL = gdn_arena_doubles(d, (size_t)(nnz - nv > 0 ? nnz - nv : 1));
-    if (!descadr || !descL) {
-        return GDN_ERR_MEMORY;
-    }
-    int* descnum = descadr + nv;
-    int* desc = descnum + nv;
-    for (int i = 0; i < nv; i++) {
-        descnum[i] = 0;
-    }
-    for (int k = 0; k < nv; k++) {
-        for (int t = 1; t < rownnz[k]; t++) {
-            descnum[chain[rowadr[k] + t]]++;
-        }
-    }
-    for (int i = 0, adr = 0; i < nv; i++) {
-        descadr[i] = adr;
-        adr += descnum[i];
-        descnum[i] = 0;
-    }
-    for (int k = nv - 1; k >= 0; k--) {
-        for (int t = 1; t < rownnz[k]; t++) {
-            int i = chain[rowadr[k] + t];
-            int at = descadr[i] + descnum[i]++;
-            desc[at] = k;
-            descL[at] = L[rowadr[k] + t];
-        }
-    }
     dm->descadr = descadr;
     dm->descnum = descnum;
     dm->desc = desc;

@@ -4,6 +4,10 @@
 
 #include "math/vec.h"
 
+#if defined(__SSE2__)
+#    include <emmintrin.h>
+#endif
+
 // With theta = |phi| and K = [phi]x (K^2 = phi phi' - theta^2 I):
 //   R(phi)   = I + a K + b K^2,    J_r(phi) = I - b K + c K^2,
 //   a = sin(theta)/theta, b = (1 - cos(theta))/theta^2, c = (theta - sin(theta))/theta^3.
@@ -122,6 +126,37 @@ void gdn_integrate_pos_vjp(const gdnModel* m, const double* qvel_next, double h,
 }
 
 // rows of Y: h X (identity dofs) or h Jr X (rotation blocks), then Phi_q in its columns
+// y = s x (n entries); SSE2 pairs, each lane the scalar product
+static void scaled_row(double* y, const double* x, double s, int n) {
+    int c = 0;
+#if defined(__SSE2__)
+    __m128d s2 = _mm_set1_pd(s);
+    for (; c + 2 <= n; c += 2) {
+        _mm_storeu_pd(y + c, _mm_mul_pd(s2, _mm_loadu_pd(x + c)));
+    }
+#endif
+    for (; c < n; c++) {
+        y[c] = s * x[c];
+    }
+}
+
+// y = s0 x0 + s1 x1 + s2 x2 (n entries, summed left to right); SSE2 pairs as above
+static void combined_row(double* y, const double* x0, const double* x1, const double* x2,
+                         double s0, double s1, double s2, int n) {
+    int c = 0;
+#if defined(__SSE2__)
+    __m128d a0 = _mm_set1_pd(s0), a1 = _mm_set1_pd(s1), a2 = _mm_set1_pd(s2);
+    for (; c + 2 <= n; c += 2) {
+        __m128d acc = _mm_add_pd(_mm_mul_pd(a0, _mm_loadu_pd(x0 + c)),
+                                 _mm_mul_pd(a1, _mm_loadu_pd(x1 + c)));
+        _mm_storeu_pd(y + c, _mm_add_pd(acc, _mm_mul_pd(a2, _mm_loadu_pd(x2 + c))));
+    }
+#endif
+    for (; c < n; c++) {
+        y[c] = s0 * x0[c] + s1 * x1[c] + s2 * x2[c];
+    }
+}
+
 void gdn_integrate_pos_jvp_columns(const gdnModel* m, const double* qvel_next, double h,
                                    int ncol, const double* X, int ldx, int q_col, double* Y,
                                    int ldy) {
@@ -129,9 +164,7 @@ void gdn_integrate_pos_jvp_columns(const gdnModel* m, const double* qvel_next, d
     for (int i = 0; i < nv; i++) {
         const double* x = X + (size_t)i * ldx;
         double* y = Y + (size_t)i * ldy;
-        for (int c = 0; c < ncol; c++) {
-            y[c] = h * x[c];
-        }
+        scaled_row(y, x, h, ncol);
         if (q_col >= 0) {
             y[q_col + i] += 1;
         }
@@ -149,9 +182,7 @@ void gdn_integrate_pos_jvp_columns(const gdnModel* m, const double* qvel_next, d
         for (int i = 0; i < 3; i++) {
             double* y = Y + (size_t)(r + i) * ldy;
             double hj0 = h * Jr[3 * i], hj1 = h * Jr[3 * i + 1], hj2 = h * Jr[3 * i + 2];
-            for (int c = 0; c < ncol; c++) {
-                y[c] = hj0 * x0[c] + hj1 * x1[c] + hj2 * x2[c];
-            }
+            combined_row(y, x0, x1, x2, hj0, hj1, hj2, ncol);
             if (q_col >= 0) {
                 for (int k = 0; k < 3; k++) {
                     y[q_col + r + k] += Rt[3 * i + k];

@@ -107,6 +107,15 @@ typedef struct gdnData {
     int solver_converged;   // 1 when the tolerance was reached
     double solver_residual; // final scaled gradient norm (MuJoCo's solver statistic)
 
+    // what implicit differentiation of the solve needs (besides efc_state, the final active
+    // set, and solver_residual): the Newton solver's Hessian of the primal cost at its final
+    // iterate, H = M + J' diag(efc_D on quadratic rows) J + the elliptic cones' Hessians, kept as
+    // its Cholesky factor: H = L L', L in the lower triangle of solver_H (row-major; the strict
+    // upper triangle is unspecified). Valid only when solver_H_valid (a Newton solve with rows
+    // ran); 0 after CG, PGS, a step without rows or a failed solve
+    double* solver_H;       // (nv x nv) L
+    int solver_H_valid;
+
     // inverse dynamics
     double* qfrc_inverse;   // (nv) generalized force that produces qacc
 

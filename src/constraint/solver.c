@@ -207,6 +207,7 @@ gdnStatus gdn_solve_constraint_rows(const gdnModel* m, gdnData* d, const int* gi
     const size_t bytes = sizeof(double) * (size_t)nv;
     d->solver_iter = 0;
     d->solver_residual = 0;
+    d->solver_H_valid = 0;
     if (nefc == 0) {
         memcpy(d->qacc, d->qacc_smooth, bytes);
         memcpy(d->qacc_warmstart, d->qacc_smooth, bytes);
@@ -252,6 +253,7 @@ gdnStatus gdn_solve_constraint_rows(const gdnModel* m, gdnData* d, const int* gi
         memset(d->efc_force, 0, sizeof(double) * (size_t)nefc);
         memset(d->qfrc_constraint, 0, bytes);
         d->solver_converged = 0;
+        d->solver_H_valid = 0;
     }
     memcpy(d->qacc_warmstart, d->qacc, bytes);
     gdn_arena_reset(d, mark);

@@ -142,15 +142,19 @@ static int newton_alloc(const gdnModel* m, gdnData* d, const int* simple, Newton
     const size_t nv = (size_t)m->nv, nefc = (size_t)d->nefc;
     memset(ctx, 0, sizeof(*ctx));
     int ok = gdn_primal_alloc(m, d, simple, 1, &ctx->p) == 0;
-    ctx->H = gdn_arena_doubles(d, nv * nv);
     ctx->Dquad = gdn_arena_doubles(d, nefc);
     ctx->vec = gdn_arena_doubles(d, nv);
     ctx->oldstate = gdn_arena_ints(d, nefc);
-    ok = ok && ctx->H && ctx->Dquad && ctx->vec && ctx->oldstate;
+    ok = ok && ctx->Dquad && ctx->vec && ctx->oldstate;
+    // the factor the last Newton direction used lives in d->solver_H (kept for implicit
+    // differentiation): H's own factor, or with elliptic rows the factor with the cones
     if (ctx->p.coneH) {
-        ctx->Hcone = gdn_arena_doubles(d, nv * nv);
+        ctx->H = gdn_arena_doubles(d, nv * nv);
+        ctx->Hcone = d->solver_H;
         ctx->LTJ = gdn_arena_doubles(d, 6 * nv);
-        ok = ok && ctx->Hcone && ctx->LTJ;
+        ok = ok && ctx->H && ctx->LTJ;
+    } else {
+        ctx->H = d->solver_H;
     }
     return ok ? 0 : -1;
 }
@@ -191,6 +195,11 @@ gdnStatus gdn_solver_newton(const gdnModel* m, gdnData* d, const int* simple, in
                                   .update = newton_update,
                                   .direction = NULL};
     gdn_primal_solve(m, d, &ctx.p, &steps, maxiter);
+    // elliptic rows but no contact in the cone state at the end: the last direction used H
+    if (ctx.p.coneH && ctx.p.ncone == 0) {
+        memcpy(d->solver_H, ctx.H, sizeof(double) * (size_t)m->nv * (size_t)m->nv);
+    }
+    d->solver_H_valid = 1;
     gdn_arena_reset(d, mark);
     return GDN_OK;
 }

@@ -51,7 +51,8 @@
     X(efc_aref, maxefc)                 \
     X(efc_force, maxefc)                \
     X(qfrc_constraint, nv)              \
-    X(qacc_warmstart, nv)
+    X(qacc_warmstart, nv)               \
+    X(solver_H, nv * nv)
 
 // contact capacity: the model's nconmax, else 10 per geom within [100, 10000]
 static size_t contact_capacity(const gdnModel* m) {
@@ -156,6 +157,7 @@ void gdn_data_reset(const gdnModel* m, gdnData* d) {
     d->ne = d->nf = d->nefc_overflow = 0;
     d->solver_iter = d->solver_converged = 0;
     d->solver_residual = 0;
+    d->solver_H_valid = 0;
     d->energy[0] = d->energy[1] = 0;
     d->parena = 0;
 }

@@ -109,4 +109,5 @@ void gdn_unconstrained_report(const gdnModel* m, gdnData* d) {
     d->solver_iter = 0;
     d->solver_residual = 0;
     d->solver_converged = 1;
+    d->solver_H_valid = 0;
 }

@@ -170,7 +170,7 @@ static int test_damped_mass(void) {
             size_t mark = d->parena;
             gdnDampedMass dm;
             CHECK(gdn_damped_mass_factor(m, d, h, &dm) == GDN_OK);
-            gdn_damped_mass_solve(&dm, X, 3);
+            gdn_damped_mass_solve_columns(&dm, X, 3, 3);
             d->parena = mark;
             // residual with the dense qM (gdn_crb) plus h D
             for (int i = 0; i < nv; i++) {

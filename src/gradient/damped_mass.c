@@ -114,71 +114,11 @@ gdnStatus gdn_damped_mass_factor(const gdnModel* m, gdnData* d, double h, gdnDam
 // same order, as three separate passes)
 #if defined(__SSE2__)
 // SSE2: P pairs of columns per block (P a compile-time constant after inlining), each lane the
-// scalar operations of its column; up to 8 independent accumulators hide the latency of the
-// chained subtractions of the second pass. A pair that is zero in a row of the first pass would
-// subtract exact zeros from its ancestors and is skipped (the sparse columns of dr/du).
-static inline void solve_pairs(const gdnDampedMass* dm, double* X, size_t ld, const int P) {
-    const int nv = dm->nv;
-    __m128d x[8];
-    for (int k = nv - 1; k >= 0; k--) {
-        const double* Lk = dm->L + dm->rowadr[k];
-        const int* row = dm->chain + dm->rowadr[k];
-        const double* xk = X + (size_t)k * ld;
-        int nonzero = 0; // bit p: pair p has a nonzero entry in row k
-        for (int p = 0; p < P; p++) {
-            x[p] = _mm_loadu_pd(xk + 2 * p);
-            nonzero |= (_mm_movemask_pd(_mm_cmpneq_pd(x[p], _mm_setzero_pd())) != 0) << p;
-        }
-        int count = 0;
-        for (int p = 0; p < P; p++) {
-            count += nonzero >> p & 1;
-        }
-        if (2 * count <= P) {
-            // at least half of the pairs are zero in this row: only the others update the
-            // ancestors (otherwise all do: subtracting exact zeros keeps the bits)
-            for (int p = 0; p < P; p++) {
-                for (int t = 1; (nonzero >> p & 1) && t < dm->rownnz[k]; t++) {
-                    double* xi = X + (size_t)row[t] * ld + 2 * p;
-                    __m128d l = _mm_set1_pd(Lk[t]);
-                    _mm_storeu_pd(xi, _mm_sub_pd(_mm_loadu_pd(xi), _mm_mul_pd(l, x[p])));
-                }
-            }
-            continue;
-        }
-        for (int t = 1; t < dm->rownnz[k]; t++) {
-            double* xi = X + (size_t)row[t] * ld;
-            __m128d l = _mm_set1_pd(Lk[t]);
-            for (int p = 0; p < P; p++) {
-                _mm_storeu_pd(xi + 2 * p,
-                              _mm_sub_pd(_mm_loadu_pd(xi + 2 * p), _mm_mul_pd(l, x[p])));
-            }
-        }
-    }
-    for (int k = 0; k < nv; k++) {
-        const double* Lk = dm->L + dm->rowadr[k];
-        const int* row = dm->chain + dm->rowadr[k];
-        double* xk = X + (size_t)k * ld;
-        __m128d s = _mm_set1_pd(dm->dinv[k]);
-        for (int p = 0; p < P; p++) {
-            x[p] = _mm_mul_pd(_mm_loadu_pd(xk + 2 * p), s);
-        }
-        for (int t = 1; t < dm->rownnz[k]; t++) {
-            const double* xi = X + (size_t)row[t] * ld;
-            __m128d l = _mm_set1_pd(Lk[t]);
-            for (int p = 0; p < P; p++) {
-                x[p] = _mm_sub_pd(x[p], _mm_mul_pd(l, _mm_loadu_pd(xi + 2 * p)));
-            }
-        }
-        for (int p = 0; p < P; p++) {
-            _mm_storeu_pd(xk + 2 * p, x[p]);
-        }
-    }
-}
-
-// the same solve with the first pass gathered: for i = nv-1 .. 0, x_i -= L(k, i) x_k over the
-// descendants k of i in decreasing k (every x_k is final by then), accumulated in registers as
-// the second pass; nothing skipped
-static inline void solve_pairs_dense(const gdnDampedMass* dm, double* X, size_t ld,
+// scalar operations of its column. The first pass is gathered: for i = nv-1 .. 0,
+// x_i -= L(k, i) x_k over the descendants k of i in decreasing k (every x_k is final by then;
+// the same operations in the same order as scattering each x_k to its ancestors), accumulated
+// in registers as the second pass; nothing skipped
+static inline void solve_pairs(const gdnDampedMass* dm, double* X, size_t ld,
                                      const int P) {
     const int nv = dm->nv;
     __m128d x[8];
@@ -223,19 +163,6 @@ static inline void solve_pairs_dense(const gdnDampedMass* dm, double* X, size_t 
     }
 }
 
-static void solve_block_dense(const gdnDampedMass* dm, double* X, size_t ld, int P) {
-    switch (P) {
-    case 1: solve_pairs_dense(dm, X, ld, 1); break;
-    case 2: solve_pairs_dense(dm, X, ld, 2); break;
-    case 3: solve_pairs_dense(dm, X, ld, 3); break;
-    case 4: solve_pairs_dense(dm, X, ld, 4); break;
-    case 5: solve_pairs_dense(dm, X, ld, 5); break;
-    case 6: solve_pairs_dense(dm, X, ld, 6); break;
-    case 7: solve_pairs_dense(dm, X, ld, 7); break;
-    default: solve_pairs_dense(dm, X, ld, 8); break;
-    }
-}
-
 // P pairs at X (1 <= P <= 8): one instance per width, so that x stays in registers
 static void solve_block(const gdnDampedMass* dm, double* X, size_t ld, int P) {
     switch (P) {
@@ -249,6 +176,7 @@ static void solve_block(const gdnDampedMass* dm, double* X, size_t ld, int P) {
     default: solve_pairs(dm, X, ld, 8); break;
     }
 }
+
 #endif
 
 // any width w: the scalar form
@@ -297,22 +225,4 @@ void gdn_damped_mass_solve_columns(const gdnDampedMass* dm, double* X, int ldx, 
     if (c0 < ncol) {
         solve_scalar(dm, X + c0, (size_t)ldx, ncol - c0);
     }
-}
-
-void gdn_damped_mass_solve_columns_dense(const gdnDampedMass* dm, double* X, int ldx, int ncol) {
-    int c0 = 0;
-#if defined(__SSE2__)
-    for (; c0 + 2 <= ncol;) {
-        int pairs = (ncol - c0) / 2 < 8 ? (ncol - c0) / 2 : 8;
-        solve_block_dense(dm, X + c0, (size_t)ldx, pairs);
-        c0 += 2 * pairs;
-    }
-#endif
-    if (c0 < ncol) {
-        solve_scalar(dm, X + c0, (size_t)ldx, ncol - c0);
-    }
-}
-
-void gdn_damped_mass_solve(const gdnDampedMass* dm, double* X, int ncol) {
-    gdn_damped_mass_solve_columns(dm, X, ncol, ncol);
 }

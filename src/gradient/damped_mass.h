@@ -35,16 +35,9 @@ gdnStatus gdn_damped_mass_factor(const gdnModel* m, gdnData* d, double h, gdnDam
 gdnStatus gdn_damped_mass_factor_from(const gdnModel* m, gdnData* d, double h, const double* M,
                                       gdnDampedMass* dm);
 
-// X <- H^-1 X for ncol right-hand sides: X is nv rows of ncol entries (row-major, stride ncol)
-void gdn_damped_mass_solve(const gdnDampedMass* dm, double* X, int ncol);
-
-// the same for the ncol columns at X of a matrix with row stride ldx (a column range); rows of
-// column pairs that are zero in the first pass are skipped (for sparse right-hand sides)
+// X <- H^-1 X for the ncol columns at X of a matrix with row stride ldx (a column range):
+// the first pass gathers row i from the rows below it (x_i -= L(k, i) x_k over descendant dofs
+// k, in decreasing k) with the row's accumulators in registers
 void gdn_damped_mass_solve_columns(const gdnDampedMass* dm, double* X, int ldx, int ncol);
-
-// the same, for right-hand sides with few zeros: the first pass gathers row i from the rows below
-// it (x_i -= L(k, i) x_k over descendant dofs k, in decreasing k: the same operations in the same
-// order as the scattering form) with the row's accumulators in registers, and skips nothing
-void gdn_damped_mass_solve_columns_dense(const gdnDampedMass* dm, double* X, int ldx, int ncol);
 
 #endif

@@ -108,7 +108,7 @@ gdnStatus gdn_transition_jacobians(const gdnModel* m, gdnData* d, double* A, dou
     for (int i = 0; nu_pad > nu && i < nv; i++) {
         X[(size_t)i * ncol + n + nu] = 0;
     }
-    gdn_damped_mass_solve_columns_dense(&dm, X, ncol, ncol);
+    gdn_damped_mass_solve_columns(&dm, X, ncol, ncol);
     if (A) {
         // bottom rows: dv'/dq = -h X_q, dv'/dv = I - h X_v; top rows from them
         for (int i = 0; i < nv; i++) {

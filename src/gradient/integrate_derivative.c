@@ -3,6 +3,7 @@
 #include "gradient/integrate_derivative.h"
 
 #include "math/vec.h"
+#include "math/vecn.h"
 
 #if defined(__SSE2__)
 #    include <emmintrin.h>
@@ -126,20 +127,6 @@ void gdn_integrate_pos_vjp(const gdnModel* m, const double* qvel_next, double h,
 }
 
 // rows of Y: h X (identity dofs) or h Jr X (rotation blocks), then Phi_q in its columns
-// y = s x (n entries); SSE2 pairs, each lane the scalar product
-static void scaled_row(double* y, const double* x, double s, int n) {
-    int c = 0;
-#if defined(__SSE2__)
-    __m128d s2 = _mm_set1_pd(s);
-    for (; c + 2 <= n; c += 2) {
-        _mm_storeu_pd(y + c, _mm_mul_pd(s2, _mm_loadu_pd(x + c)));
-    }
-#endif
-    for (; c < n; c++) {
-        y[c] = s * x[c];
-    }
-}
-
 // y = s0 x0 + s1 x1 + s2 x2 (n entries, summed left to right); SSE2 pairs as above
 static void combined_row(double* y, const double* x0, const double* x1, const double* x2,
                          double s0, double s1, double s2, int n) {
@@ -164,7 +151,7 @@ void gdn_integrate_pos_jvp_columns(const gdnModel* m, const double* qvel_next, d
     for (int i = 0; i < nv; i++) {
         const double* x = X + (size_t)i * ldx;
         double* y = Y + (size_t)i * ldy;
-        scaled_row(y, x, h, ncol);
+        gdn_scl_n(y, x, h, ncol);
         if (q_col >= 0) {
             y[q_col + i] += 1;
         }

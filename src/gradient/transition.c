@@ -12,11 +12,8 @@
 #include "gradient/integrate_derivative.h"
 #include "gradient/residual.h"
 #include "gradient/step_derivative.h"
+#include "math/vecn.h"
 #include "sim/step.h"
-
-#if defined(__SSE2__)
-#    include <emmintrin.h>
-#endif
 
 // the contact's share of [dr/dq | dr/dv] added into the first 2 nv columns of X (row stride
 // ldx): column c is dr = -sum_b J_b' dW_b with dW the penalty JVP of the unit tangent e_c
@@ -46,20 +43,6 @@ static gdnStatus contact_residual_columns(const gdnModel* m, gdnData* d, double*
     }
     gdn_arena_reset(d, mark);
     return status;
-}
-
-// y = s x (n entries); SSE2 pairs, each lane the scalar product
-static void scaled_row(double* y, const double* x, double s, int n) {
-    int c = 0;
-#if defined(__SSE2__)
-    __m128d s2 = _mm_set1_pd(s);
-    for (; c + 2 <= n; c += 2) {
-        _mm_storeu_pd(y + c, _mm_mul_pd(s2, _mm_loadu_pd(x + c)));
-    }
-#endif
-    for (; c < n; c++) {
-        y[c] = s * x[c];
-    }
 }
 
 // Dense: X = [dr/dq | dr/dv | dr/du] (nv x (2nv + nu)), the contact part added column by column
@@ -113,7 +96,7 @@ gdnStatus gdn_transition_jacobians(const gdnModel* m, gdnData* d, double* A, dou
         // bottom rows: dv'/dq = -h X_q, dv'/dv = I - h X_v; top rows from them
         for (int i = 0; i < nv; i++) {
             double* row = A + (size_t)(nv + i) * n;
-            scaled_row(row, X + (size_t)i * ncol, -h, n);
+            gdn_scl_n(row, X + (size_t)i * ncol, -h, n);
             row[nv + i] += 1;
         }
         gdn_integrate_pos_jvp_columns(m, qvel_next, h, n, A + (size_t)nv * n, n, 0, A, n);
@@ -121,7 +104,7 @@ gdnStatus gdn_transition_jacobians(const gdnModel* m, gdnData* d, double* A, dou
     if (B && nu > 0) {
         for (int i = 0; i < nv; i++) {
             double* row = B + (size_t)(nv + i) * nu;
-            scaled_row(row, X + (size_t)i * ncol + n, -h, nu);
+            gdn_scl_n(row, X + (size_t)i * ncol + n, -h, nu);
         }
         gdn_integrate_pos_jvp_columns(m, qvel_next, h, nu, B + (size_t)nv * nu, nu, -1, B, nu);
     }

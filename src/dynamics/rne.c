@@ -78,18 +78,13 @@ static void rne_unavailable(const gdnModel* m, double* result) {
 }
 
 void gdn_rne(const gdnModel* m, gdnData* d, int flg_acc, double* result) {
-    const size_t nv = (size_t)m->nv, nbody = (size_t)m->nbody;
     size_t mark = gdn_arena_mark(d);
-    double* cdof = gdn_arena_doubles(d, 6 * nv);
-    double* cdof_dot = gdn_arena_doubles(d, 6 * nv);
-    double* cinert = gdn_arena_doubles(d, 10 * nbody);
-    double* cvel = gdn_arena_doubles(d, 6 * nbody);
-    double* cacc = gdn_arena_doubles(d, 6 * nbody);
-    double* cfrc = gdn_arena_doubles(d, 6 * nbody);
-    if (cdof && cdof_dot && cinert && cvel && cacc && cfrc) {
+    double* cdof = gdn_arena_doubles(d, 6 * (size_t)m->nv);
+    double* cinert = gdn_arena_doubles(d, 10 * (size_t)m->nbody);
+    if (cdof && cinert) {
         gdn_com_dofs(m, d, cdof);
         gdn_com_inertias(m, d, cinert);
-        rne_from(m, d, flg_acc, result, cdof, cinert, cdof_dot, cvel, cacc, cfrc);
+        gdn_rne_com(m, d, flg_acc, result, cdof, cinert);
     } else {
         rne_unavailable(m, result);
     }

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // Deterministic mutation fuzzing of the MJCF loader: byte flips, truncations, duplicated and
-// deleted spans, hostile numbers, deep nesting and include cycles over the test models and
-// MuJoCo's humanoid. Every input must return cleanly: an error with a message, or a sane model.
+// deleted spans, hostile numbers, deep nesting and include cycles over the test models (contact
+// scenes with meshes, pairs, excludes, equalities and limits among them) and MuJoCo's humanoid.
+// Every input must return cleanly: an error with a message, or a sane model, which then takes
+// a few steps (collision, constraint rows, the solve): each returns GDN_OK with a finite state
+// or an error status, never a crash (the ASan build runs this too).
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
@@ -20,6 +23,9 @@ static const char* const seed_files[] = {
     GDN_TEST_MODELS "/arm7.xml",       GDN_TEST_MODELS "/ball_chain.xml",
     GDN_TEST_MODELS "/box_spin.xml",   GDN_TEST_MODELS "/humanoid32.xml",
     "/usr/share/mujoco/model/humanoid/humanoid.xml",
+    GDN_TEST_MODELS "/scene_meshes.xml", GDN_TEST_MODELS "/sol_stack.xml",
+    GDN_TEST_MODELS "/cnstr_fourbar.xml", GDN_TEST_MODELS "/cnstr_weld.xml",
+    GDN_TEST_MODELS "/scene_tip.xml",
 };
 
 static const char* const hostile_numbers[] = {"nan", "1e999", "-0", "1e308", "99999999999",
@@ -55,7 +61,42 @@ static char* read_all(const char* path, size_t* len) {
 
 typedef struct Stats {
     int inputs, ok, errors, failures;
+    int stepped, step_errors; // loaded models stepped; steps refused with an error status
 } Stats;
+
+#define FUZZ_STEPS 5
+
+// a few steps of a loaded model: GDN_OK with a finite state, or an error status; 0, or 1 for a
+// wrong outcome
+static int step_model(const gdnModel* m, Stats* s) {
+    gdnData* d = NULL;
+    if (gdn_data_create(m, &d) != GDN_OK) {
+        return 0; // sizes beyond memory: refused cleanly
+    }
+    gdn_data_reset(m, d);
+    int bad = 0;
+    for (int t = 0; t < FUZZ_STEPS; t++) {
+        gdnStatus st = gdn_step(m, d);
+        if (st != GDN_OK) {
+            s->step_errors++;
+            bad = !(st == GDN_ERR_NONFINITE || st == GDN_ERR_MEMORY || st == GDN_ERR_ARG ||
+                    st == GDN_ERR_UNSUPPORTED);
+            break;
+        }
+        for (int i = 0; i < m->nq && !bad; i++) {
+            bad = !isfinite(d->qpos[i]);
+        }
+        for (int i = 0; i < m->nv && !bad; i++) {
+            bad = !isfinite(d->qvel[i]);
+        }
+        if (bad) {
+            break;
+        }
+    }
+    s->stepped++;
+    gdn_data_free(d);
+    return bad;
+}
 
 // a loaded model must be internally consistent
 static int sane(const gdnModel* m) {
@@ -105,9 +146,10 @@ static void run_one(const char* xml, size_t len, const char* dir, Stats* s) {
     s->inputs++;
     if (st == GDN_OK) {
         s->ok++;
-        if (!m || !sane(m)) {
+        if (!m || !sane(m) || step_model(m, s)) {
             s->failures++;
-            fprintf(stderr, "fuzz: OK status with an insane model (input %d)\n", s->inputs);
+            fprintf(stderr, "fuzz: OK status with an insane model or a bad step (input %d)\n",
+                    s->inputs);
             FILE* f = fopen(GDN_BINARY_DIR "/mjcf_fuzz_failure.xml", "wb");
             if (f) {
                 fwrite(xml, 1, len, f);
@@ -190,7 +232,7 @@ static size_t mutate(const char* seed, size_t len, char* out, int kind) {
 static int test_fuzz_mutations(void) {
     char* out = malloc(MAX_INPUT + 1);
     CHECK(out != NULL);
-    Stats s = {0, 0, 0, 0};
+    Stats s = {0};
     int nseeds = 0;
     for (size_t f = 0; f < sizeof(seed_files) / sizeof(seed_files[0]); f++) {
         size_t len = 0;
@@ -220,18 +262,20 @@ static int test_fuzz_mutations(void) {
         }
         free(seed);
     }
-    printf("fuzz: %d seeds, %d inputs, %d loaded, %d rejected\n", nseeds, s.inputs, s.ok,
-           s.errors);
+    printf("fuzz: %d seeds, %d inputs, %d loaded (%d stepped %d times: %d refused a step with "
+           "an error status), %d rejected\n",
+           nseeds, s.inputs, s.ok, s.stepped, FUZZ_STEPS, s.step_errors, s.errors);
     free(out);
     CHECK(nseeds >= 3);
     CHECK(s.inputs > 3000);
+    CHECK(s.stepped > 1000);
     CHECK(s.failures == 0);
     return 0;
 }
 
 // nesting at and beyond every limit, and include cycles of several lengths
 static int test_fuzz_structure(void) {
-    Stats s = {0, 0, 0, 0};
+    Stats s = {0};
     char* buf = malloc(MAX_INPUT);
     CHECK(buf != NULL);
     for (int depth = 1; depth < 3000; depth = depth * 3 / 2 + 1) {

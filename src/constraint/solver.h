@@ -96,4 +96,24 @@ void gdn_chol_solve(double* res, const double* mat, const double* vec, int n);
 // overwritten. Returns the rank (n minus the diagonals that fell below 1e-15).
 int gdn_chol_update(double* mat, double* x, int n, int plus);
 
+// The envelope (profile) of a matrix whose row i has no nonzero left of column first[i]
+// (first[i] <= i) in the lower triangle; last[i] = the largest row j with first[j] <= i (-1
+// when none), from gdn_chol_envelope_last. The factor's fill stays inside the envelope, and so
+// does a rank-one update whose x has x_i != 0 only where first[i] <= (the first nonzero column
+// of x). The _env functions below skip the exact zeros outside it and give bit for bit the
+// results of the dense ones, provided the entries left of first[i] are +0 on entry.
+typedef struct gdnCholEnvelope {
+    int* first;   // (n)
+    int* last;    // (n)
+} gdnCholEnvelope;
+
+// env->last from env->first
+void gdn_chol_envelope_last(gdnCholEnvelope* env, int n);
+
+// gdn_chol_factor, gdn_chol_solve and gdn_chol_update over an envelope (env NULL: dense)
+int gdn_chol_factor_env(double* mat, int n, double mindiag, const gdnCholEnvelope* env);
+void gdn_chol_solve_env(double* res, const double* mat, const double* vec, int n,
+                        const gdnCholEnvelope* env);
+int gdn_chol_update_env(double* mat, double* x, int n, int plus, const gdnCholEnvelope* env);
+
 #endif

@@ -7,12 +7,15 @@
 // the smallest diagonal square a rank-one update keeps (MuJoCo's mjMINVAL)
 #define CHOL_MINVAL 1e-15
 
-// sum_k a[k] b[k], k < n, in MuJoCo's order (mju_dot): four partial sums p_l over k = l mod 4
-// for the whole blocks of four, combined as (p_0 + p_2) + (p_1 + p_3), then the 1 to 3 leftover
-// products summed left to right and added at once. Independent chains: faster than one chain
-static inline double dot_mujoco(const double* a, const double* b, int n) {
+// sum_k a[k] b[k], start <= k < n (start a multiple of 4), in MuJoCo's order (mju_dot): four
+// partial sums p_l over k = l mod 4 for the whole blocks of four, combined as
+// (p_0 + p_2) + (p_1 + p_3), then the 1 to 3 leftover products summed left to right and added
+// at once. Independent chains: faster than one chain. With a[k] b[k] = 0 for k < start this is
+// bit for bit the sum from 0: the skipped blocks would only add zeros to partial sums that
+// start at +0 (and +0 + (-0) = +0), and the blocks and the tail are the same
+static inline double dot_mujoco_from(const double* a, const double* b, int start, int n) {
     double s = 0;
-    int k = 0;
+    int k = start;
     if (n >= 4) {
         double p0 = 0, p1 = 0, p2 = 0, p3 = 0;
         for (; k + 4 <= n; k += 4) {
@@ -35,15 +38,41 @@ static inline double dot_mujoco(const double* a, const double* b, int n) {
 }
 
 double gdn_solver_dot(const double* a, const double* b, int n) {
-    return dot_mujoco(a, b, n);
+    return dot_mujoco_from(a, b, 0, n);
 }
 
-// column by column: L_jj = sqrt(A_jj - L_j,:j L_j,:j'), L_ij = (A_ij - L_i,:j L_j,:j') / L_jj
-int gdn_chol_factor(double* mat, int n, double mindiag) {
+// the first possibly nonzero column of row i (0 without an envelope)
+static inline int env_first(const gdnCholEnvelope* env, int i) {
+    return env ? env->first[i] : 0;
+}
+
+// a multiple of 4 at or below k
+static inline int block_start(int k) {
+    return k & ~3;
+}
+
+void gdn_chol_envelope_last(gdnCholEnvelope* env, int n) {
+    for (int i = 0; i < n; i++) {
+        env->last[i] = -1;
+    }
+    for (int j = 0; j < n; j++) {
+        int* last = env->last + env->first[j];
+        *last = *last > j ? *last : j;
+    }
+    for (int i = 1; i < n; i++) {
+        env->last[i] = env->last[i] > env->last[i - 1] ? env->last[i] : env->last[i - 1];
+    }
+}
+
+// column by column: L_jj = sqrt(A_jj - L_j,:j L_j,:j'), L_ij = (A_ij - L_i,:j L_j,:j') / L_jj.
+// With an envelope, rows with first_i > j keep their L_ij = 0 (the sum and A_ij are exact zeros
+// there) and the sums start at the block holding max(first_i, first_j)
+int gdn_chol_factor_env(double* mat, int n, double mindiag, const gdnCholEnvelope* env) {
     int rank = n;
     for (int j = 0; j < n; j++) {
         double* row_j = mat + (size_t)j * (size_t)n;
-        double diag = row_j[j] - dot_mujoco(row_j, row_j, j);
+        const int first_j = env_first(env, j);
+        double diag = row_j[j] - dot_mujoco_from(row_j, row_j, block_start(first_j), j);
         if (diag < mindiag) {
             diag = mindiag;
             rank--;
@@ -51,31 +80,60 @@ int gdn_chol_factor(double* mat, int n, double mindiag) {
         row_j[j] = sqrt(diag);
         const double inv = 1 / row_j[j];
         for (int i = j + 1; i < n; i++) {
+            const int first_i = env_first(env, i);
+            if (first_i > j) {
+                continue;
+            }
             double* row_i = mat + (size_t)i * (size_t)n;
-            row_i[j] = (row_i[j] - dot_mujoco(row_i, row_j, j)) * inv;
+            const int start = block_start(first_i > first_j ? first_i : first_j);
+            row_i[j] = (row_i[j] - dot_mujoco_from(row_i, row_j, start, j)) * inv;
         }
     }
     return rank;
 }
 
-// L y = vec forward, then L' res = y backward
-void gdn_chol_solve(double* res, const double* mat, const double* vec, int n) {
+int gdn_chol_factor(double* mat, int n, double mindiag) {
+    return gdn_chol_factor_env(mat, n, mindiag, NULL);
+}
+
+// L y = vec forward, then L' res = y backward. With an envelope the forward sums start at the
+// block holding first_i, and the backward sum over j > i stops after last_i (L_ji = 0 beyond,
+// and r - 0 res_j = r exactly unless r is a zero, whose sign the remaining terms may flip: then
+// they are all subtracted as without the envelope)
+void gdn_chol_solve_env(double* res, const double* mat, const double* vec, int n,
+                        const gdnCholEnvelope* env) {
     for (int i = 0; i < n; i++) {
         const double* row_i = mat + (size_t)i * (size_t)n;
-        res[i] = (vec[i] - dot_mujoco(row_i, res, i)) / row_i[i];
+        const int start = block_start(env_first(env, i));
+        res[i] = (vec[i] - dot_mujoco_from(row_i, res, start, i)) / row_i[i];
     }
     for (int i = n - 1; i >= 0; i--) {
         double r = res[i];
-        for (int j = i + 1; j < n; j++) {
+        const int last = env ? env->last[i] : n - 1;
+        int j = i + 1;
+        for (; j <= last; j++) {
             r -= mat[(size_t)j * (size_t)n + (size_t)i] * res[j];
+        }
+        if (r == 0) {
+            for (; j < n; j++) {
+                r -= mat[(size_t)j * (size_t)n + (size_t)i] * res[j];
+            }
         }
         res[i] = r / mat[(size_t)i * (size_t)n + (size_t)i];
     }
 }
 
+void gdn_chol_solve(double* res, const double* mat, const double* vec, int n) {
+    gdn_chol_solve_env(res, mat, vec, n, NULL);
+}
+
 // Givens-like sweep over the columns: r = sqrt(L_kk^2 +- x_k^2), c = r / L_kk, s = x_k / L_kk,
-// L_ik = (L_ik +- s x_i) / c, x_i = c x_i - s L_ik (new L_ik), for i > k
-int gdn_chol_update(double* mat, double* x, int n, int plus) {
+// L_ik = (L_ik +- s x_i) / c, x_i = c x_i - s L_ik (new L_ik), for i > k. With an envelope,
+// rows with first_i > k and x_i == 0 are skipped: there L_ik = +0, and the sweep would give
+// L_ik = (+0 +- s (+-0)) / c = +0 and x_i = c x_i - s (+0), a zero again (its sign is never read:
+// a zero x_i only enters products with finite values that are added to nonzero L entries or to
+// +0 ones, where +0 + (-0) = +0 - (+0) = +0)
+int gdn_chol_update_env(double* mat, double* x, int n, int plus, const gdnCholEnvelope* env) {
     int rank = n;
     for (int k = 0; k < n; k++) {
         if (x[k] == 0) {
@@ -93,10 +151,17 @@ int gdn_chol_update(double* mat, double* x, int n, int plus) {
         const double s = x[k] / *Lkk;
         *Lkk = r;
         for (int i = k + 1; i < n; i++) {
+            if (x[i] == 0 && env_first(env, i) > k) {
+                continue;
+            }
             double* Lik = mat + (size_t)i * (size_t)n + (size_t)k;
             *Lik = (plus ? *Lik + s * x[i] : *Lik - s * x[i]) * cinv;
             x[i] = c * x[i] - s * *Lik;
         }
     }
     return rank;
+}
+
+int gdn_chol_update(double* mat, double* x, int n, int plus) {
+    return gdn_chol_update_env(mat, x, n, plus, NULL);
 }

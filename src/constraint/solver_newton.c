@@ -7,10 +7,12 @@
 // Newton direction is -H^-1 g with g = M a - qfrc_smooth - J' f and H = M + J' D_q J
 // (D_q: efc_D on quadratic rows) plus the elliptic cone Hessians. H is held as a dense Cholesky
 // factor updated by rank-one terms when rows change state (refactored when an update loses
-// rank), as MuJoCo does for nv < 60. Termination (after each step), scaled by
-// meaninertia * max(1, nv): improvement = (c_old - c_new) / scale < tolerance, or
-// |g| / scale < tolerance. The context, the updates, the iteration and the line search are
-// shared with CG (solver_primal.h, gdn_primal_solve).
+// rank), as MuJoCo does for nv < 60; the factor, its solves and its updates skip the exact
+// zeros outside the Hessian's envelope (hessian_envelope), with the dense results' bits.
+// Termination (after each step), scaled by meaninertia * max(1, nv):
+// improvement = (c_old - c_new) / scale < tolerance, or |g| / scale < tolerance. The context,
+// the updates, the iteration and the line search are shared with CG (solver_primal.h,
+// gdn_primal_solve).
 #include "constraint/solver.h"
 
 #include <math.h>
@@ -28,6 +30,7 @@ typedef struct Newton {
     double* vec;     // (nv) rank-one update vector
     double* LTJ;     // (6 nv) L' J of one cone
     int* oldstate;   // (nefc) row states before the step
+    gdnCholEnvelope env;  // (nv, nv) the Hessian's envelope (first, last)
     int nupdate;     // rank-one updates (or rows on a refactor) in the last Hessian update
 } Newton;
 
@@ -41,7 +44,8 @@ static void add_scaled(double* restrict x, const double* restrict y, double a, i
 // Mgrad = H^-1 grad (with the cones if any), after the shared gradient
 static void update_gradient(const gdnModel* m, gdnData* d, Newton* ctx) {
     gdn_primal_gradient(m, d, &ctx->p);
-    gdn_chol_solve(ctx->p.Mgrad, ctx->p.ncone ? ctx->Hcone : ctx->H, ctx->p.grad, m->nv);
+    gdn_chol_solve_env(ctx->p.Mgrad, ctx->p.ncone ? ctx->Hcone : ctx->H, ctx->p.grad, m->nv,
+                       &ctx->env);
 }
 
 // Hcone = H + sum over cone contacts of J_c' Hc J_c: Hc = L L' (dim x dim), one rank-one
@@ -66,11 +70,50 @@ static void hessian_cone(const gdnModel* m, gdnData* d, Newton* ctx) {
             }
         }
         for (int r = 0; r < dim; r++) {
-            gdn_chol_update(ctx->Hcone, ctx->LTJ + (size_t)r * (size_t)nv, nv, 1);
+            gdn_chol_update_env(ctx->Hcone, ctx->LTJ + (size_t)r * (size_t)nv, nv, 1,
+                                &ctx->env);
         }
         ctx->nupdate += dim;
         i += dim - 1;
     }
+}
+
+// The envelope of H = M + J' D J and of its updates: first_i = the smallest of i's root-most
+// ancestor dof (M is zero between dof trees) and the first recorded column of every row whose
+// recorded columns include i (efc_colind holds every nonzero of efc_J), in any state. Rows are
+// taken in groups (consecutive rows of one constraint: same efc_type and efc_id) with the
+// group's smallest first column, since a cone's updates mix the rows of its contact: then an
+// update's x (one row, or a mix of one group's rows) has x_i != 0 only where first_i <= its
+// first nonzero column, which keeps the updated factor inside the envelope
+static void hessian_envelope(const gdnModel* m, const gdnData* d, gdnCholEnvelope* env) {
+    const int nv = m->nv, nefc = d->nefc;
+    for (int i = 0; i < nv; i++) {
+        const int parent = m->dof_parentid[i];
+        env->first[i] = parent < 0 ? i : env->first[parent];
+    }
+    for (int g = 0; g < nefc;) {
+        int end = g + 1;
+        while (end < nefc && d->efc_type[end] == d->efc_type[g] &&
+               d->efc_id[end] == d->efc_id[g]) {
+            end++;
+        }
+        int first = nv;
+        for (int j = g; j < end; j++) {
+            if (d->efc_rownnz[j] > 0) {
+                const int c = d->efc_colind[d->efc_rowadr[j]];
+                first = c < first ? c : first;
+            }
+        }
+        for (int j = g; j < end; j++) {
+            const int* col = d->efc_colind + d->efc_rowadr[j];
+            for (int a = 0; a < d->efc_rownnz[j]; a++) {
+                int* f = env->first + col[a];
+                *f = first < *f ? first : *f;
+            }
+        }
+        g = end;
+    }
+    gdn_chol_envelope_last(env, nv);
 }
 
 // H = chol(M + J' D_q J) from scratch (lower triangle), then the cones
@@ -102,7 +145,7 @@ static void hessian_direct(const gdnModel* m, gdnData* d, Newton* ctx) {
             }
         }
     }
-    gdn_chol_factor(H, nv, GDN_PRIMAL_MINVAL);
+    gdn_chol_factor_env(H, nv, GDN_PRIMAL_MINVAL, &ctx->env);
     if (ctx->p.ncone) {
         hessian_cone(m, d, ctx);
     }
@@ -125,7 +168,7 @@ static void hessian_incremental(const gdnModel* m, gdnData* d, Newton* ctx) {
         for (int k = 0; k < nv; k++) {
             ctx->vec[k] = Ji[k] * sqrtD;
         }
-        int rank = gdn_chol_update(ctx->H, ctx->vec, nv, is);
+        int rank = gdn_chol_update_env(ctx->H, ctx->vec, nv, is, &ctx->env);
         ctx->nupdate++;
         if (rank < nv) {
             hessian_direct(m, d, ctx);
@@ -145,7 +188,9 @@ static int newton_alloc(const gdnModel* m, gdnData* d, const int* simple, Newton
     ctx->Dquad = gdn_arena_doubles(d, nefc);
     ctx->vec = gdn_arena_doubles(d, nv);
     ctx->oldstate = gdn_arena_ints(d, nefc);
-    ok = ok && ctx->Dquad && ctx->vec && ctx->oldstate;
+    ctx->env.first = gdn_arena_ints(d, nv);
+    ctx->env.last = gdn_arena_ints(d, nv);
+    ok = ok && ctx->Dquad && ctx->vec && ctx->oldstate && ctx->env.first && ctx->env.last;
     // the factor the last Newton direction used lives in d->solver_H (kept for implicit
     // differentiation): H's own factor, or with elliptic rows the factor with the cones
     if (ctx->p.coneH) {
@@ -155,6 +200,9 @@ static int newton_alloc(const gdnModel* m, gdnData* d, const int* simple, Newton
         ok = ok && ctx->H && ctx->LTJ;
     } else {
         ctx->H = d->solver_H;
+    }
+    if (ok) {
+        hessian_envelope(m, d, &ctx->env);
     }
     return ok ? 0 : -1;
 }

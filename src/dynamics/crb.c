@@ -14,7 +14,9 @@
 // crb (10 x nbody, cinert on entry) becomes the composite inertias: crb_b = sum of cinert over
 // the subtree of b (leaf to root); then M(i, j) = cdof_j' crb_(body of i) cdof_i for every
 // ancestor dof j of dof i (j = i included), M(i, i) += armature_i; entries between dofs on
-// different branches are zero
+// different branches are zero. Only the entries between dofs of one tree (from its root dof,
+// the root-most ancestor, to i) are written: the others are zero from the allocation and no
+// other code writes them (crb_unavailable poisons only the diagonal)
 static void crb_from(const gdnModel* m, gdnData* d, const double* cdof, double* crb) {
     const int nv = m->nv;
     for (int b = m->nbody - 1; b > 0; b--) {
@@ -26,9 +28,9 @@ static void crb_from(const gdnModel* m, gdnData* d, const double* cdof, double* 
         }
     }
 
-    // row i, columns j < i from i - 1 down: an ancestor dof (the chain of dof_parentid, whose
-    // indices decrease) gets its entry, every other column a zero (no memset of all of M);
-    // each written to (i, j) and (j, i)
+    // row i, columns root <= j < i from i - 1 down (root: the root-most ancestor of i): an
+    // ancestor dof (the chain of dof_parentid, whose indices decrease) gets its entry, every
+    // other column a zero (no memset of all of M); each written to (i, j) and (j, i)
     double* M = d->qM;
     for (int i = nv - 1; i >= 0; i--) {
         double force[6];
@@ -37,7 +39,11 @@ static void crb_from(const gdnModel* m, gdnData* d, const double* cdof, double* 
         gdn_cinert_mul(force, crb + 10 * m->dof_bodyid[i], cdof + 6 * i);
         row[i] = m->dof_armature[i] + gdn_dot6(cdof + 6 * i, force);
         int ancestor = m->dof_parentid[i];
-        for (int j = i - 1; j >= 0; j--) {
+        int root = i;
+        while (m->dof_parentid[root] >= 0) {
+            root = m->dof_parentid[root];
+        }
+        for (int j = i - 1; j >= root; j--) {
             double mij = 0;
             if (j == ancestor) {
                 mij = gdn_dot6(cdof + 6 * j, force);
@@ -49,12 +55,14 @@ static void crb_from(const gdnModel* m, gdnData* d, const double* cdof, double* 
     }
 }
 
-// qM = NaN: the result when the arena is short (the arena counted the warning), so that a step
-// reports GDN_ERR_NONFINITE instead of using a stale M
+// diag(qM) = NaN: the result when the arena is short (the arena counted the warning). A NaN
+// diagonal is enough for a step to report GDN_ERR_NONFINITE instead of using a stale M (every
+// solve with M divides by or factors its diagonal); the entries off the diagonal are left as
+// they are, so those between dof trees stay the zeros crb_from relies on
 static void crb_unavailable(const gdnModel* m, gdnData* d) {
-    const size_t n = (size_t)m->nv * (size_t)m->nv;
-    for (size_t i = 0; i < n; i++) {
-        d->qM[i] = NAN;
+    const size_t nv = (size_t)m->nv;
+    for (size_t i = 0; i < nv; i++) {
+        d->qM[i * nv + i] = NAN;
     }
 }
 

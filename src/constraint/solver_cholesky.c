@@ -65,8 +65,9 @@ void gdn_chol_envelope_last(gdnCholEnvelope* env, int n) {
 }
 
 // column by column: L_jj = sqrt(A_jj - L_j,:j L_j,:j'), L_ij = (A_ij - L_i,:j L_j,:j') / L_jj.
-// With an envelope, rows with first_i > j keep their L_ij = 0 (the sum and A_ij are exact zeros
-// there) and the sums start at the block holding max(first_i, first_j)
+// With an envelope, rows with first_i > j (among them every row after last_j) keep their
+// L_ij = 0 (the sum and A_ij are exact zeros there) and the sums start at the block holding
+// max(first_i, first_j)
 int gdn_chol_factor_env(double* mat, int n, double mindiag, const gdnCholEnvelope* env) {
     int rank = n;
     for (int j = 0; j < n; j++) {
@@ -79,7 +80,8 @@ int gdn_chol_factor_env(double* mat, int n, double mindiag, const gdnCholEnvelop
         }
         row_j[j] = sqrt(diag);
         const double inv = 1 / row_j[j];
-        for (int i = j + 1; i < n; i++) {
+        const int last = env ? env->last[j] : n - 1;
+        for (int i = j + 1; i <= last; i++) {
             const int first_i = env_first(env, i);
             if (first_i > j) {
                 continue;
@@ -129,7 +131,10 @@ void gdn_chol_solve(double* res, const double* mat, const double* vec, int n) {
 
 // Givens-like sweep over the columns: r = sqrt(L_kk^2 +- x_k^2), c = r / L_kk, s = x_k / L_kk,
 // L_ik = (L_ik +- s x_i) / c, x_i = c x_i - s L_ik (new L_ik), for i > k. With an envelope,
-// rows with first_i > k and x_i == 0 are skipped: there L_ik = +0, and the sweep would give
+// rows with first_i > k and x_i == 0 are skipped, among them every row after last_k (first_i > k
+// there, and x_i == 0 by the envelope's condition on x: x_i starts nonzero only where
+// first_i <= the first column swept, and becomes nonzero at column k only where L_ik != 0,
+// inside the envelope). Skipping is exact: there L_ik = +0, and the sweep would give
 // L_ik = (+0 +- s (+-0)) / c = +0 and x_i = c x_i - s (+0), a zero again (its sign is never read:
 // a zero x_i only enters products with finite values that are added to nonzero L entries or to
 // +0 ones, where +0 + (-0) = +0 - (+0) = +0)
@@ -150,7 +155,8 @@ int gdn_chol_update_env(double* mat, double* x, int n, int plus, const gdnCholEn
         const double cinv = 1 / c;
         const double s = x[k] / *Lkk;
         *Lkk = r;
-        for (int i = k + 1; i < n; i++) {
+        const int last = env ? env->last[k] : n - 1;
+        for (int i = k + 1; i <= last; i++) {
             if (x[i] == 0 && env_first(env, i) > k) {
                 continue;
             }

@@ -98,17 +98,24 @@ int gdn_chol_update(double* mat, double* x, int n, int plus);
 
 // The envelope (profile) of a matrix whose row i has no nonzero left of column first[i]
 // (first[i] <= i) in the lower triangle; last[i] = the largest row j with first[j] <= i (-1
-// when none), from gdn_chol_envelope_last. The factor's fill stays inside the envelope, and so
-// does a rank-one update whose x has x_i != 0 only where first[i] <= (the first nonzero column
-// of x). The _env functions below skip the exact zeros outside it and give bit for bit the
-// results of the dense ones, provided the entries left of first[i] are +0 on entry.
+// when none); optionally the envelope by columns: rows colrows[colstart[c] ..
+// colstart[c + 1]) = the rows j > c with first[j] <= c, ascending. The factor's fill stays
+// inside the envelope, and so does a rank-one update whose x has x_i != 0 only where
+// first[i] <= (the first nonzero column of x). The _env functions below skip the exact zeros
+// outside it and give bit for bit the results of the dense ones, provided the entries left of
+// first[i] are +0 on entry.
 typedef struct gdnCholEnvelope {
-    int* first;   // (n)
-    int* last;    // (n)
+    int* first;      // (n)
+    int* last;       // (n)
+    int* colstart;   // (n + 1), or NULL (no column lists: slower loops over rows to last)
+    int* colrows;    // (gdn_chol_envelope_count), or NULL
 } gdnCholEnvelope;
 
-// env->last from env->first
-void gdn_chol_envelope_last(gdnCholEnvelope* env, int n);
+// the number of entries left of the diagonal inside the envelope: sum_i (i - first[i])
+size_t gdn_chol_envelope_count(const int* first, int n);
+
+// env->last, and the column lists when colstart and colrows are given, from env->first
+void gdn_chol_envelope_finish(gdnCholEnvelope* env, int n);
 
 // gdn_chol_factor, gdn_chol_solve and gdn_chol_update over an envelope (env NULL: dense)
 int gdn_chol_factor_env(double* mat, int n, double mindiag, const gdnCholEnvelope* env);

@@ -3,6 +3,7 @@
 #include "constraint/solver.h"
 
 #include <math.h>
+#include <string.h>
 
 // the smallest diagonal square a rank-one update keeps (MuJoCo's mjMINVAL)
 #define CHOL_MINVAL 1e-15
@@ -51,7 +52,42 @@ static inline int block_start(int k) {
     return k & ~3;
 }
 
-void gdn_chol_envelope_last(gdnCholEnvelope* env, int n) {
+size_t gdn_chol_envelope_count(const int* first, int n) {
+    size_t count = 0;
+    for (int i = 0; i < n; i++) {
+        count += (size_t)(i - first[i]);
+    }
+    return count;
+}
+
+// column c's rows j > c with first_j <= c, ascending: counted per column, then placed with
+// colstart[c] as the fill position (it ends at the next column's start, shifted back after)
+static void envelope_columns(gdnCholEnvelope* env, int n) {
+    int* start = env->colstart;
+    memset(start, 0, sizeof(int) * (size_t)(n + 1));
+    for (int j = 0; j < n; j++) {
+        for (int c = env->first[j]; c < j; c++) {
+            start[c + 1]++;
+        }
+    }
+    for (int c = 0; c < n; c++) {
+        start[c + 1] += start[c];
+    }
+    for (int j = 0; j < n; j++) {
+        for (int c = env->first[j]; c < j; c++) {
+            env->colrows[start[c]++] = j;
+        }
+    }
+    for (int c = n; c > 0; c--) {
+        start[c] = start[c - 1];
+    }
+    start[0] = 0;
+}
+
+void gdn_chol_envelope_finish(gdnCholEnvelope* env, int n) {
+    if (env->colstart && env->colrows) {
+        envelope_columns(env, n);
+    }
     for (int i = 0; i < n; i++) {
         env->last[i] = -1;
     }
@@ -80,6 +116,16 @@ int gdn_chol_factor_env(double* mat, int n, double mindiag, const gdnCholEnvelop
         }
         row_j[j] = sqrt(diag);
         const double inv = 1 / row_j[j];
+        if (env && env->colrows) {
+            for (int a = env->colstart[j]; a < env->colstart[j + 1]; a++) {
+                const int i = env->colrows[a];
+                const int first_i = env->first[i];
+                double* row_i = mat + (size_t)i * (size_t)n;
+                const int start = block_start(first_i > first_j ? first_i : first_j);
+                row_i[j] = (row_i[j] - dot_mujoco_from(row_i, row_j, start, j)) * inv;
+            }
+            continue;
+        }
         const int last = env ? env->last[j] : n - 1;
         for (int i = j + 1; i <= last; i++) {
             const int first_i = env_first(env, i);
@@ -99,9 +145,12 @@ int gdn_chol_factor(double* mat, int n, double mindiag) {
 }
 
 // L y = vec forward, then L' res = y backward. With an envelope the forward sums start at the
-// block holding first_i, and the backward sum over j > i stops after last_i (L_ji = 0 beyond,
-// and r - 0 res_j = r exactly unless r is a zero, whose sign the remaining terms may flip: then
-// they are all subtracted as without the envelope)
+// block holding first_i, and the backward sum over j > i skips the rows with first_j > i (all
+// rows after last_i among them): there L_ji = +0, and r - 0 res_j = r exactly unless r is a
+// zero, whose sign the term may flip, so while r == 0 every term is subtracted as without it.
+// With the column lists only the rows with first_j <= i are visited; the skipped terms can only
+// change the sign of a zero partial sum (a later nonzero term gives the same value either way),
+// so the result differs only when it is a zero: then the sum is redone over every row
 void gdn_chol_solve_env(double* res, const double* mat, const double* vec, int n,
                         const gdnCholEnvelope* env) {
     for (int i = 0; i < n; i++) {
@@ -111,9 +160,27 @@ void gdn_chol_solve_env(double* res, const double* mat, const double* vec, int n
     }
     for (int i = n - 1; i >= 0; i--) {
         double r = res[i];
+        if (env && env->colrows) {
+            // the column's envelope rows only; a zero sum is redone over every row (its sign)
+            for (int a = env->colstart[i]; a < env->colstart[i + 1]; a++) {
+                const int j = env->colrows[a];
+                r -= mat[(size_t)j * (size_t)n + (size_t)i] * res[j];
+            }
+            if (r == 0) {
+                r = res[i];
+                for (int j = i + 1; j < n; j++) {
+                    r -= mat[(size_t)j * (size_t)n + (size_t)i] * res[j];
+                }
+            }
+            res[i] = r / mat[(size_t)i * (size_t)n + (size_t)i];
+            continue;
+        }
         const int last = env ? env->last[i] : n - 1;
         int j = i + 1;
         for (; j <= last; j++) {
+            if (r != 0 && env_first(env, j) > i) {
+                continue;
+            }
             r -= mat[(size_t)j * (size_t)n + (size_t)i] * res[j];
         }
         if (r == 0) {
@@ -155,6 +222,15 @@ int gdn_chol_update_env(double* mat, double* x, int n, int plus, const gdnCholEn
         const double cinv = 1 / c;
         const double s = x[k] / *Lkk;
         *Lkk = r;
+        if (env && env->colrows) {
+            for (int a = env->colstart[k]; a < env->colstart[k + 1]; a++) {
+                const int i = env->colrows[a];
+                double* Lik = mat + (size_t)i * (size_t)n + (size_t)k;
+                *Lik = (plus ? *Lik + s * x[i] : *Lik - s * x[i]) * cinv;
+                x[i] = c * x[i] - s * *Lik;
+            }
+            continue;
+        }
         const int last = env ? env->last[k] : n - 1;
         for (int i = k + 1; i <= last; i++) {
             if (x[i] == 0 && env_first(env, i) > k) {

@@ -113,7 +113,6 @@ static void hessian_envelope(const gdnModel* m, const gdnData* d, gdnCholEnvelop
         }
         g = end;
     }
-    gdn_chol_envelope_last(env, nv);
 }
 
 // H = chol(M + J' D_q J) from scratch (lower triangle), then the cones
@@ -180,6 +179,20 @@ static void hessian_incremental(const gdnModel* m, gdnData* d, Newton* ctx) {
     }
 }
 
+// the envelope's column lists from the arena when it has room for them (checked first, so that
+// a short arena raises no warning); else none, and the Cholesky loops over rows instead (same
+// bits, slower)
+static void envelope_columns_alloc(gdnData* d, size_t nv, gdnCholEnvelope* env) {
+    const size_t count = gdn_chol_envelope_count(env->first, (int)nv);
+    const size_t need = sizeof(int) * (nv + 1 + count) + 2 * 64;
+    env->colstart = NULL;
+    env->colrows = NULL;
+    if (d->parena <= d->narena && need <= d->narena - d->parena) {
+        env->colstart = gdn_arena_ints(d, nv + 1);
+        env->colrows = gdn_arena_ints(d, count > 0 ? count : 1);
+    }
+}
+
 // carve the solver arrays from the arena; 0 on success
 static int newton_alloc(const gdnModel* m, gdnData* d, const int* simple, Newton* ctx) {
     const size_t nv = (size_t)m->nv, nefc = (size_t)d->nefc;
@@ -203,6 +216,8 @@ static int newton_alloc(const gdnModel* m, gdnData* d, const int* simple, Newton
     }
     if (ok) {
         hessian_envelope(m, d, &ctx->env);
+        envelope_columns_alloc(d, nv, &ctx->env);
+        gdn_chol_envelope_finish(&ctx->env, (int)nv);
     }
     return ok ? 0 : -1;
 }

@@ -114,6 +114,8 @@ typedef struct gdnData {
     // upper triangle is unspecified). Valid only when solver_H_valid (a Newton solve with rows
     // ran); 0 after CG, PGS, a step without rows or a failed solve
     double* solver_H;       // (nv x nv) L
+    int* solver_H_first;    // (nv) row i of solver_H is zero left of this column (the Newton
+                            // solver's bookkeeping: it rewrites only its Hessian's envelope)
     int solver_H_valid;
 
     // inverse dynamics

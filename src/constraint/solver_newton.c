@@ -122,13 +122,28 @@ static void hessian_direct(const gdnModel* m, gdnData* d, Newton* ctx) {
     for (int i = 0; i < nefc; i++) {
         ctx->Dquad[i] = d->efc_state[i] == GDN_CNSTRSTATE_QUADRATIC ? d->efc_D[i] : 0;
     }
-    // lower triangle of J' D_q J + M
+    // lower triangle of M, zero left of the envelope: in d->solver_H (kept between solves)
+    // only the envelope's entries are copied and the zeros are restored where the last solve's
+    // envelope (d->solver_H_first) reached further left; an arena H (with cones) is copied
+    // whole (M is zero between dof trees, and left of first_r every dof is of another tree)
     for (int r = 0; r < nv; r++) {
-        memcpy(H + (size_t)r * (size_t)nv, d->qM + (size_t)r * (size_t)nv,
-               sizeof(double) * (size_t)(r + 1));
+        double* Hr = H + (size_t)r * (size_t)nv;
+        const double* Mr = d->qM + (size_t)r * (size_t)nv;
+        const int first = ctx->env.first[r];
+        if (H == d->solver_H) {
+            const int zero_from = d->solver_H_first[r];
+            if (zero_from < first) {
+                memset(Hr + zero_from, 0, sizeof(double) * (size_t)(first - zero_from));
+            }
+            memcpy(Hr + first, Mr + first, sizeof(double) * (size_t)(r + 1 - first));
+        } else {
+            memcpy(Hr, Mr, sizeof(double) * (size_t)(r + 1));
+        }
+        // true for the solve's d->solver_H either way (with cones it is a whole copy of H)
+        d->solver_H_first[r] = first;
     }
-    // H(r, c) += J(j, r) D_j J(j, c) for c <= r: r over row j's recorded columns (the others
-    // are exactly 0), c contiguous from the row's first recorded column to r
+    // + J' D_q J: H(r, c) += J(j, r) D_j J(j, c) for c <= r: r over row j's recorded columns
+    // (the others are exactly 0), c contiguous from the row's first recorded column to r
     for (int j = 0; j < nefc; j++) {
         if (ctx->Dquad[j] == 0 || d->efc_rownnz[j] == 0) {
             continue;

@@ -98,8 +98,9 @@ gdnStatus gdn_data_create(const gdnModel* m, gdnData** out) {
 #undef X
     // contacts and the int rows after the double arrays
     size_t contact_bytes = (maxcon * sizeof(gdnContact) + 63u) & ~(size_t)63u;
-    // efc_type, efc_id, efc_state, efc_rownnz, efc_rowadr (maxefc each), efc_colind (maxefc nv)
-    size_t int_bytes = ((5 + nv) * maxefc * sizeof(int) + 63u) & ~(size_t)63u;
+    // efc_type, efc_id, efc_state, efc_rownnz, efc_rowadr (maxefc each), efc_colind (maxefc nv),
+    // solver_H_first (nv)
+    size_t int_bytes = (((5 + nv) * maxefc + nv) * sizeof(int) + 63u) & ~(size_t)63u;
     total += contact_bytes + int_bytes;
     size_t narena = aligned_bytes(arena_doubles(m));
     gdnData* d = calloc(1, sizeof(gdnData));
@@ -124,6 +125,7 @@ gdnStatus gdn_data_create(const gdnModel* m, gdnData** out) {
     d->efc_rownnz = d->efc_state + maxefc;
     d->efc_rowadr = d->efc_rownnz + maxefc;
     d->efc_colind = d->efc_rowadr + maxefc;
+    d->solver_H_first = d->efc_colind + maxefc * nv;
     p += int_bytes;
     d->maxcon = (int)maxcon;
     d->maxefc = (int)maxefc;

@@ -48,11 +48,31 @@ static void update_gradient(const gdnModel* m, gdnData* d, Newton* ctx) {
                        &ctx->env);
 }
 
+// the lower triangle of d->solver_H = that of src (nv x nv, zero left of the envelope): only
+// the envelope's entries are copied, and zeros are restored where the envelope of the factor
+// last kept there (d->solver_H_first) reached further left (the strict upper triangle is left
+// as it is: unspecified)
+static void envelope_to_solver_H(const gdnModel* m, gdnData* d, const Newton* ctx,
+                                 const double* src) {
+    const int nv = m->nv;
+    for (int r = 0; r < nv; r++) {
+        double* Hr = d->solver_H + (size_t)r * (size_t)nv;
+        const double* Sr = src + (size_t)r * (size_t)nv;
+        const int first = ctx->env.first[r];
+        const int zero_from = d->solver_H_first[r];
+        if (zero_from < first) {
+            memset(Hr + zero_from, 0, sizeof(double) * (size_t)(first - zero_from));
+        }
+        memcpy(Hr + first, Sr + first, sizeof(double) * (size_t)(r + 1 - first));
+        d->solver_H_first[r] = first;
+    }
+}
+
 // Hcone = H + sum over cone contacts of J_c' Hc J_c: Hc = L L' (dim x dim), one rank-one
 // update per row of L' J_c
 static void hessian_cone(const gdnModel* m, gdnData* d, Newton* ctx) {
     const int nv = m->nv, nefc = d->nefc;
-    memcpy(ctx->Hcone, ctx->H, sizeof(double) * (size_t)nv * (size_t)nv);
+    envelope_to_solver_H(m, d, ctx, ctx->H);
     for (int i = 0; i < nefc; i++) {
         if (d->efc_state[i] != GDN_CNSTRSTATE_CONE) {
             continue;
@@ -122,25 +142,16 @@ static void hessian_direct(const gdnModel* m, gdnData* d, Newton* ctx) {
     for (int i = 0; i < nefc; i++) {
         ctx->Dquad[i] = d->efc_state[i] == GDN_CNSTRSTATE_QUADRATIC ? d->efc_D[i] : 0;
     }
-    // lower triangle of M, zero left of the envelope: in d->solver_H (kept between solves)
-    // only the envelope's entries are copied and the zeros are restored where the last solve's
-    // envelope (d->solver_H_first) reached further left; an arena H (with cones) is copied
-    // whole (M is zero between dof trees, and left of first_r every dof is of another tree)
-    for (int r = 0; r < nv; r++) {
-        double* Hr = H + (size_t)r * (size_t)nv;
-        const double* Mr = d->qM + (size_t)r * (size_t)nv;
-        const int first = ctx->env.first[r];
-        if (H == d->solver_H) {
-            const int zero_from = d->solver_H_first[r];
-            if (zero_from < first) {
-                memset(Hr + zero_from, 0, sizeof(double) * (size_t)(first - zero_from));
-            }
-            memcpy(Hr + first, Mr + first, sizeof(double) * (size_t)(r + 1 - first));
-        } else {
-            memcpy(Hr, Mr, sizeof(double) * (size_t)(r + 1));
+    // lower triangle of M, zero left of the envelope (M is zero between dof trees, and left of
+    // first_r every dof is of another tree): in d->solver_H only the envelope is written, an
+    // arena H (with cones) is copied whole
+    if (H == d->solver_H) {
+        envelope_to_solver_H(m, d, ctx, d->qM);
+    } else {
+        for (int r = 0; r < nv; r++) {
+            memcpy(H + (size_t)r * (size_t)nv, d->qM + (size_t)r * (size_t)nv,
+                   sizeof(double) * (size_t)(r + 1));
         }
-        // true for the solve's d->solver_H either way (with cones it is a whole copy of H)
-        d->solver_H_first[r] = first;
     }
     // + J' D_q J: H(r, c) += J(j, r) D_j J(j, c) for c <= r: r over row j's recorded columns
     // (the others are exactly 0), c contiguous from the row's first recorded column to r
@@ -275,7 +286,7 @@ gdnStatus gdn_solver_newton(const gdnModel* m, gdnData* d, const int* simple, in
     gdn_primal_solve(m, d, &ctx.p, &steps, maxiter);
     // elliptic rows but no contact in the cone state at the end: the last direction used H
     if (ctx.p.coneH && ctx.p.ncone == 0) {
-        memcpy(d->solver_H, ctx.H, sizeof(double) * (size_t)m->nv * (size_t)m->nv);
+        envelope_to_solver_H(m, d, &ctx, ctx.H);
     }
     d->solver_H_valid = 1;
     gdn_arena_reset(d, mark);

@@ -42,11 +42,6 @@ double gdn_solver_dot(const double* a, const double* b, int n) {
     return dot_mujoco_from(a, b, 0, n);
 }
 
-// the first possibly nonzero column of row i (0 without an envelope)
-static inline int env_first(const gdnCholEnvelope* env, int i) {
-    return env ? env->first[i] : 0;
-}
-
 // a multiple of 4 at or below k
 static inline int block_start(int k) {
     return k & ~3;
@@ -104,11 +99,34 @@ void gdn_chol_envelope_finish(gdnCholEnvelope* env, int n) {
 // With an envelope, rows with first_i > j (among them every row after last_j) keep their
 // L_ij = 0 (the sum and A_ij are exact zeros there) and the sums start at the block holding
 // max(first_i, first_j)
-int gdn_chol_factor_env(double* mat, int n, double mindiag, const gdnCholEnvelope* env) {
+// the dense factor (every row and column)
+static int factor_dense(double* mat, int n, double mindiag) {
     int rank = n;
     for (int j = 0; j < n; j++) {
         double* row_j = mat + (size_t)j * (size_t)n;
-        const int first_j = env_first(env, j);
+        double diag = row_j[j] - dot_mujoco_from(row_j, row_j, 0, j);
+        if (diag < mindiag) {
+            diag = mindiag;
+            rank--;
+        }
+        row_j[j] = sqrt(diag);
+        const double inv = 1 / row_j[j];
+        for (int i = j + 1; i < n; i++) {
+            double* row_i = mat + (size_t)i * (size_t)n;
+            row_i[j] = (row_i[j] - dot_mujoco_from(row_i, row_j, 0, j)) * inv;
+        }
+    }
+    return rank;
+}
+
+int gdn_chol_factor_env(double* mat, int n, double mindiag, const gdnCholEnvelope* env) {
+    if (!env) {
+        return factor_dense(mat, n, mindiag);
+    }
+    int rank = n;
+    for (int j = 0; j < n; j++) {
+        double* row_j = mat + (size_t)j * (size_t)n;
+        const int first_j = env->first[j];
         double diag = row_j[j] - dot_mujoco_from(row_j, row_j, block_start(first_j), j);
         if (diag < mindiag) {
             diag = mindiag;
@@ -116,7 +134,7 @@ int gdn_chol_factor_env(double* mat, int n, double mindiag, const gdnCholEnvelop
         }
         row_j[j] = sqrt(diag);
         const double inv = 1 / row_j[j];
-        if (env && env->colrows) {
+        if (env->colrows) {
             for (int a = env->colstart[j]; a < env->colstart[j + 1]; a++) {
                 const int i = env->colrows[a];
                 const int first_i = env->first[i];
@@ -126,9 +144,9 @@ int gdn_chol_factor_env(double* mat, int n, double mindiag, const gdnCholEnvelop
             }
             continue;
         }
-        const int last = env ? env->last[j] : n - 1;
+        const int last = env->last[j];
         for (int i = j + 1; i <= last; i++) {
-            const int first_i = env_first(env, i);
+            const int first_i = env->first[i];
             if (first_i > j) {
                 continue;
             }
@@ -141,7 +159,7 @@ int gdn_chol_factor_env(double* mat, int n, double mindiag, const gdnCholEnvelop
 }
 
 int gdn_chol_factor(double* mat, int n, double mindiag) {
-    return gdn_chol_factor_env(mat, n, mindiag, NULL);
+    return factor_dense(mat, n, mindiag);
 }
 
 // L y = vec forward, then L' res = y backward. With an envelope the forward sums start at the
@@ -151,16 +169,35 @@ int gdn_chol_factor(double* mat, int n, double mindiag) {
 // With the column lists only the rows with first_j <= i are visited; the skipped terms can only
 // change the sign of a zero partial sum (a later nonzero term gives the same value either way),
 // so the result differs only when it is a zero: then the sum is redone over every row
-void gdn_chol_solve_env(double* res, const double* mat, const double* vec, int n,
-                        const gdnCholEnvelope* env) {
+// the dense solve (every row and column)
+static void solve_dense(double* res, const double* mat, const double* vec, int n) {
     for (int i = 0; i < n; i++) {
         const double* row_i = mat + (size_t)i * (size_t)n;
-        const int start = block_start(env_first(env, i));
+        res[i] = (vec[i] - dot_mujoco_from(row_i, res, 0, i)) / row_i[i];
+    }
+    for (int i = n - 1; i >= 0; i--) {
+        double r = res[i];
+        for (int j = i + 1; j < n; j++) {
+            r -= mat[(size_t)j * (size_t)n + (size_t)i] * res[j];
+        }
+        res[i] = r / mat[(size_t)i * (size_t)n + (size_t)i];
+    }
+}
+
+void gdn_chol_solve_env(double* res, const double* mat, const double* vec, int n,
+                        const gdnCholEnvelope* env) {
+    if (!env) {
+        solve_dense(res, mat, vec, n);
+        return;
+    }
+    for (int i = 0; i < n; i++) {
+        const double* row_i = mat + (size_t)i * (size_t)n;
+        const int start = block_start(env->first[i]);
         res[i] = (vec[i] - dot_mujoco_from(row_i, res, start, i)) / row_i[i];
     }
     for (int i = n - 1; i >= 0; i--) {
         double r = res[i];
-        if (env && env->colrows) {
+        if (env->colrows) {
             // the column's envelope rows only; a zero sum is redone over every row (its sign)
             for (int a = env->colstart[i]; a < env->colstart[i + 1]; a++) {
                 const int j = env->colrows[a];
@@ -175,10 +212,10 @@ void gdn_chol_solve_env(double* res, const double* mat, const double* vec, int n
             res[i] = r / mat[(size_t)i * (size_t)n + (size_t)i];
             continue;
         }
-        const int last = env ? env->last[i] : n - 1;
+        const int last = env->last[i];
         int j = i + 1;
         for (; j <= last; j++) {
-            if (r != 0 && env_first(env, j) > i) {
+            if (r != 0 && env->first[j] > i) {
                 continue;
             }
             r -= mat[(size_t)j * (size_t)n + (size_t)i] * res[j];
@@ -193,7 +230,7 @@ void gdn_chol_solve_env(double* res, const double* mat, const double* vec, int n
 }
 
 void gdn_chol_solve(double* res, const double* mat, const double* vec, int n) {
-    gdn_chol_solve_env(res, mat, vec, n, NULL);
+    solve_dense(res, mat, vec, n);
 }
 
 // Givens-like sweep over the columns: r = sqrt(L_kk^2 +- x_k^2), c = r / L_kk, s = x_k / L_kk,
@@ -205,7 +242,8 @@ void gdn_chol_solve(double* res, const double* mat, const double* vec, int n) {
 // L_ik = (+0 +- s (+-0)) / c = +0 and x_i = c x_i - s (+0), a zero again (its sign is never read:
 // a zero x_i only enters products with finite values that are added to nonzero L entries or to
 // +0 ones, where +0 + (-0) = +0 - (+0) = +0)
-int gdn_chol_update_env(double* mat, double* x, int n, int plus, const gdnCholEnvelope* env) {
+// the dense update (every row below each column)
+static int update_dense(double* mat, double* x, int n, int plus) {
     int rank = n;
     for (int k = 0; k < n; k++) {
         if (x[k] == 0) {
@@ -222,7 +260,36 @@ int gdn_chol_update_env(double* mat, double* x, int n, int plus, const gdnCholEn
         const double cinv = 1 / c;
         const double s = x[k] / *Lkk;
         *Lkk = r;
-        if (env && env->colrows) {
+        for (int i = k + 1; i < n; i++) {
+            double* Lik = mat + (size_t)i * (size_t)n + (size_t)k;
+            *Lik = (plus ? *Lik + s * x[i] : *Lik - s * x[i]) * cinv;
+            x[i] = c * x[i] - s * *Lik;
+        }
+    }
+    return rank;
+}
+
+int gdn_chol_update_env(double* mat, double* x, int n, int plus, const gdnCholEnvelope* env) {
+    if (!env) {
+        return update_dense(mat, x, n, plus);
+    }
+    int rank = n;
+    for (int k = 0; k < n; k++) {
+        if (x[k] == 0) {
+            continue;
+        }
+        double* Lkk = mat + (size_t)k * (size_t)n + (size_t)k;
+        double sq = *Lkk * *Lkk + (plus ? x[k] * x[k] : -x[k] * x[k]);
+        if (sq < CHOL_MINVAL) {
+            sq = CHOL_MINVAL;
+            rank--;
+        }
+        const double r = sqrt(sq);
+        const double c = r / *Lkk;
+        const double cinv = 1 / c;
+        const double s = x[k] / *Lkk;
+        *Lkk = r;
+        if (env->colrows) {
             for (int a = env->colstart[k]; a < env->colstart[k + 1]; a++) {
                 const int i = env->colrows[a];
                 double* Lik = mat + (size_t)i * (size_t)n + (size_t)k;
@@ -231,9 +298,9 @@ int gdn_chol_update_env(double* mat, double* x, int n, int plus, const gdnCholEn
             }
             continue;
         }
-        const int last = env ? env->last[k] : n - 1;
+        const int last = env->last[k];
         for (int i = k + 1; i <= last; i++) {
-            if (x[i] == 0 && env_first(env, i) > k) {
+            if (x[i] == 0 && env->first[i] > k) {
                 continue;
             }
             double* Lik = mat + (size_t)i * (size_t)n + (size_t)k;
@@ -245,5 +312,5 @@ int gdn_chol_update_env(double* mat, double* x, int n, int plus, const gdnCholEn
 }
 
 int gdn_chol_update(double* mat, double* x, int n, int plus) {
-    return gdn_chol_update_env(mat, x, n, plus, NULL);
+    return update_dense(mat, x, n, plus);
 }

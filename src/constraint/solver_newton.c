@@ -31,6 +31,7 @@ typedef struct Newton {
     double* LTJ;     // (6 nv) L' J of one cone
     int* oldstate;   // (nefc) row states before the step
     gdnCholEnvelope env;  // (nv, nv) the Hessian's envelope (first, last)
+    const gdnCholEnvelope* envp;   // &env for the Cholesky functions, or NULL: dense loops
     int nupdate;     // rank-one updates (or rows on a refactor) in the last Hessian update
 } Newton;
 
@@ -45,7 +46,7 @@ static void add_scaled(double* restrict x, const double* restrict y, double a, i
 static void update_gradient(const gdnModel* m, gdnData* d, Newton* ctx) {
     gdn_primal_gradient(m, d, &ctx->p);
     gdn_chol_solve_env(ctx->p.Mgrad, ctx->p.ncone ? ctx->Hcone : ctx->H, ctx->p.grad, m->nv,
-                       &ctx->env);
+                       ctx->envp);
 }
 
 // the lower triangle of d->solver_H = that of src (nv x nv, zero left of the envelope): only
@@ -91,7 +92,7 @@ static void hessian_cone(const gdnModel* m, gdnData* d, Newton* ctx) {
         }
         for (int r = 0; r < dim; r++) {
             gdn_chol_update_env(ctx->Hcone, ctx->LTJ + (size_t)r * (size_t)nv, nv, 1,
-                                &ctx->env);
+                                ctx->envp);
         }
         ctx->nupdate += dim;
         i += dim - 1;
@@ -107,9 +108,15 @@ static void hessian_cone(const gdnModel* m, gdnData* d, Newton* ctx) {
 // first nonzero column, which keeps the updated factor inside the envelope
 static void hessian_envelope(const gdnModel* m, const gdnData* d, gdnCholEnvelope* env) {
     const int nv = m->nv, nefc = d->nefc;
+    int trees = 0;
     for (int i = 0; i < nv; i++) {
         const int parent = m->dof_parentid[i];
         env->first[i] = parent < 0 ? i : env->first[parent];
+        trees += parent < 0;
+    }
+    // one dof tree: every first_i is 0 already
+    if (trees <= 1) {
+        return;
     }
     for (int g = 0; g < nefc;) {
         int end = g + 1;
@@ -170,7 +177,7 @@ static void hessian_direct(const gdnModel* m, gdnData* d, Newton* ctx) {
             }
         }
     }
-    gdn_chol_factor_env(H, nv, GDN_PRIMAL_MINVAL, &ctx->env);
+    gdn_chol_factor_env(H, nv, GDN_PRIMAL_MINVAL, ctx->envp);
     if (ctx->p.ncone) {
         hessian_cone(m, d, ctx);
     }
@@ -193,7 +200,7 @@ static void hessian_incremental(const gdnModel* m, gdnData* d, Newton* ctx) {
         for (int k = 0; k < nv; k++) {
             ctx->vec[k] = Ji[k] * sqrtD;
         }
-        int rank = gdn_chol_update_env(ctx->H, ctx->vec, nv, is, &ctx->env);
+        int rank = gdn_chol_update_env(ctx->H, ctx->vec, nv, is, ctx->envp);
         ctx->nupdate++;
         if (rank < nv) {
             hessian_direct(m, d, ctx);
@@ -241,9 +248,15 @@ static int newton_alloc(const gdnModel* m, gdnData* d, const int* simple, Newton
         ctx->H = d->solver_H;
     }
     if (ok) {
+        // the envelope pays when it leaves out a quarter of the triangle or more (one dof
+        // tree, as a single humanoid, fills it: then the dense loops, same bits)
         hessian_envelope(m, d, &ctx->env);
-        envelope_columns_alloc(d, nv, &ctx->env);
-        gdn_chol_envelope_finish(&ctx->env, (int)nv);
+        const size_t count = gdn_chol_envelope_count(ctx->env.first, (int)nv);
+        if (4 * count < 3 * (nv * (nv - 1) / 2)) {
+            envelope_columns_alloc(d, nv, &ctx->env);
+            gdn_chol_envelope_finish(&ctx->env, (int)nv);
+            ctx->envp = &ctx->env;
+        }
     }
     return ok ? 0 : -1;
 }

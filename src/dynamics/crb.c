@@ -28,9 +28,10 @@ static void crb_from(const gdnModel* m, gdnData* d, const double* cdof, double* 
         }
     }
 
-    // row i, columns root <= j < i from i - 1 down (root: the root-most ancestor of i): an
-    // ancestor dof (the chain of dof_parentid, whose indices decrease) gets its entry, every
-    // other column a zero (no memset of all of M); each written to (i, j) and (j, i)
+    // row i, columns root <= j < i from i - 1 down (root: the root-most ancestor of i, the last
+    // column written, after which the chain ends): an ancestor dof (the chain of dof_parentid,
+    // whose indices decrease) gets its entry, every other column a zero (no memset of all of
+    // M); each written to (i, j) and (j, i)
     double* M = d->qM;
     for (int i = nv - 1; i >= 0; i--) {
         double force[6];
@@ -39,11 +40,7 @@ static void crb_from(const gdnModel* m, gdnData* d, const double* cdof, double* 
         gdn_cinert_mul(force, crb + 10 * m->dof_bodyid[i], cdof + 6 * i);
         row[i] = m->dof_armature[i] + gdn_dot6(cdof + 6 * i, force);
         int ancestor = m->dof_parentid[i];
-        int root = i;
-        while (m->dof_parentid[root] >= 0) {
-            root = m->dof_parentid[root];
-        }
-        for (int j = i - 1; j >= root; j--) {
+        for (int j = i - 1; ancestor >= 0; j--) {
             double mij = 0;
             if (j == ancestor) {
                 mij = gdn_dot6(cdof + 6 * j, force);

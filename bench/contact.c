@@ -19,17 +19,23 @@
 #endif
 
 // the scenes: MuJoCo's humanoid falling on its floor from its standing qpos0, five boxes
-// stacked on a plane, humanoid32 (26 limited hinges) dropped on its floor, and the humanoid
-// again with the CG solver and with the PGS solver in both engines
-#define NCONTACT 5
-static const char* const contact_names[NCONTACT] = {"humanoid", "stack5", "humanoid32",
-                                                    "humanoid (CG)", "humanoid (PGS)"};
+// stacked on a plane, humanoid32 (26 limited hinges) dropped on its floor, the humanoid again
+// with the CG solver and with the PGS solver in both engines, and two large MuJoCo samples
+// (22 humanoids, 100 humanoids: nv about 600, where MuJoCo switches to sparse algebra)
+#define NCONTACT 7
+static const char* const contact_names[NCONTACT] = {
+    "humanoid",       "stack5",       "humanoid32", "humanoid (CG)", "humanoid (PGS)",
+    "22_humanoids",   "humanoid100"};
 static const char* const contact_paths[NCONTACT] = {
     "/usr/share/mujoco/model/humanoid/humanoid.xml", GDN_TEST_MODELS "/sol_stack.xml",
     GDN_TEST_MODELS "/humanoid32.xml", "/usr/share/mujoco/model/humanoid/humanoid.xml",
-    "/usr/share/mujoco/model/humanoid/humanoid.xml"};
+    "/usr/share/mujoco/model/humanoid/humanoid.xml",
+    "/usr/share/mujoco/model/humanoid/22_humanoids.xml",
+    "/usr/share/mujoco/model/humanoid100/humanoid100.xml"};
 // solver override in both engines (gdnSolver = mjtSolver values), -1: the model's own
-static const int contact_solver[NCONTACT] = {-1, -1, -1, 1, 0};
+static const int contact_solver[NCONTACT] = {-1, -1, -1, 1, 0, -1, -1};
+// rollout length cap (the large models: a millisecond per step)
+static const int contact_max_steps[NCONTACT] = {0, 0, 0, 0, 0, 300, 300};
 
 // one scene in both engines
 typedef struct contactScene {
@@ -226,8 +232,10 @@ int bench_contact_table(int batches, int steps) {
     printf("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     int failures = 0;
     for (int k = 0; k < NCONTACT; k++) {
+        int n = contact_max_steps[k] > 0 && contact_max_steps[k] < steps ? contact_max_steps[k]
+                                                                         : steps;
         failures += contact_row(contact_names[k], contact_paths[k], contact_solver[k], batches,
-                                steps);
+                                n);
     }
     printf("\n- iters: mean solver iterations per step over the steps with constraint rows\n"
            "- same qpos until step: the first step where max |qpos_gradyn - qpos_MuJoCo| > 1e-6 "

@@ -233,6 +233,24 @@ void gdn_chol_solve(double* res, const double* mat, const double* vec, int n) {
     solve_dense(res, mat, vec, n);
 }
 
+// column k's rotation: r = sqrt(L_kk^2 +- x_k^2) (raised to 1e-15 when below), c = r / L_kk,
+// s = x_k / L_kk, L_kk <- r; returns 1 when r was raised (the rank drops), else 0
+static inline int rotate_pivot(double* Lkk, double xk, int plus, double* c, double* cinv,
+                               double* s) {
+    double sq = *Lkk * *Lkk + (plus ? xk * xk : -xk * xk);
+    int raised = 0;
+    if (sq < CHOL_MINVAL) {
+        sq = CHOL_MINVAL;
+        raised = 1;
+    }
+    const double r = sqrt(sq);
+    *c = r / *Lkk;
+    *cinv = 1 / *c;
+    *s = xk / *Lkk;
+    *Lkk = r;
+    return raised;
+}
+
 // Givens-like sweep over the columns: r = sqrt(L_kk^2 +- x_k^2), c = r / L_kk, s = x_k / L_kk,
 // L_ik = (L_ik +- s x_i) / c, x_i = c x_i - s L_ik (new L_ik), for i > k. With an envelope,
 // rows with first_i > k and x_i == 0 are skipped, among them every row after last_k (first_i > k
@@ -249,17 +267,8 @@ static int update_dense(double* mat, double* x, int n, int plus) {
         if (x[k] == 0) {
             continue;
         }
-        double* Lkk = mat + (size_t)k * (size_t)n + (size_t)k;
-        double sq = *Lkk * *Lkk + (plus ? x[k] * x[k] : -x[k] * x[k]);
-        if (sq < CHOL_MINVAL) {
-            sq = CHOL_MINVAL;
-            rank--;
-        }
-        const double r = sqrt(sq);
-        const double c = r / *Lkk;
-        const double cinv = 1 / c;
-        const double s = x[k] / *Lkk;
-        *Lkk = r;
+        double c, cinv, s;
+        rank -= rotate_pivot(mat + (size_t)k * (size_t)n + (size_t)k, x[k], plus, &c, &cinv, &s);
         for (int i = k + 1; i < n; i++) {
             double* Lik = mat + (size_t)i * (size_t)n + (size_t)k;
             *Lik = (plus ? *Lik + s * x[i] : *Lik - s * x[i]) * cinv;
@@ -278,17 +287,8 @@ int gdn_chol_update_env(double* mat, double* x, int n, int plus, const gdnCholEn
         if (x[k] == 0) {
             continue;
         }
-        double* Lkk = mat + (size_t)k * (size_t)n + (size_t)k;
-        double sq = *Lkk * *Lkk + (plus ? x[k] * x[k] : -x[k] * x[k]);
-        if (sq < CHOL_MINVAL) {
-            sq = CHOL_MINVAL;
-            rank--;
-        }
-        const double r = sqrt(sq);
-        const double c = r / *Lkk;
-        const double cinv = 1 / c;
-        const double s = x[k] / *Lkk;
-        *Lkk = r;
+        double c, cinv, s;
+        rank -= rotate_pivot(mat + (size_t)k * (size_t)n + (size_t)k, x[k], plus, &c, &cinv, &s);
         if (env->colrows) {
             for (int a = env->colstart[k]; a < env->colstart[k + 1]; a++) {
                 const int i = env->colrows[a];

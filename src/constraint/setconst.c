@@ -7,11 +7,13 @@
 #include "constraint/constraint.h"
 #include "math/vec.h"
 
-// dense Cholesky M = L L' in place (lower triangle); 0 on success
-static int cholesky(double* a, int n) {
+// dense Cholesky M = L L' in place (lower triangle); 0 on success. Row i of M (and of L) has
+// no nonzero left of first[i], the root dof of i's tree, so the sums start there: the skipped
+// terms are exact zeros and every value is the one of the full loops, at O(nv x tree size)
+static int cholesky(double* a, int n, const int* first) {
     for (int j = 0; j < n; j++) {
         double s = a[j * n + j];
-        for (int k = 0; k < j; k++) {
+        for (int k = first[j]; k < j; k++) {
             s -= a[j * n + k] * a[j * n + k];
         }
         if (!(s > 0)) {
@@ -19,8 +21,11 @@ static int cholesky(double* a, int n) {
         }
         a[j * n + j] = sqrt(s);
         for (int i = j + 1; i < n; i++) {
+            if (first[i] > j) {
+                continue; // L_ij = 0: M_ij = 0 and row i is zero left of first[i]
+            }
             double t = a[i * n + j];
-            for (int k = 0; k < j; k++) {
+            for (int k = first[i] > first[j] ? first[i] : first[j]; k < j; k++) {
                 t -= a[i * n + k] * a[j * n + k];
             }
             a[i * n + j] = t / a[j * n + j];
@@ -30,16 +35,16 @@ static int cholesky(double* a, int n) {
 }
 
 // x' M^-1 x for each of nrow rows of J (nrow x nv) and the mean over [first, first + count)
-// of the diagonal of J M^-1 J': with y = L^-1 x, x' M^-1 x = |y|^2
-static double mean_inverse_weight(const double* L, int nv, const double* J, int first, int count,
-                                  double* y) {
+// of the diagonal of J M^-1 J': with y = L^-1 x, x' M^-1 x = |y|^2 (row i of L from first[i])
+static double mean_inverse_weight(const double* L, int nv, const int* first, const double* J,
+                                  int row0, int count, double* y) {
     double sum = 0;
-    for (int r = first; r < first + count; r++) {
+    for (int r = row0; r < row0 + count; r++) {
         const double* x = J + (size_t)r * (size_t)nv;
         double q = 0;
         for (int i = 0; i < nv; i++) {
             double t = x[i];
-            for (int k = 0; k < i; k++) {
+            for (int k = first[i]; k < i; k++) {
                 t -= L[i * nv + k] * y[k];
             }
             y[i] = t / L[i * nv + i];
@@ -89,7 +94,8 @@ gdnStatus gdn_constraint_set_const(gdnModel* m) {
     double* L = malloc(sizeof(double) * n * n);
     double* J = malloc(sizeof(double) * 6 * n);
     double* y = malloc(sizeof(double) * n);
-    if (!L || !J || !y) {
+    int* first = malloc(sizeof(int) * n);
+    if (!L || !J || !y || !first) {
         st = GDN_ERR_MEMORY;
         goto done;
     }
@@ -111,7 +117,11 @@ gdnStatus gdn_constraint_set_const(gdnModel* m) {
     }
     m->stat_meaninertia /= nv;
     memcpy(L, d->qM, sizeof(double) * n * n);
-    if (cholesky(L, nv)) {
+    for (int i = 0; i < nv; i++) {
+        int parent = m->dof_parentid[i];
+        first[i] = parent < 0 ? i : first[parent];
+    }
+    if (cholesky(L, nv, first)) {
         // singular M (MuJoCo's compiler rejects such models): weights stay zero
         goto done;
     }
@@ -119,8 +129,8 @@ gdnStatus gdn_constraint_set_const(gdnModel* m) {
     // bodies: J = [Jp; Jr] of the COM; mean translational and rotational diagonal
     for (int b = 1; b < m->nbody; b++) {
         gdn_jac_body_com(m, d, J, J + 3 * n, b);
-        m->body_invweight0[2 * b] = mean_inverse_weight(L, nv, J, 0, 3, y);
-        m->body_invweight0[2 * b + 1] = mean_inverse_weight(L, nv, J, 3, 3, y);
+        m->body_invweight0[2 * b] = mean_inverse_weight(L, nv, first, J, 0, 3, y);
+        m->body_invweight0[2 * b + 1] = mean_inverse_weight(L, nv, first, J, 3, 3, y);
     }
 
     // joints: unit rows of the joint's dofs; free: translation and rotation averaged apart
@@ -132,14 +142,14 @@ gdnStatus gdn_constraint_set_const(gdnModel* m) {
             J[(size_t)k * n + (size_t)(adr + k)] = 1;
         }
         if (dnum == 6) {
-            double t = mean_inverse_weight(L, nv, J, 0, 3, y);
-            double r = mean_inverse_weight(L, nv, J, 3, 3, y);
+            double t = mean_inverse_weight(L, nv, first, J, 0, 3, y);
+            double r = mean_inverse_weight(L, nv, first, J, 3, 3, y);
             for (int k = 0; k < 3; k++) {
                 m->dof_invweight0[adr + k] = t;
                 m->dof_invweight0[adr + 3 + k] = r;
             }
         } else {
-            double w = mean_inverse_weight(L, nv, J, 0, dnum, y);
+            double w = mean_inverse_weight(L, nv, first, J, 0, dnum, y);
             for (int k = 0; k < dnum; k++) {
                 m->dof_invweight0[adr + k] = w;
             }
@@ -149,6 +159,7 @@ done:
     free(L);
     free(J);
     free(y);
+    free(first);
     gdn_data_free(d);
     return st;
 }

@@ -36,6 +36,7 @@
 
 #include "base/arena.h"
 #include "constraint/constraint.h"
+#include "constraint/cone_qcqp.h"
 #include "constraint/mass_factor.h"
 
 // the smallest positive value (MuJoCo's mjMINVAL)
@@ -44,10 +45,6 @@
 // a row update that raises the dual cost by more than this is undone (MuJoCo's threshold)
 #define PGS_RESTORE 1e-10
 
-// the cone QCQP: positive-definiteness threshold, convergence threshold, Newton steps
-#define QCQP_MINDET 1e-10
-#define QCQP_TOL 1e-10
-#define QCQP_MAXITER 20
 
 // the largest elliptic contact (condim 6)
 #define PGS_MAXDIM 6
@@ -312,140 +309,6 @@ static void mul_small(double* res, const double* A, const double* vec, int n) {
     }
 }
 
-// Newton's step on the multiplier la for g(la) = |u(la)|^2 - r^2 = 0 (g decreasing in la, slope
-// = g'(la) < 0): la += -g / slope. 0 (la kept) when the step is below QCQP_TOL: converged
-static int multiplier_step(double* la, double g, double slope) {
-    const double step = -g / slope;
-    if (step < QCQP_TOL) {
-        return 0;
-    }
-    *la += step;
-    return 1;
-}
-
-// min 0.5 x'Ax + x'b subject to sum (x_j / s_j)^2 <= r^2, n = 2, by Newton on the multiplier
-// la of the scaled problem (x = s .* u, |u| <= r): u = -(A_s + la I)^-1 b_s with the explicit
-// 2 x 2 inverse. Returns 1 when the constraint is active (la > 0); x = 0 when A_s + la I is
-// not positive definite (det < 1e-10)
-static int qcqp2(double* x, const double* A, const double* b, const double* s, double r) {
-    const double b1 = b[0] * s[0], b2 = b[1] * s[1];
-    const double A11 = A[0] * s[0] * s[0], A22 = A[3] * s[1] * s[1];
-    const double A12 = A[1] * s[0] * s[1];
-    double la = 0, u1 = 0, u2 = 0;
-    for (int iter = 0; iter < QCQP_MAXITER; iter++) {
-        const double det = (A11 + la) * (A22 + la) - A12 * A12;
-        if (det < QCQP_MINDET) {
-            x[0] = x[1] = 0;
-            return 0;
-        }
-        const double detinv = 1 / det;
-        const double P11 = (A22 + la) * detinv, P22 = (A11 + la) * detinv;
-        const double P12 = -A12 * detinv;
-        u1 = -P11 * b1 - P12 * b2;
-        u2 = -P12 * b1 - P22 * b2;
-        // g(la) = |u|^2 - r^2, g'(la) = -2 u' P u
-        const double g = u1 * u1 + u2 * u2 - r * r;
-        if (g < QCQP_TOL) {
-            break;
-        }
-        const double slope = -2.0 * (P11 * u1 * u1 + 2.0 * P12 * u1 * u2 + P22 * u2 * u2);
-        if (!multiplier_step(&la, g, slope)) {
-            break;
-        }
-    }
-    x[0] = u1 * s[0];
-    x[1] = u2 * s[1];
-    return la != 0;
-}
-
-// qcqp2 for n = 3, with the 3 x 3 inverse from the adjugate
-static int qcqp3(double* x, const double* A, const double* b, const double* s, double r) {
-    const double b1 = b[0] * s[0], b2 = b[1] * s[1], b3 = b[2] * s[2];
-    const double A11 = A[0] * s[0] * s[0], A22 = A[4] * s[1] * s[1];
-    const double A33 = A[8] * s[2] * s[2];
-    const double A12 = A[1] * s[0] * s[1], A13 = A[2] * s[0] * s[2];
-    const double A23 = A[5] * s[1] * s[2];
-    double la = 0, u1 = 0, u2 = 0, u3 = 0;
-    for (int iter = 0; iter < QCQP_MAXITER; iter++) {
-        // adjugate of A_s + la I, then the determinant along the first row
-        double P11 = (A22 + la) * (A33 + la) - A23 * A23;
-        double P22 = (A11 + la) * (A33 + la) - A13 * A13;
-        double P33 = (A11 + la) * (A22 + la) - A12 * A12;
-        double P12 = A13 * A23 - A12 * (A33 + la);
-        double P13 = A12 * A23 - A13 * (A22 + la);
-        double P23 = A12 * A13 - A23 * (A11 + la);
-        const double det = (A11 + la) * P11 + A12 * P12 + A13 * P13;
-        if (det < QCQP_MINDET) {
-            x[0] = x[1] = x[2] = 0;
-            return 0;
-        }
-        const double detinv = 1 / det;
-        P11 *= detinv;
-        P22 *= detinv;
-        P33 *= detinv;
-        P12 *= detinv;
-        P13 *= detinv;
-        P23 *= detinv;
-        u1 = -P11 * b1 - P12 * b2 - P13 * b3;
-        u2 = -P12 * b1 - P22 * b2 - P23 * b3;
-        u3 = -P13 * b1 - P23 * b2 - P33 * b3;
-        const double g = u1 * u1 + u2 * u2 + u3 * u3 - r * r;
-        if (g < QCQP_TOL) {
-            break;
-        }
-        const double slope = -2.0 * (P11 * u1 * u1 + P22 * u2 * u2 + P33 * u3 * u3) -
-                             4.0 * (P12 * u1 * u2 + P13 * u1 * u3 + P23 * u2 * u3);
-        if (!multiplier_step(&la, g, slope)) {
-            break;
-        }
-    }
-    x[0] = u1 * s[0];
-    x[1] = u2 * s[1];
-    x[2] = u3 * s[2];
-    return la != 0;
-}
-
-// qcqp2 for any n <= 5, with a Cholesky factor of A_s + la I (rank test at 1e-10)
-static int qcqp_n(double* x, const double* A, const double* b, const double* s, double r, int n) {
-    double As[25], H[25], bs[5], w[5];
-    for (int i = 0; i < n; i++) {
-        bs[i] = b[i] * s[i];
-        for (int j = 0; j < n; j++) {
-            As[i * n + j] = A[i * n + j] * s[i] * s[j];
-        }
-    }
-    double la = 0;
-    for (int iter = 0; iter < QCQP_MAXITER; iter++) {
-        memcpy(H, As, sizeof(double) * (size_t)(n * n));
-        for (int i = 0; i < n; i++) {
-            H[i * (n + 1)] += la;
-        }
-        if (gdn_chol_factor(H, n, QCQP_MINDET) < n) {
-            memset(x, 0, sizeof(double) * (size_t)n);
-            return 0;
-        }
-        // u = -H^-1 b_s (kept in x)
-        gdn_chol_solve(x, H, bs, n);
-        for (int i = 0; i < n; i++) {
-            x[i] = -x[i];
-        }
-        const double g = gdn_solver_dot(x, x, n) - r * r;
-        if (g < QCQP_TOL) {
-            break;
-        }
-        // g'(la) = -2 u' H^-1 u
-        gdn_chol_solve(w, H, x, n);
-        const double slope = -2.0 * gdn_solver_dot(x, w, n);
-        if (!multiplier_step(&la, g, slope)) {
-            break;
-        }
-    }
-    for (int i = 0; i < n; i++) {
-        x[i] *= s[i];
-    }
-    return la != 0;
-}
-
 // One elliptic contact (rows f[0 .. dim-1], AR block A, residual res at the forces old):
 // 1. normal or ray update: a zero normal gets the clamped scalar update (friction cleared);
 //    otherwise f moves along the ray t f to the minimum over t (normal kept >= 0);
@@ -498,11 +361,11 @@ static void elliptic_update(const gdnContact* con, const double* A, double ARinv
     }
     int active;
     if (n == 2) {
-        active = qcqp2(t, Att, bc, mu, f[0]);
+        active = gdn_qcqp2(t, Att, bc, mu, f[0]);
     } else if (n == 3) {
-        active = qcqp3(t, Att, bc, mu, f[0]);
+        active = gdn_qcqp3(t, Att, bc, mu, f[0]);
     } else {
-        active = qcqp_n(t, Att, bc, mu, f[0], n);
+        active = gdn_qcqp_n(t, Att, bc, mu, f[0], n);
     }
     if (active) {
         // scale t onto the ellipse sum (t_j / mu_j)^2 = f_n^2

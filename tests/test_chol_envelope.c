@@ -70,7 +70,7 @@ static void random_update(double* x, const int* first, int n, unsigned long long
 
 static int test_envelope_equals_dense(void) {
     unsigned long long rng = 0xe17e10be5ull;
-    int cases = 0, updates = 0;
+    int cases = 0, updates = 0, signed_zeros = 0;
     for (int trial = 0; trial < 60; trial++) {
         const int n = 2 + (int)gdn_test_uniform(&rng, 0, 90);
         const size_t nn = (size_t)n * (size_t)n;
@@ -120,6 +120,18 @@ static int test_envelope_equals_dense(void) {
             gdn_chol_solve(ra, A, vec, n);
             gdn_chol_solve_env(rb, B, vec, n, &env);
             CHECK(memcmp(ra, rb, sizeof(double) * (size_t)n) == 0);
+            // right-hand sides with +0 and -0 entries: zero results whose sign the dense
+            // order decides (memcmp compares the sign bits too)
+            for (int i = 0; i < n; i++) {
+                double u = gdn_test_uniform(&rng, 0, 1);
+                vec[i] = u < 0.3 ? 0.0 : u < 0.6 ? -0.0 : vec[i];
+            }
+            gdn_chol_solve(ra, A, vec, n);
+            gdn_chol_solve_env(rb, B, vec, n, &env);
+            CHECK(memcmp(ra, rb, sizeof(double) * (size_t)n) == 0);
+            for (int i = 0; i < n; i++) {
+                signed_zeros += ra[i] == 0 ? 1 : 0;
+            }
             cases++;
         }
         free(first);
@@ -135,7 +147,9 @@ static int test_envelope_equals_dense(void) {
         free(xb);
     }
     printf("  %d random envelopes (n 2-91, with and without column lists): factor, solves and "
-           "%d rank-one updates bit for bit the dense results\n", cases, updates);
+           "%d rank-one updates bit for bit the dense results; %d zero solution entries with "
+           "the dense sign\n", cases, updates, signed_zeros);
+    CHECK(signed_zeros > 100);
     return 0;
 }
 

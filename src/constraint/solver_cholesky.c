@@ -163,12 +163,14 @@ int gdn_chol_factor(double* mat, int n, double mindiag) {
 }
 
 // L y = vec forward, then L' res = y backward. With an envelope the forward sums start at the
-// block holding first_i, and the backward sum over j > i skips the rows with first_j > i (all
-// rows after last_i among them): there L_ji = +0, and r - 0 res_j = r exactly unless r is a
-// zero, whose sign the term may flip, so while r == 0 every term is subtracted as without it.
-// With the column lists only the rows with first_j <= i are visited; the skipped terms can only
-// change the sign of a zero partial sum (a later nonzero term gives the same value either way),
-// so the result differs only when it is a zero: then the sum is redone over every row
+// block holding first_i, and the backward sum r = res_i - sum_{j > i} L_ji res_j (j ascending)
+// visits only the rows with first_j <= i: elsewhere L_ji = +0, and the terms t_j = +0 res_j are
+// zeros, which leave every partial sum's value unchanged and can only change the sign of a zero
+// partial sum (a later nonzero term gives the same value either way). So the two sums differ at
+// most in the sign of a zero result, and in IEEE round-to-nearest that sign is fixed: a sum
+// that ends at zero is +0 unless it starts at res_i = -0 and every term is +0 (x - x = +0, and
+// +0 - t stays +0 for any zero t). Hence only a zero result with res_i = -0 is redone over
+// every row, in the dense order
 // the dense solve (every row and column)
 static void solve_dense(double* res, const double* mat, const double* vec, int n) {
     for (int i = 0; i < n; i++) {
@@ -198,30 +200,21 @@ void gdn_chol_solve_env(double* res, const double* mat, const double* vec, int n
     for (int i = n - 1; i >= 0; i--) {
         double r = res[i];
         if (env->colrows) {
-            // the column's envelope rows only; a zero sum is redone over every row (its sign)
             for (int a = env->colstart[i]; a < env->colstart[i + 1]; a++) {
                 const int j = env->colrows[a];
                 r -= mat[(size_t)j * (size_t)n + (size_t)i] * res[j];
             }
-            if (r == 0) {
-                r = res[i];
-                for (int j = i + 1; j < n; j++) {
+        } else {
+            for (int j = i + 1; j <= env->last[i]; j++) {
+                if (env->first[j] <= i) {
                     r -= mat[(size_t)j * (size_t)n + (size_t)i] * res[j];
                 }
             }
-            res[i] = r / mat[(size_t)i * (size_t)n + (size_t)i];
-            continue;
         }
-        const int last = env->last[i];
-        int j = i + 1;
-        for (; j <= last; j++) {
-            if (r != 0 && env->first[j] > i) {
-                continue;
-            }
-            r -= mat[(size_t)j * (size_t)n + (size_t)i] * res[j];
-        }
-        if (r == 0) {
-            for (; j < n; j++) {
+        if (r == 0 && signbit(res[i])) {
+            // the one case where the skipped zeros decide the sign: the dense order
+            r = res[i];
+            for (int j = i + 1; j < n; j++) {
                 r -= mat[(size_t)j * (size_t)n + (size_t)i] * res[j];
             }
         }

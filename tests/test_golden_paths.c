@@ -1,0 +1,311 @@
+// SPDX-License-Identifier: Apache-2.0
+// Golden hashes of every solver path and every derivative: 1000-step rollouts of each test model
+// under Newton, CG and PGS with both cones (FNV-1a over qpos, qvel, qacc, efc_force and the
+// solver report after every step), and the step derivatives (JVP, VJP, A, B, the trajectory
+// adjoint) on the smooth and penalty models.
+//
+// The hashes must be the same at -O0, -O2 and under sanitizers (-ffp-contract=off, no
+// fast-math, controls from integer arithmetic). A refactor that keeps the physics keeps every
+// hash; a change that alters arithmetic must update the table with a note saying why.
+// `test_golden_paths --print` prints the table from the current code.
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gradyn/adjoint.h>
+#include <gradyn/gradyn.h>
+
+#include "runner/test.h"
+
+#define NSTEP 1000
+
+// 64-bit FNV-1a over n bytes, continuing from h
+static uint64_t fnv1a(uint64_t h, const void* data, size_t n) {
+    const unsigned char* p = data;
+    for (size_t i = 0; i < n; i++) {
+        h ^= p[i];
+        h *= 0x100000001b3ULL;
+    }
+    return h;
+}
+
+static const char* const kModels[] = {
+    "adj_ball",        "adj_box",          "adj_chain2",          "adj_flywheel",
+    "adj_free_leg",    "adj_free_spin",    "adj_rpf",             "arm7",
+    "ball_chain",      "box_penalty",      "box_spin",            "cnstr_box",
+    "cnstr_fourbar",   "cnstr_frictionloss", "cnstr_pendulum",    "cnstr_sphere",
+    "cnstr_weld",      "double_pendulum",  "humanoid32",          "pendulum",
+    "scene_drop_box",  "scene_drop_capsule", "scene_drop_cylinder", "scene_drop_sphere",
+    "scene_meshes",    "scene_slide",      "scene_slide_elliptic", "scene_tip",
+    "slider",          "sol_box",          "sol_fourbar",         "sol_frictionloss",
+    "sol_pendulum_limit", "sol_stack",
+};
+#define NMODEL ((int)(sizeof(kModels) / sizeof(kModels[0])))
+
+static gdnModel* load(const char* name) {
+    char path[512], err[1024] = "";
+    snprintf(path, sizeof(path), "%s/%s.xml", GDN_TEST_MODELS, name);
+    gdnModel* m = NULL;
+    if (gdn_load_xml(path, &m, err, (int)sizeof(err), NULL, 0) != GDN_OK) {
+        fprintf(stderr, "%s: %s\n", name, err);
+        return NULL;
+    }
+    return m;
+}
+
+// controls in the middle 40% of ctrlrange (or [-0.2, 0.2] unlimited), redrawn every 50 steps
+static void draw_ctrl(const gdnModel* m, gdnData* d, unsigned long long* rng) {
+    for (int i = 0; i < m->nu; i++) {
+        double lo = -1, hi = 1;
+        if (m->actuator_ctrllimited[i]) {
+            lo = m->actuator_ctrlrange[2 * i];
+            hi = m->actuator_ctrlrange[2 * i + 1];
+        }
+        const double mid = 0.5 * (lo + hi), half = 0.2 * (hi - lo);
+        d->ctrl[i] = gdn_test_uniform(rng, mid - half, mid + half);
+    }
+}
+
+// start state: keyframe 0 when present, else qpos0, with a small deterministic velocity
+static void start(const gdnModel* m, gdnData* d, unsigned long long* rng) {
+    gdn_data_reset(m, d);
+    if (m->nkey > 0) {
+        gdn_data_reset_keyframe(m, d, 0);
+    }
+    for (int i = 0; i < m->nv; i++) {
+        d->qvel[i] += gdn_test_uniform(rng, -0.3, 0.3);
+    }
+}
+
+// the rollout hash of one model under one solver and cone (status codes hashed too, so a
+// refused step is part of the trajectory)
+static uint64_t rollout_hash(gdnModel* m, int solver, int cone) {
+    m->opt.solver = solver;
+    m->opt.cone = cone;
+    gdnData* d = NULL;
+    if (gdn_data_create(m, &d) != GDN_OK) {
+        return 0;
+    }
+    unsigned long long rng = 0x243F6A8885A308D3ULL;
+    start(m, d, &rng);
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (int k = 0; k < NSTEP; k++) {
+        if (k % 50 == 0) {
+            draw_ctrl(m, d, &rng);
+        }
+        const int status = (int)gdn_step(m, d);
+        h = fnv1a(h, &status, sizeof(status));
+        if (status != GDN_OK) {
+            break;
+        }
+        h = fnv1a(h, d->qpos, sizeof(double) * (size_t)m->nq);
+        h = fnv1a(h, d->qvel, sizeof(double) * (size_t)m->nv);
+        h = fnv1a(h, d->qacc, sizeof(double) * (size_t)m->nv);
+        h = fnv1a(h, &d->nefc, sizeof(d->nefc));
+        h = fnv1a(h, d->efc_force, sizeof(double) * (size_t)d->nefc);
+        h = fnv1a(h, d->efc_state, sizeof(int) * (size_t)d->nefc);
+        h = fnv1a(h, &d->solver_iter, sizeof(d->solver_iter));
+    }
+    gdn_data_free(d);
+    return h;
+}
+
+// the derivative hash of one model with constraints disabled (penalty models keep penalty):
+// A and B, one JVP and one VJP with every channel at 5 states of a 100-step rollout, and a
+// 60-step trajectory adjoint of the built-in target objective with every output
+static uint64_t derivative_hash(gdnModel* m) {
+    m->opt.disableflags |= GDN_DSBL_CONSTRAINT;
+    const int nq = m->nq, nv = m->nv, nu = m->nu, np = m->nbody * GDN_N_INERTIA_PARAMS;
+    const int nvert3 = 3 * m->nvert;
+    gdnData* d = NULL;
+    if (gdn_data_create(m, &d) != GDN_OK) {
+        return 0;
+    }
+    const size_t nbuf = 4 * (size_t)nv * (size_t)nv + 2 * (size_t)nv * (size_t)(nu + 1) +
+                        8 * (size_t)(nq + nv + nu + np + nvert3 + 1) + 60 * (size_t)(nu + 1);
+    double* buf = calloc(nbuf, sizeof(double));
+    double* A = buf;
+    double* B = A + 4 * nv * nv;
+    double* tq = B + 2 * nv * (nu + 1);
+    double* tv = tq + nv + 1;
+    double* tu = tv + nv + 1;
+    double* tp = tu + nu + 1;
+    double* tx = tp + np + 1;
+    double* oq = tx + nvert3 + 1;
+    double* ov = oq + nq + nv + 1;
+    double* ou = ov + nv + 1;
+    double* op = ou + nu + 1;
+    double* ox = op + np + 1;
+    double* gctrl = ox + nvert3 + 1;
+    unsigned long long rng = 0x13198A2E03707344ULL;
+    start(m, d, &rng);
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (int k = 0; k < 100; k++) {
+        if (k % 50 == 0) {
+            draw_ctrl(m, d, &rng);
+        }
+        if (k % 20 == 0) {
+            int status = (int)gdn_transition_jacobians(m, d, A, B);
+            h = fnv1a(h, &status, sizeof(status));
+            h = fnv1a(h, A, sizeof(double) * 4 * (size_t)nv * (size_t)nv);
+            h = fnv1a(h, B, sizeof(double) * 2 * (size_t)nv * (size_t)nu);
+            for (int i = 0; i < nv; i++) {
+                tq[i] = gdn_test_uniform(&rng, -1, 1);
+                tv[i] = gdn_test_uniform(&rng, -1, 1);
+            }
+            for (int i = 0; i < nu; i++) {
+                tu[i] = gdn_test_uniform(&rng, -1, 1);
+            }
+            for (int i = 0; i < np; i++) {
+                tp[i] = i < GDN_N_INERTIA_PARAMS ? 0 : gdn_test_uniform(&rng, -0.1, 0.1);
+            }
+            for (int i = 0; i < nvert3; i++) {
+                tx[i] = gdn_test_uniform(&rng, -0.1, 0.1);
+            }
+            status = (int)gdn_step_jvp(m, d, tq, tv, tu, tp, tx, oq, ov);
+            h = fnv1a(h, &status, sizeof(status));
+            h = fnv1a(h, oq, sizeof(double) * (size_t)nv);
+            h = fnv1a(h, ov, sizeof(double) * (size_t)nv);
+            memset(op, 0, sizeof(double) * (size_t)np);
+            memset(ox, 0, sizeof(double) * (size_t)nvert3);
+            status = (int)gdn_step_vjp(m, d, tq, tv, oq, ov, ou, op, ox);
+            h = fnv1a(h, &status, sizeof(status));
+            h = fnv1a(h, oq, sizeof(double) * (size_t)nv);
+            h = fnv1a(h, ov, sizeof(double) * (size_t)nv);
+            h = fnv1a(h, ou, sizeof(double) * (size_t)nu);
+            h = fnv1a(h, op, sizeof(double) * (size_t)np);
+            h = fnv1a(h, ox, sizeof(double) * (size_t)nvert3);
+        }
+        if (gdn_step(m, d) != GDN_OK) {
+            h = fnv1a(h, &k, sizeof(k));
+            break;
+        }
+    }
+
+    // trajectory adjoint from the rollout's final state, 60 steps, full tape and K = 7
+    const int T = 60;
+    double* ctrl = calloc((size_t)T * (size_t)(nu + 1), sizeof(double));
+    for (int t = 0; t < T * nu; t++) {
+        ctrl[t] = d->ctrl[t % (nu > 0 ? nu : 1)];
+    }
+    gdnRollout r;
+    gdn_rollout_init(m, T, &r);
+    r.qpos0 = d->qpos;
+    r.qvel0 = d->qvel;
+    r.ctrl = nu > 0 ? ctrl : NULL;
+    gdnTargetObjective spec = {.body = m->nbody - 1, .point = {0.01, 0.02, 0.03},
+                               .target = {0.1, 0.2, 0.3}, .weight = 1, .ctrl_weight = 1e-3,
+                               .vel_weight = 1e-2};
+    gdnObjective obj;
+    if (gdn_objective_target(m, &spec, &obj) == GDN_OK) {
+        for (int K = 1; K <= 7; K += 6) {
+            gdnTape* tape = NULL;
+            if (gdn_tape_create(m, T, K, &tape, NULL, 0) != GDN_OK) {
+                continue;
+            }
+            memset(op, 0, sizeof(double) * (size_t)np);
+            memset(ox, 0, sizeof(double) * (size_t)nvert3);
+            gdnAdjointGradients out = {.qpos0 = oq, .qvel0 = ov, .ctrl = gctrl, .param = op,
+                                       .vert = nvert3 ? ox : NULL};
+            const int status = (int)gdn_adjoint_rollout_gradient(m, &r, &obj, tape, &out, NULL, 0);
+            h = fnv1a(h, &status, sizeof(status));
+            if (status == GDN_OK) {
+                h = fnv1a(h, &out.J, sizeof(double));
+                h = fnv1a(h, oq, sizeof(double) * (size_t)nv);
+                h = fnv1a(h, ov, sizeof(double) * (size_t)nv);
+                h = fnv1a(h, gctrl, sizeof(double) * (size_t)T * (size_t)nu);
+                h = fnv1a(h, op, sizeof(double) * (size_t)np);
+                h = fnv1a(h, ox, sizeof(double) * (size_t)nvert3);
+            }
+            gdn_tape_free(tape);
+        }
+    }
+    free(ctrl);
+    free(buf);
+    gdn_data_free(d);
+    return h;
+}
+
+// one row of the table: a model, its six rollout hashes (Newton, CG, PGS x pyramidal,
+// elliptic) and its derivative hash
+typedef struct GoldenRow {
+    const char* model;
+    uint64_t rollout[6];
+    uint64_t derivative;
+} GoldenRow;
+
+#include "golden_paths_table.h"
+
+static int compute(const char* name, GoldenRow* row) {
+    row->model = name;
+    const int solvers[3] = {GDN_SOL_NEWTON, GDN_SOL_CG, GDN_SOL_PGS};
+    const int cones[2] = {GDN_CONE_PYRAMIDAL, GDN_CONE_ELLIPTIC};
+    for (int s = 0; s < 3; s++) {
+        for (int c = 0; c < 2; c++) {
+            gdnModel* m = load(name);
+            if (!m) {
+                return 1;
+            }
+            row->rollout[2 * s + c] = rollout_hash(m, solvers[s], cones[c]);
+            gdn_model_free(m);
+        }
+    }
+    gdnModel* m = load(name);
+    if (!m) {
+        return 1;
+    }
+    row->derivative = derivative_hash(m);
+    gdn_model_free(m);
+    return 0;
+}
+
+// every model's seven hashes equal the committed table
+static int test_golden_paths(void) {
+    int failures = 0;
+    CHECK((int)(sizeof(kGolden) / sizeof(kGolden[0])) == NMODEL);
+    for (int i = 0; i < NMODEL; i++) {
+        GoldenRow row;
+        CHECK(compute(kModels[i], &row) == 0);
+        CHECK(strcmp(kGolden[i].model, kModels[i]) == 0);
+        static const char* const kPath[7] = {"newton/pyramidal", "newton/elliptic",
+                                             "cg/pyramidal",     "cg/elliptic",
+                                             "pgs/pyramidal",    "pgs/elliptic",
+                                             "derivatives"};
+        for (int j = 0; j < 7; j++) {
+            const uint64_t got = j < 6 ? row.rollout[j] : row.derivative;
+            const uint64_t want = j < 6 ? kGolden[i].rollout[j] : kGolden[i].derivative;
+            if (got != want) {
+                fprintf(stderr, "%s %s: hash 0x%016llx, expected 0x%016llx\n", kModels[i],
+                        kPath[j], (unsigned long long)got, (unsigned long long)want);
+                failures++;
+            }
+        }
+    }
+    printf("%d models x 7 paths, %d hash mismatches\n", NMODEL, failures);
+    CHECK(failures == 0);
+    return 0;
+}
+
+static const gdnTestCase kCases[] = {
+    {"golden_paths", test_golden_paths},
+};
+
+int main(int argc, char** argv) {
+    if (argc > 1 && strcmp(argv[1], "--print") == 0) {
+        for (int i = 0; i < NMODEL; i++) {
+            GoldenRow row;
+            if (compute(kModels[i], &row) != 0) {
+                return 1;
+            }
+            printf("    {\"%s\",\n     {", kModels[i]);
+            for (int j = 0; j < 6; j++) {
+                printf("0x%016llxULL%s", (unsigned long long)row.rollout[j],
+                       j == 5 ? "},\n" : j == 2 ? ",\n      " : ", ");
+            }
+            printf("     0x%016llxULL},\n", (unsigned long long)row.derivative);
+            fflush(stdout);
+        }
+        return 0;
+    }
+    return gdn_test_main(argc, argv, kCases, (int)(sizeof(kCases) / sizeof(kCases[0])));
+}

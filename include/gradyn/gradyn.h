@@ -190,12 +190,54 @@ typedef struct gdnInertia {
 // the inertia of body b as compiled (principal form rotated into body axes)
 GDN_API void gdn_body_inertia(const gdnModel* m, int b, gdnInertia* out);
 
-// set the inertia of body b (1 <= b < nbody): body_mass, body_ipos and the principal form
-// (body_iquat, body_inertia) from an exact symmetric eigen-decomposition of in->inertia (its
-// upper triangle), so gdn_body_inertia returns it to round-off; body_subtreemass and the derived
-// fields are updated. GDN_ERR_ARG (model unchanged) for a bad b, a NULL argument, non-finite
-// values or a negative mass
+// set the inertia of body b (1 <= b < nbody): body_mass (kg), body_ipos (m, body frame) and
+// the principal form (body_iquat, body_inertia in kg m^2 about the COM) from an exact symmetric
+// eigen-decomposition of in->inertia (its upper triangle), so gdn_body_inertia returns it to
+// round-off. Every derived constant is refreshed as the loader computes it: body_subtreemass,
+// body/geom/site_sameframe, stat_meaninertia, body_invweight0 and dof_invweight0 (at qpos0), and
+// body_inertiasource[b] = 0. The model then equals, bit for bit, the one compiled from the MJCF
+// with <inertial mass pos quat diaginertia> holding the stored values (under inertiafromgeom
+// "true" that element is ignored by the compiler: the equivalent file says "auto").
+// GDN_ERR_ARG (model unchanged) for a bad b, a NULL argument, non-finite values, a negative mass
+// or principal moment, or a moving body left with mass or a moment below 1e-15 (the compiler's
+// checks; principal moments violating A + B >= C, which the compiler refuses, are accepted, so
+// optimizers and finite differences may step through them); GDN_ERR_UNSUPPORTED for a body whose
+// mass the compiler rescaled or clamped (body_inertiasource 2: settotalmass, boundmass,
+// boundinertia); GDN_ERR_MEMORY when the refresh cannot allocate (model unchanged). Allocates:
+// not for a loop that must not allocate. gdnData made before stays valid (its sizes do not change)
 GDN_API gdnStatus gdn_model_set_body_inertia(gdnModel* m, int b, const gdnInertia* in);
+
+// ---------------------------------------------------------------- contact parameters
+
+// contact parameters of geom g (0 <= g < ngeom) or explicit pair p (0 <= p < npair), as the MJCF
+// attributes of the same name compile (no other model field derives from them, so the model
+// equals the one loaded from the edited file bit for bit):
+//   friction: geom (slide, spin, roll), pair (tangent1, tangent2, spin, roll1, roll2), finite
+//     and >= 0 (dimensionless; spin and roll in m);
+//   solref (timeconst s, dampratio) both > 0, or the direct form (-stiffness, -damping) both
+//     <= 0 (a mixed form is what the constraint rows replace by the default);
+//   solimp (dmin, dmax, width m, midpoint, power): dmin, dmax, midpoint in [0, 1], width >= 0,
+//     power >= 1, finite.
+// GDN_ERR_ARG (model unchanged) for a NULL argument, an id out of range or a value out of range
+GDN_API gdnStatus gdn_model_set_geom_friction(gdnModel* m, int g, const double friction[3]);
+GDN_API gdnStatus gdn_model_set_geom_solref(gdnModel* m, int g, const double solref[2]);
+GDN_API gdnStatus gdn_model_set_geom_solimp(gdnModel* m, int g, const double solimp[5]);
+GDN_API gdnStatus gdn_model_set_pair_friction(gdnModel* m, int p, const double friction[5]);
+GDN_API gdnStatus gdn_model_set_pair_solref(gdnModel* m, int p, const double solref[2]);
+GDN_API gdnStatus gdn_model_set_pair_solimp(gdnModel* m, int p, const double solimp[5]);
+
+// size of primitive geom g (m; the three values stored as given, like size="a b c"): sphere
+// radius; capsule, cylinder radius and half-length; ellipsoid, box half-sizes; plane
+// (half-sizes, grid spacing). Refreshed: geom_rbound and, when the geom has a collision skin
+// that still derives from the geoms (not replaced by gdn_model_set_collision_mesh), its skin
+// points in vert_pos (same count). The model then equals the one compiled from the edited file
+// bit for bit. GDN_ERR_ARG (model unchanged) for a NULL argument, g out of range, non-finite
+// values or a size the compiler rejects (the type's sizes must be > 0; plane: size[2] > 0);
+// GDN_ERR_UNSUPPORTED for a mesh or height field (the size is the mesh's) and for a geom whose
+// body takes its mass and inertia from its geoms (body_inertiasource != 0: the compiler would
+// recompute them from densities the model does not keep; give the body an explicit inertia
+// with gdn_model_set_body_inertia first)
+GDN_API gdnStatus gdn_model_set_geom_size(gdnModel* m, int g, const double size[3]);
 
 // pack into the canonical 10-vector (off-diagonals read from the upper triangle)
 GDN_API void gdn_inertia_params(const gdnInertia* in, double p[GDN_N_INERTIA_PARAMS]);

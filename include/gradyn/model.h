@@ -159,6 +159,10 @@ typedef struct gdnModel {
     int* body_sameframe;    // derived: inertial frame vs body frame (gdnSameFrame; 0 general)
     double* body_invweight0; // (nbody x 2) mean inverse translational, rotational inertia at
                              // qpos0: diag(J M^-1 J') of the COM Jacobian averaged (MuJoCo's)
+    int* body_inertiasource; // where the compiler took mass, ipos, iquat, inertia from (the
+                             // model setters need it): 0 explicit (<inertial>, or none), 1 the
+                             // body's geoms (inertiafromgeom), 2 rescaled or clamped by
+                             // <compiler settotalmass / boundmass / boundinertia>
 
     // joints (njnt)
     int* jnt_type;          // gdnJointType

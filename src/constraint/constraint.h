@@ -55,6 +55,13 @@ void gdn_impedance(const double solimp[GDN_NIMP], double pos, double margin, dou
 // GDN_ERR_MEMORY on allocation failure; a singular M at qpos0 leaves the weights zero
 gdnStatus gdn_constraint_set_const(gdnModel* m);
 
+// the part of gdn_constraint_set_const that follows the mass distribution, with the same
+// arithmetic: stat_meaninertia (mean diagonal of M(qpos0)), body_invweight0 and dof_invweight0.
+// The model setters that change a mass or inertia call it (eq_data is derived once, at load:
+// completing it again would renormalize a weld's relative pose). GDN_ERR_MEMORY (nothing
+// written) on allocation failure
+gdnStatus gdn_constraint_set_weights(gdnModel* m);
+
 // MuJoCo's simple dofs (its compiler's body_simple / dof_simplenum != 0): simple (nv) = 1 for
 // a dof of a body whose inertia frame is its body frame, that hangs from the world (or from a
 // dof-free child of the world), has no child body, and whose joints sit at the body origin with

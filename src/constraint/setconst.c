@@ -83,13 +83,12 @@ static void complete_eq_data(gdnModel* m, const gdnData* d) {
     }
 }
 
-gdnStatus gdn_constraint_set_const(gdnModel* m) {
+// stat_meaninertia, body_invweight0 and dof_invweight0 from d's kinematics at qpos0 (d made
+// for m, its arena unused here): the weights are zeroed first, so a singular M leaves them zero
+// as a fresh load does
+static gdnStatus set_weights(gdnModel* m, gdnData* d) {
     int nv = m->nv;
-    gdnData* d = NULL;
-    gdnStatus st = gdn_data_create(m, &d);
-    if (st != GDN_OK) {
-        return st;
-    }
+    gdnStatus st = GDN_OK;
     size_t n = (size_t)(nv > 0 ? nv : 1);
     double* L = malloc(sizeof(double) * n * n);
     double* J = malloc(sizeof(double) * 6 * n);
@@ -99,12 +98,9 @@ gdnStatus gdn_constraint_set_const(gdnModel* m) {
         st = GDN_ERR_MEMORY;
         goto done;
     }
-    memcpy(d->qpos, m->qpos0, sizeof(double) * (size_t)m->nq);
-    gdn_kinematics(m, d);
-    complete_eq_data(m, d);
-    m->body_invweight0[0] = m->body_invweight0[1] = 0;
+    memset(m->body_invweight0, 0, sizeof(double) * 2 * (size_t)m->nbody);
+    memset(m->dof_invweight0, 0, sizeof(double) * (size_t)nv);
     if (nv == 0) {
-        memset(m->body_invweight0, 0, sizeof(double) * 2 * (size_t)m->nbody);
         goto done;
     }
     gdn_crb(m, d);
@@ -160,6 +156,40 @@ done:
     free(J);
     free(y);
     free(first);
+    return st;
+}
+
+// data for m with the kinematics at qpos0 (NULL and *st set on failure)
+static gdnData* data_at_qpos0(const gdnModel* m, gdnStatus* st) {
+    gdnData* d = NULL;
+    *st = gdn_data_create(m, &d);
+    if (*st != GDN_OK) {
+        return NULL;
+    }
+    memcpy(d->qpos, m->qpos0, sizeof(double) * (size_t)m->nq);
+    gdn_kinematics(m, d);
+    return d;
+}
+
+gdnStatus gdn_constraint_set_const(gdnModel* m) {
+    gdnStatus st;
+    gdnData* d = data_at_qpos0(m, &st);
+    if (!d) {
+        return st;
+    }
+    complete_eq_data(m, d);
+    st = set_weights(m, d);
+    gdn_data_free(d);
+    return st;
+}
+
+gdnStatus gdn_constraint_set_weights(gdnModel* m) {
+    gdnStatus st;
+    gdnData* d = data_at_qpos0(m, &st);
+    if (!d) {
+        return st;
+    }
+    st = set_weights(m, d);
     gdn_data_free(d);
     return st;
 }

@@ -218,6 +218,13 @@ static void fill_tree(const gdnSpec* spec, const gdnSpecTree* tree, gdnModel* m,
         m->body_mass[i] = b->mass;
         memcpy(m->body_inertia + 3 * i, b->inertia, 3 * sizeof(double));
 
+        // where the mass properties came from (compile_inertia's rule), for the model setters
+        const gdnSpecCompiler* c = &spec->compiler;
+        int from_geoms = i > 0 && (c->inertiafromgeom == 1 ||
+                                   (c->inertiafromgeom == 2 && !b->explicit_inertial));
+        int rescaled = i > 0 && (c->settotalmass > 0 || c->boundmass > 0 || c->boundinertia > 0);
+        m->body_inertiasource[i] = rescaled ? 2 : from_geoms;
+
         // the dof parent of this body's first dof: the last dof above it
         int parent_last = i == 0 ? -1 : lastdof[b->parent];
         for (int k = 0; k < b->njnt; k++) {
@@ -554,12 +561,7 @@ gdnModel* gdn_compile_model(gdnSpec* spec) {
     }
 
     // subtree masses, accumulated from the leaves in reverse id order
-    for (int i = 0; i < m->nbody; i++) {
-        m->body_subtreemass[i] = m->body_mass[i];
-    }
-    for (int i = m->nbody - 1; i > 0; i--) {
-        m->body_subtreemass[m->body_parentid[i]] += m->body_subtreemass[i];
-    }
+    gdn_model_subtree_mass(m);
     if (!isfinite(m->body_subtreemass[0])) {
         gdn_model_free(m);
         return fail(spec, GDN_ERR_MODEL, NULL, "%s", "total mass is not finite");

@@ -7,11 +7,11 @@
 #include <string.h>
 
 #include "contact/collision_mesh.h"
+#include "contact/geom_skin.h"
 #include "contact/mesh_file.h"
 #include "math/vec.h"
 
 #define GDN_SKIN_MAX_VERTICES (16 * 1024 * 1024) // over the whole model
-#define CYLINDER_RIM_POINTS 8
 
 // a growing list of body-frame vertices in pool memory
 typedef struct Skin {
@@ -26,8 +26,8 @@ static int fail(gdnSpec* spec, gdnStatus status, gdnXmlElem* e, const char* fmt,
     return -1;
 }
 
-// append the geom-frame point p as pos + R(quat) p
-static int push_point(gdnSpec* spec, Skin* s, const gdnSpecGeom* g, const double p[3]) {
+// append the body-frame point v
+static int push_point(gdnSpec* spec, Skin* s, const gdnSpecGeom* g, const double v[3]) {
     if (s->n >= GDN_SKIN_MAX_VERTICES) {
         return fail(spec, GDN_ERR_MODEL, g->elem, "more than %s collision vertices",
                     "16777216");
@@ -35,71 +35,25 @@ static int push_point(gdnSpec* spec, Skin* s, const gdnSpecGeom* g, const double
     if (!gdn_pool_reserve(spec->pool, (void**)&s->v, &s->cap, 3 * (s->n + 1), sizeof(double))) {
         return fail(spec, GDN_ERR_MEMORY, g->elem, "%s", "out of memory");
     }
-    double r[3];
-    gdn_rotvecquat(r, p, g->quat);
-    gdn_add3(s->v + 3 * s->n, g->pos, r);
+    gdn_copy3(s->v + 3 * s->n, v);
     s->n++;
     return 0;
 }
 
-// the skin of one geom, in its own frame (docs/contact_penalty.md):
-//   box: 8 corners; sphere, ellipsoid: the 6 points +-size_k e_k; capsule (radius r, half-length
-//   l): the 2 poles (0, 0, +-(l + r)) and 4 points (+-r, 0, +-l), (0, +-r, +-l) around each end;
-//   cylinder: 8 points on each rim circle z = +-l; mesh: every distinct compiled vertex
+// the skin of one geom (docs/contact_penalty.md): a primitive's shape points
+// (contact/geom_skin.h), a mesh's every distinct compiled vertex
 static int skin_geom(gdnSpec* spec, Skin* s, const gdnSpecGeom* g) {
-    const double* sz = g->size;
-    double p[3];
-    switch (g->type) {
-    case GDN_GEOM_BOX:
-        for (int c = 0; c < 8; c++) {
-            p[0] = c & 1 ? sz[0] : -sz[0];
-            p[1] = c & 2 ? sz[1] : -sz[1];
-            p[2] = c & 4 ? sz[2] : -sz[2];
-            if (push_point(spec, s, g, p) < 0) {
-                return -1;
-            }
+    double pts[3 * GDN_GEOM_SKIN_MAX];
+    int n = gdn_geom_skin_points(g->type, g->size, g->pos, g->quat, pts);
+    for (int i = 0; i < n; i++) {
+        if (push_point(spec, s, g, pts + 3 * i) < 0) {
+            return -1;
         }
-        return 0;
-    case GDN_GEOM_SPHERE:
-    case GDN_GEOM_ELLIPSOID:
-        for (int k = 0; k < 6; k++) {
-            double r = g->type == GDN_GEOM_SPHERE ? sz[0] : sz[k / 2];
-            gdn_zero3(p);
-            p[k / 2] = k % 2 ? -r : r;
-            if (push_point(spec, s, g, p) < 0) {
-                return -1;
-            }
-        }
-        return 0;
-    case GDN_GEOM_CAPSULE:
-        for (int end = 0; end < 2; end++) {
-            double z = end ? -sz[1] : sz[1];
-            const double ring[5][3] = {{0, 0, end ? -(sz[1] + sz[0]) : sz[1] + sz[0]},
-                                       {sz[0], 0, z},
-                                       {-sz[0], 0, z},
-                                       {0, sz[0], z},
-                                       {0, -sz[0], z}};
-            for (int k = 0; k < 5; k++) {
-                if (push_point(spec, s, g, ring[k]) < 0) {
-                    return -1;
-                }
-            }
-        }
-        return 0;
-    case GDN_GEOM_CYLINDER:
-        for (int end = 0; end < 2; end++) {
-            for (int k = 0; k < CYLINDER_RIM_POINTS; k++) {
-                double angle = 2 * GDN_MJ_PI * k / CYLINDER_RIM_POINTS;
-                p[0] = sz[0] * cos(angle);
-                p[1] = sz[0] * sin(angle);
-                p[2] = end ? -sz[1] : sz[1];
-                if (push_point(spec, s, g, p) < 0) {
-                    return -1;
-                }
-            }
-        }
-        return 0;
-    case GDN_GEOM_MESH: {
+    }
+    if (g->type != GDN_GEOM_MESH) {
+        return 0; // a primitive (above), a plane or height field (no skin)
+    }
+    {
         // the compiled mesh (src/mjcf/mesh.h: the geom frame holds the mesh's centre of mass
         // and principal axes), each distinct vertex once
         const gdnSpecMesh* me = &spec->meshes[g->meshid];
@@ -110,19 +64,19 @@ static int skin_geom(gdnSpec* spec, Skin* s, const gdnSpecGeom* g) {
         for (int i = 0; i < 3 * me->nvert; i++) {
             v[i] = (double)me->vert[i];
         }
-        int n = gdn_mesh_dedup(v, me->nvert);
-        if (n < 0) {
+        int nd = gdn_mesh_dedup(v, me->nvert);
+        if (nd < 0) {
             return fail(spec, GDN_ERR_MEMORY, g->elem, "%s", "out of memory");
         }
-        for (int i = 0; i < n; i++) {
-            if (push_point(spec, s, g, v + 3 * i) < 0) {
+        for (int i = 0; i < nd; i++) {
+            double r[3], p[3];
+            gdn_rotvecquat(r, v + 3 * i, g->quat);
+            gdn_add3(p, g->pos, r);
+            if (push_point(spec, s, g, p) < 0) {
                 return -1;
             }
         }
         return 0;
-    }
-    default:
-        return 0; // plane, height field: no skin
     }
 }
 
@@ -135,9 +89,7 @@ int gdn_mjcf_skins(gdnSpec* spec, const gdnSpecTree* tree, gdnModel* m) {
     // geoms are grouped by body in id order, so the skin comes out grouped by body too
     for (int gid = 0; gid < m->ngeom; gid++) {
         const gdnSpecGeom* g = &spec->geoms[tree->geom_order[gid]];
-        int skinned = g->body > 0 && (g->contype || g->conaffinity) &&
-                      g->type != GDN_GEOM_PLANE && g->type != GDN_GEOM_HFIELD;
-        if (!skinned) {
+        if (!gdn_geom_skinned(g->body, g->contype, g->conaffinity, g->type)) {
             continue;
         }
         int before = s.n;

@@ -62,6 +62,15 @@ static double geom_rbound(const gdnModel* m, int g, double current) {
     }
 }
 
+void gdn_model_subtree_mass(gdnModel* m) {
+    for (int i = 0; i < m->nbody; i++) {
+        m->body_subtreemass[i] = m->body_mass[i];
+    }
+    for (int i = m->nbody - 1; i > 0; i--) {
+        m->body_subtreemass[m->body_parentid[i]] += m->body_subtreemass[i];
+    }
+}
+
 void gdn_model_finalize(gdnModel* m) {
     for (int b = 0; b < m->nbody; b++) {
         const double* ipos = m->body_ipos + 3 * b;

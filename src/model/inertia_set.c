@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// Setting a body's inertia: principal form by Jacobi eigen-decomposition, derived fields.
+// Writing a body's inertia: principal form by Jacobi eigen-decomposition, the compiler's checks,
+// the model-layer derived fields (subtree masses, sameframe flags).
 #include <math.h>
 
-#include <gradyn/gradyn.h>
+#include "model/inertia_set.h"
 
 #include "math/vec.h"
 #include "model/model_alloc.h"
@@ -87,7 +88,47 @@ static void mat2quat(double q[4], const double R[9]) {
     gdn_normalize4(q);
 }
 
-gdnStatus gdn_model_set_body_inertia(gdnModel* m, int b, const gdnInertia* in) {
+// loader's quaternion normalization (each entry divided by the norm, MuJoCo's compiler), applied
+// until it changes nothing, so that reading the stored quaternion back as <inertial quat> gives
+// the same doubles (at most a few passes: each moves an entry by an ulp or leaves it)
+static void compiler_fixed_point(double q[4]) {
+    for (int pass = 0; pass < 8; pass++) {
+        double nrm = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
+        nrm = sqrt(nrm);
+        double r[4] = {q[0] / nrm, q[1] / nrm, q[2] / nrm, q[3] / nrm};
+        if (r[0] == q[0] && r[1] == q[1] && r[2] == q[2] && r[3] == q[3]) {
+            return;
+        }
+        gdn_copy4(q, r);
+    }
+}
+
+// MuJoCo's compiler rule for moving bodies: a body with joints needs mass and principal
+// moments >= GDN_MINVAL (1e-15) unless one of its joint-free children has them
+static int massive(const gdnModel* m, int b) {
+    const double* I = m->body_inertia + 3 * b;
+    return m->body_mass[b] >= GDN_MINVAL && I[0] >= GDN_MINVAL && I[1] >= GDN_MINVAL &&
+           I[2] >= GDN_MINVAL;
+}
+
+static int moving_mass_ok(const gdnModel* m) {
+    for (int b = 1; b < m->nbody; b++) {
+        if (m->body_jntnum[b] == 0 || massive(m, b)) {
+            continue;
+        }
+        int carried = 0;
+        for (int c = b + 1; c < m->nbody && !carried; c++) {
+            carried = m->body_parentid[c] == b && m->body_jntnum[c] == 0 && massive(m, c);
+        }
+        if (!carried) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+gdnStatus gdn_model_write_body_inertia(gdnModel* m, int b, const gdnInertia* in,
+                                       gdnBodyInertiaSave* save) {
     if (!m || !in || b < 1 || b >= m->nbody) {
         return GDN_ERR_ARG;
     }
@@ -104,6 +145,9 @@ gdnStatus gdn_model_set_body_inertia(gdnModel* m, int b, const gdnInertia* in) {
             return GDN_ERR_ARG;
         }
     }
+    if (m->body_inertiasource[b] == 2) {
+        return GDN_ERR_UNSUPPORTED; // the compiler rescaled or clamped it: no <inertial> equals
+    }
     // the symmetric matrix from the upper triangle (the canonical packing's convention)
     const double* I = in->inertia;
     double A[9] = {I[0], I[1], I[2], I[1], I[4], I[5], I[2], I[5], I[8]};
@@ -119,6 +163,7 @@ gdnStatus gdn_model_set_body_inertia(gdnModel* m, int b, const gdnInertia* in) {
     }
     double q[4];
     mat2quat(q, V);
+    compiler_fixed_point(q);
     // an exactly diagonal input keeps the identity frame (and so the sameframe shortcuts)
     if (A[1] == 0 && A[2] == 0 && A[5] == 0) {
         q[0] = 1;
@@ -127,18 +172,41 @@ gdnStatus gdn_model_set_body_inertia(gdnModel* m, int b, const gdnInertia* in) {
         w[1] = A[4];
         w[2] = A[8];
     }
+    // the compiler's check of principal moments: non-negative. Its A + B >= C check is not
+    // applied: optimizers and finite differences step through such tensors (positive definite,
+    // not a rigid body's), and no file can express them to compare with
+    if (w[0] < 0 || w[1] < 0 || w[2] < 0) {
+        return GDN_ERR_ARG;
+    }
+    gdnBodyInertiaSave old;
+    old.mass = m->body_mass[b];
+    gdn_copy3(old.ipos, m->body_ipos + 3 * b);
+    gdn_copy4(old.iquat, m->body_iquat + 4 * b);
+    gdn_copy3(old.inertia, m->body_inertia + 3 * b);
+    old.source = m->body_inertiasource[b];
     m->body_mass[b] = in->mass;
     gdn_copy3(m->body_ipos + 3 * b, in->com);
     gdn_copy4(m->body_iquat + 4 * b, q);
     gdn_copy3(m->body_inertia + 3 * b, w);
-
-    // subtree masses: children have larger ids than parents
-    for (int k = 0; k < m->nbody; k++) {
-        m->body_subtreemass[k] = m->body_mass[k];
+    if (!moving_mass_ok(m)) {
+        gdn_model_restore_body_inertia(m, b, &old);
+        return GDN_ERR_ARG;
     }
-    for (int k = m->nbody - 1; k > 0; k--) {
-        m->body_subtreemass[m->body_parentid[k]] += m->body_subtreemass[k];
-    }
+    m->body_inertiasource[b] = 0;
+    gdn_model_subtree_mass(m);
     gdn_model_finalize(m);
+    if (save) {
+        *save = old;
+    }
     return GDN_OK;
+}
+
+void gdn_model_restore_body_inertia(gdnModel* m, int b, const gdnBodyInertiaSave* save) {
+    m->body_mass[b] = save->mass;
+    gdn_copy3(m->body_ipos + 3 * b, save->ipos);
+    gdn_copy4(m->body_iquat + 4 * b, save->iquat);
+    gdn_copy3(m->body_inertia + 3 * b, save->inertia);
+    m->body_inertiasource[b] = save->source;
+    gdn_model_subtree_mass(m);
+    gdn_model_finalize(m);
 }

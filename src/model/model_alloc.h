@@ -19,6 +19,10 @@ gdnModel* gdn_model_alloc(const gdnModelSizes* sizes);
 // that never calls it keeps zeros there, which is always correct, only slower
 void gdn_model_finalize(gdnModel* m);
 
+// body_subtreemass from body_mass (MuJoCo's order: each body's mass, then from the last body
+// to the first each subtree added to its parent's); the loader and the inertia setter call it
+void gdn_model_subtree_mass(gdnModel* m);
+
 // MuJoCo 2.2.2's default options (timestep 0.002, gravity -9.81 z, Euler, Newton, 100
 // iterations, tolerance 1e-8, pyramidal cone, impratio 1, override solref/solimp defaults)
 void gdn_option_default(gdnOption* opt);

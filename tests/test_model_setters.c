@@ -388,7 +388,6 @@ static int test_inertia_matches_edited_file(void) {
             ok &= inertia_case(cases[i].file, cases[i].body, rotated);
         }
     }
-    printf("  compared %ld fields, %ld values bit for bit\n", g_arrays, g_values);
     CHECK(ok);
     return 0;
 }
@@ -504,6 +503,64 @@ static int test_geom_size_matches_edited_file(void) {
     CHECK(size_text_case(size_xml, 0, plane));
     // sol_stack's floor (world body, explicit-free): no mass enters
     CHECK(geom_case("sol_stack.xml", 0, GEOM_SIZE, plane));
+    return 0;
+}
+
+// the workflow for a body whose inertia comes from its geoms: make it explicit (its current
+// inertia through the setter), then change a geom's size; the file gets both edits
+static int inertia_then_size_case(const char* file, const char* geom, double scale) {
+    const char* path = model_path(file);
+    char* xml = slurp(path);
+    if (!xml) {
+        return 0;
+    }
+    char dir[1024];
+    snprintf(dir, sizeof(dir), "%s", dir_of(path));
+    gdnModel* m = load_text(xml, dir);
+    int g = m ? gdn_name2id(m, "geom", geom) : -1;
+    int ok = g >= 0;
+    if (ok) {
+        int b = m->geom_bodyid[g];
+        double size[3];
+        memcpy(size, m->geom_size + 3 * g, sizeof(size));
+        for (int k = 0; k < 3; k++) {
+            size[k] *= scale;
+        }
+        gdnInertia in;
+        gdn_body_inertia(m, b, &in);
+        ok = m->body_inertiasource[b] == 1 &&
+             gdn_model_set_geom_size(m, g, size) == GDN_ERR_UNSUPPORTED &&
+             gdn_model_set_body_inertia(m, b, &in) == GDN_OK && m->body_inertiasource[b] == 0 &&
+             gdn_model_set_geom_size(m, g, size) == GDN_OK;
+        if (ok) {
+            char el[2048], pos[512], quat[512];
+            snprintf(pos, sizeof(pos), "%s", fmt_doubles(m->body_ipos + 3 * b, 3));
+            snprintf(quat, sizeof(quat), "%s", fmt_doubles(m->body_iquat + 4 * b, 4));
+            snprintf(el, sizeof(el), "<inertial mass=\"%.17g\" pos=\"%s\" quat=\"%s\" "
+                     "diaginertia=\"%s\"/>", m->body_mass[b], pos, quat,
+                     fmt_doubles(m->body_inertia + 3 * b, 3));
+            xml = put_inertial(xml, b, el);
+            Scan sc;
+            scan(xml, &sc);
+            xml = set_attr(xml, geom_tag(&sc, g), "size", fmt_doubles(size, 3));
+            char label[256];
+            snprintf(label, sizeof(label), "%s geom %s inertia then size", file, geom);
+            ok = check_pair(m, xml, dir, label);
+        } else {
+            printf("  %s geom %s: the inertia-then-size sequence was refused\n", file, geom);
+        }
+    }
+    gdn_model_free(m);
+    free(xml);
+    return ok;
+}
+
+static int test_inertia_then_geom_size(void) {
+    CHECK(inertia_then_size_case("humanoid32.xml", "chest", 1.1));
+    CHECK(inertia_then_size_case("humanoid32.xml", "head", 0.9));
+    if (exists(HUMANOID_MJ)) {
+        CHECK(inertia_then_size_case(HUMANOID_MJ, "head", 1.2));
+    }
     return 0;
 }
 
@@ -711,14 +768,23 @@ static int test_field_list(void) {
     return 0;
 }
 
+// how much the cases above compared (all of them when the run is not filtered)
+static int test_summary(void) {
+    printf("  compared %ld model fields, %ld values, bit for bit (set model vs edited file)\n",
+           g_arrays, g_values);
+    return 0;
+}
+
 static const gdnTestCase cases[] = {
     {"field_list", test_field_list},
     {"inertia_matches_edited_file", test_inertia_matches_edited_file},
     {"geom_params_match_edited_file", test_geom_params_match_edited_file},
     {"geom_size_matches_edited_file", test_geom_size_matches_edited_file},
+    {"inertia_then_geom_size", test_inertia_then_geom_size},
     {"pair_params_match_edited_file", test_pair_params_match_edited_file},
     {"penalty_and_skin", test_penalty_and_skin},
     {"setters_refuse_bad_input", test_setters_refuse_bad_input},
+    {"summary", test_summary},
 };
 
 GDN_TEST_MAIN(cases)

@@ -506,8 +506,8 @@ static int test_geom_size_matches_edited_file(void) {
     return 0;
 }
 
-// the workflow for a body whose inertia comes from its geoms: make it explicit (its current
-// inertia through the setter), then change a geom's size; the file gets both edits
+// a body whose inertia comes from its geoms made explicit (its current inertia through the
+// setter), then a geom's size changed: the file gets both edits, the body's mass stays
 static int inertia_then_size_case(const char* file, const char* geom, double scale) {
     const char* path = model_path(file);
     char* xml = slurp(path);
@@ -528,10 +528,8 @@ static int inertia_then_size_case(const char* file, const char* geom, double sca
         }
         gdnInertia in;
         gdn_body_inertia(m, b, &in);
-        ok = m->body_inertiasource[b] == 1 &&
-             gdn_model_set_geom_size(m, g, size) == GDN_ERR_UNSUPPORTED &&
-             gdn_model_set_body_inertia(m, b, &in) == GDN_OK && m->body_inertiasource[b] == 0 &&
-             gdn_model_set_geom_size(m, g, size) == GDN_OK;
+        ok = m->body_inertiasource[b] == 1 && gdn_model_set_body_inertia(m, b, &in) == GDN_OK &&
+             m->body_inertiasource[b] == 0 && gdn_model_set_geom_size(m, g, size) == GDN_OK;
         if (ok) {
             char el[2048], pos[512], quat[512];
             snprintf(pos, sizeof(pos), "%s", fmt_doubles(m->body_ipos + 3 * b, 3));
@@ -553,6 +551,107 @@ static int inertia_then_size_case(const char* file, const char* geom, double sca
     gdn_model_free(m);
     free(xml);
     return ok;
+}
+
+// a geom of a body whose inertia comes from its geoms: the body's mass properties follow
+static int inferred_size_case(const char* file, const char* geom, double scale) {
+    const char* path = model_path(file);
+    char* xml = slurp(path);
+    if (!xml) {
+        return 0;
+    }
+    char dir[1024];
+    snprintf(dir, sizeof(dir), "%s", dir_of(path));
+    gdnModel* m = load_text(xml, dir);
+    int g = m ? gdn_name2id(m, "geom", geom) : -1;
+    int ok = g >= 0;
+    if (ok) {
+        int b = m->geom_bodyid[g];
+        double size[3], mass0 = m->body_mass[b];
+        memcpy(size, m->geom_size + 3 * g, sizeof(size));
+        for (int k = 0; k < 3; k++) {
+            size[k] *= scale;
+        }
+        gdnStatus st = gdn_model_set_geom_size(m, g, size);
+        ok = m->body_inertiasource[b] == 1 && st == GDN_OK;
+        // the mass moved unless the geom's mass is given (or the geom is not inertial)
+        ok = ok && (m->body_mass[b] != mass0) == (m->geom_inertial[g] && m->geom_density[g] > 0);
+        if (ok) {
+            Scan sc;
+            scan(xml, &sc);
+            xml = set_attr(xml, geom_tag(&sc, g), "size", fmt_doubles(size, 3));
+            char label[256];
+            snprintf(label, sizeof(label), "%s geom %s size (inertia from geoms)", file, geom);
+            ok = check_pair(m, xml, dir, label);
+        } else {
+            printf("  %s geom %s: size %s\n", file, geom, gdn_status_string(st));
+        }
+    }
+    gdn_model_free(m);
+    free(xml);
+    return ok;
+}
+
+// a body with inertia from geoms of every rule: density (default and given), a given mass, a
+// geom outside inertiagrouprange (group 6), a non-colliding one (no skin)
+static const char* inferred_xml =
+    "<mujoco><worldbody><geom name='floor' type='plane' size='2 2 0.1'/>"
+    "<body name='a' pos='0 0 0.3'><freejoint/>"
+    "<geom name='box' type='box' size='0.1 0.08 0.06' pos='0.01 0 0' euler='0.1 0.2 0.3'/>"
+    "<geom name='cap' type='capsule' size='0.03 0.1' pos='0 0.1 0' mass='0.5'/>"
+    "<geom name='sph' type='sphere' size='0.05' pos='0 0 0.1' density='300' group='4'/>"
+    "<geom name='ell' type='ellipsoid' size='0.05 0.06 0.07' pos='0 -0.1 0' group='6'/>"
+    "<geom name='cyl' type='cylinder' size='0.04 0.05' pos='-0.1 0 0' contype='0' "
+    "conaffinity='0'/></body>"
+    "<body name='b' pos='0.5 0 0.3'><joint type='hinge' axis='0 1 0'/>"
+    "<geom name='one' type='box' size='0.05 0.06 0.07' pos='0 0 -0.1'/></body>"
+    "</worldbody></mujoco>";
+
+static int inferred_text_case(const char* geom, double scale) {
+    char* xml = malloc(strlen(inferred_xml) + 1);
+    strcpy(xml, inferred_xml);
+    gdnModel* m = load_text(xml, NULL);
+    int g = m ? gdn_name2id(m, "geom", geom) : -1;
+    int ok = g >= 0;
+    if (ok) {
+        double size[3];
+        memcpy(size, m->geom_size + 3 * g, sizeof(size));
+        for (int k = 0; k < 3; k++) {
+            size[k] *= scale;
+        }
+        gdnStatus st = gdn_model_set_geom_size(m, g, size);
+        ok = st == GDN_OK;
+        if (ok) {
+            Scan sc;
+            scan(xml, &sc);
+            xml = set_attr(xml, geom_tag(&sc, g), "size", fmt_doubles(size, 3));
+            char label[64];
+            snprintf(label, sizeof(label), "geom %s size (inertia from geoms)", geom);
+            ok = check_pair(m, xml, NULL, label);
+        } else {
+            printf("  geom %s: size %s\n", geom, gdn_status_string(st));
+        }
+    }
+    gdn_model_free(m);
+    free(xml);
+    return ok;
+}
+
+static int test_geom_size_with_inertia_from_geoms(void) {
+    CHECK(inferred_text_case("box", 1.2));
+    CHECK(inferred_text_case("cap", 0.8));
+    CHECK(inferred_text_case("sph", 1.3));
+    CHECK(inferred_text_case("ell", 1.1));
+    CHECK(inferred_text_case("cyl", 0.9));
+    CHECK(inferred_text_case("one", 1.25));
+    CHECK(inferred_size_case("humanoid32.xml", "chest", 1.1));
+    CHECK(inferred_size_case("humanoid32.xml", "head", 0.9));
+    CHECK(inferred_size_case("arm7.xml", "wrist2", 1.2));
+    CHECK(inferred_size_case("arm7.xml", "wrist1", 0.9));
+    if (exists(HUMANOID_MJ)) {
+        CHECK(inferred_size_case(HUMANOID_MJ, "head", 1.2));
+    }
+    return 0;
 }
 
 static int test_inertia_then_geom_size(void) {
@@ -697,7 +796,6 @@ static int test_setters_refuse_bad_input(void) {
         }
     }
     CHECK(g_inferred >= 0 && g_sphere_explicit >= 0);
-    CHECK(gdn_model_set_geom_size(m, g_inferred, good) == GDN_ERR_UNSUPPORTED);
     CHECK(gdn_model_set_geom_size(m, g_sphere_explicit, zero3) == GDN_ERR_ARG);
     CHECK(gdn_model_set_geom_size(m, g_sphere_explicit, nan3) == GDN_ERR_ARG);
     CHECK(gdn_model_set_geom_size(m, 0, NULL) == GDN_ERR_ARG);
@@ -745,6 +843,8 @@ static int test_setters_refuse_bad_input(void) {
     CHECK(ms != NULL && ms->body_inertiasource[1] == 2);
     gdn_body_inertia(ms, 1, &in);
     CHECK(gdn_model_set_body_inertia(ms, 1, &in) == GDN_ERR_UNSUPPORTED);
+    const double r[3] = {0.2, 0, 0};
+    CHECK(gdn_model_set_geom_size(ms, 0, r) == GDN_ERR_UNSUPPORTED);
     gdn_model_free(ms);
     return 0;
 }
@@ -780,6 +880,7 @@ static const gdnTestCase cases[] = {
     {"inertia_matches_edited_file", test_inertia_matches_edited_file},
     {"geom_params_match_edited_file", test_geom_params_match_edited_file},
     {"geom_size_matches_edited_file", test_geom_size_matches_edited_file},
+    {"geom_size_with_inertia_from_geoms", test_geom_size_with_inertia_from_geoms},
     {"inertia_then_geom_size", test_inertia_then_geom_size},
     {"pair_params_match_edited_file", test_pair_params_match_edited_file},
     {"penalty_and_skin", test_penalty_and_skin},

@@ -194,8 +194,9 @@ GDN_API void gdn_body_inertia(const gdnModel* m, int b, gdnInertia* out);
 // the principal form (body_iquat, body_inertia in kg m^2 about the COM) from an exact symmetric
 // eigen-decomposition of in->inertia (its upper triangle), so gdn_body_inertia returns it to
 // round-off. Every derived constant is refreshed as the loader computes it: body_subtreemass,
-// body/geom/site_sameframe, stat_meaninertia, body_invweight0 and dof_invweight0 (at qpos0), and
-// body_inertiasource[b] = 0. The model then equals, bit for bit, the one compiled from the MJCF
+// body/geom/site_sameframe, stat_meaninertia, body_invweight0 and dof_invweight0 (at qpos0),
+// body_inertiasource[b] = 0 and the body's geoms' geom_inertial / geom_mass / geom_inertia = 0
+// (the inertia is explicit now). The model then equals, bit for bit, the one compiled from the MJCF
 // with <inertial mass pos quat diaginertia> holding the stored values (under inertiafromgeom
 // "true" that element is ignored by the compiler: the equivalent file says "auto").
 // GDN_ERR_ARG (model unchanged) for a bad b, a NULL argument, non-finite values, a negative mass
@@ -228,15 +229,20 @@ GDN_API gdnStatus gdn_model_set_pair_solimp(gdnModel* m, int p, const double sol
 
 // size of primitive geom g (m; the three values stored as given, like size="a b c"): sphere
 // radius; capsule, cylinder radius and half-length; ellipsoid, box half-sizes; plane
-// (half-sizes, grid spacing). Refreshed: geom_rbound and, when the geom has a collision skin
-// that still derives from the geoms (not replaced by gdn_model_set_collision_mesh), its skin
-// points in vert_pos (same count). The model then equals the one compiled from the edited file
-// bit for bit. GDN_ERR_ARG (model unchanged) for a NULL argument, g out of range, non-finite
-// values or a size the compiler rejects (the type's sizes must be > 0; plane: size[2] > 0);
-// GDN_ERR_UNSUPPORTED for a mesh or height field (the size is the mesh's) and for a geom whose
-// body takes its mass and inertia from its geoms (body_inertiasource != 0: the compiler would
-// recompute them from densities the model does not keep; give the body an explicit inertia
-// with gdn_model_set_body_inertia first)
+// (half-sizes, grid spacing). Refreshed: geom_rbound; when the geom has a collision skin that
+// still derives from the geoms (not replaced by gdn_model_set_collision_mesh), its skin points
+// in vert_pos (same count); when its body's inertia comes from its geoms (geom_inertial[g]),
+// the geom's geom_mass / geom_inertia (its density times the new volume, or its given mass),
+// the body's mass, ipos, iquat, inertia combined from its geoms as the compiler does, then
+// body_subtreemass, the sameframe flags, stat_meaninertia, body_invweight0 and dof_invweight0.
+// The model then equals the one compiled from the file with size="..." on that geom bit for
+// bit (a fromto geom: the file gives the compiled pos and quat instead of fromto). Allocates
+// when the mass changes. GDN_ERR_ARG (model unchanged) for a NULL argument, g out of range,
+// non-finite values, a size the compiler rejects (the type's sizes must be > 0; plane:
+// size[2] > 0) or a body inertia it would reject; GDN_ERR_UNSUPPORTED for a mesh or height
+// field (the size is the mesh's), a body the compiler rescaled or clamped (body_inertiasource 2)
+// and a given mass the compiler had dropped for a vanishing volume; GDN_ERR_MEMORY (model
+// unchanged) when the refresh cannot allocate
 GDN_API gdnStatus gdn_model_set_geom_size(gdnModel* m, int g, const double size[3]);
 
 // pack into the canonical 10-vector (off-diagonals read from the upper triangle)

@@ -210,6 +210,15 @@ typedef struct gdnModel {
     int* geom_sameframe;    // derived: geom frame vs body/inertial frame (gdnSameFrame)
     double* geom_rbound;    // radius of the bounding sphere about geom_xpos (0: plane, none)
     int* geom_dataid;       // mesh id of a mesh geom, else -1
+    // the compiler's record of geom mass (gradyn; the geom-size setter recomputes a body's
+    // inertia from it as the compiler does). geom_inertial = 1 when the geom is part of its
+    // body's inertia from geoms (body_inertiasource 1, group in inertiagrouprange); for those,
+    // the geom's mass and principal inertia in the geom frame (0 for the others)
+    int* geom_inertial;     // (ngeom)
+    double* geom_mass;      // (ngeom) kg
+    double* geom_inertia;   // (ngeom x 3) kg m^2
+    double* geom_density;   // (ngeom) kg/m^3 the mass comes from: the density attribute, 0 for
+                            // mass="0", -1 for another mass attribute
 
     // explicit contact pairs (npair; MuJoCo's pair_* fields): geom1's body id <= geom2's
     int* pair_dim;          // contact dimensionality (1, 3, 4, 6)

@@ -15,6 +15,8 @@ gdnStatus gdn_model_set_body_inertia(gdnModel* m, int b, const gdnInertia* in) {
     st = gdn_constraint_set_weights(m);
     if (st != GDN_OK) {
         gdn_model_restore_body_inertia(m, b, &save);
+        return st;
     }
-    return st;
+    gdn_model_body_geoms_explicit(m, b);
+    return GDN_OK;
 }

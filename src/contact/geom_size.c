@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
-// gdn_model_set_geom_size: a primitive geom's size, its bounding radius and its collision skin.
+// gdn_model_set_geom_size: a primitive geom's size, its bounding radius, its collision skin and,
+// when the body's inertia comes from its geoms, the body's mass properties and the weights.
 #include <math.h>
 #include <string.h>
 
 #include <gradyn/gradyn.h>
 
+#include "constraint/constraint.h"
+#include "contact/geom_inertia.h"
 #include "contact/geom_skin.h"
+#include "model/inertia_set.h"
 #include "model/model_alloc.h"
 
 // sizes the compiler requires positive, by geom type (plane: size[2] only)
@@ -55,9 +59,31 @@ gdnStatus gdn_model_set_geom_size(gdnModel* m, int g, const double size[3]) {
     if (type == GDN_GEOM_PLANE && !(size[2] > 0)) {
         return GDN_ERR_ARG;
     }
-    // mass properties the compiler derived from geom sizes: the edit would change them
-    if (m->body_inertiasource[b] != 0) {
+    // the body's mass properties when the compiler takes them from this geom: recomputed as
+    // it does, then the constraint weights; a rescaled or clamped body has no such rule
+    if (m->body_inertiasource[b] == 2) {
         return GDN_ERR_UNSUPPORTED;
+    }
+    gdnGeomMassEdit edit;
+    int mass_changes = m->body_inertiasource[b] == 1 && m->geom_inertial[g];
+    if (mass_changes) {
+        gdnStatus st = gdn_geom_mass_edit(m, g, size, &edit);
+        if (st != GDN_OK) {
+            return st;
+        }
+        gdnBodyInertiaSave save;
+        st = gdn_model_put_body_mass(m, b, edit.mass, edit.ipos, edit.iquat, edit.inertia, 1,
+                                     &save);
+        if (st != GDN_OK) {
+            return st;
+        }
+        st = gdn_constraint_set_weights(m);
+        if (st != GDN_OK) {
+            gdn_model_restore_body_inertia(m, b, &save);
+            return st;
+        }
+        m->geom_mass[g] = edit.geom_mass;
+        memcpy(m->geom_inertia + 3 * g, edit.geom_inertia, 3 * sizeof(double));
     }
     int skinned = gdn_geom_skinned(b, m->geom_contype[g], m->geom_conaffinity[g], type);
     int rebuild = skinned && m->body_vertnum[b] > 0 && skin_from_geoms(m, b);

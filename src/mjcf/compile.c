@@ -196,6 +196,13 @@ static int compile_actuator(gdnSpec* spec, gdnSpecActuator* a, const NameIndex* 
 
 // ---------------------------------------------------------------- the model
 
+// 1 when body i's mass properties come from its geoms (compile_inertia's rule)
+static int inertia_from_geoms(const gdnSpec* spec, int i) {
+    const gdnSpecCompiler* c = &spec->compiler;
+    return i > 0 && (c->inertiafromgeom == 1 ||
+                     (c->inertiafromgeom == 2 && !spec->bodies[i].explicit_inertial));
+}
+
 // fill body, joint and dof arrays (MuJoCo's CopyTree)
 // lastdof (nbody) is scratch: the last dof on the path from each body to the root
 static void fill_tree(const gdnSpec* spec, const gdnSpecTree* tree, gdnModel* m, int* lastdof) {
@@ -218,12 +225,10 @@ static void fill_tree(const gdnSpec* spec, const gdnSpecTree* tree, gdnModel* m,
         m->body_mass[i] = b->mass;
         memcpy(m->body_inertia + 3 * i, b->inertia, 3 * sizeof(double));
 
-        // where the mass properties came from (compile_inertia's rule), for the model setters
+        // where the mass properties came from, for the model setters
         const gdnSpecCompiler* c = &spec->compiler;
-        int from_geoms = i > 0 && (c->inertiafromgeom == 1 ||
-                                   (c->inertiafromgeom == 2 && !b->explicit_inertial));
         int rescaled = i > 0 && (c->settotalmass > 0 || c->boundmass > 0 || c->boundinertia > 0);
-        m->body_inertiasource[i] = rescaled ? 2 : from_geoms;
+        m->body_inertiasource[i] = rescaled ? 2 : inertia_from_geoms(spec, i);
 
         // the dof parent of this body's first dof: the last dof above it
         int parent_last = i == 0 ? -1 : lastdof[b->parent];
@@ -305,6 +310,19 @@ static void fill_geoms_sites(const gdnSpec* spec, const gdnSpecTree* tree, gdnMo
         m->geom_margin[gid] = g->margin;
         m->geom_gap[gid] = g->gap;
         memcpy(m->geom_rgba + 4 * gid, g->rgba, 4 * sizeof(double));
+
+        // the compiler's geom mass record (compile_geom, compile_inertia)
+        // (mass and inertia kept for the geoms its body's inertia is made of, else 0)
+        const int* range = spec->compiler.inertiagrouprange;
+        int inertial =
+            inertia_from_geoms(spec, g->body) && g->group >= range[0] && g->group <= range[1];
+        m->geom_inertial[gid] = inertial;
+        m->geom_mass[gid] = inertial ? g->mass : 0;
+        for (int k = 0; k < 3; k++) {
+            m->geom_inertia[3 * gid + k] = inertial ? g->inertia[k] : 0;
+        }
+        // density: the one given, 0 for mass="0" (the compiler's own rule), -1 for another mass
+        m->geom_density[gid] = isnan(g->mass_attr) ? g->density : g->mass_attr == 0 ? 0 : -1;
     }
     for (int sid = 0; sid < m->nsite; sid++) {
         const gdnSpecSite* s = &spec->sites[tree->site_order[sid]];

@@ -178,27 +178,42 @@ gdnStatus gdn_model_write_body_inertia(gdnModel* m, int b, const gdnInertia* in,
     if (w[0] < 0 || w[1] < 0 || w[2] < 0) {
         return GDN_ERR_ARG;
     }
+    return gdn_model_put_body_mass(m, b, in->mass, in->com, q, w, 0, save);
+}
+
+gdnStatus gdn_model_put_body_mass(gdnModel* m, int b, double mass, const double ipos[3],
+                                  const double iquat[4], const double inertia[3], int source,
+                                  gdnBodyInertiaSave* save) {
     gdnBodyInertiaSave old;
     old.mass = m->body_mass[b];
     gdn_copy3(old.ipos, m->body_ipos + 3 * b);
     gdn_copy4(old.iquat, m->body_iquat + 4 * b);
     gdn_copy3(old.inertia, m->body_inertia + 3 * b);
     old.source = m->body_inertiasource[b];
-    m->body_mass[b] = in->mass;
-    gdn_copy3(m->body_ipos + 3 * b, in->com);
-    gdn_copy4(m->body_iquat + 4 * b, q);
-    gdn_copy3(m->body_inertia + 3 * b, w);
+    m->body_mass[b] = mass;
+    gdn_copy3(m->body_ipos + 3 * b, ipos);
+    gdn_copy4(m->body_iquat + 4 * b, iquat);
+    gdn_copy3(m->body_inertia + 3 * b, inertia);
     if (!moving_mass_ok(m)) {
         gdn_model_restore_body_inertia(m, b, &old);
         return GDN_ERR_ARG;
     }
-    m->body_inertiasource[b] = 0;
+    m->body_inertiasource[b] = source;
     gdn_model_subtree_mass(m);
     gdn_model_finalize(m);
     if (save) {
         *save = old;
     }
     return GDN_OK;
+}
+
+void gdn_model_body_geoms_explicit(gdnModel* m, int b) {
+    for (int g = m->body_geomadr[b]; g >= 0 && g < m->body_geomadr[b] + m->body_geomnum[b];
+         g++) {
+        m->geom_inertial[g] = 0;
+        m->geom_mass[g] = 0;
+        m->geom_inertia[3 * g] = m->geom_inertia[3 * g + 1] = m->geom_inertia[3 * g + 2] = 0;
+    }
 }
 
 void gdn_model_restore_body_inertia(gdnModel* m, int b, const gdnBodyInertiaSave* save) {

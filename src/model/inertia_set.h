@@ -22,7 +22,18 @@ typedef struct gdnBodyInertiaSave {
 gdnStatus gdn_model_write_body_inertia(gdnModel* m, int b, const gdnInertia* in,
                                        gdnBodyInertiaSave* save);
 
-// undo gdn_model_write_body_inertia from its save
+// the write itself, from a principal form: body b's mass, ipos, iquat, inertia and
+// body_inertiasource = source, then the moving-body mass check (GDN_ERR_ARG, model unchanged),
+// body_subtreemass and the sameframe flags; the old values go to save (NULL: not kept)
+gdnStatus gdn_model_put_body_mass(gdnModel* m, int b, double mass, const double ipos[3],
+                                  const double iquat[4], const double inertia[3], int source,
+                                  gdnBodyInertiaSave* save);
+
+// body b's geoms leave its inertia (it is explicit now): geom_inertial, geom_mass and
+// geom_inertia of each set to 0, as the compiler records them for a body with <inertial>
+void gdn_model_body_geoms_explicit(gdnModel* m, int b);
+
+// undo gdn_model_write_body_inertia or gdn_model_put_body_mass from its save
 void gdn_model_restore_body_inertia(gdnModel* m, int b, const gdnBodyInertiaSave* save);
 
 #endif

@@ -69,6 +69,10 @@
     X(int, geom_sameframe, ngeom)                \
     X(int, geom_dataid, ngeom)                   \
     X(double, geom_rbound, ngeom)                \
+    X(int, geom_inertial, ngeom)                 \
+    X(double, geom_mass, ngeom)                  \
+    X(double, geom_inertia, ngeom * 3)           \
+    X(double, geom_density, ngeom)               \
     X(int, pair_dim, npair)                      \
     X(int, pair_geom1, npair)                    \
     X(int, pair_geom2, npair)                    \

@@ -836,6 +836,30 @@ static int test_setters_refuse_bad_input(void) {
     gdn_model_free(mm);
     free(mx);
 
+    // a primitive beside a mesh geom in one skin: the skin cannot be rebuilt in place
+    const char* mixed_skin =
+        "<mujoco><asset><mesh name='t' vertex='0 0 0 0.1 0 0 0 0.1 0 0 0 0.1'/></asset>"
+        "<worldbody><body><freejoint/><inertial pos='0 0 0' mass='1' diaginertia='1 1 1'/>"
+        "<geom type='mesh' mesh='t'/><geom name='s' type='sphere' size='0.05'/></body>"
+        "</worldbody></mujoco>";
+    gdnModel* mk = load_text(mixed_skin, NULL);
+    CHECK(mk != NULL);
+    const double r5[3] = {0.06, 0, 0};
+    CHECK(gdn_model_set_geom_size(mk, gdn_name2id(mk, "geom", "s"), r5) == GDN_ERR_UNSUPPORTED);
+    gdn_model_free(mk);
+
+    // a skin the user replaced is the user's: a size edit leaves it
+    gdnModel* mu = load_text(size_xml, NULL);
+    CHECK(mu != NULL);
+    const double corner[6] = {0.1, 0.2, 0.3, -0.1, -0.2, -0.3};
+    CHECK(gdn_model_set_collision_mesh(mu, 1, corner, 2) == GDN_OK);
+    const double box2[3] = {0.2, 0.2, 0.2};
+    CHECK(gdn_model_set_geom_size(mu, 1, box2) == GDN_OK);
+    CHECK(mu->body_vertnum[1] == 2 && !memcmp(mu->vert_pos + 3 * mu->body_vertadr[1], corner,
+                                              sizeof(corner)));
+    CHECK(mu->geom_size[3] == 0.2);
+    gdn_model_free(mu);
+
     // settotalmass: the compiler rescaled every mass, so no <inertial> reproduces a set value
     const char* scaled = "<mujoco><compiler settotalmass='3'/><worldbody><body><freejoint/>"
                          "<geom type='sphere' size='0.1'/></body></worldbody></mujoco>";

@@ -240,8 +240,9 @@ GDN_API gdnStatus gdn_model_set_pair_solimp(gdnModel* m, int p, const double sol
 // when the mass changes. GDN_ERR_ARG (model unchanged) for a NULL argument, g out of range,
 // non-finite values, a size the compiler rejects (the type's sizes must be > 0; plane:
 // size[2] > 0) or a body inertia it would reject; GDN_ERR_UNSUPPORTED for a mesh or height
-// field (the size is the mesh's), a body the compiler rescaled or clamped (body_inertiasource 2)
-// and a given mass the compiler had dropped for a vanishing volume; GDN_ERR_MEMORY (model
+// field (the size is the mesh's), a body the compiler rescaled or clamped (body_inertiasource 2),
+// a skinned geom on a body whose skin also holds a mesh geom's vertices, and a given mass the
+// compiler had dropped for a vanishing volume; GDN_ERR_MEMORY (model
 // unchanged) when the refresh cannot allocate
 GDN_API gdnStatus gdn_model_set_geom_size(gdnModel* m, int g, const double size[3]);
 

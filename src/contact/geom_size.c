@@ -17,8 +17,18 @@ static const int geom_nsize[8] = {0, 0, 1, 2, 3, 2, 3, 0};
 
 // body b's skin as the loader builds it from the current geoms (its skinned geoms in id order)
 // compared with vert_pos: 1 when identical (the skin still derives from the geoms), 0 when it
-// was replaced (gdn_model_set_collision_mesh) or holds a mesh's vertices
+// was replaced (gdn_model_set_collision_mesh), -1 when a skinned mesh geom makes it unknowable
 static int skin_from_geoms(const gdnModel* m, int b) {
+    for (int g = m->body_geomadr[b]; g >= 0 && g < m->body_geomadr[b] + m->body_geomnum[b];
+         g++) {
+        if (m->geom_type[g] == GDN_GEOM_MESH &&
+            gdn_geom_skinned(b, m->geom_contype[g], m->geom_conaffinity[g], m->geom_type[g])) {
+            return -1;
+        }
+    }
+    if (m->body_vertnum[b] == 0) {
+        return 0;
+    }
     const double* v = m->vert_pos + 3 * m->body_vertadr[b];
     int n = 0;
     for (int g = m->body_geomadr[b]; g >= 0 && g < m->body_geomadr[b] + m->body_geomnum[b];
@@ -59,6 +69,12 @@ gdnStatus gdn_model_set_geom_size(gdnModel* m, int g, const double size[3]) {
     if (type == GDN_GEOM_PLANE && !(size[2] > 0)) {
         return GDN_ERR_ARG;
     }
+    // a skin that derives from the geoms is rebuilt; one with a mesh's vertices cannot be
+    int skinned = gdn_geom_skinned(b, m->geom_contype[g], m->geom_conaffinity[g], type);
+    int derived = skinned ? skin_from_geoms(m, b) : 0;
+    if (derived < 0) {
+        return GDN_ERR_UNSUPPORTED;
+    }
     // the body's mass properties when the compiler takes them from this geom: recomputed as
     // it does, then the constraint weights; a rescaled or clamped body has no such rule
     if (m->body_inertiasource[b] == 2) {
@@ -85,10 +101,8 @@ gdnStatus gdn_model_set_geom_size(gdnModel* m, int g, const double size[3]) {
         m->geom_mass[g] = edit.geom_mass;
         memcpy(m->geom_inertia + 3 * g, edit.geom_inertia, 3 * sizeof(double));
     }
-    int skinned = gdn_geom_skinned(b, m->geom_contype[g], m->geom_conaffinity[g], type);
-    int rebuild = skinned && m->body_vertnum[b] > 0 && skin_from_geoms(m, b);
     memcpy(m->geom_size + 3 * g, size, 3 * sizeof(double));
-    if (rebuild) {
+    if (derived) {
         // the geom's points in the body's block: after those of the skinned geoms before it
         int n = 0;
         for (int k = m->body_geomadr[b]; k < g; k++) {

@@ -8,7 +8,11 @@
 
 #include <gradyn/model.h>
 
-typedef enum gdnFieldType { GDN_FIELD_INT = 0, GDN_FIELD_DOUBLE = 1, GDN_FIELD_CHAR = 2 } gdnFieldType;
+typedef enum gdnFieldType {
+    GDN_FIELD_INT = 0,
+    GDN_FIELD_DOUBLE = 1,
+    GDN_FIELD_CHAR = 2
+} gdnFieldType;
 
 typedef struct gdnModelField {
     const char* name; // "nq", "opt.timestep", "body_mass", "vert_pos", ...

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// The constraint stages of the pipeline: contacts and rows, then the smooth acceleration and
-// MuJoCo's constraint solve (mj_fwdPosition's collision/rows, mj_fwdVelocity's reference
-// acceleration, mj_fwdAcceleration, mj_fwdConstraint).
-#include "sim/constrained.h"
+// The reduced-coordinate formulation of the pipeline: contacts and rows, then the smooth
+// acceleration and MuJoCo's constraint solve (mj_fwdPosition's collision/rows, mj_fwdVelocity's
+// reference acceleration, mj_fwdAcceleration, mj_fwdConstraint, mj_Euler's damped update).
+#include "sim/reduced.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "base/arena.h"
@@ -13,6 +14,7 @@
 #include "dynamics/com.h"
 #include "dynamics/crb.h"
 #include "dynamics/rne.h"
+#include "sim/pipeline.h"
 
 gdnStatus gdn_constraint_rows_stage(const gdnModel* m, gdnData* d) {
     if (m->opt.disableflags & GDN_DSBL_CONSTRAINT) {
@@ -96,13 +98,9 @@ gdnStatus gdn_constrained_acceleration(const gdnModel* m, gdnData* d, const doub
     return status;
 }
 
-// qacc = (M + diag(extra))^-1 rhs with the tree LDL' of M + diag(extra) (mj_Euler's order)
-gdnStatus gdn_damped_acceleration(const gdnModel* m, gdnData* d, const double* extra,
-                                  const double* rhs, double* qacc) {
-    return solve_mass(m, d, NULL, extra, rhs, qacc);
-}
-
-void gdn_unconstrained_report(const gdnModel* m, gdnData* d) {
+// the state of the solver when no row is active, as MuJoCo's mj_fwdConstraint leaves it:
+// qfrc_constraint = 0, qacc_warmstart = qacc, solver_iter 0, converged
+static void unconstrained_report(const gdnModel* m, gdnData* d) {
     const size_t bytes = sizeof(double) * (size_t)m->nv;
     memset(d->qfrc_constraint, 0, bytes);
     memcpy(d->qacc_warmstart, d->qacc, bytes);
@@ -111,3 +109,81 @@ void gdn_unconstrained_report(const gdnModel* m, gdnData* d) {
     d->solver_converged = 1;
     d->solver_H_valid = 0;
 }
+
+// The acceleration stage (pipeline.h), with D = diag(dof_damping), h = timestep:
+//   no rows, GDN_PIPE_FORWARD: qM, qfrc_bias, qfrc_smooth = tau - qfrc_bias,
+//       qacc = qacc_smooth = M^-1 qfrc_smooth by ABA (with the bias inside it)
+//   no rows, step modes: qacc = qacc_smooth = (M + h D)^-1 (tau - C) in one ABA (the damping
+//       term is its `extra` diagonal, so it equals mj_Euler's), without qM or a separate RNE
+//   rows: qM, qfrc_bias, qfrc_smooth, qacc_smooth and the solve (gdn_constrained_acceleration);
+//       in the step modes with damping, then qacc = (M + h D)^-1 (qfrc_smooth +
+//       qfrc_constraint) by the tree LDL' of M + h D in mj_Euler's order
+static gdnStatus reduced_acceleration(const gdnModel* m, gdnData* d, gdnPipelineMode mode,
+                                      const double* tau, const gdnAbaFactor* factor) {
+    const int nv = m->nv;
+    const double h = m->opt.timestep;
+    const size_t bytes = sizeof(double) * (size_t)nv;
+    if (d->nefc == 0 && mode == GDN_PIPE_FORWARD) {
+        gdn_crb(m, d);
+        gdn_rne(m, d, 0, d->qfrc_bias);
+        for (int i = 0; i < nv; i++) {
+            d->qfrc_smooth[i] = tau[i] - d->qfrc_bias[i];
+        }
+        gdn_aba(m, d, tau, NULL, d->qacc_smooth);
+        memcpy(d->qacc, d->qacc_smooth, bytes);
+        unconstrained_report(m, d);
+        return GDN_OK;
+    }
+    if (d->nefc > 0) {
+        gdnStatus status = gdn_constrained_acceleration(m, d, tau);
+        if (status != GDN_OK || mode == GDN_PIPE_FORWARD) {
+            return status;
+        }
+    }
+    // the step modes: extra = h D, qacc_int (scratch: committed below)
+    size_t mark = gdn_arena_mark(d);
+    double* extra = gdn_arena_doubles(d, 3 * (size_t)nv);
+    if (!extra) {
+        return GDN_ERR_MEMORY;
+    }
+    double* rhs = extra + nv;
+    double* qacc = rhs + nv;
+    int damped = 0;
+    for (int i = 0; i < nv; i++) {
+        extra[i] = h * m->dof_damping[i];
+        damped |= m->dof_damping[i] > 0;
+    }
+    gdnStatus status = GDN_OK;
+    if (d->nefc == 0) {
+        gdn_aba_factored(m, d, tau, damped ? extra : NULL, qacc, factor);
+        memcpy(d->qacc, qacc, bytes);
+        memcpy(d->qacc_smooth, qacc, bytes);
+        unconstrained_report(m, d);
+        // not computed by this path: NaN instead of a previous state's values (the diagonal of
+        // qM is enough to poison any use of it; its other entries keep the tree zeros)
+        for (int i = 0; i < nv; i++) {
+            d->qM[(size_t)i * (size_t)nv + (size_t)i] = NAN;
+            d->qfrc_bias[i] = NAN;
+            d->qfrc_smooth[i] = NAN;
+        }
+    } else if (damped) {
+        for (int i = 0; i < nv; i++) {
+            rhs[i] = d->qfrc_smooth[i] + d->qfrc_constraint[i];
+        }
+        status = solve_mass(m, d, NULL, extra, rhs, qacc);
+        if (status == GDN_OK && gdn_all_finite(qacc, nv)) {
+            memcpy(d->qacc, qacc, bytes);
+        } else if (status == GDN_OK) {
+            d->warning[GDN_WARN_BADQACC]++;
+            status = GDN_ERR_NONFINITE;
+        }
+    }
+    gdn_arena_reset(d, mark);
+    return status;
+}
+
+const gdnFormulation gdn_formulation_reduced = {
+    .name = "reduced",
+    .position = gdn_constraint_rows_stage,
+    .acceleration = reduced_acceleration,
+};

@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "base/arena.h"
-#include "contact/body_wrench.h"
-#include "contact/penalty.h"
+#include "penalty/body_wrench.h"
+#include "penalty/penalty.h"
 #include "dynamics/aba.h"
 #include "gradient/body_tangent.h"
 #include "gradient/integrate_derivative.h"

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "contact/collision_mesh.h"
-#include "contact/mesh_file.h"
+#include "model/collision_mesh.h"
+#include "mjcf/mesh_file.h"
 #include "math/vec.h"
 
 #define GDN_SKIN_MAX_VERTICES (16 * 1024 * 1024) // over the whole model

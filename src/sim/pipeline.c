@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "base/arena.h"
-#include "contact/penalty.h"
+#include "penalty/penalty.h"
 #include "dynamics/applied.h"
 
 // x - x is 0 for a finite x and NaN for an infinite or NaN one; one branch for the whole array

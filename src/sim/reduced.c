@@ -9,7 +9,7 @@
 
 #include "base/arena.h"
 #include "constraint/constraint.h"
-#include "constraint/mass_factor.h"
+#include "dynamics/mass_factor.h"
 #include "constraint/solver.h"
 #include "dynamics/com.h"
 #include "dynamics/crb.h"

@@ -17,7 +17,7 @@
 
 // The step (sim/pipeline.c), from (q, v, u; pi, V) with h = timestep, D = diag(dof_damping):
 //   a  solves  r(q, v, a; u, pi, W) + h D a = 0,   r = M a + C - tau (residual.h),
-//              W = W(q, v, V) the penalty wrenches (contact/penalty.h; zero when disabled)
+//              W = W(q, v, V) the penalty wrenches (penalty/penalty.h; zero when disabled)
 //   v' = v + h a,   q' = q (+) h v'
 // Tangent:  dr = dr/dq dq + dr/dv dv + dr/du du + dr/dpi dpi + dr/dW dW,
 //           dW = dW/dxi xi(dq) + dW/deta eta(dq, dv) + dW/dV dV   (body_tangent.h)

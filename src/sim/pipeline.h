@@ -58,7 +58,7 @@ gdnStatus gdn_pipeline_front(const gdnModel* m, gdnData* d, gdnPipelineMode mode
 
 // the velocity stage alone (needs kinematics): d->qfrc_passive, the actuator outputs and
 //   tau = qfrc_passive + qfrc_actuator + qfrc_applied + sum_b J_b' xfrc_applied_b
-//         (+ qfrc_penalty when m->penalty.enabled, contact/penalty.h)
+//         (+ qfrc_penalty when m->penalty.enabled, penalty/penalty.h)
 // GDN_ERR_ARG / GDN_ERR_MEMORY from the penalty stage, and then tau is NaN
 gdnStatus gdn_smooth_forces(const gdnModel* m, gdnData* d, double* tau);
 

@@ -79,9 +79,9 @@ gdnStatus gdn_pipeline_front(const gdnModel* m, gdnData* d, gdnPipelineMode mode
         return status;
     }
     // scratch: qpos on entry (kinematics normalizes its quaternions in place: kept for a
-    // rollback), tau
+    // rollback), tau, the acceleration stage's work (3 nv)
     size_t mark = gdn_arena_mark(d);
-    double* qpos_saved = gdn_arena_doubles(d, (size_t)nq + (size_t)nv);
+    double* qpos_saved = gdn_arena_doubles(d, (size_t)nq + 4 * (size_t)nv);
     if (!qpos_saved) {
         return GDN_ERR_MEMORY;
     }
@@ -97,7 +97,7 @@ gdnStatus gdn_pipeline_front(const gdnModel* m, gdnData* d, gdnPipelineMode mode
         status = gdn_smooth_forces(m, d, tau);
     }
     if (status == GDN_OK) {
-        status = form->acceleration(m, d, mode, tau, factor);
+        status = form->acceleration(m, d, mode, tau, factor, tau + nv);
     }
     if (status == GDN_OK && !gdn_all_finite(d->qacc, nv)) {
         d->warning[GDN_WARN_BADQACC]++;

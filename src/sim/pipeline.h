@@ -37,9 +37,9 @@ typedef struct gdnFormulation {
     gdnStatus (*position)(const gdnModel* m, gdnData* d);
     // from tau (nv): the acceleration of the mode into d->qacc (and the formulation's outputs);
     // factor: where ABA's factorization of M + h D goes when the step's qacc comes from ABA
-    // (NULL: not kept)
+    // (NULL: not kept); work: 3 nv doubles of scratch
     gdnStatus (*acceleration)(const gdnModel* m, gdnData* d, gdnPipelineMode mode,
-                              const double* tau, const gdnAbaFactor* factor);
+                              const double* tau, const gdnAbaFactor* factor, double* work);
 } gdnFormulation;
 
 // the reduced-coordinate formulation (sim/reduced.c)

@@ -119,7 +119,8 @@ static void unconstrained_report(const gdnModel* m, gdnData* d) {
 //       in the step modes with damping, then qacc = (M + h D)^-1 (qfrc_smooth +
 //       qfrc_constraint) by the tree LDL' of M + h D in mj_Euler's order
 static gdnStatus reduced_acceleration(const gdnModel* m, gdnData* d, gdnPipelineMode mode,
-                                      const double* tau, const gdnAbaFactor* factor) {
+                                      const double* tau, const gdnAbaFactor* factor,
+                                      double* work) {
     const int nv = m->nv;
     const double h = m->opt.timestep;
     const size_t bytes = sizeof(double) * (size_t)nv;
@@ -141,11 +142,7 @@ static gdnStatus reduced_acceleration(const gdnModel* m, gdnData* d, gdnPipeline
         }
     }
     // the step modes: extra = h D, qacc_int (scratch: committed below)
-    size_t mark = gdn_arena_mark(d);
-    double* extra = gdn_arena_doubles(d, 3 * (size_t)nv);
-    if (!extra) {
-        return GDN_ERR_MEMORY;
-    }
+    double* extra = work;
     double* rhs = extra + nv;
     double* qacc = rhs + nv;
     int damped = 0;
@@ -155,13 +152,16 @@ static gdnStatus reduced_acceleration(const gdnModel* m, gdnData* d, gdnPipeline
     }
     gdnStatus status = GDN_OK;
     if (d->nefc == 0) {
-        gdn_aba_factored(m, d, tau, damped ? extra : NULL, qacc, factor);
-        memcpy(d->qacc, qacc, bytes);
-        memcpy(d->qacc_smooth, qacc, bytes);
+        gdn_aba_factored(m, d, tau, damped ? extra : NULL, d->qacc, factor);
+        memcpy(d->qacc_smooth, d->qacc, bytes);
         unconstrained_report(m, d);
         // not computed by this path: NaN instead of a previous state's values (the diagonal of
-        // qM is enough to poison any use of it; its other entries keep the tree zeros)
-        for (int i = 0; i < nv; i++) {
+        // qM is enough to poison any use of it; its other entries keep the tree zeros). Every
+        // writer of these arrays (CRB, RNE, the forward mode) writes entry 0, so when entry 0 of
+        // each is still NaN the previous step's NaNs are still there
+        const int poisoned = nv == 0 || (isnan(d->qM[0]) && isnan(d->qfrc_bias[0]) &&
+                                         isnan(d->qfrc_smooth[0]));
+        for (int i = 0; !poisoned && i < nv; i++) {
             d->qM[(size_t)i * (size_t)nv + (size_t)i] = NAN;
             d->qfrc_bias[i] = NAN;
             d->qfrc_smooth[i] = NAN;
@@ -178,7 +178,6 @@ static gdnStatus reduced_acceleration(const gdnModel* m, gdnData* d, gdnPipeline
             status = GDN_ERR_NONFINITE;
         }
     }
-    gdn_arena_reset(d, mark);
     return status;
 }
 

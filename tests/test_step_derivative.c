@@ -17,7 +17,7 @@
 #include "math/vec.h"
 #include "runner/models.h"
 #include "runner/test.h"
-#include "sim/step.h"
+#include "sim/pipeline.h"
 
 static void fill_uniform(double* x, int n, unsigned long long* rng, double lo, double hi) {
     for (int i = 0; i < n; i++) {
@@ -189,7 +189,7 @@ static int test_damped_mass(void) {
             // solution: every right-hand side, one at a time
             gdnAbaFactor fac;
             CHECK(gdn_aba_factor_alloc(m, d, &fac) == GDN_OK);
-            CHECK(gdn_step_acceleration_factored(m, d, &fac) == GDN_OK);
+            CHECK(gdn_pipeline_front(m, d, GDN_PIPE_STEP, &fac) == GDN_OK);
             // the factorization alone (the adjoint's front half) is the step's, bit for bit
             gdnAbaFactor alone;
             double* extra = calloc((size_t)nv, sizeof(double));
@@ -447,7 +447,7 @@ static int same_vjp_at(Point* p, const double* g, double* const* gin) {
     }
     CHECK(acc);
     load_state(p);
-    CHECK(gdn_step_acceleration(p->m, p->d) == GDN_OK);
+    CHECK(gdn_pipeline_front(p->m, p->d, GDN_PIPE_STEP, NULL) == GDN_OK);
     memcpy(acc, p->d->qacc, sizeof(double) * (size_t)nv);
     load_state(p);
     CHECK(gdn_step_vjp_at(p->m, p->d, acc, g, g + nv, out[BLK_Q], out[BLK_V], out[BLK_U],

@@ -6,6 +6,8 @@
 
 #include <gradyn/gradyn.h>
 
+#include "math/vec.h"
+
 // MuJoCo's equality types (mjtEq values; only connect and weld are supported)
 typedef enum gdnEqType { GDN_EQ_CONNECT = 0, GDN_EQ_WELD = 1 } gdnEqType;
 
@@ -13,12 +15,9 @@ typedef enum gdnEqType { GDN_EQ_CONNECT = 0, GDN_EQ_WELD = 1 } gdnEqType;
 //   connect: [0-2] anchor in body1, [3-5] anchor in body2
 //   weld:    [0-2] anchor in body2, [3-5] anchor in body1, [6-9] relpose quat, [10] torquescale
 
-// impedance bounds and the smallest positive value (MuJoCo's mjMINIMP, mjMAXIMP, mjMINVAL)
+// impedance bounds (MuJoCo's mjMINIMP, mjMAXIMP); GDN_MINVAL is math/vec.h's
 #define GDN_MINIMP 0.0001
 #define GDN_MAXIMP 0.9999
-#ifndef GDN_MINVAL
-#define GDN_MINVAL 1e-15
-#endif
 
 // mj_makeConstraint: the rows of the active constraints in MuJoCo's order (equality, dof
 // friction, joint limits, contacts), then efc_diagApprox (from body/dof_invweight0), impedance,
@@ -61,11 +60,5 @@ gdnStatus gdn_constraint_set_const(gdnModel* m);
 // completing it again would renormalize a weld's relative pose). GDN_ERR_MEMORY (nothing
 // written) on allocation failure
 gdnStatus gdn_constraint_set_weights(gdnModel* m);
-
-// MuJoCo's simple dofs (its compiler's body_simple / dof_simplenum != 0): simple (nv) = 1 for
-// a dof of a body whose inertia frame is its body frame, that hangs from the world (or from a
-// dof-free child of the world), has no child body, and whose joints sit at the body origin with
-// single-component axes and no joint after a rotation. body (nbody ints) is scratch
-void gdn_simple_dofs(const gdnModel* m, int* body, int* simple);
 
 #endif

@@ -7,7 +7,7 @@
 
 #include "base/arena.h"
 #include "constraint/constraint.h"
-#include "constraint/mass_factor.h"
+#include "dynamics/mass_factor.h"
 
 double gdn_solver_scale(const gdnModel* m, const gdnData* d) {
     const int nv = m->nv;
@@ -113,12 +113,12 @@ static int warmstart_dual(const gdnModel* m, gdnData* d, const gdnMassFactor* fa
     }
     memcpy(Minv_qfrc, d->qfrc_constraint, sizeof(double) * (size_t)nv);
     gdn_mass_solve(m, factor, Minv_qfrc);
-    double fARf = gdn_solver_dot(d->qfrc_constraint, Minv_qfrc, nv);
+    double fARf = gdn_dot_mujoco(d->qfrc_constraint, Minv_qfrc, nv);
     for (int i = 0; i < nefc; i++) {
         fARf += d->efc_R[i] * d->efc_force[i] * d->efc_force[i];
     }
     gdn_constraint_jar(m, d, d->qacc_smooth, jar);
-    const double cost = gdn_solver_dot(d->efc_force, jar, nefc) + 0.5 * fARf;
+    const double cost = gdn_dot_mujoco(d->efc_force, jar, nefc) + 0.5 * fARf;
     if (cost > 0) {
         memset(d->efc_force, 0, sizeof(double) * (size_t)nefc);
         memset(d->qfrc_constraint, 0, sizeof(double) * (size_t)nv);

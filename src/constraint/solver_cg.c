@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "base/arena.h"
-#include "constraint/mass_factor.h"
+#include "dynamics/mass_factor.h"
 #include "constraint/solver_primal.h"
 
 // CG's state: the shared primal context, the factor of M and the previous gradients
@@ -27,7 +27,7 @@ typedef struct CG {
 
 // a' b with MuJoCo's summation order (mju_dot)
 static double dot(const double* a, const double* b, int n) {
-    return gdn_solver_dot(a, b, n);
+    return gdn_dot_mujoco(a, b, n);
 }
 
 // carve the solver arrays from the arena and factor M unless factor is given; 0 on success
@@ -66,8 +66,8 @@ static void update_direction(const gdnModel* m, void* solver) {
         ctx->Mgraddif[i] = p->Mgrad[i] - ctx->Mgradold[i];
     }
     double denom = dot(ctx->gradold, ctx->Mgradold, nv);
-    if (denom < GDN_PRIMAL_MINVAL) {
-        denom = GDN_PRIMAL_MINVAL;
+    if (denom < GDN_MINVAL) {
+        denom = GDN_MINVAL;
     }
     double beta = dot(p->grad, ctx->Mgraddif, nv) / denom;
     if (beta < 0) {

@@ -21,11 +21,11 @@ typedef struct LinePoint {
 
 // |x| and a' b with MuJoCo's summation order (mju_norm, mju_dot)
 static double norm(const double* x, int n) {
-    return sqrt(gdn_solver_dot(x, x, n));
+    return sqrt(gdn_dot_mujoco(x, x, n));
 }
 
 static double dot(const double* a, const double* b, int n) {
-    return gdn_solver_dot(a, b, n);
+    return gdn_dot_mujoco(a, b, n);
 }
 
 // quadratics in alpha along the search line: Gauss, every row, and the elliptic cone data
@@ -153,7 +153,7 @@ static void line_eval(const gdnData* d, gdnPrimal* ctx, LinePoint* p) {
     d2 += 2 * total[2];
     // convex by construction; guard the Newton division against round-off
     if (d2 <= 0) {
-        d2 = GDN_PRIMAL_MINVAL;
+        d2 = GDN_MINVAL;
     }
     p->cost = cost;
     p->deriv[0] = d1;
@@ -200,7 +200,7 @@ double gdn_primal_line_search(const gdnModel* m, gdnData* d, gdnPrimal* ctx) {
     ctx->ls_result = GDN_LS_SUCCESS;
     ctx->ls_slope = 1;
     const double snorm = norm(ctx->search, nv);
-    if (snorm < GDN_PRIMAL_MINVAL) {
+    if (snorm < GDN_MINVAL) {
         ctx->ls_result = GDN_LS_TINY_SEARCH;
         return 0;
     }

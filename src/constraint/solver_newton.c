@@ -81,7 +81,7 @@ static void hessian_cone(const gdnModel* m, gdnData* d, Newton* ctx) {
         const int dim = d->contact[d->efc_id[i]].dim;
         double local[36];
         memcpy(local, ctx->p.coneH + 6 * i, sizeof(double) * (size_t)(dim * dim));
-        gdn_chol_factor(local, dim, GDN_PRIMAL_MINVAL);
+        gdn_chol_factor(local, dim, GDN_MINVAL);
         // row c of L' J = sum_{r >= c} L_rc J_r
         memset(ctx->LTJ, 0, sizeof(double) * (size_t)dim * (size_t)nv);
         for (int r = 0; r < dim; r++) {
@@ -177,7 +177,7 @@ static void hessian_direct(const gdnModel* m, gdnData* d, Newton* ctx) {
             }
         }
     }
-    gdn_chol_factor_env(H, nv, GDN_PRIMAL_MINVAL, ctx->envp);
+    gdn_chol_factor_env(H, nv, GDN_MINVAL, ctx->envp);
     if (ctx->p.ncone) {
         hessian_cone(m, d, ctx);
     }

@@ -36,11 +36,8 @@
 
 #include "base/arena.h"
 #include "constraint/constraint.h"
-#include "constraint/cone_qcqp.h"
-#include "constraint/mass_factor.h"
-
-// the smallest positive value (MuJoCo's mjMINVAL)
-#define PGS_MINVAL 1e-15
+#include "math/cone_qcqp.h"
+#include "dynamics/mass_factor.h"
 
 // a row update that raises the dual cost by more than this is undone (MuJoCo's threshold)
 #define PGS_RESTORE 1e-10
@@ -305,7 +302,7 @@ static void residual(const gdnData* d, const Pgs* p, int i, int dim, double* res
 // res (n) = A (n x n, row-major) vec
 static void mul_small(double* res, const double* A, const double* vec, int n) {
     for (int r = 0; r < n; r++) {
-        res[r] = gdn_solver_dot(A + r * n, vec, n);
+        res[r] = gdn_dot_mujoco(A + r * n, vec, n);
     }
 }
 
@@ -318,7 +315,7 @@ static void mul_small(double* res, const double* A, const double* vec, int n) {
 static void elliptic_update(const gdnContact* con, const double* A, double ARinv, const double* res,
                             const double* old, double* f, int dim) {
     const double* mu = con->friction;
-    if (f[0] < PGS_MINVAL) {
+    if (f[0] < GDN_MINVAL) {
         f[0] -= res[0] * ARinv;
         if (f[0] < 0) {
             f[0] = 0;
@@ -331,9 +328,9 @@ static void elliptic_update(const gdnContact* con, const double* A, double ARinv
         double ray[PGS_MAXDIM], Aray[PGS_MAXDIM];
         memcpy(ray, f, sizeof(double) * (size_t)dim);
         mul_small(Aray, A, ray, dim);
-        const double denom = gdn_solver_dot(ray, Aray, dim);
-        if (denom >= PGS_MINVAL) {
-            double t = -gdn_solver_dot(ray, res, dim) / denom;
+        const double denom = gdn_dot_mujoco(ray, Aray, dim);
+        if (denom >= GDN_MINVAL) {
+            double t = -gdn_dot_mujoco(ray, res, dim) / denom;
             if (f[0] + t * ray[0] < 0) {
                 t = -ray[0] / f[0];
             }
@@ -350,10 +347,10 @@ static void elliptic_update(const gdnContact* con, const double* A, double ARinv
     for (int j = 0; j < n; j++) {
         memcpy(Att + j * n, A + (j + 1) * dim + 1, sizeof(double) * (size_t)n);
         bc[j] = res[j + 1];
-        bc[j] -= gdn_solver_dot(Att + j * n, old + 1, n);
+        bc[j] -= gdn_dot_mujoco(Att + j * n, old + 1, n);
         bc[j] += A[(j + 1) * dim] * (f[0] - old[0]);
     }
-    if (f[0] < PGS_MINVAL) {
+    if (f[0] < GDN_MINVAL) {
         for (int j = 1; j < dim; j++) {
             f[j] = 0;
         }
@@ -373,7 +370,7 @@ static void elliptic_update(const gdnContact* con, const double* A, double ARinv
         for (int j = 0; j < n; j++) {
             e += t[j] * t[j] / (mu[j] * mu[j]);
         }
-        e = sqrt(f[0] * f[0] / (e > PGS_MINVAL ? e : PGS_MINVAL));
+        e = sqrt(f[0] * f[0] / (e > GDN_MINVAL ? e : GDN_MINVAL));
         for (int j = 0; j < n; j++) {
             t[j] *= e;
         }
@@ -395,7 +392,7 @@ static double cost_change(const double* A, double* f, const double* old, const d
             delta[j] = f[j] - old[j];
         }
         mul_small(Adelta, A, delta, dim);
-        change = 0.5 * gdn_solver_dot(delta, Adelta, dim) + gdn_solver_dot(delta, res, dim);
+        change = 0.5 * gdn_dot_mujoco(delta, Adelta, dim) + gdn_dot_mujoco(delta, res, dim);
     }
     if (change > PGS_RESTORE) {
         memcpy(f, old, sizeof(double) * (size_t)dim);
@@ -434,7 +431,7 @@ static void dual_state(gdnData* d) {
             for (int j = 1; j < dim; j++) {
                 u[j] = force[i + j] / con->friction[j - 1];
             }
-            const double N = u[0], T = sqrt(gdn_solver_dot(u + 1, u + 1, dim - 1));
+            const double N = u[0], T = sqrt(gdn_dot_mujoco(u + 1, u + 1, dim - 1));
             int zone;
             if (mu * N >= T) {
                 zone = GDN_CNSTRSTATE_SATISFIED;

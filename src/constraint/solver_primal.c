@@ -108,7 +108,7 @@ void gdn_primal_solve(const gdnModel* m, gdnData* d, gdnPrimal* ctx, const gdnPr
     steps->start(m, d, steps->solver);
     steepest(m, ctx);
     // |g| / scale with MuJoCo's summation order (mju_norm)
-    double gradient = sqrt(gdn_solver_dot(ctx->grad, ctx->grad, nv)) / ctx->scale;
+    double gradient = sqrt(gdn_dot_mujoco(ctx->grad, ctx->grad, nv)) / ctx->scale;
     int converged = 0, iter = 0;
 
     while (iter < maxiter) {
@@ -132,7 +132,7 @@ void gdn_primal_solve(const gdnModel* m, gdnData* d, gdnPrimal* ctx, const gdnPr
 
         // scaled improvement and gradient
         const double improvement = (oldcost - ctx->cost) / ctx->scale;
-        gradient = sqrt(gdn_solver_dot(ctx->grad, ctx->grad, nv)) / ctx->scale;
+        gradient = sqrt(gdn_dot_mujoco(ctx->grad, ctx->grad, nv)) / ctx->scale;
         if (improvement < tolerance || gradient < tolerance) {
             converged = 1;
             break;

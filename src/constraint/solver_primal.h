@@ -7,6 +7,8 @@
 
 #include <gradyn/gradyn.h>
 
+#include "math/vec.h"
+
 // The primal problem over qacc = a (MuJoCo's formulation):
 //   c(a) = 0.5 (a - a0)' M (a - a0) + s(J a - aref),   a0 = qacc_smooth,
 // with s the sum of the piecewise-quadratic row costs (gdn_constraint_update) and gradient
@@ -14,13 +16,10 @@
 // Both solvers step a += alpha v along a search direction v with the alpha of an exact 1-D
 // line search; they differ in v (Newton: -H^-1 g; CG: Polak-Ribiere on -M^-1 g).
 
-// the smallest positive value (MuJoCo's mjMINVAL)
-#define GDN_PRIMAL_MINVAL 1e-15
-
 // line search outcomes (MuJoCo's LSresult codes)
 enum {
     GDN_LS_SUCCESS = 0,
-    GDN_LS_TINY_SEARCH = 1,     // search direction below GDN_PRIMAL_MINVAL: at the minimum
+    GDN_LS_TINY_SEARCH = 1,     // search direction below GDN_MINVAL: at the minimum
     GDN_LS_AT_MINIMUM = 2,      // slope at alpha = 0 already within the tolerance
     GDN_LS_NO_BRACKET = 3,      // evaluation budget spent before bracketing
     GDN_LS_NO_CONVERGENCE = 4,  // improvement but the slope not within the tolerance

@@ -22,7 +22,7 @@ static double elliptic_update(gdnData* d, int i, const double* jar, double* cone
         U[j] = jar[i + j] * friction[j - 1];
     }
     // |U_1..| in mju_norm's order (for dim 6 the sum of squares is not sequential)
-    const double N = U[0], T = sqrt(gdn_solver_dot(U + 1, U + 1, dim - 1));
+    const double N = U[0], T = sqrt(gdn_dot_mujoco(U + 1, U + 1, dim - 1));
     double s = 0;
     int state;
     if (N >= mu * T || (T <= 0 && N >= 0)) {

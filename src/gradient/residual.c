@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "base/arena.h"
-#include "contact/penalty.h"
+#include "penalty/penalty.h"
 #include "dynamics/applied.h"
 #include "dynamics/force_derivative.h"
 #include "gradient/inertia_tangent.h"

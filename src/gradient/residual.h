@@ -15,7 +15,7 @@
 // solves r + h D a = 0.
 //
 // Evaluation point: the state in d (qpos, qvel, ctrl, qfrc_applied, xfrc_applied) with its
-// kinematics computed (gdn_kinematics, e.g. by gdn_step_acceleration), and the acceleration a
+// kinematics computed (gdn_kinematics, e.g. by gdn_pipeline_front), and the acceleration a
 // (nv; may be d->qacc). Tangents: dq in the tangent space of gdn_integrate_pos, dv, da, du
 // additive, dparam (nbody x GDN_N_INERTIA_PARAMS, the canonical packing, world row ignored),
 // dW (6 x nbody). Every function returns GDN_ERR_MEMORY when the arena is exhausted, else
@@ -23,7 +23,7 @@
 //
 // The simple forms (gdn_residual_jvp, _vjp, _dense) take W from the primal: when
 // m->penalty.enabled and m->nvert > 0, W_b = sum over the body's vertices of [x x f; f] from
-// d->vert_xpos and d->vert_force (as the last gdn_step_acceleration at this state left them),
+// d->vert_xpos and d->vert_force (as the last gdn_pipeline_front at this state left them),
 // else none; they also complete the body-tangent chain internally. The _ex forms take W
 // explicitly and expose the body tangents for a contact model that shares them.
 

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "base/arena.h"
-#include "contact/penalty.h"
+#include "penalty/penalty.h"
 #include "dynamics/force_derivative.h"
 #include "gradient/joint_axes.h"
 #include "math/spatial.h"

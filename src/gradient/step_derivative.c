@@ -5,19 +5,19 @@
 #include <string.h>
 
 #include "base/arena.h"
-#include "contact/body_wrench.h"
-#include "contact/penalty.h"
+#include "penalty/body_wrench.h"
+#include "penalty/penalty.h"
 #include "dynamics/aba.h"
 #include "gradient/body_tangent.h"
 #include "gradient/integrate_derivative.h"
 #include "gradient/residual.h"
 #include "gradient/step_derivative.h"
 #include "kinematics/kinematics.h"
-#include "sim/step.h"
+#include "sim/pipeline.h"
 
-// The step (sim/step.c), from (q, v, u; pi, V) with h = timestep, D = diag(dof_damping):
+// The step (sim/pipeline.c), from (q, v, u; pi, V) with h = timestep, D = diag(dof_damping):
 //   a  solves  r(q, v, a; u, pi, W) + h D a = 0,   r = M a + C - tau (residual.h),
-//              W = W(q, v, V) the penalty wrenches (contact/penalty.h; zero when disabled)
+//              W = W(q, v, V) the penalty wrenches (penalty/penalty.h; zero when disabled)
 //   v' = v + h a,   q' = q (+) h v'
 // Tangent:  dr = dr/dq dq + dr/dv dv + dr/du du + dr/dpi dpi + dr/dW dW,
 //           dW = dW/dxi xi(dq) + dW/deta eta(dq, dv) + dW/dV dV   (body_tangent.h)
@@ -34,10 +34,7 @@
 static gdnStatus primal_front(const gdnModel* m, gdnData* d, gdnAbaFactor* f, double* qvel_next) {
     gdnStatus status = gdn_aba_factor_alloc(m, d, f);
     if (status == GDN_OK) {
-        status = gdn_step_acceleration_factored(m, d, f);
-    }
-    if (status == GDN_OK && d->nefc > 0) {
-        status = GDN_ERR_UNSUPPORTED; // constrained step: no derivative yet
+        status = gdn_pipeline_front(m, d, GDN_PIPE_DERIVATIVE, f);
     }
     if (status != GDN_OK) {
         return status;
@@ -199,10 +196,7 @@ gdnStatus gdn_step_vjp(const gdnModel* m, gdnData* d, const double* gqpos_next,
     gdnAbaFactor f;
     gdnStatus status = gdn_aba_factor_alloc(m, d, &f);
     if (status == GDN_OK) {
-        status = gdn_step_acceleration_factored(m, d, &f);
-    }
-    if (status == GDN_OK && d->nefc > 0) {
-        status = GDN_ERR_UNSUPPORTED; // constrained step: no derivative yet
+        status = gdn_pipeline_front(m, d, GDN_PIPE_DERIVATIVE, &f);
     }
     if (status == GDN_OK) {
         status = step_vjp_back(m, d, &f, d->qacc, NULL, gqpos_next, gqvel_next, gqpos, gqvel,

@@ -5,15 +5,15 @@
 #include <string.h>
 
 #include "base/arena.h"
-#include "contact/body_wrench.h"
-#include "contact/penalty.h"
+#include "penalty/body_wrench.h"
+#include "penalty/penalty.h"
 #include "gradient/body_tangent.h"
 #include "gradient/damped_mass.h"
 #include "gradient/integrate_derivative.h"
 #include "gradient/residual.h"
 #include "gradient/step_derivative.h"
 #include "math/vecn.h"
-#include "sim/step.h"
+#include "sim/pipeline.h"
 
 // the contact's share of [dr/dq | dr/dv] added into the first 2 nv columns of X (row stride
 // ldx): column c is dr = -sum_b J_b' dW_b with dW the penalty JVP of the unit tangent e_c
@@ -66,10 +66,7 @@ gdnStatus gdn_transition_jacobians(const gdnModel* m, gdnData* d, double* A, dou
     double* X = qvel_next + nv;
     double* M = X + (size_t)nv * (size_t)ncol; // the mass matrix from the residual's sweep
     // the primal front half: a = d->qacc, v' = v + h a
-    gdnStatus status = gdn_step_acceleration(m, d);
-    if (status == GDN_OK && d->nefc > 0) {
-        status = GDN_ERR_UNSUPPORTED; // constrained step: no derivative yet
-    }
+    gdnStatus status = gdn_pipeline_front(m, d, GDN_PIPE_DERIVATIVE, NULL);
     for (int i = 0; status == GDN_OK && i < nv; i++) {
         qvel_next[i] = d->qvel[i] + h * d->qacc[i];
     }

@@ -6,6 +6,7 @@
 
 #include <math.h>
 
+// MuJoCo's mjMINVAL: the smallest value in any denominator, pivot or norm (the one definition)
 #define GDN_MINVAL 1e-15
 
 // clang-format off

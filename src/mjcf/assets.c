@@ -5,7 +5,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "contact/mesh_file.h"
+#include "mjcf/mesh_file.h"
 #include "mjcf/defaults.h"
 
 static int fail(gdnSpec* spec, gdnStatus status, gdnXmlElem* e, const char* text) {

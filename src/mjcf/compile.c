@@ -563,7 +563,7 @@ gdnModel* gdn_compile_model(gdnSpec* spec) {
         for (int i = 1; i < m->nbody; i++) {
             total += m->body_mass[i];
         }
-        double scale = fmax(GDN_MJ_MINVAL, spec->compiler.settotalmass / fmax(GDN_MJ_MINVAL, total));
+        double scale = fmax(GDN_MINVAL, spec->compiler.settotalmass / fmax(GDN_MINVAL, total));
         for (int i = 1; i < m->nbody; i++) {
             m->body_mass[i] *= scale;
             m->body_inertia[3 * i] *= scale;

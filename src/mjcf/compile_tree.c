@@ -197,7 +197,7 @@ static int compile_geom(gdnSpec* spec, gdnSpecGeom* g, int weldid, int infer_ine
             if (g->mass_attr == 0) {
                 g->mass = 0;
                 density = 0;
-            } else if (gdn_geom_volume(g) > GDN_MJ_MINVAL) {
+            } else if (gdn_geom_volume(g) > GDN_MINVAL) {
                 g->mass = g->mass_attr;
                 density = g->mass_attr / gdn_geom_volume(g);
                 gdn_geom_set_inertia(g);
@@ -430,8 +430,8 @@ static int compile_body(gdnSpec* spec, const gdnSpecTree* tree, int id) {
 
 // moving bodies need mass and inertia, unless a static child carries them
 static int massive(const gdnSpecBody* b) {
-    return b->mass >= GDN_MJ_MINVAL && b->inertia[0] >= GDN_MJ_MINVAL &&
-           b->inertia[1] >= GDN_MJ_MINVAL && b->inertia[2] >= GDN_MJ_MINVAL;
+    return b->mass >= GDN_MINVAL && b->inertia[0] >= GDN_MINVAL &&
+           b->inertia[1] >= GDN_MINVAL && b->inertia[2] >= GDN_MINVAL;
 }
 
 static int check_moving_mass(gdnSpec* spec) {

@@ -127,7 +127,7 @@ const char* gdn_geom_frame(gdnSpecGeom* const* geoms, int n, const int grouprang
         com[1] += g->mass * g->pos[1];
         com[2] += g->mass * g->pos[2];
     }
-    if (total < GDN_MJ_MINVAL) {
+    if (total < GDN_MINVAL) {
         return "body mass is too small, cannot compute center of mass";
     }
     *mass = total;

@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collision/hull.h"
-#include "collision/mesh_model.h"
-#include "contact/mesh_file.h"
+#include "model/hull.h"
+#include "model/mesh_model.h"
+#include "mjcf/mesh_file.h"
 #include "mjcf/orientation.h"
 
 static int fail(gdnSpec* spec, gdnStatus status, gdnXmlElem* e, const char* fmt,
@@ -326,7 +326,7 @@ static double area_normal_center(double nrm[3], double cen[3], const float* v1, 
     nrm[1] = b[2] * c[0] - b[0] * c[2];
     nrm[2] = b[0] * c[1] - b[1] * c[0];
     double len = sqrt(nrm[0] * nrm[0] + nrm[1] * nrm[1] + nrm[2] * nrm[2]);
-    if (len < GDN_MJ_MINVAL) {
+    if (len < GDN_MINVAL) {
         return 0;
     }
     nrm[0] /= len;
@@ -407,7 +407,7 @@ static const char* process(gdnSpecMesh* me, const RawMesh* r, int exact) {
         }
         area += a;
     }
-    if (area < GDN_MJ_MINVAL) {
+    if (area < GDN_MINVAL) {
         return "mesh surface area is too small";
     }
     for (int k = 0; k < 3; k++) {
@@ -431,7 +431,7 @@ static const char* process(gdnSpecMesh* me, const RawMesh* r, int exact) {
             com[k] += vol * (cen[k] * 3.0 / 4.0 + facecen[k] / 4.0);
         }
     }
-    if (volume < GDN_MJ_MINVAL) {
+    if (volume < GDN_MINVAL) {
         return "mesh volume is too small";
     }
     for (int k = 0; k < 3; k++) {

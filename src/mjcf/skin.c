@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "contact/collision_mesh.h"
-#include "contact/geom_skin.h"
-#include "contact/mesh_file.h"
+#include "mjcf/mesh_file.h"
+#include "model/collision_mesh.h"
+#include "model/geom_skin.h"
 #include "math/vec.h"
 
 #define GDN_SKIN_MAX_VERTICES (16 * 1024 * 1024) // over the whole model
@@ -41,7 +41,7 @@ static int push_point(gdnSpec* spec, Skin* s, const gdnSpecGeom* g, const double
 }
 
 // the skin of one geom (docs/contact_penalty.md): a primitive's shape points
-// (contact/geom_skin.h), a mesh's every distinct compiled vertex
+// (model/geom_skin.h), a mesh's every distinct compiled vertex
 static int skin_geom(gdnSpec* spec, Skin* s, const gdnSpecGeom* g) {
     double pts[3 * GDN_GEOM_SKIN_MAX];
     int n = gdn_geom_skin_points(g->type, g->size, g->pos, g->quat, pts);

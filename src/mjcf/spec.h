@@ -5,11 +5,11 @@
 
 #include <gradyn/model.h>
 
+#include "math/vec.h"
 #include "mjcf/attr.h"
 
 // MuJoCo's numeric thresholds used by the compiler
 #define GDN_MJ_EPS 1e-14    // minimum norm in frame computations
-#define GDN_MJ_MINVAL 1e-15 // minimum value in any denominator
 #define GDN_MJ_PI 3.14159265358979323846
 
 // propagate a reader failure (negative return) to the caller

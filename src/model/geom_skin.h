@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Internal: the collision skin of one primitive geom (its body-frame points for penalty contact),
 // shared by the loader and the geom-size setter so both give the same doubles.
-#ifndef GDN_CONTACT_GEOM_SKIN_H
-#define GDN_CONTACT_GEOM_SKIN_H
+#ifndef GDN_MODEL_GEOM_SKIN_H
+#define GDN_MODEL_GEOM_SKIN_H
 
 #include <gradyn/model.h>
 

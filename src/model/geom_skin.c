@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The collision skin of a primitive geom: shape points in the geom frame, moved to the body frame.
-#include "contact/geom_skin.h"
+#include "model/geom_skin.h"
 
 #include <math.h>
 

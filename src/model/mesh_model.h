@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Internal: install the convex meshes of a model at once (model producers: loader, test oracle).
-#ifndef GDN_COLLISION_MESH_MODEL_H
-#define GDN_COLLISION_MESH_MODEL_H
+#ifndef GDN_MODEL_MESH_MODEL_H
+#define GDN_MODEL_MESH_MODEL_H
 
 #include <gradyn/gradyn.h>
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Per-vertex penalty ground contact: vertex forces, body wrenches and their generalized force.
-#ifndef GDN_CONTACT_PENALTY_H
-#define GDN_CONTACT_PENALTY_H
+#ifndef GDN_PENALTY_PENALTY_H
+#define GDN_PENALTY_PENALTY_H
 
 #include <gradyn/gradyn.h>
 

@@ -3,8 +3,8 @@
 #include <string.h>
 
 #include "base/arena.h"
-#include "contact/body_wrench.h"
-#include "contact/penalty.h"
+#include "penalty/body_wrench.h"
+#include "penalty/penalty.h"
 #include "math/vec.h"
 
 // body velocities of the primal state in arena memory above *mark (the arena's mark on entry);

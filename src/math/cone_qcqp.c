@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // The elliptic cone's block subproblem of PGS (MuJoCo 2.2.2's mju_QCQP2 / QCQP3 / QCQP): a convex
 // quadratic over a scaled ball, solved by Newton's method on the constraint's multiplier.
-#include "constraint/cone_qcqp.h"
+#include "math/cone_qcqp.h"
 
 #include <math.h>
 #include <string.h>
 
-#include "constraint/solver.h"
+#include "math/cholesky.h"
 
 // positive-definiteness threshold, convergence threshold, Newton steps
 #define QCQP_MINDET 1e-10
@@ -130,13 +130,13 @@ int gdn_qcqp_n(double* x, const double* A, const double* b, const double* s, dou
         for (int i = 0; i < n; i++) {
             x[i] = -x[i];
         }
-        const double g = gdn_solver_dot(x, x, n) - r * r;
+        const double g = gdn_dot_mujoco(x, x, n) - r * r;
         if (g < QCQP_TOL) {
             break;
         }
         // g'(la) = -2 u' H^-1 u
         gdn_chol_solve(w, H, x, n);
-        const double slope = -2.0 * gdn_solver_dot(x, w, n);
+        const double slope = -2.0 * gdn_dot_mujoco(x, w, n);
         if (!multiplier_step(&la, g, slope)) {
             break;
         }

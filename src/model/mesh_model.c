@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The model's convex-mesh arrays: one allocation holding every mesh_* array.
-#include "collision/mesh_model.h"
+#include "model/mesh_model.h"
 
 #include <limits.h>
 #include <stdint.h>

@@ -1,12 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // The tree LDL' factor of M in MuJoCo's order (mj_factorI) and its solve (mj_solveLD).
-#include "constraint/mass_factor.h"
+#include "dynamics/mass_factor.h"
 
 #include "base/arena.h"
-#include "constraint/constraint.h"
-
-// the smallest pivot of the factorization (MuJoCo's mjMINVAL)
-#define PIVOT_MINVAL 1e-15
+#include "math/vec.h"
 
 gdnStatus gdn_mass_factor_alloc(const gdnModel* m, gdnData* d, const int* simple,
                                 gdnMassFactor* f) {
@@ -49,7 +46,7 @@ static void sub_scaled(double* restrict x, const double* restrict y, double t, i
 
 // for k = nv-1 .. 0 and each ancestor i of k (nearest first), t = M(k,i) / M(k,k);
 // M(i,j) += M(k,j) (-t) for j = i and the ancestors of i; M(k,i) = t; simple dofs skip this
-// (their off-diagonal M is zero up to round-off). Pivots below PIVOT_MINVAL are raised.
+// (their off-diagonal M is zero up to round-off). Pivots below GDN_MINVAL are raised.
 void gdn_mass_factor(const gdnModel* m, const double* qM, const double* diag, gdnMassFactor* f) {
     const int nv = m->nv;
     const int* parent = m->dof_parentid;
@@ -66,8 +63,8 @@ void gdn_mass_factor(const gdnModel* m, const double* qM, const double* diag, gd
     }
     for (int k = nv - 1; k >= 0; k--) {
         double* rowk = f->LD + f->adr[k];
-        if (rowk[0] < PIVOT_MINVAL) {
-            rowk[0] = PIVOT_MINVAL;
+        if (rowk[0] < GDN_MINVAL) {
+            rowk[0] = GDN_MINVAL;
         }
         if (f->simple[k]) {
             continue;

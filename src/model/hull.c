@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Convex hull of a mesh's vertices with Qhull (libqhull_r), laid out as MuJoCo's hull graph.
 #define _POSIX_C_SOURCE 200809L // open_memstream: Qhull's messages become the error cause
-#include "collision/hull.h"
+#include "model/hull.h"
 
 #include <libqhull_r/qhull_ra.h>
 #include <math.h>

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Internal: a body's mass properties from its geoms after one geom's size changes, by the MJCF
 // compiler's own functions (src/mjcf/inertia.h), for gdn_model_set_geom_size.
-#ifndef GDN_CONTACT_GEOM_INERTIA_H
-#define GDN_CONTACT_GEOM_INERTIA_H
+#ifndef GDN_CONSTRAINT_GEOM_INERTIA_H
+#define GDN_CONSTRAINT_GEOM_INERTIA_H
 
 #include <gradyn/gradyn.h>
 

@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // Dense Cholesky factor, solve and rank-one update for the Newton solver's Hessian.
-#include "constraint/solver.h"
+#include "math/cholesky.h"
+
+#include "math/vec.h"
 
 #include <math.h>
 #include <string.h>
-
-// the smallest diagonal square a rank-one update keeps (MuJoCo's mjMINVAL)
-#define CHOL_MINVAL 1e-15
 
 // sum_k a[k] b[k], start <= k < n (start a multiple of 4), in MuJoCo's order (mju_dot): four
 // partial sums p_l over k = l mod 4 for the whole blocks of four, combined as
@@ -38,7 +37,7 @@ static inline double dot_mujoco_from(const double* a, const double* b, int start
     return s;
 }
 
-double gdn_solver_dot(const double* a, const double* b, int n) {
+double gdn_dot_mujoco(const double* a, const double* b, int n) {
     return dot_mujoco_from(a, b, 0, n);
 }
 
@@ -232,8 +231,8 @@ static inline int rotate_pivot(double* Lkk, double xk, int plus, double* c, doub
                                double* s) {
     double sq = *Lkk * *Lkk + (plus ? xk * xk : -xk * xk);
     int raised = 0;
-    if (sq < CHOL_MINVAL) {
-        sq = CHOL_MINVAL;
+    if (sq < GDN_MINVAL) {
+        sq = GDN_MINVAL;
         raised = 1;
     }
     const double r = sqrt(sq);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Model edits for penalty contact: the contact law's parameters and one body's collision mesh.
-#include "contact/collision_mesh.h"
+#include "model/collision_mesh.h"
 
 #include <limits.h>
 #include <math.h>

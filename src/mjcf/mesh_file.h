@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Mesh file readers: vertex lists and triangles of binary / ASCII STL and OBJ files.
-#ifndef GDN_CONTACT_MESH_FILE_H
-#define GDN_CONTACT_MESH_FILE_H
+#ifndef GDN_MJCF_MESH_FILE_H
+#define GDN_MJCF_MESH_FILE_H
 
 #include <stddef.h>
 

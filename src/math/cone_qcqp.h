@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Internal: the elliptic cone's block subproblem of PGS (MuJoCo 2.2.2's QCQP solvers).
-#ifndef GDN_CONSTRAINT_CONE_QCQP_H
-#define GDN_CONSTRAINT_CONE_QCQP_H
+#ifndef GDN_MATH_CONE_QCQP_H
+#define GDN_MATH_CONE_QCQP_H
 
 // min 0.5 x'Ax + x'b subject to sum (x_j / s_j)^2 <= r^2 (A n x n row-major), by Newton's
 // method on the multiplier la of the scaled problem (x = s .* u, |u| <= r):

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// Internal: the constraint stages of the pipeline (collision, rows, solve), shared by gdn_step
-// and gdn_forward.
-#ifndef GDN_SIM_CONSTRAINED_H
-#define GDN_SIM_CONSTRAINED_H
+// Internal: the reduced-coordinate formulation's stages (collision, rows, solve); the
+// formulation itself is gdn_formulation_reduced (sim/pipeline.h).
+#ifndef GDN_SIM_REDUCED_H
+#define GDN_SIM_REDUCED_H
 
 #include <gradyn/gradyn.h>
 
@@ -21,15 +21,5 @@ gdnStatus gdn_constraint_rows_stage(const gdnModel* m, gdnData* d);
 //   (GDN_ERR_ARG for malformed rows, GDN_ERR_UNSUPPORTED for an unknown solver,
 //   GDN_ERR_NONFINITE); an unconverged solve is GDN_OK with d->solver_converged = 0
 gdnStatus gdn_constrained_acceleration(const gdnModel* m, gdnData* d, const double* tau);
-
-// qacc (nv) = (M + diag(extra))^-1 rhs by the tree LDL' of qM + diag(extra) in MuJoCo's order
-// (mj_Euler's mj_factorI and mj_solveLD), for the damped Euler update after a constrained
-// solve. Needs qM. GDN_ERR_MEMORY from the arena
-gdnStatus gdn_damped_acceleration(const gdnModel* m, gdnData* d, const double* extra,
-                                  const double* rhs, double* qacc);
-
-// the state of the solver when no row is active, as MuJoCo's mj_fwdConstraint leaves it:
-// qfrc_constraint = 0, qacc_warmstart = qacc, solver_iter 0, converged
-void gdn_unconstrained_report(const gdnModel* m, gdnData* d);
 
 #endif

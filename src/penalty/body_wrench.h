@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Body velocities and body wrenches in world axes about the world origin (gradient/body_tangent.h).
-#ifndef GDN_CONTACT_BODY_WRENCH_H
-#define GDN_CONTACT_BODY_WRENCH_H
+#ifndef GDN_PENALTY_BODY_WRENCH_H
+#define GDN_PENALTY_BODY_WRENCH_H
 
 #include <gradyn/gradyn.h>
 

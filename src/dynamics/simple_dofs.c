@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // MuJoCo's simple dofs (dof_simplenum != 0): the dofs its tree factorization and M v skip.
-#include "constraint/constraint.h"
+#include "dynamics/mass_factor.h"
 
 // MuJoCo's "simple" dofs (the compiler's body_simple, dof_simplenum != 0), whose rows of L its
 // factorization skips: the body's inertia frame is its body frame, it hangs from the world (or

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Internal: the tree LDL' factor of M in MuJoCo's order (mj_factorM / mj_factorI, mj_solveM).
-#ifndef GDN_CONSTRAINT_MASS_FACTOR_H
-#define GDN_CONSTRAINT_MASS_FACTOR_H
+#ifndef GDN_DYNAMICS_MASS_FACTOR_H
+#define GDN_DYNAMICS_MASS_FACTOR_H
 
 #include <gradyn/gradyn.h>
 
@@ -28,5 +28,11 @@ void gdn_mass_factor(const gdnModel* m, const double* qM, const double* diag, gd
 
 // x = (L' D L)^-1 x (nv, in place), in MuJoCo's order (mj_solveLD with one vector)
 void gdn_mass_solve(const gdnModel* m, const gdnMassFactor* f, double* x);
+
+// MuJoCo's simple dofs (its compiler's body_simple / dof_simplenum != 0): simple (nv) = 1 for
+// a dof of a body whose inertia frame is its body frame, that hangs from the world (or from a
+// dof-free child of the world), has no child body, and whose joints sit at the body origin with
+// single-component axes and no joint after a rotation. body (nbody ints) is scratch
+void gdn_simple_dofs(const gdnModel* m, int* body, int* simple);
 
 #endif

@@ -7,8 +7,8 @@
 #include <gradyn/gradyn.h>
 
 #include "constraint/constraint.h"
-#include "contact/geom_inertia.h"
-#include "contact/geom_skin.h"
+#include "constraint/geom_inertia.h"
+#include "model/geom_skin.h"
 #include "model/inertia_set.h"
 #include "model/model_alloc.h"
 

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // Per-vertex penalty ground contact: forces at the vertices, body wrenches, J' W into tau.
-#include "contact/penalty.h"
+#include "penalty/penalty.h"
 
 #include <string.h>
 
 #include "base/arena.h"
-#include "contact/body_wrench.h"
+#include "penalty/body_wrench.h"
 #include "math/vec.h"
 
 // per vertex: x = o + R p, depth = h - x_z, xdot_z = (w x x)_z + v_z, f_z = k depth - c xdot_z;

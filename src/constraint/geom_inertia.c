@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // A body's inertia from its geoms after a geom-size edit, with the loader's own arithmetic.
-#include "contact/geom_inertia.h"
+#include "constraint/geom_inertia.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "math/vec.h"
 #include "mjcf/inertia.h"
 
 // a compiler geom carrying the model's record of geom k (only what the inertia functions read)
@@ -41,7 +42,7 @@ gdnStatus gdn_geom_mass_edit(const gdnModel* m, int g, const double size[3],
         edited.mass = density * gdn_geom_volume(&edited);
         gdn_geom_set_inertia(&edited);
     } else {
-        if (!(m->geom_mass[g] > 0) || !(gdn_geom_volume(&edited) > GDN_MJ_MINVAL)) {
+        if (!(m->geom_mass[g] > 0) || !(gdn_geom_volume(&edited) > GDN_MINVAL)) {
             return GDN_ERR_UNSUPPORTED; // a given mass the compiler dropped (vanishing volume)
         }
         gdn_geom_set_inertia(&edited); // the given mass is the recorded one

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Internal: 3D convex hull of a point set (Qhull) in MuJoCo's hull-graph layout.
-#ifndef GDN_COLLISION_HULL_H
-#define GDN_COLLISION_HULL_H
+#ifndef GDN_MODEL_HULL_H
+#define GDN_MODEL_HULL_H
 
 #include <gradyn/gradyn.h>
 

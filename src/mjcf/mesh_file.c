@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Mesh file readers: binary / ASCII STL and OBJ vertex lists (deduplicated) and triangles.
-#include "contact/mesh_file.h"
+#include "mjcf/mesh_file.h"
 
 #include <ctype.h>
 #include <errno.h>

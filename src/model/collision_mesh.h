@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Internal: install every body's collision mesh at once (model producers such as the loader).
-#ifndef GDN_CONTACT_COLLISION_MESH_H
-#define GDN_CONTACT_COLLISION_MESH_H
+#ifndef GDN_MODEL_COLLISION_MESH_H
+#define GDN_MODEL_COLLISION_MESH_H
 
 #include <gradyn/gradyn.h>
 

@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: Apache-2.0
+// Internal: dense and envelope (profile) Cholesky factor, solve and rank-one update, and the dot
+// product in MuJoCo's summation order; the Newton solver's Hessian and any dense SPD system.
+#ifndef GDN_MATH_CHOLESKY_H
+#define GDN_MATH_CHOLESKY_H
+
+#include <stddef.h>
+
+// sum_k a[k] b[k], k < n, in MuJoCo's mju_dot order (four interleaved partial sums combined as
+// (p0 + p2) + (p1 + p3), then the leftover products)
+double gdn_dot_mujoco(const double* a, const double* b, int n);
+
+// dense Cholesky in place, lower triangle: mat = L L' (the strict upper triangle is neither read
+// nor written); diagonal values below mindiag are raised to it. Returns the rank (n minus the
+// raised diagonals).
+int gdn_chol_factor(double* mat, int n, double mindiag);
+
+// res = (L L')^-1 vec with the factor of gdn_chol_factor (res may alias vec)
+void gdn_chol_solve(double* res, const double* mat, const double* vec, int n);
+
+// rank-one update of the factor: L L' + x x' (plus = 1) or L L' - x x' (plus = 0); x is
+// overwritten. Returns the rank (n minus the diagonals that fell below 1e-15).
+int gdn_chol_update(double* mat, double* x, int n, int plus);
+
+// The envelope (profile) of a matrix whose row i has no nonzero left of column first[i]
+// (first[i] <= i) in the lower triangle; last[i] = the largest row j with first[j] <= i (-1
+// when none); optionally the envelope by columns: rows colrows[colstart[c] ..
+// colstart[c + 1]) = the rows j > c with first[j] <= c, ascending. The factor's fill stays
+// inside the envelope, and so does a rank-one update whose x has x_i != 0 only where
+// first[i] <= (the first nonzero column of x). The _env functions below skip the exact zeros
+// outside it and give bit for bit the results of the dense ones, provided the entries left of
+// first[i] are +0 on entry.
+typedef struct gdnCholEnvelope {
+    int* first;      // (n)
+    int* last;       // (n)
+    int* colstart;   // (n + 1), or NULL (no column lists: slower loops over rows to last)
+    int* colrows;    // (gdn_chol_envelope_count), or NULL
+} gdnCholEnvelope;
+
+// the number of entries left of the diagonal inside the envelope: sum_i (i - first[i])
+size_t gdn_chol_envelope_count(const int* first, int n);
+
+// env->last, and the column lists when colstart and colrows are given, from env->first
+void gdn_chol_envelope_finish(gdnCholEnvelope* env, int n);
+
+// gdn_chol_factor, gdn_chol_solve and gdn_chol_update over an envelope (env NULL: dense)
+int gdn_chol_factor_env(double* mat, int n, double mindiag, const gdnCholEnvelope* env);
+void gdn_chol_solve_env(double* res, const double* mat, const double* vec, int n,
+                        const gdnCholEnvelope* env);
+int gdn_chol_update_env(double* mat, double* x, int n, int plus, const gdnCholEnvelope* env);
+
+#endif

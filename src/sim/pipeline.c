@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: Apache-2.0
+// The one pipeline: the stages of a step and the entries that run them (gdn_step, gdn_forward,
+// gdn_inverse; the derivatives run gdn_pipeline_front).
+#include "sim/pipeline.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "base/arena.h"
+#include "penalty/penalty.h"
+#include "dynamics/applied.h"
+
+// x - x is 0 for a finite x and NaN for an infinite or NaN one; one branch for the whole array
+int gdn_all_finite(const double* x, int n) {
+    double sum = 0;
+    for (int i = 0; i < n; i++) {
+        sum += x[i] - x[i];
+    }
+    return sum == 0;
+}
+
+const gdnFormulation* gdn_formulation(const gdnModel* m) {
+    (void)m; // one formulation today; the maximal-coordinate solver adds an option
+    return &gdn_formulation_reduced;
+}
+
+// ---------------------------------------------------------------- stages
+
+// check: qpos, qvel and ctrl finite; else a warning count and GDN_ERR_NONFINITE
+static gdnStatus stage_check(const gdnModel* m, gdnData* d) {
+    if (!gdn_all_finite(d->qpos, m->nq)) {
+        d->warning[GDN_WARN_BADQPOS]++;
+        return GDN_ERR_NONFINITE;
+    }
+    if (!gdn_all_finite(d->qvel, m->nv)) {
+        d->warning[GDN_WARN_BADQVEL]++;
+        return GDN_ERR_NONFINITE;
+    }
+    if (!gdn_all_finite(d->ctrl, m->nu)) {
+        d->warning[GDN_WARN_BADCTRL]++;
+        return GDN_ERR_NONFINITE;
+    }
+    return GDN_OK;
+}
+
+// position: kinematics, energy (when enabled), the formulation's contacts and rows
+static gdnStatus stage_position(const gdnModel* m, gdnData* d, const gdnFormulation* form) {
+    gdn_kinematics(m, d);
+    if (m->opt.enableflags & GDN_ENBL_ENERGY) {
+        gdn_energy(m, d);
+    }
+    return form->position(m, d);
+}
+
+// velocity: tau = qfrc_passive + qfrc_actuator + applied (+ penalty)
+gdnStatus gdn_smooth_forces(const gdnModel* m, gdnData* d, double* tau) {
+    gdn_passive(m, d);
+    gdn_actuation(m, d);
+    for (int i = 0; i < m->nv; i++) {
+        tau[i] = d->qfrc_passive[i] + d->qfrc_actuator[i];
+    }
+    gdn_applied_forces(m, d, tau);
+    gdnStatus status = gdn_penalty_forces(m, d, tau);
+    if (status != GDN_OK) {
+        // a caller that ignores the status still cannot integrate a step without the contact
+        for (int i = 0; i < m->nv; i++) {
+            tau[i] = NAN;
+        }
+    }
+    return status;
+}
+
+// check, position, velocity and acceleration (pipeline.h)
+gdnStatus gdn_pipeline_front(const gdnModel* m, gdnData* d, gdnPipelineMode mode,
+                             const gdnAbaFactor* factor) {
+    const int nq = m->nq, nv = m->nv;
+    gdnStatus status = stage_check(m, d);
+    if (status != GDN_OK) {
+        return status;
+    }
+    // scratch: qpos on entry (kinematics normalizes its quaternions in place: kept for a
+    // rollback), tau, the acceleration stage's work (3 nv)
+    size_t mark = gdn_arena_mark(d);
+    double* qpos_saved = gdn_arena_doubles(d, (size_t)nq + 4 * (size_t)nv);
+    if (!qpos_saved) {
+        return GDN_ERR_MEMORY;
+    }
+    double* tau = qpos_saved + nq;
+    memcpy(qpos_saved, d->qpos, sizeof(double) * (size_t)nq);
+
+    const gdnFormulation* form = gdn_formulation(m);
+    status = stage_position(m, d, form);
+    if (status == GDN_OK && mode == GDN_PIPE_DERIVATIVE && d->nefc > 0) {
+        status = GDN_ERR_UNSUPPORTED; // constrained step: no derivative yet
+    }
+    if (status == GDN_OK) {
+        status = gdn_smooth_forces(m, d, tau);
+    }
+    if (status == GDN_OK) {
+        status = form->acceleration(m, d, mode, tau, factor, tau + nv);
+    }
+    if (status == GDN_OK && !gdn_all_finite(d->qacc, nv)) {
+        d->warning[GDN_WARN_BADQACC]++;
+        status = GDN_ERR_NONFINITE;
+    }
+    if (status != GDN_OK) {
+        memcpy(d->qpos, qpos_saved, sizeof(double) * (size_t)nq);
+    }
+    gdn_arena_reset(d, mark);
+    return status;
+}
+
+// integrate (semi-implicit Euler): v' = v + h qacc, q' = q (+) h v', time += h, into scratch
+// and committed only when finite: a finite but huge qacc can overflow v', a huge position plus
+// h v' can overflow q'; a refused step leaves qpos and qvel as they were
+static gdnStatus stage_integrate(const gdnModel* m, gdnData* d) {
+    const double h = m->opt.timestep;
+    size_t mark = gdn_arena_mark(d);
+    double* qpos_next = gdn_arena_doubles(d, (size_t)m->nq);
+    double* qvel_next = gdn_arena_doubles(d, (size_t)m->nv);
+    if (!qpos_next || !qvel_next) {
+        gdn_arena_reset(d, mark);
+        return GDN_ERR_MEMORY;
+    }
+    for (int i = 0; i < m->nv; i++) {
+        qvel_next[i] = d->qvel[i] + h * d->qacc[i];
+    }
+    if (!gdn_all_finite(qvel_next, m->nv)) {
+        gdn_arena_reset(d, mark);
+        d->warning[GDN_WARN_BADQACC]++;
+        return GDN_ERR_NONFINITE;
+    }
+    memcpy(qpos_next, d->qpos, sizeof(double) * (size_t)m->nq);
+    gdn_integrate_pos(m, qpos_next, qvel_next, h);
+    if (!gdn_all_finite(qpos_next, m->nq)) {
+        gdn_arena_reset(d, mark);
+        d->warning[GDN_WARN_BADQPOS]++;
+        return GDN_ERR_NONFINITE;
+    }
+    memcpy(d->qvel, qvel_next, sizeof(double) * (size_t)m->nv);
+    memcpy(d->qpos, qpos_next, sizeof(double) * (size_t)m->nq);
+    gdn_arena_reset(d, mark);
+    d->time += h;
+    return GDN_OK;
+}
+
+// ---------------------------------------------------------------- entries
+
+// MuJoCo 2.2.2's mj_step with the Euler integrator: the front half (GDN_PIPE_STEP), then the
+// integration. An unconverged solve is not a failure: the step is taken and
+// d->solver_converged = 0 reports it. docs/architecture.md lists what each output holds after.
+gdnStatus gdn_step(const gdnModel* m, gdnData* d) {
+    if (!m || !d) {
+        return GDN_ERR_ARG;
+    }
+    gdnStatus status = gdn_pipeline_front(m, d, GDN_PIPE_STEP, NULL);
+    if (status == GDN_OK) {
+        status = stage_integrate(m, d);
+    }
+    return status;
+}
+
+// MuJoCo's mj_forward: the front half in GDN_PIPE_FORWARD mode
+gdnStatus gdn_forward(const gdnModel* m, gdnData* d) {
+    if (!m || !d) {
+        return GDN_ERR_ARG;
+    }
+    return gdn_pipeline_front(m, d, GDN_PIPE_FORWARD, NULL);
+}
+
+// MuJoCo's mj_inverse without constraints: qfrc_inverse = M qacc + C(q, v) - qfrc_passive, with
+// the armature in M. Applied and actuator forces are what qfrc_inverse must equal, so they are
+// not subtracted. Stages: check (qpos, qvel, qacc finite), kinematics, qM, qfrc_bias,
+// qfrc_passive, then RNE with qacc.
+gdnStatus gdn_inverse(const gdnModel* m, gdnData* d) {
+    if (!m || !d) {
+        return GDN_ERR_ARG;
+    }
+    if (!gdn_all_finite(d->qpos, m->nq) || !gdn_all_finite(d->qvel, m->nv) ||
+        !gdn_all_finite(d->qacc, m->nv)) {
+        return GDN_ERR_NONFINITE;
+    }
+    gdn_kinematics(m, d);
+    gdn_crb(m, d);
+    gdn_rne(m, d, 0, d->qfrc_bias);
+    gdn_passive(m, d);
+    gdn_rne(m, d, 1, d->qfrc_inverse);
+    for (int i = 0; i < m->nv; i++) {
+        d->qfrc_inverse[i] -= d->qfrc_passive[i];
+    }
+    return GDN_OK;
+}

@@ -83,14 +83,16 @@ static gdnStatus backward(const gdnModel* m, const gdnRollout* r, const gdnObjec
         const int t0 = s * K;
         const int t1 = t0 + K < T ? t0 + K : T;
         const double* xcheck = tape->checkpoint + (size_t)s * (size_t)tape->stride;
-        gdnStatus st = gdn_rollout_replay(m, r, tape, s, err, err_size);
-        if (st != GDN_OK) {
-            return st;
+        if (t1 - t0 > 1) {
+            gdnStatus st = gdn_rollout_replay(m, r, tape, s, err, err_size);
+            if (st != GDN_OK) {
+                return st;
+            }
         }
         for (int t = t1 - 1; t >= t0; t--) {
             const double* x =
                 t == t0 ? xcheck : tape->segment + (size_t)(t - t0 - 1) * (size_t)tape->stride;
-            st = reverse_step(m, r, obj, tape, x, t, out, err, err_size);
+            gdnStatus st = reverse_step(m, r, obj, tape, x, t, out, err, err_size);
             if (st != GDN_OK) {
                 return st;
             }

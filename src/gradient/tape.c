@@ -248,6 +248,12 @@ int gdn_tape_slot_of(const gdnTape* tape, int t) {
 }
 
 const double* gdn_tape_acc(const gdnTape* tape, int t) {
+    // the full tape: slot t, written by the forward pass for every t < T
+    if (tape->every == 1) {
+        return t >= 0 && t < tape->nstep
+                   ? (const double*)(const void*)(tape->pool + tape->entry[t].offset)
+                   : NULL;
+    }
     const int slot = gdn_tape_slot_of(tape, t);
     return slot < 0 ? NULL : (const double*)(const void*)(tape->pool + tape->entry[slot].offset);
 }
@@ -274,8 +280,8 @@ static void put(unsigned char** p, const void* src, size_t n, size_t size) {
     }
 }
 
-gdnStatus gdn_tape_record(gdnTape* tape, int slot, int t, const gdnData* d, char* err,
-                          int err_size) {
+gdnStatus gdn_tape_record_solve(gdnTape* tape, int slot, int t, const gdnData* d, char* err,
+                                int err_size) {
     const int nv = tape->nv, ncon = d->ncon, nefc = d->nefc;
     // the factor's envelope: row i from column solver_H_first[i] to the diagonal
     const int factor = tape->record_factor && nefc > 0 && d->solver_H_valid;

@@ -3,6 +3,8 @@
 #ifndef GDN_GRADIENT_TAPE_H
 #define GDN_GRADIENT_TAPE_H
 
+#include <string.h>
+
 #include <gradyn/adjoint.h>
 
 // State record: a state is (qpos nq, qvel nv) contiguous, `stride` = nq + nv doubles.
@@ -93,10 +95,36 @@ void gdn_tape_clear_records(gdnTape* tape);
 // drop the segment records (before a segment replay): the pool top returns to pool_forward
 void gdn_tape_clear_segment(gdnTape* tape);
 
+// gdn_tape_record for a step with contacts or rows: qacc and the solve block.
+// GDN_ERR_MEMORY ("step t: ...", nothing written) when the solve reserve is too small
+gdnStatus gdn_tape_record_solve(gdnTape* tape, int slot, int t, const gdnData* d, char* err,
+                                int err_size);
+
 // record what gdn_step left in d for step t into `slot` at the pool's top: qacc, and the solve
-// block when d has contacts or rows. GDN_ERR_MEMORY ("step t: ...", nothing written) when the
-// solve reserve is too small
-gdnStatus gdn_tape_record(gdnTape* tape, int slot, int t, const gdnData* d, char* err,
-                          int err_size);
+// block when d has contacts or rows (gdn_tape_record_solve). A record without a solve block
+// always fits (the pool holds the accelerations of every slot), and is written here inline: it
+// is on the path of every unconstrained step of a rollout
+static inline gdnStatus gdn_tape_record(gdnTape* tape, int slot, int t, const gdnData* d,
+                                        char* err, int err_size) {
+    if (d->ncon != 0 || d->nefc != 0) {
+        return gdn_tape_record_solve(tape, slot, t, d, err, err_size);
+    }
+    const size_t bytes = sizeof(double) * (size_t)tape->nv;
+    gdnTapeEntry* e = &tape->entry[slot];
+    e->offset = tape->pool_used;
+    e->bytes = bytes;
+    e->t = t;
+    e->ncon = 0;
+    e->nefc = 0;
+    e->ne = 0;
+    e->nf = 0;
+    e->solver_iter = d->solver_iter;
+    e->solver_converged = d->solver_converged;
+    e->nfactor = 0;
+    e->solver_residual = d->solver_residual;
+    memcpy(tape->pool + tape->pool_used, d->qacc, bytes);
+    tape->pool_used += bytes;
+    return GDN_OK;
+}
 
 #endif

@@ -347,6 +347,7 @@ static int test_small_reserve(void) {
         gdnTapeStep rec;
         CHECK(gdn_tape_step(tape, fail, &rec) == GDN_ERR_ARG);
         CHECK(gdn_tape_state(tape, 0, NULL, NULL) == GDN_ERR_ARG);
+        CHECK(gdn_tape_bytes_used(tape) == gdn_tape_state_bytes(tape) - reserve);
         gdnAdjointGradients g = {0};
         CHECK(gdn_adjoint_rollout_gradient(m, &p.r, &p.obj, tape, &g, err, sizeof(err)) ==
               GDN_ERR_MEMORY);

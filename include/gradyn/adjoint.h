@@ -233,12 +233,15 @@ GDN_API gdnStatus gdn_tape_step(const gdnTape* tape, int t, gdnTapeStep* rec);
 
 // ---------------------------------------------------------------- rollout and gradient
 
-// the primal only: run the rollout (recording states on the tape) and return J.
+// the primal only: run the rollout (recording states and step records, the solves of
+// constrained steps included, on the tape) and return J.
 // Errors (status, message in err): GDN_ERR_ARG for NULL pointers, sizes that differ from the
 // model or the tape, T <= 0 or T > the tape's max_steps, a quaternion of qpos0 off unit norm
 // by more than GDN_ADJOINT_QUAT_TOL; GDN_ERR_NONFINITE for non-finite qpos0, qvel0, ctrl,
 // applied forces, a step that fails ("step t: ...") or a non-finite objective value;
-// the status of a failing callback. *J is NaN on error.
+// GDN_ERR_MEMORY when a step's solve does not fit in the tape's solve reserve ("step t: ...
+// needs n bytes, f of r reserved bytes are free"); the status of a failing callback. *J is NaN
+// and no record is readable on error.
 GDN_API gdnStatus gdn_rollout_objective(const gdnModel* m, const gdnRollout* r,
                                         const gdnObjective* obj, gdnTape* tape, double* J,
                                         char* err, int err_size);

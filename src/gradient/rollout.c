@@ -175,7 +175,7 @@ gdnStatus gdn_rollout_step(const gdnModel* m, const gdnRollout* r, gdnData* d, i
 //   x_0 = validated initial state; for t < T: record x_t (every K-th, with the warm start the
 //   step reads when K > 1), J += l(x_t, u_t), x_{t+1} = gdn_step(x_t, u_t), record step t
 //   (qacc, the solve) when t ends a segment; record x_T, J += g(x_T)
-gdnStatus gdn_rollout_forward(const gdnModel* m, const gdnRollout* r, const gdnObjective* obj,
+static gdnStatus forward_pass(const gdnModel* m, const gdnRollout* r, const gdnObjective* obj,
                               gdnTape* tape, double* J, char* err, int err_size) {
     gdnData* d = tape->d;
     const int T = r->nstep, K = tape->every;
@@ -237,6 +237,17 @@ gdnStatus gdn_rollout_forward(const gdnModel* m, const gdnRollout* r, const gdnO
     }
     *J = sum;
     return GDN_OK;
+}
+
+// the forward pass; on error nothing stays recorded (no state, no step record)
+gdnStatus gdn_rollout_forward(const gdnModel* m, const gdnRollout* r, const gdnObjective* obj,
+                              gdnTape* tape, double* J, char* err, int err_size) {
+    gdnStatus st = forward_pass(m, r, obj, tape, J, err, err_size);
+    if (st != GDN_OK) {
+        tape->nstep = 0;
+        gdn_tape_clear_records(tape);
+    }
+    return st;
 }
 
 // Segment s of the last forward pass replayed from its checkpoint x_{t0} and warm start:

@@ -124,6 +124,7 @@ gdnStatus gdn_tape_create_opt(const gdnModel* m, const gdnTapeOptions* opt, gdnT
     size_t reserve = 0, pool = 0, bytes = 0;
     const int fits = mul_add((size_t)nslot, per_slot, 0, &reserve) &&
                      mul_add((size_t)nslot, sizeof(double) * nvz, reserve, &pool) &&
+                     pool < SIZE_MAX / 2 &&
                      nd < SIZE_MAX / (4 * sizeof(double)) &&
                      mul_add(nd, sizeof(double), head + 64 + pool, &bytes);
     unsigned char* buf = fits ? calloc(1, bytes) : NULL;

@@ -171,9 +171,10 @@ GDN_API gdnStatus gdn_tape_create(const gdnModel* m, int max_steps, int checkpoi
 GDN_API void gdn_tape_free(gdnTape* tape);
 
 // bytes of the solve block of one step record with ncon contacts and nefc rows (0 when both
-// are 0): 8 nv (the warm start) + ncon sizeof(gdnContact) + 20 nefc (force, type, id, state),
-// rounded up to 8; with_factor adds the largest factor, 8 nv (nv + 1) / 2 + 4 nv (a recorded
-// factor takes its envelope only, at most that). 0 for a NULL model or negative counts
+// are 0): 8 nv (the warm start) + ncon sizeof(gdnContact) + 20 nefc (force, type, id, state)
+// + with_factor 4 nv (nv + 1) + 4 nv (the largest factor and its first columns; a recorded
+// factor takes its envelope only, at most that), rounded up to 8. 0 for a NULL model or
+// negative counts
 GDN_API size_t gdn_tape_solve_bytes(const gdnModel* m, int ncon, int nefc, int with_factor);
 
 // memory of the tape's records, in bytes:
@@ -183,7 +184,8 @@ GDN_API size_t gdn_tape_solve_bytes(const gdnModel* m, int ncon, int nefc, int w
 //   state_bytes: everything allocated for records for max_steps as created: the checkpoints
 //     and the segment buffer (nq + nv doubles each), their warm starts (nv each, K > 1), the
 //     final state (nq + nv), the acceleration of every record slot (nv each) and the solve
-//     reserve (nslot * solve_bytes_per_step, plus the factor's share)
+//     reserve (the slot count times solve_bytes_per_step plus, with record_factor, the
+//     largest factor, capped per slot as gdn_tape_options_init says)
 //   bytes_used: the part of state_bytes that holds the current records: the state_bytes less
 //     the reserve, plus the solve blocks of the records held now (the forward pass's, and after
 //     a gradient with K > 1 those of the segment replayed last); state_bytes - the reserve

@@ -449,7 +449,8 @@ static int test_errors(void) {
 }
 
 // memory: the full tape stores (nq + 2 nv) doubles per step (the state and its integrated
-// acceleration); checkpointing O(T/K + K) of them, plus the final state
+// acceleration); checkpointing O(T/K + K) of them, plus the final state and, with K > 1, a warm
+// start (nv) per checkpoint; every record slot adds the solve reserve (default options)
 static int test_tape_memory(void) {
     gdnModel* m = load("/usr/share/mujoco/model/humanoid/humanoid.xml");
     CHECK(m);
@@ -459,12 +460,21 @@ static int test_tape_memory(void) {
     int Ks[] = {1, 10, 32, 100};
     for (int i = 0; i < 4; i++) {
         gdnTape* tape = NULL;
+        gdnTapeOptions opt;
+        gdn_tape_options_init(m, T, Ks[i], &opt);
+        CHECK(opt.solve_bytes_per_step ==
+              gdn_tape_solve_bytes(m, 4 * m->nbody, 16 * m->nbody + 2 * m->nv, 0));
         CHECK(gdn_tape_create(m, T, Ks[i], &tape, NULL, 0) == GDN_OK);
         CHECK(gdn_tape_bytes_per_step(tape) == stride);
-        size_t states = (size_t)((T + Ks[i] - 1) / Ks[i] + Ks[i] - 1);
-        CHECK(gdn_tape_state_bytes(tape) == states * stride + final);
-        printf("  humanoid.xml T = %d, K = %3d: %zu bytes per state, %zu bytes of states\n", T,
-               Ks[i], stride, gdn_tape_state_bytes(tape));
+        size_t ncheck = (size_t)((T + Ks[i] - 1) / Ks[i]);
+        size_t states = ncheck + (size_t)(Ks[i] - 1);
+        size_t warm = Ks[i] > 1 ? ncheck * sizeof(double) * (size_t)m->nv : 0;
+        size_t reserve = states * opt.solve_bytes_per_step;
+        CHECK(gdn_tape_state_bytes(tape) == states * stride + warm + final + reserve);
+        CHECK(gdn_tape_bytes_used(tape) == gdn_tape_state_bytes(tape) - reserve);
+        printf("  humanoid.xml T = %d, K = %3d: %zu bytes per state, %zu bytes of states, "
+               "%zu of them the solve reserve\n",
+               T, Ks[i], stride, gdn_tape_state_bytes(tape), reserve);
         gdn_tape_free(tape);
     }
     gdn_model_free(m);

@@ -106,47 +106,144 @@ GDN_API gdnStatus gdn_objective_target(const gdnModel* m, const gdnTargetObjecti
 // ---------------------------------------------------------------- the tape
 //
 // All memory a rollout and its gradient need, allocated once by gdn_tape_create: the state
-// record, the backward-pass buffers, the data the rollout steps and a scratch data for the
-// objective. Nothing is allocated by gdn_rollout_objective or gdn_adjoint_rollout_gradient.
+// record, the step records, the backward-pass buffers, the data the rollout steps and a scratch
+// data for the objective. Nothing is allocated by gdn_rollout_objective or
+// gdn_adjoint_rollout_gradient.
 //
-// Per step the tape stores the state (qpos and qvel) and the acceleration gdn_step integrated
-// from it (qacc, nv): (nq + 2 nv) doubles. The step VJP recomputes every other intermediate
-// from them (with qacc given it needs only the kinematics and the factorization of M + hD,
-// not the forces or a solve). With checkpoint_every = K > 1 only the states t = 0, K, 2K, ...
-// (each with the acceleration of its segment's last step) and x_T are kept; the backward pass
-// recomputes each segment of K states and accelerations forward with gdn_step into a K-step
-// buffer before walking it in reverse. Memory is then O(T / K + K) steps for one extra forward
-// rollout of compute; the gradients are bit-identical to the full tape (K = 1). K near
+// The state record holds x_t = (qpos, qvel). Each recorded step t also gets a step record of
+// variable size: the acceleration gdn_step integrated from x_t (d->qacc after the step, nv),
+// and, when the step had contacts or constraint rows, its solve: the contacts, the rows' types,
+// ids, states and forces, the solver's acceleration (d->qacc_warmstart after the step), the
+// solver report and, optionally, the Newton Hessian factor (gdnTapeOptions.record_factor).
+// Records lie back to back in one pool allocated at creation: the accelerations of every
+// record slot plus a reserve for the solves (gdnTapeOptions.solve_bytes_per_step). A rollout
+// whose solves do not fit fails with GDN_ERR_MEMORY naming the step and the bytes it needs;
+// nothing is dropped. The step VJP recomputes every other intermediate from x_t and qacc_t (with
+// qacc given it needs only the kinematics and the factorization of M + hD, not the forces or a
+// solve). Every rollout starts from a zero warm start (as a fresh gdnData), so the records are
+// bit for bit what a gdn_step loop from gdn_data_create leaves in gdnData after each step.
+//
+// With checkpoint_every = K > 1 only the states t = 0, K, 2K, ... (each with the warm start
+// the next step reads) and x_T are kept, and the step records of each segment's last step
+// (t = min(cK + K, T) - 1); the backward pass replays each segment of K steps forward with
+// gdn_step from its checkpoint into a K-step buffer (states and step records) before walking it
+// in reverse. Memory is then O(T / K + K) steps for one extra forward rollout of compute; the
+// gradients and the replayed records are bit-identical to the full tape (K = 1). K near
 // sqrt(T) minimizes memory.
 typedef struct gdnTape gdnTape;
 
-// a tape for rollouts of up to max_steps steps on models shaped like m (the same nq, nv, nu,
-// nbody, nvert). checkpoint_every: 1 (or 0) = full tape, K > 1 = checkpointing.
-// GDN_ERR_ARG for bad sizes, GDN_ERR_MEMORY on allocation failure (*tape NULL); err gets a
-// message (may be NULL)
+// how gdn_tape_create_opt sizes a tape
+typedef struct gdnTapeOptions {
+    int max_steps;               // largest T (> 0)
+    int checkpoint_every;        // 1 (or 0) = full tape, K > 1 = checkpointing
+    size_t solve_bytes_per_step; // the solve reserve per record slot, in bytes: the tape holds
+                                 // max_steps slots with a full tape, ceil(max_steps / K) + K - 1
+                                 // with checkpointing, and reserves this times the slot count
+                                 // for the solves of all of them together (shared: one step may
+                                 // take more when others take less; a step without contacts or
+                                 // rows takes none). 0: no solve is recorded, a rollout with
+                                 // contacts or rows fails with GDN_ERR_MEMORY
+    int record_factor;           // 1: also record the Newton solver's Hessian factor of each
+                                 // step that leaves one (d->solver_H_valid), its envelope only,
+                                 // and add its largest size to the reserve per slot; 0: not
+} gdnTapeOptions;
+
+// the default options (what gdn_tape_create uses): max_steps, checkpoint_every as given,
+// record_factor 0 and a solve reserve per slot of
+//     gdn_tape_solve_bytes(m, c, 4 c + 2 nv, 0),  c = 4 nbody
+// i.e. on average 4 contacts per body (a box resting on a face has 4) with 4 rows each (condim
+// 3, pyramidal) and 2 rows per dof (limits, equalities, friction loss) per recorded step.
+// gdn_tape_create_opt caps any reserve per slot at the largest solve one step can leave (the
+// contact and row capacities of a gdnData for m, gdn_tape_solve_bytes(m, maxcon, maxefc,
+// record_factor)); reserved memory that no record reaches is allocated but never touched
+GDN_API void gdn_tape_options_init(const gdnModel* m, int max_steps, int checkpoint_every,
+                                   gdnTapeOptions* opt);
+
+// a tape for rollouts of up to opt->max_steps steps on models shaped like m (the same nq, nv,
+// nu, nbody, nvert). GDN_ERR_ARG for NULL pointers or bad sizes, GDN_ERR_MEMORY when the sizes
+// overflow or the allocation fails (*tape NULL); err gets a message (may be NULL)
+GDN_API gdnStatus gdn_tape_create_opt(const gdnModel* m, const gdnTapeOptions* opt,
+                                      gdnTape** tape, char* err, int err_size);
+
+// gdn_tape_create_opt with gdn_tape_options_init(m, max_steps, checkpoint_every)
 GDN_API gdnStatus gdn_tape_create(const gdnModel* m, int max_steps, int checkpoint_every,
                                   gdnTape** tape, char* err, int err_size);
 GDN_API void gdn_tape_free(gdnTape* tape);
 
-// memory of the tape's state record, in bytes: per step of a full tape ((nq + 2 nv) * 8: state
-// and acceleration), and in total for max_steps as created (checkpoints and segment buffer,
-// (nq + 2 nv) * 8 each, and the final state, (nq + nv) * 8)
+// bytes of the solve block of one step record with ncon contacts and nefc rows (0 when both
+// are 0): 8 nv (the warm start) + ncon sizeof(gdnContact) + 20 nefc (force, type, id, state)
+// + with_factor 4 nv (nv + 1) + 4 nv (the largest factor and its first columns; a recorded
+// factor takes its envelope only, at most that), rounded up to 8. 0 for a NULL model or
+// negative counts
+GDN_API size_t gdn_tape_solve_bytes(const gdnModel* m, int ncon, int nefc, int with_factor);
+
+// memory of the tape's records, in bytes:
+//   bytes_per_step: the fixed part of one step of a full tape, (nq + 2 nv) * 8: the state and
+//     its acceleration; a step with contacts or rows adds its solve block
+//     (gdn_tape_solve_bytes) from the reserve
+//   state_bytes: everything allocated for records for max_steps as created: the checkpoints
+//     and the segment buffer (nq + nv doubles each), their warm starts (nv each, K > 1), the
+//     final state (nq + nv), the acceleration of every record slot (nv each) and the solve
+//     reserve (the slot count times solve_bytes_per_step plus, with record_factor, the
+//     largest factor, capped per slot as gdn_tape_options_init says)
+//   bytes_used: the part of state_bytes that holds the current records: the state_bytes less
+//     the reserve, plus the solve blocks of the records held now (the forward pass's, and after
+//     a gradient with K > 1 those of the segment replayed last); state_bytes - the reserve
+//     before any rollout and for rollouts without contacts or rows
+// 0 for NULL
 GDN_API size_t gdn_tape_bytes_per_step(const gdnTape* tape);
 GDN_API size_t gdn_tape_state_bytes(const gdnTape* tape);
+GDN_API size_t gdn_tape_bytes_used(const gdnTape* tape);
 
 // the state x_t recorded by the last rollout (qpos nq, qvel nv; either may be NULL):
 // every t in 0 .. T with a full tape; t = T or a multiple of K with checkpointing.
 // GDN_ERR_ARG when t is not recorded or no rollout ran
 GDN_API gdnStatus gdn_tape_state(const gdnTape* tape, int t, double* qpos, double* qvel);
 
+// One step record as gdn_tape_step returns it: what gdn_step from x_t left in gdnData. The
+// pointers point into the tape and stay valid until its next rollout or gradient call.
+typedef struct gdnTapeStep {
+    int t;                       // the step (x_t -> x_{t+1})
+    size_t bytes;                // the record's size in the tape: 8 nv + its solve block
+    const double* qacc;          // (nv) the integrated acceleration (d->qacc)
+    // the solve; ncon = nefc = 0 and NULL arrays when the step had no contacts and no rows
+    int ncon;                    // contacts (d->ncon)
+    const gdnContact* contact;   // (ncon) d->contact
+    int nefc, ne, nf;            // rows, equality rows, friction-loss rows (d->nefc, ne, nf)
+    const int* efc_type;         // (nefc) gdnConstraintType
+    const int* efc_id;           // (nefc)
+    const int* efc_state;        // (nefc) gdnConstraintState at the solution
+    const double* efc_force;     // (nefc)
+    const double* qacc_warmstart; // (nv) d->qacc_warmstart after the step: the solver's
+                                 // acceleration (MuJoCo's qacc; differs from qacc with damping)
+    int solver_iter;             // d->solver_iter (0 without rows)
+    int solver_converged;        // d->solver_converged
+    double solver_residual;      // d->solver_residual
+    // the Newton Hessian factor L (d->solver_H, lower triangle; H = L L'), recorded when the
+    // tape was created with record_factor and the step's solve left one (d->solver_H_valid):
+    int factor_valid;            // 1: recorded; 0: factor_first and factor are NULL
+    const int* factor_first;     // (nv) row i of L is zero left of column factor_first[i]
+    const double* factor;        // rows of L back to back, row i its columns
+                                 // factor_first[i] .. i (sum of i - factor_first[i] + 1 doubles)
+} gdnTapeStep;
+
+// the record of step t of the last rollout: every t in 0 .. T-1 with a full tape; with
+// checkpointing the last step of each segment (t = min(cK + K, T) - 1) and, after
+// gdn_adjoint_rollout_gradient, the steps of the segment its backward pass replayed last
+// (0 .. min(K, T) - 2). GDN_ERR_ARG when t is not recorded, no rollout ran or a pointer is NULL
+GDN_API gdnStatus gdn_tape_step(const gdnTape* tape, int t, gdnTapeStep* rec);
+
 // ---------------------------------------------------------------- rollout and gradient
 
-// the primal only: run the rollout (recording states on the tape) and return J.
+// the primal only: run the rollout (recording states and step records, the solves of
+// constrained steps included, on the tape) and return J.
 // Errors (status, message in err): GDN_ERR_ARG for NULL pointers, sizes that differ from the
 // model or the tape, T <= 0 or T > the tape's max_steps, a quaternion of qpos0 off unit norm
 // by more than GDN_ADJOINT_QUAT_TOL; GDN_ERR_NONFINITE for non-finite qpos0, qvel0, ctrl,
 // applied forces, a step that fails ("step t: ...") or a non-finite objective value;
-// the status of a failing callback. *J is NaN on error.
+// GDN_ERR_MEMORY when a step's solve does not fit in the tape's solve reserve ("step t: ...
+// needs n bytes, f of r reserved bytes are free"); the status of a failing callback. *J is NaN
+// and no record is readable on error.
 GDN_API gdnStatus gdn_rollout_objective(const gdnModel* m, const gdnRollout* r,
                                         const gdnObjective* obj, gdnTape* tape, double* J,
                                         char* err, int err_size);

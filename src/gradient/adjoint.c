@@ -58,12 +58,11 @@ static gdnStatus reverse_step(const gdnModel* m, const gdnRollout* r, const gdnO
 }
 
 // The backward pass over segments [t0, t1) of K steps, last first. A segment's states
-// x_{t0+1} .. x_{t1-1} and accelerations qacc_{t0} .. qacc_{t1-2} are recomputed from
-// checkpoint x_{t0} with gdn_step (K > 1; qacc_{t1-1} is on the tape), then walked in reverse.
+// x_{t0+1} .. x_{t1-1} and step records t0 .. t1-2 are replayed from checkpoint x_{t0} with
+// gdn_step (K > 1; step t1-1's record is the forward pass's), then walked in reverse.
 static gdnStatus backward(const gdnModel* m, const gdnRollout* r, const gdnObjective* obj,
                           gdnTape* tape, gdnAdjointGradients* out, char* err, int err_size) {
     const int nq = m->nq, nv = m->nv, T = r->nstep, K = tape->every;
-    gdnData* d = tape->d;
 
     // lambda_T = grad g(x_T) (tangent)
     memset(tape->lam_q, 0, sizeof(double) * (size_t)nv);
@@ -85,16 +84,9 @@ static gdnStatus backward(const gdnModel* m, const gdnRollout* r, const gdnObjec
         const int t1 = t0 + K < T ? t0 + K : T;
         const double* xcheck = tape->checkpoint + (size_t)s * (size_t)tape->stride;
         if (t1 - t0 > 1) {
-            gdn_rollout_load_state(m, d, xcheck);
-            for (int t = t0; t < t1 - 1; t++) {
-                gdnStatus st = gdn_rollout_step(m, r, d, t, err, err_size);
-                if (st != GDN_OK) {
-                    return st;
-                }
-                gdn_rollout_save_state(m, d,
-                                       tape->segment + (size_t)(t - t0) * (size_t)tape->stride);
-                memcpy(tape->acc_segment + (size_t)(t - t0) * (size_t)nv, d->qacc,
-                       sizeof(double) * (size_t)nv);
+            gdnStatus st = gdn_rollout_replay(m, r, tape, s, err, err_size);
+            if (st != GDN_OK) {
+                return st;
             }
         }
         for (int t = t1 - 1; t >= t0; t--) {

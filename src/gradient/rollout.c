@@ -138,6 +138,8 @@ static void load_inputs(const gdnModel* m, const gdnRollout* r, gdnData* d) {
         memset(d->xfrc_applied, 0, sizeof(double) * 6 * (size_t)m->nbody);
     }
     d->time = 0;
+    // the first solve starts from a zero warm start, as in a fresh gdnData
+    memset(d->qacc_warmstart, 0, sizeof(double) * (size_t)m->nv);
 }
 
 void gdn_rollout_save_state(const gdnModel* m, const gdnData* d, double* x) {
@@ -170,14 +172,16 @@ gdnStatus gdn_rollout_step(const gdnModel* m, const gdnRollout* r, gdnData* d, i
 }
 
 // The forward pass shared by the primal and the gradient:
-//   x_0 = validated initial state; for t < T: record x_t (every K-th), J += l(x_t, u_t),
-//   x_{t+1} = gdn_step(x_t, u_t), record qacc_t when t ends a segment; record x_T, J += g(x_T)
-gdnStatus gdn_rollout_forward(const gdnModel* m, const gdnRollout* r, const gdnObjective* obj,
+//   x_0 = validated initial state; for t < T: record x_t (every K-th, with the warm start the
+//   step reads when K > 1), J += l(x_t, u_t), x_{t+1} = gdn_step(x_t, u_t), record step t
+//   (qacc, the solve) when t ends a segment; record x_T, J += g(x_T)
+static gdnStatus forward_pass(const gdnModel* m, const gdnRollout* r, const gdnObjective* obj,
                               gdnTape* tape, double* J, char* err, int err_size) {
     gdnData* d = tape->d;
     const int T = r->nstep, K = tape->every;
     tape->nstep = 0;
     tape->constrained = -1;
+    gdn_tape_clear_records(tape);
     load_inputs(m, r, d);
     memcpy(d->qpos, tape->qpos0, sizeof(double) * (size_t)m->nq);
     memcpy(d->qvel, r->qvel0, sizeof(double) * (size_t)m->nv);
@@ -185,6 +189,10 @@ gdnStatus gdn_rollout_forward(const gdnModel* m, const gdnRollout* r, const gdnO
     for (int t = 0; t < T; t++) {
         if (t % K == 0) {
             gdn_rollout_save_state(m, d, tape->checkpoint + (size_t)(t / K) * (size_t)tape->stride);
+            if (K > 1) {
+                memcpy(tape->warm + (size_t)(t / K) * (size_t)m->nv, d->qacc_warmstart,
+                       sizeof(double) * (size_t)m->nv);
+            }
         }
         if (obj->running.fn) {
             double value;
@@ -205,12 +213,16 @@ gdnStatus gdn_rollout_forward(const gdnModel* m, const gdnRollout* r, const gdnO
             tape->constrained = t;
             tape->constrained_nefc = d->nefc;
         }
-        // the acceleration of a segment's last step (the backward pass recomputes the others)
+        // the record of a segment's last step (the backward pass replays the others)
         if ((t + 1) % K == 0 || t == T - 1) {
-            memcpy(tape->acc_check + (size_t)(t / K) * (size_t)m->nv, d->qacc,
-                   sizeof(double) * (size_t)m->nv);
+            st = gdn_tape_record(tape, t / K, t, d, err, err_size);
+            if (st != GDN_OK) {
+                return st;
+            }
         }
     }
+    tape->pool_forward = tape->pool_used;
+    tape->solve_forward = tape->solve_used;
     gdn_rollout_save_state(m, d, tape->final);
     tape->nstep = T;
     if (obj->terminal.fn) {
@@ -224,6 +236,47 @@ gdnStatus gdn_rollout_forward(const gdnModel* m, const gdnRollout* r, const gdnO
         sum += value;
     }
     *J = sum;
+    return GDN_OK;
+}
+
+// the forward pass; on error nothing stays recorded (no state, no step record)
+gdnStatus gdn_rollout_forward(const gdnModel* m, const gdnRollout* r, const gdnObjective* obj,
+                              gdnTape* tape, double* J, char* err, int err_size) {
+    gdnStatus st = forward_pass(m, r, obj, tape, J, err, err_size);
+    if (st != GDN_OK) {
+        tape->nstep = 0;
+        gdn_tape_clear_records(tape);
+    }
+    return st;
+}
+
+// Segment s of the last forward pass replayed from its checkpoint x_{t0} and warm start:
+// steps t0 .. t1-2 with gdn_step, their states x_{t0+1} .. x_{t1-1} into tape->segment and
+// their records into the segment slots (t1 = min(t0 + K, T); nothing when t1 - t0 = 1)
+gdnStatus gdn_rollout_replay(const gdnModel* m, const gdnRollout* r, gdnTape* tape, int s,
+                             char* err, int err_size) {
+    const int K = tape->every, T = tape->nstep, t0 = s * K;
+    const int t1 = t0 + K < T ? t0 + K : T;
+    gdnData* d = tape->d;
+    gdn_tape_clear_segment(tape);
+    if (t1 - t0 <= 1) {
+        return GDN_OK;
+    }
+    gdn_rollout_load_state(m, d, tape->checkpoint + (size_t)s * (size_t)tape->stride);
+    memcpy(d->qacc_warmstart, tape->warm + (size_t)s * (size_t)m->nv,
+           sizeof(double) * (size_t)m->nv);
+    for (int t = t0; t < t1 - 1; t++) {
+        gdnStatus st = gdn_rollout_step(m, r, d, t, err, err_size);
+        if (st == GDN_OK) {
+            st = gdn_tape_record(tape, tape->ncheck + (t - t0), t, d, err, err_size);
+        }
+        if (st != GDN_OK) {
+            gdn_tape_clear_segment(tape);
+            return st;
+        }
+        gdn_rollout_save_state(m, d, tape->segment + (size_t)(t - t0) * (size_t)tape->stride);
+    }
+    tape->seg_t0 = t0;
     return GDN_OK;
 }
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// The rollout tape: one allocation holding the state record, buffers and workspaces.
+// The rollout tape: one allocation holding the state record, the step records and the buffers.
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,45 +15,130 @@ static void set_err(char* err, int err_size, const char* msg) {
     }
 }
 
+static size_t round8(size_t n) {
+    return (n + 7u) & ~(size_t)7u;
+}
+
+// a * b + c into *out; 0 when it overflows size_t
+static int mul_add(size_t a, size_t b, size_t c, size_t* out) {
+    if (b != 0 && a > (SIZE_MAX - c) / b) {
+        return 0;
+    }
+    *out = a * b + c;
+    return 1;
+}
+
+// bytes of a solve block (tape.h's layout) with ncon contacts, nefc rows and a factor of
+// nfactor doubles (nfactor > 0 adds factor_first, nv ints); the counts are bounded by the data's
+// capacities, so nothing overflows
+static size_t block_bytes(int nv, int ncon, int nefc, size_t nfactor) {
+    if (ncon == 0 && nefc == 0) {
+        return 0;
+    }
+    size_t doubles = (size_t)nv + (size_t)nefc + nfactor;
+    size_t ints = 3 * (size_t)nefc + (nfactor > 0 ? (size_t)nv : 0);
+    return round8(sizeof(double) * doubles + (size_t)ncon * sizeof(gdnContact) +
+                  sizeof(int) * ints);
+}
+
+size_t gdn_tape_solve_bytes(const gdnModel* m, int ncon, int nefc, int with_factor) {
+    if (!m || ncon < 0 || nefc < 0) {
+        return 0;
+    }
+    const size_t nv = (size_t)m->nv;
+    return block_bytes(m->nv, ncon, nefc, with_factor ? nv * (nv + 1) / 2 : 0);
+}
+
+void gdn_tape_options_init(const gdnModel* m, int max_steps, int checkpoint_every,
+                           gdnTapeOptions* opt) {
+    if (!opt) {
+        return;
+    }
+    memset(opt, 0, sizeof(*opt));
+    opt->max_steps = max_steps;
+    opt->checkpoint_every = checkpoint_every;
+    if (m) {
+        // about 4 contacts per body, 4 rows each, and 2 rows per dof
+        const int ncon = 4 * m->nbody;
+        opt->solve_bytes_per_step = gdn_tape_solve_bytes(m, ncon, 4 * ncon + 2 * m->nv, 0);
+    }
+}
+
 gdnStatus gdn_tape_create(const gdnModel* m, int max_steps, int checkpoint_every,
                           gdnTape** tape, char* err, int err_size) {
+    gdnTapeOptions opt;
+    gdn_tape_options_init(m, max_steps, checkpoint_every, &opt);
+    return gdn_tape_create_opt(m, &opt, tape, err, err_size);
+}
+
+gdnStatus gdn_tape_create_opt(const gdnModel* m, const gdnTapeOptions* opt, gdnTape** tape,
+                              char* err, int err_size) {
     if (tape) {
         *tape = NULL;
     }
-    if (!m || !tape) {
-        set_err(err, err_size, "gdn_tape_create: NULL model or tape pointer");
+    if (!m || !opt || !tape) {
+        set_err(err, err_size, "gdn_tape_create: NULL model, options or tape pointer");
         return GDN_ERR_ARG;
     }
-    if (max_steps <= 0 || checkpoint_every < 0) {
+    if (opt->max_steps <= 0 || opt->checkpoint_every < 0) {
         set_err(err, err_size, "gdn_tape_create: max_steps must be > 0, checkpoint_every >= 0");
         return GDN_ERR_ARG;
     }
-    int every = checkpoint_every < 1 ? 1 : checkpoint_every;
-    if (every > max_steps) {
-        every = max_steps;
+    int every = opt->checkpoint_every < 1 ? 1 : opt->checkpoint_every;
+    if (every > opt->max_steps) {
+        every = opt->max_steps;
     }
+    const int max_steps = opt->max_steps;
     const int nq = m->nq, nv = m->nv, nu = m->nu;
     const int stride = nq + nv;
     const int ncheck = (max_steps + every - 1) / every;
+    const int nslot = ncheck + every - 1;
 
-    // doubles: checkpoints, segment, final state, accelerations (checkpoints, segment), then
-    // the buffers of gdnTape in order
-    size_t nd = (size_t)ncheck * (size_t)stride + (size_t)(every - 1) * (size_t)stride +
-                (size_t)stride + (size_t)ncheck * (size_t)nv + (size_t)(every - 1) * (size_t)nv +
-                (size_t)nq + 4 * (size_t)nv + (size_t)(nq > nv ? nq : nv) + 2 * (size_t)nv +
-                (size_t)nu;
-    size_t bytes = sizeof(gdnTape) + sizeof(double) * (nd + 1);
-    if (nd > ((size_t)-1) / (4 * sizeof(double))) {
-        set_err(err, err_size, "gdn_tape_create: tape too large");
+    // the rollout's data first: its capacities bound the solve reserve per slot
+    gdnData* d = NULL;
+    gdnData* scratch = NULL;
+    if (gdn_data_create(m, &d) != GDN_OK || gdn_data_create(m, &scratch) != GDN_OK) {
+        gdn_data_free(d);
+        gdn_data_free(scratch);
+        set_err(err, err_size, "gdn_tape_create: could not create the rollout data");
         return GDN_ERR_MEMORY;
     }
-    unsigned char* buf = calloc(1, bytes);
+    const int factor = opt->record_factor != 0;
+    const size_t nvz = (size_t)nv;
+    size_t per_slot = opt->solve_bytes_per_step;
+    if (factor && per_slot > 0) {
+        // the largest envelope, its first columns and the rounding
+        size_t extra = sizeof(double) * nvz * (nvz + 1) / 2 + sizeof(int) * nvz + 8;
+        per_slot = per_slot > SIZE_MAX - extra ? SIZE_MAX : per_slot + extra;
+    }
+    const size_t cap = gdn_tape_solve_bytes(m, d->maxcon, d->maxefc, factor);
+    if (per_slot > cap) {
+        per_slot = cap;
+    }
+
+    // doubles: checkpoints, warm starts, segment, final state, then the buffers of gdnTape
+    size_t nd = (size_t)ncheck * (size_t)stride + (every > 1 ? (size_t)ncheck * nvz : 0) +
+                (size_t)(every - 1) * (size_t)stride + (size_t)stride + (size_t)nq + 4 * nvz +
+                (size_t)(nq > nv ? nq : nv) + 2 * nvz + (size_t)nu;
+    const size_t head = round8(sizeof(gdnTape)) + round8(sizeof(gdnTapeEntry) * (size_t)nslot);
+    size_t reserve = 0, pool = 0, bytes = 0;
+    const int fits = mul_add((size_t)nslot, per_slot, 0, &reserve) &&
+                     mul_add((size_t)nslot, sizeof(double) * nvz, reserve, &pool) &&
+                     pool < SIZE_MAX / 2 &&
+                     nd < SIZE_MAX / (4 * sizeof(double)) &&
+                     mul_add(nd, sizeof(double), head + 64 + pool, &bytes);
+    unsigned char* buf = fits ? calloc(1, bytes) : NULL;
     if (!buf) {
-        set_err(err, err_size, "gdn_tape_create: out of memory");
+        gdn_data_free(d);
+        gdn_data_free(scratch);
+        set_err(err, err_size, fits ? "gdn_tape_create: out of memory"
+                                    : "gdn_tape_create: tape too large");
         return GDN_ERR_MEMORY;
     }
     gdnTape* tp = (gdnTape*)(void*)buf;
     tp->buffer = buf;
+    tp->d = d;
+    tp->scratch = scratch;
     tp->nq = nq;
     tp->nv = nv;
     tp->nu = nu;
@@ -63,19 +149,24 @@ gdnStatus gdn_tape_create(const gdnModel* m, int max_steps, int checkpoint_every
     tp->ncheck = ncheck;
     tp->stride = stride;
     tp->nstep = 0;
+    tp->record_factor = factor;
+    tp->nslot = nslot;
+    tp->seg_t0 = -1;
+    tp->entry = (gdnTapeEntry*)(void*)(buf + round8(sizeof(gdnTape)));
+    for (int i = 0; i < nslot; i++) {
+        tp->entry[i].t = -1;
+    }
 
-    // carve the doubles (the struct size is a multiple of 8 bytes: pointers and ints)
-    double* p = (double*)(void*)(buf + ((sizeof(gdnTape) + 7) / 8) * 8);
+    // carve the doubles, then the pool (64-byte aligned)
+    double* p = (double*)(void*)(buf + head);
     tp->checkpoint = p;
     p += (size_t)ncheck * (size_t)stride;
+    tp->warm = every > 1 ? p : NULL;
+    p += every > 1 ? (size_t)ncheck * nvz : 0;
     tp->segment = every > 1 ? p : NULL;
     p += (size_t)(every - 1) * (size_t)stride;
     tp->final = p;
     p += stride;
-    tp->acc_check = p;
-    p += (size_t)ncheck * (size_t)nv;
-    tp->acc_segment = every > 1 ? p : NULL;
-    p += (size_t)(every - 1) * (size_t)nv;
     tp->qpos0 = p;
     p += nq;
     tp->lam_q = p;
@@ -93,12 +184,10 @@ gdnStatus gdn_tape_create(const gdnModel* m, int max_steps, int checkpoint_every
     tp->cost_v = p;
     p += nv;
     tp->cost_u = p;
-
-    if (gdn_data_create(m, &tp->d) != GDN_OK || gdn_data_create(m, &tp->scratch) != GDN_OK) {
-        gdn_tape_free(tp);
-        set_err(err, err_size, "gdn_tape_create: could not create the rollout data");
-        return GDN_ERR_MEMORY;
-    }
+    p += nu;
+    tp->pool = (unsigned char*)(((uintptr_t)p + 63u) & ~(uintptr_t)63u);
+    tp->pool_bytes = pool;
+    tp->solve_reserve = reserve;
     *tape = tp;
     return GDN_OK;
 }
@@ -112,18 +201,26 @@ void gdn_tape_free(gdnTape* tape) {
     free(tape->buffer);
 }
 
-// per recorded step: the state (nq + nv doubles) and the acceleration it integrates (nv)
+// per step of a full tape: the state (nq + nv doubles) and the acceleration it integrates (nv)
 size_t gdn_tape_bytes_per_step(const gdnTape* tape) {
     return tape ? sizeof(double) * (size_t)(tape->stride + tape->nv) : 0;
 }
 
-// checkpoints and segment buffer (state and acceleration each) + final state
+// the states (checkpoints, warm starts, segment buffer, final) and the step pool without its
+// solve reserve
+static size_t fixed_bytes(const gdnTape* tape) {
+    size_t states = (size_t)tape->ncheck + (size_t)(tape->every - 1) + 1;
+    size_t warm = tape->every > 1 ? (size_t)tape->ncheck * (size_t)tape->nv : 0;
+    return sizeof(double) * (states * (size_t)tape->stride + warm) +
+           (tape->pool_bytes - tape->solve_reserve);
+}
+
 size_t gdn_tape_state_bytes(const gdnTape* tape) {
-    if (!tape) {
-        return 0;
-    }
-    size_t steps = (size_t)tape->ncheck + (size_t)(tape->every - 1);
-    return steps * gdn_tape_bytes_per_step(tape) + sizeof(double) * (size_t)tape->stride;
+    return tape ? fixed_bytes(tape) + tape->solve_reserve : 0;
+}
+
+size_t gdn_tape_bytes_used(const gdnTape* tape) {
+    return tape ? fixed_bytes(tape) + tape->solve_used : 0;
 }
 
 double* gdn_tape_slot(const gdnTape* tape, int t) {
@@ -136,16 +233,160 @@ double* gdn_tape_slot(const gdnTape* tape, int t) {
     return tape->checkpoint + (size_t)(t / tape->every) * (size_t)tape->stride;
 }
 
-const double* gdn_tape_acc(const gdnTape* tape, int t) {
+int gdn_tape_slot_of(const gdnTape* tape, int t) {
     if (t < 0 || t >= tape->nstep) {
-        return NULL;
+        return -1;
     }
     const int K = tape->every, t0 = t - t % K;
     const int t1 = t0 + K < tape->nstep ? t0 + K : tape->nstep;
+    int slot = -1;
     if (t == t1 - 1) {
-        return tape->acc_check + (size_t)(t / K) * (size_t)tape->nv;
+        slot = t / K;
+    } else if (tape->seg_t0 == t0) {
+        slot = tape->ncheck + (t - t0);
     }
-    return tape->acc_segment + (size_t)(t - t0) * (size_t)tape->nv;
+    return slot >= 0 && tape->entry[slot].t == t ? slot : -1;
+}
+
+const double* gdn_tape_acc(const gdnTape* tape, int t) {
+    // the full tape: slot t, written by the forward pass for every t < T
+    if (tape->every == 1) {
+        return t >= 0 && t < tape->nstep
+                   ? (const double*)(const void*)(tape->pool + tape->entry[t].offset)
+                   : NULL;
+    }
+    const int slot = gdn_tape_slot_of(tape, t);
+    return slot < 0 ? NULL : (const double*)(const void*)(tape->pool + tape->entry[slot].offset);
+}
+
+void gdn_tape_clear_records(gdnTape* tape) {
+    tape->pool_used = 0;
+    tape->pool_forward = 0;
+    tape->solve_used = 0;
+    tape->solve_forward = 0;
+    tape->seg_t0 = -1;
+}
+
+void gdn_tape_clear_segment(gdnTape* tape) {
+    tape->pool_used = tape->pool_forward;
+    tape->solve_used = tape->solve_forward;
+    tape->seg_t0 = -1;
+}
+
+// copy n elements of `size` bytes from src to the pool cursor *p and advance it
+static void put(unsigned char** p, const void* src, size_t n, size_t size) {
+    if (n > 0) {
+        memcpy(*p, src, n * size);
+        *p += n * size;
+    }
+}
+
+gdnStatus gdn_tape_record_solve(gdnTape* tape, int slot, int t, const gdnData* d, char* err,
+                                int err_size) {
+    const int nv = tape->nv, ncon = d->ncon, nefc = d->nefc;
+    // the factor's envelope: row i from column solver_H_first[i] to the diagonal
+    const int factor = tape->record_factor && nefc > 0 && d->solver_H_valid;
+    size_t nfactor = 0;
+    for (int i = 0; factor && i < nv; i++) {
+        nfactor += (size_t)(i - d->solver_H_first[i] + 1);
+    }
+    const size_t block = block_bytes(nv, ncon, nefc, nfactor);
+    if (block > tape->solve_reserve - tape->solve_used ||
+        sizeof(double) * (size_t)nv + block > tape->pool_bytes - tape->pool_used) {
+        if (err && err_size > 0) {
+            snprintf(err, (size_t)err_size,
+                     "step %d: the tape's solve reserve is full: the step's solve (%d contacts, "
+                     "%d rows%s) needs %zu bytes, %zu of %zu reserved bytes are free (raise "
+                     "gdnTapeOptions.solve_bytes_per_step)",
+                     t, ncon, nefc, factor ? ", the factor" : "", block,
+                     tape->solve_reserve - tape->solve_used, tape->solve_reserve);
+        }
+        return GDN_ERR_MEMORY;
+    }
+    gdnTapeEntry* e = &tape->entry[slot];
+    unsigned char* p = tape->pool + tape->pool_used;
+    e->offset = tape->pool_used;
+    e->t = t;
+    e->ncon = ncon;
+    e->nefc = nefc;
+    e->ne = d->ne;
+    e->nf = d->nf;
+    e->solver_iter = d->solver_iter;
+    e->solver_converged = d->solver_converged;
+    e->solver_residual = d->solver_residual;
+    e->nfactor = (int)nfactor;
+    put(&p, d->qacc, (size_t)nv, sizeof(double));
+    if (block > 0) {
+        // doubles first, then the ints (tape.h's order)
+        put(&p, d->qacc_warmstart, (size_t)nv, sizeof(double));
+        put(&p, d->contact, (size_t)ncon, sizeof(gdnContact));
+        put(&p, d->efc_force, (size_t)nefc, sizeof(double));
+        for (int i = 0; factor && i < nv; i++) {
+            const int first = d->solver_H_first[i];
+            put(&p, d->solver_H + (size_t)i * (size_t)nv + first, (size_t)(i - first + 1),
+                sizeof(double));
+        }
+        put(&p, d->efc_type, (size_t)nefc, sizeof(int));
+        put(&p, d->efc_id, (size_t)nefc, sizeof(int));
+        put(&p, d->efc_state, (size_t)nefc, sizeof(int));
+        if (factor) {
+            put(&p, d->solver_H_first, (size_t)nv, sizeof(int));
+        }
+    }
+    e->bytes = sizeof(double) * (size_t)nv + block;
+    tape->pool_used += e->bytes;
+    tape->solve_used += block;
+    return GDN_OK;
+}
+
+gdnStatus gdn_tape_step(const gdnTape* tape, int t, gdnTapeStep* rec) {
+    if (!tape || !rec) {
+        return GDN_ERR_ARG;
+    }
+    memset(rec, 0, sizeof(*rec));
+    const int slot = gdn_tape_slot_of(tape, t);
+    if (slot < 0) {
+        return GDN_ERR_ARG;
+    }
+    const gdnTapeEntry* e = &tape->entry[slot];
+    const int nv = tape->nv, nefc = e->nefc;
+    const unsigned char* p = tape->pool + e->offset;
+    rec->t = t;
+    rec->bytes = e->bytes;
+    rec->qacc = (const double*)(const void*)p;
+    rec->solver_iter = e->solver_iter;
+    rec->solver_converged = e->solver_converged;
+    rec->solver_residual = e->solver_residual;
+    rec->ncon = e->ncon;
+    rec->nefc = nefc;
+    rec->ne = e->ne;
+    rec->nf = e->nf;
+    if (e->bytes == sizeof(double) * (size_t)nv) {
+        return GDN_OK;
+    }
+    // the solve block, in tape.h's order
+    p += sizeof(double) * (size_t)nv;
+    rec->qacc_warmstart = (const double*)(const void*)p;
+    p += sizeof(double) * (size_t)nv;
+    rec->contact = e->ncon > 0 ? (const gdnContact*)(const void*)p : NULL;
+    p += sizeof(gdnContact) * (size_t)e->ncon;
+    rec->efc_force = nefc > 0 ? (const double*)(const void*)p : NULL;
+    p += sizeof(double) * (size_t)nefc;
+    if (e->nfactor > 0) {
+        rec->factor = (const double*)(const void*)p;
+        p += sizeof(double) * (size_t)e->nfactor;
+    }
+    if (nefc > 0) {
+        rec->efc_type = (const int*)(const void*)p;
+        rec->efc_id = rec->efc_type + nefc;
+        rec->efc_state = rec->efc_id + nefc;
+        p += sizeof(int) * 3 * (size_t)nefc;
+    }
+    if (e->nfactor > 0) {
+        rec->factor_valid = 1;
+        rec->factor_first = (const int*)(const void*)p;
+    }
+    return GDN_OK;
 }
 
 gdnStatus gdn_tape_state(const gdnTape* tape, int t, double* qpos, double* qvel) {

@@ -1,19 +1,40 @@
 // SPDX-License-Identifier: Apache-2.0
-// Internal: the rollout tape (state record, backward-pass buffers, workspaces) and its layout.
+// Internal: the rollout tape (state record, step records, backward-pass buffers) and its layout.
 #ifndef GDN_GRADIENT_TAPE_H
 #define GDN_GRADIENT_TAPE_H
 
+#include <string.h>
+
 #include <gradyn/adjoint.h>
 
-// Record layout: a state is (qpos nq, qvel nv) contiguous, `stride` = nq + nv doubles.
+// State record: a state is (qpos nq, qvel nv) contiguous, `stride` = nq + nv doubles.
 //   checkpoint[c] = x_{cK}  for c = 0 .. ncheck-1 (K = 1: every state x_0 .. x_{T-1})
+//   warm[c]       = d->qacc_warmstart before step cK (K > 1 only: the segment replay's start)
 //   segment[s]    = x_{t0+1+s} for s = 0 .. K-2, refilled per segment in the backward pass
 //   final         = x_T
-// and the integrated accelerations (nv each, d->qacc after gdn_step from x_t) the step VJP
-// takes instead of recomputing them (gdn_step_vjp_at):
-//   acc_check[c]   = qacc of segment c's last step, t = min(cK + K, T) - 1 (K = 1: qacc_c),
-//                    recorded by the forward pass
-//   acc_segment[s] = qacc_{t0+s} for s = 0 .. K-2, refilled with the segment's states
+// Step records: what step t left in gdnData (its integrated acceleration, and its solve when it
+// had contacts or rows), variable size, back to back in `pool`, found through entry[slot]:
+//   slot c < ncheck       : step min(cK + K, T) - 1, the last of segment c (K = 1: step c),
+//                           recorded by the forward pass in order (pool [0, pool_forward))
+//   slot ncheck + s       : step t0 + s for s = 0 .. K-2 of the segment the backward pass holds
+//                           (seg_t0), recorded after the forward records, rewritten per segment
+// One record (8-byte aligned sections, in this order; `bytes` is their sum):
+//   qacc (nv doubles)                                        always
+//   when ncon > 0 or nefc > 0, the solve block (gdn_tape_solve_bytes):
+//     qacc_warmstart (nv doubles), contact (ncon gdnContact), efc_force (nefc doubles),
+//     factor (nfactor doubles: row i of L, columns first[i] .. i, rows back to back),
+//     efc_type, efc_id, efc_state (nefc ints each), factor_first (nv ints when nfactor > 0),
+//     padding to 8 bytes
+typedef struct gdnTapeEntry {
+    size_t offset;          // first byte of the record in the pool
+    size_t bytes;           // its size
+    int t;                  // the step, -1: empty
+    int ncon, nefc, ne, nf; // gdnData's counts after the step
+    int solver_iter, solver_converged;
+    int nfactor;            // doubles of the recorded factor envelope (0: none)
+    double solver_residual;
+} gdnTapeEntry;
+
 struct gdnTape {
     // the model's shape at creation (a call with another shape is refused)
     int nq, nv, nu, nbody, nvert;
@@ -24,12 +45,23 @@ struct gdnTape {
     int nstep;         // T of the last successful rollout, 0 before any
     int constrained;   // first step t of the last rollout with constraint rows, -1 for none
     int constrained_nefc; // its row count
+    int record_factor; // record the Newton factor of constrained steps (gdnTapeOptions)
+    int nslot;         // ncheck + K - 1 step-record slots
+    int seg_t0;        // t0 of the segment whose records are in the segment slots, -1: none
 
     double* checkpoint;  // (ncheck x stride)
+    double* warm;        // (ncheck x nv), NULL when K = 1
     double* segment;     // ((K - 1) x stride), NULL when K = 1
     double* final;       // (stride)
-    double* acc_check;   // (ncheck x nv)
-    double* acc_segment; // ((K - 1) x nv), NULL when K = 1
+
+    gdnTapeEntry* entry; // (nslot) the index of the step records
+    unsigned char* pool; // the step records, back to back
+    size_t pool_bytes;   // its size: nslot accelerations + the solve reserve
+    size_t pool_used;    // first free byte
+    size_t pool_forward; // end of the forward pass's records
+    size_t solve_reserve; // bytes of pool_bytes reserved for solve blocks
+    size_t solve_used;   // solve-block bytes of the records held now
+    size_t solve_forward; // those of the forward pass's records
 
     // backward-pass and input buffers
     double* qpos0;       // (nq) validated, normalized initial configuration
@@ -50,8 +82,49 @@ struct gdnTape {
 // the recorded state x_t when stored (else NULL): qpos at [0, nq), qvel at [nq, nq + nv)
 double* gdn_tape_slot(const gdnTape* tape, int t);
 
-// the acceleration integrated by step t < T (acc_check or acc_segment; the latter only while
-// the backward pass holds t's segment), NULL when not recorded
+// the record slot of step t < T (forward or segment slot, see above), -1 when t is not held
+int gdn_tape_slot_of(const gdnTape* tape, int t);
+
+// the acceleration integrated by step t < T (a forward record, or a segment record while the
+// backward pass holds t's segment), NULL when not recorded
 const double* gdn_tape_acc(const gdnTape* tape, int t);
+
+// empty the step records (before a forward pass)
+void gdn_tape_clear_records(gdnTape* tape);
+
+// drop the segment records (before a segment replay): the pool top returns to pool_forward
+void gdn_tape_clear_segment(gdnTape* tape);
+
+// gdn_tape_record for a step with contacts or rows: qacc and the solve block.
+// GDN_ERR_MEMORY ("step t: ...", nothing written) when the solve reserve is too small
+gdnStatus gdn_tape_record_solve(gdnTape* tape, int slot, int t, const gdnData* d, char* err,
+                                int err_size);
+
+// record what gdn_step left in d for step t into `slot` at the pool's top: qacc, and the solve
+// block when d has contacts or rows (gdn_tape_record_solve). A record without a solve block
+// always fits (the pool holds the accelerations of every slot), and is written here inline: it
+// is on the path of every unconstrained step of a rollout
+static inline gdnStatus gdn_tape_record(gdnTape* tape, int slot, int t, const gdnData* d,
+                                        char* err, int err_size) {
+    if (d->ncon != 0 || d->nefc != 0) {
+        return gdn_tape_record_solve(tape, slot, t, d, err, err_size);
+    }
+    const size_t bytes = sizeof(double) * (size_t)tape->nv;
+    gdnTapeEntry* e = &tape->entry[slot];
+    e->offset = tape->pool_used;
+    e->bytes = bytes;
+    e->t = t;
+    e->ncon = 0;
+    e->nefc = 0;
+    e->ne = 0;
+    e->nf = 0;
+    e->solver_iter = d->solver_iter;
+    e->solver_converged = d->solver_converged;
+    e->nfactor = 0;
+    e->solver_residual = d->solver_residual;
+    memcpy(tape->pool + tape->pool_used, d->qacc, bytes);
+    tape->pool_used += bytes;
+    return GDN_OK;
+}
 
 #endif

@@ -35,14 +35,17 @@ static int cholesky(double* a, int n, const int* first) {
 }
 
 // x' M^-1 x for each of nrow rows of J (nrow x nv) and the mean over [first, first + count)
-// of the diagonal of J M^-1 J': with y = L^-1 x, x' M^-1 x = |y|^2 (row i of L from first[i])
+// of the diagonal of J M^-1 J': with y = L^-1 x, x' M^-1 x = |y|^2 (row i of L from first[i]).
+// The rows are zero outside the dofs [lo, hi) of one tree, where L is block diagonal, so y is
+// an exact zero there and its squares add +0 to the sum: the loop runs over [lo, hi) only and
+// gives the bits of the full one
 static double mean_inverse_weight(const double* L, int nv, const int* first, const double* J,
-                                  int row0, int count, double* y) {
+                                  int row0, int count, int lo, int hi, double* y) {
     double sum = 0;
     for (int r = row0; r < row0 + count; r++) {
         const double* x = J + (size_t)r * (size_t)nv;
         double q = 0;
-        for (int i = 0; i < nv; i++) {
+        for (int i = lo; i < hi; i++) {
             double t = x[i];
             for (int k = first[i]; k < i; k++) {
                 t -= L[i * nv + k] * y[k];
@@ -94,7 +97,8 @@ static gdnStatus set_weights(gdnModel* m, gdnData* d) {
     double* J = malloc(sizeof(double) * 6 * n);
     double* y = malloc(sizeof(double) * n);
     int* first = malloc(sizeof(int) * n);
-    if (!L || !J || !y || !first) {
+    int* end = malloc(sizeof(int) * n);
+    if (!L || !J || !y || !first || !end) {
         st = GDN_ERR_MEMORY;
         goto done;
     }
@@ -113,20 +117,34 @@ static gdnStatus set_weights(gdnModel* m, gdnData* d) {
     }
     m->stat_meaninertia /= nv;
     memcpy(L, d->qM, sizeof(double) * n * n);
+    // each dof's tree: its root dof first[i]; a tree's dofs are contiguous, ending at
+    // end[first[i]]
     for (int i = 0; i < nv; i++) {
         int parent = m->dof_parentid[i];
         first[i] = parent < 0 ? i : first[parent];
+        end[first[i]] = i + 1;
     }
     if (cholesky(L, nv, first)) {
         // singular M (MuJoCo's compiler rejects such models): weights stay zero
         goto done;
     }
 
-    // bodies: J = [Jp; Jr] of the COM; mean translational and rotational diagonal
+    // bodies: J = [Jp; Jr] of the COM (nonzero on the dofs of the tree of the nearest body
+    // with dofs on the path to the world, none when welded to it); mean translational and
+    // rotational diagonal
     for (int b = 1; b < m->nbody; b++) {
+        int a = b;
+        while (a > 0 && m->body_dofnum[a] == 0) {
+            a = m->body_parentid[a];
+        }
+        int lo = 0, hi = 0;
+        if (a > 0) {
+            lo = first[m->body_dofadr[a]];
+            hi = end[lo];
+        }
         gdn_jac_body_com(m, d, J, J + 3 * n, b);
-        m->body_invweight0[2 * b] = mean_inverse_weight(L, nv, first, J, 0, 3, y);
-        m->body_invweight0[2 * b + 1] = mean_inverse_weight(L, nv, first, J, 3, 3, y);
+        m->body_invweight0[2 * b] = mean_inverse_weight(L, nv, first, J, 0, 3, lo, hi, y);
+        m->body_invweight0[2 * b + 1] = mean_inverse_weight(L, nv, first, J, 3, 3, lo, hi, y);
     }
 
     // joints: unit rows of the joint's dofs; free: translation and rotation averaged apart
@@ -137,15 +155,16 @@ static gdnStatus set_weights(gdnModel* m, gdnData* d) {
         for (int k = 0; k < dnum; k++) {
             J[(size_t)k * n + (size_t)(adr + k)] = 1;
         }
+        int lo = first[adr], hi = end[lo];
         if (dnum == 6) {
-            double t = mean_inverse_weight(L, nv, first, J, 0, 3, y);
-            double r = mean_inverse_weight(L, nv, first, J, 3, 3, y);
+            double t = mean_inverse_weight(L, nv, first, J, 0, 3, lo, hi, y);
+            double r = mean_inverse_weight(L, nv, first, J, 3, 3, lo, hi, y);
             for (int k = 0; k < 3; k++) {
                 m->dof_invweight0[adr + k] = t;
                 m->dof_invweight0[adr + 3 + k] = r;
             }
         } else {
-            double w = mean_inverse_weight(L, nv, first, J, 0, dnum, y);
+            double w = mean_inverse_weight(L, nv, first, J, 0, dnum, lo, hi, y);
             for (int k = 0; k < dnum; k++) {
                 m->dof_invweight0[adr + k] = w;
             }
@@ -156,6 +175,7 @@ done:
     free(J);
     free(y);
     free(first);
+    free(end);
     return st;
 }
 

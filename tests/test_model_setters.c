@@ -13,6 +13,7 @@
 #include "runner/test.h"
 
 #define HUMANOID_MJ "/usr/share/mujoco/model/humanoid/humanoid.xml"
+#define HUMANOIDS22_MJ "/usr/share/mujoco/model/humanoid/22_humanoids.xml"
 
 static long g_arrays, g_values; // compared over the whole run
 
@@ -378,7 +379,7 @@ static int test_inertia_matches_edited_file(void) {
     } cases[] = {{"sol_stack.xml", 3},  {"cnstr_weld.xml", 2}, {"cnstr_weld.xml", 3},
                  {"humanoid32.xml", 1}, {"humanoid32.xml", 5}, {"humanoid32.xml", 9},
                  {"box_penalty.xml", 1}, {"arm7.xml", 4},      {HUMANOID_MJ, 1},
-                 {HUMANOID_MJ, 7},       {HUMANOID_MJ, 12}};
+                 {HUMANOID_MJ, 7},       {HUMANOID_MJ, 12},     {HUMANOIDS22_MJ, 100}};
     int ok = 1;
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         if (cases[i].file[0] == '/' && !exists(cases[i].file)) {

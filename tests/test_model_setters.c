@@ -96,8 +96,10 @@ typedef struct Tag {
     int geom_doc;      // document order among geoms
 } Tag;
 
+#define SCAN_MAX 4096 // tags of one kind (bodies, geoms, pairs) a scanned file may hold
+
 typedef struct Scan {
-    Tag bodies[256], geoms[512], pairs[64];
+    Tag bodies[SCAN_MAX], geoms[SCAN_MAX], pairs[SCAN_MAX];
     int nbody, ngeom, npair;
 } Scan;
 
@@ -129,6 +131,9 @@ static void scan(const char* s, Scan* sc) {
             in_default += !selfclose;
         } else if (is_tag(p, "/default")) {
             in_default--;
+        } else if (sc->nbody == SCAN_MAX || sc->ngeom == SCAN_MAX || sc->npair == SCAN_MAX ||
+                   depth == 63) {
+            return; // beyond the test's capacity: the edits then fail visibly
         } else if (is_tag(p, "body")) {
             nb++;
             sc->bodies[sc->nbody++] = (Tag){start, end, nb, 0};
@@ -282,7 +287,7 @@ static int check_pair(const gdnModel* set, const char* edited, const char* dir, 
 
 // <inertial> of body b replaced (or added after its <body> tag)
 static char* put_inertial(char* s, int b, const char* inertial) {
-    Scan sc;
+    static Scan sc;
     scan(s, &sc);
     Tag t = sc.bodies[b - 1];
     // an existing <inertial> child: between the body tag and the next <body or </body>
@@ -419,7 +424,7 @@ static int geom_case(const char* file, int g, GeomEdit what, const double* v) {
         if (!ok) {
             printf("  %s geom %d %s: %s\n", file, g, attr[what], gdn_status_string(st));
         } else {
-            Scan sc;
+            static Scan sc;
             scan(xml, &sc);
             xml = set_attr(xml, geom_tag(&sc, g), attr[what], fmt_doubles(v, n[what]));
             char label[256];
@@ -479,7 +484,7 @@ static int size_text_case(const char* text, int g, const double size[3]) {
         if (!ok) {
             printf("  geom %d size: %s\n", g, gdn_status_string(st));
         } else {
-            Scan sc;
+            static Scan sc;
             scan(xml, &sc);
             xml = set_attr(xml, geom_tag(&sc, g), "size", fmt_doubles(size, 3));
             char label[64];
@@ -539,7 +544,7 @@ static int inertia_then_size_case(const char* file, const char* geom, double sca
                      "diaginertia=\"%s\"/>", m->body_mass[b], pos, quat,
                      fmt_doubles(m->body_inertia + 3 * b, 3));
             xml = put_inertial(xml, b, el);
-            Scan sc;
+            static Scan sc;
             scan(xml, &sc);
             xml = set_attr(xml, geom_tag(&sc, g), "size", fmt_doubles(size, 3));
             char label[256];
@@ -578,7 +583,7 @@ static int inferred_size_case(const char* file, const char* geom, double scale) 
         // the mass moved unless the geom's mass is given (or the geom is not inertial)
         ok = ok && (m->body_mass[b] != mass0) == (m->geom_inertial[g] && m->geom_density[g] > 0);
         if (ok) {
-            Scan sc;
+            static Scan sc;
             scan(xml, &sc);
             xml = set_attr(xml, geom_tag(&sc, g), "size", fmt_doubles(size, 3));
             char label[256];
@@ -623,7 +628,7 @@ static int inferred_text_case(const char* geom, double scale) {
         gdnStatus st = gdn_model_set_geom_size(m, g, size);
         ok = st == GDN_OK;
         if (ok) {
-            Scan sc;
+            static Scan sc;
             scan(xml, &sc);
             xml = set_attr(xml, geom_tag(&sc, g), "size", fmt_doubles(size, 3));
             char label[64];
@@ -688,7 +693,7 @@ static int pair_case(int p, int what, const double* v) {
         ok = st == GDN_OK;
         const char* g1 = gdn_id2name(m, "geom", m->pair_geom1[p]);
         const char* g2 = gdn_id2name(m, "geom", m->pair_geom2[p]);
-        Scan sc;
+        static Scan sc;
         scan(xml, &sc);
         int found = -1;
         for (int i = 0; i < sc.npair; i++) {

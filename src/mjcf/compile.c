@@ -311,8 +311,8 @@ static void fill_geoms_sites(const gdnSpec* spec, const gdnSpecTree* tree, gdnMo
         m->geom_gap[gid] = g->gap;
         memcpy(m->geom_rgba + 4 * gid, g->rgba, 4 * sizeof(double));
 
-        // the compiler's geom mass record (compile_geom, compile_inertia)
-        // (mass and inertia kept for the geoms its body's inertia is made of, else 0)
+        // the compiler's geom mass record for the geom-size setter: mass and inertia of the
+        // geoms a body's inertia is made of (compile_geom, compile_inertia), else 0
         const int* range = spec->compiler.inertiagrouprange;
         int inertial =
             inertia_from_geoms(spec, g->body) && g->group >= range[0] && g->group <= range[1];

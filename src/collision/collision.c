@@ -7,6 +7,7 @@
 #include "collision/broadphase.h"
 #include "collision/narrowphase.h"
 #include "math/vec.h"
+#include "model/validate.h"
 
 // smallest friction coefficient of a contact (MuJoCo's mjMINMU)
 #define MIN_MU 1e-5
@@ -220,7 +221,7 @@ static void collide_geoms(const gdnModel* m, gdnData* d, int g1, int g2, int ipa
 }
 
 gdnStatus gdn_collision(const gdnModel* m, gdnData* d) {
-    if (!m || !d) {
+    if (gdn_check_model_data(m, d) != GDN_OK) {
         return GDN_ERR_ARG;
     }
     d->ncon = 0;

@@ -10,7 +10,9 @@
 extern "C" {
 #endif
 
-#if defined(GDN_BUILD_SHARED)
+// the public functions: the library is compiled with hidden visibility, so these are the only
+// symbols libgradyn.so exports (tests/test_exports.c counts them)
+#if defined(__GNUC__)
 #    define GDN_API __attribute__((visibility("default")))
 #else
 #    define GDN_API

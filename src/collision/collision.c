@@ -3,6 +3,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "collision/collision.h"
+
 #include "base/arena.h"
 #include "collision/broadphase.h"
 #include "collision/narrowphase.h"
@@ -224,6 +226,10 @@ gdnStatus gdn_collision(const gdnModel* m, gdnData* d) {
     if (gdn_check_model_data(m, d) != GDN_OK) {
         return GDN_ERR_ARG;
     }
+    return gdn_collision_stage(m, d);
+}
+
+gdnStatus gdn_collision_stage(const gdnModel* m, gdnData* d) {
     d->ncon = 0;
     d->ncon_overflow = 0;
     if ((m->opt.disableflags & (GDN_DSBL_CONSTRAINT | GDN_DSBL_CONTACT)) || m->nbody < 2) {

@@ -210,9 +210,12 @@ void gdn_kinematics_bodies(const gdnModel* m, gdnData* d) {
 
 // a NULL argument or data created for a model of other sizes: nothing happens
 void gdn_kinematics(const gdnModel* m, gdnData* d) {
-    if (gdn_check_model_data(m, d) != GDN_OK) {
-        return;
+    if (gdn_check_model_data(m, d) == GDN_OK) {
+        gdn_kinematics_stage(m, d);
     }
+}
+
+void gdn_kinematics_stage(const gdnModel* m, gdnData* d) {
     gdn_kinematics_bodies(m, d);
 
     // geoms and sites (after the inertial frames: they may copy one)

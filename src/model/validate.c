@@ -5,31 +5,6 @@
 #include <float.h>
 #include <math.h>
 
-// sum of each size times its own odd 64-bit constant, then a final mix: independent products
-// (a few cycles; it runs in every public call); two size lists collide only when a combination
-// of the constants with small integer coefficients is 0 mod 2^64
-unsigned long long gdn_model_signature(const gdnModel* m) {
-    const unsigned long long s =
-        (unsigned long long)(unsigned)m->nq * 0x9e3779b97f4a7c15ull +
-        (unsigned long long)(unsigned)m->nv * 0xbf58476d1ce4e5b9ull +
-        (unsigned long long)(unsigned)m->nu * 0x94d049bb133111ebull +
-        (unsigned long long)(unsigned)m->nbody * 0xd6e8feb86659fd93ull +
-        (unsigned long long)(unsigned)m->njnt * 0xa0761d6478bd642full +
-        (unsigned long long)(unsigned)m->ngeom * 0xe7037ed1a0b428dbull +
-        (unsigned long long)(unsigned)m->nsite * 0x8ebc6af09c88c6e3ull +
-        (unsigned long long)(unsigned)m->nvert * 0x589965cc75374cc3ull +
-        (unsigned long long)(unsigned)m->nconmax * 0x1d8e4e27c47d124full +
-        (unsigned long long)(unsigned)m->njmax * 0xc2b2ae3d27d4eb4full;
-    return s ^ (s >> 29);
-}
-
-gdnStatus gdn_check_model_data(const gdnModel* m, const gdnData* d) {
-    if (!m || !d || d->model_signature_ != gdn_model_signature(m)) {
-        return GDN_ERR_ARG;
-    }
-    return GDN_OK;
-}
-
 // every disable / enable bit the library knows
 #define GDN_DSBL_ALL ((GDN_DSBL_REFSAFE << 1) - 1)
 #define GDN_ENBL_ALL ((GDN_ENBL_ENERGY << 1) - 1)

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/arena.h"
+#include "kinematics/kinematics.h"
 #include "model/validate.h"
 #include "penalty/penalty.h"
 #include "dynamics/applied.h"
@@ -46,7 +47,7 @@ static gdnStatus stage_check(const gdnModel* m, gdnData* d) {
 
 // position: kinematics, energy (when enabled), the formulation's contacts and rows
 static gdnStatus stage_position(const gdnModel* m, gdnData* d, const gdnFormulation* form) {
-    gdn_kinematics(m, d);
+    gdn_kinematics_stage(m, d);
     if (m->opt.enableflags & GDN_ENBL_ENERGY) {
         gdn_energy(m, d);
     }
@@ -184,7 +185,7 @@ gdnStatus gdn_inverse(const gdnModel* m, gdnData* d) {
         !gdn_all_finite(d->qacc, m->nv)) {
         return GDN_ERR_NONFINITE;
     }
-    gdn_kinematics(m, d);
+    gdn_kinematics_stage(m, d);
     gdn_crb(m, d);
     gdn_rne(m, d, 0, d->qfrc_bias);
     gdn_passive(m, d);

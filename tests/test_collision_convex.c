@@ -10,7 +10,7 @@
 #include <gradyn/gradyn.h>
 #include <mujoco/mujoco.h>
 
-#include "collision/hull.h"
+#include "model/hull.h"
 #include "collision/narrowphase.h"
 #include "oracle/from_mujoco.h"
 #include "oracle/mj_from_string.h"

@@ -11,10 +11,10 @@
 #include <gradyn/gradyn.h>
 #include <mujoco/mujoco.h>
 
-#include "contact/body_wrench.h"
+#include "penalty/body_wrench.h"
 #include "gradient/body_tangent.h"
-#include "contact/mesh_file.h"
-#include "contact/penalty.h"
+#include "mjcf/mesh_file.h"
+#include "penalty/penalty.h"
 #include "runner/test.h"
 
 #define BOX_XML GDN_TEST_MODELS "/box_penalty.xml"

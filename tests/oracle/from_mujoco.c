@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collision/mesh_model.h"
+#include "model/mesh_model.h"
 #include "model/model_alloc.h"
 
 // same-typed array: plain copy

@@ -305,10 +305,6 @@ static int test_step_rejects_nonfinite(void) {
 
 // ---------------------------------------------------------------- identities
 
-static double relerr(const double* a, const double* b, int n) {
-    return gdn_test_relerr(a, b, n, 1);
-}
-
 // ABA(q, v, RNEA(q, v, a)) == a; RNEA(q, v, ABA(q, v, tau)) == tau; qM qacc + qfrc_bias == tau; qM symmetric positive definite
 static int test_identities(void) {
     unsigned long long rng = 12345;
@@ -334,11 +330,11 @@ static int test_identities(void) {
             gdn_rne(m, d, 1, tau);
             double back[64], tau2[64];
             gdn_aba(m, d, tau, NULL, back);
-            worst_aba = fmax(worst_aba, relerr(back, acc, nv));
+            worst_aba = fmax(worst_aba, gdn_test_relerr(back, acc, nv, 1));
             // forward then inverse: backward stable, so tight in force space
             memcpy(d->qacc, back, sizeof(double) * (size_t)nv);
             gdn_rne(m, d, 1, tau2);
-            worst_rne = fmax(worst_rne, relerr(tau2, tau, nv));
+            worst_rne = fmax(worst_rne, gdn_test_relerr(tau2, tau, nv, 1));
             // M qacc + C = tau
             for (int i = 0; i < nv; i++) {
                 mv[i] = d->qfrc_bias[i];
@@ -346,7 +342,7 @@ static int test_identities(void) {
                     mv[i] += d->qM[i * nv + j] * acc[j];
                 }
             }
-            worst_crb = fmax(worst_crb, relerr(mv, tau, nv));
+            worst_crb = fmax(worst_crb, gdn_test_relerr(mv, tau, nv, 1));
             // symmetric, and Cholesky succeeds
             for (int i = 0; i < nv; i++) {
                 for (int j = 0; j < nv; j++) {
@@ -401,26 +397,26 @@ static int test_against_mujoco(void) {
             random_state(&p, &rng, 1e3, 2);
             mj_forward(mm, md);
             CHECK(gdn_forward(m, d) == GDN_OK);
-            e_kin = fmax(e_kin, relerr(d->xpos, md->xpos, 3 * m->nbody));
-            e_kin = fmax(e_kin, relerr(d->xquat, md->xquat, 4 * m->nbody));
-            e_kin = fmax(e_kin, relerr(d->xipos, md->xipos, 3 * m->nbody));
-            e_kin = fmax(e_kin, relerr(d->ximat, md->ximat, 9 * m->nbody));
-            e_kin = fmax(e_kin, relerr(d->xanchor, md->xanchor, 3 * m->njnt));
-            e_kin = fmax(e_kin, relerr(d->xaxis, md->xaxis, 3 * m->njnt));
-            e_kin = fmax(e_kin, relerr(d->subtree_com, md->subtree_com, 3 * m->nbody));
-            e_kin = fmax(e_kin, relerr(d->geom_xmat, md->geom_xmat, 9 * m->ngeom));
-            e_kin = fmax(e_kin, relerr(d->site_xpos, md->site_xpos, 3 * m->nsite));
+            e_kin = fmax(e_kin, gdn_test_relerr(d->xpos, md->xpos, 3 * m->nbody, 1));
+            e_kin = fmax(e_kin, gdn_test_relerr(d->xquat, md->xquat, 4 * m->nbody, 1));
+            e_kin = fmax(e_kin, gdn_test_relerr(d->xipos, md->xipos, 3 * m->nbody, 1));
+            e_kin = fmax(e_kin, gdn_test_relerr(d->ximat, md->ximat, 9 * m->nbody, 1));
+            e_kin = fmax(e_kin, gdn_test_relerr(d->xanchor, md->xanchor, 3 * m->njnt, 1));
+            e_kin = fmax(e_kin, gdn_test_relerr(d->xaxis, md->xaxis, 3 * m->njnt, 1));
+            e_kin = fmax(e_kin, gdn_test_relerr(d->subtree_com, md->subtree_com, 3 * m->nbody, 1));
+            e_kin = fmax(e_kin, gdn_test_relerr(d->geom_xmat, md->geom_xmat, 9 * m->ngeom, 1));
+            e_kin = fmax(e_kin, gdn_test_relerr(d->site_xpos, md->site_xpos, 3 * m->nsite, 1));
             mj_fullM(mm, full, md->qM);
-            e_m = fmax(e_m, relerr(d->qM, full, nv * nv));
-            e_bias = fmax(e_bias, relerr(d->qfrc_bias, md->qfrc_bias, nv));
-            e_acc = fmax(e_acc, relerr(d->qacc, md->qacc_smooth, nv));
+            e_m = fmax(e_m, gdn_test_relerr(d->qM, full, nv * nv, 1));
+            e_bias = fmax(e_bias, gdn_test_relerr(d->qfrc_bias, md->qfrc_bias, nv, 1));
+            e_acc = fmax(e_acc, gdn_test_relerr(d->qacc, md->qacc_smooth, nv, 1));
             // inverse dynamics at a random acceleration
             for (int i = 0; i < nv; i++) {
                 d->qacc[i] = md->qacc[i] = gdn_test_uniform(&rng, -3, 3);
             }
             mj_inverse(mm, md);
             CHECK(gdn_inverse(m, d) == GDN_OK);
-            e_inv = fmax(e_inv, relerr(d->qfrc_inverse, md->qfrc_inverse, nv));
+            e_inv = fmax(e_inv, gdn_test_relerr(d->qfrc_inverse, md->qfrc_inverse, nv, 1));
         }
         printf("  %-12s kin %.1e  qM %.1e  bias %.1e  qacc %.1e  inverse %.1e\n", kModelNames[k],
                e_kin, e_m, e_bias, e_acc, e_inv);
@@ -461,12 +457,12 @@ static int test_rollout_against_mujoco(void) {
             for (int i = 0; i < m->nv; i++) {
                 worst_q = fmax(worst_q, fabs(dq[i]));
             }
-            worst_v = fmax(worst_v, relerr(d->qvel, p.md->qvel, m->nv));
+            worst_v = fmax(worst_v, gdn_test_relerr(d->qvel, p.md->qvel, m->nv, 1));
             mj_differentiatePos(p.mm, dq, 1, p.md->qpos, twin->qpos);
             for (int i = 0; i < m->nv; i++) {
                 self_q = fmax(self_q, fabs(dq[i]));
             }
-            self_v = fmax(self_v, relerr(twin->qvel, p.md->qvel, m->nv));
+            self_v = fmax(self_v, gdn_test_relerr(twin->qvel, p.md->qvel, m->nv, 1));
         }
         printf("  %-12s 1000 steps: |dq| %.1e  qvel %.1e   MuJoCo vs its perturbed self: "
                "|dq| %.1e  qvel %.1e\n",

@@ -798,9 +798,7 @@ static int test_energy_tree(void) {
 // ---------------------------------------------------------------- MuJoCo, stage by stage
 
 // every error below: ||gradyn - MuJoCo||_inf / max(||MuJoCo||_inf, 1) over the whole array
-static double rel(const double* a, const double* b, int n) {
-    return gdn_test_relerr(a, b, n, 1);
-}
+// (gdn_test_relerr with floor 1)
 
 enum { Q_JAC, Q_PASSIVE, Q_ACT_LEN, Q_ACT_VEL, Q_ACT_FORCE, Q_QFRC_ACT, Q_APPLIED, Q_ENERGY, NQ };
 static const char* const kQName[NQ] = {"jac",         "qfrc_passive",  "actuator_length",
@@ -870,23 +868,27 @@ static int compare_stages(const char* path, double worst[NQ]) {
                                md->xipos[3 * b + 2] + 0.1};
             gdn_jac_body(g, d, gj, gj + 3 * nv, b);
             mj_jacBody(mm, md, mj, mj + 3 * nv, b);
-            local[Q_JAC] = fmax(local[Q_JAC], rel(gj, mj, 6 * nv));
+            local[Q_JAC] = fmax(local[Q_JAC], gdn_test_relerr(gj, mj, 6 * nv, 1));
             gdn_jac_body_com(g, d, gj, gj + 3 * nv, b);
             mj_jacBodyCom(mm, md, mj, mj + 3 * nv, b);
-            local[Q_JAC] = fmax(local[Q_JAC], rel(gj, mj, 6 * nv));
+            local[Q_JAC] = fmax(local[Q_JAC], gdn_test_relerr(gj, mj, 6 * nv, 1));
             gdn_jac(g, d, gj, gj + 3 * nv, point, b);
             mj_jac(mm, md, mj, mj + 3 * nv, point, b);
-            local[Q_JAC] = fmax(local[Q_JAC], rel(gj, mj, 6 * nv));
+            local[Q_JAC] = fmax(local[Q_JAC], gdn_test_relerr(gj, mj, 6 * nv, 1));
         }
-        local[Q_PASSIVE] = fmax(local[Q_PASSIVE], rel(d->qfrc_passive, md->qfrc_passive, nv));
+        local[Q_PASSIVE] = fmax(local[Q_PASSIVE],
+                                gdn_test_relerr(d->qfrc_passive, md->qfrc_passive, nv, 1));
         local[Q_ACT_LEN] =
-            fmax(local[Q_ACT_LEN], rel(d->actuator_length, md->actuator_length, mm->nu));
+            fmax(local[Q_ACT_LEN],
+                 gdn_test_relerr(d->actuator_length, md->actuator_length, mm->nu, 1));
         local[Q_ACT_VEL] =
-            fmax(local[Q_ACT_VEL], rel(d->actuator_velocity, md->actuator_velocity, mm->nu));
+            fmax(local[Q_ACT_VEL],
+                 gdn_test_relerr(d->actuator_velocity, md->actuator_velocity, mm->nu, 1));
         local[Q_ACT_FORCE] =
-            fmax(local[Q_ACT_FORCE], rel(d->actuator_force, md->actuator_force, mm->nu));
+            fmax(local[Q_ACT_FORCE],
+                 gdn_test_relerr(d->actuator_force, md->actuator_force, mm->nu, 1));
         local[Q_QFRC_ACT] =
-            fmax(local[Q_QFRC_ACT], rel(d->qfrc_actuator, md->qfrc_actuator, nv));
+            fmax(local[Q_QFRC_ACT], gdn_test_relerr(d->qfrc_actuator, md->qfrc_actuator, nv, 1));
         // applied: MuJoCo's qfrc_applied + sum_b mj_applyFT(xfrc_b at xipos_b)
         memset(gj, 0, sizeof(double) * (size_t)nv);
         gdn_applied_forces(g, d, gj);
@@ -895,9 +897,10 @@ static int compare_stages(const char* path, double worst[NQ]) {
             mj_applyFT(mm, md, md->xfrc_applied + 6 * b, md->xfrc_applied + 6 * b + 3,
                        md->xipos + 3 * b, b, mj);
         }
-        local[Q_APPLIED] = fmax(local[Q_APPLIED], rel(gj, mj, nv));
-        local[Q_ENERGY] = fmax(local[Q_ENERGY], rel(d->energy, md->energy, 1));
-        local[Q_ENERGY] = fmax(local[Q_ENERGY], rel(d->energy + 1, md->energy + 1, 1));
+        local[Q_APPLIED] = fmax(local[Q_APPLIED], gdn_test_relerr(gj, mj, nv, 1));
+        local[Q_ENERGY] = fmax(local[Q_ENERGY], gdn_test_relerr(d->energy, md->energy, 1, 1));
+        local[Q_ENERGY] = fmax(local[Q_ENERGY],
+                               gdn_test_relerr(d->energy + 1, md->energy + 1, 1, 1));
     }
     const char* name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
     printf("  %-22s", name);

@@ -85,27 +85,16 @@ static void free_both(Both* b) {
     mj_deleteModel(b->mm);
 }
 
-// max_i |a_i - b_i| / max(|b|_inf, floor), recorded in g_worst_field
+// max_i |a_i - b_i| / max(|b|_inf, floor) (gdn_test_relerr), recorded in g_worst_field
 static int near(const char* what, const double* a, const double* b, int n, double floor_) {
-    double scale = floor_, worst = 0;
-    for (int i = 0; i < n; i++) {
-        scale = fmax(scale, fabs(b[i]));
-    }
-    int at = 0;
-    for (int i = 0; i < n; i++) {
-        double e = fabs(a[i] - b[i]) / scale;
-        if (!(e <= worst)) {
-            worst = e;
-            at = i;
-        }
-    }
+    const double worst = gdn_test_relerr(a, b, n, floor_);
     g_worst_field = fmax(g_worst_field, worst);
     if (getenv("GDN_MESH_VERBOSE")) {
         printf("    %-14s worst relative difference %.3g\n", what, worst);
     }
     if (!(worst <= FIELD_TOL)) {
-        fprintf(stderr, "%s[%d]: %.17g vs MuJoCo %.17g (relative %.3g)\n", what, at, a[at], b[at],
-                worst);
+        fprintf(stderr, "%s: relative %.3g (second array: MuJoCo's)\n", what, worst);
+        gdn_test_print_worst(a, b, n);
         return 1;
     }
     return 0;

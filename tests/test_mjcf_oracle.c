@@ -34,20 +34,6 @@ static void count_warning(const char* msg) {
     g_mj_warnings++;
 }
 
-// ||a - b||_inf / max(||b||_inf, tiny); 0 for two empty or all-zero arrays
-static double rel_err(const double* a, const double* b, int n) {
-    double diff = 0, scale = 0;
-    for (int i = 0; i < n; i++) {
-        double d = fabs(a[i] - b[i]);
-        if (isnan(d)) {
-            return INFINITY;
-        }
-        diff = fmax(diff, d);
-        scale = fmax(scale, fabs(b[i]));
-    }
-    return scale > 0 ? diff / scale : diff;
-}
-
 static double rel_err_int(const int* a, const int* b, int n) {
     for (int i = 0; i < n; i++) {
         if (a[i] != b[i]) {
@@ -144,17 +130,18 @@ static int compare_model(const char* path, Worst* w) {
     record(w, name, "body_dofadr", rel_err_int(g->body_dofadr, m->body_dofadr, nb));
     record(w, name, "body_geomadr", rel_err_int(g->body_geomadr, m->body_geomadr, nb));
     record(w, name, "dof_parentid", rel_err_int(g->dof_parentid, m->dof_parentid, m->nv));
-    record(w, name, "body_pos", rel_err(g->body_pos, m->body_pos, 3 * nb));
+    record(w, name, "body_pos", gdn_test_relerr(g->body_pos, m->body_pos, 3 * nb, 0));
     record(w, name, "body_quat", quat_err(g->body_quat, m->body_quat, nb));
-    record(w, name, "body_mass", rel_err(g->body_mass, m->body_mass, nb));
-    record(w, name, "body_subtreemass", rel_err(g->body_subtreemass, m->body_subtreemass, nb));
-    record(w, name, "body_ipos", rel_err(g->body_ipos, m->body_ipos, 3 * nb));
+    record(w, name, "body_mass", gdn_test_relerr(g->body_mass, m->body_mass, nb, 0));
+    record(w, name, "body_subtreemass",
+           gdn_test_relerr(g->body_subtreemass, m->body_subtreemass, nb, 0));
+    record(w, name, "body_ipos", gdn_test_relerr(g->body_ipos, m->body_ipos, 3 * nb, 0));
     double worst_tensor = 0;
     for (int b = 0; b < nb; b++) {
         double Tg[9], Tm[9];
         inertia_tensor(Tg, g->body_inertia + 3 * b, g->body_iquat + 4 * b);
         inertia_tensor(Tm, m->body_inertia + 3 * b, m->body_iquat + 4 * b);
-        worst_tensor = fmax(worst_tensor, rel_err(Tg, Tm, 9));
+        worst_tensor = fmax(worst_tensor, gdn_test_relerr(Tg, Tm, 9, 0));
     }
     record(w, name, "inertia_tensor", worst_tensor);
     record(w, name, "jnt_type", rel_err_int(g->jnt_type, m->jnt_type, nj));
@@ -165,32 +152,33 @@ static int compare_model(const char* path, Worst* w) {
         limited_diff += g->jnt_limited[j] != (int)m->jnt_limited[j];
     }
     record(w, name, "jnt_limited", limited_diff ? INFINITY : 0);
-    record(w, name, "jnt_pos", rel_err(g->jnt_pos, m->jnt_pos, 3 * nj));
-    record(w, name, "jnt_axis", rel_err(g->jnt_axis, m->jnt_axis, 3 * nj));
-    record(w, name, "jnt_range", rel_err(g->jnt_range, m->jnt_range, 2 * nj));
-    record(w, name, "jnt_stiffness", rel_err(g->jnt_stiffness, m->jnt_stiffness, nj));
-    record(w, name, "jnt_solimp", rel_err(g->jnt_solimp, m->jnt_solimp, 5 * nj));
-    record(w, name, "dof_damping", rel_err(g->dof_damping, m->dof_damping, m->nv));
-    record(w, name, "dof_armature", rel_err(g->dof_armature, m->dof_armature, m->nv));
-    record(w, name, "qpos0", rel_err(g->qpos0, m->qpos0, m->nq));
-    record(w, name, "qpos_spring", rel_err(g->qpos_spring, m->qpos_spring, m->nq));
+    record(w, name, "jnt_pos", gdn_test_relerr(g->jnt_pos, m->jnt_pos, 3 * nj, 0));
+    record(w, name, "jnt_axis", gdn_test_relerr(g->jnt_axis, m->jnt_axis, 3 * nj, 0));
+    record(w, name, "jnt_range", gdn_test_relerr(g->jnt_range, m->jnt_range, 2 * nj, 0));
+    record(w, name, "jnt_stiffness", gdn_test_relerr(g->jnt_stiffness, m->jnt_stiffness, nj, 0));
+    record(w, name, "jnt_solimp", gdn_test_relerr(g->jnt_solimp, m->jnt_solimp, 5 * nj, 0));
+    record(w, name, "dof_damping", gdn_test_relerr(g->dof_damping, m->dof_damping, m->nv, 0));
+    record(w, name, "dof_armature", gdn_test_relerr(g->dof_armature, m->dof_armature, m->nv, 0));
+    record(w, name, "qpos0", gdn_test_relerr(g->qpos0, m->qpos0, m->nq, 0));
+    record(w, name, "qpos_spring", gdn_test_relerr(g->qpos_spring, m->qpos_spring, m->nq, 0));
     record(w, name, "actuator_trnid", rel_err_int(g->actuator_trnid, m->actuator_trnid, 2 * nu));
-    record(w, name, "actuator_gear", rel_err(g->actuator_gear, m->actuator_gear, 6 * nu));
+    record(w, name, "actuator_gear",
+           gdn_test_relerr(g->actuator_gear, m->actuator_gear, 6 * nu, 0));
     record(w, name, "actuator_gainprm",
-           rel_err(g->actuator_gainprm, m->actuator_gainprm, mjNGAIN * nu));
+           gdn_test_relerr(g->actuator_gainprm, m->actuator_gainprm, mjNGAIN * nu, 0));
     record(w, name, "actuator_biasprm",
-           rel_err(g->actuator_biasprm, m->actuator_biasprm, mjNBIAS * nu));
+           gdn_test_relerr(g->actuator_biasprm, m->actuator_biasprm, mjNBIAS * nu, 0));
     record(w, name, "actuator_ctrlrange",
-           rel_err(g->actuator_ctrlrange, m->actuator_ctrlrange, 2 * nu));
+           gdn_test_relerr(g->actuator_ctrlrange, m->actuator_ctrlrange, 2 * nu, 0));
     record(w, name, "geom_type", rel_err_int(g->geom_type, m->geom_type, ng));
-    record(w, name, "geom_size", rel_err(g->geom_size, m->geom_size, 3 * ng));
-    record(w, name, "geom_pos", rel_err(g->geom_pos, m->geom_pos, 3 * ng));
+    record(w, name, "geom_size", gdn_test_relerr(g->geom_size, m->geom_size, 3 * ng, 0));
+    record(w, name, "geom_pos", gdn_test_relerr(g->geom_pos, m->geom_pos, 3 * ng, 0));
     record(w, name, "geom_quat", quat_err(g->geom_quat, m->geom_quat, ng));
-    record(w, name, "site_pos", rel_err(g->site_pos, m->site_pos, 3 * m->nsite));
+    record(w, name, "site_pos", gdn_test_relerr(g->site_pos, m->site_pos, 3 * m->nsite, 0));
     record(w, name, "site_quat", quat_err(g->site_quat, m->site_quat, m->nsite));
-    record(w, name, "key_qpos", rel_err(g->key_qpos, m->key_qpos, m->nkey * m->nq));
-    record(w, name, "timestep", rel_err(&g->opt.timestep, &m->opt.timestep, 1));
-    record(w, name, "gravity", rel_err(g->opt.gravity, m->opt.gravity, 3));
+    record(w, name, "key_qpos", gdn_test_relerr(g->key_qpos, m->key_qpos, m->nkey * m->nq, 0));
+    record(w, name, "timestep", gdn_test_relerr(&g->opt.timestep, &m->opt.timestep, 1, 0));
+    record(w, name, "gravity", gdn_test_relerr(g->opt.gravity, m->opt.gravity, 3, 0));
     record(w, name, "disableflags",
            rel_err_int(&g->opt.disableflags, &m->opt.disableflags, 1));
     for (int b = 0; b < nb; b++) {

@@ -95,7 +95,7 @@ static int rollout_model(const char* path, gdnOracleSource source) {
 
         double scale_q = fmax(inf_norm(md->qpos, nq), 1.0);
         double e_q = gdn_oracle_qpos_distance(&o, gd->qpos, md->qpos, scratch) / scale_q;
-        double e_v = gdn_oracle_relerr(gd->qvel, md->qvel, nv, 1.0);
+        double e_v = gdn_test_relerr(gd->qvel, md->qvel, nv, 1.0);
         double err = fmax(e_q, e_v);
         if (err != err) {
             err = INFINITY;

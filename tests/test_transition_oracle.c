@@ -64,10 +64,10 @@ static int compare_model(const char* path, double* worst_err, double* worst_self
         }
         CHECK(nbad <= 1);
         *masked += nbad;
-        double ea = gdn_oracle_relerr(A, Amj, n * n, 1);
-        double eb = nu ? gdn_oracle_relerr(B, Bmj, n * nu, 1) : 0;
-        double sa = gdn_oracle_relerr(Amj5, Amj, n * n, 1);
-        double sb = nu ? gdn_oracle_relerr(Bmj5, Bmj, n * nu, 1) : 0;
+        double ea = gdn_test_relerr(A, Amj, n * n, 1);
+        double eb = nu ? gdn_test_relerr(B, Bmj, n * nu, 1) : 0;
+        double sa = gdn_test_relerr(Amj5, Amj, n * n, 1);
+        double sb = nu ? gdn_test_relerr(Bmj5, Bmj, n * nu, 1) : 0;
         double err = fmax(ea, eb), self = fmax(sa, sb);
         model_err = fmax(model_err, err);
         model_self = fmax(model_self, self);

@@ -131,6 +131,8 @@ typedef struct gdnData {
     size_t parena;          // bytes in use
     size_t maxuse_arena;    // high-water mark
 
+    unsigned long long model_signature_; // internal: the layout signature of the model the
+                            // data was created for (every call taking (m, d) compares it)
     void* buffer_;          // internal: the single allocation backing every array
 } gdnData;
 

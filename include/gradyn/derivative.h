@@ -16,7 +16,8 @@ extern "C" {
 // (same forces, same penalty contact set, same implicit damping). It leaves the state unchanged
 // (quaternions in qpos may be normalized in place, as gdn_step does) and overwrites
 // intermediates. Returns GDN_ERR_NONFINITE for a non-finite state, GDN_ERR_MEMORY when the arena
-// is too small. No allocation. Only steps without constraint rows are differentiated (the
+// is too small, GDN_ERR_ARG (as gdn_step) for NULL arguments, a d created for a model of other
+// sizes or options out of range. No allocation. Only steps without constraint rows are differentiated (the
 // smooth + penalty step): a step with active contacts, limits, equality or friction-loss rows
 // (d->nefc > 0 after the call) returns GDN_ERR_UNSUPPORTED, never a gradient of another step;
 // set GDN_DSBL_CONSTRAINT (or the kinds of rows that are active) to differentiate without them.

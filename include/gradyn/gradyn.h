@@ -10,7 +10,9 @@
 extern "C" {
 #endif
 
-#if defined(GDN_BUILD_SHARED)
+// the public functions: the library is compiled with hidden visibility, so these are the only
+// symbols libgradyn.so exports (tests/test_exports.c counts them)
+#if defined(__GNUC__)
 #    define GDN_API __attribute__((visibility("default")))
 #else
 #    define GDN_API
@@ -80,7 +82,8 @@ GDN_API gdnStatus gdn_model_set_collision_mesh(gdnModel* m, int body, const doub
 GDN_API gdnStatus gdn_data_create(const gdnModel* m, gdnData** d);
 GDN_API void gdn_data_free(gdnData* d);
 
-// reset to qpos0, zero velocity, controls and applied forces, time 0
+// reset to qpos0, zero velocity, controls and applied forces, time 0. Nothing happens for a
+// NULL argument or a d created for a model of other sizes
 GDN_API void gdn_data_reset(const gdnModel* m, gdnData* d);
 
 // reset to keyframe key; GDN_ERR_ARG if out of range
@@ -93,20 +96,29 @@ GDN_API gdnStatus gdn_data_reset_keyframe(const gdnModel* m, gdnData* d, int key
 // (v' = v + h qacc, q' = q (+) h v'; implicit dof damping). Returns GDN_ERR_NONFINITE (and
 // leaves the state unchanged) when the state, controls or acceleration are not finite, the
 // solver's GDN_ERR_MEMORY / GDN_ERR_UNSUPPORTED (state unchanged); an unconverged solve is
-// reported in d->solver_converged (0), not as an error.
+// reported in d->solver_converged (0), not as an error, but a solve whose acceleration, forces
+// or residual are not finite is GDN_ERR_NONFINITE (state unchanged). GDN_ERR_NONFINITE too when
+// time + timestep is not finite; GDN_ERR_ARG (state unchanged) for NULL arguments, a d created
+// for a model of other sizes, or options out of the loader's ranges (m->opt changed after load:
+// timestep <= 0, iterations < 0, a NaN tolerance, unknown solver / cone codes, ...;
+// docs/architecture.md, "Input validation")
 GDN_API gdnStatus gdn_step(const gdnModel* m, gdnData* d);
 
 // forward dynamics without integration (MuJoCo's mj_forward): kinematics, qM, forces,
-// qacc_smooth, contacts and constraint rows, qacc from the constraint solve
+// qacc_smooth, contacts and constraint rows, qacc from the constraint solve. The same checks as
+// gdn_step: GDN_ERR_ARG for NULL, another model's data or bad options, GDN_ERR_NONFINITE for a
+// non-finite qpos, qvel or ctrl (nothing computed) or a non-finite result
 GDN_API gdnStatus gdn_forward(const gdnModel* m, gdnData* d);
 
 // inverse dynamics (MuJoCo's mj_inverse without constraints): qfrc_inverse = M qacc + C -
-// qfrc_passive, armature included in M; it is the actuator + applied force that yields d->qacc
+// qfrc_passive, armature included in M; it is the actuator + applied force that yields d->qacc.
+// gdn_forward's checks of the arguments, options and state
 GDN_API gdnStatus gdn_inverse(const gdnModel* m, gdnData* d);
 
 // ---------------------------------------------------------------- algorithms (stages)
 
-// forward kinematics: xpos, xquat, xmat, xipos, ximat, xanchor, xaxis, geom/site poses
+// forward kinematics: xpos, xquat, xmat, xipos, ximat, xanchor, xaxis, geom/site poses.
+// Nothing happens for a NULL argument or a d created for a model of other sizes
 GDN_API void gdn_kinematics(const gdnModel* m, gdnData* d);
 
 // collision detection (MuJoCo 2.2.2's mj_collision): d->contact[0 .. ncon) from the geom poses
@@ -165,7 +177,8 @@ GDN_API int gdn_joint_nq(int jnt_type);
 GDN_API int gdn_joint_nv(int jnt_type);
 
 // qpos <- qpos (+) dt qvel: vector addition for hinge/slide and free position, quaternion
-// right-multiplication by exp(dt omega / 2) for ball and free rotation (MuJoCo's convention)
+// right-multiplication by exp(dt omega / 2) for ball and free rotation (MuJoCo's convention).
+// This and the two calls below do nothing when an argument is NULL
 GDN_API void gdn_integrate_pos(const gdnModel* m, double* qpos, const double* qvel, double dt);
 
 // qvel <- (qpos2 (-) qpos1) / dt: the inverse of gdn_integrate_pos
@@ -187,7 +200,8 @@ typedef struct gdnInertia {
     double inertia[9]; // symmetric 3x3, row-major
 } gdnInertia;
 
-// the inertia of body b as compiled (principal form rotated into body axes)
+// the inertia of body b as compiled (principal form rotated into body axes); all zeros for a
+// NULL model or b outside [0, nbody), nothing for a NULL out
 GDN_API void gdn_body_inertia(const gdnModel* m, int b, gdnInertia* out);
 
 // set the inertia of body b (1 <= b < nbody): body_mass (kg), body_ipos (m, body frame) and

@@ -6,6 +6,8 @@
 
 #include <stddef.h>
 
+#include <gradyn/contact.h> // gdnSolver, gdnCone
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -83,15 +85,15 @@ typedef enum gdnBiasType { GDN_BIAS_NONE = 0, GDN_BIAS_AFFINE = 1 } gdnBiasType;
 typedef struct gdnOption {
     double timestep;    // integration step (s)
     double gravity[3];  // gravitational acceleration, world frame (m/s^2)
-    int integrator;     // gdnIntegrator
+    gdnIntegrator integrator; // GDN_INT_EULER
     int disableflags;   // gdnDisableBit mask
     int enableflags;    // gdnEnableBit mask
 
     // constraint solver (MuJoCo 2.2.2 names and defaults)
-    int solver;         // gdnSolver (default Newton)
+    gdnSolver solver;   // default Newton
     int iterations;     // maximum solver iterations (100)
     double tolerance;   // solver tolerance (1e-8)
-    int cone;           // gdnCone (pyramidal)
+    gdnCone cone;       // pyramidal by default
     double impratio;    // friction-to-normal impedance ratio (1)
     double o_margin;    // override margin (enableflags & GDN_ENBL_OVERRIDE)
     double o_solref[GDN_NREF]; // override solref

@@ -3,10 +3,13 @@
 #include <math.h>
 #include <string.h>
 
+#include "collision/collision.h"
+
 #include "base/arena.h"
 #include "collision/broadphase.h"
 #include "collision/narrowphase.h"
 #include "math/vec.h"
+#include "model/validate.h"
 
 // smallest friction coefficient of a contact (MuJoCo's mjMINMU)
 #define MIN_MU 1e-5
@@ -220,9 +223,13 @@ static void collide_geoms(const gdnModel* m, gdnData* d, int g1, int g2, int ipa
 }
 
 gdnStatus gdn_collision(const gdnModel* m, gdnData* d) {
-    if (!m || !d) {
+    if (gdn_check_model_data(m, d) != GDN_OK) {
         return GDN_ERR_ARG;
     }
+    return gdn_collision_stage(m, d);
+}
+
+gdnStatus gdn_collision_stage(const gdnModel* m, gdnData* d) {
     d->ncon = 0;
     d->ncon_overflow = 0;
     if ((m->opt.disableflags & (GDN_DSBL_CONSTRAINT | GDN_DSBL_CONTACT)) || m->nbody < 2) {

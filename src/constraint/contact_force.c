@@ -4,12 +4,14 @@
 
 #include <string.h>
 
+#include "model/validate.h"
+
 // result = the contact's rows of efc_force, decoded from the pyramid's edges when the rows are
 // pyramidal: each edge pair (J_n + mu_i J_ti, J_n - mu_i J_ti) with forces (f_2i, f_2i+1) acts
 // as a normal force f_2i + f_2i+1 and a tangential one (f_2i - f_2i+1) mu_i; the row type (not
 // the model's current cone option) says how the rows were built
 gdnStatus gdn_contact_force(const gdnModel* m, const gdnData* d, int id, double result[6]) {
-    if (!m || !d || !result || id < 0 || id >= d->ncon) {
+    if (gdn_check_model_data(m, d) != GDN_OK || !result || id < 0 || id >= d->ncon) {
         return GDN_ERR_ARG;
     }
     memset(result, 0, 6 * sizeof(double));

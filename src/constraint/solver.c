@@ -242,10 +242,20 @@ gdnStatus gdn_solve_constraint_rows(const gdnModel* m, gdnData* d, const int* gi
     } else {
         status = GDN_ERR_UNSUPPORTED;
     }
+    // a solve with a non-finite acceleration, force or residual is an error, never a "did not
+    // converge" (a NaN cost stops the iteration with qacc at its start)
     for (int i = 0; status == GDN_OK && i < nv; i++) {
         if (!isfinite(d->qacc[i])) {
             status = GDN_ERR_NONFINITE;
         }
+    }
+    for (int i = 0; status == GDN_OK && i < nefc; i++) {
+        if (!isfinite(d->efc_force[i])) {
+            status = GDN_ERR_NONFINITE;
+        }
+    }
+    if (status == GDN_OK && !isfinite(d->solver_residual)) {
+        status = GDN_ERR_NONFINITE;
     }
     if (status != GDN_OK) {
         // no solution: the unconstrained acceleration, reported as not converged

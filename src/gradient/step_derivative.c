@@ -13,6 +13,7 @@
 #include "gradient/residual.h"
 #include "gradient/step_derivative.h"
 #include "kinematics/kinematics.h"
+#include "model/validate.h"
 #include "sim/pipeline.h"
 
 // The step (sim/pipeline.c), from (q, v, u; pi, V) with h = timestep, D = diag(dof_damping):
@@ -64,7 +65,7 @@ gdnStatus gdn_contact_wrench_jvp(const gdnModel* m, gdnData* d, const double* dq
 gdnStatus gdn_step_jvp(const gdnModel* m, gdnData* d, const double* dqpos, const double* dqvel,
                        const double* dctrl, const double* dparam, const double* dvert,
                        double* dqpos_next, double* dqvel_next) {
-    if (!m || !d || !dqpos_next || !dqvel_next) {
+    if (gdn_check_call(m, d) != GDN_OK || !dqpos_next || !dqvel_next) {
         return GDN_ERR_ARG;
     }
     const int nv = m->nv;
@@ -189,7 +190,7 @@ static gdnStatus step_vjp_back(const gdnModel* m, gdnData* d, const gdnAbaFactor
 gdnStatus gdn_step_vjp(const gdnModel* m, gdnData* d, const double* gqpos_next,
                        const double* gqvel_next, double* gqpos, double* gqvel, double* gctrl,
                        double* gparam, double* gvert) {
-    if (!m || !d) {
+    if (gdn_check_call(m, d) != GDN_OK) {
         return GDN_ERR_ARG;
     }
     size_t mark = gdn_arena_mark(d);

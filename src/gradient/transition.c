@@ -13,6 +13,7 @@
 #include "gradient/residual.h"
 #include "gradient/step_derivative.h"
 #include "math/vecn.h"
+#include "model/validate.h"
 #include "sim/pipeline.h"
 
 // the contact's share of [dr/dq | dr/dv] added into the first 2 nv columns of X (row stride
@@ -50,7 +51,7 @@ static gdnStatus contact_residual_columns(const gdnModel* m, gdnData* d, double*
 //   dv'/dq = h da/dq,  dv'/dv = I + h da/dv,  dv'/du = h da/du
 //   dq'/dx = Phi_q [x = q] + h Phi_v dv'/dx
 gdnStatus gdn_transition_jacobians(const gdnModel* m, gdnData* d, double* A, double* B) {
-    if (!m || !d) {
+    if (gdn_check_call(m, d) != GDN_OK) {
         return GDN_ERR_ARG;
     }
     const int nv = m->nv, nu = m->nu, n = 2 * nv;

@@ -7,6 +7,7 @@
 
 #include "base/arena.h"
 #include "kinematics/kinematics.h"
+#include "model/validate.h"
 #include "math/vec.h"
 
 // Every formula below is evaluated in the same floating-point order whatever the shortcut
@@ -207,7 +208,14 @@ void gdn_kinematics_bodies(const gdnModel* m, gdnData* d) {
     subtree_coms(m, d);
 }
 
+// a NULL argument or data created for a model of other sizes: nothing happens
 void gdn_kinematics(const gdnModel* m, gdnData* d) {
+    if (gdn_check_model_data(m, d) == GDN_OK) {
+        gdn_kinematics_stage(m, d);
+    }
+}
+
+void gdn_kinematics_stage(const gdnModel* m, gdnData* d) {
     gdn_kinematics_bodies(m, d);
 
     // geoms and sites (after the inertial frames: they may copy one)

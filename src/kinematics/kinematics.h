@@ -11,4 +11,8 @@
 // they were. For passes that read no geom or site frame (the derivative front halves).
 void gdn_kinematics_bodies(const gdnModel* m, gdnData* d);
 
+// gdn_kinematics without its argument check: for the pipeline, whose entries checked the model
+// and data once (model/validate.h)
+void gdn_kinematics_stage(const gdnModel* m, gdnData* d);
+
 #endif

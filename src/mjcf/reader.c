@@ -177,8 +177,11 @@ static int read_solver_options(gdnSpec* spec, gdnXmlElem* e) {
     static const int solver_codes[] = {GDN_SOL_PGS, GDN_SOL_CG, GDN_SOL_NEWTON};
     static const char* const cones[] = {"pyramidal", "elliptic"};
     static const int cone_codes[] = {GDN_CONE_PYRAMIDAL, GDN_CONE_ELLIPTIC};
-    GDN_TRY(gdn_attr_keyword(d, e, "solver", solvers, solver_codes, 3, &o->solver));
-    GDN_TRY(gdn_attr_keyword(d, e, "cone", cones, cone_codes, 2, &o->cone));
+    int solver = o->solver, cone = o->cone;
+    GDN_TRY(gdn_attr_keyword(d, e, "solver", solvers, solver_codes, 3, &solver));
+    GDN_TRY(gdn_attr_keyword(d, e, "cone", cones, cone_codes, 2, &cone));
+    o->solver = (gdnSolver)solver;
+    o->cone = (gdnCone)cone;
     GDN_TRY(gdn_attr_int(d, e, "iterations", &o->iterations));
     GDN_TRY(gdn_attr_doubles(d, e, "tolerance", 1, &o->tolerance, 1));
     GDN_TRY(gdn_attr_doubles(d, e, "impratio", 1, &o->impratio, 1));

@@ -32,8 +32,12 @@ int gdn_joint_nv(int jnt_type) {
     }
 }
 
-// free: p += dt v_world, q <- q exp(dt w_local); ball: q <- q exp(dt w_local); else q += dt v
+// free: p += dt v_world, q <- q exp(dt w_local); ball: q <- q exp(dt w_local); else q += dt v.
+// A NULL argument: nothing happens
 void gdn_integrate_pos(const gdnModel* m, double* qpos, const double* qvel, double dt) {
+    if (!m || !qpos || !qvel) {
+        return;
+    }
     for (int j = 0; j < m->njnt; j++) {
         double* q = qpos + m->jnt_qposadr[j];
         const double* v = qvel + m->jnt_dofadr[j];
@@ -52,9 +56,12 @@ void gdn_integrate_pos(const gdnModel* m, double* qpos, const double* qvel, doub
     }
 }
 
-// the inverse of gdn_integrate_pos: qvel = (qpos2 (-) qpos1) / dt
+// the inverse of gdn_integrate_pos: qvel = (qpos2 (-) qpos1) / dt. A NULL argument: nothing
 void gdn_difference_pos(const gdnModel* m, double* qvel, double dt, const double* qpos1,
                         const double* qpos2) {
+    if (!m || !qvel || !qpos1 || !qpos2) {
+        return;
+    }
     double inv = 1 / dt;
     for (int j = 0; j < m->njnt; j++) {
         const double* a = qpos1 + m->jnt_qposadr[j];
@@ -88,7 +95,11 @@ void gdn_difference_pos(const gdnModel* m, double* qvel, double dt, const double
     }
 }
 
+// a NULL argument: nothing happens
 void gdn_normalize_quat(const gdnModel* m, double* qpos) {
+    if (!m || !qpos) {
+        return;
+    }
     for (int j = 0; j < m->njnt; j++) {
         double* q = qpos + m->jnt_qposadr[j];
         if (m->jnt_type[j] == GDN_JNT_FREE) {

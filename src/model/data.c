@@ -6,6 +6,8 @@
 
 #include <gradyn/gradyn.h>
 
+#include "model/validate.h"
+
 // the data's arrays: X(field, count-expression); all double
 #define GDN_DATA_ARRAYS(X)              \
     X(qpos, nq)                         \
@@ -130,6 +132,7 @@ gdnStatus gdn_data_create(const gdnModel* m, gdnData** out) {
     d->maxcon = (int)maxcon;
     d->maxefc = (int)maxefc;
     d->nvert = m->nvert;
+    d->model_signature_ = gdn_model_signature(m);
     d->arena = p;
     d->narena = narena;
     gdn_data_reset(m, d);
@@ -144,7 +147,11 @@ void gdn_data_free(gdnData* d) {
     }
 }
 
+// a NULL argument or a data created for a model of other sizes: nothing happens
 void gdn_data_reset(const gdnModel* m, gdnData* d) {
+    if (gdn_check_model_data(m, d) != GDN_OK) {
+        return;
+    }
     d->time = 0;
     memcpy(d->qpos, m->qpos0, sizeof(double) * (size_t)m->nq);
     memset(d->qvel, 0, sizeof(double) * (size_t)m->nv);
@@ -165,7 +172,7 @@ void gdn_data_reset(const gdnModel* m, gdnData* d) {
 }
 
 gdnStatus gdn_data_reset_keyframe(const gdnModel* m, gdnData* d, int key) {
-    if (!m || !d || key < 0 || key >= m->nkey) {
+    if (gdn_check_model_data(m, d) != GDN_OK || key < 0 || key >= m->nkey) {
         return GDN_ERR_ARG;
     }
     gdn_data_reset(m, d);

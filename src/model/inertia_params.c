@@ -1,11 +1,21 @@
 // SPDX-License-Identifier: Apache-2.0
 // The canonical 10-parameter inertia packing [m, cx, cy, cz, Ixx, Iyy, Izz, Ixy, Ixz, Iyz].
+#include <string.h>
+
 #include <gradyn/gradyn.h>
 
 #include "math/vec.h"
 
-// I_body = R(iquat) diag(inertia) R(iquat)', COM = ipos
+// I_body = R(iquat) diag(inertia) R(iquat)', COM = ipos; all zeros for a NULL model or b outside
+// [0, nbody) (nothing for a NULL out)
 void gdn_body_inertia(const gdnModel* m, int b, gdnInertia* out) {
+    if (!out) {
+        return;
+    }
+    if (!m || b < 0 || b >= m->nbody) {
+        memset(out, 0, sizeof(*out));
+        return;
+    }
     double R[9];
     const double* d = m->body_inertia + 3 * b;
     gdn_quat2mat(R, m->body_iquat + 4 * b);
@@ -24,7 +34,11 @@ void gdn_body_inertia(const gdnModel* m, int b, gdnInertia* out) {
     out->inertia[7] = out->inertia[5];
 }
 
+// a NULL argument: nothing happens
 void gdn_inertia_params(const gdnInertia* in, double p[GDN_N_INERTIA_PARAMS]) {
+    if (!in || !p) {
+        return;
+    }
     p[0] = in->mass;
     p[1] = in->com[0];
     p[2] = in->com[1];
@@ -37,7 +51,11 @@ void gdn_inertia_params(const gdnInertia* in, double p[GDN_N_INERTIA_PARAMS]) {
     p[9] = in->inertia[5];
 }
 
+// a NULL argument: nothing happens
 void gdn_inertia_from_params(const double p[GDN_N_INERTIA_PARAMS], gdnInertia* out) {
+    if (!p || !out) {
+        return;
+    }
     out->mass = p[0];
     out->com[0] = p[1];
     out->com[1] = p[2];

@@ -62,6 +62,8 @@ gdnModel* gdn_model_alloc(const gdnModelSizes* s) {
     m->npair = s->npair;
     m->nexclude = s->nexclude;
     m->neq = s->neq;
+    // a valid model from the start: the options every public call checks are MuJoCo's defaults
+    gdn_option_default(&m->opt);
     return m;
 }
 

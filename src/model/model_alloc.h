@@ -11,7 +11,8 @@ typedef struct gdnModelSizes {
 } gdnModelSizes;
 
 // a zeroed model with every array allocated for the given sizes (NULL on failure or on a
-// negative / absurd size); the sizes are copied into the model
+// negative / absurd size); the sizes are copied into the model, the options are MuJoCo's
+// defaults (gdn_option_default)
 gdnModel* gdn_model_alloc(const gdnModelSizes* sizes);
 
 // fill the derived fields (body/geom/site_sameframe) from the compiled model; every producer of

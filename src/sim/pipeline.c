@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "base/arena.h"
+#include "kinematics/kinematics.h"
+#include "model/validate.h"
 #include "penalty/penalty.h"
 #include "dynamics/applied.h"
 
@@ -45,7 +47,7 @@ static gdnStatus stage_check(const gdnModel* m, gdnData* d) {
 
 // position: kinematics, energy (when enabled), the formulation's contacts and rows
 static gdnStatus stage_position(const gdnModel* m, gdnData* d, const gdnFormulation* form) {
-    gdn_kinematics(m, d);
+    gdn_kinematics_stage(m, d);
     if (m->opt.enableflags & GDN_ENBL_ENERGY) {
         gdn_energy(m, d);
     }
@@ -150,10 +152,11 @@ static gdnStatus stage_integrate(const gdnModel* m, gdnData* d) {
 // integration. An unconverged solve is not a failure: the step is taken and
 // d->solver_converged = 0 reports it. docs/architecture.md lists what each output holds after.
 gdnStatus gdn_step(const gdnModel* m, gdnData* d) {
-    if (!m || !d) {
-        return GDN_ERR_ARG;
+    gdnStatus status = gdn_check_step(m, d);
+    if (status != GDN_OK) {
+        return status;
     }
-    gdnStatus status = gdn_pipeline_front(m, d, GDN_PIPE_STEP, NULL);
+    status = gdn_pipeline_front(m, d, GDN_PIPE_STEP, NULL);
     if (status == GDN_OK) {
         status = stage_integrate(m, d);
     }
@@ -162,8 +165,9 @@ gdnStatus gdn_step(const gdnModel* m, gdnData* d) {
 
 // MuJoCo's mj_forward: the front half in GDN_PIPE_FORWARD mode
 gdnStatus gdn_forward(const gdnModel* m, gdnData* d) {
-    if (!m || !d) {
-        return GDN_ERR_ARG;
+    const gdnStatus checked = gdn_check_call(m, d);
+    if (checked != GDN_OK) {
+        return checked;
     }
     return gdn_pipeline_front(m, d, GDN_PIPE_FORWARD, NULL);
 }
@@ -173,14 +177,15 @@ gdnStatus gdn_forward(const gdnModel* m, gdnData* d) {
 // not subtracted. Stages: check (qpos, qvel, qacc finite), kinematics, qM, qfrc_bias,
 // qfrc_passive, then RNE with qacc.
 gdnStatus gdn_inverse(const gdnModel* m, gdnData* d) {
-    if (!m || !d) {
-        return GDN_ERR_ARG;
+    const gdnStatus checked = gdn_check_call(m, d);
+    if (checked != GDN_OK) {
+        return checked;
     }
     if (!gdn_all_finite(d->qpos, m->nq) || !gdn_all_finite(d->qvel, m->nv) ||
         !gdn_all_finite(d->qacc, m->nv)) {
         return GDN_ERR_NONFINITE;
     }
-    gdn_kinematics(m, d);
+    gdn_kinematics_stage(m, d);
     gdn_crb(m, d);
     gdn_rne(m, d, 0, d->qfrc_bias);
     gdn_passive(m, d);

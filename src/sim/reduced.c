@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "base/arena.h"
+#include "collision/collision.h"
 #include "constraint/constraint.h"
 #include "dynamics/mass_factor.h"
 #include "constraint/solver.h"
@@ -22,7 +23,7 @@ gdnStatus gdn_constraint_rows_stage(const gdnModel* m, gdnData* d) {
         d->nefc = d->ne = d->nf = d->nefc_overflow = 0;
         return GDN_OK;
     }
-    gdnStatus status = gdn_collision(m, d);
+    gdnStatus status = gdn_collision_stage(m, d);
     if (status == GDN_OK) {
         status = gdn_make_constraint(m, d);
     }

@@ -244,10 +244,6 @@ double gdn_oracle_quat_distance(const double a[4], const double b[4]) {
     return fmin(plus, minus);
 }
 
-double gdn_oracle_relerr(const double* a, const double* b, int n, double floor_) {
-    return gdn_test_relerr(a, b, n, floor_);
-}
-
 void gdn_worst_add(gdnWorst* w, const char* name, double err) {
     int i = 0;
     while (i < w->n && strcmp(w->name[i], name) != 0) {

@@ -74,9 +74,6 @@ double gdn_oracle_qpos_distance(const gdnOracle* o, const double* qa, const doub
 // max_i |a_i - b_i| over a unit quaternion pair, the smaller of q and -q
 double gdn_oracle_quat_distance(const double a[4], const double b[4]);
 
-// ||a - b||_inf / max(||b||_inf, floor)
-double gdn_oracle_relerr(const double* a, const double* b, int n, double floor_);
-
 // running worst error per named quantity, printed as one table line per model
 #define GDN_ORACLE_MAXQ 24
 typedef struct gdnWorst {

@@ -1,0 +1,12 @@
+// SPDX-License-Identifier: Apache-2.0
+// Internal collision entry (the public gdn_collision is in gradyn.h).
+#ifndef GDN_COLLISION_COLLISION_H
+#define GDN_COLLISION_COLLISION_H
+
+#include <gradyn/gradyn.h>
+
+// gdn_collision without its argument check: for the pipeline, whose entries checked the model
+// and data once (model/validate.h)
+gdnStatus gdn_collision_stage(const gdnModel* m, gdnData* d);
+
+#endif

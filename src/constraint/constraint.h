@@ -50,7 +50,7 @@ void gdn_impedance(const double solimp[GDN_NIMP], double pos, double margin, dou
 // compile-time constants at qpos0 (MuJoCo's mj_setConst part): body_invweight0 and
 // dof_invweight0 (mean diagonals of J M^-1 J'), the eq_data entries MuJoCo derives (connect:
 // anchor in body2; weld without relpose: anchor in body1 and the relative quaternion).
-// Called by the MJCF compiler after the model is complete; allocates (not a step function).
+// Called by the public load entries (sim/load.c) after the compiler; allocates (not a step).
 // GDN_ERR_MEMORY on allocation failure; a singular M at qpos0 leaves the weights zero
 gdnStatus gdn_constraint_set_const(gdnModel* m);
 

@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "constraint/constraint.h"
 #include "math/vec.h"
 #include "model/model_alloc.h"
 
@@ -617,11 +616,5 @@ gdnModel* gdn_compile_model(gdnSpec* spec) {
         memcpy(m->eq_data + GDN_NEQDATA * i, q->data, sizeof(q->data));
     }
     gdn_model_finalize(m);
-
-    // constraint constants at qpos0: invweight0, derived eq_data
-    if (gdn_constraint_set_const(m) != GDN_OK) {
-        gdn_model_free(m);
-        return fail(spec, GDN_ERR_MEMORY, NULL, "%s", "out of memory (constraint weights)");
-    }
     return m;
 }

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-// Public MJCF entry points: file or memory -> XML tree -> includes -> spec -> compiled model.
+// Public MJCF entry points: file or memory -> XML tree -> includes -> spec -> compiled model
+// (the loader, src/mjcf/), then the model constants that need the dynamics at qpos0.
 #include <string.h>
 
 #include <gradyn/gradyn.h>
 
+#include "constraint/constraint.h"
 #include "mjcf/compile.h"
 #include "mjcf/reader.h"
 #include "mjcf/xml_tree.h"
@@ -30,6 +32,12 @@ static gdnStatus load_document(gdnXmlContext* ctx, const char* xml, size_t len, 
     *m = gdn_compile_model(&spec);
     if (!*m && ctx->diag->status == GDN_OK) {
         gdn_diag_error(ctx->diag, GDN_ERR_MODEL, file, 0, NULL, "compilation failed");
+    }
+    // constraint constants at qpos0 (invweight0, meaninertia, derived eq_data): kinematics and
+    // CRB of the compiled model, as MuJoCo's mj_setConst
+    if (*m && gdn_constraint_set_const(*m) != GDN_OK) {
+        gdn_diag_error(ctx->diag, GDN_ERR_MEMORY, file, 0, NULL,
+                       "out of memory (constraint weights)");
     }
     return ctx->diag->status;
 }

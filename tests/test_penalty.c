@@ -240,9 +240,9 @@ static int test_generalized_force_matches_jac(void) {
 
 // W (6 x nbody) at the current qpos, qvel, vertices (kinematics included)
 static void wrenches(const gdnModel* m, gdnData* d, double* W) {
-    double V[6 * 8];
+    double V[6 * 8], S[6 * 48];
     gdn_kinematics(m, d);
-    gdn_body_velocities(m, d, V);
+    gdn_body_velocities(m, d, S, V);
     gdn_penalty_wrenches(m, d, V, W);
 }
 

@@ -170,8 +170,8 @@ static void body_velocities(const gdnModel* m, gdnData* d, double* V) {
     double* cdof = malloc(sizeof(double) * 6 * (size_t)(m->nv + 1));
     double* cdof_dot = malloc(sizeof(double) * 6 * (size_t)(m->nv + 1));
     double* cvel = malloc(sizeof(double) * 6 * (size_t)m->nbody);
-    gdn_com_dofs(m, d, cdof);
-    gdn_com_vel(m, d, cdof, cvel, cdof_dot);
+    gdn_dof_axes_about(m, d, 1, cdof);
+    gdn_com_vel(m, d, cdof, cvel, cdof_dot, NULL);
     for (int b = 0; b < m->nbody; b++) {
         const double* c = d->subtree_com + 3 * m->body_rootid[b];
         const double* v = cvel + 6 * b;

@@ -54,6 +54,16 @@ typedef struct gdnData {
     // position-dependent: dynamics
     double* qM;             // (nv x nv) dense joint-space inertia, armature included
 
+    // the tree intermediates (MuJoCo's names and meaning), in the "com" frame: world axes about
+    // subtree_com of each body's tree root, [angular; linear] (docs/conventions.md). Written by
+    // the stage that computes them (gdn_crb, gdn_rne, gdn_aba, the step) and read by the others
+    double* cdof;           // (nv x 6) dof motion axes
+    double* cinert;         // (nbody x 10) body inertias (docs/conventions.md for the layout)
+    double* cvel;           // (nbody x 6) body velocities
+    double* cdof_dot;       // (nv x 6) time derivatives of cdof (written by gdn_rne, not ABA)
+    double* cacc;           // (nbody x 6) body accelerations of the last inverse-dynamics RNE
+    double* cfrc_int;       // (nbody x 6) subtree forces of that RNE (gdn_rne with flg_acc)
+
     // velocity-dependent
     double* qfrc_bias;      // (nv) C(q, v): Coriolis, centrifugal and gravity
     double* qfrc_passive;   // (nv) springs and damping

@@ -2,11 +2,14 @@
 // Articulated-body algorithm in the world frame: qacc = (M + diag(extra))^-1 (tau - C(q, v)).
 #include <math.h>
 #include <stddef.h>
+#include <string.h>
 
 #include <gradyn/gradyn.h>
 
 #include "base/arena.h"
 #include "dynamics/aba.h"
+#include "dynamics/com.h"
+#include "kinematics/jacobian.h"
 #include "math/spatial.h"
 #include "math/vec.h"
 
@@ -20,122 +23,80 @@
 typedef struct BodyScratch {
     double ai[36]; // articulated inertia (children folded in)
     double pa[6];  // articulated bias force
-    double vel[6]; // spatial velocity
     double c[6];   // velocity-product acceleration of the body's joints
     double acc[6]; // spatial acceleration
 } BodyScratch;
 
-// the rigid-body terms of pass 1, once s->vel holds the body's velocity v:
+// the rigid-body terms of pass 1, once vel holds the body's velocity v: the body's inertia
+// about ref into cinert (10), then
 //   ai = I_b,  pa = v x* (I_b v)
 static inline void body_rigid_terms(const gdnModel* m, const gdnData* d, int b,
-                                    const double* ref, BodyScratch* s) {
-    double cinert[10], offset[3], iv[6];
+                                    const double* ref, const double* vel, BodyScratch* s,
+                                    double* cinert) {
+    double offset[3], iv[6];
     gdn_sub3(offset, d->xipos + 3 * b, ref);
     gdn_cinert(cinert, m->body_inertia + 3 * b, d->ximat + 9 * b, offset, m->body_mass[b]);
     gdn_ainert_from_cinert(s->ai, cinert);
-    gdn_cinert_mul(iv, cinert, s->vel);
-    gdn_cross_force(s->pa, s->vel, iv);
+    gdn_cinert_mul(iv, cinert, vel);
+    gdn_cross_force(s->pa, vel, iv);
 }
 
-// the motion axes S of body b's dofs (world axes about ref = subtree_com of its root), as
-// body_forward computes them (which keeps its own copy, fused with the velocities):
-//   hinge [axis; axis x (ref - anchor)],  slide [0; axis],  free translation [0; e_k],
-//   ball / free rotation: the hinge form with the body's frame axes about the body origin
-static void body_axes(const gdnModel* m, const gdnData* d, int b, const double* ref,
-                      double* axes) {
-    int jnt0 = m->body_jntadr[b];
-    for (int j = jnt0; j < jnt0 + m->body_jntnum[b]; j++) {
-        double* S = axes + 6 * m->jnt_dofadr[j];
-        double offset[3];
-        gdn_sub3(offset, ref, d->xanchor + 3 * j);
-        switch (m->jnt_type[j]) {
-        case GDN_JNT_HINGE:
-            gdn_dof_rotation(S, d->xaxis + 3 * j, offset);
-            break;
-        case GDN_JNT_SLIDE:
-            gdn_dof_translation(S, d->xaxis + 3 * j);
-            break;
-        case GDN_JNT_FREE:
-            for (int k = 0; k < 3; k++) {
-                double axis[3] = {k == 0, k == 1, k == 2};
-                gdn_dof_translation(S + 6 * k, axis);
-            }
-            S += 18;
-            // fall through
-        default: {
-            const double* R = d->xmat + 9 * b;
-            for (int k = 0; k < 3; k++) {
-                double axis[3] = {R[k], R[3 + k], R[6 + k]};
-                gdn_dof_rotation(S + 6 * k, axis, offset);
-            }
-            break;
-        }
-        }
-    }
-}
-
-// pass 1 for one body: motion axes S of its dofs, velocity, c and the rigid-body terms
+// pass 1 for one body: motion axes S of its dofs (gdn_dof_axis about ref = subtree_com of its
+// root, MuJoCo's cdof), velocity, c and the rigid-body terms
 //   v = v_parent + sum_j S_j qvel_j,  c = sum_j v_(before j) x (S_j qvel_j)
 //   ai = I_b,  pa = v x* (I_b v)
-static void body_forward(const gdnModel* m, const gdnData* d, int b, const BodyScratch* parent,
-                         BodyScratch* s, double* axes) {
+// A ball (or a free joint's rotation) adds its three axes as one joint velocity
+// S_0 qvel_0 + S_1 qvel_1 + S_2 qvel_2 (MuJoCo's mju_mulDofVec order); the stored cvel of
+// gdn_com_vel adds them one by one (the same value; other round-off for such joints)
+// (vel: the body's row of d->cvel, after its parent's)
+static void body_forward(const gdnModel* m, const gdnData* d, int b, const double* parent_vel,
+                         double* vel, BodyScratch* s, double* axes, double* cinert) {
     const double* ref = d->subtree_com + 3 * m->body_rootid[b];
     int jnt0 = m->body_jntadr[b];
     int njnt = m->body_jntnum[b];
     if (njnt == 1 && m->jnt_type[jnt0] == GDN_JNT_HINGE) {
         // the common single hinge: c = v_parent x (S qvel) (c starts at an exact 0)
-        double* S = axes + 6 * m->jnt_dofadr[jnt0];
-        double offset[3], vj[6];
-        gdn_sub3(offset, ref, d->xanchor + 3 * jnt0);
-        gdn_dof_rotation(S, d->xaxis + 3 * jnt0, offset);
-        gdn_scl6(vj, S, d->qvel[m->jnt_dofadr[jnt0]]);
-        gdn_cross_motion(s->c, parent->vel, vj);
-        gdn_add6(s->vel, parent->vel, vj);
-        body_rigid_terms(m, d, b, ref, s);
+        int dof = m->jnt_dofadr[jnt0];
+        double* S = axes + 6 * dof;
+        double vj[6];
+        gdn_dof_axis(m, d, dof, ref, S);
+        gdn_scl6(vj, S, d->qvel[dof]);
+        gdn_cross_motion(s->c, parent_vel, vj);
+        gdn_add6(vel, parent_vel, vj);
+        body_rigid_terms(m, d, b, ref, vel, s, cinert);
         return;
     }
     double v[6], c[6];
     for (int i = 0; i < 6; i++) {
-        v[i] = parent->vel[i];
+        v[i] = parent_vel[i];
         c[i] = 0;
     }
     for (int j = jnt0; j < jnt0 + njnt; j++) {
         int dof = m->jnt_dofadr[j];
         const double* qvel = d->qvel + dof;
         double* S = axes + 6 * dof;
-        double offset[3], vj[6], cj[6];
-        gdn_sub3(offset, ref, d->xanchor + 3 * j);
-        switch (m->jnt_type[j]) {
-        case GDN_JNT_HINGE:
-            gdn_dof_rotation(S, d->xaxis + 3 * j, offset);
-            gdn_scl6(vj, S, qvel[0]);
-            break;
-        case GDN_JNT_SLIDE:
-            gdn_dof_translation(S, d->xaxis + 3 * j);
-            gdn_scl6(vj, S, qvel[0]);
-            break;
-        case GDN_JNT_FREE:
+        double vj[6], cj[6];
+        int type = m->jnt_type[j];
+        if (type == GDN_JNT_FREE) {
             // translation along the world axes: constant axes, no velocity product
             for (int k = 0; k < 3; k++) {
-                double axis[3] = {k == 0, k == 1, k == 2};
-                gdn_dof_translation(S + 6 * k, axis);
+                gdn_dof_axis(m, d, dof + k, ref, S + 6 * k);
                 v[3 + k] += qvel[k];
             }
             S += 18;
             qvel += 3;
-            // the rotation is a ball about the body origin
-            // fall through
-        default: {
-            const double* R = d->xmat + 9 * b;
+            dof += 3;
+        }
+        if (type == GDN_JNT_FREE || type == GDN_JNT_BALL) {
             for (int k = 0; k < 3; k++) {
-                double axis[3] = {R[k], R[3 + k], R[6 + k]};
-                gdn_dof_rotation(S + 6 * k, axis, offset);
+                gdn_dof_axis(m, d, dof + k, ref, S + 6 * k);
             }
             for (int i = 0; i < 6; i++) {
                 vj[i] = S[i] * qvel[0] + S[6 + i] * qvel[1] + S[12 + i] * qvel[2];
             }
-            break;
-        }
+        } else {
+            gdn_dof_axis(m, d, dof, ref, S);
+            gdn_scl6(vj, S, qvel[0]);
         }
         gdn_cross_motion(cj, v, vj);
         gdn_add6(c, c, cj);
@@ -143,10 +104,10 @@ static void body_forward(const gdnModel* m, const gdnData* d, int b, const BodyS
     }
 
     for (int i = 0; i < 6; i++) {
-        s->vel[i] = v[i];
+        vel[i] = v[i];
         s->c[i] = c[i];
     }
-    body_rigid_terms(m, d, b, ref, s);
+    body_rigid_terms(m, d, b, ref, vel, s, cinert);
 }
 
 // pass 2 for one body, dofs last to first, each a scalar elimination:
@@ -211,9 +172,9 @@ void gdn_aba_factored(const gdnModel* m, gdnData* d, const double* tau, const do
                       double* qacc, const gdnAbaFactor* f) {
     const int nv = m->nv, nbody = m->nbody;
     size_t mark = gdn_arena_mark(d);
-    // scratch in one block: per-body scratch, then axes, U (6 nv each), dinv, uu (nv each)
+    // scratch in one block: per-body scratch, then U (6 nv), dinv, uu (nv each)
     const size_t nbs = sizeof(BodyScratch) / sizeof(double) * (size_t)nbody;
-    double* block = gdn_arena_doubles(d, nbs + 14 * (size_t)nv);
+    double* block = gdn_arena_doubles(d, nbs + 8 * (size_t)nv);
     if (!block) {
         for (int i = 0; i < nv; i++) {
             qacc[i] = NAN;
@@ -222,23 +183,30 @@ void gdn_aba_factored(const gdnModel* m, gdnData* d, const double* tau, const do
         return;
     }
     BodyScratch* bs = (BodyScratch*)(void*)block;
-    double* axes = block + nbs;
-    double* U = axes + 6 * (size_t)nv;
+    double* axes = d->cdof;
+    double* U = block + nbs;
     double* dinv = U + 6 * (size_t)nv;
     double* uu = dinv + nv;
     if (f) {
-        // the factorization goes to the caller's arrays
+        // the factorization goes to the caller's arrays (the axes copied to d->cdof below)
         axes = f->axes;
         U = f->U;
         dinv = f->dinv;
     }
 
-    // pass 1: parents before children
+    // pass 1: parents before children; the axes, inertias and velocities are stored
     for (int i = 0; i < 6; i++) {
-        bs[0].vel[i] = 0;
+        d->cvel[i] = 0;
+    }
+    for (int i = 0; i < 10; i++) {
+        d->cinert[i] = 0;
     }
     for (int b = 1; b < nbody; b++) {
-        body_forward(m, d, b, bs + m->body_parentid[b], bs + b, axes);
+        body_forward(m, d, b, d->cvel + 6 * m->body_parentid[b], d->cvel + 6 * b, bs + b, axes,
+                     d->cinert + 10 * b);
+    }
+    if (f) {
+        memcpy(d->cdof, f->axes, 6 * sizeof(double) * (size_t)nv);
     }
 
     // pass 2: children before parents
@@ -268,7 +236,8 @@ void gdn_aba_factored(const gdnModel* m, gdnData* d, const double* tau, const do
     gdn_arena_reset(d, mark);
 }
 
-// ABA's pass 2 without the bias terms (no velocity, c, pa): per body, children first,
+// d->cdof, d->cinert (gdn_com_pos, the same bits as pass 1 of gdn_aba_factored), then ABA's
+// pass 2 without the bias terms (no velocity, c, pa): per body, children first,
 //   ai = I_b + sum over the children of their downdated ai, then dofs last to first
 //   U = ai S,  D = S'U + armature + extra,  ai -= U U' / D  (the root dof of a tree: not needed)
 // the same operations on ai, U, D as gdn_aba_factored (its fold is downdate then add), so the
@@ -281,13 +250,10 @@ gdnStatus gdn_aba_factor(const gdnModel* m, gdnData* d, const double* extra,
     if (!ai) {
         return GDN_ERR_MEMORY;
     }
+    gdn_com_pos(m, d);
+    memcpy(f->axes, d->cdof, 6 * sizeof(double) * (size_t)m->nv);
     for (int b = 1; b < nbody; b++) {
-        const double* ref = d->subtree_com + 3 * m->body_rootid[b];
-        double cinert[10], offset[3];
-        body_axes(m, d, b, ref, f->axes);
-        gdn_sub3(offset, d->xipos + 3 * b, ref);
-        gdn_cinert(cinert, m->body_inertia + 3 * b, d->ximat + 9 * b, offset, m->body_mass[b]);
-        gdn_ainert_from_cinert(ai + 36 * b, cinert);
+        gdn_ainert_from_cinert(ai + 36 * b, d->cinert + 10 * b);
     }
     for (int b = nbody - 1; b > 0; b--) {
         int dof0 = m->body_dofadr[b];

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Applied forces in joint space: qfrc_applied plus J' xfrc_applied for every loaded body.
+// Applied forces in joint space (qfrc_applied plus J' xfrc_applied for every loaded body) and
+// the force sum of the smooth dynamics.
 #include "dynamics/applied.h"
 
 #include "kinematics/jacobian.h"
@@ -25,4 +26,13 @@ void gdn_applied_forces(const gdnModel* m, gdnData* d, double* qfrc) {
             qfrc[da] += jr[0] * t[0] + jr[1] * t[1] + jr[2] * t[2];
         }
     }
+}
+
+void gdn_force_sum(const gdnModel* m, gdnData* d, double* tau) {
+    gdn_passive(m, d);
+    gdn_actuation(m, d);
+    for (int i = 0; i < m->nv; i++) {
+        tau[i] = d->qfrc_passive[i] + d->qfrc_actuator[i];
+    }
+    gdn_applied_forces(m, d, tau);
 }

@@ -64,25 +64,16 @@ static void crb_unavailable(const gdnModel* m, gdnData* d) {
 }
 
 void gdn_crb(const gdnModel* m, gdnData* d) {
-    size_t mark = gdn_arena_mark(d);
-    double* cdof = gdn_arena_doubles(d, 6 * (size_t)m->nv);
-    double* crb = gdn_arena_doubles(d, 10 * (size_t)m->nbody);
-    if (cdof && crb) {
-        gdn_com_dofs(m, d, cdof);
-        gdn_com_inertias(m, d, crb);
-        crb_from(m, d, cdof, crb);
-    } else {
-        crb_unavailable(m, d);
-    }
-    gdn_arena_reset(d, mark);
+    gdn_com_pos(m, d);
+    gdn_crb_com(m, d);
 }
 
-void gdn_crb_com(const gdnModel* m, gdnData* d, const double* cdof, const double* cinert) {
+void gdn_crb_com(const gdnModel* m, gdnData* d) {
     size_t mark = gdn_arena_mark(d);
     double* crb = gdn_arena_doubles(d, 10 * (size_t)m->nbody);
     if (crb) {
-        memcpy(crb, cinert, sizeof(double) * 10 * (size_t)m->nbody);
-        crb_from(m, d, cdof, crb);
+        memcpy(crb, d->cinert, sizeof(double) * 10 * (size_t)m->nbody);
+        crb_from(m, d, d->cdof, crb);
     } else {
         crb_unavailable(m, d);
     }

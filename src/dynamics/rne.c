@@ -3,68 +3,66 @@
 #include "dynamics/rne.h"
 
 #include <math.h>
+#include <string.h>
 
 #include "base/arena.h"
 #include "dynamics/com.h"
 #include "math/spatial.h"
 #include "math/vec.h"
 
-// forward:  a_0 = [0; -g],  a_b = a_parent + sum_j (cdof_dot_j qvel_j + cdof_j qacc_j)
-//           f_b = I_b a_b + v_b x* (I_b v_b)
-// backward: f_parent += f_b
-// result_i = cdof_i' f_(body of i) (+ armature_i qacc_i when flg_acc, so that the result is
-// M qacc + C with the armature in M; MuJoCo's mj_rne leaves the armature term to mj_inverse)
-// (with cdof and cinert given; scratch cdof_dot, cvel, cacc, cfrc)
-static void rne_from(const gdnModel* m, gdnData* d, int flg_acc, double* result,
-                     const double* cdof, const double* cinert, double* cdof_dot, double* cvel,
-                     double* cacc, double* cfrc) {
-    const int nv = m->nv, nbody = m->nbody;
-    gdn_com_vel(m, d, cdof, cvel, cdof_dot);
-
-    for (int i = 0; i < 6; i++) {
-        cacc[i] = 0;
-        cfrc[i] = 0;
+// forward sweep parents first, backward sweep children first (rne.h)
+void gdn_rne_sweep(const gdnModel* m, const gdnData* d, const double* S, const double* Sdot,
+                   const double* I, const double* V, const double* qacc, int order,
+                   const double* w, double* A, double* F, double* IA, double* IV) {
+    const int nbody = m->nbody;
+    memset(A, 0, 6 * sizeof(double));
+    memset(F, 0, 6 * sizeof(double));
+    if (IA) {
+        memset(IA, 0, 6 * sizeof(double));
+    }
+    if (IV) {
+        memset(IV, 0, 6 * sizeof(double));
     }
     if (!(m->opt.disableflags & GDN_DSBL_GRAVITY)) {
-        gdn_scl3(cacc + 3, m->opt.gravity, -1);
+        gdn_scl3(A + 3, m->opt.gravity, -1);
     }
     for (int b = 1; b < nbody; b++) {
-        double* a = cacc + 6 * b;
-        const double* ap = cacc + 6 * m->body_parentid[b];
-        for (int i = 0; i < 6; i++) {
-            a[i] = ap[i];
-        }
-        int dof0 = m->body_dofadr[b];
-        for (int k = 0; k < m->body_dofnum[b]; k++) {
-            gdn_addscl6(a, a, cdof_dot + 6 * (dof0 + k), d->qvel[dof0 + k]);
-        }
-        if (flg_acc) {
-            for (int k = 0; k < m->body_dofnum[b]; k++) {
-                gdn_addscl6(a, a, cdof + 6 * (dof0 + k), d->qacc[dof0 + k]);
+        double* a = A + 6 * b;
+        memcpy(a, A + 6 * m->body_parentid[b], 6 * sizeof(double));
+        const int dof0 = m->body_dofadr[b], dof1 = dof0 + m->body_dofnum[b];
+        for (int k = dof0; k < dof1; k++) {
+            gdn_addscl6(a, a, Sdot + 6 * k, d->qvel[k]);
+            if (qacc && order == GDN_RNE_BY_DOF) {
+                gdn_addscl6(a, a, S + 6 * k, qacc[k]);
             }
         }
-        double iv[6], vxiv[6];
-        const double* v = cvel + 6 * b;
-        double* f = cfrc + 6 * b;
-        gdn_cinert_mul(f, cinert + 10 * b, a);
-        gdn_cinert_mul(iv, cinert + 10 * b, v);
+        for (int k = dof0; qacc && order == GDN_RNE_BY_KIND && k < dof1; k++) {
+            gdn_addscl6(a, a, S + 6 * k, qacc[k]);
+        }
+        double iv_local[6], vxiv[6];
+        const double* v = V + 6 * b;
+        double* f = F + 6 * b;
+        double* iv = IV ? IV + 6 * b : iv_local;
+        gdn_cinert_mul(f, I + 10 * b, a);
+        if (IA) {
+            memcpy(IA + 6 * b, f, 6 * sizeof(double));
+        }
+        gdn_cinert_mul(iv, I + 10 * b, v);
         gdn_cross_force(vxiv, v, iv);
-        for (int i = 0; i < 6; i++) {
-            f[i] += vxiv[i];
+        if (w) {
+            for (int i = 0; i < 6; i++) {
+                f[i] += vxiv[i] - w[6 * b + i];
+            }
+        } else {
+            for (int i = 0; i < 6; i++) {
+                f[i] += vxiv[i];
+            }
         }
     }
     for (int b = nbody - 1; b > 0; b--) {
         int p = m->body_parentid[b];
         if (p > 0) {
-            for (int i = 0; i < 6; i++) {
-                cfrc[6 * p + i] += cfrc[6 * b + i];
-            }
-        }
-    }
-    for (int i = 0; i < nv; i++) {
-        result[i] = gdn_dot6(cdof + 6 * i, cfrc + 6 * m->dof_bodyid[i]);
-        if (flg_acc) {
-            result[i] += m->dof_armature[i] * d->qacc[i];
+            gdn_add6(F + 6 * p, F + 6 * p, F + 6 * b);
         }
     }
 }
@@ -78,31 +76,35 @@ static void rne_unavailable(const gdnModel* m, double* result) {
 }
 
 void gdn_rne(const gdnModel* m, gdnData* d, int flg_acc, double* result) {
-    size_t mark = gdn_arena_mark(d);
-    double* cdof = gdn_arena_doubles(d, 6 * (size_t)m->nv);
-    double* cinert = gdn_arena_doubles(d, 10 * (size_t)m->nbody);
-    if (cdof && cinert) {
-        gdn_com_dofs(m, d, cdof);
-        gdn_com_inertias(m, d, cinert);
-        gdn_rne_com(m, d, flg_acc, result, cdof, cinert);
-    } else {
-        rne_unavailable(m, result);
-    }
-    gdn_arena_reset(d, mark);
+    gdn_com_pos(m, d);
+    gdn_rne_com(m, d, flg_acc, result);
 }
 
-void gdn_rne_com(const gdnModel* m, gdnData* d, int flg_acc, double* result, const double* cdof,
-                 const double* cinert) {
-    const size_t nv = (size_t)m->nv, nbody = (size_t)m->nbody;
+// velocities, the sweep, then result_i = cdof_i' F_(body of i) (+ armature_i qacc_i when
+// flg_acc, so that the result is M qacc + C with the armature in M; MuJoCo's mj_rne leaves the
+// armature term to mj_inverse)
+void gdn_rne_com(const gdnModel* m, gdnData* d, int flg_acc, double* result) {
+    const size_t nbody = (size_t)m->nbody;
     size_t mark = gdn_arena_mark(d);
-    double* cdof_dot = gdn_arena_doubles(d, 6 * nv);
-    double* cvel = gdn_arena_doubles(d, 6 * nbody);
-    double* cacc = gdn_arena_doubles(d, 6 * nbody);
-    double* cfrc = gdn_arena_doubles(d, 6 * nbody);
-    if (cdof_dot && cvel && cacc && cfrc) {
-        rne_from(m, d, flg_acc, result, cdof, cinert, cdof_dot, cvel, cacc, cfrc);
-    } else {
+    double* cacc = d->cacc;
+    double* cfrc = d->cfrc_int;
+    if (!flg_acc) {
+        cacc = gdn_arena_doubles(d, 12 * nbody);
+        cfrc = cacc ? cacc + 6 * nbody : NULL;
+    }
+    if (!cacc) {
         rne_unavailable(m, result);
+        gdn_arena_reset(d, mark);
+        return;
+    }
+    gdn_com_vel(m, d, d->cdof, d->cvel, d->cdof_dot, NULL);
+    gdn_rne_sweep(m, d, d->cdof, d->cdof_dot, d->cinert, d->cvel, flg_acc ? d->qacc : NULL,
+                  GDN_RNE_BY_KIND, NULL, cacc, cfrc, NULL, NULL);
+    for (int i = 0; i < m->nv; i++) {
+        result[i] = gdn_dot6(d->cdof + 6 * i, cfrc + 6 * m->dof_bodyid[i]);
+        if (flg_acc) {
+            result[i] += m->dof_armature[i] * d->qacc[i];
+        }
     }
     gdn_arena_reset(d, mark);
 }

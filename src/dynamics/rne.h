@@ -1,13 +1,31 @@
 // SPDX-License-Identifier: Apache-2.0
-// Internal: recursive Newton-Euler on precomputed com-frame axes and inertias.
+// Internal: recursive Newton-Euler, the library's one implementation, in any frame of com.h.
 #ifndef GDN_DYNAMICS_RNE_H
 #define GDN_DYNAMICS_RNE_H
 
 #include <gradyn/gradyn.h>
 
-// gdn_rne with cdof (gdn_com_dofs, 6 x nv) and cinert (gdn_com_inertias, 10 x nbody) of the
-// current kinematics given: the same result, bit for bit
-void gdn_rne_com(const gdnModel* m, gdnData* d, int flg_acc, double* result, const double* cdof,
-                 const double* cinert);
+// The body accelerations and subtree forces of RNE from axes S, their rates Sdot (6 x nv),
+// inertias I (10 x nbody) and velocities V (6 x nbody), all in one frame of com.h (the com
+// frame of the primal or the world origin of the derivatives):
+//   a_0 = [0; -g],  a_b = a_parent + sum_j (Sdot_j qvel_j + S_j qacc_j)  (qacc NULL: 0)
+//   f_b = I_b a_b + (v_b x* (I_b v_b) - w_b),  F_b = sum of f over the subtree of b
+// w (6 x nbody, NULL = none) are external wrenches in the same frame. A (6 x nbody) gets a_b,
+// F (6 x nbody) gets F_b (the world row: 0); IA, IV (6 x nbody, NULL = not wanted) get I_b a_b
+// and I_b v_b (the world row: 0)
+// The order of the sum over a body's dofs j (the same value, other round-off with several
+// dofs): GDN_RNE_BY_KIND adds every Sdot_j qvel_j, then every S_j qacc_j (the primal's
+// gdn_rne); GDN_RNE_BY_DOF adds both terms of each dof in turn (the residual's derivatives,
+// gradient/residual.c). Kept so that both stay bit for bit what they were.
+enum { GDN_RNE_BY_KIND = 0, GDN_RNE_BY_DOF = 1 };
+
+void gdn_rne_sweep(const gdnModel* m, const gdnData* d, const double* S, const double* Sdot,
+                   const double* I, const double* V, const double* qacc, int order,
+                   const double* w, double* A, double* F, double* IA, double* IV);
+
+// gdn_rne on the stored com-frame quantities of the current kinematics (d->cdof, d->cinert:
+// gdn_com_pos or ABA): the same result, bit for bit. Writes d->cvel, d->cdof_dot and, when
+// flg_acc, d->cacc and d->cfrc_int (the bias pass flg_acc = 0 uses scratch for them)
+void gdn_rne_com(const gdnModel* m, gdnData* d, int flg_acc, double* result);
 
 #endif

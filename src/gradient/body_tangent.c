@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/arena.h"
+#include "dynamics/com.h"
 #include "gradient/body_tangent_sweep.h"
 #include "gradient/joint_axes.h"
 #include "math/spatial.h"
@@ -121,7 +122,7 @@ void gdn_body_tangent_jvp(const gdnModel* m, gdnData* d, const double* dq, const
         gdn_arena_reset(d, mark);
         return;
     }
-    gdn_dof_axes(m, d, S);
+    gdn_dof_axes_about(m, d, 0, S);
     gdn_body_tangent_jvp_axes(m, d, S, dq, dv, xi, eta);
     gdn_arena_reset(d, mark);
 }
@@ -132,7 +133,7 @@ void gdn_body_tangent_vjp(const gdnModel* m, gdnData* d, const double* xibar,
     size_t n = 6 * (size_t)(m->nv > 0 ? m->nv : 1);
     double* S = gdn_arena_doubles(d, n);
     if (S) {
-        gdn_dof_axes(m, d, S);
+        gdn_dof_axes_about(m, d, 0, S);
         gdn_body_tangent_vjp_axes(m, d, S, xibar, etabar, gq, gv);
     }
     gdn_arena_reset(d, mark);

@@ -5,7 +5,7 @@
 
 #include <gradyn/gradyn.h>
 
-// S: the dof axes of gdn_dof_axes (joint_axes.h) at the current kinematics. Semantics as
+// S: the world-origin dof axes (gdn_dof_axes_about, dynamics/com.h) at the current kinematics. Semantics as
 // gdn_body_tangent_jvp (dq, dv may be NULL = 0; xi, eta overwritten; 6 x nbody each)
 void gdn_body_tangent_jvp_axes(const gdnModel* m, const gdnData* d, const double* S,
                                const double* dq, const double* dv, double* xi, double* eta);

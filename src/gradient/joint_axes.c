@@ -1,52 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// World-origin motion axes of the dofs and their first-order motion (see joint_axes.h).
+// The first-order motion of the world-origin dof axes (see joint_axes.h).
 #include "gradient/joint_axes.h"
 
 #include "math/spatial.h"
 #include "math/vec.h"
-
-// rotation about unit axis a through point p, about the origin: [a; p x a]
-static void rotation_axis(double s[6], const double a[3], const double p[3]) {
-    s[0] = a[0];
-    s[1] = a[1];
-    s[2] = a[2];
-    gdn_cross3(s + 3, p, a);
-}
-
-// hinge [axis; anchor x axis], slide [0; axis], free translation [0; e_k], ball and free
-// rotation: the columns of the body's xmat about the anchor
-void gdn_dof_axes(const gdnModel* m, const gdnData* d, double* S) {
-    for (int j = 0; j < m->njnt; j++) {
-        int b = m->jnt_bodyid[j];
-        double* s = S + 6 * m->jnt_dofadr[j];
-        const double* anchor = d->xanchor + 3 * j;
-        const double* R = d->xmat + 9 * b;
-        int nrot = 0;
-        switch (m->jnt_type[j]) {
-        case GDN_JNT_FREE:
-            for (int k = 0; k < 3; k++) {
-                double e[3] = {k == 0, k == 1, k == 2};
-                gdn_dof_translation(s + 6 * k, e);
-            }
-            s += 18;
-            nrot = 3;
-            break;
-        case GDN_JNT_BALL:
-            nrot = 3;
-            break;
-        case GDN_JNT_SLIDE:
-            gdn_dof_translation(s, d->xaxis + 3 * j);
-            break;
-        default:
-            rotation_axis(s, d->xaxis + 3 * j, anchor);
-            break;
-        }
-        for (int k = 0; k < nrot; k++) {
-            double a[3] = {R[k], R[3 + k], R[6 + k]};
-            rotation_axis(s + 6 * k, a, anchor);
-        }
-    }
-}
 
 void gdn_axis_motion(const gdnModel* m, const gdnData* d, int dof, const double S[6],
                      const double xpre[6], const double xbody[6], double dS[6]) {

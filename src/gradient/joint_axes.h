@@ -8,7 +8,7 @@
 
 // Frames: world axes about the world origin, [angular; linear] (as body_tangent.h).
 //
-// S_j: MuJoCo's cdof_j moved to the origin. It is both the velocity axis (V_b = sum over the
+// S_j: MuJoCo's cdof_j moved to the origin (gdn_dof_axes_about(m, d, 0, S), dynamics/com.h). It is both the velocity axis (V_b = sum over the
 //     path of S_j v_j) and the position axis: under qpos (+) dq (gdn_integrate_pos) the frame
 //     after joint j moves by the twist S_j dq_j. (Both agree because the loader, like MuJoCo,
 //     rejects a rotating joint after a ball in the same body: a ball's local axes are the
@@ -46,9 +46,6 @@ static inline int gdn_dof_group_size(const gdnModel* m, int dof) {
         return 1;
     }
 }
-
-// S (6 x nv); needs kinematics
-void gdn_dof_axes(const gdnModel* m, const gdnData* d, double* S);
 
 // dS = first-order motion of axis S (of dof) when the frame before its group moves by xpre and
 // its body by xbody (twists)

@@ -6,13 +6,16 @@
 #include <string.h>
 
 #include "base/arena.h"
-#include "penalty/penalty.h"
 #include "dynamics/applied.h"
+#include "dynamics/com.h"
 #include "dynamics/force_derivative.h"
+#include "dynamics/rne.h"
 #include "gradient/inertia_tangent.h"
 #include "gradient/joint_axes.h"
 #include "math/spatial.h"
 #include "math/vec.h"
+#include "penalty/body_wrench.h"
+#include "penalty/penalty.h"
 
 // Everything below is in world axes about the world origin (body_tangent.h). With S_j the dof
 // axes (joint_axes.h), V_pre(j) the velocity of the frame before j's group, I_b the body
@@ -71,7 +74,8 @@ static void external_wrench(const primal* p, int b, double w[6]) {
     }
 }
 
-// arena blocks and the forward/backward sweeps of the primal
+// arena blocks and the primal in the world-origin frame: the axes, inertias and velocities of
+// dynamics/com.h and the sweep of RNE (dynamics/rne.h) with the applied wrenches Wx
 static gdnStatus primal_build(const gdnModel* m, gdnData* d, const double* a, const double* W,
                               primal* p) {
     const size_t nv6 = 6 * (size_t)(m->nv > 0 ? m->nv : 1), nb = (size_t)m->nbody;
@@ -92,63 +96,16 @@ static gdnStatus primal_build(const gdnModel* m, gdnData* d, const double* a, co
     p->F = p->I + 10 * nb;
     p->IA = p->F + 6 * nb;
     p->IV = p->IA + 6 * nb;
-    gdn_dof_axes(m, d, p->S);
-    memset(p->V, 0, 6 * sizeof(double));
-    memset(p->A, 0, 6 * sizeof(double));
-    memset(p->I, 0, 10 * sizeof(double));
-    memset(p->F, 0, 6 * sizeof(double));
-    memset(p->IA, 0, 6 * sizeof(double));
-    memset(p->IV, 0, 6 * sizeof(double));
-    if (!(m->opt.disableflags & GDN_DSBL_GRAVITY)) {
-        gdn_scl3(p->A + 3, m->opt.gravity, -1);
-    }
-    const double* qvel = d->qvel;
+    double* wx = p->IV + 6 * nb;
+    gdn_dof_axes_about(m, d, 0, p->S);
+    gdn_body_inertias_about(m, d, 0, p->I);
+    gdn_com_vel(m, d, p->S, p->V, p->Sdot, p->Vpre);
+    memset(wx, 0, 6 * sizeof(double));
     for (int b = 1; b < m->nbody; b++) {
-        int par = m->body_parentid[b];
-        int dof0 = m->body_dofadr[b], ndof = m->body_dofnum[b];
-        double vp[6];
-        double* A = p->A + 6 * b;
-        memcpy(vp, p->V + 6 * par, sizeof(vp));
-        memcpy(A, p->A + 6 * par, 6 * sizeof(double));
-        for (int k = 0; k < ndof;) {
-            int n = gdn_dof_group_size(m, dof0 + k);
-            for (int t = dof0 + k; t < dof0 + k + n; t++) {
-                memcpy(p->Vpre + 6 * t, vp, sizeof(vp));
-                if (gdn_dof_kind(m, t) == GDN_AXIS_FIXED) {
-                    memset(p->Sdot + 6 * t, 0, 6 * sizeof(double));
-                } else {
-                    gdn_cross_motion(p->Sdot + 6 * t, vp, p->S + 6 * t);
-                }
-            }
-            for (int t = dof0 + k; t < dof0 + k + n; t++) {
-                gdn_addscl6(vp, vp, p->S + 6 * t, qvel[t]);
-            }
-            k += n;
-        }
-        memcpy(p->V + 6 * b, vp, sizeof(vp));
-        for (int t = dof0; t < dof0 + ndof; t++) {
-            gdn_addscl6(A, A, p->Sdot + 6 * t, qvel[t]);
-            gdn_addscl6(A, A, p->S + 6 * t, a[t]);
-        }
-        double* I = p->I + 10 * b;
-        gdn_cinert(I, m->body_inertia + 3 * b, d->ximat + 9 * b, d->xipos + 3 * b,
-                   m->body_mass[b]);
-        double vxiv[6], w[6];
-        double* f = p->F + 6 * b;
-        double* iv = p->IV + 6 * b;
-        gdn_cinert_mul(p->IA + 6 * b, I, A);
-        gdn_cinert_mul(iv, I, p->V + 6 * b);
-        memcpy(f, p->IA + 6 * b, 6 * sizeof(double));
-        gdn_cross_force(vxiv, p->V + 6 * b, iv);
-        external_wrench(p, b, w);
-        for (int i = 0; i < 6; i++) {
-            f[i] += vxiv[i] - w[i];
-        }
+        external_wrench(p, b, wx + 6 * b);
     }
-    for (int b = m->nbody - 1; b > 0; b--) {
-        int par = m->body_parentid[b];
-        gdn_add6(p->F + 6 * par, p->F + 6 * par, p->F + 6 * b);
-    }
+    gdn_rne_sweep(m, d, p->S, p->Sdot, p->I, p->V, a, GDN_RNE_BY_DOF, wx, p->A, p->F, p->IA,
+                  p->IV);
     return GDN_OK;
 }
 
@@ -172,31 +129,10 @@ void gdn_residual_eval(const gdnModel* m, gdnData* d, const double* a, const dou
     memmove(d->qacc, a, sizeof(double) * (size_t)nv);
     gdn_rne(m, d, 1, r);
     memcpy(d->qacc, saved, sizeof(double) * (size_t)nv);
-    gdn_passive(m, d);
-    gdn_actuation(m, d);
-    for (int i = 0; i < nv; i++) {
-        tau[i] = d->qfrc_passive[i] + d->qfrc_actuator[i];
-    }
-    gdn_applied_forces(m, d, tau);
+    gdn_force_sum(m, d, tau);
     if (W) {
         // tau += S_j' (sum of W over the subtree of j's body)
-        memcpy(wsub, W, 6 * sizeof(double) * (size_t)m->nbody);
-        for (int b = m->nbody - 1; b > 0; b--) {
-            int par = m->body_parentid[b];
-            gdn_add6(wsub + 6 * par, wsub + 6 * par, wsub + 6 * b);
-        }
-        double* axes = gdn_arena_doubles(d, 6 * (size_t)(nv > 0 ? nv : 1));
-        if (!axes) {
-            for (int i = 0; i < nv; i++) {
-                r[i] = NAN;
-            }
-            gdn_arena_reset(d, mark);
-            return;
-        }
-        gdn_dof_axes(m, d, axes);
-        for (int j = 0; j < nv; j++) {
-            tau[j] += gdn_dot6(axes + 6 * j, wsub + 6 * m->dof_bodyid[j]);
-        }
+        gdn_body_wrench_qfrc(m, d, W, wsub, tau);
     }
     for (int i = 0; i < nv; i++) {
         r[i] -= tau[i];

@@ -5,11 +5,12 @@
 #include <string.h>
 
 #include "base/arena.h"
-#include "penalty/penalty.h"
+#include "dynamics/com.h"
 #include "dynamics/force_derivative.h"
 #include "gradient/joint_axes.h"
 #include "math/spatial.h"
 #include "math/vec.h"
+#include "penalty/penalty.h"
 
 #if defined(__SSE2__)
 #    include <emmintrin.h>
@@ -137,7 +138,7 @@ static void sweep_build(const gdnModel* m, const gdnData* d, const double* a, co
     if (!(m->opt.disableflags & GDN_DSBL_GRAVITY)) {
         gdn_scl3(A0 + 3, m->opt.gravity, -1);
     }
-    gdn_dof_axes(m, d, s->S);
+    gdn_dof_axes_about(m, d, 0, s->S);
     double* Vb = VA;
     double* Ab = VA + 6 * (size_t)m->nbody;
     memcpy(Vb, V0, sizeof(V0));

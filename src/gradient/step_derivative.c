@@ -222,8 +222,9 @@ gdnStatus gdn_step_vjp_at(const gdnModel* m, gdnData* d, const double* qacc,
     size_t mark = gdn_arena_mark(d);
     gdnAbaFactor f;
     gdnStatus status = gdn_aba_factor_alloc(m, d, &f);
-    // extra = h D (NULL without damping, as the step); V, W (6 nbody each) with contact
-    double* extra = gdn_arena_doubles(d, (size_t)(nv > 0 ? nv : 1) + 2 * nb6);
+    // extra = h D (NULL without damping, as the step); V, W (6 nbody each), S (6 nv) with
+    // contact
+    double* extra = gdn_arena_doubles(d, (size_t)(nv > 0 ? nv : 1) + 2 * nb6 + 6 * (size_t)nv);
     if (status != GDN_OK || !extra) {
         gdn_arena_reset(d, mark);
         return GDN_ERR_MEMORY;
@@ -243,7 +244,7 @@ gdnStatus gdn_step_vjp_at(const gdnModel* m, gdnData* d, const double* qacc,
         if (d->nvert != m->nvert) {
             status = GDN_ERR_ARG;
         } else {
-            gdn_body_velocities(m, d, V);
+            gdn_body_velocities(m, d, W + nb6, V);
             gdn_penalty_wrenches(m, d, V, W);
         }
     }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Internal helpers of the point Jacobian: one dof's column and the dof chain of a body.
+// Internal helpers of the point Jacobian: one dof's column (the library's one definition of a
+// dof's motion axis) and the dof chain of a body.
 #ifndef GDN_KINEMATICS_JACOBIAN_H
 #define GDN_KINEMATICS_JACOBIAN_H
 
@@ -44,6 +45,15 @@ static inline void gdn_jac_dof_column(const gdnModel* m, const gdnData* d, int d
     }
     gdn_sub3(offset, point, anchor);
     gdn_cross3(jp, jr, offset);
+}
+
+// the motion axis of dof `dof` about the point p: S = [jr; jp] of gdn_jac_dof_column, i.e.
+// [axis; axis x (p - anchor)] for a rotation, [0; axis] for a translation. With p =
+// subtree_com of the tree's root it is MuJoCo's cdof (dynamics/com.h); with p = the world
+// origin the world-origin axis of the derivatives (gradient/joint_axes.h)
+static inline void gdn_dof_axis(const gdnModel* m, const gdnData* d, int dof,
+                                const double point[3], double S[6]) {
+    gdn_jac_dof_column(m, d, dof, point, S + 3, S);
 }
 
 // last dof moving body (the first body with dofs on the path to the world), -1 when the

@@ -30,6 +30,12 @@
     X(site_xmat, nsite * 9)             \
     X(subtree_com, nbody * 3)           \
     X(qM, nv * nv)                      \
+    X(cdof, nv * 6)                     \
+    X(cinert, nbody * 10)               \
+    X(cvel, nbody * 6)                  \
+    X(cdof_dot, nv * 6)                 \
+    X(cacc, nbody * 6)                  \
+    X(cfrc_int, nbody * 6)              \
     X(qfrc_bias, nv)                    \
     X(qfrc_passive, nv)                 \
     X(actuator_length, nu)              \

@@ -56,14 +56,14 @@ gdnStatus gdn_penalty_forces(const gdnModel* m, gdnData* d, double* qfrc) {
     }
     const size_t nb6 = 6 * (size_t)m->nbody;
     size_t mark = gdn_arena_mark(d);
-    double* V = gdn_arena_doubles(d, 3 * nb6);
+    double* V = gdn_arena_doubles(d, 3 * nb6 + 6 * (size_t)m->nv);
     if (!V) {
         gdn_arena_reset(d, mark);
         return GDN_ERR_MEMORY;
     }
     double* W = V + nb6;
     double* scratch = W + nb6;
-    gdn_body_velocities(m, d, V);
+    gdn_body_velocities(m, d, scratch + nb6, V);
     gdn_penalty_wrenches(m, d, V, W);
     memset(d->qfrc_penalty, 0, sizeof(double) * (size_t)m->nv);
     gdn_body_wrench_qfrc(m, d, W, scratch, d->qfrc_penalty);

@@ -11,12 +11,12 @@
 // NULL, with the arena reset to *mark, when it is exhausted
 static double* primal_velocities(const gdnModel* m, gdnData* d, size_t* mark) {
     *mark = gdn_arena_mark(d);
-    double* V = gdn_arena_doubles(d, 6 * (size_t)m->nbody);
+    double* V = gdn_arena_doubles(d, 6 * (size_t)m->nbody + 6 * (size_t)m->nv);
     if (!V) {
         gdn_arena_reset(d, *mark);
         return NULL;
     }
-    gdn_body_velocities(m, d, V);
+    gdn_body_velocities(m, d, V + 6 * (size_t)m->nbody, V);
     return V;
 }
 

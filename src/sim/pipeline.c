@@ -11,6 +11,9 @@
 #include "model/validate.h"
 #include "penalty/penalty.h"
 #include "dynamics/applied.h"
+#include "dynamics/com.h"
+#include "dynamics/crb.h"
+#include "dynamics/rne.h"
 
 // x - x is 0 for a finite x and NaN for an infinite or NaN one; one branch for the whole array
 int gdn_all_finite(const double* x, int n) {
@@ -56,12 +59,7 @@ static gdnStatus stage_position(const gdnModel* m, gdnData* d, const gdnFormulat
 
 // velocity: tau = qfrc_passive + qfrc_actuator + applied (+ penalty)
 gdnStatus gdn_smooth_forces(const gdnModel* m, gdnData* d, double* tau) {
-    gdn_passive(m, d);
-    gdn_actuation(m, d);
-    for (int i = 0; i < m->nv; i++) {
-        tau[i] = d->qfrc_passive[i] + d->qfrc_actuator[i];
-    }
-    gdn_applied_forces(m, d, tau);
+    gdn_force_sum(m, d, tau);
     gdnStatus status = gdn_penalty_forces(m, d, tau);
     if (status != GDN_OK) {
         // a caller that ignores the status still cannot integrate a step without the contact
@@ -186,10 +184,11 @@ gdnStatus gdn_inverse(const gdnModel* m, gdnData* d) {
         return GDN_ERR_NONFINITE;
     }
     gdn_kinematics_stage(m, d);
-    gdn_crb(m, d);
-    gdn_rne(m, d, 0, d->qfrc_bias);
+    gdn_com_pos(m, d);
+    gdn_crb_com(m, d);
+    gdn_rne_com(m, d, 0, d->qfrc_bias);
     gdn_passive(m, d);
-    gdn_rne(m, d, 1, d->qfrc_inverse);
+    gdn_rne_com(m, d, 1, d->qfrc_inverse);
     for (int i = 0; i < m->nv; i++) {
         d->qfrc_inverse[i] -= d->qfrc_passive[i];
     }

@@ -51,21 +51,11 @@ static gdnStatus solve_mass(const gdnModel* m, gdnData* d, const int* simple,
 // qM, reference acceleration, qfrc_bias, qfrc_smooth, qacc_smooth, then the solve
 gdnStatus gdn_constrained_acceleration(const gdnModel* m, gdnData* d, const double* tau) {
     const int nv = m->nv;
-    // cdof and cinert once for CRB and RNE (gdn_crb and gdn_rne would each compute them; the
-    // same bits either way), released before the solve
-    size_t com_mark = gdn_arena_mark(d);
-    double* cdof = gdn_arena_doubles(d, 6 * (size_t)nv);
-    double* cinert = gdn_arena_doubles(d, 10 * (size_t)m->nbody);
-    if (!cdof || !cinert) {
-        gdn_arena_reset(d, com_mark);
-        return GDN_ERR_MEMORY;
-    }
-    gdn_com_dofs(m, d, cdof);
-    gdn_com_inertias(m, d, cinert);
-    gdn_crb_com(m, d, cdof, cinert);
+    // d->cdof and d->cinert once, read by CRB and RNE
+    gdn_com_pos(m, d);
+    gdn_crb_com(m, d);
     gdn_reference_constraint(m, d);
-    gdn_rne_com(m, d, 0, d->qfrc_bias, cdof, cinert);
-    gdn_arena_reset(d, com_mark);
+    gdn_rne_com(m, d, 0, d->qfrc_bias);
     for (int i = 0; i < nv; i++) {
         d->qfrc_smooth[i] = tau[i] - d->qfrc_bias[i];
     }
@@ -126,8 +116,9 @@ static gdnStatus reduced_acceleration(const gdnModel* m, gdnData* d, gdnPipeline
     const double h = m->opt.timestep;
     const size_t bytes = sizeof(double) * (size_t)nv;
     if (d->nefc == 0 && mode == GDN_PIPE_FORWARD) {
-        gdn_crb(m, d);
-        gdn_rne(m, d, 0, d->qfrc_bias);
+        gdn_com_pos(m, d);
+        gdn_crb_com(m, d);
+        gdn_rne_com(m, d, 0, d->qfrc_bias);
         for (int i = 0; i < nv; i++) {
             d->qfrc_smooth[i] = tau[i] - d->qfrc_bias[i];
         }

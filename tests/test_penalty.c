@@ -12,7 +12,7 @@
 #include <mujoco/mujoco.h>
 
 #include "penalty/body_wrench.h"
-#include "gradient/body_tangent.h"
+#include "kinematics/kinematics_derivative.h"
 #include "mjcf/mesh_file.h"
 #include "penalty/penalty.h"
 #include "runner/test.h"

@@ -20,7 +20,7 @@
 #include <gradyn/gradyn.h>
 
 #include "dynamics/com.h"
-#include "gradient/body_tangent.h"
+#include "kinematics/kinematics_derivative.h"
 #include "gradient/residual.h"
 #include "runner/models.h"
 #include "runner/test.h"

@@ -12,7 +12,7 @@
 
 #include "dynamics/aba.h"
 #include "gradient/damped_mass.h"
-#include "gradient/integrate_derivative.h"
+#include "model/configuration_derivative.h"
 #include "gradient/step_derivative.h"
 #include "math/vec.h"
 #include "runner/models.h"

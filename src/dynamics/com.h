@@ -16,24 +16,10 @@
 // about a reference point, [angular; linear]. With com != 0 the point is subtree_com of b's
 // tree root (body_rootid), MuJoCo's "com" frame of d->cdof, d->cinert, d->cvel, d->cdof_dot,
 // d->cacc and d->cfrc_int; with com == 0 it is the world origin (the derivatives' frame,
-// gradient/body_tangent.h). Everything needs kinematics. The passes are inline, so that each
+// kinematics/kinematics_derivative.h). The axes of either frame: gdn_dof_axes_about
+// (kinematics/jacobian.h). Everything needs kinematics. The passes are inline, so that each
 // caller gets them specialized to its frame and outputs (they run on every step and every
 // reverse step, where a call's fixed cost shows on small models).
-
-static const double gdn_world_origin[3] = {0, 0, 0};
-
-// the reference point of body b's spatial quantities
-static inline const double* gdn_com_reference(const gdnModel* m, const gdnData* d, int com,
-                                              int b) {
-    return com ? d->subtree_com + 3 * m->body_rootid[b] : gdn_world_origin;
-}
-
-// S (6 x nv): the motion axis of every dof (gdn_dof_axis, kinematics/jacobian.h)
-static inline void gdn_dof_axes_about(const gdnModel* m, const gdnData* d, int com, double* S) {
-    for (int i = 0; i < m->nv; i++) {
-        gdn_dof_axis(m, d, i, gdn_com_reference(m, d, com, m->dof_bodyid[i]), S + 6 * i);
-    }
-}
 
 // cinert (10 x nbody): each body's inertia about the reference point (world body zero),
 //   I_b = R diag(inertia) R' - mass [c]x [c]x  with c = xipos - reference (gdn_cinert)

@@ -10,16 +10,16 @@
 #include "dynamics/com.h"
 #include "dynamics/force_derivative.h"
 #include "dynamics/rne.h"
-#include "gradient/inertia_tangent.h"
-#include "gradient/joint_axes.h"
+#include "model/inertia_params_derivative.h"
+#include "kinematics/jacobian_derivative.h"
 #include "math/spatial.h"
 #include "math/vec.h"
 #include "penalty/body_wrench.h"
 #include "penalty/penalty.h"
 
-// Everything below is in world axes about the world origin (body_tangent.h). With S_j the dof
-// axes (joint_axes.h), V_pre(j) the velocity of the frame before j's group, I_b the body
-// inertia (cinert layout) and Wx_b = [xipos x f + t; f] (xfrc_applied [f; t]) + W_b:
+// Everything below is in world axes about the world origin (kinematics_derivative.h). With S_j
+// the dof axes (jacobian_derivative.h), V_pre(j) the velocity of the frame before j's group,
+// I_b the body inertia (cinert layout) and Wx_b = [xipos x f + t; f] (xfrc_applied [f; t]) + W_b:
 //   V_b = V_parent + sum_j S_j v_j,  Sdot_j = V_pre(j) x S_j (0 for free translation)
 //   A_0 = [0; -g],  A_b = A_parent + sum_j (Sdot_j v_j + S_j a_j)
 //   f_b = I_b A_b + V_b x* (I_b V_b) - Wx_b,  F_b = sum over the subtree of f
@@ -365,7 +365,7 @@ gdnStatus gdn_residual_jvp(const gdnModel* m, gdnData* d, const double* a, const
 // ---------------------------------------------------------------- adjoint
 
 // B = B(f, A) - B(u, V) with every vector moved to the COM c (gdn_inertia_bilinear,
-// inertia_tangent.h). Moving keeps the angular parts: x_c = [x_w; x_v + x_w x c]
+// inertia_params_derivative.h). Moving keeps the angular parts: x_c = [x_w; x_v + x_w x c]
 static void param_bilinear(const double f[6], const double A[6], const double u[6],
                            const double V[6], const double c[3], double B[10]) {
     double fl[3], Al[3], ul[3], Vl[3], t1[3], t2[3], t3[3], t4[3];
@@ -401,7 +401,7 @@ static void param_bilinear(const double f[6], const double A[6], const double u[
 //   xibar_b  += -fbar x* (I A) - A x* (I fbar) + u x* (I V) + V x* (I u)
 //               + [xipos x g; g],  g = fbar_w x f_xfrc
 //   gparam_b += (dI/dp)' (B(fbar, A) - B(u, V))  (B: gdn_inertia_bilinear, every vector moved
-//               to the COM, inertia_tangent.h);  gparam_b[1:4] += R' g
+//               to the COM, inertia_params_derivative.h);  gparam_b[1:4] += R' g
 //               (xfrc acts at the COM, which the COM parameters move)
 //   Sbar_j = y_j F_b + a_j AA_b - V_pre x* (v_j AA_b) + v_j RV,  Vprebar_j = S_j x* (v_j AA_b)
 // then, groups last to first inside the body, RV / RX the covectors of the velocity / twist
@@ -409,10 +409,10 @@ static void param_bilinear(const double f[6], const double A[6], const double u[
 //   gv_j += S_j' RV,  gq_j += S_j' RX,  (xi_pre, xi_b) bars from Sbar_j (axis motion adjoint),
 //   RX += xi_pre bar,  RV += Vprebar;  finally xibar_parent += RX, etabar_parent += RV.
 // Split form (xibar, etabar returned): RV and RX start at 0 and exclude the body's own
-// eta_b, xi_b. Fused form (the body-tangent chain of body_tangent.c in the same sweep): when
-// body b is reached its etabar_b, xibar_b are complete but for the xi_b share of its own axes'
-// motion, and eta_b = eta_pre after the last group, so RV starts at etabar_b; xi_b = xi_parent
-// + sum_j S_j dq_j adds S_j' xibar_b to gq_j once the axes' adjoints are in, and xibar_b to
+// eta_b, xi_b. Fused form (the body-tangent chain of kinematics_derivative.c in the same sweep):
+// when body b is reached its etabar_b, xibar_b are complete but for the xi_b share of its own axes'
+// motion, and eta_b = eta_pre after the last group, so RV starts at etabar_b; xi_b = xi_parent +
+// sum_j S_j dq_j adds S_j' xibar_b to gq_j once the axes' adjoints are in, and xibar_b to
 // xibar_parent.
 gdnStatus gdn_residual_vjp_ex(const gdnModel* m, gdnData* d, const double* a, const double* W,
                               const double* y, const gdnResidualAdjoint* out) {

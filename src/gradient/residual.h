@@ -11,8 +11,8 @@
 // M with armature, C with gravity, every disable flag of the primal (gravity, passive,
 // actuation, clampctrl), ctrl and force clamping with the primal's branches. xfrc_applied acts
 // at the moving COM xipos. W (6 x nbody) are extra wrenches from a contact model in the frames
-// of body_tangent.h ([torque about the world origin; force], world axes), NULL = none. The step
-// solves r + h D a = 0.
+// of kinematics_derivative.h ([torque about the world origin; force], world axes), NULL =
+// none. The step solves r + h D a = 0.
 //
 // Evaluation point: the state in d (qpos, qvel, ctrl, qfrc_applied, xfrc_applied) with its
 // kinematics computed (gdn_kinematics, e.g. by gdn_pipeline_front), and the acceleration a

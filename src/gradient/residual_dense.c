@@ -7,7 +7,7 @@
 #include "base/arena.h"
 #include "dynamics/com.h"
 #include "dynamics/force_derivative.h"
-#include "gradient/joint_axes.h"
+#include "kinematics/jacobian_derivative.h"
 #include "math/spatial.h"
 #include "math/vec.h"
 #include "penalty/penalty.h"

@@ -8,8 +8,8 @@
 #include "penalty/body_wrench.h"
 #include "penalty/penalty.h"
 #include "dynamics/aba.h"
-#include "gradient/body_tangent.h"
-#include "gradient/integrate_derivative.h"
+#include "kinematics/kinematics_derivative.h"
+#include "model/configuration_derivative.h"
 #include "gradient/residual.h"
 #include "gradient/step_derivative.h"
 #include "kinematics/kinematics.h"
@@ -21,7 +21,7 @@
 //              W = W(q, v, V) the penalty wrenches (penalty/penalty.h; zero when disabled)
 //   v' = v + h a,   q' = q (+) h v'
 // Tangent:  dr = dr/dq dq + dr/dv dv + dr/du du + dr/dpi dpi + dr/dW dW,
-//           dW = dW/dxi xi(dq) + dW/deta eta(dq, dv) + dW/dV dV   (body_tangent.h)
+//           dW = dW/dxi xi(dq) + dW/deta eta(dq, dv) + dW/dV dV   (kinematics_derivative.h)
 //           da = -(M + hD)^-1 dr,  dv' = dv + h da,  dq' = Phi_q dq + h Phi_v dv'
 // Adjoint (the exact transpose), from (gq', gv'):
 //           w = gv' + h Phi_v' gq',  y = (M + hD)^-1 (h w),  rbar = -y

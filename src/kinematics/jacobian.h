@@ -50,10 +50,26 @@ static inline void gdn_jac_dof_column(const gdnModel* m, const gdnData* d, int d
 // the motion axis of dof `dof` about the point p: S = [jr; jp] of gdn_jac_dof_column, i.e.
 // [axis; axis x (p - anchor)] for a rotation, [0; axis] for a translation. With p =
 // subtree_com of the tree's root it is MuJoCo's cdof (dynamics/com.h); with p = the world
-// origin the world-origin axis of the derivatives (gradient/joint_axes.h)
+// origin the world-origin axis of the derivatives (kinematics/jacobian_derivative.h)
 static inline void gdn_dof_axis(const gdnModel* m, const gdnData* d, int dof,
                                 const double point[3], double S[6]) {
     gdn_jac_dof_column(m, d, dof, point, S + 3, S);
+}
+
+static const double gdn_world_origin[3] = {0, 0, 0};
+
+// the reference point of body b's spatial quantities (dynamics/com.h): subtree_com of its
+// tree's root (com != 0, MuJoCo's com frame) or the world origin (com == 0)
+static inline const double* gdn_com_reference(const gdnModel* m, const gdnData* d, int com,
+                                              int b) {
+    return com ? d->subtree_com + 3 * m->body_rootid[b] : gdn_world_origin;
+}
+
+// S (6 x nv): the motion axis of every dof about its body's reference point
+static inline void gdn_dof_axes_about(const gdnModel* m, const gdnData* d, int com, double* S) {
+    for (int i = 0; i < m->nv; i++) {
+        gdn_dof_axis(m, d, i, gdn_com_reference(m, d, com, m->dof_bodyid[i]), S + 6 * i);
+    }
 }
 
 // last dof moving body (the first body with dofs on the path to the world), -1 when the

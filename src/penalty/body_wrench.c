@@ -16,7 +16,6 @@ void gdn_body_velocities(const gdnModel* m, const gdnData* d, double* S, double*
 // backward pass: subtree sums from the leaves, then one dot product per dof
 void gdn_body_wrench_qfrc(const gdnModel* m, const gdnData* d, const double* W, double* scratch,
                           double* qfrc) {
-    static const double origin[3] = {0, 0, 0};
     double* Wsub = scratch;
     memcpy(Wsub, W, 6 * sizeof(double) * (size_t)m->nbody);
     for (int b = m->nbody - 1; b > 0; b--) {
@@ -25,7 +24,7 @@ void gdn_body_wrench_qfrc(const gdnModel* m, const gdnData* d, const double* W, 
     }
     for (int j = 0; j < m->nv; j++) {
         double S[6];
-        gdn_dof_axis(m, d, j, origin, S);
+        gdn_dof_axis(m, d, j, gdn_world_origin, S);
         qfrc[j] += gdn_dot6(S, Wsub + 6 * m->dof_bodyid[j]);
     }
 }

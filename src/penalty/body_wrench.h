@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Body velocities and body wrenches in world axes about the world origin (gradient/body_tangent.h).
+// Body velocities and body wrenches in world axes about the world origin
+// (kinematics/kinematics_derivative.h).
 #ifndef GDN_PENALTY_BODY_WRENCH_H
 #define GDN_PENALTY_BODY_WRENCH_H
 

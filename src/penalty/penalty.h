@@ -30,7 +30,7 @@ const double* gdn_penalty_wrenches_from_outputs(const gdnModel* m, gdnData* d);
 gdnStatus gdn_penalty_forces(const gdnModel* m, gdnData* d, double* qfrc);
 
 // Derivatives of W (penalty_derivative.c), at the state of the last gdn_penalty_wrenches (its
-// vert_xpos and vert_force decide the active set), frames of gradient/body_tangent.h.
+// vert_xpos and vert_force decide the active set), frames of kinematics/kinematics_derivative.h.
 // JVP: dW (6 x nbody, overwritten) from the body displacement twists xi, velocity tangents eta
 // (6 x nbody each) and vertex tangents dvert (nvert x 3, body frame); any input NULL = 0:
 //   dx = xi_ang x x + xi_lin + R_b dp,  d(xdot) = eta_ang x x + eta_lin + w x dx,

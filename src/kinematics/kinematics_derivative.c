@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 // Body displacement twists xi and velocity tangents eta from (dq, dv), and their adjoint.
-#include "gradient/body_tangent.h"
+#include "kinematics/kinematics_derivative.h"
 
 #include <string.h>
 
 #include "base/arena.h"
-#include "dynamics/com.h"
-#include "gradient/body_tangent_sweep.h"
-#include "gradient/joint_axes.h"
+#include "kinematics/jacobian.h"
+#include "kinematics/jacobian_derivative.h"
+#include "kinematics/kinematics_derivative_sweep.h"
 #include "math/spatial.h"
 
-// Forward, parent before child, dof groups in order (joint_axes.h):
+// Forward, parent before child, dof groups in order (jacobian_derivative.h):
 //   xi_b  = xi_parent + sum_j S_j dq_j
 //   eta_b = eta_parent + sum_j (dS_j(xi_pre_j, xi_b) v_j + S_j dv_j)
 // where xi_pre_j is xi_parent plus the groups of b before j's group.

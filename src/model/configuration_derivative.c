@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Derivatives of the Lie-group update q' = q (+) h v': per-joint maps Phi_q, Phi_v.
-#include "gradient/integrate_derivative.h"
+#include "model/configuration_derivative.h"
 
 #include "math/vec.h"
 #include "math/vecn.h"

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Internal: a body's spatial inertia as a function of its 10 canonical inertia parameters (the
 // tangent map and its adjoint, about the body's current COM), and the bilinear form <u, I w>.
-#ifndef GDN_GRADIENT_INERTIA_TANGENT_H
-#define GDN_GRADIENT_INERTIA_TANGENT_H
+#ifndef GDN_MODEL_INERTIA_PARAMS_DERIVATIVE_H
+#define GDN_MODEL_INERTIA_PARAMS_DERIVATIVE_H
 
 #include <gradyn/gradyn.h>
 

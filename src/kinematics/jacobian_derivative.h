@@ -1,18 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
-// Internal: world-origin motion axes of the dofs (velocity and position conventions) and how
-// they move to first order when the bodies move.
-#ifndef GDN_GRADIENT_JOINT_AXES_H
-#define GDN_GRADIENT_JOINT_AXES_H
+// Internal: the world-origin motion axes of the dofs (velocity and position conventions) and
+// how they move to first order when the bodies move (the tangent of gdn_dof_axis).
+#ifndef GDN_KINEMATICS_JACOBIAN_DERIVATIVE_H
+#define GDN_KINEMATICS_JACOBIAN_DERIVATIVE_H
 
 #include <gradyn/gradyn.h>
 
-// Frames: world axes about the world origin, [angular; linear] (as body_tangent.h).
+// Frames: world axes about the world origin, [angular; linear] (as kinematics_derivative.h).
 //
-// S_j: MuJoCo's cdof_j moved to the origin (gdn_dof_axes_about(m, d, 0, S), dynamics/com.h). It is both the velocity axis (V_b = sum over the
-//     path of S_j v_j) and the position axis: under qpos (+) dq (gdn_integrate_pos) the frame
-//     after joint j moves by the twist S_j dq_j. (Both agree because the loader, like MuJoCo,
-//     rejects a rotating joint after a ball in the same body: a ball's local axes are the
-//     body's xmat columns.)
+// S_j: MuJoCo's cdof_j moved to the origin (gdn_dof_axes_about(m, d, 0, S), jacobian.h). It is both
+//     the velocity axis (V_b = sum over the path of S_j v_j) and the position axis: under qpos (+)
+//     dq (gdn_integrate_pos) the frame after joint j moves by the twist S_j dq_j. (Both agree
+//     because the loader, like MuJoCo, rejects a rotating joint after a ball in the same body: a
+//     ball's local axes are the body's xmat columns.)
 //
 // Dof groups: a hinge, a slide, a ball, the translation half and the rotation half of a free
 // joint. "pre" is the frame just before a group (the parent body's frame plus the groups of

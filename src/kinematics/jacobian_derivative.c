@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// The first-order motion of the world-origin dof axes (see joint_axes.h).
-#include "gradient/joint_axes.h"
+// The first-order motion of the world-origin dof axes (see jacobian_derivative.h).
+#include "kinematics/jacobian_derivative.h"
 
 #include "math/spatial.h"
 #include "math/vec.h"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Internal: derivatives of q' = q (+) h v' (gdn_integrate_pos) in the tangent space.
-#ifndef GDN_GRADIENT_INTEGRATE_DERIVATIVE_H
-#define GDN_GRADIENT_INTEGRATE_DERIVATIVE_H
+#ifndef GDN_MODEL_CONFIGURATION_DERIVATIVE_H
+#define GDN_MODEL_CONFIGURATION_DERIVATIVE_H
 
 #include <gradyn/gradyn.h>
 

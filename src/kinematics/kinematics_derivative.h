@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Internal contract between the derivative stages: body motion tangents and external wrenches.
-#ifndef GDN_GRADIENT_BODY_TANGENT_H
-#define GDN_GRADIENT_BODY_TANGENT_H
+#ifndef GDN_KINEMATICS_KINEMATICS_DERIVATIVE_H
+#define GDN_KINEMATICS_KINEMATICS_DERIVATIVE_H
 
 #include <gradyn/gradyn.h>
 

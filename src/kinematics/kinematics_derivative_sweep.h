@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-// Internal: the body-tangent sweeps of body_tangent.h with the dof axes supplied by the caller.
-#ifndef GDN_GRADIENT_BODY_TANGENT_SWEEP_H
-#define GDN_GRADIENT_BODY_TANGENT_SWEEP_H
+// Internal: the body-tangent sweeps of kinematics_derivative.h, the dof axes given by the
+// caller.
+#ifndef GDN_KINEMATICS_KINEMATICS_DERIVATIVE_SWEEP_H
+#define GDN_KINEMATICS_KINEMATICS_DERIVATIVE_SWEEP_H
 
 #include <gradyn/gradyn.h>
 
-// S: the world-origin dof axes (gdn_dof_axes_about, dynamics/com.h) at the current kinematics. Semantics as
-// gdn_body_tangent_jvp (dq, dv may be NULL = 0; xi, eta overwritten; 6 x nbody each)
+// S: the world-origin dof axes (gdn_dof_axes_about, jacobian.h) at the current kinematics.
+// Semantics as gdn_body_tangent_jvp (dq, dv may be NULL = 0; xi, eta overwritten; 6 x nbody each)
 void gdn_body_tangent_jvp_axes(const gdnModel* m, const gdnData* d, const double* S,
                                const double* dq, const double* dv, double* xi, double* eta);
 

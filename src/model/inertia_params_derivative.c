@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The origin-frame spatial inertia's dependence on the canonical inertia parameters.
-#include "gradient/inertia_tangent.h"
+#include "model/inertia_params_derivative.h"
 
 #include "math/vec.h"
 

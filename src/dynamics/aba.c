@@ -59,7 +59,7 @@ static void body_forward(const gdnModel* m, const gdnData* d, int b, const doubl
         int dof = m->jnt_dofadr[jnt0];
         double* S = axes + 6 * dof;
         double vj[6];
-        gdn_dof_axis(m, d, dof, ref, S);
+        gdn_jnt_dof_axis(m, d, jnt0, GDN_JNT_HINGE, 0, ref, S);
         gdn_scl6(vj, S, d->qvel[dof]);
         gdn_cross_motion(s->c, parent_vel, vj);
         gdn_add6(vel, parent_vel, vj);
@@ -77,25 +77,26 @@ static void body_forward(const gdnModel* m, const gdnData* d, int b, const doubl
         double* S = axes + 6 * dof;
         double vj[6], cj[6];
         int type = m->jnt_type[j];
+        int k0 = 0;
         if (type == GDN_JNT_FREE) {
             // translation along the world axes: constant axes, no velocity product
             for (int k = 0; k < 3; k++) {
-                gdn_dof_axis(m, d, dof + k, ref, S + 6 * k);
+                gdn_jnt_dof_axis(m, d, j, type, k, ref, S + 6 * k);
                 v[3 + k] += qvel[k];
             }
             S += 18;
             qvel += 3;
-            dof += 3;
+            k0 = 3;
         }
         if (type == GDN_JNT_FREE || type == GDN_JNT_BALL) {
             for (int k = 0; k < 3; k++) {
-                gdn_dof_axis(m, d, dof + k, ref, S + 6 * k);
+                gdn_jnt_dof_axis(m, d, j, type, k0 + k, ref, S + 6 * k);
             }
             for (int i = 0; i < 6; i++) {
                 vj[i] = S[i] * qvel[0] + S[6 + i] * qvel[1] + S[12 + i] * qvel[2];
             }
         } else {
-            gdn_dof_axis(m, d, dof, ref, S);
+            gdn_jnt_dof_axis(m, d, j, type, 0, ref, S);
             gdn_scl6(vj, S, qvel[0]);
         }
         gdn_cross_motion(cj, v, vj);

@@ -14,11 +14,10 @@
 //   slide:  jr = 0,          jp = axis
 //   ball:   jr = xmat e_k,   jp = jr x (p - anchor)     (axes are the body frame's columns)
 //   free:   k < 3: jr = 0, jp = e_k (world axes); k >= 3: as ball with k - 3
-static inline void gdn_jac_dof_column(const gdnModel* m, const gdnData* d, int dof,
-                                      const double point[3], double jp[3], double jr[3]) {
-    int jnt = m->dof_jntid[dof];
-    int k = dof - m->jnt_dofadr[jnt];
-    int type = m->jnt_type[jnt];
+// (the core: dof k of joint jnt of type `type`, for callers that know them)
+static inline void gdn_jnt_dof_column(const gdnModel* m, const gdnData* d, int jnt, int type,
+                                      int k, const double point[3], double jp[3],
+                                      double jr[3]) {
     const double* anchor = d->xanchor + 3 * jnt;
     double offset[3];
 
@@ -47,6 +46,12 @@ static inline void gdn_jac_dof_column(const gdnModel* m, const gdnData* d, int d
     gdn_cross3(jp, jr, offset);
 }
 
+static inline void gdn_jac_dof_column(const gdnModel* m, const gdnData* d, int dof,
+                                      const double point[3], double jp[3], double jr[3]) {
+    int jnt = m->dof_jntid[dof];
+    gdn_jnt_dof_column(m, d, jnt, m->jnt_type[jnt], dof - m->jnt_dofadr[jnt], point, jp, jr);
+}
+
 // the motion axis of dof `dof` about the point p: S = [jr; jp] of gdn_jac_dof_column, i.e.
 // [axis; axis x (p - anchor)] for a rotation, [0; axis] for a translation. With p =
 // subtree_com of the tree's root it is MuJoCo's cdof (dynamics/com.h); with p = the world
@@ -54,6 +59,12 @@ static inline void gdn_jac_dof_column(const gdnModel* m, const gdnData* d, int d
 static inline void gdn_dof_axis(const gdnModel* m, const gdnData* d, int dof,
                                 const double point[3], double S[6]) {
     gdn_jac_dof_column(m, d, dof, point, S + 3, S);
+}
+
+// the same for dof k of joint jnt of type `type` (known to the caller)
+static inline void gdn_jnt_dof_axis(const gdnModel* m, const gdnData* d, int jnt, int type,
+                                    int k, const double point[3], double S[6]) {
+    gdn_jnt_dof_column(m, d, jnt, type, k, point, S + 3, S);
 }
 
 static const double gdn_world_origin[3] = {0, 0, 0};

@@ -7,6 +7,7 @@
 #include "base/arena.h"
 #include "dynamics/com.h"
 #include "dynamics/force_derivative.h"
+#include "dynamics/rne.h"
 #include "kinematics/jacobian_derivative.h"
 #include "math/spatial.h"
 #include "math/vec.h"
@@ -130,36 +131,37 @@ static void applied_motion(double G[18], const double f[3], const double c[3]) {
 }
 
 // the forward sweep (per dof: S, sigma, psi, phi; per body: I, K, G, I V, fin, Wx), the
-// subtree sums, then per dof alpha, kappa, gamma. VA: 12 nbody scratch (V_b, A_b)
+// subtree sums, then per dof alpha, kappa, gamma. The primal is the residual's (residual.c):
+// the world-origin axes, inertias and velocities of dynamics/com.h and the RNE sweep
+// (dynamics/rne.h) give V, A, Sdot, V_pre, I V and the subtree sums fin_s; per group, Ap
+// (the acceleration before it) replays the sweep's additions and Vq (the velocity after it)
+// is the next group's V_pre or V_b. VA: 12 nbody + 12 nv scratch (V_b, A_b, Sdot, V_pre)
 static void sweep_build(const gdnModel* m, const gdnData* d, const double* a, const double* W,
                         sweep* s, double* VA) {
     const double* qvel = d->qvel;
-    double V0[6] = {0, 0, 0, 0, 0, 0}, A0[6] = {0, 0, 0, 0, 0, 0};
-    if (!(m->opt.disableflags & GDN_DSBL_GRAVITY)) {
-        gdn_scl3(A0 + 3, m->opt.gravity, -1);
-    }
-    gdn_dof_axes_about(m, d, 0, s->S);
     double* Vb = VA;
     double* Ab = VA + 6 * (size_t)m->nbody;
-    memcpy(Vb, V0, sizeof(V0));
-    memcpy(Ab, A0, sizeof(A0));
-    memset(s->I, 0, 10 * sizeof(double));
+    double* Sdot = Ab + 6 * (size_t)m->nbody;
+    double* Vpre = Sdot + 6 * (size_t)(m->nv > 0 ? m->nv : 1);
+    gdn_dof_axes_about(m, d, 0, s->S);
+    gdn_body_inertias_about(m, d, 0, s->I);
+    gdn_com_vel(m, d, s->S, Vb, Sdot, Vpre);
+    gdn_rne_sweep(m, d, s->S, Sdot, s->I, Vb, a, GDN_RNE_BY_DOF, NULL, Ab, s->fin, NULL, s->IV);
     memset(s->K, 0, 36 * sizeof(double));
     memset(s->G, 0, 18 * sizeof(double));
-    memset(s->IV, 0, 6 * sizeof(double));
-    memset(s->fin, 0, 6 * sizeof(double));
     memset(s->Wx, 0, 6 * sizeof(double));
     for (int b = 1; b < m->nbody; b++) {
         int par = m->body_parentid[b];
         int dof0 = m->body_dofadr[b], ndof = m->body_dofnum[b];
-        double vp[6], ap[6];
-        memcpy(vp, Vb + 6 * par, sizeof(vp));
+        double ap[6];
         memcpy(ap, Ab + 6 * par, sizeof(ap));
         for (int k = 0; k < ndof;) {
             int n = gdn_dof_group_size(m, dof0 + k);
-            double sdot[3][6];
-            for (int t = dof0 + k; t < dof0 + k + n; t++) {
+            int next = dof0 + k + n;
+            const double* vq = k + n < ndof ? Vpre + 6 * next : Vb + 6 * b;
+            for (int t = dof0 + k; t < next; t++) {
                 const double* S = s->S + 6 * t;
+                const double* vp = Vpre + 6 * t;
                 double* sig = s->sig + 6 * t;
                 double tmp[6];
                 s->group[t] = dof0 + k;
@@ -170,44 +172,22 @@ static void sweep_build(const gdnModel* m, const gdnData* d, const double* a, co
                 for (int i = 0; i < 6; i++) {
                     s->psi[6 * t + i] -= tmp[i];
                 }
-                if (gdn_dof_kind(m, t) == GDN_AXIS_FIXED) {
-                    memset(sdot[t - dof0 - k], 0, 6 * sizeof(double));
-                } else {
-                    memcpy(sdot[t - dof0 - k], sig, 6 * sizeof(double));
-                }
-            }
-            for (int t = dof0 + k; t < dof0 + k + n; t++) {
-                gdn_addscl6(vp, vp, s->S + 6 * t, qvel[t]);
-            }
-            for (int t = dof0 + k; t < dof0 + k + n; t++) {
-                const double* S = s->S + 6 * t;
-                double* phi = s->phi + 6 * t;
-                double tmp[6];
-                gdn_addscl6(ap, ap, sdot[t - dof0 - k], qvel[t]);
-                gdn_addscl6(ap, ap, S, a[t]);
                 // phi = Sdot - S x Vq
-                gdn_cross_motion(tmp, S, vp);
+                gdn_cross_motion(tmp, S, vq);
                 for (int i = 0; i < 6; i++) {
-                    phi[i] = sdot[t - dof0 - k][i] - tmp[i];
+                    s->phi[6 * t + i] = Sdot[6 * t + i] - tmp[i];
                 }
+            }
+            for (int t = dof0 + k; t < next; t++) {
+                gdn_addscl6(ap, ap, Sdot + 6 * t, qvel[t]);
+                gdn_addscl6(ap, ap, s->S + 6 * t, a[t]);
             }
             k += n;
         }
-        memcpy(Vb + 6 * b, vp, sizeof(vp));
-        memcpy(Ab + 6 * b, ap, sizeof(ap));
 
-        double* I = s->I + 10 * b;
-        double* iv = s->IV + 6 * b;
-        double* fin = s->fin + 6 * b;
+        const double* I = s->I + 10 * b;
         double* wx = s->Wx + 6 * b;
-        double tmp[6];
-        gdn_cinert(I, m->body_inertia + 3 * b, d->ximat + 9 * b, d->xipos + 3 * b,
-                   m->body_mass[b]);
-        gdn_cinert_mul(iv, I, vp);
-        gdn_cinert_mul(fin, I, ap);
-        gdn_cross_force(tmp, vp, iv);
-        gdn_add6(fin, fin, tmp);
-        inertia_coriolis(s->K + 36 * b, vp, I);
+        inertia_coriolis(s->K + 36 * b, Vb + 6 * b, I);
         // the applied wrench [c x f + t; f] (+ W_b) and the motion of f with the COM
         const double* x = d->xfrc_applied + 6 * b;
         const double* c = d->xipos + 3 * b;
@@ -236,7 +216,6 @@ static void sweep_build(const gdnModel* m, const gdnData* d, const double* a, co
             s->G[18 * par + i] += s->G[18 * b + i];
         }
         gdn_add6(s->IV + 6 * par, s->IV + 6 * par, s->IV + 6 * b);
-        gdn_add6(s->fin + 6 * par, s->fin + 6 * par, s->fin + 6 * b);
         gdn_add6(s->Wx + 6 * par, s->Wx + 6 * par, s->Wx + 6 * b);
     }
     // per dof: alpha, kappa, gamma from the subtree sums of its body
@@ -360,7 +339,7 @@ static gdnStatus residual_dense(const gdnModel* m, gdnData* d, const double* a, 
         return GDN_ERR_ARG;
     }
     size_t mark = gdn_arena_mark(d);
-    double* block = gdn_arena_doubles(d, 108 * nvs + 94 * nbs);
+    double* block = gdn_arena_doubles(d, 120 * nvs + 94 * nbs);
     int* group = gdn_arena_ints(d, nvs);
     if (!block || !group) {
         gdn_arena_reset(d, mark);

@@ -615,7 +615,7 @@ static int check_residual(gdnModel* m, gdnData* d, unsigned long long* rng, cons
         g[k] = calloc((size_t)nblk[k] + 1, sizeof(double));
     }
     gdnResidualAdjoint out = {g[BLK_Q], g[BLK_V], g[BLK_A], g[BLK_U], g[BLK_P], g[BLK_W],
-                              NULL, NULL, NULL, NULL};
+                              NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
     CHECK(gdn_residual_vjp_ex(m, d, a, W, y, &out) == GDN_OK);
     CHECK(d->parena == mark);
     double lhs = dot(jvp, y, nv), rhs = 0, scale = 0;
@@ -637,7 +637,8 @@ static int check_residual(gdnModel* m, gdnData* d, unsigned long long* rng, cons
         double* gv2 = calloc((size_t)nv + 1, sizeof(double));
         double* xb = malloc(sizeof(double) * 6 * (size_t)nb);
         double* eb = malloc(sizeof(double) * 6 * (size_t)nb);
-        gdnResidualAdjoint split = {gq2, gv2, NULL, NULL, NULL, NULL, xb, eb, NULL, NULL};
+        gdnResidualAdjoint split = {gq2, gv2, NULL, NULL, NULL, NULL, xb, eb,
+                                    NULL, NULL, NULL, NULL, NULL, NULL};
         CHECK(gdn_residual_vjp_ex(m, d, a, W, y, &split) == GDN_OK);
         gdn_body_tangent_vjp(m, d, xb, eb, gq2, gv2);
         CHECK_ARRAY_REL(gq2, g[BLK_Q], nv, 1e-12, FLOOR);

@@ -33,10 +33,10 @@ typedef struct {
     gdnData* d;
     const double* a; // acceleration (nv)
     const double* W; // extra wrenches or NULL
-    double* S;       // 6 nv: dof axes
-    double* Sdot;    // 6 nv: their time derivatives
-    double* Vpre;    // 6 nv: velocity of the frame before each dof's group
-    double* V;       // 6 nbody
+    const double* S;    // 6 nv: dof axes
+    const double* Sdot; // 6 nv: their time derivatives
+    const double* Vpre; // 6 nv: velocity of the frame before each dof's group
+    const double* V;    // 6 nbody
     double* A;       // 6 nbody
     double* I;       // 10 nbody
     double* F;       // 6 nbody: subtree force sums
@@ -75,9 +75,10 @@ static void external_wrench(const primal* p, int b, double w[6]) {
 }
 
 // arena blocks and the primal in the world-origin frame: the axes, inertias and velocities of
-// dynamics/com.h and the sweep of RNE (dynamics/rne.h) with the applied wrenches Wx
+// dynamics/com.h and the sweep of RNE (dynamics/rne.h) with the applied wrenches Wx. tree: the
+// caller's S, Sdot, Vpre, V (gdnResidualAdjoint) or NULL (computed here)
 static gdnStatus primal_build(const gdnModel* m, gdnData* d, const double* a, const double* W,
-                              primal* p) {
+                              const gdnResidualAdjoint* tree, primal* p) {
     const size_t nv6 = 6 * (size_t)(m->nv > 0 ? m->nv : 1), nb = (size_t)m->nbody;
     double* block = gdn_arena_doubles(d, 3 * nv6 + 46 * nb);
     if (!block) {
@@ -87,19 +88,30 @@ static gdnStatus primal_build(const gdnModel* m, gdnData* d, const double* a, co
     p->d = d;
     p->a = a;
     p->W = W;
-    p->S = block;
-    p->Sdot = p->S + nv6;
-    p->Vpre = p->Sdot + nv6;
-    p->V = p->Vpre + nv6;
-    p->A = p->V + 6 * nb;
+    double* S = block;
+    double* Sdot = S + nv6;
+    double* Vpre = Sdot + nv6;
+    double* V = Vpre + nv6;
+    p->A = V + 6 * nb;
     p->I = p->A + 6 * nb;
     p->F = p->I + 10 * nb;
     p->IA = p->F + 6 * nb;
     p->IV = p->IA + 6 * nb;
     double* wx = p->IV + 6 * nb;
-    gdn_dof_axes_about(m, d, 0, p->S);
+    if (tree && tree->S) {
+        p->S = tree->S;
+        p->Sdot = tree->Sdot;
+        p->Vpre = tree->Vpre;
+        p->V = tree->V;
+    } else {
+        gdn_dof_axes_about(m, d, 0, S);
+        gdn_com_vel(m, d, S, V, Sdot, Vpre);
+        p->S = S;
+        p->Sdot = Sdot;
+        p->Vpre = Vpre;
+        p->V = V;
+    }
     gdn_body_inertias_about(m, d, 0, p->I);
-    gdn_com_vel(m, d, p->S, p->V, p->Sdot, p->Vpre);
     memset(wx, 0, 6 * sizeof(double));
     for (int b = 1; b < m->nbody; b++) {
         external_wrench(p, b, wx + 6 * b);
@@ -307,7 +319,7 @@ gdnStatus gdn_residual_jvp_ex(const gdnModel* m, gdnData* d, const double* a, co
     const int nv = m->nv, nb = m->nbody;
     size_t mark = gdn_arena_mark(d);
     primal p;
-    gdnStatus status = primal_build(m, d, a, W, &p);
+    gdnStatus status = primal_build(m, d, a, W, NULL, &p);
     double* block = gdn_arena_doubles(d, 24 * (size_t)nb + 6 * (size_t)(nv > 0 ? nv : 1));
     if (status != GDN_OK || !block) {
         gdn_arena_reset(d, mark);
@@ -421,7 +433,7 @@ gdnStatus gdn_residual_vjp_ex(const gdnModel* m, gdnData* d, const double* a, co
     const int split = out->xibar || out->etabar;
     size_t mark = gdn_arena_mark(d);
     primal p;
-    gdnStatus status = primal_build(m, d, a, W, &p);
+    gdnStatus status = primal_build(m, d, a, W, out, &p);
     double* block = gdn_arena_doubles(d, 4 * nb6 + 15 * nvs);
     if (status != GDN_OK || !block) {
         gdn_arena_reset(d, mark);
@@ -608,7 +620,8 @@ gdnStatus gdn_residual_vjp_ex(const gdnModel* m, gdnData* d, const double* a, co
 
 gdnStatus gdn_residual_vjp(const gdnModel* m, gdnData* d, const double* a, const double* y,
                            double* gq, double* gv, double* gu, double* gparam, double* Wbar) {
-    gdnResidualAdjoint out = {gq, gv, NULL, gu, gparam, Wbar, NULL, NULL, NULL, NULL};
+    gdnResidualAdjoint out = {gq, gv, NULL, gu, gparam, Wbar, NULL, NULL, NULL, NULL,
+                              NULL, NULL, NULL, NULL};
     return gdn_residual_vjp_primal(m, d, a, y, &out);
 }
 

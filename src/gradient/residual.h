@@ -91,6 +91,13 @@ typedef struct gdnResidualAdjoint {
     // cotangents of xi and eta (6 x nbody each, zero on entry) for gq, gv to include.
     gdnStatus (*wrench_vjp)(void* ctx, const double* Wbar, double* xibar, double* etabar);
     void* wrench_ctx;
+    // Inputs a caller may already have (S NULL: computed here): the world-origin dof axes S
+    // (gdn_dof_axes_about(m, d, 0, S)) and, from gdn_com_vel on them, Sdot, Vpre (6 x nv each)
+    // and the body velocities V (6 x nbody), at the evaluation point; all four or none
+    const double* S;
+    const double* Sdot;
+    const double* Vpre;
+    const double* V;
 } gdnResidualAdjoint;
 
 gdnStatus gdn_residual_vjp_ex(const gdnModel* m, gdnData* d, const double* a, const double* W,

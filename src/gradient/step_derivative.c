@@ -5,9 +5,9 @@
 #include <string.h>
 
 #include "base/arena.h"
-#include "penalty/body_wrench.h"
 #include "penalty/penalty.h"
 #include "dynamics/aba.h"
+#include "dynamics/com.h"
 #include "kinematics/kinematics_derivative.h"
 #include "model/configuration_derivative.h"
 #include "gradient/residual.h"
@@ -116,9 +116,11 @@ static gdnStatus penalty_vjp(void* ctx, const double* Wbar, double* xibar, doubl
 
 // The backward half shared by gdn_step_vjp and gdn_step_vjp_at, once the front half left the
 // kinematics in d, the acceleration a and ABA's factorization f of M + hD. W: the penalty
-// wrenches when the caller has them (NULL: from the primal's vertex forces, residual.h)
+// wrenches when the caller has them (NULL: from the primal's vertex forces, residual.h); tree:
+// NULL, or the world-origin S, Sdot, Vpre, V the caller computed for them (4 pointers)
 static gdnStatus step_vjp_back(const gdnModel* m, gdnData* d, const gdnAbaFactor* f,
-                               const double* a, const double* W, const double* gqpos_next,
+                               const double* a, const double* W, double* const* tree,
+                               const double* gqpos_next,
                                const double* gqvel_next, double* gqpos, double* gqvel,
                                double* gctrl, double* gparam, double* gvert) {
     const int nv = m->nv;
@@ -163,7 +165,15 @@ static gdnStatus step_vjp_back(const gdnModel* m, gdnData* d, const gdnAbaFactor
     // contact, Wbar -> (xibar, etabar, gvert) by the penalty adjoint inside the same sweep
     if (status == GDN_OK) {
         penaltyAdjoint pen = {m, d, gvert};
-        gdnResidualAdjoint out = {gq, gv, NULL, gctrl, gparam, NULL, NULL, NULL, NULL, NULL};
+        gdnResidualAdjoint out = {gq, gv, NULL, gctrl, gparam, NULL, NULL, NULL, NULL, NULL,
+                                  NULL, NULL, NULL, NULL};
+        if (tree) {
+            // the residual reads the axes and velocities the penalty stage used
+            out.S = tree[0];
+            out.Sdot = tree[1];
+            out.Vpre = tree[2];
+            out.V = tree[3];
+        }
         if (gdn_penalty_active(m)) {
             out.Wbar = Wbar;
             out.wrench_vjp = penalty_vjp;
@@ -200,16 +210,17 @@ gdnStatus gdn_step_vjp(const gdnModel* m, gdnData* d, const double* gqpos_next,
         status = gdn_pipeline_front(m, d, GDN_PIPE_DERIVATIVE, &f);
     }
     if (status == GDN_OK) {
-        status = step_vjp_back(m, d, &f, d->qacc, NULL, gqpos_next, gqvel_next, gqpos, gqvel,
-                               gctrl, gparam, gvert);
+        status = step_vjp_back(m, d, &f, d->qacc, NULL, NULL, gqpos_next, gqvel_next, gqpos,
+                               gqvel, gctrl, gparam, gvert);
     }
     gdn_arena_reset(d, mark);
     return status;
 }
 
 // The front half without the acceleration: body kinematics, ABA's factorization alone
-// (gdn_aba_factor, bit for bit the step's), and with contact the body velocities and the
-// penalty wrenches (vertex forces and active set as the step's)
+// (gdn_aba_factor, bit for bit the step's), and with contact the world-origin axes and body
+// velocities (gdn_com_vel, which the residual's adjoint then reads instead of recomputing
+// them) and the penalty wrenches (vertex forces and active set as the step's)
 gdnStatus gdn_step_vjp_at(const gdnModel* m, gdnData* d, const double* qacc,
                           const double* gqpos_next, const double* gqvel_next, double* gqpos,
                           double* gqvel, double* gctrl, double* gparam, double* gvert) {
@@ -222,15 +233,17 @@ gdnStatus gdn_step_vjp_at(const gdnModel* m, gdnData* d, const double* qacc,
     size_t mark = gdn_arena_mark(d);
     gdnAbaFactor f;
     gdnStatus status = gdn_aba_factor_alloc(m, d, &f);
-    // extra = h D (NULL without damping, as the step); V, W (6 nbody each), S (6 nv) with
-    // contact
-    double* extra = gdn_arena_doubles(d, (size_t)(nv > 0 ? nv : 1) + 2 * nb6 + 6 * (size_t)nv);
+    // extra = h D (NULL without damping, as the step); with contact V, W (6 nbody each) and
+    // S, Sdot, Vpre (6 nv each)
+    const size_t nvs = (size_t)(nv > 0 ? nv : 1);
+    double* extra = gdn_arena_doubles(d, nvs + 2 * nb6 + 18 * nvs);
     if (status != GDN_OK || !extra) {
         gdn_arena_reset(d, mark);
         return GDN_ERR_MEMORY;
     }
-    double* V = extra + (nv > 0 ? nv : 1);
+    double* V = extra + nvs;
     double* W = V + nb6;
+    double* tree[4] = {W + nb6, W + nb6 + 6 * nvs, W + nb6 + 12 * nvs, V};
     int damped = 0;
     for (int i = 0; i < nv; i++) {
         extra[i] = h * m->dof_damping[i];
@@ -244,12 +257,14 @@ gdnStatus gdn_step_vjp_at(const gdnModel* m, gdnData* d, const double* qacc,
         if (d->nvert != m->nvert) {
             status = GDN_ERR_ARG;
         } else {
-            gdn_body_velocities(m, d, W + nb6, V);
+            gdn_dof_axes_about(m, d, 0, tree[0]);
+            gdn_com_vel(m, d, tree[0], V, tree[1], tree[2]);
             gdn_penalty_wrenches(m, d, V, W);
         }
     }
     if (status == GDN_OK) {
-        status = step_vjp_back(m, d, &f, qacc, gdn_penalty_active(m) ? W : NULL, gqpos_next,
+        const int pen = gdn_penalty_active(m);
+        status = step_vjp_back(m, d, &f, qacc, pen ? W : NULL, pen ? tree : NULL, gqpos_next,
                                gqvel_next, gqpos, gqvel, gctrl, gparam, gvert);
     }
     gdn_arena_reset(d, mark);

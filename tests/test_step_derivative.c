@@ -11,7 +11,7 @@
 #include <gradyn/gradyn.h>
 
 #include "dynamics/aba.h"
-#include "gradient/damped_mass.h"
+#include "dynamics/damped_mass.h"
 #include "model/configuration_derivative.h"
 #include "gradient/step_derivative.h"
 #include "math/vec.h"

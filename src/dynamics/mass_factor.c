@@ -47,7 +47,7 @@ static void sub_scaled(double* restrict x, const double* restrict y, double t, i
 // for k = nv-1 .. 0 and each ancestor i of k (nearest first), t = M(k,i) / M(k,k);
 // M(i,j) += M(k,j) (-t) for j = i and the ancestors of i; M(k,i) = t; simple dofs skip this
 // (their off-diagonal M is zero up to round-off). Pivots below GDN_MINVAL are raised.
-void gdn_mass_factor(const gdnModel* m, const double* qM, const double* diag, gdnMassFactor* f) {
+int gdn_mass_factor(const gdnModel* m, const double* qM, const double* diag, gdnMassFactor* f) {
     const int nv = m->nv;
     const int* parent = m->dof_parentid;
     for (int k = 0; k < nv; k++) {
@@ -61,10 +61,14 @@ void gdn_mass_factor(const gdnModel* m, const double* qM, const double* diag, gd
             rowk[0] += diag[k];
         }
     }
+    int raised = 0;
     for (int k = nv - 1; k >= 0; k--) {
         double* rowk = f->LD + f->adr[k];
-        if (rowk[0] < GDN_MINVAL) {
-            rowk[0] = GDN_MINVAL;
+        if (!(rowk[0] >= GDN_MINVAL)) {
+            raised++;
+            if (rowk[0] < GDN_MINVAL) {
+                rowk[0] = GDN_MINVAL;
+            }
         }
         if (f->simple[k]) {
             continue;
@@ -81,6 +85,7 @@ void gdn_mass_factor(const gdnModel* m, const double* qM, const double* diag, gd
     for (int k = 0; k < nv; k++) {
         f->Dinv[k] = 1.0 / f->LD[f->adr[k]];
     }
+    return raised;
 }
 
 // simple dofs skipped: x = L'^-1 x (leaves first, zero entries skipped), x = x * Dinv,

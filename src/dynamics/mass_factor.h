@@ -23,8 +23,9 @@ gdnStatus gdn_mass_factor_alloc(const gdnModel* m, gdnData* d, const int* simple
                                 gdnMassFactor* f);
 
 // qM + diag(diag) = L' D L along the dof tree (qM dense nv x nv; diag nv, or NULL), in
-// MuJoCo's order (mj_factorI); pivots below 1e-15 are raised to it
-void gdn_mass_factor(const gdnModel* m, const double* qM, const double* diag, gdnMassFactor* f);
+// MuJoCo's order (mj_factorI); pivots below GDN_MINVAL are raised to it. Returns the number of
+// pivots that were below GDN_MINVAL or NaN (0 for a positive definite matrix)
+int gdn_mass_factor(const gdnModel* m, const double* qM, const double* diag, gdnMassFactor* f);
 
 // x = (L' D L)^-1 x (nv, in place), in MuJoCo's order (mj_solveLD with one vector)
 void gdn_mass_solve(const gdnModel* m, const gdnMassFactor* f, double* x);

@@ -8,7 +8,7 @@
 #include "penalty/body_wrench.h"
 #include "penalty/penalty.h"
 #include "kinematics/kinematics_derivative.h"
-#include "gradient/damped_mass.h"
+#include "dynamics/damped_mass.h"
 #include "model/configuration_derivative.h"
 #include "gradient/residual.h"
 #include "gradient/step_derivative.h"

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
-// Internal: the damped mass matrix M + h diag(dof_damping), factorized tree-sparse, and solves.
-#ifndef GDN_GRADIENT_DAMPED_MASS_H
-#define GDN_GRADIENT_DAMPED_MASS_H
+// Internal: M + h diag(dof_damping) by the one tree factor (mass_factor.h), laid out for solves
+// with many right-hand sides (the transition Jacobians).
+#ifndef GDN_DYNAMICS_DAMPED_MASS_H
+#define GDN_DYNAMICS_DAMPED_MASS_H
 
 #include <gradyn/gradyn.h>
 
 // H = M + h D = L' diag(dvec) L with L unit lower triangular and L(k, i) != 0 only for i an
-// ancestor dof of k (dof_parentid chain): no fill-in (Featherstone's LTDL). Row k of the factor
+// ancestor dof of k (dof_parentid chain): no fill-in (Featherstone's LTDL), the values of
+// gdn_mass_factor (rowadr, rownnz, L, dinv are its adr, len, LD, Dinv). Row k of the factor
 // holds the chain k, parent(k), parent(parent(k)), ... : entry 0 is dvec_k, entry t > 0 is
 // L(k, chain_k[t]). The chain of an ancestor is a tail of the chain of its descendant.
 typedef struct gdnDampedMass {
@@ -27,7 +29,7 @@ typedef struct gdnDampedMass {
 
 // factorize M(q) + h diag(dof_damping) at the current kinematics (calls gdn_crb, which
 // overwrites d->qM). Storage comes from the arena (the caller resets it). GDN_ERR_MEMORY when
-// the arena is exhausted, GDN_ERR_NONFINITE for a non-positive pivot.
+// the arena is exhausted, GDN_ERR_NONFINITE for a pivot below GDN_MINVAL or NaN.
 gdnStatus gdn_damped_mass_factor(const gdnModel* m, gdnData* d, double h, gdnDampedMass* dm);
 
 // the same from a given mass matrix M (nv x nv row-major, armature included; only the entries

@@ -1,67 +1,62 @@
 // SPDX-License-Identifier: Apache-2.0
-// Tree-sparse L'DL factorization of M + h D (no fill-in along dof_parentid) and its solves.
-#include "gradient/damped_mass.h"
+// M + h D by the tree factor, with the column lists for solves with many right-hand sides.
+#include "dynamics/damped_mass.h"
 
 #include "base/arena.h"
+#include "dynamics/mass_factor.h"
 
 #if defined(__SSE2__)
 #    include <emmintrin.h>
 #endif
 
-// sparsity from dof_parentid (rows as chains), values gathered from a dense M (gdn_crb's qM),
-// then for k = nv-1 .. 0 and each ancestor i = chain_k[t] (t >= 1):
-//   a = H(k, i) / H(k, k);  H(i, j) -= a H(k, j) for j on the chain of i;  L(k, i) = a
-// (the chain of i is the tail of the chain of k from t, so both rows are walked contiguously)
+// H = M + h D factored by the one tree factor (dynamics/mass_factor.h: gdn_mass_factor with
+// extra diagonal h D and no simple-dof skipping, so every row is eliminated), then the chains
+// (chain_k = k, parent(k), ...) and the transpose lists for the gathered first pass: for
+// k = nv-1 .. 0 and each ancestor i = chain_k[t] (t >= 1), k is appended to i's list with
+// L(k, i) (the order in which the elimination finalizes L(k, i)). A pivot that the factor had
+// to raise (below GDN_MINVAL, or NaN) is an error here: the Jacobians of a singular H are not
+// defined
 gdnStatus gdn_damped_mass_factor_from(const gdnModel* m, gdnData* d, double h, const double* M,
                                       gdnDampedMass* dm) {
     const int nv = m->nv;
     dm->nv = nv;
-    int* rowadr = gdn_arena_ints(d, 2 * (size_t)nv);
-    if (!rowadr) {
+    // no simple dofs (zeros), the diagonal h D, the factor's layout
+    gdnMassFactor f;
+    int* no_simple = gdn_arena_ints(d, (size_t)nv + 1);
+    double* extra = gdn_arena_doubles(d, (size_t)nv + 1);
+    if (!no_simple || !extra || gdn_mass_factor_alloc(m, d, no_simple, &f) != GDN_OK) {
         return GDN_ERR_MEMORY;
     }
-    int* rownnz = rowadr + nv;
-    int nnz = 0;
     for (int k = 0; k < nv; k++) {
-        int p = m->dof_parentid[k];
-        rownnz[k] = 1 + (p >= 0 ? rownnz[p] : 0);
-        rowadr[k] = nnz;
-        nnz += rownnz[k];
+        no_simple[k] = 0;
+        extra[k] = h * m->dof_damping[k];
     }
-    int* chain = gdn_arena_ints(d, (size_t)nnz);
-    double* L = gdn_arena_doubles(d, (size_t)nnz + (size_t)nv);
-    if (!chain || !L) {
-        return GDN_ERR_MEMORY;
+    if (gdn_mass_factor(m, M, extra, &f) > 0) {
+        return GDN_ERR_NONFINITE;
     }
-    dm->rowadr = rowadr;
-    dm->rownnz = rownnz;
-    dm->chain = chain;
-    dm->L = L;
-    dm->dinv = L + nnz;
+    dm->rowadr = f.adr;
+    dm->rownnz = f.len;
+    dm->L = f.LD;
+    dm->dinv = f.Dinv;
+    const int nnz = nv > 0 ? f.adr[nv - 1] + f.len[nv - 1] : 0;
 
-    for (int k = 0; k < nv; k++) {
-        int* row = chain + rowadr[k];
-        double* Lk = L + rowadr[k];
-        int j = k;
-        for (int t = 0; t < rownnz[k]; t++, j = m->dof_parentid[j]) {
-            row[t] = j;
-            Lk[t] = M[(size_t)k * nv + j];
-        }
-        Lk[0] += h * m->dof_damping[k];
-    }
-
-    // the transpose: descnum[i] = the dofs below i (children first), descadr from it; the entries
-    // are written by the elimination below, which finalizes L(k, i) in decreasing k
-    int* descadr = gdn_arena_ints(d, 3 * (size_t)nv + (size_t)(nnz - nv));
+    // chains and the transpose: descnum[i] = the dofs below i, descadr from it
+    int* chain = gdn_arena_ints(d, 4 * (size_t)nv + (size_t)nnz + (size_t)(nnz - nv) + 1);
     double* descL = gdn_arena_doubles(d, (size_t)(nnz - nv > 0 ? nnz - nv : 1));
-    if (!descadr || !descL) {
+    if (!chain || !descL) {
         return GDN_ERR_MEMORY;
     }
+    int* descadr = chain + nnz;
     int* descnum = descadr + nv;
     int* cursor = descnum + nv;
     int* desc = cursor + nv;
-    for (int i = 0; i < nv; i++) {
-        descnum[i] = 0;
+    for (int k = 0; k < nv; k++) {
+        int* row = chain + f.adr[k];
+        int j = k;
+        for (int t = 0; t < f.len[k]; t++, j = m->dof_parentid[j]) {
+            row[t] = j;
+        }
+        descnum[k] = 0;
     }
     for (int k = nv - 1; k >= 0; k--) {
         if (m->dof_parentid[k] >= 0) {
@@ -73,27 +68,16 @@ gdnStatus gdn_damped_mass_factor_from(const gdnModel* m, gdnData* d, double h, c
         cursor[i] = adr;
         adr += descnum[i];
     }
-
     for (int k = nv - 1; k >= 0; k--) {
-        double* Lk = L + rowadr[k];
-        const int* row = chain + rowadr[k];
-        if (!(Lk[0] > 0)) {
-            return GDN_ERR_NONFINITE;
-        }
-        for (int t = 1; t < rownnz[k]; t++) {
-            int i = row[t];
-            double a = Lk[t] / Lk[0];
-            double* Li = L + rowadr[i];
-            for (int s = 0; s < rownnz[i]; s++) {
-                Li[s] -= a * Lk[t + s];
-            }
-            Lk[t] = a;
+        const int* row = chain + f.adr[k];
+        const double* Lk = f.LD + f.adr[k];
+        for (int t = 1; t < f.len[k]; t++) {
+            const int i = row[t];
             desc[cursor[i]] = k;
-            descL[cursor[i]++] = a;
+            descL[cursor[i]++] = Lk[t];
         }
-        dm->dinv[k] = 1 / Lk[0];
     }
-
+    dm->chain = chain;
     dm->descadr = descadr;
     dm->descnum = descnum;
     dm->desc = desc;

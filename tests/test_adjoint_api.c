@@ -9,23 +9,8 @@
 #include <gradyn/gradyn.h>
 
 #include "runner/skins.h"
+#include "runner/models.h"
 #include "runner/test.h"
-
-static gdnModel* load(const char* path) {
-    char err[512];
-    gdnModel* m = NULL;
-    if (gdn_load_xml(path, &m, err, sizeof(err), NULL, 0) != GDN_OK) {
-        fprintf(stderr, "load %s: %s\n", path, err);
-        return NULL;
-    }
-    return m;
-}
-
-static gdnModel* load_test_model(const char* name) {
-    char path[1024];
-    snprintf(path, sizeof(path), "%s/%s", GDN_TEST_MODELS, name);
-    return load(path);
-}
 
 // a running cost in qpos coordinates: l = sum_i a_i qpos_i^2 + b_i qvel_i + c_k u_k^2
 static gdnStatus running_quad(const gdnModel* m, gdnData* s, int t, void* user, double* value,
@@ -96,7 +81,7 @@ static void random_controls(unsigned long long* rng, double* u, int n, double am
 
 // <g, q> for a qpos-coordinate gradient at q (+) eps e_k, central FD vs the tangent map
 static int tangent_map_on(const char* name) {
-    gdnModel* m = load_test_model(name);
+    gdnModel* m = gdn_test_load_model_as_is(name);
     CHECK(m);
     const int nq = m->nq, nv = m->nv;
     double* q = malloc(sizeof(double) * (size_t)(4 * nq + 3 * nv));
@@ -149,7 +134,7 @@ static int test_tangent_map(void) {
 // The rollout recorded on the tape is a plain gdn_step loop, bit for bit (penalty contact on,
 // free root, damping, springs), with a full tape and with checkpointing
 static int test_forward_bit_identical(void) {
-    gdnModel* m = load_test_model("humanoid32.xml");
+    gdnModel* m = gdn_test_load_model_as_is("humanoid32.xml");
     CHECK(m);
     CHECK(gdn_test_add_skins_and_penalty(m, 0.01, 5000, 50));
     CHECK(m->nvert > 0);
@@ -228,7 +213,7 @@ static int test_forward_bit_identical(void) {
 
 // J = sum_t l(x_t, u_t) + g(x_T) summed in time order, from the recorded states
 static int test_objective_value(void) {
-    gdnModel* m = load_test_model("adj_free_leg.xml");
+    gdnModel* m = gdn_test_load_model_as_is("adj_free_leg.xml");
     CHECK(m);
     const int T = 50, nq = m->nq, nv = m->nv, nu = m->nu;
     double u[50], q0[8], v0[7], qt[8], vt[7];
@@ -273,7 +258,7 @@ static int test_objective_value(void) {
 
 // the built-in objective's terminal gradient (tangent, from gdn_jac) vs central FD
 static int test_target_objective(void) {
-    gdnModel* m = load_test_model("humanoid32.xml");
+    gdnModel* m = gdn_test_load_model_as_is("humanoid32.xml");
     CHECK(m);
     const int nq = m->nq, nv = m->nv;
     gdnTargetObjective spec = {0};
@@ -336,7 +321,7 @@ static int test_target_objective(void) {
 
 // every error path returns a status and a message, never crashes
 static int test_errors(void) {
-    gdnModel* m = load_test_model("adj_free_leg.xml");
+    gdnModel* m = gdn_test_load_model_as_is("adj_free_leg.xml");
     CHECK(m);
     const int T = 20, nq = m->nq, nv = m->nv, nu = m->nu;
     double u[20], q0[8], v0[7];
@@ -427,7 +412,7 @@ static int test_errors(void) {
     CHECK(gdn_tape_state(tape, 0, NULL, NULL) == GDN_ERR_ARG);
     u[7] = 0;
     // a tape made for another model shape
-    gdnModel* other = load_test_model("pendulum.xml");
+    gdnModel* other = gdn_test_load_model_as_is("pendulum.xml");
     CHECK(other);
     gdnTape* tape2 = NULL;
     CHECK(gdn_tape_create(other, T, 1, &tape2, err, sizeof(err)) == GDN_OK);
@@ -452,7 +437,7 @@ static int test_errors(void) {
 // acceleration); checkpointing O(T/K + K) of them, plus the final state and, with K > 1, a warm
 // start (nv) per checkpoint; every record slot adds the solve reserve (default options)
 static int test_tape_memory(void) {
-    gdnModel* m = load("/usr/share/mujoco/model/humanoid/humanoid.xml");
+    gdnModel* m = gdn_test_load_model_as_is("/usr/share/mujoco/model/humanoid/humanoid.xml");
     CHECK(m);
     const int T = 1000;
     const size_t stride = sizeof(double) * (size_t)(m->nq + 2 * m->nv);

@@ -9,6 +9,7 @@
 #include <gradyn/gradyn.h>
 
 #include "runner/cli_run.h"
+#include "runner/models.h"
 #include "runner/test.h"
 
 #define TMP_DIR GDN_BINARY_DIR "/test_cli_tmp"
@@ -39,17 +40,6 @@ static double item_double(const cJSON* array, int i) {
 
 
 // load a model in-process
-static gdnModel* load(const char* path) {
-    gdnModel* m = NULL;
-    char err[512];
-    if (gdn_load_xml(path, &m, err, sizeof(err), NULL, 0) != GDN_OK) {
-        fprintf(stderr, "load %s: %s\n", path, err);
-        return NULL;
-    }
-    return m;
-}
-
-
 // info reports the same sizes as the loader, for a test model and MuJoCo's humanoid
 static int test_info_sizes(void) {
     const char* models[] = {GDN_TEST_MODELS "/pendulum.xml", GDN_TEST_MODELS "/humanoid32.xml",
@@ -58,7 +48,7 @@ static int test_info_sizes(void) {
         char args[1024];
         snprintf(args, sizeof(args), "info '%s'", models[k]);
         CHECK(run_cli(args) == 0);
-        gdnModel* m = load(models[k]);
+        gdnModel* m = gdn_test_load_model_as_is(models[k]);
         CHECK(m != NULL);
         cJSON* root = cJSON_Parse(run_out);
         CHECK(root != NULL);
@@ -139,7 +129,7 @@ static void state_json(const gdnModel* m, const gdnData* d, char* out, size_t si
 
 // forward at random states prints exactly the doubles gdn_forward computes in-process
 static int check_forward_model(const char* path, unsigned long long seed) {
-    gdnModel* m = load(path);
+    gdnModel* m = gdn_test_load_model_as_is(path);
     CHECK(m != NULL);
     gdnData* d = NULL;
     CHECK(gdn_data_create(m, &d) == GDN_OK);
@@ -227,7 +217,7 @@ static int count_csv(const char* text, int* columns) {
 // simulate: header + N + 1 rows of 1 + nq + nv columns; the last row equals N library steps
 static int test_simulate_rows(void) {
     const char* path = GDN_TEST_MODELS "/humanoid32.xml";
-    gdnModel* m = load(path);
+    gdnModel* m = gdn_test_load_model_as_is(path);
     CHECK(m != NULL);
     gdnData* d = NULL;
     CHECK(gdn_data_create(m, &d) == GDN_OK);

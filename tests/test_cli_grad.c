@@ -10,6 +10,7 @@
 #include <gradyn/gradyn.h>
 
 #include "runner/cli_run.h"
+#include "runner/models.h"
 #include "runner/test.h"
 
 #define TMP_DIR GDN_BINARY_DIR "/test_cli_grad_tmp"
@@ -31,17 +32,6 @@ static const char* tmp_file(const char* name, const char* text) {
 // run "gradyn ARGS" with stdout and stderr captured; exit code, or 128 + signal on a crash
 static int run_cli(const char* args) {
     return gdn_cli_run(GDN_CLI_PATH, TMP_DIR, args, &run_out, &run_err);
-}
-
-
-static gdnModel* load(const char* path) {
-    gdnModel* m = NULL;
-    char err[512];
-    if (gdn_load_xml(path, &m, err, sizeof(err), NULL, 0) != GDN_OK) {
-        fprintf(stderr, "load %s: %s\n", path, err);
-        return NULL;
-    }
-    return m;
 }
 
 
@@ -78,7 +68,7 @@ typedef struct gradCase {
 static int check_grad_case(const gradCase* k) {
     char path[512];
     snprintf(path, sizeof(path), "%s/%s", GDN_TEST_MODELS, k->model);
-    gdnModel* m = load(path);
+    gdnModel* m = gdn_test_load_model_as_is(path);
     CHECK(m != NULL);
     if (k->penalty) {
         CHECK(gdn_model_set_penalty(m, 1, 0.0, 2000.0, 20.0) == GDN_OK);

@@ -15,6 +15,7 @@
 #include <gradyn/adjoint.h>
 #include <gradyn/gradyn.h>
 
+#include "runner/models.h"
 #include "runner/test.h"
 
 #define NSTEP 1000
@@ -42,15 +43,11 @@ static const char* const kModels[] = {
 };
 #define NMODEL ((int)(sizeof(kModels) / sizeof(kModels[0])))
 
+// a test model by name, with its own options
 static gdnModel* load(const char* name) {
-    char path[512], err[1024] = "";
-    snprintf(path, sizeof(path), "%s/%s.xml", GDN_TEST_MODELS, name);
-    gdnModel* m = NULL;
-    if (gdn_load_xml(path, &m, err, (int)sizeof(err), NULL, 0) != GDN_OK) {
-        fprintf(stderr, "%s: %s\n", name, err);
-        return NULL;
-    }
-    return m;
+    char file[256];
+    snprintf(file, sizeof(file), "%s.xml", name);
+    return gdn_test_load_model_as_is(file);
 }
 
 // controls in the middle 40% of ctrlrange (or [-0.2, 0.2] unlimited), redrawn every 50 steps

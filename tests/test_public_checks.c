@@ -12,22 +12,12 @@
 #include <gradyn/gradyn.h>
 
 #include "runner/cli_run.h"
+#include "runner/models.h"
 #include "runner/test.h"
 
 #define TMP_DIR GDN_BINARY_DIR "/test_public_checks_tmp"
 
 // a model of tests/models (NULL after printing the loader's message)
-static gdnModel* load(const char* file) {
-    char path[1024], err[1024] = "";
-    snprintf(path, sizeof(path), "%s/%s", GDN_TEST_MODELS, file);
-    gdnModel* m = NULL;
-    if (gdn_load_xml(path, &m, err, (int)sizeof(err), NULL, 0) != GDN_OK) {
-        fprintf(stderr, "%s: %s\n", path, err);
-        return NULL;
-    }
-    return m;
-}
-
 // the state (time, qpos, qvel) of d, to check that a refused call left it unchanged
 typedef struct Snapshot {
     double time;
@@ -52,9 +42,9 @@ static int unchanged(const gdnModel* m, const gdnData* d, const Snapshot* s) {
 // data of one model used with another: every call taking (m, d) refuses (GDN_ERR_ARG) or, when
 // void, does nothing; another copy of the same model shares the data
 static int test_model_mismatch(void) {
-    gdnModel* a = load("double_pendulum.xml");
-    gdnModel* b = load("sol_stack.xml");
-    gdnModel* a2 = load("double_pendulum.xml");
+    gdnModel* a = gdn_test_load_model_as_is("double_pendulum.xml");
+    gdnModel* b = gdn_test_load_model_as_is("sol_stack.xml");
+    gdnModel* a2 = gdn_test_load_model_as_is("double_pendulum.xml");
     CHECK(a && b && a2);
     gdnData* da = NULL;
     CHECK(gdn_data_create(a, &da) == GDN_OK);
@@ -103,7 +93,7 @@ static int test_model_mismatch(void) {
 
 // NULL models, data and arrays: statuses or nothing, never a crash
 static int test_null_arguments(void) {
-    gdnModel* m = load("double_pendulum.xml");
+    gdnModel* m = gdn_test_load_model_as_is("double_pendulum.xml");
     CHECK(m);
     gdnData* d = NULL;
     CHECK(gdn_data_create(m, &d) == GDN_OK);
@@ -142,7 +132,7 @@ static int test_null_arguments(void) {
 
 // gdn_body_inertia outside [0, nbody) (or a NULL model) fills zeros, reads nothing
 static int test_body_inertia_range(void) {
-    gdnModel* m = load("double_pendulum.xml");
+    gdnModel* m = gdn_test_load_model_as_is("double_pendulum.xml");
     CHECK(m);
     const int bad[] = {-1, m->nbody, m->nbody + 1000000, -2147483647 - 1, 2147483647};
     for (int k = 0; k < (int)(sizeof(bad) / sizeof(bad[0])); k++) {
@@ -218,7 +208,7 @@ static const BadOption kBadOptions[] = {
 // every bad option: gdn_step, gdn_forward, gdn_inverse and the derivatives refuse with
 // GDN_ERR_ARG and leave the state as it was; the model's own options pass again afterwards
 static int test_options_validated(void) {
-    gdnModel* m = load("sol_box.xml");
+    gdnModel* m = gdn_test_load_model_as_is("sol_box.xml");
     CHECK(m);
     gdnData* d = NULL;
     CHECK(gdn_data_create(m, &d) == GDN_OK);
@@ -252,7 +242,7 @@ static int test_options_validated(void) {
 // gdn_forward applies gdn_step's check (the pipeline's): a non-finite qpos, qvel or ctrl is
 // GDN_ERR_NONFINITE for both (with the matching warning counted), the state unchanged
 static int test_forward_state_check(void) {
-    gdnModel* m = load("pendulum.xml");
+    gdnModel* m = gdn_test_load_model_as_is("pendulum.xml");
     CHECK(m && m->nu == 1);
     gdnData* d = NULL;
     CHECK(gdn_data_create(m, &d) == GDN_OK);
@@ -288,7 +278,7 @@ static int test_forward_state_check(void) {
 // not finite, which every solver reports as GDN_ERR_NONFINITE (it used to be a step taken with
 // the warm start's acceleration, reported only as "did not converge"); the state is unchanged
 static int test_nonfinite_solve(void) {
-    gdnModel* m = load("sol_stack.xml");
+    gdnModel* m = gdn_test_load_model_as_is("sol_stack.xml");
     CHECK(m);
     gdnData* d = NULL;
     CHECK(gdn_data_create(m, &d) == GDN_OK);
@@ -324,7 +314,7 @@ static int test_nonfinite_solve(void) {
 
 // a step whose time + timestep is not finite is refused before anything changes
 static int test_time_overflow(void) {
-    gdnModel* m = load("double_pendulum.xml");
+    gdnModel* m = gdn_test_load_model_as_is("double_pendulum.xml");
     CHECK(m);
     gdnData* d = NULL;
     CHECK(gdn_data_create(m, &d) == GDN_OK);
@@ -383,7 +373,7 @@ static int test_loaded_models_step(void) {
         "pendulum.xml", "double_pendulum.xml", "arm7.xml", "sol_stack.xml",
         "sol_frictionloss.xml", "cnstr_weld.xml", "scene_meshes.xml", "box_penalty.xml"};
     for (int k = 0; k < (int)(sizeof(files) / sizeof(files[0])); k++) {
-        gdnModel* m = load(files[k]);
+        gdnModel* m = gdn_test_load_model_as_is(files[k]);
         CHECK(m);
         gdnData* d = NULL;
         CHECK(gdn_data_create(m, &d) == GDN_OK);

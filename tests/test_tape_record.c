@@ -16,20 +16,10 @@
 
 #include "gradient/rollout.h"
 #include "gradient/tape.h"
+#include "runner/models.h"
 #include "runner/test.h"
 
 #define T_STEPS 150
-
-static gdnModel* load(const char* file) {
-    char path[1024], err[1024];
-    snprintf(path, sizeof(path), "%s/%s", GDN_TEST_MODELS, file);
-    gdnModel* m = NULL;
-    if (gdn_load_xml(path, &m, err, (int)sizeof(err), NULL, 0) != GDN_OK) {
-        fprintf(stderr, "%s: %s\n", path, err);
-        return NULL;
-    }
-    return m;
-}
 
 // terminal cost |v_T|^2 (gradient in tangent coordinates)
 static gdnStatus terminal_vel(const gdnModel* m, gdnData* s, int t, void* user, double* value,
@@ -60,7 +50,7 @@ typedef struct Problem {
 
 static int problem_init(Problem* p, const char* file, int T) {
     memset(p, 0, sizeof(*p));
-    p->m = load(file);
+    p->m = gdn_test_load_model_as_is(file);
     if (!p->m) {
         return 1;
     }
@@ -363,7 +353,7 @@ static int test_small_reserve(void) {
 // Bytes: the default reserve, the cap at the data's capacity, an unconstrained rollout takes no
 // solve bytes, and the argument errors
 static int test_bytes(void) {
-    gdnModel* m = load("sol_stack.xml");
+    gdnModel* m = gdn_test_load_model_as_is("sol_stack.xml");
     CHECK(m);
     const size_t nv = (size_t)m->nv;
     // a block's size

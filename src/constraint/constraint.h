@@ -7,6 +7,7 @@
 #include <gradyn/gradyn.h>
 
 #include "math/vec.h"
+#include "model/inertia_set.h"
 
 // MuJoCo's equality types (mjtEq values; only connect and weld are supported)
 typedef enum gdnEqType { GDN_EQ_CONNECT = 0, GDN_EQ_WELD = 1 } gdnEqType;
@@ -60,5 +61,9 @@ gdnStatus gdn_constraint_set_const(gdnModel* m);
 // completing it again would renormalize a weld's relative pose). GDN_ERR_MEMORY (nothing
 // written) on allocation failure
 gdnStatus gdn_constraint_set_weights(gdnModel* m);
+
+// after a setter wrote body b's mass properties (save: what it overwrote): the weights as
+// gdn_constraint_set_weights, or on failure body b put back from save and the status returned
+gdnStatus gdn_constraint_reweigh_body(gdnModel* m, int b, const gdnBodyInertiaSave* save);
 
 #endif

@@ -93,9 +93,8 @@ gdnStatus gdn_model_set_geom_size(gdnModel* m, int g, const double size[3]) {
         if (st != GDN_OK) {
             return st;
         }
-        st = gdn_constraint_set_weights(m);
+        st = gdn_constraint_reweigh_body(m, b, &save);
         if (st != GDN_OK) {
-            gdn_model_restore_body_inertia(m, b, &save);
             return st;
         }
         m->geom_mass[g] = edit.geom_mass;

@@ -12,11 +12,18 @@ gdnStatus gdn_model_set_body_inertia(gdnModel* m, int b, const gdnInertia* in) {
         return st;
     }
     // stat_meaninertia, body_invweight0, dof_invweight0 by the loader's own function
-    st = gdn_constraint_set_weights(m);
+    st = gdn_constraint_reweigh_body(m, b, &save);
     if (st != GDN_OK) {
-        gdn_model_restore_body_inertia(m, b, &save);
         return st;
     }
     gdn_model_body_geoms_explicit(m, b);
     return GDN_OK;
+}
+
+gdnStatus gdn_constraint_reweigh_body(gdnModel* m, int b, const gdnBodyInertiaSave* save) {
+    gdnStatus st = gdn_constraint_set_weights(m);
+    if (st != GDN_OK) {
+        gdn_model_restore_body_inertia(m, b, save);
+    }
+    return st;
 }

@@ -191,25 +191,25 @@ static gdnData* data_at_qpos0(const gdnModel* m, gdnStatus* st) {
     return d;
 }
 
-gdnStatus gdn_constraint_set_const(gdnModel* m) {
+// the kinematics at qpos0, then (at load) the eq_data completion, then the weights
+static gdnStatus constants_at_qpos0(gdnModel* m, int complete_eq) {
     gdnStatus st;
     gdnData* d = data_at_qpos0(m, &st);
     if (!d) {
         return st;
     }
-    complete_eq_data(m, d);
+    if (complete_eq) {
+        complete_eq_data(m, d);
+    }
     st = set_weights(m, d);
     gdn_data_free(d);
     return st;
 }
 
+gdnStatus gdn_constraint_set_const(gdnModel* m) {
+    return constants_at_qpos0(m, 1);
+}
+
 gdnStatus gdn_constraint_set_weights(gdnModel* m) {
-    gdnStatus st;
-    gdnData* d = data_at_qpos0(m, &st);
-    if (!d) {
-        return st;
-    }
-    st = set_weights(m, d);
-    gdn_data_free(d);
-    return st;
+    return constants_at_qpos0(m, 0);
 }

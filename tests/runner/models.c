@@ -6,7 +6,7 @@
 
 #include "runner/test.h"
 
-gdnModel* gdn_test_load_model(const char* file) {
+gdnModel* gdn_test_load_model_as_is(const char* file) {
     char path[1024], err[1024] = "";
     if (file[0] == '/') {
         snprintf(path, sizeof(path), "%s", file);
@@ -19,7 +19,14 @@ gdnModel* gdn_test_load_model(const char* file) {
         fprintf(stderr, "%s: %s: %s\n", path, gdn_status_string(st), err);
         return NULL;
     }
-    m->opt.disableflags |= GDN_DSBL_CONSTRAINT;
+    return m;
+}
+
+gdnModel* gdn_test_load_model(const char* file) {
+    gdnModel* m = gdn_test_load_model_as_is(file);
+    if (m) {
+        m->opt.disableflags |= GDN_DSBL_CONSTRAINT;
+    }
     return m;
 }
 

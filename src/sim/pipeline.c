@@ -24,6 +24,14 @@ int gdn_all_finite(const double* x, int n) {
     return sum == 0;
 }
 
+void gdn_poison(double* x, int n, int stride) {
+    if (n > 0 && !isnan(x[0])) {
+        for (int i = 0; i < n; i++) {
+            x[(size_t)i * (size_t)stride] = NAN;
+        }
+    }
+}
+
 const gdnFormulation* gdn_formulation(const gdnModel* m) {
     (void)m; // one formulation today; the maximal-coordinate solver adds an option
     return &gdn_formulation_reduced;
@@ -103,6 +111,10 @@ gdnStatus gdn_pipeline_front(const gdnModel* m, gdnData* d, gdnPipelineMode mode
         d->warning[GDN_WARN_BADQACC]++;
         status = GDN_ERR_NONFINITE;
     }
+    // the inverse-dynamics intermediates are not computed by the front (MuJoCo computes them
+    // after the solve, in mj_rnePostConstraint, which gradyn does not have yet)
+    gdn_poison(d->cacc, 6 * m->nbody, 1);
+    gdn_poison(d->cfrc_int, 6 * m->nbody, 1);
     if (status != GDN_OK) {
         memcpy(d->qpos, qpos_saved, sizeof(double) * (size_t)nq);
     }

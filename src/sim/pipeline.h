@@ -65,4 +65,9 @@ gdnStatus gdn_smooth_forces(const gdnModel* m, gdnData* d, double* tau);
 // 1 when every entry of x (n) is finite
 int gdn_all_finite(const double* x, int n);
 
+// x[i stride] = NaN for i < n unless x[0] is NaN already: an output a path does not compute
+// is NaN, never a previous state's value (every writer of such an array writes x[0], so a NaN
+// there means the last poisoning still holds; repeated steps then cost one load)
+void gdn_poison(double* x, int n, int stride);
+
 #endif

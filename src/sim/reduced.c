@@ -147,17 +147,12 @@ static gdnStatus reduced_acceleration(const gdnModel* m, gdnData* d, gdnPipeline
         gdn_aba_factored(m, d, tau, damped ? extra : NULL, d->qacc, factor);
         memcpy(d->qacc_smooth, d->qacc, bytes);
         unconstrained_report(m, d);
-        // not computed by this path: NaN instead of a previous state's values (the diagonal of
-        // qM is enough to poison any use of it; its other entries keep the tree zeros). Every
-        // writer of these arrays (CRB, RNE, the forward mode) writes entry 0, so when entry 0 of
-        // each is still NaN the previous step's NaNs are still there
-        const int poisoned = nv == 0 || (isnan(d->qM[0]) && isnan(d->qfrc_bias[0]) &&
-                                         isnan(d->qfrc_smooth[0]));
-        for (int i = 0; !poisoned && i < nv; i++) {
-            d->qM[(size_t)i * (size_t)nv + (size_t)i] = NAN;
-            d->qfrc_bias[i] = NAN;
-            d->qfrc_smooth[i] = NAN;
-        }
+        // not computed by this path (the diagonal of qM is enough to poison any use of it; its
+        // other entries keep the tree zeros; ABA folds the velocity products without cdof_dot)
+        gdn_poison(d->qM, nv, nv + 1);
+        gdn_poison(d->qfrc_bias, nv, 1);
+        gdn_poison(d->qfrc_smooth, nv, 1);
+        gdn_poison(d->cdof_dot, 6 * nv, 1);
     } else if (damped) {
         for (int i = 0; i < nv; i++) {
             rhs[i] = d->qfrc_smooth[i] + d->qfrc_constraint[i];

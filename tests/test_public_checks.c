@@ -37,6 +37,11 @@ static int unchanged(const gdnModel* m, const gdnData* d, const Snapshot* s) {
            memcmp(s->v, d->qvel, sizeof(double) * (size_t)m->nv) == 0;
 }
 
+// x and y are the same double, bit for bit (NaN included)
+static int same_bits(double x, double y) {
+    return memcmp(&x, &y, sizeof(double)) == 0;
+}
+
 // ---------------------------------------------------------------- model signature
 
 // data of one model used with another: every call taking (m, d) refuses (GDN_ERR_ARG) or, when
@@ -67,6 +72,28 @@ static int test_model_mismatch(void) {
     CHECK(gdn_transition_jacobians(b, da, big, NULL) == GDN_ERR_ARG);
     gdn_data_reset(b, da);
     gdn_kinematics(b, da);
+    // the void stages: nothing written into da; outputs sized by b are NaN (rne, aba) or zero
+    // (the Jacobians)
+    const double qM0 = da->qM[0], passive0 = da->qfrc_passive[0], energy0 = da->energy[0];
+    gdn_crb(b, da);
+    gdn_passive(b, da);
+    gdn_actuation(b, da);
+    gdn_energy(b, da);
+    for (int i = 0; i < b->nv; i++) {
+        big[i] = 1;
+    }
+    gdn_rne(b, da, 1, big + 2048);
+    gdn_aba(b, da, big, NULL, big + 1024);
+    for (int i = 0; i < b->nv; i++) {
+        CHECK(isnan(big[2048 + i]) && isnan(big[1024 + i]));
+    }
+    gdn_jac_body(b, da, big, big + 1024, 1);
+    gdn_jac_body_com(b, da, big, NULL, 1);
+    for (int i = 0; i < 3 * b->nv; i++) {
+        CHECK(big[i] == 0 && big[1024 + i] == 0);
+    }
+    CHECK(same_bits(da->qM[0], qM0) && same_bits(da->qfrc_passive[0], passive0) &&
+          same_bits(da->energy[0], energy0));
     CHECK(unchanged(a, da, &s));
     CHECK(da->xpos[3] == xpos);
 

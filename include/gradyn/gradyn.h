@@ -138,6 +138,10 @@ GDN_API gdnStatus gdn_collision(const gdnModel* m, gdnData* d);
 GDN_API gdnStatus gdn_contact_force(const gdnModel* m, const gdnData* d, int id,
                                     double result[6]);
 
+// The stages below, called one by one: d must have been created for a model of m's sizes
+// (gdn_data_create); otherwise, or with NULL m or d, they write nothing into d, the results
+// gdn_rne and gdn_aba return are NaN and the Jacobians zero.
+
 // composite rigid body algorithm: d->qM (dense, armature included); needs kinematics
 GDN_API void gdn_crb(const gdnModel* m, gdnData* d);
 

@@ -12,6 +12,7 @@
 #include "kinematics/jacobian.h"
 #include "math/spatial.h"
 #include "math/vec.h"
+#include "model/validate.h"
 
 // Every spatial quantity of a body is in world axes about the reference point
 // subtree_com[root] (com.h), so no per-body coordinate transforms are needed: parent and child
@@ -166,6 +167,12 @@ gdnStatus gdn_aba_factor_alloc(const gdnModel* m, gdnData* d, gdnAbaFactor* f) {
 
 void gdn_aba(const gdnModel* m, gdnData* d, const double* tau, const double* extra,
              double* qacc) {
+    if (gdn_check_model_data(m, d) != GDN_OK || !tau) {
+        for (int i = 0; m && qacc && i < m->nv; i++) {
+            qacc[i] = NAN;
+        }
+        return;
+    }
     gdn_aba_factored(m, d, tau, extra, qacc, NULL);
 }
 

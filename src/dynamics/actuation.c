@@ -6,6 +6,7 @@
 
 #include "dynamics/passive.h"
 #include "math/vec.h"
+#include "model/validate.h"
 
 #define GDN_MAXVAL 1e10
 
@@ -101,6 +102,9 @@ static inline void add_moment_force(const gdnModel* m, double* qfrc_actuator, in
 // and counts GDN_WARN_BADCTRL, as MuJoCo does. One pass does everything with the controls as
 // given; in the rare bad-control case the forces are computed again with zeros.
 void gdn_actuation(const gdnModel* m, gdnData* d) {
+    if (gdn_check_model_data(m, d) != GDN_OK) {
+        return;
+    }
     const int nu = m->nu;
     double* restrict qfrc = d->qfrc_actuator;
     double* restrict force = d->actuator_force;

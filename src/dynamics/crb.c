@@ -10,6 +10,7 @@
 #include "base/arena.h"
 #include "dynamics/com.h"
 #include "math/spatial.h"
+#include "model/validate.h"
 
 // crb (10 x nbody, cinert on entry) becomes the composite inertias: crb_b = sum of cinert over
 // the subtree of b (leaf to root); then M(i, j) = cdof_j' crb_(body of i) cdof_i for every
@@ -64,6 +65,9 @@ static void crb_unavailable(const gdnModel* m, gdnData* d) {
 }
 
 void gdn_crb(const gdnModel* m, gdnData* d) {
+    if (gdn_check_model_data(m, d) != GDN_OK) {
+        return;
+    }
     gdn_com_pos(m, d);
     gdn_crb_com(m, d);
 }

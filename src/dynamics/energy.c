@@ -8,6 +8,7 @@
 #include "dynamics/passive.h"
 #include "kinematics/jacobian.h"
 #include "math/vec.h"
+#include "model/validate.h"
 
 // U = -sum_b m_b g . xipos_b  (unless gravity is disabled)
 //   + sum_j 0.5 k_j |q_j (-) q_spring_j|^2  (unless passive forces are disabled; the free joint
@@ -96,6 +97,9 @@ static double kinetic_energy(const gdnModel* m, gdnData* d) {
 }
 
 void gdn_energy(const gdnModel* m, gdnData* d) {
+    if (gdn_check_model_data(m, d) != GDN_OK) {
+        return;
+    }
     d->energy[0] = potential_energy(m, d);
     d->energy[1] = kinetic_energy(m, d);
 }

@@ -9,6 +9,7 @@
 #include "dynamics/com.h"
 #include "math/spatial.h"
 #include "math/vec.h"
+#include "model/validate.h"
 
 
 // result = NaN: the output when the arena is short (the arena counted the warning), so that a
@@ -20,6 +21,12 @@ static void rne_unavailable(const gdnModel* m, double* result) {
 }
 
 void gdn_rne(const gdnModel* m, gdnData* d, int flg_acc, double* result) {
+    if (gdn_check_model_data(m, d) != GDN_OK) {
+        for (int i = 0; m && result && i < m->nv; i++) {
+            result[i] = NAN;
+        }
+        return;
+    }
     gdn_com_pos(m, d);
     gdn_rne_com(m, d, flg_acc, result);
 }

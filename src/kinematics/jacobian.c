@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "math/vec.h"
+#include "model/validate.h"
 
 int gdn_jac_last_dof(const gdnModel* m, int body) {
     while (body > 0 && m->body_dofnum[body] == 0) {
@@ -19,6 +20,9 @@ int gdn_jac_last_dof(const gdnModel* m, int body) {
 // J = [columns of every dof on the chain from body to the root], zero elsewhere
 void gdn_jac(const gdnModel* m, const gdnData* d, double* jacp, double* jacr,
              const double point[3], int body) {
+    if (!m) {
+        return;
+    }
     int nv = m->nv;
     if (jacp) {
         memset(jacp, 0, sizeof(double) * 3 * (size_t)nv);
@@ -26,7 +30,7 @@ void gdn_jac(const gdnModel* m, const gdnData* d, double* jacp, double* jacr,
     if (jacr) {
         memset(jacr, 0, sizeof(double) * 3 * (size_t)nv);
     }
-    if (body < 0 || body >= m->nbody || !point) {
+    if (body < 0 || body >= m->nbody || !point || gdn_check_model_data(m, d) != GDN_OK) {
         return;
     }
     for (int da = gdn_jac_last_dof(m, body); da >= 0; da = m->dof_parentid[da]) {
@@ -44,12 +48,12 @@ void gdn_jac(const gdnModel* m, const gdnData* d, double* jacp, double* jacr,
 }
 
 void gdn_jac_body(const gdnModel* m, const gdnData* d, double* jacp, double* jacr, int body) {
-    const double* point = body >= 0 && body < m->nbody ? d->xpos + 3 * body : NULL;
+    const double* point = m && d && body >= 0 && body < m->nbody ? d->xpos + 3 * body : NULL;
     gdn_jac(m, d, jacp, jacr, point, body);
 }
 
 void gdn_jac_body_com(const gdnModel* m, const gdnData* d, double* jacp, double* jacr,
                       int body) {
-    const double* point = body >= 0 && body < m->nbody ? d->xipos + 3 * body : NULL;
+    const double* point = m && d && body >= 0 && body < m->nbody ? d->xipos + 3 * body : NULL;
     gdn_jac(m, d, jacp, jacr, point, body);
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The smooth residual r = M a + C - tau and its exact tangent and adjoint.
 #include "gradient/residual.h"
+#include "gradient/residual_tangent.h"
 
 #include <math.h>
 #include <string.h>
@@ -17,32 +18,7 @@
 #include "penalty/body_wrench.h"
 #include "penalty/penalty.h"
 
-// Everything below is in world axes about the world origin (kinematics_derivative.h). With S_j
-// the dof axes (jacobian_derivative.h), V_pre(j) the velocity of the frame before j's group,
-// I_b the body inertia (cinert layout) and Wx_b = [xipos x f + t; f] (xfrc_applied [f; t]) + W_b:
-//   V_b = V_parent + sum_j S_j v_j,  Sdot_j = V_pre(j) x S_j (0 for free translation)
-//   A_0 = [0; -g],  A_b = A_parent + sum_j (Sdot_j v_j + S_j a_j)
-//   f_b = I_b A_b + V_b x* (I_b V_b) - Wx_b,  F_b = sum over the subtree of f
-//   r_i = S_i' F_body(i) + armature_i a_i - qfrc_passive_i - qfrc_actuator_i - qfrc_applied_i
-// This equals gdn_rne's result minus the forces (the com frame there, the origin here: r is
-// frame independent).
-
-// the primal quantities the derivatives need
-typedef struct {
-    const gdnModel* m;
-    gdnData* d;
-    const double* a; // acceleration (nv)
-    const double* W; // extra wrenches or NULL
-    const double* S;    // 6 nv: dof axes
-    const double* Sdot; // 6 nv: their time derivatives
-    const double* Vpre; // 6 nv: velocity of the frame before each dof's group
-    const double* V;    // 6 nbody
-    double* A;       // 6 nbody
-    double* I;       // 10 nbody
-    double* F;       // 6 nbody: subtree force sums
-    double* IA;      // 6 nbody: I_b A_b
-    double* IV;      // 6 nbody: I_b V_b
-} primal;
+// The notation and the primal: gradient/residual_tangent.h (shared with residual_dense.c)
 
 // a motion vector about the origin moved to point c: [w; v + w x c]
 static void move_motion(double r[6], const double x[6], const double c[3]) {
@@ -63,22 +39,8 @@ static void add_force_at(double acc[6], const double f[6], const double c[3]) {
     }
 }
 
-// the applied wrench of body b about the origin: [xipos x f + t; f] (+ W_b)
-static void external_wrench(const primal* p, int b, double w[6]) {
-    const double* x = p->d->xfrc_applied + 6 * b;
-    gdn_cross3(w, p->d->xipos + 3 * b, x);
-    gdn_add3(w, w, x + 3);
-    gdn_copy3(w + 3, x);
-    if (p->W) {
-        gdn_add6(w, w, p->W + 6 * b);
-    }
-}
-
-// arena blocks and the primal in the world-origin frame: the axes, inertias and velocities of
-// dynamics/com.h and the sweep of RNE (dynamics/rne.h) with the applied wrenches Wx. tree: the
-// caller's S, Sdot, Vpre, V (gdnResidualAdjoint) or NULL (computed here)
-static gdnStatus primal_build(const gdnModel* m, gdnData* d, const double* a, const double* W,
-                              const gdnResidualAdjoint* tree, primal* p) {
+gdnStatus gdn_residual_primal(const gdnModel* m, gdnData* d, const double* a, const double* W,
+                              const gdnResidualAdjoint* tree, int split, gdnResidualPrimal* p) {
     const size_t nv6 = 6 * (size_t)(m->nv > 0 ? m->nv : 1), nb = (size_t)m->nbody;
     double* block = gdn_arena_doubles(d, 3 * nv6 + 46 * nb);
     if (!block) {
@@ -95,9 +57,9 @@ static gdnStatus primal_build(const gdnModel* m, gdnData* d, const double* a, co
     p->A = V + 6 * nb;
     p->I = p->A + 6 * nb;
     p->F = p->I + 10 * nb;
-    p->IA = p->F + 6 * nb;
-    p->IV = p->IA + 6 * nb;
-    double* wx = p->IV + 6 * nb;
+    p->IA = split ? NULL : p->F + 6 * nb;
+    p->IV = p->F + 12 * nb;
+    p->Wx = p->IV + 6 * nb;
     if (tree && tree->S) {
         p->S = tree->S;
         p->Sdot = tree->Sdot;
@@ -112,12 +74,12 @@ static gdnStatus primal_build(const gdnModel* m, gdnData* d, const double* a, co
         p->V = V;
     }
     gdn_body_inertias_about(m, d, 0, p->I);
-    memset(wx, 0, 6 * sizeof(double));
+    memset(p->Wx, 0, 6 * sizeof(double));
     for (int b = 1; b < m->nbody; b++) {
-        external_wrench(p, b, wx + 6 * b);
+        gdn_rt_applied_wrench(d, W, b, p->Wx + 6 * b);
     }
-    gdn_rne_sweep(m, d, p->S, p->Sdot, p->I, p->V, a, GDN_RNE_BY_DOF, wx, p->A, p->F, p->IA,
-                  p->IV);
+    gdn_rne_sweep(m, d, p->S, p->Sdot, p->I, p->V, a, GDN_RNE_BY_DOF, split ? NULL : p->Wx, p->A,
+                  p->F, p->IA, p->IV);
     return GDN_OK;
 }
 
@@ -172,7 +134,7 @@ typedef struct {
     const double* eta;
 } seeds;
 
-static void tangent_body(const primal* p, const seeds* s, int b, const double* xi_par,
+static void tangent_body(const gdnResidualPrimal* p, const seeds* s, int b, const double* xi_par,
                          const double* eta_par, const double* dA_par, double* xi_b,
                          double* eta_b, double* dA_b, double* df_b, double* dS) {
     const gdnModel* m = p->m;
@@ -245,67 +207,30 @@ static void tangent_body(const primal* p, const seeds* s, int b, const double* x
     const double* IA = p->IA + 6 * b;
     const double* IV = p->IV + 6 * b;
     double dIA[6], dIV[6], dIp[10];
+    const double* fx = d->xfrc_applied + 6 * b;
     if (!moved) {
         // velocity-only tangent: the inertia does not move (dI = 0)
-        gdn_cinert_mul(df_b, I, dA_b);
-        gdn_cross_force(tmp, eta_b, IV);
-        gdn_add6(df_b, df_b, tmp);
-        gdn_cinert_mul(tmp, I, eta_b);
-        gdn_cross_force(tmp2, V, tmp);
-        gdn_add6(df_b, df_b, tmp2);
-        if (s->dW) {
-            for (int i = 0; i < 6; i++) {
-                df_b[i] -= s->dW[6 * b + i];
-            }
-        }
-        return;
-    }
-    // dI A and dI V (body motion)
-    gdn_cross_force(dIA, xi_b, IA);
-    gdn_cross_motion(tmp, xi_b, A);
-    gdn_cinert_mul(tmp2, I, tmp);
-    for (int i = 0; i < 6; i++) {
-        dIA[i] -= tmp2[i];
-    }
-    gdn_cross_force(dIV, xi_b, IV);
-    gdn_cross_motion(tmp, xi_b, V);
-    gdn_cinert_mul(tmp2, I, tmp);
-    for (int i = 0; i < 6; i++) {
-        dIV[i] -= tmp2[i];
-    }
-    // dI A and dI V (parameters)
-    if (s->dparam) {
-        // about the COM c: X_c = [w; v + w x c], force back to the origin [n + c x f; f]
-        const double* c = d->xipos + 3 * b;
-        gdn_inertia_param_jvp(m, d, b, s->dparam + GDN_N_INERTIA_PARAMS * b, dIp);
-        move_motion(tmp2, A, c);
-        gdn_cinert_mul(tmp, dIp, tmp2);
-        add_force_at(dIA, tmp, c);
-        move_motion(tmp2, V, c);
-        gdn_cinert_mul(tmp, dIp, tmp2);
-        add_force_at(dIV, tmp, c);
-    }
-    // df = dI A + I dA + eta x* (I V) + V x* (dI V + I eta) - dWx
-    gdn_cinert_mul(df_b, I, dA_b);
-    gdn_add6(df_b, df_b, dIA);
-    gdn_cross_force(tmp, eta_b, IV);
-    gdn_add6(df_b, df_b, tmp);
-    gdn_cinert_mul(tmp, I, eta_b);
-    gdn_add6(tmp, tmp, dIV);
-    gdn_cross_force(tmp2, V, tmp);
-    gdn_add6(df_b, df_b, tmp2);
-    const double* fx = d->xfrc_applied + 6 * b;
-    if (fx[0] != 0 || fx[1] != 0 || fx[2] != 0) {
-        // the COM moves with the body and with the COM parameters: dx = ... + R dp[1:4]
-        double dx[3], t3[3];
-        gdn_cross3(dx, xi_b, d->xipos + 3 * b);
-        gdn_add3(dx, dx, xi_b + 3);
+        gdn_rt_force_tangent(df_b, I, V, IV, dA_b, eta_b, NULL, NULL);
+    } else {
+        // dI A and dI V (body motion, then the parameters: about the COM c, X_c = [w; v + w x c],
+        // the force back to the origin [n + c x f; f])
+        gdn_rt_inertia_motion(dIA, I, IA, xi_b, A);
+        gdn_rt_inertia_motion(dIV, I, IV, xi_b, V);
         if (s->dparam) {
-            gdn_mulmat3(t3, d->xmat + 9 * b, s->dparam + GDN_N_INERTIA_PARAMS * b + 1);
-            gdn_add3(dx, dx, t3);
+            const double* c = d->xipos + 3 * b;
+            gdn_inertia_param_jvp(m, d, b, s->dparam + GDN_N_INERTIA_PARAMS * b, dIp);
+            move_motion(tmp2, A, c);
+            gdn_cinert_mul(tmp, dIp, tmp2);
+            add_force_at(dIA, tmp, c);
+            move_motion(tmp2, V, c);
+            gdn_cinert_mul(tmp, dIp, tmp2);
+            add_force_at(dIV, tmp, c);
         }
-        gdn_cross3(t3, dx, fx);
-        gdn_sub3(df_b, df_b, t3);
+        gdn_rt_force_tangent(df_b, I, V, IV, dA_b, eta_b, dIA, dIV);
+        if (fx[0] != 0 || fx[1] != 0 || fx[2] != 0) {
+            gdn_rt_applied_tangent(df_b, fx, d->xipos + 3 * b, d->xmat + 9 * b, xi_b,
+                                   s->dparam ? s->dparam + GDN_N_INERTIA_PARAMS * b + 1 : NULL);
+        }
     }
     if (s->dW) {
         for (int i = 0; i < 6; i++) {
@@ -318,8 +243,8 @@ gdnStatus gdn_residual_jvp_ex(const gdnModel* m, gdnData* d, const double* a, co
                               const gdnResidualDirection* dir, double* dr) {
     const int nv = m->nv, nb = m->nbody;
     size_t mark = gdn_arena_mark(d);
-    primal p;
-    gdnStatus status = primal_build(m, d, a, W, NULL, &p);
+    gdnResidualPrimal p;
+    gdnStatus status = gdn_residual_primal(m, d, a, W, NULL, 0, &p);
     double* block = gdn_arena_doubles(d, 24 * (size_t)nb + 6 * (size_t)(nv > 0 ? nv : 1));
     if (status != GDN_OK || !block) {
         gdn_arena_reset(d, mark);
@@ -432,8 +357,8 @@ gdnStatus gdn_residual_vjp_ex(const gdnModel* m, gdnData* d, const double* a, co
     const size_t nvs = (size_t)(nv > 0 ? nv : 1), nb6 = 6 * (size_t)nb;
     const int split = out->xibar || out->etabar;
     size_t mark = gdn_arena_mark(d);
-    primal p;
-    gdnStatus status = primal_build(m, d, a, W, out, &p);
+    gdnResidualPrimal p;
+    gdnStatus status = gdn_residual_primal(m, d, a, W, out, 0, &p);
     double* block = gdn_arena_doubles(d, 4 * nb6 + 15 * nvs);
     if (status != GDN_OK || !block) {
         gdn_arena_reset(d, mark);
@@ -493,39 +418,13 @@ gdnStatus gdn_residual_vjp_ex(const gdnModel* m, gdnData* d, const double* a, co
         double* AAb = AA + 6 * b;
         const double* IA = p.IA + 6 * b;
         const double* IV = p.IV + 6 * b;
-        double Ifb[6], u[6], Iu[6], t1[6], t2[6];
-        gdn_cinert_mul(Ifb, I, fb);
-        gdn_add6(AAb, AAb, Ifb);
-        gdn_cross_motion(u, V, fb);
-        gdn_cinert_mul(Iu, I, u);
-        // etabar_b += -fbar x* (I V) - I u
-        gdn_cross_force(t1, fb, IV);
-        for (int i = 0; i < 6; i++) {
-            eb[i] -= t1[i] + Iu[i];
-        }
-        // xibar_b += -fbar x* (I A) - A x* (I fbar) + u x* (I V) + V x* (I u)
-        gdn_cross_force(t1, fb, IA);
-        gdn_cross_force(t2, A, Ifb);
-        for (int i = 0; i < 6; i++) {
-            xb[i] -= t1[i] + t2[i];
-        }
-        gdn_cross_force(t1, u, IV);
-        gdn_cross_force(t2, V, Iu);
-        for (int i = 0; i < 6; i++) {
-            xb[i] += t1[i] + t2[i];
-        }
+        double u[6], t1[6];
+        gdn_rt_force_adjoint(I, A, V, IA, IV, fb, AAb, xb, eb, u);
         const double* fx = d->xfrc_applied + 6 * b;
         if (fx[0] != 0 || fx[1] != 0 || fx[2] != 0) {
-            double g[3], t3[3];
-            gdn_cross3(g, fb, fx);
-            gdn_cross3(t3, d->xipos + 3 * b, g);
-            gdn_add3(xb, xb, t3);
-            gdn_add3(xb + 3, xb + 3, g);
-            if (out->gparam) {
-                gdn_mulmat3T(t3, d->xmat + 9 * b, g);
-                gdn_add3(out->gparam + GDN_N_INERTIA_PARAMS * b + 1,
-                         out->gparam + GDN_N_INERTIA_PARAMS * b + 1, t3);
-            }
+            gdn_rt_applied_adjoint(fb, fx, d->xipos + 3 * b, d->xmat + 9 * b, xb,
+                                   out->gparam ? out->gparam + GDN_N_INERTIA_PARAMS * b + 1
+                                               : NULL);
         }
         if (out->gparam) {
             double B[10];

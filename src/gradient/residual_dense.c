@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // Dense residual Jacobians X = [dr/dq | dr/dv | dr/du] in one forward and one backward sweep.
 #include "gradient/residual.h"
+#include "gradient/residual_tangent.h"
 
 #include <string.h>
 
 #include "base/arena.h"
-#include "dynamics/com.h"
 #include "dynamics/force_derivative.h"
-#include "dynamics/rne.h"
 #include "kinematics/jacobian_derivative.h"
 #include "math/spatial.h"
 #include "math/vec.h"
@@ -48,7 +47,7 @@
 
 // the per-dof and per-body quantities of the sweeps
 typedef struct {
-    double* S;     // 6 nv: dof axes
+    const double* S; // 6 nv: dof axes
     double* sig;   // 6 nv: sigma = Vp x S
     double* psi;   // 6 nv
     double* phi;   // 6 nv
@@ -60,8 +59,8 @@ typedef struct {
     double* K;     // 36 nbody
     double* G;     // 18 nbody: the top 3 rows of G (the bottom ones are 0)
     double* IV;    // 6 nbody: I V
-    double* fin;   // 6 nbody
-    double* Wx;    // 6 nbody
+    double* fin;   // 6 nbody: the inertial force I A + V x* (I V), summed over the subtree
+    double* Wx;    // 6 nbody: the applied wrench, then its subtree sum
     int* group;    // nv: first dof of each dof's group
 } sweep;
 
@@ -130,26 +129,25 @@ static void applied_motion(double G[18], const double f[3], const double c[3]) {
     G[17] = 0;
 }
 
-// the forward sweep (per dof: S, sigma, psi, phi; per body: I, K, G, I V, fin, Wx), the
-// subtree sums, then per dof alpha, kappa, gamma. The primal is the residual's (residual.c):
-// the world-origin axes, inertias and velocities of dynamics/com.h and the RNE sweep
-// (dynamics/rne.h) give V, A, Sdot, V_pre, I V and the subtree sums fin_s; per group, Ap
-// (the acceleration before it) replays the sweep's additions and Vq (the velocity after it)
-// is the next group's V_pre or V_b. VA: 12 nbody + 12 nv scratch (V_b, A_b, Sdot, V_pre)
-static void sweep_build(const gdnModel* m, const gdnData* d, const double* a, const double* W,
-                        sweep* s, double* VA) {
+// the forward sweep (per dof: sigma, psi, phi; per body: K, G), the subtree sums, then per dof
+// alpha, kappa, gamma. The primal p (gdn_residual_primal, split) gives S, V, A, Sdot, V_pre,
+// I, I V, Wx and the subtree sums fin_s; per group, Ap (the acceleration before it) replays
+// the sweep's additions and Vq (the velocity after it) is the next group's V_pre or V_b
+static void sweep_build(const gdnModel* m, const gdnData* d, const gdnResidualPrimal* p,
+                        sweep* s) {
     const double* qvel = d->qvel;
-    double* Vb = VA;
-    double* Ab = VA + 6 * (size_t)m->nbody;
-    double* Sdot = Ab + 6 * (size_t)m->nbody;
-    double* Vpre = Sdot + 6 * (size_t)(m->nv > 0 ? m->nv : 1);
-    gdn_dof_axes_about(m, d, 0, s->S);
-    gdn_body_inertias_about(m, d, 0, s->I);
-    gdn_com_vel(m, d, s->S, Vb, Sdot, Vpre);
-    gdn_rne_sweep(m, d, s->S, Sdot, s->I, Vb, a, GDN_RNE_BY_DOF, NULL, Ab, s->fin, NULL, s->IV);
+    const double* a = p->a;
+    const double* Vb = p->V;
+    const double* Ab = p->A;
+    const double* Sdot = p->Sdot;
+    const double* Vpre = p->Vpre;
+    s->S = p->S;
+    s->I = p->I;
+    s->IV = p->IV;
+    s->fin = p->F;
+    s->Wx = p->Wx;
     memset(s->K, 0, 36 * sizeof(double));
     memset(s->G, 0, 18 * sizeof(double));
-    memset(s->Wx, 0, 6 * sizeof(double));
     for (int b = 1; b < m->nbody; b++) {
         int par = m->body_parentid[b];
         int dof0 = m->body_dofadr[b], ndof = m->body_dofnum[b];
@@ -185,20 +183,11 @@ static void sweep_build(const gdnModel* m, const gdnData* d, const double* a, co
             k += n;
         }
 
-        const double* I = s->I + 10 * b;
-        double* wx = s->Wx + 6 * b;
-        inertia_coriolis(s->K + 36 * b, Vb + 6 * b, I);
-        // the applied wrench [c x f + t; f] (+ W_b) and the motion of f with the COM
+        inertia_coriolis(s->K + 36 * b, Vb + 6 * b, s->I + 10 * b);
+        // the motion of the applied force with the COM
         const double* x = d->xfrc_applied + 6 * b;
-        const double* c = d->xipos + 3 * b;
-        gdn_cross3(wx, c, x);
-        gdn_add3(wx, wx, x + 3);
-        gdn_copy3(wx + 3, x);
-        if (W) {
-            gdn_add6(wx, wx, W + 6 * b);
-        }
         if (x[0] != 0 || x[1] != 0 || x[2] != 0) {
-            applied_motion(s->G + 18 * b, x, c);
+            applied_motion(s->G + 18 * b, x, d->xipos + 3 * b);
         } else {
             memset(s->G + 18 * b, 0, 18 * sizeof(double));
         }
@@ -339,15 +328,16 @@ static gdnStatus residual_dense(const gdnModel* m, gdnData* d, const double* a, 
         return GDN_ERR_ARG;
     }
     size_t mark = gdn_arena_mark(d);
-    double* block = gdn_arena_doubles(d, 120 * nvs + 94 * nbs);
+    gdnResidualPrimal p;
+    gdnStatus status = gdn_residual_primal(m, d, a, W, NULL, 1, &p);
+    double* block = gdn_arena_doubles(d, 102 * nvs + 54 * nbs);
     int* group = gdn_arena_ints(d, nvs);
-    if (!block || !group) {
+    if (status != GDN_OK || !block || !group) {
         gdn_arena_reset(d, mark);
         return GDN_ERR_MEMORY;
     }
     sweep s;
-    s.S = block;
-    s.sig = s.S + 6 * nvs;
+    s.sig = block;
     s.psi = s.sig + 6 * nvs;
     s.phi = s.psi + 6 * nvs;
     s.alpha = s.phi + 6 * nvs;
@@ -361,14 +351,10 @@ static gdnStatus residual_dense(const gdnModel* m, gdnData* d, const double* a, 
     double* gg = ss + 12 * nvs;
     double* ga = gg + 12 * nvs;
     double* SS = ga + 12 * nvs;
-    s.I = SS + 12 * nvs;
-    s.K = s.I + 10 * nbs;
+    s.K = SS + 12 * nvs;
     s.G = s.K + 36 * nbs;
-    s.IV = s.G + 18 * nbs;
-    s.fin = s.IV + 6 * nbs;
-    s.Wx = s.fin + 6 * nbs;
     s.group = group;
-    sweep_build(m, d, a, W, &s, s.Wx + 6 * nbs);
+    sweep_build(m, d, &p, &s);
     for (int i = 0; i < nv; i++) {
         memset(X + (size_t)i * ld, 0, sizeof(double) * (size_t)(2 * nv + nu));
     }

@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: Apache-2.0
+// Internal: the residual's primal in the world-origin frame and the per-body tangent kernels
+// that its matrix-free tangent, its adjoint (the transposes) and its dense columns read.
+#ifndef GDN_GRADIENT_RESIDUAL_TANGENT_H
+#define GDN_GRADIENT_RESIDUAL_TANGENT_H
+
+#include <gradyn/gradyn.h>
+
+#include "gradient/residual.h"
+#include "math/spatial.h"
+#include "math/vec.h"
+
+// Everything is in world axes about the world origin (kinematics_derivative.h). With S_j the
+// dof axes (jacobian_derivative.h), V_pre(j) the velocity of the frame before j's group, I_b
+// the body inertia (cinert layout) and Wx_b = [xipos x f + t; f] (xfrc_applied [f; t]) + W_b:
+//   V_b = V_parent + sum_j S_j v_j,  Sdot_j = V_pre(j) x S_j (0 for free translation)
+//   A_0 = [0; -g],  A_b = A_parent + sum_j (Sdot_j v_j + S_j a_j)
+//   f_b = I_b A_b + V_b x* (I_b V_b) - Wx_b,  F_b = sum over the subtree of f
+//   r_i = S_i' F_body(i) + armature_i a_i - qfrc_passive_i - qfrc_actuator_i - qfrc_applied_i
+// This equals gdn_rne's result minus the forces (the com frame there, the origin here: r is
+// frame independent).
+
+// the primal quantities every residual derivative reads (arena blocks of gdn_residual_primal)
+typedef struct {
+    const gdnModel* m;
+    gdnData* d;
+    const double* a;    // acceleration (nv)
+    const double* W;    // extra wrenches or NULL
+    const double* S;    // 6 nv: dof axes
+    const double* Sdot; // 6 nv: their time derivatives
+    const double* Vpre; // 6 nv: velocity of the frame before each dof's group
+    const double* V;    // 6 nbody
+    double* A;          // 6 nbody
+    double* I;          // 10 nbody
+    double* F;          // 6 nbody: subtree sums of f (split: of the inertial part f + Wx only)
+    double* IA;         // 6 nbody: I_b A_b (split: not computed, NULL)
+    double* IV;         // 6 nbody: I_b V_b
+    double* Wx;         // 6 nbody: the applied wrenches Wx_b (per body, not summed)
+} gdnResidualPrimal;
+
+// The primal from the axes, inertias and velocities of dynamics/com.h and the RNE sweep of
+// dynamics/rne.h (GDN_RNE_BY_DOF) with the applied wrenches Wx. tree: the caller's S, Sdot,
+// Vpre, V (gdnResidualAdjoint) or NULL (computed here). split = 0: the sweep subtracts Wx
+// (F the subtree sums of f, IA computed: the matrix-free tangent and adjoint); split = 1: F
+// holds the subtree sums of the inertial part I A + V x* (I V) alone and IA is NULL (the
+// dense columns, which sum Wx over subtrees themselves). Arena blocks stay allocated (the
+// caller resets); GDN_ERR_MEMORY when the arena is exhausted
+gdnStatus gdn_residual_primal(const gdnModel* m, gdnData* d, const double* a, const double* W,
+                              const gdnResidualAdjoint* tree, int split, gdnResidualPrimal* p);
+
+// ---------------------------------------------------------------- per-body kernels
+
+// Wx_b = [xipos x f + t; f] (+ W_b): the applied wrench of body b about the origin
+static inline void gdn_rt_applied_wrench(const gdnData* d, const double* W, int b, double w[6]) {
+    const double* x = d->xfrc_applied + 6 * b;
+    gdn_cross3(w, d->xipos + 3 * b, x);
+    gdn_add3(w, w, x + 3);
+    gdn_copy3(w + 3, x);
+    if (W) {
+        gdn_add6(w, w, W + 6 * b);
+    }
+}
+
+// the body-motion part of the inertia's tangent applied to X, with IX = I X:
+//   dI X = xi x* (I X) - I (xi x X)
+static inline void gdn_rt_inertia_motion(double dIX[6], const double I[10], const double IX[6],
+                                         const double xi[6], const double X[6]) {
+    double tmp[6], tmp2[6];
+    gdn_cross_force(dIX, xi, IX);
+    gdn_cross_motion(tmp, xi, X);
+    gdn_cinert_mul(tmp2, I, tmp);
+    for (int i = 0; i < 6; i++) {
+        dIX[i] -= tmp2[i];
+    }
+}
+
+// the tangent of the inertial force I A + V x* (I V) from dA, eta = dV and the inertia's
+// tangents dIA = dI A, dIV = dI V (both NULL: the inertia does not move):
+//   df = I dA + dIA + eta x* (I V) + V x* (I eta + dIV)
+static inline void gdn_rt_force_tangent(double df[6], const double I[10], const double V[6],
+                                        const double IV[6], const double dA[6],
+                                        const double eta[6], const double* dIA,
+                                        const double* dIV) {
+    double tmp[6], tmp2[6];
+    gdn_cinert_mul(df, I, dA);
+    if (dIA) {
+        gdn_add6(df, df, dIA);
+    }
+    gdn_cross_force(tmp, eta, IV);
+    gdn_add6(df, df, tmp);
+    gdn_cinert_mul(tmp, I, eta);
+    if (dIV) {
+        gdn_add6(tmp, tmp, dIV);
+    }
+    gdn_cross_force(tmp2, V, tmp);
+    gdn_add6(df, df, tmp2);
+}
+
+// The transpose of gdn_rt_force_tangent with the body motion of gdn_rt_inertia_motion, for the
+// covector fbar of f: AAb += I fbar (the covector of A), and with u = V x fbar
+//   etabar += -fbar x* (I V) - I u
+//   xibar  += -fbar x* (I A) - A x* (I fbar) + u x* (I V) + V x* (I u)
+// u is returned (the parameter adjoint reads it)
+static inline void gdn_rt_force_adjoint(const double I[10], const double A[6], const double V[6],
+                                        const double IA[6], const double IV[6],
+                                        const double fbar[6], double AAb[6], double xibar[6],
+                                        double etabar[6], double u[6]) {
+    double Ifb[6], Iu[6], t1[6], t2[6];
+    gdn_cinert_mul(Ifb, I, fbar);
+    gdn_add6(AAb, AAb, Ifb);
+    gdn_cross_motion(u, V, fbar);
+    gdn_cinert_mul(Iu, I, u);
+    gdn_cross_force(t1, fbar, IV);
+    for (int i = 0; i < 6; i++) {
+        etabar[i] -= t1[i] + Iu[i];
+    }
+    gdn_cross_force(t1, fbar, IA);
+    gdn_cross_force(t2, A, Ifb);
+    for (int i = 0; i < 6; i++) {
+        xibar[i] -= t1[i] + t2[i];
+    }
+    gdn_cross_force(t1, u, IV);
+    gdn_cross_force(t2, V, Iu);
+    for (int i = 0; i < 6; i++) {
+        xibar[i] += t1[i] + t2[i];
+    }
+}
+
+// The applied force fx (xfrc_applied, at the COM c) moves with the body twist xi and the COM
+// parameters dp (dparam_b[1:4], NULL = 0; R = xmat): dWx = [dc x fx; 0],
+// dc = xi_w x c + xi_v + R dp. Tangent: df -= dWx
+static inline void gdn_rt_applied_tangent(double df[6], const double fx[3], const double c[3],
+                                          const double R[9], const double xi[6],
+                                          const double* dp) {
+    double dc[3], t3[3];
+    gdn_cross3(dc, xi, c);
+    gdn_add3(dc, dc, xi + 3);
+    if (dp) {
+        gdn_mulmat3(t3, R, dp);
+        gdn_add3(dc, dc, t3);
+    }
+    gdn_cross3(t3, dc, fx);
+    gdn_sub3(df, df, t3);
+}
+
+// its transpose for the covector fbar of f: with g = fbar_w x fx,
+// xibar += [c x g; g],  dpbar += R' g (dpbar NULL: not wanted)
+static inline void gdn_rt_applied_adjoint(const double fbar[6], const double fx[3],
+                                          const double c[3], const double R[9], double xibar[6],
+                                          double* dpbar) {
+    double g[3], t3[3];
+    gdn_cross3(g, fbar, fx);
+    gdn_cross3(t3, c, g);
+    gdn_add3(xibar, xibar, t3);
+    gdn_add3(xibar + 3, xibar + 3, g);
+    if (dpbar) {
+        gdn_mulmat3T(t3, R, g);
+        gdn_add3(dpbar, dpbar, t3);
+    }
+}
+
+#endif

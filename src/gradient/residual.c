@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The smooth residual r = M a + C - tau and its exact tangent and adjoint.
 #include "gradient/residual.h"
-#include "gradient/residual_tangent.h"
 
 #include <math.h>
 #include <string.h>
@@ -10,6 +9,7 @@
 #include "dynamics/applied.h"
 #include "dynamics/com.h"
 #include "dynamics/force_derivative.h"
+#include "gradient/residual_tangent.h"
 #include "dynamics/rne.h"
 #include "model/inertia_params_derivative.h"
 #include "kinematics/jacobian_derivative.h"
@@ -39,48 +39,10 @@ static void add_force_at(double acc[6], const double f[6], const double c[3]) {
     }
 }
 
-gdnStatus gdn_residual_primal(const gdnModel* m, gdnData* d, const double* a, const double* W,
-                              const gdnResidualAdjoint* tree, int split, gdnResidualPrimal* p) {
-    const size_t nv6 = 6 * (size_t)(m->nv > 0 ? m->nv : 1), nb = (size_t)m->nbody;
-    double* block = gdn_arena_doubles(d, 3 * nv6 + 46 * nb);
-    if (!block) {
-        return GDN_ERR_MEMORY;
-    }
-    p->m = m;
-    p->d = d;
-    p->a = a;
-    p->W = W;
-    double* S = block;
-    double* Sdot = S + nv6;
-    double* Vpre = Sdot + nv6;
-    double* V = Vpre + nv6;
-    p->A = V + 6 * nb;
-    p->I = p->A + 6 * nb;
-    p->F = p->I + 10 * nb;
-    p->IA = split ? NULL : p->F + 6 * nb;
-    p->IV = p->F + 12 * nb;
-    p->Wx = p->IV + 6 * nb;
-    if (tree && tree->S) {
-        p->S = tree->S;
-        p->Sdot = tree->Sdot;
-        p->Vpre = tree->Vpre;
-        p->V = tree->V;
-    } else {
-        gdn_dof_axes_about(m, d, 0, S);
-        gdn_com_vel(m, d, S, V, Sdot, Vpre);
-        p->S = S;
-        p->Sdot = Sdot;
-        p->Vpre = Vpre;
-        p->V = V;
-    }
-    gdn_body_inertias_about(m, d, 0, p->I);
-    memset(p->Wx, 0, 6 * sizeof(double));
-    for (int b = 1; b < m->nbody; b++) {
-        gdn_rt_applied_wrench(d, W, b, p->Wx + 6 * b);
-    }
-    gdn_rne_sweep(m, d, p->S, p->Sdot, p->I, p->V, a, GDN_RNE_BY_DOF, split ? NULL : p->Wx, p->A,
-                  p->F, p->IA, p->IV);
-    return GDN_OK;
+// the primal of the matrix-free forms (one call site: the RNE sweep inlined and specialized)
+static gdnStatus primal_build(const gdnModel* m, gdnData* d, const double* a, const double* W,
+                              const gdnResidualAdjoint* tree, gdnResidualPrimal* p) {
+    return gdn_residual_primal(m, d, a, W, tree, 0, p);
 }
 
 // ---------------------------------------------------------------- primal value
@@ -169,11 +131,7 @@ static void tangent_body(const gdnResidualPrimal* p, const seeds* s, int b, cons
                 memset(dSt, 0, 6 * sizeof(double));
             }
             if (gdn_dof_kind(m, t) != GDN_AXIS_FIXED) {
-                gdn_cross_motion(tmp, epre, S);
-                if (moved) {
-                    gdn_cross_motion(tmp2, p->Vpre + 6 * t, dSt);
-                    gdn_add6(tmp, tmp, tmp2);
-                }
+                gdn_rt_rate_tangent(tmp, S, p->Vpre + 6 * t, epre, moved ? dSt : NULL);
                 gdn_addscl6(dA_b, dA_b, tmp, qvel[t]);
                 if (s->dv) {
                     gdn_addscl6(dA_b, dA_b, p->Sdot + 6 * t, s->dv[t]);
@@ -244,7 +202,7 @@ gdnStatus gdn_residual_jvp_ex(const gdnModel* m, gdnData* d, const double* a, co
     const int nv = m->nv, nb = m->nbody;
     size_t mark = gdn_arena_mark(d);
     gdnResidualPrimal p;
-    gdnStatus status = gdn_residual_primal(m, d, a, W, NULL, 0, &p);
+    gdnStatus status = primal_build(m, d, a, W, NULL, &p);
     double* block = gdn_arena_doubles(d, 24 * (size_t)nb + 6 * (size_t)(nv > 0 ? nv : 1));
     if (status != GDN_OK || !block) {
         gdn_arena_reset(d, mark);
@@ -305,15 +263,12 @@ gdnStatus gdn_residual_jvp(const gdnModel* m, gdnData* d, const double* a, const
 // inertia_params_derivative.h). Moving keeps the angular parts: x_c = [x_w; x_v + x_w x c]
 static void param_bilinear(const double f[6], const double A[6], const double u[6],
                            const double V[6], const double c[3], double B[10]) {
-    double fl[3], Al[3], ul[3], Vl[3], t1[3], t2[3], t3[3], t4[3];
-    gdn_cross3(fl, f, c);
-    gdn_add3(fl, fl, f + 3);
-    gdn_cross3(Al, A, c);
-    gdn_add3(Al, Al, A + 3);
-    gdn_cross3(ul, u, c);
-    gdn_add3(ul, ul, u + 3);
-    gdn_cross3(Vl, V, c);
-    gdn_add3(Vl, Vl, V + 3);
+    double fm[6], Am[6], um[6], Vm[6], t1[3], t2[3], t3[3], t4[3];
+    const double *fl = fm + 3, *Al = Am + 3, *ul = um + 3, *Vl = Vm + 3;
+    move_motion(fm, f, c);
+    move_motion(Am, A, c);
+    move_motion(um, u, c);
+    move_motion(Vm, V, c);
     B[0] = f[0] * A[0] - u[0] * V[0];
     B[1] = f[1] * A[1] - u[1] * V[1];
     B[2] = f[2] * A[2] - u[2] * V[2];
@@ -358,7 +313,7 @@ gdnStatus gdn_residual_vjp_ex(const gdnModel* m, gdnData* d, const double* a, co
     const int split = out->xibar || out->etabar;
     size_t mark = gdn_arena_mark(d);
     gdnResidualPrimal p;
-    gdnStatus status = gdn_residual_primal(m, d, a, W, out, 0, &p);
+    gdnStatus status = primal_build(m, d, a, W, out, &p);
     double* block = gdn_arena_doubles(d, 4 * nb6 + 15 * nvs);
     if (status != GDN_OK || !block) {
         gdn_arena_reset(d, mark);
@@ -418,7 +373,7 @@ gdnStatus gdn_residual_vjp_ex(const gdnModel* m, gdnData* d, const double* a, co
         double* AAb = AA + 6 * b;
         const double* IA = p.IA + 6 * b;
         const double* IV = p.IV + 6 * b;
-        double u[6], t1[6];
+        double u[6];
         gdn_rt_force_adjoint(I, A, V, IA, IV, fb, AAb, xb, eb, u);
         const double* fx = d->xfrc_applied + 6 * b;
         if (fx[0] != 0 || fx[1] != 0 || fx[2] != 0) {
@@ -443,11 +398,10 @@ gdnStatus gdn_residual_vjp_ex(const gdnModel* m, gdnData* d, const double* a, co
                 double c[6];
                 gv[t] += gdn_dot6(p.Sdot + 6 * t, AAb);
                 gdn_scl6(c, AAb, qvel[t]);
-                gdn_cross_force(Vprebar + 6 * t, S, c);
-                gdn_cross_force(t1, p.Vpre + 6 * t, c);
                 for (int i = 0; i < 6; i++) {
-                    sb[i] = (y[t] * Fb[i] + a[t] * AAb[i]) - t1[i];
+                    sb[i] = y[t] * Fb[i] + a[t] * AAb[i];
                 }
+                gdn_rt_rate_adjoint(S, p.Vpre + 6 * t, c, Vprebar + 6 * t, sb);
             } else {
                 memset(Vprebar + 6 * t, 0, 6 * sizeof(double));
             }

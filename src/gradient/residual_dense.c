@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // Dense residual Jacobians X = [dr/dq | dr/dv | dr/du] in one forward and one backward sweep.
 #include "gradient/residual.h"
-#include "gradient/residual_tangent.h"
 
 #include <string.h>
 
 #include "base/arena.h"
 #include "dynamics/force_derivative.h"
+#include "gradient/residual_tangent.h"
 #include "kinematics/jacobian_derivative.h"
 #include "math/spatial.h"
 #include "math/vec.h"
@@ -163,7 +163,12 @@ static void sweep_build(const gdnModel* m, const gdnData* d, const gdnResidualPr
                 double* sig = s->sig + 6 * t;
                 double tmp[6];
                 s->group[t] = dof0 + k;
-                gdn_cross_motion(sig, vp, S);
+                // sigma = Vp x S: the primal's Sdot but for the constant free translation axes
+                if (gdn_dof_kind(m, t) != GDN_AXIS_FIXED) {
+                    memcpy(sig, Sdot + 6 * t, 6 * sizeof(double));
+                } else {
+                    gdn_cross_motion(sig, vp, S);
+                }
                 // psi = Vp x sigma - S x Ap
                 gdn_cross_motion(s->psi + 6 * t, vp, sig);
                 gdn_cross_motion(tmp, S, ap);

@@ -6,6 +6,11 @@
 
 #include <gradyn/gradyn.h>
 
+#include <string.h>
+
+#include "base/arena.h"
+#include "dynamics/com.h"
+#include "dynamics/rne.h"
 #include "gradient/residual.h"
 #include "math/spatial.h"
 #include "math/vec.h"
@@ -38,18 +43,6 @@ typedef struct {
     double* Wx;         // 6 nbody: the applied wrenches Wx_b (per body, not summed)
 } gdnResidualPrimal;
 
-// The primal from the axes, inertias and velocities of dynamics/com.h and the RNE sweep of
-// dynamics/rne.h (GDN_RNE_BY_DOF) with the applied wrenches Wx. tree: the caller's S, Sdot,
-// Vpre, V (gdnResidualAdjoint) or NULL (computed here). split = 0: the sweep subtracts Wx
-// (F the subtree sums of f, IA computed: the matrix-free tangent and adjoint); split = 1: F
-// holds the subtree sums of the inertial part I A + V x* (I V) alone and IA is NULL (the
-// dense columns, which sum Wx over subtrees themselves). Arena blocks stay allocated (the
-// caller resets); GDN_ERR_MEMORY when the arena is exhausted
-gdnStatus gdn_residual_primal(const gdnModel* m, gdnData* d, const double* a, const double* W,
-                              const gdnResidualAdjoint* tree, int split, gdnResidualPrimal* p);
-
-// ---------------------------------------------------------------- per-body kernels
-
 // Wx_b = [xipos x f + t; f] (+ W_b): the applied wrench of body b about the origin
 static inline void gdn_rt_applied_wrench(const gdnData* d, const double* W, int b, double w[6]) {
     const double* x = d->xfrc_applied + 6 * b;
@@ -58,6 +51,90 @@ static inline void gdn_rt_applied_wrench(const gdnData* d, const double* W, int 
     gdn_copy3(w + 3, x);
     if (W) {
         gdn_add6(w, w, W + 6 * b);
+    }
+}
+
+// The primal from the axes, inertias and velocities of dynamics/com.h and the RNE sweep of
+// dynamics/rne.h (GDN_RNE_BY_DOF) with the applied wrenches Wx. tree: the caller's S, Sdot,
+// Vpre, V (gdnResidualAdjoint) or NULL (computed here). split = 0: the sweep subtracts Wx
+// (F the subtree sums of f, IA computed: the matrix-free tangent and adjoint); split = 1: F
+// holds the subtree sums of the inertial part I A + V x* (I V) alone and IA is NULL (the
+// dense columns, which sum Wx over subtrees themselves). Arena blocks stay allocated (the
+// caller resets); GDN_ERR_MEMORY when the arena is exhausted. Inline: call it once per file
+// with split a constant, so that the sweep is inlined and specialized
+static inline gdnStatus gdn_residual_primal(const gdnModel* m, gdnData* d, const double* a,
+                                            const double* W, const gdnResidualAdjoint* tree,
+                                            int split, gdnResidualPrimal* p) {
+    const size_t nv6 = 6 * (size_t)(m->nv > 0 ? m->nv : 1), nb = (size_t)m->nbody;
+    double* block = gdn_arena_doubles(d, 3 * nv6 + 46 * nb);
+    if (!block) {
+        return GDN_ERR_MEMORY;
+    }
+    p->m = m;
+    p->d = d;
+    p->a = a;
+    p->W = W;
+    double* S = block;
+    double* Sdot = S + nv6;
+    double* Vpre = Sdot + nv6;
+    double* V = Vpre + nv6;
+    p->A = V + 6 * nb;
+    p->I = p->A + 6 * nb;
+    p->F = p->I + 10 * nb;
+    p->IA = split ? NULL : p->F + 6 * nb;
+    p->IV = p->F + 12 * nb;
+    p->Wx = p->IV + 6 * nb;
+    if (tree && tree->S) {
+        p->S = tree->S;
+        p->Sdot = tree->Sdot;
+        p->Vpre = tree->Vpre;
+        p->V = tree->V;
+    } else {
+        gdn_dof_axes_about(m, d, 0, S);
+        gdn_com_vel(m, d, S, V, Sdot, Vpre);
+        p->S = S;
+        p->Sdot = Sdot;
+        p->Vpre = Vpre;
+        p->V = V;
+    }
+    gdn_body_inertias_about(m, d, 0, p->I);
+    memset(p->Wx, 0, 6 * sizeof(double));
+    for (int b = 1; b < m->nbody; b++) {
+        gdn_rt_applied_wrench(d, W, b, p->Wx + 6 * b);
+    }
+    if (split) {
+        gdn_rne_sweep(m, d, p->S, p->Sdot, p->I, p->V, a, GDN_RNE_BY_DOF, NULL, p->A, p->F, NULL,
+                      p->IV);
+    } else {
+        gdn_rne_sweep(m, d, p->S, p->Sdot, p->I, p->V, a, GDN_RNE_BY_DOF, p->Wx, p->A, p->F,
+                      p->IA, p->IV);
+    }
+    return GDN_OK;
+}
+
+// ---------------------------------------------------------------- per-body kernels
+
+// the tangent of an axis rate Sdot = V_pre x S when the velocity before the group changes by
+// eta_pre and the axis by dS (NULL: the axis does not move): dSdot = eta_pre x S + V_pre x dS
+static inline void gdn_rt_rate_tangent(double dSdot[6], const double S[6], const double Vpre[6],
+                                       const double eta_pre[6], const double* dS) {
+    double tmp[6];
+    gdn_cross_motion(dSdot, eta_pre, S);
+    if (dS) {
+        gdn_cross_motion(tmp, Vpre, dS);
+        gdn_add6(dSdot, dSdot, tmp);
+    }
+}
+
+// its transpose for the covector c of Sdot: eta_pre_bar = S x* c (overwritten),
+// Sbar -= V_pre x* c
+static inline void gdn_rt_rate_adjoint(const double S[6], const double Vpre[6], const double c[6],
+                                       double eta_pre_bar[6], double Sbar[6]) {
+    double tmp[6];
+    gdn_cross_force(eta_pre_bar, S, c);
+    gdn_cross_force(tmp, Vpre, c);
+    for (int i = 0; i < 6; i++) {
+        Sbar[i] -= tmp[i];
     }
 }
 

@@ -51,7 +51,8 @@ gdnStatus gdn_residual_dense(const gdnModel* m, gdnData* d, const double* a, dou
 
 // gdn_residual_dense that also writes, from the same sweep, the entries M(i, k) of the mass
 // matrix (armature included; M nv x nv row-major) for k = i and every ancestor dof k of i (the
-// tree sparsity of the L'DL factor); the other entries of M are left as they are
+// tree sparsity of the L'DL factor); the other entries of M are left as they are (M NULL:
+// gdn_residual_dense)
 gdnStatus gdn_residual_dense_mass(const gdnModel* m, gdnData* d, const double* a, double* X,
                                   int ldx, double* M);
 

@@ -17,8 +17,12 @@
 #endif
 
 // The matrix form of the RNEA derivatives (Carpentier & Mansard, RSS 2018), in world axes
-// about the world origin (residual.c has the residual and its notation: S_j, V_b, A_b, I_b,
-// f_b = I_b A_b + V_b x* (I_b V_b) - Wx_b, F_b the subtree sum of f, r_i = S_i' F_body(i)).
+// about the world origin, over the primal of residual_tangent.h (its notation: S_j, V_b, A_b,
+// I_b, f_b = I_b A_b + V_b x* (I_b V_b) - Wx_b, F_b the subtree sum of f, r_i = S_i' F_body(i)).
+// They are the per-body tangent kernels of residual_tangent.h (which the matrix-free forms of
+// residual.c evaluate body by body) solved in closed form for a unit tangent and summed over
+// subtrees before the products: the same derivatives in another summation order, kept because
+// those orders are the bits of the transition Jacobians (tests/golden_paths_table.h).
 //
 // Position tangent e_j: every frame after dof j moves rigidly by the twist xi = S_j. The axes it
 // carries are those of the later dofs on the path and, for a ball or free rotation, every axis
@@ -420,14 +424,9 @@ gdnStatus gdn_residual_dense_ex(const gdnModel* m, gdnData* d, const double* a, 
     return residual_dense(m, d, a, W, X, ldx, NULL);
 }
 
-
 gdnStatus gdn_residual_dense(const gdnModel* m, gdnData* d, const double* a, double* X,
                              int ldx) {
-    size_t mark = gdn_arena_mark(d);
-    const double* W = gdn_penalty_wrenches_from_outputs(m, d);
-    gdnStatus status = residual_dense(m, d, a, W, X, ldx, NULL);
-    gdn_arena_reset(d, mark);
-    return status;
+    return gdn_residual_dense_mass(m, d, a, X, ldx, NULL);
 }
 
 gdnStatus gdn_residual_dense_mass(const gdnModel* m, gdnData* d, const double* a, double* X,

@@ -9,8 +9,8 @@
 #include "dynamics/applied.h"
 #include "dynamics/com.h"
 #include "dynamics/force_derivative.h"
-#include "gradient/residual_tangent.h"
 #include "dynamics/rne.h"
+#include "gradient/residual_tangent.h"
 #include "model/inertia_params_derivative.h"
 #include "kinematics/jacobian_derivative.h"
 #include "math/spatial.h"
@@ -19,25 +19,6 @@
 #include "penalty/penalty.h"
 
 // The notation and the primal: gradient/residual_tangent.h (shared with residual_dense.c)
-
-// a motion vector about the origin moved to point c: [w; v + w x c]
-static void move_motion(double r[6], const double x[6], const double c[3]) {
-    r[0] = x[0];
-    r[1] = x[1];
-    r[2] = x[2];
-    gdn_cross3(r + 3, x, c);
-    gdn_add3(r + 3, r + 3, x + 3);
-}
-
-// acc += a force at point c moved to the origin: [n + c x f; f]
-static void add_force_at(double acc[6], const double f[6], const double c[3]) {
-    double t[3];
-    gdn_cross3(t, c, f + 3);
-    for (int i = 0; i < 3; i++) {
-        acc[i] += f[i] + t[i];
-        acc[3 + i] += f[3 + i];
-    }
-}
 
 // the primal of the matrix-free forms (one call site: the RNE sweep inlined and specialized)
 static gdnStatus primal_build(const gdnModel* m, gdnData* d, const double* a, const double* W,
@@ -116,7 +97,7 @@ static void tangent_body(const gdnResidualPrimal* p, const seeds* s, int b, cons
                       xi_b[3] != 0 || xi_b[4] != 0 || xi_b[5] != 0 || xi_par[0] != 0 ||
                       xi_par[1] != 0 || xi_par[2] != 0 || xi_par[3] != 0 || xi_par[4] != 0 ||
                       xi_par[5] != 0;
-    double xpre[6], epre[6], tmp[6], tmp2[6];
+    double xpre[6], epre[6], tmp[6];
     memcpy(xpre, xi_par, sizeof(xpre));
     memcpy(epre, eta_par, sizeof(epre));
     memcpy(dA_b, dA_par, 6 * sizeof(double));
@@ -170,19 +151,12 @@ static void tangent_body(const gdnResidualPrimal* p, const seeds* s, int b, cons
         // velocity-only tangent: the inertia does not move (dI = 0)
         gdn_rt_force_tangent(df_b, I, V, IV, dA_b, eta_b, NULL, NULL);
     } else {
-        // dI A and dI V (body motion, then the parameters: about the COM c, X_c = [w; v + w x c],
-        // the force back to the origin [n + c x f; f])
+        // dI A and dI V (body motion, then the parameters)
         gdn_rt_inertia_motion(dIA, I, IA, xi_b, A);
         gdn_rt_inertia_motion(dIV, I, IV, xi_b, V);
         if (s->dparam) {
-            const double* c = d->xipos + 3 * b;
             gdn_inertia_param_jvp(m, d, b, s->dparam + GDN_N_INERTIA_PARAMS * b, dIp);
-            move_motion(tmp2, A, c);
-            gdn_cinert_mul(tmp, dIp, tmp2);
-            add_force_at(dIA, tmp, c);
-            move_motion(tmp2, V, c);
-            gdn_cinert_mul(tmp, dIp, tmp2);
-            add_force_at(dIV, tmp, c);
+            gdn_rt_param_tangent(dIA, dIV, dIp, A, V, d->xipos + 3 * b);
         }
         gdn_rt_force_tangent(df_b, I, V, IV, dA_b, eta_b, dIA, dIV);
         if (fx[0] != 0 || fx[1] != 0 || fx[2] != 0) {
@@ -258,33 +232,6 @@ gdnStatus gdn_residual_jvp(const gdnModel* m, gdnData* d, const double* a, const
 }
 
 // ---------------------------------------------------------------- adjoint
-
-// B = B(f, A) - B(u, V) with every vector moved to the COM c (gdn_inertia_bilinear,
-// inertia_params_derivative.h). Moving keeps the angular parts: x_c = [x_w; x_v + x_w x c]
-static void param_bilinear(const double f[6], const double A[6], const double u[6],
-                           const double V[6], const double c[3], double B[10]) {
-    double fm[6], Am[6], um[6], Vm[6], t1[3], t2[3], t3[3], t4[3];
-    const double *fl = fm + 3, *Al = Am + 3, *ul = um + 3, *Vl = Vm + 3;
-    move_motion(fm, f, c);
-    move_motion(Am, A, c);
-    move_motion(um, u, c);
-    move_motion(Vm, V, c);
-    B[0] = f[0] * A[0] - u[0] * V[0];
-    B[1] = f[1] * A[1] - u[1] * V[1];
-    B[2] = f[2] * A[2] - u[2] * V[2];
-    B[3] = (f[0] * A[1] + f[1] * A[0]) - (u[0] * V[1] + u[1] * V[0]);
-    B[4] = (f[0] * A[2] + f[2] * A[0]) - (u[0] * V[2] + u[2] * V[0]);
-    B[5] = (f[1] * A[2] + f[2] * A[1]) - (u[1] * V[2] + u[2] * V[1]);
-    // h . (w_v x u_w - w_w x u_v) per pair
-    gdn_cross3(t1, Al, f);
-    gdn_cross3(t2, A, fl);
-    gdn_cross3(t3, Vl, u);
-    gdn_cross3(t4, V, ul);
-    for (int i = 0; i < 3; i++) {
-        B[6 + i] = (t1[i] - t2[i]) - (t3[i] - t4[i]);
-    }
-    B[9] = gdn_dot3(fl, Al) - gdn_dot3(ul, Vl);
-}
 
 // With fbar_b = A^y_b = sum_{j on the path of b} S_j y_j (the covector of f_b) and AA_b the
 // covector of A_b (I_b fbar_b summed over the subtree):
@@ -383,7 +330,7 @@ gdnStatus gdn_residual_vjp_ex(const gdnModel* m, gdnData* d, const double* a, co
         }
         if (out->gparam) {
             double B[10];
-            param_bilinear(fb, A, u, V, d->xipos + 3 * b, B);
+            gdn_rt_param_adjoint(B, fb, A, u, V, d->xipos + 3 * b);
             gdn_inertia_param_vjp(m, d, b, B, out->gparam + GDN_N_INERTIA_PARAMS * b);
         }
         // per dof: ga, gv (Sdot), Sbar, Vprebar (a fixed axis has Sdot = 0 and no Sbar)

@@ -203,6 +203,67 @@ static inline void gdn_rt_force_adjoint(const double I[10], const double A[6], c
     }
 }
 
+// a motion vector about the origin moved to point c: [w; v + w x c]
+static inline void gdn_rt_move_motion(double r[6], const double x[6], const double c[3]) {
+    r[0] = x[0];
+    r[1] = x[1];
+    r[2] = x[2];
+    gdn_cross3(r + 3, x, c);
+    gdn_add3(r + 3, r + 3, x + 3);
+}
+
+// acc += a force at point c moved to the origin: [n + c x f; f]
+static inline void gdn_rt_add_force_at(double acc[6], const double f[6], const double c[3]) {
+    double t[3];
+    gdn_cross3(t, c, f + 3);
+    for (int i = 0; i < 3; i++) {
+        acc[i] += f[i] + t[i];
+        acc[3 + i] += f[3 + i];
+    }
+}
+
+// the parameter part of the inertia's tangent, dIp the tangent of the inertia about the COM c
+// (gdn_inertia_param_jvp): dIA += dIp A, dIV += dIp V, each vector moved to c and back
+static inline void gdn_rt_param_tangent(double dIA[6], double dIV[6], const double dIp[10],
+                                        const double A[6], const double V[6], const double c[3]) {
+    double x[6], f[6];
+    gdn_rt_move_motion(x, A, c);
+    gdn_cinert_mul(f, dIp, x);
+    gdn_rt_add_force_at(dIA, f, c);
+    gdn_rt_move_motion(x, V, c);
+    gdn_cinert_mul(f, dIp, x);
+    gdn_rt_add_force_at(dIV, f, c);
+}
+
+// its transpose for the covector f of the force (u = V x f from gdn_rt_force_adjoint):
+// B = B(f, A) - B(u, V) with every vector moved to the COM c (gdn_inertia_bilinear; the caller
+// applies gdn_inertia_param_vjp). Moving keeps the angular parts: x_c = [x_w; x_v + x_w x c]
+static inline void gdn_rt_param_adjoint(double B[10], const double f[6], const double A[6],
+                                        const double u[6], const double V[6],
+                                        const double c[3]) {
+    double fm[6], Am[6], um[6], Vm[6], t1[3], t2[3], t3[3], t4[3];
+    const double *fl = fm + 3, *Al = Am + 3, *ul = um + 3, *Vl = Vm + 3;
+    gdn_rt_move_motion(fm, f, c);
+    gdn_rt_move_motion(Am, A, c);
+    gdn_rt_move_motion(um, u, c);
+    gdn_rt_move_motion(Vm, V, c);
+    B[0] = f[0] * A[0] - u[0] * V[0];
+    B[1] = f[1] * A[1] - u[1] * V[1];
+    B[2] = f[2] * A[2] - u[2] * V[2];
+    B[3] = (f[0] * A[1] + f[1] * A[0]) - (u[0] * V[1] + u[1] * V[0]);
+    B[4] = (f[0] * A[2] + f[2] * A[0]) - (u[0] * V[2] + u[2] * V[0]);
+    B[5] = (f[1] * A[2] + f[2] * A[1]) - (u[1] * V[2] + u[2] * V[1]);
+    // h . (w_v x u_w - w_w x u_v) per pair
+    gdn_cross3(t1, Al, f);
+    gdn_cross3(t2, A, fl);
+    gdn_cross3(t3, Vl, u);
+    gdn_cross3(t4, V, ul);
+    for (int i = 0; i < 3; i++) {
+        B[6 + i] = (t1[i] - t2[i]) - (t3[i] - t4[i]);
+    }
+    B[9] = gdn_dot3(fl, Al) - gdn_dot3(ul, Vl);
+}
+
 // The applied force fx (xfrc_applied, at the COM c) moves with the body twist xi and the COM
 // parameters dp (dparam_b[1:4], NULL = 0; R = xmat): dWx = [dc x fx; 0],
 // dc = xi_w x c + xi_v + R dp. Tangent: df -= dWx

@@ -52,20 +52,20 @@
 // the per-dof and per-body quantities of the sweeps
 typedef struct {
     const double* S; // 6 nv: dof axes
-    double* sig;   // 6 nv: sigma = Vp x S
-    double* psi;   // 6 nv
-    double* phi;   // 6 nv
-    double* alpha; // 6 nv
-    double* kappa; // 6 nv
-    double* gamma; // 6 nv
-    double* KS;    // 6 nv: K_s(B) S of each dof (shared by kappa and the velocity column)
-    double* I;     // 10 nbody: body inertia, then its subtree sum
-    double* K;     // 36 nbody
-    double* G;     // 18 nbody: the top 3 rows of G (the bottom ones are 0)
-    double* IV;    // 6 nbody: I V
-    double* fin;   // 6 nbody: the inertial force I A + V x* (I V), summed over the subtree
-    double* Wx;    // 6 nbody: the applied wrench, then its subtree sum
-    int* group;    // nv: first dof of each dof's group
+    double* sig;     // 6 nv: sigma = Vp x S
+    double* psi;     // 6 nv
+    double* phi;     // 6 nv
+    double* alpha;   // 6 nv
+    double* kappa;   // 6 nv
+    double* gamma;   // 6 nv
+    double* KS;      // 6 nv: K_s(B) S of each dof (shared by kappa and the velocity column)
+    double* I;       // 10 nbody: body inertia, then its subtree sum
+    double* K;       // 36 nbody
+    double* G;       // 18 nbody: the top 3 rows of G (the bottom ones are 0)
+    double* IV;      // 6 nbody: I V
+    double* fin;     // 6 nbody: the inertial force I A + V x* (I V), summed over the subtree
+    double* Wx;      // 6 nbody: the applied wrench, then its subtree sum
+    int* group;      // nv: first dof of each dof's group
 } sweep;
 
 // N = [v x*] c (the columns of the 6x6 K before symmetrization): c a cinert, v a motion;

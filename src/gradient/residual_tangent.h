@@ -70,45 +70,35 @@ static inline gdnStatus gdn_residual_primal(const gdnModel* m, gdnData* d, const
     if (!block) {
         return GDN_ERR_MEMORY;
     }
-    p->m = m;
-    p->d = d;
-    p->a = a;
-    p->W = W;
-    double* S = block;
-    double* Sdot = S + nv6;
-    double* Vpre = Sdot + nv6;
-    double* V = Vpre + nv6;
-    p->A = V + 6 * nb;
-    p->I = p->A + 6 * nb;
-    p->F = p->I + 10 * nb;
-    p->IA = split ? NULL : p->F + 6 * nb;
-    p->IV = p->F + 12 * nb;
-    p->Wx = p->IV + 6 * nb;
+    // S, Sdot, Vpre (6 nv each), V, A, I, F, IA, IV, Wx
+    double* A = block + 3 * nv6 + 6 * nb;
+    double* I = A + 6 * nb;
+    double* F = I + 10 * nb;
+    double* IA = F + 6 * nb;
+    double* IV = IA + 6 * nb;
+    double* Wx = IV + 6 * nb;
+    const double *S = block, *Sdot = block + nv6, *Vpre = block + 2 * nv6, *V = A - 6 * nb;
     if (tree && tree->S) {
-        p->S = tree->S;
-        p->Sdot = tree->Sdot;
-        p->Vpre = tree->Vpre;
-        p->V = tree->V;
+        S = tree->S;
+        Sdot = tree->Sdot;
+        Vpre = tree->Vpre;
+        V = tree->V;
     } else {
-        gdn_dof_axes_about(m, d, 0, S);
-        gdn_com_vel(m, d, S, V, Sdot, Vpre);
-        p->S = S;
-        p->Sdot = Sdot;
-        p->Vpre = Vpre;
-        p->V = V;
+        gdn_dof_axes_about(m, d, 0, block);
+        gdn_com_vel(m, d, block, A - 6 * nb, block + nv6, block + 2 * nv6);
     }
-    gdn_body_inertias_about(m, d, 0, p->I);
-    memset(p->Wx, 0, 6 * sizeof(double));
+    gdn_body_inertias_about(m, d, 0, I);
+    memset(Wx, 0, 6 * sizeof(double));
     for (int b = 1; b < m->nbody; b++) {
-        gdn_rt_applied_wrench(d, W, b, p->Wx + 6 * b);
+        gdn_rt_applied_wrench(d, W, b, Wx + 6 * b);
     }
     if (split) {
-        gdn_rne_sweep(m, d, p->S, p->Sdot, p->I, p->V, a, GDN_RNE_BY_DOF, NULL, p->A, p->F, NULL,
-                      p->IV);
+        IA = NULL;
+        gdn_rne_sweep(m, d, S, Sdot, I, V, a, GDN_RNE_BY_DOF, NULL, A, F, NULL, IV);
     } else {
-        gdn_rne_sweep(m, d, p->S, p->Sdot, p->I, p->V, a, GDN_RNE_BY_DOF, p->Wx, p->A, p->F,
-                      p->IA, p->IV);
+        gdn_rne_sweep(m, d, S, Sdot, I, V, a, GDN_RNE_BY_DOF, Wx, A, F, IA, IV);
     }
+    *p = (gdnResidualPrimal){m, d, a, W, S, Sdot, Vpre, V, A, I, F, IA, IV, Wx};
     return GDN_OK;
 }
 

@@ -102,9 +102,12 @@ static inline void add_moment_force(const gdnModel* m, double* qfrc_actuator, in
 // and counts GDN_WARN_BADCTRL, as MuJoCo does. One pass does everything with the controls as
 // given; in the rare bad-control case the forces are computed again with zeros.
 void gdn_actuation(const gdnModel* m, gdnData* d) {
-    if (gdn_check_model_data(m, d) != GDN_OK) {
-        return;
+    if (gdn_check_model_data(m, d) == GDN_OK) {
+        gdn_actuator_forces(m, d);
     }
+}
+
+void gdn_actuator_forces(const gdnModel* m, gdnData* d) {
     const int nu = m->nu;
     double* restrict qfrc = d->qfrc_actuator;
     double* restrict force = d->actuator_force;

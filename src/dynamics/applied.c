@@ -2,6 +2,7 @@
 // Applied forces in joint space (qfrc_applied plus J' xfrc_applied for every loaded body) and
 // the force sum of the smooth dynamics.
 #include "dynamics/applied.h"
+#include "dynamics/passive.h"
 
 #include "kinematics/jacobian.h"
 
@@ -29,8 +30,8 @@ void gdn_applied_forces(const gdnModel* m, gdnData* d, double* qfrc) {
 }
 
 void gdn_force_sum(const gdnModel* m, gdnData* d, double* tau) {
-    gdn_passive(m, d);
-    gdn_actuation(m, d);
+    gdn_passive_forces(m, d);
+    gdn_actuator_forces(m, d);
     for (int i = 0; i < m->nv; i++) {
         tau[i] = d->qfrc_passive[i] + d->qfrc_actuator[i];
     }

@@ -33,9 +33,12 @@ void gdn_quat_spring_dif(double res[3], const double q[4], const double q_spring
 // slide and the free joint's position and the rotation vector of the quaternion difference for
 // ball and the free joint's orientation
 void gdn_passive(const gdnModel* m, gdnData* d) {
-    if (gdn_check_model_data(m, d) != GDN_OK) {
-        return;
+    if (gdn_check_model_data(m, d) == GDN_OK) {
+        gdn_passive_forces(m, d);
     }
+}
+
+void gdn_passive_forces(const gdnModel* m, gdnData* d) {
     double* frc = d->qfrc_passive;
     memset(frc, 0, sizeof(double) * (size_t)m->nv);
     if (m->opt.disableflags & GDN_DSBL_PASSIVE) {

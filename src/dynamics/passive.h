@@ -1,7 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
-// Internal: the rotation-vector helpers shared by joint springs, energy and ball actuators.
+// Internal: the passive and actuator force stages without the public entries' checks (for the
+// pipeline, which checked its inputs once), and the rotation-vector helpers shared by joint
+// springs, energy and ball actuators.
 #ifndef GDN_DYNAMICS_PASSIVE_H
 #define GDN_DYNAMICS_PASSIVE_H
+
+#include <gradyn/gradyn.h>
+
+// gdn_passive and gdn_actuation for a model and data known to match
+void gdn_passive_forces(const gdnModel* m, gdnData* d);
+void gdn_actuator_forces(const gdnModel* m, gdnData* d);
 
 // rotation vector of a unit quaternion, angle wrapped into (-pi, pi]:
 //   res = axis * 2 atan2(|v|, w), minus 2 pi when that exceeds pi (MuJoCo's mju_quat2Vel, dt 1)

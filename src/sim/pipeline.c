@@ -13,6 +13,7 @@
 #include "dynamics/applied.h"
 #include "dynamics/com.h"
 #include "dynamics/crb.h"
+#include "dynamics/passive.h"
 #include "dynamics/rne.h"
 
 // x - x is 0 for a finite x and NaN for an infinite or NaN one; one branch for the whole array
@@ -22,14 +23,6 @@ int gdn_all_finite(const double* x, int n) {
         sum += x[i] - x[i];
     }
     return sum == 0;
-}
-
-void gdn_poison(double* x, int n, int stride) {
-    if (n > 0 && !isnan(x[0])) {
-        for (int i = 0; i < n; i++) {
-            x[(size_t)i * (size_t)stride] = NAN;
-        }
-    }
 }
 
 const gdnFormulation* gdn_formulation(const gdnModel* m) {
@@ -199,7 +192,7 @@ gdnStatus gdn_inverse(const gdnModel* m, gdnData* d) {
     gdn_com_pos(m, d);
     gdn_crb_com(m, d);
     gdn_rne_com(m, d, 0, d->qfrc_bias);
-    gdn_passive(m, d);
+    gdn_passive_forces(m, d);
     gdn_rne_com(m, d, 1, d->qfrc_inverse);
     for (int i = 0; i < m->nv; i++) {
         d->qfrc_inverse[i] -= d->qfrc_passive[i];

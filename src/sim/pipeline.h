@@ -4,6 +4,9 @@
 #ifndef GDN_SIM_PIPELINE_H
 #define GDN_SIM_PIPELINE_H
 
+#include <math.h>
+#include <stddef.h>
+
 #include <gradyn/gradyn.h>
 
 #include "dynamics/aba.h"
@@ -68,6 +71,12 @@ int gdn_all_finite(const double* x, int n);
 // x[i stride] = NaN for i < n unless x[0] is NaN already: an output a path does not compute
 // is NaN, never a previous state's value (every writer of such an array writes x[0], so a NaN
 // there means the last poisoning still holds; repeated steps then cost one load)
-void gdn_poison(double* x, int n, int stride);
+static inline void gdn_poison(double* x, int n, int stride) {
+    if (n > 0 && !isnan(x[0])) {
+        for (int i = 0; i < n; i++) {
+            x[(size_t)i * (size_t)stride] = NAN;
+        }
+    }
+}
 
 #endif

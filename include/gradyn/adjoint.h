@@ -146,6 +146,14 @@ typedef struct gdnTapeOptions {
     int record_factor;           // 1: also record the Newton solver's Hessian factor of each
                                  // step that leaves one (d->solver_H_valid), its envelope only,
                                  // and add its largest size to the reserve per slot; 0: not
+    int store_intermediates;     // 1 (gdn_tape_options_init's default): every recorded step
+                                 // also keeps what its front half computed and the step VJP
+                                 // needs (the body kinematics, the normalized qpos, the body
+                                 // inertias and ABA's factorization of M + hD), so the backward
+                                 // pass reads them instead of recomputing them: (nq + 41 nbody
+                                 // + 6 njnt + 13 nv) * 8 bytes per record slot
+                                 // (gdn_tape_intermediate_bytes); 0: not kept, the backward pass
+                                 // recomputes them (same gradients, bit for bit)
 } gdnTapeOptions;
 
 // the default options (what gdn_tape_create uses): max_steps, checkpoint_every as given,
@@ -194,6 +202,12 @@ GDN_API size_t gdn_tape_solve_bytes(const gdnModel* m, int ncon, int nefc, int w
 GDN_API size_t gdn_tape_bytes_per_step(const gdnTape* tape);
 GDN_API size_t gdn_tape_state_bytes(const gdnTape* tape);
 GDN_API size_t gdn_tape_bytes_used(const gdnTape* tape);
+
+// bytes of the stored intermediates of one record slot (gdnTapeOptions.store_intermediates):
+// (nq + 41 nbody + 6 njnt + 13 nv) * 8, 0 when the tape does not store them or for NULL. Not
+// part of the three counts above: the tape allocates this times its slot count (max_steps
+// with a full tape, ceil(max_steps / K) + K - 1 with checkpointing) on top of them
+GDN_API size_t gdn_tape_intermediate_bytes(const gdnTape* tape);
 
 // the state x_t recorded by the last rollout (qpos nq, qvel nv; either may be NULL):
 // every t in 0 .. T with a full tape; t = T or a multiple of K with checkpointing.

@@ -57,6 +57,7 @@ void gdn_tape_options_init(const gdnModel* m, int max_steps, int checkpoint_ever
     memset(opt, 0, sizeof(*opt));
     opt->max_steps = max_steps;
     opt->checkpoint_every = checkpoint_every;
+    opt->store_intermediates = 1;
     if (m) {
         // about 4 contacts per body, 4 rows each, and 2 rows per dof
         const int ncon = 4 * m->nbody;
@@ -116,13 +117,17 @@ gdnStatus gdn_tape_create_opt(const gdnModel* m, const gdnTapeOptions* opt, gdnT
         per_slot = cap;
     }
 
-    // doubles: checkpoints, warm starts, segment, final state, then the buffers of gdnTape
+    // doubles: checkpoints, warm starts, segment, final state, then the buffers of gdnTape,
+    // then the stored intermediates of every slot
+    const int store = opt->store_intermediates != 0;
+    const size_t inter_stride = store ? gdn_tape_inter_doubles(nq, nv, m->nbody, m->njnt) : 0;
     size_t nd = (size_t)ncheck * (size_t)stride + (every > 1 ? (size_t)ncheck * nvz : 0) +
                 (size_t)(every - 1) * (size_t)stride + (size_t)stride + (size_t)nq + 4 * nvz +
                 (size_t)(nq > nv ? nq : nv) + 2 * nvz + (size_t)nu;
     const size_t head = round8(sizeof(gdnTape)) + round8(sizeof(gdnTapeEntry) * (size_t)nslot);
     size_t reserve = 0, pool = 0, bytes = 0;
-    const int fits = mul_add((size_t)nslot, per_slot, 0, &reserve) &&
+    const int fits = mul_add((size_t)nslot, inter_stride, nd, &nd) &&
+                     mul_add((size_t)nslot, per_slot, 0, &reserve) &&
                      mul_add((size_t)nslot, sizeof(double) * nvz, reserve, &pool) &&
                      pool < SIZE_MAX / 2 &&
                      nd < SIZE_MAX / (4 * sizeof(double)) &&
@@ -144,6 +149,9 @@ gdnStatus gdn_tape_create_opt(const gdnModel* m, const gdnTapeOptions* opt, gdnT
     tp->nu = nu;
     tp->nbody = m->nbody;
     tp->nvert = m->nvert;
+    tp->njnt = m->njnt;
+    tp->store_inter = store;
+    tp->inter_stride = inter_stride;
     tp->max_steps = max_steps;
     tp->every = every;
     tp->ncheck = ncheck;
@@ -185,6 +193,8 @@ gdnStatus gdn_tape_create_opt(const gdnModel* m, const gdnTapeOptions* opt, gdnT
     p += nv;
     tp->cost_u = p;
     p += nu;
+    tp->inter = store ? p : NULL;
+    p += (size_t)nslot * inter_stride;
     tp->pool = (unsigned char*)(((uintptr_t)p + 63u) & ~(uintptr_t)63u);
     tp->pool_bytes = pool;
     tp->solve_reserve = reserve;
@@ -259,6 +269,70 @@ const double* gdn_tape_acc(const gdnTape* tape, int t) {
     return slot < 0 ? NULL : (const double*)(const void*)(tape->pool + tape->entry[slot].offset);
 }
 
+size_t gdn_tape_intermediate_bytes(const gdnTape* tape) {
+    return tape ? sizeof(double) * tape->inter_stride : 0;
+}
+
+size_t gdn_tape_inter_doubles(int nq, int nv, int nbody, int njnt) {
+    return (size_t)nq + 41 * (size_t)nbody + 6 * (size_t)njnt + 13 * (size_t)nv;
+}
+
+// the block of slot's stored intermediates
+static double* inter_block(const gdnTape* tape, int slot) {
+    return tape->inter + (size_t)slot * tape->inter_stride;
+}
+
+// offset of the factor in a block: after qpos, the body kinematics, the joint frames, cinert
+static size_t inter_factor_offset(const gdnTape* tape) {
+    return (size_t)tape->nq + 41 * (size_t)tape->nbody + 6 * (size_t)tape->njnt;
+}
+
+void gdn_tape_inter_factor(const gdnTape* tape, int slot, gdnAbaFactor* f) {
+    double* p = inter_block(tape, slot) + inter_factor_offset(tape);
+    f->axes = p;
+    f->U = p + 6 * (size_t)tape->nv;
+    f->dinv = p + 12 * (size_t)tape->nv;
+}
+
+double* gdn_tape_inter_qpos(const gdnTape* tape, int slot) {
+    return inter_block(tape, slot);
+}
+
+// the arrays of d between qpos and the factor in the block's order (tape.h), with their sizes
+#define INTER_ARRAYS(D)                                                                       \
+    {(D)->xpos, 3 * nb}, {(D)->xquat, 4 * nb}, {(D)->xmat, 9 * nb}, {(D)->xipos, 3 * nb},    \
+        {(D)->ximat, 9 * nb}, {(D)->xanchor, 3 * nj}, {(D)->xaxis, 3 * nj},                  \
+        {(D)->subtree_com, 3 * nb}, {(D)->cinert, 10 * nb}
+
+typedef struct {
+    double* a;
+    size_t n;
+} interArray;
+
+void gdn_tape_inter_save(gdnTape* tape, int slot, const gdnData* d) {
+    const size_t nb = (size_t)tape->nbody, nj = (size_t)tape->njnt;
+    const interArray arrays[] = {INTER_ARRAYS(d)};
+    double* p = inter_block(tape, slot) + tape->nq;
+    for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) {
+        memcpy(p, arrays[i].a, sizeof(double) * arrays[i].n);
+        p += arrays[i].n;
+    }
+    tape->entry[slot].inter = 1;
+}
+
+void gdn_tape_inter_restore(const gdnTape* tape, int slot, gdnData* d) {
+    const size_t nb = (size_t)tape->nbody, nj = (size_t)tape->njnt;
+    const interArray arrays[] = {INTER_ARRAYS(d)};
+    const double* p = inter_block(tape, slot);
+    memcpy(d->qpos, p, sizeof(double) * (size_t)tape->nq);
+    p += tape->nq;
+    for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) {
+        memcpy(arrays[i].a, p, sizeof(double) * arrays[i].n);
+        p += arrays[i].n;
+    }
+    memcpy(d->cdof, p, 6 * sizeof(double) * (size_t)tape->nv);
+}
+
 void gdn_tape_clear_records(gdnTape* tape) {
     tape->pool_used = 0;
     tape->pool_forward = 0;
@@ -315,6 +389,7 @@ gdnStatus gdn_tape_record_solve(gdnTape* tape, int slot, int t, const gdnData* d
     e->solver_converged = d->solver_converged;
     e->solver_residual = d->solver_residual;
     e->nfactor = (int)nfactor;
+    e->inter = 0;
     put(&p, d->qacc, (size_t)nv, sizeof(double));
     if (block > 0) {
         // doubles first, then the ints (tape.h's order)

@@ -7,6 +7,8 @@
 
 #include <gradyn/adjoint.h>
 
+#include "dynamics/aba.h"
+
 // State record: a state is (qpos nq, qvel nv) contiguous, `stride` = nq + nv doubles.
 //   checkpoint[c] = x_{cK}  for c = 0 .. ncheck-1 (K = 1: every state x_0 .. x_{T-1})
 //   warm[c]       = d->qacc_warmstart before step cK (K > 1 only: the segment replay's start)
@@ -25,6 +27,14 @@
 //     factor (nfactor doubles: row i of L, columns first[i] .. i, rows back to back),
 //     efc_type, efc_id, efc_state (nefc ints each), factor_first (nv ints when nfactor > 0),
 //     padding to 8 bytes
+// Stored intermediates (gdnTapeOptions.store_intermediates): per record slot a block of
+// inter_stride doubles in `inter`, what the front half of the recorded step computed at x_t and
+// the step VJP reads (valid when the slot's entry has inter = 1), in this order:
+//   qpos (nq, quaternions normalized), xpos (3 nbody), xquat (4 nbody), xmat (9 nbody),
+//   xipos (3 nbody), ximat (9 nbody), xanchor (3 njnt), xaxis (3 njnt), subtree_com (3 nbody),
+//   cinert (10 nbody), then ABA's factorization of M + hD: axes (6 nv, = d->cdof), U (6 nv),
+//   dinv (nv)
+// i.e. nq + 41 nbody + 6 njnt + 13 nv doubles
 typedef struct gdnTapeEntry {
     size_t offset;          // first byte of the record in the pool
     size_t bytes;           // its size
@@ -32,12 +42,13 @@ typedef struct gdnTapeEntry {
     int ncon, nefc, ne, nf; // gdnData's counts after the step
     int solver_iter, solver_converged;
     int nfactor;            // doubles of the recorded factor envelope (0: none)
+    int inter;              // 1: the slot's stored intermediates are this step's
     double solver_residual;
 } gdnTapeEntry;
 
 struct gdnTape {
     // the model's shape at creation (a call with another shape is refused)
-    int nq, nv, nu, nbody, nvert;
+    int nq, nv, nu, nbody, nvert, njnt;
     int max_steps;     // largest T
     int every;         // K: checkpoint interval (1 = full tape)
     int ncheck;        // checkpoint slots: ceil(max_steps / K)
@@ -48,12 +59,15 @@ struct gdnTape {
     int record_factor; // record the Newton factor of constrained steps (gdnTapeOptions)
     int nslot;         // ncheck + K - 1 step-record slots
     int seg_t0;        // t0 of the segment whose records are in the segment slots, -1: none
+    int store_inter;   // keep the stored intermediates of every recorded step (gdnTapeOptions)
+    size_t inter_stride; // doubles per slot of `inter` (0 when store_inter = 0)
 
     double* checkpoint;  // (ncheck x stride)
     double* warm;        // (ncheck x nv), NULL when K = 1
     double* segment;     // ((K - 1) x stride), NULL when K = 1
     double* final;       // (stride)
 
+    double* inter;       // (nslot x inter_stride) the stored intermediates, NULL when off
     gdnTapeEntry* entry; // (nslot) the index of the step records
     unsigned char* pool; // the step records, back to back
     size_t pool_bytes;   // its size: nslot accelerations + the solve reserve
@@ -89,6 +103,23 @@ int gdn_tape_slot_of(const gdnTape* tape, int t);
 // backward pass holds t's segment), NULL when not recorded
 const double* gdn_tape_acc(const gdnTape* tape, int t);
 
+// doubles of one slot's stored intermediates for a model of these sizes (layout above)
+size_t gdn_tape_inter_doubles(int nq, int nv, int nbody, int njnt);
+
+// the factor arrays of slot's stored intermediates (where the recorded step's ABA writes them)
+void gdn_tape_inter_factor(const gdnTape* tape, int slot, gdnAbaFactor* f);
+
+// the normalized qpos of slot's stored intermediates (where the recorded step copies it)
+double* gdn_tape_inter_qpos(const gdnTape* tape, int slot);
+
+// after the recorded step (gdn_step_keep into the slot's factor and qpos): the kinematics and
+// d->cinert, which the integration does not change, into the slot; marks its entry valid
+void gdn_tape_inter_save(gdnTape* tape, int slot, const gdnData* d);
+
+// the slot's stored intermediates back into d: qpos (normalized), the body kinematics, cinert
+// and cdof (= the factor's axes), as the front half of the step left them
+void gdn_tape_inter_restore(const gdnTape* tape, int slot, gdnData* d);
+
 // empty the step records (before a forward pass)
 void gdn_tape_clear_records(gdnTape* tape);
 
@@ -121,6 +152,7 @@ static inline gdnStatus gdn_tape_record(gdnTape* tape, int slot, int t, const gd
     e->solver_iter = d->solver_iter;
     e->solver_converged = d->solver_converged;
     e->nfactor = 0;
+    e->inter = 0;
     e->solver_residual = d->solver_residual;
     memcpy(tape->pool + tape->pool_used, d->qacc, bytes);
     tape->pool_used += bytes;

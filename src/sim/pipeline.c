@@ -161,6 +161,25 @@ gdnStatus gdn_step(const gdnModel* m, gdnData* d) {
     return status;
 }
 
+// gdn_step with the front half keeping ABA's factorization in factor (bit for bit gdn_step: ABA
+// with a factor computes the same), and the configuration the front half leaves (qpos with its
+// quaternions normalized, before the integration) copied to qpos_front when non-NULL
+gdnStatus gdn_step_keep(const gdnModel* m, gdnData* d, const gdnAbaFactor* factor,
+                        double* qpos_front) {
+    gdnStatus status = gdn_check_step(m, d);
+    if (status != GDN_OK) {
+        return status;
+    }
+    status = gdn_pipeline_front(m, d, GDN_PIPE_STEP, factor);
+    if (status == GDN_OK) {
+        if (qpos_front) {
+            memcpy(qpos_front, d->qpos, sizeof(double) * (size_t)m->nq);
+        }
+        status = stage_integrate(m, d);
+    }
+    return status;
+}
+
 // MuJoCo's mj_forward: the front half in GDN_PIPE_FORWARD mode
 gdnStatus gdn_forward(const gdnModel* m, gdnData* d) {
     const gdnStatus checked = gdn_check_call(m, d);

@@ -35,7 +35,8 @@ static gdnStatus reverse_step(const gdnModel* m, const gdnRollout* r, const gdnO
         gdnAbaFactor f;
         gdn_tape_inter_factor(tape, slot, &f);
         gdn_tape_inter_restore(tape, slot, d);
-        st = gdn_step_vjp_stored(m, d, &f, gdn_tape_acc(tape, t), tape->lam_q, tape->lam_v,
+        st = gdn_step_vjp_stored(m, d, &f, gdn_tape_acc(tape, t),
+                                 (tape->entry[slot].inter & 2) != 0, tape->lam_q, tape->lam_v,
                                  tape->g_q, tape->g_v, gctrl, out->param, gvert);
     } else {
         st = gdn_step_vjp_at(m, d, gdn_tape_acc(tape, t), tape->lam_q, tape->lam_v, tape->g_q,

@@ -10,6 +10,7 @@
 #include "gradient/cost.h"
 #include "gradient/rollout.h"
 #include "gradient/tape.h"
+#include "penalty/penalty.h"
 #include "sim/pipeline.h"
 
 gdnStatus gdn_rollout_fail(gdnStatus st, char* err, int err_size, const char* fmt, ...) {
@@ -238,7 +239,7 @@ static gdnStatus forward_pass(const gdnModel* m, const gdnRollout* r, const gdnO
             }
             // a step with rows leaves no ABA factor (and has no gradient)
             if (store && d->nefc == 0) {
-                gdn_tape_inter_save(tape, t / K, d);
+                gdn_tape_inter_save(tape, t / K, d, gdn_penalty_active(m));
             }
         }
     }
@@ -293,7 +294,7 @@ gdnStatus gdn_rollout_replay(const gdnModel* m, const gdnRollout* r, gdnTape* ta
             st = gdn_tape_record(tape, slot, t, d, err, err_size);
         }
         if (st == GDN_OK && tape->store_inter && d->nefc == 0) {
-            gdn_tape_inter_save(tape, slot, d);
+            gdn_tape_inter_save(tape, slot, d, gdn_penalty_active(m));
         }
         if (st != GDN_OK) {
             gdn_tape_clear_segment(tape);

@@ -220,9 +220,10 @@ gdnStatus gdn_step_vjp(const gdnModel* m, gdnData* d, const double* gqpos_next,
 // The front half's contact part and the backward half, once the kinematics (d->cdof and
 // d->cinert included) and ABA's factorization f are the step's: with contact the world-origin
 // axes and body velocities (gdn_com_vel, which the residual's adjoint then reads instead of
-// recomputing them) and the penalty wrenches (vertex forces and active set as the step's)
+// recomputing them) and the penalty wrenches (vertex forces and active set as the step's; with
+// vert_stored d already holds the step's vertex outputs and W is summed from them)
 static gdnStatus vjp_from_front(const gdnModel* m, gdnData* d, const gdnAbaFactor* f,
-                                const double* qacc, const double* gqpos_next,
+                                const double* qacc, int vert_stored, const double* gqpos_next,
                                 const double* gqvel_next, double* gqpos, double* gqvel,
                                 double* gctrl, double* gparam, double* gvert) {
     const int pen = gdn_penalty_active(m);
@@ -245,7 +246,11 @@ static gdnStatus vjp_from_front(const gdnModel* m, gdnData* d, const gdnAbaFacto
     double* tree[4] = {W + nb6, W + nb6 + 6 * nvs, W + nb6 + 12 * nvs, V};
     gdn_dof_axes_about(m, d, 0, tree[0]);
     gdn_com_vel(m, d, tree[0], V, tree[1], tree[2]);
-    gdn_penalty_wrenches(m, d, V, W);
+    if (vert_stored) {
+        gdn_penalty_wrenches_again(m, d, W);
+    } else {
+        gdn_penalty_wrenches(m, d, V, W);
+    }
     gdnStatus status = step_vjp_back(m, d, f, qacc, W, tree, gqpos_next, gqvel_next, gqpos,
                                      gqvel, gctrl, gparam, gvert);
     gdn_arena_reset(d, mark);
@@ -281,7 +286,7 @@ gdnStatus gdn_step_vjp_at(const gdnModel* m, gdnData* d, const double* qacc,
     gdn_kinematics_bodies(m, d);
     status = gdn_aba_factor(m, d, damped ? extra : NULL, &f);
     if (status == GDN_OK) {
-        status = vjp_from_front(m, d, &f, qacc, gqpos_next, gqvel_next, gqpos, gqvel, gctrl,
+        status = vjp_from_front(m, d, &f, qacc, 0, gqpos_next, gqvel_next, gqpos, gqvel, gctrl,
                                 gparam, gvert);
     }
     gdn_arena_reset(d, mark);
@@ -289,12 +294,12 @@ gdnStatus gdn_step_vjp_at(const gdnModel* m, gdnData* d, const double* qacc,
 }
 
 gdnStatus gdn_step_vjp_stored(const gdnModel* m, gdnData* d, const gdnAbaFactor* f,
-                              const double* qacc, const double* gqpos_next,
+                              const double* qacc, int vert_stored, const double* gqpos_next,
                               const double* gqvel_next, double* gqpos, double* gqvel,
                               double* gctrl, double* gparam, double* gvert) {
     if (!m || !d || !f || !qacc) {
         return GDN_ERR_ARG;
     }
-    return vjp_from_front(m, d, f, qacc, gqpos_next, gqvel_next, gqpos, gqvel, gctrl, gparam,
-                          gvert);
+    return vjp_from_front(m, d, f, qacc, vert_stored, gqpos_next, gqvel_next, gqpos, gqvel,
+                          gctrl, gparam, gvert);
 }

@@ -22,9 +22,12 @@ gdnStatus gdn_step_vjp_at(const gdnModel* m, gdnData* d, const double* qacc,
 // (normalized), qvel, ctrl, the body kinematics, d->cdof and d->cinert, and f is ABA's
 // factorization of M + hD there (e.g. restored from the adjoint's stored intermediates, or
 // left by gdn_step_keep). The same results, bit for bit, without the kinematics or the
-// factorization. GDN_ERR_ARG (NULL input, d created for another vertex count), GDN_ERR_MEMORY
+// factorization. vert_stored (penalty contact): d->vert_xpos, vert_force and nvert_active are
+// the step's too, the wrenches are summed from them (gdn_penalty_wrenches_again) instead of
+// recomputing the vertices. GDN_ERR_ARG (NULL input, d created for another vertex count),
+// GDN_ERR_MEMORY
 gdnStatus gdn_step_vjp_stored(const gdnModel* m, gdnData* d, const gdnAbaFactor* f,
-                              const double* qacc, const double* gqpos_next,
+                              const double* qacc, int vert_stored, const double* gqpos_next,
                               const double* gqvel_next, double* gqpos, double* gqvel,
                               double* gctrl, double* gparam, double* gvert);
 

@@ -8,6 +8,7 @@
 #include <gradyn/adjoint.h>
 
 #include "gradient/tape.h"
+#include "penalty/penalty.h"
 
 static void set_err(char* err, int err_size, const char* msg) {
     if (err && err_size > 0) {
@@ -120,7 +121,9 @@ gdnStatus gdn_tape_create_opt(const gdnModel* m, const gdnTapeOptions* opt, gdnT
     // doubles: checkpoints, warm starts, segment, final state, then the buffers of gdnTape,
     // then the stored intermediates of every slot
     const int store = opt->store_intermediates != 0;
-    const size_t inter_stride = store ? gdn_tape_inter_doubles(nq, nv, m->nbody, m->njnt) : 0;
+    const int vert = gdn_penalty_active(m);
+    const size_t inter_stride =
+        store ? gdn_tape_inter_doubles(nq, nv, m->nbody, m->njnt, vert ? m->nvert : 0) : 0;
     size_t nd = (size_t)ncheck * (size_t)stride + (every > 1 ? (size_t)ncheck * nvz : 0) +
                 (size_t)(every - 1) * (size_t)stride + (size_t)stride + (size_t)nq + 4 * nvz +
                 (size_t)(nq > nv ? nq : nv) + 2 * nvz + (size_t)nu;
@@ -151,6 +154,7 @@ gdnStatus gdn_tape_create_opt(const gdnModel* m, const gdnTapeOptions* opt, gdnT
     tp->nvert = m->nvert;
     tp->njnt = m->njnt;
     tp->store_inter = store;
+    tp->store_vert = store && vert;
     tp->inter_stride = inter_stride;
     tp->max_steps = max_steps;
     tp->every = every;
@@ -273,8 +277,9 @@ size_t gdn_tape_intermediate_bytes(const gdnTape* tape) {
     return tape ? sizeof(double) * tape->inter_stride : 0;
 }
 
-size_t gdn_tape_inter_doubles(int nq, int nv, int nbody, int njnt) {
-    return (size_t)nq + 41 * (size_t)nbody + 6 * (size_t)njnt + 13 * (size_t)nv;
+size_t gdn_tape_inter_doubles(int nq, int nv, int nbody, int njnt, int nvert) {
+    return (size_t)nq + 41 * (size_t)nbody + 6 * (size_t)njnt + 13 * (size_t)nv +
+           (nvert > 0 ? 6 * (size_t)nvert + 1 : 0);
 }
 
 // the block of slot's stored intermediates
@@ -309,7 +314,12 @@ typedef struct {
     size_t n;
 } interArray;
 
-void gdn_tape_inter_save(gdnTape* tape, int slot, const gdnData* d) {
+// the vertex part of a block: after the factor (13 nv)
+static double* inter_vert(const gdnTape* tape, int slot) {
+    return inter_block(tape, slot) + inter_factor_offset(tape) + 13 * (size_t)tape->nv;
+}
+
+void gdn_tape_inter_save(gdnTape* tape, int slot, const gdnData* d, int vert) {
     const size_t nb = (size_t)tape->nbody, nj = (size_t)tape->njnt;
     const interArray arrays[] = {INTER_ARRAYS(d)};
     double* p = inter_block(tape, slot) + tape->nq;
@@ -317,7 +327,15 @@ void gdn_tape_inter_save(gdnTape* tape, int slot, const gdnData* d) {
         memcpy(p, arrays[i].a, sizeof(double) * arrays[i].n);
         p += arrays[i].n;
     }
-    tape->entry[slot].inter = 1;
+    vert = vert && tape->store_vert;
+    if (vert) {
+        const size_t n3 = 3 * (size_t)tape->nvert;
+        double* pv = inter_vert(tape, slot);
+        memcpy(pv, d->vert_xpos, sizeof(double) * n3);
+        memcpy(pv + n3, d->vert_force, sizeof(double) * n3);
+        pv[2 * n3] = d->nvert_active;
+    }
+    tape->entry[slot].inter = vert ? 3 : 1;
 }
 
 void gdn_tape_inter_restore(const gdnTape* tape, int slot, gdnData* d) {
@@ -331,6 +349,13 @@ void gdn_tape_inter_restore(const gdnTape* tape, int slot, gdnData* d) {
         p += arrays[i].n;
     }
     memcpy(d->cdof, p, 6 * sizeof(double) * (size_t)tape->nv);
+    if (tape->entry[slot].inter & 2) {
+        const size_t n3 = 3 * (size_t)tape->nvert;
+        const double* pv = inter_vert(tape, slot);
+        memcpy(d->vert_xpos, pv, sizeof(double) * n3);
+        memcpy(d->vert_force, pv + n3, sizeof(double) * n3);
+        d->nvert_active = (int)pv[2 * n3];
+    }
 }
 
 void gdn_tape_clear_records(gdnTape* tape) {

@@ -33,8 +33,10 @@
 //   qpos (nq, quaternions normalized), xpos (3 nbody), xquat (4 nbody), xmat (9 nbody),
 //   xipos (3 nbody), ximat (9 nbody), xanchor (3 njnt), xaxis (3 njnt), subtree_com (3 nbody),
 //   cinert (10 nbody), then ABA's factorization of M + hD: axes (6 nv, = d->cdof), U (6 nv),
-//   dinv (nv)
-// i.e. nq + 41 nbody + 6 njnt + 13 nv doubles
+//   dinv (nv), then when the penalty contact was active at the tape's creation (store_vert) its
+//   vertex outputs: vert_xpos (3 nvert), vert_force (3 nvert), nvert_active (1)
+// i.e. nq + 41 nbody + 6 njnt + 13 nv (+ 6 nvert + 1) doubles. entry.inter: 0 none, 1 the
+// kinematics and the factor, 3 also the vertex outputs (the step had penalty contact)
 typedef struct gdnTapeEntry {
     size_t offset;          // first byte of the record in the pool
     size_t bytes;           // its size
@@ -42,7 +44,7 @@ typedef struct gdnTapeEntry {
     int ncon, nefc, ne, nf; // gdnData's counts after the step
     int solver_iter, solver_converged;
     int nfactor;            // doubles of the recorded factor envelope (0: none)
-    int inter;              // 1: the slot's stored intermediates are this step's
+    int inter;              // the slot's stored intermediates are this step's: 0 none, 1 or 3
     double solver_residual;
 } gdnTapeEntry;
 
@@ -60,6 +62,7 @@ struct gdnTape {
     int nslot;         // ncheck + K - 1 step-record slots
     int seg_t0;        // t0 of the segment whose records are in the segment slots, -1: none
     int store_inter;   // keep the stored intermediates of every recorded step (gdnTapeOptions)
+    int store_vert;    // with store_inter: also the penalty vertex outputs (contact active)
     size_t inter_stride; // doubles per slot of `inter` (0 when store_inter = 0)
 
     double* checkpoint;  // (ncheck x stride)
@@ -104,7 +107,7 @@ int gdn_tape_slot_of(const gdnTape* tape, int t);
 const double* gdn_tape_acc(const gdnTape* tape, int t);
 
 // doubles of one slot's stored intermediates for a model of these sizes (layout above)
-size_t gdn_tape_inter_doubles(int nq, int nv, int nbody, int njnt);
+size_t gdn_tape_inter_doubles(int nq, int nv, int nbody, int njnt, int nvert);
 
 // the factor arrays of slot's stored intermediates (where the recorded step's ABA writes them)
 void gdn_tape_inter_factor(const gdnTape* tape, int slot, gdnAbaFactor* f);
@@ -113,11 +116,14 @@ void gdn_tape_inter_factor(const gdnTape* tape, int slot, gdnAbaFactor* f);
 double* gdn_tape_inter_qpos(const gdnTape* tape, int slot);
 
 // after the recorded step (gdn_step_keep into the slot's factor and qpos): the kinematics and
-// d->cinert, which the integration does not change, into the slot; marks its entry valid
-void gdn_tape_inter_save(gdnTape* tape, int slot, const gdnData* d);
+// d->cinert, which the integration does not change, into the slot, with vert (the step had
+// penalty contact, the tape has room: store_vert) also the vertex outputs; marks its entry
+// valid (inter 1, or 3 with the vertex outputs)
+void gdn_tape_inter_save(gdnTape* tape, int slot, const gdnData* d, int vert);
 
 // the slot's stored intermediates back into d: qpos (normalized), the body kinematics, cinert
-// and cdof (= the factor's axes), as the front half of the step left them
+// and cdof (= the factor's axes), and the vertex outputs when stored, as the front half of the
+// step left them
 void gdn_tape_inter_restore(const gdnTape* tape, int slot, gdnData* d);
 
 // empty the step records (before a forward pass)

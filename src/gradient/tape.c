@@ -8,7 +8,6 @@
 #include <gradyn/adjoint.h>
 
 #include "gradient/tape.h"
-#include "penalty/penalty.h"
 
 static void set_err(char* err, int err_size, const char* msg) {
     if (err && err_size > 0) {
@@ -121,7 +120,8 @@ gdnStatus gdn_tape_create_opt(const gdnModel* m, const gdnTapeOptions* opt, gdnT
     // doubles: checkpoints, warm starts, segment, final state, then the buffers of gdnTape,
     // then the stored intermediates of every slot
     const int store = opt->store_intermediates != 0;
-    const int vert = gdn_penalty_active(m);
+    // the vertex outputs whenever the model has vertices (the contact may be switched on later)
+    const int vert = m->nvert > 0;
     const size_t inter_stride =
         store ? gdn_tape_inter_doubles(nq, nv, m->nbody, m->njnt, vert ? m->nvert : 0) : 0;
     size_t nd = (size_t)ncheck * (size_t)stride + (every > 1 ? (size_t)ncheck * nvz : 0) +

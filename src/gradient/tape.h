@@ -33,8 +33,8 @@
 //   qpos (nq, quaternions normalized), xpos (3 nbody), xquat (4 nbody), xmat (9 nbody),
 //   xipos (3 nbody), ximat (9 nbody), xanchor (3 njnt), xaxis (3 njnt), subtree_com (3 nbody),
 //   cinert (10 nbody), then ABA's factorization of M + hD: axes (6 nv, = d->cdof), U (6 nv),
-//   dinv (nv), then when the penalty contact was active at the tape's creation (store_vert) its
-//   vertex outputs: vert_xpos (3 nvert), vert_force (3 nvert), nvert_active (1)
+//   dinv (nv), then when the model has vertices (store_vert) the penalty contact's vertex
+//   outputs: vert_xpos (3 nvert), vert_force (3 nvert), nvert_active (1)
 // i.e. nq + 41 nbody + 6 njnt + 13 nv (+ 6 nvert + 1) doubles. entry.inter: 0 none, 1 the
 // kinematics and the factor, 3 also the vertex outputs (the step had penalty contact)
 typedef struct gdnTapeEntry {
@@ -62,7 +62,7 @@ struct gdnTape {
     int nslot;         // ncheck + K - 1 step-record slots
     int seg_t0;        // t0 of the segment whose records are in the segment slots, -1: none
     int store_inter;   // keep the stored intermediates of every recorded step (gdnTapeOptions)
-    int store_vert;    // with store_inter: also the penalty vertex outputs (contact active)
+    int store_vert;    // with store_inter: also the penalty vertex outputs (nvert > 0)
     size_t inter_stride; // doubles per slot of `inter` (0 when store_inter = 0)
 
     double* checkpoint;  // (ncheck x stride)
@@ -117,7 +117,7 @@ double* gdn_tape_inter_qpos(const gdnTape* tape, int slot);
 
 // after the recorded step (gdn_step_keep into the slot's factor and qpos): the kinematics and
 // d->cinert, which the integration does not change, into the slot, with vert (the step had
-// penalty contact, the tape has room: store_vert) also the vertex outputs; marks its entry
+// penalty contact, and the tape has room: store_vert) also the vertex outputs; marks its entry
 // valid (inter 1, or 3 with the vertex outputs)
 void gdn_tape_inter_save(gdnTape* tape, int slot, const gdnData* d, int vert);
 

@@ -192,8 +192,11 @@ gdnStatus gdn_rollout_step(const gdnModel* m, const gdnRollout* r, gdnData* d, i
 //   step reads when K > 1), J += l(x_t, u_t), x_{t+1} = gdn_step(x_t, u_t), record step t
 //   (qacc, the solve, with store its stored intermediates) when t ends a segment; record x_T,
 //   J += g(x_T)
-static gdnStatus forward_pass(const gdnModel* m, const gdnRollout* r, const gdnObjective* obj,
-                              gdnTape* tape, int store, double* J, char* err, int err_size) {
+// (inlined into its one caller twice, with store a literal: the primal's loop has no branch on
+// the stores)
+static inline __attribute__((always_inline)) gdnStatus
+forward_pass(const gdnModel* m, const gdnRollout* r, const gdnObjective* obj, gdnTape* tape,
+             int store, double* J, char* err, int err_size) {
     gdnData* d = tape->d;
     const int T = r->nstep, K = tape->every;
     tape->nstep = 0;
@@ -264,7 +267,9 @@ static gdnStatus forward_pass(const gdnModel* m, const gdnRollout* r, const gdnO
 // the forward pass; on error nothing stays recorded (no state, no step record)
 gdnStatus gdn_rollout_forward(const gdnModel* m, const gdnRollout* r, const gdnObjective* obj,
                               gdnTape* tape, int store, double* J, char* err, int err_size) {
-    gdnStatus st = forward_pass(m, r, obj, tape, store && tape->store_inter, J, err, err_size);
+    gdnStatus st = store && tape->store_inter
+                       ? forward_pass(m, r, obj, tape, 1, J, err, err_size)
+                       : forward_pass(m, r, obj, tape, 0, J, err, err_size);
     if (st != GDN_OK) {
         tape->nstep = 0;
         gdn_tape_clear_records(tape);

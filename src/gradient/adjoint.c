@@ -34,7 +34,7 @@ static gdnStatus reverse_step(const gdnModel* m, const gdnRollout* r, const gdnO
     if (slot >= 0 && tape->entry[slot].inter) {
         gdnAbaFactor f;
         gdn_tape_inter_factor(tape, slot, &f);
-        gdn_tape_inter_restore(tape, slot, d);
+        gdn_tape_inter_restore(tape, slot);
         st = gdn_step_vjp_stored(m, d, &f, gdn_tape_acc(tape, t),
                                  (tape->entry[slot].inter & 2) != 0, tape->lam_q, tape->lam_v,
                                  tape->g_q, tape->g_v, gctrl, out->param, gvert);

@@ -242,7 +242,7 @@ forward_pass(const gdnModel* m, const gdnRollout* r, const gdnObjective* obj, gd
             }
             // a step with rows leaves no ABA factor (and has no gradient)
             if (store && d->nefc == 0) {
-                gdn_tape_inter_save(tape, t / K, d, gdn_penalty_active(m));
+                gdn_tape_inter_save(tape, t / K, gdn_penalty_active(m));
             }
         }
     }
@@ -299,7 +299,7 @@ gdnStatus gdn_rollout_replay(const gdnModel* m, const gdnRollout* r, gdnTape* ta
             st = gdn_tape_record(tape, slot, t, d, err, err_size);
         }
         if (st == GDN_OK && tape->store_inter && d->nefc == 0) {
-            gdn_tape_inter_save(tape, slot, d, gdn_penalty_active(m));
+            gdn_tape_inter_save(tape, slot, gdn_penalty_active(m));
         }
         if (st != GDN_OK) {
             gdn_tape_clear_segment(tape);

@@ -41,6 +41,56 @@ static size_t block_bytes(int nv, int ncon, int nefc, size_t nfactor) {
                   sizeof(int) * ints);
 }
 
+// The block layout of the stored intermediates (tape.h) for the data d: qpos, then the runs of
+// d's arrays; an array that starts right after the previous one's end (within the 64-byte
+// alignment gdn_data_create pads to) extends its run, so one memcpy moves several arrays (and
+// the padding between them). Returns the doubles of one block
+static size_t plan_inter(const gdnModel* m, const gdnData* d, int vert, gdnTapeInter* plan) {
+    const size_t nb = (size_t)m->nbody, nj = (size_t)m->njnt, nv = (size_t)m->nv;
+    const struct {
+        double* a;
+        size_t n;
+    } arrays[] = {{d->xpos, 3 * nb},        {d->xquat, 4 * nb},  {d->xmat, 9 * nb},
+                  {d->xipos, 3 * nb},       {d->ximat, 9 * nb},  {d->xanchor, 3 * nj},
+                  {d->xaxis, 3 * nj},       {d->subtree_com, 3 * nb}, {d->cdof, 6 * nv},
+                  {d->cinert, 10 * nb},     {d->vert_xpos, 3 * (size_t)m->nvert},
+                  {d->vert_force, 3 * (size_t)m->nvert}};
+    const int nkin = 10, narrays = vert ? 12 : 10;
+    memset(plan, 0, sizeof(*plan));
+    size_t off = (size_t)m->nq;
+    for (int i = 0; i < narrays; i++) {
+        gdnTapeRun* last = plan->nrun > 0 ? &plan->run[plan->nrun - 1] : NULL;
+        const double* end = last ? last->d + last->n : NULL;
+        if (i == nkin) {
+            // the factor's U and dinv between the kinematics and the vertex outputs
+            plan->nrun_kin = plan->nrun;
+            plan->off_U = off;
+            off += 7 * nv;
+            last = NULL;
+        }
+        if (last && arrays[i].a >= end && arrays[i].a - end < 8) {
+            off += (size_t)(arrays[i].a + arrays[i].n - end);
+            last->n = (size_t)(arrays[i].a + arrays[i].n - last->d);
+        } else {
+            plan->run[plan->nrun++] = (gdnTapeRun){arrays[i].a, arrays[i].n, off};
+            off += arrays[i].n;
+        }
+        if (i == 8) {
+            // cdof: the factor's axes
+            const gdnTapeRun* r = &plan->run[plan->nrun - 1];
+            plan->off_axes = r->off + (size_t)(d->cdof - r->d);
+        }
+    }
+    if (!vert) {
+        plan->nrun_kin = plan->nrun;
+        plan->off_U = off;
+        off += 7 * nv;
+    } else {
+        plan->off_nactive = off++;
+    }
+    return off;
+}
+
 size_t gdn_tape_solve_bytes(const gdnModel* m, int ncon, int nefc, int with_factor) {
     if (!m || ncon < 0 || nefc < 0) {
         return 0;
@@ -122,8 +172,8 @@ gdnStatus gdn_tape_create_opt(const gdnModel* m, const gdnTapeOptions* opt, gdnT
     const int store = opt->store_intermediates != 0;
     // the vertex outputs whenever the model has vertices (the contact may be switched on later)
     const int vert = m->nvert > 0;
-    const size_t inter_stride =
-        store ? gdn_tape_inter_doubles(nq, nv, m->nbody, m->njnt, vert ? m->nvert : 0) : 0;
+    gdnTapeInter plan;
+    const size_t inter_stride = store ? plan_inter(m, d, vert, &plan) : 0;
     size_t nd = (size_t)ncheck * (size_t)stride + (every > 1 ? (size_t)ncheck * nvz : 0) +
                 (size_t)(every - 1) * (size_t)stride + (size_t)stride + (size_t)nq + 4 * nvz +
                 (size_t)(nq > nv ? nq : nv) + 2 * nvz + (size_t)nu;
@@ -156,6 +206,9 @@ gdnStatus gdn_tape_create_opt(const gdnModel* m, const gdnTapeOptions* opt, gdnT
     tp->store_inter = store;
     tp->store_vert = store && vert;
     tp->inter_stride = inter_stride;
+    if (store) {
+        tp->plan = plan;
+    }
     tp->max_steps = max_steps;
     tp->every = every;
     tp->ncheck = ncheck;
@@ -287,74 +340,54 @@ static double* inter_block(const gdnTape* tape, int slot) {
     return tape->inter + (size_t)slot * tape->inter_stride;
 }
 
-// offset of the factor in a block: after qpos, the body kinematics, the joint frames, cinert
-static size_t inter_factor_offset(const gdnTape* tape) {
-    return (size_t)tape->nq + 41 * (size_t)tape->nbody + 6 * (size_t)tape->njnt;
-}
-
 void gdn_tape_inter_factor(const gdnTape* tape, int slot, gdnAbaFactor* f) {
-    double* p = inter_block(tape, slot) + inter_factor_offset(tape);
-    f->axes = p;
-    f->U = p + 6 * (size_t)tape->nv;
-    f->dinv = p + 12 * (size_t)tape->nv;
+    double* p = inter_block(tape, slot);
+    f->axes = p + tape->plan.off_axes;
+    f->U = p + tape->plan.off_U;
+    f->dinv = f->U + 6 * (size_t)tape->nv;
 }
 
 double* gdn_tape_inter_qpos(const gdnTape* tape, int slot) {
     return inter_block(tape, slot);
 }
 
-// the arrays of d between qpos and the factor in the block's order (tape.h), with their sizes
-#define INTER_ARRAYS(D)                                                                       \
-    {(D)->xpos, 3 * nb}, {(D)->xquat, 4 * nb}, {(D)->xmat, 9 * nb}, {(D)->xipos, 3 * nb},    \
-        {(D)->ximat, 9 * nb}, {(D)->xanchor, 3 * nj}, {(D)->xaxis, 3 * nj},                  \
-        {(D)->subtree_com, 3 * nb}, {(D)->cinert, 10 * nb}
-
-typedef struct {
-    double* a;
-    size_t n;
-} interArray;
-
-// the vertex part of a block: after the factor (13 nv)
-static double* inter_vert(const gdnTape* tape, int slot) {
-    return inter_block(tape, slot) + inter_factor_offset(tape) + 13 * (size_t)tape->nv;
+// n doubles from src to dst in pieces of at most 2 kB: above 4 kB glibc's memcpy switches to
+// `rep movsb`, no faster here and counted byte by byte by callgrind (the bench's measure)
+static void copy_doubles(double* dst, const double* src, size_t n) {
+    while (n > 256) {
+        memcpy(dst, src, 256 * sizeof(double));
+        dst += 256;
+        src += 256;
+        n -= 256;
+    }
+    memcpy(dst, src, n * sizeof(double));
 }
 
-void gdn_tape_inter_save(gdnTape* tape, int slot, const gdnData* d, int vert) {
-    const size_t nb = (size_t)tape->nbody, nj = (size_t)tape->njnt;
-    const interArray arrays[] = {INTER_ARRAYS(d)};
-    double* p = inter_block(tape, slot) + tape->nq;
-    for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) {
-        memcpy(p, arrays[i].a, sizeof(double) * arrays[i].n);
-        p += arrays[i].n;
-    }
+void gdn_tape_inter_save(gdnTape* tape, int slot, int vert) {
+    const gdnTapeInter* plan = &tape->plan;
+    double* p = inter_block(tape, slot);
     vert = vert && tape->store_vert;
+    const int nrun = vert ? plan->nrun : plan->nrun_kin;
+    for (int i = 0; i < nrun; i++) {
+        copy_doubles(p + plan->run[i].off, plan->run[i].d, plan->run[i].n);
+    }
     if (vert) {
-        const size_t n3 = 3 * (size_t)tape->nvert;
-        double* pv = inter_vert(tape, slot);
-        memcpy(pv, d->vert_xpos, sizeof(double) * n3);
-        memcpy(pv + n3, d->vert_force, sizeof(double) * n3);
-        pv[2 * n3] = d->nvert_active;
+        p[plan->off_nactive] = tape->d->nvert_active;
     }
     tape->entry[slot].inter = vert ? 3 : 1;
 }
 
-void gdn_tape_inter_restore(const gdnTape* tape, int slot, gdnData* d) {
-    const size_t nb = (size_t)tape->nbody, nj = (size_t)tape->njnt;
-    const interArray arrays[] = {INTER_ARRAYS(d)};
+void gdn_tape_inter_restore(const gdnTape* tape, int slot) {
+    const gdnTapeInter* plan = &tape->plan;
     const double* p = inter_block(tape, slot);
-    memcpy(d->qpos, p, sizeof(double) * (size_t)tape->nq);
-    p += tape->nq;
-    for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++) {
-        memcpy(arrays[i].a, p, sizeof(double) * arrays[i].n);
-        p += arrays[i].n;
+    const int vert = (tape->entry[slot].inter & 2) != 0;
+    memcpy(tape->d->qpos, p, sizeof(double) * (size_t)tape->nq);
+    const int nrun = vert ? plan->nrun : plan->nrun_kin;
+    for (int i = 0; i < nrun; i++) {
+        copy_doubles(plan->run[i].d, p + plan->run[i].off, plan->run[i].n);
     }
-    memcpy(d->cdof, p, 6 * sizeof(double) * (size_t)tape->nv);
-    if (tape->entry[slot].inter & 2) {
-        const size_t n3 = 3 * (size_t)tape->nvert;
-        const double* pv = inter_vert(tape, slot);
-        memcpy(d->vert_xpos, pv, sizeof(double) * n3);
-        memcpy(d->vert_force, pv + n3, sizeof(double) * n3);
-        d->nvert_active = (int)pv[2 * n3];
+    if (vert) {
+        tape->d->nvert_active = (int)p[plan->off_nactive];
     }
 }
 

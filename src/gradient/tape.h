@@ -29,14 +29,30 @@
 //     padding to 8 bytes
 // Stored intermediates (gdnTapeOptions.store_intermediates): per record slot a block of
 // inter_stride doubles in `inter`, what the front half of the recorded step computed at x_t and
-// the step VJP reads (valid when the slot's entry has inter = 1), in this order:
-//   qpos (nq, quaternions normalized), xpos (3 nbody), xquat (4 nbody), xmat (9 nbody),
-//   xipos (3 nbody), ximat (9 nbody), xanchor (3 njnt), xaxis (3 njnt), subtree_com (3 nbody),
-//   cinert (10 nbody), then ABA's factorization of M + hD: axes (6 nv, = d->cdof), U (6 nv),
-//   dinv (nv), then when the model has vertices (store_vert) the penalty contact's vertex
-//   outputs: vert_xpos (3 nvert), vert_force (3 nvert), nvert_active (1)
-// i.e. nq + 41 nbody + 6 njnt + 13 nv (+ 6 nvert + 1) doubles. entry.inter: 0 none, 1 the
-// kinematics and the factor, 3 also the vertex outputs (the step had penalty contact)
+// the step VJP reads (valid when the slot's entry has inter != 0):
+//   qpos (nq, quaternions normalized), then the runs of the data's arrays xpos (3 nbody), xquat
+//   (4 nbody), xmat (9 nbody), xipos (3 nbody), ximat (9 nbody), xanchor (3 njnt), xaxis
+//   (3 njnt), subtree_com (3 nbody), cdof (6 nv: ABA's axes, the factor's first array), cinert
+//   (10 nbody); the factor's U (6 nv) and dinv (nv); when the model has vertices (store_vert)
+//   the penalty contact's vertex outputs vert_xpos, vert_force (3 nvert each) and nvert_active.
+// Arrays adjacent in gdnData (up to its 64-byte alignment padding) share a run: one memcpy each
+// way, the padding included. So a block is nq + 41 nbody + 6 njnt + 13 nv (+ 6 nvert + 1)
+// doubles plus the padding inside the runs (at most 7 doubles per merged array).
+// entry.inter: 0 none, 1 the kinematics and the factor, 3 also the vertex outputs
+typedef struct gdnTapeRun {
+    double* d;  // first array of the run in the tape's gdnData
+    size_t n;   // doubles of the run, from d
+    size_t off; // its offset in a block
+} gdnTapeRun;
+
+typedef struct gdnTapeInter {
+    gdnTapeRun run[12]; // the kinematics' runs, then the vertex outputs'
+    int nrun, nrun_kin;
+    size_t off_axes;    // the factor's axes (= the copy of d->cdof) in a block
+    size_t off_U;       // U, then dinv
+    size_t off_nactive; // nvert_active (store_vert)
+} gdnTapeInter;
+
 typedef struct gdnTapeEntry {
     size_t offset;          // first byte of the record in the pool
     size_t bytes;           // its size
@@ -64,6 +80,7 @@ struct gdnTape {
     int store_inter;   // keep the stored intermediates of every recorded step (gdnTapeOptions)
     int store_vert;    // with store_inter: also the penalty vertex outputs (nvert > 0)
     size_t inter_stride; // doubles per slot of `inter` (0 when store_inter = 0)
+    gdnTapeInter plan;   // the block layout
 
     double* checkpoint;  // (ncheck x stride)
     double* warm;        // (ncheck x nv), NULL when K = 1
@@ -106,7 +123,7 @@ int gdn_tape_slot_of(const gdnTape* tape, int t);
 // backward pass holds t's segment), NULL when not recorded
 const double* gdn_tape_acc(const gdnTape* tape, int t);
 
-// doubles of one slot's stored intermediates for a model of these sizes (layout above)
+// doubles of one slot's stored intermediates without the padding (layout above)
 size_t gdn_tape_inter_doubles(int nq, int nv, int nbody, int njnt, int nvert);
 
 // the factor arrays of slot's stored intermediates (where the recorded step's ABA writes them)
@@ -115,16 +132,15 @@ void gdn_tape_inter_factor(const gdnTape* tape, int slot, gdnAbaFactor* f);
 // the normalized qpos of slot's stored intermediates (where the recorded step copies it)
 double* gdn_tape_inter_qpos(const gdnTape* tape, int slot);
 
-// after the recorded step (gdn_step_keep into the slot's factor and qpos): the kinematics and
-// d->cinert, which the integration does not change, into the slot, with vert (the step had
-// penalty contact, and the tape has room: store_vert) also the vertex outputs; marks its entry
-// valid (inter 1, or 3 with the vertex outputs)
-void gdn_tape_inter_save(gdnTape* tape, int slot, const gdnData* d, int vert);
+// after the recorded step on tape->d (gdn_step_keep into the slot's factor and qpos): the
+// kinematics, cdof and cinert, which the integration does not change, into the slot, with vert
+// (the step had penalty contact, and the tape has room: store_vert) also the vertex outputs;
+// marks its entry valid (inter 1, or 3 with the vertex outputs)
+void gdn_tape_inter_save(gdnTape* tape, int slot, int vert);
 
-// the slot's stored intermediates back into d: qpos (normalized), the body kinematics, cinert
-// and cdof (= the factor's axes), and the vertex outputs when stored, as the front half of the
-// step left them
-void gdn_tape_inter_restore(const gdnTape* tape, int slot, gdnData* d);
+// the slot's stored intermediates back into tape->d: qpos (normalized), the body kinematics,
+// cdof, cinert, and the vertex outputs when stored, as the front half of the step left them
+void gdn_tape_inter_restore(const gdnTape* tape, int slot);
 
 // empty the step records (before a forward pass)
 void gdn_tape_clear_records(gdnTape* tape);

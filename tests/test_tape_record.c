@@ -16,7 +16,9 @@
 
 #include "gradient/rollout.h"
 #include "gradient/tape.h"
+#include "penalty/penalty.h"
 #include "runner/models.h"
+#include "runner/skins.h"
 #include "runner/test.h"
 
 #define T_STEPS 150
@@ -448,6 +450,150 @@ static int test_unconstrained_gradient(void) {
     return 0;
 }
 
+// Every gradient block of a rollout with tape `tape` into g (2 nv + T nu + 10 nbody + 3 nvert)
+static int gradient_into(const Problem* p, gdnTape* tape, double* g, double* J) {
+    const gdnModel* m = p->m;
+    const int nv = m->nv, nu = m->nu, T = p->r.nstep;
+    gdnAdjointGradients out = {.qpos0 = g, .qvel0 = g + nv, .ctrl = nu > 0 ? g + 2 * nv : NULL,
+                               .param = g + 2 * nv + T * nu,
+                               .vert = g + 2 * nv + T * nu + GDN_N_INERTIA_PARAMS * m->nbody};
+    char err[512];
+    if (gdn_adjoint_rollout_gradient(m, &p->r, &p->obj, tape, &out, err, sizeof(err)) != GDN_OK) {
+        fprintf(stderr, "gradient: %s\n", err);
+        return 1;
+    }
+    *J = out.J;
+    return 0;
+}
+
+// The stored intermediates (gdnTapeOptions.store_intermediates, the default) and the recompute
+// path give the same gradients bit for bit, with a full tape and with K = 7: every record slot
+// the backward pass reads was filled by its step (the stored path is the one taken)
+static int check_stored(Problem* p, const char* name) {
+    gdnModel* m = p->m;
+    const int nv = m->nv, T = p->r.nstep;
+    const size_t ng = 2 * (size_t)nv + (size_t)T * (size_t)m->nu +
+                      GDN_N_INERTIA_PARAMS * (size_t)m->nbody + 3 * (size_t)m->nvert;
+    double* g = calloc(2 * ng, sizeof(double));
+    CHECK(g);
+    const int Ks[2] = {1, 7};
+    for (int k = 0; k < 2; k++) {
+        gdnTape* tapes[2] = {NULL, NULL};
+        double J[2];
+        for (int store = 0; store < 2; store++) {
+            gdnTapeOptions opt;
+            gdn_tape_options_init(m, T, Ks[k], &opt);
+            CHECK(opt.store_intermediates == 1);
+            opt.store_intermediates = store;
+            char err[256];
+            CHECK(gdn_tape_create_opt(m, &opt, &tapes[store], err, sizeof(err)) == GDN_OK);
+            // the arrays, plus at most 7 doubles of padding per array merged into a run
+            const size_t inter = sizeof(double) * (size_t)(m->nq + 41 * m->nbody +
+                                                           6 * m->njnt + 13 * m->nv +
+                                                           (m->nvert > 0 ? 6 * m->nvert + 1 : 0));
+            const size_t bytes = gdn_tape_intermediate_bytes(tapes[store]);
+            CHECK(store ? bytes >= inter && bytes <= inter + 11 * 7 * sizeof(double)
+                        : bytes == 0);
+            memset(g + (size_t)store * ng, 0xff, sizeof(double) * ng);
+            CHECK(gradient_into(p, tapes[store], g + (size_t)store * ng, &J[store]) == 0);
+        }
+        // the forward pass's records carry their intermediates only when stored; with K = 7
+        // the slots of the segment replayed last (segment 0) too
+        const gdnTape* on = tapes[1];
+        for (int slot = 0; slot < on->nslot; slot++) {
+            if (on->entry[slot].t >= 0) {
+                CHECK(on->entry[slot].inter == (gdn_penalty_active(m) ? 3 : 1));
+                CHECK(tapes[0]->entry[slot].inter == 0);
+            }
+        }
+        CHECK(same(&J[0], &J[1], sizeof(double)));
+        if (!same(g, g + ng, sizeof(double) * ng)) {
+            fprintf(stderr, "%s, K = %d: stored and recomputed gradients differ\n", name, Ks[k]);
+            return 1;
+        }
+        printf("%s K=%d: stored == recomputed (%zu gradient entries, %zu bytes per slot)\n",
+               name, Ks[k], ng, gdn_tape_intermediate_bytes(on));
+        gdn_tape_free(tapes[0]);
+        gdn_tape_free(tapes[1]);
+    }
+    free(g);
+    return 0;
+}
+
+// steps of the rollout with at least one active penalty vertex (a gdn_step loop)
+static int steps_in_contact(const Problem* p) {
+    gdnData* d = NULL;
+    if (gdn_data_create(p->m, &d) != GDN_OK) {
+        return -1;
+    }
+    ref_start(p->m, d);
+    memcpy(d->qvel, p->r.qvel0, sizeof(double) * (size_t)p->m->nv);
+    int n = 0;
+    for (int t = 0; t < p->r.nstep; t++) {
+        if (ref_step(p, d, t) != 0) {
+            n = -1;
+            break;
+        }
+        n += d->nvert_active > 0;
+    }
+    gdn_data_free(d);
+    return n;
+}
+
+static int test_stored_intermediates(void) {
+    // smooth: humanoid32 with constraints off (damping, ball-free joints and hinges)
+    Problem p;
+    CHECK(problem_init(&p, "humanoid32.xml", 40) == 0);
+    p.m->opt.disableflags |= GDN_DSBL_CONSTRAINT;
+    CHECK(check_stored(&p, "humanoid32") == 0);
+    problem_free(&p);
+    // penalty contact: the box dropped onto the ground, the humanoid with skins
+    CHECK(problem_init(&p, "box_penalty.xml", 60) == 0);
+    p.m->opt.disableflags |= GDN_DSBL_CONSTRAINT;
+    p.qvel0[2] = -4;
+    p.qvel0[3] = 1.5;
+    const int box_contact = steps_in_contact(&p);
+    CHECK(box_contact > 0);
+    CHECK(check_stored(&p, "box_penalty") == 0);
+    problem_free(&p);
+    CHECK(problem_init(&p, "humanoid32.xml", 40) == 0);
+    p.m->opt.disableflags |= GDN_DSBL_CONSTRAINT;
+    CHECK(gdn_test_add_skins_and_penalty(p.m, 0.02, 5000, 50));
+    const int humanoid_contact = steps_in_contact(&p);
+    CHECK(humanoid_contact > 0);
+    CHECK(check_stored(&p, "humanoid32+penalty") == 0);
+    // a tape created while the contact was off (the model has vertices) keeps the vertex
+    // outputs once it is on: the same records, the same gradient
+    {
+        const gdnModel* m = p.m;
+        const size_t ng = 2 * (size_t)m->nv + 40 * (size_t)m->nu +
+                          GDN_N_INERTIA_PARAMS * (size_t)m->nbody + 3 * (size_t)m->nvert;
+        double* g = calloc(2 * ng, sizeof(double));
+        CHECK(g);
+        const double h = m->penalty.height, k = m->penalty.stiffness, c = m->penalty.damping;
+        CHECK(gdn_model_set_penalty(p.m, 0, h, k, c) == GDN_OK);
+        gdnTape* late = NULL;
+        gdnTape* early = NULL;
+        char err[256];
+        CHECK(gdn_tape_create(m, 40, 1, &late, err, sizeof(err)) == GDN_OK);
+        CHECK(gdn_model_set_penalty(p.m, 1, h, k, c) == GDN_OK);
+        CHECK(gdn_tape_create(m, 40, 1, &early, err, sizeof(err)) == GDN_OK);
+        CHECK(gdn_tape_intermediate_bytes(late) == gdn_tape_intermediate_bytes(early));
+        double J[2];
+        CHECK(gradient_into(&p, late, g, &J[0]) == 0);
+        CHECK(gradient_into(&p, early, g + ng, &J[1]) == 0);
+        CHECK(late->entry[0].inter == 3 && early->entry[0].inter == 3);
+        CHECK(same(&J[0], &J[1], sizeof(double)) && same(g, g + ng, sizeof(double) * ng));
+        gdn_tape_free(late);
+        gdn_tape_free(early);
+        free(g);
+    }
+    printf("steps in penalty contact: box %d of 60, humanoid32 %d of 40\n", box_contact,
+           humanoid_contact);
+    problem_free(&p);
+    return 0;
+}
+
 static const gdnTestCase cases[] = {
     {"sol_stack", test_sol_stack},
     {"cnstr_weld", test_cnstr_weld},
@@ -456,6 +602,7 @@ static const gdnTestCase cases[] = {
     {"small_reserve", test_small_reserve},
     {"bytes", test_bytes},
     {"unconstrained_gradient", test_unconstrained_gradient},
+    {"stored_intermediates", test_stored_intermediates},
 };
 
 int main(int argc, char** argv) {

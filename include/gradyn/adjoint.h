@@ -118,9 +118,13 @@ GDN_API gdnStatus gdn_objective_target(const gdnModel* m, const gdnTargetObjecti
 // Records lie back to back in one pool allocated at creation: the accelerations of every
 // record slot plus a reserve for the solves (gdnTapeOptions.solve_bytes_per_step). A rollout
 // whose solves do not fit fails with GDN_ERR_MEMORY naming the step and the bytes it needs;
-// nothing is dropped. The step VJP recomputes every other intermediate from x_t and qacc_t (with
-// qacc given it needs only the kinematics and the factorization of M + hD, not the forces or a
-// solve). Every rollout starts from a zero warm start (as a fresh gdnData), so the records are
+// nothing is dropped. With gdnTapeOptions.store_intermediates (the default) each recorded step
+// of a gradient's forward pass also keeps what the step VJP needs from its front half (the body
+// kinematics, the normalized qpos, the body inertias, ABA's factorization of M + hD and the
+// penalty vertex outputs), and the backward pass reads them back instead of recomputing them;
+// without it the step VJP recomputes them from x_t and qacc_t (with qacc given it needs only
+// the kinematics and the factorization, not the forces or a solve): the same gradients bit for
+// bit either way. gdn_rollout_objective stores none of them. Every rollout starts from a zero warm start (as a fresh gdnData), so the records are
 // bit for bit what a gdn_step loop from gdn_data_create leaves in gdnData after each step.
 //
 // With checkpoint_every = K > 1 only the states t = 0, K, 2K, ... (each with the warm start
@@ -146,6 +150,17 @@ typedef struct gdnTapeOptions {
     int record_factor;           // 1: also record the Newton solver's Hessian factor of each
                                  // step that leaves one (d->solver_H_valid), its envelope only,
                                  // and add its largest size to the reserve per slot; 0: not
+    int store_intermediates;     // 1 (gdn_tape_options_init's default): every step a
+                                 // gradient's forward pass (or segment replay) records also
+                                 // keeps what its front half computed and the step VJP needs
+                                 // (the body kinematics, the normalized qpos, the body
+                                 // inertias, ABA's factorization of M + hD and, when the model
+                                 // has vertices, the penalty vertex outputs), so the backward
+                                 // pass reads them instead of recomputing them: about
+                                 // (nq + 41 nbody + 6 njnt + 13 nv + 6 nvert) * 8 bytes per
+                                 // record slot (gdn_tape_intermediate_bytes; 18.6 kB for
+                                 // humanoid.xml); 0: not kept, the backward pass recomputes
+                                 // them (the same gradients, bit for bit)
 } gdnTapeOptions;
 
 // the default options (what gdn_tape_create uses): max_steps, checkpoint_every as given,
@@ -194,6 +209,14 @@ GDN_API size_t gdn_tape_solve_bytes(const gdnModel* m, int ncon, int nefc, int w
 GDN_API size_t gdn_tape_bytes_per_step(const gdnTape* tape);
 GDN_API size_t gdn_tape_state_bytes(const gdnTape* tape);
 GDN_API size_t gdn_tape_bytes_used(const gdnTape* tape);
+
+// bytes of the stored intermediates of one record slot (gdnTapeOptions.store_intermediates):
+// (nq + 41 nbody + 6 njnt + 13 nv) * 8, plus (6 nvert + 1) * 8 when the model has vertices,
+// plus the alignment padding between gdnData's arrays copied with them (at most 56 bytes per
+// array); 0 when the tape does not store them or for NULL. Not part of the three counts above:
+// the tape allocates this times its slot count (max_steps with a full tape,
+// ceil(max_steps / K) + K - 1 with checkpointing) on top of them
+GDN_API size_t gdn_tape_intermediate_bytes(const gdnTape* tape);
 
 // the state x_t recorded by the last rollout (qpos nq, qvel nv; either may be NULL):
 // every t in 0 .. T with a full tape; t = T or a multiple of K with checkpointing.

@@ -12,7 +12,8 @@
 #include "gradient/tape.h"
 
 // One reverse step at x_t (loaded into d with u_t), with the recorded acceleration qacc_t:
-//   (g_q, g_v, dJ/du_t, dJ/dpi +=, dJ/dV +=) = J_step' (lam_q, lam_v)  (gdn_step_vjp_at)
+//   (g_q, g_v, dJ/du_t, dJ/dpi +=, dJ/dV +=) = J_step' (lam_q, lam_v)  (gdn_step_vjp_stored
+//   on the step's stored intermediates, else gdn_step_vjp_at)
 //   g += grad l(x_t, u_t)           then lam <- g
 static gdnStatus reverse_step(const gdnModel* m, const gdnRollout* r, const gdnObjective* obj,
                               gdnTape* tape, const double* x, int t, gdnAdjointGradients* out,
@@ -26,8 +27,21 @@ static gdnStatus reverse_step(const gdnModel* m, const gdnRollout* r, const gdnO
     }
     double* gctrl = (out->ctrl && nu > 0) ? out->ctrl + (size_t)t * (size_t)nu : NULL;
     double* gvert = m->nvert > 0 ? out->vert : NULL;
-    gdnStatus st = gdn_step_vjp_at(m, d, gdn_tape_acc(tape, t), tape->lam_q, tape->lam_v,
-                                   tape->g_q, tape->g_v, gctrl, out->param, gvert);
+    // the step's front half from its stored intermediates when the tape kept them, else
+    // recomputed from x_t (the same bits)
+    const int slot = tape->store_inter ? gdn_tape_slot_of(tape, t) : -1;
+    gdnStatus st;
+    if (slot >= 0 && tape->entry[slot].inter) {
+        gdnAbaFactor f;
+        gdn_tape_inter_factor(tape, slot, &f);
+        gdn_tape_inter_restore(tape, slot);
+        st = gdn_step_vjp_stored(m, d, &f, gdn_tape_acc(tape, t),
+                                 (tape->entry[slot].inter & 2) != 0, tape->lam_q, tape->lam_v,
+                                 tape->g_q, tape->g_v, gctrl, out->param, gvert);
+    } else {
+        st = gdn_step_vjp_at(m, d, gdn_tape_acc(tape, t), tape->lam_q, tape->lam_v, tape->g_q,
+                             tape->g_v, gctrl, out->param, gvert);
+    }
     if (st != GDN_OK) {
         return gdn_rollout_fail(st, err, err_size, "step %d: the step VJP failed (%s)", t,
                                 gdn_status_string(st));
@@ -129,7 +143,7 @@ gdnStatus gdn_adjoint_rollout_gradient(const gdnModel* m, const gdnRollout* r,
         memset(out->vert, 0, sizeof(double) * 3 * (size_t)m->nvert);
     }
     double J = 0;
-    st = gdn_rollout_forward(m, r, obj, tape, &J, err, err_size);
+    st = gdn_rollout_forward(m, r, obj, tape, 1, &J, err, err_size);
     if (st != GDN_OK) {
         tape->nstep = 0;
         return st;

@@ -10,6 +10,8 @@
 #include "gradient/cost.h"
 #include "gradient/rollout.h"
 #include "gradient/tape.h"
+#include "penalty/penalty.h"
+#include "sim/pipeline.h"
 
 gdnStatus gdn_rollout_fail(gdnStatus st, char* err, int err_size, const char* fmt, ...) {
     if (err && err_size > 0) {
@@ -61,11 +63,11 @@ gdnStatus gdn_rollout_validate(const gdnModel* m, const gdnRollout* r, const gdn
             r->nq, r->nv, r->nu, r->nbody, m->nq, m->nv, m->nu, m->nbody);
     }
     if (tape->nq != m->nq || tape->nv != m->nv || tape->nu != m->nu || tape->nbody != m->nbody ||
-        tape->nvert != m->nvert || tape->d->nvert != m->nvert) {
+        tape->njnt != m->njnt || tape->nvert != m->nvert || tape->d->nvert != m->nvert) {
         return gdn_rollout_fail(
             GDN_ERR_ARG, err, err_size,
             "the tape was created for a model of another shape (nq, nv, nu, nbody, "
-            "nvert)");
+            "njnt, nvert)");
     }
     if (r->nstep <= 0) {
         return gdn_rollout_fail(GDN_ERR_ARG, err, err_size, "nstep must be positive (got %d)",
@@ -156,13 +158,22 @@ const double* gdn_rollout_ctrl_row(const gdnModel* m, const gdnRollout* r, int t
     return m->nu > 0 ? r->ctrl + (size_t)t * (size_t)m->nu : NULL;
 }
 
-// one gdn_step from the state in d with control row t; the step's error names t
-gdnStatus gdn_rollout_step(const gdnModel* m, const gdnRollout* r, gdnData* d, int t, char* err,
-                           int err_size) {
+// one gdn_step from the state in d with control row t; the step's error names t. keep >= 0:
+// the step is gdn_step_keep, its factor and normalized qpos into record slot keep's stored
+// intermediates (the caller saves the rest after recording the step)
+static gdnStatus step_into(const gdnModel* m, const gdnRollout* r, gdnTape* tape, gdnData* d,
+                           int t, int keep, char* err, int err_size) {
     if (m->nu > 0) {
         memcpy(d->ctrl, gdn_rollout_ctrl_row(m, r, t), sizeof(double) * (size_t)m->nu);
     }
-    gdnStatus st = gdn_step(m, d);
+    gdnStatus st;
+    if (keep >= 0) {
+        gdnAbaFactor f;
+        gdn_tape_inter_factor(tape, keep, &f);
+        st = gdn_step_keep(m, d, &f, gdn_tape_inter_qpos(tape, keep));
+    } else {
+        st = gdn_step(m, d);
+    }
     if (st != GDN_OK) {
         return gdn_rollout_fail(
             st, err, err_size, "step %d: gdn_step failed (%s)%s", t, gdn_status_string(st),
@@ -171,12 +182,21 @@ gdnStatus gdn_rollout_step(const gdnModel* m, const gdnRollout* r, gdnData* d, i
     return GDN_OK;
 }
 
+gdnStatus gdn_rollout_step(const gdnModel* m, const gdnRollout* r, gdnData* d, int t, char* err,
+                           int err_size) {
+    return step_into(m, r, NULL, d, t, -1, err, err_size);
+}
+
 // The forward pass shared by the primal and the gradient:
 //   x_0 = validated initial state; for t < T: record x_t (every K-th, with the warm start the
 //   step reads when K > 1), J += l(x_t, u_t), x_{t+1} = gdn_step(x_t, u_t), record step t
-//   (qacc, the solve) when t ends a segment; record x_T, J += g(x_T)
-static gdnStatus forward_pass(const gdnModel* m, const gdnRollout* r, const gdnObjective* obj,
-                              gdnTape* tape, double* J, char* err, int err_size) {
+//   (qacc, the solve, with store its stored intermediates) when t ends a segment; record x_T,
+//   J += g(x_T)
+// (inlined into its one caller twice, with store a literal: the primal's loop has no branch on
+// the stores)
+static inline __attribute__((always_inline)) gdnStatus
+forward_pass(const gdnModel* m, const gdnRollout* r, const gdnObjective* obj, gdnTape* tape,
+             int store, double* J, char* err, int err_size) {
     gdnData* d = tape->d;
     const int T = r->nstep, K = tape->every;
     tape->nstep = 0;
@@ -205,7 +225,9 @@ static gdnStatus forward_pass(const gdnModel* m, const gdnRollout* r, const gdnO
             }
             sum += value;
         }
-        gdnStatus st = gdn_rollout_step(m, r, d, t, err, err_size);
+        // the record of a segment's last step (the backward pass replays the others)
+        const int recorded = (t + 1) % K == 0 || t == T - 1;
+        gdnStatus st = step_into(m, r, tape, d, t, recorded && store ? t / K : -1, err, err_size);
         if (st != GDN_OK) {
             return st;
         }
@@ -213,11 +235,14 @@ static gdnStatus forward_pass(const gdnModel* m, const gdnRollout* r, const gdnO
             tape->constrained = t;
             tape->constrained_nefc = d->nefc;
         }
-        // the record of a segment's last step (the backward pass replays the others)
-        if ((t + 1) % K == 0 || t == T - 1) {
+        if (recorded) {
             st = gdn_tape_record(tape, t / K, t, d, err, err_size);
             if (st != GDN_OK) {
                 return st;
+            }
+            // a step with rows leaves no ABA factor (and has no gradient)
+            if (store && d->nefc == 0) {
+                gdn_tape_inter_save(tape, t / K, gdn_penalty_active(m));
             }
         }
     }
@@ -241,8 +266,10 @@ static gdnStatus forward_pass(const gdnModel* m, const gdnRollout* r, const gdnO
 
 // the forward pass; on error nothing stays recorded (no state, no step record)
 gdnStatus gdn_rollout_forward(const gdnModel* m, const gdnRollout* r, const gdnObjective* obj,
-                              gdnTape* tape, double* J, char* err, int err_size) {
-    gdnStatus st = forward_pass(m, r, obj, tape, J, err, err_size);
+                              gdnTape* tape, int store, double* J, char* err, int err_size) {
+    gdnStatus st = store && tape->store_inter
+                       ? forward_pass(m, r, obj, tape, 1, J, err, err_size)
+                       : forward_pass(m, r, obj, tape, 0, J, err, err_size);
     if (st != GDN_OK) {
         tape->nstep = 0;
         gdn_tape_clear_records(tape);
@@ -266,9 +293,13 @@ gdnStatus gdn_rollout_replay(const gdnModel* m, const gdnRollout* r, gdnTape* ta
     memcpy(d->qacc_warmstart, tape->warm + (size_t)s * (size_t)m->nv,
            sizeof(double) * (size_t)m->nv);
     for (int t = t0; t < t1 - 1; t++) {
-        gdnStatus st = gdn_rollout_step(m, r, d, t, err, err_size);
+        const int slot = tape->ncheck + (t - t0);
+        gdnStatus st = step_into(m, r, tape, d, t, tape->store_inter ? slot : -1, err, err_size);
         if (st == GDN_OK) {
-            st = gdn_tape_record(tape, tape->ncheck + (t - t0), t, d, err, err_size);
+            st = gdn_tape_record(tape, slot, t, d, err, err_size);
+        }
+        if (st == GDN_OK && tape->store_inter && d->nefc == 0) {
+            gdn_tape_inter_save(tape, slot, gdn_penalty_active(m));
         }
         if (st != GDN_OK) {
             gdn_tape_clear_segment(tape);
@@ -294,7 +325,7 @@ gdnStatus gdn_rollout_objective(const gdnModel* m, const gdnRollout* r, const gd
         return st;
     }
     double value = 0;
-    st = gdn_rollout_forward(m, r, obj, tape, &value, err, err_size);
+    st = gdn_rollout_forward(m, r, obj, tape, 0, &value, err, err_size);
     if (st == GDN_OK) {
         *J = value;
     } else if (tape) {

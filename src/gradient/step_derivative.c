@@ -217,10 +217,48 @@ gdnStatus gdn_step_vjp(const gdnModel* m, gdnData* d, const double* gqpos_next,
     return status;
 }
 
+// The front half's contact part and the backward half, once the kinematics (d->cdof and
+// d->cinert included) and ABA's factorization f are the step's: with contact the world-origin
+// axes and body velocities (gdn_com_vel, which the residual's adjoint then reads instead of
+// recomputing them) and the penalty wrenches (vertex forces and active set as the step's; with
+// vert_stored d already holds the step's vertex outputs and W is summed from them)
+static gdnStatus vjp_from_front(const gdnModel* m, gdnData* d, const gdnAbaFactor* f,
+                                const double* qacc, int vert_stored, const double* gqpos_next,
+                                const double* gqvel_next, double* gqpos, double* gqvel,
+                                double* gctrl, double* gparam, double* gvert) {
+    const int pen = gdn_penalty_active(m);
+    if (!pen) {
+        return step_vjp_back(m, d, f, qacc, NULL, NULL, gqpos_next, gqvel_next, gqpos, gqvel,
+                             gctrl, gparam, gvert);
+    }
+    if (d->nvert != m->nvert) {
+        return GDN_ERR_ARG;
+    }
+    const size_t nb6 = 6 * (size_t)m->nbody;
+    const size_t nvs = (size_t)(m->nv > 0 ? m->nv : 1);
+    size_t mark = gdn_arena_mark(d);
+    // V, W (6 nbody each) and S, Sdot, Vpre (6 nv each)
+    double* V = gdn_arena_doubles(d, 2 * nb6 + 18 * nvs);
+    if (!V) {
+        return GDN_ERR_MEMORY;
+    }
+    double* W = V + nb6;
+    double* tree[4] = {W + nb6, W + nb6 + 6 * nvs, W + nb6 + 12 * nvs, V};
+    gdn_dof_axes_about(m, d, 0, tree[0]);
+    gdn_com_vel(m, d, tree[0], V, tree[1], tree[2]);
+    if (vert_stored) {
+        gdn_penalty_wrenches_again(m, d, W);
+    } else {
+        gdn_penalty_wrenches(m, d, V, W);
+    }
+    gdnStatus status = step_vjp_back(m, d, f, qacc, W, tree, gqpos_next, gqvel_next, gqpos,
+                                     gqvel, gctrl, gparam, gvert);
+    gdn_arena_reset(d, mark);
+    return status;
+}
+
 // The front half without the acceleration: body kinematics, ABA's factorization alone
-// (gdn_aba_factor, bit for bit the step's), and with contact the world-origin axes and body
-// velocities (gdn_com_vel, which the residual's adjoint then reads instead of recomputing
-// them) and the penalty wrenches (vertex forces and active set as the step's)
+// (gdn_aba_factor, bit for bit the step's), then vjp_from_front
 gdnStatus gdn_step_vjp_at(const gdnModel* m, gdnData* d, const double* qacc,
                           const double* gqpos_next, const double* gqvel_next, double* gqpos,
                           double* gqvel, double* gctrl, double* gparam, double* gvert) {
@@ -228,22 +266,16 @@ gdnStatus gdn_step_vjp_at(const gdnModel* m, gdnData* d, const double* qacc,
         return GDN_ERR_ARG;
     }
     const int nv = m->nv;
-    const size_t nb6 = 6 * (size_t)m->nbody;
     const double h = m->opt.timestep;
     size_t mark = gdn_arena_mark(d);
     gdnAbaFactor f;
     gdnStatus status = gdn_aba_factor_alloc(m, d, &f);
-    // extra = h D (NULL without damping, as the step); with contact V, W (6 nbody each) and
-    // S, Sdot, Vpre (6 nv each)
-    const size_t nvs = (size_t)(nv > 0 ? nv : 1);
-    double* extra = gdn_arena_doubles(d, nvs + 2 * nb6 + 18 * nvs);
+    // extra = h D (NULL without damping, as the step)
+    double* extra = gdn_arena_doubles(d, (size_t)(nv > 0 ? nv : 1));
     if (status != GDN_OK || !extra) {
         gdn_arena_reset(d, mark);
         return GDN_ERR_MEMORY;
     }
-    double* V = extra + nvs;
-    double* W = V + nb6;
-    double* tree[4] = {W + nb6, W + nb6 + 6 * nvs, W + nb6 + 12 * nvs, V};
     int damped = 0;
     for (int i = 0; i < nv; i++) {
         extra[i] = h * m->dof_damping[i];
@@ -253,20 +285,21 @@ gdnStatus gdn_step_vjp_at(const gdnModel* m, gdnData* d, const double* qacc,
     // body frames, applied forces act at xipos)
     gdn_kinematics_bodies(m, d);
     status = gdn_aba_factor(m, d, damped ? extra : NULL, &f);
-    if (status == GDN_OK && gdn_penalty_active(m)) {
-        if (d->nvert != m->nvert) {
-            status = GDN_ERR_ARG;
-        } else {
-            gdn_dof_axes_about(m, d, 0, tree[0]);
-            gdn_com_vel(m, d, tree[0], V, tree[1], tree[2]);
-            gdn_penalty_wrenches(m, d, V, W);
-        }
-    }
     if (status == GDN_OK) {
-        const int pen = gdn_penalty_active(m);
-        status = step_vjp_back(m, d, &f, qacc, pen ? W : NULL, pen ? tree : NULL, gqpos_next,
-                               gqvel_next, gqpos, gqvel, gctrl, gparam, gvert);
+        status = vjp_from_front(m, d, &f, qacc, 0, gqpos_next, gqvel_next, gqpos, gqvel, gctrl,
+                                gparam, gvert);
     }
     gdn_arena_reset(d, mark);
     return status;
+}
+
+gdnStatus gdn_step_vjp_stored(const gdnModel* m, gdnData* d, const gdnAbaFactor* f,
+                              const double* qacc, int vert_stored, const double* gqpos_next,
+                              const double* gqvel_next, double* gqpos, double* gqvel,
+                              double* gctrl, double* gparam, double* gvert) {
+    if (!m || !d || !f || !qacc) {
+        return GDN_ERR_ARG;
+    }
+    return vjp_from_front(m, d, f, qacc, vert_stored, gqpos_next, gqvel_next, gqpos, gqvel,
+                          gctrl, gparam, gvert);
 }

@@ -5,6 +5,8 @@
 
 #include <gradyn/gradyn.h>
 
+#include "dynamics/aba.h"
+
 // gdn_step_vjp (derivative.h: same outputs, same NULL and accumulation conventions) at the state
 // in d, given qacc (nv): the acceleration gdn_step integrates from this state (d->qacc after
 // it). The front half then needs only the kinematics and ABA's factorization, no forces, bias
@@ -15,6 +17,19 @@
 gdnStatus gdn_step_vjp_at(const gdnModel* m, gdnData* d, const double* qacc,
                           const double* gqpos_next, const double* gqvel_next, double* gqpos,
                           double* gqvel, double* gctrl, double* gparam, double* gvert);
+
+// gdn_step_vjp_at when d already holds what its front half computes at the state: qpos
+// (normalized), qvel, ctrl, the body kinematics, d->cdof and d->cinert, and f is ABA's
+// factorization of M + hD there (e.g. restored from the adjoint's stored intermediates, or
+// left by gdn_step_keep). The same results, bit for bit, without the kinematics or the
+// factorization. vert_stored (penalty contact): d->vert_xpos, vert_force and nvert_active are
+// the step's too, the wrenches are summed from them (gdn_penalty_wrenches_again) instead of
+// recomputing the vertices. GDN_ERR_ARG (NULL input, d created for another vertex count),
+// GDN_ERR_MEMORY
+gdnStatus gdn_step_vjp_stored(const gdnModel* m, gdnData* d, const gdnAbaFactor* f,
+                              const double* qacc, int vert_stored, const double* gqpos_next,
+                              const double* gqvel_next, double* gqpos, double* gqvel,
+                              double* gctrl, double* gparam, double* gvert);
 
 // dW (6 x nbody) from (dq, dv, dvert) through the body tangents and the penalty contact's JVP,
 // at the state of the last primal front half (penalty contact active); any input NULL = 0.

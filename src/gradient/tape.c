@@ -41,6 +41,56 @@ static size_t block_bytes(int nv, int ncon, int nefc, size_t nfactor) {
                   sizeof(int) * ints);
 }
 
+// The block layout of the stored intermediates (tape.h) for the data d: qpos, then the runs of
+// d's arrays; an array that starts right after the previous one's end (within the 64-byte
+// alignment gdn_data_create pads to) extends its run, so one memcpy moves several arrays (and
+// the padding between them). Returns the doubles of one block
+static size_t plan_inter(const gdnModel* m, const gdnData* d, int vert, gdnTapeInter* plan) {
+    const size_t nb = (size_t)m->nbody, nj = (size_t)m->njnt, nv = (size_t)m->nv;
+    const struct {
+        double* a;
+        size_t n;
+    } arrays[] = {{d->xpos, 3 * nb},        {d->xquat, 4 * nb},  {d->xmat, 9 * nb},
+                  {d->xipos, 3 * nb},       {d->ximat, 9 * nb},  {d->xanchor, 3 * nj},
+                  {d->xaxis, 3 * nj},       {d->subtree_com, 3 * nb}, {d->cdof, 6 * nv},
+                  {d->cinert, 10 * nb},     {d->vert_xpos, 3 * (size_t)m->nvert},
+                  {d->vert_force, 3 * (size_t)m->nvert}};
+    const int nkin = 10, narrays = vert ? 12 : 10;
+    memset(plan, 0, sizeof(*plan));
+    size_t off = (size_t)m->nq;
+    for (int i = 0; i < narrays; i++) {
+        gdnTapeRun* last = plan->nrun > 0 ? &plan->run[plan->nrun - 1] : NULL;
+        const double* end = last ? last->d + last->n : NULL;
+        if (i == nkin) {
+            // the factor's U and dinv between the kinematics and the vertex outputs
+            plan->nrun_kin = plan->nrun;
+            plan->off_U = off;
+            off += 7 * nv;
+            last = NULL;
+        }
+        if (last && arrays[i].a >= end && arrays[i].a - end < 8) {
+            off += (size_t)(arrays[i].a + arrays[i].n - end);
+            last->n = (size_t)(arrays[i].a + arrays[i].n - last->d);
+        } else {
+            plan->run[plan->nrun++] = (gdnTapeRun){arrays[i].a, arrays[i].n, off};
+            off += arrays[i].n;
+        }
+        if (i == 8) {
+            // cdof: the factor's axes
+            const gdnTapeRun* r = &plan->run[plan->nrun - 1];
+            plan->off_axes = r->off + (size_t)(d->cdof - r->d);
+        }
+    }
+    if (!vert) {
+        plan->nrun_kin = plan->nrun;
+        plan->off_U = off;
+        off += 7 * nv;
+    } else {
+        plan->off_nactive = off++;
+    }
+    return off;
+}
+
 size_t gdn_tape_solve_bytes(const gdnModel* m, int ncon, int nefc, int with_factor) {
     if (!m || ncon < 0 || nefc < 0) {
         return 0;
@@ -57,6 +107,7 @@ void gdn_tape_options_init(const gdnModel* m, int max_steps, int checkpoint_ever
     memset(opt, 0, sizeof(*opt));
     opt->max_steps = max_steps;
     opt->checkpoint_every = checkpoint_every;
+    opt->store_intermediates = 1;
     if (m) {
         // about 4 contacts per body, 4 rows each, and 2 rows per dof
         const int ncon = 4 * m->nbody;
@@ -116,13 +167,20 @@ gdnStatus gdn_tape_create_opt(const gdnModel* m, const gdnTapeOptions* opt, gdnT
         per_slot = cap;
     }
 
-    // doubles: checkpoints, warm starts, segment, final state, then the buffers of gdnTape
+    // doubles: checkpoints, warm starts, segment, final state, then the buffers of gdnTape,
+    // then the stored intermediates of every slot
+    const int store = opt->store_intermediates != 0;
+    // the vertex outputs whenever the model has vertices (the contact may be switched on later)
+    const int vert = m->nvert > 0;
+    gdnTapeInter plan;
+    const size_t inter_stride = store ? plan_inter(m, d, vert, &plan) : 0;
     size_t nd = (size_t)ncheck * (size_t)stride + (every > 1 ? (size_t)ncheck * nvz : 0) +
                 (size_t)(every - 1) * (size_t)stride + (size_t)stride + (size_t)nq + 4 * nvz +
                 (size_t)(nq > nv ? nq : nv) + 2 * nvz + (size_t)nu;
     const size_t head = round8(sizeof(gdnTape)) + round8(sizeof(gdnTapeEntry) * (size_t)nslot);
     size_t reserve = 0, pool = 0, bytes = 0;
-    const int fits = mul_add((size_t)nslot, per_slot, 0, &reserve) &&
+    const int fits = mul_add((size_t)nslot, inter_stride, nd, &nd) &&
+                     mul_add((size_t)nslot, per_slot, 0, &reserve) &&
                      mul_add((size_t)nslot, sizeof(double) * nvz, reserve, &pool) &&
                      pool < SIZE_MAX / 2 &&
                      nd < SIZE_MAX / (4 * sizeof(double)) &&
@@ -144,6 +202,13 @@ gdnStatus gdn_tape_create_opt(const gdnModel* m, const gdnTapeOptions* opt, gdnT
     tp->nu = nu;
     tp->nbody = m->nbody;
     tp->nvert = m->nvert;
+    tp->njnt = m->njnt;
+    tp->store_inter = store;
+    tp->store_vert = store && vert;
+    tp->inter_stride = inter_stride;
+    if (store) {
+        tp->plan = plan;
+    }
     tp->max_steps = max_steps;
     tp->every = every;
     tp->ncheck = ncheck;
@@ -185,6 +250,8 @@ gdnStatus gdn_tape_create_opt(const gdnModel* m, const gdnTapeOptions* opt, gdnT
     p += nv;
     tp->cost_u = p;
     p += nu;
+    tp->inter = store ? p : NULL;
+    p += (size_t)nslot * inter_stride;
     tp->pool = (unsigned char*)(((uintptr_t)p + 63u) & ~(uintptr_t)63u);
     tp->pool_bytes = pool;
     tp->solve_reserve = reserve;
@@ -259,6 +326,72 @@ const double* gdn_tape_acc(const gdnTape* tape, int t) {
     return slot < 0 ? NULL : (const double*)(const void*)(tape->pool + tape->entry[slot].offset);
 }
 
+size_t gdn_tape_intermediate_bytes(const gdnTape* tape) {
+    return tape ? sizeof(double) * tape->inter_stride : 0;
+}
+
+size_t gdn_tape_inter_doubles(int nq, int nv, int nbody, int njnt, int nvert) {
+    return (size_t)nq + 41 * (size_t)nbody + 6 * (size_t)njnt + 13 * (size_t)nv +
+           (nvert > 0 ? 6 * (size_t)nvert + 1 : 0);
+}
+
+// the block of slot's stored intermediates
+static double* inter_block(const gdnTape* tape, int slot) {
+    return tape->inter + (size_t)slot * tape->inter_stride;
+}
+
+void gdn_tape_inter_factor(const gdnTape* tape, int slot, gdnAbaFactor* f) {
+    double* p = inter_block(tape, slot);
+    f->axes = p + tape->plan.off_axes;
+    f->U = p + tape->plan.off_U;
+    f->dinv = f->U + 6 * (size_t)tape->nv;
+}
+
+double* gdn_tape_inter_qpos(const gdnTape* tape, int slot) {
+    return inter_block(tape, slot);
+}
+
+// n doubles from src to dst in pieces of at most 5 kB: glibc's memcpy of larger blocks (its
+// `rep movsb` path) is no faster here and counts ~1 instruction per byte under callgrind, the
+// bench's measure (measured: the 8.5 kB vertex run of humanoid.xml cost 7k Ir a copy)
+static void copy_doubles(double* dst, const double* src, size_t n) {
+    while (n > 640) {
+        memcpy(dst, src, 640 * sizeof(double));
+        dst += 640;
+        src += 640;
+        n -= 640;
+    }
+    memcpy(dst, src, n * sizeof(double));
+}
+
+void gdn_tape_inter_save(gdnTape* tape, int slot, int vert) {
+    const gdnTapeInter* plan = &tape->plan;
+    double* p = inter_block(tape, slot);
+    vert = vert && tape->store_vert;
+    const int nrun = vert ? plan->nrun : plan->nrun_kin;
+    for (int i = 0; i < nrun; i++) {
+        copy_doubles(p + plan->run[i].off, plan->run[i].d, plan->run[i].n);
+    }
+    if (vert) {
+        p[plan->off_nactive] = tape->d->nvert_active;
+    }
+    tape->entry[slot].inter = vert ? 3 : 1;
+}
+
+void gdn_tape_inter_restore(const gdnTape* tape, int slot) {
+    const gdnTapeInter* plan = &tape->plan;
+    const double* p = inter_block(tape, slot);
+    const int vert = (tape->entry[slot].inter & 2) != 0;
+    memcpy(tape->d->qpos, p, sizeof(double) * (size_t)tape->nq);
+    const int nrun = vert ? plan->nrun : plan->nrun_kin;
+    for (int i = 0; i < nrun; i++) {
+        copy_doubles(plan->run[i].d, p + plan->run[i].off, plan->run[i].n);
+    }
+    if (vert) {
+        tape->d->nvert_active = (int)p[plan->off_nactive];
+    }
+}
+
 void gdn_tape_clear_records(gdnTape* tape) {
     tape->pool_used = 0;
     tape->pool_forward = 0;
@@ -315,6 +448,7 @@ gdnStatus gdn_tape_record_solve(gdnTape* tape, int slot, int t, const gdnData* d
     e->solver_converged = d->solver_converged;
     e->solver_residual = d->solver_residual;
     e->nfactor = (int)nfactor;
+    e->inter = 0;
     put(&p, d->qacc, (size_t)nv, sizeof(double));
     if (block > 0) {
         // doubles first, then the ints (tape.h's order)

@@ -7,6 +7,8 @@
 
 #include <gradyn/adjoint.h>
 
+#include "dynamics/aba.h"
+
 // State record: a state is (qpos nq, qvel nv) contiguous, `stride` = nq + nv doubles.
 //   checkpoint[c] = x_{cK}  for c = 0 .. ncheck-1 (K = 1: every state x_0 .. x_{T-1})
 //   warm[c]       = d->qacc_warmstart before step cK (K > 1 only: the segment replay's start)
@@ -25,6 +27,32 @@
 //     factor (nfactor doubles: row i of L, columns first[i] .. i, rows back to back),
 //     efc_type, efc_id, efc_state (nefc ints each), factor_first (nv ints when nfactor > 0),
 //     padding to 8 bytes
+// Stored intermediates (gdnTapeOptions.store_intermediates): per record slot a block of
+// inter_stride doubles in `inter`, what the front half of the recorded step computed at x_t and
+// the step VJP reads (valid when the slot's entry has inter != 0):
+//   qpos (nq, quaternions normalized), then the runs of the data's arrays xpos (3 nbody), xquat
+//   (4 nbody), xmat (9 nbody), xipos (3 nbody), ximat (9 nbody), xanchor (3 njnt), xaxis
+//   (3 njnt), subtree_com (3 nbody), cdof (6 nv: ABA's axes, the factor's first array), cinert
+//   (10 nbody); the factor's U (6 nv) and dinv (nv); when the model has vertices (store_vert)
+//   the penalty contact's vertex outputs vert_xpos, vert_force (3 nvert each) and nvert_active.
+// Arrays adjacent in gdnData (up to its 64-byte alignment padding) share a run: one memcpy each
+// way, the padding included. So a block is nq + 41 nbody + 6 njnt + 13 nv (+ 6 nvert + 1)
+// doubles plus the padding inside the runs (at most 7 doubles per merged array).
+// entry.inter: 0 none, 1 the kinematics and the factor, 3 also the vertex outputs
+typedef struct gdnTapeRun {
+    double* d;  // first array of the run in the tape's gdnData
+    size_t n;   // doubles of the run, from d
+    size_t off; // its offset in a block
+} gdnTapeRun;
+
+typedef struct gdnTapeInter {
+    gdnTapeRun run[12]; // the kinematics' runs, then the vertex outputs'
+    int nrun, nrun_kin;
+    size_t off_axes;    // the factor's axes (= the copy of d->cdof) in a block
+    size_t off_U;       // U, then dinv
+    size_t off_nactive; // nvert_active (store_vert)
+} gdnTapeInter;
+
 typedef struct gdnTapeEntry {
     size_t offset;          // first byte of the record in the pool
     size_t bytes;           // its size
@@ -32,12 +60,13 @@ typedef struct gdnTapeEntry {
     int ncon, nefc, ne, nf; // gdnData's counts after the step
     int solver_iter, solver_converged;
     int nfactor;            // doubles of the recorded factor envelope (0: none)
+    int inter;              // the slot's stored intermediates are this step's: 0 none, 1 or 3
     double solver_residual;
 } gdnTapeEntry;
 
 struct gdnTape {
     // the model's shape at creation (a call with another shape is refused)
-    int nq, nv, nu, nbody, nvert;
+    int nq, nv, nu, nbody, nvert, njnt;
     int max_steps;     // largest T
     int every;         // K: checkpoint interval (1 = full tape)
     int ncheck;        // checkpoint slots: ceil(max_steps / K)
@@ -48,12 +77,17 @@ struct gdnTape {
     int record_factor; // record the Newton factor of constrained steps (gdnTapeOptions)
     int nslot;         // ncheck + K - 1 step-record slots
     int seg_t0;        // t0 of the segment whose records are in the segment slots, -1: none
+    int store_inter;   // keep the stored intermediates of every recorded step (gdnTapeOptions)
+    int store_vert;    // with store_inter: also the penalty vertex outputs (nvert > 0)
+    size_t inter_stride; // doubles per slot of `inter` (0 when store_inter = 0)
+    gdnTapeInter plan;   // the block layout
 
     double* checkpoint;  // (ncheck x stride)
     double* warm;        // (ncheck x nv), NULL when K = 1
     double* segment;     // ((K - 1) x stride), NULL when K = 1
     double* final;       // (stride)
 
+    double* inter;       // (nslot x inter_stride) the stored intermediates, NULL when off
     gdnTapeEntry* entry; // (nslot) the index of the step records
     unsigned char* pool; // the step records, back to back
     size_t pool_bytes;   // its size: nslot accelerations + the solve reserve
@@ -89,6 +123,25 @@ int gdn_tape_slot_of(const gdnTape* tape, int t);
 // backward pass holds t's segment), NULL when not recorded
 const double* gdn_tape_acc(const gdnTape* tape, int t);
 
+// doubles of one slot's stored intermediates without the padding (layout above)
+size_t gdn_tape_inter_doubles(int nq, int nv, int nbody, int njnt, int nvert);
+
+// the factor arrays of slot's stored intermediates (where the recorded step's ABA writes them)
+void gdn_tape_inter_factor(const gdnTape* tape, int slot, gdnAbaFactor* f);
+
+// the normalized qpos of slot's stored intermediates (where the recorded step copies it)
+double* gdn_tape_inter_qpos(const gdnTape* tape, int slot);
+
+// after the recorded step on tape->d (gdn_step_keep into the slot's factor and qpos): the
+// kinematics, cdof and cinert, which the integration does not change, into the slot, with vert
+// (the step had penalty contact, and the tape has room: store_vert) also the vertex outputs;
+// marks its entry valid (inter 1, or 3 with the vertex outputs)
+void gdn_tape_inter_save(gdnTape* tape, int slot, int vert);
+
+// the slot's stored intermediates back into tape->d: qpos (normalized), the body kinematics,
+// cdof, cinert, and the vertex outputs when stored, as the front half of the step left them
+void gdn_tape_inter_restore(const gdnTape* tape, int slot);
+
 // empty the step records (before a forward pass)
 void gdn_tape_clear_records(gdnTape* tape);
 
@@ -121,6 +174,7 @@ static inline gdnStatus gdn_tape_record(gdnTape* tape, int slot, int t, const gd
     e->solver_iter = d->solver_iter;
     e->solver_converged = d->solver_converged;
     e->nfactor = 0;
+    e->inter = 0;
     e->solver_residual = d->solver_residual;
     memcpy(tape->pool + tape->pool_used, d->qacc, bytes);
     tape->pool_used += bytes;

@@ -47,6 +47,25 @@ void gdn_penalty_wrenches(const gdnModel* m, gdnData* d, const double* V, double
     d->nvert_active = nactive;
 }
 
+// the sums of gdn_penalty_wrenches over its active vertices (f_z > 0), in its order
+void gdn_penalty_wrenches_again(const gdnModel* m, const gdnData* d, double* W) {
+    memset(W, 0, 6 * sizeof(double) * (size_t)m->nbody);
+    for (int b = 1; b < m->nbody; b++) {
+        const int adr = m->body_vertadr[b], num = m->body_vertnum[b];
+        double* Wb = W + 6 * b;
+        for (int i = adr; i < adr + num; i++) {
+            const double* x = d->vert_xpos + 3 * i;
+            const double fz = d->vert_force[3 * i + 2];
+            if (!(fz > 0)) {
+                continue;
+            }
+            Wb[0] += x[1] * fz;
+            Wb[1] -= x[0] * fz;
+            Wb[5] += fz;
+        }
+    }
+}
+
 gdnStatus gdn_penalty_forces(const gdnModel* m, gdnData* d, double* qfrc) {
     if (!m->penalty.enabled) {
         return GDN_OK;

@@ -14,6 +14,11 @@
 // overwritten). V (6 x nbody): the body velocities at the current state. Needs kinematics.
 void gdn_penalty_wrenches(const gdnModel* m, gdnData* d, const double* V, double* W);
 
+// W (6 x nbody, overwritten) as gdn_penalty_wrenches computed it, bit for bit, from the vertex
+// outputs it left in d (vert_xpos, vert_force: e.g. restored from the adjoint's tape), without
+// the vertex positions or velocities: the same sums over the active vertices in the same order
+void gdn_penalty_wrenches_again(const gdnModel* m, const gdnData* d, double* W);
+
 // 1 when the penalty contact takes part in the step: enabled and the model has vertices
 static inline int gdn_penalty_active(const gdnModel* m) {
     return m->penalty.enabled && m->nvert > 0;

@@ -151,19 +151,31 @@ static gdnStatus stage_integrate(const gdnModel* m, gdnData* d) {
 
 // ---------------------------------------------------------------- entries
 
-// MuJoCo 2.2.2's mj_step with the Euler integrator: the front half (GDN_PIPE_STEP), then the
-// integration. An unconverged solve is not a failure: the step is taken and
-// d->solver_converged = 0 reports it. docs/architecture.md lists what each output holds after.
-gdnStatus gdn_step(const gdnModel* m, gdnData* d) {
+// gdn_step with the front half keeping ABA's factorization in factor (bit for bit gdn_step: ABA
+// with a factor computes the same), and the configuration the front half leaves (qpos with its
+// quaternions normalized, before the integration) copied to qpos_front when non-NULL
+gdnStatus gdn_step_keep(const gdnModel* m, gdnData* d, const gdnAbaFactor* factor,
+                        double* qpos_front) {
     gdnStatus status = gdn_check_step(m, d);
     if (status != GDN_OK) {
         return status;
     }
-    status = gdn_pipeline_front(m, d, GDN_PIPE_STEP, NULL);
+    status = gdn_pipeline_front(m, d, GDN_PIPE_STEP, factor);
     if (status == GDN_OK) {
+        if (qpos_front) {
+            memcpy(qpos_front, d->qpos, sizeof(double) * (size_t)m->nq);
+        }
         status = stage_integrate(m, d);
     }
     return status;
+}
+
+// MuJoCo 2.2.2's mj_step with the Euler integrator: the front half (GDN_PIPE_STEP), then the
+// integration (gdn_step_keep without a factor: its one body, so the integration stays inline).
+// An unconverged solve is not a failure: the step is taken and d->solver_converged = 0 reports
+// it. docs/architecture.md lists what each output holds after.
+gdnStatus gdn_step(const gdnModel* m, gdnData* d) {
+    return gdn_step_keep(m, d, NULL, NULL);
 }
 
 // MuJoCo's mj_forward: the front half in GDN_PIPE_FORWARD mode

@@ -59,6 +59,13 @@ const gdnFormulation* gdn_formulation(const gdnModel* m);
 gdnStatus gdn_pipeline_front(const gdnModel* m, gdnData* d, gdnPipelineMode mode,
                              const gdnAbaFactor* factor);
 
+// gdn_step (the same checks, stages and bits), keeping ABA's factorization of M + h D in factor
+// (caller's arrays, dynamics/aba.h; written only when the step has no rows) and copying the
+// normalized qpos the front half leaves (before the integration) to qpos_front (nq) when
+// non-NULL. After it the kinematics, d->cdof and d->cinert in d are those of the step's state
+gdnStatus gdn_step_keep(const gdnModel* m, gdnData* d, const gdnAbaFactor* factor,
+                        double* qpos_front);
+
 // the velocity stage alone (needs kinematics): d->qfrc_passive, the actuator outputs and
 //   tau = qfrc_passive + qfrc_actuator + qfrc_applied + sum_b J_b' xfrc_applied_b
 //         (+ qfrc_penalty when m->penalty.enabled, penalty/penalty.h)

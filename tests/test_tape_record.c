@@ -381,7 +381,9 @@ static int test_bytes(void) {
     // the same model with constraints disabled: no solve bytes used by a rollout
     m->opt.disableflags |= GDN_DSBL_CONSTRAINT;
     gdn_tape_options_init(m, 40, 3, &opt);
+    CHECK(opt.solve_bytes_per_step == 0); // the default reserve: none without constraints
     CHECK(gdn_tape_create_opt(m, &opt, &tape, err, sizeof(err)) == GDN_OK);
+    CHECK(gdn_tape_state_bytes(tape) == gdn_tape_bytes_used(tape));
     const size_t fixed = gdn_tape_bytes_used(tape);
     double v0[64] = {0}, J;
     CHECK(nv <= 64);

@@ -167,7 +167,9 @@ typedef struct gdnTapeOptions {
 // record_factor 0 and a solve reserve per slot of
 //     gdn_tape_solve_bytes(m, c, 4 c + 2 nv, 0),  c = 4 nbody
 // i.e. on average 4 contacts per body (a box resting on a face has 4) with 4 rows each (condim
-// 3, pyramidal) and 2 rows per dof (limits, equalities, friction loss) per recorded step.
+// 3, pyramidal) and 2 rows per dof (limits, equalities, friction loss) per recorded step;
+// no reserve when m's constraints are disabled (GDN_DSBL_CONSTRAINT) as the tape is made (a
+// rollout that has contacts or rows after all then fails with GDN_ERR_MEMORY, naming the step).
 // gdn_tape_create_opt caps any reserve per slot at the largest solve one step can leave (the
 // contact and row capacities of a gdnData for m, gdn_tape_solve_bytes(m, maxcon, maxefc,
 // record_factor)); reserved memory that no record reaches is allocated but never touched

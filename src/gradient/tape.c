@@ -108,8 +108,9 @@ void gdn_tape_options_init(const gdnModel* m, int max_steps, int checkpoint_ever
     opt->max_steps = max_steps;
     opt->checkpoint_every = checkpoint_every;
     opt->store_intermediates = 1;
-    if (m) {
-        // about 4 contacts per body, 4 rows each, and 2 rows per dof
+    if (m && !(m->opt.disableflags & GDN_DSBL_CONSTRAINT)) {
+        // about 4 contacts per body, 4 rows each, and 2 rows per dof (none for a model whose
+        // constraints are disabled when the tape is made: its steps record no solve)
         const int ncon = 4 * m->nbody;
         opt->solve_bytes_per_step = gdn_tape_solve_bytes(m, ncon, 4 * ncon + 2 * m->nv, 0);
     }

@@ -30,9 +30,9 @@ bench=$build/bench/gdn_bench
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# total instructions (Ir) of one run of the bench in --count mode; the N=0 run does not depend on
-# the row (nothing is called), so it is counted once per model and engine
-declare -A base_count
+# total instructions (Ir) of one run of the bench in --count mode. The N=0 run is counted per row:
+# the setup depends on the row (a derivative row builds its tape, states and controls), so a
+# model's first row cannot stand for the others
 instructions() {
     valgrind --tool=callgrind --callgrind-out-file="$tmp/out" "$bench" --count "$1" "$2" \
         >/dev/null 2>"$tmp/log" || { cat "$tmp/log" >&2; return 1; }
@@ -52,11 +52,7 @@ grep -E "$filter" "$tmp/list" | sed 's|/[^/]*$||' | uniq | while read -r name; d
             per_call+=("-")
             continue
         fi
-        key="${name%%/*}/$engine"
-        if [[ -z ${base_count[$key]:-} ]]; then
-            base_count[$key]=$(instructions "$name/$engine" 0 || echo failed)
-        fi
-        base=${base_count[$key]}
+        base=$(instructions "$name/$engine" 0 || echo failed)
         n=$calls
         case ${name#*/} in rollout* | grad_* | jacobians*) n=$deriv_calls ;; esac
         if [[ $base != failed ]] && total=$(instructions "$name/$engine" "$n"); then

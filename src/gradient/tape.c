@@ -331,11 +331,6 @@ size_t gdn_tape_intermediate_bytes(const gdnTape* tape) {
     return tape ? sizeof(double) * tape->inter_stride : 0;
 }
 
-size_t gdn_tape_inter_doubles(int nq, int nv, int nbody, int njnt, int nvert) {
-    return (size_t)nq + 41 * (size_t)nbody + 6 * (size_t)njnt + 13 * (size_t)nv +
-           (nvert > 0 ? 6 * (size_t)nvert + 1 : 0);
-}
-
 // the block of slot's stored intermediates
 static double* inter_block(const gdnTape* tape, int slot) {
     return tape->inter + (size_t)slot * tape->inter_stride;

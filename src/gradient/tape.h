@@ -123,8 +123,6 @@ int gdn_tape_slot_of(const gdnTape* tape, int t);
 // backward pass holds t's segment), NULL when not recorded
 const double* gdn_tape_acc(const gdnTape* tape, int t);
 
-// doubles of one slot's stored intermediates without the padding (layout above)
-size_t gdn_tape_inter_doubles(int nq, int nv, int nbody, int njnt, int nvert);
 
 // the factor arrays of slot's stored intermediates (where the recorded step's ABA writes them)
 void gdn_tape_inter_factor(const gdnTape* tape, int slot, gdnAbaFactor* f);

@@ -97,11 +97,6 @@ void gdn_mj_z2quat(double q[4], const double v[3]) {
     q[3] *= sin(angle / 2);
 }
 
-int gdn_alt_any(const gdnSpecAlt* alt) {
-    return !isnan(alt->axisangle[0]) || !isnan(alt->xyaxes[0]) || !isnan(alt->zaxis[0]) ||
-           !isnan(alt->euler[0]) || !isnan(alt->fullinertia[0]);
-}
-
 void gdn_alt_clear(gdnSpecAlt* alt) {
     alt->axisangle[0] = NAN;
     alt->xyaxes[0] = NAN;

@@ -37,8 +37,6 @@ void gdn_mj_globalinertia(double global[6], const double local[3], const double 
 // parallel-axis term m (|d|^2 I - d d') as [xx yy zz xy xz yz]
 void gdn_mj_offcenter(double res[6], double mass, const double d[3]);
 
-// true when alt has any alternative set
-int gdn_alt_any(const gdnSpecAlt* alt);
 
 // mark every alternative unset
 void gdn_alt_clear(gdnSpecAlt* alt);

@@ -303,17 +303,24 @@ static char* put_inertial(char* s, int b, const char* inertial) {
     return splice(s, t.end, t.end, inertial);
 }
 
+// a test model's text (*xml, caller frees) and its directory, and the model loaded from that
+// text (NULL, with *xml freed and NULL, when the file is missing)
+static gdnModel* load_case(const char* file, char** xml, char dir[1024]) {
+    const char* path = model_path(file);
+    *xml = slurp(path);
+    if (!*xml) {
+        printf("  %s: not found\n", file);
+        return NULL;
+    }
+    snprintf(dir, 1024, "%s", dir_of(path));
+    return load_text(*xml, dir);
+}
+
 // set body b's inertia (diagonal in body axes, or rotated) and compare with the edited file
 static int inertia_case(const char* file, int b, int rotated) {
-    const char* path = model_path(file);
-    char* xml = slurp(path);
-    if (!xml) {
-        printf("  %s: not found\n", file);
-        return 0;
-    }
+    char* xml = NULL;
     char dir[1024];
-    snprintf(dir, sizeof(dir), "%s", dir_of(path));
-    gdnModel* m = load_text(xml, dir);
+    gdnModel* m = load_case(file, &xml, dir);
     if (!m) {
         free(xml);
         return 0;
@@ -406,14 +413,12 @@ typedef enum { GEOM_FRICTION, GEOM_SOLREF, GEOM_SOLIMP, GEOM_SIZE } GeomEdit;
 static int geom_case(const char* file, int g, GeomEdit what, const double* v) {
     static const char* const attr[] = {"friction", "solref", "solimp", "size"};
     static const int n[] = {3, 2, 5, 3};
-    const char* path = model_path(file);
-    char* xml = slurp(path);
+    char* xml = NULL;
+    char dir[1024];
+    gdnModel* m = load_case(file, &xml, dir);
     if (!xml) {
         return 0;
     }
-    char dir[1024];
-    snprintf(dir, sizeof(dir), "%s", dir_of(path));
-    gdnModel* m = load_text(xml, dir);
     int ok = m != NULL;
     if (ok) {
         gdnStatus st = what == GEOM_FRICTION ? gdn_model_set_geom_friction(m, g, v)
@@ -515,14 +520,12 @@ static int test_geom_size_matches_edited_file(void) {
 // a body whose inertia comes from its geoms made explicit (its current inertia through the
 // setter), then a geom's size changed: the file gets both edits, the body's mass stays
 static int inertia_then_size_case(const char* file, const char* geom, double scale) {
-    const char* path = model_path(file);
-    char* xml = slurp(path);
+    char* xml = NULL;
+    char dir[1024];
+    gdnModel* m = load_case(file, &xml, dir);
     if (!xml) {
         return 0;
     }
-    char dir[1024];
-    snprintf(dir, sizeof(dir), "%s", dir_of(path));
-    gdnModel* m = load_text(xml, dir);
     int g = m ? gdn_name2id(m, "geom", geom) : -1;
     int ok = g >= 0;
     if (ok) {
@@ -561,14 +564,12 @@ static int inertia_then_size_case(const char* file, const char* geom, double sca
 
 // a geom of a body whose inertia comes from its geoms: the body's mass properties follow
 static int inferred_size_case(const char* file, const char* geom, double scale) {
-    const char* path = model_path(file);
-    char* xml = slurp(path);
+    char* xml = NULL;
+    char dir[1024];
+    gdnModel* m = load_case(file, &xml, dir);
     if (!xml) {
         return 0;
     }
-    char dir[1024];
-    snprintf(dir, sizeof(dir), "%s", dir_of(path));
-    gdnModel* m = load_text(xml, dir);
     int g = m ? gdn_name2id(m, "geom", geom) : -1;
     int ok = g >= 0;
     if (ok) {

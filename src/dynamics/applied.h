@@ -13,7 +13,7 @@ void gdn_applied_forces(const gdnModel* m, gdnData* d, double* qfrc);
 // the force sum of the smooth dynamics without contact: refreshes d->qfrc_passive and the
 // actuator outputs (gdn_passive, gdn_actuation), then
 //   tau = qfrc_passive + qfrc_actuator + qfrc_applied + sum_b J_b' xfrc_applied[b]
-// (tau: nv, overwritten); needs kinematics. The step adds the penalty contact (sim/forward.c),
+// (tau: nv, overwritten); needs kinematics. The step adds the penalty contact (sim/pipeline.c),
 // the residual its wrenches W (gradient/residual.c)
 void gdn_force_sum(const gdnModel* m, gdnData* d, double* tau);
 

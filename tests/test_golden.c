@@ -16,16 +16,6 @@
 #define NSTEP 1000
 #define GOLDEN_HASH 0xf7711f0845f0d516ULL
 
-// 64-bit FNV-1a over n bytes, continuing from h
-static uint64_t fnv1a(uint64_t h, const void* data, size_t n) {
-    const unsigned char* p = data;
-    for (size_t i = 0; i < n; i++) {
-        h ^= p[i];
-        h *= 0x100000001b3ULL;
-    }
-    return h;
-}
-
 // humanoid32 from its keyframe with a small deterministic velocity, controls redrawn every
 // 50 steps in [-0.5, 0.5]; returns the hash of qpos and qvel after every step
 static int golden_rollout(uint64_t* hash) {
@@ -41,7 +31,7 @@ static int golden_rollout(uint64_t* hash) {
     for (int i = 0; i < m->nv; i++) {
         d->qvel[i] = gdn_test_uniform(&rng, -0.5, 0.5);
     }
-    uint64_t h = 0xcbf29ce484222325ULL;
+    uint64_t h = GDN_TEST_FNV_OFFSET;
     for (int k = 0; k < NSTEP; k++) {
         if (k % 50 == 0) {
             for (int i = 0; i < m->nu; i++) {
@@ -49,8 +39,8 @@ static int golden_rollout(uint64_t* hash) {
             }
         }
         CHECK(gdn_step(m, d) == GDN_OK);
-        h = fnv1a(h, d->qpos, sizeof(double) * (size_t)m->nq);
-        h = fnv1a(h, d->qvel, sizeof(double) * (size_t)m->nv);
+        h = gdn_test_fnv1a(h, d->qpos, sizeof(double) * (size_t)m->nq);
+        h = gdn_test_fnv1a(h, d->qvel, sizeof(double) * (size_t)m->nv);
     }
     printf("humanoid32: %d steps, time %.17g, qpos[2] %.17g, hash 0x%016llx\n", NSTEP, d->time,
            d->qpos[2], (unsigned long long)h);

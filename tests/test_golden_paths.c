@@ -20,16 +20,6 @@
 
 #define NSTEP 1000
 
-// 64-bit FNV-1a over n bytes, continuing from h
-static uint64_t fnv1a(uint64_t h, const void* data, size_t n) {
-    const unsigned char* p = data;
-    for (size_t i = 0; i < n; i++) {
-        h ^= p[i];
-        h *= 0x100000001b3ULL;
-    }
-    return h;
-}
-
 static const char* const kModels[] = {
     "adj_ball",        "adj_box",          "adj_chain2",          "adj_flywheel",
     "adj_free_leg",    "adj_free_spin",    "adj_rpf",             "arm7",
@@ -85,23 +75,23 @@ static uint64_t rollout_hash(gdnModel* m, int solver, int cone) {
     }
     unsigned long long rng = 0x243F6A8885A308D3ULL;
     start(m, d, &rng);
-    uint64_t h = 0xcbf29ce484222325ULL;
+    uint64_t h = GDN_TEST_FNV_OFFSET;
     for (int k = 0; k < NSTEP; k++) {
         if (k % 50 == 0) {
             draw_ctrl(m, d, &rng);
         }
         const int status = (int)gdn_step(m, d);
-        h = fnv1a(h, &status, sizeof(status));
+        h = gdn_test_fnv1a(h, &status, sizeof(status));
         if (status != GDN_OK) {
             break;
         }
-        h = fnv1a(h, d->qpos, sizeof(double) * (size_t)m->nq);
-        h = fnv1a(h, d->qvel, sizeof(double) * (size_t)m->nv);
-        h = fnv1a(h, d->qacc, sizeof(double) * (size_t)m->nv);
-        h = fnv1a(h, &d->nefc, sizeof(d->nefc));
-        h = fnv1a(h, d->efc_force, sizeof(double) * (size_t)d->nefc);
-        h = fnv1a(h, d->efc_state, sizeof(int) * (size_t)d->nefc);
-        h = fnv1a(h, &d->solver_iter, sizeof(d->solver_iter));
+        h = gdn_test_fnv1a(h, d->qpos, sizeof(double) * (size_t)m->nq);
+        h = gdn_test_fnv1a(h, d->qvel, sizeof(double) * (size_t)m->nv);
+        h = gdn_test_fnv1a(h, d->qacc, sizeof(double) * (size_t)m->nv);
+        h = gdn_test_fnv1a(h, &d->nefc, sizeof(d->nefc));
+        h = gdn_test_fnv1a(h, d->efc_force, sizeof(double) * (size_t)d->nefc);
+        h = gdn_test_fnv1a(h, d->efc_state, sizeof(int) * (size_t)d->nefc);
+        h = gdn_test_fnv1a(h, &d->solver_iter, sizeof(d->solver_iter));
     }
     gdn_data_free(d);
     return h;
@@ -136,16 +126,16 @@ static uint64_t derivative_hash(gdnModel* m) {
     double* gctrl = ox + nvert3 + 1;
     unsigned long long rng = 0x13198A2E03707344ULL;
     start(m, d, &rng);
-    uint64_t h = 0xcbf29ce484222325ULL;
+    uint64_t h = GDN_TEST_FNV_OFFSET;
     for (int k = 0; k < 100; k++) {
         if (k % 50 == 0) {
             draw_ctrl(m, d, &rng);
         }
         if (k % 20 == 0) {
             int status = (int)gdn_transition_jacobians(m, d, A, B);
-            h = fnv1a(h, &status, sizeof(status));
-            h = fnv1a(h, A, sizeof(double) * 4 * (size_t)nv * (size_t)nv);
-            h = fnv1a(h, B, sizeof(double) * 2 * (size_t)nv * (size_t)nu);
+            h = gdn_test_fnv1a(h, &status, sizeof(status));
+            h = gdn_test_fnv1a(h, A, sizeof(double) * 4 * (size_t)nv * (size_t)nv);
+            h = gdn_test_fnv1a(h, B, sizeof(double) * 2 * (size_t)nv * (size_t)nu);
             for (int i = 0; i < nv; i++) {
                 tq[i] = gdn_test_uniform(&rng, -1, 1);
                 tv[i] = gdn_test_uniform(&rng, -1, 1);
@@ -160,21 +150,21 @@ static uint64_t derivative_hash(gdnModel* m) {
                 tx[i] = gdn_test_uniform(&rng, -0.1, 0.1);
             }
             status = (int)gdn_step_jvp(m, d, tq, tv, tu, tp, tx, oq, ov);
-            h = fnv1a(h, &status, sizeof(status));
-            h = fnv1a(h, oq, sizeof(double) * (size_t)nv);
-            h = fnv1a(h, ov, sizeof(double) * (size_t)nv);
+            h = gdn_test_fnv1a(h, &status, sizeof(status));
+            h = gdn_test_fnv1a(h, oq, sizeof(double) * (size_t)nv);
+            h = gdn_test_fnv1a(h, ov, sizeof(double) * (size_t)nv);
             memset(op, 0, sizeof(double) * (size_t)np);
             memset(ox, 0, sizeof(double) * (size_t)nvert3);
             status = (int)gdn_step_vjp(m, d, tq, tv, oq, ov, ou, op, ox);
-            h = fnv1a(h, &status, sizeof(status));
-            h = fnv1a(h, oq, sizeof(double) * (size_t)nv);
-            h = fnv1a(h, ov, sizeof(double) * (size_t)nv);
-            h = fnv1a(h, ou, sizeof(double) * (size_t)nu);
-            h = fnv1a(h, op, sizeof(double) * (size_t)np);
-            h = fnv1a(h, ox, sizeof(double) * (size_t)nvert3);
+            h = gdn_test_fnv1a(h, &status, sizeof(status));
+            h = gdn_test_fnv1a(h, oq, sizeof(double) * (size_t)nv);
+            h = gdn_test_fnv1a(h, ov, sizeof(double) * (size_t)nv);
+            h = gdn_test_fnv1a(h, ou, sizeof(double) * (size_t)nu);
+            h = gdn_test_fnv1a(h, op, sizeof(double) * (size_t)np);
+            h = gdn_test_fnv1a(h, ox, sizeof(double) * (size_t)nvert3);
         }
         if (gdn_step(m, d) != GDN_OK) {
-            h = fnv1a(h, &k, sizeof(k));
+            h = gdn_test_fnv1a(h, &k, sizeof(k));
             break;
         }
     }
@@ -205,14 +195,14 @@ static uint64_t derivative_hash(gdnModel* m) {
             gdnAdjointGradients out = {.qpos0 = oq, .qvel0 = ov, .ctrl = gctrl, .param = op,
                                        .vert = nvert3 ? ox : NULL};
             const int status = (int)gdn_adjoint_rollout_gradient(m, &r, &obj, tape, &out, NULL, 0);
-            h = fnv1a(h, &status, sizeof(status));
+            h = gdn_test_fnv1a(h, &status, sizeof(status));
             if (status == GDN_OK) {
-                h = fnv1a(h, &out.J, sizeof(double));
-                h = fnv1a(h, oq, sizeof(double) * (size_t)nv);
-                h = fnv1a(h, ov, sizeof(double) * (size_t)nv);
-                h = fnv1a(h, gctrl, sizeof(double) * (size_t)T * (size_t)nu);
-                h = fnv1a(h, op, sizeof(double) * (size_t)np);
-                h = fnv1a(h, ox, sizeof(double) * (size_t)nvert3);
+                h = gdn_test_fnv1a(h, &out.J, sizeof(double));
+                h = gdn_test_fnv1a(h, oq, sizeof(double) * (size_t)nv);
+                h = gdn_test_fnv1a(h, ov, sizeof(double) * (size_t)nv);
+                h = gdn_test_fnv1a(h, gctrl, sizeof(double) * (size_t)T * (size_t)nu);
+                h = gdn_test_fnv1a(h, op, sizeof(double) * (size_t)np);
+                h = gdn_test_fnv1a(h, ox, sizeof(double) * (size_t)nvert3);
             }
             gdn_tape_free(tape);
         }

@@ -517,6 +517,13 @@ static int test_geom_size_matches_edited_file(void) {
     return 0;
 }
 
+// size = geom g's size times scale
+static void scaled_size(const gdnModel* m, int g, double scale, double size[3]) {
+    for (int k = 0; k < 3; k++) {
+        size[k] = m->geom_size[3 * g + k] * scale;
+    }
+}
+
 // a body whose inertia comes from its geoms made explicit (its current inertia through the
 // setter), then a geom's size changed: the file gets both edits, the body's mass stays
 static int inertia_then_size_case(const char* file, const char* geom, double scale) {
@@ -531,10 +538,7 @@ static int inertia_then_size_case(const char* file, const char* geom, double sca
     if (ok) {
         int b = m->geom_bodyid[g];
         double size[3];
-        memcpy(size, m->geom_size + 3 * g, sizeof(size));
-        for (int k = 0; k < 3; k++) {
-            size[k] *= scale;
-        }
+        scaled_size(m, g, scale, size);
         gdnInertia in;
         gdn_body_inertia(m, b, &in);
         ok = m->body_inertiasource[b] == 1 && gdn_model_set_body_inertia(m, b, &in) == GDN_OK &&
@@ -575,10 +579,7 @@ static int inferred_size_case(const char* file, const char* geom, double scale) 
     if (ok) {
         int b = m->geom_bodyid[g];
         double size[3], mass0 = m->body_mass[b];
-        memcpy(size, m->geom_size + 3 * g, sizeof(size));
-        for (int k = 0; k < 3; k++) {
-            size[k] *= scale;
-        }
+        scaled_size(m, g, scale, size);
         gdnStatus st = gdn_model_set_geom_size(m, g, size);
         ok = m->body_inertiasource[b] == 1 && st == GDN_OK;
         // the mass moved unless the geom's mass is given (or the geom is not inertial)
@@ -622,10 +623,7 @@ static int inferred_text_case(const char* geom, double scale) {
     int ok = g >= 0;
     if (ok) {
         double size[3];
-        memcpy(size, m->geom_size + 3 * g, sizeof(size));
-        for (int k = 0; k < 3; k++) {
-            size[k] *= scale;
-        }
+        scaled_size(m, g, scale, size);
         gdnStatus st = gdn_model_set_geom_size(m, g, size);
         ok = st == GDN_OK;
         if (ok) {

@@ -5,15 +5,15 @@
 #include <string.h>
 
 #include "base/arena.h"
-#include "penalty/penalty.h"
 #include "dynamics/aba.h"
 #include "dynamics/com.h"
-#include "kinematics/kinematics_derivative.h"
-#include "model/configuration_derivative.h"
 #include "gradient/residual.h"
 #include "gradient/step_derivative.h"
 #include "kinematics/kinematics.h"
+#include "kinematics/kinematics_derivative.h"
+#include "model/configuration_derivative.h"
 #include "model/validate.h"
+#include "penalty/penalty.h"
 #include "sim/pipeline.h"
 
 // The step (sim/pipeline.c), from (q, v, u; pi, V) with h = timestep, D = diag(dof_damping):

@@ -61,3 +61,12 @@ double gdn_test_uniform(unsigned long long* state, double lo, double hi) {
     unsigned long long r = x * 2685821657736338717ULL;
     return lo + (hi - lo) * (double)(r >> 11) * (1.0 / 9007199254740992.0);
 }
+
+unsigned long long gdn_test_fnv1a(unsigned long long h, const void* data, size_t n) {
+    const unsigned char* p = data;
+    for (size_t i = 0; i < n; i++) {
+        h ^= p[i];
+        h *= 0x100000001b3ULL;
+    }
+    return h;
+}

@@ -55,6 +55,11 @@ void gdn_test_print_worst(const double* a, const double* b, int n);
 // "N passed, N failed"; return the process exit code
 int gdn_test_main(int argc, char** argv, const gdnTestCase* cases, int ncases);
 
+// 64-bit FNV-1a over n bytes, continuing from h (start from GDN_TEST_FNV_OFFSET): the golden
+// hashes of bit-for-bit results
+#define GDN_TEST_FNV_OFFSET 0xcbf29ce484222325ULL
+unsigned long long gdn_test_fnv1a(unsigned long long h, const void* data, size_t n);
+
 // deterministic pseudo-random numbers (xorshift64*), uniform in [lo, hi)
 double gdn_test_uniform(unsigned long long* state, double lo, double hi);
 

@@ -20,6 +20,10 @@ const char* gdn_status_string(gdnStatus status) {
         return "out of memory";
     case GDN_ERR_UNSUPPORTED:
         return "unsupported";
+    case GDN_ERR_UNCONVERGED:
+        return "constraint solve not converged";
+    case GDN_ERR_SINGULAR:
+        return "singular linearization";
     }
     return "unknown status";
 }

@@ -91,9 +91,6 @@ gdnStatus gdn_pipeline_front(const gdnModel* m, gdnData* d, gdnPipelineMode mode
 
     const gdnFormulation* form = gdn_formulation(m);
     status = stage_position(m, d, form);
-    if (status == GDN_OK && mode == GDN_PIPE_DERIVATIVE && d->nefc > 0) {
-        status = GDN_ERR_UNSUPPORTED; // constrained step: no derivative yet
-    }
     if (status == GDN_OK) {
         status = gdn_smooth_forces(m, d, tau);
     }

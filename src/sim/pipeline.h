@@ -26,8 +26,8 @@ typedef enum gdnPipelineMode {
     //   (M + h D)^-1 (qfrc_smooth + qfrc_constraint),  D = diag(dof_damping)
     // (MuJoCo's mj_Euler); without rows by one ABA, without qM or a separate RNE
     GDN_PIPE_STEP = 1,
-    // the step's front half for a derivative: as GDN_PIPE_STEP, but a step with constraint rows
-    // is refused (GDN_ERR_UNSUPPORTED) right after the position stage, before any solve
+    // the step's front half for a derivative: as GDN_PIPE_STEP (the derivative then reads the
+    // solve from d: gradient/step_constrained.h)
     GDN_PIPE_DERIVATIVE = 2,
 } gdnPipelineMode;
 

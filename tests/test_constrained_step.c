@@ -1,0 +1,342 @@
+// SPDX-License-Identifier: Apache-2.0
+// Derivatives of constrained steps (limits, friction loss, connect loops, contacts) vs central
+// finite differences of gdn_step, the adjoint identity, and A, B against the JVP.
+//
+// Finite differences: central, eps = 1e-6 along random unit-scale directions; positions as
+// q (+) eps dq, outputs differenced in the tangent space (gdn_difference_pos). Truncation is
+// O(eps^2) ~ 1e-12 relative to the curvature scale; round-off of a step ~ 1e-16 relative over
+// 2 eps gives ~ 1e-10; the solve is run to tolerance 1e-14 (Newton reaches it in a few
+// iterations), so its error over 2 eps stays below 1e-8. Hence the 1e-6 bound (the issue's).
+// A sample counts only when both FD samples keep every row's state and the row set of the
+// unperturbed step (one branch); the test requires most samples to count.
+#include <stdlib.h>
+#include <string.h>
+
+#include <gradyn/derivative.h>
+#include <gradyn/gradyn.h>
+
+#include "runner/models.h"
+#include "runner/test.h"
+
+#define FD_FLOOR 1e-3
+
+// FD step and bound by solver: Newton solves to round-off (above); CG and PGS stop on their
+// cost improvement, leaving an iterate error ~1e-11 that FD divides by 2 eps, so they get a
+// larger step (truncation ~1e-10) and the bound 1e-5 (their JVPs also match Newton's, below)
+static double EPS = 1e-6, FD_TOL = 1e-6;
+
+typedef struct {
+    gdnModel* m;
+    gdnData* d;
+    int nq, nv, nu, nefc;
+    double *q0, *v0, *u0;
+    int* state0; // efc_state of the unperturbed step
+    int* type0;
+} Point;
+
+static double dot(const double* a, const double* b, int n) {
+    double s = 0;
+    for (int i = 0; i < n; i++) {
+        s += a[i] * b[i];
+    }
+    return s;
+}
+
+static void load_state(Point* p) {
+    gdn_data_reset(p->m, p->d);
+    memcpy(p->d->qpos, p->q0, sizeof(double) * (size_t)p->nq);
+    memcpy(p->d->qvel, p->v0, sizeof(double) * (size_t)p->nv);
+    memcpy(p->d->ctrl, p->u0, sizeof(double) * (size_t)p->nu);
+}
+
+// one step from the point perturbed by e (dq, dv, du); 1 when its rows and states equal the
+// unperturbed step's (same branch), 0 otherwise, -1 on failure
+static int step_from(Point* p, const double* dq, const double* dv, const double* du, double e,
+                     double* qn, double* vn) {
+    load_state(p);
+    if (dq) {
+        gdn_integrate_pos(p->m, p->d->qpos, dq, e);
+    }
+    for (int i = 0; dv && i < p->nv; i++) {
+        p->d->qvel[i] += e * dv[i];
+    }
+    for (int i = 0; du && i < p->nu; i++) {
+        p->d->ctrl[i] += e * du[i];
+    }
+    if (gdn_step(p->m, p->d) != GDN_OK) {
+        return -1;
+    }
+    memcpy(qn, p->d->qpos, sizeof(double) * (size_t)p->nq);
+    memcpy(vn, p->d->qvel, sizeof(double) * (size_t)p->nv);
+    if (p->d->nefc != p->nefc) {
+        return 0;
+    }
+    for (int i = 0; i < p->nefc; i++) {
+        if (p->d->efc_state[i] != p->state0[i] || p->d->efc_type[i] != p->type0[i]) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+// central FD of the step along (dq, dv, du): out = [dq' (nv); dv' (nv)]; 1 on one branch
+static int step_fd(Point* p, const double* dq, const double* dv, const double* du,
+                   double* out) {
+    const int nq = p->nq, nv = p->nv;
+    double* buf = calloc((size_t)(2 * nq + 2 * nv), sizeof(double));
+    if (!buf) {
+        return -1;
+    }
+    double *qa = buf, *qb = qa + nq, *va = qb + nq, *vb = va + nv;
+    int sa = step_from(p, dq, dv, du, EPS, qa, va);
+    int sb = step_from(p, dq, dv, du, -EPS, qb, vb);
+    gdn_difference_pos(p->m, out, 2 * EPS, qb, qa);
+    for (int i = 0; i < nv; i++) {
+        out[nv + i] = (va[i] - vb[i]) / (2 * EPS);
+    }
+    free(buf);
+    load_state(p);
+    return sa < 0 || sb < 0 ? -1 : sa && sb;
+}
+
+static void fill(double* x, int n, unsigned long long* rng) {
+    for (int i = 0; i < n; i++) {
+        x[i] = gdn_test_uniform(rng, -1, 1);
+    }
+}
+
+// the unperturbed step's rows; -1 when it has none (nothing to test)
+static int point_rows(Point* p) {
+    load_state(p);
+    if (gdn_step(p->m, p->d) != GDN_OK || p->d->nefc == 0) {
+        return -1;
+    }
+    p->nefc = p->d->nefc;
+    p->state0 = realloc(p->state0, sizeof(int) * (size_t)p->nefc);
+    p->type0 = realloc(p->type0, sizeof(int) * (size_t)p->nefc);
+    memcpy(p->state0, p->d->efc_state, sizeof(int) * (size_t)p->nefc);
+    memcpy(p->type0, p->d->efc_type, sizeof(int) * (size_t)p->nefc);
+    load_state(p);
+    return 0;
+}
+
+// at the current point: JVP vs FD (each block and all at once), <JVP u, w> = <u, VJP w>,
+// A, B columns vs the JVP. Returns 1 when the FD check counted, 0 when a branch changed,
+// -1 on failure; *worst collects the largest FD error
+static int check_point(Point* p, unsigned long long* rng, double* worst, double* worst_adj) {
+    const int nv = p->nv, nu = p->nu, n = 2 * nv;
+    // dq, dv (nv), du (nu + 1), jvp, fd, w (n), gq, gv (nv), gu (nu + 1), A (n n), B (n nu)
+    const size_t total = (size_t)(2 * nv + (nu + 1) + 3 * n + 2 * nv + (nu + 1) + n * n + n * nu);
+    double* buf = calloc(total, sizeof(double));
+    CHECK(buf);
+    double *dq = buf, *dv = dq + nv, *du = dv + nv, *jvp = du + nu + 1, *fd = jvp + n;
+    double *w = fd + n, *gq = w + n, *gv = gq + nv, *gu = gv + nv;
+    double *A = gu + nu + 1, *B = A + n * n;
+    fill(dq, nv, rng);
+    fill(dv, nv, rng);
+    fill(du, nu, rng);
+    int counted = 1;
+    // each block alone, then all together
+    for (int blk = 0; blk < 4; blk++) {
+        const double* iq = blk == 0 || blk == 3 ? dq : NULL;
+        const double* iv = blk == 1 || blk == 3 ? dv : NULL;
+        const double* iu = (blk == 2 || blk == 3) && nu > 0 ? du : NULL;
+        if (blk == 2 && nu == 0) {
+            continue;
+        }
+        load_state(p);
+        gdnStatus st = gdn_step_jvp(p->m, p->d, iq, iv, iu, NULL, NULL, jvp, jvp + nv);
+        if (st != GDN_OK) {
+            fprintf(stderr, "gdn_step_jvp: %s\n", gdn_status_string(st));
+            free(buf);
+            return -1;
+        }
+        int branch = step_fd(p, iq, iv, iu, fd);
+        CHECK(branch >= 0);
+        if (!branch) {
+            counted = 0;
+            continue;
+        }
+        double e = gdn_test_relerr(jvp, fd, n, FD_FLOOR);
+        if (e > *worst) {
+            *worst = e;
+        }
+        if (e > FD_TOL) {
+            fprintf(stderr, "block %d: JVP vs FD relative error %.3g\n", blk, e);
+            gdn_test_print_worst(jvp, fd, n);
+            free(buf);
+            return -1;
+        }
+    }
+    // adjoint identity with the all-block JVP
+    load_state(p);
+    CHECK(gdn_step_jvp(p->m, p->d, dq, dv, nu ? du : NULL, NULL, NULL, jvp, jvp + nv) == GDN_OK);
+    fill(w, n, rng);
+    load_state(p);
+    gdnStatus st = gdn_step_vjp(p->m, p->d, w, w + nv, gq, gv, nu ? gu : NULL, NULL, NULL);
+    if (st != GDN_OK) {
+        fprintf(stderr, "gdn_step_vjp: %s\n", gdn_status_string(st));
+        free(buf);
+        return -1;
+    }
+    // relative to the Cauchy-Schwarz scale ||J u|| ||w|| + ||u|| ||J' w||: a small <J u, w>
+    // from cancellation does not inflate round-off
+    double lhs = dot(jvp, w, n);
+    double rhs = dot(dq, gq, nv) + dot(dv, gv, nv) + dot(du, gu, nu);
+    double unorm = sqrt(dot(dq, dq, nv) + dot(dv, dv, nv) + dot(du, du, nu));
+    double gnorm = sqrt(dot(gq, gq, nv) + dot(gv, gv, nv) + dot(gu, gu, nu));
+    double scale = sqrt(dot(jvp, jvp, n)) * sqrt(dot(w, w, n)) + unorm * gnorm + 1e-300;
+    double ea = fabs(lhs - rhs) / scale;
+    if (ea > *worst_adj) {
+        *worst_adj = ea;
+    }
+    if (ea > 1e-12) {
+        fprintf(stderr, "adjoint identity: <Ju, w> = %.17g, <u, J'w> = %.17g\n", lhs, rhs);
+        free(buf);
+        return -1;
+    }
+    // A, B times the directions = the JVP
+    load_state(p);
+    CHECK(gdn_transition_jacobians(p->m, p->d, A, nu ? B : NULL) == GDN_OK);
+    double* ab = fd;
+    for (int i = 0; i < n; i++) {
+        ab[i] = dot(A + (size_t)i * n, dq, nv) + dot(A + (size_t)i * n + nv, dv, nv) +
+                (nu ? dot(B + (size_t)i * nu, du, nu) : 0);
+    }
+    double eab = gdn_test_relerr(ab, jvp, n, FD_FLOOR);
+    if (eab > 1e-12) {
+        fprintf(stderr, "A, B vs JVP: %.3g\n", eab);
+        gdn_test_print_worst(ab, jvp, n);
+        free(buf);
+        return -1;
+    }
+    free(buf);
+    load_state(p);
+    return counted;
+}
+
+// setup: qpos (nq), qvel (nv) from the model's initial state and the rng, into p->q0, p->v0
+typedef void setupFn(const gdnModel* m, double* q, double* v, double* u,
+                     unsigned long long* rng);
+
+// nsample random points of one model; every point must have rows and at least half must
+// count (one branch); prints the worst errors
+static int check_model(const char* file, setupFn* setup, int nsample, int solver, int cone) {
+    gdnModel* m = gdn_test_load_model_as_is(file);
+    CHECK(m);
+    m->opt.solver = solver;
+    EPS = solver == GDN_SOL_NEWTON ? 1e-6 : 1e-5;
+    FD_TOL = solver == GDN_SOL_NEWTON ? 1e-6 : 1e-5;
+    m->opt.cone = cone;
+    m->opt.tolerance = 1e-14;
+    m->opt.iterations = 200;
+    Point p = {0};
+    p.m = m;
+    CHECK(gdn_data_create(m, &p.d) == GDN_OK);
+    p.nq = m->nq;
+    p.nv = m->nv;
+    p.nu = m->nu;
+    p.q0 = calloc((size_t)(p.nq + p.nv + p.nu + 1), sizeof(double));
+    CHECK(p.q0);
+    p.v0 = p.q0 + p.nq;
+    p.u0 = p.v0 + p.nv;
+    unsigned long long rng = 12345;
+    int counted = 0, rc = 0;
+    double worst = 0, worst_adj = 0;
+    for (int s = 0; s < nsample && rc == 0; s++) {
+        gdn_data_reset(m, p.d);
+        memcpy(p.q0, p.d->qpos, sizeof(double) * (size_t)p.nq);
+        memset(p.v0, 0, sizeof(double) * (size_t)p.nv);
+        setup(m, p.q0, p.v0, p.u0, &rng);
+        if (point_rows(&p) != 0) {
+            fprintf(stderr, "%s sample %d: no constraint rows\n", file, s);
+            rc = 1;
+            break;
+        }
+        int r = check_point(&p, &rng, &worst, &worst_adj);
+        if (r < 0) {
+            fprintf(stderr, "%s sample %d (nefc %d) failed\n", file, s, p.nefc);
+            rc = 1;
+        }
+        counted += r > 0;
+    }
+    printf("    %s solver %d cone %d: %d/%d samples on one branch, JVP vs FD %.2g, adjoint "
+           "%.2g\n",
+           file, solver, cone, counted, nsample, worst, worst_adj);
+    if (rc == 0 && 2 * counted < nsample) {
+        fprintf(stderr, "%s: too few samples on one branch\n", file);
+        rc = 1;
+    }
+    free(p.q0);
+    free(p.state0);
+    free(p.type0);
+    gdn_data_free(p.d);
+    gdn_model_free(m);
+    return rc;
+}
+
+// ---------------------------------------------------------------- scenes
+
+// a pendulum pushed past its limit, swinging into it
+static void setup_limit(const gdnModel* m, double* q, double* v, double* u,
+                        unsigned long long* rng) {
+    (void)m;
+    (void)u;
+    q[0] = gdn_test_uniform(rng, 0.6, 0.62);
+    v[0] = gdn_test_uniform(rng, 0.5, 2);
+}
+
+// friction loss on every dof: small velocities (quadratic zone) and large (linear)
+static void setup_frictionloss(const gdnModel* m, double* q, double* v, double* u,
+                               unsigned long long* rng) {
+    (void)u;
+    for (int i = 0; i < m->nq; i++) {
+        q[i] = gdn_test_uniform(rng, -1, 1);
+    }
+    for (int i = 0; i < m->nv; i++) {
+        v[i] = gdn_test_uniform(rng, -3, 3);
+    }
+}
+
+// a loop closed by connect: any configuration (the constraint pulls it back), any velocity
+static void setup_loop(const gdnModel* m, double* q, double* v, double* u,
+                       unsigned long long* rng) {
+    (void)u;
+    for (int i = 0; i < m->nq; i++) {
+        q[i] += gdn_test_uniform(rng, -0.05, 0.05);
+    }
+    for (int i = 0; i < m->nv; i++) {
+        v[i] = gdn_test_uniform(rng, -1, 1);
+    }
+}
+
+static int test_limit(void) {
+    for (int s = 0; s < 3; s++) {
+        CHECK(check_model("sol_pendulum_limit.xml", setup_limit, 6, s, 0) == 0);
+    }
+    return 0;
+}
+
+static int test_frictionloss(void) {
+    for (int s = 0; s < 3; s++) {
+        CHECK(check_model("cnstr_frictionloss.xml", setup_frictionloss, 6, s, 0) == 0);
+    }
+    return 0;
+}
+
+static int test_connect(void) {
+    for (int s = 0; s < 3; s++) {
+        CHECK(check_model("sol_fourbar.xml", setup_loop, 6, s, 0) == 0);
+        CHECK(check_model("cnstr_fourbar.xml", setup_loop, 6, s, 0) == 0);
+    }
+    return 0;
+}
+
+int main(int argc, char** argv) {
+    static const gdnTestCase cases[] = {
+        {"limit", test_limit},
+        {"frictionloss", test_frictionloss},
+        {"connect", test_connect},
+    };
+    return gdn_test_main(argc, argv, cases, (int)(sizeof(cases) / sizeof(cases[0])));
+}

@@ -138,6 +138,12 @@ gdnStatus gdn_step_jvp_constrained(const gdnModel* m, gdnData* d, const double* 
     const int nv = m->nv, nefc = d->nefc;
     const size_t nb6 = 6 * (size_t)m->nbody;
     const double h = m->opt.timestep;
+    // the rows' R follows body_invweight0 / dof_invweight0, model constants that the inertia
+    // setters recompute from pi: that dependence is not differentiated yet
+    if (dparam) {
+        *what = "inertia parameters (the rows' regularization follows the inverse weights)";
+        return GDN_ERR_UNSUPPORTED;
+    }
     size_t mark = gdn_arena_mark(d);
     linearization L;
     gdnStatus status = linearize(m, d, &L, what);
@@ -228,6 +234,10 @@ gdnStatus gdn_step_vjp_constrained(const gdnModel* m, gdnData* d, const double* 
     const int nv = m->nv, nu = m->nu, nefc = d->nefc;
     const size_t nb6 = 6 * (size_t)m->nbody;
     const double h = m->opt.timestep;
+    if (gparam) {
+        *what = "inertia parameters (the rows' regularization follows the inverse weights)";
+        return GDN_ERR_UNSUPPORTED;
+    }
     size_t mark = gdn_arena_mark(d);
     linearization L;
     gdnStatus status = linearize(m, d, &L, what);

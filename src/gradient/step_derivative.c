@@ -208,9 +208,11 @@ static gdnStatus step_vjp_back(const gdnModel* m, gdnData* d, const gdnAbaFactor
     return status;
 }
 
-gdnStatus gdn_step_vjp(const gdnModel* m, gdnData* d, const double* gqpos_next,
-                       const double* gqvel_next, double* gqpos, double* gqvel, double* gctrl,
-                       double* gparam, double* gvert) {
+gdnStatus gdn_step_vjp_explained(const gdnModel* m, gdnData* d, const double* gqpos_next,
+                                 const double* gqvel_next, double* gqpos, double* gqvel,
+                                 double* gctrl, double* gparam, double* gvert,
+                                 const char** what) {
+    *what = NULL;
     if (gdn_check_call(m, d) != GDN_OK) {
         return GDN_ERR_ARG;
     }
@@ -221,11 +223,10 @@ gdnStatus gdn_step_vjp(const gdnModel* m, gdnData* d, const double* gqpos_next,
         status = gdn_pipeline_front(m, d, GDN_PIPE_DERIVATIVE, &f);
     }
     if (status == GDN_OK && d->nefc > 0) {
-        const char* what = NULL;
         status = gdn_constrained_admissible(d);
         if (status == GDN_OK) {
             status = gdn_step_vjp_constrained(m, d, gqpos_next, gqvel_next, gqpos, gqvel, gctrl,
-                                              gparam, gvert, &what);
+                                              gparam, gvert, what);
         }
     } else if (status == GDN_OK) {
         status = step_vjp_back(m, d, &f, d->qacc, NULL, NULL, gqpos_next, gqvel_next, gqpos,
@@ -233,6 +234,14 @@ gdnStatus gdn_step_vjp(const gdnModel* m, gdnData* d, const double* gqpos_next,
     }
     gdn_arena_reset(d, mark);
     return status;
+}
+
+gdnStatus gdn_step_vjp(const gdnModel* m, gdnData* d, const double* gqpos_next,
+                       const double* gqvel_next, double* gqpos, double* gqvel, double* gctrl,
+                       double* gparam, double* gvert) {
+    const char* what = NULL;
+    return gdn_step_vjp_explained(m, d, gqpos_next, gqvel_next, gqpos, gqvel, gctrl, gparam,
+                                  gvert, &what);
 }
 
 // The front half's contact part and the backward half, once the kinematics (d->cdof and

@@ -591,6 +591,10 @@ static int test_limits_motor_arm(void) {
     return constrained_case("cnstr_arm_motor.xml", "arm_motor", 200, 6, 0.2, 2.0, 2.0, 50);
 }
 
+static int test_weld_boxes(void) {
+    return constrained_case("cnstr_weld.xml", "weld", 150, 7, 0.02, 0.5, 0, 150);
+}
+
 static int test_frictionloss_arm(void) {
     return constrained_case("cnstr_frictionloss.xml", "frictionloss", 150, 5, 0.5, 2.0, 0, 150);
 }
@@ -776,6 +780,7 @@ static const gdnTestCase cases[] = {
     {"connect_fourbar", test_connect_fourbar},
     {"frictionloss_arm", test_frictionloss_arm},
     {"limits_motor_arm", test_limits_motor_arm},
+    {"weld_boxes", test_weld_boxes},
     {"checkpoint_determinism", test_checkpoint_determinism},
     {"gradient_errors", test_gradient_errors},
     {"timing", test_timing},

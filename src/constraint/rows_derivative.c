@@ -24,9 +24,127 @@ typedef struct {
     double cb[3];        // b = sum_k cb_k frame row k
     int dof;             // dof-type rows: the dof, else -1
     int contact;         // contact rows: the contact, else -1
-    int eqrow;           // connect rows: the row within the equality (0..2), else -1
+    int eqrow;           // equality rows: the row within the equality (connect 0..2, weld
+                         // 0..5), else -1
+    int weld;            // 1 for a weld's rows
     int normal;          // 1 when the row's pos is the contact dist (else 0 for contacts)
+    double fbuf[9];      // a weld rotation row's frame: rows b_r (below)
 } rowSite;
+
+// A weld's orientation error e = conj(q2) q1 relpose (pos rows 3-5 = its vector part) and its
+// rotation rows: J_r u = w . b_r with w = w_1(u) - w_2(u) and
+//   b_r = B e_r,  B = 0.5 ts R2 (e0 I + [ev]x)   (ts = torquescale, R2 = body 2's xmat)
+// Under the body twists (x1, x2), with Delta = R2' (x1_ang - x2_ang):
+//   de0 = -0.5 Delta . ev,  dev = 0.5 (e0 Delta + Delta x ev),
+//   dB = 0.5 ts ([x2_ang]x R2 C + R2 (de0 I + [dev]x)),  C = e0 I + [ev]x
+typedef struct {
+    double e[4];  // the error quaternion
+    double R2[9]; // body 2's rotation
+    double RC[9]; // R2 C
+    double ts;    // torquescale
+} weldFrame;
+
+static void weld_frame(const gdnModel* m, const gdnData* d, int id, weldFrame* w) {
+    const double* data = m->eq_data + GDN_NEQDATA * id;
+    const int b1 = m->eq_obj1id[id], b2 = m->eq_obj2id[id];
+    double q1rel[4], q2neg[4];
+    gdn_mulquat(q1rel, d->xquat + 4 * b1, data + 6);
+    gdn_negquat(q2neg, d->xquat + 4 * b2);
+    gdn_mulquat(w->e, q2neg, q1rel);
+    memcpy(w->R2, d->xmat + 9 * b2, sizeof(w->R2));
+    w->ts = data[10];
+    const double* ev = w->e + 1;
+    const double C[9] = {w->e[0], -ev[2], ev[1], ev[2], w->e[0], -ev[0], -ev[1], ev[0], w->e[0]};
+    gdn_mulmatmat3(w->RC, w->R2, C);
+}
+
+// frame rows b_r (r = 0..2) = columns of B = 0.5 ts R2 C
+static void weld_rows(const weldFrame* w, double frame[9]) {
+    for (int r = 0; r < 3; r++) {
+        for (int j = 0; j < 3; j++) {
+            frame[3 * r + j] = 0.5 * w->ts * w->RC[3 * j + r];
+        }
+    }
+}
+
+// the tangent of the frame rows (dframe) and of ev (dev) under the twists x1, x2
+static void weld_tangent(const weldFrame* w, const double* x1, const double* x2,
+                         double dframe[9], double dev[3]) {
+    const double* ev = w->e + 1;
+    double dw[3], Delta[3], t[3];
+    gdn_sub3(dw, x1, x2);
+    gdn_mulmat3T(Delta, w->R2, dw);
+    const double de0 = -0.5 * gdn_dot3(Delta, ev);
+    gdn_cross3(t, Delta, ev);
+    for (int k = 0; k < 3; k++) {
+        dev[k] = 0.5 * (w->e[0] * Delta[k] + t[k]);
+    }
+    const double dC[9] = {de0, -dev[2], dev[1], dev[2], de0, -dev[0], -dev[1], dev[0], de0};
+    double R2dC[9];
+    gdn_mulmatmat3(R2dC, w->R2, dC);
+    for (int r = 0; r < 3; r++) {
+        // column r: x2_ang x (R2 C)_r + (R2 dC)_r
+        double col[3] = {w->RC[r], w->RC[3 + r], w->RC[6 + r]};
+        gdn_cross3(t, x2, col);
+        for (int j = 0; j < 3; j++) {
+            dframe[3 * r + j] = 0.5 * w->ts * (t[j] + R2dC[3 * j + r]);
+        }
+    }
+}
+
+// the adjoint of weld_tangent: x1bar, x2bar (angular parts) += from dframebar, devbar
+static void weld_tangent_adjoint(const weldFrame* w, const double dframebar[9],
+                                 const double devbar_in[3], double* x1bar, double* x2bar) {
+    const double* ev = w->e + 1;
+    const double h = 0.5 * w->ts;
+    double Cbar[9] = {0}, t[3];
+    // frame row r = h (x2 x (RC)_r + (R2 dC)_r):  x2bar += h (RC)_r x dframebar_r,
+    // dCbar = h R2' [dframebar rows as columns]
+    for (int r = 0; r < 3; r++) {
+        double col[3] = {w->RC[r], w->RC[3 + r], w->RC[6 + r]};
+        double g[3] = {h * dframebar[3 * r], h * dframebar[3 * r + 1], h * dframebar[3 * r + 2]};
+        gdn_cross3(t, col, g);
+        gdn_add3(x2bar, x2bar, t);
+        double u[3];
+        gdn_mulmat3T(u, w->R2, g);
+        for (int j = 0; j < 3; j++) {
+            Cbar[3 * j + r] += u[j];
+        }
+    }
+    // dC = de0 I + [dev]x
+    const double de0bar = Cbar[0] + Cbar[4] + Cbar[8];
+    double devbar[3] = {devbar_in[0] + Cbar[7] - Cbar[5], devbar_in[1] + Cbar[2] - Cbar[6],
+                        devbar_in[2] + Cbar[3] - Cbar[1]};
+    // de0 = -0.5 Delta . ev,  dev = 0.5 (e0 Delta + Delta x ev)
+    double Deltabar[3];
+    gdn_cross3(t, ev, devbar);
+    for (int k = 0; k < 3; k++) {
+        Deltabar[k] = -0.5 * ev[k] * de0bar + 0.5 * (w->e[0] * devbar[k] + t[k]);
+    }
+    // Delta = R2' (x1 - x2)
+    double wbar[3];
+    gdn_mulmat3(wbar, w->R2, Deltabar);
+    gdn_add3(x1bar, x1bar, wbar);
+    gdn_sub3(x2bar, x2bar, wbar);
+}
+
+// the violation weights of an equality group: viol = |v|, v = pos (connect) or
+// (pos_0..2, ts pos_3..5) (weld); u_k = d viol / d pos_k (0 at v = 0)
+static void equality_weights(const gdnModel* m, const gdnData* d, int first, int weld,
+                             double u[6]) {
+    const double* pos = d->efc_pos + first;
+    const double ts = weld ? m->eq_data[GDN_NEQDATA * d->efc_id[first] + 10] : 0;
+    const int n = weld ? 6 : 3;
+    double s = 0;
+    for (int k = 0; k < n; k++) {
+        const double v = k < 3 ? pos[k] : ts * pos[k];
+        s += v * v;
+    }
+    const double norm = sqrt(s);
+    for (int k = 0; k < 6; k++) {
+        u[k] = k < n && norm > 0 ? (k < 3 ? pos[k] : ts * ts * pos[k]) / norm : 0;
+    }
+}
 
 // world point of a body-frame point: p = xpos + xmat local
 static void body_point(const gdnData* d, int body, const double local[3], double p[3]) {
@@ -84,20 +202,29 @@ static int row_site(const gdnModel* m, const gdnData* d, int i, rowSite* s, cons
         }
         return 0;
     }
-    case GDN_CNSTR_EQUALITY:
-        if (m->eq_type[id] != GDN_EQ_CONNECT) {
-            *what = "weld equality";
-            return -1;
-        }
+    case GDN_CNSTR_EQUALITY: {
+        // connect: anchors data[0..3) on body 1, data[3..6) on body 2; weld: data[3..6) on
+        // body 1, data[0..3) on body 2, then the rotation rows
+        const double* data = m->eq_data + GDN_NEQDATA * id;
+        s->weld = m->eq_type[id] == GDN_EQ_WELD;
         s->eqrow = i - group_first(d, i);
         s->body[0] = m->eq_obj1id[id];
         s->body[1] = m->eq_obj2id[id];
         s->sign[0] = 1;
         s->sign[1] = -1;
-        body_point(d, s->body[0], m->eq_data + GDN_NEQDATA * id, s->p[0]);
-        body_point(d, s->body[1], m->eq_data + GDN_NEQDATA * id + 3, s->p[1]);
-        s->ca[s->eqrow] = 1;
+        body_point(d, s->body[0], data + (s->weld ? 3 : 0), s->p[0]);
+        body_point(d, s->body[1], data + (s->weld ? 0 : 3), s->p[1]);
+        if (s->eqrow < 3) {
+            s->ca[s->eqrow] = 1;
+        } else {
+            weldFrame w;
+            weld_frame(m, d, id, &w);
+            weld_rows(&w, s->fbuf);
+            s->frame = s->fbuf;
+            s->cb[s->eqrow - 3] = 1;
+        }
         return 0;
+    }
     case GDN_CNSTR_LIMIT_JOINT:
         if (m->jnt_type[id] != GDN_JNT_HINGE && m->jnt_type[id] != GDN_JNT_SLIDE) {
             *what = "ball joint limit";
@@ -176,7 +303,7 @@ gdnStatus gdn_rows_linear_build(const gdnModel* m, gdnData* d, const double* S, 
     const int nefc = d->nefc, nv = m->nv;
     const size_t ne = (size_t)(nefc > 0 ? nefc : 1), nb6 = 6 * (size_t)m->nbody;
     *what = NULL;
-    lin->a = gdn_arena_doubles(d, 12 * ne + 2 * nb6);
+    lin->a = gdn_arena_doubles(d, 13 * ne + 2 * nb6); // a, b (3), Hs (6), c (1); Tx, Tv
     lin->hs_kind = gdn_arena_ints(d, 2 * ne);
     // scratch: the xi output of the twist sweeps, jar, the saved forces
     double* scratch = gdn_arena_doubles(d, nb6 + 2 * ne + (size_t)nv);
@@ -309,19 +436,6 @@ void gdn_rows_hs_mul(const gdnData* d, const gdnRowsLinear* lin, const double* u
     }
 }
 
-// the violation tangent of a connect group: (dp_0 - dp_1) . pos / |pos| (0 at pos = 0)
-static double connect_violation_rate(const gdnData* d, int first, const double dpos[3],
-                                     double unit[3]) {
-    const double* pos = d->efc_pos + first;
-    const double n = gdn_norm3(pos);
-    if (n > 0) {
-        gdn_scl3(unit, pos, 1 / n);
-    } else {
-        gdn_zero3(unit);
-    }
-    return gdn_dot3(unit, dpos);
-}
-
 gdnStatus gdn_rows_jvp(const gdnModel* m, gdnData* d, const gdnRowsLinear* lin,
                        const double* xi, const double* eta, const double* etax,
                        const double* dq, const double* dv, double* djar0, double* dlogD,
@@ -380,13 +494,28 @@ gdnStatus gdn_rows_jvp(const gdnModel* m, gdnData* d, const gdnRowsLinear* lin,
                 dpos = s.normal ? t->dist : 0;
                 dviol = t->dist;
             } else {
-                // connect: the anchors ride their bodies; pos = p_0 - p_1
-                double dd[3], unit[3];
-                point_motion(dp[0], xi + 6 * s.body[0], s.p[0]);
-                point_motion(dp[1], xi + 6 * s.body[1], s.p[1]);
-                gdn_sub3(dd, dp[0], dp[1]);
-                dpos = dd[s.eqrow];
-                dviol = connect_violation_rate(d, i - s.eqrow, dd, unit);
+                // equality: the anchors ride their bodies, pos_0..2 = p_0 - p_1; a weld's
+                // rotation rows move with its error quaternion, pos_3..5 = ev
+                double dpos6[6] = {0}, u[6];
+                const double* x1 = xi + 6 * s.body[0];
+                const double* x2 = xi + 6 * s.body[1];
+                point_motion(dp[0], x1, s.p[0]);
+                point_motion(dp[1], x2, s.p[1]);
+                gdn_sub3(dpos6, dp[0], dp[1]);
+                if (s.weld) {
+                    weldFrame w;
+                    double dframe_w[9];
+                    weld_frame(m, d, d->efc_id[i], &w);
+                    weld_tangent(&w, x1, x2, dframe_w, dpos6 + 3);
+                    if (s.eqrow >= 3) {
+                        memcpy(dframe, dframe_w, sizeof(dframe));
+                    }
+                }
+                dpos = dpos6[s.eqrow];
+                equality_weights(m, d, i - s.eqrow, s.weld, u);
+                for (int k = 0; k < 6; k++) {
+                    dviol += u[k] * dpos6[k];
+                }
             }
             combine_rows(da, dframe, s.ca);
             combine_rows(db, dframe, s.cb);
@@ -499,13 +628,25 @@ gdnStatus gdn_rows_vjp(const gdnModel* m, gdnData* d, const gdnRowsLinear* lin,
             combine_rows_adjoint(t->frame, s.cb, dbbar);
             t->dist += dviolbar + (s.normal ? dposbar : 0);
         } else {
-            // connect: dd = dp_0 - dp_1 feeds dpos (row eqrow) and dviol (unit . dd)
-            double unit[3], ddbar[3] = {0};
-            connect_violation_rate(d, i - s.eqrow, ddbar, unit);
-            gdn_scl3(ddbar, unit, dviolbar);
-            ddbar[s.eqrow] += dposbar;
-            gdn_add3(dpbar[0], dpbar[0], ddbar);
-            gdn_sub3(dpbar[1], dpbar[1], ddbar);
+            // equality: dpos6 = (dp_0 - dp_1, dev) feeds dpos (row eqrow) and dviol (u . dpos6)
+            double u[6], dpos6bar[6];
+            equality_weights(m, d, i - s.eqrow, s.weld, u);
+            for (int k = 0; k < 6; k++) {
+                dpos6bar[k] = u[k] * dviolbar;
+            }
+            dpos6bar[s.eqrow] += dposbar;
+            gdn_add3(dpbar[0], dpbar[0], dpos6bar);
+            gdn_sub3(dpbar[1], dpbar[1], dpos6bar);
+            if (s.weld) {
+                double dframebar[9] = {0};
+                if (s.eqrow >= 3) {
+                    combine_rows_adjoint(dframebar, s.cb, dbbar);
+                }
+                weldFrame w;
+                weld_frame(m, d, d->efc_id[i], &w);
+                weld_tangent_adjoint(&w, dframebar, dpos6bar + 3, xibar + 6 * s.body[0],
+                                     xibar + 6 * s.body[1]);
+            }
             for (int k = 0; k < 2; k++) {
                 // dp = x[0:3] x p + x[3:6]:  xbar[0:3] += p x dpbar, xbar[3:6] += dpbar
                 double* xb = xibar + 6 * s.body[k];

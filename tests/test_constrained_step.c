@@ -310,6 +310,35 @@ static void setup_loop(const gdnModel* m, double* q, double* v, double* u,
     }
 }
 
+// cnstr_pendulum: hinge past its lower limit, slide past its upper, the ball rotated by
+// 0.59 .. 0.62 about a random axis (range 0.6, margin 0.02: the row is on)
+static void setup_ball(const gdnModel* m, double* q, double* v, double* u,
+                       unsigned long long* rng) {
+    (void)u;
+    q[0] = gdn_test_uniform(rng, -0.52, -0.5);
+    q[1] = gdn_test_uniform(rng, 0.1, 0.11);
+    double axis[3];
+    for (int k = 0; k < 3; k++) {
+        axis[k] = gdn_test_uniform(rng, -1, 1);
+    }
+    double n = sqrt(axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2]);
+    double angle = gdn_test_uniform(rng, 0.59, 0.62);
+    q[2] = cos(angle / 2);
+    for (int k = 0; k < 3; k++) {
+        q[3 + k] = sin(angle / 2) * axis[k] / n;
+    }
+    for (int i = 0; i < m->nv; i++) {
+        v[i] = gdn_test_uniform(rng, -1, 1);
+    }
+}
+
+static int test_ball_limit(void) {
+    for (int s = 0; s < 3; s++) {
+        CHECK(check_model("cnstr_pendulum.xml", setup_ball, 6, s, 0) == 0);
+    }
+    return 0;
+}
+
 static int test_limit(void) {
     for (int s = 0; s < 3; s++) {
         CHECK(check_model("sol_pendulum_limit.xml", setup_limit, 6, s, 0) == 0);
@@ -404,6 +433,7 @@ static int test_weld(void) {
 int main(int argc, char** argv) {
     static const gdnTestCase cases[] = {
         {"limit", test_limit},
+        {"ball_limit", test_ball_limit},
         {"frictionloss", test_frictionloss},
         {"connect", test_connect},
         {"weld", test_weld},

@@ -22,7 +22,8 @@ typedef struct {
     const double* frame; // the rows a, b combine (contact frame; identity for connect)
     double ca[3];        // a = sum_k ca_k frame row k
     double cb[3];        // b = sum_k cb_k frame row k
-    int dof;             // dof-type rows: the dof, else -1
+    int dof;             // dof-type rows: the (first) dof, else -1
+    int ndof;            // dof-type rows: 1, or 3 for a ball joint's limit
     int contact;         // contact rows: the contact, else -1
     int eqrow;           // equality rows: the row within the equality (connect 0..2, weld
                          // 0..5), else -1
@@ -164,6 +165,7 @@ static int group_first(const gdnData* d, int i) {
 static int row_site(const gdnModel* m, const gdnData* d, int i, rowSite* s, const char** what) {
     memset(s, 0, sizeof(*s));
     s->dof = s->contact = s->eqrow = -1;
+    s->ndof = 1;
     s->frame = kIdentity;
     const int id = d->efc_id[i];
     switch (d->efc_type[i]) {
@@ -226,11 +228,8 @@ static int row_site(const gdnModel* m, const gdnData* d, int i, rowSite* s, cons
         return 0;
     }
     case GDN_CNSTR_LIMIT_JOINT:
-        if (m->jnt_type[id] != GDN_JNT_HINGE && m->jnt_type[id] != GDN_JNT_SLIDE) {
-            *what = "ball joint limit";
-            return -1;
-        }
         s->dof = m->jnt_dofadr[id];
+        s->ndof = m->jnt_type[id] == GDN_JNT_BALL ? 3 : 1;
         return 0;
     case GDN_CNSTR_FRICTION_DOF:
         s->dof = id;
@@ -296,6 +295,36 @@ static void site_motion_adjoint(const double a[3], const double b[3], const doub
 static void point_motion(double dp[3], const double x[6], const double p[3]) {
     gdn_cross3(dp, x, p);
     gdn_add3(dp, dp, x + 3);
+}
+
+// A ball limit's row J = -n on the ball's dofs, n the unit rotation vector psi / theta of the
+// joint quaternion. Under the local rotation dq (gdn_integrate_pos), d psi = Jr^-1(psi) dq, so
+//   d theta = n . dq,   dn = A dq,  A = 0.5 cot(theta / 2) (I - n n') + 0.5 [n]x
+// (n is Jr^-1's eigenvector of eigenvalue 1 and (I - n n') [psi]x^2 = -theta^2 (I - n n')).
+// The matrix A (row-major) of the row's joint; 0 when theta is 0 (no direction to move)
+static void ball_limit_motion(const gdnModel* m, const gdnData* d, int i, double A[9]) {
+    const int id = d->efc_id[i], dof = m->jnt_dofadr[id];
+    const double* J = d->efc_J + (size_t)i * (size_t)m->nv + (size_t)dof;
+    const double n[3] = {-J[0], -J[1], -J[2]};
+    const double range = fmax(m->jnt_range[2 * id], m->jnt_range[2 * id + 1]);
+    const double theta = range - d->efc_pos[i];
+    memset(A, 0, 9 * sizeof(double));
+    if (!(theta > 0)) {
+        return;
+    }
+    const double c = 0.5 / tan(0.5 * theta);
+    for (int r = 0; r < 3; r++) {
+        for (int k = 0; k < 3; k++) {
+            A[3 * r + k] = c * ((r == k) - n[r] * n[k]);
+        }
+    }
+    // + 0.5 [n]x
+    A[1] -= 0.5 * n[2];
+    A[2] += 0.5 * n[1];
+    A[3] += 0.5 * n[2];
+    A[5] -= 0.5 * n[0];
+    A[6] -= 0.5 * n[1];
+    A[7] += 0.5 * n[0];
 }
 
 gdnStatus gdn_rows_linear_build(const gdnModel* m, gdnData* d, const double* S, const double* x,
@@ -439,7 +468,7 @@ void gdn_rows_hs_mul(const gdnData* d, const gdnRowsLinear* lin, const double* u
 gdnStatus gdn_rows_jvp(const gdnModel* m, gdnData* d, const gdnRowsLinear* lin,
                        const double* xi, const double* eta, const double* etax,
                        const double* dq, const double* dv, double* djar0, double* dlogD,
-                       double* dW) {
+                       double* dW, double* dqfrc) {
     const int nv = m->nv;
     size_t mark = gdn_arena_mark(d);
     gdnContactTangent* tan = NULL;
@@ -477,12 +506,25 @@ gdnStatus gdn_rows_jvp(const gdnModel* m, gdnData* d, const gdnRowsLinear* lin,
         const double f = d->efc_force[i];
         double djx = 0, dvel = 0, dpos = 0, dviol = 0;
         if (s.dof >= 0) {
-            // J_i = c e_dof: d(J_i) = 0, d vel = c dv, a limit's d pos = c dq
-            const double cj = d->efc_J[(size_t)i * (size_t)nv + (size_t)s.dof];
-            dvel = dv ? cj * dv[s.dof] : 0;
-            if (d->efc_type[i] == GDN_CNSTR_LIMIT_JOINT) {
-                dpos = dq ? cj * dq[s.dof] : 0;
-                dviol = dpos;
+            // J_i = c on the row's dofs: d vel = c dv + d(c) v, a limit's d pos = c dq; c is
+            // constant but for a ball limit's (-n: dc = -A dq, and the frozen force -f n moves
+            // by -f A dq)
+            const double* cj = d->efc_J + (size_t)i * (size_t)nv + (size_t)s.dof;
+            for (int k = 0; k < s.ndof; k++) {
+                dvel += dv ? cj[k] * dv[s.dof + k] : 0;
+                dpos += dq && d->efc_type[i] == GDN_CNSTR_LIMIT_JOINT ? cj[k] * dq[s.dof + k]
+                                                                      : 0;
+            }
+            dviol = dpos;
+            if (s.ndof == 3 && dq) {
+                double A[9], dn[3];
+                ball_limit_motion(m, d, i, A);
+                gdn_mulmat3(dn, A, dq + s.dof);
+                djx = -gdn_dot3(dn, lin->x + s.dof);
+                dvel -= gdn_dot3(dn, d->qvel + s.dof);
+                if (dqfrc) {
+                    gdn_addscl3(dqfrc + s.dof, dqfrc + s.dof, dn, -f);
+                }
             }
         } else {
             double dp[2][3], da[3], db[3], dframe[9] = {0};
@@ -554,8 +596,8 @@ gdnStatus gdn_rows_jvp(const gdnModel* m, gdnData* d, const gdnRowsLinear* lin,
 
 gdnStatus gdn_rows_vjp(const gdnModel* m, gdnData* d, const gdnRowsLinear* lin,
                        const double* djar0bar, const double* dlogDbar, const double* dWbar,
-                       double* xibar, double* etabar, double* etaxbar, double* gq,
-                       double* gv) {
+                       const double* dqfrcbar, double* xibar, double* etabar, double* etaxbar,
+                       double* gq, double* gv) {
     const int nv = m->nv;
     size_t mark = gdn_arena_mark(d);
     gdnContactTangent* tbar = NULL;
@@ -590,12 +632,25 @@ gdnStatus gdn_rows_vjp(const gdnModel* m, gdnData* d, const gdnRowsLinear* lin,
         }
         const double dviolbar = kbip[3] * dimpbar;
         if (s.dof >= 0) {
-            const double cj = d->efc_J[(size_t)i * (size_t)nv + (size_t)s.dof];
-            if (gv) {
-                gv[s.dof] += cj * dvelbar;
+            const double* cj = d->efc_J + (size_t)i * (size_t)nv + (size_t)s.dof;
+            for (int k = 0; k < s.ndof; k++) {
+                if (gv) {
+                    gv[s.dof + k] += cj[k] * dvelbar;
+                }
+                if (gq && d->efc_type[i] == GDN_CNSTR_LIMIT_JOINT) {
+                    gq[s.dof + k] += cj[k] * (dposbar + dviolbar);
+                }
             }
-            if (gq && d->efc_type[i] == GDN_CNSTR_LIMIT_JOINT) {
-                gq[s.dof] += cj * (dposbar + dviolbar);
+            if (s.ndof == 3 && gq) {
+                // dn = A dq feeds djx = -dn . x, dvel -= dn . v, dqfrc = -f dn
+                double A[9], dnbar[3], g[3];
+                ball_limit_motion(m, d, i, A);
+                for (int k = 0; k < 3; k++) {
+                    dnbar[k] = -lin->x[s.dof + k] * jb - d->qvel[s.dof + k] * dvelbar -
+                               (dqfrcbar ? f * dqfrcbar[s.dof + k] : 0);
+                }
+                gdn_mulmat3T(g, A, dnbar);
+                gdn_add3(gq + s.dof, gq + s.dof, g);
             }
             continue;
         }

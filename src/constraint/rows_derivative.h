@@ -17,8 +17,10 @@
 // (frictionless: a = n; pyramid edge (k, +-): a = n +- mu_k t_k for k = 1, 2, a = n and
 // b = +- mu_k frame row k - 3 for k >= 3; elliptic row j: a = frame row j (j < 3) or b = frame
 // row j - 3). Connect: b_0 = body 1 at its anchor (+1), b_1 = body 2 at its anchor (-1), a_i the
-// world axis of row i. Joint limits of hinges and slides and dof friction loss: J_i = c_i e_dof
-// constant. The rows' generalized force J' f is then the body wrenches
+// world axis of row i; a weld's rotation rows b_i = columns of 0.5 ts R2 (e0 I + [ev]x) (rows_
+// derivative.c). Joint limits and dof friction loss: J_i = c_i on the joint's dofs, constant
+// but for a ball limit's -n (n the unit rotation vector). The rows' generalized force J' f is
+// then the body wrenches
 //   W_s = sigma_s sum_i f_i [p_s x a_i + b_i; a_i]
 // plus c_i f_i at the dofs of dof-type rows.
 //
@@ -51,7 +53,7 @@ typedef struct gdnRowsLinear {
 // The linearization at x: directions, H_s from the row states of the primal update at
 // jar = J x - aref (the states and forces in d are left as the solve left them), Tx and Tv
 // from the dof axes S (gdn_dof_axes_about(m, d, 0, S)). GDN_ERR_UNSUPPORTED (with *what naming the row
-// kind) for rows without a derivative yet (weld, ball-joint limits, tendon rows) or a contact
+// kind) for rows without a derivative yet (tendon rows) or a contact
 // pair without a geometry derivative; GDN_ERR_MEMORY when the arena is short.
 gdnStatus gdn_rows_linear_build(const gdnModel* m, gdnData* d, const double* S, const double* x,
                                 gdnRowsLinear* lin, const char** what);
@@ -66,18 +68,19 @@ void gdn_rows_hs_mul(const gdnData* d, const gdnRowsLinear* lin, const double* u
 
 // The tangent: xi, eta (6 nbody: gdn_body_tangent_jvp of (dq, dv)), etax (6 nbody: the tangent
 // of V_b(q, x) under dq: gdn_body_tangent_jvp_axes with vel = x, dv = 0), dq, dv (nv, NULL = 0).
-// Writes djar0 and dlogD (nefc) and ADDS the frozen-force wrench tangent to dW (6 nbody).
+// Writes djar0 and dlogD (nefc), ADDS the frozen-force wrench tangent to dW (6 nbody) and the
+// dof-type rows' frozen generalized-force tangent d(c)' f to dqfrc (nv; may be NULL).
 gdnStatus gdn_rows_jvp(const gdnModel* m, gdnData* d, const gdnRowsLinear* lin,
                        const double* xi, const double* eta, const double* etax,
                        const double* dq, const double* dv, double* djar0, double* dlogD,
-                       double* dW);
+                       double* dW, double* dqfrc);
 
 // The adjoint of gdn_rows_jvp: from the cotangents djar0bar, dlogDbar (nefc, either may be
-// NULL) and dWbar (6 nbody, may be NULL) ACCUMULATE xibar, etabar, etaxbar (6 nbody) and gq,
+// NULL), dWbar (6 nbody, may be NULL) and dqfrcbar (nv, may be NULL) ACCUMULATE xibar, etabar, etaxbar (6 nbody) and gq,
 // gv (nv, the dof rows' direct parts; either may be NULL).
 gdnStatus gdn_rows_vjp(const gdnModel* m, gdnData* d, const gdnRowsLinear* lin,
                        const double* djar0bar, const double* dlogDbar, const double* dWbar,
-                       double* xibar, double* etabar, double* etaxbar, double* gq,
-                       double* gv);
+                       const double* dqfrcbar, double* xibar, double* etabar, double* etaxbar,
+                       double* gq, double* gv);
 
 #endif

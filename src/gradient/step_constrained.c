@@ -28,7 +28,8 @@
 //   df      = delta f - H_s J dx
 //   (M + h D) da = -dr_a + J' df    (dr_x, dr_a: the residual's tangent at x and at a with f held)
 //   dv' = dv + h da,  dq' = Phi_q dq + h Phi_v dv'
-// The adjoint is the exact transpose (step_vjp below).
+// with dr_x, dr_a less dqfrc, the dof-type rows' frozen generalized-force tangent (a ball
+// limit's). The adjoint is the exact transpose (gdn_step_vjp_constrained below).
 
 // what every direction reads: the dof axes, the rows' linearization, the factors, the wrenches
 typedef struct {
@@ -147,8 +148,9 @@ gdnStatus gdn_step_jvp_constrained(const gdnModel* m, gdnData* d, const double* 
     size_t mark = gdn_arena_mark(d);
     linearization L;
     gdnStatus status = linearize(m, d, &L, what);
-    // xi, eta, etax, xi2 (6 nbody); dW (6 nbody); djar0, dlogD, df, tmp (nefc); dr, rhs, qvel'
-    double* xi = gdn_arena_doubles(d, 5 * nb6 + 4 * (size_t)nefc + 3 * (size_t)nv);
+    // xi, eta, etax, xi2 (6 nbody); dW (6 nbody); djar0, dlogD, df, tmp (nefc); dr, rhs,
+    // qvel', dqfrc (nv)
+    double* xi = gdn_arena_doubles(d, 5 * nb6 + 4 * (size_t)nefc + 4 * (size_t)nv);
     if (status == GDN_OK && !xi) {
         status = GDN_ERR_MEMORY;
     }
@@ -167,6 +169,8 @@ gdnStatus gdn_step_jvp_constrained(const gdnModel* m, gdnData* d, const double* 
     double* dr = tmp + nefc;
     double* rhs = dr + nv;
     double* qvel_next = rhs + nv;
+    double* dqfrc = qvel_next + nv;
+    memset(dqfrc, 0, sizeof(double) * (size_t)nv);
 
     // body tangents: (xi, eta) of (dq, dv); etax the motion of V_b(q, x) under dq
     gdn_body_tangent_jvp_axes(m, d, L.S, d->qvel, dq, dv, xi, eta);
@@ -178,7 +182,7 @@ gdnStatus gdn_step_jvp_constrained(const gdnModel* m, gdnData* d, const double* 
         memset(dW, 0, sizeof(double) * nb6);
     }
     if (status == GDN_OK) {
-        status = gdn_rows_jvp(m, d, &L.lin, xi, eta, etax, dq, dv, djar0, dlogD, dW);
+        status = gdn_rows_jvp(m, d, &L.lin, xi, eta, etax, dq, dv, djar0, dlogD, dW, dqfrc);
     }
     // delta f = -H_s djar0 + dlogD f
     if (status == GDN_OK) {
@@ -190,10 +194,11 @@ gdnStatus gdn_step_jvp_constrained(const gdnModel* m, gdnData* d, const double* 
         status = gdn_residual_jvp_ex(m, d, L.x, L.W, &dir, dr);
     }
     if (status == GDN_OK) {
-        // H dx = -dr_x + J' delta f
+        // H dx = -dr_x + J' delta f  (dr_x = the residual's tangent - dqfrc, the dof rows'
+        // frozen force)
         gdn_constraint_mul_JT(m, d, rhs, df);
         for (int i = 0; i < nv; i++) {
-            rhs[i] -= dr[i];
+            rhs[i] += dqfrc[i] - dr[i];
         }
         gdn_chol_solve(rhs, L.H, rhs, nv);
         // df = delta f - H_s J dx
@@ -209,7 +214,7 @@ gdnStatus gdn_step_jvp_constrained(const gdnModel* m, gdnData* d, const double* 
             if (status == GDN_OK) {
                 gdn_constraint_mul_JT(m, d, rhs, df);
                 for (int i = 0; i < nv; i++) {
-                    rhs[i] -= dr[i];
+                    rhs[i] += dqfrc[i] - dr[i];
                 }
                 gdn_mass_solve(m, &L.damp, rhs);
             }
@@ -242,8 +247,8 @@ gdnStatus gdn_step_vjp_constrained(const gdnModel* m, gdnData* d, const double* 
     linearization L;
     gdnStatus status = linearize(m, d, &L, what);
     // qvel', w, gq, gv, y, z (nv); dfbar, dfbar2, tmp (nefc); xibar, etabar, etaxbar, Wbar,
-    // Wbar2, xibar2, etabar2 (6 nbody); gu2 (nu)
-    double* qvel_next = gdn_arena_doubles(d, 6 * (size_t)nv + 3 * (size_t)nefc + 7 * nb6 +
+    // Wbar2, xibar2, etabar2 (6 nbody); gu2 (nu); dqfrcbar (nv)
+    double* qvel_next = gdn_arena_doubles(d, 7 * (size_t)nv + 3 * (size_t)nefc + 7 * nb6 +
                                                  (size_t)(nu > 0 ? nu : 1));
     if (status == GDN_OK && !qvel_next) {
         status = GDN_ERR_MEMORY;
@@ -268,6 +273,7 @@ gdnStatus gdn_step_vjp_constrained(const gdnModel* m, gdnData* d, const double* 
     double* xibar2 = Wbar2 + nb6;
     double* etabar2 = xibar2 + nb6;
     double* gu2 = etabar2 + nb6;
+    double* dqfrcbar = gu2 + (nu > 0 ? nu : 1);
 
     // integration: gq = Phi_q' gq',  w = gv' + h Phi_v' gq',  abar = h w
     for (int i = 0; i < nv; i++) {
@@ -334,13 +340,18 @@ gdnStatus gdn_step_vjp_constrained(const gdnModel* m, gdnData* d, const double* 
             gctrl[k] += gu2[k];
         }
     }
+    // dqfrc enters both right-hand sides with +1: dqfrcbar = -(rbar_x + rbar_a)
+    for (int i = 0; i < nv; i++) {
+        dqfrcbar[i] = -z[i] - (L.damped ? y[i] : 0);
+    }
     // Wbar into the penalty model and the rows; then the body tangents
     memset(etaxbar, 0, sizeof(double) * nb6);
     if (status == GDN_OK && gdn_penalty_active(m)) {
         status = gdn_penalty_wrench_vjp(m, d, Wbar, xibar, etabar, gvert);
     }
     if (status == GDN_OK) {
-        status = gdn_rows_vjp(m, d, &L.lin, dfbar, tmp, Wbar, xibar, etabar, etaxbar, gq, gv);
+        status = gdn_rows_vjp(m, d, &L.lin, dfbar, tmp, Wbar, dqfrcbar, xibar, etabar, etaxbar,
+                              gq, gv);
     }
     if (status == GDN_OK) {
         status = gdn_body_tangent_vjp_axes(m, d, L.S, d->qvel, xibar, etabar, gq, gv);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Contact geometry tangent of the closed-form pairs: central differences, envelope, adjoint identities.
+// Contact geometry tangent of the closed-form pairs: central differences, envelope, adjoint.
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -260,7 +260,7 @@ static void random_quat(unsigned long long* rng, int kind, double q[4]) {
     gdn_axisangle2quat(q, axis, angle);
 }
 
-// ---- plane pairs -----------------------------------------------------------------------------
+// ---- plane pairs --------------------------------------------------------------------------------
 
 enum { P_SPHERE, P_CAPSULE, P_ELLIPSOID, P_CYLINDER, P_N };
 
@@ -441,7 +441,7 @@ static int test_plane_flat(void) {
     return 0;
 }
 
-// ---- sphere and capsule pairs -----------------------------------------------------------------
+// ---- sphere and capsule pairs -------------------------------------------------------------------
 
 enum { S_SPHERE_SPHERE, S_SPHERE_CAPSULE, S_CAPSULE_CAPSULE, S_N };
 
@@ -587,7 +587,7 @@ static int test_capsule_parallel(void) {
     return 0;
 }
 
-// ---- the frame completion alone ----------------------------------------------------------------
+// ---- the frame completion alone -----------------------------------------------------------------
 
 // gdn_make_frame_tangent against central differences of gdn_make_frame on (n + e dn, h + e dh),
 // n unit and dn NOT orthogonal to n (normalization's projection), with and without a hint,
@@ -672,7 +672,7 @@ static int test_make_frame(void) {
     return 0;
 }
 
-// ---- argument checks -------------------------------------------------------------------------
+// ---- argument checks ----------------------------------------------------------------------------
 
 static int test_arguments(void) {
     gdnModel* m = gdn_test_load_model_as_is("tan_spheres.xml");

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The contact geometry tangent: dispatch by geom type pair, then the tangent of the frame completion.
+// The contact geometry tangent: dispatch by geom type pair, then the frame completion's tangent.
 #include "collision/contact_derivative.h"
 
 #include "collision/contact_derivative_pairs.h"

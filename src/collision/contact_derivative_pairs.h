@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Internal: the per-pair contract of the contact geometry tangent (what each pair's derivative provides).
+// Internal: the per-pair contract of the contact geometry tangent (what each pair provides).
 #ifndef GDN_COLLISION_CONTACT_DERIVATIVE_PAIRS_H
 #define GDN_COLLISION_CONTACT_DERIVATIVE_PAIRS_H
 
@@ -22,6 +22,7 @@
 // a pair that makes several contacts recomputes which of its candidate contacts con is (each
 // pair documents its rule).
 
+// clang-format off
 // raw tangent of what a pair function writes: dist, pos, the normal frame[0:3] BEFORE the
 // driver completes the frame, and the tangent hint frame[3:6] it wrote (0 when it wrote none)
 typedef struct gdnPairTangent { double dist; double pos[3]; double normal[3]; double hint[3]; } gdnPairTangent;
@@ -29,6 +30,7 @@ typedef gdnStatus (*gdnPairTangentFn)(const gdnModel* m, const gdnData* d, const
         const double x1[6], const double x2[6], const double dsize1[3], const double dsize2[3], gdnPairTangent* t);
 typedef gdnStatus (*gdnPairAdjointFn)(const gdnModel* m, const gdnData* d, const gdnContact* con,
         const gdnPairTangent* tbar, double x1bar[6], double x2bar[6], double size1bar[3], double size2bar[3]);
+// clang-format on
 
 // the primal tangent hint the pair function wrote into frame[3:6] for contact con (only pairs
 // that write a nonzero hint provide one: the frame's tangent needs the hint's value, which the

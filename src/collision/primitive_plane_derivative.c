@@ -16,7 +16,7 @@ static void column(const double* mat, int j, double c[3]) {
     c[2] = mat[6 + j];
 }
 
-// ---- a point c of geom2 with radius r against the plane (gdn_plane_sphere_at) ----------------
+// ---- a point c of geom2 with radius r against the plane (gdn_plane_sphere_at) -------------------
 //   dist = n . (c - p1) - r,  pos = c - n (r + dist / 2)
 //   d dist = dn . (c - p1) + n . (dc - dp1) - dr
 //   d pos  = dc - dn (r + dist / 2) - n (dr + d dist / 2),   d normal = dn
@@ -55,7 +55,7 @@ static void sphere_point_adjoint(const double n[3], const double p1[3], const do
     *drbar -= npos + ddb;
 }
 
-// ---- plane-sphere: c = p2, r = size2[0] ------------------------------------------------------
+// ---- plane-sphere: c = p2, r = size2[0] ---------------------------------------------------------
 
 gdnStatus gdn_tangent_plane_sphere(const gdnModel* m, const gdnData* d, const gdnContact* con,
                                    const double x1[6], const double x2[6], const double dsize1[3],
@@ -90,7 +90,7 @@ gdnStatus gdn_adjoint_plane_sphere(const gdnModel* m, const gdnData* d, const gd
     return GDN_OK;
 }
 
-// ---- plane-capsule: the end spheres c = p2 + e h z2 (e = +1 first, then -1), hint = z2 -------
+// ---- plane-capsule: the end spheres c = p2 + e h z2 (e = +1 first, then -1), hint = z2 ----------
 // Which end: the one whose contact position (c - n (r + dist / 2)) is nearest con->pos (the two
 // differ by 2 h (z2 - n (n . z2) / 2), never zero for h > 0).
 //   dc = w2 x c + v2 + e dh z2;  d hint = w2 x z2
@@ -171,7 +171,7 @@ gdnStatus gdn_adjoint_plane_capsule(const gdnModel* m, const gdnData* d, const g
     return GDN_OK;
 }
 
-// ---- plane-ellipsoid: support point in the direction -n ----------------------------------------
+// ---- plane-ellipsoid: support point in the direction -n -----------------------------------------
 //   l = R2' (-n),  s1 = D l,  u = s1 / |s1|,  s = D u  (D = diag(size)),  x = p2 + R2 s,
 //   dist = n . (x - p1),  pos = x - n dist / 2
 //   dl = R2' ((w2 - w1) x n),  ds1 = D dl + dD l,  du = (I - u u') ds1 / |s1|,  ds = D du + dD u,
@@ -297,7 +297,7 @@ gdnStatus gdn_adjoint_plane_ellipsoid(const gdnModel* m, const gdnData* d, const
     return GDN_OK;
 }
 
-// ---- plane-cylinder ---------------------------------------------------------------------------
+// ---- plane-cylinder -----------------------------------------------------------------------------
 // Primal (primitive_plane.c): a = s z2 with s = -1 when n . z2 > 0 (flip held), pa = n . a,
 // height = n . (p2 - p1), rim = r q / |q| with q = a pa - n (or r x2 when |q| < MINVAL, held),
 // A = h a, PA = h pa. Contact k (alpha, beta, sigma):

@@ -15,7 +15,7 @@ static void column(const double* mat, int j, double c[3]) {
     c[2] = mat[6 + j];
 }
 
-// ---- two spheres at centres c1, c2 (gdn_sphere_sphere_at) --------------------------------------
+// ---- two spheres at centres c1, c2 (gdn_sphere_sphere_at) ---------------------------------------
 //   D = c2 - c1, L = |D|, n = D / L, dist = L - r1 - r2, pos = c1 + n (r1 + dist / 2)
 //   dL = n . dD, d dist = dL - dr1 - dr2, dn = (I - n n') dD / L,
 //   d pos = dc1 + dn (r1 + dist / 2) + n (dr1 + d dist / 2)
@@ -73,7 +73,7 @@ static gdnStatus spheres_adjoint(const double c1[3], double r1, const double c2[
     return GDN_OK;
 }
 
-// ---- sphere-sphere: c_i = p_i --------------------------------------------------------------------
+// ---- sphere-sphere: c_i = p_i -------------------------------------------------------------------
 
 gdnStatus gdn_tangent_sphere_sphere(const gdnModel* m, const gdnData* d, const gdnContact* con,
                                     const double x1[6], const double x2[6],
@@ -107,7 +107,7 @@ gdnStatus gdn_adjoint_sphere_sphere(const gdnModel* m, const gdnData* d, const g
     return GDN_OK;
 }
 
-// ---- sphere-capsule: g1 the sphere, g2 the capsule -------------------------------------------------
+// ---- sphere-capsule: g1 the sphere, g2 the capsule ----------------------------------------------
 //   A = h2 z2, e = p1 - p2, q = A . A, x = clamp(A . e / q), c2 = p2 + x A
 //   interior (|A . e / q| <= 1, held): dx = (dA . e + A . de) / q - x 2 (A . dA) / q; clamped: 0
 //   dA = dh2 z2 + h2 dz2, dc2 = dp2 + dx A + x dA, then the two spheres (p1, r1), (c2, r2)
@@ -200,7 +200,7 @@ gdnStatus gdn_adjoint_sphere_capsule(const gdnModel* m, const gdnData* d, const 
     return GDN_OK;
 }
 
-// ---- capsule-capsule ------------------------------------------------------------------------------
+// ---- capsule-capsule ----------------------------------------------------------------------------
 // Segments p_i + x_i A_i, A_i = h_i z_i, e = p1 - p2; ma = A1 . A1, mb = -A1 . A2, mc = A2 . A2,
 // u = -A1 . e, v = A2 . e, det = ma mc - mb^2. Each final parameter is one of (branch held):
 //   SOLVE  x1 = (mc u - mb v) / det,  x2 = (ma v - mb u) / det   (the lines' nearest points)

@@ -222,6 +222,28 @@ static int check_contact(gdnModel* m, gdnData* d, const gdnContact* con, unsigne
                 rhs);
         return 1;
     }
+    // the adjoint accumulates (a second call doubles every output, up to the round-off of the
+    // sums) and takes NULL for an output not wanted; the tangent takes NULL for a zero input
+    double y1[6], y2[6], t1[3], t2[3];
+    memcpy(y1, x1bar, sizeof(y1));
+    memcpy(y2, x2bar, sizeof(y2));
+    memcpy(t1, s1bar, sizeof(t1));
+    memcpy(t2, s2bar, sizeof(t2));
+    CHECK(gdn_contact_tangent_adjoint(m, d, con, &tbar, y1, y2, t1, t2) == GDN_OK);
+    for (int i = 0; i < 6; i++) {
+        CHECK_NEAR(y1[i], 2 * x1bar[i], 1e-13, 1e-13);
+        CHECK_NEAR(y2[i], 2 * x2bar[i], 1e-13, 1e-13);
+    }
+    for (int i = 0; i < 3; i++) {
+        CHECK_NEAR(t1[i], 2 * s1bar[i], 1e-13, 1e-13);
+        CHECK_NEAR(t2[i], 2 * s2bar[i], 1e-13, 1e-13);
+    }
+    CHECK(gdn_contact_tangent_adjoint(m, d, con, &tbar, NULL, NULL, NULL, NULL) == GDN_OK);
+    const double zero[6] = {0};
+    gdnContactTangent tn, tz;
+    CHECK(gdn_contact_tangent(m, d, con, x1, NULL, NULL, ds2, &tn) == GDN_OK);
+    CHECK(gdn_contact_tangent(m, d, con, x1, zero, zero, ds2, &tz) == GDN_OK);
+    CHECK(memcmp(&tn, &tz, sizeof(tn)) == 0);
     st->count++;
     return 0;
 }

@@ -19,8 +19,16 @@
 //
 // Features held. Every pair derivative differentiates the branch its primal took at the current
 // d->geom_xpos / d->geom_xmat / m->geom_size (clamps, flips, degenerate-direction fallbacks), and
-// a pair that makes several contacts recomputes which of its candidate contacts con is (each
-// pair documents its rule).
+// a pair that makes several contacts recomputes which of its candidate contacts con is, from the
+// contact itself, never from its index in d->contact (the driver drops contacts beyond the margin
+// and the buffer, so indices shift). The rule of the closed-form pairs: recompute every candidate
+// the primal can make (plane-capsule: the two ends; plane-cylinder: bottom rim, top rim, the two
+// triangle points; parallel capsule-capsule: the four end candidates) with its contact position,
+// and take the one nearest con->pos (the first on a tie; candidates of one pair are O(size)
+// apart, and two that coincide have the same tangent). Single-contact pairs have no choice.
+// Where no derivative exists (sphere centres, or a capsule's segment points, coincident:
+// dist = |c2 - c1| - r1 - r2 is not differentiable there) the tangent and the adjoint return
+// GDN_ERR_UNSUPPORTED.
 
 // clang-format off
 // raw tangent of what a pair function writes: dist, pos, the normal frame[0:3] BEFORE the

@@ -15,8 +15,16 @@
 
 // Step of the central differences: the truncation error is O(eps^2) times third derivatives of
 // O(1 / size^2) ~ 1e2 (geoms of ~0.1), ~1e-10; round-off is ~1e-16 |f| / eps ~ 1e-10. Both far
-// below the 1e-6 gate, whose margin absorbs the larger curvature of near-degenerate frames.
+// below the 1e-6 gate. A contact near a degenerate direction has a length scale L smaller than
+// its geoms' (the centre distance of two spheres or segment points; |a (a . n) - n| of a tilted
+// cylinder's rim; the part of a capsule's axis orthogonal to the plane normal, which the frame
+// orthogonalizes): with kappa = max(1, size / L), third derivatives grow as kappa^2 and the
+// primal's own round-off as kappa, so the step EPS / sqrt(kappa) balances truncation (~1e-10
+// kappa) and round-off (~1e-10 kappa^1.5), both relative to tangents that grow as kappa too. The
+// identities sum intermediates of size kappa: their round-off is allowed ID_TOL kappa. Contacts
+// with kappa > KAPPA_MAX are counted and skipped.
 #define EPS 1e-6
+#define KAPPA_MAX 1e3
 #define FD_TOL 1e-6
 #define ID_TOL 1e-12
 // the denominators of the relative errors: max(|fd part|, FLOOR)
@@ -27,6 +35,8 @@ typedef struct {
     const char* name;
     int count, mutated;
     double fd, adjoint, envelope;
+    double kappa; // the largest conditioning tested
+    int skipped;  // contacts with kappa > KAPPA_MAX
 } PairStats;
 
 // the 13 geometric numbers of a contact: dist, pos, frame
@@ -125,6 +135,29 @@ static double parts_relerr(const double a[13], const double b[13]) {
     return worst;
 }
 
+// kappa of a contact (see EPS): size / L of its near-degenerate length scale L, at least 1
+static double contact_kappa(const gdnModel* m, const gdnData* d, const gdnContact* con) {
+    int t1 = m->geom_type[con->geom1], t2 = m->geom_type[con->geom2];
+    const double* mat1 = d->geom_xmat + 9 * con->geom1;
+    const double* mat2 = d->geom_xmat + 9 * con->geom2;
+    double n[3] = {mat1[2], mat1[5], mat1[8]}, z2[3] = {mat2[2], mat2[5], mat2[8]}, q[3];
+    double r1 = m->geom_size[3 * con->geom1], r2 = m->geom_size[3 * con->geom2];
+    double L = (double)INFINITY, size = 1;
+    if (t1 == GDN_GEOM_PLANE && (t2 == GDN_GEOM_CAPSULE || t2 == GDN_GEOM_CYLINDER)) {
+        // the axis' part orthogonal to n (0 exactly: the held fallback branches, no 1 / L)
+        gdn_addscl3(q, z2, n, -gdn_dot3(n, z2));
+        L = gdn_norm3(q);
+        if (L < GDN_MINVAL) {
+            L = (double)INFINITY;
+        }
+    } else if (t1 != GDN_GEOM_PLANE) {
+        // sphere-like pairs: the distance of the two centres
+        L = con->dist + r1 + r2;
+        size = r1 + r2;
+    }
+    return fmax(1, size / L);
+}
+
 static void random_vec(unsigned long long* rng, double* v, int n) {
     for (int i = 0; i < n; i++) {
         v[i] = gdn_test_uniform(rng, -1, 1);
@@ -135,7 +168,8 @@ static void random_vec(unsigned long long* rng, double* v, int n) {
 //   central differences of the pair function vs the tangent (<= FD_TOL), and a wrong sign of
 //   d dist must fail it (when |d dist| is not tiny);
 //   envelope (ds = 0, unless skip_envelope): d dist = n . (dp2(pos) - dp1(pos)) (<= ID_TOL);
-//   adjoint: <t(x), tbar> = <x, adjoint(tbar)> (<= ID_TOL relative to the sum of |terms|).
+//   adjoint: <t(x), tbar> = <x, adjoint(tbar)> (<= ID_TOL relative to the sum of |terms|);
+//   the step and the identities' tolerances scaled by the contact's kappa (see EPS).
 // same_rotation: x2's angular part is x1's (a branch that only such motions keep).
 static int check_contact(gdnModel* m, gdnData* d, const gdnContact* con, unsigned long long* rng,
                          int skip_envelope, int same_rotation, PairStats* st) {
@@ -147,16 +181,23 @@ static int check_contact(gdnModel* m, gdnData* d, const gdnContact* con, unsigne
     if (same_rotation) {
         memcpy(x2, x1, sizeof(double) * 3);
     }
+    double kappa = contact_kappa(m, d, con);
+    if (kappa > KAPPA_MAX) {
+        st->skipped++;
+        return 0;
+    }
+    st->kappa = fmax(st->kappa, kappa);
+    const double eps = EPS / sqrt(kappa);
 
     // central differences
     gdnContactTangent t;
     CHECK(gdn_contact_tangent(m, d, con, x1, x2, ds1, ds2, &t) == GDN_OK);
     double tv[13], vp[13], vm[13], fd[13];
     pack_tangent(&t, tv);
-    CHECK(moved_contact(m, d, con, x1, x2, ds1, ds2, EPS, vp) == 0);
-    CHECK(moved_contact(m, d, con, x1, x2, ds1, ds2, -EPS, vm) == 0);
+    CHECK(moved_contact(m, d, con, x1, x2, ds1, ds2, eps, vp) == 0);
+    CHECK(moved_contact(m, d, con, x1, x2, ds1, ds2, -eps, vm) == 0);
     for (int i = 0; i < 13; i++) {
-        fd[i] = (vp[i] - vm[i]) / (2 * EPS);
+        fd[i] = (vp[i] - vm[i]) / (2 * eps);
     }
     double err = parts_relerr(tv, fd);
     st->fd = fmax(st->fd, err);
@@ -187,7 +228,7 @@ static int check_contact(gdnModel* m, gdnData* d, const gdnContact* con, unsigne
         double scale = 1 + gdn_norm3(con->pos);
         double e = fabs(t0.dist - env) / scale;
         st->envelope = fmax(st->envelope, e);
-        if (!(e <= ID_TOL)) {
+        if (!(e <= ID_TOL * kappa)) {
             fprintf(stderr, "%s: envelope d dist %.17g vs n . (dp2 - dp1) %.17g\n", st->name,
                     t0.dist, env);
             return 1;
@@ -217,7 +258,7 @@ static int check_contact(gdnModel* m, gdnData* d, const gdnContact* con, unsigne
     }
     double aerr = fabs(lhs - rhs) / fmax(scale, 1e-300);
     st->adjoint = fmax(st->adjoint, aerr);
-    if (!(aerr <= ID_TOL)) {
+    if (!(aerr <= ID_TOL * kappa)) {
         fprintf(stderr, "%s: adjoint <t, tbar> %.17g vs <x, adjoint> %.17g\n", st->name, lhs,
                 rhs);
         return 1;
@@ -249,8 +290,9 @@ static int check_contact(gdnModel* m, gdnData* d, const gdnContact* con, unsigne
 }
 
 static void print_stats(const PairStats* st) {
-    printf("  %-18s %4d contacts: FD rel err %.2e, adjoint %.2e, envelope %.2e\n", st->name,
-           st->count, st->fd, st->adjoint, st->envelope);
+    printf("  %-18s %4d contacts: FD rel err %.2e, adjoint %.2e, envelope %.2e; kappa <= %.3g, "
+           "%d skipped\n",
+           st->name, st->count, st->fd, st->adjoint, st->envelope, st->kappa, st->skipped);
 }
 
 // random unit quaternion: uniform (kind 0), within 0.3 rad of identity (1), or near a quarter
@@ -291,10 +333,10 @@ static int test_plane_pairs(void) {
     CHECK(m);
     gdnData* d = NULL;
     CHECK(gdn_data_create(m, &d) == GDN_OK);
-    PairStats st[P_N] = {{"plane-sphere", 0, 0, 0, 0, 0},
-                         {"plane-capsule", 0, 0, 0, 0, 0},
-                         {"plane-ellipsoid", 0, 0, 0, 0, 0},
-                         {"plane-cylinder", 0, 0, 0, 0, 0}};
+    PairStats st[P_N] = {{"plane-sphere", 0, 0, 0, 0, 0, 0, 0},
+                         {"plane-capsule", 0, 0, 0, 0, 0, 0, 0},
+                         {"plane-ellipsoid", 0, 0, 0, 0, 0, 0, 0},
+                         {"plane-cylinder", 0, 0, 0, 0, 0, 0, 0}};
     // features seen: capsule runs of 1 and 2 contacts, cylinder runs of 1, 2 (top rim), 3
     // (triangle); penetrating and within-margin contacts
     int capsule_runs[3] = {0}, cylinder_runs[5] = {0}, penetrating = 0, separated = 0;
@@ -395,7 +437,7 @@ static int test_plane_flat(void) {
     CHECK(m);
     gdnData* d = NULL;
     CHECK(gdn_data_create(m, &d) == GDN_OK);
-    PairStats st[2] = {{"plane-capsule |", 0, 0, 0, 0, 0}, {"plane-cylinder |", 0, 0, 0, 0, 0}};
+    PairStats st[2] = {{"plane-capsule |", 0, 0, 0, 0, 0, 0, 0}, {"plane-cylinder |", 0, 0, 0, 0, 0, 0, 0}};
     int cylinder_runs[5] = {0};
     unsigned long long rng = 0x6a09e667f3bcc909ULL;
     int gcap = gdn_name2id(m, "geom", "capsule"), gcyl = gdn_name2id(m, "geom", "cylinder");
@@ -489,9 +531,9 @@ static int test_sphere_pairs(void) {
     CHECK(m);
     gdnData* d = NULL;
     CHECK(gdn_data_create(m, &d) == GDN_OK);
-    PairStats st[S_N] = {{"sphere-sphere", 0, 0, 0, 0, 0},
-                         {"sphere-capsule", 0, 0, 0, 0, 0},
-                         {"capsule-capsule", 0, 0, 0, 0, 0}};
+    PairStats st[S_N] = {{"sphere-sphere", 0, 0, 0, 0, 0, 0, 0},
+                         {"sphere-capsule", 0, 0, 0, 0, 0, 0, 0},
+                         {"capsule-capsule", 0, 0, 0, 0, 0, 0, 0}};
     // features: sphere-capsule interior / end; capsule-capsule interior-interior, one end, both
     // ends; contacts whose geom1 is on the later body (the driver swapped the pair)
     int sc[2] = {0}, cc[3] = {0}, swapped = 0, penetrating = 0, separated = 0;
@@ -550,7 +592,7 @@ static int test_capsule_parallel(void) {
     CHECK(m);
     gdnData* d = NULL;
     CHECK(gdn_data_create(m, &d) == GDN_OK);
-    PairStats st = {"capsule-capsule //", 0, 0, 0, 0, 0};
+    PairStats st = {"capsule-capsule //", 0, 0, 0, 0, 0, 0, 0};
     int gA = gdn_name2id(m, "geom", "capA"), gB = gdn_name2id(m, "geom", "capB");
     CHECK(gA >= 0 && gB >= 0);
     int runs[3] = {0}, given1 = 0;

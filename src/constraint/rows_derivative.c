@@ -399,9 +399,20 @@ gdnStatus gdn_rows_linear_build(const gdnModel* m, gdnData* d, const double* S, 
             lin->hs_kind[i] = 0;
         }
     }
+    // the IFT's premise: the solver's forces are the primal update's at its acceleration (Newton
+    // and CG compute them so; PGS's dual iterate can stall away from it on elliptic cones)
+    double fmax_abs = 1, fdiff = 0;
+    for (int i = 0; i < nefc; i++) {
+        fmax_abs = fmax(fmax_abs, fabs(saved[i]));
+        fdiff = fmax(fdiff, fabs(saved[i] - d->efc_force[i]));
+    }
     memcpy(d->efc_state, state_saved, sizeof(int) * (size_t)nefc);
     memcpy(d->efc_force, saved, sizeof(double) * (size_t)nefc);
     memcpy(d->qfrc_constraint, saved + nefc, sizeof(double) * (size_t)nv);
+    if (fdiff > GDN_ROWS_FORCE_TOL * fmax_abs) {
+        *what = "solve (its forces are not the primal optimum's at its acceleration)";
+        return GDN_ERR_UNCONVERGED;
+    }
 
     // d log D / d imp = 1 / (imp (1 - imp)) where R = (1 - imp) diagApprox / imp is not clamped
     for (int i = 0; i < nefc; i++) {

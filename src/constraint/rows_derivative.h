@@ -50,11 +50,16 @@ typedef struct gdnRowsLinear {
     const double* x; // nv: the solver's acceleration (d->qacc_warmstart)
 } gdnRowsLinear;
 
+// largest |f_solver - f(x)| / max(1, |f|) the linearization accepts (f(x): the primal update's
+// forces at the solver's acceleration); beyond it the solve is refused as not converged
+#define GDN_ROWS_FORCE_TOL 1e-3
+
 // The linearization at x: directions, H_s from the row states of the primal update at
 // jar = J x - aref (the states and forces in d are left as the solve left them), Tx and Tv
 // from the dof axes S (gdn_dof_axes_about(m, d, 0, S)). GDN_ERR_UNSUPPORTED (with *what naming the row
 // kind) for rows without a derivative yet (tendon rows) or a contact
-// pair without a geometry derivative; GDN_ERR_MEMORY when the arena is short.
+// pair without a geometry derivative; GDN_ERR_UNCONVERGED when the solver's forces are not the
+// primal update's at x (GDN_ROWS_FORCE_TOL); GDN_ERR_MEMORY when the arena is short.
 gdnStatus gdn_rows_linear_build(const gdnModel* m, gdnData* d, const double* S, const double* x,
                                 gdnRowsLinear* lin, const char** what);
 

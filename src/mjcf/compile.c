@@ -17,11 +17,7 @@
 
 static gdnModel* fail(gdnSpec* spec, gdnStatus st, gdnXmlElem* e, const char* fmt,
                       const char* arg) {
-    if (e) {
-        gdn_diag_error(spec->diag, st, e->file, e->line, e->name, fmt, arg);
-    } else {
-        gdn_diag_error(spec->diag, st, NULL, 0, NULL, fmt, arg);
-    }
+    gdn_xml_error(spec->diag, st, e, fmt, arg);
     return NULL;
 }
 
@@ -65,10 +61,8 @@ static int build_index(gdnSpec* spec, NameIndex* idx, const char* const* names,
     for (int k = 1; k < idx->n; k++) {
         if (!strcmp(idx->items[k].name, idx->items[k - 1].name)) {
             gdnXmlElem* e = elems[idx->items[k].index];
-            gdn_diag_error(spec->diag, GDN_ERR_MODEL, e ? e->file : NULL, e ? e->line : 0,
-                           e ? e->name : NULL, "repeated %s name '%.64s'", type,
-                           idx->items[k].name);
-            return -1;
+            return gdn_xml_error(spec->diag, GDN_ERR_MODEL, e, "repeated %s name '%.64s'", type,
+                                 idx->items[k].name);
         }
     }
     return 0;
@@ -136,56 +130,43 @@ static int compile_actuator(gdnSpec* spec, gdnSpecActuator* a, const NameIndex* 
         if (*limited[k] == 2) {
             int hasrange = !(range[k][0] == 0 && range[k][1] == 0);
             if (!spec->compiler.autolimits && hasrange) {
-                gdn_diag_error(d, GDN_ERR_MODEL, e->file, e->line, e->name, autolimit_msg,
-                               word[k], word[k], word[k], word[k]);
-                return -1;
+                return gdn_xml_error(d, GDN_ERR_MODEL, e, autolimit_msg, word[k], word[k], word[k],
+                                     word[k]);
             }
             *limited[k] = hasrange;
         }
         if (*limited[k] && range[k][0] >= range[k][1]) {
-            gdn_diag_error(d, GDN_ERR_MODEL, e->file, e->line, e->name, "invalid %s range",
-                           word[k]);
-            return -1;
+            return gdn_xml_error(d, GDN_ERR_MODEL, e, "invalid %s range", word[k]);
         }
     }
     if (a->actlimited && a->dyntype == GDN_DYN_NONE) {
-        gdn_diag_error(d, GDN_ERR_MODEL, e->file, e->line, e->name,
-                       "actrange specified but dyntype is 'none'");
-        return -1;
+        return gdn_xml_error(d, GDN_ERR_MODEL, e, "actrange specified but dyntype is 'none'");
     }
     if (a->dyntype != GDN_DYN_NONE) {
-        gdn_diag_error(d, GDN_ERR_UNSUPPORTED, e->file, e->line, e->name,
-                       "actuator dynamics (dyntype other than 'none') are not supported");
-        return -1;
+        return gdn_xml_error(d, GDN_ERR_UNSUPPORTED, e,
+                             "actuator dynamics (dyntype other than 'none') are not supported");
     }
     if (a->gaintype > GDN_GAIN_AFFINE || a->biastype > GDN_BIAS_AFFINE) {
-        gdn_diag_error(d, GDN_ERR_UNSUPPORTED, e->file, e->line, e->name,
-                       "muscle and user gain/bias types are not supported");
-        return -1;
+        return gdn_xml_error(d, GDN_ERR_UNSUPPORTED, e,
+                             "muscle and user gain/bias types are not supported");
     }
     if (!a->target[0]) {
-        gdn_diag_error(d, GDN_ERR_MODEL, e->file, e->line, e->name,
-                       "missing transmission target");
-        return -1;
+        return gdn_xml_error(d, GDN_ERR_MODEL, e, "missing transmission target");
     }
     if (a->trntype != GDN_TRN_JOINT && a->trntype != GDN_MJ_TRN_JOINTINPARENT) {
-        gdn_diag_error(d, GDN_ERR_UNSUPPORTED, e->file, e->line, e->name,
-                       "transmission '%s' not supported (joint transmissions only)",
-                       a->trnattr[0] ? a->trnattr : "slider-crank/site");
-        return -1;
+        return gdn_xml_error(d, GDN_ERR_UNSUPPORTED, e,
+                             "transmission '%s' not supported (joint transmissions only)",
+                             a->trnattr[0] ? a->trnattr : "slider-crank/site");
     }
     int sj = find_name(joints, a->target);
     if (sj < 0) {
-        gdn_diag_error(d, GDN_ERR_MODEL, e->file, e->line, e->name,
-                       "unknown transmission target '%.64s'", a->target);
-        return -1;
+        return gdn_xml_error(d, GDN_ERR_MODEL, e, "unknown transmission target '%.64s'", a->target);
     }
     int type = spec->joints[sj].type;
     if (a->trntype == GDN_MJ_TRN_JOINTINPARENT) {
         if (type != GDN_JNT_HINGE && type != GDN_JNT_SLIDE) {
-            gdn_diag_error(d, GDN_ERR_UNSUPPORTED, e->file, e->line, e->name,
-                           "jointinparent on ball or free joints not supported");
-            return -1;
+            return gdn_xml_error(d, GDN_ERR_UNSUPPORTED, e,
+                                 "jointinparent on ball or free joints not supported");
         }
         a->trntype = GDN_TRN_JOINT; // identical for hinge and slide joints
     }
@@ -371,10 +352,9 @@ static int fill_keys(gdnSpec* spec, gdnModel* m, int nmocap) {
                       {key->nmpos, 3 * nmocap, "mpos"}, {key->nmquat, 4 * nmocap, "mquat"}};
         for (int c = 0; c < 6; c++) {
             if (checks[c].n && checks[c].n != checks[c].want) {
-                gdn_diag_error(spec->diag, GDN_ERR_MODEL, e->file, e->line, e->name,
-                               "invalid %s size %d, expected length %d", checks[c].what,
-                               checks[c].n, checks[c].want);
-                return -1;
+                return gdn_xml_error(spec->diag, GDN_ERR_MODEL, e,
+                                     "invalid %s size %d, expected length %d", checks[c].what,
+                                     checks[c].n, checks[c].want);
             }
         }
         if (key->nqpos) {

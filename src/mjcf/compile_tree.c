@@ -13,12 +13,7 @@
 static const int geom_nsize[8] = {3, 0, 1, 2, 3, 2, 3, 0};
 
 static int fail(gdnSpec* spec, gdnStatus st, gdnXmlElem* e, const char* fmt, const char* arg) {
-    if (e) {
-        gdn_diag_error(spec->diag, st, e->file, e->line, e->name, fmt, arg);
-    } else {
-        gdn_diag_error(spec->diag, st, NULL, 0, NULL, fmt, arg);
-    }
-    return -1;
+    return gdn_xml_error(spec->diag, st, e, fmt, arg);
 }
 
 // true when every entry is finite (huge inputs can overflow in frame and mass computations)

@@ -27,8 +27,7 @@ void gdn_spec_pair_init(gdnSpecPair* p) {
 static const char* required_name(gdnSpec* spec, gdnXmlElem* e, const char* attr) {
     const char* s = gdn_xml_attr(e, attr);
     if (!s) {
-        gdn_diag_error(spec->diag, GDN_ERR_PARSE, e->file, e->line, e->name,
-                       "required attribute missing: '%s'", attr);
+        gdn_xml_error(spec->diag, GDN_ERR_PARSE, e, "required attribute missing: '%s'", attr);
     }
     return s;
 }
@@ -71,17 +70,14 @@ int gdn_mjcf_read_contact(gdnSpec* spec, gdnXmlElem* section) {
     for (gdnXmlElem* e = section->first; e; e = e->next) {
         int is_pair = !strcmp(e->name, "pair");
         if (!is_pair && strcmp(e->name, "exclude")) {
-            gdn_diag_error(d, GDN_ERR_PARSE, e->file, e->line, e->name,
-                           "unrecognized element in contact");
-            return -1;
+            return gdn_xml_error(d, GDN_ERR_PARSE, e, "unrecognized element in contact");
         }
         if (is_pair) {
             int def;
             GDN_TRY(def = gdn_defaults_class_of(spec, e, 0));
             if (!gdn_pool_reserve(spec->pool, (void**)&spec->pairs, &spec->cappair,
                                   spec->npair + 1, sizeof(gdnSpecPair))) {
-                gdn_diag_error(d, GDN_ERR_MEMORY, e->file, e->line, e->name, "out of memory");
-                return -1;
+                return gdn_xml_error(d, GDN_ERR_MEMORY, e, "out of memory");
             }
             gdnSpecPair* p = &spec->pairs[spec->npair++];
             *p = spec->defs[def].pair;
@@ -89,8 +85,7 @@ int gdn_mjcf_read_contact(gdnSpec* spec, gdnXmlElem* section) {
         } else {
             if (!gdn_pool_reserve(spec->pool, (void**)&spec->excludes, &spec->capexclude,
                                   spec->nexclude + 1, sizeof(gdnSpecExclude))) {
-                gdn_diag_error(d, GDN_ERR_MEMORY, e->file, e->line, e->name, "out of memory");
-                return -1;
+                return gdn_xml_error(d, GDN_ERR_MEMORY, e, "out of memory");
             }
             GDN_TRY(read_exclude(spec, e, &spec->excludes[spec->nexclude++]));
         }
@@ -169,9 +164,7 @@ static int sort_by_signature(gdnSpec* spec, void* arr, int n, size_t size, size_
 }
 
 static int fail_at(gdnSpec* spec, gdnXmlElem* e, const char* what, const char* name) {
-    gdn_diag_error(spec->diag, GDN_ERR_MODEL, e->file, e->line, e->name, "unknown %s '%.64s'",
-                   what, name);
-    return -1;
+    return gdn_xml_error(spec->diag, GDN_ERR_MODEL, e, "unknown %s '%.64s'", what, name);
 }
 
 int gdn_mjcf_compile_contact(gdnSpec* spec, const int* geom_order) {
@@ -184,8 +177,7 @@ int gdn_mjcf_compile_contact(gdnSpec* spec, const int* geom_order) {
     const char** names = gdn_pool_alloc(spec->pool, (size_t)(ng + nb + 1) * sizeof(char*));
     int* geom_id = gdn_pool_alloc(spec->pool, (size_t)(ng + 1) * sizeof(int));
     if (!names || !geom_id) {
-        gdn_diag_error(d, GDN_ERR_MEMORY, NULL, 0, NULL, "out of memory");
-        return -1;
+        return gdn_xml_error(d, GDN_ERR_MEMORY, NULL, "out of memory");
     }
     for (int i = 0; i < ng; i++) {
         names[i] = spec->geoms[i].name;
@@ -198,8 +190,7 @@ int gdn_mjcf_compile_contact(gdnSpec* spec, const int* geom_order) {
     NameEntry* geoms = sorted_names(spec, names, ng, &ngeom_named);
     NameEntry* bodies = sorted_names(spec, names + ng, nb, &nbody_named);
     if (!geoms || !bodies) {
-        gdn_diag_error(d, GDN_ERR_MEMORY, NULL, 0, NULL, "out of memory");
-        return -1;
+        return gdn_xml_error(d, GDN_ERR_MEMORY, NULL, "out of memory");
     }
 
     // pairs: condim 1, 3, 4 or 6; geoms found; geom1 on the body with the lower id
@@ -207,9 +198,8 @@ int gdn_mjcf_compile_contact(gdnSpec* spec, const int* geom_order) {
         gdnSpecPair* p = &spec->pairs[i];
         gdnXmlElem* e = p->elem;
         if (p->condim != 1 && p->condim != 3 && p->condim != 4 && p->condim != 6) {
-            gdn_diag_error(d, GDN_ERR_MODEL, e->file, e->line, e->name,
-                           "invalid condim %d in contact pair (1, 3, 4 or 6)", p->condim);
-            return -1;
+            return gdn_xml_error(d, GDN_ERR_MODEL, e,
+                                 "invalid condim %d in contact pair (1, 3, 4 or 6)", p->condim);
         }
         int s1 = lookup(geoms, ngeom_named, p->geom1);
         if (s1 < 0) {
@@ -250,8 +240,7 @@ int gdn_mjcf_compile_contact(gdnSpec* spec, const int* geom_order) {
                           offsetof(gdnSpecPair, signature)) < 0 ||
         sort_by_signature(spec, spec->excludes, spec->nexclude, sizeof(gdnSpecExclude),
                           offsetof(gdnSpecExclude, signature)) < 0) {
-        gdn_diag_error(d, GDN_ERR_MEMORY, NULL, 0, NULL, "out of memory");
-        return -1;
+        return gdn_xml_error(d, GDN_ERR_MEMORY, NULL, "out of memory");
     }
     return 0;
 }

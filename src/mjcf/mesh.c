@@ -13,9 +13,7 @@
 
 static int fail(gdnSpec* spec, gdnStatus status, gdnXmlElem* e, const char* fmt,
                 const char* arg) {
-    gdn_diag_error(spec->diag, status, e ? e->file : NULL, e ? e->line : 0, e ? e->name : NULL,
-                   fmt, arg);
-    return -1;
+    return gdn_xml_error(spec->diag, status, e, fmt, arg);
 }
 
 int gdn_mjcf_mesh_find(const gdnSpec* spec, const char* name) {
@@ -214,9 +212,7 @@ static int read_raw(gdnSpec* spec, gdnSpecMesh* me, RawMesh* r) {
     gdnMeshTriangles t;
     gdnStatus st = gdn_mesh_read_triangles(path, &t, cause, (int)sizeof(cause));
     if (st != GDN_OK) {
-        gdn_diag_error(spec->diag, st, me->elem->file, me->elem->line, me->elem->name,
-                       "mesh file '%s': %s", path, cause);
-        return -1;
+        return gdn_xml_error(spec->diag, st, me->elem, "mesh file '%s': %s", path, cause);
     }
     int is_stl = gdn_mesh_format_of(path) == GDN_MESH_STL;
     int per_corner = is_stl || t.nface > 0;
@@ -282,9 +278,8 @@ static int make_hull(gdnSpec* spec, gdnSpecMesh* me, RawMesh* r, int need_graph)
     gdnStatus st = gdn_hull_build(pts, r->nvert, &hull, cause, (int)sizeof(cause));
     free(pts);
     if (st != GDN_OK) {
-        gdn_diag_error(spec->diag, st, me->elem->file, me->elem->line, me->elem->name,
-                       "convex hull of mesh '%s': %s", me->name, cause);
-        return -1;
+        return gdn_xml_error(spec->diag, st, me->elem, "convex hull of mesh '%s': %s", me->name,
+                             cause);
     }
     int size = gdn_hull_graph_size(&hull);
     int* graph = gdn_pool_alloc(spec->pool, sizeof(int) * (size_t)size);
@@ -601,9 +596,7 @@ int gdn_mjcf_mesh_geom(gdnSpec* spec, gdnSpecGeom* g) {
     }
     gdnSpecMesh* me = &spec->meshes[id];
     if (me->invalid) {
-        gdn_diag_error(spec->diag, GDN_ERR_MODEL, g->elem->file, g->elem->line, g->elem->name,
-                       "%s: %s", me->invalid, me->name);
-        return -1;
+        return gdn_xml_error(spec->diag, GDN_ERR_MODEL, g->elem, "%s: %s", me->invalid, me->name);
     }
     if (!isnan(g->fromto[0])) {
         return fail(spec, GDN_ERR_MODEL, g->elem, "%s", "fromto cannot be used with a mesh geom");

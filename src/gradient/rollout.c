@@ -182,11 +182,6 @@ static gdnStatus step_into(const gdnModel* m, const gdnRollout* r, gdnTape* tape
     return GDN_OK;
 }
 
-gdnStatus gdn_rollout_step(const gdnModel* m, const gdnRollout* r, gdnData* d, int t, char* err,
-                           int err_size) {
-    return step_into(m, r, NULL, d, t, -1, err, err_size);
-}
-
 // The forward pass shared by the primal and the gradient:
 //   x_0 = validated initial state; for t < T: record x_t (every K-th, with the warm start the
 //   step reads when K > 1), J += l(x_t, u_t), x_{t+1} = gdn_step(x_t, u_t), record step t

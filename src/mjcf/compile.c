@@ -86,18 +86,23 @@ static int find_name(const NameIndex* idx, const char* name) {
     return -1;
 }
 
-// gather name and element pointers of a spec array into pool arrays
-#define GATHER(spec, arr, n, names, elems)                                             \
-    do {                                                                               \
-        names = gdn_pool_alloc((spec)->pool, (size_t)((n) + 1) * sizeof(char*));       \
-        elems = gdn_pool_alloc((spec)->pool, (size_t)((n) + 1) * sizeof(gdnXmlElem*)); \
-        if (!names || !elems) {                                                        \
-            return fail(spec, GDN_ERR_MEMORY, NULL, "%s", "out of memory");            \
-        }                                                                              \
-        for (int i_ = 0; i_ < (n); i_++) {                                             \
-            names[i_] = (spec)->arr[i_].name;                                          \
-            elems[i_] = (spec)->arr[i_].elem;                                          \
-        }                                                                              \
+// index the names of a spec array (build_index: repeated names are an error) and add their
+// bytes, terminators included, to nnames; the caller returns NULL after an error
+#define INDEX_NAMES(spec, arr, n, type, idx, nnames)                                             \
+    do {                                                                                         \
+        const char** names_ = gdn_pool_alloc((spec)->pool, (size_t)((n) + 1) * sizeof(*names_)); \
+        gdnXmlElem** elems_ = gdn_pool_alloc((spec)->pool, (size_t)((n) + 1) * sizeof(*elems_)); \
+        if (!names_ || !elems_) {                                                                \
+            return fail(spec, GDN_ERR_MEMORY, NULL, "%s", "out of memory");                      \
+        }                                                                                        \
+        for (int i_ = 0; i_ < (n); i_++) {                                                       \
+            names_[i_] = (spec)->arr[i_].name;                                                   \
+            elems_[i_] = (spec)->arr[i_].elem;                                                   \
+            nnames += strlen(names_[i_]) + 1;                                                    \
+        }                                                                                        \
+        if (build_index((spec), (idx), names_, elems_, (n), (type)) < 0) {                       \
+            return NULL;                                                                         \
+        }                                                                                        \
     } while (0)
 
 // append name to the buffer at *pos; returns its address (0 = the shared empty string)
@@ -389,14 +394,11 @@ gdnModel* gdn_compile_model(gdnSpec* spec) {
         return NULL;
     }
 
-    // names: unique per type; joint lookup for actuators
-    const char** names;
-    gdnXmlElem** elems;
+    // names: unique per type; joint lookup for actuators; the names buffer's size (offset 0
+    // is the empty string)
+    size_t nnames = 1;
     NameIndex idx;
-    GATHER(spec, bodies, spec->nbody, names, elems);
-    if (build_index(spec, &idx, names, elems, spec->nbody, "body") < 0) {
-        return NULL;
-    }
+    INDEX_NAMES(spec, bodies, spec->nbody, "body", &idx, nnames);
 
     // equality constraints: body ids (body2 absent = the world), distinct bodies
     int* eq_body = gdn_pool_alloc(spec->pool, (size_t)(2 * spec->neq + 1) * sizeof(int));
@@ -419,27 +421,12 @@ gdnModel* gdn_compile_model(gdnSpec* spec) {
                         "body '%.64s' is repeated in equality constraint", q->body1);
         }
     }
-    GATHER(spec, geoms, spec->ngeom, names, elems);
-    if (build_index(spec, &idx, names, elems, spec->ngeom, "geom") < 0) {
-        return NULL;
-    }
-    GATHER(spec, sites, spec->nsite, names, elems);
-    if (build_index(spec, &idx, names, elems, spec->nsite, "site") < 0) {
-        return NULL;
-    }
-    GATHER(spec, actuators, spec->nu, names, elems);
-    if (build_index(spec, &idx, names, elems, spec->nu, "actuator") < 0) {
-        return NULL;
-    }
-    GATHER(spec, keys, spec->nkey, names, elems);
-    if (build_index(spec, &idx, names, elems, spec->nkey, "key") < 0) {
-        return NULL;
-    }
+    INDEX_NAMES(spec, geoms, spec->ngeom, "geom", &idx, nnames);
+    INDEX_NAMES(spec, sites, spec->nsite, "site", &idx, nnames);
+    INDEX_NAMES(spec, actuators, spec->nu, "actuator", &idx, nnames);
+    INDEX_NAMES(spec, keys, spec->nkey, "key", &idx, nnames);
     NameIndex joints;
-    GATHER(spec, joints, spec->njnt, names, elems);
-    if (build_index(spec, &joints, names, elems, spec->njnt, "joint") < 0) {
-        return NULL;
-    }
+    INDEX_NAMES(spec, joints, spec->njnt, "joint", &joints, nnames);
 
     // contact pairs and excludes: geom / body names to ids, signatures, sorted
     if (gdn_mjcf_compile_contact(spec, tree.geom_order) < 0) {
@@ -481,25 +468,6 @@ gdnModel* gdn_compile_model(gdnSpec* spec) {
     double key_values = (double)sz.nkey * ((double)sz.nq + sz.nv + sz.nu + 1);
     if (sz.nkey < 0 || key_values > GDN_MAX_KEY_VALUES) {
         return fail(spec, GDN_ERR_MODEL, NULL, "%s", "size: too many keyframes (nkey)");
-    }
-    size_t nnames = 1;
-    for (int i = 0; i < spec->nbody; i++) {
-        nnames += strlen(spec->bodies[i].name) + 1;
-    }
-    for (int i = 0; i < spec->njnt; i++) {
-        nnames += strlen(spec->joints[i].name) + 1;
-    }
-    for (int i = 0; i < spec->ngeom; i++) {
-        nnames += strlen(spec->geoms[i].name) + 1;
-    }
-    for (int i = 0; i < spec->nsite; i++) {
-        nnames += strlen(spec->sites[i].name) + 1;
-    }
-    for (int i = 0; i < spec->nu; i++) {
-        nnames += strlen(spec->actuators[i].name) + 1;
-    }
-    for (int i = 0; i < spec->nkey; i++) {
-        nnames += strlen(spec->keys[i].name) + 1;
     }
     if (nnames > 100000000) {
         return fail(spec, GDN_ERR_MODEL, NULL, "%s", "names too long");

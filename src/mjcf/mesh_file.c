@@ -552,24 +552,6 @@ static gdnStatus read_bytes(const char* path, unsigned char** out, size_t* out_l
     return GDN_OK;
 }
 
-gdnStatus gdn_mesh_read_file(const char* path, double** verts, int* nvert, char* cause,
-                             int cause_size) {
-    if (!verts || !nvert || !path) {
-        return fail(cause, cause_size, GDN_ERR_ARG, "NULL argument");
-    }
-    *verts = NULL;
-    *nvert = 0;
-    unsigned char* buf;
-    size_t len;
-    gdnMeshFormat format;
-    gdnStatus status = read_bytes(path, &buf, &len, &format, cause, cause_size);
-    if (status == GDN_OK) {
-        status = gdn_mesh_parse(format, buf, len, verts, nvert, cause, cause_size);
-    }
-    free(buf);
-    return status;
-}
-
 gdnStatus gdn_mesh_read_triangles(const char* path, gdnMeshTriangles* out, char* cause,
                                   int cause_size) {
     if (!out || !path) {

@@ -15,6 +15,13 @@ static void set_err(char* err, int err_size, const char* msg) {
     }
 }
 
+// the next n doubles at the cursor *p, advancing it
+static double* take(double** p, size_t n) {
+    double* at = *p;
+    *p += n;
+    return at;
+}
+
 static size_t round8(size_t n) {
     return (n + 7u) & ~(size_t)7u;
 }
@@ -225,34 +232,20 @@ gdnStatus gdn_tape_create_opt(const gdnModel* m, const gdnTapeOptions* opt, gdnT
 
     // carve the doubles, then the pool (64-byte aligned)
     double* p = (double*)(void*)(buf + head);
-    tp->checkpoint = p;
-    p += (size_t)ncheck * (size_t)stride;
-    tp->warm = every > 1 ? p : NULL;
-    p += every > 1 ? (size_t)ncheck * nvz : 0;
-    tp->segment = every > 1 ? p : NULL;
-    p += (size_t)(every - 1) * (size_t)stride;
-    tp->final = p;
-    p += stride;
-    tp->qpos0 = p;
-    p += nq;
-    tp->lam_q = p;
-    p += nv;
-    tp->lam_v = p;
-    p += nv;
-    tp->g_q = p;
-    p += nv;
-    tp->g_v = p;
-    p += nv;
-    tp->cost_q = p;
-    p += nq > nv ? nq : nv;
-    tp->cost_qt = p;
-    p += nv;
-    tp->cost_v = p;
-    p += nv;
-    tp->cost_u = p;
-    p += nu;
-    tp->inter = store ? p : NULL;
-    p += (size_t)nslot * inter_stride;
+    tp->checkpoint = take(&p, (size_t)ncheck * (size_t)stride);
+    tp->warm = every > 1 ? take(&p, (size_t)ncheck * nvz) : NULL;
+    tp->segment = every > 1 ? take(&p, (size_t)(every - 1) * (size_t)stride) : NULL;
+    tp->final = take(&p, (size_t)stride);
+    tp->qpos0 = take(&p, (size_t)nq);
+    tp->lam_q = take(&p, nvz);
+    tp->lam_v = take(&p, nvz);
+    tp->g_q = take(&p, nvz);
+    tp->g_v = take(&p, nvz);
+    tp->cost_q = take(&p, (size_t)(nq > nv ? nq : nv));
+    tp->cost_qt = take(&p, nvz);
+    tp->cost_v = take(&p, nvz);
+    tp->cost_u = take(&p, (size_t)nu);
+    tp->inter = store ? take(&p, (size_t)nslot * inter_stride) : NULL;
     tp->pool = (unsigned char*)(((uintptr_t)p + 63u) & ~(uintptr_t)63u);
     tp->pool_bytes = pool;
     tp->solve_reserve = reserve;

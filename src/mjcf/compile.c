@@ -237,19 +237,15 @@ static void fill_tree(const gdnSpec* spec, const gdnSpecTree* tree, gdnModel* m,
             // hinge/slide = ref / springref
             double* q0 = m->qpos0 + qposadr;
             double* qs = m->qpos_spring + qposadr;
-            int nq = 1, nv = 1;
+            const int nq = gdn_joint_nq(j->type), nv = gdn_joint_nv(j->type);
             if (j->type == GDN_JNT_FREE) {
                 memcpy(q0, b->pos, 3 * sizeof(double));
                 memcpy(q0 + 3, b->quat, 4 * sizeof(double));
                 memcpy(qs, q0, 7 * sizeof(double));
-                nq = 7;
-                nv = 6;
             } else if (j->type == GDN_JNT_BALL) {
                 q0[0] = 1;
                 q0[1] = q0[2] = q0[3] = 0;
                 memcpy(qs, q0, 4 * sizeof(double));
-                nq = 4;
-                nv = 3;
             } else {
                 q0[0] = j->ref;
                 qs[0] = j->springref;
@@ -455,9 +451,8 @@ gdnModel* gdn_compile_model(gdnSpec* spec) {
         nmocap += spec->bodies[i].mocap;
     }
     for (int i = 0; i < spec->njnt; i++) {
-        int t = spec->joints[i].type;
-        sz.nq += t == GDN_JNT_FREE ? 7 : t == GDN_JNT_BALL ? 4 : 1;
-        sz.nv += t == GDN_JNT_FREE ? 6 : t == GDN_JNT_BALL ? 3 : 1;
+        sz.nq += gdn_joint_nq(spec->joints[i].type);
+        sz.nv += gdn_joint_nv(spec->joints[i].type);
     }
     sz.nu = spec->nu;
     sz.nbody = spec->nbody;

@@ -271,7 +271,7 @@ static int compile_joint(gdnSpec* spec, gdnSpecJoint* j) {
         j->ref *= GDN_MJ_PI / 180.0;
         j->springref *= GDN_MJ_PI / 180.0;
     }
-    return j->type == GDN_JNT_FREE ? 6 : j->type == GDN_JNT_BALL ? 3 : 1;
+    return gdn_joint_nv(j->type);
 }
 
 static int compile_site(gdnSpec* spec, gdnSpecSite* s) {

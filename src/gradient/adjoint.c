@@ -6,6 +6,7 @@
 #include <gradyn/adjoint.h>
 #include <gradyn/derivative.h>
 
+#include "base/status.h"
 #include "gradient/cost.h"
 #include "gradient/rollout.h"
 #include "gradient/step_derivative.h"
@@ -43,8 +44,8 @@ static gdnStatus reverse_step(const gdnModel* m, const gdnRollout* r, const gdnO
                              tape->g_v, gctrl, out->param, gvert);
     }
     if (st != GDN_OK) {
-        return gdn_rollout_fail(st, err, err_size, "step %d: the step VJP failed (%s)", t,
-                                gdn_status_string(st));
+        return gdn_fail(st, err, err_size, "step %d: the step VJP failed (%s)", t,
+                        gdn_status_string(st));
     }
     if (obj->running.fn) {
         double value;
@@ -128,7 +129,7 @@ gdnStatus gdn_adjoint_rollout_gradient(const gdnModel* m, const gdnRollout* r,
         err[0] = '\0';
     }
     if (!out) {
-        return gdn_rollout_fail(GDN_ERR_ARG, err, err_size, "NULL gradient output");
+        return gdn_fail(GDN_ERR_ARG, err, err_size, "NULL gradient output");
     }
     out->J = NAN;
     gdnStatus st = gdn_rollout_validate(m, r, obj, tape, err, err_size);
@@ -150,12 +151,12 @@ gdnStatus gdn_adjoint_rollout_gradient(const gdnModel* m, const gdnRollout* r,
     }
     // the gradient differentiates the smooth + penalty step only: refuse, never a wrong gradient
     if (tape->constrained >= 0) {
-        return gdn_rollout_fail(GDN_ERR_UNSUPPORTED, err, err_size,
-                                "step %d has %d constraint rows (contacts, limits, equality or "
-                                "friction loss): the gradient through the constraint solve is "
-                                "not implemented; disable constraints (GDN_DSBL_CONSTRAINT) to "
-                                "differentiate the unconstrained model",
-                                tape->constrained, tape->constrained_nefc);
+        return gdn_fail(GDN_ERR_UNSUPPORTED, err, err_size,
+                        "step %d has %d constraint rows (contacts, limits, equality or "
+                        "friction loss): the gradient through the constraint solve is "
+                        "not implemented; disable constraints (GDN_DSBL_CONSTRAINT) to "
+                        "differentiate the unconstrained model",
+                        tape->constrained, tape->constrained_nefc);
     }
     st = backward(m, r, obj, tape, out, err, err_size);
     if (st != GDN_OK) {

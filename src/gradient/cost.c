@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // Objective terms: callback evaluation and the qpos-coordinate to tangent gradient map.
 #include <math.h>
-#include <stdio.h>
 #include <string.h>
 
 #include <gradyn/adjoint.h>
 
+#include "base/status.h"
 #include "gradient/cost.h"
 #include "math/vec.h"
 
@@ -77,11 +77,8 @@ gdnStatus gdn_cost_eval(const gdnModel* m, gdnTape* tape, const gdnCost* c, int 
     *value = 0;
     gdnStatus st = c->fn(m, s, t, c->user, value, gq, gv, gu);
     if (st != GDN_OK) {
-        if (err && err_size > 0) {
-            snprintf(err, (size_t)err_size, "step %d: %s callback failed (%s)", t, which,
-                     gdn_status_string(st));
-        }
-        return st;
+        return gdn_fail(st, err, err_size, "step %d: %s callback failed (%s)", t, which,
+                        gdn_status_string(st));
     }
     int finite = isfinite(*value);
     if (want_grad) {
@@ -92,10 +89,7 @@ gdnStatus gdn_cost_eval(const gdnModel* m, gdnTape* tape, const gdnCost* c, int 
         }
     }
     if (!finite) {
-        if (err && err_size > 0) {
-            snprintf(err, (size_t)err_size, "step %d: %s is not finite", t, which);
-        }
-        return GDN_ERR_NONFINITE;
+        return gdn_fail(GDN_ERR_NONFINITE, err, err_size, "step %d: %s is not finite", t, which);
     }
     return GDN_OK;
 }

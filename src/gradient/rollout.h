@@ -7,10 +7,6 @@
 
 #include "gradient/tape.h"
 
-// printf-style message into err (when non-NULL), returns st
-gdnStatus gdn_rollout_fail(gdnStatus st, char* err, int err_size, const char* fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
 // checks every input before anything runs; leaves x_0's configuration in tape->qpos0
 // (quaternions normalized as gdn_step's kinematics normalizes them)
 gdnStatus gdn_rollout_validate(const gdnModel* m, const gdnRollout* r, const gdnObjective* obj,

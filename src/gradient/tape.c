@@ -1,19 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // The rollout tape: one allocation holding the state record, the step records and the buffers.
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <gradyn/adjoint.h>
 
+#include "base/status.h"
 #include "gradient/tape.h"
-
-static void set_err(char* err, int err_size, const char* msg) {
-    if (err && err_size > 0) {
-        snprintf(err, (size_t)err_size, "%s", msg);
-    }
-}
 
 // the next n doubles at the cursor *p, advancing it
 static double* take(double** p, size_t n) {
@@ -136,12 +130,12 @@ gdnStatus gdn_tape_create_opt(const gdnModel* m, const gdnTapeOptions* opt, gdnT
         *tape = NULL;
     }
     if (!m || !opt || !tape) {
-        set_err(err, err_size, "gdn_tape_create: NULL model, options or tape pointer");
-        return GDN_ERR_ARG;
+        return gdn_fail(GDN_ERR_ARG, err, err_size,
+                        "gdn_tape_create: NULL model, options or tape pointer");
     }
     if (opt->max_steps <= 0 || opt->checkpoint_every < 0) {
-        set_err(err, err_size, "gdn_tape_create: max_steps must be > 0, checkpoint_every >= 0");
-        return GDN_ERR_ARG;
+        return gdn_fail(GDN_ERR_ARG, err, err_size,
+                        "gdn_tape_create: max_steps must be > 0, checkpoint_every >= 0");
     }
     int every = opt->checkpoint_every < 1 ? 1 : opt->checkpoint_every;
     if (every > opt->max_steps) {
@@ -159,8 +153,8 @@ gdnStatus gdn_tape_create_opt(const gdnModel* m, const gdnTapeOptions* opt, gdnT
     if (gdn_data_create(m, &d) != GDN_OK || gdn_data_create(m, &scratch) != GDN_OK) {
         gdn_data_free(d);
         gdn_data_free(scratch);
-        set_err(err, err_size, "gdn_tape_create: could not create the rollout data");
-        return GDN_ERR_MEMORY;
+        return gdn_fail(GDN_ERR_MEMORY, err, err_size,
+                        "gdn_tape_create: could not create the rollout data");
     }
     const int factor = opt->record_factor != 0;
     const size_t nvz = (size_t)nv;
@@ -197,9 +191,8 @@ gdnStatus gdn_tape_create_opt(const gdnModel* m, const gdnTapeOptions* opt, gdnT
     if (!buf) {
         gdn_data_free(d);
         gdn_data_free(scratch);
-        set_err(err, err_size, fits ? "gdn_tape_create: out of memory"
-                                    : "gdn_tape_create: tape too large");
-        return GDN_ERR_MEMORY;
+        return gdn_fail(GDN_ERR_MEMORY, err, err_size, "gdn_tape_create: %s",
+                        fits ? "out of memory" : "tape too large");
     }
     gdnTape* tp = (gdnTape*)(void*)buf;
     tp->buffer = buf;
@@ -415,15 +408,12 @@ gdnStatus gdn_tape_record_solve(gdnTape* tape, int slot, int t, const gdnData* d
     const size_t block = block_bytes(nv, ncon, nefc, nfactor);
     if (block > tape->solve_reserve - tape->solve_used ||
         sizeof(double) * (size_t)nv + block > tape->pool_bytes - tape->pool_used) {
-        if (err && err_size > 0) {
-            snprintf(err, (size_t)err_size,
-                     "step %d: the tape's solve reserve is full: the step's solve (%d contacts, "
-                     "%d rows%s) needs %zu bytes, %zu of %zu reserved bytes are free (raise "
-                     "gdnTapeOptions.solve_bytes_per_step)",
-                     t, ncon, nefc, factor ? ", the factor" : "", block,
-                     tape->solve_reserve - tape->solve_used, tape->solve_reserve);
-        }
-        return GDN_ERR_MEMORY;
+        return gdn_fail(GDN_ERR_MEMORY, err, err_size,
+                        "step %d: the tape's solve reserve is full: the step's solve (%d "
+                        "contacts, %d rows%s) needs %zu bytes, %zu of %zu reserved bytes are free "
+                        "(raise gdnTapeOptions.solve_bytes_per_step)",
+                        t, ncon, nefc, factor ? ", the factor" : "", block,
+                        tape->solve_reserve - tape->solve_used, tape->solve_reserve);
     }
     gdnTapeEntry* e = &tape->entry[slot];
     unsigned char* p = tape->pool + tape->pool_used;

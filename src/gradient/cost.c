@@ -8,6 +8,7 @@
 #include "base/status.h"
 #include "gradient/cost.h"
 #include "math/vec.h"
+#include "math/vecn.h"
 
 // quaternion block: g_k = <gq, 0.5 q (x) [0, e_k]>.  With q (x) [0, e] = [-q_v . e,
 // q_w e + q_v x e] this is g = 0.5 (q_w gq_v - gq_w q_v + gq_v x q_v)
@@ -38,15 +39,6 @@ void gdn_qpos_grad_to_tangent(const gdnModel* m, const double* qpos, const doubl
             break;
         }
     }
-}
-
-static int all_finite(const double* x, int n) {
-    for (int i = 0; i < n; i++) {
-        if (!isfinite(x[i])) {
-            return 0;
-        }
-    }
-    return 1;
 }
 
 gdnStatus gdn_cost_eval(const gdnModel* m, gdnTape* tape, const gdnCost* c, int t,
@@ -82,8 +74,8 @@ gdnStatus gdn_cost_eval(const gdnModel* m, gdnTape* tape, const gdnCost* c, int 
     }
     int finite = isfinite(*value);
     if (want_grad) {
-        finite = finite && all_finite(gq, c->grad_tangent ? nv : nq) && all_finite(gv, nv) &&
-                 (!gu || all_finite(gu, nu));
+        finite = finite && gdn_all_finite(gq, c->grad_tangent ? nv : nq) && gdn_all_finite(gv, nv) &&
+                 (!gu || gdn_all_finite(gu, nu));
         if (finite && !c->grad_tangent) {
             gdn_qpos_grad_to_tangent(m, qpos, tape->cost_q, tape->cost_qt);
         }

@@ -6,6 +6,8 @@
 
 #include <gradyn/gradyn.h>
 
+#include "math/vecn.h"
+
 // n finite, non-negative values
 static int valid_friction(const double* f, int n) {
     for (int i = 0; i < n; i++) {
@@ -19,23 +21,13 @@ static int valid_friction(const double* f, int n) {
 // (timeconst > 0, dampratio > 0) or the direct form (-stiffness <= 0, -damping <= 0): the mixed
 // forms are the ones the constraint rows replace by the default (0.02, 1), as MuJoCo does
 static int valid_solref(const double* s, int n) {
-    for (int i = 0; i < n; i++) {
-        if (!isfinite(s[i])) {
-            return 0;
-        }
-    }
-    return (s[0] > 0) == (s[1] > 0);
+    return gdn_all_finite(s, n) && (s[0] > 0) == (s[1] > 0);
 }
 
 // dmin, dmax, midpoint in [0, 1], width >= 0, power >= 1, all finite
 static int valid_solimp(const double* s, int n) {
-    for (int i = 0; i < n; i++) {
-        if (!isfinite(s[i])) {
-            return 0;
-        }
-    }
-    return s[0] >= 0 && s[0] <= 1 && s[1] >= 0 && s[1] <= 1 && s[2] >= 0 && s[3] >= 0 &&
-           s[3] <= 1 && s[4] >= 1;
+    return gdn_all_finite(s, n) && s[0] >= 0 && s[0] <= 1 && s[1] >= 0 && s[1] <= 1 &&
+           s[2] >= 0 && s[3] >= 0 && s[3] <= 1 && s[4] >= 1;
 }
 
 // row i (of count rows, width values each) of array = value, when i is in range and the value

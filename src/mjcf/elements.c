@@ -283,19 +283,12 @@ int gdn_read_actuator(gdnSpec* spec, gdnXmlElem* e, gdnSpecActuator* a, int in_d
         a->dyntype = GDN_DYN_NONE;
         a->gaintype = GDN_GAIN_FIXED;
         a->biastype = GDN_BIAS_NONE;
-    } else if (!strcmp(type, "position")) {
-        // force = kp ctrl - kp q
+    } else if (!strcmp(type, "position") || !strcmp(type, "velocity")) {
+        // force = kp ctrl - kp q (position), kv ctrl - kv qdot (velocity)
+        const int velocity = !strcmp(type, "velocity");
         memset(a->biasprm, 0, sizeof(a->biasprm));
-        GDN_TRY(gdn_attr_doubles(d, e, "kp", 1, a->gainprm, 1));
-        a->biasprm[1] = -a->gainprm[0];
-        a->dyntype = GDN_DYN_NONE;
-        a->gaintype = GDN_GAIN_FIXED;
-        a->biastype = GDN_BIAS_AFFINE;
-    } else if (!strcmp(type, "velocity")) {
-        // force = kv ctrl - kv qdot
-        memset(a->biasprm, 0, sizeof(a->biasprm));
-        GDN_TRY(gdn_attr_doubles(d, e, "kv", 1, a->gainprm, 1));
-        a->biasprm[2] = -a->gainprm[0];
+        GDN_TRY(gdn_attr_doubles(d, e, velocity ? "kv" : "kp", 1, a->gainprm, 1));
+        a->biasprm[velocity ? 2 : 1] = -a->gainprm[0];
         a->dyntype = GDN_DYN_NONE;
         a->gaintype = GDN_GAIN_FIXED;
         a->biastype = GDN_BIAS_AFFINE;

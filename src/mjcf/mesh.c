@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "math/vec.h"
 #include "model/hull.h"
 #include "model/mesh_model.h"
 #include "mjcf/mesh_file.h"
@@ -363,7 +364,7 @@ static void transform_vertices(const gdnSpecMesh* me, float* vert, int nvert) {
             const double identity[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
             memcpy(R, identity, sizeof(R));
         } else {
-            gdn_mj_quat2mat(R, q);
+            gdn_quat2mat(R, q);
         }
         for (int i = 0; i < nvert; i++) {
             float* v = vert + 3 * i;
@@ -482,7 +483,7 @@ static const char* process(gdnSpecMesh* me, const RawMesh* r, int exact) {
 
     // vertices into the principal frame: v = R(conj(quat)) v; aabb = max |v|
     double neg[4] = {quat[0], -quat[1], -quat[2], -quat[3]}, R[9];
-    gdn_mj_quat2mat(R, neg);
+    gdn_quat2mat(R, neg);
     me->aabb[0] = me->aabb[1] = me->aabb[2] = 0;
     for (int i = 0; i < r->nvert; i++) {
         float* v = vert + 3 * i;
@@ -546,7 +547,7 @@ int gdn_mjcf_compile_meshes(gdnSpec* spec) {
 static void frame_accumulate(double pos[3], double quat[4], const double addpos[3],
                              const double addquat[4]) {
     double R[9], q[4];
-    gdn_mj_quat2mat(R, quat);
+    gdn_quat2mat(R, quat);
     for (int k = 0; k < 3; k++) {
         pos[k] += R[3 * k] * addpos[0] + R[3 * k + 1] * addpos[1] + R[3 * k + 2] * addpos[2];
     }

@@ -23,28 +23,17 @@ static gdnModel* fail(gdnSpec* spec, gdnStatus st, gdnXmlElem* e, const char* fm
 
 // ---------------------------------------------------------------- names
 
-typedef struct NamedItem {
-    const char* name;
-    int index;
-} NamedItem;
-
 static int compare_named(const void* a, const void* b) {
-    const NamedItem* x = a;
-    const NamedItem* y = b;
+    const gdnNamedItem* x = a;
+    const gdnNamedItem* y = b;
     int c = strcmp(x->name, y->name);
     return c ? c : (x->index > y->index) - (x->index < y->index);
 }
 
-// names of one object type sorted for duplicate checks and lookups
-typedef struct NameIndex {
-    NamedItem* items;
-    int n;
-} NameIndex;
-
 // build the index of the non-empty names; on a repeated name report it at elems[second]
-static int build_index(gdnSpec* spec, NameIndex* idx, const char* const* names,
+static int build_index(gdnSpec* spec, gdnNameIndex* idx, const char* const* names,
                        gdnXmlElem* const* elems, int n, const char* type) {
-    idx->items = gdn_pool_alloc(spec->pool, (size_t)(n + 1) * sizeof(NamedItem));
+    idx->items = gdn_pool_alloc(spec->pool, (size_t)(n + 1) * sizeof(gdnNamedItem));
     idx->n = 0;
     if (!idx->items) {
         fail(spec, GDN_ERR_MEMORY, NULL, "%s", "out of memory");
@@ -57,7 +46,7 @@ static int build_index(gdnSpec* spec, NameIndex* idx, const char* const* names,
             idx->n++;
         }
     }
-    qsort(idx->items, (size_t)idx->n, sizeof(NamedItem), compare_named);
+    qsort(idx->items, (size_t)idx->n, sizeof(gdnNamedItem), compare_named);
     for (int k = 1; k < idx->n; k++) {
         if (!strcmp(idx->items[k].name, idx->items[k - 1].name)) {
             gdnXmlElem* e = elems[idx->items[k].index];
@@ -68,8 +57,7 @@ static int build_index(gdnSpec* spec, NameIndex* idx, const char* const* names,
     return 0;
 }
 
-// index of name in idx, -1 when absent
-static int find_name(const NameIndex* idx, const char* name) {
+int gdn_name_find(const gdnNameIndex* idx, const char* name) {
     int lo = 0, hi = idx->n - 1;
     while (lo <= hi) {
         int mid = (lo + hi) / 2;
@@ -120,7 +108,7 @@ static int put_name(char* buf, int* pos, const char* name) {
 // ---------------------------------------------------------------- actuators
 
 // resolve limits, check ranges, find the joint; -1 after an error
-static int compile_actuator(gdnSpec* spec, gdnSpecActuator* a, const NameIndex* joints,
+static int compile_actuator(gdnSpec* spec, gdnSpecActuator* a, const gdnNameIndex* joints,
                             const int* jnt_id_of_spec) {
     gdnXmlElem* e = a->elem;
     gdnDiag* d = spec->diag;
@@ -163,7 +151,7 @@ static int compile_actuator(gdnSpec* spec, gdnSpecActuator* a, const NameIndex* 
                              "transmission '%s' not supported (joint transmissions only)",
                              a->trnattr[0] ? a->trnattr : "slider-crank/site");
     }
-    int sj = find_name(joints, a->target);
+    int sj = gdn_name_find(joints, a->target);
     if (sj < 0) {
         return gdn_xml_error(d, GDN_ERR_MODEL, e, "unknown transmission target '%.64s'", a->target);
     }
@@ -390,11 +378,11 @@ gdnModel* gdn_compile_model(gdnSpec* spec) {
         return NULL;
     }
 
-    // names: unique per type; joint lookup for actuators; the names buffer's size (offset 0
-    // is the empty string)
+    // names: unique per type; body and geom lookup for equalities and contact pairs, joint
+    // lookup for actuators; the names buffer's size (offset 0 is the empty string)
     size_t nnames = 1;
-    NameIndex idx;
-    INDEX_NAMES(spec, bodies, spec->nbody, "body", &idx, nnames);
+    gdnNameIndex bodies, geoms, idx, joints;
+    INDEX_NAMES(spec, bodies, spec->nbody, "body", &bodies, nnames);
 
     // equality constraints: body ids (body2 absent = the world), distinct bodies
     int* eq_body = gdn_pool_alloc(spec->pool, (size_t)(2 * spec->neq + 1) * sizeof(int));
@@ -403,8 +391,8 @@ gdnModel* gdn_compile_model(gdnSpec* spec) {
     }
     for (int i = 0; i < spec->neq; i++) {
         const gdnSpecEquality* q = &spec->equalities[i];
-        eq_body[2 * i] = find_name(&idx, q->body1);
-        eq_body[2 * i + 1] = q->body2[0] ? find_name(&idx, q->body2) : 0;
+        eq_body[2 * i] = gdn_name_find(&bodies, q->body1);
+        eq_body[2 * i + 1] = q->body2[0] ? gdn_name_find(&bodies, q->body2) : 0;
         for (int k = 0; k < 2; k++) {
             if (eq_body[2 * i + k] < 0) {
                 return fail(spec, GDN_ERR_MODEL, q->elem,
@@ -417,15 +405,14 @@ gdnModel* gdn_compile_model(gdnSpec* spec) {
                         "body '%.64s' is repeated in equality constraint", q->body1);
         }
     }
-    INDEX_NAMES(spec, geoms, spec->ngeom, "geom", &idx, nnames);
+    INDEX_NAMES(spec, geoms, spec->ngeom, "geom", &geoms, nnames);
     INDEX_NAMES(spec, sites, spec->nsite, "site", &idx, nnames);
     INDEX_NAMES(spec, actuators, spec->nu, "actuator", &idx, nnames);
     INDEX_NAMES(spec, keys, spec->nkey, "key", &idx, nnames);
-    NameIndex joints;
     INDEX_NAMES(spec, joints, spec->njnt, "joint", &joints, nnames);
 
     // contact pairs and excludes: geom / body names to ids, signatures, sorted
-    if (gdn_mjcf_compile_contact(spec, tree.geom_order) < 0) {
+    if (gdn_mjcf_compile_contact(spec, tree.geom_order, &geoms, &bodies) < 0) {
         return NULL;
     }
 

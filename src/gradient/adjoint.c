@@ -6,6 +6,7 @@
 #include <gradyn/adjoint.h>
 #include <gradyn/derivative.h>
 
+#include "base/status.h"
 #include "gradient/cost.h"
 #include "gradient/rollout.h"
 #include "gradient/step_derivative.h"
@@ -39,22 +40,23 @@ static gdnStatus reverse_constrained(const gdnModel* m, gdnTape* tape, int t, do
     gdnStatus st = gdn_step_vjp_explained(m, d, tape->lam_q, tape->lam_v, tape->g_q, tape->g_v,
                                           gctrl, gparam, gvert, &what);
     if (st == GDN_ERR_UNSUPPORTED && what) {
-        return gdn_rollout_fail(st, err, err_size,
-                                "step %d has %d constraint rows and no derivative through its "
-                                "%s yet; disable those rows (e.g. GDN_DSBL_CONSTRAINT) to "
-                                "differentiate without them",
-                                t, rec.nefc, what);
+        return gdn_fail(st, err, err_size,
+                        "step %d has %d constraint rows and no derivative through its "
+                        "%s yet; disable those rows (e.g. GDN_DSBL_CONSTRAINT) to "
+                        "differentiate without them",
+                        t, rec.nefc, what);
     }
     if (st == GDN_ERR_UNCONVERGED) {
-        return gdn_rollout_fail(st, err, err_size,
-                                "step %d: the constraint solve did not converge (%d iterations, "
-                                "residual %.3g): no derivative",
-                                t, rec.solver_iter, rec.solver_residual);
+        return gdn_fail(st, err, err_size,
+                        "step %d: the constraint solve did not converge (%d iterations, "
+                        "residual %.3g%s%s): no derivative",
+                        t, rec.solver_iter, rec.solver_residual, what ? "; " : "",
+                        what ? what : "");
     }
     if (st == GDN_OK && (d->nefc != rec.nefc ||
                          memcmp(d->qacc, rec.qacc, sizeof(double) * (size_t)m->nv) != 0)) {
-        return gdn_rollout_fail(GDN_ERR_ARG, err, err_size,
-                                "step %d: the replayed solve differs from the recorded one", t);
+        return gdn_fail(GDN_ERR_ARG, err, err_size,
+                        "step %d: the replayed solve differs from the recorded one", t);
     }
     return st;
 }
@@ -97,8 +99,8 @@ static gdnStatus reverse_step(const gdnModel* m, const gdnRollout* r, const gdnO
                              tape->g_v, gctrl, out->param, gvert);
     }
     if (st != GDN_OK) {
-        return gdn_rollout_fail(st, err, err_size, "step %d: the step VJP failed (%s)", t,
-                                gdn_status_string(st));
+        return gdn_fail(st, err, err_size, "step %d: the step VJP failed (%s)", t,
+                        gdn_status_string(st));
     }
     if (obj->running.fn) {
         double value;
@@ -182,7 +184,7 @@ gdnStatus gdn_adjoint_rollout_gradient(const gdnModel* m, const gdnRollout* r,
         err[0] = '\0';
     }
     if (!out) {
-        return gdn_rollout_fail(GDN_ERR_ARG, err, err_size, "NULL gradient output");
+        return gdn_fail(GDN_ERR_ARG, err, err_size, "NULL gradient output");
     }
     out->J = NAN;
     gdnStatus st = gdn_rollout_validate(m, r, obj, tape, err, err_size);

@@ -16,15 +16,6 @@
 #include "dynamics/passive.h"
 #include "dynamics/rne.h"
 
-// x - x is 0 for a finite x and NaN for an infinite or NaN one; one branch for the whole array
-int gdn_all_finite(const double* x, int n) {
-    double sum = 0;
-    for (int i = 0; i < n; i++) {
-        sum += x[i] - x[i];
-    }
-    return sum == 0;
-}
-
 const gdnFormulation* gdn_formulation(const gdnModel* m) {
     (void)m; // one formulation today; the maximal-coordinate solver adds an option
     return &gdn_formulation_reduced;

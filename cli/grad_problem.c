@@ -64,6 +64,10 @@ static int grad_option(gradArgs* a, const char* option, const char* value, int w
         if (parse_double(value, &a->tol) != 0 || a->tol < 0) {
             return cli_usage_error(cmd, "--tol: '%s' is not a finite number >= 0", value);
         }
+    } else if (with_check && strcmp(option, "--noise-ulps") == 0) {
+        if (parse_double(value, &a->noise_ulps) != 0 || a->noise_ulps < 0) {
+            return cli_usage_error(cmd, "--noise-ulps: '%s' is not a finite number >= 0", value);
+        }
     } else if (with_check && strcmp(option, "--blocks") == 0) {
         a->blocks = value;
     } else {

@@ -28,6 +28,7 @@ typedef struct gradArgs {
     double eps;            // gradcheck: FD step (0: default)
     double tol;            // gradcheck: pass/fail tolerance
     const char* blocks;    // gradcheck: comma list of blocks (NULL: all)
+    double noise_ulps;     // gradcheck: the noise bound in ulp(J) (0: the default)
 } gradArgs;
 
 // the loaded problem: model, rollout inputs, objective, tape

@@ -13,12 +13,13 @@
 
 const char cli_simulate_usage[] =
     "usage: gradyn simulate MODEL.xml --steps N " CLI_STATE_SYNOPSIS " [--ctrl c1,c2,...]\n"
-    "    [--format csv|json] [--output FILE] [--every K]\n" CLI_SOLVER_SYNOPSIS
+    "    [--format csv|json] [--output|-o FILE] [--every K]\n" CLI_SOLVER_SYNOPSIS
     "Runs N steps of MuJoCo's step (collision, the constraint solve, semi-implicit Euler) and\n"
     "writes the trajectory: time, qpos, qvel of step 0, of every K-th step and of the last step\n"
     "(N/K + 1 rows when K divides N), as CSV (a header row, then one row per step) or JSON\n"
     "(each row also gives the step's ncon, nefc, solver_iter and solver_converged), to standard\n"
-    "output or --output FILE. --ctrl holds nu controls for every step (default: the state's).\n"
+    "output or --output FILE (- for standard output). --ctrl holds nu controls for every\n"
+    "step (default: the state's).\n"
     "Steps whose constraint solve did not converge are counted on stderr and in the JSON\n"
     "(unconverged_steps), never hidden.\n";
 

@@ -10,8 +10,16 @@ gdn_build() {
     echo "   $label: building (log: $log)"
     local status
     cmake --build "$@" 2>&1 | tee "$log" | awk -v label="$label" '
-        /Building C object/ { n++; if (n % 20 == 0) { printf "   %s: %d files compiled\n", label, n; fflush() } }
-        /Built target/ { line = $0; gsub(/\[ +/, "[", line); printf "   %s: %s\n", label, line; fflush() }
+        /Building C object/ {
+            n++
+            if (n % 20 == 0) { printf "   %s: %d files compiled\n", label, n; fflush() }
+        }
+        /Built target/ {
+            line = $0
+            gsub(/\[ +/, "[", line)
+            printf "   %s: %s\n", label, line
+            fflush()
+        }
     '
     status=${PIPESTATUS[0]}
     if [[ $status -eq 0 ]]; then

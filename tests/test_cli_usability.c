@@ -113,8 +113,9 @@ static int test_help_lists_every_option(void) {
 
         // each option of its help is accepted
         int solver_command = c != 0;
-        CHECK(!solver_command || (strstr(run_out, "--nocontact") && strstr(run_out, "--noconstraint")
-                                  && strstr(run_out, "--solver") && strstr(run_out, "--cone")));
+        CHECK(!solver_command ||
+              (strstr(run_out, "--nocontact") && strstr(run_out, "--noconstraint") &&
+               strstr(run_out, "--solver") && strstr(run_out, "--cone")));
         char* usage = copy_text(run_out);
         CHECK(usage != NULL);
         for (const char* s = usage; (s = strstr(s, "[--")) != NULL; s++) {

@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: Apache-2.0
+// Internal: tangents and adjoints of the box pairs' raw contact geometry (plane-, sphere-,
+// capsule-, box-box) with the contact's features held.
+#ifndef GDN_COLLISION_BOX_DERIVATIVE_H
+#define GDN_COLLISION_BOX_DERIVATIVE_H
+
+#include <gradyn/gradyn.h>
+
+// contract: contact_derivative_pairs.h (h9geomA's per-pair header). Until the merge switches
+// this block to `#include "collision/contact_derivative_pairs.h"`, a copy of its types:
+#ifndef GDN_COLLISION_CONTACT_DERIVATIVE_PAIRS_H
+typedef struct gdnPairTangent {
+    double dist;
+    double pos[3];
+    double normal[3];
+    double hint[3];
+} gdnPairTangent;
+// raw tangent of what a pair function writes: dist, pos, the normal frame[0:3] before the
+// driver completes the frame, and the hint frame[3:6] it wrote (0 when none)
+typedef gdnStatus (*gdnPairTangentFn)(const gdnModel* m, const gdnData* d, const gdnContact* con,
+                                      const double x1[6], const double x2[6],
+                                      const double dsize1[3], const double dsize2[3],
+                                      gdnPairTangent* t);
+typedef gdnStatus (*gdnPairAdjointFn)(const gdnModel* m, const gdnData* d, const gdnContact* con,
+                                      const gdnPairTangent* tbar, double x1bar[6],
+                                      double x2bar[6], double size1bar[3], double size2bar[3]);
+#endif
+
+// Every function below takes the contact con as the collision stage left it (con->geom1,
+// con->geom2 in table order, d->geom_xpos / geom_xmat at the state it was found at): x1, x2 are
+// the twists of the bodies of geom1 / geom2 (world axes about the world origin, [angular;
+// linear]; a geom point p moves by x[0:3] x p + x[3:6]), dsize1 / dsize2 tangents of their
+// geom_size (NULL = 0). The tangent fills t; the adjoint accumulates into its outputs (NULL =
+// not wanted).
+//
+// Which contact con is: a pair's contacts are re-derived from the poses with their features
+// (the primal pair function's own branch decisions, replicated), and con is the candidate whose
+// (pos, dist) is nearest con's (max-norm), required within 1e-9 (1 + |pos|); contacts of one
+// pair have distinct positions (box-box: the driver drops exact repeats), so the rule does not
+// depend on the contact's index in d->contact. GDN_ERR_ARG when no candidate matches (con not
+// produced by this pair at this state); GDN_ERR_UNSUPPORTED on a degenerate branch (a zero
+// distance under a square root, a near-zero divisor).
+
+gdnStatus gdn_plane_box_tangent(const gdnModel* m, const gdnData* d, const gdnContact* con,
+                                const double x1[6], const double x2[6], const double dsize1[3],
+                                const double dsize2[3], gdnPairTangent* t);
+gdnStatus gdn_plane_box_adjoint(const gdnModel* m, const gdnData* d, const gdnContact* con,
+                                const gdnPairTangent* tbar, double x1bar[6], double x2bar[6],
+                                double size1bar[3], double size2bar[3]);
+
+gdnStatus gdn_sphere_box_tangent(const gdnModel* m, const gdnData* d, const gdnContact* con,
+                                 const double x1[6], const double x2[6], const double dsize1[3],
+                                 const double dsize2[3], gdnPairTangent* t);
+gdnStatus gdn_sphere_box_adjoint(const gdnModel* m, const gdnData* d, const gdnContact* con,
+                                 const gdnPairTangent* tbar, double x1bar[6], double x2bar[6],
+                                 double size1bar[3], double size2bar[3]);
+
+gdnStatus gdn_capsule_box_tangent(const gdnModel* m, const gdnData* d, const gdnContact* con,
+                                  const double x1[6], const double x2[6], const double dsize1[3],
+                                  const double dsize2[3], gdnPairTangent* t);
+gdnStatus gdn_capsule_box_adjoint(const gdnModel* m, const gdnData* d, const gdnContact* con,
+                                  const gdnPairTangent* tbar, double x1bar[6], double x2bar[6],
+                                  double size1bar[3], double size2bar[3]);
+
+gdnStatus gdn_box_box_tangent(const gdnModel* m, const gdnData* d, const gdnContact* con,
+                              const double x1[6], const double x2[6], const double dsize1[3],
+                              const double dsize2[3], gdnPairTangent* t);
+gdnStatus gdn_box_box_adjoint(const gdnModel* m, const gdnData* d, const gdnContact* con,
+                              const gdnPairTangent* tbar, double x1bar[6], double x2bar[6],
+                              double size1bar[3], double size2bar[3]);
+
+// The feature a contact was matched to, for tests and diagnostics (-1: no match):
+//   plane-box: the corner id (bit k: +size[k]);
+//   sphere-box: 0 center outside the box, 1 inside;
+//   capsule-box: 10 * (closest-feature type + 3) + sphere-box feature, plus 100 for the second
+//     point (type: -3 / -1 a segment end against a face, 0..8 segment-edge clamp codes);
+//   box-box: 10 * kind + point class, kind 0 face of box 1, 1 face of box 2, 2 edge-edge;
+//     face point class 0 incident-edge crossing of a rectangle side, 1 rectangle corner inside
+//     the incident face, 2 incident corner; edge-edge class 0 side crossing, 1 rectangle
+//     corner, 2 parallelogram corner.
+int gdn_box_pair_feature(const gdnModel* m, const gdnData* d, const gdnContact* con);
+
+// ---- shared by the box pair derivatives (box_derivative_util.c) ----
+
+// one direction of the pair's inputs: twists of geom1's and geom2's bodies, size tangents
+typedef struct gdnBoxDir {
+    double x1[6], x2[6], ds1[3], ds2[3];
+} gdnBoxDir;
+
+// dir from the (possibly NULL) tangent arguments
+void gdn_box_dir_set(gdnBoxDir* dir, const double x1[6], const double x2[6],
+                     const double dsize1[3], const double dsize2[3]);
+
+// a pair's evaluation along one direction: the matched contact's tangent and feature
+typedef gdnStatus (*gdnBoxEvalFn)(const gdnModel* m, const gdnData* d, const gdnContact* con,
+                                  const gdnBoxDir* dir, gdnPairTangent* t, int* feature);
+
+// the adjoint of a linear eval: x1bar_i += <t(e_i), tbar> over the 18 input basis directions
+// (those of the wanted outputs only)
+gdnStatus gdn_box_adjoint_by_columns(gdnBoxEvalFn eval, const gdnModel* m, const gdnData* d,
+                                     const gdnContact* con, const gdnPairTangent* tbar,
+                                     double x1bar[6], double x2bar[6], double size1bar[3],
+                                     double size2bar[3]);
+
+// the pairs' evaluations (box_*_derivative.c): the tangent along dir and the matched feature
+gdnStatus gdn_plane_box_eval(const gdnModel* m, const gdnData* d, const gdnContact* con,
+                             const gdnBoxDir* dir, gdnPairTangent* t, int* feature);
+gdnStatus gdn_sphere_box_eval(const gdnModel* m, const gdnData* d, const gdnContact* con,
+                              const gdnBoxDir* dir, gdnPairTangent* t, int* feature);
+gdnStatus gdn_capsule_box_eval(const gdnModel* m, const gdnData* d, const gdnContact* con,
+                               const gdnBoxDir* dir, gdnPairTangent* t, int* feature);
+gdnStatus gdn_box_box_eval(const gdnModel* m, const gdnData* d, const gdnContact* con,
+                           const gdnBoxDir* dir, gdnPairTangent* t, int* feature);
+
+// motion of a point p attached to a body with twist x: dp = x[0:3] x p + x[3:6]
+void gdn_box_point_motion(double dp[3], const double x[6], const double p[3]);
+
+// the margin the driver passed to the pair function of con's geoms (override, explicit pair,
+// or the larger geom margin)
+double gdn_box_pair_margin(const gdnModel* m, int g1, int g2);
+
+// match score of a candidate (dist, pos) against con: max-norm difference; and the tolerance
+double gdn_box_match_score(const gdnContact* con, double dist, const double pos[3]);
+double gdn_box_match_tol(const gdnContact* con);
+
+// one candidate contact with its tangent along one direction
+typedef struct gdnBoxCand {
+    double dist, pos[3], normal[3];
+    gdnPairTangent t;
+    int feature;
+    int degenerate; // the tangent does not exist on this branch (GDN_ERR_UNSUPPORTED if chosen)
+} gdnBoxCand;
+
+// keep cand in *best when it matches con better (best->feature < 0: none yet)
+void gdn_box_keep_nearest(gdnBoxCand* best, double* best_score, const gdnContact* con,
+                          const gdnBoxCand* cand);
+
+// the status of the chosen candidate: GDN_ERR_ARG without a match within tolerance,
+// GDN_ERR_UNSUPPORTED on a degenerate branch; copies its tangent and feature
+gdnStatus gdn_box_finish(const gdnBoxCand* best, double best_score, const gdnContact* con,
+                         gdnPairTangent* t, int* feature);
+
+// sphere-box (collision/box_sphere.c) with tangents: sphere center c (tangent dc), radius r
+// (dr); box at b (db) with rotation R turning at angular rate w, half-sizes s (ds). Returns 1 and
+// fills cand (feature 0: center outside, 1: inside) when the primal returns a contact, else 0
+int gdn_sphere_box_candidate(gdnBoxCand* cand, double margin, const double c[3],
+                             const double dc[3], double r, double dr, const double b[3],
+                             const double db[3], const double R[9], const double w[3],
+                             const double s[3], const double ds[3]);
+
+#endif

@@ -69,6 +69,28 @@ gdnStatus gdn_box_box_adjoint(const gdnModel* m, const gdnData* d, const gdnCont
                               const gdnPairTangent* tbar, double x1bar[6], double x2bar[6],
                               double size1bar[3], double size2bar[3]);
 
+// General convex pairs (convex_derivative.c), features held:
+//   plane-mesh (mjc_PlaneConvex): every contact is a mesh vertex (matched among all vertices);
+//   MPR (mjc_Convex) between two polytopes (box, mesh): the final portal's support points are
+//     held as the shapes' vertices (box corners move with the box's size), with the closest
+//     feature of the portal triangle to the origin and the portal-position formula the primal
+//     took. GDN_ERR_UNSUPPORTED for a margin != 0 (the support points are inflated along the
+//     search directions, which depend on the whole MPR history) and for curved shapes
+//     (sphere, capsule, ellipsoid, cylinder: their support points and mjc_fixNormal move
+//     with the direction; not derived yet).
+gdnStatus gdn_plane_mesh_tangent(const gdnModel* m, const gdnData* d, const gdnContact* con,
+                                 const double x1[6], const double x2[6], const double dsize1[3],
+                                 const double dsize2[3], gdnPairTangent* t);
+gdnStatus gdn_plane_mesh_adjoint(const gdnModel* m, const gdnData* d, const gdnContact* con,
+                                 const gdnPairTangent* tbar, double x1bar[6], double x2bar[6],
+                                 double size1bar[3], double size2bar[3]);
+gdnStatus gdn_convex_mpr_tangent(const gdnModel* m, const gdnData* d, const gdnContact* con,
+                                 const double x1[6], const double x2[6], const double dsize1[3],
+                                 const double dsize2[3], gdnPairTangent* t);
+gdnStatus gdn_convex_mpr_adjoint(const gdnModel* m, const gdnData* d, const gdnContact* con,
+                                 const gdnPairTangent* tbar, double x1bar[6], double x2bar[6],
+                                 double size1bar[3], double size2bar[3]);
+
 // The feature a contact was matched to, for tests and diagnostics (-1: no match):
 //   plane-box: the corner id (bit k: +size[k]);
 //   sphere-box: 0 center outside the box, 1 inside;
@@ -77,7 +99,11 @@ gdnStatus gdn_box_box_adjoint(const gdnModel* m, const gdnData* d, const gdnCont
 //   box-box: 10 * kind + point class, kind 0 face of box 1, 1 face of box 2, 2 edge-edge;
 //     face point class 0 incident-edge crossing of a rectangle side, 1 rectangle corner inside
 //     the incident face, 2 incident corner; edge-edge class 0 side crossing, 1 rectangle
-//     corner, 2 parallelogram corner.
+//     corner, 2 parallelogram corner;
+//   plane-mesh: the mesh vertex (index in the mesh);
+//   MPR: 50 when the origin lies on segment v0-v1 (no portal), else the portal triangle's
+//     closest feature (0 interior, 1 + 3 k + c: segment k = ab, ac, bc at its start (c = 0),
+//     end (1) or interior (2)) plus 20 when the portal position used the projection fallback.
 int gdn_box_pair_feature(const gdnModel* m, const gdnData* d, const gdnContact* con);
 
 // ---- shared by the box pair derivatives (box_derivative_util.c) ----
@@ -111,6 +137,10 @@ gdnStatus gdn_capsule_box_eval(const gdnModel* m, const gdnData* d, const gdnCon
                                const gdnBoxDir* dir, gdnPairTangent* t, int* feature);
 gdnStatus gdn_box_box_eval(const gdnModel* m, const gdnData* d, const gdnContact* con,
                            const gdnBoxDir* dir, gdnPairTangent* t, int* feature);
+gdnStatus gdn_plane_mesh_eval(const gdnModel* m, const gdnData* d, const gdnContact* con,
+                              const gdnBoxDir* dir, gdnPairTangent* t, int* feature);
+gdnStatus gdn_convex_mpr_eval(const gdnModel* m, const gdnData* d, const gdnContact* con,
+                              const gdnBoxDir* dir, gdnPairTangent* t, int* feature);
 
 // motion of a point p attached to a body with twist x: dp = x[0:3] x p + x[3:6]
 void gdn_box_point_motion(double dp[3], const double x[6], const double p[3]);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "collision/box_derivative.h"
+#include "collision/narrowphase.h"
 #include "math/vec.h"
 
 void gdn_box_dir_set(gdnBoxDir* dir, const double x1[6], const double x2[6],
@@ -135,12 +136,19 @@ gdnStatus gdn_box_finish(const gdnBoxCand* best, double best_score, const gdnCon
 
 int gdn_box_pair_feature(const gdnModel* m, const gdnData* d, const gdnContact* con) {
     int g1 = con->geom1, g2 = con->geom2;
-    if (g1 < 0 || g2 < 0 || g1 >= m->ngeom || g2 >= m->ngeom ||
-        m->geom_type[g2] != GDN_GEOM_BOX) {
+    if (g1 < 0 || g2 < 0 || g1 >= m->ngeom || g2 >= m->ngeom) {
         return -1;
     }
     gdnBoxEvalFn eval = NULL;
-    switch (m->geom_type[g1]) {
+    gdnCollideFn fn = gdn_collide_function(m->geom_type[g1], m->geom_type[g2]);
+    if (fn == gdn_collide_plane_convex) {
+        eval = gdn_plane_mesh_eval;
+    } else if (fn == gdn_collide_convex) {
+        eval = gdn_convex_mpr_eval;
+    } else if (m->geom_type[g2] != GDN_GEOM_BOX) {
+        return -1;
+    }
+    switch (eval ? -1 : m->geom_type[g1]) {
     case GDN_GEOM_PLANE:
         eval = gdn_plane_box_eval;
         break;
@@ -154,7 +162,10 @@ int gdn_box_pair_feature(const gdnModel* m, const gdnData* d, const gdnContact* 
         eval = gdn_box_box_eval;
         break;
     default:
-        return -1;
+        if (!eval) {
+            return -1;
+        }
+        break;
     }
     gdnBoxDir dir;
     memset(&dir, 0, sizeof(dir));

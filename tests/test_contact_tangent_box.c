@@ -743,7 +743,8 @@ static int test_driver_contacts(void) {
                 gdn_test_print_worst(tv, ref, 10);
                 return 1;
             }
-            gdnPairTangent tbar = {.dist = 0.3, .pos = {-0.2, 0.5, 0.7}, .normal = {0.1, -0.4, 0.9}};
+            gdnPairTangent tbar = {
+                .dist = 0.3, .pos = {-0.2, 0.5, 0.7}, .normal = {0.1, -0.4, 0.9}};
             double x1b[6] = {0}, x2b[6] = {0}, s1b[3] = {0}, s2b[3] = {0};
             CHECK(pc.adjoint(m, d, c, &tbar, x1b, x2b, s1b, s2b) == GDN_OK);
             double lhs = t.dist * tbar.dist + gdn_dot3(t.pos, tbar.pos) +
@@ -751,7 +752,10 @@ static int test_driver_contacts(void) {
             double rhs = dot(x1, x1b, 6) + dot(x2, x2b, 6) + dot(ds1, s1b, 3) + dot(ds2, s2b, 3);
             CHECK_NEAR(lhs, rhs, 1e-12, 1e-12);
             checked++;
-            kinds[t1 == GDN_GEOM_PLANE ? 0 : t1 == GDN_GEOM_SPHERE ? 1 : t1 == GDN_GEOM_CAPSULE ? 2 : 3]++;
+            kinds[t1 == GDN_GEOM_PLANE    ? 0
+                  : t1 == GDN_GEOM_SPHERE ? 1
+                  : t1 == GDN_GEOM_CAPSULE ? 2
+                                           : 3]++;
         }
     }
     printf("driver contacts: %d checked (plane-box %d, sphere-box %d, capsule-box %d, box-box %d), "

@@ -266,7 +266,9 @@ static void vertex_tangent(const gdnModel* m, const gdnData* d, int g, const dou
         // axis (sign 0: an edge midpoint or face center; its local coordinate is round-off)
         const double* size = m->geom_size + 3 * g;
         for (int i = 0; i < 3; i++) {
-            dl[i] = local[i] > 0.5 * size[i] ? dsize[i] : (local[i] < -0.5 * size[i] ? -dsize[i] : 0);
+            dl[i] = local[i] > 0.5 * size[i]    ? dsize[i]
+                    : local[i] < -0.5 * size[i] ? -dsize[i]
+                                                : 0;
         }
         gdn_mulmat3(tmp, R, dl);
         gdn_add3(ds, ds, tmp);

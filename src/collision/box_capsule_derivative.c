@@ -381,7 +381,7 @@ gdnStatus gdn_capsule_box_eval(const gdnModel* m, const gdnData* d, const gdnCon
         gdnBoxCand cand = {.feature = -1};
         if (gdn_sphere_box_candidate(&cand, margin, c, dc, cs[0], dir->ds1[0], b, db, R, w2,
                                      f.s, f.ds)) {
-            cand.feature += 10 * (best.type + 3) + 100 * which;
+            cand.feature += 10 * (best.type + 3) + 500 * which;
             gdn_box_keep_nearest(&pick, &pick_score, con, &cand);
         }
     }

@@ -94,7 +94,7 @@ gdnStatus gdn_convex_mpr_adjoint(const gdnModel* m, const gdnData* d, const gdnC
 // The feature a contact was matched to, for tests and diagnostics (-1: no match):
 //   plane-box: the corner id (bit k: +size[k]);
 //   sphere-box: 0 center outside the box, 1 inside;
-//   capsule-box: 10 * (closest-feature type + 3) + sphere-box feature, plus 100 for the second
+//   capsule-box: 10 * (closest-feature type + 3) + sphere-box feature, plus 500 for the second
 //     point (type: -3 / -1 a segment end against a face, 0..8 segment-edge clamp codes);
 //   box-box: 10 * kind + point class, kind 0 face of box 1, 1 face of box 2, 2 edge-edge;
 //     face point class 0 incident-edge crossing of a rectangle side, 1 rectangle corner inside

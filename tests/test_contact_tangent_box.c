@@ -806,6 +806,51 @@ static int test_driver_contacts(void) {
     return 0;
 }
 
+// bad input: a contact of another pair, geom ids out of range, a contact the pair does not
+// produce at this state, NULL arguments: GDN_ERR_ARG, never a crash; NULL tangents are zero
+static int test_bad_input(void) {
+    gdnModel* m = gdn_test_load_model_as_is("tangent_box_pairs.xml");
+    CHECK(m != NULL);
+    gdnData* d = NULL;
+    CHECK(gdn_data_create(m, &d) == GDN_OK);
+    unsigned long long rng = 31;
+    gdnContact con[GDN_MAXCONPAIR];
+    int n = 0;
+    while (n == 0) {
+        pose_box_box(m, d, &rng);
+        n = gdn_collide_box_box(m, d, con, BOX1, BOX2, gdn_box_pair_margin(m, BOX1, BOX2));
+    }
+    con[0].geom1 = BOX1;
+    con[0].geom2 = BOX2;
+    gdnPairTangent t;
+    double x[6] = {1, 0, 0, 0, 1, 0}, xb[6] = {0};
+    CHECK(gdn_box_box_tangent(m, d, con, x, NULL, NULL, NULL, &t) == GDN_OK);
+    CHECK(gdn_box_box_tangent(m, d, con, NULL, NULL, NULL, NULL, &t) == GDN_OK);
+    CHECK(t.dist == 0 && t.pos[0] == 0 && t.normal[2] == 0);
+    CHECK(gdn_box_box_adjoint(m, d, con, &t, NULL, NULL, NULL, NULL) == GDN_OK);
+    CHECK(gdn_sphere_box_tangent(m, d, con, x, NULL, NULL, NULL, &t) == GDN_ERR_ARG);
+    CHECK(gdn_convex_mpr_tangent(m, d, con, x, NULL, NULL, NULL, &t) == GDN_ERR_ARG);
+    CHECK(gdn_box_box_tangent(NULL, d, con, x, NULL, NULL, NULL, &t) == GDN_ERR_ARG);
+    CHECK(gdn_box_box_tangent(m, NULL, con, x, NULL, NULL, NULL, &t) == GDN_ERR_ARG);
+    CHECK(gdn_box_box_tangent(m, d, NULL, x, NULL, NULL, NULL, &t) == GDN_ERR_ARG);
+    CHECK(gdn_box_box_tangent(m, d, con, x, NULL, NULL, NULL, NULL) == GDN_ERR_ARG);
+    CHECK(gdn_box_box_adjoint(m, d, con, NULL, xb, NULL, NULL, NULL) == GDN_ERR_ARG);
+    gdnContact bad = con[0];
+    bad.geom2 = m->ngeom;
+    CHECK(gdn_box_box_tangent(m, d, &bad, x, NULL, NULL, NULL, &t) == GDN_ERR_ARG);
+    CHECK(gdn_box_pair_feature(m, d, &bad) == -1);
+    bad = con[0];
+    bad.pos[0] += 1e-3; // not a contact of this pair at this state
+    CHECK(gdn_box_box_tangent(m, d, &bad, x, NULL, NULL, NULL, &t) == GDN_ERR_ARG);
+    CHECK(gdn_box_box_adjoint(m, d, &bad, &t, xb, NULL, NULL, NULL) == GDN_ERR_ARG);
+    for (int i = 0; i < 6; i++) {
+        CHECK(xb[i] == 0); // nothing accumulated on failure
+    }
+    gdn_data_free(d);
+    gdn_model_free(m);
+    return 0;
+}
+
 static const gdnTestCase cases[] = {
     {"plane_box", test_plane_box},
     {"sphere_box", test_sphere_box},
@@ -817,6 +862,7 @@ static const gdnTestCase cases[] = {
     {"mpr_box_mesh", test_mpr_box_mesh},
     {"mpr_mesh_mesh", test_mpr_mesh_mesh},
     {"mpr_unsupported", test_mpr_unsupported},
+    {"bad_input", test_bad_input},
 };
 
 GDN_TEST_MAIN(cases)

@@ -301,6 +301,11 @@ static double second_at_face(const Closest* best, const SegFrame* f, double* dse
 // capsule g1 (center cp, axis = its z axis, radius size1[0], half length size1[1]), box g2
 gdnStatus gdn_capsule_box_eval(const gdnModel* m, const gdnData* d, const gdnContact* con,
                                const gdnBoxDir* dir, gdnPairTangent* t, int* feature) {
+    *feature = -1;
+    gdnStatus ok = gdn_box_check(m, d, con, gdn_collide_capsule_box);
+    if (ok != GDN_OK || !t) {
+        return GDN_ERR_ARG;
+    }
     int g1 = con->geom1, g2 = con->geom2;
     const double* cp = d->geom_xpos + 3 * g1;
     const double* cR = d->geom_xmat + 9 * g1;

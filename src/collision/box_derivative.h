@@ -6,6 +6,8 @@
 
 #include <gradyn/gradyn.h>
 
+#include "collision/narrowphase.h"
+
 // contract: contact_derivative_pairs.h (h9geomA's per-pair header). Until the merge switches
 // this block to `#include "collision/contact_derivative_pairs.h"`, a copy of its types:
 #ifndef GDN_COLLISION_CONTACT_DERIVATIVE_PAIRS_H
@@ -144,6 +146,11 @@ gdnStatus gdn_convex_mpr_eval(const gdnModel* m, const gdnData* d, const gdnCont
 
 // motion of a point p attached to a body with twist x: dp = x[0:3] x p + x[3:6]
 void gdn_box_point_motion(double dp[3], const double x[6], const double p[3]);
+
+// GDN_OK when m, d, con are given, con's geoms are valid ids and the table sends their types
+// to the collision function fn; else GDN_ERR_ARG
+gdnStatus gdn_box_check(const gdnModel* m, const gdnData* d, const gdnContact* con,
+                        gdnCollideFn fn);
 
 // the margin the driver passed to the pair function of con's geoms (override, explicit pair,
 // or the larger geom margin)

@@ -33,6 +33,16 @@ void gdn_box_point_motion(double dp[3], const double x[6], const double p[3]) {
     dp[2] += x[5];
 }
 
+gdnStatus gdn_box_check(const gdnModel* m, const gdnData* d, const gdnContact* con,
+                        gdnCollideFn fn) {
+    if (!m || !d || !con || con->geom1 < 0 || con->geom2 < 0 || con->geom1 >= m->ngeom ||
+        con->geom2 >= m->ngeom) {
+        return GDN_ERR_ARG;
+    }
+    int t1 = m->geom_type[con->geom1], t2 = m->geom_type[con->geom2];
+    return gdn_collide_function(t1, t2) == fn ? GDN_OK : GDN_ERR_ARG;
+}
+
 // the driver's margin: override, else an explicit pair of these geoms, else the larger one
 double gdn_box_pair_margin(const gdnModel* m, int g1, int g2) {
     if (m->opt.enableflags & GDN_ENBL_OVERRIDE) {
@@ -77,6 +87,18 @@ gdnStatus gdn_box_adjoint_by_columns(gdnBoxEvalFn eval, const gdnModel* m, const
                                      const gdnContact* con, const gdnPairTangent* tbar,
                                      double x1bar[6], double x2bar[6], double size1bar[3],
                                      double size2bar[3]) {
+    // the contact is validated (and matched) even when no output is wanted
+    gdnBoxDir zero;
+    memset(&zero, 0, sizeof(zero));
+    gdnPairTangent t0;
+    int feature0;
+    gdnStatus st0 = eval(m, d, con, &zero, &t0, &feature0);
+    if (st0 != GDN_OK) {
+        return st0;
+    }
+    if (!tbar) {
+        return GDN_ERR_ARG;
+    }
     double* outs[4] = {x1bar, x2bar, size1bar, size2bar};
     const int sizes[4] = {6, 6, 3, 3};
     double acc[4][6] = {{0}};

@@ -10,6 +10,11 @@
 // The corner is the one whose (pos, dist) matches con (the primal's test and order kept).
 gdnStatus gdn_plane_box_eval(const gdnModel* m, const gdnData* d, const gdnContact* con,
                              const gdnBoxDir* dir, gdnPairTangent* t, int* feature) {
+    *feature = -1;
+    gdnStatus ok = gdn_box_check(m, d, con, gdn_collide_plane_box);
+    if (ok != GDN_OK || !t) {
+        return GDN_ERR_ARG;
+    }
     int g1 = con->geom1, g2 = con->geom2;
     const double* p1 = d->geom_xpos + 3 * g1;
     const double* R1 = d->geom_xmat + 9 * g1;

@@ -113,6 +113,11 @@ int gdn_sphere_box_candidate(gdnBoxCand* cand, double margin, const double c[3],
 // sphere g1 (center p1 moving with body 1, radius size1[0]), box g2
 gdnStatus gdn_sphere_box_eval(const gdnModel* m, const gdnData* d, const gdnContact* con,
                               const gdnBoxDir* dir, gdnPairTangent* t, int* feature) {
+    *feature = -1;
+    gdnStatus ok = gdn_box_check(m, d, con, gdn_collide_sphere_box);
+    if (ok != GDN_OK || !t) {
+        return GDN_ERR_ARG;
+    }
     int g1 = con->geom1, g2 = con->geom2;
     const double* p1 = d->geom_xpos + 3 * g1;
     const double* p2 = d->geom_xpos + 3 * g2;

@@ -19,6 +19,11 @@
 // The vertex is the one whose (pos, dist) matches con among all the mesh's vertices.
 gdnStatus gdn_plane_mesh_eval(const gdnModel* m, const gdnData* d, const gdnContact* con,
                               const gdnBoxDir* dir, gdnPairTangent* t, int* feature) {
+    *feature = -1;
+    gdnStatus ok = gdn_box_check(m, d, con, gdn_collide_plane_convex);
+    if (ok != GDN_OK || !t) {
+        return GDN_ERR_ARG;
+    }
     int g1 = con->geom1, g2 = con->geom2;
     gdnBoxCand best = {.feature = -1};
     double best_score = 0;
@@ -453,6 +458,11 @@ static int is_polytope(int type) { return type == GDN_GEOM_BOX || type == GDN_GE
 // w the portal triangle's closest point to the origin; pos the portal position
 gdnStatus gdn_convex_mpr_eval(const gdnModel* m, const gdnData* d, const gdnContact* con,
                               const gdnBoxDir* dir, gdnPairTangent* t, int* feature) {
+    *feature = -1;
+    gdnStatus ok = gdn_box_check(m, d, con, gdn_collide_convex);
+    if (ok != GDN_OK || !t) {
+        return GDN_ERR_ARG;
+    }
     int g1 = con->geom1, g2 = con->geom2;
     gdnBoxCand best = {.feature = -1};
     double best_score = 0;

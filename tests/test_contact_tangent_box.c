@@ -846,6 +846,11 @@ static int test_bad_input(void) {
     for (int i = 0; i < 6; i++) {
         CHECK(xb[i] == 0); // nothing accumulated on failure
     }
+    CHECK(gdn_box_pair_tangent_fn(GDN_GEOM_BOX, GDN_GEOM_BOX) == gdn_box_box_tangent);
+    CHECK(gdn_box_pair_adjoint_fn(GDN_GEOM_PLANE, GDN_GEOM_MESH) == gdn_plane_mesh_adjoint);
+    CHECK(gdn_box_pair_tangent_fn(GDN_GEOM_CYLINDER, GDN_GEOM_BOX) == gdn_convex_mpr_tangent);
+    CHECK(gdn_box_pair_tangent_fn(GDN_GEOM_PLANE, GDN_GEOM_SPHERE) == NULL);
+    CHECK(gdn_box_pair_adjoint_fn(GDN_GEOM_BOX, GDN_GEOM_PLANE) == NULL);
     gdn_data_free(d);
     gdn_model_free(m);
     return 0;

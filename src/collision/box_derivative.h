@@ -93,6 +93,12 @@ gdnStatus gdn_convex_mpr_adjoint(const gdnModel* m, const gdnData* d, const gdnC
                                  const gdnPairTangent* tbar, double x1bar[6], double x2bar[6],
                                  double size1bar[3], double size2bar[3]);
 
+// The tangent and adjoint of the pair function the table gives type1 <= type2 (NULL when this
+// file set has none: the primitive pairs are elsewhere). MPR pairs get the MPR functions, which
+// return GDN_ERR_UNSUPPORTED for curved shapes and nonzero margins.
+gdnPairTangentFn gdn_box_pair_tangent_fn(int type1, int type2);
+gdnPairAdjointFn gdn_box_pair_adjoint_fn(int type1, int type2);
+
 // The feature a contact was matched to, for tests and diagnostics (-1: no match):
 //   plane-box: the corner id (bit k: +size[k]);
 //   sphere-box: 0 center outside the box, 1 inside;

@@ -196,3 +196,26 @@ int gdn_box_pair_feature(const gdnModel* m, const gdnData* d, const gdnContact* 
     eval(m, d, con, &dir, &t, &feature);
     return feature;
 }
+
+// by the collision function the table gives the type pair
+gdnPairTangentFn gdn_box_pair_tangent_fn(int type1, int type2) {
+    gdnCollideFn fn = gdn_collide_function(type1, type2);
+    return fn == gdn_collide_plane_box     ? gdn_plane_box_tangent
+           : fn == gdn_collide_sphere_box  ? gdn_sphere_box_tangent
+           : fn == gdn_collide_capsule_box ? gdn_capsule_box_tangent
+           : fn == gdn_collide_box_box     ? gdn_box_box_tangent
+           : fn == gdn_collide_plane_convex ? gdn_plane_mesh_tangent
+           : fn == gdn_collide_convex       ? gdn_convex_mpr_tangent
+                                            : NULL;
+}
+
+gdnPairAdjointFn gdn_box_pair_adjoint_fn(int type1, int type2) {
+    gdnCollideFn fn = gdn_collide_function(type1, type2);
+    return fn == gdn_collide_plane_box     ? gdn_plane_box_adjoint
+           : fn == gdn_collide_sphere_box  ? gdn_sphere_box_adjoint
+           : fn == gdn_collide_capsule_box ? gdn_capsule_box_adjoint
+           : fn == gdn_collide_box_box     ? gdn_box_box_adjoint
+           : fn == gdn_collide_plane_convex ? gdn_plane_mesh_adjoint
+           : fn == gdn_collide_convex       ? gdn_convex_mpr_adjoint
+                                            : NULL;
+}

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Internal: tangents and adjoints of the box pairs' raw contact geometry (plane-, sphere-,
-// capsule-, box-box) with the contact's features held.
+// Internal: tangents and adjoints of the raw contact geometry of the box pairs (plane-,
+// sphere-, capsule-, box-box) and the general convex pairs (plane-mesh, MPR) with features held.
 #ifndef GDN_COLLISION_BOX_DERIVATIVE_H
 #define GDN_COLLISION_BOX_DERIVATIVE_H
 
@@ -42,6 +42,18 @@ typedef gdnStatus (*gdnPairAdjointFn)(const gdnModel* m, const gdnData* d, const
 // depend on the contact's index in d->contact. GDN_ERR_ARG when no candidate matches (con not
 // produced by this pair at this state); GDN_ERR_UNSUPPORTED on a degenerate branch (a zero
 // distance under a square root, a near-zero divisor).
+//
+// Each tangent is the exact derivative of the primal's arithmetic on the branch it took (its
+// comparisons, clamps, minima and ties held): at a tie (two capsule ends equally close, two
+// separating axes equal, a support direction exactly orthogonal to a box axis) it is the
+// one-sided derivative of that branch. Known jumps of the primal itself: a box resting on a box
+// with parallel faces sits at a tie of face and edge-pair axes, where MuJoCo 2.2.2's face points
+// report dist = h / 2 and its edge points dist = h; MPR between polytopes changes its final
+// portal (and its output by a finite amount) where a Minkowski edge lies in the search plane.
+// The envelope identity d dist = n . (dp2(pos) - dp1(pos)) (motion only) holds for plane-box,
+// plane-mesh, sphere-box with the center outside, capsule-box at a segment end, and box-box
+// incident corners with the factor 1/2 (dist = h / 2); not for points that slide on a feature
+// (clipped crossings, rectangle corners, edge-edge points, capsule second points, MPR).
 
 gdnStatus gdn_plane_box_tangent(const gdnModel* m, const gdnData* d, const gdnContact* con,
                                 const double x1[6], const double x2[6], const double dsize1[3],

@@ -22,6 +22,19 @@ int cli_contacts(int argc, char** argv);
 int cli_grad(int argc, char** argv);
 int cli_gradcheck(int argc, char** argv);
 
+// each subcommand's own usage text: the synopsis with every option, then sentences saying what
+// the command does and prints (the shared options' paragraphs are added by cli_print_help)
+extern const char cli_info_usage[];
+extern const char cli_forward_usage[];
+extern const char cli_simulate_usage[];
+extern const char cli_contacts_usage[];
+extern const char cli_grad_usage[];
+extern const char cli_gradcheck_usage[];
+
+// the command's help on stdout: its usage, then the paragraphs on the options it shares with
+// other commands (the state, the solver, grad's objective)
+void cli_print_help(const char* command);
+
 // print "gradyn: error: <message>" on stderr and return CLI_EXIT_ERROR
 int cli_fail(const char* format, ...) __attribute__((format(printf, 1, 2)));
 

@@ -8,14 +8,15 @@
 #include "json_writer.h"
 #include "session.h"
 
-static const char contacts_usage[] =
-    "usage: gradyn contacts MODEL.xml [--state FILE|-] [--key K] [--forces]\n"
-    "                       [--solver newton|cg|pgs] [--cone pyramidal|elliptic]\n"
-    "                       [--iterations N] [--tolerance T]\n"
-    "prints every contact of the state (MuJoCo's mjContact fields, geom names and ids) as JSON;\n"
-    "--forces runs the forward dynamics (with the solver options, default: the model's) and adds\n"
-    "each contact's \"force\" in its frame (normal, tangent1, tangent2, torsion, roll1, roll2;\n"
-    "MuJoCo's mj_contactForce) and the solve's solver_iter / solver_converged";
+const char cli_contacts_usage[] =
+    "usage: gradyn contacts MODEL.xml " CLI_STATE_SYNOPSIS " [--forces]\n" CLI_SOLVER_SYNOPSIS
+    "Runs kinematics and MuJoCo's collision at one state and prints every contact as JSON: the\n"
+    "geom names and ids, then mjContact's dist, pos, frame (normal, then two tangents), dim,\n"
+    "friction, solref, solimp and includemargin, in detection order; ncon_overflow when the\n"
+    "contact buffer was too small. --forces runs the forward dynamics (with the solver\n"
+    "options) and adds each contact's force in its frame (normal, tangent1, tangent2, torsion,\n"
+    "roll1, roll2; MuJoCo's mj_contactForce) and the solve's nefc, solver_iter and\n"
+    "solver_converged.\n";
 
 
 // one contact: the geoms by name and id, then MuJoCo's mjContact fields, then its force (when
@@ -90,7 +91,7 @@ int cli_contacts(int argc, char** argv) {
             continue;
         }
         if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-            puts(contacts_usage);
+            cli_print_help("contacts");
             return CLI_EXIT_OK;
         }
         if (argv[i][0] == '-' && argv[i][1] != '\0') {
@@ -125,9 +126,7 @@ int cli_contacts(int argc, char** argv) {
                         gdn_status_string(status));
     }
     if (forces && s.d->nefc > 0 && !s.d->solver_converged) {
-        fprintf(stderr, "gradyn: warning: the constraint solver did not converge (final residual "
-                "%.3g; --iterations %d, --tolerance %.3g)\n", s.d->solver_residual,
-                s.m->opt.iterations, s.m->opt.tolerance);
+        cli_warn_unconverged(s.m, 1, 1, s.d->solver_residual);
     }
 
     cliJson w;

@@ -8,17 +8,14 @@
 #include "grad_problem.h"
 #include "json_writer.h"
 
-static const char grad_usage[] =
-    "usage: gradyn grad MODEL.xml [--steps T] [--body NAME|ID] [--point x,y,z] [--target x,y,z]\n"
-    "                   [--weight w] [--effort w] [--vel-weight w] [--ctrl c1,...]\n"
-    "                   [--state FILE|-] [--key K] [--penalty h,k,c] [--checkpoint K]\n"
-    "                   [--nocontact] [--noconstraint]\n"
-    "J = weight |x_T - target|^2 + effort sum_t |u_t|^2 + vel-weight |v_T|^2, x the body point\n"
-    "(default: the last body's COM, target: its position at q0, T = 100). --ctrl takes nu\n"
-    "values (held for every step) or T x nu values (row t for step t). Prints J, dJ/dq0\n"
-    "(tangent space), dJ/dv0, dJ/du (T x nu), dJ/dparams per body and dJ/dverts per body.\n"
-    "A rollout with constraint rows (contacts, limits, equality, friction loss) has no gradient\n"
-    "yet: it is refused; --noconstraint (or --nocontact) differentiates the model without them.";
+const char cli_grad_usage[] =
+    "usage: gradyn grad MODEL.xml\n" GRAD_SYNOPSIS
+    "Runs one rollout and one adjoint pass and prints JSON: J, dJ_dqpos0 (nv, tangent space),\n"
+    "dJ_dqvel0, dJ_dctrl (T x nu), dJ_dparams (one object per body, the 10 inertia parameters\n"
+    "by name), dJ_dverts (per body with a skin), x_T, the wall time, the solver options in\n"
+    "effect, and step_flags: the steps with contacts or constraint rows (their ncon, nefc,\n"
+    "solver_iter, solver_converged) and derivative_flags, null until the library reports\n"
+    "per-step derivative flags.\n";
 
 // the gradient arrays, sized for the problem
 typedef struct gradOutputs {
@@ -67,7 +64,7 @@ static void final_point(gradProblem* p, double x[3]) {
 
 // the document: sizes, objective, J, then the gradient blocks
 static void write_result(gradProblem* p, const gradArgs* a, const gdnAdjointGradients* g,
-                         double seconds) {
+                         const gradStepReport* report, double seconds) {
     const gdnModel* m = p->s.m;
     cliJson w;
     cli_json_init(&w, stdout);
@@ -82,6 +79,7 @@ static void write_result(gradProblem* p, const gradArgs* a, const gdnAdjointGrad
     cli_json_double(&w, "timestep", m->opt.timestep);
     cli_json_int(&w, "penalty", m->penalty.enabled);
     cli_json_int(&w, "checkpoint", a->checkpoint);
+    grad_write_solver(&w, m);
 
     cli_json_begin_object(&w, "objective");
     cli_json_string(&w, "body", gdn_id2name(m, "body", p->spec.body));
@@ -129,13 +127,14 @@ static void write_result(gradProblem* p, const gradArgs* a, const gdnAdjointGrad
         cli_json_end_object(&w);
     }
     cli_json_end_array(&w);
+    grad_step_report_write(&w, report);
     cli_json_end_object(&w);
 }
 
 
 int cli_grad(int argc, char** argv) {
     gradArgs a;
-    int code = grad_parse_args(argc, argv, 0, grad_usage, &a);
+    int code = grad_parse_args(argc, argv, 0, &a);
     if (code != CLI_EXIT_OK) {
         return code < 0 ? CLI_EXIT_OK : code;
     }
@@ -157,15 +156,16 @@ int cli_grad(int argc, char** argv) {
     gdnStatus st = gdn_adjoint_rollout_gradient(p.s.m, &p.r, &p.obj, p.tape, &g, err,
                                                 (int)sizeof(err));
     double seconds = grad_seconds() - t0;
+    gradStepReport report = {0};
     if (st != GDN_OK) {
-        code = cli_fail("%s (%s)%s", err[0] ? err : "gradient failed", gdn_status_string(st),
-                        st == GDN_ERR_UNSUPPORTED ? CLI_CONSTRAINT_HINT : "");
-    } else {
-        write_result(&p, &a, &g, seconds);
+        code = grad_library_error("gradient", st, err);
+    } else if ((code = grad_step_report(&p, &report)) == CLI_EXIT_OK) {
+        write_result(&p, &a, &g, &report, seconds);
         if (fflush(stdout) != 0 || ferror(stdout)) {
             code = cli_fail("<stdout>: write error");
         }
     }
+    grad_step_report_free(&report);
     outputs_free(&o);
     grad_problem_close(&p);
     return code;

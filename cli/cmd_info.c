@@ -1,11 +1,22 @@
 // SPDX-License-Identifier: Apache-2.0
-// gradyn info: sizes, options, body tree, actuators, keyframes and loader warnings as JSON.
+// gradyn info: sizes, every option, body tree, actuators, keyframes and loader warnings as JSON.
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
 #include "json_writer.h"
 #include "session.h"
+
+
+const char cli_info_usage[] =
+    "usage: gradyn info MODEL.xml\n"
+    "Prints the model as JSON: its sizes (nq, nv, nu, nbody, njnt, ngeom, nsite, nkey, nmesh,\n"
+    "nvert), every physics option (\"option\": timestep, gravity, integrator, solver, cone,\n"
+    "iterations, tolerance, impratio, mpr_iterations, mpr_tolerance, the disable and enable\n"
+    "flags as masks and by name, the override margin, solref and solimp), the penalty ground\n"
+    "contact (enabled, height, stiffness, damping), qpos0, the body tree (id, name, parent,\n"
+    "mass, pos, quat and joints of each body), the actuators, the keyframes and the loader's\n"
+    "warnings.\n";
 
 
 static const char* joint_type_name(int type) {
@@ -83,6 +94,56 @@ static void write_actuators(cliJson* w, const gdnModel* m) {
 }
 
 
+// the names of the set bits of a flag mask (names[k] is bit k), as a JSON array
+static void write_flag_names(cliJson* w, const char* key, int mask, const char* const* names,
+                             int count) {
+    cli_json_begin_array(w, key);
+    for (int k = 0; k < count; k++) {
+        if (mask & (1 << k)) {
+            cli_json_string(w, NULL, names[k]);
+        }
+    }
+    cli_json_end_array(w);
+}
+
+
+// every field of gdnOption (MJCF <option>), solver and cone by name, flags as masks and names,
+// then the penalty ground contact
+static void write_options(cliJson* w, const gdnModel* m) {
+    static const char* const disable_names[] = {
+        "constraint", "equality", "frictionloss", "limit",        "contact",  "passive",
+        "gravity",    "clampctrl", "warmstart",   "filterparent", "actuation", "refsafe"};
+    static const char* const enable_names[] = {"override", "energy"};
+    const gdnOption* o = &m->opt;
+    cli_json_begin_object(w, "option");
+    cli_json_double(w, "timestep", o->timestep);
+    cli_json_numbers(w, "gravity", o->gravity, 3);
+    cli_json_string(w, "integrator", o->integrator == GDN_INT_EULER ? "euler" : "unknown");
+    cli_json_string(w, "solver", cli_solver_name(o->solver));
+    cli_json_string(w, "cone", cli_cone_name(o->cone));
+    cli_json_int(w, "iterations", o->iterations);
+    cli_json_double(w, "tolerance", o->tolerance);
+    cli_json_double(w, "impratio", o->impratio);
+    cli_json_int(w, "mpr_iterations", o->mpr_iterations);
+    cli_json_double(w, "mpr_tolerance", o->mpr_tolerance);
+    cli_json_int(w, "disableflags", o->disableflags);
+    write_flag_names(w, "disabled", o->disableflags, disable_names, 12);
+    cli_json_int(w, "enableflags", o->enableflags);
+    write_flag_names(w, "enabled", o->enableflags, enable_names, 2);
+    cli_json_double(w, "o_margin", o->o_margin);
+    cli_json_numbers(w, "o_solref", o->o_solref, GDN_NREF);
+    cli_json_numbers(w, "o_solimp", o->o_solimp, GDN_NIMP);
+    cli_json_end_object(w);
+
+    cli_json_begin_object(w, "penalty");
+    cli_json_int(w, "enabled", m->penalty.enabled);
+    cli_json_double(w, "height", m->penalty.height);
+    cli_json_double(w, "stiffness", m->penalty.stiffness);
+    cli_json_double(w, "damping", m->penalty.damping);
+    cli_json_end_object(w);
+}
+
+
 static void write_keyframes(cliJson* w, const gdnModel* m) {
     cli_json_begin_array(w, "keyframes");
     for (int k = 0; k < m->nkey; k++) {
@@ -101,7 +162,7 @@ int cli_info(int argc, char** argv) {
     const char* path = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-            puts("usage: gradyn info MODEL.xml");
+            cli_print_help("info");
             return CLI_EXIT_OK;
         }
         if (argv[i][0] == '-' && argv[i][1] != '\0') {
@@ -136,10 +197,13 @@ int cli_info(int argc, char** argv) {
     cli_json_int(&w, "ngeom", m->ngeom);
     cli_json_int(&w, "nsite", m->nsite);
     cli_json_int(&w, "nkey", m->nkey);
+    cli_json_int(&w, "nmesh", m->nmesh);
+    cli_json_int(&w, "nvert", m->nvert);
     cli_json_double(&w, "timestep", m->opt.timestep);
     cli_json_numbers(&w, "gravity", m->opt.gravity, 3);
     cli_json_int(&w, "disableflags", m->opt.disableflags);
     cli_json_int(&w, "enableflags", m->opt.enableflags);
+    write_options(&w, m);
     cli_json_numbers(&w, "qpos0", m->qpos0, m->nq);
     write_bodies(&w, m);
     write_actuators(&w, m);

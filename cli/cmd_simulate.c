@@ -8,19 +8,20 @@
 
 #include "cli.h"
 #include "json_writer.h"
+#include "number_format.h"
 #include "session.h"
 
-static const char simulate_usage[] =
-    "usage: gradyn simulate MODEL.xml --steps N [--state FILE|-] [--key K] [--ctrl c1,c2,...]\n"
-    "                       [--format csv|json] [--output FILE] [--every K]\n"
-    "                       [--solver newton|cg|pgs] [--cone pyramidal|elliptic] [--iterations N]\n"
-    "                       [--tolerance T] [--nocontact] [--noconstraint]\n"
-    "rows: step 0, every K-th step and the last step (N/K + 1 rows when K divides N);\n"
-    "JSON rows also give ncon, nefc, solver_iter and solver_converged of the step.\n"
-    "Steps whose constraint solve did not converge are counted on stderr (and in JSON).\n"
-    "solver options (default: the model's <option>): --solver (MuJoCo's Newton, CG or PGS),\n"
-    "--cone, --iterations (maximum solver iterations), --tolerance; --nocontact disables\n"
-    "contacts, --noconstraint every constraint (contacts, limits, equalities, friction loss)";
+const char cli_simulate_usage[] =
+    "usage: gradyn simulate MODEL.xml --steps N " CLI_STATE_SYNOPSIS " [--ctrl c1,c2,...]\n"
+    "    [--format csv|json] [--output|-o FILE] [--every K]\n" CLI_SOLVER_SYNOPSIS
+    "Runs N steps of MuJoCo's step (collision, the constraint solve, semi-implicit Euler) and\n"
+    "writes the trajectory: time, qpos, qvel of step 0, of every K-th step and of the last step\n"
+    "(N/K + 1 rows when K divides N), as CSV (a header row, then one row per step) or JSON\n"
+    "(each row also gives the step's ncon, nefc, solver_iter and solver_converged), to standard\n"
+    "output or --output FILE (- for standard output). --ctrl holds nu controls for every\n"
+    "step (default: the state's).\n"
+    "Steps whose constraint solve did not converge are counted on stderr and in the JSON\n"
+    "(unconverged_steps), never hidden.\n";
 
 // command-line options of simulate
 typedef struct simulateArgs {
@@ -133,7 +134,7 @@ static int parse_simulate_args(int argc, char** argv, simulateArgs* a) {
             continue;
         }
         if (strcmp(option, "-h") == 0 || strcmp(option, "--help") == 0) {
-            puts(simulate_usage);
+            cli_print_help("simulate");
             exit(CLI_EXIT_OK);
         }
         if (option[0] != '-' || option[1] == '\0') {
@@ -189,8 +190,9 @@ static int run_steps(cliSession* s, const simulateArgs* a, trajectoryWriter* t) 
         gdnStatus status = gdn_step(s->m, s->d);
         if (status != GDN_OK) {
             char message[CLI_ERR_SIZE];
-            snprintf(message, sizeof(message), "step %ld (from time %.17g) failed: %s", step,
-                     s->d->time, gdn_status_string(status));
+            char time[CLI_NUMBER_SIZE];
+            snprintf(message, sizeof(message), "step %ld (from time %s) failed: %s", step,
+                     cli_format_double(time, s->d->time), gdn_status_string(status));
             trajectory_end(t, message);
             return cli_fail("%s", message);
         }
@@ -208,10 +210,7 @@ static int run_steps(cliSession* s, const simulateArgs* a, trajectoryWriter* t) 
     }
     trajectory_end(t, NULL);
     if (t->unconverged) {
-        fprintf(stderr, "gradyn: warning: the constraint solver did not converge in %ld of %ld "
-                "steps (largest final residual %.3g; --iterations %d, --tolerance %.3g)\n",
-                t->unconverged, a->steps, t->worst_residual, s->m->opt.iterations,
-                s->m->opt.tolerance);
+        cli_warn_unconverged(s->m, t->unconverged, a->steps, t->worst_residual);
     }
     return CLI_EXIT_OK;
 }

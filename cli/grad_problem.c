@@ -64,6 +64,10 @@ static int grad_option(gradArgs* a, const char* option, const char* value, int w
         if (parse_double(value, &a->tol) != 0 || a->tol < 0) {
             return cli_usage_error(cmd, "--tol: '%s' is not a finite number >= 0", value);
         }
+    } else if (with_check && strcmp(option, "--noise-ulps") == 0) {
+        if (parse_double(value, &a->noise_ulps) != 0 || a->noise_ulps < 0) {
+            return cli_usage_error(cmd, "--noise-ulps: '%s' is not a finite number >= 0", value);
+        }
     } else if (with_check && strcmp(option, "--blocks") == 0) {
         a->blocks = value;
     } else {
@@ -73,7 +77,7 @@ static int grad_option(gradArgs* a, const char* option, const char* value, int w
 }
 
 
-int grad_parse_args(int argc, char** argv, int with_check, const char* usage, gradArgs* a) {
+int grad_parse_args(int argc, char** argv, int with_check, gradArgs* a) {
     memset(a, 0, sizeof(*a));
     cli_solver_args_init(&a->solver);
     a->command = argv[0];
@@ -98,7 +102,7 @@ int grad_parse_args(int argc, char** argv, int with_check, const char* usage, gr
             continue;
         }
         if (strcmp(option, "-h") == 0 || strcmp(option, "--help") == 0) {
-            puts(usage);
+            cli_print_help(a->command);
             return -1;
         }
         if (option[0] != '-' || option[1] == '\0') {
@@ -295,4 +299,107 @@ double grad_seconds(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+
+const char* grad_status_name(gdnStatus status, char* buf, int size) {
+    static const char* const names[] = {"GDN_OK",        "GDN_ERR_IO",        "GDN_ERR_PARSE",
+                                        "GDN_ERR_MODEL", "GDN_ERR_ARG",       "GDN_ERR_NONFINITE",
+                                        "GDN_ERR_MEMORY", "GDN_ERR_UNSUPPORTED"};
+    if ((unsigned)status < sizeof(names) / sizeof(names[0])) {
+        snprintf(buf, (size_t)size, "%s", names[status]);
+    } else {
+        snprintf(buf, (size_t)size, "status %d", (int)status);
+    }
+    return buf;
+}
+
+
+int grad_library_error(const char* what, gdnStatus status, const char* message) {
+    char name[32];
+    cli_fail("%s: %s (status %s: %s)", what, message && message[0] ? message : "failed",
+             grad_status_name(status, name, (int)sizeof(name)), gdn_status_string(status));
+    if (status == GDN_ERR_UNSUPPORTED) {
+        fputs("gradyn: hint: --noconstraint (or --nocontact when only contacts are active) "
+              "differentiates the model without its constraint rows\n", stderr);
+    }
+    return CLI_EXIT_ERROR;
+}
+
+
+int grad_step_report(gradProblem* p, gradStepReport* r) {
+    memset(r, 0, sizeof(*r));
+    const long T = p->r.nstep;
+    r->steps = T;
+    double* buf = calloc(5 * (size_t)T + 1, sizeof(double));
+    if (!buf) {
+        return cli_fail("out of memory (step report of %ld steps)", T);
+    }
+    r->step = buf;
+    r->ncon = buf + T;
+    r->nefc = buf + 2 * T;
+    r->iter = buf + 3 * T;
+    r->converged = buf + 4 * T;
+
+    // every record the tape returns; a constrained one is listed
+    for (long t = 0; t < T; t++) {
+        gdnTapeStep rec;
+        if (gdn_tape_step(p->tape, (int)t, &rec) != GDN_OK) {
+            continue;
+        }
+        r->records++;
+        if (rec.ncon == 0 && rec.nefc == 0) {
+            continue;
+        }
+        long k = r->constrained++;
+        r->step[k] = (double)t;
+        r->ncon[k] = rec.ncon;
+        r->nefc[k] = rec.nefc;
+        r->iter[k] = rec.solver_iter;
+        r->converged[k] = rec.solver_converged;
+        r->unconverged += rec.nefc > 0 && !rec.solver_converged;
+        r->max_ncon = rec.ncon > r->max_ncon ? rec.ncon : r->max_ncon;
+        r->max_nefc = rec.nefc > r->max_nefc ? rec.nefc : r->max_nefc;
+    }
+    return CLI_EXIT_OK;
+}
+
+
+void grad_step_report_write(cliJson* w, const gradStepReport* r) {
+    const int n = (int)r->constrained;
+    cli_json_begin_object(w, "step_flags");
+    cli_json_int(w, "steps", r->steps);
+    cli_json_int(w, "records", r->records);
+    cli_json_int(w, "constrained_steps", r->constrained);
+    cli_json_int(w, "unconverged_steps", r->unconverged);
+    cli_json_int(w, "max_ncon", r->max_ncon);
+    cli_json_int(w, "max_nefc", r->max_nefc);
+    cli_json_numbers(w, "step", r->step, n);
+    cli_json_numbers(w, "ncon", r->ncon, n);
+    cli_json_numbers(w, "nefc", r->nefc, n);
+    cli_json_numbers(w, "solver_iter", r->iter, n);
+    cli_json_numbers(w, "solver_converged", r->converged, n);
+    // the library's per-step derivative flags (unconverged, a row at a regime boundary) go
+    // here once it reports them; until then null, never a value this program made up
+    cli_json_null(w, "derivative_flags");
+    cli_json_end_object(w);
+}
+
+
+void grad_step_report_free(gradStepReport* r) {
+    free(r->step);
+    memset(r, 0, sizeof(*r));
+}
+
+
+void grad_write_solver(cliJson* w, const gdnModel* m) {
+    const gdnOption* o = &m->opt;
+    cli_json_begin_object(w, "solver");
+    cli_json_string(w, "solver", cli_solver_name(o->solver));
+    cli_json_string(w, "cone", cli_cone_name(o->cone));
+    cli_json_int(w, "iterations", o->iterations);
+    cli_json_double(w, "tolerance", o->tolerance);
+    cli_json_int(w, "contact", !(o->disableflags & (GDN_DSBL_CONSTRAINT | GDN_DSBL_CONTACT)));
+    cli_json_int(w, "constraint", !(o->disableflags & GDN_DSBL_CONSTRAINT));
+    cli_json_end_object(w);
 }

@@ -2,16 +2,14 @@
 // Streaming JSON writer: separators and indentation tracked per nesting depth.
 #include "json_writer.h"
 
-#include <math.h>
 #include <string.h>
+
+#include "number_format.h"
 
 
 void cli_write_double(FILE* out, double value) {
-    if (isfinite(value)) {
-        fprintf(out, "%.17g", value);
-    } else {
-        fputs("null", out);
-    }
+    char text[CLI_NUMBER_SIZE];
+    fputs(cli_format_double(text, value), out);
 }
 
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Streaming JSON writer shared by the subcommands: commas, indentation, "%.17g" numbers.
+// Streaming JSON writer shared by the subcommands: commas, indentation, shortest round-trip
+// numbers (number_format.h).
 #ifndef GDN_CLI_JSON_WRITER_H
 #define GDN_CLI_JSON_WRITER_H
 
@@ -36,7 +37,7 @@ void cli_json_matrix(cliJson* w, const char* key, const double* x, int rows, int
 // one array element per line of text (e.g. the loader's warnings)
 void cli_json_lines(cliJson* w, const char* key, const char* text);
 
-// a double as "%.17g" (shortest form that round-trips is not needed: 17 digits always do)
+// a double in its shortest round-trip form (cli_format_double); non-finite: null
 void cli_write_double(FILE* out, double value);
 
 #endif

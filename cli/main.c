@@ -1,57 +1,89 @@
 // SPDX-License-Identifier: Apache-2.0
-// gradyn program entry: usage text, --help/--version, dispatch to the subcommands.
+// gradyn program entry: the usage text (every command's own, in full), --help/--version,
+// dispatch to the subcommands.
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
+#include "grad_problem.h"
+#include "session.h"
 
-static const char usage_text[] =
-    "usage: gradyn <command> [options]\n"
+// the paragraphs on options several commands share
+enum { HELP_STATE = 1, HELP_SOLVER = 2, HELP_GRAD = 4 };
+static const char* const shared_help[] = {CLI_STATE_HELP, CLI_SOLVER_HELP, GRAD_HELP};
+#define NSHARED 3
+
+// the commands in the order the help lists them
+typedef struct cliCommand {
+    const char* name;
+    int (*run)(int argc, char** argv);
+    const char* usage;
+    int shared; // HELP_* bits
+} cliCommand;
+
+static const cliCommand commands[] = {
+    {"info", cli_info, cli_info_usage, 0},
+    {"forward", cli_forward, cli_forward_usage, HELP_STATE | HELP_SOLVER},
+    {"simulate", cli_simulate, cli_simulate_usage, HELP_STATE | HELP_SOLVER},
+    {"contacts", cli_contacts, cli_contacts_usage, HELP_STATE | HELP_SOLVER},
+    {"grad", cli_grad, cli_grad_usage, HELP_GRAD | HELP_STATE | HELP_SOLVER},
+    {"gradcheck", cli_gradcheck, cli_gradcheck_usage, HELP_GRAD | HELP_STATE | HELP_SOLVER},
+};
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static const char usage_head[] =
+    "usage: gradyn <command> MODEL.xml [options]\n"
+    "       gradyn <command> --help     (that command's help, as below)\n"
+    "       gradyn --help | --version\n"
     "\n"
-    "commands:\n"
-    "  info MODEL.xml\n"
-    "      sizes, options and the body tree (joints, masses) as JSON, plus loader warnings\n"
-    "  forward MODEL.xml [--state FILE|-] [--key K]\n"
-    "      forward dynamics at one state; prints qacc, qM (dense nv x nv), qfrc_bias,\n"
-    "      qfrc_passive, qfrc_actuator, energy [potential, kinetic] and xpos as JSON\n"
-    "  simulate MODEL.xml --steps N [--state FILE|-] [--key K] [--ctrl c1,c2,...]\n"
-    "                     [--format csv|json] [--output FILE] [--every K]\n"
-    "                     [--solver newton|cg|pgs] [--cone pyramidal|elliptic] [--iterations N]\n"
-    "                     [--tolerance T] [--nocontact] [--noconstraint]\n"
-    "      N steps of the semi-implicit Euler integrator; writes time, qpos, qvel of step 0\n"
-    "      and of every K-th step (and of the last step), so N/K + 1 rows when K divides N.\n"
-    "      Contacts, limits and equalities are solved by MuJoCo's Newton, CG or PGS (solver\n"
-    "      options override the model's <option>; --nocontact / --noconstraint disable\n"
-    "      contacts / every constraint); steps whose solve did not converge are counted\n"
-    "  contacts MODEL.xml [--state FILE|-] [--key K] [--forces] [solver options]\n"
-    "      kinematics and collision at one state; prints every contact as JSON (geom1/geom2\n"
-    "      names and ids, dist, pos, frame (normal then two tangents), dim, friction, solref,\n"
-    "      solimp, includemargin) and ncon_overflow when the buffer was too small; with\n"
-    "      --forces, the forward dynamics and each contact's force in its frame\n"
-    "  grad MODEL.xml [--steps T] [--body NAME|ID] [--point x,y,z] [--target x,y,z]\n"
-    "                 [--weight w] [--effort w] [--vel-weight w] [--ctrl c1,...]\n"
-    "                 [--state FILE|-] [--key K] [--penalty h,k,c] [--checkpoint K]\n"
-    "      T-step rollout with J = weight |x_T - target|^2 + effort sum |u_t|^2\n"
-    "      + vel-weight |v_T|^2 (x: a body point, default the last body's COM; target: its\n"
-    "      start); one adjoint pass; prints J, dJ/dq0 (tangent), dJ/dv0, dJ/du (T x nu),\n"
-    "      dJ/dparams (10 per body, named) and dJ/dverts (per body) as JSON. --ctrl: nu\n"
-    "      values held, or T x nu values; --penalty enables penalty ground contact\n"
-    "  gradcheck MODEL.xml [grad's options] [--eps E] [--tol TOL] [--blocks a,b,...]\n"
-    "      every gradient block of grad against central finite differences; prints the\n"
-    "      worst relative error per block as JSON; exit code 1 when one exceeds TOL (1e-5)\n"
+    "Commands: info, forward, simulate, contacts, grad, gradcheck. Each is described below\n"
+    "with every option it takes; the options several commands share (the objective of grad\n"
+    "and gradcheck, the initial state, the solver) are described after them.\n";
+
+static const char usage_tail[] =
+    "State files are JSON objects, every field optional: {\"qpos\": [nq numbers], \"qvel\": [nv],\n"
+    "\"ctrl\": [nu], \"qfrc_applied\": [nv], \"time\": t}. Missing fields keep the defaults (the\n"
+    "keyframe given by --key, else qpos0 and zeros); examples/states/ has some.\n"
     "\n"
-    "state files (JSON object, every field optional):\n"
-    "  {\"qpos\": [nq numbers], \"qvel\": [nv], \"ctrl\": [nu], \"qfrc_applied\": [nv],\n"
-    "   \"time\": t}\n"
-    "  missing fields keep the defaults (the keyframe given by --key, else qpos0 and zeros)\n"
+    "Numbers are printed in the shortest form that reads back to the same double (0.005, not\n"
+    "0.0050000000000000001); a non-finite value is printed as null.\n"
     "\n"
-    "  --key K       start from keyframe K (index or name) before applying the state file\n"
-    "  -h, --help    print this help\n"
-    "  --version     print the version\n"
-    "\n"
-    "errors go to stderr; exit code 0 on success, 1 on bad input or a failed step, 2 on a bad\n"
-    "command line\n";
+    "-h, --help prints this help (after a command: that command's help); --version prints the\n"
+    "version. Errors go to stderr; the exit code is 0 on success, 1 on bad input, a failed\n"
+    "step or a failed check, 2 on a bad command line.\n";
+
+
+// the whole help: the head, every command's usage, the shared paragraphs once, the tail
+static void print_usage(FILE* out) {
+    fputs(usage_head, out);
+    for (size_t i = 0; i < NCOMMANDS; i++) {
+        fputc('\n', out);
+        fputs(commands[i].usage, out);
+    }
+    for (int k = NSHARED - 1; k >= 0; k--) {
+        fputc('\n', out);
+        fputs(shared_help[k], out);
+    }
+    fputc('\n', out);
+    fputs(usage_tail, out);
+}
+
+
+void cli_print_help(const char* command) {
+    for (size_t i = 0; i < NCOMMANDS; i++) {
+        if (strcmp(command, commands[i].name) != 0) {
+            continue;
+        }
+        fputs(commands[i].usage, stdout);
+        for (int k = NSHARED - 1; k >= 0; k--) {
+            if (commands[i].shared & (1 << k)) {
+                fputc('\n', stdout);
+                fputs(shared_help[k], stdout);
+            }
+        }
+    }
+}
 
 
 int cli_fail(const char* format, ...) {
@@ -70,7 +102,7 @@ int cli_usage_error(const char* command, const char* format, ...) {
     va_start(args, format);
     fprintf(stderr, "gradyn %s: ", command);
     vfprintf(stderr, format, args);
-    fprintf(stderr, "\n(see gradyn --help)\n");
+    fprintf(stderr, "\n(see gradyn %s --help)\n", command);
     va_end(args);
     return CLI_EXIT_USAGE;
 }
@@ -78,7 +110,7 @@ int cli_usage_error(const char* command, const char* format, ...) {
 
 int main(int argc, char** argv) {
     if (argc < 2) {
-        fputs(usage_text, stderr);
+        print_usage(stderr);
         return CLI_EXIT_USAGE;
     }
     const char* command = argv[1];
@@ -86,7 +118,7 @@ int main(int argc, char** argv) {
     // global flags
     if (strcmp(command, "-h") == 0 || strcmp(command, "--help") == 0 ||
         strcmp(command, "help") == 0) {
-        fputs(usage_text, stdout);
+        print_usage(stdout);
         return CLI_EXIT_OK;
     }
     if (strcmp(command, "--version") == 0) {
@@ -95,25 +127,12 @@ int main(int argc, char** argv) {
     }
 
     // subcommands receive argv from their own name on
-    if (strcmp(command, "info") == 0) {
-        return cli_info(argc - 1, argv + 1);
-    }
-    if (strcmp(command, "forward") == 0) {
-        return cli_forward(argc - 1, argv + 1);
-    }
-    if (strcmp(command, "simulate") == 0) {
-        return cli_simulate(argc - 1, argv + 1);
-    }
-    if (strcmp(command, "contacts") == 0) {
-        return cli_contacts(argc - 1, argv + 1);
-    }
-    if (strcmp(command, "grad") == 0) {
-        return cli_grad(argc - 1, argv + 1);
-    }
-    if (strcmp(command, "gradcheck") == 0) {
-        return cli_gradcheck(argc - 1, argv + 1);
+    for (size_t i = 0; i < NCOMMANDS; i++) {
+        if (strcmp(command, commands[i].name) == 0) {
+            return commands[i].run(argc - 1, argv + 1);
+        }
     }
     fprintf(stderr, "gradyn: unknown command '%s'\n\n", command);
-    fputs(usage_text, stderr);
+    print_usage(stderr);
     return CLI_EXIT_USAGE;
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "json_state.h"
+#include "number_format.h"
 
 
 int cli_session_load(cliSession* s, const char* path) {
@@ -86,6 +87,21 @@ int cli_session_open_solver(cliSession* s, const char* path, const cliStateArgs*
         }
     }
     return CLI_EXIT_OK;
+}
+
+
+void cli_warn_unconverged(const gdnModel* m, long n, long total, double residual) {
+    char r[CLI_NUMBER_SIZE], tol[CLI_NUMBER_SIZE];
+    cli_format_double(r, residual);
+    cli_format_double(tol, m->opt.tolerance);
+    if (total == 1) {
+        fprintf(stderr, "gradyn: warning: the constraint solver did not converge (final "
+                "residual %s; --iterations %d, --tolerance %s)\n", r, m->opt.iterations, tol);
+        return;
+    }
+    fprintf(stderr, "gradyn: warning: the constraint solver did not converge in %ld of %ld "
+            "steps (largest final residual %s; --iterations %d, --tolerance %s)\n", n, total, r,
+            m->opt.iterations, tol);
 }
 
 
@@ -228,6 +244,21 @@ int cli_solver_option(cliSolverArgs* args, const char* command, int argc, char**
         args->tolerance = tolerance;
     }
     return 1;
+}
+
+
+const char* cli_solver_name(int solver) {
+    return solver == GDN_SOL_NEWTON ? "newton"
+           : solver == GDN_SOL_CG   ? "cg"
+           : solver == GDN_SOL_PGS  ? "pgs"
+                                    : "unknown";
+}
+
+
+const char* cli_cone_name(int cone) {
+    return cone == GDN_CONE_PYRAMIDAL  ? "pyramidal"
+           : cone == GDN_CONE_ELLIPTIC ? "elliptic"
+                                       : "unknown";
 }
 
 

@@ -29,12 +29,35 @@ typedef struct cliStateArgs {
     const char* key;        // --key index or name
 } cliStateArgs;
 
+// the solver and disable options every command that steps or solves takes (simulate, forward,
+// contacts, grad, gradcheck): the synopsis and one paragraph saying what they do, shared by
+// every usage text so that no command describes them differently
+#define CLI_SOLVER_SYNOPSIS \
+    "    [--solver newton|cg|pgs] [--cone pyramidal|elliptic] [--iterations N]\n" \
+    "    [--tolerance T] [--nocontact] [--noconstraint]\n"
+#define CLI_SOLVER_HELP \
+    "Solver options (default: the model's <option>): --solver picks MuJoCo's Newton, CG or\n" \
+    "PGS solve, --cone the friction cone, --iterations the maximum solver iterations,\n" \
+    "--tolerance the solver tolerance; --nocontact disables contacts (GDN_DSBL_CONTACT),\n" \
+    "--noconstraint every constraint: contacts, limits, equalities, friction loss\n" \
+    "(GDN_DSBL_CONSTRAINT).\n"
+
+// the options that choose the initial state (every command but info)
+#define CLI_STATE_SYNOPSIS "[--state FILE|-] [--key K]"
+#define CLI_STATE_HELP \
+    "The initial state: --key K resets to keyframe K (an index or a name; default qpos0 at\n" \
+    "rest), then --state FILE sets the fields its JSON object gives (- reads standard input).\n"
+
 // the "not given" values of every solver option
 void cli_solver_args_init(cliSolverArgs* args);
 
 // consume argv[*i] (and its value) when it is --solver, --cone, --iterations, --tolerance,
 // --nocontact or --noconstraint: 1 consumed, 0 not ours, -1 bad or missing value (printed)
 int cli_solver_option(cliSolverArgs* args, const char* command, int argc, char** argv, int* i);
+
+// the command-line names of a solver and a cone code ("newton", "elliptic"; "unknown")
+const char* cli_solver_name(int solver);
+const char* cli_cone_name(int cone);
 
 // write the given options into the model's gdnOption
 void cli_solver_apply(const cliSolverArgs* args, gdnModel* m);
@@ -52,6 +75,10 @@ int cli_session_open_solver(cliSession* s, const char* path, const cliStateArgs*
                             const cliSolverArgs* solver);
 
 void cli_session_close(cliSession* s);
+
+// "gradyn: warning: the constraint solver did not converge in n of total steps (largest final
+// residual r; --iterations N, --tolerance T)" on stderr (with total 1: "did not converge")
+void cli_warn_unconverged(const gdnModel* m, long n, long total, double residual);
 
 // consume argv[*i] (and its value) when it is --state or --key: 1 consumed, 0 not ours,
 // -1 missing value (message printed)

@@ -7,7 +7,34 @@
 # GDN_JOBS (default: number of cores, at most 2), GDN_TEST_CONFIGS (default "rel debug asan").
 set -uo pipefail
 
+usage() {
+    cat <<'USAGE'
+usage: scripts/test.sh
+       scripts/test.sh --help
+
+Installs the Debian packages gradyn needs (scripts/deps.sh), then for each configuration
+(rel: RelWithDebInfo -O2, debug: Debug -O0, asan: AddressSanitizer + UBSan) configures and
+builds the whole suite with warnings as errors (printing the build's progress), runs ctest and
+sums the per-test "N passed, N failed" lines; ends with the total "N passed, N failed" and
+exit code 0 only when every configuration built and passed.
+
+Environment: GDN_BUILD_PREFIX (default <repo>/build-test; build dirs get -rel, -debug,
+-asan), GDN_JOBS (default: the number of cores, at most 2), GDN_TEST_CONFIGS (default
+"rel debug asan").
+USAGE
+}
+if [[ ${1:-} == -h || ${1:-} == --help ]]; then
+    usage
+    exit 0
+fi
+if [[ $# -gt 0 ]]; then
+    echo "test.sh: unexpected argument '$1' (see scripts/test.sh --help)" >&2
+    exit 2
+fi
+
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=scripts/build_progress.sh
+source "$root/scripts/build_progress.sh"
 prefix=${GDN_BUILD_PREFIX:-$root/build-test}
 cores=$(nproc 2>/dev/null || echo 2)
 jobs=${GDN_JOBS:-$((cores < 2 ? cores : 2))}
@@ -55,7 +82,7 @@ for config in $configs; do
         status=1
         continue
     fi
-    if ! cmake --build "$dir" -j "$jobs" >"$dir/build.log" 2>&1; then
+    if ! gdn_build "$dir/build.log" "$config" "$dir" -j "$jobs"; then
         grep -E -B2 -A6 'error|warning' "$dir/build.log" | head -n 120
         echo "== $config: BUILD FAILED (full log: $dir/build.log)"
         status=1

@@ -244,12 +244,13 @@ static int check_model(const char* file, int solver, int cone, int need_contacts
             CHECK(check_accounting(m, tape, reserve) == 0);
             CHECK(gdn_tape_bytes_used(tape) >= used_forward);
         }
-        // the constrained gradient is still refused, after recording the forward pass
+        // the gradient through the recorded solves: computed, or refused naming the rows or
+        // the contact pair that have no derivative yet (test_adjoint checks the values)
         gdnAdjointGradients g = {0};
         g.qvel0 = xq;
-        CHECK(gdn_adjoint_rollout_gradient(m, &p.r, &p.obj, tape, &g, err, sizeof(err)) ==
-              GDN_ERR_UNSUPPORTED);
-        CHECK(strstr(err, "constraint rows") != NULL);
+        gdnStatus gst = gdn_adjoint_rollout_gradient(m, &p.r, &p.obj, tape, &g, err, sizeof(err));
+        CHECK(gst == GDN_OK || (gst == GDN_ERR_UNSUPPORTED && strstr(err, "no derivative") != NULL) ||
+              gst == GDN_ERR_UNCONVERGED);
         printf("  %-14s %-6s K = %d%s: %3d records bit-identical to gdn_step (%d contacts, "
                "%d rows in %d steps, %d factors)%s; %zu of %zu bytes used\n",
                file, solver < 0 ? "" : (cone == GDN_CONE_ELLIPTIC ? "ellip." : "pyram."), K,

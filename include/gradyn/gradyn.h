@@ -29,7 +29,9 @@ typedef enum gdnStatus {
     GDN_ERR_ARG,         // invalid argument (NULL, wrong size, out of range)
     GDN_ERR_NONFINITE,   // non-finite value in state or result
     GDN_ERR_MEMORY,      // allocation failed or arena exhausted
-    GDN_ERR_UNSUPPORTED  // feature not implemented
+    GDN_ERR_UNSUPPORTED, // feature not implemented
+    GDN_ERR_UNCONVERGED, // a derivative of a step whose constraint solve did not converge
+    GDN_ERR_SINGULAR     // a derivative of a step whose linearized system is singular
 } gdnStatus;
 
 // human-readable name of a status code

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// Status codes: human-readable names.
-#include <gradyn/gradyn.h>
+// Status codes: human-readable names, and a failure status returned with its message.
+#include "base/status.h"
+
+#include <stdarg.h>
+#include <stdio.h>
 
 const char* gdn_status_string(gdnStatus status) {
     switch (status) {
@@ -20,6 +23,20 @@ const char* gdn_status_string(gdnStatus status) {
         return "out of memory";
     case GDN_ERR_UNSUPPORTED:
         return "unsupported";
+    case GDN_ERR_UNCONVERGED:
+        return "constraint solve not converged";
+    case GDN_ERR_SINGULAR:
+        return "singular linearization";
     }
     return "unknown status";
+}
+
+gdnStatus gdn_fail(gdnStatus status, char* msg, int msg_size, const char* fmt, ...) {
+    if (msg && msg_size > 0) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(msg, (size_t)msg_size, fmt, ap);
+        va_end(ap);
+    }
+    return status;
 }

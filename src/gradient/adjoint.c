@@ -6,10 +6,60 @@
 #include <gradyn/adjoint.h>
 #include <gradyn/derivative.h>
 
+#include "base/status.h"
 #include "gradient/cost.h"
 #include "gradient/rollout.h"
 #include "gradient/step_derivative.h"
 #include "gradient/tape.h"
+
+// the warm start step t read (tape.h): zero at t = 0, the checkpoint's at a segment start
+// (K > 1), else what step t - 1 left in d->qacc_warmstart (the solver's acceleration after a
+// step with rows, its integrated acceleration after one without)
+static void warm_before(const gdnModel* m, const gdnTape* tape, int t, double* warm) {
+    const size_t bytes = sizeof(double) * (size_t)m->nv;
+    gdnTapeStep rec;
+    if (t == 0) {
+        memset(warm, 0, bytes);
+    } else if (tape->every > 1 && t % tape->every == 0) {
+        memcpy(warm, tape->warm + (size_t)(t / tape->every) * (size_t)m->nv, bytes);
+    } else if (gdn_tape_step(tape, t - 1, &rec) == GDN_OK) {
+        memcpy(warm, rec.qacc_warmstart ? rec.qacc_warmstart : rec.qacc, bytes);
+    }
+}
+
+// A reverse step through a step with constraint rows: its front half is run again from x_t,
+// u_t and the warm start it read, which reproduces its solve bit for bit (checked against the
+// recorded acceleration), then the constrained step VJP (gradient/step_constrained.c) at it
+static gdnStatus reverse_constrained(const gdnModel* m, gdnTape* tape, int t, double* gctrl,
+                                     double* gparam, double* gvert, char* err, int err_size) {
+    gdnData* d = tape->d;
+    gdnTapeStep rec;
+    gdn_tape_step(tape, t, &rec);
+    warm_before(m, tape, t, d->qacc_warmstart);
+    const char* what = NULL;
+    gdnStatus st = gdn_step_vjp_explained(m, d, tape->lam_q, tape->lam_v, tape->g_q, tape->g_v,
+                                          gctrl, gparam, gvert, &what);
+    if (st == GDN_ERR_UNSUPPORTED && what) {
+        return gdn_fail(st, err, err_size,
+                        "step %d has %d constraint rows and no derivative through its "
+                        "%s yet; disable those rows (e.g. GDN_DSBL_CONSTRAINT) to "
+                        "differentiate without them",
+                        t, rec.nefc, what);
+    }
+    if (st == GDN_ERR_UNCONVERGED) {
+        return gdn_fail(st, err, err_size,
+                        "step %d: the constraint solve did not converge (%d iterations, "
+                        "residual %.3g%s%s): no derivative",
+                        t, rec.solver_iter, rec.solver_residual, what ? "; " : "",
+                        what ? what : "");
+    }
+    if (st == GDN_OK && (d->nefc != rec.nefc ||
+                         memcmp(d->qacc, rec.qacc, sizeof(double) * (size_t)m->nv) != 0)) {
+        return gdn_fail(GDN_ERR_ARG, err, err_size,
+                        "step %d: the replayed solve differs from the recorded one", t);
+    }
+    return st;
+}
 
 // One reverse step at x_t (loaded into d with u_t), with the recorded acceleration qacc_t:
 //   (g_q, g_v, dJ/du_t, dJ/dpi +=, dJ/dV +=) = J_step' (lam_q, lam_v)  (gdn_step_vjp_stored
@@ -30,8 +80,14 @@ static gdnStatus reverse_step(const gdnModel* m, const gdnRollout* r, const gdnO
     // the step's front half from its stored intermediates when the tape kept them, else
     // recomputed from x_t (the same bits)
     const int slot = tape->store_inter ? gdn_tape_slot_of(tape, t) : -1;
+    const int tslot = gdn_tape_slot_of(tape, t);
     gdnStatus st;
-    if (slot >= 0 && tape->entry[slot].inter) {
+    if (tslot >= 0 && tape->entry[tslot].nefc > 0) {
+        st = reverse_constrained(m, tape, t, gctrl, out->param, gvert, err, err_size);
+        if (st != GDN_OK) {
+            return st;
+        }
+    } else if (slot >= 0 && tape->entry[slot].inter) {
         gdnAbaFactor f;
         gdn_tape_inter_factor(tape, slot, &f);
         gdn_tape_inter_restore(tape, slot);
@@ -43,8 +99,8 @@ static gdnStatus reverse_step(const gdnModel* m, const gdnRollout* r, const gdnO
                              tape->g_v, gctrl, out->param, gvert);
     }
     if (st != GDN_OK) {
-        return gdn_rollout_fail(st, err, err_size, "step %d: the step VJP failed (%s)", t,
-                                gdn_status_string(st));
+        return gdn_fail(st, err, err_size, "step %d: the step VJP failed (%s)", t,
+                        gdn_status_string(st));
     }
     if (obj->running.fn) {
         double value;
@@ -128,7 +184,7 @@ gdnStatus gdn_adjoint_rollout_gradient(const gdnModel* m, const gdnRollout* r,
         err[0] = '\0';
     }
     if (!out) {
-        return gdn_rollout_fail(GDN_ERR_ARG, err, err_size, "NULL gradient output");
+        return gdn_fail(GDN_ERR_ARG, err, err_size, "NULL gradient output");
     }
     out->J = NAN;
     gdnStatus st = gdn_rollout_validate(m, r, obj, tape, err, err_size);
@@ -147,15 +203,6 @@ gdnStatus gdn_adjoint_rollout_gradient(const gdnModel* m, const gdnRollout* r,
     if (st != GDN_OK) {
         tape->nstep = 0;
         return st;
-    }
-    // the gradient differentiates the smooth + penalty step only: refuse, never a wrong gradient
-    if (tape->constrained >= 0) {
-        return gdn_rollout_fail(GDN_ERR_UNSUPPORTED, err, err_size,
-                                "step %d has %d constraint rows (contacts, limits, equality or "
-                                "friction loss): the gradient through the constraint solve is "
-                                "not implemented; disable constraints (GDN_DSBL_CONSTRAINT) to "
-                                "differentiate the unconstrained model",
-                                tape->constrained, tape->constrained_nefc);
     }
     st = backward(m, r, obj, tape, out, err, err_size);
     if (st != GDN_OK) {

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // Objective terms: callback evaluation and the qpos-coordinate to tangent gradient map.
 #include <math.h>
-#include <stdio.h>
 #include <string.h>
 
 #include <gradyn/adjoint.h>
 
+#include "base/status.h"
 #include "gradient/cost.h"
 #include "math/vec.h"
+#include "math/vecn.h"
 
 // quaternion block: g_k = <gq, 0.5 q (x) [0, e_k]>.  With q (x) [0, e] = [-q_v . e,
 // q_w e + q_v x e] this is g = 0.5 (q_w gq_v - gq_w q_v + gq_v x q_v)
@@ -40,15 +41,6 @@ void gdn_qpos_grad_to_tangent(const gdnModel* m, const double* qpos, const doubl
     }
 }
 
-static int all_finite(const double* x, int n) {
-    for (int i = 0; i < n; i++) {
-        if (!isfinite(x[i])) {
-            return 0;
-        }
-    }
-    return 1;
-}
-
 gdnStatus gdn_cost_eval(const gdnModel* m, gdnTape* tape, const gdnCost* c, int t,
                         const double* qpos, const double* qvel, const double* ctrl,
                         double* value, int want_grad, int want_ctrl, char* err, int err_size) {
@@ -77,25 +69,19 @@ gdnStatus gdn_cost_eval(const gdnModel* m, gdnTape* tape, const gdnCost* c, int 
     *value = 0;
     gdnStatus st = c->fn(m, s, t, c->user, value, gq, gv, gu);
     if (st != GDN_OK) {
-        if (err && err_size > 0) {
-            snprintf(err, (size_t)err_size, "step %d: %s callback failed (%s)", t, which,
-                     gdn_status_string(st));
-        }
-        return st;
+        return gdn_fail(st, err, err_size, "step %d: %s callback failed (%s)", t, which,
+                        gdn_status_string(st));
     }
     int finite = isfinite(*value);
     if (want_grad) {
-        finite = finite && all_finite(gq, c->grad_tangent ? nv : nq) && all_finite(gv, nv) &&
-                 (!gu || all_finite(gu, nu));
+        finite = finite && gdn_all_finite(gq, c->grad_tangent ? nv : nq) && gdn_all_finite(gv, nv) &&
+                 (!gu || gdn_all_finite(gu, nu));
         if (finite && !c->grad_tangent) {
             gdn_qpos_grad_to_tangent(m, qpos, tape->cost_q, tape->cost_qt);
         }
     }
     if (!finite) {
-        if (err && err_size > 0) {
-            snprintf(err, (size_t)err_size, "step %d: %s is not finite", t, which);
-        }
-        return GDN_ERR_NONFINITE;
+        return gdn_fail(GDN_ERR_NONFINITE, err, err_size, "step %d: %s is not finite", t, which);
     }
     return GDN_OK;
 }

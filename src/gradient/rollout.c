@@ -1,27 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 // The rollout: input validation and the forward pass onto the tape (the primal objective).
 #include <math.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <string.h>
 
 #include <gradyn/adjoint.h>
 
+#include "base/status.h"
 #include "gradient/cost.h"
 #include "gradient/rollout.h"
 #include "gradient/tape.h"
 #include "penalty/penalty.h"
 #include "sim/pipeline.h"
-
-gdnStatus gdn_rollout_fail(gdnStatus st, char* err, int err_size, const char* fmt, ...) {
-    if (err && err_size > 0) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, (size_t)err_size, fmt, ap);
-        va_end(ap);
-    }
-    return st;
-}
 
 // index of the first non-finite entry of x (n), -1 when all are finite
 static int first_nonfinite(const double* x, int n) {
@@ -52,54 +41,47 @@ void gdn_rollout_init(const gdnModel* m, int nstep, gdnRollout* r) {
 gdnStatus gdn_rollout_validate(const gdnModel* m, const gdnRollout* r, const gdnObjective* obj,
                                gdnTape* tape, char* err, int err_size) {
     if (!m || !r || !obj || !tape) {
-        return gdn_rollout_fail(GDN_ERR_ARG, err, err_size,
-                                "NULL model, rollout, objective or tape");
+        return gdn_fail(GDN_ERR_ARG, err, err_size, "NULL model, rollout, objective or tape");
     }
     if (r->nq != m->nq || r->nv != m->nv || r->nu != m->nu || r->nbody != m->nbody) {
-        return gdn_rollout_fail(
-            GDN_ERR_ARG, err, err_size,
-            "rollout sizes (nq %d, nv %d, nu %d, nbody %d) differ from the model's "
-            "(%d, %d, %d, %d)",
-            r->nq, r->nv, r->nu, r->nbody, m->nq, m->nv, m->nu, m->nbody);
+        return gdn_fail(GDN_ERR_ARG, err, err_size,
+                        "rollout sizes (nq %d, nv %d, nu %d, nbody %d) differ from the model's "
+                        "(%d, %d, %d, %d)",
+                        r->nq, r->nv, r->nu, r->nbody, m->nq, m->nv, m->nu, m->nbody);
     }
     if (tape->nq != m->nq || tape->nv != m->nv || tape->nu != m->nu || tape->nbody != m->nbody ||
         tape->njnt != m->njnt || tape->nvert != m->nvert || tape->d->nvert != m->nvert) {
-        return gdn_rollout_fail(
-            GDN_ERR_ARG, err, err_size,
-            "the tape was created for a model of another shape (nq, nv, nu, nbody, "
-            "njnt, nvert)");
+        return gdn_fail(GDN_ERR_ARG, err, err_size,
+                        "the tape was created for a model of another shape (nq, nv, nu, nbody, "
+                        "njnt, nvert)");
     }
     if (r->nstep <= 0) {
-        return gdn_rollout_fail(GDN_ERR_ARG, err, err_size, "nstep must be positive (got %d)",
-                                r->nstep);
+        return gdn_fail(GDN_ERR_ARG, err, err_size, "nstep must be positive (got %d)", r->nstep);
     }
     if (r->nstep > tape->max_steps) {
-        return gdn_rollout_fail(GDN_ERR_ARG, err, err_size,
-                                "nstep %d exceeds the tape's max_steps %d", r->nstep,
-                                tape->max_steps);
+        return gdn_fail(GDN_ERR_ARG, err, err_size, "nstep %d exceeds the tape's max_steps %d",
+                        r->nstep, tape->max_steps);
     }
     if (!r->qpos0 || !r->qvel0 || (m->nu > 0 && !r->ctrl)) {
-        return gdn_rollout_fail(GDN_ERR_ARG, err, err_size, "NULL qpos0, qvel0 or ctrl");
+        return gdn_fail(GDN_ERR_ARG, err, err_size, "NULL qpos0, qvel0 or ctrl");
     }
     int i;
     if ((i = first_nonfinite(r->qpos0, m->nq)) >= 0) {
-        return gdn_rollout_fail(GDN_ERR_NONFINITE, err, err_size, "qpos0[%d] is not finite", i);
+        return gdn_fail(GDN_ERR_NONFINITE, err, err_size, "qpos0[%d] is not finite", i);
     }
     if ((i = first_nonfinite(r->qvel0, m->nv)) >= 0) {
-        return gdn_rollout_fail(GDN_ERR_NONFINITE, err, err_size, "qvel0[%d] is not finite", i);
+        return gdn_fail(GDN_ERR_NONFINITE, err, err_size, "qvel0[%d] is not finite", i);
     }
     if (m->nu > 0 && (i = first_nonfinite(r->ctrl, r->nstep * m->nu)) >= 0) {
-        return gdn_rollout_fail(GDN_ERR_NONFINITE, err, err_size,
-                                "ctrl[%d][%d] (step %d) is not finite", i / m->nu, i % m->nu,
-                                i / m->nu);
+        return gdn_fail(GDN_ERR_NONFINITE, err, err_size, "ctrl[%d][%d] (step %d) is not finite",
+                        i / m->nu, i % m->nu, i / m->nu);
     }
     if (r->qfrc_applied && (i = first_nonfinite(r->qfrc_applied, m->nv)) >= 0) {
-        return gdn_rollout_fail(GDN_ERR_NONFINITE, err, err_size, "qfrc_applied[%d] is not finite",
-                                i);
+        return gdn_fail(GDN_ERR_NONFINITE, err, err_size, "qfrc_applied[%d] is not finite", i);
     }
     if (r->xfrc_applied && (i = first_nonfinite(r->xfrc_applied, 6 * m->nbody)) >= 0) {
-        return gdn_rollout_fail(GDN_ERR_NONFINITE, err, err_size,
-                                "xfrc_applied[%d][%d] is not finite", i / 6, i % 6);
+        return gdn_fail(GDN_ERR_NONFINITE, err, err_size, "xfrc_applied[%d][%d] is not finite",
+                        i / 6, i % 6);
     }
     // quaternions: unit within the tolerance, then normalized
     memcpy(tape->qpos0, r->qpos0, sizeof(double) * (size_t)m->nq);
@@ -112,17 +94,15 @@ gdnStatus gdn_rollout_validate(const gdnModel* m, const gdnRollout* r, const gdn
         double norm = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
         if (!(fabs(norm - 1) <= GDN_ADJOINT_QUAT_TOL)) {
             const char* name = gdn_id2name(m, "joint", j);
-            return gdn_rollout_fail(
-                GDN_ERR_ARG, err, err_size,
-                "qpos0: quaternion of joint %d '%s' has norm %.17g (tolerance %g)", j,
-                name ? name : "", norm, GDN_ADJOINT_QUAT_TOL);
+            return gdn_fail(GDN_ERR_ARG, err, err_size,
+                            "qpos0: quaternion of joint %d '%s' has norm %.17g (tolerance %g)", j,
+                            name ? name : "", norm, GDN_ADJOINT_QUAT_TOL);
         }
     }
     gdn_normalize_quat(m, tape->qpos0);
     if (obj->terminal.fn == NULL && obj->running.fn == NULL) {
-        return gdn_rollout_fail(GDN_ERR_ARG, err, err_size,
-                                "the objective has neither a terminal nor a "
-                                "running cost");
+        return gdn_fail(GDN_ERR_ARG, err, err_size,
+                        "the objective has neither a terminal nor a running cost");
     }
     return GDN_OK;
 }
@@ -175,16 +155,11 @@ static gdnStatus step_into(const gdnModel* m, const gdnRollout* r, gdnTape* tape
         st = gdn_step(m, d);
     }
     if (st != GDN_OK) {
-        return gdn_rollout_fail(
-            st, err, err_size, "step %d: gdn_step failed (%s)%s", t, gdn_status_string(st),
-            st == GDN_ERR_NONFINITE ? ": the state or acceleration is not finite" : "");
+        return gdn_fail(st, err, err_size, "step %d: gdn_step failed (%s)%s", t,
+                        gdn_status_string(st),
+                        st == GDN_ERR_NONFINITE ? ": the state or acceleration is not finite" : "");
     }
     return GDN_OK;
-}
-
-gdnStatus gdn_rollout_step(const gdnModel* m, const gdnRollout* r, gdnData* d, int t, char* err,
-                           int err_size) {
-    return step_into(m, r, NULL, d, t, -1, err, err_size);
 }
 
 // The forward pass shared by the primal and the gradient:
@@ -317,7 +292,7 @@ gdnStatus gdn_rollout_objective(const gdnModel* m, const gdnRollout* r, const gd
         err[0] = '\0';
     }
     if (!J) {
-        return gdn_rollout_fail(GDN_ERR_ARG, err, err_size, "NULL J");
+        return gdn_fail(GDN_ERR_ARG, err, err_size, "NULL J");
     }
     *J = NAN;
     gdnStatus st = gdn_rollout_validate(m, r, obj, tape, err, err_size);

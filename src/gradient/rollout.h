@@ -7,10 +7,6 @@
 
 #include "gradient/tape.h"
 
-// printf-style message into err (when non-NULL), returns st
-gdnStatus gdn_rollout_fail(gdnStatus st, char* err, int err_size, const char* fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
 // checks every input before anything runs; leaves x_0's configuration in tape->qpos0
 // (quaternions normalized as gdn_step's kinematics normalizes them)
 gdnStatus gdn_rollout_validate(const gdnModel* m, const gdnRollout* r, const gdnObjective* obj,
@@ -22,10 +18,6 @@ void gdn_rollout_load_state(const gdnModel* m, gdnData* d, const double* x);
 
 // row t of the controls (NULL when nu = 0)
 const double* gdn_rollout_ctrl_row(const gdnModel* m, const gdnRollout* r, int t);
-
-// one gdn_step from the state in d with control row t; an error message names t
-gdnStatus gdn_rollout_step(const gdnModel* m, const gdnRollout* r, gdnData* d, int t,
-                           char* err, int err_size);
 
 // the forward pass: x_0 from tape->qpos0 and r->qvel0 with a zero warm start; for t < T
 // record x_t (every K-th, with its warm start when K > 1), J += l(x_t, u_t),

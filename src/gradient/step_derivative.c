@@ -8,6 +8,7 @@
 #include "dynamics/aba.h"
 #include "dynamics/com.h"
 #include "gradient/residual.h"
+#include "gradient/step_constrained.h"
 #include "gradient/step_derivative.h"
 #include "kinematics/kinematics.h"
 #include "kinematics/kinematics_derivative.h"
@@ -79,6 +80,16 @@ gdnStatus gdn_step_jvp(const gdnModel* m, gdnData* d, const double* dqpos, const
     double* dW = dr + nv;
     gdnAbaFactor f;
     gdnStatus status = primal_front(m, d, &f, qvel_next);
+    if (status == GDN_OK && d->nefc > 0) {
+        const char* what = NULL;
+        status = gdn_constrained_admissible(d);
+        if (status == GDN_OK) {
+            status = gdn_step_jvp_constrained(m, d, dqpos, dqvel, dctrl, dparam, dvert,
+                                              dqpos_next, dqvel_next, &what);
+        }
+        gdn_arena_reset(d, mark);
+        return status;
+    }
     if (status == GDN_OK && gdn_penalty_active(m)) {
         status = gdn_contact_wrench_jvp(m, d, dqpos, dqvel, dvert, dW);
     }
@@ -197,9 +208,11 @@ static gdnStatus step_vjp_back(const gdnModel* m, gdnData* d, const gdnAbaFactor
     return status;
 }
 
-gdnStatus gdn_step_vjp(const gdnModel* m, gdnData* d, const double* gqpos_next,
-                       const double* gqvel_next, double* gqpos, double* gqvel, double* gctrl,
-                       double* gparam, double* gvert) {
+gdnStatus gdn_step_vjp_explained(const gdnModel* m, gdnData* d, const double* gqpos_next,
+                                 const double* gqvel_next, double* gqpos, double* gqvel,
+                                 double* gctrl, double* gparam, double* gvert,
+                                 const char** what) {
+    *what = NULL;
     if (gdn_check_call(m, d) != GDN_OK) {
         return GDN_ERR_ARG;
     }
@@ -209,12 +222,26 @@ gdnStatus gdn_step_vjp(const gdnModel* m, gdnData* d, const double* gqpos_next,
     if (status == GDN_OK) {
         status = gdn_pipeline_front(m, d, GDN_PIPE_DERIVATIVE, &f);
     }
-    if (status == GDN_OK) {
+    if (status == GDN_OK && d->nefc > 0) {
+        status = gdn_constrained_admissible(d);
+        if (status == GDN_OK) {
+            status = gdn_step_vjp_constrained(m, d, gqpos_next, gqvel_next, gqpos, gqvel, gctrl,
+                                              gparam, gvert, what);
+        }
+    } else if (status == GDN_OK) {
         status = step_vjp_back(m, d, &f, d->qacc, NULL, NULL, gqpos_next, gqvel_next, gqpos,
                                gqvel, gctrl, gparam, gvert);
     }
     gdn_arena_reset(d, mark);
     return status;
+}
+
+gdnStatus gdn_step_vjp(const gdnModel* m, gdnData* d, const double* gqpos_next,
+                       const double* gqvel_next, double* gqpos, double* gqvel, double* gctrl,
+                       double* gparam, double* gvert) {
+    const char* what = NULL;
+    return gdn_step_vjp_explained(m, d, gqpos_next, gqvel_next, gqpos, gqvel, gctrl, gparam,
+                                  gvert, &what);
 }
 
 // The front half's contact part and the backward half, once the kinematics (d->cdof and

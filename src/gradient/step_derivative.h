@@ -31,6 +31,13 @@ gdnStatus gdn_step_vjp_stored(const gdnModel* m, gdnData* d, const gdnAbaFactor*
                               const double* gqvel_next, double* gqpos, double* gqvel,
                               double* gctrl, double* gparam, double* gvert);
 
+// gdn_step_vjp that also names, in *what, the row kind or contact pair a constrained step's
+// refusal (GDN_ERR_UNSUPPORTED) is about (NULL otherwise)
+gdnStatus gdn_step_vjp_explained(const gdnModel* m, gdnData* d, const double* gqpos_next,
+                                 const double* gqvel_next, double* gqpos, double* gqvel,
+                                 double* gctrl, double* gparam, double* gvert,
+                                 const char** what);
+
 // dW (6 x nbody) from (dq, dv, dvert) through the body tangents and the penalty contact's JVP,
 // at the state of the last primal front half (penalty contact active); any input NULL = 0.
 // GDN_ERR_MEMORY when the arena is exhausted

@@ -1,18 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
 // The rollout tape: one allocation holding the state record, the step records and the buffers.
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <gradyn/adjoint.h>
 
+#include "base/status.h"
 #include "gradient/tape.h"
 
-static void set_err(char* err, int err_size, const char* msg) {
-    if (err && err_size > 0) {
-        snprintf(err, (size_t)err_size, "%s", msg);
-    }
+// the next n doubles at the cursor *p, advancing it
+static double* take(double** p, size_t n) {
+    double* at = *p;
+    *p += n;
+    return at;
 }
 
 static size_t round8(size_t n) {
@@ -129,12 +130,12 @@ gdnStatus gdn_tape_create_opt(const gdnModel* m, const gdnTapeOptions* opt, gdnT
         *tape = NULL;
     }
     if (!m || !opt || !tape) {
-        set_err(err, err_size, "gdn_tape_create: NULL model, options or tape pointer");
-        return GDN_ERR_ARG;
+        return gdn_fail(GDN_ERR_ARG, err, err_size,
+                        "gdn_tape_create: NULL model, options or tape pointer");
     }
     if (opt->max_steps <= 0 || opt->checkpoint_every < 0) {
-        set_err(err, err_size, "gdn_tape_create: max_steps must be > 0, checkpoint_every >= 0");
-        return GDN_ERR_ARG;
+        return gdn_fail(GDN_ERR_ARG, err, err_size,
+                        "gdn_tape_create: max_steps must be > 0, checkpoint_every >= 0");
     }
     int every = opt->checkpoint_every < 1 ? 1 : opt->checkpoint_every;
     if (every > opt->max_steps) {
@@ -152,8 +153,8 @@ gdnStatus gdn_tape_create_opt(const gdnModel* m, const gdnTapeOptions* opt, gdnT
     if (gdn_data_create(m, &d) != GDN_OK || gdn_data_create(m, &scratch) != GDN_OK) {
         gdn_data_free(d);
         gdn_data_free(scratch);
-        set_err(err, err_size, "gdn_tape_create: could not create the rollout data");
-        return GDN_ERR_MEMORY;
+        return gdn_fail(GDN_ERR_MEMORY, err, err_size,
+                        "gdn_tape_create: could not create the rollout data");
     }
     const int factor = opt->record_factor != 0;
     const size_t nvz = (size_t)nv;
@@ -190,9 +191,8 @@ gdnStatus gdn_tape_create_opt(const gdnModel* m, const gdnTapeOptions* opt, gdnT
     if (!buf) {
         gdn_data_free(d);
         gdn_data_free(scratch);
-        set_err(err, err_size, fits ? "gdn_tape_create: out of memory"
-                                    : "gdn_tape_create: tape too large");
-        return GDN_ERR_MEMORY;
+        return gdn_fail(GDN_ERR_MEMORY, err, err_size, "gdn_tape_create: %s",
+                        fits ? "out of memory" : "tape too large");
     }
     gdnTape* tp = (gdnTape*)(void*)buf;
     tp->buffer = buf;
@@ -225,34 +225,20 @@ gdnStatus gdn_tape_create_opt(const gdnModel* m, const gdnTapeOptions* opt, gdnT
 
     // carve the doubles, then the pool (64-byte aligned)
     double* p = (double*)(void*)(buf + head);
-    tp->checkpoint = p;
-    p += (size_t)ncheck * (size_t)stride;
-    tp->warm = every > 1 ? p : NULL;
-    p += every > 1 ? (size_t)ncheck * nvz : 0;
-    tp->segment = every > 1 ? p : NULL;
-    p += (size_t)(every - 1) * (size_t)stride;
-    tp->final = p;
-    p += stride;
-    tp->qpos0 = p;
-    p += nq;
-    tp->lam_q = p;
-    p += nv;
-    tp->lam_v = p;
-    p += nv;
-    tp->g_q = p;
-    p += nv;
-    tp->g_v = p;
-    p += nv;
-    tp->cost_q = p;
-    p += nq > nv ? nq : nv;
-    tp->cost_qt = p;
-    p += nv;
-    tp->cost_v = p;
-    p += nv;
-    tp->cost_u = p;
-    p += nu;
-    tp->inter = store ? p : NULL;
-    p += (size_t)nslot * inter_stride;
+    tp->checkpoint = take(&p, (size_t)ncheck * (size_t)stride);
+    tp->warm = every > 1 ? take(&p, (size_t)ncheck * nvz) : NULL;
+    tp->segment = every > 1 ? take(&p, (size_t)(every - 1) * (size_t)stride) : NULL;
+    tp->final = take(&p, (size_t)stride);
+    tp->qpos0 = take(&p, (size_t)nq);
+    tp->lam_q = take(&p, nvz);
+    tp->lam_v = take(&p, nvz);
+    tp->g_q = take(&p, nvz);
+    tp->g_v = take(&p, nvz);
+    tp->cost_q = take(&p, (size_t)(nq > nv ? nq : nv));
+    tp->cost_qt = take(&p, nvz);
+    tp->cost_v = take(&p, nvz);
+    tp->cost_u = take(&p, (size_t)nu);
+    tp->inter = store ? take(&p, (size_t)nslot * inter_stride) : NULL;
     tp->pool = (unsigned char*)(((uintptr_t)p + 63u) & ~(uintptr_t)63u);
     tp->pool_bytes = pool;
     tp->solve_reserve = reserve;
@@ -422,15 +408,12 @@ gdnStatus gdn_tape_record_solve(gdnTape* tape, int slot, int t, const gdnData* d
     const size_t block = block_bytes(nv, ncon, nefc, nfactor);
     if (block > tape->solve_reserve - tape->solve_used ||
         sizeof(double) * (size_t)nv + block > tape->pool_bytes - tape->pool_used) {
-        if (err && err_size > 0) {
-            snprintf(err, (size_t)err_size,
-                     "step %d: the tape's solve reserve is full: the step's solve (%d contacts, "
-                     "%d rows%s) needs %zu bytes, %zu of %zu reserved bytes are free (raise "
-                     "gdnTapeOptions.solve_bytes_per_step)",
-                     t, ncon, nefc, factor ? ", the factor" : "", block,
-                     tape->solve_reserve - tape->solve_used, tape->solve_reserve);
-        }
-        return GDN_ERR_MEMORY;
+        return gdn_fail(GDN_ERR_MEMORY, err, err_size,
+                        "step %d: the tape's solve reserve is full: the step's solve (%d "
+                        "contacts, %d rows%s) needs %zu bytes, %zu of %zu reserved bytes are free "
+                        "(raise gdnTapeOptions.solve_bytes_per_step)",
+                        t, ncon, nefc, factor ? ", the factor" : "", block,
+                        tape->solve_reserve - tape->solve_used, tape->solve_reserve);
     }
     gdnTapeEntry* e = &tape->entry[slot];
     unsigned char* p = tape->pool + tape->pool_used;

@@ -11,6 +11,7 @@
 #include "dynamics/damped_mass.h"
 #include "model/configuration_derivative.h"
 #include "gradient/residual.h"
+#include "gradient/step_constrained.h"
 #include "gradient/step_derivative.h"
 #include "math/vecn.h"
 #include "model/validate.h"
@@ -46,6 +47,41 @@ static gdnStatus contact_residual_columns(const gdnModel* m, gdnData* d, double*
     return status;
 }
 
+// A constrained step's A, B column by column: column c is the step's JVP of the unit tangent
+// e_c (gradient/step_constrained.c), at the solve the front half left in d
+static gdnStatus constrained_columns(const gdnModel* m, gdnData* d, double* A, double* B) {
+    const int nv = m->nv, nu = m->nu, n = 2 * nv;
+    gdnStatus status = gdn_constrained_admissible(d);
+    size_t mark = gdn_arena_mark(d);
+    double* e = gdn_arena_doubles(d, (size_t)(n + (nu > 0 ? nu : 1)) + (size_t)n);
+    if (status == GDN_OK && !e) {
+        status = GDN_ERR_MEMORY;
+    }
+    if (status != GDN_OK) {
+        gdn_arena_reset(d, mark);
+        return status;
+    }
+    double* out = e + n + (nu > 0 ? nu : 1);
+    memset(e, 0, sizeof(double) * (size_t)(n + (nu > 0 ? nu : 1)));
+    const char* what = NULL;
+    for (int c = 0; c < n + nu && status == GDN_OK; c++) {
+        double* col = c < n ? A : B;
+        const int k = c < n ? c : c - n, ld = c < n ? n : nu;
+        if (!col) {
+            continue;
+        }
+        e[c] = 1;
+        status = gdn_step_jvp_constrained(m, d, e, e + nv, nu > 0 ? e + n : NULL, NULL, NULL,
+                                          out, out + nv, &what);
+        e[c] = 0;
+        for (int i = 0; i < n; i++) {
+            col[(size_t)i * (size_t)ld + (size_t)k] = out[i];
+        }
+    }
+    gdn_arena_reset(d, mark);
+    return status;
+}
+
 // Dense: X = [dr/dq | dr/dv | dr/du] (nv x (2nv + nu)), the contact part added column by column
 // through its JVP (dr/dW dW = -sum_b J_b' dW_b); X <- -(M + hD)^-1 X = [da/dq | da/dv | da/du];
 //   dv'/dq = h da/dq,  dv'/dv = I + h da/dv,  dv'/du = h da/du
@@ -68,6 +104,10 @@ gdnStatus gdn_transition_jacobians(const gdnModel* m, gdnData* d, double* A, dou
     double* M = X + (size_t)nv * (size_t)ncol; // the mass matrix from the residual's sweep
     // the primal front half: a = d->qacc, v' = v + h a
     gdnStatus status = gdn_pipeline_front(m, d, GDN_PIPE_DERIVATIVE, NULL);
+    if (status == GDN_OK && d->nefc > 0) {
+        gdn_arena_reset(d, mark);
+        return constrained_columns(m, d, A, B);
+    }
     for (int i = 0; status == GDN_OK && i < nv; i++) {
         qvel_next[i] = d->qvel[i] + h * d->qacc[i];
     }

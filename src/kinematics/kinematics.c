@@ -25,14 +25,6 @@ static inline void rotate_by_quat(double r[3], const double a[3], const double q
     r[2] = a[2] + 2 * (q[1] * t1 - q[2] * t0);
 }
 
-static inline int is_identity_quat(const double q[4]) {
-    return q[0] == 1 && q[1] == 0 && q[2] == 0 && q[3] == 0;
-}
-
-static inline int is_zero3(const double a[3]) {
-    return a[0] == 0 && a[1] == 0 && a[2] == 0;
-}
-
 static inline void copy9(double r[9], const double a[9]) {
     memcpy(r, a, 9 * sizeof(double));
 }
@@ -105,7 +97,7 @@ static void body_frames(const gdnModel* m, gdnData* d) {
             gdn_mulmat3(v, d->xmat + 9 * p, m->body_pos + 3 * b);
             gdn_add3(pos, d->xpos + 3 * p, v);
             const double* bquat = m->body_quat + 4 * b;
-            if (is_identity_quat(bquat)) {
+            if (gdn_is_identity_quat(bquat)) {
                 gdn_copy4(quat, d->xquat + 4 * p);
             } else {
                 gdn_mulquat(quat, d->xquat + 4 * p, bquat);
@@ -117,7 +109,7 @@ static void body_frames(const gdnModel* m, gdnData* d) {
                 const double* axis = m->jnt_axis + 3 * j;
                 double* xaxis = d->xaxis + 3 * j;
                 double* xanchor = d->xanchor + 3 * j;
-                int anchored = !is_zero3(jpos);
+                int anchored = !gdn_is_zero3(jpos);
                 rotate_by_quat(xaxis, axis, quat);
                 if (anchored) {
                     rotate_by_quat(v, jpos, quat);

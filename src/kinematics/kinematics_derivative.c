@@ -15,7 +15,8 @@
 //   eta_b = eta_parent + sum_j (dS_j(xi_pre_j, xi_b) v_j + S_j dv_j)
 // where xi_pre_j is xi_parent plus the groups of b before j's group.
 void gdn_body_tangent_jvp_axes(const gdnModel* m, const gdnData* d, const double* S,
-                               const double* dq, const double* dv, double* xi, double* eta) {
+                               const double* vel, const double* dq, const double* dv,
+                               double* xi, double* eta) {
     memset(xi, 0, 6 * sizeof(double));
     memset(eta, 0, 6 * sizeof(double));
     for (int b = 1; b < m->nbody; b++) {
@@ -45,7 +46,7 @@ void gdn_body_tangent_jvp_axes(const gdnModel* m, const gdnData* d, const double
             for (int t = k; t < k + n; t++) {
                 double dS[6];
                 gdn_axis_motion(m, d, dof0 + t, S + 6 * (dof0 + t), xpre, x, dS);
-                gdn_addscl6(e, e, dS, d->qvel[dof0 + t]);
+                gdn_addscl6(e, e, dS, vel[dof0 + t]);
             }
             for (int t = k; t < k + n; t++) {
                 gdn_addscl6(xpre, xpre, S + 6 * (dof0 + t), dq[dof0 + t]);
@@ -60,8 +61,8 @@ void gdn_body_tangent_jvp_axes(const gdnModel* m, const gdnData* d, const double
 // axes' share. Then, groups last to first with R = covector of xi after the group:
 //   gq_j += S_j' R,  gv_j += S_j' E_b,  R += covector of xi_pre of the group (from dS_j)
 gdnStatus gdn_body_tangent_vjp_axes(const gdnModel* m, gdnData* d, const double* S,
-                                    const double* xibar, const double* etabar, double* gq,
-                                    double* gv) {
+                                    const double* vel, const double* xibar,
+                                    const double* etabar, double* gq, double* gv) {
     const int nbody = m->nbody;
     size_t mark = gdn_arena_mark(d);
     double* xacc = gdn_arena_doubles(d, 6 * (size_t)nbody);
@@ -91,7 +92,7 @@ gdnStatus gdn_body_tangent_vjp_axes(const gdnModel* m, gdnData* d, const double*
             if (gv) {
                 gv[dof] += gdn_dot6(S + 6 * dof, E);
             }
-            gdn_scl6(c, E, d->qvel[dof]);
+            gdn_scl6(c, E, vel[dof]);
             memset(prebar + 6 * dof, 0, 6 * sizeof(double));
             gdn_axis_motion_adjoint(m, d, dof, S + 6 * dof, c, prebar + 6 * dof, R);
         }
@@ -123,7 +124,7 @@ void gdn_body_tangent_jvp(const gdnModel* m, gdnData* d, const double* dq, const
         return;
     }
     gdn_dof_axes_about(m, d, 0, S);
-    gdn_body_tangent_jvp_axes(m, d, S, dq, dv, xi, eta);
+    gdn_body_tangent_jvp_axes(m, d, S, d->qvel, dq, dv, xi, eta);
     gdn_arena_reset(d, mark);
 }
 
@@ -134,7 +135,7 @@ void gdn_body_tangent_vjp(const gdnModel* m, gdnData* d, const double* xibar,
     double* S = gdn_arena_doubles(d, n);
     if (S) {
         gdn_dof_axes_about(m, d, 0, S);
-        gdn_body_tangent_vjp_axes(m, d, S, xibar, etabar, gq, gv);
+        gdn_body_tangent_vjp_axes(m, d, S, d->qvel, xibar, etabar, gq, gv);
     }
     gdn_arena_reset(d, mark);
 }

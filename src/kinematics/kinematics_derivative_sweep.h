@@ -7,14 +7,19 @@
 #include <gradyn/gradyn.h>
 
 // S: the world-origin dof axes (gdn_dof_axes_about, jacobian.h) at the current kinematics.
+// vel (nv): the generalized velocity u whose body twists V_b(q, u) = sum_path S_j u_j eta is
+// the tangent of (d->qvel for the body velocities; the solver's acceleration for the
+// constraint Jacobian's motion, constraint/rows_derivative.h).
 // Semantics as gdn_body_tangent_jvp (dq, dv may be NULL = 0; xi, eta overwritten; 6 x nbody each)
 void gdn_body_tangent_jvp_axes(const gdnModel* m, const gdnData* d, const double* S,
-                               const double* dq, const double* dv, double* xi, double* eta);
+                               const double* vel, const double* dq, const double* dv,
+                               double* xi, double* eta);
 
-// as gdn_body_tangent_vjp (gq, gv accumulated; either may be NULL). Scratch: 12 nbody + 6 nv
-// doubles from the arena; returns GDN_ERR_MEMORY (nothing accumulated) when exhausted
+// as gdn_body_tangent_vjp (gq, gv accumulated; either may be NULL), vel as above. Scratch:
+// 12 nbody + 6 nv doubles from the arena; returns GDN_ERR_MEMORY (nothing accumulated) when
+// exhausted
 gdnStatus gdn_body_tangent_vjp_axes(const gdnModel* m, gdnData* d, const double* S,
-                                    const double* xibar, const double* etabar, double* gq,
-                                    double* gv);
+                                    const double* vel, const double* xibar,
+                                    const double* etabar, double* gq, double* gv);
 
 #endif

@@ -90,25 +90,6 @@ static inline void gdn_scl6(double r[6], const double a[6], double s) {
 #endif
 }
 
-// motion axis of a rotation about `axis` through a point at offset = reference - point:
-// [axis; axis x offset]
-static inline void gdn_dof_rotation(double r[6], const double axis[3], const double offset[3]) {
-    r[0] = axis[0];
-    r[1] = axis[1];
-    r[2] = axis[2];
-    r[3] = axis[1] * offset[2] - axis[2] * offset[1];
-    r[4] = axis[2] * offset[0] - axis[0] * offset[2];
-    r[5] = axis[0] * offset[1] - axis[1] * offset[0];
-}
-
-// motion axis of a translation along `axis`: [0; axis]
-static inline void gdn_dof_translation(double r[6], const double axis[3]) {
-    r[0] = r[1] = r[2] = 0;
-    r[3] = axis[0];
-    r[4] = axis[1];
-    r[5] = axis[2];
-}
-
 // cinert of a body: principal moments `inertia` in the frame with rotation R (local to world),
 // COM at offset = com - reference, mass:  I = R diag(inertia) R' - mass [offset]x [offset]x
 static inline void gdn_cinert(double r[10], const double inertia[3], const double R[9],

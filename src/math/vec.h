@@ -19,6 +19,8 @@ static inline void gdn_scl3(double r[3], const double a[3], double s) { r[0] = a
 static inline void gdn_addscl3(double r[3], const double a[3], const double b[3], double s) { r[0] = a[0]+b[0]*s; r[1] = a[1]+b[1]*s; r[2] = a[2]+b[2]*s; }
 static inline double gdn_dot3(const double a[3], const double b[3]) { return a[0]*b[0] + a[1]*b[1] + a[2]*b[2]; }
 static inline double gdn_norm3(const double a[3]) { return sqrt(gdn_dot3(a, a)); }
+static inline int gdn_is_zero3(const double a[3]) { return a[0] == 0 && a[1] == 0 && a[2] == 0; }
+static inline int gdn_is_identity_quat(const double q[4]) { return q[0] == 1 && q[1] == 0 && q[2] == 0 && q[3] == 0; }
 // clang-format on
 
 // r = a x b (r may not alias a or b)

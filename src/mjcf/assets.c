@@ -9,8 +9,7 @@
 #include "mjcf/defaults.h"
 
 static int fail(gdnSpec* spec, gdnStatus status, gdnXmlElem* e, const char* text) {
-    gdn_diag_error(spec->diag, status, e->file, e->line, e->name, "%s", text);
-    return -1;
+    return gdn_xml_error(spec->diag, status, e, "%s", text);
 }
 
 // MuJoCo's default mesh name: the file name without directories and extension
@@ -91,9 +90,7 @@ static int read_mesh(gdnSpec* spec, gdnXmlElem* e) {
     }
     for (int i = 0; i < spec->nmesh; i++) {
         if (!strcmp(spec->meshes[i].name, me->name)) {
-            gdn_diag_error(d, GDN_ERR_MODEL, e->file, e->line, e->name,
-                           "repeated mesh name '%s'", me->name);
-            return -1;
+            return gdn_xml_error(d, GDN_ERR_MODEL, e, "repeated mesh name '%s'", me->name);
         }
     }
     spec->nmesh++;

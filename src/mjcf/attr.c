@@ -65,15 +65,13 @@ static int read_numbers(gdnDiag* diag, gdnXmlElem* e, const char* name, const ch
             break;
         }
         if (r < 0) {
-            gdn_diag_error(diag, GDN_ERR_PARSE, e->file, e->line, e->name,
-                           "attribute '%s': bad number (finite decimal numbers only)", name);
-            return -1;
+            return gdn_xml_error(diag, GDN_ERR_PARSE, e,
+                                 "attribute '%s': bad number (finite decimal numbers only)", name);
         }
         if (count >= cap) {
-            gdn_diag_error(diag, GDN_ERR_PARSE, e->file, e->line, e->name,
-                           "attribute '%s' has too much data (%s %d numbers)", name, limit_text,
-                           limit);
-            return -1;
+            return gdn_xml_error(diag, GDN_ERR_PARSE, e,
+                                 "attribute '%s' has too much data (%s %d numbers)", name,
+                                 limit_text, limit);
         }
         out[count++] = v;
     }
@@ -95,10 +93,10 @@ int gdn_attr_doubles(gdnDiag* diag, gdnXmlElem* e, const char* name, int n, doub
         return -1;
     }
     if ((exact && count < n) || count == 0) {
-        gdn_diag_error(diag, GDN_ERR_PARSE, e->file, e->line, e->name,
-                       "attribute '%s' does not have enough data (expected %d numbers, got %d)",
-                       name, n, count);
-        return -1;
+        return gdn_xml_error(diag, GDN_ERR_PARSE, e,
+                             "attribute '%s' does not have enough data (expected %d numbers, "
+                             "got %d)",
+                             name, n, count);
     }
     memcpy(out, tmp, (size_t)count * sizeof(double));
     return count;
@@ -121,8 +119,7 @@ int gdn_attr_double_list(gdnDiag* diag, gdnPool* pool, gdnXmlElem* e, const char
     }
     double* vals = gdn_pool_alloc(pool, (size_t)bound * sizeof(double));
     if (!vals) {
-        gdn_diag_error(diag, GDN_ERR_MEMORY, e->file, e->line, e->name, "out of memory");
-        return -1;
+        return gdn_xml_error(diag, GDN_ERR_MEMORY, e, "out of memory");
     }
     int count = read_numbers(diag, e, name, s, vals, maxn < bound ? maxn : bound, "at most", maxn);
     if (count < 0) {
@@ -144,9 +141,7 @@ int gdn_attr_int(gdnDiag* diag, gdnXmlElem* e, const char* name, int* out) {
         end++;
     }
     if (end == s || !end || *end || errno == ERANGE || v < INT_MIN || v > INT_MAX) {
-        gdn_diag_error(diag, GDN_ERR_PARSE, e->file, e->line, e->name,
-                       "attribute '%s': single int expected", name);
-        return -1;
+        return gdn_xml_error(diag, GDN_ERR_PARSE, e, "attribute '%s': single int expected", name);
     }
     *out = (int)v;
     return 1;
@@ -164,9 +159,8 @@ int gdn_attr_keyword(gdnDiag* diag, gdnXmlElem* e, const char* name, const char*
             return 1;
         }
     }
-    gdn_diag_error(diag, GDN_ERR_PARSE, e->file, e->line, e->name,
-                   "attribute '%s': invalid keyword '%.64s'", name, s);
-    return -1;
+    return gdn_xml_error(diag, GDN_ERR_PARSE, e, "attribute '%s': invalid keyword '%.64s'", name,
+                         s);
 }
 
 int gdn_attr_bool(gdnDiag* diag, gdnXmlElem* e, const char* name, int* out) {

@@ -17,38 +17,23 @@
 
 static gdnModel* fail(gdnSpec* spec, gdnStatus st, gdnXmlElem* e, const char* fmt,
                       const char* arg) {
-    if (e) {
-        gdn_diag_error(spec->diag, st, e->file, e->line, e->name, fmt, arg);
-    } else {
-        gdn_diag_error(spec->diag, st, NULL, 0, NULL, fmt, arg);
-    }
+    gdn_xml_error(spec->diag, st, e, fmt, arg);
     return NULL;
 }
 
 // ---------------------------------------------------------------- names
 
-typedef struct NamedItem {
-    const char* name;
-    int index;
-} NamedItem;
-
 static int compare_named(const void* a, const void* b) {
-    const NamedItem* x = a;
-    const NamedItem* y = b;
+    const gdnNamedItem* x = a;
+    const gdnNamedItem* y = b;
     int c = strcmp(x->name, y->name);
     return c ? c : (x->index > y->index) - (x->index < y->index);
 }
 
-// names of one object type sorted for duplicate checks and lookups
-typedef struct NameIndex {
-    NamedItem* items;
-    int n;
-} NameIndex;
-
 // build the index of the non-empty names; on a repeated name report it at elems[second]
-static int build_index(gdnSpec* spec, NameIndex* idx, const char* const* names,
+static int build_index(gdnSpec* spec, gdnNameIndex* idx, const char* const* names,
                        gdnXmlElem* const* elems, int n, const char* type) {
-    idx->items = gdn_pool_alloc(spec->pool, (size_t)(n + 1) * sizeof(NamedItem));
+    idx->items = gdn_pool_alloc(spec->pool, (size_t)(n + 1) * sizeof(gdnNamedItem));
     idx->n = 0;
     if (!idx->items) {
         fail(spec, GDN_ERR_MEMORY, NULL, "%s", "out of memory");
@@ -61,21 +46,18 @@ static int build_index(gdnSpec* spec, NameIndex* idx, const char* const* names,
             idx->n++;
         }
     }
-    qsort(idx->items, (size_t)idx->n, sizeof(NamedItem), compare_named);
+    qsort(idx->items, (size_t)idx->n, sizeof(gdnNamedItem), compare_named);
     for (int k = 1; k < idx->n; k++) {
         if (!strcmp(idx->items[k].name, idx->items[k - 1].name)) {
             gdnXmlElem* e = elems[idx->items[k].index];
-            gdn_diag_error(spec->diag, GDN_ERR_MODEL, e ? e->file : NULL, e ? e->line : 0,
-                           e ? e->name : NULL, "repeated %s name '%.64s'", type,
-                           idx->items[k].name);
-            return -1;
+            return gdn_xml_error(spec->diag, GDN_ERR_MODEL, e, "repeated %s name '%.64s'", type,
+                                 idx->items[k].name);
         }
     }
     return 0;
 }
 
-// index of name in idx, -1 when absent
-static int find_name(const NameIndex* idx, const char* name) {
+int gdn_name_find(const gdnNameIndex* idx, const char* name) {
     int lo = 0, hi = idx->n - 1;
     while (lo <= hi) {
         int mid = (lo + hi) / 2;
@@ -92,18 +74,23 @@ static int find_name(const NameIndex* idx, const char* name) {
     return -1;
 }
 
-// gather name and element pointers of a spec array into pool arrays
-#define GATHER(spec, arr, n, names, elems)                                             \
-    do {                                                                               \
-        names = gdn_pool_alloc((spec)->pool, (size_t)((n) + 1) * sizeof(char*));       \
-        elems = gdn_pool_alloc((spec)->pool, (size_t)((n) + 1) * sizeof(gdnXmlElem*)); \
-        if (!names || !elems) {                                                        \
-            return fail(spec, GDN_ERR_MEMORY, NULL, "%s", "out of memory");            \
-        }                                                                              \
-        for (int i_ = 0; i_ < (n); i_++) {                                             \
-            names[i_] = (spec)->arr[i_].name;                                          \
-            elems[i_] = (spec)->arr[i_].elem;                                          \
-        }                                                                              \
+// index the names of a spec array (build_index: repeated names are an error) and add their
+// bytes, terminators included, to nnames; the caller returns NULL after an error
+#define INDEX_NAMES(spec, arr, n, type, idx, nnames)                                             \
+    do {                                                                                         \
+        const char** names_ = gdn_pool_alloc((spec)->pool, (size_t)((n) + 1) * sizeof(*names_)); \
+        gdnXmlElem** elems_ = gdn_pool_alloc((spec)->pool, (size_t)((n) + 1) * sizeof(*elems_)); \
+        if (!names_ || !elems_) {                                                                \
+            return fail(spec, GDN_ERR_MEMORY, NULL, "%s", "out of memory");                      \
+        }                                                                                        \
+        for (int i_ = 0; i_ < (n); i_++) {                                                       \
+            names_[i_] = (spec)->arr[i_].name;                                                   \
+            elems_[i_] = (spec)->arr[i_].elem;                                                   \
+            nnames += strlen(names_[i_]) + 1;                                                    \
+        }                                                                                        \
+        if (build_index((spec), (idx), names_, elems_, (n), (type)) < 0) {                       \
+            return NULL;                                                                         \
+        }                                                                                        \
     } while (0)
 
 // append name to the buffer at *pos; returns its address (0 = the shared empty string)
@@ -121,7 +108,7 @@ static int put_name(char* buf, int* pos, const char* name) {
 // ---------------------------------------------------------------- actuators
 
 // resolve limits, check ranges, find the joint; -1 after an error
-static int compile_actuator(gdnSpec* spec, gdnSpecActuator* a, const NameIndex* joints,
+static int compile_actuator(gdnSpec* spec, gdnSpecActuator* a, const gdnNameIndex* joints,
                             const int* jnt_id_of_spec) {
     gdnXmlElem* e = a->elem;
     gdnDiag* d = spec->diag;
@@ -136,56 +123,43 @@ static int compile_actuator(gdnSpec* spec, gdnSpecActuator* a, const NameIndex* 
         if (*limited[k] == 2) {
             int hasrange = !(range[k][0] == 0 && range[k][1] == 0);
             if (!spec->compiler.autolimits && hasrange) {
-                gdn_diag_error(d, GDN_ERR_MODEL, e->file, e->line, e->name, autolimit_msg,
-                               word[k], word[k], word[k], word[k]);
-                return -1;
+                return gdn_xml_error(d, GDN_ERR_MODEL, e, autolimit_msg, word[k], word[k], word[k],
+                                     word[k]);
             }
             *limited[k] = hasrange;
         }
         if (*limited[k] && range[k][0] >= range[k][1]) {
-            gdn_diag_error(d, GDN_ERR_MODEL, e->file, e->line, e->name, "invalid %s range",
-                           word[k]);
-            return -1;
+            return gdn_xml_error(d, GDN_ERR_MODEL, e, "invalid %s range", word[k]);
         }
     }
     if (a->actlimited && a->dyntype == GDN_DYN_NONE) {
-        gdn_diag_error(d, GDN_ERR_MODEL, e->file, e->line, e->name,
-                       "actrange specified but dyntype is 'none'");
-        return -1;
+        return gdn_xml_error(d, GDN_ERR_MODEL, e, "actrange specified but dyntype is 'none'");
     }
     if (a->dyntype != GDN_DYN_NONE) {
-        gdn_diag_error(d, GDN_ERR_UNSUPPORTED, e->file, e->line, e->name,
-                       "actuator dynamics (dyntype other than 'none') are not supported");
-        return -1;
+        return gdn_xml_error(d, GDN_ERR_UNSUPPORTED, e,
+                             "actuator dynamics (dyntype other than 'none') are not supported");
     }
     if (a->gaintype > GDN_GAIN_AFFINE || a->biastype > GDN_BIAS_AFFINE) {
-        gdn_diag_error(d, GDN_ERR_UNSUPPORTED, e->file, e->line, e->name,
-                       "muscle and user gain/bias types are not supported");
-        return -1;
+        return gdn_xml_error(d, GDN_ERR_UNSUPPORTED, e,
+                             "muscle and user gain/bias types are not supported");
     }
     if (!a->target[0]) {
-        gdn_diag_error(d, GDN_ERR_MODEL, e->file, e->line, e->name,
-                       "missing transmission target");
-        return -1;
+        return gdn_xml_error(d, GDN_ERR_MODEL, e, "missing transmission target");
     }
     if (a->trntype != GDN_TRN_JOINT && a->trntype != GDN_MJ_TRN_JOINTINPARENT) {
-        gdn_diag_error(d, GDN_ERR_UNSUPPORTED, e->file, e->line, e->name,
-                       "transmission '%s' not supported (joint transmissions only)",
-                       a->trnattr[0] ? a->trnattr : "slider-crank/site");
-        return -1;
+        return gdn_xml_error(d, GDN_ERR_UNSUPPORTED, e,
+                             "transmission '%s' not supported (joint transmissions only)",
+                             a->trnattr[0] ? a->trnattr : "slider-crank/site");
     }
-    int sj = find_name(joints, a->target);
+    int sj = gdn_name_find(joints, a->target);
     if (sj < 0) {
-        gdn_diag_error(d, GDN_ERR_MODEL, e->file, e->line, e->name,
-                       "unknown transmission target '%.64s'", a->target);
-        return -1;
+        return gdn_xml_error(d, GDN_ERR_MODEL, e, "unknown transmission target '%.64s'", a->target);
     }
     int type = spec->joints[sj].type;
     if (a->trntype == GDN_MJ_TRN_JOINTINPARENT) {
         if (type != GDN_JNT_HINGE && type != GDN_JNT_SLIDE) {
-            gdn_diag_error(d, GDN_ERR_UNSUPPORTED, e->file, e->line, e->name,
-                           "jointinparent on ball or free joints not supported");
-            return -1;
+            return gdn_xml_error(d, GDN_ERR_UNSUPPORTED, e,
+                                 "jointinparent on ball or free joints not supported");
         }
         a->trntype = GDN_TRN_JOINT; // identical for hinge and slide joints
     }
@@ -251,19 +225,15 @@ static void fill_tree(const gdnSpec* spec, const gdnSpecTree* tree, gdnModel* m,
             // hinge/slide = ref / springref
             double* q0 = m->qpos0 + qposadr;
             double* qs = m->qpos_spring + qposadr;
-            int nq = 1, nv = 1;
+            const int nq = gdn_joint_nq(j->type), nv = gdn_joint_nv(j->type);
             if (j->type == GDN_JNT_FREE) {
                 memcpy(q0, b->pos, 3 * sizeof(double));
                 memcpy(q0 + 3, b->quat, 4 * sizeof(double));
                 memcpy(qs, q0, 7 * sizeof(double));
-                nq = 7;
-                nv = 6;
             } else if (j->type == GDN_JNT_BALL) {
                 q0[0] = 1;
                 q0[1] = q0[2] = q0[3] = 0;
                 memcpy(qs, q0, 4 * sizeof(double));
-                nq = 4;
-                nv = 3;
             } else {
                 q0[0] = j->ref;
                 qs[0] = j->springref;
@@ -371,10 +341,9 @@ static int fill_keys(gdnSpec* spec, gdnModel* m, int nmocap) {
                       {key->nmpos, 3 * nmocap, "mpos"}, {key->nmquat, 4 * nmocap, "mquat"}};
         for (int c = 0; c < 6; c++) {
             if (checks[c].n && checks[c].n != checks[c].want) {
-                gdn_diag_error(spec->diag, GDN_ERR_MODEL, e->file, e->line, e->name,
-                               "invalid %s size %d, expected length %d", checks[c].what,
-                               checks[c].n, checks[c].want);
-                return -1;
+                return gdn_xml_error(spec->diag, GDN_ERR_MODEL, e,
+                                     "invalid %s size %d, expected length %d", checks[c].what,
+                                     checks[c].n, checks[c].want);
             }
         }
         if (key->nqpos) {
@@ -409,14 +378,11 @@ gdnModel* gdn_compile_model(gdnSpec* spec) {
         return NULL;
     }
 
-    // names: unique per type; joint lookup for actuators
-    const char** names;
-    gdnXmlElem** elems;
-    NameIndex idx;
-    GATHER(spec, bodies, spec->nbody, names, elems);
-    if (build_index(spec, &idx, names, elems, spec->nbody, "body") < 0) {
-        return NULL;
-    }
+    // names: unique per type; body and geom lookup for equalities and contact pairs, joint
+    // lookup for actuators; the names buffer's size (offset 0 is the empty string)
+    size_t nnames = 1;
+    gdnNameIndex bodies, geoms, idx, joints;
+    INDEX_NAMES(spec, bodies, spec->nbody, "body", &bodies, nnames);
 
     // equality constraints: body ids (body2 absent = the world), distinct bodies
     int* eq_body = gdn_pool_alloc(spec->pool, (size_t)(2 * spec->neq + 1) * sizeof(int));
@@ -425,8 +391,8 @@ gdnModel* gdn_compile_model(gdnSpec* spec) {
     }
     for (int i = 0; i < spec->neq; i++) {
         const gdnSpecEquality* q = &spec->equalities[i];
-        eq_body[2 * i] = find_name(&idx, q->body1);
-        eq_body[2 * i + 1] = q->body2[0] ? find_name(&idx, q->body2) : 0;
+        eq_body[2 * i] = gdn_name_find(&bodies, q->body1);
+        eq_body[2 * i + 1] = q->body2[0] ? gdn_name_find(&bodies, q->body2) : 0;
         for (int k = 0; k < 2; k++) {
             if (eq_body[2 * i + k] < 0) {
                 return fail(spec, GDN_ERR_MODEL, q->elem,
@@ -439,30 +405,14 @@ gdnModel* gdn_compile_model(gdnSpec* spec) {
                         "body '%.64s' is repeated in equality constraint", q->body1);
         }
     }
-    GATHER(spec, geoms, spec->ngeom, names, elems);
-    if (build_index(spec, &idx, names, elems, spec->ngeom, "geom") < 0) {
-        return NULL;
-    }
-    GATHER(spec, sites, spec->nsite, names, elems);
-    if (build_index(spec, &idx, names, elems, spec->nsite, "site") < 0) {
-        return NULL;
-    }
-    GATHER(spec, actuators, spec->nu, names, elems);
-    if (build_index(spec, &idx, names, elems, spec->nu, "actuator") < 0) {
-        return NULL;
-    }
-    GATHER(spec, keys, spec->nkey, names, elems);
-    if (build_index(spec, &idx, names, elems, spec->nkey, "key") < 0) {
-        return NULL;
-    }
-    NameIndex joints;
-    GATHER(spec, joints, spec->njnt, names, elems);
-    if (build_index(spec, &joints, names, elems, spec->njnt, "joint") < 0) {
-        return NULL;
-    }
+    INDEX_NAMES(spec, geoms, spec->ngeom, "geom", &geoms, nnames);
+    INDEX_NAMES(spec, sites, spec->nsite, "site", &idx, nnames);
+    INDEX_NAMES(spec, actuators, spec->nu, "actuator", &idx, nnames);
+    INDEX_NAMES(spec, keys, spec->nkey, "key", &idx, nnames);
+    INDEX_NAMES(spec, joints, spec->njnt, "joint", &joints, nnames);
 
     // contact pairs and excludes: geom / body names to ids, signatures, sorted
-    if (gdn_mjcf_compile_contact(spec, tree.geom_order) < 0) {
+    if (gdn_mjcf_compile_contact(spec, tree.geom_order, &geoms, &bodies) < 0) {
         return NULL;
     }
 
@@ -488,9 +438,8 @@ gdnModel* gdn_compile_model(gdnSpec* spec) {
         nmocap += spec->bodies[i].mocap;
     }
     for (int i = 0; i < spec->njnt; i++) {
-        int t = spec->joints[i].type;
-        sz.nq += t == GDN_JNT_FREE ? 7 : t == GDN_JNT_BALL ? 4 : 1;
-        sz.nv += t == GDN_JNT_FREE ? 6 : t == GDN_JNT_BALL ? 3 : 1;
+        sz.nq += gdn_joint_nq(spec->joints[i].type);
+        sz.nv += gdn_joint_nv(spec->joints[i].type);
     }
     sz.nu = spec->nu;
     sz.nbody = spec->nbody;
@@ -501,25 +450,6 @@ gdnModel* gdn_compile_model(gdnSpec* spec) {
     double key_values = (double)sz.nkey * ((double)sz.nq + sz.nv + sz.nu + 1);
     if (sz.nkey < 0 || key_values > GDN_MAX_KEY_VALUES) {
         return fail(spec, GDN_ERR_MODEL, NULL, "%s", "size: too many keyframes (nkey)");
-    }
-    size_t nnames = 1;
-    for (int i = 0; i < spec->nbody; i++) {
-        nnames += strlen(spec->bodies[i].name) + 1;
-    }
-    for (int i = 0; i < spec->njnt; i++) {
-        nnames += strlen(spec->joints[i].name) + 1;
-    }
-    for (int i = 0; i < spec->ngeom; i++) {
-        nnames += strlen(spec->geoms[i].name) + 1;
-    }
-    for (int i = 0; i < spec->nsite; i++) {
-        nnames += strlen(spec->sites[i].name) + 1;
-    }
-    for (int i = 0; i < spec->nu; i++) {
-        nnames += strlen(spec->actuators[i].name) + 1;
-    }
-    for (int i = 0; i < spec->nkey; i++) {
-        nnames += strlen(spec->keys[i].name) + 1;
     }
     if (nnames > 100000000) {
         return fail(spec, GDN_ERR_MODEL, NULL, "%s", "names too long");

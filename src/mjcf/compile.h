@@ -23,6 +23,20 @@ int gdn_compile_order(gdnSpec* spec, gdnSpecTree* tree);
 // 0 ok, -1 after an error
 int gdn_compile_tree(gdnSpec* spec, const gdnSpecTree* tree);
 
+// the non-empty names of one object type sorted by name (equal names by index), for the
+// duplicate check and lookups
+typedef struct gdnNamedItem {
+    const char* name;
+    int index; // in the spec array the names come from
+} gdnNamedItem;
+typedef struct gdnNameIndex {
+    gdnNamedItem* items;
+    int n;
+} gdnNameIndex;
+
+// the spec array index of name in idx, -1 when absent (or empty)
+int gdn_name_find(const gdnNameIndex* idx, const char* name);
+
 // compile everything into a new model; NULL after an error
 gdnModel* gdn_compile_model(gdnSpec* spec);
 

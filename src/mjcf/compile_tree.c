@@ -8,29 +8,16 @@
 #include "mjcf/inertia.h"
 #include "mjcf/mesh.h"
 #include "mjcf/orientation.h"
+#include "math/vecn.h"
 
 // number of leading size parameters that must be positive, per geom type
 static const int geom_nsize[8] = {3, 0, 1, 2, 3, 2, 3, 0};
 
 static int fail(gdnSpec* spec, gdnStatus st, gdnXmlElem* e, const char* fmt, const char* arg) {
-    if (e) {
-        gdn_diag_error(spec->diag, st, e->file, e->line, e->name, fmt, arg);
-    } else {
-        gdn_diag_error(spec->diag, st, NULL, 0, NULL, fmt, arg);
-    }
-    return -1;
+    return gdn_xml_error(spec->diag, st, e, fmt, arg);
 }
 
-// true when every entry is finite (huge inputs can overflow in frame and mass computations)
-static int all_finite(const double* v, int n) {
-    for (int i = 0; i < n; i++) {
-        if (!isfinite(v[i])) {
-            return 0;
-        }
-    }
-    return 1;
-}
-
+// a compiled value that is not finite (huge inputs can overflow in frame and mass computations)
 static int fail_nonfinite(gdnSpec* spec, gdnXmlElem* e) {
     return fail(spec, GDN_ERR_MODEL, e, "%s", "non-finite compiled value (numbers too large)");
 }
@@ -181,7 +168,7 @@ static int compile_geom(gdnSpec* spec, gdnSpecGeom* g, int weldid, int infer_ine
     if (check_size(spec, e, g->type, g->size) < 0) {
         return -1;
     }
-    if (!all_finite(g->size, 3) || !all_finite(g->pos, 3) || !all_finite(g->quat, 4)) {
+    if (!gdn_all_finite(g->size, 3) || !gdn_all_finite(g->pos, 3) || !gdn_all_finite(g->quat, 4)) {
         return fail_nonfinite(spec, e);
     }
     if (g->type == GDN_GEOM_HFIELD) {
@@ -210,7 +197,7 @@ static int compile_geom(gdnSpec* spec, gdnSpecGeom* g, int weldid, int infer_ine
             density < 0) {
             return fail(spec, GDN_ERR_MODEL, e, "%s", "mass, inertia or density are negative");
         }
-        if (!isfinite(g->mass) || !all_finite(g->inertia, 3)) {
+        if (!isfinite(g->mass) || !gdn_all_finite(g->inertia, 3)) {
             return fail_nonfinite(spec, e);
         }
     }
@@ -269,14 +256,14 @@ static int compile_joint(gdnSpec* spec, gdnSpecJoint* j) {
     if (gdn_mj_normvec(j->axis, 3) < GDN_MJ_EPS) {
         return fail(spec, GDN_ERR_MODEL, e, "%s", "axis too small");
     }
-    if (!all_finite(j->axis, 3) || !all_finite(j->range, 2)) {
+    if (!gdn_all_finite(j->axis, 3) || !gdn_all_finite(j->range, 2)) {
         return fail_nonfinite(spec, e);
     }
     if (j->type == GDN_JNT_HINGE && c->degree) {
         j->ref *= GDN_MJ_PI / 180.0;
         j->springref *= GDN_MJ_PI / 180.0;
     }
-    return j->type == GDN_JNT_FREE ? 6 : j->type == GDN_JNT_BALL ? 3 : 1;
+    return gdn_joint_nv(j->type);
 }
 
 static int compile_site(gdnSpec* spec, gdnSpecSite* s) {
@@ -297,7 +284,7 @@ static int compile_site(gdnSpec* spec, gdnSpecSite* s) {
         }
     }
     gdn_mj_normvec(s->quat, 4);
-    if (!all_finite(s->size, 3) || !all_finite(s->pos, 3) || !all_finite(s->quat, 4)) {
+    if (!gdn_all_finite(s->size, 3) || !gdn_all_finite(s->pos, 3) || !gdn_all_finite(s->quat, 4)) {
         return fail_nonfinite(spec, e);
     }
     return check_size(spec, e, s->type, s->size);
@@ -339,8 +326,8 @@ static int compile_inertia(gdnSpec* spec, const gdnSpecTree* tree, int id) {
         b->inertia[k] = fmax(b->inertia[k], c->boundinertia);
     }
     double* I = b->inertia;
-    if (!isfinite(b->mass) || !all_finite(I, 3) || !all_finite(b->ipos, 3) ||
-        !all_finite(b->iquat, 4) || !all_finite(b->quat, 4)) {
+    if (!isfinite(b->mass) || !gdn_all_finite(I, 3) || !gdn_all_finite(b->ipos, 3) ||
+        !gdn_all_finite(b->iquat, 4) || !gdn_all_finite(b->quat, 4)) {
         return fail_nonfinite(spec, e);
     }
     if (b->mass < 0 || I[0] < 0 || I[1] < 0 || I[2] < 0) {

@@ -3,7 +3,6 @@
 #include "mjcf/contact.h"
 
 #include <stddef.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "mjcf/defaults.h"
@@ -27,8 +26,7 @@ void gdn_spec_pair_init(gdnSpecPair* p) {
 static const char* required_name(gdnSpec* spec, gdnXmlElem* e, const char* attr) {
     const char* s = gdn_xml_attr(e, attr);
     if (!s) {
-        gdn_diag_error(spec->diag, GDN_ERR_PARSE, e->file, e->line, e->name,
-                       "required attribute missing: '%s'", attr);
+        gdn_xml_error(spec->diag, GDN_ERR_PARSE, e, "required attribute missing: '%s'", attr);
     }
     return s;
 }
@@ -71,17 +69,14 @@ int gdn_mjcf_read_contact(gdnSpec* spec, gdnXmlElem* section) {
     for (gdnXmlElem* e = section->first; e; e = e->next) {
         int is_pair = !strcmp(e->name, "pair");
         if (!is_pair && strcmp(e->name, "exclude")) {
-            gdn_diag_error(d, GDN_ERR_PARSE, e->file, e->line, e->name,
-                           "unrecognized element in contact");
-            return -1;
+            return gdn_xml_error(d, GDN_ERR_PARSE, e, "unrecognized element in contact");
         }
         if (is_pair) {
             int def;
             GDN_TRY(def = gdn_defaults_class_of(spec, e, 0));
             if (!gdn_pool_reserve(spec->pool, (void**)&spec->pairs, &spec->cappair,
                                   spec->npair + 1, sizeof(gdnSpecPair))) {
-                gdn_diag_error(d, GDN_ERR_MEMORY, e->file, e->line, e->name, "out of memory");
-                return -1;
+                return gdn_xml_error(d, GDN_ERR_MEMORY, e, "out of memory");
             }
             gdnSpecPair* p = &spec->pairs[spec->npair++];
             *p = spec->defs[def].pair;
@@ -89,8 +84,7 @@ int gdn_mjcf_read_contact(gdnSpec* spec, gdnXmlElem* section) {
         } else {
             if (!gdn_pool_reserve(spec->pool, (void**)&spec->excludes, &spec->capexclude,
                                   spec->nexclude + 1, sizeof(gdnSpecExclude))) {
-                gdn_diag_error(d, GDN_ERR_MEMORY, e->file, e->line, e->name, "out of memory");
-                return -1;
+                return gdn_xml_error(d, GDN_ERR_MEMORY, e, "out of memory");
             }
             GDN_TRY(read_exclude(spec, e, &spec->excludes[spec->nexclude++]));
         }
@@ -100,44 +94,6 @@ int gdn_mjcf_read_contact(gdnSpec* spec, gdnXmlElem* section) {
 }
 
 // ---------------------------------------------------------------- compile
-
-// (name, index) sorted by name for binary search
-typedef struct NameEntry {
-    const char* name;
-    int index;
-} NameEntry;
-
-static int compare_entry(const void* a, const void* b) {
-    return strcmp(((const NameEntry*)a)->name, ((const NameEntry*)b)->name);
-}
-
-// the non-empty names among names[0..n), sorted; NULL when out of memory
-static NameEntry* sorted_names(gdnSpec* spec, const char* const* names, int n, int* count) {
-    NameEntry* t = gdn_pool_alloc(spec->pool, (size_t)(n + 1) * sizeof(NameEntry));
-    *count = 0;
-    if (!t) {
-        return NULL;
-    }
-    for (int i = 0; i < n; i++) {
-        if (names[i][0]) {
-            t[*count].name = names[i];
-            t[*count].index = i;
-            (*count)++;
-        }
-    }
-    qsort(t, (size_t)*count, sizeof(NameEntry), compare_entry);
-    return t;
-}
-
-// index of name in t (count entries), -1 when absent
-static int lookup(const NameEntry* t, int count, const char* name) {
-    if (!name[0]) {
-        return -1;
-    }
-    NameEntry key = {name, -1};
-    const NameEntry* hit = bsearch(&key, t, (size_t)count, sizeof(NameEntry), compare_entry);
-    return hit ? hit->index : -1;
-}
 
 // signature of a body pair, lower id first: ((b1 + 1) << 16) + b2 + 1
 static int body_signature(int b1, int b2) {
@@ -169,37 +125,22 @@ static int sort_by_signature(gdnSpec* spec, void* arr, int n, size_t size, size_
 }
 
 static int fail_at(gdnSpec* spec, gdnXmlElem* e, const char* what, const char* name) {
-    gdn_diag_error(spec->diag, GDN_ERR_MODEL, e->file, e->line, e->name, "unknown %s '%.64s'",
-                   what, name);
-    return -1;
+    return gdn_xml_error(spec->diag, GDN_ERR_MODEL, e, "unknown %s '%.64s'", what, name);
 }
 
-int gdn_mjcf_compile_contact(gdnSpec* spec, const int* geom_order) {
+int gdn_mjcf_compile_contact(gdnSpec* spec, const int* geom_order, const gdnNameIndex* geoms,
+                             const gdnNameIndex* bodies) {
     gdnDiag* d = spec->diag;
     if (!spec->npair && !spec->nexclude) {
         return 0;
     }
-    // name tables; geom id of each spec geom
-    int ng = spec->ngeom, nb = spec->nbody;
-    const char** names = gdn_pool_alloc(spec->pool, (size_t)(ng + nb + 1) * sizeof(char*));
-    int* geom_id = gdn_pool_alloc(spec->pool, (size_t)(ng + 1) * sizeof(int));
-    if (!names || !geom_id) {
-        gdn_diag_error(d, GDN_ERR_MEMORY, NULL, 0, NULL, "out of memory");
-        return -1;
+    // geom id of each spec geom
+    int* geom_id = gdn_pool_alloc(spec->pool, (size_t)(spec->ngeom + 1) * sizeof(int));
+    if (!geom_id) {
+        return gdn_xml_error(d, GDN_ERR_MEMORY, NULL, "out of memory");
     }
-    for (int i = 0; i < ng; i++) {
-        names[i] = spec->geoms[i].name;
+    for (int i = 0; i < spec->ngeom; i++) {
         geom_id[geom_order[i]] = i;
-    }
-    for (int i = 0; i < nb; i++) {
-        names[ng + i] = spec->bodies[i].name;
-    }
-    int ngeom_named, nbody_named;
-    NameEntry* geoms = sorted_names(spec, names, ng, &ngeom_named);
-    NameEntry* bodies = sorted_names(spec, names + ng, nb, &nbody_named);
-    if (!geoms || !bodies) {
-        gdn_diag_error(d, GDN_ERR_MEMORY, NULL, 0, NULL, "out of memory");
-        return -1;
     }
 
     // pairs: condim 1, 3, 4 or 6; geoms found; geom1 on the body with the lower id
@@ -207,15 +148,14 @@ int gdn_mjcf_compile_contact(gdnSpec* spec, const int* geom_order) {
         gdnSpecPair* p = &spec->pairs[i];
         gdnXmlElem* e = p->elem;
         if (p->condim != 1 && p->condim != 3 && p->condim != 4 && p->condim != 6) {
-            gdn_diag_error(d, GDN_ERR_MODEL, e->file, e->line, e->name,
-                           "invalid condim %d in contact pair (1, 3, 4 or 6)", p->condim);
-            return -1;
+            return gdn_xml_error(d, GDN_ERR_MODEL, e,
+                                 "invalid condim %d in contact pair (1, 3, 4 or 6)", p->condim);
         }
-        int s1 = lookup(geoms, ngeom_named, p->geom1);
+        int s1 = gdn_name_find(geoms, p->geom1);
         if (s1 < 0) {
             return fail_at(spec, e, "geom1", p->geom1);
         }
-        int s2 = lookup(geoms, ngeom_named, p->geom2);
+        int s2 = gdn_name_find(geoms, p->geom2);
         if (s2 < 0) {
             return fail_at(spec, e, "geom2", p->geom2);
         }
@@ -236,11 +176,11 @@ int gdn_mjcf_compile_contact(gdnSpec* spec, const int* geom_order) {
     // excludes: bodies found (the world is "world"), lower id first
     for (int i = 0; i < spec->nexclude; i++) {
         gdnSpecExclude* x = &spec->excludes[i];
-        int b1 = lookup(bodies, nbody_named, x->body1);
+        int b1 = gdn_name_find(bodies, x->body1);
         if (b1 < 0) {
             return fail_at(spec, x->elem, "body1", x->body1);
         }
-        int b2 = lookup(bodies, nbody_named, x->body2);
+        int b2 = gdn_name_find(bodies, x->body2);
         if (b2 < 0) {
             return fail_at(spec, x->elem, "body2", x->body2);
         }
@@ -250,8 +190,7 @@ int gdn_mjcf_compile_contact(gdnSpec* spec, const int* geom_order) {
                           offsetof(gdnSpecPair, signature)) < 0 ||
         sort_by_signature(spec, spec->excludes, spec->nexclude, sizeof(gdnSpecExclude),
                           offsetof(gdnSpecExclude, signature)) < 0) {
-        gdn_diag_error(d, GDN_ERR_MEMORY, NULL, 0, NULL, "out of memory");
-        return -1;
+        return gdn_xml_error(d, GDN_ERR_MEMORY, NULL, "out of memory");
     }
     return 0;
 }

@@ -3,6 +3,7 @@
 #ifndef GDN_MJCF_CONTACT_H
 #define GDN_MJCF_CONTACT_H
 
+#include "mjcf/compile.h"
 #include "mjcf/spec.h"
 
 // MuJoCo's built-in pair values: condim 3, friction 1 1 0.005 1e-4 1e-4, solref 0.02 1,
@@ -16,11 +17,12 @@ int gdn_read_pair(gdnSpec* spec, gdnXmlElem* e, gdnSpecPair* p, int in_default);
 // read a <contact> section: <pair> and <exclude> children; 0 ok, -1 after an error
 int gdn_mjcf_read_contact(gdnSpec* spec, gdnXmlElem* section);
 
-// resolve geom and body names (geom_order: spec geom index of each geom id, as grouped by
-// gdn_compile_order; names must already be known unique), put the lower body id first, compute
+// resolve geom and body names in the compiler's indexes of unique names (geom_order: spec geom
+// index of each geom id, as grouped by gdn_compile_order), put the lower body id first, compute
 // signatures and sort pairs and excludes by signature; 0 ok, -1 after an error naming the file
 // and line of the offending element
-int gdn_mjcf_compile_contact(gdnSpec* spec, const int* geom_order);
+int gdn_mjcf_compile_contact(gdnSpec* spec, const int* geom_order, const gdnNameIndex* geoms,
+                             const gdnNameIndex* bodies);
 
 // copy compiled pairs, excludes and <size nconmax njmax> into m (sized with spec->npair,
 // spec->nexclude)

@@ -10,8 +10,7 @@
 int gdn_defaults_init(gdnSpec* spec) {
     if (!gdn_pool_reserve(spec->pool, (void**)&spec->defs, &spec->capdef, 1,
                           sizeof(gdnSpecDefault))) {
-        gdn_diag_error(spec->diag, GDN_ERR_MEMORY, NULL, 0, NULL, "out of memory");
-        return -1;
+        return gdn_xml_error(spec->diag, GDN_ERR_MEMORY, NULL, "out of memory");
     }
     gdnSpecDefault* d = &spec->defs[0];
     d->name = "main";
@@ -42,8 +41,7 @@ int gdn_defaults_class_of(gdnSpec* spec, gdnXmlElem* e, int fallback) {
     }
     int id = gdn_defaults_find(spec, name);
     if (id < 0) {
-        gdn_diag_error(spec->diag, GDN_ERR_MODEL, e->file, e->line, e->name,
-                       "unknown default class '%.64s'", name);
+        gdn_xml_error(spec->diag, GDN_ERR_MODEL, e, "unknown default class '%.64s'", name);
     }
     return id;
 }
@@ -75,9 +73,7 @@ static int read_class(gdnSpec* spec, gdnXmlElem* section, int id, int depth) {
                    !strcmp(e->name, "tendon")) {
             continue; // visual, or used only by elements that are reported when used
         } else {
-            gdn_diag_error(diag, GDN_ERR_PARSE, e->file, e->line, e->name,
-                           "unrecognized element in default class");
-            return -1;
+            return gdn_xml_error(diag, GDN_ERR_PARSE, e, "unrecognized element in default class");
         }
         if (r < 0) {
             return -1;
@@ -89,24 +85,19 @@ static int read_class(gdnSpec* spec, gdnXmlElem* section, int id, int depth) {
             continue;
         }
         if (depth > GDN_XML_MAX_DEPTH) {
-            gdn_diag_error(diag, GDN_ERR_PARSE, e->file, e->line, e->name,
-                           "default classes nested too deeply");
-            return -1;
+            return gdn_xml_error(diag, GDN_ERR_PARSE, e, "default classes nested too deeply");
         }
         const char* name = gdn_xml_attr(e, "class");
         if (!name || !name[0]) {
-            gdn_diag_error(diag, GDN_ERR_MODEL, e->file, e->line, e->name, "empty class name");
-            return -1;
+            return gdn_xml_error(diag, GDN_ERR_MODEL, e, "empty class name");
         }
         if (gdn_defaults_find(spec, name) >= 0) {
-            gdn_diag_error(diag, GDN_ERR_MODEL, e->file, e->line, e->name,
-                           "repeated default class name '%.64s'", name);
-            return -1;
+            return gdn_xml_error(diag, GDN_ERR_MODEL, e, "repeated default class name '%.64s'",
+                                 name);
         }
         if (!gdn_pool_reserve(spec->pool, (void**)&spec->defs, &spec->capdef, spec->ndef + 1,
                               sizeof(gdnSpecDefault))) {
-            gdn_diag_error(diag, GDN_ERR_MEMORY, e->file, e->line, e->name, "out of memory");
-            return -1;
+            return gdn_xml_error(diag, GDN_ERR_MEMORY, e, "out of memory");
         }
         int child = spec->ndef++;
         spec->defs[child] = spec->defs[id];

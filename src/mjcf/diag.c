@@ -48,8 +48,8 @@ static int write_prefix(char* buf, size_t n, const char* file, int line, const c
     return len;
 }
 
-gdnStatus gdn_diag_error(gdnDiag* d, gdnStatus status, const char* file, int line,
-                         const char* elem, const char* fmt, ...) {
+gdnStatus gdn_diag_verror(gdnDiag* d, gdnStatus status, const char* file, int line,
+                          const char* elem, const char* fmt, va_list ap) {
     if (d->status != GDN_OK) {
         return d->status;
     }
@@ -57,15 +57,21 @@ gdnStatus gdn_diag_error(gdnDiag* d, gdnStatus status, const char* file, int lin
     if (d->err) {
         size_t n = (size_t)d->err_size;
         int len = write_prefix(d->err, n, file, line, elem);
-        va_list ap;
-        va_start(ap, fmt);
         vsnprintf(d->err + len, n - (size_t)len, fmt, ap);
-        va_end(ap);
         if (!d->err[0]) {
             snprintf(d->err, n, "%s", gdn_status_string(status));
         }
     }
     return status;
+}
+
+gdnStatus gdn_diag_error(gdnDiag* d, gdnStatus status, const char* file, int line,
+                         const char* elem, const char* fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    gdnStatus st = gdn_diag_verror(d, status, file, line, elem, fmt, ap);
+    va_end(ap);
+    return st;
 }
 
 void gdn_diag_warn(gdnDiag* d, const char* file, int line, const char* elem, const char* fmt,

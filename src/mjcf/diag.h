@@ -3,6 +3,8 @@
 #ifndef GDN_MJCF_DIAG_H
 #define GDN_MJCF_DIAG_H
 
+#include <stdarg.h>
+
 #include <gradyn/gradyn.h>
 
 typedef struct gdnDiag {
@@ -22,6 +24,8 @@ void gdn_diag_init(gdnDiag* d, char* err, int err_size, char* warn, int warn_siz
 // file may be NULL, line <= 0 omits the line, elem may be NULL
 gdnStatus gdn_diag_error(gdnDiag* d, gdnStatus status, const char* file, int line,
                          const char* elem, const char* fmt, ...);
+gdnStatus gdn_diag_verror(gdnDiag* d, gdnStatus status, const char* file, int line,
+                          const char* elem, const char* fmt, va_list ap);
 
 // append one warning line (silently truncated when the buffer is full)
 void gdn_diag_warn(gdnDiag* d, const char* file, int line, const char* elem, const char* fmt,

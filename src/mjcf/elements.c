@@ -106,9 +106,8 @@ int gdn_read_alt(gdnSpec* spec, gdnXmlElem* e, gdnSpecAlt* alt, int allow_fullin
         count += r > 0;
     }
     if (count > 1) {
-        gdn_diag_error(d, GDN_ERR_MODEL, e->file, e->line, e->name,
-                       "multiple orientation specifiers for the same field are not allowed");
-        return -1;
+        return gdn_xml_error(d, GDN_ERR_MODEL, e,
+                             "multiple orientation specifiers for the same field are not allowed");
     }
     return 0;
 }
@@ -235,9 +234,8 @@ static int read_transmission(gdnSpec* spec, gdnXmlElem* e, gdnSpecActuator* a) {
         }
     }
     if (count > 1) {
-        gdn_diag_error(spec->diag, GDN_ERR_MODEL, e->file, e->line, e->name,
-                       "actuator can have at most one transmission target");
-        return -1;
+        return gdn_xml_error(spec->diag, GDN_ERR_MODEL, e,
+                             "actuator can have at most one transmission target");
     }
     // slider-crank and site transmissions only
     if (gdn_xml_attr(e, "slidersite") || gdn_xml_attr(e, "refsite")) {
@@ -285,19 +283,12 @@ int gdn_read_actuator(gdnSpec* spec, gdnXmlElem* e, gdnSpecActuator* a, int in_d
         a->dyntype = GDN_DYN_NONE;
         a->gaintype = GDN_GAIN_FIXED;
         a->biastype = GDN_BIAS_NONE;
-    } else if (!strcmp(type, "position")) {
-        // force = kp ctrl - kp q
+    } else if (!strcmp(type, "position") || !strcmp(type, "velocity")) {
+        // force = kp ctrl - kp q (position), kv ctrl - kv qdot (velocity)
+        const int velocity = !strcmp(type, "velocity");
         memset(a->biasprm, 0, sizeof(a->biasprm));
-        GDN_TRY(gdn_attr_doubles(d, e, "kp", 1, a->gainprm, 1));
-        a->biasprm[1] = -a->gainprm[0];
-        a->dyntype = GDN_DYN_NONE;
-        a->gaintype = GDN_GAIN_FIXED;
-        a->biastype = GDN_BIAS_AFFINE;
-    } else if (!strcmp(type, "velocity")) {
-        // force = kv ctrl - kv qdot
-        memset(a->biasprm, 0, sizeof(a->biasprm));
-        GDN_TRY(gdn_attr_doubles(d, e, "kv", 1, a->gainprm, 1));
-        a->biasprm[2] = -a->gainprm[0];
+        GDN_TRY(gdn_attr_doubles(d, e, velocity ? "kv" : "kp", 1, a->gainprm, 1));
+        a->biasprm[velocity ? 2 : 1] = -a->gainprm[0];
         a->dyntype = GDN_DYN_NONE;
         a->gaintype = GDN_GAIN_FIXED;
         a->biastype = GDN_BIAS_AFFINE;
@@ -306,20 +297,14 @@ int gdn_read_actuator(gdnSpec* spec, gdnXmlElem* e, gdnSpecActuator* a, int in_d
         memset(a->gainprm, 0, sizeof(a->gainprm));
         GDN_TRY(gdn_attr_doubles(d, e, "kv", 1, a->gainprm + 2, 1));
         if (a->gainprm[2] < 0) {
-            gdn_diag_error(d, GDN_ERR_MODEL, e->file, e->line, e->name,
-                           "damping coefficient cannot be negative");
-            return -1;
+            return gdn_xml_error(d, GDN_ERR_MODEL, e, "damping coefficient cannot be negative");
         }
         a->gainprm[2] = -a->gainprm[2];
         if (!gdn_xml_attr(e, "ctrlrange")) {
-            gdn_diag_error(d, GDN_ERR_MODEL, e->file, e->line, e->name,
-                           "required attribute missing: 'ctrlrange'");
-            return -1;
+            return gdn_xml_error(d, GDN_ERR_MODEL, e, "required attribute missing: 'ctrlrange'");
         }
         if (a->ctrlrange[0] < 0 || a->ctrlrange[1] < 0) {
-            gdn_diag_error(d, GDN_ERR_MODEL, e->file, e->line, e->name,
-                           "damper control range cannot be negative");
-            return -1;
+            return gdn_xml_error(d, GDN_ERR_MODEL, e, "damper control range cannot be negative");
         }
         a->ctrllimited = 1;
         a->dyntype = GDN_DYN_NONE;

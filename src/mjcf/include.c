@@ -30,48 +30,43 @@ static gdnStatus resolve_children(gdnXmlContext* ctx, gdnXmlElem* parent, Includ
 static gdnXmlElem* load_include(gdnXmlContext* ctx, gdnXmlElem* inc, IncludeStack* stack) {
     gdnDiag* diag = ctx->diag;
     if (inc->first) {
-        gdn_diag_error(diag, GDN_ERR_PARSE, inc->file, inc->line, "include",
-                       "include element cannot have children");
+        gdn_xml_error(diag, GDN_ERR_PARSE, inc, "include element cannot have children");
         return NULL;
     }
     const char* file = gdn_xml_attr(inc, "file");
     if (!file || !file[0]) {
-        gdn_diag_error(diag, GDN_ERR_PARSE, inc->file, inc->line, "include",
-                       "required attribute missing: 'file'");
+        gdn_xml_error(diag, GDN_ERR_PARSE, inc, "required attribute missing: 'file'");
         return NULL;
     }
     for (int i = 0; i < inc->nattr; i++) {
         if (!inc->attr[i].used) {
-            gdn_diag_error(diag, GDN_ERR_PARSE, inc->file, inc->line, "include",
-                           "unknown attribute '%s'", inc->attr[i].name);
+            gdn_xml_error(diag, GDN_ERR_PARSE, inc, "unknown attribute '%s'", inc->attr[i].name);
             return NULL;
         }
     }
     if (++ctx->includes > GDN_XML_MAX_INCLUDES) {
-        gdn_diag_error(diag, GDN_ERR_PARSE, inc->file, inc->line, "include",
-                       "more than %d included files", GDN_XML_MAX_INCLUDES);
+        gdn_xml_error(diag, GDN_ERR_PARSE, inc, "more than %d included files",
+                      GDN_XML_MAX_INCLUDES);
         return NULL;
     }
     if (stack->depth >= GDN_XML_MAX_INCLUDE_DEPTH) {
-        gdn_diag_error(diag, GDN_ERR_PARSE, inc->file, inc->line, "include",
-                       "includes nested deeper than %d", GDN_XML_MAX_INCLUDE_DEPTH);
+        gdn_xml_error(diag, GDN_ERR_PARSE, inc, "includes nested deeper than %d",
+                      GDN_XML_MAX_INCLUDE_DEPTH);
         return NULL;
     }
     char* path = gdn_pool_join_path(ctx->pool, inc->dir, file);
     if (!path) {
-        gdn_diag_error(diag, GDN_ERR_MEMORY, inc->file, inc->line, "include", "out of memory");
+        gdn_xml_error(diag, GDN_ERR_MEMORY, inc, "out of memory");
         return NULL;
     }
     char* canon = canonical_path(ctx->pool, path);
     if (!canon) {
-        gdn_diag_error(diag, GDN_ERR_IO, inc->file, inc->line, "include", "cannot open '%s'",
-                       path);
+        gdn_xml_error(diag, GDN_ERR_IO, inc, "cannot open '%s'", path);
         return NULL;
     }
     for (int i = 0; i < stack->depth; i++) {
         if (!strcmp(stack->path[i], canon)) {
-            gdn_diag_error(diag, GDN_ERR_MODEL, inc->file, inc->line, "include",
-                           "include cycle: '%s' includes itself", path);
+            gdn_xml_error(diag, GDN_ERR_MODEL, inc, "include cycle: '%s' includes itself", path);
             return NULL;
         }
     }
@@ -82,7 +77,7 @@ static gdnXmlElem* load_include(gdnXmlContext* ctx, gdnXmlElem* inc, IncludeStac
     }
     char* dir = gdn_xml_dirname(ctx->pool, path);
     if (!dir) {
-        gdn_diag_error(diag, GDN_ERR_MEMORY, inc->file, inc->line, "include", "out of memory");
+        gdn_xml_error(diag, GDN_ERR_MEMORY, inc, "out of memory");
         return NULL;
     }
     gdnXmlElem* root = gdn_xml_parse(ctx, text, len, path, dir);
@@ -90,8 +85,7 @@ static gdnXmlElem* load_include(gdnXmlContext* ctx, gdnXmlElem* inc, IncludeStac
         return NULL;
     }
     if (!root->first) {
-        gdn_diag_error(diag, GDN_ERR_MODEL, inc->file, inc->line, "include",
-                       "empty include file '%s'", path);
+        gdn_xml_error(diag, GDN_ERR_MODEL, inc, "empty include file '%s'", path);
         return NULL;
     }
     stack->path[stack->depth++] = canon;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "math/vec.h"
 #include "model/hull.h"
 #include "model/mesh_model.h"
 #include "mjcf/mesh_file.h"
@@ -13,9 +14,7 @@
 
 static int fail(gdnSpec* spec, gdnStatus status, gdnXmlElem* e, const char* fmt,
                 const char* arg) {
-    gdn_diag_error(spec->diag, status, e ? e->file : NULL, e ? e->line : 0, e ? e->name : NULL,
-                   fmt, arg);
-    return -1;
+    return gdn_xml_error(spec->diag, status, e, fmt, arg);
 }
 
 int gdn_mjcf_mesh_find(const gdnSpec* spec, const char* name) {
@@ -214,9 +213,7 @@ static int read_raw(gdnSpec* spec, gdnSpecMesh* me, RawMesh* r) {
     gdnMeshTriangles t;
     gdnStatus st = gdn_mesh_read_triangles(path, &t, cause, (int)sizeof(cause));
     if (st != GDN_OK) {
-        gdn_diag_error(spec->diag, st, me->elem->file, me->elem->line, me->elem->name,
-                       "mesh file '%s': %s", path, cause);
-        return -1;
+        return gdn_xml_error(spec->diag, st, me->elem, "mesh file '%s': %s", path, cause);
     }
     int is_stl = gdn_mesh_format_of(path) == GDN_MESH_STL;
     int per_corner = is_stl || t.nface > 0;
@@ -282,9 +279,8 @@ static int make_hull(gdnSpec* spec, gdnSpecMesh* me, RawMesh* r, int need_graph)
     gdnStatus st = gdn_hull_build(pts, r->nvert, &hull, cause, (int)sizeof(cause));
     free(pts);
     if (st != GDN_OK) {
-        gdn_diag_error(spec->diag, st, me->elem->file, me->elem->line, me->elem->name,
-                       "convex hull of mesh '%s': %s", me->name, cause);
-        return -1;
+        return gdn_xml_error(spec->diag, st, me->elem, "convex hull of mesh '%s': %s", me->name,
+                             cause);
     }
     int size = gdn_hull_graph_size(&hull);
     int* graph = gdn_pool_alloc(spec->pool, sizeof(int) * (size_t)size);
@@ -368,7 +364,7 @@ static void transform_vertices(const gdnSpecMesh* me, float* vert, int nvert) {
             const double identity[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
             memcpy(R, identity, sizeof(R));
         } else {
-            gdn_mj_quat2mat(R, q);
+            gdn_quat2mat(R, q);
         }
         for (int i = 0; i < nvert; i++) {
             float* v = vert + 3 * i;
@@ -487,7 +483,7 @@ static const char* process(gdnSpecMesh* me, const RawMesh* r, int exact) {
 
     // vertices into the principal frame: v = R(conj(quat)) v; aabb = max |v|
     double neg[4] = {quat[0], -quat[1], -quat[2], -quat[3]}, R[9];
-    gdn_mj_quat2mat(R, neg);
+    gdn_quat2mat(R, neg);
     me->aabb[0] = me->aabb[1] = me->aabb[2] = 0;
     for (int i = 0; i < r->nvert; i++) {
         float* v = vert + 3 * i;
@@ -551,7 +547,7 @@ int gdn_mjcf_compile_meshes(gdnSpec* spec) {
 static void frame_accumulate(double pos[3], double quat[4], const double addpos[3],
                              const double addquat[4]) {
     double R[9], q[4];
-    gdn_mj_quat2mat(R, quat);
+    gdn_quat2mat(R, quat);
     for (int k = 0; k < 3; k++) {
         pos[k] += R[3 * k] * addpos[0] + R[3 * k + 1] * addpos[1] + R[3 * k + 2] * addpos[2];
     }
@@ -601,9 +597,7 @@ int gdn_mjcf_mesh_geom(gdnSpec* spec, gdnSpecGeom* g) {
     }
     gdnSpecMesh* me = &spec->meshes[id];
     if (me->invalid) {
-        gdn_diag_error(spec->diag, GDN_ERR_MODEL, g->elem->file, g->elem->line, g->elem->name,
-                       "%s: %s", me->invalid, me->name);
-        return -1;
+        return gdn_xml_error(spec->diag, GDN_ERR_MODEL, g->elem, "%s: %s", me->invalid, me->name);
     }
     if (!isnan(g->fromto[0])) {
         return fail(spec, GDN_ERR_MODEL, g->elem, "%s", "fromto cannot be used with a mesh geom");

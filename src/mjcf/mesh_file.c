@@ -5,24 +5,15 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/status.h"
+
 // raw vertex references before deduplication (an STL repeats each vertex per triangle)
 #define MAX_RAW_VERTICES (3 * GDN_MESH_MAX_VERTICES)
-
-static gdnStatus fail(char* cause, int cause_size, gdnStatus status, const char* fmt, ...) {
-    if (cause && cause_size > 0) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(cause, (size_t)cause_size, fmt, ap);
-        va_end(ap);
-    }
-    return status;
-}
 
 gdnMeshFormat gdn_mesh_format_of(const char* path) {
     const char* dot = path ? strrchr(path, '.') : NULL;
@@ -252,13 +243,13 @@ static gdnStatus parse_stl_binary(const unsigned char* b, size_t len, VertList* 
             const unsigned char* v = tri + 12 + 12 * k;
             double x = read_f32le(v), y = read_f32le(v + 4), z = read_f32le(v + 8);
             if (!isfinite(x) || !isfinite(y) || !isfinite(z)) {
-                return fail(cause, cause_size, GDN_ERR_PARSE,
-                            "binary STL: non-finite coordinate in triangle %u", (unsigned)t);
+                return gdn_fail(GDN_ERR_PARSE, cause, cause_size,
+                                "binary STL: non-finite coordinate in triangle %u", (unsigned)t);
             }
             if (!push_vertex(l, x, y, z)) {
-                return fail(cause, cause_size, GDN_ERR_MEMORY,
-                            "binary STL: out of memory or more than %d vertices",
-                            MAX_RAW_VERTICES);
+                return gdn_fail(GDN_ERR_MEMORY, cause, cause_size,
+                                "binary STL: out of memory or more than %d vertices",
+                                MAX_RAW_VERTICES);
             }
         }
     }
@@ -289,12 +280,12 @@ static gdnStatus parse_stl_ascii(const unsigned char* b, size_t len, VertList* l
         }
         double xyz[3];
         if (!read_xyz(&c, xyz)) {
-            return fail(cause, cause_size, GDN_ERR_PARSE,
-                        "ASCII STL line %d: 'vertex' needs three finite numbers", c.line);
+            return gdn_fail(GDN_ERR_PARSE, cause, cause_size,
+                            "ASCII STL line %d: 'vertex' needs three finite numbers", c.line);
         }
         if (!push_vertex(l, xyz[0], xyz[1], xyz[2])) {
-            return fail(cause, cause_size, GDN_ERR_MEMORY,
-                        "ASCII STL: out of memory or more than %d vertices", MAX_RAW_VERTICES);
+            return gdn_fail(GDN_ERR_MEMORY, cause, cause_size,
+                            "ASCII STL: out of memory or more than %d vertices", MAX_RAW_VERTICES);
         }
     }
     return GDN_OK;
@@ -326,21 +317,21 @@ static gdnStatus parse_obj_face(Cursor* c, int nvert_so_far, FaceList* faces, ch
     while (next_token(c, 0, tok, sizeof(tok), &too_long)) {
         int id = obj_corner(tok, nvert_so_far);
         if (id < 0) {
-            return fail(cause, cause_size, GDN_ERR_PARSE, "OBJ line %d: bad face vertex '%s'",
-                        c->line, tok);
+            return gdn_fail(GDN_ERR_PARSE, cause, cause_size, "OBJ line %d: bad face vertex '%s'",
+                            c->line, tok);
         }
         if (count == 0) {
             first = id;
         } else if (count >= 2 && !push_triangle(faces, first, prev, id)) {
-            return fail(cause, cause_size, GDN_ERR_MEMORY,
-                        "OBJ: out of memory or more than %d triangles", MAX_RAW_VERTICES);
+            return gdn_fail(GDN_ERR_MEMORY, cause, cause_size,
+                            "OBJ: out of memory or more than %d triangles", MAX_RAW_VERTICES);
         }
         prev = id;
         count++;
     }
     if (too_long || count < 3) {
-        return fail(cause, cause_size, GDN_ERR_PARSE,
-                    "OBJ line %d: a face needs at least 3 vertex ids", c->line);
+        return gdn_fail(GDN_ERR_PARSE, cause, cause_size,
+                        "OBJ line %d: a face needs at least 3 vertex ids", c->line);
     }
     return GDN_OK;
 }
@@ -358,12 +349,12 @@ static gdnStatus parse_obj(const unsigned char* b, size_t len, VertList* l, Face
             c.p++;
             double xyz[3];
             if (!read_xyz(&c, xyz)) {
-                return fail(cause, cause_size, GDN_ERR_PARSE,
-                            "OBJ line %d: 'v' needs three finite numbers", c.line);
+                return gdn_fail(GDN_ERR_PARSE, cause, cause_size,
+                                "OBJ line %d: 'v' needs three finite numbers", c.line);
             }
             if (!push_vertex(l, xyz[0], xyz[1], xyz[2])) {
-                return fail(cause, cause_size, GDN_ERR_MEMORY,
-                            "OBJ: out of memory or more than %d vertices", MAX_RAW_VERTICES);
+                return gdn_fail(GDN_ERR_MEMORY, cause, cause_size,
+                                "OBJ: out of memory or more than %d vertices", MAX_RAW_VERTICES);
             }
         } else if (is_face) {
             c.p++;
@@ -384,9 +375,9 @@ static gdnStatus parse_obj(const unsigned char* b, size_t len, VertList* l, Face
     if (faces) {
         for (int i = 0; i < faces->n; i++) {
             if (faces->f[i] >= l->n) {
-                return fail(cause, cause_size, GDN_ERR_PARSE,
-                            "OBJ: face vertex %d out of range (%d vertices)", faces->f[i] + 1,
-                            l->n);
+                return gdn_fail(GDN_ERR_PARSE, cause, cause_size,
+                                "OBJ: face vertex %d out of range (%d vertices)", faces->f[i] + 1,
+                                l->n);
             }
         }
     }
@@ -420,27 +411,27 @@ static gdnStatus parse_any(gdnMeshFormat format, const unsigned char* bytes, siz
         } else if (stl_is_ascii(bytes, len)) {
             status = parse_stl_ascii(bytes, len, l, cause, cause_size);
         } else {
-            status = fail(cause, cause_size, GDN_ERR_PARSE,
-                          "not an STL file (binary size is not 84 + 50 * triangles, and it does "
-                          "not start with 'solid')");
+            status = gdn_fail(GDN_ERR_PARSE, cause, cause_size,
+                              "not an STL file (binary size is not 84 + 50 * triangles, and it "
+                              "does not start with 'solid')");
         }
         if (status == GDN_OK && l->n % 3) {
-            status = fail(cause, cause_size, GDN_ERR_PARSE,
-                          "STL: vertex count is not a multiple of 3");
+            status = gdn_fail(GDN_ERR_PARSE, cause, cause_size,
+                              "STL: vertex count is not a multiple of 3");
         }
         for (int t = 0; status == GDN_OK && faces && t < l->n / 3; t++) {
             if (!push_triangle(faces, 3 * t, 3 * t + 1, 3 * t + 2)) {
-                status = fail(cause, cause_size, GDN_ERR_MEMORY, "out of memory");
+                status = gdn_fail(GDN_ERR_MEMORY, cause, cause_size, "out of memory");
             }
         }
     } else if (format == GDN_MESH_OBJ) {
         status = parse_obj(bytes, len, l, faces, cause, cause_size);
     } else {
-        status = fail(cause, cause_size, GDN_ERR_UNSUPPORTED,
-                      "unsupported mesh format (STL and OBJ only)");
+        status = gdn_fail(GDN_ERR_UNSUPPORTED, cause, cause_size,
+                          "unsupported mesh format (STL and OBJ only)");
     }
     if (status == GDN_OK && l->n == 0) {
-        status = fail(cause, cause_size, GDN_ERR_PARSE, "mesh has no vertices");
+        status = gdn_fail(GDN_ERR_PARSE, cause, cause_size, "mesh has no vertices");
     }
     return status;
 }
@@ -448,18 +439,18 @@ static gdnStatus parse_any(gdnMeshFormat format, const unsigned char* bytes, siz
 gdnStatus gdn_mesh_parse(gdnMeshFormat format, const unsigned char* bytes, size_t len,
                          double** verts, int* nvert, char* cause, int cause_size) {
     if (!verts || !nvert || (!bytes && len)) {
-        return fail(cause, cause_size, GDN_ERR_ARG, "NULL argument");
+        return gdn_fail(GDN_ERR_ARG, cause, cause_size, "NULL argument");
     }
     *verts = NULL;
     *nvert = 0;
     VertList l = {NULL, 0, 0};
     gdnStatus status = parse_any(format, bytes, len, &l, NULL, cause, cause_size);
     if (status == GDN_OK && !dedup(&l)) {
-        status = fail(cause, cause_size, GDN_ERR_MEMORY, "out of memory");
+        status = gdn_fail(GDN_ERR_MEMORY, cause, cause_size, "out of memory");
     }
     if (status == GDN_OK && l.n > GDN_MESH_MAX_VERTICES) {
-        status = fail(cause, cause_size, GDN_ERR_PARSE, "more than %d distinct vertices",
-                      GDN_MESH_MAX_VERTICES);
+        status = gdn_fail(GDN_ERR_PARSE, cause, cause_size, "more than %d distinct vertices",
+                          GDN_MESH_MAX_VERTICES);
     }
     if (status != GDN_OK) {
         free(l.v);
@@ -473,7 +464,7 @@ gdnStatus gdn_mesh_parse(gdnMeshFormat format, const unsigned char* bytes, size_
 gdnStatus gdn_mesh_parse_triangles(gdnMeshFormat format, const unsigned char* bytes, size_t len,
                                    gdnMeshTriangles* out, char* cause, int cause_size) {
     if (!out || (!bytes && len)) {
-        return fail(cause, cause_size, GDN_ERR_ARG, "NULL argument");
+        return gdn_fail(GDN_ERR_ARG, cause, cause_size, "NULL argument");
     }
     memset(out, 0, sizeof(*out));
     VertList l = {NULL, 0, 0};
@@ -506,12 +497,12 @@ static gdnStatus read_bytes(const char* path, unsigned char** out, size_t* out_l
     *out_len = 0;
     *format = gdn_mesh_format_of(path);
     if (*format == GDN_MESH_UNKNOWN) {
-        return fail(cause, cause_size, GDN_ERR_UNSUPPORTED,
-                    "unsupported mesh format (extension .stl or .obj expected)");
+        return gdn_fail(GDN_ERR_UNSUPPORTED, cause, cause_size,
+                        "unsupported mesh format (extension .stl or .obj expected)");
     }
     FILE* f = fopen(path, "rb");
     if (!f) {
-        return fail(cause, cause_size, GDN_ERR_IO, "cannot open: %s", strerror(errno));
+        return gdn_fail(GDN_ERR_IO, cause, cause_size, "cannot open: %s", strerror(errno));
     }
     unsigned char* buf = NULL;
     size_t len = 0, cap = 0;
@@ -519,15 +510,15 @@ static gdnStatus read_bytes(const char* path, unsigned char** out, size_t* out_l
     for (;;) {
         if (len == cap) {
             if (cap >= GDN_MESH_MAX_FILE_BYTES) {
-                status = fail(cause, cause_size, GDN_ERR_IO, "file larger than %u bytes",
-                              GDN_MESH_MAX_FILE_BYTES);
+                status = gdn_fail(GDN_ERR_IO, cause, cause_size, "file larger than %u bytes",
+                                  GDN_MESH_MAX_FILE_BYTES);
                 break;
             }
             size_t next = cap ? 2 * cap : 65536;
             next = next > GDN_MESH_MAX_FILE_BYTES ? GDN_MESH_MAX_FILE_BYTES : next;
             unsigned char* grown = realloc(buf, next + 1);
             if (!grown) {
-                status = fail(cause, cause_size, GDN_ERR_MEMORY, "out of memory");
+                status = gdn_fail(GDN_ERR_MEMORY, cause, cause_size, "out of memory");
                 break;
             }
             buf = grown;
@@ -537,7 +528,7 @@ static gdnStatus read_bytes(const char* path, unsigned char** out, size_t* out_l
         len += got;
         if (got == 0) {
             if (ferror(f)) {
-                status = fail(cause, cause_size, GDN_ERR_IO, "read error");
+                status = gdn_fail(GDN_ERR_IO, cause, cause_size, "read error");
             }
             break;
         }
@@ -552,28 +543,10 @@ static gdnStatus read_bytes(const char* path, unsigned char** out, size_t* out_l
     return GDN_OK;
 }
 
-gdnStatus gdn_mesh_read_file(const char* path, double** verts, int* nvert, char* cause,
-                             int cause_size) {
-    if (!verts || !nvert || !path) {
-        return fail(cause, cause_size, GDN_ERR_ARG, "NULL argument");
-    }
-    *verts = NULL;
-    *nvert = 0;
-    unsigned char* buf;
-    size_t len;
-    gdnMeshFormat format;
-    gdnStatus status = read_bytes(path, &buf, &len, &format, cause, cause_size);
-    if (status == GDN_OK) {
-        status = gdn_mesh_parse(format, buf, len, verts, nvert, cause, cause_size);
-    }
-    free(buf);
-    return status;
-}
-
 gdnStatus gdn_mesh_read_triangles(const char* path, gdnMeshTriangles* out, char* cause,
                                   int cause_size) {
     if (!out || !path) {
-        return fail(cause, cause_size, GDN_ERR_ARG, "NULL argument");
+        return gdn_fail(GDN_ERR_ARG, cause, cause_size, "NULL argument");
     }
     memset(out, 0, sizeof(*out));
     unsigned char* buf;

@@ -28,11 +28,6 @@ gdnStatus gdn_mesh_parse(gdnMeshFormat format, const unsigned char* bytes, size_
 // the new count, -1 when memory runs out
 int gdn_mesh_dedup(double* v, int n);
 
-// read and parse a file (format from its extension); GDN_ERR_IO when it cannot be read or is
-// larger than GDN_MESH_MAX_FILE_BYTES
-gdnStatus gdn_mesh_read_file(const char* path, double** verts, int* nvert, char* cause,
-                             int cause_size);
-
 // a file's vertices and triangles as read, before any deduplication (MuJoCo 2.2.2's order):
 // STL: three vertices per triangle in file order, triangle t = (3t, 3t+1, 3t+2); OBJ: the "v"
 // list, and each "f" polygon (corner "v[/vt[/vn]]", 1-based or negative = relative) split into
@@ -44,8 +39,9 @@ typedef struct gdnMeshTriangles {
     int nface;
 } gdnMeshTriangles;
 
-// parse / read a file into out (freed with gdn_mesh_triangles_free); the statuses of
-// gdn_mesh_parse and gdn_mesh_read_file, and GDN_ERR_PARSE for a face id out of range
+// parse / read a file (format from its extension) into out (freed with
+// gdn_mesh_triangles_free); the statuses of gdn_mesh_parse, GDN_ERR_PARSE for a face id out of
+// range, and GDN_ERR_IO when the file cannot be read or is larger than GDN_MESH_MAX_FILE_BYTES
 gdnStatus gdn_mesh_parse_triangles(gdnMeshFormat format, const unsigned char* bytes, size_t len,
                                    gdnMeshTriangles* out, char* cause, int cause_size);
 gdnStatus gdn_mesh_read_triangles(const char* path, gdnMeshTriangles* out, char* cause,

@@ -22,34 +22,10 @@ double gdn_mj_normvec(double* v, int n) {
     return nrm;
 }
 
-// r = a b without normalization (the engine's product)
-static void mulquat_raw(double r[4], const double a[4], const double b[4]) {
-    double t[4] = {a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3],
-                   a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2],
-                   a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1],
-                   a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0]};
-    r[0] = t[0];
-    r[1] = t[1];
-    r[2] = t[2];
-    r[3] = t[3];
-}
-
+// the engine's product (gdn_mulquat), then normalized
 void gdn_mj_mulquat(double res[4], const double a[4], const double b[4]) {
-    mulquat_raw(res, a, b);
+    gdn_mulquat(res, a, b);
     gdn_mj_normvec(res, 4);
-}
-
-void gdn_mj_quat2mat(double R[9], const double q[4]) {
-    double q00 = q[0] * q[0], q11 = q[1] * q[1], q22 = q[2] * q[2], q33 = q[3] * q[3];
-    R[0] = q00 + q11 - q22 - q33;
-    R[4] = q00 - q11 + q22 - q33;
-    R[8] = q00 - q11 - q22 + q33;
-    R[1] = 2 * (q[1] * q[2] - q[0] * q[3]);
-    R[2] = 2 * (q[1] * q[3] + q[0] * q[2]);
-    R[3] = 2 * (q[1] * q[2] + q[0] * q[3]);
-    R[5] = 2 * (q[2] * q[3] - q[0] * q[1]);
-    R[6] = 2 * (q[1] * q[3] - q[0] * q[2]);
-    R[7] = 2 * (q[2] * q[3] + q[0] * q[1]);
 }
 
 // quaternion from a rotation matrix given by columns c[0..2]: branch on the largest of
@@ -217,7 +193,7 @@ void gdn_mj_eig3(double eigval[3], double quat[4], const double mat[9]) {
 
     // Jacobi sweeps: D = R' mat R with R = R(quat); rotate away the largest off-diagonal
     for (int iter = 0; iter < 500; iter++) {
-        gdn_mj_quat2mat(R, quat);
+        gdn_quat2mat(R, quat);
         for (int i = 0; i < 3; i++) {
             for (int c = 0; c < 3; c++) {
                 double s = 0;
@@ -280,7 +256,7 @@ void gdn_mj_eig3(double eigval[3], double quat[4], const double mat[9]) {
         }
         rot[0] = sqrt(1.0 - rot[rotk + 1] * rot[rotk + 1]);
         gdn_normalize4(rot);
-        mulquat_raw(prod, quat, rot);
+        gdn_mulquat(prod, quat, rot);
         for (int k = 0; k < 4; k++) {
             quat[k] = prod[k];
         }
@@ -297,7 +273,7 @@ void gdn_mj_eig3(double eigval[3], double quat[4], const double mat[9]) {
             rot[0] = 0.707106781186548;
             rot[1] = rot[2] = rot[3] = 0;
             rot[(j1 + 2) % 3 + 1] = rot[0];
-            mulquat_raw(prod, quat, rot);
+            gdn_mulquat(prod, quat, rot);
             for (int k = 0; k < 4; k++) {
                 quat[k] = prod[k];
             }
@@ -308,7 +284,7 @@ void gdn_mj_eig3(double eigval[3], double quat[4], const double mat[9]) {
 
 void gdn_mj_globalinertia(double global[6], const double local[3], const double quat[4]) {
     double m[9];
-    gdn_mj_quat2mat(m, quat);
+    gdn_quat2mat(m, quat);
     double t[9] = {m[0] * local[0], m[3] * local[0], m[6] * local[0],
                    m[1] * local[1], m[4] * local[1], m[7] * local[1],
                    m[2] * local[2], m[5] * local[2], m[8] * local[2]};

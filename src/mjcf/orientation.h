@@ -12,9 +12,6 @@ double gdn_mj_normvec(double* v, int n);
 // res = normalize(a b) (Hamilton product; res may alias)
 void gdn_mj_mulquat(double res[4], const double a[4], const double b[4]);
 
-// rotation matrix of a quaternion (row-major)
-void gdn_mj_quat2mat(double R[9], const double q[4]);
-
 // quaternion of the frame whose axes (columns) are x, y, z
 void gdn_mj_frame2quat(double q[4], const double x[3], const double y[3], const double z[3]);
 

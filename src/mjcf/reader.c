@@ -15,17 +15,12 @@
 
 #define GDN_MAX_BODY_DEPTH 1000
 
-static int fail_memory(gdnSpec* spec, gdnXmlElem* e) {
-    gdn_diag_error(spec->diag, GDN_ERR_MEMORY, e->file, e->line, e->name, "out of memory");
-    return -1;
-}
-
 // append one zeroed element to a spec array; NULL after recording an error
 #define SPEC_PUSH(spec, e, arr, n, cap)                                                      \
     (gdn_pool_reserve((spec)->pool, (void**)&(spec)->arr, &(spec)->cap, (spec)->n + 1,      \
                       sizeof(*(spec)->arr))                                                  \
          ? &(spec)->arr[(spec)->n++]                                                         \
-         : (fail_memory((spec), (e)), NULL))
+         : (gdn_xml_error((spec)->diag, GDN_ERR_MEMORY, (e), "out of memory"), NULL))
 
 // warn that an element changing the dynamics is ignored
 static void warn_ignored(gdnSpec* spec, gdnXmlElem* e, const char* what) {
@@ -90,17 +85,14 @@ static int read_compiler(gdnSpec* spec, gdnXmlElem* e) {
     int global = 0;
     GDN_TRY(gdn_attr_keyword(d, e, "coordinate", coord_keys, zero_one, 2, &global));
     if (global) {
-        gdn_diag_error(d, GDN_ERR_UNSUPPORTED, e->file, e->line, e->name,
-                       "coordinate=\"global\" is not supported (use local coordinates)");
-        return -1;
+        return gdn_xml_error(d, GDN_ERR_UNSUPPORTED, e,
+                             "coordinate=\"global\" is not supported (use local coordinates)");
     }
     GDN_TRY(gdn_attr_keyword(d, e, "angle", angle_keys, zero_one, 2, &c->degree));
     const char* seq = gdn_xml_attr(e, "eulerseq");
     if (seq) {
         if (strlen(seq) != 3) {
-            gdn_diag_error(d, GDN_ERR_PARSE, e->file, e->line, e->name,
-                           "euler format must have length 3");
-            return -1;
+            return gdn_xml_error(d, GDN_ERR_PARSE, e, "euler format must have length 3");
         }
         memcpy(c->eulerseq, seq, 4);
     }
@@ -118,9 +110,7 @@ static int read_compiler(gdnSpec* spec, gdnXmlElem* e) {
     if (r > 0) {
         if (range[0] != floor(range[0]) || range[1] != floor(range[1]) || fabs(range[0]) > 1e9 ||
             fabs(range[1]) > 1e9) {
-            gdn_diag_error(d, GDN_ERR_PARSE, e->file, e->line, e->name,
-                           "inertiagrouprange must be two integers");
-            return -1;
+            return gdn_xml_error(d, GDN_ERR_PARSE, e, "inertiagrouprange must be two integers");
         }
         c->inertiagrouprange[0] = (int)range[0];
         c->inertiagrouprange[1] = (int)range[1];
@@ -188,14 +178,12 @@ static int read_solver_options(gdnSpec* spec, gdnXmlElem* e) {
     int noslip = 0;
     GDN_TRY(gdn_attr_int(d, e, "noslip_iterations", &noslip));
     if (o->iterations < 0 || noslip < 0) {
-        gdn_diag_error(d, GDN_ERR_MODEL, e->file, e->line, e->name,
-                       "iterations and noslip_iterations must be non-negative");
-        return -1;
+        return gdn_xml_error(d, GDN_ERR_MODEL, e,
+                             "iterations and noslip_iterations must be non-negative");
     }
     if (!(o->tolerance >= 0) || !(o->impratio > 0)) {
-        gdn_diag_error(d, GDN_ERR_MODEL, e->file, e->line, e->name,
-                       "tolerance must be non-negative and impratio positive");
-        return -1;
+        return gdn_xml_error(d, GDN_ERR_MODEL, e,
+                             "tolerance must be non-negative and impratio positive");
     }
     if (noslip > 0) {
         gdn_diag_warn(d, e->file, e->line, e->name,
@@ -217,17 +205,15 @@ static int read_option(gdnSpec* spec, gdnXmlElem* e) {
     GDN_TRY(read_solver_options(spec, e));
     GDN_TRY(gdn_attr_doubles(d, e, "timestep", 1, &o->timestep, 1));
     if (!(o->timestep > 0)) {
-        gdn_diag_error(d, GDN_ERR_MODEL, e->file, e->line, e->name, "timestep must be positive");
-        return -1;
+        return gdn_xml_error(d, GDN_ERR_MODEL, e, "timestep must be positive");
     }
     GDN_TRY(gdn_attr_doubles(d, e, "gravity", 3, o->gravity, 1));
     // general convex collision (MPR): iteration limit and tolerance
     GDN_TRY(gdn_attr_int(d, e, "mpr_iterations", &o->mpr_iterations));
     GDN_TRY(gdn_attr_doubles(d, e, "mpr_tolerance", 1, &o->mpr_tolerance, 1));
     if (o->mpr_iterations < 0 || !(o->mpr_tolerance >= 0) || !isfinite(o->mpr_tolerance)) {
-        gdn_diag_error(d, GDN_ERR_MODEL, e->file, e->line, e->name,
-                       "mpr_iterations and mpr_tolerance must be non-negative");
-        return -1;
+        return gdn_xml_error(d, GDN_ERR_MODEL, e,
+                             "mpr_iterations and mpr_tolerance must be non-negative");
     }
     int integrator = 0;
     GDN_TRY(gdn_attr_keyword(d, e, "integrator", integrators, codes, 3, &integrator));
@@ -249,9 +235,7 @@ static int read_option(gdnSpec* spec, gdnXmlElem* e) {
         if (!strcmp(c->name, "flag")) {
             GDN_TRY(read_flags(spec, c));
         } else {
-            gdn_diag_error(d, GDN_ERR_PARSE, c->file, c->line, c->name,
-                           "unrecognized element in option");
-            return -1;
+            return gdn_xml_error(d, GDN_ERR_PARSE, c, "unrecognized element in option");
         }
     }
     return 0;
@@ -285,23 +269,18 @@ static int read_body(gdnSpec* spec, gdnXmlElem* section, int body);
 static int read_inertial(gdnSpec* spec, gdnXmlElem* e, gdnSpecBody* b) {
     gdnDiag* d = spec->diag;
     if (b->explicit_inertial) {
-        gdn_diag_error(d, GDN_ERR_MODEL, e->file, e->line, e->name, "repeated inertial element");
-        return -1;
+        return gdn_xml_error(d, GDN_ERR_MODEL, e, "repeated inertial element");
     }
     b->explicit_inertial = 1;
     int r;
     GDN_TRY(r = gdn_attr_doubles(d, e, "pos", 3, b->ipos, 1));
     if (r == 0) {
-        gdn_diag_error(d, GDN_ERR_PARSE, e->file, e->line, e->name,
-                       "required attribute missing: 'pos'");
-        return -1;
+        return gdn_xml_error(d, GDN_ERR_PARSE, e, "required attribute missing: 'pos'");
     }
     GDN_TRY(gdn_attr_doubles(d, e, "quat", 4, b->iquat, 1));
     GDN_TRY(r = gdn_attr_doubles(d, e, "mass", 1, &b->mass, 1));
     if (r == 0) {
-        gdn_diag_error(d, GDN_ERR_PARSE, e->file, e->line, e->name,
-                       "required attribute missing: 'mass'");
-        return -1;
+        return gdn_xml_error(d, GDN_ERR_PARSE, e, "required attribute missing: 'mass'");
     }
     GDN_TRY(gdn_attr_doubles(d, e, "diaginertia", 3, b->inertia, 1));
     GDN_TRY(gdn_read_alt(spec, e, &b->ialt, 1));
@@ -313,17 +292,15 @@ static int read_child_body(gdnSpec* spec, gdnXmlElem* e, int parent) {
     gdnDiag* d = spec->diag;
     int depth = spec->bodies[parent].depth + 1;
     if (depth > GDN_MAX_BODY_DEPTH) {
-        gdn_diag_error(d, GDN_ERR_PARSE, e->file, e->line, e->name, "bodies nested too deeply");
-        return -1;
+        return gdn_xml_error(d, GDN_ERR_PARSE, e, "bodies nested too deeply");
     }
     int def = spec->bodies[parent].def;
     const char* childclass = gdn_xml_attr(e, "childclass");
     if (childclass) {
         def = gdn_defaults_find(spec, childclass);
         if (def < 0) {
-            gdn_diag_error(d, GDN_ERR_MODEL, e->file, e->line, e->name,
-                           "unknown default childclass '%.64s'", childclass);
-            return -1;
+            return gdn_xml_error(d, GDN_ERR_MODEL, e, "unknown default childclass '%.64s'",
+                                 childclass);
         }
     }
     gdnSpecBody* b = SPEC_PUSH(spec, e, bodies, nbody, capbody);
@@ -376,9 +353,7 @@ static int read_body(gdnSpec* spec, gdnXmlElem* section, int body) {
         }
         if ((world && (!strcmp(n, "inertial") || !strcmp(n, "joint") ||
                        !strcmp(n, "freejoint")))) {
-            gdn_diag_error(d, GDN_ERR_MODEL, e->file, e->line, n,
-                           "world body cannot have joints or inertia");
-            return -1;
+            return gdn_xml_error(d, GDN_ERR_MODEL, e, "world body cannot have joints or inertia");
         }
         int def = spec->bodies[body].def;
         if (!strcmp(n, "inertial")) {
@@ -432,9 +407,7 @@ static int read_body(gdnSpec* spec, gdnXmlElem* section, int body) {
             GDN_TRY(gdn_read_site(spec, e, s, 0));
             gdn_attr_warn_unused(d, e);
         } else {
-            gdn_diag_error(d, GDN_ERR_PARSE, e->file, e->line, n,
-                           "unrecognized element in body");
-            return -1;
+            return gdn_xml_error(d, GDN_ERR_PARSE, e, "unrecognized element in body");
         }
     }
     return 0;
@@ -450,9 +423,7 @@ static int read_actuators(gdnSpec* spec, gdnXmlElem* section) {
                 warn_ignored(spec, e, "actuator plugin");
                 continue;
             }
-            gdn_diag_error(d, GDN_ERR_PARSE, e->file, e->line, e->name,
-                           "unrecognized element in actuator");
-            return -1;
+            return gdn_xml_error(d, GDN_ERR_PARSE, e, "unrecognized element in actuator");
         }
         int def;
         GDN_TRY(def = gdn_defaults_class_of(spec, e, 0));
@@ -466,10 +437,9 @@ static int read_actuators(gdnSpec* spec, gdnXmlElem* section) {
         a->trntype = GDN_MJ_TRN_UNDEFINED;
         GDN_TRY(gdn_read_actuator(spec, e, a, 0));
         if (a->unsupported) {
-            gdn_diag_error(d, GDN_ERR_UNSUPPORTED, e->file, e->line, e->name,
-                           "actuators with activation dynamics or non-joint transmissions are "
-                           "not supported");
-            return -1;
+            return gdn_xml_error(d, GDN_ERR_UNSUPPORTED, e,
+                                 "actuators with activation dynamics or non-joint "
+                                 "transmissions are not supported");
         }
         gdn_attr_warn_unused(d, e);
     }
@@ -481,9 +451,7 @@ static int read_keyframes(gdnSpec* spec, gdnXmlElem* section) {
     const int maxn = 10000000;
     for (gdnXmlElem* e = section->first; e; e = e->next) {
         if (strcmp(e->name, "key")) {
-            gdn_diag_error(d, GDN_ERR_PARSE, e->file, e->line, e->name,
-                           "unrecognized element in keyframe");
-            return -1;
+            return gdn_xml_error(d, GDN_ERR_PARSE, e, "unrecognized element in keyframe");
         }
         gdnSpecKey* k = SPEC_PUSH(spec, e, keys, nkey, capkey);
         if (!k) {
@@ -537,9 +505,7 @@ static int read_equality(gdnSpec* spec, gdnXmlElem* section) {
         const char* b1 = gdn_xml_attr(e, "body1");
         const char* b2 = gdn_xml_attr(e, "body2");
         if (!b1) {
-            gdn_diag_error(d, GDN_ERR_PARSE, e->file, e->line, e->name,
-                           "required attribute missing: 'body1'");
-            return -1;
+            return gdn_xml_error(d, GDN_ERR_PARSE, e, "required attribute missing: 'body1'");
         }
         q->body1 = b1;
         q->body2 = b2 ? b2 : "";
@@ -547,9 +513,7 @@ static int read_equality(gdnSpec* spec, gdnXmlElem* section) {
             int n;
             GDN_TRY(n = gdn_attr_doubles(d, e, "anchor", 3, q->data, 1));
             if (n == 0) {
-                gdn_diag_error(d, GDN_ERR_PARSE, e->file, e->line, e->name,
-                               "required attribute missing: 'anchor'");
-                return -1;
+                return gdn_xml_error(d, GDN_ERR_PARSE, e, "required attribute missing: 'anchor'");
             }
         } else {
             GDN_TRY(gdn_attr_doubles(d, e, "relpose", 7, q->data + 3, 1));
@@ -568,12 +532,50 @@ static int read_equality(gdnSpec* spec, gdnXmlElem* section) {
 
 // ---------------------------------------------------------------- sections
 
-// top-level sections: name, and whether its children are reported as ignored dynamics
-static int read_warned_section(gdnSpec* spec, gdnXmlElem* section, const char* what) {
+// <tendon>: every child reported as ignored dynamics
+static int read_tendons(gdnSpec* spec, gdnXmlElem* section) {
     for (gdnXmlElem* e = section->first; e; e = e->next) {
-        warn_ignored(spec, e, what);
+        warn_ignored(spec, e, "tendon");
     }
     return 0;
+}
+
+// <worldbody>: the children of body 0; the world body takes no attributes
+static int read_worldbody(gdnSpec* spec, gdnXmlElem* e) {
+    if (e->nattr) {
+        return gdn_xml_error(spec->diag, GDN_ERR_MODEL, e, "world body cannot have attributes");
+    }
+    return read_body(spec, e, 0);
+}
+
+// the top-level sections and the pass that reads each: MuJoCo's order (compiler, option, size,
+// default, asset and custom, worldbody, contact / equality / tendon, actuator, keyframe),
+// whatever their order in the file; the sections without a reader are accepted and skipped
+static const struct {
+    const char* name;
+    int pass;
+    int (*read)(gdnSpec* spec, gdnXmlElem* section);
+} sections[] = {
+    {"compiler", 0, read_compiler},         {"option", 1, read_option},
+    {"size", 2, read_size},                 {"default", 3, gdn_defaults_read},
+    {"asset", 4, gdn_mjcf_read_assets},     {"custom", 4, gdn_mjcf_read_custom},
+    {"worldbody", 5, read_worldbody},       {"contact", 6, gdn_mjcf_read_contact},
+    {"equality", 6, read_equality},         {"tendon", 6, read_tendons},
+    {"actuator", 7, read_actuators},        {"keyframe", 8, read_keyframes},
+    {"visual", -1, NULL},                   {"statistic", -1, NULL},
+    {"sensor", -1, NULL},
+};
+#define GDN_NSECTION ((int)(sizeof(sections) / sizeof(sections[0])))
+#define GDN_NPASS 9
+
+// the sections[] entry of a top-level element name, -1 when unknown
+static int section_of(const char* name) {
+    for (int i = 0; i < GDN_NSECTION; i++) {
+        if (!strcmp(name, sections[i].name)) {
+            return i;
+        }
+    }
+    return -1;
 }
 
 gdnStatus gdn_mjcf_read(gdnSpec* spec, gdnXmlElem* root) {
@@ -587,86 +589,25 @@ gdnStatus gdn_mjcf_read(gdnSpec* spec, gdnXmlElem* root) {
     spec->model_dir = root->dir;
 
     // check every top-level name once
-    static const char* const known[] = {"compiler", "option",   "size",     "visual",
-                                        "statistic", "default", "custom",   "asset",
-                                        "worldbody", "contact", "equality", "tendon",
-                                        "actuator", "sensor",   "keyframe", NULL};
     for (gdnXmlElem* e = root->first; e; e = e->next) {
-        int ok = 0;
-        for (int i = 0; known[i] && !ok; i++) {
-            ok = !strcmp(e->name, known[i]);
+        if (section_of(e->name) >= 0) {
+            continue;
         }
-        if (!ok) {
-            if (!strcmp(e->name, "extension") || !strcmp(e->name, "deformable")) {
-                warn_ignored(spec, e, "section");
-                continue;
-            }
-            return gdn_diag_error(d, GDN_ERR_PARSE, e->file, e->line, e->name,
-                                  "unrecognized model element");
+        if (!strcmp(e->name, "extension") || !strcmp(e->name, "deformable")) {
+            warn_ignored(spec, e, "section");
+            continue;
         }
+        return gdn_diag_error(d, GDN_ERR_PARSE, e->file, e->line, e->name,
+                              "unrecognized model element");
     }
 
-    // sections in MuJoCo's order, whatever their order in the file
-    for (gdnXmlElem* e = root->first; e; e = e->next) {
-        if (!strcmp(e->name, "compiler") && read_compiler(spec, e) < 0) {
-            return d->status;
-        }
-    }
-    for (gdnXmlElem* e = root->first; e; e = e->next) {
-        if (!strcmp(e->name, "option") && read_option(spec, e) < 0) {
-            return d->status;
-        }
-    }
-    for (gdnXmlElem* e = root->first; e; e = e->next) {
-        if (!strcmp(e->name, "size") && read_size(spec, e) < 0) {
-            return d->status;
-        }
-    }
-    for (gdnXmlElem* e = root->first; e; e = e->next) {
-        if (!strcmp(e->name, "default") && gdn_defaults_read(spec, e) < 0) {
-            return d->status;
-        }
-    }
-    for (gdnXmlElem* e = root->first; e; e = e->next) {
-        if (!strcmp(e->name, "asset") && gdn_mjcf_read_assets(spec, e) < 0) {
-            return d->status;
-        }
-        if (!strcmp(e->name, "custom") && gdn_mjcf_read_custom(spec, e) < 0) {
-            return d->status;
-        }
-    }
-    for (gdnXmlElem* e = root->first; e; e = e->next) {
-        if (!strcmp(e->name, "worldbody")) {
-            if (e->nattr) {
-                return gdn_diag_error(d, GDN_ERR_MODEL, e->file, e->line, e->name,
-                                      "world body cannot have attributes");
-            }
-            if (read_body(spec, e, 0) < 0) {
+    // sections pass by pass, each pass in file order
+    for (int pass = 0; pass < GDN_NPASS; pass++) {
+        for (gdnXmlElem* e = root->first; e; e = e->next) {
+            const int s = section_of(e->name);
+            if (s >= 0 && sections[s].pass == pass && sections[s].read(spec, e) < 0) {
                 return d->status;
             }
-        }
-    }
-    for (gdnXmlElem* e = root->first; e; e = e->next) {
-        if (!strcmp(e->name, "contact")) {
-            if (gdn_mjcf_read_contact(spec, e) < 0) {
-                return d->status;
-            }
-        } else if (!strcmp(e->name, "equality")) {
-            if (read_equality(spec, e) < 0) {
-                return d->status;
-            }
-        } else if (!strcmp(e->name, "tendon")) {
-            read_warned_section(spec, e, "tendon");
-        }
-    }
-    for (gdnXmlElem* e = root->first; e; e = e->next) {
-        if (!strcmp(e->name, "actuator") && read_actuators(spec, e) < 0) {
-            return d->status;
-        }
-    }
-    for (gdnXmlElem* e = root->first; e; e = e->next) {
-        if (!strcmp(e->name, "keyframe") && read_keyframes(spec, e) < 0) {
-            return d->status;
         }
     }
     return d->status;

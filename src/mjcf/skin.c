@@ -21,9 +21,7 @@ typedef struct Skin {
 
 static int fail(gdnSpec* spec, gdnStatus status, gdnXmlElem* e, const char* fmt,
                 const char* arg) {
-    gdn_diag_error(spec->diag, status, e ? e->file : NULL, e ? e->line : 0, e ? e->name : NULL,
-                   fmt, arg);
-    return -1;
+    return gdn_xml_error(spec->diag, status, e, fmt, arg);
 }
 
 // append the body-frame point v

@@ -3,6 +3,7 @@
 #include "mjcf/xml_tree.h"
 
 #include <expat.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -208,6 +209,14 @@ char* gdn_xml_read_file(gdnXmlContext* ctx, const char* path, size_t* len, const
     buf[n] = '\0';
     *len = n;
     return buf;
+}
+
+int gdn_xml_error(gdnDiag* d, gdnStatus status, const gdnXmlElem* e, const char* fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    gdn_diag_verror(d, status, e ? e->file : NULL, e ? e->line : 0, e ? e->name : NULL, fmt, ap);
+    va_end(ap);
+    return -1;
 }
 
 const char* gdn_xml_attr(gdnXmlElem* e, const char* name) {

@@ -58,6 +58,11 @@ char* gdn_xml_read_file(gdnXmlContext* ctx, const char* path, size_t* len, const
 // recursively (paths relative to the including file); detects cycles and runaway depth
 gdnStatus gdn_xml_resolve_includes(gdnXmlContext* ctx, gdnXmlElem* root);
 
+// record an error at element e ("file:line: name: text"; no position when e is NULL) and
+// return -1, the element readers' failure value
+int gdn_xml_error(gdnDiag* d, gdnStatus status, const gdnXmlElem* e, const char* fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
 // the value of attribute name (marked used), NULL when absent
 const char* gdn_xml_attr(gdnXmlElem* e, const char* name);
 

@@ -10,18 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/status.h"
 #include "math/vec.h"
 
 // no-volume test relative to the extent: round-off level only (Qhull judges anything above it;
 // it accepts a tetrahedron 2e-14 of its extent thin)
 #define HULL_REL_EPS 1e-14
-
-static gdnStatus fail(char* cause, int size, gdnStatus status, const char* text) {
-    if (cause && size > 0) {
-        snprintf(cause, (size_t)size, "%s", text);
-    }
-    return status;
-}
 
 // why the points span no volume, or NULL when they do: with a = the farthest pair of the six
 // axis extremes, the largest distance from the line through a, then from the plane through the
@@ -187,16 +181,17 @@ gdnStatus gdn_hull_build(const double* points, int n, gdnHull* hull, char* cause
         cause[0] = '\0';
     }
     if (n < 4 || !points) {
-        return fail(cause, cause_size, GDN_ERR_MODEL, "a convex mesh needs at least 4 vertices");
+        return gdn_fail(GDN_ERR_MODEL, cause, cause_size,
+                        "a convex mesh needs at least 4 vertices");
     }
     for (int i = 0; i < 3 * n; i++) {
         if (!isfinite(points[i])) {
-            return fail(cause, cause_size, GDN_ERR_MODEL, "non-finite mesh vertex");
+            return gdn_fail(GDN_ERR_MODEL, cause, cause_size, "non-finite mesh vertex");
         }
     }
     const char* flat = no_volume(points, n);
     if (flat) {
-        return fail(cause, cause_size, GDN_ERR_MODEL, flat);
+        return gdn_fail(GDN_ERR_MODEL, cause, cause_size, "%s", flat);
     }
 
     // Qhull works on its own copy; its messages are collected in memory
@@ -210,7 +205,7 @@ gdnStatus gdn_hull_build(const double* points, int n, gdnHull* hull, char* cause
             fclose(messages);
         }
         free(text);
-        return fail(cause, cause_size, GDN_ERR_MEMORY, "out of memory");
+        return gdn_fail(GDN_ERR_MEMORY, cause, cause_size, "out of memory");
     }
     memcpy(xyz, points, sizeof(double) * 3 * (size_t)n);
     qhT qh_storage;
@@ -245,7 +240,7 @@ gdnStatus gdn_hull_build(const double* points, int n, gdnHull* hull, char* cause
     if (status != GDN_OK) {
         gdn_hull_free(hull);
         if (status == GDN_ERR_MEMORY) {
-            fail(cause, cause_size, status, "out of memory");
+            gdn_fail(status, cause, cause_size, "out of memory");
         } else if (cause && cause_size > 0) {
             const char* msg = text && text[0] ? text : "unknown error";
             size_t len = strcspn(msg, "\n");

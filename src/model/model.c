@@ -78,35 +78,23 @@ void gdn_model_free(gdnModel* m) {
 
 // the name-address array and count of an object type
 static const int* name_table(const gdnModel* m, const char* objtype, int* n) {
+    *n = 0;
     if (!m || !objtype) {
-        *n = 0;
         return NULL;
     }
-    if (!strcmp(objtype, "body")) {
-        *n = m->nbody;
-        return m->name_bodyadr;
+    const struct {
+        const char* type;
+        const int* adr;
+        int n;
+    } tables[] = {{"body", m->name_bodyadr, m->nbody},     {"joint", m->name_jntadr, m->njnt},
+                  {"geom", m->name_geomadr, m->ngeom},     {"site", m->name_siteadr, m->nsite},
+                  {"actuator", m->name_actuatoradr, m->nu}, {"key", m->name_keyadr, m->nkey}};
+    for (int i = 0; i < (int)(sizeof(tables) / sizeof(tables[0])); i++) {
+        if (!strcmp(objtype, tables[i].type)) {
+            *n = tables[i].n;
+            return tables[i].adr;
+        }
     }
-    if (!strcmp(objtype, "joint")) {
-        *n = m->njnt;
-        return m->name_jntadr;
-    }
-    if (!strcmp(objtype, "geom")) {
-        *n = m->ngeom;
-        return m->name_geomadr;
-    }
-    if (!strcmp(objtype, "site")) {
-        *n = m->nsite;
-        return m->name_siteadr;
-    }
-    if (!strcmp(objtype, "actuator")) {
-        *n = m->nu;
-        return m->name_actuatoradr;
-    }
-    if (!strcmp(objtype, "key")) {
-        *n = m->nkey;
-        return m->name_keyadr;
-    }
-    *n = 0;
     return NULL;
 }
 

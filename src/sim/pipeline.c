@@ -16,15 +16,6 @@
 #include "dynamics/passive.h"
 #include "dynamics/rne.h"
 
-// x - x is 0 for a finite x and NaN for an infinite or NaN one; one branch for the whole array
-int gdn_all_finite(const double* x, int n) {
-    double sum = 0;
-    for (int i = 0; i < n; i++) {
-        sum += x[i] - x[i];
-    }
-    return sum == 0;
-}
-
 const gdnFormulation* gdn_formulation(const gdnModel* m) {
     (void)m; // one formulation today; the maximal-coordinate solver adds an option
     return &gdn_formulation_reduced;
@@ -91,9 +82,6 @@ gdnStatus gdn_pipeline_front(const gdnModel* m, gdnData* d, gdnPipelineMode mode
 
     const gdnFormulation* form = gdn_formulation(m);
     status = stage_position(m, d, form);
-    if (status == GDN_OK && mode == GDN_PIPE_DERIVATIVE && d->nefc > 0) {
-        status = GDN_ERR_UNSUPPORTED; // constrained step: no derivative yet
-    }
     if (status == GDN_OK) {
         status = gdn_smooth_forces(m, d, tau);
     }

@@ -10,6 +10,7 @@
 #include <gradyn/gradyn.h>
 
 #include "dynamics/aba.h"
+#include "math/vecn.h"
 
 // What a caller of the front half wants from the acceleration stage. The stages before it are
 // the same for every mode (docs/architecture.md, "The flow of one step"):
@@ -26,8 +27,8 @@ typedef enum gdnPipelineMode {
     //   (M + h D)^-1 (qfrc_smooth + qfrc_constraint),  D = diag(dof_damping)
     // (MuJoCo's mj_Euler); without rows by one ABA, without qM or a separate RNE
     GDN_PIPE_STEP = 1,
-    // the step's front half for a derivative: as GDN_PIPE_STEP, but a step with constraint rows
-    // is refused (GDN_ERR_UNSUPPORTED) right after the position stage, before any solve
+    // the step's front half for a derivative: as GDN_PIPE_STEP (the derivative then reads the
+    // solve from d: gradient/step_constrained.h)
     GDN_PIPE_DERIVATIVE = 2,
 } gdnPipelineMode;
 
@@ -72,8 +73,6 @@ gdnStatus gdn_step_keep(const gdnModel* m, gdnData* d, const gdnAbaFactor* facto
 // GDN_ERR_ARG / GDN_ERR_MEMORY from the penalty stage, and then tau is NaN
 gdnStatus gdn_smooth_forces(const gdnModel* m, gdnData* d, double* tau);
 
-// 1 when every entry of x (n) is finite
-int gdn_all_finite(const double* x, int n);
 
 // x[i stride] = NaN for i < n unless x[0] is NaN already: an output a path does not compute
 // is NaN, never a previous state's value (every writer of such an array writes x[0], so a NaN

@@ -1,0 +1,463 @@
+// SPDX-License-Identifier: Apache-2.0
+// Tangents and adjoints of sphere-sphere, sphere-capsule and capsule-capsule, branches held.
+#include <math.h>
+
+#include "collision/contact_derivative_pairs.h"
+#include "math/vec.h"
+
+// Notation (primitive_sphere.c): p_i, R_i the geoms' frames, z_i the third column of R_i,
+// size_i = (r_i, h_i). dp_i = w_i x p_i + v_i, dz_i = w_i x z_i.
+
+// column j of a row-major 3x3 matrix
+static void column(const double* mat, int j, double c[3]) {
+    c[0] = mat[j];
+    c[1] = mat[3 + j];
+    c[2] = mat[6 + j];
+}
+
+// ---- two spheres at centres c1, c2 (gdn_sphere_sphere_at) ---------------------------------------
+//   D = c2 - c1, L = |D|, n = D / L, dist = L - r1 - r2, pos = c1 + n (r1 + dist / 2)
+//   dL = n . dD, d dist = dL - dr1 - dr2, dn = (I - n n') dD / L,
+//   d pos = dc1 + dn (r1 + dist / 2) + n (dr1 + d dist / 2)
+// Coincident centres (L < MINVAL: the primal's fallback normal) have no derivative:
+// GDN_ERR_UNSUPPORTED (dist = |D| - r1 - r2 is not differentiable at D = 0).
+
+static gdnStatus spheres_tangent(const double c1[3], const double dc1[3], double r1, double dr1,
+                                 const double c2[3], const double dc2[3], double r2, double dr2,
+                                 gdnPairTangent* t) {
+    double D[3], dD[3], n[3];
+    gdn_sub3(D, c2, c1);
+    gdn_sub3(dD, dc2, dc1);
+    double L = gdn_norm3(D);
+    if (L < GDN_MINVAL) {
+        return GDN_ERR_UNSUPPORTED;
+    }
+    gdn_scl3(n, D, 1 / L);
+    double dist = L - r1 - r2;
+    double dL = gdn_dot3(n, dD);
+    t->dist = dL - dr1 - dr2;
+    gdn_addscl3(t->normal, dD, n, -dL);
+    gdn_scl3(t->normal, t->normal, 1 / L);
+    gdn_addscl3(t->pos, dc1, t->normal, r1 + dist / 2);
+    gdn_addscl3(t->pos, t->pos, n, dr1 + t->dist / 2);
+    gdn_zero3(t->hint);
+    return GDN_OK;
+}
+
+// adjoint: ddist' = distbar + n . posbar / 2;  dc1bar += posbar;  dnbar = normalbar +
+//   (r1 + dist / 2) posbar;  dr1bar += n . posbar - ddist';  dr2bar -= ddist';
+//   dDbar = ddist' n + (I - n n') dnbar / L;  dc2bar += dDbar;  dc1bar -= dDbar
+static gdnStatus spheres_adjoint(const double c1[3], double r1, const double c2[3], double r2,
+                                 const gdnPairTangent* tbar, double dc1bar[3], double* dr1bar,
+                                 double dc2bar[3], double* dr2bar) {
+    double D[3], n[3];
+    gdn_sub3(D, c2, c1);
+    double L = gdn_norm3(D);
+    if (L < GDN_MINVAL) {
+        return GDN_ERR_UNSUPPORTED;
+    }
+    gdn_scl3(n, D, 1 / L);
+    double dist = L - r1 - r2;
+    double npos = gdn_dot3(n, tbar->pos);
+    double ddb = tbar->dist + 0.5 * npos;
+    double dnbar[3], dDbar[3];
+    gdn_addscl3(dnbar, tbar->normal, tbar->pos, r1 + dist / 2);
+    *dr1bar += npos - ddb;
+    *dr2bar -= ddb;
+    gdn_addscl3(dDbar, dnbar, n, -gdn_dot3(n, dnbar));
+    gdn_scl3(dDbar, dDbar, 1 / L);
+    gdn_addscl3(dDbar, dDbar, n, ddb);
+    gdn_add3(dc1bar, dc1bar, tbar->pos);
+    gdn_sub3(dc1bar, dc1bar, dDbar);
+    gdn_add3(dc2bar, dc2bar, dDbar);
+    return GDN_OK;
+}
+
+// ---- sphere-sphere: c_i = p_i -------------------------------------------------------------------
+
+gdnStatus gdn_tangent_sphere_sphere(const gdnModel* m, const gdnData* d, const gdnContact* con,
+                                    const double x1[6], const double x2[6],
+                                    const double dsize1[3], const double dsize2[3],
+                                    gdnPairTangent* t) {
+    const double* p1 = d->geom_xpos + 3 * con->geom1;
+    const double* p2 = d->geom_xpos + 3 * con->geom2;
+    double dp1[3], dp2[3];
+    gdn_twist_point(dp1, x1, p1);
+    gdn_twist_point(dp2, x2, p2);
+    return spheres_tangent(p1, dp1, m->geom_size[3 * con->geom1], gdn_dsize_at(dsize1, 0), p2,
+                           dp2, m->geom_size[3 * con->geom2], gdn_dsize_at(dsize2, 0), t);
+}
+
+gdnStatus gdn_adjoint_sphere_sphere(const gdnModel* m, const gdnData* d, const gdnContact* con,
+                                    const gdnPairTangent* tbar, double x1bar[6], double x2bar[6],
+                                    double size1bar[3], double size2bar[3]) {
+    const double* p1 = d->geom_xpos + 3 * con->geom1;
+    const double* p2 = d->geom_xpos + 3 * con->geom2;
+    double dp1bar[3] = {0, 0, 0}, dp2bar[3] = {0, 0, 0}, dr1bar = 0, dr2bar = 0;
+    gdnStatus status = spheres_adjoint(p1, m->geom_size[3 * con->geom1], p2,
+                                       m->geom_size[3 * con->geom2], tbar, dp1bar, &dr1bar,
+                                       dp2bar, &dr2bar);
+    if (status != GDN_OK) {
+        return status;
+    }
+    gdn_twist_point_adjoint(x1bar, p1, dp1bar);
+    gdn_twist_point_adjoint(x2bar, p2, dp2bar);
+    gdn_size_bar_add(size1bar, 0, dr1bar);
+    gdn_size_bar_add(size2bar, 0, dr2bar);
+    return GDN_OK;
+}
+
+// ---- sphere-capsule: g1 the sphere, g2 the capsule ----------------------------------------------
+//   A = h2 z2, e = p1 - p2, q = A . A, x = clamp(A . e / q), c2 = p2 + x A
+//   interior (|A . e / q| <= 1, held): dx = (dA . e + A . de) / q - x 2 (A . dA) / q; clamped: 0
+//   dA = dh2 z2 + h2 dz2, dc2 = dp2 + dx A + x dA, then the two spheres (p1, r1), (c2, r2)
+
+typedef struct {
+    double z2[3], A[3], e[3], q, x;
+    int interior;
+} SegmentPoint;
+
+static void sphere_capsule_primal(const gdnModel* m, const gdnData* d, const gdnContact* con,
+                                  SegmentPoint* s, double c2[3]) {
+    const double* p1 = d->geom_xpos + 3 * con->geom1;
+    const double* p2 = d->geom_xpos + 3 * con->geom2;
+    double h = m->geom_size[3 * con->geom2 + 1];
+    column(d->geom_xmat + 9 * con->geom2, 2, s->z2);
+    gdn_scl3(s->A, s->z2, h);
+    gdn_sub3(s->e, p1, p2);
+    s->q = gdn_dot3(s->A, s->A);
+    double x = gdn_dot3(s->A, s->e) / s->q;
+    s->interior = !(x > 1) && !(x < -1);
+    s->x = x > 1 ? 1 : (x < -1 ? -1 : x);
+    gdn_addscl3(c2, p2, s->A, s->x);
+}
+
+gdnStatus gdn_tangent_sphere_capsule(const gdnModel* m, const gdnData* d, const gdnContact* con,
+                                     const double x1[6], const double x2[6],
+                                     const double dsize1[3], const double dsize2[3],
+                                     gdnPairTangent* t) {
+    const double* p1 = d->geom_xpos + 3 * con->geom1;
+    const double* p2 = d->geom_xpos + 3 * con->geom2;
+    double h = m->geom_size[3 * con->geom2 + 1];
+    SegmentPoint s;
+    double c2[3];
+    sphere_capsule_primal(m, d, con, &s, c2);
+    double dp1[3], dp2[3], dz2[3], dA[3], de[3], dc2[3];
+    gdn_twist_point(dp1, x1, p1);
+    gdn_twist_point(dp2, x2, p2);
+    gdn_twist_dir(dz2, x2, s.z2);
+    gdn_scl3(dA, s.z2, gdn_dsize_at(dsize2, 1));
+    gdn_addscl3(dA, dA, dz2, h);
+    gdn_sub3(de, dp1, dp2);
+    double dx = 0;
+    if (s.interior) {
+        dx = (gdn_dot3(dA, s.e) + gdn_dot3(s.A, de)) / s.q - s.x * 2 * gdn_dot3(s.A, dA) / s.q;
+    }
+    gdn_addscl3(dc2, dp2, s.A, dx);
+    gdn_addscl3(dc2, dc2, dA, s.x);
+    return spheres_tangent(p1, dp1, m->geom_size[3 * con->geom1], gdn_dsize_at(dsize1, 0), c2,
+                           dc2, m->geom_size[3 * con->geom2], gdn_dsize_at(dsize2, 0), t);
+}
+
+gdnStatus gdn_adjoint_sphere_capsule(const gdnModel* m, const gdnData* d, const gdnContact* con,
+                                     const gdnPairTangent* tbar, double x1bar[6],
+                                     double x2bar[6], double size1bar[3], double size2bar[3]) {
+    const double* p1 = d->geom_xpos + 3 * con->geom1;
+    const double* p2 = d->geom_xpos + 3 * con->geom2;
+    double h = m->geom_size[3 * con->geom2 + 1];
+    SegmentPoint s;
+    double c2[3];
+    sphere_capsule_primal(m, d, con, &s, c2);
+    double dp1bar[3] = {0, 0, 0}, dc2bar[3] = {0, 0, 0}, dr1bar = 0, dr2bar = 0;
+    gdnStatus status = spheres_adjoint(p1, m->geom_size[3 * con->geom1], c2,
+                                       m->geom_size[3 * con->geom2], tbar, dp1bar, &dr1bar,
+                                       dc2bar, &dr2bar);
+    if (status != GDN_OK) {
+        return status;
+    }
+    // dc2 = dp2 + dx A + x dA
+    double dp2bar[3], dAbar[3];
+    gdn_copy3(dp2bar, dc2bar);
+    double dxbar = gdn_dot3(s.A, dc2bar);
+    gdn_scl3(dAbar, dc2bar, s.x);
+    if (s.interior) {
+        // dx = (dA . e + A . de) / q - x 2 (A . dA) / q
+        double k = dxbar / s.q;
+        gdn_addscl3(dAbar, dAbar, s.e, k);
+        gdn_addscl3(dAbar, dAbar, s.A, -2 * s.x * k);
+        gdn_addscl3(dp1bar, dp1bar, s.A, k);
+        gdn_addscl3(dp2bar, dp2bar, s.A, -k);
+    }
+    // dA = dh z2 + h dz2
+    double g[3];
+    gdn_scl3(g, dAbar, h);
+    gdn_twist_dir_adjoint(x2bar, s.z2, g);
+    gdn_twist_point_adjoint(x1bar, p1, dp1bar);
+    gdn_twist_point_adjoint(x2bar, p2, dp2bar);
+    gdn_size_bar_add(size1bar, 0, dr1bar);
+    gdn_size_bar_add(size2bar, 0, dr2bar);
+    gdn_size_bar_add(size2bar, 1, gdn_dot3(s.z2, dAbar));
+    return GDN_OK;
+}
+
+// ---- capsule-capsule ----------------------------------------------------------------------------
+// Segments p_i + x_i A_i, A_i = h_i z_i, e = p1 - p2; ma = A1 . A1, mb = -A1 . A2, mc = A2 . A2,
+// u = -A1 . e, v = A2 . e, det = ma mc - mb^2. Each final parameter is one of (branch held):
+//   SOLVE  x1 = (mc u - mb v) / det,  x2 = (ma v - mb u) / det   (the lines' nearest points)
+//   CONST  +-1 (a clamped end)
+//   GIVEN  x1 = (u - s mb) / ma given x2 = s;  x2 = (v - s mb) / mc given x1 = s
+// General position (|det| >= MINVAL): the primal's cascade (solve; clamp x1, re-solve x2; clamp
+// x2, re-solve and clamp x1) decides the kinds; one contact. Parallel axes (|det| < MINVAL): the
+// candidates (x1, x2) = (1, clamp GIVEN), (-1, clamp GIVEN), (clamp GIVEN, 1), (clamp GIVEN, -1)
+// in the primal's order; con is the candidate whose contact position is nearest con->pos (the
+// first on a tie; the primal keeps at most 2 of them, depending on the margin). The parallel
+// branch is held too: its tangent is exact only for motions that keep the axes parallel (equal
+// angular parts); any other rotation leaves the branch (the primal then makes one contact).
+// Tangents of the scalars:
+//   dma = 2 A1 . dA1, dmb = -(dA1 . A2 + A1 . dA2), dmc = 2 A2 . dA2, du = -(dA1 . e + A1 . de),
+//   dv = dA2 . e + A2 . de, ddet = dma mc + ma dmc - 2 mb dmb;
+//   SOLVE: dx1 = (dmc u + mc du - dmb v - mb dv - x1 ddet) / det,
+//          dx2 = (dma v + ma dv - dmb u - mb du - x2 ddet) / det;
+//   GIVEN: dx1 = (du - s dmb - x1 dma) / ma,  dx2 = (dv - s dmb - x2 dmc) / mc;  CONST: 0.
+// Then c_i = p_i + x_i A_i, dc_i = dp_i + dx_i A_i + x_i dA_i, and the two spheres.
+
+enum { KIND_SOLVE, KIND_CONST, KIND_GIVEN };
+
+typedef struct {
+    double z1[3], z2[3], A1[3], A2[3], e[3], ma, mb, mc, u, v, det;
+    double x1, x2, s1, s2; // parameters; s_i the sign of the other end for GIVEN
+    int kind1, kind2;
+} CapsulePair;
+
+// x1 = clamp((u - s mb) / ma) with its kind
+static void given1(CapsulePair* c, double s) {
+    double g = (c->u - s * c->mb) / c->ma;
+    c->s1 = s;
+    c->kind1 = g > 1 || g < -1 ? KIND_CONST : KIND_GIVEN;
+    c->x1 = g > 1 ? 1 : (g < -1 ? -1 : g);
+}
+
+// x2 = clamp((v - s mb) / mc) with its kind
+static void given2(CapsulePair* c, double s) {
+    double g = (c->v - s * c->mb) / c->mc;
+    c->s2 = s;
+    c->kind2 = g > 1 || g < -1 ? KIND_CONST : KIND_GIVEN;
+    c->x2 = g > 1 ? 1 : (g < -1 ? -1 : g);
+}
+
+// the segment points of the current (x1, x2)
+static void capsule_centres(const gdnData* d, const gdnContact* con, const CapsulePair* c,
+                            double c1[3], double c2[3]) {
+    gdn_addscl3(c1, d->geom_xpos + 3 * con->geom1, c->A1, c->x1);
+    gdn_addscl3(c2, d->geom_xpos + 3 * con->geom2, c->A2, c->x2);
+}
+
+// the parallel candidate j (0..3) of the primal's order
+static void parallel_candidate(CapsulePair* c, int j) {
+    if (j < 2) {
+        c->x1 = j == 0 ? 1 : -1;
+        c->kind1 = KIND_CONST;
+        given2(c, c->x1);
+    } else {
+        c->x2 = j == 2 ? 1 : -1;
+        c->kind2 = KIND_CONST;
+        given1(c, c->x2);
+    }
+}
+
+static void capsule_pair_primal(const gdnModel* m, const gdnData* d, const gdnContact* con,
+                                CapsulePair* c) {
+    const double* size1 = m->geom_size + 3 * con->geom1;
+    const double* size2 = m->geom_size + 3 * con->geom2;
+    column(d->geom_xmat + 9 * con->geom1, 2, c->z1);
+    column(d->geom_xmat + 9 * con->geom2, 2, c->z2);
+    gdn_scl3(c->A1, c->z1, size1[1]);
+    gdn_scl3(c->A2, c->z2, size2[1]);
+    gdn_sub3(c->e, d->geom_xpos + 3 * con->geom1, d->geom_xpos + 3 * con->geom2);
+    c->ma = gdn_dot3(c->A1, c->A1);
+    c->mb = -gdn_dot3(c->A1, c->A2);
+    c->mc = gdn_dot3(c->A2, c->A2);
+    c->u = -gdn_dot3(c->A1, c->e);
+    c->v = gdn_dot3(c->A2, c->e);
+    c->det = c->ma * c->mc - c->mb * c->mb;
+    c->s1 = c->s2 = 0;
+
+    if (fabs(c->det) >= GDN_MINVAL) {
+        // the cascade of the primal
+        c->x1 = (c->mc * c->u - c->mb * c->v) / c->det;
+        c->x2 = (c->ma * c->v - c->mb * c->u) / c->det;
+        c->kind1 = c->kind2 = KIND_SOLVE;
+        if (c->x1 > 1 || c->x1 < -1) {
+            c->x1 = c->x1 > 1 ? 1 : -1;
+            c->kind1 = KIND_CONST;
+            c->s2 = c->x1;
+            c->x2 = (c->v - c->s2 * c->mb) / c->mc;
+            c->kind2 = KIND_GIVEN;
+        }
+        if (c->x2 > 1 || c->x2 < -1) {
+            c->x2 = c->x2 > 1 ? 1 : -1;
+            c->kind2 = KIND_CONST;
+            given1(c, c->x2);
+        }
+        return;
+    }
+
+    // parallel: the candidate nearest con->pos
+    double best = INFINITY;
+    int which = 0;
+    double r1 = size1[0];
+    for (int j = 0; j < 4; j++) {
+        double c1[3], c2[3], D[3], pos[3], gap[3];
+        parallel_candidate(c, j);
+        capsule_centres(d, con, c, c1, c2);
+        gdn_sub3(D, c2, c1);
+        double L = gdn_normalize3(D);
+        double dist = L - r1 - size2[0];
+        gdn_addscl3(pos, c1, D, r1 + dist / 2);
+        gdn_sub3(gap, pos, con->pos);
+        double g = gdn_dot3(gap, gap);
+        if (g < best) {
+            best = g;
+            which = j;
+        }
+    }
+    parallel_candidate(c, which);
+}
+
+gdnStatus gdn_tangent_capsule_capsule(const gdnModel* m, const gdnData* d, const gdnContact* con,
+                                      const double x1[6], const double x2[6],
+                                      const double dsize1[3], const double dsize2[3],
+                                      gdnPairTangent* t) {
+    const double* p1 = d->geom_xpos + 3 * con->geom1;
+    const double* p2 = d->geom_xpos + 3 * con->geom2;
+    const double h1 = m->geom_size[3 * con->geom1 + 1], h2 = m->geom_size[3 * con->geom2 + 1];
+    CapsulePair c;
+    capsule_pair_primal(m, d, con, &c);
+    double dp1[3], dp2[3], dz[3], dA1[3], dA2[3], de[3];
+    gdn_twist_point(dp1, x1, p1);
+    gdn_twist_point(dp2, x2, p2);
+    gdn_twist_dir(dz, x1, c.z1);
+    gdn_scl3(dA1, c.z1, gdn_dsize_at(dsize1, 1));
+    gdn_addscl3(dA1, dA1, dz, h1);
+    gdn_twist_dir(dz, x2, c.z2);
+    gdn_scl3(dA2, c.z2, gdn_dsize_at(dsize2, 1));
+    gdn_addscl3(dA2, dA2, dz, h2);
+    gdn_sub3(de, dp1, dp2);
+
+    // scalars
+    double dma = 2 * gdn_dot3(c.A1, dA1);
+    double dmb = -(gdn_dot3(dA1, c.A2) + gdn_dot3(c.A1, dA2));
+    double dmc = 2 * gdn_dot3(c.A2, dA2);
+    double du = -(gdn_dot3(dA1, c.e) + gdn_dot3(c.A1, de));
+    double dv = gdn_dot3(dA2, c.e) + gdn_dot3(c.A2, de);
+    double ddet = dma * c.mc + c.ma * dmc - 2 * c.mb * dmb;
+
+    // parameters
+    double dx1 = 0, dx2 = 0;
+    if (c.kind1 == KIND_SOLVE) {
+        dx1 = (dmc * c.u + c.mc * du - dmb * c.v - c.mb * dv - c.x1 * ddet) / c.det;
+    } else if (c.kind1 == KIND_GIVEN) {
+        dx1 = (du - c.s1 * dmb - c.x1 * dma) / c.ma;
+    }
+    if (c.kind2 == KIND_SOLVE) {
+        dx2 = (dma * c.v + c.ma * dv - dmb * c.u - c.mb * du - c.x2 * ddet) / c.det;
+    } else if (c.kind2 == KIND_GIVEN) {
+        dx2 = (dv - c.s2 * dmb - c.x2 * dmc) / c.mc;
+    }
+
+    // centres
+    double c1[3], c2[3], dc1[3], dc2[3];
+    capsule_centres(d, con, &c, c1, c2);
+    gdn_addscl3(dc1, dp1, c.A1, dx1);
+    gdn_addscl3(dc1, dc1, dA1, c.x1);
+    gdn_addscl3(dc2, dp2, c.A2, dx2);
+    gdn_addscl3(dc2, dc2, dA2, c.x2);
+    return spheres_tangent(c1, dc1, m->geom_size[3 * con->geom1], gdn_dsize_at(dsize1, 0), c2,
+                           dc2, m->geom_size[3 * con->geom2], gdn_dsize_at(dsize2, 0), t);
+}
+
+gdnStatus gdn_adjoint_capsule_capsule(const gdnModel* m, const gdnData* d, const gdnContact* con,
+                                      const gdnPairTangent* tbar, double x1bar[6],
+                                      double x2bar[6], double size1bar[3], double size2bar[3]) {
+    const double* p1 = d->geom_xpos + 3 * con->geom1;
+    const double* p2 = d->geom_xpos + 3 * con->geom2;
+    const double h1 = m->geom_size[3 * con->geom1 + 1], h2 = m->geom_size[3 * con->geom2 + 1];
+    CapsulePair c;
+    capsule_pair_primal(m, d, con, &c);
+    double c1[3], c2[3];
+    capsule_centres(d, con, &c, c1, c2);
+    double dc1bar[3] = {0, 0, 0}, dc2bar[3] = {0, 0, 0}, dr1bar = 0, dr2bar = 0;
+    gdnStatus status = spheres_adjoint(c1, m->geom_size[3 * con->geom1], c2,
+                                       m->geom_size[3 * con->geom2], tbar, dc1bar, &dr1bar,
+                                       dc2bar, &dr2bar);
+    if (status != GDN_OK) {
+        return status;
+    }
+
+    // centres: dc_i = dp_i + dx_i A_i + x_i dA_i
+    double dp1bar[3], dp2bar[3], dA1bar[3], dA2bar[3];
+    gdn_copy3(dp1bar, dc1bar);
+    gdn_copy3(dp2bar, dc2bar);
+    double dx1bar = gdn_dot3(c.A1, dc1bar), dx2bar = gdn_dot3(c.A2, dc2bar);
+    gdn_scl3(dA1bar, dc1bar, c.x1);
+    gdn_scl3(dA2bar, dc2bar, c.x2);
+
+    // parameters -> scalars
+    double dmabar = 0, dmbbar = 0, dmcbar = 0, dubar = 0, dvbar = 0, ddetbar = 0;
+    if (c.kind1 == KIND_SOLVE) {
+        double s = dx1bar / c.det;
+        dmcbar += s * c.u;
+        dubar += s * c.mc;
+        dmbbar -= s * c.v;
+        dvbar -= s * c.mb;
+        ddetbar -= s * c.x1;
+    } else if (c.kind1 == KIND_GIVEN) {
+        double s = dx1bar / c.ma;
+        dubar += s;
+        dmbbar -= c.s1 * s;
+        dmabar -= c.x1 * s;
+    }
+    if (c.kind2 == KIND_SOLVE) {
+        double s = dx2bar / c.det;
+        dmabar += s * c.v;
+        dvbar += s * c.ma;
+        dmbbar -= s * c.u;
+        dubar -= s * c.mb;
+        ddetbar -= s * c.x2;
+    } else if (c.kind2 == KIND_GIVEN) {
+        double s = dx2bar / c.mc;
+        dvbar += s;
+        dmbbar -= c.s2 * s;
+        dmcbar -= c.x2 * s;
+    }
+    dmabar += ddetbar * c.mc;
+    dmcbar += ddetbar * c.ma;
+    dmbbar -= 2 * c.mb * ddetbar;
+
+    // scalars -> vectors
+    double debar[3];
+    gdn_addscl3(dA1bar, dA1bar, c.A1, 2 * dmabar);
+    gdn_addscl3(dA1bar, dA1bar, c.A2, -dmbbar);
+    gdn_addscl3(dA1bar, dA1bar, c.e, -dubar);
+    gdn_addscl3(dA2bar, dA2bar, c.A2, 2 * dmcbar);
+    gdn_addscl3(dA2bar, dA2bar, c.A1, -dmbbar);
+    gdn_addscl3(dA2bar, dA2bar, c.e, dvbar);
+    gdn_scl3(debar, c.A1, -dubar);
+    gdn_addscl3(debar, debar, c.A2, dvbar);
+    gdn_add3(dp1bar, dp1bar, debar);
+    gdn_sub3(dp2bar, dp2bar, debar);
+
+    // dA_i = dh_i z_i + h_i dz_i
+    double g[3];
+    gdn_scl3(g, dA1bar, h1);
+    gdn_twist_dir_adjoint(x1bar, c.z1, g);
+    gdn_scl3(g, dA2bar, h2);
+    gdn_twist_dir_adjoint(x2bar, c.z2, g);
+    gdn_twist_point_adjoint(x1bar, p1, dp1bar);
+    gdn_twist_point_adjoint(x2bar, p2, dp2bar);
+    gdn_size_bar_add(size1bar, 0, dr1bar);
+    gdn_size_bar_add(size2bar, 0, dr2bar);
+    gdn_size_bar_add(size1bar, 1, gdn_dot3(c.z1, dA1bar));
+    gdn_size_bar_add(size2bar, 1, gdn_dot3(c.z2, dA2bar));
+    return GDN_OK;
+}

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: Apache-2.0
+// Internal: the tangent and adjoint of the constraint rows at a solved step (issue 9's pieces).
+#ifndef GDN_CONSTRAINT_ROWS_DERIVATIVE_H
+#define GDN_CONSTRAINT_ROWS_DERIVATIVE_H
+
+#include <gradyn/gradyn.h>
+
+// Frames as kinematics/kinematics_derivative.h (world axes about the world origin,
+// [angular; linear]; wrenches [torque about the origin; force]).
+//
+// Every row i of the rows gdn_make_constraint built reads two body "sites" s = 0, 1 (body b_s,
+// sign sigma_s, world point p_s) and two world directions: a_i (translational), b_i
+// (rotational), so that for any generalized velocity u
+//   J_i u = sum_s sigma_s [a_i . (w_s(u) x p_s + v_s(u)) + b_i . w_s(u)],
+// (w_s, v_s)(u) = V_b_s(q, u) the body twist of u. Contacts: b_0 = body of geom1 (sigma -1),
+// b_1 = body of geom2 (+1), p_s = contact pos, a_i, b_i fixed combinations of the frame rows
+// (frictionless: a = n; pyramid edge (k, +-): a = n +- mu_k t_k for k = 1, 2, a = n and
+// b = +- mu_k frame row k - 3 for k >= 3; elliptic row j: a = frame row j (j < 3) or b = frame
+// row j - 3). Connect: b_0 = body 1 at its anchor (+1), b_1 = body 2 at its anchor (-1), a_i the
+// world axis of row i; a weld's rotation rows b_i = columns of 0.5 ts R2 (e0 I + [ev]x) (rows_
+// derivative.c). Joint limits and dof friction loss: J_i = c_i on the joint's dofs, constant
+// but for a ball limit's -n (n the unit rotation vector). The rows' generalized force J' f is
+// then the body wrenches
+//   W_s = sigma_s sum_i f_i [p_s x a_i + b_i; a_i]
+// plus c_i f_i at the dofs of dof-type rows.
+//
+// At the step's solution x (the solver's acceleration) with row states held, the force is
+// f_i = f_i(jar), jar = J x - aref, aref_i = -B_i J_i v - K_i imp_i (pos_i - margin_i), with
+// H_s = -d f / d jar (D_i on quadratic rows, the cone Hessian on an elliptic contact in the cone
+// state, 0 otherwise), and every row's D scaled by its group's impedance: d log D_i =
+// c_i d imp, c_i = 1 / (imp (1 - imp)) (f is linear in that scale on every state but the linear
+// friction-loss one, whose imp is constant).
+//
+// The tangent of one direction (dq; dv) at fixed x:
+//   djar0_i = d(J_i) x - d aref_i   (d(J_i) x: the frames, points and body axes moving)
+//   dlogD_i = c_i imp'_i d viol_i   (viol: contact dist, connect |pos|, limit dist)
+//   dW_s    = the frozen-force tangent of W_s (points and directions moving, f held)
+// from which the step derivative forms  delta f = -H_s djar0 + dlogD f.
+
+// the linearization, arrays from the arena (gdn_rows_linear_build)
+typedef struct gdnRowsLinear {
+    double* a;     // 3 nefc: translational direction of each row
+    double* b;     // 3 nefc: rotational direction
+    double* Tx;    // 6 nbody: body twists of x
+    double* Tv;    // 6 nbody: body twists of v (the body velocities)
+    double* Hs;    // 6 nefc: H_s: diagonal rows' D at Hs[6 i]; a cone block (dim x dim,
+                   // row-major) at Hs + 6 (its first row)
+    int* hs_kind;  // nefc: 0 no curvature, 1 diagonal, 2 first row of a cone block, 3 inside
+    double* c;     // nefc: d log D / d imp (0 when D does not follow the impedance)
+    const double* x; // nv: the solver's acceleration (d->qacc_warmstart)
+} gdnRowsLinear;
+
+// largest |f_solver - f(x)| / max(1, |f|) the linearization accepts (f(x): the primal update's
+// forces at the solver's acceleration); beyond it the solve is refused as not converged
+#define GDN_ROWS_FORCE_TOL 1e-3
+
+// The linearization at x: directions, H_s from the row states of the primal update at
+// jar = J x - aref (the states and forces in d are left as the solve left them), Tx and Tv
+// from the dof axes S (gdn_dof_axes_about(m, d, 0, S)). GDN_ERR_UNSUPPORTED (with *what naming the row
+// kind) for rows without a derivative yet (tendon rows) or a contact
+// pair without a geometry derivative; GDN_ERR_UNCONVERGED when the solver's forces are not the
+// primal update's at x (GDN_ROWS_FORCE_TOL); GDN_ERR_MEMORY when the arena is short.
+gdnStatus gdn_rows_linear_build(const gdnModel* m, gdnData* d, const double* S, const double* x,
+                                gdnRowsLinear* lin, const char** what);
+
+// W (6 nbody) += the rows' body wrenches W_s at the solved forces d->efc_force;
+// qfrc (nv) += the dof-type rows' c_i f_i (qfrc may be NULL)
+void gdn_rows_wrench(const gdnModel* m, const gdnData* d, const gdnRowsLinear* lin, double* W,
+                     double* qfrc);
+
+// y (nefc) = H_s u (nefc)
+void gdn_rows_hs_mul(const gdnData* d, const gdnRowsLinear* lin, const double* u, double* y);
+
+// The tangent: xi, eta (6 nbody: gdn_body_tangent_jvp of (dq, dv)), etax (6 nbody: the tangent
+// of V_b(q, x) under dq: gdn_body_tangent_jvp_axes with vel = x, dv = 0), dq, dv (nv, NULL = 0).
+// Writes djar0 and dlogD (nefc), ADDS the frozen-force wrench tangent to dW (6 nbody) and the
+// dof-type rows' frozen generalized-force tangent d(c)' f to dqfrc (nv; may be NULL).
+gdnStatus gdn_rows_jvp(const gdnModel* m, gdnData* d, const gdnRowsLinear* lin,
+                       const double* xi, const double* eta, const double* etax,
+                       const double* dq, const double* dv, double* djar0, double* dlogD,
+                       double* dW, double* dqfrc);
+
+// The adjoint of gdn_rows_jvp: from the cotangents djar0bar, dlogDbar (nefc, either may be
+// NULL), dWbar (6 nbody, may be NULL) and dqfrcbar (nv, may be NULL) ACCUMULATE xibar, etabar, etaxbar (6 nbody) and gq,
+// gv (nv, the dof rows' direct parts; either may be NULL).
+gdnStatus gdn_rows_vjp(const gdnModel* m, gdnData* d, const gdnRowsLinear* lin,
+                       const double* djar0bar, const double* dlogDbar, const double* dWbar,
+                       const double* dqfrcbar, double* xibar, double* etabar, double* etaxbar,
+                       double* gq, double* gv);
+
+#endif

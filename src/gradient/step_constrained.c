@@ -1,0 +1,372 @@
+// SPDX-License-Identifier: Apache-2.0
+// Exact tangent and adjoint of a constrained step: implicit differentiation of the solve.
+#include "gradient/step_constrained.h"
+
+#include <string.h>
+
+#include "base/arena.h"
+#include "constraint/constraint.h"
+#include "constraint/rows_derivative.h"
+#include "constraint/solver.h"
+#include "dynamics/mass_factor.h"
+#include "gradient/residual.h"
+#include "kinematics/jacobian.h"
+#include "kinematics/kinematics_derivative_sweep.h"
+#include "math/cholesky.h"
+#include "model/configuration_derivative.h"
+#include "penalty/penalty.h"
+
+// The constrained step (sim/reduced.c), h = timestep, D = diag(dof_damping):
+//   x  solves  r(q, v, x; W + W_c(f)) = 0,  f = f(J x - aref) with the row states held
+//              (MuJoCo's primal optimum; residual.h's r, W the penalty wrenches, W_c the rows'
+//              wrenches and dof forces, constraint/rows_derivative.h)
+//   a  solves  r(q, v, a; W + W_c(f)) + h D a = 0   (mj_Euler; a = x without damping)
+//   v' = v + h a,   q' = q (+) h v'
+// Tangent (rows_derivative.h for djar0, dlogD and the frozen wrench tangent in dW):
+//   delta f = -H_s djar0 + dlogD f
+//   H dx    = -dr_x + J' delta f,   H = M + J' H_s J  (the Hessian of the primal cost)
+//   df      = delta f - H_s J dx
+//   (M + h D) da = -dr_a + J' df    (dr_x, dr_a: the residual's tangent at x and at a with f held)
+//   dv' = dv + h da,  dq' = Phi_q dq + h Phi_v dv'
+// with dr_x, dr_a less dqfrc, the dof-type rows' frozen generalized-force tangent (a ball
+// limit's). The adjoint is the exact transpose (gdn_step_vjp_constrained below).
+
+// what every direction reads: the dof axes, the rows' linearization, the factors, the wrenches
+typedef struct {
+    double* S;     // 6 nv: world-origin dof axes
+    gdnRowsLinear lin;
+    double* H;     // nv x nv: Cholesky factor of M + J' H_s J (lower)
+    gdnMassFactor damp; // factor of M + h D (when damped)
+    int damped;
+    double* W;     // 6 nbody: penalty + row wrenches at the solved forces
+    const double* x; // the solver's acceleration
+} linearization;
+
+// H = M + J' H_s J (dense lower triangle from d->qM and efc_J), factored
+static gdnStatus hessian(const gdnModel* m, gdnData* d, linearization* L) {
+    const int nv = m->nv, nefc = d->nefc;
+    double* H = L->H;
+    for (int r = 0; r < nv; r++) {
+        memcpy(H + (size_t)r * (size_t)nv, d->qM + (size_t)r * (size_t)nv,
+               sizeof(double) * (size_t)(r + 1));
+    }
+    for (int i = 0; i < nefc; i++) {
+        const int kind = L->lin.hs_kind[i];
+        const int dim = kind == 2 ? d->contact[d->efc_id[i]].dim : 1;
+        if (kind != 1 && kind != 2) {
+            continue;
+        }
+        // H += sum_{j,k in the block} J_j' Hs_jk J_k (lower triangle)
+        for (int j = 0; j < dim; j++) {
+            const double* Jj = d->efc_J + (size_t)(i + j) * (size_t)nv;
+            for (int k = 0; k < dim; k++) {
+                const double hs = kind == 1 ? L->lin.Hs[6 * i] : L->lin.Hs[6 * i + j * dim + k];
+                const double* Jk = d->efc_J + (size_t)(i + k) * (size_t)nv;
+                if (hs == 0) {
+                    continue;
+                }
+                for (int r = 0; r < nv; r++) {
+                    if (Jj[r] == 0) {
+                        continue;
+                    }
+                    const double s = hs * Jj[r];
+                    double* Hr = H + (size_t)r * (size_t)nv;
+                    for (int c = 0; c <= r; c++) {
+                        Hr[c] += s * Jk[c];
+                    }
+                }
+            }
+        }
+        i += dim - 1;
+    }
+    if (gdn_chol_factor(H, nv, GDN_MINVAL) < nv) {
+        return GDN_ERR_SINGULAR;
+    }
+    return GDN_OK;
+}
+
+// the linearization at the step the front half left in d (nefc > 0)
+static gdnStatus linearize(const gdnModel* m, gdnData* d, linearization* L, const char** what) {
+    const int nv = m->nv;
+    const size_t nb6 = 6 * (size_t)m->nbody;
+    const double h = m->opt.timestep;
+    L->x = d->qacc_warmstart;
+    L->S = gdn_arena_doubles(d, 6 * (size_t)nv + (size_t)nv * (size_t)nv + nb6 + (size_t)nv);
+    if (!L->S) {
+        return GDN_ERR_MEMORY;
+    }
+    L->H = L->S + 6 * (size_t)nv;
+    L->W = L->H + (size_t)nv * (size_t)nv;
+    double* extra = L->W + nb6;
+    gdn_dof_axes_about(m, d, 0, L->S);
+    gdnStatus status = gdn_rows_linear_build(m, d, L->S, L->x, &L->lin, what);
+    if (status == GDN_OK) {
+        status = hessian(m, d, L);
+        if (status == GDN_ERR_SINGULAR) {
+            *what = "singular constraint Hessian";
+        }
+    }
+    if (status != GDN_OK) {
+        return status;
+    }
+    L->damped = 0;
+    for (int i = 0; i < nv; i++) {
+        extra[i] = h * m->dof_damping[i];
+        L->damped |= m->dof_damping[i] > 0;
+    }
+    if (L->damped) {
+        status = gdn_mass_factor_alloc(m, d, NULL, &L->damp);
+        if (status != GDN_OK) {
+            return status;
+        }
+        gdn_mass_factor(m, d->qM, extra, &L->damp);
+    }
+    // W: the penalty wrenches as the step summed them, plus the rows' at the solved forces
+    if (gdn_penalty_active(m)) {
+        gdn_penalty_wrenches_again(m, d, L->W);
+    } else {
+        memset(L->W, 0, sizeof(double) * nb6);
+    }
+    gdn_rows_wrench(m, d, &L->lin, L->W, NULL);
+    return GDN_OK;
+}
+
+
+gdnStatus gdn_step_jvp_constrained(const gdnModel* m, gdnData* d, const double* dq,
+                                   const double* dv, const double* du, const double* dparam,
+                                   const double* dvert, double* dq_next, double* dv_next,
+                                   const char** what) {
+    const int nv = m->nv, nefc = d->nefc;
+    const size_t nb6 = 6 * (size_t)m->nbody;
+    const double h = m->opt.timestep;
+    // the rows' R follows body_invweight0 / dof_invweight0, model constants that the inertia
+    // setters recompute from pi: that dependence is not differentiated yet
+    if (dparam) {
+        *what = "inertia parameters (the rows' regularization follows the inverse weights)";
+        return GDN_ERR_UNSUPPORTED;
+    }
+    size_t mark = gdn_arena_mark(d);
+    linearization L;
+    gdnStatus status = linearize(m, d, &L, what);
+    // xi, eta, etax, xi2 (6 nbody); dW (6 nbody); djar0, dlogD, df, tmp (nefc); dr, rhs,
+    // qvel', dqfrc (nv)
+    double* xi = gdn_arena_doubles(d, 5 * nb6 + 4 * (size_t)nefc + 4 * (size_t)nv);
+    if (status == GDN_OK && !xi) {
+        status = GDN_ERR_MEMORY;
+    }
+    if (status != GDN_OK) {
+        gdn_arena_reset(d, mark);
+        return status;
+    }
+    double* eta = xi + nb6;
+    double* etax = eta + nb6;
+    double* xi2 = etax + nb6;
+    double* dW = xi2 + nb6;
+    double* djar0 = dW + nb6;
+    double* dlogD = djar0 + nefc;
+    double* df = dlogD + nefc;
+    double* tmp = df + nefc;
+    double* dr = tmp + nefc;
+    double* rhs = dr + nv;
+    double* qvel_next = rhs + nv;
+    double* dqfrc = qvel_next + nv;
+    memset(dqfrc, 0, sizeof(double) * (size_t)nv);
+
+    // body tangents: (xi, eta) of (dq, dv); etax the motion of V_b(q, x) under dq
+    gdn_body_tangent_jvp_axes(m, d, L.S, d->qvel, dq, dv, xi, eta);
+    gdn_body_tangent_jvp_axes(m, d, L.S, L.x, dq, NULL, xi2, etax);
+    // dW: the penalty wrench tangent, then the rows' frozen-force tangent
+    if (gdn_penalty_active(m)) {
+        status = gdn_penalty_wrench_jvp(m, d, xi, eta, dvert, dW);
+    } else {
+        memset(dW, 0, sizeof(double) * nb6);
+    }
+    if (status == GDN_OK) {
+        status = gdn_rows_jvp(m, d, &L.lin, xi, eta, etax, dq, dv, djar0, dlogD, dW, dqfrc);
+    }
+    // delta f = -H_s djar0 + dlogD f
+    if (status == GDN_OK) {
+        gdn_rows_hs_mul(d, &L.lin, djar0, df);
+        for (int i = 0; i < nefc; i++) {
+            df[i] = -df[i] + dlogD[i] * d->efc_force[i];
+        }
+        gdnResidualDirection dir = {dq, dv, NULL, du, dparam, dW, xi, eta};
+        status = gdn_residual_jvp_ex(m, d, L.x, L.W, &dir, dr);
+    }
+    if (status == GDN_OK) {
+        // H dx = -dr_x + J' delta f  (dr_x = the residual's tangent - dqfrc, the dof rows'
+        // frozen force)
+        gdn_constraint_mul_JT(m, d, rhs, df);
+        for (int i = 0; i < nv; i++) {
+            rhs[i] += dqfrc[i] - dr[i];
+        }
+        gdn_chol_solve(rhs, L.H, rhs, nv);
+        // df = delta f - H_s J dx
+        gdn_solver_mul_J(m, d, djar0, rhs);
+        gdn_rows_hs_mul(d, &L.lin, djar0, tmp);
+        for (int i = 0; i < nefc; i++) {
+            df[i] -= tmp[i];
+        }
+        if (L.damped) {
+            // (M + h D) da = -dr_a + J' df
+            gdnResidualDirection dir = {dq, dv, NULL, du, dparam, dW, xi, eta};
+            status = gdn_residual_jvp_ex(m, d, d->qacc, L.W, &dir, dr);
+            if (status == GDN_OK) {
+                gdn_constraint_mul_JT(m, d, rhs, df);
+                for (int i = 0; i < nv; i++) {
+                    rhs[i] += dqfrc[i] - dr[i];
+                }
+                gdn_mass_solve(m, &L.damp, rhs);
+            }
+        }
+    }
+    if (status == GDN_OK) {
+        // dv' = dv + h da,  dq' = Phi_q dq + h Phi_v dv'
+        for (int i = 0; i < nv; i++) {
+            qvel_next[i] = d->qvel[i] + h * d->qacc[i];
+            dv_next[i] = (dv ? dv[i] : 0) + h * rhs[i];
+        }
+        gdn_integrate_pos_jvp(m, qvel_next, h, dq, dv_next, dq_next);
+    }
+    gdn_arena_reset(d, mark);
+    return status;
+}
+
+gdnStatus gdn_step_vjp_constrained(const gdnModel* m, gdnData* d, const double* gq_next,
+                                   const double* gv_next, double* gqpos, double* gqvel,
+                                   double* gctrl, double* gparam, double* gvert,
+                                   const char** what) {
+    const int nv = m->nv, nu = m->nu, nefc = d->nefc;
+    const size_t nb6 = 6 * (size_t)m->nbody;
+    const double h = m->opt.timestep;
+    if (gparam) {
+        *what = "inertia parameters (the rows' regularization follows the inverse weights)";
+        return GDN_ERR_UNSUPPORTED;
+    }
+    size_t mark = gdn_arena_mark(d);
+    linearization L;
+    gdnStatus status = linearize(m, d, &L, what);
+    // qvel', w, gq, gv, y, z (nv); dfbar, dfbar2, tmp (nefc); xibar, etabar, etaxbar, Wbar,
+    // Wbar2, xibar2, etabar2 (6 nbody); gu2 (nu); dqfrcbar (nv)
+    double* qvel_next = gdn_arena_doubles(d, 7 * (size_t)nv + 3 * (size_t)nefc + 7 * nb6 +
+                                                 (size_t)(nu > 0 ? nu : 1));
+    if (status == GDN_OK && !qvel_next) {
+        status = GDN_ERR_MEMORY;
+    }
+    if (status != GDN_OK) {
+        gdn_arena_reset(d, mark);
+        return status;
+    }
+    double* w = qvel_next + nv;
+    double* gq = w + nv;
+    double* gv = gq + nv;
+    double* y = gv + nv;
+    double* z = y + nv;
+    double* dfbar = z + nv;
+    double* deltabar = dfbar + nefc;
+    double* tmp = deltabar + nefc;
+    double* xibar = tmp + nefc;
+    double* etabar = xibar + nb6;
+    double* etaxbar = etabar + nb6;
+    double* Wbar = etaxbar + nb6;
+    double* Wbar2 = Wbar + nb6;
+    double* xibar2 = Wbar2 + nb6;
+    double* etabar2 = xibar2 + nb6;
+    double* gu2 = etabar2 + nb6;
+    double* dqfrcbar = gu2 + (nu > 0 ? nu : 1);
+
+    // integration: gq = Phi_q' gq',  w = gv' + h Phi_v' gq',  abar = h w
+    for (int i = 0; i < nv; i++) {
+        qvel_next[i] = d->qvel[i] + h * d->qacc[i];
+    }
+    if (gq_next) {
+        gdn_integrate_pos_vjp(m, qvel_next, h, gq_next, gq, w);
+    } else {
+        memset(gq, 0, sizeof(double) * (size_t)nv);
+        memset(w, 0, sizeof(double) * (size_t)nv);
+    }
+    for (int i = 0; i < nv; i++) {
+        if (gv_next) {
+            w[i] += gv_next[i];
+        }
+        gv[i] = w[i];
+        y[i] = h * w[i];
+    }
+    memset(dfbar, 0, sizeof(double) * (size_t)nefc);
+    if (L.damped) {
+        // da = (M + hD)^-1 (-dr_a + J' df): y = (M + hD)^-1 abar, rbar_a = -y, dfbar = J y;
+        // df = delta f - H_s J dx: dxbar = -J' H_s dfbar, deltabar = dfbar
+        gdn_mass_solve(m, &L.damp, y);
+        gdn_solver_mul_J(m, d, dfbar, y);
+        gdn_rows_hs_mul(d, &L.lin, dfbar, tmp);
+        gdn_constraint_mul_JT(m, d, z, tmp);
+        for (int i = 0; i < nv; i++) {
+            z[i] = -z[i];
+            y[i] = -y[i]; // rbar_a
+        }
+    } else {
+        memcpy(z, y, sizeof(double) * (size_t)nv); // dxbar = abar
+    }
+    // H dx = -dr_x + J' delta f: z = H^-1 dxbar, rbar_x = -z, deltabar = dfbar + J z
+    gdn_chol_solve(z, L.H, z, nv);
+    gdn_solver_mul_J(m, d, deltabar, z);
+    for (int i = 0; i < nefc; i++) {
+        deltabar[i] += dfbar[i];
+    }
+    for (int i = 0; i < nv; i++) {
+        z[i] = -z[i];
+    }
+    // delta f = -H_s djar0 + dlogD f:  djar0bar = -H_s deltabar (in dfbar),
+    // dlogDbar = f deltabar (in tmp)
+    gdn_rows_hs_mul(d, &L.lin, deltabar, dfbar);
+    for (int i = 0; i < nefc; i++) {
+        dfbar[i] = -dfbar[i];
+        tmp[i] = d->efc_force[i] * deltabar[i];
+    }
+    // residual adjoints at x (rbar_x = z) and, damped, at a (rbar_a = y)
+    gdnResidualAdjoint out = {gq, gv, NULL, gctrl, gparam, Wbar, xibar, etabar, NULL, NULL,
+                              NULL, NULL, NULL, NULL};
+    status = gdn_residual_vjp_ex(m, d, L.x, L.W, z, &out);
+    if (status == GDN_OK && L.damped) {
+        gdnResidualAdjoint out2 = {gq, gv, NULL, gctrl ? gu2 : NULL, gparam, Wbar2, xibar2,
+                                   etabar2, NULL, NULL, NULL, NULL, NULL, NULL};
+        status = gdn_residual_vjp_ex(m, d, d->qacc, L.W, y, &out2);
+        for (size_t k = 0; k < nb6; k++) {
+            Wbar[k] += Wbar2[k];
+            xibar[k] += xibar2[k];
+            etabar[k] += etabar2[k];
+        }
+        for (int k = 0; gctrl && k < nu; k++) {
+            gctrl[k] += gu2[k];
+        }
+    }
+    // dqfrc enters both right-hand sides with +1: dqfrcbar = -(rbar_x + rbar_a)
+    for (int i = 0; i < nv; i++) {
+        dqfrcbar[i] = -z[i] - (L.damped ? y[i] : 0);
+    }
+    // Wbar into the penalty model and the rows; then the body tangents
+    memset(etaxbar, 0, sizeof(double) * nb6);
+    if (status == GDN_OK && gdn_penalty_active(m)) {
+        status = gdn_penalty_wrench_vjp(m, d, Wbar, xibar, etabar, gvert);
+    }
+    if (status == GDN_OK) {
+        status = gdn_rows_vjp(m, d, &L.lin, dfbar, tmp, Wbar, dqfrcbar, xibar, etabar, etaxbar,
+                              gq, gv);
+    }
+    if (status == GDN_OK) {
+        status = gdn_body_tangent_vjp_axes(m, d, L.S, d->qvel, xibar, etabar, gq, gv);
+    }
+    if (status == GDN_OK) {
+        status = gdn_body_tangent_vjp_axes(m, d, L.S, L.x, NULL, etaxbar, gq, NULL);
+    }
+    if (status == GDN_OK) {
+        if (gqpos) {
+            memcpy(gqpos, gq, sizeof(double) * (size_t)nv);
+        }
+        if (gqvel) {
+            memcpy(gqvel, gv, sizeof(double) * (size_t)nv);
+        }
+    }
+    gdn_arena_reset(d, mark);
+    return status;
+}

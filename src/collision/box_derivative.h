@@ -8,25 +8,8 @@
 
 #include "collision/narrowphase.h"
 
-// contract: contact_derivative_pairs.h (h9geomA's per-pair header). Until the merge switches
-// this block to `#include "collision/contact_derivative_pairs.h"`, a copy of its types:
-#ifndef GDN_COLLISION_CONTACT_DERIVATIVE_PAIRS_H
-typedef struct gdnPairTangent {
-    double dist;
-    double pos[3];
-    double normal[3];
-    double hint[3];
-} gdnPairTangent;
-// raw tangent of what a pair function writes: dist, pos, the normal frame[0:3] before the
-// driver completes the frame, and the hint frame[3:6] it wrote (0 when none)
-typedef gdnStatus (*gdnPairTangentFn)(const gdnModel* m, const gdnData* d, const gdnContact* con,
-                                      const double x1[6], const double x2[6],
-                                      const double dsize1[3], const double dsize2[3],
-                                      gdnPairTangent* t);
-typedef gdnStatus (*gdnPairAdjointFn)(const gdnModel* m, const gdnData* d, const gdnContact* con,
-                                      const gdnPairTangent* tbar, double x1bar[6],
-                                      double x2bar[6], double size1bar[3], double size2bar[3]);
-#endif
+// contract: contact_derivative_pairs.h (gdnPairTangent, gdnPairTangentFn, gdnPairAdjointFn)
+#include "collision/contact_derivative_pairs.h"
 
 // Every function below takes the contact con as the collision stage left it (con->geom1,
 // con->geom2 in table order, d->geom_xpos / geom_xmat at the state it was found at): x1, x2 are

@@ -477,6 +477,18 @@ static int test_contacts(void) {
     return 0;
 }
 
+// the box pairs (plane-, sphere-, capsule-, box-box) settled, as dcon_pairs
+static int test_contacts_box(void) {
+    EPS_SCALE = 0.1;
+    for (int cone = 0; cone < 2; cone++) {
+        CHECK(check_model("tangent_box_scene.xml", setup_settled, 8, GDN_SOL_NEWTON, cone) == 0);
+        CHECK(check_model("tangent_box_mesh_scene.xml", setup_settled, 8, GDN_SOL_NEWTON, cone) ==
+              0);
+    }
+    EPS_SCALE = 1;
+    return 0;
+}
+
 static int test_limit(void) {
     for (int s = 0; s < 3; s++) {
         CHECK(check_model("sol_pendulum_limit.xml", setup_limit, 6, s, 0) == 0);
@@ -642,6 +654,7 @@ static int test_inertia_params(void) {
 int main(int argc, char** argv) {
     static const gdnTestCase cases[] = {
         {"contacts", test_contacts},
+    {"contacts_box", test_contacts_box},
         {"limit", test_limit},
         {"ball_limit", test_ball_limit},
         {"frictionloss", test_frictionloss},

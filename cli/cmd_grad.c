@@ -149,8 +149,9 @@ int cli_grad(int argc, char** argv) {
         grad_problem_close(&p);
         return cli_fail("out of memory");
     }
-    gdnAdjointGradients g = {0, o.g_qpos0, o.g_qvel0, p.s.m->nu > 0 ? o.g_ctrl : NULL,
-                             o.g_param, o.g_vert};
+    gdnAdjointGradients g = {.qpos0 = o.g_qpos0, .qvel0 = o.g_qvel0,
+                             .ctrl = p.s.m->nu > 0 ? o.g_ctrl : NULL, .param = o.g_param,
+                             .vert = o.g_vert};
     char err[CLI_ERR_SIZE] = "";
     double t0 = grad_seconds();
     gdnStatus st = gdn_adjoint_rollout_gradient(p.s.m, &p.r, &p.obj, p.tape, &g, err,

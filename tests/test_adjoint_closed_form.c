@@ -66,7 +66,7 @@ static int test_flywheel(void) {
     gdnTape* tape = NULL;
     CHECK(gdn_tape_create(m, T, 1, &tape, NULL, 0) == GDN_OK);
     double gq, gv, gu[96], gp[20];
-    gdnAdjointGradients out = {0, &gq, &gv, gu, gp, NULL};
+    gdnAdjointGradients out = {.qpos0 = &gq, .qvel0 = &gv, .ctrl = gu, .param = gp};
     char err[256];
     CHECK(gdn_adjoint_rollout_gradient(m, &r, &obj, tape, &out, err, sizeof(err)) == GDN_OK);
 
@@ -192,7 +192,7 @@ static int test_free_body_thrust(void) {
     gdnTape* tape = NULL;
     CHECK(gdn_tape_create(m, T, 1, &tape, NULL, 0) == GDN_OK);
     double gq[6], gv[6], gu[2 * 200], gp[20];
-    gdnAdjointGradients out = {0, gq, gv, gu, gp, NULL};
+    gdnAdjointGradients out = {.qpos0 = gq, .qvel0 = gv, .ctrl = gu, .param = gp};
     char err[256];
     CHECK(gdn_adjoint_rollout_gradient(m, &r, &obj, tape, &out, err, sizeof(err)) == GDN_OK);
 

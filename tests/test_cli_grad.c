@@ -139,8 +139,9 @@ static int check_grad_case(const gradCase* k) {
     double* buf = calloc(2 * (size_t)nv + (size_t)(T * nu) + np + 3 * (size_t)m->nvert + 1,
                          sizeof(double));
     CHECK(buf != NULL);
-    gdnAdjointGradients g = {0, buf, buf + nv, nu ? buf + 2 * nv : NULL, buf + 2 * nv + T * nu,
-                             buf + 2 * nv + T * nu + np};
+    gdnAdjointGradients g = {.qpos0 = buf, .qvel0 = buf + nv,
+                             .ctrl = nu ? buf + 2 * nv : NULL, .param = buf + 2 * nv + T * nu,
+                             .vert = buf + 2 * nv + T * nu + np};
     char err[512];
     CHECK(gdn_adjoint_rollout_gradient(m, &r, &obj, tape, &g, err, sizeof(err)) == GDN_OK);
 

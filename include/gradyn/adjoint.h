@@ -283,6 +283,19 @@ typedef struct gdnAdjointGradients {
     double* param;        // (nbody x 10) dJ/dpi, canonical packing [m, cx, cy, cz, Ixx, Iyy,
                           // Izz, Ixy, Ixz, Iyz] (gdn_inertia_params); world row 0 is zero
     double* vert;         // (nvert x 3) dJ/dV: per collision-mesh vertex, body frame
+    // The contact parameters (gdn_model_set_geom_* / gdn_model_set_pair_* layouts; summed over
+    // the steps' contacts, zero for parameters no contact row read; the rules at ties, floors
+    // and clamps: gdnContactParamGradients in derivative.h):
+    double* geom_friction; // (ngeom x 3) dJ/d geom_friction (slide, spin, roll)
+    double* geom_solref;   // (ngeom x 2) dJ/d geom_solref
+    double* geom_solimp;   // (ngeom x 5) dJ/d geom_solimp (dmin, dmax, width, midpoint, power)
+    double* geom_size;     // (ngeom x 3) dJ/d geom_size of primitives through the contact
+                           // geometry; GDN_ERR_UNSUPPORTED when wanted for a model with a geom
+                           // whose body's inertia comes from its geoms, the penalty contact
+                           // model, or a step with a mesh or height-field contact
+    double* pair_friction; // (npair x 5) dJ/d pair_friction
+    double* pair_solref;   // (npair x 2) dJ/d pair_solref
+    double* pair_solimp;   // (npair x 5) dJ/d pair_solimp
 } gdnAdjointGradients;
 
 // One forward rollout with gdn_step (recorded on the tape, as gdn_rollout_objective) and one

@@ -38,6 +38,37 @@ GDN_API gdnStatus gdn_step_vjp(const gdnModel* m, gdnData* d, const double* gqpo
                                const double* gqvel_next, double* gqpos, double* gqvel,
                                double* gctrl, double* gparam, double* gvert);
 
+// Cotangents of the contact parameters (MJCF attributes, layouts as the model setters
+// gdn_model_set_geom_* / gdn_model_set_pair_* in gradyn.h take them): each array NULL (not
+// wanted) or ACCUMULATED (+=), like gparam. How a contact's parameters come from its geoms
+// (priority, max, solmix mix, the direct form's min, the 1e-5 friction floor, the override
+// flag) is differentiated on the branch taken: a tie of max or min (equal values) gives its
+// derivative to geom1 of the contact, a value held by a floor, clamp or replacement (a mixed-
+// sign solref, a time constant below 2 timestep, a solimp outside its range, override) gets 0.
+typedef struct gdnContactParamGradients {
+    double* geom_friction; // ngeom x 3: (slide, spin, roll)
+    double* geom_solref;   // ngeom x 2
+    double* geom_solimp;   // ngeom x 5: (dmin, dmax, width, midpoint, power)
+    double* geom_size;     // ngeom x 3: primitive sizes through the contact geometry; wanting
+                           // it refuses (GDN_ERR_UNSUPPORTED) a model with a geom whose body's
+                           // inertia comes from its geoms (the size would move that inertia),
+                           // the penalty contact model, and a step with a mesh or height-field
+                           // contact
+    double* pair_friction; // npair x 5: (tangent1, tangent2, spin, roll1, roll2)
+    double* pair_solref;   // npair x 2
+    double* pair_solimp;   // npair x 5
+} gdnContactParamGradients;
+
+// gdn_step_vjp that also accumulates into cp (NULL: exactly gdn_step_vjp) the cotangents of the
+// contact parameters: zero on a step without contact rows. GDN_ERR_UNSUPPORTED (as for rows
+// without a derivative) for a contact of a geom pair named by two explicit pairs and the
+// geom_size refusals above
+GDN_API gdnStatus gdn_step_vjp_contact_params(const gdnModel* m, gdnData* d,
+                                              const double* gqpos_next,
+                                              const double* gqvel_next, double* gqpos,
+                                              double* gqvel, double* gctrl, double* gparam,
+                                              double* gvert, const gdnContactParamGradients* cp);
+
 // Transition Jacobians of x' = step(x, u) with x = (dqpos, dqvel) in the tangent space:
 // A (2nv x 2nv) and B (2nv x nu), row-major, either may be NULL. The layout of MuJoCo's
 // mjd_transitionFD (without activations): rows and columns [dq (nv), dv (nv)].

@@ -11,9 +11,6 @@
 #include "math/vec.h"
 #include "model/validate.h"
 
-// smallest friction coefficient of a contact (MuJoCo's mjMINMU)
-#define MIN_MU 1e-5
-
 // 1 when the geoms' contype / conaffinity are incompatible (the geom part of MuJoCo's
 // mj_contactFilter)
 static inline int types_filtered(const gdnModel* m, int g1, int g2) {
@@ -201,7 +198,7 @@ static void collide_geoms(const gdnModel* m, gdnData* d, int g1, int g2, int ipa
     }
 
     for (int i = 0; i < 5; i++) {
-        p.friction[i] = fmax(MIN_MU, p.friction[i]);
+        p.friction[i] = fmax(GDN_MIN_MU, p.friction[i]);
     }
     const double* solref = override ? m->opt.o_solref : p.solref;
     const double* solimp = override ? m->opt.o_solimp : p.solimp;

@@ -345,6 +345,7 @@ gdnStatus gdn_rows_linear_build(const gdnModel* m, gdnData* d, const double* S, 
     lin->Tx = lin->c + ne;
     lin->Tv = lin->Tx + nb6;
     lin->x = x;
+    lin->sizebar = NULL;
 
     // every row supported; its directions
     for (int i = 0; i < nefc; i++) {
@@ -730,8 +731,10 @@ gdnStatus gdn_rows_vjp(const gdnModel* m, gdnData* d, const gdnRowsLinear* lin,
             continue;
         }
         const int b1 = m->geom_bodyid[con->geom1], b2 = m->geom_bodyid[con->geom2];
-        gdnStatus status = gdn_contact_tangent_adjoint(m, d, con, tbar + k, xibar + 6 * b1,
-                                                       xibar + 6 * b2, NULL, NULL);
+        double* sb = lin->sizebar;
+        gdnStatus status = gdn_contact_tangent_adjoint(
+            m, d, con, tbar + k, xibar + 6 * b1, xibar + 6 * b2, sb ? sb + 3 * con->geom1 : NULL,
+            sb ? sb + 3 * con->geom2 : NULL);
         if (status != GDN_OK) {
             gdn_arena_reset(d, mark);
             return status;

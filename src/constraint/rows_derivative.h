@@ -48,6 +48,9 @@ typedef struct gdnRowsLinear {
     int* hs_kind;  // nefc: 0 no curvature, 1 diagonal, 2 first row of a cone block, 3 inside
     double* c;     // nefc: d log D / d imp (0 when D does not follow the impedance)
     const double* x; // nv: the solver's acceleration (d->qacc_warmstart)
+    double* sizebar; // NULL (gdn_rows_linear_build), or ngeom x 3: gdn_rows_vjp then also
+                     // accumulates the contact geoms' size cotangents there (the parameter
+                     // channel geom_size, constraint/rows_param_derivative.h)
 } gdnRowsLinear;
 
 // largest |f_solver - f(x)| / max(1, |f|) the linearization accepts (f(x): the primal update's

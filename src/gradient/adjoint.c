@@ -32,14 +32,16 @@ static void warm_before(const gdnModel* m, const gdnTape* tape, int t, double* w
 // u_t and the warm start it read, which reproduces its solve bit for bit (checked against the
 // recorded acceleration), then the constrained step VJP (gradient/step_constrained.c) at it
 static gdnStatus reverse_constrained(const gdnModel* m, gdnTape* tape, int t, double* gctrl,
-                                     double* gparam, double* gvert, char* err, int err_size) {
+                                     double* gparam, double* gvert,
+                                     const gdnContactParamGradients* cp, char* err,
+                                     int err_size) {
     gdnData* d = tape->d;
     gdnTapeStep rec;
     gdn_tape_step(tape, t, &rec);
     warm_before(m, tape, t, d->qacc_warmstart);
     const char* what = NULL;
     gdnStatus st = gdn_step_vjp_explained(m, d, tape->lam_q, tape->lam_v, tape->g_q, tape->g_v,
-                                          gctrl, gparam, gvert, tape->gweights, &what);
+                                          gctrl, gparam, gvert, tape->gweights, cp, &what);
     if (st == GDN_ERR_UNSUPPORTED && what) {
         return gdn_fail(st, err, err_size,
                         "step %d has %d constraint rows and no derivative through its "
@@ -84,7 +86,15 @@ static gdnStatus reverse_step(const gdnModel* m, const gdnRollout* r, const gdnO
     const int tslot = gdn_tape_slot_of(tape, t);
     gdnStatus st;
     if (tslot >= 0 && tape->entry[tslot].nefc > 0) {
-        st = reverse_constrained(m, tape, t, gctrl, out->param, gvert, err, err_size);
+        // the contact parameters' channels (NULL when none is wanted)
+        const gdnContactParamGradients cp = {out->geom_friction, out->geom_solref,
+                                             out->geom_solimp,   out->geom_size,
+                                             out->pair_friction, out->pair_solref,
+                                             out->pair_solimp};
+        const int any = cp.geom_friction || cp.geom_solref || cp.geom_solimp ||
+                        cp.geom_size || cp.pair_friction || cp.pair_solref || cp.pair_solimp;
+        st = reverse_constrained(m, tape, t, gctrl, out->param, gvert, any ? &cp : NULL, err,
+                                 err_size);
         if (st != GDN_OK) {
             return st;
         }
@@ -198,6 +208,17 @@ gdnStatus gdn_adjoint_rollout_gradient(const gdnModel* m, const gdnRollout* r,
     }
     if (out->vert && m->nvert > 0) {
         memset(out->vert, 0, sizeof(double) * 3 * (size_t)m->nvert);
+    }
+    // and the contact parameters'
+    double* const zero[7] = {out->geom_friction, out->geom_solref, out->geom_solimp,
+                             out->geom_size, out->pair_friction, out->pair_solref,
+                             out->pair_solimp};
+    const int count[7] = {3 * m->ngeom, 2 * m->ngeom, 5 * m->ngeom, 3 * m->ngeom,
+                          5 * m->npair, 2 * m->npair, 5 * m->npair};
+    for (int k = 0; k < 7; k++) {
+        if (zero[k] && count[k] > 0) {
+            memset(zero[k], 0, sizeof(double) * (size_t)count[k]);
+        }
     }
     double J = 0;
     st = gdn_rollout_forward(m, r, obj, tape, 1, &J, err, err_size);

@@ -7,6 +7,7 @@
 #include "base/arena.h"
 #include "constraint/constraint.h"
 #include "constraint/rows_derivative.h"
+#include "constraint/rows_param_derivative.h"
 #include "constraint/solver.h"
 #include "dynamics/mass_factor.h"
 #include "gradient/residual.h"
@@ -240,7 +241,8 @@ gdnStatus gdn_step_jvp_linear(const gdnModel* m, gdnData* d, const gdnConstraine
 gdnStatus gdn_step_vjp_constrained(const gdnModel* m, gdnData* d, const double* gq_next,
                                    const double* gv_next, double* gqpos, double* gqvel,
                                    double* gctrl, double* gparam, double* gvert,
-                                   double* gweights, const char** what) {
+                                   double* gweights, const gdnContactParamGradients* cp,
+                                   const char** what) {
     const int nv = m->nv, nu = m->nu, nefc = d->nefc;
     const size_t nb6 = 6 * (size_t)m->nbody;
     const double h = m->opt.timestep;
@@ -344,6 +346,12 @@ gdnStatus gdn_step_vjp_constrained(const gdnModel* m, gdnData* d, const double* 
     // the inertia parameters also move D through the inverse weights (setconst_derivative.h)
     if (gparam && gweights) {
         gdn_rows_weights_vjp(m, d, tmp, gweights);
+    }
+    // the contact parameters (rows_param_derivative.h; delta f's share at fixed jar has the
+    // cotangent deltabar); their sizes ride the rows' geometry adjoint below
+    if (status == GDN_OK && cp) {
+        status = gdn_rows_param_step_vjp(m, d, &L.lin, dfbar, tmp, deltabar, Wbar, cp, what);
+        L.lin.sizebar = cp->geom_size;
     }
     // dqfrc enters both right-hand sides with +1: dqfrcbar = -(rbar_x + rbar_a)
     for (int i = 0; i < nv; i++) {

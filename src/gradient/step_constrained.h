@@ -3,6 +3,7 @@
 #ifndef GDN_GRADIENT_STEP_CONSTRAINED_H
 #define GDN_GRADIENT_STEP_CONSTRAINED_H
 
+#include <gradyn/derivative.h>
 #include <gradyn/gradyn.h>
 
 // Both run after the front half of the step left its solve in d (d->nefc > 0; kinematics,
@@ -48,12 +49,15 @@ gdnStatus gdn_step_jvp_constrained(const gdnModel* m, gdnData* d, const double* 
                                    const double* dweights, const double* dvert,
                                    double* dq_next, double* dv_next, const char** what);
 
+// cp (NULL: none): the contact parameters' cotangents, accumulated
+// (constraint/rows_param_derivative.h).
 // gweights (2 nbody + nv, accumulated; used when gparam is wanted): the cotangents of
 // body_invweight0 and dof_invweight0, through which the inertia parameters also move the rows'
 // D; the caller finishes gparam with gdn_constraint_weights_vjp (once for a whole trajectory)
 gdnStatus gdn_step_vjp_constrained(const gdnModel* m, gdnData* d, const double* gq_next,
                                    const double* gv_next, double* gqpos, double* gqvel,
                                    double* gctrl, double* gparam, double* gvert,
-                                   double* gweights, const char** what);
+                                   double* gweights, const gdnContactParamGradients* cp,
+                                   const char** what);
 
 #endif

@@ -224,7 +224,7 @@ static gdnStatus step_vjp_back(const gdnModel* m, gdnData* d, const gdnAbaFactor
 gdnStatus gdn_step_vjp_explained(const gdnModel* m, gdnData* d, const double* gqpos_next,
                                  const double* gqvel_next, double* gqpos, double* gqvel,
                                  double* gctrl, double* gparam, double* gvert, double* gweights,
-                                 const char** what) {
+                                 const gdnContactParamGradients* cp, const char** what) {
     *what = NULL;
     if (gdn_check_call(m, d) != GDN_OK) {
         return GDN_ERR_ARG;
@@ -249,7 +249,7 @@ gdnStatus gdn_step_vjp_explained(const gdnModel* m, gdnData* d, const double* gq
         }
         if (status == GDN_OK) {
             status = gdn_step_vjp_constrained(m, d, gqpos_next, gqvel_next, gqpos, gqvel, gctrl,
-                                              gparam, gvert, own ? own : gweights, what);
+                                              gparam, gvert, own ? own : gweights, cp, what);
         }
         if (status == GDN_OK && own) {
             status = gdn_constraint_weights_vjp(m, d, own, own + 2 * m->nbody, gparam);
@@ -267,7 +267,16 @@ gdnStatus gdn_step_vjp(const gdnModel* m, gdnData* d, const double* gqpos_next,
                        double* gparam, double* gvert) {
     const char* what = NULL;
     return gdn_step_vjp_explained(m, d, gqpos_next, gqvel_next, gqpos, gqvel, gctrl, gparam,
-                                  gvert, NULL, &what);
+                                  gvert, NULL, NULL, &what);
+}
+
+gdnStatus gdn_step_vjp_contact_params(const gdnModel* m, gdnData* d, const double* gqpos_next,
+                                      const double* gqvel_next, double* gqpos, double* gqvel,
+                                      double* gctrl, double* gparam, double* gvert,
+                                      const gdnContactParamGradients* cp) {
+    const char* what = NULL;
+    return gdn_step_vjp_explained(m, d, gqpos_next, gqvel_next, gqpos, gqvel, gctrl, gparam,
+                                  gvert, NULL, cp, &what);
 }
 
 // The front half's contact part and the backward half, once the kinematics (d->cdof and

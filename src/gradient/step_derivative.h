@@ -3,6 +3,7 @@
 #ifndef GDN_GRADIENT_STEP_DERIVATIVE_H
 #define GDN_GRADIENT_STEP_DERIVATIVE_H
 
+#include <gradyn/derivative.h>
 #include <gradyn/gradyn.h>
 
 #include "dynamics/aba.h"
@@ -34,11 +35,12 @@ gdnStatus gdn_step_vjp_stored(const gdnModel* m, gdnData* d, const gdnAbaFactor*
 // gdn_step_vjp that also names, in *what, the row kind or contact pair a constrained step's
 // refusal (GDN_ERR_UNSUPPORTED) is about (NULL otherwise). gweights NULL: as gdn_step_vjp;
 // else (2 nbody + nv) the inverse weights' cotangents of a constrained step are ACCUMULATED
-// there and gparam lacks their part until the caller applies gdn_constraint_weights_vjp
+// there and gparam lacks their part until the caller applies gdn_constraint_weights_vjp.
+// cp (NULL: none): the contact parameters' cotangents, accumulated (gdn_step_vjp_contact_params)
 gdnStatus gdn_step_vjp_explained(const gdnModel* m, gdnData* d, const double* gqpos_next,
                                  const double* gqvel_next, double* gqpos, double* gqvel,
                                  double* gctrl, double* gparam, double* gvert, double* gweights,
-                                 const char** what);
+                                 const gdnContactParamGradients* cp, const char** what);
 
 // dW (6 x nbody) from (dq, dv, dvert) through the body tangents and the penalty contact's JVP,
 // at the state of the last primal front half (penalty contact active); any input NULL = 0.

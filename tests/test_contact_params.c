@@ -526,9 +526,40 @@ static int test_trajectory(void) {
     return 0;
 }
 
+// geom_size refuses a model whose body takes its inertia from its geoms (the size would move
+// the inertia too); the other channels still work there, friction by the max rule
+static int test_size_refusal(void) {
+    static const char xml[] =
+        "<mujoco><option timestep='0.002'/><worldbody><geom type='plane' size='5 5 0.1'/>"
+        "<body pos='0 0 0.098'><freejoint/><geom type='sphere' size='0.1' mass='1' "
+        "friction='0.8 0.01 0.001'/></body></worldbody></mujoco>";
+    gdnModel* m = NULL;
+    gdnData* d = NULL;
+    char err[512];
+    CHECK(gdn_load_xml_string(xml, strlen(xml), NULL, &m, err, (int)sizeof(err), NULL, 0) ==
+          GDN_OK);
+    CHECK(gdn_data_create(m, &d) == GDN_OK);
+    CHECK(gdn_step(m, d) == GDN_OK);
+    CHECK(d->nefc > 0);
+    double gq[MAXN] = {0}, gv[MAXN] = {0}, gqn[MAXN] = {0}, gvn[MAXN] = {1, 1, 1, 1, 1, 1};
+    double size[3 * 2] = {0}, fr[3 * 2] = {0};
+    gdnContactParamGradients cp = {0};
+    cp.geom_size = size;
+    CHECK(gdn_step_vjp_contact_params(m, d, gqn, gvn, gq, gv, NULL, NULL, NULL, &cp) ==
+          GDN_ERR_UNSUPPORTED);
+    cp.geom_size = NULL;
+    cp.geom_friction = fr;
+    CHECK(gdn_step_vjp_contact_params(m, d, gqn, gvn, gq, gv, NULL, NULL, NULL, &cp) == GDN_OK);
+    CHECK(fr[0] != 0 && fr[3] == 0); // max: the plane's default friction 1 > 0.8
+    gdn_data_free(d);
+    gdn_model_free(m);
+    return 0;
+}
+
 static const gdnTestCase cases[] = {
     {"step", test_step},
     {"trajectory", test_trajectory},
+    {"size_refusal", test_size_refusal},
 };
 
 int main(int argc, char** argv) {

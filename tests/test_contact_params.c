@@ -526,6 +526,136 @@ static int test_trajectory(void) {
     return 0;
 }
 
+// set every channel's parameters to theta0 + e dir (1 when every setter accepted)
+static int set_along(Run* r, double saved[NCH][5 * MAXN], double dir[NCH][5 * MAXN], double e) {
+    int ok = 1;
+    for (int ch = 0; ch < NCH; ch++) {
+        const int per = kChPer[ch];
+        for (int o = 0; o < ch_count(r->m, ch); o++) {
+            double v[5];
+            for (int k = 0; k < per; k++) {
+                v[k] = saved[ch][per * o + k] + e * dir[ch][per * o + k];
+            }
+            ok &= ch_set(r->m, ch, o, v) == GDN_OK;
+        }
+    }
+    return ok;
+}
+
+// the point's next state (tangent difference from q_ref) after a step with the parameters
+// moved by e dir; 1 on the reference's branch
+static int step_along(Run* r, double saved[NCH][5 * MAXN], double dir[NCH][5 * MAXN], double e,
+                      const double* qref, double* dqn, double* vn) {
+    int ok = set_along(r, saved, dir, e), same = 0;
+    if (ok) {
+        run_objective(r, 0, 0, &same);
+        gdn_difference_pos(r->m, dqn, 1, qref, r->d->qpos);
+        memcpy(vn, r->d->qvel, sizeof(double) * (size_t)r->m->nv);
+    }
+    set_along(r, saved, dir, 0);
+    return ok && same;
+}
+
+// The step JVP in a direction of every channel at once (gdn_step_jvp_contact_params): against
+// the fourth-order central FD of the setters along it, and <w, JVP dtheta> = <VJP w, dtheta>
+// (1e-12 relative: the two are transposes of the same linear map)
+static int check_jvp(const Scene* s, double* worst_fd, double* worst_adj) {
+    Run r;
+    CHECK(scene_load(&r, s) == 0);
+    initial_state(&r);
+    for (int t = 0; t < s->t0; t++) {
+        CHECK(gdn_step(r.m, r.d) == GDN_OK);
+    }
+    memcpy(r.q, r.d->qpos, sizeof(double) * (size_t)r.m->nq);
+    memcpy(r.v, r.d->qvel, sizeof(double) * (size_t)r.m->nv);
+    memcpy(r.warm, r.d->qacc_warmstart, sizeof(double) * (size_t)r.m->nv);
+    const int nv = r.m->nv;
+    // the direction: relative to each value (sizes: on the penetration's scale), the
+    // reference's branch recorded
+    static double saved[NCH][5 * MAXN], dir[NCH][5 * MAXN];
+    for (int ch = 0; ch < NCH; ch++) {
+        const int n = kChPer[ch] * ch_count(r.m, ch);
+        memcpy(saved[ch], ch_values(r.m, ch), sizeof(double) * (size_t)n);
+        for (int i = 0; i < n; i++) {
+            dir[ch][i] = ch == CH_GSIZE ? 1e-3 * urand() : urand() * fmax(fabs(saved[ch][i]), 1e-2);
+        }
+    }
+    int same;
+    run_objective(&r, 0, 1, &same);
+    double qref[MAXN];
+    memcpy(qref, r.d->qpos, sizeof(double) * (size_t)r.m->nq);
+    // the JVP
+    gdnContactParamGradients dcp = {dir[CH_GFR], dir[CH_GREF], dir[CH_GIMP], dir[CH_GSIZE],
+                                    dir[CH_PFR], dir[CH_PREF], dir[CH_PIMP]};
+    gdn_data_reset(r.m, r.d);
+    memcpy(r.d->qpos, r.q, sizeof(double) * (size_t)r.m->nq);
+    memcpy(r.d->qvel, r.v, sizeof(double) * (size_t)nv);
+    memcpy(r.d->qacc_warmstart, r.warm, sizeof(double) * (size_t)nv);
+    double jq[MAXN], jv[MAXN];
+    CHECK(gdn_step_jvp_contact_params(r.m, r.d, NULL, NULL, NULL, NULL, NULL, &dcp, jq, jv) ==
+          GDN_OK);
+    // FD along it (e = 1e-3 in the direction's units)
+    const double e = 1e-3;
+    double fq[4][MAXN], fv[4][MAXN];
+    static const double kOff[4] = {1, -1, 2, -2};
+    int branch = 1;
+    for (int k = 0; k < 4; k++) {
+        branch &= step_along(&r, saved, dir, kOff[k] * e, qref, fq[k], fv[k]);
+    }
+    double fd[2 * MAXN], an[2 * MAXN];
+    for (int i = 0; i < nv; i++) {
+        fd[i] = (8 * (fq[0][i] - fq[1][i]) - (fq[2][i] - fq[3][i])) / (12 * e);
+        fd[nv + i] = (8 * (fv[0][i] - fv[1][i]) - (fv[2][i] - fv[3][i])) / (12 * e);
+        an[i] = jq[i];
+        an[nv + i] = jv[i];
+    }
+    if (branch) {
+        *worst_fd = fmax(*worst_fd, gdn_test_relerr(an, fd, 2 * nv, 1e-12));
+    }
+    // the adjoint identity with a random cotangent
+    double wq[MAXN], wv[MAXN];
+    for (int i = 0; i < nv; i++) {
+        wq[i] = urand();
+        wv[i] = urand();
+    }
+    Grads G;
+    gdnContactParamGradients cp;
+    grads_bind(&G, &cp);
+    gdn_data_reset(r.m, r.d);
+    memcpy(r.d->qpos, r.q, sizeof(double) * (size_t)r.m->nq);
+    memcpy(r.d->qvel, r.v, sizeof(double) * (size_t)nv);
+    memcpy(r.d->qacc_warmstart, r.warm, sizeof(double) * (size_t)nv);
+    double gq[MAXN], gv[MAXN];
+    CHECK(gdn_step_vjp_contact_params(r.m, r.d, wq, wv, gq, gv, NULL, NULL, NULL, &cp) ==
+          GDN_OK);
+    double lhs = 0, rhs = 0, mag = 0;
+    for (int i = 0; i < nv; i++) {
+        lhs += wq[i] * jq[i] + wv[i] * jv[i];
+        mag += fabs(wq[i] * jq[i]) + fabs(wv[i] * jv[i]);
+    }
+    for (int ch = 0; ch < NCH; ch++) {
+        for (int i = 0; i < kChPer[ch] * ch_count(r.m, ch); i++) {
+            rhs += G.g[ch][i] * dir[ch][i];
+        }
+    }
+    *worst_adj = fmax(*worst_adj, fabs(lhs - rhs) / fmax(mag, 1e-300));
+    printf("  %-30s jvp: fd %.1e%s, adjoint identity %.1e\n", s->name,
+           gdn_test_relerr(an, fd, 2 * nv, 1e-12), branch ? "" : " (branch changed: skipped)",
+           fabs(lhs - rhs) / fmax(mag, 1e-300));
+    scene_free(&r);
+    return 0;
+}
+
+static int test_jvp(void) {
+    double worst_fd = 0, worst_adj = 0;
+    for (int i = 0; i < NSCENE; i++) {
+        CHECK(check_jvp(kScenes + i, &worst_fd, &worst_adj) == 0);
+    }
+    CHECK(worst_fd <= STEP_TOL);
+    CHECK(worst_adj <= 1e-12);
+    return 0;
+}
+
 // geom_size refuses a model whose body takes its inertia from its geoms (the size would move
 // the inertia too); the other channels still work there, friction by the max rule
 static int test_size_refusal(void) {
@@ -559,6 +689,7 @@ static int test_size_refusal(void) {
 static const gdnTestCase cases[] = {
     {"step", test_step},
     {"trajectory", test_trajectory},
+    {"jvp", test_jvp},
     {"size_refusal", test_size_refusal},
 };
 

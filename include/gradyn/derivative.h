@@ -69,6 +69,15 @@ GDN_API gdnStatus gdn_step_vjp_contact_params(const gdnModel* m, gdnData* d,
                                               double* gqvel, double* gctrl, double* gparam,
                                               double* gvert, const gdnContactParamGradients* cp);
 
+// gdn_step_jvp with also a direction in the contact parameters: dcp's arrays hold it (same
+// layouts; NULL arrays and a NULL dcp: zero; a direction in geom_size: the refusals above)
+GDN_API gdnStatus gdn_step_jvp_contact_params(const gdnModel* m, gdnData* d,
+                                              const double* dqpos, const double* dqvel,
+                                              const double* dctrl, const double* dparam,
+                                              const double* dvert,
+                                              const gdnContactParamGradients* dcp,
+                                              double* dqpos_next, double* dqvel_next);
+
 // Transition Jacobians of x' = step(x, u) with x = (dqpos, dqvel) in the tangent space:
 // A (2nv x 2nv) and B (2nv x nu), row-major, either may be NULL. The layout of MuJoCo's
 // mjd_transitionFD (without activations): rows and columns [dq (nv), dv (nv)].

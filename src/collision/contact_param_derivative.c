@@ -4,6 +4,7 @@
 #include "collision/contact_param_derivative.h"
 
 #include <math.h>
+#include <string.h>
 
 #include "collision/collision.h"
 #include "constraint/rows_param_derivative.h"
@@ -37,92 +38,157 @@ static double solmix(const gdnModel* m, int g1, int g2) {
     return s1 < GDN_MINVAL ? 0.0 : 1.0;
 }
 
-// a geom contact's friction cotangents (contact friction[5] = floor(f0, f0, f1, f2, f2) of the
-// geoms' mixed (slide, spin, roll)) into geom_friction
-static void geom_friction_vjp(const gdnModel* m, const gdnContact* con, const double* fbar,
-                              double* gfr) {
-    const int g1 = con->geom1, g2 = con->geom2;
-    const int diff = m->geom_priority[g1] != m->geom_priority[g2];
-    const int gp = m->geom_priority[g1] > m->geom_priority[g2] ? g1 : g2;
-    const double bar[3] = {fbar[0] + fbar[1], fbar[2], fbar[3] + fbar[4]};
-    for (int c = 0; c < 3; c++) {
-        const double f1 = m->geom_friction[3 * g1 + c], f2 = m->geom_friction[3 * g2 + c];
-        const int g = diff ? gp : (f1 >= f2 ? g1 : g2);
-        const double v = diff ? m->geom_friction[3 * gp + c] : fmax(f1, f2);
-        if (v >= GDN_MIN_MU) {
-            gfr[3 * g + c] += bar[c];
-        }
-    }
+// One link of a contact parameter k (0 .. 11: friction[5], solref[2], solimp[5]) to a model
+// parameter: d theta_k += w d model[arr][idx]
+enum { ARR_GFR, ARR_GREF, ARR_GIMP, ARR_PFR, ARR_PREF, ARR_PIMP };
+typedef struct {
+    int k, arr, idx;
+    double w;
+} paramLink;
+
+static int add_link(paramLink* L, int n, int k, int arr, int idx, double w) {
+    L[n].k = k;
+    L[n].arr = arr;
+    L[n].idx = idx;
+    L[n].w = w;
+    return n + 1;
 }
 
-// a geom contact's solref, solimp cotangents into geom_solref, geom_solimp
-static void geom_sol_vjp(const gdnModel* m, const gdnContact* con, const double* rbar,
-                         const double* ibar, double* gref, double* gimp) {
+// the links of contact con (at most 19); -1 when its explicit pair is ambiguous
+static int contact_links(const gdnModel* m, const gdnContact* con, paramLink* L) {
+    const int override = (m->opt.enableflags & GDN_ENBL_OVERRIDE) != 0;
     const int g1 = con->geom1, g2 = con->geom2;
-    if (m->geom_priority[g1] != m->geom_priority[g2]) {
-        const int gp = m->geom_priority[g1] > m->geom_priority[g2] ? g1 : g2;
-        for (int k = 0; gref && k < GDN_NREF; k++) {
-            gref[GDN_NREF * gp + k] += rbar[k];
-        }
-        for (int k = 0; gimp && k < GDN_NIMP; k++) {
-            gimp[GDN_NIMP * gp + k] += ibar[k];
-        }
-        return;
+    int count = 0, n = 0;
+    const int p = gdn_contact_pair(m, con, &count);
+    if (count > 1) {
+        return -1;
     }
+    if (p >= 0) {
+        // an explicit pair: its own values (friction floored at GDN_MIN_MU)
+        for (int k = 0; k < 5; k++) {
+            if (m->pair_friction[5 * p + k] >= GDN_MIN_MU) {
+                n = add_link(L, n, GDN_CP_FRICTION + k, ARR_PFR, 5 * p + k, 1);
+            }
+        }
+        for (int k = 0; !override && k < GDN_NREF; k++) {
+            n = add_link(L, n, GDN_CP_SOLREF + k, ARR_PREF, GDN_NREF * p + k, 1);
+        }
+        for (int k = 0; !override && k < GDN_NIMP; k++) {
+            n = add_link(L, n, GDN_CP_SOLIMP + k, ARR_PIMP, GDN_NIMP * p + k, 1);
+        }
+        return n;
+    }
+    // friction: contact (f0, f0, f1, f2, f2) of the higher-priority geom's or the max of the
+    // geoms' (slide, spin, roll), floored
+    const int diff = m->geom_priority[g1] != m->geom_priority[g2];
+    const int gp = m->geom_priority[g1] > m->geom_priority[g2] ? g1 : g2;
+    static const int kComp[5] = {0, 0, 1, 2, 2};
+    for (int k = 0; k < 5; k++) {
+        const int c = kComp[k];
+        const double f1 = m->geom_friction[3 * g1 + c], f2 = m->geom_friction[3 * g2 + c];
+        const int g = diff ? gp : (f1 >= f2 ? g1 : g2);
+        if (m->geom_friction[3 * g + c] >= GDN_MIN_MU) {
+            n = add_link(L, n, GDN_CP_FRICTION + k, ARR_GFR, 3 * g + c, 1);
+        }
+    }
+    if (override) {
+        return n;
+    }
+    if (diff) {
+        for (int k = 0; k < GDN_NREF; k++) {
+            n = add_link(L, n, GDN_CP_SOLREF + k, ARR_GREF, GDN_NREF * gp + k, 1);
+        }
+        for (int k = 0; k < GDN_NIMP; k++) {
+            n = add_link(L, n, GDN_CP_SOLIMP + k, ARR_GIMP, GDN_NIMP * gp + k, 1);
+        }
+        return n;
+    }
+    // solref: the solmix blend when both time constants are > 0, else the elementwise min;
+    // solimp: the blend
     const double mix = solmix(m, g1, g2);
     const double* r1 = m->geom_solref + GDN_NREF * g1;
     const double* r2 = m->geom_solref + GDN_NREF * g2;
-    for (int k = 0; gref && k < GDN_NREF; k++) {
+    for (int k = 0; k < GDN_NREF; k++) {
         if (r1[0] > 0 && r2[0] > 0) {
-            gref[GDN_NREF * g1 + k] += mix * rbar[k];
-            gref[GDN_NREF * g2 + k] += (1 - mix) * rbar[k];
+            n = add_link(L, n, GDN_CP_SOLREF + k, ARR_GREF, GDN_NREF * g1 + k, mix);
+            n = add_link(L, n, GDN_CP_SOLREF + k, ARR_GREF, GDN_NREF * g2 + k, 1 - mix);
         } else {
-            gref[GDN_NREF * (r1[k] <= r2[k] ? g1 : g2) + k] += rbar[k];
+            const int g = r1[k] <= r2[k] ? g1 : g2;
+            n = add_link(L, n, GDN_CP_SOLREF + k, ARR_GREF, GDN_NREF * g + k, 1);
         }
     }
-    for (int k = 0; gimp && k < GDN_NIMP; k++) {
-        gimp[GDN_NIMP * g1 + k] += mix * ibar[k];
-        gimp[GDN_NIMP * g2 + k] += (1 - mix) * ibar[k];
+    for (int k = 0; k < GDN_NIMP; k++) {
+        n = add_link(L, n, GDN_CP_SOLIMP + k, ARR_GIMP, GDN_NIMP * g1 + k, mix);
+        n = add_link(L, n, GDN_CP_SOLIMP + k, ARR_GIMP, GDN_NIMP * g2 + k, 1 - mix);
+    }
+    return n;
+}
+
+// the model array arr of cp (NULL: not wanted / no direction)
+static double* link_array(const gdnContactParamGradients* cp, int arr) {
+    switch (arr) {
+    case ARR_GFR:
+        return cp->geom_friction;
+    case ARR_GREF:
+        return cp->geom_solref;
+    case ARR_GIMP:
+        return cp->geom_solimp;
+    case ARR_PFR:
+        return cp->pair_friction;
+    case ARR_PREF:
+        return cp->pair_solref;
+    default:
+        return cp->pair_solimp;
     }
 }
 
+static const char kAmbiguous[] = "parameters of a contact whose geom pair two explicit pairs name";
+
 gdnStatus gdn_contact_param_vjp(const gdnModel* m, const gdnData* d, const double* thetabar,
                                 const gdnContactParamGradients* cp, const char** what) {
-    const int override = (m->opt.enableflags & GDN_ENBL_OVERRIDE) != 0;
     for (int c = 0; c < d->ncon; c++) {
         const gdnContact* con = d->contact + c;
         if (con->efc_address < 0) {
             continue;
         }
-        const double* tb = thetabar + (size_t)c * GDN_CONTACT_NPARAM;
-        const double* fbar = tb + GDN_CP_FRICTION;
-        const double* rbar = tb + GDN_CP_SOLREF;
-        const double* ibar = tb + GDN_CP_SOLIMP;
-        int count = 0;
-        const int p = gdn_contact_pair(m, con, &count);
-        if (count > 1) {
-            *what = "parameters of a contact whose geom pair two explicit pairs name";
+        paramLink L[24];
+        const int n = contact_links(m, con, L);
+        if (n < 0) {
+            *what = kAmbiguous;
             return GDN_ERR_UNSUPPORTED;
         }
-        if (p >= 0) {
-            for (int k = 0; cp->pair_friction && k < 5; k++) {
-                if (m->pair_friction[5 * p + k] >= GDN_MIN_MU) {
-                    cp->pair_friction[5 * p + k] += fbar[k];
-                }
+        const double* tb = thetabar + (size_t)c * GDN_CONTACT_NPARAM;
+        for (int l = 0; l < n; l++) {
+            double* a = link_array(cp, L[l].arr);
+            if (a) {
+                a[L[l].idx] += L[l].w * tb[L[l].k];
             }
-            for (int k = 0; !override && cp->pair_solref && k < GDN_NREF; k++) {
-                cp->pair_solref[GDN_NREF * p + k] += rbar[k];
-            }
-            for (int k = 0; !override && cp->pair_solimp && k < GDN_NIMP; k++) {
-                cp->pair_solimp[GDN_NIMP * p + k] += ibar[k];
-            }
+        }
+    }
+    return GDN_OK;
+}
+
+gdnStatus gdn_contact_param_jvp(const gdnModel* m, const gdnData* d,
+                                const gdnContactParamGradients* dir, double* dtheta,
+                                const char** what) {
+    for (int c = 0; c < d->ncon; c++) {
+        const gdnContact* con = d->contact + c;
+        double* dt = dtheta + (size_t)c * GDN_CONTACT_NPARAM;
+        memset(dt, 0, sizeof(double) * GDN_CONTACT_NPARAM);
+        if (con->efc_address < 0) {
             continue;
         }
-        if (cp->geom_friction) {
-            geom_friction_vjp(m, con, fbar, cp->geom_friction);
+        paramLink L[24];
+        const int n = contact_links(m, con, L);
+        if (n < 0) {
+            *what = kAmbiguous;
+            return GDN_ERR_UNSUPPORTED;
         }
-        if (!override) {
-            geom_sol_vjp(m, con, rbar, ibar, cp->geom_solref, cp->geom_solimp);
+        for (int l = 0; l < n; l++) {
+            const double* a = link_array(dir, L[l].arr);
+            if (a) {
+                dt[L[l].k] += L[l].w * a[L[l].idx];
+            }
         }
     }
     return GDN_OK;

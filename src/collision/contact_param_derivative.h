@@ -27,6 +27,12 @@ int gdn_contact_pair(const gdnModel* m, const gdnContact* con, int* count);
 gdnStatus gdn_contact_param_vjp(const gdnModel* m, const gdnData* d, const double* thetabar,
                                 const gdnContactParamGradients* cp, const char** what);
 
+// the tangent: dtheta (12 per contact of d; zero for contacts without rows) from a direction
+// in the model parameters held in dir's arrays (NULL arrays: zero). Same status
+gdnStatus gdn_contact_param_jvp(const gdnModel* m, const gdnData* d,
+                                const gdnContactParamGradients* dir, double* dtheta,
+                                const char** what);
+
 // whether geom sizes have a derivative at the contacts of d: GDN_ERR_UNSUPPORTED (with *what)
 // when a geom's body takes its inertia from its geoms, under the penalty contact model, or for
 // a contact with a mesh or height-field geom

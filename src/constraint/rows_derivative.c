@@ -346,6 +346,7 @@ gdnStatus gdn_rows_linear_build(const gdnModel* m, gdnData* d, const double* S, 
     lin->Tv = lin->Tx + nb6;
     lin->x = x;
     lin->sizebar = NULL;
+    lin->dsize = NULL;
 
     // every row supported; its directions
     for (int i = 0; i < nefc; i++) {
@@ -498,8 +499,10 @@ gdnStatus gdn_rows_jvp(const gdnModel* m, gdnData* d, const gdnRowsLinear* lin,
             continue;
         }
         const int b1 = m->geom_bodyid[con->geom1], b2 = m->geom_bodyid[con->geom2];
+        const double* ds = lin->dsize;
         gdnStatus status =
-            gdn_contact_tangent(m, d, con, xi + 6 * b1, xi + 6 * b2, NULL, NULL, tan + k);
+            gdn_contact_tangent(m, d, con, xi + 6 * b1, xi + 6 * b2, ds ? ds + 3 * con->geom1 : NULL,
+                                ds ? ds + 3 * con->geom2 : NULL, tan + k);
         if (status != GDN_OK) {
             gdn_arena_reset(d, mark);
             return status;

@@ -51,6 +51,8 @@ typedef struct gdnRowsLinear {
     double* sizebar; // NULL (gdn_rows_linear_build), or ngeom x 3: gdn_rows_vjp then also
                      // accumulates the contact geoms' size cotangents there (the parameter
                      // channel geom_size, constraint/rows_param_derivative.h)
+    const double* dsize; // NULL (gdn_rows_linear_build), or ngeom x 3: a direction in the geom
+                         // sizes that gdn_rows_jvp's contact geometry tangents then include
 } gdnRowsLinear;
 
 // largest |f_solver - f(x)| / max(1, |f|) the linearization accepts (f(x): the primal update's

@@ -395,3 +395,21 @@ gdnStatus gdn_rows_param_step_vjp(const gdnModel* m, gdnData* d, const gdnRowsLi
     gdn_arena_reset(d, mark);
     return status;
 }
+
+gdnStatus gdn_rows_param_direction(const gdnModel* m, gdnData* d,
+                                   const gdnContactParamGradients* dir, const double** dtheta,
+                                   const char** what) {
+    gdnStatus status = GDN_OK;
+    if (dir->geom_size) {
+        status = gdn_contact_size_admissible(m, d, what);
+    }
+    if (status != GDN_OK) {
+        return status;
+    }
+    double* dt = gdn_arena_doubles(d, (size_t)(d->ncon > 0 ? d->ncon : 1) * GDN_CONTACT_NPARAM);
+    if (!dt) {
+        return GDN_ERR_MEMORY;
+    }
+    *dtheta = dt;
+    return gdn_contact_param_jvp(m, d, dir, dt, what);
+}

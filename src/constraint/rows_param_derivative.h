@@ -56,6 +56,14 @@ gdnStatus gdn_rows_param_step_vjp(const gdnModel* m, gdnData* d, const gdnRowsLi
                                   const double* dfjbar, const double* Wbar,
                                   const gdnContactParamGradients* cp, const char** what);
 
+// the contacts' parameter direction (GDN_CONTACT_NPARAM x ncon, from the arena: the caller's
+// mark releases it) of a direction in the model parameters held in dir's arrays (the collision
+// stage's mixing tangent); dir->geom_size only checked (gdn_contact_size_admissible).
+// GDN_ERR_UNSUPPORTED with *what, GDN_ERR_MEMORY
+gdnStatus gdn_rows_param_direction(const gdnModel* m, gdnData* d,
+                                   const gdnContactParamGradients* dir, const double** dtheta,
+                                   const char** what);
+
 // the derivatives g[5] of imp = gdn_impedance(solimp, pos, margin) in the five (already
 // sanitized) solimp values on the branch it takes (the midpoint rule dmin == dmax with
 // width > GDN_MINVAL is differentiated as the general formula, whose value it equals)

@@ -83,6 +83,7 @@ gdnStatus gdn_constrained_linearize(const gdnModel* m, gdnData* d, gdnConstraine
     const size_t nb6 = 6 * (size_t)m->nbody;
     const double h = m->opt.timestep;
     L->x = d->qacc_warmstart;
+    L->dtheta = NULL;
     L->S = gdn_arena_doubles(d, 6 * (size_t)nv + (size_t)nv * (size_t)nv + nb6 + (size_t)nv);
     if (!L->S) {
         return GDN_ERR_MEMORY;
@@ -127,10 +128,16 @@ gdnStatus gdn_constrained_linearize(const gdnModel* m, gdnData* d, gdnConstraine
 gdnStatus gdn_step_jvp_constrained(const gdnModel* m, gdnData* d, const double* dq,
                                    const double* dv, const double* du, const double* dparam,
                                    const double* dweights, const double* dvert,
-                                   double* dq_next, double* dv_next, const char** what) {
+                                   const gdnContactParamGradients* dcp, double* dq_next,
+                                   double* dv_next, const char** what) {
     size_t mark = gdn_arena_mark(d);
     gdnConstrainedLinear L;
     gdnStatus status = gdn_constrained_linearize(m, d, &L, what);
+    if (status == GDN_OK && dcp) {
+        // the contact parameters' direction (rows_param_derivative.h)
+        status = gdn_rows_param_direction(m, d, dcp, &L.dtheta, what);
+        L.lin.dsize = dcp->geom_size;
+    }
     if (status == GDN_OK) {
         status = gdn_step_jvp_linear(m, d, &L, dq, dv, du, dparam, dweights, dvert, dq_next,
                                      dv_next, what);
@@ -151,9 +158,9 @@ gdnStatus gdn_step_jvp_linear(const gdnModel* m, gdnData* d, const gdnConstraine
     size_t mark = gdn_arena_mark(d);
     const gdnConstrainedLinear L = *Lp;
     gdnStatus status = GDN_OK;
-    // xi, eta, etax, xi2 (6 nbody); dW (6 nbody); djar0, dlogD, df, tmp (nefc); dr, rhs,
+    // xi, eta, etax, xi2 (6 nbody); dW (6 nbody); djar0, dlogD, df, tmp, dfj (nefc); dr, rhs,
     // qvel', dqfrc (nv)
-    double* xi = gdn_arena_doubles(d, 5 * nb6 + 4 * (size_t)nefc + 4 * (size_t)nv);
+    double* xi = gdn_arena_doubles(d, 5 * nb6 + 5 * (size_t)nefc + 4 * (size_t)nv);
     if (status == GDN_OK && !xi) {
         status = GDN_ERR_MEMORY;
     }
@@ -173,7 +180,9 @@ gdnStatus gdn_step_jvp_linear(const gdnModel* m, gdnData* d, const gdnConstraine
     double* rhs = dr + nv;
     double* qvel_next = rhs + nv;
     double* dqfrc = qvel_next + nv;
+    double* dfj = dqfrc + nv;
     memset(dqfrc, 0, sizeof(double) * (size_t)nv);
+    memset(dfj, 0, sizeof(double) * (size_t)nefc);
 
     // body tangents: (xi, eta) of (dq, dv); etax the motion of V_b(q, x) under dq
     gdn_body_tangent_jvp_axes(m, d, L.S, d->qvel, dq, dv, xi, eta);
@@ -191,10 +200,14 @@ gdnStatus gdn_step_jvp_linear(const gdnModel* m, gdnData* d, const gdnConstraine
     if (status == GDN_OK && dweights) {
         gdn_rows_weights_jvp(m, d, dweights, dlogD);
     }
+    // and the contact parameters' share, with dfj their force change at fixed jar
+    if (status == GDN_OK && L.dtheta) {
+        gdn_rows_param_jvp(m, d, &L.lin, L.dtheta, djar0, dlogD, dfj, dW);
+    }
     if (status == GDN_OK) {
         gdn_rows_hs_mul(d, &L.lin, djar0, df);
         for (int i = 0; i < nefc; i++) {
-            df[i] = -df[i] + dlogD[i] * gdn_rows_scaled_force(d, &L.lin, i);
+            df[i] = -df[i] + dlogD[i] * gdn_rows_scaled_force(d, &L.lin, i) + dfj[i];
         }
         gdnResidualDirection dir = {dq, dv, NULL, du, dparam, dW, xi, eta};
         status = gdn_residual_jvp_ex(m, d, L.x, L.W, &dir, dr);

@@ -23,6 +23,9 @@ typedef struct gdnConstrainedLinear {
     int damped;
     double* W;     // 6 nbody: penalty + row wrenches at the solved forces
     const double* x; // the solver's acceleration
+    const double* dtheta; // NULL (gdn_constrained_linearize), or a direction in the contacts'
+                          // parameters (GDN_CONTACT_NPARAM x ncon, rows_param_derivative.h)
+                          // that gdn_step_jvp_linear then includes
 } gdnConstrainedLinear;
 
 // the linearization at the solve in d (arrays from the arena: the caller releases them).
@@ -44,10 +47,12 @@ static inline gdnStatus gdn_constrained_admissible(const gdnData* d) {
 
 // dweights (2 nbody + nv; NULL when dparam is): the tangent of the inverse weights under
 // dparam (gdn_constraint_weights_jvp, computed before the front half: it uses d as scratch)
+// dcp (NULL: none): a direction in the contact parameters (gdn_step_jvp_contact_params)
 gdnStatus gdn_step_jvp_constrained(const gdnModel* m, gdnData* d, const double* dq,
                                    const double* dv, const double* du, const double* dparam,
                                    const double* dweights, const double* dvert,
-                                   double* dq_next, double* dv_next, const char** what);
+                                   const gdnContactParamGradients* dcp, double* dq_next,
+                                   double* dv_next, const char** what);
 
 // cp (NULL: none): the contact parameters' cotangents, accumulated
 // (constraint/rows_param_derivative.h).

@@ -64,9 +64,11 @@ gdnStatus gdn_contact_wrench_jvp(const gdnModel* m, gdnData* d, const double* dq
     return status;
 }
 
-gdnStatus gdn_step_jvp(const gdnModel* m, gdnData* d, const double* dqpos, const double* dqvel,
-                       const double* dctrl, const double* dparam, const double* dvert,
-                       double* dqpos_next, double* dqvel_next) {
+// gdn_step_jvp with a direction in the contact parameters (NULL: none)
+static gdnStatus step_jvp_ex(const gdnModel* m, gdnData* d, const double* dqpos,
+                             const double* dqvel, const double* dctrl, const double* dparam,
+                             const double* dvert, const gdnContactParamGradients* dcp,
+                             double* dqpos_next, double* dqvel_next) {
     if (gdn_check_call(m, d) != GDN_OK || !dqpos_next || !dqvel_next) {
         return GDN_ERR_ARG;
     }
@@ -98,7 +100,7 @@ gdnStatus gdn_step_jvp(const gdnModel* m, gdnData* d, const double* dqpos, const
         status = gdn_constrained_admissible(d);
         if (status == GDN_OK) {
             status = gdn_step_jvp_constrained(m, d, dqpos, dqvel, dctrl, dparam, dweights, dvert,
-                                              dqpos_next, dqvel_next, &what);
+                                              dcp, dqpos_next, dqvel_next, &what);
         }
         gdn_arena_reset(d, mark);
         return status;
@@ -124,6 +126,20 @@ gdnStatus gdn_step_jvp(const gdnModel* m, gdnData* d, const double* dqpos, const
     gdn_integrate_pos_jvp(m, qvel_next, h, dqpos, dqvel_next, dqpos_next);
     gdn_arena_reset(d, mark);
     return GDN_OK;
+}
+
+gdnStatus gdn_step_jvp(const gdnModel* m, gdnData* d, const double* dqpos, const double* dqvel,
+                       const double* dctrl, const double* dparam, const double* dvert,
+                       double* dqpos_next, double* dqvel_next) {
+    return step_jvp_ex(m, d, dqpos, dqvel, dctrl, dparam, dvert, NULL, dqpos_next, dqvel_next);
+}
+
+gdnStatus gdn_step_jvp_contact_params(const gdnModel* m, gdnData* d, const double* dqpos,
+                                      const double* dqvel, const double* dctrl,
+                                      const double* dparam, const double* dvert,
+                                      const gdnContactParamGradients* dcp, double* dqpos_next,
+                                      double* dqvel_next) {
+    return step_jvp_ex(m, d, dqpos, dqvel, dctrl, dparam, dvert, dcp, dqpos_next, dqvel_next);
 }
 
 // the penalty contact's adjoint for the residual's fused sweep (residual.h)

@@ -130,6 +130,20 @@ static const char kCapsule[] =
     "solref='0.025 0.9' solimp='0.8 0.94 0.012 0.6 3' solmix='2'/></body>"
     FAR "</worldbody></mujoco>";
 
+// the capsule's body takes its inertia from its geoms: the capsule (density) and a tilted,
+// offset box of given mass that never touches (contype 0); the far body too (density)
+static const char kCapsuleGeomInertia[] =
+    "<mujoco><option timestep='0.002' tolerance='1e-14' iterations='200'/>"
+    "<worldbody>" FLOOR
+    "<body name='cap' pos='0 0 0.05'><freejoint/>"
+    "<geom name='cap' type='capsule' size='0.05 0.15' euler='0 90 0' density='800' "
+    "friction='0.9 0.02 0.003' solref='0.025 0.9' solimp='0.8 0.94 0.012 0.6 3' solmix='2'/>"
+    "<geom name='lid' type='box' size='0.03 0.02 0.01' pos='0.05 0.01 0.07' euler='10 20 30' "
+    "mass='0.3' contype='0' conaffinity='0'/></body>"
+    "<body name='far' pos='3 0 20'><freejoint/><geom name='far' type='sphere' size='0.1' "
+    "friction='0.7 0.03 0.004'/></body>"
+    "</worldbody></mujoco>";
+
 static const char kSphere6[] =
     "<mujoco><option timestep='0.002' tolerance='1e-14' iterations='200'/>"
     "<worldbody>" FLOOR
@@ -185,6 +199,8 @@ static const Scene kScenes[] = {
      {0.5, -0.2, 0, 0, 0, 1.5}, 2, 0, 400},
     {"pair_direct_elliptic", kPairDirect, GDN_CONE_ELLIPTIC, 30, 50, 0.096,
      {0.8, -0.2, 0, 0, 0, 0}, 2, 1, 400},
+    {"capsule_geom_inertia", kCapsuleGeomInertia, GDN_CONE_PYRAMIDAL, 40, 60, 0.046,
+     {0.4, 0.1, 0, 0, 0, 0}, 3, 1, 400},
     {"sphere_bounce", kBounce, GDN_CONE_PYRAMIDAL, 60, 120, 0.2, {0.3, 0, -1, 0, 0, 0}, 2, 1, 0},
 };
 #define NSCENE ((int)(sizeof(kScenes) / sizeof(kScenes[0])))
@@ -353,6 +369,8 @@ static int analytic(Run* r, int traj, Grads* G) {
         CHECK(gdn_tape_create(r->m, r->s->T, 1, &tape, err, (int)sizeof(err)) == GDN_OK);
         gdnAdjointGradients out;
         memset(&out, 0, sizeof(out));
+        static double gparam[GDN_N_INERTIA_PARAMS * MAXN];
+        out.param = gparam; // geom_size chains through it where the inertia comes from geoms
         out.geom_friction = cp.geom_friction;
         out.geom_solref = cp.geom_solref;
         out.geom_solimp = cp.geom_solimp;
@@ -460,7 +478,9 @@ static int check_zeros(const Run* r, const Grads* G) {
     if (r->s->zero_geom >= 0) {
         for (int k = 0; k < 3; k++) {
             CHECK(G->g[CH_GFR][3 * r->s->zero_geom + k] == 0.0);
-            CHECK(G->g[CH_GSIZE][3 * r->s->zero_geom + k] == 0.0);
+            // (its size moves its own inertia when that comes from its geom)
+            CHECK(r->m->geom_inertial[r->s->zero_geom] ||
+                  G->g[CH_GSIZE][3 * r->s->zero_geom + k] == 0.0);
         }
     }
     if (r->s->condim3) {
@@ -656,9 +676,10 @@ static int test_jvp(void) {
     return 0;
 }
 
-// geom_size refuses a model whose body takes its inertia from its geoms (the size would move
-// the inertia too); the other channels still work there, friction by the max rule
-static int test_size_refusal(void) {
+// geom_size where a body takes its inertia from its geoms: per step the VJP chains the step's
+// own dJ/dpi; the trajectory adjoint needs param wanted too (else GDN_ERR_ARG); friction by
+// the max rule (the larger geom's, the other's exactly 0)
+static int test_size_inertia_api(void) {
     static const char xml[] =
         "<mujoco><option timestep='0.002'/><worldbody><geom type='plane' size='5 5 0.1'/>"
         "<body pos='0 0 0.098'><freejoint/><geom type='sphere' size='0.1' mass='1' "
@@ -675,12 +696,32 @@ static int test_size_refusal(void) {
     double size[3 * 2] = {0}, fr[3 * 2] = {0};
     gdnContactParamGradients cp = {0};
     cp.geom_size = size;
-    CHECK(gdn_step_vjp_contact_params(m, d, gqn, gvn, gq, gv, NULL, NULL, NULL, &cp) ==
-          GDN_ERR_UNSUPPORTED);
+    CHECK(gdn_step_vjp_contact_params(m, d, gqn, gvn, gq, gv, NULL, NULL, NULL, &cp) == GDN_OK);
+    CHECK(size[3] != 0);
     cp.geom_size = NULL;
     cp.geom_friction = fr;
     CHECK(gdn_step_vjp_contact_params(m, d, gqn, gvn, gq, gv, NULL, NULL, NULL, &cp) == GDN_OK);
     CHECK(fr[0] != 0 && fr[3] == 0); // max: the plane's default friction 1 > 0.8
+    gdnRollout ro;
+    gdn_rollout_init(m, 3, &ro);
+    ro.qpos0 = m->qpos0;
+    ro.qvel0 = gv; // any velocity
+    gdnObjective obj;
+    memset(&obj, 0, sizeof(obj));
+    Run dummy;
+    memset(&dummy, 0, sizeof(dummy));
+    dummy.cq[2] = 1;
+    obj.terminal.fn = terminal_cost;
+    obj.terminal.user = &dummy;
+    gdnTape* tape = NULL;
+    CHECK(gdn_tape_create(m, 3, 1, &tape, err, (int)sizeof(err)) == GDN_OK);
+    gdnAdjointGradients out;
+    memset(&out, 0, sizeof(out));
+    out.geom_size = size;
+    CHECK(gdn_adjoint_rollout_gradient(m, &ro, &obj, tape, &out, err, (int)sizeof(err)) ==
+          GDN_ERR_ARG);
+    printf("  without param: %s\n", err);
+    gdn_tape_free(tape);
     gdn_data_free(d);
     gdn_model_free(m);
     return 0;
@@ -690,7 +731,7 @@ static const gdnTestCase cases[] = {
     {"step", test_step},
     {"trajectory", test_trajectory},
     {"jvp", test_jvp},
-    {"size_refusal", test_size_refusal},
+    {"size_inertia_api", test_size_inertia_api},
 };
 
 int main(int argc, char** argv) {

@@ -289,10 +289,11 @@ typedef struct gdnAdjointGradients {
     double* geom_friction; // (ngeom x 3) dJ/d geom_friction (slide, spin, roll)
     double* geom_solref;   // (ngeom x 2) dJ/d geom_solref
     double* geom_solimp;   // (ngeom x 5) dJ/d geom_solimp (dmin, dmax, width, midpoint, power)
-    double* geom_size;     // (ngeom x 3) dJ/d geom_size of primitives through the contact
-                           // geometry; GDN_ERR_UNSUPPORTED when wanted for a model with a geom
-                           // whose body's inertia comes from its geoms, the penalty contact
-                           // model, or a step with a mesh or height-field contact
+    double* geom_size;     // (ngeom x 3) dJ/d geom_size of primitives: through the contact
+                           // geometry and, for a geom whose body's inertia comes from its geoms,
+                           // through that inertia (dJ/dpi: param must be wanted too, else
+                           // GDN_ERR_ARG); GDN_ERR_UNSUPPORTED under the penalty contact model
+                           // or at a step with a mesh or height-field contact
     double* pair_friction; // (npair x 5) dJ/d pair_friction
     double* pair_solref;   // (npair x 2) dJ/d pair_solref
     double* pair_solimp;   // (npair x 5) dJ/d pair_solimp

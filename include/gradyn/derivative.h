@@ -49,11 +49,11 @@ typedef struct gdnContactParamGradients {
     double* geom_friction; // ngeom x 3: (slide, spin, roll)
     double* geom_solref;   // ngeom x 2
     double* geom_solimp;   // ngeom x 5: (dmin, dmax, width, midpoint, power)
-    double* geom_size;     // ngeom x 3: primitive sizes through the contact geometry; wanting
-                           // it refuses (GDN_ERR_UNSUPPORTED) a model with a geom whose body's
-                           // inertia comes from its geoms (the size would move that inertia),
-                           // the penalty contact model, and a step with a mesh or height-field
-                           // contact
+    double* geom_size;     // ngeom x 3: primitive sizes through the contact geometry and, for a
+                           // geom whose body's inertia comes from its geoms, through that
+                           // inertia (the step's dJ/dpi chained); wanting it refuses
+                           // (GDN_ERR_UNSUPPORTED) the penalty contact model and a step with a
+                           // mesh or height-field contact
     double* pair_friction; // npair x 5: (tangent1, tangent2, spin, roll1, roll2)
     double* pair_solref;   // npair x 2
     double* pair_solimp;   // npair x 5

@@ -195,12 +195,6 @@ gdnStatus gdn_contact_param_jvp(const gdnModel* m, const gdnData* d,
 }
 
 gdnStatus gdn_contact_size_admissible(const gdnModel* m, const gdnData* d, const char** what) {
-    for (int g = 0; g < m->ngeom; g++) {
-        if (m->geom_inertial[g] && m->geom_bodyid[g] > 0) {
-            *what = "geom size of a geom whose body's inertia comes from its geoms";
-            return GDN_ERR_UNSUPPORTED;
-        }
-    }
     if (gdn_penalty_active(m)) {
         *what = "geom size under the penalty contact model";
         return GDN_ERR_UNSUPPORTED;

@@ -34,8 +34,9 @@ gdnStatus gdn_contact_param_jvp(const gdnModel* m, const gdnData* d,
                                 const char** what);
 
 // whether geom sizes have a derivative at the contacts of d: GDN_ERR_UNSUPPORTED (with *what)
-// when a geom's body takes its inertia from its geoms, under the penalty contact model, or for
-// a contact with a mesh or height-field geom
+// under the penalty contact model or for a contact with a mesh or height-field geom (a size
+// that also moves its body's inertia is the callers' to chain: constraint/
+// geom_size_derivative.h)
 gdnStatus gdn_contact_size_admissible(const gdnModel* m, const gdnData* d, const char** what);
 
 #endif

@@ -7,6 +7,7 @@
 #include <gradyn/derivative.h>
 
 #include "base/status.h"
+#include "constraint/geom_size_derivative.h"
 #include "constraint/setconst_derivative.h"
 #include "gradient/cost.h"
 #include "gradient/rollout.h"
@@ -202,6 +203,13 @@ gdnStatus gdn_adjoint_rollout_gradient(const gdnModel* m, const gdnRollout* r,
     if (st != GDN_OK) {
         return st;
     }
+    // a size that moves its body's inertia is chained through dJ/dpi, which must be wanted then
+    const int size_inertia = out->geom_size && gdn_geom_size_moves_inertia(m);
+    if (size_inertia && !out->param) {
+        return gdn_fail(GDN_ERR_ARG, err, err_size,
+                        "geom_size on a model whose bodies take their inertia from their geoms "
+                        "needs the param output (dJ/dpi) too");
+    }
     // the step VJP accumulates the parameter channels
     if (out->param) {
         memset(out->param, 0, sizeof(double) * GDN_N_INERTIA_PARAMS * (size_t)m->nbody);
@@ -240,6 +248,10 @@ gdnStatus gdn_adjoint_rollout_gradient(const gdnModel* m, const gdnRollout* r,
     }
     if (st != GDN_OK) {
         return st;
+    }
+    // the sizes' share through their bodies' inertias (constraint/geom_size_derivative.h)
+    if (size_inertia) {
+        gdn_geom_size_inertia_vjp(m, out->param, out->geom_size);
     }
     out->J = J;
     return GDN_OK;

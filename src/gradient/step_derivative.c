@@ -7,6 +7,7 @@
 #include "base/arena.h"
 #include "dynamics/aba.h"
 #include "dynamics/com.h"
+#include "constraint/geom_size_derivative.h"
 #include "constraint/setconst_derivative.h"
 #include "gradient/residual.h"
 #include "gradient/step_constrained.h"
@@ -139,7 +140,28 @@ gdnStatus gdn_step_jvp_contact_params(const gdnModel* m, gdnData* d, const doubl
                                       const double* dparam, const double* dvert,
                                       const gdnContactParamGradients* dcp, double* dqpos_next,
                                       double* dqvel_next) {
-    return step_jvp_ex(m, d, dqpos, dqvel, dctrl, dparam, dvert, dcp, dqpos_next, dqvel_next);
+    if (!dcp || !dcp->geom_size || !m || !gdn_geom_size_moves_inertia(m)) {
+        return step_jvp_ex(m, d, dqpos, dqvel, dctrl, dparam, dvert, dcp, dqpos_next,
+                           dqvel_next);
+    }
+    // sizes that move their bodies' inertias: dparam + (d p / d size) dsize
+    if (gdn_check_call(m, d) != GDN_OK) {
+        return GDN_ERR_ARG;
+    }
+    const size_t np = GDN_N_INERTIA_PARAMS * (size_t)m->nbody;
+    size_t mark = gdn_arena_mark(d);
+    double* dp = gdn_arena_doubles(d, np);
+    if (!dp) {
+        return GDN_ERR_MEMORY;
+    }
+    for (size_t k = 0; k < np; k++) {
+        dp[k] = dparam ? dparam[k] : 0;
+    }
+    gdn_geom_size_inertia_jvp(m, dcp->geom_size, dp);
+    gdnStatus status =
+        step_jvp_ex(m, d, dqpos, dqvel, dctrl, dp, dvert, dcp, dqpos_next, dqvel_next);
+    gdn_arena_reset(d, mark);
+    return status;
 }
 
 // the penalty contact's adjoint for the residual's fused sweep (residual.h)
@@ -291,8 +313,32 @@ gdnStatus gdn_step_vjp_contact_params(const gdnModel* m, gdnData* d, const doubl
                                       double* gctrl, double* gparam, double* gvert,
                                       const gdnContactParamGradients* cp) {
     const char* what = NULL;
-    return gdn_step_vjp_explained(m, d, gqpos_next, gqvel_next, gqpos, gqvel, gctrl, gparam,
-                                  gvert, NULL, cp, &what);
+    if (!cp || !cp->geom_size || !m || !gdn_geom_size_moves_inertia(m)) {
+        return gdn_step_vjp_explained(m, d, gqpos_next, gqvel_next, gqpos, gqvel, gctrl,
+                                      gparam, gvert, NULL, cp, &what);
+    }
+    // sizes that move their bodies' inertias: this step's full dJ/dpi (its own buffer) taken
+    // through the inertia's size tangent (constraint/geom_size_derivative.h)
+    if (gdn_check_call(m, d) != GDN_OK) {
+        return GDN_ERR_ARG;
+    }
+    const size_t np = GDN_N_INERTIA_PARAMS * (size_t)m->nbody;
+    size_t mark = gdn_arena_mark(d);
+    double* own = gdn_arena_doubles(d, np);
+    if (!own) {
+        return GDN_ERR_MEMORY;
+    }
+    memset(own, 0, sizeof(double) * np);
+    gdnStatus status = gdn_step_vjp_explained(m, d, gqpos_next, gqvel_next, gqpos, gqvel, gctrl,
+                                              own, gvert, NULL, cp, &what);
+    if (status == GDN_OK) {
+        gdn_geom_size_inertia_vjp(m, own, cp->geom_size);
+        for (size_t k = 0; gparam && k < np; k++) {
+            gparam[k] += own[k];
+        }
+    }
+    gdn_arena_reset(d, mark);
+    return status;
 }
 
 // The front half's contact part and the backward half, once the kinematics (d->cdof and

@@ -327,6 +327,44 @@ static void ball_limit_motion(const gdnModel* m, const gdnData* d, int i, double
     A[7] += 0.5 * n[0];
 }
 
+// How far the linearized step is from another branch, from jar = J x - aref and the states
+// the primal update just left in d: the smallest relative distance of a row's jar to a state
+// boundary (one-sided rows: jar = 0; friction loss: jar = -+R frictionloss; an elliptic
+// contact: its zones N = mu T and mu N + T = 0 in the cone space, rel. to |N| + mu T), and the
+// smallest |pos - margin| of a contact or limit row (inclusion)
+static void lin_margins(const gdnModel* m, const gdnData* d, const double* jar,
+                        gdnRowsLinear* lin) {
+    (void)m;
+    double state = INFINITY, act = INFINITY;
+    for (int i = 0; i < d->nefc; i++) {
+        const int type = d->efc_type[i];
+        const double scale = fabs(jar[i] + d->efc_aref[i]) + fabs(d->efc_aref[i]) + 1e-300;
+        if (type == GDN_CNSTR_LIMIT_JOINT || type == GDN_CNSTR_CONTACT_FRICTIONLESS ||
+            type == GDN_CNSTR_CONTACT_PYRAMIDAL || type == GDN_CNSTR_CONTACT_ELLIPTIC) {
+            act = fmin(act, fabs(d->efc_pos[i] - d->efc_margin[i]));
+        }
+        if (type == GDN_CNSTR_FRICTION_DOF || type == GDN_CNSTR_FRICTION_TENDON) {
+            const double Rf = d->efc_R[i] * d->efc_frictionloss[i];
+            state = fmin(state, fmin(fabs(jar[i] - Rf), fabs(jar[i] + Rf)) / (scale + Rf));
+        } else if (type == GDN_CNSTR_CONTACT_ELLIPTIC) {
+            const gdnContact* con = d->contact + d->efc_id[i];
+            const double mu = con->mu;
+            double N = mu * jar[i], T2 = 0;
+            for (int j = 1; j < con->dim; j++) {
+                const double u = con->friction[j - 1] * jar[i + j];
+                T2 += u * u;
+            }
+            const double T = sqrt(T2), sc = fabs(N) + mu * T + 1e-300;
+            state = fmin(state, fmin(fabs(N - mu * T), fabs(mu * N + T)) / sc);
+            i += con->dim - 1;
+        } else if (type != GDN_CNSTR_EQUALITY) {
+            state = fmin(state, fabs(jar[i]) / scale);
+        }
+    }
+    lin->state_margin = state;
+    lin->activation_margin = act;
+}
+
 gdnStatus gdn_rows_linear_build(const gdnModel* m, gdnData* d, const double* S, const double* x,
                                 gdnRowsLinear* lin, const char** what) {
     const int nefc = d->nefc, nv = m->nv;
@@ -406,6 +444,7 @@ gdnStatus gdn_rows_linear_build(const gdnModel* m, gdnData* d, const double* S, 
         fmax_abs = fmax(fmax_abs, fabs(saved[i]));
         fdiff = fmax(fdiff, fabs(saved[i] - d->efc_force[i]));
     }
+    lin_margins(m, d, jar, lin);
     memcpy(d->efc_state, state_saved, sizeof(int) * (size_t)nefc);
     memcpy(d->efc_force, saved, sizeof(double) * (size_t)nefc);
     memcpy(d->qfrc_constraint, saved + nefc, sizeof(double) * (size_t)nv);

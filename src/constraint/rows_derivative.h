@@ -48,6 +48,8 @@ typedef struct gdnRowsLinear {
     int* hs_kind;  // nefc: 0 no curvature, 1 diagonal, 2 first row of a cone block, 3 inside
     double* c;     // nefc: d log D / d imp (0 when D does not follow the impedance)
     const double* x; // nv: the solver's acceleration (d->qacc_warmstart)
+    double state_margin;      // how far from another branch (d->deriv_state_margin, data.h)
+    double activation_margin; // (d->deriv_activation_margin)
 } gdnRowsLinear;
 
 // largest |f_solver - f(x)| / max(1, |f|) the linearization accepts (f(x): the primal update's
@@ -59,7 +61,8 @@ typedef struct gdnRowsLinear {
 // from the dof axes S (gdn_dof_axes_about(m, d, 0, S)). GDN_ERR_UNSUPPORTED (with *what naming the row
 // kind) for rows without a derivative yet (tendon rows) or a contact
 // pair without a geometry derivative; GDN_ERR_UNCONVERGED when the solver's forces are not the
-// primal update's at x (GDN_ROWS_FORCE_TOL); GDN_ERR_MEMORY when the arena is short.
+// primal update's at x (GDN_ROWS_FORCE_TOL; also with GDN_ENBL_ONESIDED: such an iterate is
+// no branch's solution); GDN_ERR_MEMORY when the arena is short.
 gdnStatus gdn_rows_linear_build(const gdnModel* m, gdnData* d, const double* S, const double* x,
                                 gdnRowsLinear* lin, const char** what);
 

@@ -51,7 +51,7 @@ static gdnStatus contact_residual_columns(const gdnModel* m, gdnData* d, double*
 // e_c (gradient/step_constrained.c) at one linearization of the solve the front half left in d
 static gdnStatus constrained_columns(const gdnModel* m, gdnData* d, double* A, double* B) {
     const int nv = m->nv, nu = m->nu, n = 2 * nv;
-    gdnStatus status = gdn_constrained_admissible(d);
+    gdnStatus status = gdn_constrained_admissible(m, d);
     size_t mark = gdn_arena_mark(d);
     double* e = gdn_arena_doubles(d, (size_t)(n + (nu > 0 ? nu : 1)) + (size_t)n);
     if (status == GDN_OK && !e) {
@@ -92,6 +92,7 @@ gdnStatus gdn_transition_jacobians(const gdnModel* m, gdnData* d, double* A, dou
     if (gdn_check_call(m, d) != GDN_OK) {
         return GDN_ERR_ARG;
     }
+    gdn_deriv_report_clear(d);
     const int nv = m->nv, nu = m->nu, n = 2 * nv;
     // X's row stride: even, so that the dr/du columns are solved as whole SSE2 pairs (the
     // padding column is zero)

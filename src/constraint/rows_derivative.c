@@ -384,14 +384,20 @@ gdnStatus gdn_rows_linear_build(const gdnModel* m, gdnData* d, const double* S, 
     lin->Tv = lin->Tx + nb6;
     lin->x = x;
 
-    // every row supported; its directions
+    // every row supported: its site (kept: every direction reads it) and directions
+    rowSite* site = (rowSite*)(void*)gdn_arena_doubles(
+        d, ne * (sizeof(rowSite) / sizeof(double) + 1));
+    if (!site) {
+        return GDN_ERR_MEMORY;
+    }
+    lin->site = site;
     for (int i = 0; i < nefc; i++) {
-        rowSite s;
-        if (row_site(m, d, i, &s, what) != 0) {
+        rowSite* s = site + i;
+        if (row_site(m, d, i, s, what) != 0) {
             return GDN_ERR_UNSUPPORTED;
         }
-        combine_rows(lin->a + 3 * i, s.frame, s.ca);
-        combine_rows(lin->b + 3 * i, s.frame, s.cb);
+        combine_rows(lin->a + 3 * i, s->frame, s->ca);
+        combine_rows(lin->b + 3 * i, s->frame, s->cb);
     }
     // every included contact's pair has a geometry derivative
     for (int k = 0; k < d->ncon; k++) {
@@ -467,11 +473,12 @@ gdnStatus gdn_rows_linear_build(const gdnModel* m, gdnData* d, const double* S, 
 
 void gdn_rows_wrench(const gdnModel* m, const gdnData* d, const gdnRowsLinear* lin, double* W,
                      double* qfrc) {
-    const char* what = NULL;
+    (void)m;
+    const rowSite* site = lin->site;
     for (int i = 0; i < d->nefc; i++) {
-        rowSite s;
+        const rowSite s = site[i]; // (its frame pointer stays the cached site's)
         const double f = d->efc_force[i];
-        if (row_site(m, d, i, &s, &what) != 0 || f == 0) {
+        if (f == 0) {
             continue;
         }
         if (s.dof >= 0) {
@@ -517,8 +524,8 @@ void gdn_rows_hs_mul(const gdnData* d, const gdnRowsLinear* lin, const double* u
 
 gdnStatus gdn_rows_jvp(const gdnModel* m, gdnData* d, const gdnRowsLinear* lin,
                        const double* xi, const double* eta, const double* etax,
-                       const double* dq, const double* dv, double* djar0, double* dlogD,
-                       double* dW, double* dqfrc) {
+                       const double* dq, const double* dv, const char* moved,
+                       double* djar0, double* dlogD, double* dW, double* dqfrc) {
     const int nv = m->nv;
     size_t mark = gdn_arena_mark(d);
     gdnContactTangent* tan = NULL;
@@ -536,6 +543,9 @@ gdnStatus gdn_rows_jvp(const gdnModel* m, gdnData* d, const gdnRowsLinear* lin,
             continue;
         }
         const int b1 = m->geom_bodyid[con->geom1], b2 = m->geom_bodyid[con->geom2];
+        if (moved && !moved[b1] && !moved[b2]) {
+            continue; // its rows are skipped below
+        }
         gdnStatus status =
             gdn_contact_tangent(m, d, con, xi + 6 * b1, xi + 6 * b2, NULL, NULL, tan + k);
         if (status != GDN_OK) {
@@ -543,18 +553,21 @@ gdnStatus gdn_rows_jvp(const gdnModel* m, gdnData* d, const gdnRowsLinear* lin,
             return status;
         }
     }
-    const char* what = NULL;
+    const rowSite* site = lin->site;
     for (int i = 0; i < d->nefc; i++) {
-        rowSite s;
-        if (row_site(m, d, i, &s, &what) != 0) {
-            gdn_arena_reset(d, mark);
-            return GDN_ERR_UNSUPPORTED;
-        }
+        const rowSite* sp = site + i;
         const double* kbip = d->efc_KBIP + 4 * i;
         const double* a = lin->a + 3 * i;
         const double* b = lin->b + 3 * i;
         const double f = d->efc_force[i];
         double djx = 0, dvel = 0, dpos = 0, dviol = 0;
+        // a body row whose two bodies do not move along this direction: no tangent
+        if (moved && sp->dof < 0 && !moved[sp->body[0]] && !moved[sp->body[1]]) {
+            djar0[i] = 0;
+            dlogD[i] = 0;
+            continue;
+        }
+        const rowSite s = *sp;
         if (s.dof >= 0) {
             // J_i = c on the row's dofs: d vel = c dv + d(c) v, a limit's d pos = c dq; c is
             // constant but for a ball limit's (-n: dc = -A dq, and the frozen force -f n moves
@@ -659,13 +672,8 @@ gdnStatus gdn_rows_vjp(const gdnModel* m, gdnData* d, const gdnRowsLinear* lin,
         }
         memset(tbar, 0, sizeof(gdnContactTangent) * (size_t)d->ncon);
     }
-    const char* what = NULL;
     for (int i = 0; i < d->nefc; i++) {
-        rowSite s;
-        if (row_site(m, d, i, &s, &what) != 0) {
-            gdn_arena_reset(d, mark);
-            return GDN_ERR_UNSUPPORTED;
-        }
+        const rowSite s = ((const rowSite*)lin->site)[i];
         const double* kbip = d->efc_KBIP + 4 * i;
         const double* a = lin->a + 3 * i;
         const double* b = lin->b + 3 * i;

@@ -191,7 +191,8 @@ gdnStatus gdn_step_jvp_linear(const gdnModel* m, gdnData* d, const gdnConstraine
         memset(dW, 0, sizeof(double) * nb6);
     }
     if (status == GDN_OK) {
-        status = gdn_rows_jvp(m, d, &L.lin, xi, eta, etax, dq, dv, djar0, dlogD, dW, dqfrc);
+        status = gdn_rows_jvp(m, d, &L.lin, xi, eta, etax, dq, dv, NULL, djar0, dlogD, dW,
+                              dqfrc);
     }
     // delta f = -H_s djar0 + dlogD f, dlogD with the inverse weights' share
     if (status == GDN_OK && dweights) {

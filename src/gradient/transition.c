@@ -5,6 +5,10 @@
 #include <string.h>
 
 #include "base/arena.h"
+#include "math/cholesky.h"
+#include "kinematics/kinematics_derivative_sweep.h"
+#include "constraint/solver.h"
+#include "constraint/constraint.h"
 #include "penalty/body_wrench.h"
 #include "penalty/penalty.h"
 #include "kinematics/kinematics_derivative.h"
@@ -47,37 +51,166 @@ static gdnStatus contact_residual_columns(const gdnModel* m, gdnData* d, double*
     return status;
 }
 
-// A constrained step's A, B column by column: column c is the step's JVP of the unit tangent
-// e_c (gradient/step_constrained.c) at one linearization of the solve the front half left in d
+// A constrained step's A, B (gradient/step_constrained.c's equations, one linearization):
+// the smooth residual's columns [dr/dq | dr/dv | dr/du] at x (and at a when damped) in one
+// dense sweep with the rows' wrenches W held (gdn_residual_dense_ex, its -dS' W included),
+// then per state column the rows' part from the unit tangent's body motion: djar0, dlogD and
+// the frozen-force wrench tangent dW (its generalized force qw = sum_b J_b' dW_b), so that
+//   rhs = -(X_c - qw) + dqfrc + J' delta f,  dx = H^-1 rhs,  df = delta f - H_s J dx,
+//   (M + hD) da = -(Xa_c - qw) + dqfrc + J' df   (da = dx without damping)
+// and A, B from da as the smooth path does
 static gdnStatus constrained_columns(const gdnModel* m, gdnData* d, double* A, double* B) {
-    const int nv = m->nv, nu = m->nu, n = 2 * nv;
+    const int nv = m->nv, nu = m->nu, n = 2 * nv, ncol = n + nu, nefc = d->nefc;
+    const size_t nb6 = 6 * (size_t)m->nbody;
+    const double h = m->opt.timestep;
     gdnStatus status = gdn_constrained_admissible(m, d);
+    if (status != GDN_OK) {
+        return status;
+    }
     size_t mark = gdn_arena_mark(d);
-    double* e = gdn_arena_doubles(d, (size_t)(n + (nu > 0 ? nu : 1)) + (size_t)n);
-    if (status == GDN_OK && !e) {
+    const char* what = NULL;
+    gdnConstrainedLinear L;
+    status = gdn_constrained_linearize(m, d, &L, &what);
+    // X, Xa (nv x ncol); qw, dq (nv x 2nv); df (nefc x ncol); e, rhs, qvel' (nv);
+    // xi, eta, etax, xi2, dW, scratch (6 nbody); djar0, dlogD, tmp (nefc)
+    const size_t cols = (size_t)ncol, nvs = (size_t)nv, ne = (size_t)(nefc > 0 ? nefc : 1);
+    double* X = gdn_arena_doubles(d, 2 * nvs * cols + 4 * nvs * nvs + ne * cols + 3 * nvs +
+                                         6 * nb6 + 3 * ne);
+    if (status == GDN_OK && !X) {
         status = GDN_ERR_MEMORY;
     }
     if (status != GDN_OK) {
         gdn_arena_reset(d, mark);
         return status;
     }
-    double* out = e + n + (nu > 0 ? nu : 1);
-    memset(e, 0, sizeof(double) * (size_t)(n + (nu > 0 ? nu : 1)));
-    const char* what = NULL;
-    gdnConstrainedLinear L;
-    status = gdn_constrained_linearize(m, d, &L, &what);
-    for (int c = 0; c < n + nu && status == GDN_OK; c++) {
-        double* col = c < n ? A : B;
-        const int k = c < n ? c : c - n, ld = c < n ? n : nu;
-        if (!col) {
-            continue;
+    double* Xa = X + nvs * cols;
+    double* qw = Xa + nvs * cols;   // column c at qw + c nv
+    double* dqf = qw + 2 * nvs * nvs;
+    double* dfc = dqf + 2 * nvs * nvs; // column c at dfc + c nefc
+    double* e = dfc + ne * cols;
+    double* rhs = e + nv;
+    double* qvel_next = rhs + nv;
+    double* xi = qvel_next + nv;
+    double* eta = xi + nb6;
+    double* etax = eta + nb6;
+    double* xi2 = etax + nb6;
+    double* dW = xi2 + nb6;
+    double* scratch = dW + nb6;
+    double* djar0 = scratch + nb6;
+    double* dlogD = djar0 + ne;
+    double* tmp = dlogD + ne;
+    char* moved = (char*)(void*)gdn_arena_ints(d, (size_t)m->nbody);
+    if (!moved) {
+        gdn_arena_reset(d, mark);
+        return GDN_ERR_MEMORY;
+    }
+
+    // the smooth residual's columns at x and (damped) at a, the rows' wrenches held
+    status = gdn_residual_dense_ex(m, d, L.x, L.W, X, ncol);
+    if (status == GDN_OK && gdn_penalty_active(m)) {
+        status = contact_residual_columns(m, d, X, ncol);
+    }
+    if (status == GDN_OK && L.damped) {
+        status = gdn_residual_dense_ex(m, d, d->qacc, L.W, Xa, ncol);
+        if (status == GDN_OK && gdn_penalty_active(m)) {
+            status = contact_residual_columns(m, d, Xa, ncol);
         }
-        e[c] = 1;
-        status = gdn_step_jvp_linear(m, d, &L, e, e + nv, nu > 0 ? e + n : NULL, NULL, NULL, NULL,
-                                     out, out + nv, &what);
-        e[c] = 0;
-        for (int i = 0; i < n; i++) {
-            col[(size_t)i * (size_t)ld + (size_t)k] = out[i];
+    }
+    // the rows' part of every state column: delta f (into dfc), qw, dqfrc, then dx
+    memset(e, 0, sizeof(double) * nvs);
+    for (int c = 0; c < ncol && status == GDN_OK; c++) {
+        double* delta = dfc + (size_t)c * ne;
+        double* qwc = c < n ? qw + (size_t)c * nvs : NULL;
+        double* dqc = c < n ? dqf + (size_t)c * nvs : NULL;
+        if (c < nv) {
+            // a position column: the bodies it moves (the subtree of dof c's body), their
+            // tangents, then the rows between them
+            e[c] = 1;
+            gdn_body_tangent_jvp_axes(m, d, L.S, d->qvel, e, NULL, xi, eta);
+            gdn_body_tangent_jvp_axes(m, d, L.S, L.x, e, NULL, xi2, etax);
+            e[c] = 0;
+            for (int b = 0; b < m->nbody; b++) {
+                moved[b] = 0;
+                for (int k = 0; k < 6; k++) {
+                    moved[b] |= xi[6 * b + k] != 0 || eta[6 * b + k] != 0 ||
+                                etax[6 * b + k] != 0;
+                }
+            }
+            memset(dW, 0, sizeof(double) * nb6);
+            memset(dqc, 0, sizeof(double) * nvs);
+            e[c] = 1;
+            status = gdn_rows_jvp(m, d, &L.lin, xi, eta, etax, e, NULL, moved, djar0, dlogD, dW,
+                                  dqc);
+            e[c] = 0;
+            memset(qwc, 0, sizeof(double) * nvs);
+            gdn_body_wrench_qfrc(m, d, dW, scratch, qwc);
+            gdn_rows_hs_mul(d, &L.lin, djar0, delta);
+            for (int k = 0; k < nefc; k++) {
+                delta[k] = -delta[k] + dlogD[k] * gdn_rows_scaled_force(d, &L.lin, k);
+            }
+        } else if (c < n) {
+            // a velocity column moves no geometry: djar0 = -d aref = B J e_j, nothing else
+            const int j = c - nv;
+            for (int k = 0; k < nefc; k++) {
+                djar0[k] = d->efc_KBIP[4 * k + 1] * d->efc_J[(size_t)k * nvs + (size_t)j];
+            }
+            memset(dqc, 0, sizeof(double) * nvs);
+            memset(qwc, 0, sizeof(double) * nvs);
+            gdn_rows_hs_mul(d, &L.lin, djar0, delta);
+            for (int k = 0; k < nefc; k++) {
+                delta[k] = -delta[k];
+            }
+        } else {
+            memset(delta, 0, sizeof(double) * ne);
+        }
+        // rhs = -(X_c - qw) + dqfrc + J' delta f;  dx = H^-1 rhs (into rhs)
+        gdn_constraint_mul_JT(m, d, rhs, delta);
+        for (int k = 0; k < nv; k++) {
+            rhs[k] += -X[(size_t)k * cols + (size_t)c] + (qwc ? qwc[k] + dqc[k] : 0);
+        }
+        gdn_chol_solve(rhs, L.H, rhs, nv);
+        if (L.damped) {
+            // df = delta f - H_s J dx;  (M + hD) da = -(Xa_c - qw) + dqfrc + J' df
+            gdn_solver_mul_J(m, d, djar0, rhs);
+            gdn_rows_hs_mul(d, &L.lin, djar0, tmp);
+            for (int k = 0; k < nefc; k++) {
+                tmp[k] = delta[k] - tmp[k];
+            }
+            gdn_constraint_mul_JT(m, d, rhs, tmp);
+            for (int k = 0; k < nv; k++) {
+                rhs[k] += -Xa[(size_t)k * cols + (size_t)c] + (qwc ? qwc[k] + dqc[k] : 0);
+            }
+            gdn_mass_solve(m, &L.damp, rhs);
+        }
+        // da into X's column c
+        for (int k = 0; k < nv; k++) {
+            X[(size_t)k * cols + (size_t)c] = rhs[k];
+        }
+    }
+    if (status == GDN_OK) {
+        for (int i = 0; i < nv; i++) {
+            qvel_next[i] = d->qvel[i] + h * d->qacc[i];
+        }
+        if (A) {
+            // dv'/dx = [0 I] + h da/dx; dq' rows from them
+            for (int i = 0; i < nv; i++) {
+                double* row = A + (size_t)(nv + i) * (size_t)n;
+                for (int c = 0; c < n; c++) {
+                    row[c] = h * X[(size_t)i * cols + (size_t)c];
+                }
+                row[nv + i] += 1;
+            }
+            gdn_integrate_pos_jvp_columns(m, qvel_next, h, n, A + (size_t)nv * n, n, 0, A, n);
+        }
+        if (B && nu > 0) {
+            for (int i = 0; i < nv; i++) {
+                double* row = B + (size_t)(nv + i) * (size_t)nu;
+                for (int c = 0; c < nu; c++) {
+                    row[c] = h * X[(size_t)i * cols + (size_t)(n + c)];
+                }
+            }
+            gdn_integrate_pos_jvp_columns(m, qvel_next, h, nu, B + (size_t)nv * nu, nu, -1, B,
+                                          nu);
         }
     }
     gdn_arena_reset(d, mark);

@@ -1,28 +1,32 @@
 // SPDX-License-Identifier: Apache-2.0
 // The contact demo: L-BFGS on exact adjoint gradients through contact finds the pusher
-// controls that make a puck slide to a target and stop there by friction.
+// controls that make a box slide to a target and stop there by friction.
 //
-//   gradyn_contact_demo [--svg LOSS.svg] [--paths-svg PATHS.svg] [--model push_puck.xml]
+//   gradyn_contact_demo [--svg LOSS.svg] [--paths-svg PATHS.svg] [--model push_box.xml]
 //                       [--iters N]
 //
-// Scene examples/models/push_puck.xml: a capsule puck lying on a floor (friction 0.3), a
-// spring-held sphere pusher on two motored slides that touches only the puck. Unknowns: 13
+// Scene examples/models/push_box.xml: a 12 x 8 x 6 cm box on a floor (friction 0.3), a
+// spring-held sphere pusher on two motored slides that touches only the box. Unknowns: 13
 // control knots per motor over the 1.2 s rollout (600 steps), linear in between (26 values,
 // bounded by +-ctrl_max); J = 10 |p_T - target|^2 + |v_T|^2 + 0.01 wz_T^2 + 1e-4 h sum |u_t|^2.
-// Every rollout has the puck's floor contacts (plane-capsule) and the pusher's (sphere-capsule)
+// Every rollout has the box's floor contacts (plane-box) and the pusher's (sphere-box)
 // in the constraint solve, and every gradient is one gdn_adjoint_rollout_gradient call.
 //
-// How the scene was chosen: J is smooth only while the contact set and the rows' states stay
-// the same. (1) A pusher that starts apart from the puck meets it with a force jump (the
-// reference acceleration's damping term at zero depth), so it starts touching. (2) A pusher
-// pair with friction chattered against the puck (24 contact spans in one push); the pair is
-// frictionless (condim 1). (3) A sliding body hops on MuJoCo's soft frictional contact (the
-// friction rows' damping lifts it by about b mu v / k, above the surface where the rows end),
-// with either cone and any solref tried; its floor contacts leave and re-enter the set many
+// How the scene was chosen (first with a capsule lying on its side, the box once box pairs
+// had derivatives): J is smooth only while the contact set and the rows' states stay the same.
+// (1) A pusher that starts apart from the body meets it with a force jump (the reference
+// acceleration's damping term at zero depth), so it starts touching. (2) A pusher pair with
+// friction chattered against the body (24 contact spans in one push); the pair is frictionless
+// (condim 1). (3) A sliding body hops on MuJoCo's soft frictional contact (the friction rows'
+// damping lifts it, by about b mu v / k, above the surface where the rows end), with either
+// cone and every solref and solimp tried; its floor contacts leave and re-enter the set many
 // times a rollout, each re-entry a small jump of J. MuJoCo 2.2.2 does the same on this scene
-// (settled, then 1 m/s along x for 200 steps: 42 contact count changes, max |vz| 0.114 m/s, in
-// both). That is the physics gdn_step integrates, so the demo keeps it: the gradient is the exact derivative of each smooth piece, and the line
-// search pays for the jumps with extra evaluations once the loss is small.
+// (settled, then 1 m/s along x for 200 steps: 42 contact count changes, max |vz| 0.077 m/s, in
+// both). That is the physics gdn_step integrates, so the demo keeps it: the gradient is the
+// exact derivative of each smooth piece, and the line search pays for the jumps with extra
+// evaluations once the loss is small. (4) A push exactly along x is a point of symmetry where
+// J has a kink in the y knots (central FD there is 4 % off the one-sided adjoint), so the
+// initial guess pushes slightly off the axis.
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,7 +42,7 @@
 #include "svg_plot.h"
 
 #ifndef GDN_EXAMPLE_SCENE
-#    define GDN_EXAMPLE_SCENE "examples/models/push_puck.xml"
+#    define GDN_EXAMPLE_SCENE "examples/models/push_box.xml"
 #endif
 
 #define PUSH_T 600
@@ -53,15 +57,15 @@ static void print_iteration(void* user, int iteration, double loss, int evaluati
     }
 }
 
-// what one rollout did: the puck's end point, speed and travel, the last step with the
-// pusher-puck contact and the puck's slide after it, the steps with contact rows
+// what one rollout did: the box's end point, speed and travel, the last step with the
+// pusher-box contact and the box's slide after it, the steps with contact rows
 typedef struct summary {
     double end[2], dist, speed, travel, slide, t_release;
     int steps_with_rows, max_ncon, episodes;  // episodes: separate spans of pusher contact
     int floor_changes;                        // steps whose floor contact count changed
 } summary;
 
-static void summarize(pushProblem* p, const double* puck, summary* s) {
+static void summarize(pushProblem* p, const double* box, summary* s) {
     const gdnModel* m = p->m;
     int pusher_geom = gdn_name2id(m, "geom", "pusher"), last = -1, touching = 0, nfloor = -1;
     memset(s, 0, sizeof(*s));
@@ -85,7 +89,7 @@ static void summarize(pushProblem* p, const double* puck, summary* s) {
         last = on ? t : last;
     }
     for (int t = 0; t < p->nstep; t++) {
-        double dx = puck[2 * t + 2] - puck[2 * t], dy = puck[2 * t + 3] - puck[2 * t + 1];
+        double dx = box[2 * t + 2] - box[2 * t], dy = box[2 * t + 3] - box[2 * t + 1];
         s->travel += hypot(dx, dy);
         if (t > last) {
             s->slide += hypot(dx, dy);
@@ -93,15 +97,15 @@ static void summarize(pushProblem* p, const double* puck, summary* s) {
     }
     double v[6];
     gdn_tape_state(p->tape, p->nstep, NULL, v);
-    s->end[0] = puck[2 * p->nstep];
-    s->end[1] = puck[2 * p->nstep + 1];
+    s->end[0] = box[2 * p->nstep];
+    s->end[1] = box[2 * p->nstep + 1];
     s->dist = hypot(s->end[0] - p->target[0], s->end[1] - p->target[1]);
     s->speed = sqrt(v[p->vadr[0]] * v[p->vadr[0]] + v[p->vadr[1]] * v[p->vadr[1]]);
     s->t_release = (last + 1) * m->opt.timestep;
 }
 
 static void print_summary(const char* what, const summary* s) {
-    printf("   %s: puck ends at (%.3f, %.3f), %.1f mm from the target, speed %.2g m/s; it "
+    printf("   %s: box ends at (%.3f, %.3f), %.1f mm from the target, speed %.2g m/s; it "
            "travels %.3f m, %.3f m of them sliding free after the pusher lets go at %.3f s "
            "(%d contact span%s)\n", what, s->end[0], s->end[1], 1e3 * s->dist, s->speed,
            s->travel, s->slide, s->t_release, s->episodes, s->episodes == 1 ? "" : "s");
@@ -137,20 +141,21 @@ int main(int argc, char** argv) {
         hi[k] = p.ctrl_max;
     }
     push_initial_guess(&p, x);
-    static double puck0[2 * (PUSH_T + 1)], pusher0[2 * (PUSH_T + 1)];
-    static double puck1[2 * (PUSH_T + 1)], pusher1[2 * (PUSH_T + 1)];
+    static double box0[2 * (PUSH_T + 1)], pusher0[2 * (PUSH_T + 1)];
+    static double box1[2 * (PUSH_T + 1)], pusher1[2 * (PUSH_T + 1)];
     summary s0, s1;
-    if (push_paths(&p, x, puck0, pusher0) != 0) {
+    if (push_paths(&p, x, box0, pusher0) != 0) {
         fprintf(stderr, "contact demo: initial rollout: %s\n", p.err);
         return 1;
     }
-    summarize(&p, puck0, &s0);
-    printf("push a puck to a target: %s (nv = %d, nu = %d), %d steps of %g s, %d knots x %d "
+    summarize(&p, box0, &s0);
+    printf("push a box to a target: %s (nv = %d, nu = %d), %d steps of %g s, %d knots x %d "
            "motors = %d unknowns in [%g, %g] N\n", scene, p.m->nv, p.m->nu, p.nstep,
            p.m->opt.timestep, p.nknot, p.m->nu, p.nx, -p.ctrl_max, p.ctrl_max);
-    printf("   target (%.2f, %.2f); contacts: plane-capsule (floor-puck) and sphere-capsule "
-           "(pusher-puck), up to %d per step, rows on %d of %d steps, floor contact count changes %d\n", p.target[0],
-           p.target[1], s0.max_ncon, s0.steps_with_rows, p.nstep, s0.floor_changes);
+    printf("   target (%.2f, %.2f); contacts: plane-box (floor-box) and sphere-box "
+           "(pusher-box), up to %d per step, rows on %d of %d steps, floor contact count "
+           "changes %d\n", p.target[0], p.target[1], s0.max_ncon, s0.steps_with_rows, p.nstep,
+           s0.floor_changes);
     print_summary("initial guess", &s0);
 
     // the optimization
@@ -161,11 +166,11 @@ int main(int argc, char** argv) {
         fprintf(stderr, "contact demo: %s\n", p.err);
         return 1;
     }
-    if (push_paths(&p, x, puck1, pusher1) != 0) {
+    if (push_paths(&p, x, box1, pusher1) != 0) {
         fprintf(stderr, "contact demo: final rollout: %s\n", p.err);
         return 1;
     }
-    summarize(&p, puck1, &s1);
+    summarize(&p, box1, &s1);
     double t_opt = demo_now_seconds() - t_start;
     printf("   after %d iterations (%d backward passes, %d evaluations): loss %.3e -> %.3e "
            "(x%.1e)\n", niter, p.backward_passes, p.evaluations, history[0], history[niter],
@@ -188,21 +193,21 @@ int main(int argc, char** argv) {
            2 * p.nx * tf / tg);
 
     // the plots
-    svgSeries loss = {"puck to target: 10 |p_T - target|^2 + |v_T|^2 + effort", "#1f77b4",
+    svgSeries loss = {"box to target: 10 |p_T - target|^2 + |v_T|^2 + effort", "#1f77b4",
                       history, niter + 1};
     int bad = svg_plot_write(svg, "gradyn contact demo: loss per L-BFGS iteration", &loss, 1);
     svgPath path[4] = {
-        {"puck, initial guess", "#1f77b4", 1, puck0, p.nstep + 1},
+        {"box, initial guess", "#1f77b4", 1, box0, p.nstep + 1},
         {"pusher, initial guess", "#ff7f0e", 1, pusher0, p.nstep + 1},
-        {"puck, optimized", "#1f77b4", 0, puck1, p.nstep + 1},
+        {"box, optimized", "#1f77b4", 0, box1, p.nstep + 1},
         {"pusher, optimized", "#ff7f0e", 0, pusher1, p.nstep + 1},
     };
     svgMark mark[3] = {
         {"target", "#2ca02c", p.target[0], p.target[1], 0.01, 1},
-        {"puck at start", "#1f77b4", puck0[0], puck0[1], 0.03, 0},
+        {"box at start", "#1f77b4", box0[0], box0[1], 0.03, 0},
         {"pusher at start", "#ff7f0e", pusher0[0], pusher0[1], 0.025, 0},
     };
-    bad |= svg_paths_write(paths_svg, "gradyn contact demo: top view, puck and pusher paths",
+    bad |= svg_paths_write(paths_svg, "gradyn contact demo: top view, box and pusher paths",
                            path, 4, mark, 3);
     if (bad) {
         fprintf(stderr, "contact demo: cannot write %s or %s\n", svg, paths_svg);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The pushed-puck problem: scene, knots to controls, objective, and its gradient by the adjoint.
+// The pushed-box problem: scene, knots to controls, objective, and its gradient by the adjoint.
 #include "contact_push.h"
 
 #include <math.h>
@@ -25,7 +25,7 @@ static gdnStatus terminal_cost(const gdnModel* m, gdnData* s, int t, void* user,
     const pushProblem* p = user;
     double J = 0;
     for (int i = 0; i < 2; i++) {
-        double e = p->puck_origin[i] + s->qpos[p->qadr[i]] - p->target[i];
+        double e = p->box_origin[i] + s->qpos[p->qadr[i]] - p->target[i];
         J += p->w_pos * e * e;
         if (gqpos) {
             gqpos[p->qadr[i]] = 2 * p->w_pos * e;
@@ -83,25 +83,25 @@ int push_problem_init(pushProblem* p, const char* model_path, int nstep, int nkn
         return -1;
     }
     gdnModel* m = p->m;
-    const char* puck[4] = {"puck_x", "puck_y", "puck_z", "puck_yaw"};
+    const char* box[4] = {"box_x", "box_y", "box_z", "box_yaw"};
     int v = 0;
     for (int i = 0; i < 4; i++) {
-        if (joint_addresses(m, puck[i], &p->qadr[i], &p->vadr[i]) != 0) {
-            snprintf(p->err, sizeof(p->err), "%s: no joint '%s'", model_path, puck[i]);
+        if (joint_addresses(m, box[i], &p->qadr[i], &p->vadr[i]) != 0) {
+            snprintf(p->err, sizeof(p->err), "%s: no joint '%s'", model_path, box[i]);
             return -1;
         }
     }
     if (joint_addresses(m, "pusher_x", &p->pusher_qadr[0], &v) != 0 ||
         joint_addresses(m, "pusher_y", &p->pusher_qadr[1], &v) != 0 || m->nu != 2) {
-        snprintf(p->err, sizeof(p->err), "%s: not the push_puck scene", model_path);
+        snprintf(p->err, sizeof(p->err), "%s: not the push_box scene", model_path);
         return -1;
     }
-    if (gdn_name2id(m, "body", "puck") < 0 || gdn_name2id(m, "body", "pusher") < 0) {
-        snprintf(p->err, sizeof(p->err), "%s: no body 'puck' or 'pusher'", model_path);
+    if (gdn_name2id(m, "body", "box") < 0 || gdn_name2id(m, "body", "pusher") < 0) {
+        snprintf(p->err, sizeof(p->err), "%s: no body 'box' or 'pusher'", model_path);
         return -1;
     }
     for (int i = 0; i < 2; i++) {
-        p->puck_origin[i] = m->body_pos[3 * gdn_name2id(m, "body", "puck") + i];
+        p->box_origin[i] = m->body_pos[3 * gdn_name2id(m, "body", "box") + i];
         p->pusher_origin[i] = m->body_pos[3 * gdn_name2id(m, "body", "pusher") + i];
     }
     p->nstep = nstep;
@@ -211,7 +211,7 @@ double push_objective(void* user, const double* x, double* grad) {
     return p->g.J;
 }
 
-int push_paths(pushProblem* p, const double* x, double* puck, double* pusher) {
+int push_paths(pushProblem* p, const double* x, double* box, double* pusher) {
     if (!isfinite(push_objective(p, x, NULL))) {
         return -1;
     }
@@ -222,8 +222,8 @@ int push_paths(pushProblem* p, const double* x, double* puck, double* pusher) {
     for (int t = 0; t <= p->nstep; t++) {
         gdn_tape_state(p->tape, t, q, NULL);
         for (int i = 0; i < 2; i++) {
-            if (puck) {
-                puck[2 * t + i] = p->puck_origin[i] + q[p->qadr[i]];
+            if (box) {
+                box[2 * t + i] = p->box_origin[i] + q[p->qadr[i]];
             }
             if (pusher) {
                 pusher[2 * t + i] = p->pusher_origin[i] + q[p->pusher_qadr[i]];

@@ -5,7 +5,7 @@
 #   1. the adjoint demo (examples/adjoint_demo.c): trajectory optimization of arm7's controls and
 #      system identification of a double pendulum link's mass and COM by L-BFGS on gradients from
 #      one backward pass per iteration; loss per iteration, gradient vs rollout timing, an SVG plot;
-#   1b. the contact demo (examples/contact_demo.c): the pusher controls that make a puck slide to
+#   1b. the contact demo (examples/contact_demo.c): the pusher controls that make a box slide to
 #      a target and stop there by friction, L-BFGS on adjoint gradients through every contact
 #      solve; loss per iteration, final distance, timing, SVGs of the loss and of the paths;
 #   2. the simulator: the humanoid-like test model (or MuJoCo's humanoid.xml), steps/s, the
@@ -21,8 +21,8 @@ usage: scripts/demo.sh [MODEL.xml] [STEPS]
 Installs the Debian packages gradyn needs (scripts/deps.sh), builds the library, the demo
 programs and the gradyn command line in Release, then runs the adjoint demo (trajectory
 optimization and system identification by L-BFGS on exact gradients, with an SVG plot), the
-contact demo (a pushed puck slides to a target by friction: L-BFGS on exact gradients through
-the contact solve, with SVG plots of the loss and of the puck's and pusher's paths) and
+contact demo (a pushed box slides to a target by friction: L-BFGS on exact gradients through
+the contact solve, with SVG plots of the loss and of the box's and pusher's paths) and
 the simulator demo on MODEL.xml (default tests/models/humanoid32.xml, else MuJoCo's
 humanoid.xml) for STEPS steps (default 5000), with the model's own contacts, limits and
 equalities. It ends by saying where the gradyn program was built.
@@ -72,10 +72,10 @@ echo "== gradyn adjoint demo: gradients of whole rollouts, one backward pass per
 # 1b. the adjoint through contact
 svgdir=$(dirname "$svg")
 echo
-echo "== gradyn contact demo: a pushed puck slides to a target by friction, gradients through" \
+echo "== gradyn contact demo: a pushed box slides to a target by friction, gradients through" \
     "every contact solve"
 "$build/examples/gradyn_contact_demo" --svg "$svgdir/contact_demo_loss.svg" \
-    --paths-svg "$svgdir/contact_demo_paths.svg" --model "$root/examples/models/push_puck.xml"
+    --paths-svg "$svgdir/contact_demo_paths.svg" --model "$root/examples/models/push_box.xml"
 
 # 2. the simulator: the model as written (its contacts, limits and equalities; the program's
 # "contacts" line says how many the run had)

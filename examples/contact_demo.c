@@ -95,12 +95,14 @@ static void summarize(pushProblem* p, const double* box, summary* s) {
             s->slide += hypot(dx, dy);
         }
     }
-    double v[6];
-    gdn_tape_state(p->tape, p->nstep, NULL, v);
+    double* v = malloc(sizeof(double) * (size_t)m->nv);
+    if (v && gdn_tape_state(p->tape, p->nstep, NULL, v) == GDN_OK) {
+        s->speed = hypot(v[p->vadr[0]], v[p->vadr[1]]);
+    }
+    free(v);
     s->end[0] = box[2 * p->nstep];
     s->end[1] = box[2 * p->nstep + 1];
     s->dist = hypot(s->end[0] - p->target[0], s->end[1] - p->target[1]);
-    s->speed = sqrt(v[p->vadr[0]] * v[p->vadr[0]] + v[p->vadr[1]] * v[p->vadr[1]]);
     s->t_release = (last + 1) * m->opt.timestep;
 }
 

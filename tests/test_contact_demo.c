@@ -145,6 +145,7 @@ static int test_loss_decreases(void) {
     CHECK(hist[n] < 1e-2 * hist[0]);
     // the box ends within 2 cm of the target, at rest
     double q[8], v[8];
+    CHECK(p.m->nq <= 8 && p.m->nv <= 8);
     CHECK(isfinite(push_objective(&p, x, NULL)));
     CHECK(gdn_tape_state(p.tape, p.nstep, q, v) == GDN_OK);
     double dist = hypot(p.box_origin[0] + q[p.qadr[0]] - p.target[0],

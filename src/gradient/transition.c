@@ -51,6 +51,153 @@ static gdnStatus contact_residual_columns(const gdnModel* m, gdnData* d, double*
     return status;
 }
 
+// Row-major many-column forms of the linear algebra below (X: rows of ncol entries)
+
+// X (nv x ncol) += J' Y (Y: nefc x ncol), over each row's recorded columns
+static void add_JT_rows(const gdnModel* m, const gdnData* d, double* X, const double* Y,
+                        int ncol) {
+    const size_t nv = (size_t)m->nv, cols = (size_t)ncol;
+    for (int k = 0; k < d->nefc; k++) {
+        const double* Jk = d->efc_J + (size_t)k * nv;
+        const int* col = d->efc_colind + d->efc_rowadr[k];
+        const double* Yk = Y + (size_t)k * cols;
+        for (int a = 0; a < d->efc_rownnz[k]; a++) {
+            const double jv = Jk[col[a]];
+            double* Xj = X + (size_t)col[a] * cols;
+            for (size_t c = 0; jv != 0 && c < cols; c++) {
+                Xj[c] += jv * Yk[c];
+            }
+        }
+    }
+}
+
+// Y (nefc x ncol) = J X (X: nv x ncol)
+static void mul_J_rows(const gdnModel* m, const gdnData* d, double* Y, const double* X,
+                       int ncol) {
+    const size_t nv = (size_t)m->nv, cols = (size_t)ncol;
+    for (int k = 0; k < d->nefc; k++) {
+        const double* Jk = d->efc_J + (size_t)k * nv;
+        const int* col = d->efc_colind + d->efc_rowadr[k];
+        double* Yk = Y + (size_t)k * cols;
+        memset(Yk, 0, sizeof(double) * cols);
+        for (int a = 0; a < d->efc_rownnz[k]; a++) {
+            const double jv = Jk[col[a]];
+            const double* Xj = X + (size_t)col[a] * cols;
+            for (size_t c = 0; jv != 0 && c < cols; c++) {
+                Yk[c] += jv * Xj[c];
+            }
+        }
+    }
+}
+
+// Y <- H_s Y (nefc x ncol): the diagonal rows scaled, each cone block applied
+static void hs_mul_rows(const gdnData* d, const gdnRowsLinear* lin, double* Y, int ncol) {
+    const size_t cols = (size_t)ncol;
+    double t[6];
+    for (int i = 0; i < d->nefc; i++) {
+        const int kind = lin->hs_kind[i];
+        double* Yi = Y + (size_t)i * cols;
+        if (kind == 2) {
+            const int dim = d->contact[d->efc_id[i]].dim;
+            const double* H = lin->Hs + 6 * i;
+            for (size_t c = 0; c < cols; c++) {
+                for (int r = 0; r < dim; r++) {
+                    double acc = 0;
+                    for (int k = 0; k < dim; k++) {
+                        acc += H[r * dim + k] * Yi[(size_t)k * cols + c];
+                    }
+                    t[r] = acc;
+                }
+                for (int r = 0; r < dim; r++) {
+                    Yi[(size_t)r * cols + c] = t[r];
+                }
+            }
+            i += dim - 1;
+        } else {
+            const double s = kind == 1 ? lin->Hs[6 * i] : 0;
+            for (size_t c = 0; c < cols; c++) {
+                Yi[c] *= s;
+            }
+        }
+    }
+}
+
+// X <- (L L')^-1 X (L: the dense Cholesky factor, lower, n x n)
+static void chol_solve_rows(const double* Lf, int n, double* X, int ncol) {
+    const size_t cols = (size_t)ncol, nn = (size_t)n;
+    for (size_t i = 0; i < nn; i++) {
+        double* Xi = X + i * cols;
+        for (size_t k = 0; k < i; k++) {
+            const double l = Lf[i * nn + k];
+            const double* Xk = X + k * cols;
+            for (size_t c = 0; l != 0 && c < cols; c++) {
+                Xi[c] -= l * Xk[c];
+            }
+        }
+        const double inv = 1 / Lf[i * nn + i];
+        for (size_t c = 0; c < cols; c++) {
+            Xi[c] *= inv;
+        }
+    }
+    for (size_t i = nn; i-- > 0;) {
+        double* Xi = X + i * cols;
+        for (size_t k = i + 1; k < nn; k++) {
+            const double l = Lf[k * nn + i];
+            const double* Xk = X + k * cols;
+            for (size_t c = 0; l != 0 && c < cols; c++) {
+                Xi[c] -= l * Xk[c];
+            }
+        }
+        const double inv = 1 / Lf[i * nn + i];
+        for (size_t c = 0; c < cols; c++) {
+            Xi[c] *= inv;
+        }
+    }
+}
+
+// X <- (L' D L)^-1 X with the tree factor (gdn_mass_solve on every column)
+static void mass_solve_rows(const gdnModel* m, const gdnMassFactor* f, double* X, int ncol) {
+    const int nv = m->nv;
+    const size_t cols = (size_t)ncol;
+    const int* parent = m->dof_parentid;
+    for (int i = nv - 1; i >= 0; i--) {
+        if (f->simple[i]) {
+            continue;
+        }
+        const double* rowi = f->LD + f->adr[i];
+        const double* Xi = X + (size_t)i * cols;
+        int q = 1;
+        for (int j = parent[i]; j >= 0; j = parent[j]) {
+            const double l = rowi[q++];
+            double* Xj = X + (size_t)j * cols;
+            for (size_t c = 0; c < cols; c++) {
+                Xj[c] -= l * Xi[c];
+            }
+        }
+    }
+    for (int i = 0; i < nv; i++) {
+        double* Xi = X + (size_t)i * cols;
+        for (size_t c = 0; c < cols; c++) {
+            Xi[c] *= f->Dinv[i];
+        }
+    }
+    for (int i = 0; i < nv; i++) {
+        if (f->simple[i]) {
+            continue;
+        }
+        const double* rowi = f->LD + f->adr[i];
+        double* Xi = X + (size_t)i * cols;
+        int q = 1;
+        for (int j = parent[i]; j >= 0; j = parent[j]) {
+            const double l = rowi[q++];
+            const double* Xj = X + (size_t)j * cols;
+            for (size_t c = 0; c < cols; c++) {
+                Xi[c] -= l * Xj[c];
+            }
+        }
+    }
+}
+
 // A constrained step's A, B (gradient/step_constrained.c's equations, one linearization):
 // the smooth residual's columns [dr/dq | dr/dv | dr/du] at x (and at a when damped) in one
 // dense sweep with the rows' wrenches W held (gdn_residual_dense_ex, its -dS' W included),
@@ -75,7 +222,7 @@ static gdnStatus constrained_columns(const gdnModel* m, gdnData* d, double* A, d
     // xi, eta, etax, xi2, dW, scratch (6 nbody); djar0, dlogD, tmp (nefc)
     const size_t cols = (size_t)ncol, nvs = (size_t)nv, ne = (size_t)(nefc > 0 ? nefc : 1);
     double* X = gdn_arena_doubles(d, 2 * nvs * cols + 4 * nvs * nvs + ne * cols + 3 * nvs +
-                                         6 * nb6 + 3 * ne);
+                                         6 * nb6 + 3 * ne + 2 * ne * cols);
     if (status == GDN_OK && !X) {
         status = GDN_ERR_MEMORY;
     }
@@ -86,7 +233,7 @@ static gdnStatus constrained_columns(const gdnModel* m, gdnData* d, double* A, d
     double* Xa = X + nvs * cols;
     double* qw = Xa + nvs * cols;   // column c at qw + c nv
     double* dqf = qw + 2 * nvs * nvs;
-    double* dfc = dqf + 2 * nvs * nvs; // column c at dfc + c nefc
+    double* dfc = dqf + 2 * nvs * nvs; // column c at dfc + c nefc (work for one column)
     double* e = dfc + ne * cols;
     double* rhs = e + nv;
     double* qvel_next = rhs + nv;
@@ -99,6 +246,9 @@ static gdnStatus constrained_columns(const gdnModel* m, gdnData* d, double* A, d
     double* djar0 = scratch + nb6;
     double* dlogD = djar0 + ne;
     double* tmp = dlogD + ne;
+    double* Delta = tmp + ne;          // nefc x ncol, row-major
+    double* T = Delta + ne * cols;     // nefc x ncol
+    (void)tmp;
     char* moved = (char*)(void*)gdn_arena_ints(d, (size_t)m->nbody);
     if (!moved) {
         gdn_arena_reset(d, mark);
@@ -119,7 +269,7 @@ static gdnStatus constrained_columns(const gdnModel* m, gdnData* d, double* A, d
     // the rows' part of every state column: delta f (into dfc), qw, dqfrc, then dx
     memset(e, 0, sizeof(double) * nvs);
     for (int c = 0; c < ncol && status == GDN_OK; c++) {
-        double* delta = dfc + (size_t)c * ne;
+        double* delta = dfc;
         double* qwc = c < n ? qw + (size_t)c * nvs : NULL;
         double* dqc = c < n ? dqf + (size_t)c * nvs : NULL;
         if (c < nv) {
@@ -163,28 +313,38 @@ static gdnStatus constrained_columns(const gdnModel* m, gdnData* d, double* A, d
         } else {
             memset(delta, 0, sizeof(double) * ne);
         }
-        // rhs = -(X_c - qw) + dqfrc + J' delta f;  dx = H^-1 rhs (into rhs)
-        gdn_constraint_mul_JT(m, d, rhs, delta);
+        // the column's own right-hand side part: -(X_c - qw) + dqfrc (X's column c); delta f
+        // into row-major Delta (nefc x ncol) for the products below
         for (int k = 0; k < nv; k++) {
-            rhs[k] += -X[(size_t)k * cols + (size_t)c] + (qwc ? qwc[k] + dqc[k] : 0);
+            X[(size_t)k * cols + (size_t)c] =
+                -X[(size_t)k * cols + (size_t)c] + (qwc ? qwc[k] + dqc[k] : 0);
         }
-        gdn_chol_solve(rhs, L.H, rhs, nv);
+        for (int k = 0; k < nefc; k++) {
+            Delta[(size_t)k * cols + (size_t)c] = delta[k];
+        }
+    }
+    if (status == GDN_OK) {
+        // every column at once: X += J' Delta;  X <- H^-1 X (dx)
+        add_JT_rows(m, d, X, Delta, ncol);
+        chol_solve_rows(L.H, nv, X, ncol);
         if (L.damped) {
-            // df = delta f - H_s J dx;  (M + hD) da = -(Xa_c - qw) + dqfrc + J' df
-            gdn_solver_mul_J(m, d, djar0, rhs);
-            gdn_rows_hs_mul(d, &L.lin, djar0, tmp);
-            for (int k = 0; k < nefc; k++) {
-                tmp[k] = delta[k] - tmp[k];
+            // df = Delta - H_s J dx;  (M + hD) da = -(Xa - qw) + dqfrc + J' df
+            mul_J_rows(m, d, T, X, ncol);
+            hs_mul_rows(d, &L.lin, T, ncol);
+            for (size_t k = 0; k < (size_t)nefc * cols; k++) {
+                Delta[k] -= T[k];
             }
-            gdn_constraint_mul_JT(m, d, rhs, tmp);
             for (int k = 0; k < nv; k++) {
-                rhs[k] += -Xa[(size_t)k * cols + (size_t)c] + (qwc ? qwc[k] + dqc[k] : 0);
+                for (int c = 0; c < ncol; c++) {
+                    const double own = c < n ? qw[(size_t)c * nvs + (size_t)k] +
+                                                   dqf[(size_t)c * nvs + (size_t)k]
+                                             : 0;
+                    Xa[(size_t)k * cols + (size_t)c] = -Xa[(size_t)k * cols + (size_t)c] + own;
+                }
             }
-            gdn_mass_solve(m, &L.damp, rhs);
-        }
-        // da into X's column c
-        for (int k = 0; k < nv; k++) {
-            X[(size_t)k * cols + (size_t)c] = rhs[k];
+            add_JT_rows(m, d, Xa, Delta, ncol);
+            mass_solve_rows(m, &L.damp, Xa, ncol);
+            memcpy(X, Xa, sizeof(double) * nvs * cols);
         }
     }
     if (status == GDN_OK) {

@@ -127,6 +127,30 @@ gdnStatus gdn_step_jvp(const gdnModel* m, gdnData* d, const double* dqpos, const
     return GDN_OK;
 }
 
+void gdn_step_integration_vjp(const gdnModel* m, const gdnData* d, const double* a,
+                              const double* gq_next, const double* gv_next, double* qvel_next,
+                              double* gq, double* gv, double* abar) {
+    const int nv = m->nv;
+    const double h = m->opt.timestep;
+    // v' = v + h a
+    for (int i = 0; i < nv; i++) {
+        qvel_next[i] = d->qvel[i] + h * a[i];
+    }
+    // gq = Phi_q' gq',  w = gv' + h Phi_v' gq' (into gv),  abar = h w
+    if (gq_next) {
+        gdn_integrate_pos_vjp(m, qvel_next, h, gq_next, gq, gv);
+    } else {
+        memset(gq, 0, sizeof(double) * (size_t)nv);
+        memset(gv, 0, sizeof(double) * (size_t)nv);
+    }
+    for (int i = 0; i < nv; i++) {
+        if (gv_next) {
+            gv[i] += gv_next[i];
+        }
+        abar[i] = h * gv[i];
+    }
+}
+
 // the penalty contact's adjoint for the residual's fused sweep (residual.h)
 typedef struct {
     const gdnModel* m;
@@ -150,8 +174,7 @@ static gdnStatus step_vjp_back(const gdnModel* m, gdnData* d, const gdnAbaFactor
                                double* gctrl, double* gparam, double* gvert) {
     const int nv = m->nv;
     const size_t nb6 = 6 * (size_t)m->nbody;
-    const double h = m->opt.timestep;
-    size_t mark = gdn_arena_mark(d);
+        size_t mark = gdn_arena_mark(d);
     // qvel_next, w, rbar, gq, gv (nv each); Wbar (6 nbody)
     double* qvel_next = gdn_arena_doubles(d, 5 * (size_t)nv + nb6);
     if (!qvel_next) {
@@ -162,25 +185,7 @@ static gdnStatus step_vjp_back(const gdnModel* m, gdnData* d, const gdnAbaFactor
     double* gq = rbar + nv;
     double* gv = gq + nv;
     double* Wbar = gv + nv;
-    // v' = v + h a
-    for (int i = 0; i < nv; i++) {
-        qvel_next[i] = d->qvel[i] + h * a[i];
-    }
-
-    // integration: gq = Phi_q' gq',  w = gv' + h Phi_v' gq'
-    if (gqpos_next) {
-        gdn_integrate_pos_vjp(m, qvel_next, h, gqpos_next, gq, w);
-    } else {
-        memset(gq, 0, sizeof(double) * (size_t)nv);
-        memset(w, 0, sizeof(double) * (size_t)nv);
-    }
-    for (int i = 0; i < nv; i++) {
-        if (gqvel_next) {
-            w[i] += gqvel_next[i];
-        }
-        gv[i] = w[i];
-        rbar[i] = h * w[i];
-    }
+    gdn_step_integration_vjp(m, d, a, gqpos_next, gqvel_next, qvel_next, gq, gv, rbar);
     // rbar = -(M + hD)^-1 (h w)
     gdnStatus status = gdn_aba_solve(m, d, f, rbar);
     for (int i = 0; i < nv; i++) {

@@ -250,6 +250,12 @@ typedef struct gdnTapeStep {
     const int* factor_first;     // (nv) row i of L is zero left of column factor_first[i]
     const double* factor;        // rows of L back to back, row i its columns
                                  // factor_first[i] .. i (sum of i - factor_first[i] + 1 doubles)
+    // the derivative report of this step from the last gdn_adjoint_rollout_gradient's backward
+    // pass (derivative.h: GDN_DERIV_* flags, the margins to another branch); 0 and +inf for a
+    // step without rows or before a gradient
+    int deriv_flags;
+    double deriv_state_margin;
+    double deriv_activation_margin;
 } gdnTapeStep;
 
 // the record of step t of the last rollout: every t in 0 .. T-1 with a full tape; with
@@ -303,11 +309,17 @@ typedef struct gdnAdjointGradients {
 // backward pass with gdn_step_vjp:
 //   lambda_T = grad g(x_T);  for t = T-1 .. 0:
 //   (lambda_t, dJ/du_t, dJ/dpi +=, dJ/dV +=) = J_step(x_t, u_t)' lambda_{t+1} + grad l(x_t, u_t)
-// and dJ/dx_0 = lambda_0. Same errors as gdn_rollout_objective, plus the status of a failing
-// step VJP ("step t: ..."), and GDN_ERR_UNSUPPORTED ("step t has n constraint rows ...") when
-// any step of the rollout has active constraint rows (the gradient through the constraint
-// solve is not implemented; J is still NaN then). On error the gradient arrays hold unspecified
-// values.
+// and dJ/dx_0 = lambda_0. A step with constraint rows is differentiated through its solve
+// (derivative.h, docs/derivatives.md): its front half is replayed from x_t, u_t and the warm
+// start it read, bit for bit the recorded one, and the inertia parameters' share through the
+// rows' regularization (the inverse weights) is summed over the steps and added to dJ/dpi at
+// the end. Same errors as gdn_rollout_objective, plus the status of a failing step VJP
+// ("step t: ..."): GDN_ERR_UNCONVERGED ("step t: the constraint solve did not converge (i
+// iterations, residual r...)") unless m opts into one-sided derivatives (GDN_ENBL_ONESIDED),
+// GDN_ERR_UNSUPPORTED ("step t has n constraint rows and no derivative through its <kind>
+// yet") for rows or contact pairs without a derivative, GDN_ERR_SINGULAR; J is NaN then. Each
+// step's derivative report is in its record afterwards (gdnTapeStep.deriv_*). On error the
+// gradient arrays hold unspecified values.
 // Deterministic: the same inputs give bit-identical outputs.
 GDN_API gdnStatus gdn_adjoint_rollout_gradient(const gdnModel* m, const gdnRollout* r,
                                                const gdnObjective* obj, gdnTape* tape,

@@ -11,6 +11,7 @@
 #include "constraint/solver.h"
 #include "dynamics/mass_factor.h"
 #include "gradient/residual.h"
+#include "gradient/step_derivative.h"
 #include "kinematics/jacobian.h"
 #include "kinematics/kinematics_derivative_sweep.h"
 #include "math/cholesky.h"
@@ -121,6 +122,13 @@ gdnStatus gdn_constrained_linearize(const gdnModel* m, gdnData* d, gdnConstraine
         memset(L->W, 0, sizeof(double) * nb6);
     }
     gdn_rows_wrench(m, d, &L->lin, L->W, NULL);
+    // the report: how far this linearization is from another branch
+    d->deriv_state_margin = L->lin.state_margin;
+    d->deriv_activation_margin = L->lin.activation_margin;
+    d->deriv_flags |= (L->lin.state_margin < GDN_DERIV_MARGIN_TOL ? GDN_DERIV_NEAR_STATE : 0) |
+                      (L->lin.activation_margin < GDN_DERIV_MARGIN_TOL
+                           ? GDN_DERIV_NEAR_ACTIVATION
+                           : 0);
     return GDN_OK;
 }
 
@@ -194,7 +202,8 @@ gdnStatus gdn_step_jvp_linear(const gdnModel* m, gdnData* d, const gdnConstraine
         memset(dW, 0, sizeof(double) * nb6);
     }
     if (status == GDN_OK) {
-        status = gdn_rows_jvp(m, d, &L.lin, xi, eta, etax, dq, dv, djar0, dlogD, dW, dqfrc);
+        status = gdn_rows_jvp(m, d, &L.lin, xi, eta, etax, dq, dv, NULL, djar0, dlogD, dW,
+                              dqfrc);
     }
     // delta f = -H_s djar0 + dlogD f, dlogD with the inverse weights' share
     if (status == GDN_OK && dweights) {
@@ -258,7 +267,6 @@ gdnStatus gdn_step_vjp_constrained(const gdnModel* m, gdnData* d, const double* 
                                    const char** what) {
     const int nv = m->nv, nu = m->nu, nefc = d->nefc;
     const size_t nb6 = 6 * (size_t)m->nbody;
-    const double h = m->opt.timestep;
     size_t mark = gdn_arena_mark(d);
     gdnConstrainedLinear L;
     gdnStatus status = gdn_constrained_linearize(m, d, &L, what);
@@ -291,23 +299,8 @@ gdnStatus gdn_step_vjp_constrained(const gdnModel* m, gdnData* d, const double* 
     double* gu2 = etabar2 + nb6;
     double* dqfrcbar = gu2 + (nu > 0 ? nu : 1);
 
-    // integration: gq = Phi_q' gq',  w = gv' + h Phi_v' gq',  abar = h w
-    for (int i = 0; i < nv; i++) {
-        qvel_next[i] = d->qvel[i] + h * d->qacc[i];
-    }
-    if (gq_next) {
-        gdn_integrate_pos_vjp(m, qvel_next, h, gq_next, gq, w);
-    } else {
-        memset(gq, 0, sizeof(double) * (size_t)nv);
-        memset(w, 0, sizeof(double) * (size_t)nv);
-    }
-    for (int i = 0; i < nv; i++) {
-        if (gv_next) {
-            w[i] += gv_next[i];
-        }
-        gv[i] = w[i];
-        y[i] = h * w[i];
-    }
+    // integration: gq = Phi_q' gq',  gv = w = gv' + h Phi_v' gq',  abar = h w (into y)
+    gdn_step_integration_vjp(m, d, d->qacc, gq_next, gv_next, qvel_next, gq, gv, y);
     memset(dfbar, 0, sizeof(double) * (size_t)nefc);
     if (L.damped) {
         // da = (M + hD)^-1 (-dr_a + J' df): y = (M + hD)^-1 abar, rbar_a = -y, dfbar = J y;

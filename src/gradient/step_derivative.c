@@ -73,6 +73,7 @@ static gdnStatus step_jvp_ex(const gdnModel* m, gdnData* d, const double* dqpos,
     if (gdn_check_call(m, d) != GDN_OK || !dqpos_next || !dqvel_next) {
         return GDN_ERR_ARG;
     }
+    gdn_deriv_report_clear(d);
     const int nv = m->nv;
     const double h = m->opt.timestep;
     size_t mark = gdn_arena_mark(d);
@@ -98,7 +99,7 @@ static gdnStatus step_jvp_ex(const gdnModel* m, gdnData* d, const double* dqpos,
     }
     if (status == GDN_OK && d->nefc > 0) {
         const char* what = NULL;
-        status = gdn_constrained_admissible(d);
+        status = gdn_constrained_admissible(m, d);
         if (status == GDN_OK) {
             status = gdn_step_jvp_constrained(m, d, dqpos, dqvel, dctrl, dparam, dweights, dvert,
                                               dcp, dqpos_next, dqvel_next, &what);
@@ -164,6 +165,30 @@ gdnStatus gdn_step_jvp_contact_params(const gdnModel* m, gdnData* d, const doubl
     return status;
 }
 
+void gdn_step_integration_vjp(const gdnModel* m, const gdnData* d, const double* a,
+                              const double* gq_next, const double* gv_next, double* qvel_next,
+                              double* gq, double* gv, double* abar) {
+    const int nv = m->nv;
+    const double h = m->opt.timestep;
+    // v' = v + h a
+    for (int i = 0; i < nv; i++) {
+        qvel_next[i] = d->qvel[i] + h * a[i];
+    }
+    // gq = Phi_q' gq',  w = gv' + h Phi_v' gq' (into gv),  abar = h w
+    if (gq_next) {
+        gdn_integrate_pos_vjp(m, qvel_next, h, gq_next, gq, gv);
+    } else {
+        memset(gq, 0, sizeof(double) * (size_t)nv);
+        memset(gv, 0, sizeof(double) * (size_t)nv);
+    }
+    for (int i = 0; i < nv; i++) {
+        if (gv_next) {
+            gv[i] += gv_next[i];
+        }
+        abar[i] = h * gv[i];
+    }
+}
+
 // the penalty contact's adjoint for the residual's fused sweep (residual.h)
 typedef struct {
     const gdnModel* m;
@@ -187,8 +212,7 @@ static gdnStatus step_vjp_back(const gdnModel* m, gdnData* d, const gdnAbaFactor
                                double* gctrl, double* gparam, double* gvert) {
     const int nv = m->nv;
     const size_t nb6 = 6 * (size_t)m->nbody;
-    const double h = m->opt.timestep;
-    size_t mark = gdn_arena_mark(d);
+        size_t mark = gdn_arena_mark(d);
     // qvel_next, w, rbar, gq, gv (nv each); Wbar (6 nbody)
     double* qvel_next = gdn_arena_doubles(d, 5 * (size_t)nv + nb6);
     if (!qvel_next) {
@@ -199,25 +223,7 @@ static gdnStatus step_vjp_back(const gdnModel* m, gdnData* d, const gdnAbaFactor
     double* gq = rbar + nv;
     double* gv = gq + nv;
     double* Wbar = gv + nv;
-    // v' = v + h a
-    for (int i = 0; i < nv; i++) {
-        qvel_next[i] = d->qvel[i] + h * a[i];
-    }
-
-    // integration: gq = Phi_q' gq',  w = gv' + h Phi_v' gq'
-    if (gqpos_next) {
-        gdn_integrate_pos_vjp(m, qvel_next, h, gqpos_next, gq, w);
-    } else {
-        memset(gq, 0, sizeof(double) * (size_t)nv);
-        memset(w, 0, sizeof(double) * (size_t)nv);
-    }
-    for (int i = 0; i < nv; i++) {
-        if (gqvel_next) {
-            w[i] += gqvel_next[i];
-        }
-        gv[i] = w[i];
-        rbar[i] = h * w[i];
-    }
+    gdn_step_integration_vjp(m, d, a, gqpos_next, gqvel_next, qvel_next, gq, gv, rbar);
     // rbar = -(M + hD)^-1 (h w)
     gdnStatus status = gdn_aba_solve(m, d, f, rbar);
     for (int i = 0; i < nv; i++) {
@@ -267,6 +273,7 @@ gdnStatus gdn_step_vjp_explained(const gdnModel* m, gdnData* d, const double* gq
     if (gdn_check_call(m, d) != GDN_OK) {
         return GDN_ERR_ARG;
     }
+    gdn_deriv_report_clear(d);
     size_t mark = gdn_arena_mark(d);
     gdnAbaFactor f;
     gdnStatus status = gdn_aba_factor_alloc(m, d, &f);
@@ -278,7 +285,7 @@ gdnStatus gdn_step_vjp_explained(const gdnModel* m, gdnData* d, const double* gq
         // call's, finished here into gparam
         const size_t nw = 2 * (size_t)m->nbody + (size_t)m->nv;
         double* own = gparam && !gweights ? gdn_arena_doubles(d, nw) : NULL;
-        status = gdn_constrained_admissible(d);
+        status = gdn_constrained_admissible(m, d);
         if (status == GDN_OK && gparam && !gweights && !own) {
             status = GDN_ERR_MEMORY;
         }

@@ -32,6 +32,12 @@ gdnStatus gdn_step_vjp_stored(const gdnModel* m, gdnData* d, const gdnAbaFactor*
                               const double* gqvel_next, double* gqpos, double* gqvel,
                               double* gctrl, double* gparam, double* gvert);
 
+// the integration's adjoint, shared by every step VJP: qvel_next = v + h a, gq = Phi_q' gq',
+// gv = w = gv' + h Phi_v' gq', abar = h w (gq_next, gv_next may be NULL = 0)
+void gdn_step_integration_vjp(const gdnModel* m, const gdnData* d, const double* a,
+                              const double* gq_next, const double* gv_next, double* qvel_next,
+                              double* gq, double* gv, double* abar);
+
 // gdn_step_vjp that also names, in *what, the row kind or contact pair a constrained step's
 // refusal (GDN_ERR_UNSUPPORTED) is about (NULL otherwise). gweights NULL: as gdn_step_vjp;
 // else (2 nbody + nv) the inverse weights' cotangents of a constrained step are ACCUMULATED

@@ -477,6 +477,18 @@ static int test_contacts(void) {
     return 0;
 }
 
+// the box pairs (plane-, sphere-, capsule-, box-box) settled, as dcon_pairs
+static int test_contacts_box(void) {
+    EPS_SCALE = 0.1;
+    for (int cone = 0; cone < 2; cone++) {
+        CHECK(check_model("tangent_box_scene.xml", setup_settled, 8, GDN_SOL_NEWTON, cone) == 0);
+        CHECK(check_model("tangent_box_mesh_scene.xml", setup_settled, 8, GDN_SOL_NEWTON, cone) ==
+              0);
+    }
+    EPS_SCALE = 1;
+    return 0;
+}
+
 static int test_limit(void) {
     for (int s = 0; s < 3; s++) {
         CHECK(check_model("sol_pendulum_limit.xml", setup_limit, 6, s, 0) == 0);
@@ -524,14 +536,131 @@ static int test_weld(void) {
     return 0;
 }
 
+// ---------------------------------------------------------------- inertia parameters
+
+// body inertias of m moved to params0 + e dparam (every body but the world), set through the
+// setter, which recomputes the inverse weights (and so the rows' R) as a reload would
+static int set_params(gdnModel* m, const double* params0, const double* dparam, double e) {
+    for (int b = 1; b < m->nbody; b++) {
+        double par[GDN_N_INERTIA_PARAMS];
+        gdnInertia in;
+        for (int k = 0; k < GDN_N_INERTIA_PARAMS; k++) {
+            const int i = GDN_N_INERTIA_PARAMS * b + k;
+            par[k] = params0[i] + e * (dparam ? dparam[i] : 0);
+        }
+        gdn_inertia_from_params(par, &in);
+        CHECK(gdn_model_set_body_inertia(m, b, &in) == GDN_OK);
+    }
+    return 0;
+}
+
+// dparam through a constrained step: the JVP against central FD of the step with the inertias
+// set (eps 1e-6 on directions scaled by each parameter: mass, COM, inertia), and the VJP's
+// gparam against the JVP (<J dparam, w> = <dparam, J' w>). Each model's rows have R from the
+// inverse weights, which follow the inertias
+static int check_params(const char* file, setupFn* setup, int nsample) {
+    gdnModel* m = gdn_test_load_model_as_is(file);
+    CHECK(m);
+    m->opt.tolerance = 1e-14;
+    m->opt.iterations = 500;
+    gdnData* d = NULL;
+    CHECK(gdn_data_create(m, &d) == GDN_OK);
+    const int nq = m->nq, nv = m->nv, np = GDN_N_INERTIA_PARAMS * m->nbody;
+    double* buf = calloc((size_t)(3 * np + 3 * nq + 10 * nv + 2), sizeof(double));
+    CHECK(buf);
+    double *p0 = buf, *dp = p0 + np, *gp = dp + np, *q = gp + np, *v = q + nq;
+    double *jvp = v + nv, *fd = jvp + 2 * nv, *w = fd + 2 * nv, *qa = w + 2 * nv, *qb = qa + nq;
+    double *va = qb + nq, *vb = va + nv, u[1];
+    for (int b = 0; b < m->nbody; b++) {
+        gdnInertia in;
+        gdn_body_inertia(m, b, &in);
+        gdn_inertia_params(&in, p0 + GDN_N_INERTIA_PARAMS * b);
+    }
+    unsigned long long rng = 4242;
+    double worst = 0, worst_adj = 0;
+    for (int s = 0; s < nsample; s++) {
+        gdn_data_reset(m, d);
+        memcpy(q, d->qpos, sizeof(double) * (size_t)nq);
+        memset(v, 0, sizeof(double) * (size_t)nv);
+        setup(m, q, v, u, &rng);
+        for (int b = 1; b < m->nbody; b++) {
+            const double* par = p0 + GDN_N_INERTIA_PARAMS * b;
+            double* r = dp + GDN_N_INERTIA_PARAMS * b;
+            const double imax = fmax(par[4], fmax(par[5], par[6]));
+            r[0] = gdn_test_uniform(&rng, -0.5, 0.5) * par[0];
+            for (int k = 1; k < 4; k++) {
+                r[k] = gdn_test_uniform(&rng, -0.05, 0.05);
+            }
+            for (int k = 4; k < GDN_N_INERTIA_PARAMS; k++) {
+                r[k] = gdn_test_uniform(&rng, -0.1, 0.1) * imax;
+            }
+        }
+        gdn_data_reset(m, d);
+        memcpy(d->qpos, q, sizeof(double) * (size_t)nq);
+        memcpy(d->qvel, v, sizeof(double) * (size_t)nv);
+        CHECK(gdn_step_jvp(m, d, NULL, NULL, NULL, dp, NULL, jvp, jvp + nv) == GDN_OK);
+        CHECK(d->nefc > 0);
+        for (int k = 0; k < 2; k++) {
+            CHECK(set_params(m, p0, dp, k ? -1e-6 : 1e-6) == 0);
+            gdn_data_reset(m, d);
+            memcpy(d->qpos, q, sizeof(double) * (size_t)nq);
+            memcpy(d->qvel, v, sizeof(double) * (size_t)nv);
+            CHECK(gdn_step(m, d) == GDN_OK);
+            memcpy(k ? qb : qa, d->qpos, sizeof(double) * (size_t)nq);
+            memcpy(k ? vb : va, d->qvel, sizeof(double) * (size_t)nv);
+        }
+        CHECK(set_params(m, p0, NULL, 0) == 0);
+        gdn_difference_pos(m, fd, 2e-6, qb, qa);
+        for (int i = 0; i < nv; i++) {
+            fd[nv + i] = (va[i] - vb[i]) / 2e-6;
+        }
+        const double e = gdn_test_relerr(jvp, fd, 2 * nv, FD_FLOOR);
+        worst = fmax(worst, e);
+        if (!(e <= 1e-6)) {
+            fprintf(stderr, "%s sample %d: dparam JVP vs FD %.3g\n", file, s, e);
+            gdn_test_print_worst(jvp, fd, 2 * nv);
+            return 1;
+        }
+        fill(w, 2 * nv, &rng);
+        memset(gp, 0, sizeof(double) * (size_t)np);
+        gdn_data_reset(m, d);
+        memcpy(d->qpos, q, sizeof(double) * (size_t)nq);
+        memcpy(d->qvel, v, sizeof(double) * (size_t)nv);
+        CHECK(gdn_step_vjp(m, d, w, w + nv, NULL, NULL, NULL, gp, NULL) == GDN_OK);
+        const double lhs = dot(jvp, w, 2 * nv), rhs = dot(dp, gp, np);
+        const double scale = sqrt(dot(jvp, jvp, 2 * nv) * dot(w, w, 2 * nv)) +
+                             sqrt(dot(dp, dp, np) * dot(gp, gp, np));
+        worst_adj = fmax(worst_adj, fabs(lhs - rhs) / scale);
+        CHECK(fabs(lhs - rhs) <= 1e-12 * scale);
+    }
+    printf("    %s: dparam JVP vs FD %.2g, adjoint %.2g (%d samples)\n", file, worst, worst_adj,
+           nsample);
+    free(buf);
+    gdn_data_free(d);
+    gdn_model_free(m);
+    return 0;
+}
+
+static int test_inertia_params(void) {
+    CHECK(check_params("cnstr_arm_motor.xml", setup_frictionloss, 4) == 0);
+    CHECK(check_params("cnstr_fourbar.xml", setup_loop, 4) == 0);
+    CHECK(check_params("cnstr_weld.xml", setup_loop, 4) == 0);
+    EPS_SCALE = 0.1;
+    CHECK(check_params("dcon_pairs.xml", setup_settled, 4) == 0);
+    EPS_SCALE = 1;
+    return 0;
+}
+
 int main(int argc, char** argv) {
     static const gdnTestCase cases[] = {
         {"contacts", test_contacts},
+    {"contacts_box", test_contacts_box},
         {"limit", test_limit},
         {"ball_limit", test_ball_limit},
         {"frictionloss", test_frictionloss},
         {"connect", test_connect},
         {"weld", test_weld},
+        {"inertia_params", test_inertia_params},
     };
     return gdn_test_main(argc, argv, cases, (int)(sizeof(cases) / sizeof(cases[0])));
 }

@@ -2,6 +2,7 @@
 // The contact geometry tangent: dispatch by geom type pair, then the frame completion's tangent.
 #include "collision/contact_derivative.h"
 
+#include "collision/box_derivative.h"
 #include "collision/contact_derivative_pairs.h"
 #include "math/vec.h"
 
@@ -25,16 +26,50 @@ static const PairDerivative pair_table[NTYPES][NTYPES] = {
             [GDN_GEOM_ELLIPSOID] = {gdn_tangent_plane_ellipsoid, gdn_adjoint_plane_ellipsoid,
                                     NULL},
             [GDN_GEOM_CYLINDER] = {gdn_tangent_plane_cylinder, gdn_adjoint_plane_cylinder, NULL},
+            [GDN_GEOM_BOX] = {gdn_plane_box_tangent, gdn_plane_box_adjoint, NULL},
+            [GDN_GEOM_MESH] = {gdn_plane_mesh_tangent, gdn_plane_mesh_adjoint, NULL},
         },
     [GDN_GEOM_SPHERE] =
         {
             [GDN_GEOM_SPHERE] = {gdn_tangent_sphere_sphere, gdn_adjoint_sphere_sphere, NULL},
             [GDN_GEOM_CAPSULE] = {gdn_tangent_sphere_capsule, gdn_adjoint_sphere_capsule, NULL},
+            [GDN_GEOM_ELLIPSOID] = {gdn_convex_mpr_tangent, gdn_convex_mpr_adjoint, NULL},
+            [GDN_GEOM_CYLINDER] = {gdn_convex_mpr_tangent, gdn_convex_mpr_adjoint, NULL},
+            [GDN_GEOM_BOX] = {gdn_sphere_box_tangent, gdn_sphere_box_adjoint, NULL},
+            [GDN_GEOM_MESH] = {gdn_convex_mpr_tangent, gdn_convex_mpr_adjoint, NULL},
         },
     [GDN_GEOM_CAPSULE] =
         {
             [GDN_GEOM_CAPSULE] = {gdn_tangent_capsule_capsule, gdn_adjoint_capsule_capsule,
                                   NULL},
+            [GDN_GEOM_ELLIPSOID] = {gdn_convex_mpr_tangent, gdn_convex_mpr_adjoint, NULL},
+            [GDN_GEOM_CYLINDER] = {gdn_convex_mpr_tangent, gdn_convex_mpr_adjoint, NULL},
+            [GDN_GEOM_BOX] = {gdn_capsule_box_tangent, gdn_capsule_box_adjoint, NULL},
+            [GDN_GEOM_MESH] = {gdn_convex_mpr_tangent, gdn_convex_mpr_adjoint, NULL},
+        },
+    // MPR pairs (convex_derivative.c): polytopes (box, mesh) with margin 0; curved shapes and
+    // nonzero margins return GDN_ERR_UNSUPPORTED from the pair function itself
+    [GDN_GEOM_ELLIPSOID] =
+        {
+            [GDN_GEOM_ELLIPSOID] = {gdn_convex_mpr_tangent, gdn_convex_mpr_adjoint, NULL},
+            [GDN_GEOM_CYLINDER] = {gdn_convex_mpr_tangent, gdn_convex_mpr_adjoint, NULL},
+            [GDN_GEOM_BOX] = {gdn_convex_mpr_tangent, gdn_convex_mpr_adjoint, NULL},
+            [GDN_GEOM_MESH] = {gdn_convex_mpr_tangent, gdn_convex_mpr_adjoint, NULL},
+        },
+    [GDN_GEOM_CYLINDER] =
+        {
+            [GDN_GEOM_CYLINDER] = {gdn_convex_mpr_tangent, gdn_convex_mpr_adjoint, NULL},
+            [GDN_GEOM_BOX] = {gdn_convex_mpr_tangent, gdn_convex_mpr_adjoint, NULL},
+            [GDN_GEOM_MESH] = {gdn_convex_mpr_tangent, gdn_convex_mpr_adjoint, NULL},
+        },
+    [GDN_GEOM_BOX] =
+        {
+            [GDN_GEOM_BOX] = {gdn_box_box_tangent, gdn_box_box_adjoint, NULL},
+            [GDN_GEOM_MESH] = {gdn_convex_mpr_tangent, gdn_convex_mpr_adjoint, NULL},
+        },
+    [GDN_GEOM_MESH] =
+        {
+            [GDN_GEOM_MESH] = {gdn_convex_mpr_tangent, gdn_convex_mpr_adjoint, NULL},
         },
 };
 

@@ -740,3 +740,67 @@ gdnStatus gdn_rows_vjp(const gdnModel* m, gdnData* d, const gdnRowsLinear* lin,
     gdn_arena_reset(d, mark);
     return GDN_OK;
 }
+
+// The inverse weights a row's D follows (R = (1 - imp) / imp dA, dA its diagApprox, rows.c's
+// gdn_rows_diag_approx; a contact's rows all follow its first row's R, whose dA is tran =
+// bw[2 b1] + bw[2 b2] times (1 + mu_0^2) for a pyramid, a factor that cancels in d log dA):
+// d log D_i = -d log dA = -(sum of the weights' tangents) / dA. idx[0..n) are the weights'
+// indices into (body_invweight0, dof_invweight0) stacked (2 nbody + nv); returns n (0: the row
+// does not follow them: R clamped at GDN_MINVAL, dA <= 0 or a tendon row) and dA
+static int row_weights(const gdnModel* m, const gdnData* d, int i, int idx[2], double* dA) {
+    const double* bw = m->body_invweight0;
+    const int id = d->efc_id[i], nb2 = 2 * m->nbody;
+    int n = 0, b1 = -1, b2 = -1;
+    if (!(d->efc_R[i] > GDN_MINVAL)) {
+        return 0;
+    }
+    switch (d->efc_type[i]) {
+    case GDN_CNSTR_EQUALITY:
+        b1 = m->eq_obj1id[id];
+        b2 = m->eq_obj2id[id];
+        break;
+    case GDN_CNSTR_FRICTION_DOF:
+    case GDN_CNSTR_LIMIT_JOINT: {
+        const int dof = d->efc_type[i] == GDN_CNSTR_FRICTION_DOF ? id : m->jnt_dofadr[id];
+        idx[n++] = nb2 + dof;
+        *dA = m->dof_invweight0[dof];
+        return *dA > 0 ? n : 0;
+    }
+    case GDN_CNSTR_CONTACT_FRICTIONLESS:
+    case GDN_CNSTR_CONTACT_PYRAMIDAL:
+    case GDN_CNSTR_CONTACT_ELLIPTIC:
+        b1 = m->geom_bodyid[d->contact[id].geom1];
+        b2 = m->geom_bodyid[d->contact[id].geom2];
+        break;
+    default:
+        return 0;
+    }
+    idx[n++] = 2 * b1;
+    idx[n++] = 2 * b2;
+    *dA = bw[2 * b1] + bw[2 * b2];
+    return *dA > 0 ? n : 0;
+}
+
+void gdn_rows_weights_vjp(const gdnModel* m, const gdnData* d, const double* dlogDbar,
+                          double* gw) {
+    for (int i = 0; i < d->nefc; i++) {
+        int idx[2];
+        double dA = 0;
+        const int n = dlogDbar[i] != 0 ? row_weights(m, d, i, idx, &dA) : 0;
+        for (int k = 0; k < n; k++) {
+            gw[idx[k]] -= dlogDbar[i] / dA;
+        }
+    }
+}
+
+void gdn_rows_weights_jvp(const gdnModel* m, const gdnData* d, const double* dw,
+                          double* dlogD) {
+    for (int i = 0; i < d->nefc; i++) {
+        int idx[2];
+        double dA = 0;
+        const int n = row_weights(m, d, i, idx, &dA);
+        for (int k = 0; k < n; k++) {
+            dlogD[i] -= dw[idx[k]] / dA;
+        }
+    }
+}

@@ -68,6 +68,12 @@ gdnStatus gdn_rows_linear_build(const gdnModel* m, gdnData* d, const double* S, 
 void gdn_rows_wrench(const gdnModel* m, const gdnData* d, const gdnRowsLinear* lin, double* W,
                      double* qfrc);
 
+// d f_i / d log D_i at fixed jar: f_i on the quadratic and cone states (f is linear in the scale
+// of D there), 0 on the satisfied and the linear friction-loss states
+static inline double gdn_rows_scaled_force(const gdnData* d, const gdnRowsLinear* lin, int i) {
+    return lin->hs_kind[i] != 0 ? d->efc_force[i] : 0;
+}
+
 // y (nefc) = H_s u (nefc)
 void gdn_rows_hs_mul(const gdnData* d, const gdnRowsLinear* lin, const double* u, double* y);
 
@@ -87,5 +93,14 @@ gdnStatus gdn_rows_vjp(const gdnModel* m, gdnData* d, const gdnRowsLinear* lin,
                        const double* djar0bar, const double* dlogDbar, const double* dWbar,
                        const double* dqfrcbar, double* xibar, double* etabar, double* etaxbar,
                        double* gq, double* gv);
+
+// the inertia-parameter path of D (R = (1 - imp) / imp diagApprox, diagApprox from the inverse
+// weights), weights stacked as w = (body_invweight0 (2 nbody), dof_invweight0 (nv)):
+// the adjoint ACCUMULATES gw (2 nbody + nv) from dlogDbar (nefc); the tangent ADDS to dlogD
+// (nefc) the share of the weights' tangent dw. setconst_derivative.h links w to the inertias
+void gdn_rows_weights_vjp(const gdnModel* m, const gdnData* d, const double* dlogDbar,
+                          double* gw);
+void gdn_rows_weights_jvp(const gdnModel* m, const gdnData* d, const double* dw,
+                          double* dlogD);
 
 #endif

@@ -7,6 +7,7 @@
 #include <gradyn/derivative.h>
 
 #include "base/status.h"
+#include "constraint/setconst_derivative.h"
 #include "gradient/cost.h"
 #include "gradient/rollout.h"
 #include "gradient/step_derivative.h"
@@ -38,7 +39,7 @@ static gdnStatus reverse_constrained(const gdnModel* m, gdnTape* tape, int t, do
     warm_before(m, tape, t, d->qacc_warmstart);
     const char* what = NULL;
     gdnStatus st = gdn_step_vjp_explained(m, d, tape->lam_q, tape->lam_v, tape->g_q, tape->g_v,
-                                          gctrl, gparam, gvert, &what);
+                                          gctrl, gparam, gvert, tape->gweights, &what);
     if (st == GDN_ERR_UNSUPPORTED && what) {
         return gdn_fail(st, err, err_size,
                         "step %d has %d constraint rows and no derivative through its "
@@ -204,7 +205,18 @@ gdnStatus gdn_adjoint_rollout_gradient(const gdnModel* m, const gdnRollout* r,
         tape->nstep = 0;
         return st;
     }
+    memset(tape->gweights, 0, sizeof(double) * (2 * (size_t)m->nbody + (size_t)m->nv));
     st = backward(m, r, obj, tape, out, err, err_size);
+    // the constrained steps' D moves with the inertias through the inverse weights: their
+    // cotangents, summed over the steps, taken to dJ/dpi once (setconst_derivative.h)
+    if (st == GDN_OK && out->param) {
+        st = gdn_constraint_weights_vjp(m, tape->scratch, tape->gweights,
+                                        tape->gweights + 2 * m->nbody, out->param);
+        if (st != GDN_OK) {
+            return gdn_fail(st, err, err_size, "the inverse weights' adjoint failed (%s)",
+                            gdn_status_string(st));
+        }
+    }
     if (st != GDN_OK) {
         return st;
     }

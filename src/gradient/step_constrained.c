@@ -23,7 +23,8 @@
 //   a  solves  r(q, v, a; W + W_c(f)) + h D a = 0   (mj_Euler; a = x without damping)
 //   v' = v + h a,   q' = q (+) h v'
 // Tangent (rows_derivative.h for djar0, dlogD and the frozen wrench tangent in dW):
-//   delta f = -H_s djar0 + dlogD f
+//   delta f = -H_s djar0 + dlogD f   (f of the rows whose force follows D: not the linear
+//             friction-loss state's constant +-frictionloss)
 //   H dx    = -dr_x + J' delta f,   H = M + J' H_s J  (the Hessian of the primal cost)
 //   df      = delta f - H_s J dx
 //   (M + h D) da = -dr_a + J' df    (dr_x, dr_a: the residual's tangent at x and at a with f held)
@@ -31,19 +32,8 @@
 // with dr_x, dr_a less dqfrc, the dof-type rows' frozen generalized-force tangent (a ball
 // limit's). The adjoint is the exact transpose (gdn_step_vjp_constrained below).
 
-// what every direction reads: the dof axes, the rows' linearization, the factors, the wrenches
-typedef struct {
-    double* S;     // 6 nv: world-origin dof axes
-    gdnRowsLinear lin;
-    double* H;     // nv x nv: Cholesky factor of M + J' H_s J (lower)
-    gdnMassFactor damp; // factor of M + h D (when damped)
-    int damped;
-    double* W;     // 6 nbody: penalty + row wrenches at the solved forces
-    const double* x; // the solver's acceleration
-} linearization;
-
 // H = M + J' H_s J (dense lower triangle from d->qM and efc_J), factored
-static gdnStatus hessian(const gdnModel* m, gdnData* d, linearization* L) {
+static gdnStatus hessian(const gdnModel* m, gdnData* d, gdnConstrainedLinear* L) {
     const int nv = m->nv, nefc = d->nefc;
     double* H = L->H;
     for (int r = 0; r < nv; r++) {
@@ -86,7 +76,8 @@ static gdnStatus hessian(const gdnModel* m, gdnData* d, linearization* L) {
 }
 
 // the linearization at the step the front half left in d (nefc > 0)
-static gdnStatus linearize(const gdnModel* m, gdnData* d, linearization* L, const char** what) {
+gdnStatus gdn_constrained_linearize(const gdnModel* m, gdnData* d, gdnConstrainedLinear* L,
+                                    const char** what) {
     const int nv = m->nv;
     const size_t nb6 = 6 * (size_t)m->nbody;
     const double h = m->opt.timestep;
@@ -134,20 +125,31 @@ static gdnStatus linearize(const gdnModel* m, gdnData* d, linearization* L, cons
 
 gdnStatus gdn_step_jvp_constrained(const gdnModel* m, gdnData* d, const double* dq,
                                    const double* dv, const double* du, const double* dparam,
-                                   const double* dvert, double* dq_next, double* dv_next,
-                                   const char** what) {
+                                   const double* dweights, const double* dvert,
+                                   double* dq_next, double* dv_next, const char** what) {
+    size_t mark = gdn_arena_mark(d);
+    gdnConstrainedLinear L;
+    gdnStatus status = gdn_constrained_linearize(m, d, &L, what);
+    if (status == GDN_OK) {
+        status = gdn_step_jvp_linear(m, d, &L, dq, dv, du, dparam, dweights, dvert, dq_next,
+                                     dv_next, what);
+    }
+    gdn_arena_reset(d, mark);
+    return status;
+}
+
+gdnStatus gdn_step_jvp_linear(const gdnModel* m, gdnData* d, const gdnConstrainedLinear* Lp,
+                              const double* dq, const double* dv, const double* du,
+                              const double* dparam, const double* dweights,
+                              const double* dvert, double* dq_next, double* dv_next,
+                              const char** what) {
     const int nv = m->nv, nefc = d->nefc;
     const size_t nb6 = 6 * (size_t)m->nbody;
     const double h = m->opt.timestep;
-    // the rows' R follows body_invweight0 / dof_invweight0, model constants that the inertia
-    // setters recompute from pi: that dependence is not differentiated yet
-    if (dparam) {
-        *what = "inertia parameters (the rows' regularization follows the inverse weights)";
-        return GDN_ERR_UNSUPPORTED;
-    }
+    (void)what; // the linearization named any refusal
     size_t mark = gdn_arena_mark(d);
-    linearization L;
-    gdnStatus status = linearize(m, d, &L, what);
+    const gdnConstrainedLinear L = *Lp;
+    gdnStatus status = GDN_OK;
     // xi, eta, etax, xi2 (6 nbody); dW (6 nbody); djar0, dlogD, df, tmp (nefc); dr, rhs,
     // qvel', dqfrc (nv)
     double* xi = gdn_arena_doubles(d, 5 * nb6 + 4 * (size_t)nefc + 4 * (size_t)nv);
@@ -184,11 +186,14 @@ gdnStatus gdn_step_jvp_constrained(const gdnModel* m, gdnData* d, const double* 
     if (status == GDN_OK) {
         status = gdn_rows_jvp(m, d, &L.lin, xi, eta, etax, dq, dv, djar0, dlogD, dW, dqfrc);
     }
-    // delta f = -H_s djar0 + dlogD f
+    // delta f = -H_s djar0 + dlogD f, dlogD with the inverse weights' share
+    if (status == GDN_OK && dweights) {
+        gdn_rows_weights_jvp(m, d, dweights, dlogD);
+    }
     if (status == GDN_OK) {
         gdn_rows_hs_mul(d, &L.lin, djar0, df);
         for (int i = 0; i < nefc; i++) {
-            df[i] = -df[i] + dlogD[i] * d->efc_force[i];
+            df[i] = -df[i] + dlogD[i] * gdn_rows_scaled_force(d, &L.lin, i);
         }
         gdnResidualDirection dir = {dq, dv, NULL, du, dparam, dW, xi, eta};
         status = gdn_residual_jvp_ex(m, d, L.x, L.W, &dir, dr);
@@ -235,17 +240,13 @@ gdnStatus gdn_step_jvp_constrained(const gdnModel* m, gdnData* d, const double* 
 gdnStatus gdn_step_vjp_constrained(const gdnModel* m, gdnData* d, const double* gq_next,
                                    const double* gv_next, double* gqpos, double* gqvel,
                                    double* gctrl, double* gparam, double* gvert,
-                                   const char** what) {
+                                   double* gweights, const char** what) {
     const int nv = m->nv, nu = m->nu, nefc = d->nefc;
     const size_t nb6 = 6 * (size_t)m->nbody;
     const double h = m->opt.timestep;
-    if (gparam) {
-        *what = "inertia parameters (the rows' regularization follows the inverse weights)";
-        return GDN_ERR_UNSUPPORTED;
-    }
     size_t mark = gdn_arena_mark(d);
-    linearization L;
-    gdnStatus status = linearize(m, d, &L, what);
+    gdnConstrainedLinear L;
+    gdnStatus status = gdn_constrained_linearize(m, d, &L, what);
     // qvel', w, gq, gv, y, z (nv); dfbar, dfbar2, tmp (nefc); xibar, etabar, etaxbar, Wbar,
     // Wbar2, xibar2, etabar2 (6 nbody); gu2 (nu); dqfrcbar (nv)
     double* qvel_next = gdn_arena_doubles(d, 7 * (size_t)nv + 3 * (size_t)nefc + 7 * nb6 +
@@ -321,7 +322,7 @@ gdnStatus gdn_step_vjp_constrained(const gdnModel* m, gdnData* d, const double* 
     gdn_rows_hs_mul(d, &L.lin, deltabar, dfbar);
     for (int i = 0; i < nefc; i++) {
         dfbar[i] = -dfbar[i];
-        tmp[i] = d->efc_force[i] * deltabar[i];
+        tmp[i] = gdn_rows_scaled_force(d, &L.lin, i) * deltabar[i];
     }
     // residual adjoints at x (rbar_x = z) and, damped, at a (rbar_a = y)
     gdnResidualAdjoint out = {gq, gv, NULL, gctrl, gparam, Wbar, xibar, etabar, NULL, NULL,
@@ -339,6 +340,10 @@ gdnStatus gdn_step_vjp_constrained(const gdnModel* m, gdnData* d, const double* 
         for (int k = 0; gctrl && k < nu; k++) {
             gctrl[k] += gu2[k];
         }
+    }
+    // the inertia parameters also move D through the inverse weights (setconst_derivative.h)
+    if (gparam && gweights) {
+        gdn_rows_weights_vjp(m, d, tmp, gweights);
     }
     // dqfrc enters both right-hand sides with +1: dqfrcbar = -(rbar_x + rbar_a)
     for (int i = 0; i < nv; i++) {

@@ -10,19 +10,50 @@
 // as gdn_step_jvp / gdn_step_vjp (derivative.h). GDN_ERR_UNSUPPORTED with *what naming the row
 // kind or pair without a derivative yet, GDN_ERR_SINGULAR for a singular Hessian of the
 // primal cost, GDN_ERR_MEMORY when the arena is short.
+#include "constraint/rows_derivative.h"
+#include "dynamics/mass_factor.h"
+
+// what every direction reads: the dof axes, the rows' linearization, the factors, the wrenches
+typedef struct gdnConstrainedLinear {
+    double* S;     // 6 nv: world-origin dof axes
+    gdnRowsLinear lin;
+    double* H;     // nv x nv: Cholesky factor of M + J' H_s J (lower)
+    gdnMassFactor damp; // factor of M + h D (when damped)
+    int damped;
+    double* W;     // 6 nbody: penalty + row wrenches at the solved forces
+    const double* x; // the solver's acceleration
+} gdnConstrainedLinear;
+
+// the linearization at the solve in d (arrays from the arena: the caller releases them).
+// Status as gdn_step_jvp_constrained
+gdnStatus gdn_constrained_linearize(const gdnModel* m, gdnData* d, gdnConstrainedLinear* L,
+                                    const char** what);
+
+// gdn_step_jvp_constrained at a linearization made once for many directions (A, B)
+gdnStatus gdn_step_jvp_linear(const gdnModel* m, gdnData* d, const gdnConstrainedLinear* L,
+                              const double* dq, const double* dv, const double* du,
+                              const double* dparam, const double* dweights,
+                              const double* dvert, double* dq_next, double* dv_next,
+                              const char** what);
+
 // whether the solve in d has a derivative: GDN_ERR_UNCONVERGED when it did not converge
 static inline gdnStatus gdn_constrained_admissible(const gdnData* d) {
     return d->solver_converged ? GDN_OK : GDN_ERR_UNCONVERGED;
 }
 
+// dweights (2 nbody + nv; NULL when dparam is): the tangent of the inverse weights under
+// dparam (gdn_constraint_weights_jvp, computed before the front half: it uses d as scratch)
 gdnStatus gdn_step_jvp_constrained(const gdnModel* m, gdnData* d, const double* dq,
                                    const double* dv, const double* du, const double* dparam,
-                                   const double* dvert, double* dq_next, double* dv_next,
-                                   const char** what);
+                                   const double* dweights, const double* dvert,
+                                   double* dq_next, double* dv_next, const char** what);
 
+// gweights (2 nbody + nv, accumulated; used when gparam is wanted): the cotangents of
+// body_invweight0 and dof_invweight0, through which the inertia parameters also move the rows'
+// D; the caller finishes gparam with gdn_constraint_weights_vjp (once for a whole trajectory)
 gdnStatus gdn_step_vjp_constrained(const gdnModel* m, gdnData* d, const double* gq_next,
                                    const double* gv_next, double* gqpos, double* gqvel,
                                    double* gctrl, double* gparam, double* gvert,
-                                   const char** what);
+                                   double* gweights, const char** what);
 
 #endif

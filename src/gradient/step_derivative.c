@@ -7,6 +7,7 @@
 #include "base/arena.h"
 #include "dynamics/aba.h"
 #include "dynamics/com.h"
+#include "constraint/setconst_derivative.h"
 #include "gradient/residual.h"
 #include "gradient/step_constrained.h"
 #include "gradient/step_derivative.h"
@@ -78,13 +79,25 @@ gdnStatus gdn_step_jvp(const gdnModel* m, gdnData* d, const double* dqpos, const
     }
     double* dr = qvel_next + nv;
     double* dW = dr + nv;
+    // the inertias move a constrained step's D through the inverse weights: their tangent
+    // first, while d is free to serve as scratch at qpos0 (only when dparam is given)
+    double* dweights = NULL;
+    gdnStatus status = GDN_OK;
+    if (dparam && !(m->opt.disableflags & GDN_DSBL_CONSTRAINT)) {
+        dweights = gdn_arena_doubles(d, 2 * (size_t)m->nbody + (size_t)(nv > 0 ? nv : 1));
+        status = dweights ? gdn_constraint_weights_jvp(m, d, dparam, dweights,
+                                                       dweights + 2 * m->nbody)
+                          : GDN_ERR_MEMORY;
+    }
     gdnAbaFactor f;
-    gdnStatus status = primal_front(m, d, &f, qvel_next);
+    if (status == GDN_OK) {
+        status = primal_front(m, d, &f, qvel_next);
+    }
     if (status == GDN_OK && d->nefc > 0) {
         const char* what = NULL;
         status = gdn_constrained_admissible(d);
         if (status == GDN_OK) {
-            status = gdn_step_jvp_constrained(m, d, dqpos, dqvel, dctrl, dparam, dvert,
+            status = gdn_step_jvp_constrained(m, d, dqpos, dqvel, dctrl, dparam, dweights, dvert,
                                               dqpos_next, dqvel_next, &what);
         }
         gdn_arena_reset(d, mark);
@@ -210,7 +223,7 @@ static gdnStatus step_vjp_back(const gdnModel* m, gdnData* d, const gdnAbaFactor
 
 gdnStatus gdn_step_vjp_explained(const gdnModel* m, gdnData* d, const double* gqpos_next,
                                  const double* gqvel_next, double* gqpos, double* gqvel,
-                                 double* gctrl, double* gparam, double* gvert,
+                                 double* gctrl, double* gparam, double* gvert, double* gweights,
                                  const char** what) {
     *what = NULL;
     if (gdn_check_call(m, d) != GDN_OK) {
@@ -223,10 +236,23 @@ gdnStatus gdn_step_vjp_explained(const gdnModel* m, gdnData* d, const double* gq
         status = gdn_pipeline_front(m, d, GDN_PIPE_DERIVATIVE, &f);
     }
     if (status == GDN_OK && d->nefc > 0) {
+        // the inverse weights' cotangents: the caller's (a trajectory sums them), or this
+        // call's, finished here into gparam
+        const size_t nw = 2 * (size_t)m->nbody + (size_t)m->nv;
+        double* own = gparam && !gweights ? gdn_arena_doubles(d, nw) : NULL;
         status = gdn_constrained_admissible(d);
+        if (status == GDN_OK && gparam && !gweights && !own) {
+            status = GDN_ERR_MEMORY;
+        }
+        if (own) {
+            memset(own, 0, sizeof(double) * nw);
+        }
         if (status == GDN_OK) {
             status = gdn_step_vjp_constrained(m, d, gqpos_next, gqvel_next, gqpos, gqvel, gctrl,
-                                              gparam, gvert, what);
+                                              gparam, gvert, own ? own : gweights, what);
+        }
+        if (status == GDN_OK && own) {
+            status = gdn_constraint_weights_vjp(m, d, own, own + 2 * m->nbody, gparam);
         }
     } else if (status == GDN_OK) {
         status = step_vjp_back(m, d, &f, d->qacc, NULL, NULL, gqpos_next, gqvel_next, gqpos,
@@ -241,7 +267,7 @@ gdnStatus gdn_step_vjp(const gdnModel* m, gdnData* d, const double* gqpos_next,
                        double* gparam, double* gvert) {
     const char* what = NULL;
     return gdn_step_vjp_explained(m, d, gqpos_next, gqvel_next, gqpos, gqvel, gctrl, gparam,
-                                  gvert, &what);
+                                  gvert, NULL, &what);
 }
 
 // The front half's contact part and the backward half, once the kinematics (d->cdof and

@@ -32,10 +32,12 @@ gdnStatus gdn_step_vjp_stored(const gdnModel* m, gdnData* d, const gdnAbaFactor*
                               double* gctrl, double* gparam, double* gvert);
 
 // gdn_step_vjp that also names, in *what, the row kind or contact pair a constrained step's
-// refusal (GDN_ERR_UNSUPPORTED) is about (NULL otherwise)
+// refusal (GDN_ERR_UNSUPPORTED) is about (NULL otherwise). gweights NULL: as gdn_step_vjp;
+// else (2 nbody + nv) the inverse weights' cotangents of a constrained step are ACCUMULATED
+// there and gparam lacks their part until the caller applies gdn_constraint_weights_vjp
 gdnStatus gdn_step_vjp_explained(const gdnModel* m, gdnData* d, const double* gqpos_next,
                                  const double* gqvel_next, double* gqpos, double* gqvel,
-                                 double* gctrl, double* gparam, double* gvert,
+                                 double* gctrl, double* gparam, double* gvert, double* gweights,
                                  const char** what);
 
 // dW (6 x nbody) from (dq, dv, dvert) through the body tangents and the penalty contact's JVP,

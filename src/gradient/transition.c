@@ -48,7 +48,7 @@ static gdnStatus contact_residual_columns(const gdnModel* m, gdnData* d, double*
 }
 
 // A constrained step's A, B column by column: column c is the step's JVP of the unit tangent
-// e_c (gradient/step_constrained.c), at the solve the front half left in d
+// e_c (gradient/step_constrained.c) at one linearization of the solve the front half left in d
 static gdnStatus constrained_columns(const gdnModel* m, gdnData* d, double* A, double* B) {
     const int nv = m->nv, nu = m->nu, n = 2 * nv;
     gdnStatus status = gdn_constrained_admissible(d);
@@ -64,6 +64,8 @@ static gdnStatus constrained_columns(const gdnModel* m, gdnData* d, double* A, d
     double* out = e + n + (nu > 0 ? nu : 1);
     memset(e, 0, sizeof(double) * (size_t)(n + (nu > 0 ? nu : 1)));
     const char* what = NULL;
+    gdnConstrainedLinear L;
+    status = gdn_constrained_linearize(m, d, &L, &what);
     for (int c = 0; c < n + nu && status == GDN_OK; c++) {
         double* col = c < n ? A : B;
         const int k = c < n ? c : c - n, ld = c < n ? n : nu;
@@ -71,8 +73,8 @@ static gdnStatus constrained_columns(const gdnModel* m, gdnData* d, double* A, d
             continue;
         }
         e[c] = 1;
-        status = gdn_step_jvp_constrained(m, d, e, e + nv, nu > 0 ? e + n : NULL, NULL, NULL,
-                                          out, out + nv, &what);
+        status = gdn_step_jvp_linear(m, d, &L, e, e + nv, nu > 0 ? e + n : NULL, NULL, NULL, NULL,
+                                     out, out + nv, &what);
         e[c] = 0;
         for (int i = 0; i < n; i++) {
             col[(size_t)i * (size_t)ld + (size_t)k] = out[i];

@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: Apache-2.0
+// Tangent and adjoint of plane-box contacts (collision/box_plane.c) with the corner held.
+#include "collision/box_derivative.h"
+#include "math/vec.h"
+
+// Plane g1 (normal n = its z axis, origin p1), box g2 (p2, R2, size s). Corner k: L = +-s
+// (bit i: +s_i), c = R2 L; h = n . (p2 - p1), dist = h + n . c, pos = p2 + c - n dist / 2.
+// Tangents: dn = w1 x n, dc = w2 x c + R2 dL, dh = n . (dp2 - dp1) + dn . (p2 - p1),
+//   d dist = dh + dn . c + n . dc,  d pos = dp2 + dc - (dn dist + n d dist) / 2.
+// The corner is the one whose (pos, dist) matches con (the primal's test and order kept).
+gdnStatus gdn_plane_box_eval(const gdnModel* m, const gdnData* d, const gdnContact* con,
+                             const gdnBoxDir* dir, gdnPairTangent* t, int* feature) {
+    *feature = -1;
+    gdnStatus ok = gdn_box_check(m, d, con, gdn_collide_plane_box);
+    if (ok != GDN_OK || !t) {
+        return GDN_ERR_ARG;
+    }
+    int g1 = con->geom1, g2 = con->geom2;
+    const double* p1 = d->geom_xpos + 3 * g1;
+    const double* R1 = d->geom_xmat + 9 * g1;
+    const double* p2 = d->geom_xpos + 3 * g2;
+    const double* R2 = d->geom_xmat + 9 * g2;
+    const double* s = m->geom_size + 3 * g2;
+    const double* w1 = dir->x1;
+    const double* w2 = dir->x2;
+    double margin = gdn_box_pair_margin(m, g1, g2);
+
+    // plane normal, box center height and their tangents
+    double n[3] = {R1[2], R1[5], R1[8]}, dn[3];
+    gdn_cross3(dn, w1, n);
+    double dp1[3], dp2[3], off[3], doff[3];
+    gdn_box_point_motion(dp1, dir->x1, p1);
+    gdn_box_point_motion(dp2, dir->x2, p2);
+    gdn_sub3(off, p2, p1);
+    gdn_sub3(doff, dp2, dp1);
+    double h = gdn_dot3(off, n);
+    double dh = gdn_dot3(doff, n) + gdn_dot3(off, dn);
+
+    gdnBoxCand best = {.feature = -1};
+    double best_score = 0;
+    int ncon = 0;
+    for (int k = 0; k < 8 && ncon < 4; k++) {
+        // corner c = R2 L, dc = w2 x c + R2 dL
+        double L[3], dL[3];
+        for (int i = 0; i < 3; i++) {
+            double sg = (k & (1 << i)) ? 1 : -1;
+            L[i] = sg * s[i];
+            dL[i] = sg * dir->ds2[i];
+        }
+        double c[3], dc[3], tmp[3];
+        gdn_mulmat3(c, R2, L);
+        double ch = gdn_dot3(n, c);
+        if (h + ch > margin || ch > 0) {
+            continue;
+        }
+        ncon++;
+        gdn_cross3(dc, w2, c);
+        gdn_mulmat3(tmp, R2, dL);
+        gdn_add3(dc, dc, tmp);
+
+        // dist, pos and their tangents
+        gdnBoxCand cand = {.feature = k};
+        cand.dist = h + ch;
+        cand.t.dist = dh + gdn_dot3(dn, c) + gdn_dot3(n, dc);
+        double half_back[3];
+        gdn_add3(tmp, c, p2);
+        gdn_scl3(half_back, n, -cand.dist / 2);
+        gdn_add3(cand.pos, tmp, half_back);
+        for (int i = 0; i < 3; i++) {
+            cand.t.pos[i] = dp2[i] + dc[i] - (dn[i] * cand.dist + n[i] * cand.t.dist) / 2;
+        }
+        gdn_copy3(cand.normal, n);
+        gdn_copy3(cand.t.normal, dn);
+        gdn_box_keep_nearest(&best, &best_score, con, &cand);
+    }
+    return gdn_box_finish(&best, best_score, con, t, feature);
+}
+
+gdnStatus gdn_plane_box_tangent(const gdnModel* m, const gdnData* d, const gdnContact* con,
+                                const double x1[6], const double x2[6], const double dsize1[3],
+                                const double dsize2[3], gdnPairTangent* t) {
+    gdnBoxDir dir;
+    gdn_box_dir_set(&dir, x1, x2, dsize1, dsize2);
+    int feature;
+    return gdn_plane_box_eval(m, d, con, &dir, t, &feature);
+}
+
+gdnStatus gdn_plane_box_adjoint(const gdnModel* m, const gdnData* d, const gdnContact* con,
+                                const gdnPairTangent* tbar, double x1bar[6], double x2bar[6],
+                                double size1bar[3], double size2bar[3]) {
+    return gdn_box_adjoint_by_columns(gdn_plane_box_eval, m, d, con, tbar, x1bar, x2bar,
+                                      size1bar, size2bar);
+}

@@ -2,10 +2,10 @@
 // Trajectory gates through contact (issue 9): the adjoint of constrained rollouts vs central
 // finite differences of gdn_rollout_objective on every channel, at 1e-5 relative.
 //
-// Channels: dJ/dq0 (tangent), dJ/dv0, dJ/du_t, each against FD entry by entry; dJ/dpi is
-// refused with rows (asserted: the message names "inertia parameters"); dJ/dV (mesh vertices)
-// is empty on these primitive-only models (nvert = 0). The API has no friction / solref /
-// solimp / size channels yet, so their structural zeros are not tested here.
+// Channels: dJ/dq0 (tangent), dJ/dv0, dJ/du_t and dJ/dpi (10 per body), each against FD entry
+// by entry; dJ/dV (mesh vertices) is empty on these primitive and box models (nvert = 0). The
+// API has no friction / solref / solimp / size channels yet, so their structural zeros are not
+// tested here.
 //
 // FD: Richardson-extrapolated central differences D = (4 D(h/2) - D(h)) / 3,
 // D(h) = (J(p + h) - J(p - h)) / (2 h), h = 1e-5 (rad, m, m/s, control units). Truncation is
@@ -107,6 +107,8 @@ typedef struct Problem {
     int* type;
     int* state;
     double h;          // FD step (FD_STEP unless the scene says otherwise)
+    double hpi;        // FD step scale of the inertia parameters (h unless the scene says)
+    int pi_mask;       // which inertia parameters are compared: bit k for packing entry k
     int recorded;      // 1 once the nominal rows are stored
     int branch_fails;  // FD rollouts whose rows differ from the nominal at some step
     int first_t;       // the first step that differed (for the message)
@@ -136,6 +138,8 @@ static int problem_init_at(Problem* p, const char* name, gdnModel* m, int T,
     p->m = m;
     p->T = T;
     p->h = FD_STEP;
+    p->hpi = FD_STEP;
+    p->pi_mask = 0x3ff;
     m->opt.tolerance = 1e-14;
     m->opt.iterations = 200;
     const int nq = m->nq, nv = m->nv, nu = m->nu;
@@ -145,11 +149,13 @@ static int problem_init_at(Problem* p, const char* name, gdnModel* m, int T,
     p->g.qpos0 = calloc((size_t)nv, sizeof(double));
     p->g.qvel0 = calloc((size_t)nv, sizeof(double));
     p->g.ctrl = calloc((size_t)(T * nu + 1), sizeof(double));
+    p->g.param = calloc((size_t)(GDN_N_INERTIA_PARAMS * m->nbody), sizeof(double));
     p->nefc = calloc((size_t)T, sizeof(int));
     p->ncon = calloc((size_t)T, sizeof(int));
     p->off = calloc((size_t)T + 1, sizeof(int));
     double* e = calloc((size_t)nv, sizeof(double));
-    if (!p->q0 || !p->v0 || !p->u || !p->g.qpos0 || !p->g.qvel0 || !p->g.ctrl || !p->nefc ||
+    if (!p->q0 || !p->v0 || !p->u || !p->g.qpos0 || !p->g.qvel0 || !p->g.ctrl || !p->g.param ||
+        !p->nefc ||
         !p->ncon || !p->off || !e) {
         free(e);
         return 0;
@@ -191,6 +197,7 @@ static void problem_free(Problem* p) {
     free(p->g.qpos0);
     free(p->g.qvel0);
     free(p->g.ctrl);
+    free(p->g.param);
     free(p->nefc);
     free(p->ncon);
     free(p->off);
@@ -286,24 +293,11 @@ static double objective(Problem* p) {
     return J;
 }
 
-// the adjoint (dJ/dpi asked first: refused by name), then the nominal rows
+// the adjoint (every channel), then the nominal rows
 static int gradient(Problem* p) {
     char err[512];
-    const int nb = p->m->nbody;
-    double* gparam = calloc((size_t)(GDN_N_INERTIA_PARAMS * nb), sizeof(double));
-    CHECK(gparam);
-    p->g.param = gparam;
     gdnStatus st =
         gdn_adjoint_rollout_gradient(p->m, &p->r, &p->obj, p->tape, &p->g, err, sizeof(err));
-    p->g.param = NULL;
-    free(gparam);
-    if (p->m->opt.disableflags & GDN_DSBL_CONTACT) {
-        CHECK(st == GDN_OK); // a rollout without rows: every channel
-    } else {
-        CHECK(st == GDN_ERR_UNSUPPORTED);
-        CHECK(strstr(err, "inertia parameters") != NULL);
-    }
-    st = gdn_adjoint_rollout_gradient(p->m, &p->r, &p->obj, p->tape, &p->g, err, sizeof(err));
     if (st != GDN_OK) {
         fprintf(stderr, "%s: gradient failed (%s): %s\n", p->name, gdn_status_string(st), err);
         return 1;
@@ -316,7 +310,20 @@ static int gradient(Problem* p) {
 
 // ---------------------------------------------------------------- finite differences
 
-typedef enum Channel { CH_Q0, CH_V0, CH_U } Channel;
+typedef enum Channel { CH_Q0, CH_V0, CH_U, CH_PARAM } Channel;
+
+// FD step of an inertia parameter (canonical packing [m, c (3), I (6)]): h m_b for the mass,
+// h (m) for the COM, h max(1, trace(I_b) / 3) for the inertia entries (a step relative to a
+// small body's 1e-4 kg m^2 would leave round-off dominant), as test_adjoint
+static double param_step(const Problem* p, const gdnInertia* in, int k) {
+    if (k == 0) {
+        return p->hpi * in->mass;
+    }
+    if (k >= 4) {
+        return p->hpi * fmax(1, (in->inertia[0] + in->inertia[4] + in->inertia[8]) / 3);
+    }
+    return p->hpi;
+}
 
 static double fd_entry(Problem* p, Channel ch, int i) {
     gdnModel* m = p->m;
@@ -327,14 +334,32 @@ static double fd_entry(Problem* p, Channel ch, int i) {
     if (ch == CH_Q0) {
         e[i] = 1;
     }
+    const int b = i / GDN_N_INERTIA_PARAMS, k = i % GDN_N_INERTIA_PARAMS;
+    gdnInertia in0;
+    double prm0[GDN_N_INERTIA_PARAMS];
+    double base = p->h;
+    if (ch == CH_PARAM) {
+        gdn_body_inertia(m, b, &in0);
+        gdn_inertia_params(&in0, prm0);
+        base = param_step(p, &in0, k);
+    }
     double D[2];
     for (int level = 0; level < 2; level++) {
-        double h = level ? p->h / 2 : p->h, jpm[2];
+        double h = level ? base / 2 : base, jpm[2];
         for (int sgn = 0; sgn < 2; sgn++) {
             double hs = sgn ? -h : h;
             if (ch == CH_Q0) {
                 memcpy(p->q0, q0, sizeof(double) * (size_t)m->nq);
                 gdn_integrate_pos(m, p->q0, e, hs);
+            } else if (ch == CH_PARAM) {
+                double prm[GDN_N_INERTIA_PARAMS];
+                gdnInertia in;
+                memcpy(prm, prm0, sizeof(prm));
+                prm[k] += hs;
+                gdn_inertia_from_params(prm, &in);
+                if (gdn_model_set_body_inertia(m, b, &in) != GDN_OK) {
+                    return NAN;
+                }
             } else {
                 *x = x0 + hs;
             }
@@ -345,6 +370,9 @@ static double fd_entry(Problem* p, Channel ch, int i) {
     memcpy(p->q0, q0, sizeof(double) * (size_t)m->nq);
     if (x) {
         *x = x0;
+    }
+    if (ch == CH_PARAM) {
+        gdn_model_set_body_inertia(m, b, &in0);
     }
     return (4 * D[1] - D[0]) / 3;
 }
@@ -373,13 +401,15 @@ static double check_block(Problem* p, Channel ch, const char* label, const doubl
     if (!(err <= REL_TOL) || getenv("GDN_TEST_VERBOSE")) {
         gdn_test_print_worst(a, f, count);
     }
+
     free(a);
     free(f);
     return err;
 }
 
-// every entry of q0 and v0 and u_t for every u_stride-th flat control index
-static int check_all(Problem* p, int u_stride) {
+// every entry of q0 and v0, u_t for every u_stride-th flat control index, every pi_stride-th
+// inertia parameter
+static int check_all(Problem* p, int u_stride, int pi_stride) {
     CHECK(gradient(p) == 0);
     const int nv = p->m->nv, nu = p->m->nu, T = p->T;
     int* idx = calloc((size_t)(nv + T * nu + 1), sizeof(int));
@@ -397,6 +427,19 @@ static int check_all(Problem* p, int u_stride) {
     if (count) {
         e = fmax(e, check_block(p, CH_U, "u", p->g.ctrl, idx, count));
     }
+    // inertia parameters last (the setter restores them only to round-off), bodies 1.., every
+    // pi_stride-th entry
+    int* pidx = calloc((size_t)(GDN_N_INERTIA_PARAMS * p->m->nbody), sizeof(int));
+    CHECK(pidx);
+    count = 0;
+    for (int i = GDN_N_INERTIA_PARAMS; i < GDN_N_INERTIA_PARAMS * p->m->nbody; i += pi_stride) {
+        if (p->pi_mask >> (i % GDN_N_INERTIA_PARAMS) & 1) {
+            pidx[count++] = i;
+        }
+    }
+
+    e = fmax(e, check_block(p, CH_PARAM, "pi", p->g.param, pidx, count));
+    free(pidx);
     free(idx);
     if (p->branch_fails) {
         fprintf(stderr, "%s: %d FD rollouts left the nominal branch (first at step %d)\n",
@@ -462,7 +505,7 @@ static int test_sphere_drop(void) {
     CHECK(m);
     const double v[6] = {0.4, -0.2, 0, 3, -2, 1};
     CHECK(problem_init(&p, "sphere drop", m, 250, 0xD0001ULL, 0.01, v, 0.05, 0.5));
-    int bad = check_all(&p, 7);
+    int bad = check_all(&p, 7, 1);
     Regime g = regime_of(&p);
     print_regime(&p, &g);
     CHECK(g.first_contact > 50 && g.steps_contact > 100);
@@ -477,7 +520,7 @@ static int test_capsule_drop(void) {
     CHECK(m);
     const double v[6] = {0.3, 0, 0, 0.5, 1, 0};
     CHECK(problem_init(&p, "capsule drop", m, 300, 0xD0002ULL, 0.01, v, 0.05, 0.5));
-    int bad = check_all(&p, 7);
+    int bad = check_all(&p, 7, 1);
     Regime g = regime_of(&p);
     print_regime(&p, &g);
     CHECK(g.first_contact > 20 && g.steps_contact > 150);
@@ -496,7 +539,10 @@ static int test_capsule_slide_stick(void) {
     m->opt.tolerance = 1e-14;
     CHECK(settle(m, 300, q) == 0);
     CHECK(problem_init_at(&p, "capsule slide-stick", m, 250, 0xD0003ULL, q, 2e-5, v, 0.02, 0.3));
-    int bad = check_all(&p, 5);
+    // the inertia parameters take h = 1e-6: at 1e-5 a mass step moves the stick onset by a step
+    // (the branch check fails at step 46)
+    p.hpi = 1e-6;
+    int bad = check_all(&p, 5, 1);
     Regime g = regime_of(&p);
     print_regime(&p, &g);
     double vT[6];
@@ -532,7 +578,7 @@ static int incline_case(const char* name, double mu, int expect_slip, int T) {
         CHECK(gdn_model_set_geom_friction(m, gi, fr) == GDN_OK);
     }
     CHECK(problem_init_at(&p, name, m, T, 0xD0004ULL, q, 2e-5, NULL, 0.02, 0.3));
-    int bad = check_all(&p, 5);
+    int bad = check_all(&p, 5, 1);
     Regime g = regime_of(&p);
     print_regime(&p, &g);
     CHECK(gdn_tape_state(p.tape, p.T, q, NULL) == GDN_OK);
@@ -576,7 +622,7 @@ static int test_separated_contact(void) {
     CHECK(problem_init_at(&p, "separated", m, 80, 0xD0005ULL, q, 2e-5, v, 0.02, 0.3));
     CHECK(problem_init_at(&f, "separated (no contact)", mf, 80, 0xD0005ULL, q, 2e-5, v, 0.02,
                           0.3));
-    int bad = check_all(&p, 5);
+    int bad = check_all(&p, 5, 1);
     CHECK(gradient(&f) == 0);
     // every step detects the flyer's contact inside its margin, separated, excluded from the
     // rows by its gap (includemargin = margin - gap = 0): the rows are the roller's alone
@@ -604,33 +650,53 @@ static int test_separated_contact(void) {
         eu = fmax(eu, fabs(p.g.ctrl[2 * t + 1] - f.g.ctrl[2 * t + 1]) /
                           fmax(fabs(f.g.ctrl[2 * t + 1]), 1e-12));
     }
+    double ep = gdn_test_relerr(p.g.param + 2 * GDN_N_INERTIA_PARAMS,
+                                f.g.param + 2 * GDN_N_INERTIA_PARAMS, GDN_N_INERTIA_PARAMS,
+                                1e-12);
     printf("  separated: the roller's %d rows over %d steps; flyer's gradient vs contact-free: "
-           "q0 %.2e v0 %.2e u %.2e\n", roller_rows, p.T, eq, ev, eu);
-    CHECK(eq <= 1e-12 && ev <= 1e-12 && eu <= 1e-12);
+           "q0 %.2e v0 %.2e u %.2e pi %.2e\n", roller_rows, p.T, eq, ev, eu, ep);
+    CHECK(eq <= 1e-12 && ev <= 1e-12 && eu <= 1e-12 && ep <= 1e-12);
     problem_free(&f);
     problem_free(&p);
     return bad;
 }
 
 // MuJoCo's humanoid dropped from its initial pose, 200 steps (1 s): the feet land near step
-// 38 and it collapses; every channel sampled: all of q0 and v0, every 97th control.
+// 38 and it collapses; every channel sampled: all of q0 and v0, every 97th control, the
+// inertia parameters of every body (the COM entries in their own case, com = 1).
 // FD step h = 1e-7: the collapse amplifies perturbations (|dJ/dq0| up to 4.8e3), so h = 1e-6
 // or 3e-7 already moves contacts across activation by step 153 (the branch check fails, FD is
 // off by 1e-2 .. 1e-1); at 1e-7 every sample keeps the nominal rows at every step, and
 // round-off (1e-16 |J| / h relative to a gradient of 1e3) stays ~1e-7 (at h = 1e-9 it reaches
 // 1e-4)
-static int test_humanoid_fall(void) {
+static int humanoid_fall(int com) {
     Problem p;
     gdnModel* m = gdn_test_load_model_as_is(MJ_HUMANOID);
     CHECK(m);
-    CHECK(problem_init(&p, "humanoid fall", m, 200, 0xD0006ULL, 0.05, NULL, 0.05, 0.3));
-    p.h = 1e-7;
-    int bad = check_all(&p, 97);
+    CHECK(problem_init(&p, com ? "humanoid fall (COM)" : "humanoid fall", m, 200, 0xD0006ULL,
+                       0.05, NULL, 0.05, 0.3));
+    p.h = p.hpi = 1e-7;
+    // mass and inertia entries (packing 0, 4..9), or the COM entries (1..3)
+    p.pi_mask = com ? 0x00e : 0x3f1;
+    int bad = check_all(&p, com ? 1000000 : 97, 1);
     Regime g = regime_of(&p);
     print_regime(&p, &g);
     CHECK(g.steps_contact > 100);
     problem_free(&p);
     return bad;
+}
+
+static int test_humanoid_fall(void) {
+    return humanoid_fall(0);
+}
+
+// dJ/d(body COM) through the humanoid's contact steps: the adjoint is off by up to 1% on the
+// COM entries of the bodies whose geoms touch the floor (the feet; FD stable over h = 1e-6 ..
+// 1e-8, no branch change), a library bug reported to the lead (the per-step JVP along the
+// right foot's COM y at step 45 differs from FD of gdn_step by 1% too); this case fails until
+// it is fixed
+static int test_humanoid_fall_com(void) {
+    return humanoid_fall(1);
 }
 
 // slip-to-stick on a redundant manifold: a plate on four sphere feet (16 pyramidal rows, 6
@@ -723,5 +789,6 @@ static const gdnTestCase CASES[] = {
     {"incline_slide", test_incline_slide},
     {"separated_contact", test_separated_contact},
     {"humanoid_fall", test_humanoid_fall},
+    {"humanoid_com", test_humanoid_fall_com},
 };
 GDN_TEST_MAIN(CASES)

@@ -261,11 +261,20 @@ static int branch_change(const Problem* p) {
             return t;
         }
         if (rec.nefc != p->nefc[t] || rec.ncon != p->ncon[t]) {
+            if (getenv("GDN_TEST_VERBOSE")) {
+                fprintf(stderr, "  branch: step %d ncon %d nefc %d (nominal %d %d)\n", t,
+                        rec.ncon, rec.nefc, p->ncon[t], p->nefc[t]);
+            }
             return t;
         }
         for (int i = 0; i < rec.nefc; i++) {
             if (rec.efc_type[i] != p->type[p->off[t] + i] ||
                 rec.efc_state[i] != p->state[p->off[t] + i]) {
+                if (getenv("GDN_TEST_VERBOSE")) {
+                    fprintf(stderr, "  branch: step %d row %d type %d state %d (nominal %d), "
+                            "force %.3g\n", t, i, rec.efc_type[i], rec.efc_state[i],
+                            p->state[p->off[t] + i], rec.efc_force[i]);
+                }
                 return t;
             }
         }
@@ -327,6 +336,7 @@ static double param_step(const Problem* p, const gdnInertia* in, int k) {
 
 static double fd_entry(Problem* p, Channel ch, int i) {
     gdnModel* m = p->m;
+
     double q0[128], e[128] = {0};
     memcpy(q0, p->q0, sizeof(double) * (size_t)m->nq);
     double* x = ch == CH_V0 ? p->v0 + i : ch == CH_U ? p->u + i : NULL;
@@ -699,6 +709,115 @@ static int test_humanoid_fall_com(void) {
     return humanoid_fall(1);
 }
 
+// ---------------------------------------------------------------- box scenes (box pairs)
+
+// overdamped, softer contacts on every geom (solref 0.04 3): a sliding or rocking box on the
+// default contacts (solref 0.02 1) chatters, a corner lifting every few steps (MuJoCo 2.2.2 the
+// same), and FD samples then cross contact activations
+static int soften(gdnModel* m) {
+    const double sr[2] = {0.04, 3};
+    for (int gi = 0; gi < m->ngeom; gi++) {
+        CHECK(gdn_model_set_geom_solref(m, gi, sr) == GDN_OK);
+    }
+    return 0;
+}
+
+// a tilted box dropped on a plane: it lands on a corner near step 70, rocks onto a face and
+// settles; from step 250 a 7 N push (friction 0.5 m g = 4.9 N) drives it to slide
+static int test_box_drop(void) {
+    Problem p;
+    gdnModel* m = gdn_test_load_model_as_is("cg_box_drop.xml");
+    CHECK(m);
+    CHECK(soften(m) == 0);
+    const double v[6] = {0.2, 0, 0, 0.5, -0.5, 0.3};
+    CHECK(problem_init(&p, "box drop", m, 400, 0xB0001ULL, 0.01, v, 0.05, 0.3));
+    // h = 1e-7: the box lands on its edge (2 corners) and then on its face (2 more corners in
+    // the same step, ~step 103); at h >= 1e-6 a sample moves that landing by a step (the branch
+    // check fails); round-off at 1e-7 stays < 1e-5 (measured: u 5e-6, the smallest |dJ/du|)
+    p.h = p.hpi = 1e-7;
+    for (int t = 250; t < p.T; t++) {
+        p.u[t] += 7;
+    }
+    int bad = check_all(&p, 11, 1);
+    Regime g = regime_of(&p);
+    print_regime(&p, &g);
+    double q[7];
+    CHECK(gdn_tape_state(p.tape, p.T, q, NULL) == GDN_OK);
+    printf("  %-22s x_T %.4f\n", p.name, q[0]);
+    CHECK(g.first_contact > 30 && g.steps_slip > 50 && g.steps_contact > 250);
+    problem_free(&p);
+    return bad;
+}
+
+// a 0.4 m tall box standing on an edge, tilted 0.8 rad about y (past its balance angle
+// atan(0.05 / 0.2) = 0.245): it pivots on the edge (2 contacts; the edge hops as it speeds
+// up), lands on its face (4) near step 146 and settles. (Tilted 0.3 or 0.5 rad, it falls
+// slowly and its edge chatters for 100+ steps: every FD step crosses a branch.)
+static int test_box_tip(void) {
+    Problem p;
+    gdnModel* m = gdn_test_load_model_as_is("cg_box_tip.xml");
+    CHECK(m);
+    const double th = 0.8, c = cos(th), s = sin(th);
+    const double q[7] = {0, 0, 0.05 * s + 0.2 * c - 2e-4, cos(th / 2), 0, sin(th / 2), 0};
+    CHECK(problem_init_at(&p, "box tip", m, 300, 0xB0002ULL, q, 2e-5, NULL, 0.005, 0.3));
+    // h = 1e-6: at 1e-5 the face landing (step ~146) moves by a step in 3 samples
+    p.h = p.hpi = 1e-6;
+    int bad = check_all(&p, 11, 1);
+    Regime g = regime_of(&p);
+    print_regime(&p, &g);
+    double qT[7];
+    CHECK(gdn_tape_state(p.tape, p.T, qT, NULL) == GDN_OK);
+    printf("  %-22s final height %.4f (standing 0.2, on its face 0.05)\n", p.name, qT[2]);
+    CHECK(qT[2] < 0.06);
+    problem_free(&p);
+    return bad;
+}
+
+// a block on a plank pushed along x over a frictionless floor (12 dofs, box-box contact):
+// friction 0.9 carries the block (8 N push: acceleration 3.2 m/s^2 < 0.9 g). The sliding
+// variant (friction 0.1, 14 N) is not registered: the sliding block chatters on its corners
+// (4 to 8 contacts switching every few steps from step ~15, also with solref 0.04 3), so no
+// FD step keeps one branch over a useful horizon
+static int plank_case(const char* name, double block_mu, double push, int expect_slide) {
+    Problem p;
+    gdnModel* m = gdn_test_load_model_as_is("cg_plank.xml");
+    CHECK(m);
+    const double fr[3] = {block_mu, 0.01, 0.001};
+    CHECK(gdn_model_set_geom_friction(m, 2, fr) == GDN_OK);
+    double q[14];
+    m->opt.tolerance = 1e-14;
+    CHECK(settle(m, 300, q) == 0);
+    CHECK(problem_init_at(&p, name, m, 150, 0xB0003ULL, q, 2e-5, NULL, 0.005, 0.3));
+    for (int t = 0; t < p.T; t++) {
+        p.u[t] += push;
+    }
+    // h = 1e-7: the settled block rests face on face on the plank, where box-box's choice of
+    // reference face ties (equal depths); a pitch step of 1e-6 of either body flips it at step 0
+    // (one friction row's force jumps 0 -> 0.17 N: the primal's jump at the tie), 1e-7 does not
+    p.h = p.hpi = 1e-7;
+    int bad = check_all(&p, 7, 1);
+    Regime g = regime_of(&p);
+    print_regime(&p, &g);
+    double qT[14];
+    CHECK(gdn_tape_state(p.tape, p.T, qT, NULL) == GDN_OK);
+    double rel = (qT[7] - qT[0]) - (q[7] - q[0]);
+    printf("  %-22s plank moved %.4f m, block relative to plank %.5f m\n", name, qT[0] - q[0],
+           rel);
+    CHECK(qT[0] - q[0] > 0.01);
+    if (expect_slide) {
+        CHECK(rel < -0.005);
+    } else {
+        CHECK(fabs(rel) < 1e-3);
+    }
+    problem_free(&p);
+    return bad;
+}
+
+static int test_plank_carry(void) {
+    return plank_case("plank carry", 0.9, 8, 0);
+}
+
+
 // slip-to-stick on a redundant manifold: a plate on four sphere feet (16 pyramidal rows, 6
 // dofs) launched at 0.6 m/s stops by friction within ~60 steps (it hops on its feet while
 // sliding). PGS, within the model's 100 iterations, does not reach the tolerance on the
@@ -788,6 +907,9 @@ static const gdnTestCase CASES[] = {
     {"incline_stick", test_incline_stick},
     {"incline_slide", test_incline_slide},
     {"separated_contact", test_separated_contact},
+    {"box_drop", test_box_drop},
+    {"box_tip", test_box_tip},
+    {"plank_carry", test_plank_carry},
     {"humanoid_fall", test_humanoid_fall},
     {"humanoid_com", test_humanoid_fall_com},
 };

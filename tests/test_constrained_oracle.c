@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Exact transition Jacobians A, B through the constrained step (contacts, limits, friction loss,
-// connect and weld) vs MuJoCo 2.2.2's mjd_transitionFD (centered differences).
+// connect and weld; every pair kind the humanoid, the closed-form scene and the box scenes
+// bring: plane/sphere/capsule/cylinder/ellipsoid, plane-box and box-box) vs MuJoCo 2.2.2's
+// mjd_transitionFD (centered differences).
 //
 // Same state in both engines: the same XML loaded by both (sizes checked), constraints enabled
 // in both, the state (qpos, qvel, ctrl) reached by a gdn_step rollout and copied into MuJoCo's
@@ -339,7 +341,22 @@ static int test_pairs(void) {
     return 0;
 }
 
+// box pairs: a box dropped on a plane (corner, edge, face), a block on a plank (box-box)
+static int test_boxes(void) {
+    static const Scene drop = {"cg_box_drop.xml", "cg_box_drop (plane-box)", GDN_CONE_PYRAMIDAL,
+                               0.01, 0.1, 0.5, 80, 23, 12, 0xB0C1ULL};
+    static const Scene drop_e = {"cg_box_drop.xml", "cg_box_drop (elliptic)", GDN_CONE_ELLIPTIC,
+                                 0.01, 0.1, 0.5, 80, 23, 12, 0xB0C2ULL};
+    static const Scene plank = {"cg_plank.xml", "cg_plank (box-box)", GDN_CONE_PYRAMIDAL, 0.002,
+                                0.05, 8, 5, 19, 12, 0xB0C3ULL};
+    CHECK(run_scene(&drop) == 0);
+    CHECK(run_scene(&drop_e) == 0);
+    CHECK(run_scene(&plank) == 0);
+    return 0;
+}
+
 static const gdnTestCase CASES[] = {
+    {"boxes", test_boxes},
     {"limits", test_limits},
     {"loops", test_loops},
     {"pairs", test_pairs},

@@ -14,8 +14,9 @@ const char cli_grad_usage[] =
     "dJ_dqvel0, dJ_dctrl (T x nu), dJ_dparams (one object per body, the 10 inertia parameters\n"
     "by name), dJ_dverts (per body with a skin), x_T, the wall time, the solver options in\n"
     "effect, and step_flags: the steps with contacts or constraint rows (their ncon, nefc,\n"
-    "solver_iter, solver_converged) and derivative_flags, null until the library reports\n"
-    "per-step derivative flags.\n";
+    "solver_iter, solver_converged) and the backward pass's derivative report of each\n"
+    "(derivative_flags: 1 one-sided, 2 a row near a state boundary, 4 a row near its inclusion\n"
+    "margin; state_margin, activation_margin).\n";
 
 // the gradient arrays, sized for the problem
 typedef struct gradOutputs {

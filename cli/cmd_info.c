@@ -99,7 +99,7 @@ static void write_flag_names(cliJson* w, const char* key, int mask, const char* 
                              int count) {
     cli_json_begin_array(w, key);
     for (int k = 0; k < count; k++) {
-        if (mask & (1 << k)) {
+        if ((mask & (1 << k)) && names[k]) {
             cli_json_string(w, NULL, names[k]);
         }
     }
@@ -113,7 +113,9 @@ static void write_options(cliJson* w, const gdnModel* m) {
     static const char* const disable_names[] = {
         "constraint", "equality", "frictionloss", "limit",        "contact",  "passive",
         "gravity",    "clampctrl", "warmstart",   "filterparent", "actuation", "refsafe"};
-    static const char* const enable_names[] = {"override", "energy"};
+    // bit k's name; bit 8 is gradyn's GDN_ENBL_ONESIDED (bits 2..7 MuJoCo's, unused here)
+    static const char* const enable_names[] = {"override", "energy", NULL, NULL, NULL,
+                                               NULL,       NULL,     NULL, "onesided"};
     const gdnOption* o = &m->opt;
     cli_json_begin_object(w, "option");
     cli_json_double(w, "timestep", o->timestep);
@@ -129,7 +131,7 @@ static void write_options(cliJson* w, const gdnModel* m) {
     cli_json_int(w, "disableflags", o->disableflags);
     write_flag_names(w, "disabled", o->disableflags, disable_names, 12);
     cli_json_int(w, "enableflags", o->enableflags);
-    write_flag_names(w, "enabled", o->enableflags, enable_names, 2);
+    write_flag_names(w, "enabled", o->enableflags, enable_names, 9);
     cli_json_double(w, "o_margin", o->o_margin);
     cli_json_numbers(w, "o_solref", o->o_solref, GDN_NREF);
     cli_json_numbers(w, "o_solimp", o->o_solimp, GDN_NIMP);

@@ -331,7 +331,7 @@ int grad_step_report(gradProblem* p, gradStepReport* r) {
     memset(r, 0, sizeof(*r));
     const long T = p->r.nstep;
     r->steps = T;
-    double* buf = calloc(5 * (size_t)T + 1, sizeof(double));
+    double* buf = calloc(8 * (size_t)T + 1, sizeof(double));
     if (!buf) {
         return cli_fail("out of memory (step report of %ld steps)", T);
     }
@@ -340,6 +340,9 @@ int grad_step_report(gradProblem* p, gradStepReport* r) {
     r->nefc = buf + 2 * T;
     r->iter = buf + 3 * T;
     r->converged = buf + 4 * T;
+    r->flags = buf + 5 * T;
+    r->state_margin = buf + 6 * T;
+    r->activation_margin = buf + 7 * T;
 
     // every record the tape returns; a constrained one is listed
     for (long t = 0; t < T; t++) {
@@ -357,6 +360,10 @@ int grad_step_report(gradProblem* p, gradStepReport* r) {
         r->nefc[k] = rec.nefc;
         r->iter[k] = rec.solver_iter;
         r->converged[k] = rec.solver_converged;
+        r->flags[k] = rec.deriv_flags;
+        r->state_margin[k] = rec.deriv_state_margin;
+        r->activation_margin[k] = rec.deriv_activation_margin;
+        r->flagged += rec.deriv_flags != 0;
         r->unconverged += rec.nefc > 0 && !rec.solver_converged;
         r->max_ncon = rec.ncon > r->max_ncon ? rec.ncon : r->max_ncon;
         r->max_nefc = rec.nefc > r->max_nefc ? rec.nefc : r->max_nefc;
@@ -379,9 +386,13 @@ void grad_step_report_write(cliJson* w, const gradStepReport* r) {
     cli_json_numbers(w, "nefc", r->nefc, n);
     cli_json_numbers(w, "solver_iter", r->iter, n);
     cli_json_numbers(w, "solver_converged", r->converged, n);
-    // the library's per-step derivative flags (unconverged, a row at a regime boundary) go
-    // here once it reports them; until then null, never a value this program made up
-    cli_json_null(w, "derivative_flags");
+    // the library's per-step derivative report (derivative.h: 1 one-sided, 2 a row near a
+    // state boundary, 4 a row near its inclusion margin) from the backward pass; the margins
+    // (+inf printed as null: no such row)
+    cli_json_int(w, "flagged_steps", r->flagged);
+    cli_json_numbers(w, "derivative_flags", r->flags, n);
+    cli_json_numbers(w, "state_margin", r->state_margin, n);
+    cli_json_numbers(w, "activation_margin", r->activation_margin, n);
     cli_json_end_object(w);
 }
 

@@ -99,14 +99,17 @@ typedef struct gradStepReport {
     double* nefc;
     double* iter;
     double* converged;
+    double* flags;             // the backward pass's GDN_DERIV_* flags of each such record
+    double* state_margin;      // its deriv_state_margin
+    double* activation_margin; // its deriv_activation_margin
+    long flagged;              // records with flags
 } gradStepReport;
 
 // fill r from p's tape; 0 on success (1: out of memory, message printed)
 int grad_step_report(gradProblem* p, gradStepReport* r);
 
-// the report as the JSON member "step_flags"; its "derivative_flags" member is the place for
-// the library's per-step derivative flags (unconverged, a row at a regime boundary): null
-// while the library reports none
+// the report as the JSON member "step_flags", with the library's per-step derivative report
+// (derivative_flags, state_margin, activation_margin)
 void grad_step_report_write(cliJson* w, const gradStepReport* r);
 
 void grad_step_report_free(gradStepReport* r);

@@ -183,6 +183,7 @@ void cli_solver_args_init(cliSolverArgs* args) {
     args->tolerance = -1;
     args->nocontact = 0;
     args->noconstraint = 0;
+    args->onesided = 0;
 }
 
 
@@ -196,6 +197,10 @@ int cli_solver_option(cliSolverArgs* args, const char* command, int argc, char**
     }
     if (strcmp(option, "--noconstraint") == 0) {
         args->noconstraint = 1;
+        return 1;
+    }
+    if (strcmp(option, "--onesided") == 0) {
+        args->onesided = 1;
         return 1;
     }
     if (strcmp(option, "--solver") != 0 && strcmp(option, "--cone") != 0 &&
@@ -280,5 +285,8 @@ void cli_solver_apply(const cliSolverArgs* args, gdnModel* m) {
     }
     if (args->noconstraint) {
         m->opt.disableflags |= GDN_DSBL_CONSTRAINT;
+    }
+    if (args->onesided) {
+        m->opt.enableflags |= GDN_ENBL_ONESIDED;
     }
 }

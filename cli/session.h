@@ -21,6 +21,7 @@ typedef struct cliSolverArgs {
     double tolerance;  // < 0: the model's
     int nocontact;     // 1: set GDN_DSBL_CONTACT
     int noconstraint;  // 1: set GDN_DSBL_CONSTRAINT
+    int onesided;      // 1: set GDN_ENBL_ONESIDED
 } cliSolverArgs;
 
 // options that choose the initial state; NULL when not given
@@ -34,13 +35,15 @@ typedef struct cliStateArgs {
 // every usage text so that no command describes them differently
 #define CLI_SOLVER_SYNOPSIS \
     "    [--solver newton|cg|pgs] [--cone pyramidal|elliptic] [--iterations N]\n" \
-    "    [--tolerance T] [--nocontact] [--noconstraint]\n"
+    "    [--tolerance T] [--nocontact] [--noconstraint] [--onesided]\n"
 #define CLI_SOLVER_HELP \
     "Solver options (default: the model's <option>): --solver picks MuJoCo's Newton, CG or\n" \
     "PGS solve, --cone the friction cone, --iterations the maximum solver iterations,\n" \
     "--tolerance the solver tolerance; --nocontact disables contacts (GDN_DSBL_CONTACT),\n" \
     "--noconstraint every constraint: contacts, limits, equalities, friction loss\n" \
-    "(GDN_DSBL_CONSTRAINT).\n"
+    "(GDN_DSBL_CONSTRAINT); --onesided lets a derivative of a step whose solve did not\n" \
+    "converge return the derivative of the branch the solver stopped on, flagged, instead of\n" \
+    "refusing it (GDN_ENBL_ONESIDED).\n"
 
 // the options that choose the initial state (every command but info)
 #define CLI_STATE_SYNOPSIS "[--state FILE|-] [--key K]"
@@ -52,7 +55,7 @@ typedef struct cliStateArgs {
 void cli_solver_args_init(cliSolverArgs* args);
 
 // consume argv[*i] (and its value) when it is --solver, --cone, --iterations, --tolerance,
-// --nocontact or --noconstraint: 1 consumed, 0 not ours, -1 bad or missing value (printed)
+// --nocontact, --noconstraint or --onesided: 1 consumed, 0 not ours, -1 bad or missing value (printed)
 int cli_solver_option(cliSolverArgs* args, const char* command, int argc, char** argv, int* i);
 
 // the command-line names of a solver and a cone code ("newton", "elliptic"; "unknown")

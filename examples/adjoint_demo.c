@@ -14,16 +14,15 @@
 //    recover the link's mass and COM (x, z; y is along the hinge axes, unobservable) from
 //    dJ/dpi, J = mean_t |q_t - q_t^rec|^2 + 0.01 |v_t - v_t^rec|^2.
 // Both use the same L-BFGS (examples/lbfgs.c); the loss curves go to an SVG file.
-#define _POSIX_C_SOURCE 199309L
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <gradyn/adjoint.h>
 #include <gradyn/gradyn.h>
 
+#include "demo_timing.h"
 #include "lbfgs.h"
 #include "svg_plot.h"
 
@@ -32,12 +31,6 @@
 #endif
 
 #define MAX_ITERS 400
-
-static double now_seconds(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 static gdnModel* load_model(const char* dir, const char* name) {
     char path[1024], err[1024];
@@ -48,11 +41,6 @@ static gdnModel* load_model(const char* dir, const char* name) {
         return NULL;
     }
     return m;
-}
-
-static int cmp_double(const void* a, const void* b) {
-    double x = *(const double*)a, y = *(const double*)b;
-    return (x > y) - (x < y);
 }
 
 // the rollout, objective and tape every evaluation uses
@@ -68,21 +56,7 @@ typedef struct problem {
 // median seconds of a forward rollout and of a gradient (forward + backward) at the current
 // inputs, interleaved, n runs each
 static void time_gradient(problem* p, int n, double* forward, double* gradient) {
-    double tf[64], tg[64];
-    n = n > 64 ? 64 : n;
-    for (int k = 0; k < n; k++) {
-        double J = 0;
-        double t0 = now_seconds();
-        gdn_rollout_objective(p->m, &p->r, &p->obj, p->tape, &J, NULL, 0);
-        double t1 = now_seconds();
-        gdn_adjoint_rollout_gradient(p->m, &p->r, &p->obj, p->tape, &p->g, NULL, 0);
-        tf[k] = t1 - t0;
-        tg[k] = now_seconds() - t1;
-    }
-    qsort(tf, (size_t)n, sizeof(double), cmp_double);
-    qsort(tg, (size_t)n, sizeof(double), cmp_double);
-    *forward = tf[n / 2];
-    *gradient = tg[n / 2];
+    demo_time_gradient(p->m, &p->r, &p->obj, p->tape, &p->g, n, forward, gradient);
 }
 
 // ---------------------------------------------------------------- 1. reach (arm7)
@@ -466,7 +440,7 @@ int main(int argc, char** argv) {
     iters = iters < 1 ? 1 : iters > MAX_ITERS ? MAX_ITERS : iters;
     static double reach_loss[MAX_ITERS + 1], sysid_loss[MAX_ITERS + 1];
     int reach_iters = 0, sysid_iters = 0;
-    double t0 = now_seconds();
+    double t0 = demo_now_seconds();
     if (run_reach(dir, iters, reach_loss, &reach_iters) != 0 ||
         run_sysid(dir, iters, sysid_loss, &sysid_iters) != 0) {
         return 1;
@@ -479,6 +453,6 @@ int main(int argc, char** argv) {
         fprintf(stderr, "adjoint demo: cannot write %s\n", svg);
         return 1;
     }
-    printf("loss curves written to %s (%.1f s in total)\n", svg, now_seconds() - t0);
+    printf("loss curves written to %s (%.1f s in total)\n", svg, demo_now_seconds() - t0);
     return 0;
 }

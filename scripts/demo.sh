@@ -5,6 +5,9 @@
 #   1. the adjoint demo (examples/adjoint_demo.c): trajectory optimization of arm7's controls and
 #      system identification of a double pendulum link's mass and COM by L-BFGS on gradients from
 #      one backward pass per iteration; loss per iteration, gradient vs rollout timing, an SVG plot;
+#   1b. the contact demo (examples/contact_demo.c): the pusher controls that make a box slide to
+#      a target and stop there by friction, L-BFGS on adjoint gradients through every contact
+#      solve; loss per iteration, final distance, timing, SVGs of the loss and of the paths;
 #   2. the simulator: the humanoid-like test model (or MuJoCo's humanoid.xml), steps/s, the
 #      contacts and constraint solves the run had, energy drift and the final pose of the root;
 #   3. where the gradyn program is, and a first command to try.
@@ -17,13 +20,16 @@ usage: scripts/demo.sh [MODEL.xml] [STEPS]
 
 Installs the Debian packages gradyn needs (scripts/deps.sh), builds the library, the demo
 programs and the gradyn command line in Release, then runs the adjoint demo (trajectory
-optimization and system identification by L-BFGS on exact gradients, with an SVG plot) and
+optimization and system identification by L-BFGS on exact gradients, with an SVG plot), the
+contact demo (a pushed box slides to a target by friction: L-BFGS on exact gradients through
+the contact solve, with SVG plots of the loss and of the box's and pusher's paths) and
 the simulator demo on MODEL.xml (default tests/models/humanoid32.xml, else MuJoCo's
 humanoid.xml) for STEPS steps (default 5000), with the model's own contacts, limits and
 equalities. It ends by saying where the gradyn program was built.
 
 Environment: GDN_BUILD_DIR (default <repo>/build-release), GDN_JOBS (default: the number of
-cores, at most 2), GDN_DEMO_SVG (default <build>/adjoint_demo.svg).
+cores, at most 2), GDN_DEMO_SVG (default <build>/adjoint_demo.svg; the contact demo writes
+contact_demo_loss.svg and contact_demo_paths.svg in the same directory).
 USAGE
 }
 if [[ ${1:-} == -h || ${1:-} == --help ]]; then
@@ -53,7 +59,8 @@ echo "== build: Release in $build"
 mkdir -p "$build"
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DGDN_BUILD_TESTS=OFF \
     -DGDN_BUILD_BENCH=OFF >"$build/configure.log" 2>&1 || { cat "$build/configure.log"; exit 1; }
-gdn_build "$build/build.log" release "$build" --target gradyn_adjoint_demo gradyn_demo gradyn \
+gdn_build "$build/build.log" release "$build" --target gradyn_adjoint_demo gradyn_contact_demo \
+    gradyn_demo gradyn \
     -j "$jobs" || { tail -n 60 "$build/build.log"; exit 1; }
 
 # 1. the adjoint
@@ -61,6 +68,14 @@ svg=${GDN_DEMO_SVG:-$build/adjoint_demo.svg}
 echo
 echo "== gradyn adjoint demo: gradients of whole rollouts, one backward pass per iteration"
 "$build/examples/gradyn_adjoint_demo" --svg "$svg" --models "$root/tests/models"
+
+# 1b. the adjoint through contact
+svgdir=$(dirname "$svg")
+echo
+echo "== gradyn contact demo: a pushed box slides to a target by friction, gradients through" \
+    "every contact solve"
+"$build/examples/gradyn_contact_demo" --svg "$svgdir/contact_demo_loss.svg" \
+    --paths-svg "$svgdir/contact_demo_paths.svg" --model "$root/examples/models/push_box.xml"
 
 # 2. the simulator: the model as written (its contacts, limits and equalities; the program's
 # "contacts" line says how many the run had)

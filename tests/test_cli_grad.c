@@ -266,26 +266,6 @@ static int test_gradcheck(void) {
 }
 
 
-// a rollout with constraint rows (box_penalty's box lands on its floor) has no gradient yet:
-// grad and gradcheck refuse it with exit code 1 and say why and what disables the rows
-static int test_grad_refuses_constraints(void) {
-    const char* runs[] = {
-        "grad '" GDN_TEST_MODELS "/box_penalty.xml' --steps 200 --target 0.3,0.1,-0.4",
-        "gradcheck '" GDN_TEST_MODELS "/box_penalty.xml' --steps 200 --target 0.3,0.1,-0.4",
-    };
-    for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
-        int code = run_cli(runs[i]);
-        if (code == 0) {
-            continue; // the library differentiates constrained steps (issue 9)
-        }
-        CHECK(code == 1);
-        CHECK(strstr(run_err, "constraint rows") != NULL);
-        CHECK(strstr(run_err, "--noconstraint") != NULL);
-    }
-    return 0;
-}
-
-
 // a bad input: exit code 1 or 2, no crash, a message on stderr containing needle
 static int expect_error(const char* args, const char* needle) {
     int code = run_cli(args);
@@ -355,7 +335,6 @@ static int test_help(void) {
 static const gdnTestCase cases[] = {
     {"grad_matches_library", test_grad_matches_library},
     {"gradcheck", test_gradcheck},
-    {"grad_refuses_constraints", test_grad_refuses_constraints},
     {"bad_inputs", test_bad_inputs},
     {"help", test_help},
 };

@@ -531,6 +531,55 @@ static int test_weld(void) {
     CHECK(gdn_step_vjp(m, d, out, out + m->nv, g, NULL, NULL, NULL, NULL) ==
           GDN_ERR_UNCONVERGED);
     CHECK(gdn_transition_jacobians(m, d, NULL, NULL) == GDN_ERR_UNCONVERGED);
+    // opted in (GDN_ENBL_ONESIDED): PGS's stalled iterate is still refused (its forces are not
+    // the primal update's at its acceleration: no branch's solution); Newton stopped after one
+    // iteration has consistent forces: the derivative of its branch, flagged
+    m->opt.enableflags |= GDN_ENBL_ONESIDED;
+    CHECK(gdn_step_jvp(m, d, NULL, NULL, NULL, NULL, NULL, out, out + m->nv) ==
+          GDN_ERR_UNCONVERGED);
+    m->opt.solver = GDN_SOL_NEWTON;
+    m->opt.iterations = 1;
+    m->opt.tolerance = 1e-15;
+    CHECK(gdn_step_jvp(m, d, NULL, NULL, NULL, NULL, NULL, out, out + m->nv) == GDN_OK);
+    CHECK(!d->solver_converged && (d->deriv_flags & GDN_DERIV_ONESIDED) != 0);
+    // (each call runs the step again from d's warm start, which the last one improved)
+    gdn_data_reset(m, d);
+    d->qvel[0] = 0.5;
+    CHECK(gdn_step_vjp(m, d, out, out + m->nv, g, NULL, NULL, NULL, NULL) == GDN_OK);
+    CHECK(!d->solver_converged && (d->deriv_flags & GDN_DERIV_ONESIDED) != 0);
+    // a converged solve is not flagged
+    m->opt.iterations = 100;
+    m->opt.tolerance = 1e-10;
+    CHECK(gdn_step_jvp(m, d, NULL, NULL, NULL, NULL, NULL, out, out + m->nv) == GDN_OK);
+    CHECK((d->deriv_flags & GDN_DERIV_ONESIDED) == 0 && d->solver_converged);
+    CHECK(d->deriv_activation_margin == (double)INFINITY && d->deriv_state_margin == (double)INFINITY);
+    gdn_data_free(d);
+    gdn_model_free(m);
+    return 0;
+}
+
+// the report's margins: scene_drop_sphere's sphere (radius 0.1, floor margin 0) placed with
+// its dist = -1e-9 (contact rows on, one nudge from off) is flagged GDN_DERIV_NEAR_ACTIVATION
+// with that margin; at dist = -1e-3, not
+static int test_report_margins(void) {
+    gdnModel* m = gdn_test_load_model_as_is("scene_drop_sphere.xml");
+    CHECK(m);
+    gdnData* d = NULL;
+    CHECK(gdn_data_create(m, &d) == GDN_OK);
+    double out[64];
+    for (int k = 0; k < 2; k++) {
+        const double depth = k == 0 ? 1e-9 : 1e-3;
+        gdn_data_reset(m, d);
+        d->qpos[2] = 0.1 - depth;
+        CHECK(gdn_step_jvp(m, d, NULL, NULL, NULL, NULL, NULL, out, out + m->nv) == GDN_OK);
+        CHECK(d->nefc > 0);
+        printf("    sphere %.0e inside the margin: flags %d, activation margin %.3g, state "
+               "margin %.3g\n",
+               depth, d->deriv_flags, d->deriv_activation_margin, d->deriv_state_margin);
+        CHECK(((d->deriv_flags & GDN_DERIV_NEAR_ACTIVATION) != 0) == (k == 0));
+        CHECK_NEAR(d->deriv_activation_margin, depth, 1e-6, 1e-15);
+        CHECK(isfinite(d->deriv_state_margin) && d->deriv_state_margin > 0);
+    }
     gdn_data_free(d);
     gdn_model_free(m);
     return 0;
@@ -661,6 +710,7 @@ int main(int argc, char** argv) {
         {"connect", test_connect},
         {"weld", test_weld},
         {"inertia_params", test_inertia_params},
+        {"report_margins", test_report_margins},
     };
     return gdn_test_main(argc, argv, cases, (int)(sizeof(cases) / sizeof(cases[0])));
 }

@@ -250,6 +250,12 @@ typedef struct gdnTapeStep {
     const int* factor_first;     // (nv) row i of L is zero left of column factor_first[i]
     const double* factor;        // rows of L back to back, row i its columns
                                  // factor_first[i] .. i (sum of i - factor_first[i] + 1 doubles)
+    // the derivative report of this step from the last gdn_adjoint_rollout_gradient's backward
+    // pass (derivative.h: GDN_DERIV_* flags, the margins to another branch); 0 and +inf for a
+    // step without rows or before a gradient
+    int deriv_flags;
+    double deriv_state_margin;
+    double deriv_activation_margin;
 } gdnTapeStep;
 
 // the record of step t of the last rollout: every t in 0 .. T-1 with a full tape; with

@@ -128,6 +128,15 @@ typedef struct gdnData {
                             // solver's bookkeeping: it rewrites only its Hessian's envelope)
     int solver_H_valid;
 
+    // report of the last derivative call (gdn_step_jvp, gdn_step_vjp, gdn_transition_jacobians;
+    // docs/derivatives.md): GDN_DERIV_* bits, and the margins of the linearized step
+    int deriv_flags;
+    double deriv_state_margin;      // smallest relative distance of a row's jar to a boundary
+                                    // of its state (+inf without rows)
+    double deriv_activation_margin; // smallest |pos - margin| of a contact or limit row: how
+                                    // far it is from leaving the row set (m or rad; +inf
+                                    // without such rows)
+
     // inverse dynamics
     double* qfrc_inverse;   // (nv) generalized force that produces qacc
 

@@ -17,10 +17,28 @@ extern "C" {
 // (quaternions in qpos may be normalized in place, as gdn_step does) and overwrites
 // intermediates. Returns GDN_ERR_NONFINITE for a non-finite state, GDN_ERR_MEMORY when the arena
 // is too small, GDN_ERR_ARG (as gdn_step) for NULL arguments, a d created for a model of other
-// sizes or options out of range. No allocation. Only steps without constraint rows are differentiated (the
-// smooth + penalty step): a step with active contacts, limits, equality or friction-loss rows
-// (d->nefc > 0 after the call) returns GDN_ERR_UNSUPPORTED, never a gradient of another step;
-// set GDN_DSBL_CONSTRAINT (or the kinds of rows that are active) to differentiate without them.
+// sizes or options out of range. No allocation. A step with constraint rows (contacts, joint
+// limits, dof friction loss, connect and weld equalities) is differentiated by the implicit
+// function theorem at its solve's solution with the row states held (docs/derivatives.md);
+// GDN_ERR_UNCONVERGED when that solve did not converge (or its forces are not the primal
+// optimum's at its acceleration), GDN_ERR_SINGULAR for a singular linearization and
+// GDN_ERR_UNSUPPORTED for rows without a derivative yet (tendon rows, MPR pairs with a curved
+// geom): never a derivative of another step.
+//
+// After each call d->deriv_flags, d->deriv_state_margin and d->deriv_activation_margin report
+// on the step differentiated (data.h):
+//   GDN_DERIV_ONESIDED        the solve did not converge and GDN_ENBL_ONESIDED is set: the
+//                             result is the derivative at the solver's iterate with its row
+//                             states held (without the flag such a step is GDN_ERR_UNCONVERGED)
+//   GDN_DERIV_NEAR_STATE      a row is within GDN_DERIV_MARGIN_TOL (relative) of a boundary of
+//                             its state (stick/slip, contact force vanishing, friction loss
+//                             saturating): the derivative is one-sided there
+//   GDN_DERIV_NEAR_ACTIVATION a contact or limit row is within GDN_DERIV_MARGIN_TOL (m or rad)
+//                             of its inclusion margin: a nearby state has other rows
+#define GDN_DERIV_ONESIDED 1
+#define GDN_DERIV_NEAR_STATE 2
+#define GDN_DERIV_NEAR_ACTIVATION 4
+#define GDN_DERIV_MARGIN_TOL 1e-6
 //
 // Inputs named d* are tangents (NULL means zero); outputs named d*_next are tangents of the
 // next state. Inputs g*_next are cotangents of the next state (NULL means zero); outputs g* are

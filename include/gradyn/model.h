@@ -63,10 +63,14 @@ typedef enum gdnDisableBit {
     GDN_DSBL_REFSAFE = 1 << 11
 } gdnDisableBit;
 
-// enable flags: bit values equal MuJoCo 2.2.2's mjtEnableBit
+// enable flags: bit values equal MuJoCo 2.2.2's mjtEnableBit; GDN_ENBL_ONESIDED is gradyn's own
+// (a bit MuJoCo does not use): the derivatives of a step whose constraint solve did not
+// converge return the derivative of the branch the solver stopped on, flagged in
+// d->deriv_flags (GDN_DERIV_ONESIDED), instead of GDN_ERR_UNCONVERGED (docs/derivatives.md)
 typedef enum gdnEnableBit {
     GDN_ENBL_OVERRIDE = 1 << 0,
-    GDN_ENBL_ENERGY = 1 << 1
+    GDN_ENBL_ENERGY = 1 << 1,
+    GDN_ENBL_ONESIDED = 1 << 8
 } gdnEnableBit;
 
 // actuator transmission, dynamics, gain and bias types (MuJoCo's values)

@@ -327,6 +327,44 @@ static void ball_limit_motion(const gdnModel* m, const gdnData* d, int i, double
     A[7] += 0.5 * n[0];
 }
 
+// How far the linearized step is from another branch, from jar = J x - aref and the states
+// the primal update just left in d: the smallest relative distance of a row's jar to a state
+// boundary (one-sided rows: jar = 0; friction loss: jar = -+R frictionloss; an elliptic
+// contact: its zones N = mu T and mu N + T = 0 in the cone space, rel. to |N| + mu T), and the
+// smallest |pos - margin| of a contact or limit row (inclusion)
+static void lin_margins(const gdnModel* m, const gdnData* d, const double* jar,
+                        gdnRowsLinear* lin) {
+    (void)m;
+    double state = INFINITY, act = INFINITY;
+    for (int i = 0; i < d->nefc; i++) {
+        const int type = d->efc_type[i];
+        const double scale = fabs(jar[i] + d->efc_aref[i]) + fabs(d->efc_aref[i]) + 1e-300;
+        if (type == GDN_CNSTR_LIMIT_JOINT || type == GDN_CNSTR_CONTACT_FRICTIONLESS ||
+            type == GDN_CNSTR_CONTACT_PYRAMIDAL || type == GDN_CNSTR_CONTACT_ELLIPTIC) {
+            act = fmin(act, fabs(d->efc_pos[i] - d->efc_margin[i]));
+        }
+        if (type == GDN_CNSTR_FRICTION_DOF || type == GDN_CNSTR_FRICTION_TENDON) {
+            const double Rf = d->efc_R[i] * d->efc_frictionloss[i];
+            state = fmin(state, fmin(fabs(jar[i] - Rf), fabs(jar[i] + Rf)) / (scale + Rf));
+        } else if (type == GDN_CNSTR_CONTACT_ELLIPTIC) {
+            const gdnContact* con = d->contact + d->efc_id[i];
+            const double mu = con->mu;
+            double N = mu * jar[i], T2 = 0;
+            for (int j = 1; j < con->dim; j++) {
+                const double u = con->friction[j - 1] * jar[i + j];
+                T2 += u * u;
+            }
+            const double T = sqrt(T2), sc = fabs(N) + mu * T + 1e-300;
+            state = fmin(state, fmin(fabs(N - mu * T), fabs(mu * N + T)) / sc);
+            i += con->dim - 1;
+        } else if (type != GDN_CNSTR_EQUALITY) {
+            state = fmin(state, fabs(jar[i]) / scale);
+        }
+    }
+    lin->state_margin = state;
+    lin->activation_margin = act;
+}
+
 gdnStatus gdn_rows_linear_build(const gdnModel* m, gdnData* d, const double* S, const double* x,
                                 gdnRowsLinear* lin, const char** what) {
     const int nefc = d->nefc, nv = m->nv;
@@ -346,14 +384,20 @@ gdnStatus gdn_rows_linear_build(const gdnModel* m, gdnData* d, const double* S, 
     lin->Tv = lin->Tx + nb6;
     lin->x = x;
 
-    // every row supported; its directions
+    // every row supported: its site (kept: every direction reads it) and directions
+    rowSite* site = (rowSite*)(void*)gdn_arena_doubles(
+        d, ne * (sizeof(rowSite) / sizeof(double) + 1));
+    if (!site) {
+        return GDN_ERR_MEMORY;
+    }
+    lin->site = site;
     for (int i = 0; i < nefc; i++) {
-        rowSite s;
-        if (row_site(m, d, i, &s, what) != 0) {
+        rowSite* s = site + i;
+        if (row_site(m, d, i, s, what) != 0) {
             return GDN_ERR_UNSUPPORTED;
         }
-        combine_rows(lin->a + 3 * i, s.frame, s.ca);
-        combine_rows(lin->b + 3 * i, s.frame, s.cb);
+        combine_rows(lin->a + 3 * i, s->frame, s->ca);
+        combine_rows(lin->b + 3 * i, s->frame, s->cb);
     }
     // every included contact's pair has a geometry derivative
     for (int k = 0; k < d->ncon; k++) {
@@ -406,6 +450,7 @@ gdnStatus gdn_rows_linear_build(const gdnModel* m, gdnData* d, const double* S, 
         fmax_abs = fmax(fmax_abs, fabs(saved[i]));
         fdiff = fmax(fdiff, fabs(saved[i] - d->efc_force[i]));
     }
+    lin_margins(m, d, jar, lin);
     memcpy(d->efc_state, state_saved, sizeof(int) * (size_t)nefc);
     memcpy(d->efc_force, saved, sizeof(double) * (size_t)nefc);
     memcpy(d->qfrc_constraint, saved + nefc, sizeof(double) * (size_t)nv);
@@ -428,11 +473,12 @@ gdnStatus gdn_rows_linear_build(const gdnModel* m, gdnData* d, const double* S, 
 
 void gdn_rows_wrench(const gdnModel* m, const gdnData* d, const gdnRowsLinear* lin, double* W,
                      double* qfrc) {
-    const char* what = NULL;
+    (void)m;
+    const rowSite* site = lin->site;
     for (int i = 0; i < d->nefc; i++) {
-        rowSite s;
+        const rowSite s = site[i]; // (its frame pointer stays the cached site's)
         const double f = d->efc_force[i];
-        if (row_site(m, d, i, &s, &what) != 0 || f == 0) {
+        if (f == 0) {
             continue;
         }
         if (s.dof >= 0) {
@@ -478,8 +524,8 @@ void gdn_rows_hs_mul(const gdnData* d, const gdnRowsLinear* lin, const double* u
 
 gdnStatus gdn_rows_jvp(const gdnModel* m, gdnData* d, const gdnRowsLinear* lin,
                        const double* xi, const double* eta, const double* etax,
-                       const double* dq, const double* dv, double* djar0, double* dlogD,
-                       double* dW, double* dqfrc) {
+                       const double* dq, const double* dv, const char* moved,
+                       double* djar0, double* dlogD, double* dW, double* dqfrc) {
     const int nv = m->nv;
     size_t mark = gdn_arena_mark(d);
     gdnContactTangent* tan = NULL;
@@ -497,6 +543,9 @@ gdnStatus gdn_rows_jvp(const gdnModel* m, gdnData* d, const gdnRowsLinear* lin,
             continue;
         }
         const int b1 = m->geom_bodyid[con->geom1], b2 = m->geom_bodyid[con->geom2];
+        if (moved && !moved[b1] && !moved[b2]) {
+            continue; // its rows are skipped below
+        }
         gdnStatus status =
             gdn_contact_tangent(m, d, con, xi + 6 * b1, xi + 6 * b2, NULL, NULL, tan + k);
         if (status != GDN_OK) {
@@ -504,18 +553,21 @@ gdnStatus gdn_rows_jvp(const gdnModel* m, gdnData* d, const gdnRowsLinear* lin,
             return status;
         }
     }
-    const char* what = NULL;
+    const rowSite* site = lin->site;
     for (int i = 0; i < d->nefc; i++) {
-        rowSite s;
-        if (row_site(m, d, i, &s, &what) != 0) {
-            gdn_arena_reset(d, mark);
-            return GDN_ERR_UNSUPPORTED;
-        }
+        const rowSite* sp = site + i;
         const double* kbip = d->efc_KBIP + 4 * i;
         const double* a = lin->a + 3 * i;
         const double* b = lin->b + 3 * i;
         const double f = d->efc_force[i];
         double djx = 0, dvel = 0, dpos = 0, dviol = 0;
+        // a body row whose two bodies do not move along this direction: no tangent
+        if (moved && sp->dof < 0 && !moved[sp->body[0]] && !moved[sp->body[1]]) {
+            djar0[i] = 0;
+            dlogD[i] = 0;
+            continue;
+        }
+        const rowSite s = *sp;
         if (s.dof >= 0) {
             // J_i = c on the row's dofs: d vel = c dv + d(c) v, a limit's d pos = c dq; c is
             // constant but for a ball limit's (-n: dc = -A dq, and the frozen force -f n moves
@@ -620,13 +672,8 @@ gdnStatus gdn_rows_vjp(const gdnModel* m, gdnData* d, const gdnRowsLinear* lin,
         }
         memset(tbar, 0, sizeof(gdnContactTangent) * (size_t)d->ncon);
     }
-    const char* what = NULL;
     for (int i = 0; i < d->nefc; i++) {
-        rowSite s;
-        if (row_site(m, d, i, &s, &what) != 0) {
-            gdn_arena_reset(d, mark);
-            return GDN_ERR_UNSUPPORTED;
-        }
+        const rowSite s = ((const rowSite*)lin->site)[i];
         const double* kbip = d->efc_KBIP + 4 * i;
         const double* a = lin->a + 3 * i;
         const double* b = lin->b + 3 * i;

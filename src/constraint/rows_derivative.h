@@ -48,6 +48,9 @@ typedef struct gdnRowsLinear {
     int* hs_kind;  // nefc: 0 no curvature, 1 diagonal, 2 first row of a cone block, 3 inside
     double* c;     // nefc: d log D / d imp (0 when D does not follow the impedance)
     const double* x; // nv: the solver's acceleration (d->qacc_warmstart)
+    const void* site;         // nefc: each row's site (rows_derivative.c)
+    double state_margin;      // how far from another branch (d->deriv_state_margin, data.h)
+    double activation_margin; // (d->deriv_activation_margin)
 } gdnRowsLinear;
 
 // largest |f_solver - f(x)| / max(1, |f|) the linearization accepts (f(x): the primal update's
@@ -59,7 +62,8 @@ typedef struct gdnRowsLinear {
 // from the dof axes S (gdn_dof_axes_about(m, d, 0, S)). GDN_ERR_UNSUPPORTED (with *what naming the row
 // kind) for rows without a derivative yet (tendon rows) or a contact
 // pair without a geometry derivative; GDN_ERR_UNCONVERGED when the solver's forces are not the
-// primal update's at x (GDN_ROWS_FORCE_TOL); GDN_ERR_MEMORY when the arena is short.
+// primal update's at x (GDN_ROWS_FORCE_TOL; also with GDN_ENBL_ONESIDED: such an iterate is
+// no branch's solution); GDN_ERR_MEMORY when the arena is short.
 gdnStatus gdn_rows_linear_build(const gdnModel* m, gdnData* d, const double* S, const double* x,
                                 gdnRowsLinear* lin, const char** what);
 
@@ -78,13 +82,15 @@ static inline double gdn_rows_scaled_force(const gdnData* d, const gdnRowsLinear
 void gdn_rows_hs_mul(const gdnData* d, const gdnRowsLinear* lin, const double* u, double* y);
 
 // The tangent: xi, eta (6 nbody: gdn_body_tangent_jvp of (dq, dv)), etax (6 nbody: the tangent
-// of V_b(q, x) under dq: gdn_body_tangent_jvp_axes with vel = x, dv = 0), dq, dv (nv, NULL = 0).
+// of V_b(q, x) under dq: gdn_body_tangent_jvp_axes with vel = x, dv = 0), dq, dv (nv, NULL = 0),
+// moved (nbody flags, NULL: all): the bodies this direction moves (xi, eta or etax nonzero);
+// the rows between two unmoved bodies are skipped (their tangent is 0).
 // Writes djar0 and dlogD (nefc), ADDS the frozen-force wrench tangent to dW (6 nbody) and the
 // dof-type rows' frozen generalized-force tangent d(c)' f to dqfrc (nv; may be NULL).
 gdnStatus gdn_rows_jvp(const gdnModel* m, gdnData* d, const gdnRowsLinear* lin,
                        const double* xi, const double* eta, const double* etax,
-                       const double* dq, const double* dv, double* djar0, double* dlogD,
-                       double* dW, double* dqfrc);
+                       const double* dq, const double* dv, const char* moved,
+                       double* djar0, double* dlogD, double* dW, double* dqfrc);
 
 // The adjoint of gdn_rows_jvp: from the cotangents djar0bar, dlogDbar (nefc, either may be
 // NULL), dWbar (6 nbody, may be NULL) and dqfrcbar (nv, may be NULL) ACCUMULATE xibar, etabar, etaxbar (6 nbody) and gq,

@@ -54,6 +54,13 @@ static gdnStatus reverse_constrained(const gdnModel* m, gdnTape* tape, int t, do
                         t, rec.solver_iter, rec.solver_residual, what ? "; " : "",
                         what ? what : "");
     }
+    // the step's derivative report into its record (gdnTapeStep.deriv_*)
+    const int slot = gdn_tape_slot_of(tape, t);
+    if (slot >= 0) {
+        tape->entry[slot].deriv_flags = d->deriv_flags;
+        tape->entry[slot].deriv_state_margin = d->deriv_state_margin;
+        tape->entry[slot].deriv_activation_margin = d->deriv_activation_margin;
+    }
     if (st == GDN_OK && (d->nefc != rec.nefc ||
                          memcmp(d->qacc, rec.qacc, sizeof(double) * (size_t)m->nv) != 0)) {
         return gdn_fail(GDN_ERR_ARG, err, err_size,

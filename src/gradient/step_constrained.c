@@ -119,6 +119,13 @@ gdnStatus gdn_constrained_linearize(const gdnModel* m, gdnData* d, gdnConstraine
         memset(L->W, 0, sizeof(double) * nb6);
     }
     gdn_rows_wrench(m, d, &L->lin, L->W, NULL);
+    // the report: how far this linearization is from another branch
+    d->deriv_state_margin = L->lin.state_margin;
+    d->deriv_activation_margin = L->lin.activation_margin;
+    d->deriv_flags |= (L->lin.state_margin < GDN_DERIV_MARGIN_TOL ? GDN_DERIV_NEAR_STATE : 0) |
+                      (L->lin.activation_margin < GDN_DERIV_MARGIN_TOL
+                           ? GDN_DERIV_NEAR_ACTIVATION
+                           : 0);
     return GDN_OK;
 }
 
@@ -184,7 +191,8 @@ gdnStatus gdn_step_jvp_linear(const gdnModel* m, gdnData* d, const gdnConstraine
         memset(dW, 0, sizeof(double) * nb6);
     }
     if (status == GDN_OK) {
-        status = gdn_rows_jvp(m, d, &L.lin, xi, eta, etax, dq, dv, djar0, dlogD, dW, dqfrc);
+        status = gdn_rows_jvp(m, d, &L.lin, xi, eta, etax, dq, dv, NULL, djar0, dlogD, dW,
+                              dqfrc);
     }
     // delta f = -H_s djar0 + dlogD f, dlogD with the inverse weights' share
     if (status == GDN_OK && dweights) {

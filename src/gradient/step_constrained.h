@@ -3,6 +3,9 @@
 #ifndef GDN_GRADIENT_STEP_CONSTRAINED_H
 #define GDN_GRADIENT_STEP_CONSTRAINED_H
 
+#include <math.h>
+
+#include <gradyn/derivative.h>
 #include <gradyn/gradyn.h>
 
 // Both run after the front half of the step left its solve in d (d->nefc > 0; kinematics,
@@ -36,9 +39,24 @@ gdnStatus gdn_step_jvp_linear(const gdnModel* m, gdnData* d, const gdnConstraine
                               const double* dvert, double* dq_next, double* dv_next,
                               const char** what);
 
-// whether the solve in d has a derivative: GDN_ERR_UNCONVERGED when it did not converge
-static inline gdnStatus gdn_constrained_admissible(const gdnData* d) {
-    return d->solver_converged ? GDN_OK : GDN_ERR_UNCONVERGED;
+// whether the solve in d has a derivative: GDN_ERR_UNCONVERGED when it did not converge, unless
+// the model opts into one-sided derivatives (GDN_ENBL_ONESIDED: flagged GDN_DERIV_ONESIDED)
+static inline gdnStatus gdn_constrained_admissible(const gdnModel* m, gdnData* d) {
+    if (d->solver_converged) {
+        return GDN_OK;
+    }
+    if (m->opt.enableflags & GDN_ENBL_ONESIDED) {
+        d->deriv_flags |= GDN_DERIV_ONESIDED;
+        return GDN_OK;
+    }
+    return GDN_ERR_UNCONVERGED;
+}
+
+// d->deriv_* before a derivative call: no flags, no margins
+static inline void gdn_deriv_report_clear(gdnData* d) {
+    d->deriv_flags = 0;
+    d->deriv_state_margin = INFINITY;
+    d->deriv_activation_margin = INFINITY;
 }
 
 // dweights (2 nbody + nv; NULL when dparam is): the tangent of the inverse weights under

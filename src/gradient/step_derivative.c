@@ -70,6 +70,7 @@ gdnStatus gdn_step_jvp(const gdnModel* m, gdnData* d, const double* dqpos, const
     if (gdn_check_call(m, d) != GDN_OK || !dqpos_next || !dqvel_next) {
         return GDN_ERR_ARG;
     }
+    gdn_deriv_report_clear(d);
     const int nv = m->nv;
     const double h = m->opt.timestep;
     size_t mark = gdn_arena_mark(d);
@@ -95,7 +96,7 @@ gdnStatus gdn_step_jvp(const gdnModel* m, gdnData* d, const double* dqpos, const
     }
     if (status == GDN_OK && d->nefc > 0) {
         const char* what = NULL;
-        status = gdn_constrained_admissible(d);
+        status = gdn_constrained_admissible(m, d);
         if (status == GDN_OK) {
             status = gdn_step_jvp_constrained(m, d, dqpos, dqvel, dctrl, dparam, dweights, dvert,
                                               dqpos_next, dqvel_next, &what);
@@ -229,6 +230,7 @@ gdnStatus gdn_step_vjp_explained(const gdnModel* m, gdnData* d, const double* gq
     if (gdn_check_call(m, d) != GDN_OK) {
         return GDN_ERR_ARG;
     }
+    gdn_deriv_report_clear(d);
     size_t mark = gdn_arena_mark(d);
     gdnAbaFactor f;
     gdnStatus status = gdn_aba_factor_alloc(m, d, &f);
@@ -240,7 +242,7 @@ gdnStatus gdn_step_vjp_explained(const gdnModel* m, gdnData* d, const double* gq
         // call's, finished here into gparam
         const size_t nw = 2 * (size_t)m->nbody + (size_t)m->nv;
         double* own = gparam && !gweights ? gdn_arena_doubles(d, nw) : NULL;
-        status = gdn_constrained_admissible(d);
+        status = gdn_constrained_admissible(m, d);
         if (status == GDN_OK && gparam && !gweights && !own) {
             status = GDN_ERR_MEMORY;
         }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The rollout tape: one allocation holding the state record, the step records and the buffers.
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -428,6 +429,8 @@ gdnStatus gdn_tape_record_solve(gdnTape* tape, int slot, int t, const gdnData* d
     e->solver_iter = d->solver_iter;
     e->solver_converged = d->solver_converged;
     e->solver_residual = d->solver_residual;
+    e->deriv_flags = 0;
+    e->deriv_state_margin = e->deriv_activation_margin = INFINITY;
     e->nfactor = (int)nfactor;
     e->inter = 0;
     put(&p, d->qacc, (size_t)nv, sizeof(double));
@@ -472,6 +475,9 @@ gdnStatus gdn_tape_step(const gdnTape* tape, int t, gdnTapeStep* rec) {
     rec->solver_iter = e->solver_iter;
     rec->solver_converged = e->solver_converged;
     rec->solver_residual = e->solver_residual;
+    rec->deriv_flags = e->deriv_flags;
+    rec->deriv_state_margin = e->deriv_state_margin;
+    rec->deriv_activation_margin = e->deriv_activation_margin;
     rec->ncon = e->ncon;
     rec->nefc = nefc;
     rec->ne = e->ne;

@@ -62,6 +62,8 @@ typedef struct gdnTapeEntry {
     int nfactor;            // doubles of the recorded factor envelope (0: none)
     int inter;              // the slot's stored intermediates are this step's: 0 none, 1 or 3
     double solver_residual;
+    int deriv_flags;        // the backward pass's derivative report of the step (data.h)
+    double deriv_state_margin, deriv_activation_margin;
 } gdnTapeEntry;
 
 struct gdnTape {

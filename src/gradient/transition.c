@@ -5,6 +5,10 @@
 #include <string.h>
 
 #include "base/arena.h"
+#include "math/cholesky.h"
+#include "kinematics/kinematics_derivative_sweep.h"
+#include "constraint/solver.h"
+#include "constraint/constraint.h"
 #include "penalty/body_wrench.h"
 #include "penalty/penalty.h"
 #include "kinematics/kinematics_derivative.h"
@@ -47,37 +51,326 @@ static gdnStatus contact_residual_columns(const gdnModel* m, gdnData* d, double*
     return status;
 }
 
-// A constrained step's A, B column by column: column c is the step's JVP of the unit tangent
-// e_c (gradient/step_constrained.c) at one linearization of the solve the front half left in d
+// Row-major many-column forms of the linear algebra below (X: rows of ncol entries)
+
+// X (nv x ncol) += J' Y (Y: nefc x ncol), over each row's recorded columns
+static void add_JT_rows(const gdnModel* m, const gdnData* d, double* X, const double* Y,
+                        int ncol) {
+    const size_t nv = (size_t)m->nv, cols = (size_t)ncol;
+    for (int k = 0; k < d->nefc; k++) {
+        const double* Jk = d->efc_J + (size_t)k * nv;
+        const int* col = d->efc_colind + d->efc_rowadr[k];
+        const double* Yk = Y + (size_t)k * cols;
+        for (int a = 0; a < d->efc_rownnz[k]; a++) {
+            const double jv = Jk[col[a]];
+            double* Xj = X + (size_t)col[a] * cols;
+            for (size_t c = 0; jv != 0 && c < cols; c++) {
+                Xj[c] += jv * Yk[c];
+            }
+        }
+    }
+}
+
+// Y (nefc x ncol) = J X (X: nv x ncol)
+static void mul_J_rows(const gdnModel* m, const gdnData* d, double* Y, const double* X,
+                       int ncol) {
+    const size_t nv = (size_t)m->nv, cols = (size_t)ncol;
+    for (int k = 0; k < d->nefc; k++) {
+        const double* Jk = d->efc_J + (size_t)k * nv;
+        const int* col = d->efc_colind + d->efc_rowadr[k];
+        double* Yk = Y + (size_t)k * cols;
+        memset(Yk, 0, sizeof(double) * cols);
+        for (int a = 0; a < d->efc_rownnz[k]; a++) {
+            const double jv = Jk[col[a]];
+            const double* Xj = X + (size_t)col[a] * cols;
+            for (size_t c = 0; jv != 0 && c < cols; c++) {
+                Yk[c] += jv * Xj[c];
+            }
+        }
+    }
+}
+
+// Y <- H_s Y (nefc x ncol): the diagonal rows scaled, each cone block applied
+static void hs_mul_rows(const gdnData* d, const gdnRowsLinear* lin, double* Y, int ncol) {
+    const size_t cols = (size_t)ncol;
+    double t[6];
+    for (int i = 0; i < d->nefc; i++) {
+        const int kind = lin->hs_kind[i];
+        double* Yi = Y + (size_t)i * cols;
+        if (kind == 2) {
+            const int dim = d->contact[d->efc_id[i]].dim;
+            const double* H = lin->Hs + 6 * i;
+            for (size_t c = 0; c < cols; c++) {
+                for (int r = 0; r < dim; r++) {
+                    double acc = 0;
+                    for (int k = 0; k < dim; k++) {
+                        acc += H[r * dim + k] * Yi[(size_t)k * cols + c];
+                    }
+                    t[r] = acc;
+                }
+                for (int r = 0; r < dim; r++) {
+                    Yi[(size_t)r * cols + c] = t[r];
+                }
+            }
+            i += dim - 1;
+        } else {
+            const double s = kind == 1 ? lin->Hs[6 * i] : 0;
+            for (size_t c = 0; c < cols; c++) {
+                Yi[c] *= s;
+            }
+        }
+    }
+}
+
+// X <- (L L')^-1 X (L: the dense Cholesky factor, lower, n x n)
+static void chol_solve_rows(const double* Lf, int n, double* X, int ncol) {
+    const size_t cols = (size_t)ncol, nn = (size_t)n;
+    for (size_t i = 0; i < nn; i++) {
+        double* Xi = X + i * cols;
+        for (size_t k = 0; k < i; k++) {
+            const double l = Lf[i * nn + k];
+            const double* Xk = X + k * cols;
+            for (size_t c = 0; l != 0 && c < cols; c++) {
+                Xi[c] -= l * Xk[c];
+            }
+        }
+        const double inv = 1 / Lf[i * nn + i];
+        for (size_t c = 0; c < cols; c++) {
+            Xi[c] *= inv;
+        }
+    }
+    for (size_t i = nn; i-- > 0;) {
+        double* Xi = X + i * cols;
+        for (size_t k = i + 1; k < nn; k++) {
+            const double l = Lf[k * nn + i];
+            const double* Xk = X + k * cols;
+            for (size_t c = 0; l != 0 && c < cols; c++) {
+                Xi[c] -= l * Xk[c];
+            }
+        }
+        const double inv = 1 / Lf[i * nn + i];
+        for (size_t c = 0; c < cols; c++) {
+            Xi[c] *= inv;
+        }
+    }
+}
+
+// X <- (L' D L)^-1 X with the tree factor (gdn_mass_solve on every column)
+static void mass_solve_rows(const gdnModel* m, const gdnMassFactor* f, double* X, int ncol) {
+    const int nv = m->nv;
+    const size_t cols = (size_t)ncol;
+    const int* parent = m->dof_parentid;
+    for (int i = nv - 1; i >= 0; i--) {
+        if (f->simple[i]) {
+            continue;
+        }
+        const double* rowi = f->LD + f->adr[i];
+        const double* Xi = X + (size_t)i * cols;
+        int q = 1;
+        for (int j = parent[i]; j >= 0; j = parent[j]) {
+            const double l = rowi[q++];
+            double* Xj = X + (size_t)j * cols;
+            for (size_t c = 0; c < cols; c++) {
+                Xj[c] -= l * Xi[c];
+            }
+        }
+    }
+    for (int i = 0; i < nv; i++) {
+        double* Xi = X + (size_t)i * cols;
+        for (size_t c = 0; c < cols; c++) {
+            Xi[c] *= f->Dinv[i];
+        }
+    }
+    for (int i = 0; i < nv; i++) {
+        if (f->simple[i]) {
+            continue;
+        }
+        const double* rowi = f->LD + f->adr[i];
+        double* Xi = X + (size_t)i * cols;
+        int q = 1;
+        for (int j = parent[i]; j >= 0; j = parent[j]) {
+            const double l = rowi[q++];
+            const double* Xj = X + (size_t)j * cols;
+            for (size_t c = 0; c < cols; c++) {
+                Xi[c] -= l * Xj[c];
+            }
+        }
+    }
+}
+
+// A constrained step's A, B (gradient/step_constrained.c's equations, one linearization):
+// the smooth residual's columns [dr/dq | dr/dv | dr/du] at x (and at a when damped) in one
+// dense sweep with the rows' wrenches W held (gdn_residual_dense_ex, its -dS' W included),
+// then per state column the rows' part from the unit tangent's body motion: djar0, dlogD and
+// the frozen-force wrench tangent dW (its generalized force qw = sum_b J_b' dW_b), so that
+//   rhs = -(X_c - qw) + dqfrc + J' delta f,  dx = H^-1 rhs,  df = delta f - H_s J dx,
+//   (M + hD) da = -(Xa_c - qw) + dqfrc + J' df   (da = dx without damping)
+// and A, B from da as the smooth path does
 static gdnStatus constrained_columns(const gdnModel* m, gdnData* d, double* A, double* B) {
-    const int nv = m->nv, nu = m->nu, n = 2 * nv;
-    gdnStatus status = gdn_constrained_admissible(d);
+    const int nv = m->nv, nu = m->nu, n = 2 * nv, ncol = n + nu, nefc = d->nefc;
+    const size_t nb6 = 6 * (size_t)m->nbody;
+    const double h = m->opt.timestep;
+    gdnStatus status = gdn_constrained_admissible(m, d);
+    if (status != GDN_OK) {
+        return status;
+    }
     size_t mark = gdn_arena_mark(d);
-    double* e = gdn_arena_doubles(d, (size_t)(n + (nu > 0 ? nu : 1)) + (size_t)n);
-    if (status == GDN_OK && !e) {
+    const char* what = NULL;
+    gdnConstrainedLinear L;
+    status = gdn_constrained_linearize(m, d, &L, &what);
+    // X, Xa (nv x ncol); qw, dq (nv x 2nv); df (nefc x ncol); e, rhs, qvel' (nv);
+    // xi, eta, etax, xi2, dW, scratch (6 nbody); djar0, dlogD, tmp (nefc)
+    const size_t cols = (size_t)ncol, nvs = (size_t)nv, ne = (size_t)(nefc > 0 ? nefc : 1);
+    double* X = gdn_arena_doubles(d, 2 * nvs * cols + 4 * nvs * nvs + ne * cols + 3 * nvs +
+                                         6 * nb6 + 3 * ne + 2 * ne * cols);
+    if (status == GDN_OK && !X) {
         status = GDN_ERR_MEMORY;
     }
     if (status != GDN_OK) {
         gdn_arena_reset(d, mark);
         return status;
     }
-    double* out = e + n + (nu > 0 ? nu : 1);
-    memset(e, 0, sizeof(double) * (size_t)(n + (nu > 0 ? nu : 1)));
-    const char* what = NULL;
-    gdnConstrainedLinear L;
-    status = gdn_constrained_linearize(m, d, &L, &what);
-    for (int c = 0; c < n + nu && status == GDN_OK; c++) {
-        double* col = c < n ? A : B;
-        const int k = c < n ? c : c - n, ld = c < n ? n : nu;
-        if (!col) {
-            continue;
+    double* Xa = X + nvs * cols;
+    double* qw = Xa + nvs * cols;   // column c at qw + c nv
+    double* dqf = qw + 2 * nvs * nvs;
+    double* dfc = dqf + 2 * nvs * nvs; // column c at dfc + c nefc (work for one column)
+    double* e = dfc + ne * cols;
+    double* rhs = e + nv;
+    double* qvel_next = rhs + nv;
+    double* xi = qvel_next + nv;
+    double* eta = xi + nb6;
+    double* etax = eta + nb6;
+    double* xi2 = etax + nb6;
+    double* dW = xi2 + nb6;
+    double* scratch = dW + nb6;
+    double* djar0 = scratch + nb6;
+    double* dlogD = djar0 + ne;
+    double* tmp = dlogD + ne;
+    double* Delta = tmp + ne;          // nefc x ncol, row-major
+    double* T = Delta + ne * cols;     // nefc x ncol
+    (void)tmp;
+    char* moved = (char*)(void*)gdn_arena_ints(d, (size_t)m->nbody);
+    if (!moved) {
+        gdn_arena_reset(d, mark);
+        return GDN_ERR_MEMORY;
+    }
+
+    // the smooth residual's columns at x and (damped) at a, the rows' wrenches held
+    status = gdn_residual_dense_ex(m, d, L.x, L.W, X, ncol);
+    if (status == GDN_OK && gdn_penalty_active(m)) {
+        status = contact_residual_columns(m, d, X, ncol);
+    }
+    if (status == GDN_OK && L.damped) {
+        status = gdn_residual_dense_ex(m, d, d->qacc, L.W, Xa, ncol);
+        if (status == GDN_OK && gdn_penalty_active(m)) {
+            status = contact_residual_columns(m, d, Xa, ncol);
         }
-        e[c] = 1;
-        status = gdn_step_jvp_linear(m, d, &L, e, e + nv, nu > 0 ? e + n : NULL, NULL, NULL, NULL,
-                                     out, out + nv, &what);
-        e[c] = 0;
-        for (int i = 0; i < n; i++) {
-            col[(size_t)i * (size_t)ld + (size_t)k] = out[i];
+    }
+    // the rows' part of every state column: delta f (into dfc), qw, dqfrc, then dx
+    memset(e, 0, sizeof(double) * nvs);
+    for (int c = 0; c < ncol && status == GDN_OK; c++) {
+        double* delta = dfc;
+        double* qwc = c < n ? qw + (size_t)c * nvs : NULL;
+        double* dqc = c < n ? dqf + (size_t)c * nvs : NULL;
+        if (c < nv) {
+            // a position column: the bodies it moves (the subtree of dof c's body), their
+            // tangents, then the rows between them
+            e[c] = 1;
+            gdn_body_tangent_jvp_axes(m, d, L.S, d->qvel, e, NULL, xi, eta);
+            gdn_body_tangent_jvp_axes(m, d, L.S, L.x, e, NULL, xi2, etax);
+            e[c] = 0;
+            for (int b = 0; b < m->nbody; b++) {
+                moved[b] = 0;
+                for (int k = 0; k < 6; k++) {
+                    moved[b] |= xi[6 * b + k] != 0 || eta[6 * b + k] != 0 ||
+                                etax[6 * b + k] != 0;
+                }
+            }
+            memset(dW, 0, sizeof(double) * nb6);
+            memset(dqc, 0, sizeof(double) * nvs);
+            e[c] = 1;
+            status = gdn_rows_jvp(m, d, &L.lin, xi, eta, etax, e, NULL, moved, djar0, dlogD, dW,
+                                  dqc);
+            e[c] = 0;
+            memset(qwc, 0, sizeof(double) * nvs);
+            gdn_body_wrench_qfrc(m, d, dW, scratch, qwc);
+            gdn_rows_hs_mul(d, &L.lin, djar0, delta);
+            for (int k = 0; k < nefc; k++) {
+                delta[k] = -delta[k] + dlogD[k] * gdn_rows_scaled_force(d, &L.lin, k);
+            }
+        } else if (c < n) {
+            // a velocity column moves no geometry: djar0 = -d aref = B J e_j, nothing else
+            const int j = c - nv;
+            for (int k = 0; k < nefc; k++) {
+                djar0[k] = d->efc_KBIP[4 * k + 1] * d->efc_J[(size_t)k * nvs + (size_t)j];
+            }
+            memset(dqc, 0, sizeof(double) * nvs);
+            memset(qwc, 0, sizeof(double) * nvs);
+            gdn_rows_hs_mul(d, &L.lin, djar0, delta);
+            for (int k = 0; k < nefc; k++) {
+                delta[k] = -delta[k];
+            }
+        } else {
+            memset(delta, 0, sizeof(double) * ne);
+        }
+        // the column's own right-hand side part: -(X_c - qw) + dqfrc (X's column c); delta f
+        // into row-major Delta (nefc x ncol) for the products below
+        for (int k = 0; k < nv; k++) {
+            X[(size_t)k * cols + (size_t)c] =
+                -X[(size_t)k * cols + (size_t)c] + (qwc ? qwc[k] + dqc[k] : 0);
+        }
+        for (int k = 0; k < nefc; k++) {
+            Delta[(size_t)k * cols + (size_t)c] = delta[k];
+        }
+    }
+    if (status == GDN_OK) {
+        // every column at once: X += J' Delta;  X <- H^-1 X (dx)
+        add_JT_rows(m, d, X, Delta, ncol);
+        chol_solve_rows(L.H, nv, X, ncol);
+        if (L.damped) {
+            // df = Delta - H_s J dx;  (M + hD) da = -(Xa - qw) + dqfrc + J' df
+            mul_J_rows(m, d, T, X, ncol);
+            hs_mul_rows(d, &L.lin, T, ncol);
+            for (size_t k = 0; k < (size_t)nefc * cols; k++) {
+                Delta[k] -= T[k];
+            }
+            for (int k = 0; k < nv; k++) {
+                for (int c = 0; c < ncol; c++) {
+                    const double own = c < n ? qw[(size_t)c * nvs + (size_t)k] +
+                                                   dqf[(size_t)c * nvs + (size_t)k]
+                                             : 0;
+                    Xa[(size_t)k * cols + (size_t)c] = -Xa[(size_t)k * cols + (size_t)c] + own;
+                }
+            }
+            add_JT_rows(m, d, Xa, Delta, ncol);
+            mass_solve_rows(m, &L.damp, Xa, ncol);
+            memcpy(X, Xa, sizeof(double) * nvs * cols);
+        }
+    }
+    if (status == GDN_OK) {
+        for (int i = 0; i < nv; i++) {
+            qvel_next[i] = d->qvel[i] + h * d->qacc[i];
+        }
+        if (A) {
+            // dv'/dx = [0 I] + h da/dx; dq' rows from them
+            for (int i = 0; i < nv; i++) {
+                double* row = A + (size_t)(nv + i) * (size_t)n;
+                for (int c = 0; c < n; c++) {
+                    row[c] = h * X[(size_t)i * cols + (size_t)c];
+                }
+                row[nv + i] += 1;
+            }
+            gdn_integrate_pos_jvp_columns(m, qvel_next, h, n, A + (size_t)nv * n, n, 0, A, n);
+        }
+        if (B && nu > 0) {
+            for (int i = 0; i < nv; i++) {
+                double* row = B + (size_t)(nv + i) * (size_t)nu;
+                for (int c = 0; c < nu; c++) {
+                    row[c] = h * X[(size_t)i * cols + (size_t)(n + c)];
+                }
+            }
+            gdn_integrate_pos_jvp_columns(m, qvel_next, h, nu, B + (size_t)nv * nu, nu, -1, B,
+                                          nu);
         }
     }
     gdn_arena_reset(d, mark);
@@ -92,6 +385,7 @@ gdnStatus gdn_transition_jacobians(const gdnModel* m, gdnData* d, double* A, dou
     if (gdn_check_call(m, d) != GDN_OK) {
         return GDN_ERR_ARG;
     }
+    gdn_deriv_report_clear(d);
     const int nv = m->nv, nu = m->nu, n = 2 * nv;
     // X's row stride: even, so that the dr/du columns are solved as whole SSE2 pairs (the
     // padding column is zero)

@@ -2,6 +2,7 @@
 // gdnData lifetime: one buffer for every array plus the scratch arena; reset and keyframes.
 #include <stdint.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 
 #include <gradyn/gradyn.h>
@@ -173,6 +174,9 @@ void gdn_data_reset(const gdnModel* m, gdnData* d) {
     d->solver_iter = d->solver_converged = 0;
     d->solver_residual = 0;
     d->solver_H_valid = 0;
+    d->deriv_flags = 0;
+    d->deriv_state_margin = INFINITY;
+    d->deriv_activation_margin = INFINITY;
     d->energy[0] = d->energy[1] = 0;
     d->parena = 0;
 }

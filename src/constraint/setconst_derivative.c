@@ -93,9 +93,11 @@ gdnStatus gdn_constraint_weights_vjp(const gdnModel* m, gdnData* d, const double
                 }
             }
         }
-        // cbar = 2 ct sum_r sum_j (Jp W)_{r j} (S_j,ang x e_r ... ) = 2 ct sum_j (Jp W)_j x w_j
+        // cbar = 2 ct sum_j (Jp W)_j x w_j over the dofs j on b's path (the others' columns
+        // of Jp are 0 wherever the point is)
         double cbar[3] = {0, 0, 0};
-        for (size_t j = 0; ct != 0 && j < n; j++) {
+        for (int jj = gdn_jac_last_dof(m, b); ct != 0 && jj >= 0; jj = m->dof_parentid[jj]) {
+            const size_t j = (size_t)jj;
             double col[3], t[3];
             for (int r = 0; r < 3; r++) {
                 col[r] = gdn_dot_mujoco(J + (size_t)r * n, W + j * n, nv);
@@ -242,8 +244,8 @@ gdnStatus gdn_constraint_weights_jvp(const gdnModel* m, gdnData* d, const double
                 val -= w[k] * (dMw[k] - dr0[k]);
             }
             if (body > 0 && r < 3) {
-                // dx_j = (S_j,ang x dc)_r
-                for (size_t k = 0; k < n; k++) {
+                // dx_j = (S_j,ang x dc)_r on the dofs j of b's path (Jp is 0 elsewhere)
+                for (int k = gdn_jac_last_dof(m, body); k >= 0; k = m->dof_parentid[k]) {
                     double t[3];
                     gdn_cross3(t, S + 6 * k, dc);
                     val += 2 * t[r] * w[k];

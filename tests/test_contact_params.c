@@ -213,13 +213,16 @@ static const Scene kScenes[] = {
     // every 3rd entry of every channel (every geom's radius). The collapse amplifies
     // perturbations (|dJ/dq0| ~ 5e3), so the trajectory's FD step is 3e-2 of the others (3e-6
     // relative; test_contact_gradient's humanoid_fall takes h = 1e-7 for the same reason): at
-    // 1e-7 round-off leaves 2e-6 .. 4e-5, at 1e-5 contacts cross activation. Known deviation,
-    // reported and not gated: the two right-foot capsules' radii differ from FD by 4e-5 of their
-    // value (2e-5 of the channel) on the trajectory, stable over FD steps 3e-10 .. 3e-8 m; the
-    // inertia part of those entries matches FD of gdn_model_set_body_inertia along it to 1e-8,
-    // and per step the radii match to <= 5e-10 at every contact step but step 56, where the
-    // inner foot capsules' contacts sit at the impedance saturation edge (x = 0.9995) and
-    // differ by 8e-6 (FD converged over 1e-7 .. 1e-9 m): the contact-geometry part there
+    // 1e-7 round-off leaves 2e-6 .. 4e-5, at 1e-5 contacts cross activation. The trajectory's
+    // geom_size is reported, not gated: each foot's two capsules are mirror images, so the foot's
+    // inertia is exactly diagonal in its body frame, and the compiler's principal-axis solve (the
+    // setters reproduce it bit for bit) returns the identity rotation for a perturbation of one
+    // capsule's radius below ~1e-6 m: the edited model's product of inertia Ixy stays exactly 0
+    // (FD of the setter: dIxy/dr = 0 at steps 1e-8, 1e-7 m; -0.02337540 at 1e-5 m, where it meets
+    // the exact -0.02337548). The FD oracle therefore misses that term at the small steps this
+    // chaotic trajectory needs (the feet capsules' radii off by 4e-5 of their value; the contact
+    // part matches FD to 1e-11 and the inertia part matches FD of gdn_model_set_body_inertia along
+    // the same direction to 1e-8)
     {"humanoid_fall", NULL, GDN_CONE_PYRAMIDAL, 60, 200, 0, {0, 0, 0, 0, 0, 0}, -1, 0, 0,
      MJ_HUMANOID, 3, 3e-2, 1},
 };

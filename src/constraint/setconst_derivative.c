@@ -23,6 +23,32 @@
 //   <dM, Y> = sum_k d/dpi (e_k' M Y_k) = sum_k (dr(a = Y_k)/dpi)' e_k - (dr(a = 0)/dpi)' 1
 // (the residual r = M a + C: C does not depend on a) and the COM c_b = xpos + R ipos moves Jp's
 // columns by S_j,ang x dc: tr(Jp W dJp') = dc . sum_j (Jp W)_j x S_j,ang.
+// d at qpos0 at rest (the caller's qpos, qvel into saved, nq + nv): kinematics, the dof axes S
+// about the origin (6 nv) and L, the dense Cholesky factor of M(qpos0) (lower; nv x nv).
+// GDN_ERR_SINGULAR when M is singular (the loader leaves the weights zero then)
+static gdnStatus at_qpos0(const gdnModel* m, gdnData* d, double* saved, double* S, double* L) {
+    const int nq = m->nq, nv = m->nv;
+    const size_t n = (size_t)nv;
+    memcpy(saved, d->qpos, sizeof(double) * (size_t)nq);
+    memcpy(saved + nq, d->qvel, sizeof(double) * n);
+    memcpy(d->qpos, m->qpos0, sizeof(double) * (size_t)nq);
+    memset(d->qvel, 0, sizeof(double) * n);
+    gdn_kinematics_stage(m, d);
+    gdn_com_pos(m, d);
+    gdn_crb_com(m, d);
+    gdn_dof_axes_about(m, d, 0, S);
+    for (size_t r = 0; r < n; r++) {
+        memcpy(L + r * n, d->qM + r * n, sizeof(double) * (r + 1));
+    }
+    return gdn_chol_factor(L, nv, GDN_MINVAL) < nv ? GDN_ERR_SINGULAR : GDN_OK;
+}
+
+// the caller's qpos, qvel back from saved (its kinematics are the caller's to recompute)
+static void restore(const gdnModel* m, gdnData* d, const double* saved) {
+    memcpy(d->qpos, saved, sizeof(double) * (size_t)m->nq);
+    memcpy(d->qvel, saved + m->nq, sizeof(double) * (size_t)m->nv);
+}
+
 gdnStatus gdn_constraint_weights_vjp(const gdnModel* m, gdnData* d, const double* gbw,
                                      const double* gdw, double* gparam) {
     const int nv = m->nv, nq = m->nq;
@@ -53,22 +79,8 @@ gdnStatus gdn_constraint_weights_vjp(const gdnModel* m, gdnData* d, const double
     double* S = J + 6 * n;
     double* e = S + 6 * n;
     double* ones = e + n;
-    memcpy(saved, d->qpos, sizeof(double) * (size_t)nq);
-    memcpy(saved + nq, d->qvel, sizeof(double) * n);
-    memcpy(d->qpos, m->qpos0, sizeof(double) * (size_t)nq);
-    memset(d->qvel, 0, sizeof(double) * n);
-    gdn_kinematics_stage(m, d);
-    gdn_com_pos(m, d);
-    gdn_crb_com(m, d);
-    gdnStatus status = GDN_OK;
-
-    // W = M^-1 from the dense Cholesky of qM (lower triangle)
-    for (size_t r = 0; r < n; r++) {
-        memcpy(L + r * n, d->qM + r * n, sizeof(double) * (r + 1));
-    }
-    if (gdn_chol_factor(L, nv, GDN_MINVAL) < nv) {
-        status = GDN_ERR_SINGULAR; // the loader leaves the weights zero then: nothing follows
-    }
+    // W = M^-1 from the dense Cholesky of M(qpos0)
+    gdnStatus status = at_qpos0(m, d, saved, S, L);
     for (size_t k = 0; status == GDN_OK && k < n; k++) {
         memset(e, 0, sizeof(double) * n);
         e[k] = 1;
@@ -77,7 +89,6 @@ gdnStatus gdn_constraint_weights_vjp(const gdnModel* m, gdnData* d, const double
 
     // G from the cotangents; the COM terms' cotangent of c_b into gparam[b][1..3]
     memset(G, 0, sizeof(double) * n * n);
-    gdn_dof_axes_about(m, d, 0, S);
     for (int b = 1; status == GDN_OK && b < m->nbody; b++) {
         const double ct = gbw ? gbw[2 * b] / 3 : 0, cr = gbw ? gbw[2 * b + 1] / 3 : 0;
         if (ct == 0 && cr == 0) {
@@ -162,9 +173,7 @@ gdnStatus gdn_constraint_weights_vjp(const gdnModel* m, gdnData* d, const double
     if (status == GDN_ERR_SINGULAR) {
         status = GDN_OK;
     }
-    // the caller's state back (its kinematics are the caller's to recompute)
-    memcpy(d->qpos, saved, sizeof(double) * (size_t)nq);
-    memcpy(d->qvel, saved + nq, sizeof(double) * n);
+    restore(m, d, saved);
     gdn_arena_reset(d, mark);
     return status;
 }
@@ -194,19 +203,8 @@ gdnStatus gdn_constraint_weights_jvp(const gdnModel* m, gdnData* d, const double
     double* dMw = w + n;
     double* dr0 = dMw + n;
     double* zero = dr0 + n;
-    memcpy(saved, d->qpos, sizeof(double) * (size_t)nq);
-    memcpy(saved + nq, d->qvel, sizeof(double) * n);
-    memcpy(d->qpos, m->qpos0, sizeof(double) * (size_t)nq);
-    memset(d->qvel, 0, sizeof(double) * n);
     memset(zero, 0, sizeof(double) * n);
-    gdn_kinematics_stage(m, d);
-    gdn_com_pos(m, d);
-    gdn_crb_com(m, d);
-    gdn_dof_axes_about(m, d, 0, S);
-    for (size_t r = 0; r < n; r++) {
-        memcpy(L + r * n, d->qM + r * n, sizeof(double) * (r + 1));
-    }
-    gdnStatus status = gdn_chol_factor(L, nv, GDN_MINVAL) < nv ? GDN_ERR_SINGULAR : GDN_OK;
+    gdnStatus status = at_qpos0(m, d, saved, S, L);
     gdnResidualDirection dir = {NULL, NULL, NULL, NULL, dparam, NULL, NULL, NULL};
     if (status == GDN_OK) {
         status = gdn_residual_jvp_ex(m, d, zero, NULL, &dir, dr0);
@@ -266,8 +264,7 @@ gdnStatus gdn_constraint_weights_jvp(const gdnModel* m, gdnData* d, const double
     if (status == GDN_ERR_SINGULAR) {
         status = GDN_OK;
     }
-    memcpy(d->qpos, saved, sizeof(double) * (size_t)nq);
-    memcpy(d->qvel, saved + nq, sizeof(double) * n);
+    restore(m, d, saved);
     gdn_arena_reset(d, mark);
     return status;
 }

@@ -250,9 +250,24 @@ static gdnStatus constrained_columns(const gdnModel* m, gdnData* d, double* A, d
     double* T = Delta + ne * cols;     // nefc x ncol
     (void)tmp;
     char* moved = (char*)(void*)gdn_arena_ints(d, (size_t)m->nbody);
-    if (!moved) {
+    int* subtree_end = gdn_arena_ints(d, (size_t)m->nbody);
+    if (!moved || !subtree_end) {
         gdn_arena_reset(d, mark);
         return GDN_ERR_MEMORY;
+    }
+    // the bodies are ordered parents first, a subtree contiguous: [b, subtree_end[b])
+    for (int b = m->nbody - 1; b >= 0; b--) {
+        subtree_end[b] = b + 1;
+        for (int k = b + 1; k < m->nbody; k++) {
+            int a = m->body_parentid[k];
+            while (a > b) {
+                a = m->body_parentid[a];
+            }
+            if (a != b) {
+                break;
+            }
+            subtree_end[b] = k + 1;
+        }
     }
 
     // the smooth residual's columns at x and (damped) at a, the rows' wrenches held
@@ -273,18 +288,19 @@ static gdnStatus constrained_columns(const gdnModel* m, gdnData* d, double* A, d
         double* qwc = c < n ? qw + (size_t)c * nvs : NULL;
         double* dqc = c < n ? dqf + (size_t)c * nvs : NULL;
         if (c < nv) {
-            // a position column: the bodies it moves (the subtree of dof c's body), their
-            // tangents, then the rows between them
+            // a position column moves the subtree [body, end) of dof c's body only: the body
+            // tangents there (zero elsewhere), then the rows between moved bodies
+            const int body = m->dof_bodyid[c], end = subtree_end[body];
+            memset(xi, 0, sizeof(double) * nb6);
+            memset(eta, 0, sizeof(double) * nb6);
+            memset(xi2, 0, sizeof(double) * nb6);
+            memset(etax, 0, sizeof(double) * nb6);
             e[c] = 1;
-            gdn_body_tangent_jvp_axes(m, d, L.S, d->qvel, e, NULL, xi, eta);
-            gdn_body_tangent_jvp_axes(m, d, L.S, L.x, e, NULL, xi2, etax);
+            gdn_body_tangent_jvp_range(m, d, L.S, d->qvel, e, NULL, body, end, xi, eta);
+            gdn_body_tangent_jvp_range(m, d, L.S, L.x, e, NULL, body, end, xi2, etax);
             e[c] = 0;
             for (int b = 0; b < m->nbody; b++) {
-                moved[b] = 0;
-                for (int k = 0; k < 6; k++) {
-                    moved[b] |= xi[6 * b + k] != 0 || eta[6 * b + k] != 0 ||
-                                etax[6 * b + k] != 0;
-                }
+                moved[b] = b >= body && b < end;
             }
             memset(dW, 0, sizeof(double) * nb6);
             memset(dqc, 0, sizeof(double) * nvs);

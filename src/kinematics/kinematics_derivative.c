@@ -19,7 +19,13 @@ void gdn_body_tangent_jvp_axes(const gdnModel* m, const gdnData* d, const double
                                double* xi, double* eta) {
     memset(xi, 0, 6 * sizeof(double));
     memset(eta, 0, 6 * sizeof(double));
-    for (int b = 1; b < m->nbody; b++) {
+    gdn_body_tangent_jvp_range(m, d, S, vel, dq, dv, 1, m->nbody, xi, eta);
+}
+
+void gdn_body_tangent_jvp_range(const gdnModel* m, const gdnData* d, const double* S,
+                                const double* vel, const double* dq, const double* dv, int b0,
+                                int b1, double* xi, double* eta) {
+    for (int b = b0; b < b1; b++) {
         int par = m->body_parentid[b];
         int dof0 = m->body_dofadr[b], ndof = m->body_dofnum[b];
         double* x = xi + 6 * b;

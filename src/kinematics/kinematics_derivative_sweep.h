@@ -15,6 +15,13 @@ void gdn_body_tangent_jvp_axes(const gdnModel* m, const gdnData* d, const double
                                const double* vel, const double* dq, const double* dv,
                                double* xi, double* eta);
 
+// the same sweep over the bodies b0 .. b1 - 1 only (parents before children, as the bodies are
+// ordered); the caller provides the xi, eta of the parents outside that range (e.g. zeros when
+// a direction moves only the subtree b0 .. b1 - 1 of body b0)
+void gdn_body_tangent_jvp_range(const gdnModel* m, const gdnData* d, const double* S,
+                                const double* vel, const double* dq, const double* dv, int b0,
+                                int b1, double* xi, double* eta);
+
 // as gdn_body_tangent_vjp (gq, gv accumulated; either may be NULL), vel as above. Scratch:
 // 12 nbody + 6 nv doubles from the arena; returns GDN_ERR_MEMORY (nothing accumulated) when
 // exhausted

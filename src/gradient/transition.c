@@ -64,7 +64,10 @@ static void add_JT_rows(const gdnModel* m, const gdnData* d, double* X, const do
         for (int a = 0; a < d->efc_rownnz[k]; a++) {
             const double jv = Jk[col[a]];
             double* Xj = X + (size_t)col[a] * cols;
-            for (size_t c = 0; jv != 0 && c < cols; c++) {
+            if (jv == 0) {
+                continue;
+            }
+            for (size_t c = 0; c < cols; c++) {
                 Xj[c] += jv * Yk[c];
             }
         }
@@ -83,7 +86,10 @@ static void mul_J_rows(const gdnModel* m, const gdnData* d, double* Y, const dou
         for (int a = 0; a < d->efc_rownnz[k]; a++) {
             const double jv = Jk[col[a]];
             const double* Xj = X + (size_t)col[a] * cols;
-            for (size_t c = 0; jv != 0 && c < cols; c++) {
+            if (jv == 0) {
+                continue;
+            }
+            for (size_t c = 0; c < cols; c++) {
                 Yk[c] += jv * Xj[c];
             }
         }
@@ -130,7 +136,10 @@ static void chol_solve_rows(const double* Lf, int n, double* X, int ncol) {
         for (size_t k = 0; k < i; k++) {
             const double l = Lf[i * nn + k];
             const double* Xk = X + k * cols;
-            for (size_t c = 0; l != 0 && c < cols; c++) {
+            if (l == 0) {
+                continue;
+            }
+            for (size_t c = 0; c < cols; c++) {
                 Xi[c] -= l * Xk[c];
             }
         }
@@ -144,7 +153,10 @@ static void chol_solve_rows(const double* Lf, int n, double* X, int ncol) {
         for (size_t k = i + 1; k < nn; k++) {
             const double l = Lf[k * nn + i];
             const double* Xk = X + k * cols;
-            for (size_t c = 0; l != 0 && c < cols; c++) {
+            if (l == 0) {
+                continue;
+            }
+            for (size_t c = 0; c < cols; c++) {
                 Xi[c] -= l * Xk[c];
             }
         }

@@ -77,6 +77,24 @@ static gdnStatus hessian(const gdnModel* m, gdnData* d, gdnConstrainedLinear* L)
     return GDN_OK;
 }
 
+// 1 when d->solver_H is the factor of this linearization's H: a Newton solve kept it
+// (solver_H_valid) at the states the primal update gives at its acceleration (Newton's final
+// update computed them at that same acceleration, so they agree whenever the flag is set;
+// checked row by row all the same: quadratic rows quadratic, cones in the cone state)
+static int newton_factor_matches(const gdnModel* m, const gdnData* d, const gdnRowsLinear* lin) {
+    if (m->opt.solver != GDN_SOL_NEWTON || !d->solver_H_valid) {
+        return 0;
+    }
+    for (int i = 0; i < d->nefc; i++) {
+        const int st = d->efc_state[i], kind = lin->hs_kind[i];
+        const int want = st == GDN_CNSTRSTATE_QUADRATIC ? 1 : st == GDN_CNSTRSTATE_CONE ? 2 : 0;
+        if ((kind == 3 ? 2 : kind) != want) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
 // the linearization at the step the front half left in d (nefc > 0)
 gdnStatus gdn_constrained_linearize(const gdnModel* m, gdnData* d, gdnConstrainedLinear* L,
                                     const char** what) {
@@ -94,7 +112,13 @@ gdnStatus gdn_constrained_linearize(const gdnModel* m, gdnData* d, gdnConstraine
     double* extra = L->W + nb6;
     gdn_dof_axes_about(m, d, 0, L->S);
     gdnStatus status = gdn_rows_linear_build(m, d, L->S, L->x, &L->lin, what);
-    if (status == GDN_OK) {
+    if (status == GDN_OK && newton_factor_matches(m, d, &L->lin)) {
+        // the factor the Newton solve kept at its solution, for these very row states
+        for (int r = 0; r < m->nv; r++) {
+            memcpy(L->H + (size_t)r * (size_t)m->nv, d->solver_H + (size_t)r * (size_t)m->nv,
+                   sizeof(double) * (size_t)(r + 1));
+        }
+    } else if (status == GDN_OK) {
         status = hessian(m, d, L);
         if (status == GDN_ERR_SINGULAR) {
             *what = "singular constraint Hessian";

@@ -14,6 +14,9 @@
 //       vs forward rollout, transition Jacobians vs mjd_transitionFD
 //   --contact 0|1|only: the issue-4 contact-step table (default 1; contact.c): gdn_step vs mj_step
 //       rollouts with contacts on, mean Newton iterations of both; --contact-steps N (1000)
+//   --cnstr 0|1|only: the issue-9 tables (default 1; constrained.c): the constrained adjoint vs
+//       the forward rollout on humanoid.xml falling onto its floor, exact A, B through the
+//       constrained step vs mjd_transitionFD at states with contacts, per-step derivative cost
 //   --source mujoco: gradyn's model is a copy of MuJoCo's compiled model instead of gradyn's own
 //       MJCF loader's (same dynamics, isolates the loader)
 #define _POSIX_C_SOURCE 200809L
@@ -25,6 +28,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "constrained.h"
 #include "contact.h"
 #include "derivative.h"
 #include "rows.h"
@@ -59,6 +63,7 @@ typedef struct benchOptions {
     int deriv;              // 0: main table only, 1: both, 2: derivative tables only
     int contact;            // contact-step table: 0 no, 1 after the others, 2 only it
     int contact_steps;      // rollout length of the contact table
+    int cnstr;              // issue-9 tables: 0 no, 1 after the others, 2 only them
     benchSource source;     // gradyn's own loader or a copy of MuJoCo's compiled model
     int nmodels;
     benchModelSpec models[MAX_MODELS];
@@ -86,7 +91,7 @@ static void default_models(benchOptions* o) {
 static int usage(void) {
     fprintf(stderr, "usage: gdn_bench [--batches N] [--ms T] [--states S] [--seed X] "
                     "[--model NAME=PATH]... [--rows a,b] [--source xml|mujoco] [--deriv 0|1|only]\n"
-                    "                 [--contact 0|1|only] [--contact-steps N]\n"
+                    "                 [--contact 0|1|only] [--contact-steps N] [--cnstr 0|1|only]\n"
                     "       gdn_bench --count MODEL/ROW/ENGINE N [--model NAME=PATH]...\n"
                     "       gdn_bench --list\n");
     return 2;
@@ -126,6 +131,9 @@ static int parse_options(int argc, char** argv, benchOptions* o) {
         } else if (!strcmp(a, "--contact") && has_value) {
             const char* v = argv[++i];
             o->contact = !strcmp(v, "only") ? 2 : atoi(v) != 0;
+        } else if (!strcmp(a, "--cnstr") && has_value) {
+            const char* v = argv[++i];
+            o->cnstr = !strcmp(v, "only") ? 2 : atoi(v) != 0;
         } else if (!strcmp(a, "--contact-steps") && has_value) {
             o->contact_steps = atoi(argv[++i]);
         } else if (!strcmp(a, "--list")) {
@@ -357,7 +365,8 @@ static int run_count(const benchOptions* o) {
     }
     int is_gradyn = !strcmp(engine, "gradyn"), is_mujoco = !strcmp(engine, "mujoco");
     if (!row) {
-        return run_count_deriv(o, model, row_name, is_mujoco);
+        int st = bench_cnstr_count(model, row_name, is_mujoco, o->count_calls);
+        return st != 2 ? st : run_count_deriv(o, model, row_name, is_mujoco);
     }
     if (!spec || !row || (!is_gradyn && !is_mujoco)) {
         fprintf(stderr, "gdn_bench: unknown model, row or engine in %s\n", o->count_name);
@@ -388,6 +397,7 @@ int main(int argc, char** argv) {
     o.deriv = 1;
     o.contact = 1;
     o.contact_steps = 1000;
+    o.cnstr = 1;
     default_models(&o);
     if (parse_options(argc, argv, &o)) {
         return usage();
@@ -406,10 +416,14 @@ int main(int argc, char** argv) {
                        bench_deriv_kernels[k].mujoco ? "mujoco" : "gradyn");
             }
         }
+        bench_cnstr_list();
         return 0;
     }
     if (o.count_name) {
         return run_count(&o);
+    }
+    if (o.cnstr == 2) {
+        return bench_cnstr_tables(o.batches, o.batch_seconds) ? 1 : 0;
     }
     if (o.contact == 2) {
         return bench_contact_table(o.batches, o.contact_steps) ? 1 : 0;
@@ -420,6 +434,9 @@ int main(int argc, char** argv) {
     }
     if (o.contact) {
         failures += bench_contact_table(o.batches, o.contact_steps);
+    }
+    if (o.cnstr) {
+        failures += bench_cnstr_tables(o.batches, o.batch_seconds);
     }
     return failures ? 1 : 0;
 }

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Instructions per call for every bench row and engine (the issue-3 derivative kernels
-# included: adjoint rollouts and gradients, transition Jacobians vs mjd_transitionFD), counted
-# by callgrind: run
+# included: adjoint rollouts and gradients, transition Jacobians vs mjd_transitionFD; and the
+# issue-9 constrained kernels on humanoid_floor, cnstr_arm_motor, arm7_contact: constrained
+# adjoint rollouts and gradients, A, B vs mjd_transitionFD with contacts, gdn_step_vjp, the step
+# from the same states; e.g. GDN_CALLGRIND_FILTER='humanoid_floor|cnstr_arm_motor|arm7_contact'),
+# counted by callgrind: run
 # `gdn_bench --count MODEL/ROW/ENGINE N` for N = 0 and N = 1000 and divide the difference of the
 # total instruction counts by 1000 (loading and setup cancel). Prints a markdown table.
 #

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "constrained.h"
 #include "derivative.h"
 #include "engines.h"
 #include "oracle/from_mujoco.h"
@@ -145,6 +146,7 @@ int bench_model_load(benchModel* bm, const char* name, const char* path, benchSo
 
 void bench_model_free(benchModel* bm) {
     bench_deriv_free(bm);
+    bench_cnstr_free(bm);
     for (int s = 0; s < bm->nstates; s++) {
         if (bm->gd_pre && bm->gd_pre[s]) {
             gdn_data_free(bm->gd_pre[s]);

@@ -23,6 +23,7 @@ typedef struct benchModel {
     gdnData** gd_pre;   // (nstates) gradyn data with kinematics done at state s (aba_pre row)
     mjData** md_pre;    // (nstates) MuJoCo data after mj_kinematics + mj_comPos at state s
     struct benchDeriv* deriv; // derivative-table context (bench_deriv_setup), NULL otherwise
+    struct benchCnstr* cnstr; // constrained-derivative context (bench_cnstr_load), NULL otherwise
 } benchModel;
 
 // where gradyn's model comes from: its own MJCF loader, or a copy of MuJoCo's compiled model

@@ -5,9 +5,12 @@
 # contact, dJ/dq0 only vs every block; exact A, B vs mjd_transitionFD), the issue-4 contact-step
 # table (gdn_step vs mj_step rollouts with contacts on: humanoid.xml falling on its floor, a
 # five-box stack, humanoid32 dropped on its floor; per-step time and both engines' mean Newton
-# iterations), all in one process pinned to core 1, then the callgrind instruction counts.
+# iterations), the issue-9 tables (constrained adjoint vs forward rollout on humanoid.xml
+# falling onto its floor, exact A, B through the constrained step vs mjd_transitionFD at states
+# with contacts, per-step derivative cost), all in one process pinned to core 1, then the
+# callgrind instruction counts.
 # Extra arguments go to gdn_bench (e.g. --rows aba,aba_pre --batches 9 --deriv 0, or
-# --contact only --contact-steps 2000).
+# --contact only --contact-steps 2000, or --cnstr only).
 #
 # Environment: GDN_BUILD_DIR (default <repo>/build-bench), GDN_BENCH_CORE (default 1),
 # GDN_SKIP_CALLGRIND=1 to print the tables only, GDN_CALLGRIND_FILTER (see callgrind.sh).

@@ -2,12 +2,11 @@
 // Tangents and adjoints of the general convex pairs with their witness features held:
 // plane-mesh (collision/convex.c, a mesh vertex per contact) and MPR between polytopes
 // (collision/convex_mpr.c, the final portal's support vertices).
-#include <float.h>
 #include <math.h>
 #include <string.h>
 
 #include "collision/box_derivative.h"
-#include "collision/convex.h"
+#include "collision/convex_mpr.h"
 #include "collision/narrowphase.h"
 #include "math/vec.h"
 
@@ -76,180 +75,7 @@ gdnStatus gdn_plane_mesh_adjoint(const gdnModel* m, const gdnData* d, const gdnC
                                       size1bar, size2bar);
 }
 
-// ---- MPR between polytopes: the primal's search replicated to find its final portal ----
-
-#define MPR_EPS DBL_EPSILON
-
-typedef struct {
-    double v[3], v1[3], v2[3];
-} SupportPoint;
-
-static int is_zero(double x) { return fabs(x) < MPR_EPS; }
-
-static int nearly_equal(double a, double b) {
-    double ab = fabs(a - b);
-    if (ab < MPR_EPS) {
-        return 1;
-    }
-    double fa = fabs(a), fb = fabs(b);
-    return ab < MPR_EPS * (fb > fa ? fb : fa);
-}
-
-static int vec_is_origin(const double v[3]) {
-    return nearly_equal(v[0], 0) && nearly_equal(v[1], 0) && nearly_equal(v[2], 0);
-}
-
-static void unit(double v[3]) {
-    double k = 1.0 / sqrt(gdn_dot3(v, v));
-    gdn_scl3(v, v, k);
-}
-
-static void minkowski_support(gdnConvexObj* o1, gdnConvexObj* o2, const double dir[3],
-                              SupportPoint* s) {
-    double neg[3] = {-dir[0], -dir[1], -dir[2]};
-    gdn_convex_support(o1, dir, s->v1);
-    gdn_convex_support(o2, neg, s->v2);
-    gdn_sub3(s->v, s->v1, s->v2);
-}
-
-static void portal_dir(const SupportPoint p[4], double dir[3]) {
-    double a[3], b[3];
-    gdn_sub3(a, p[2].v, p[1].v);
-    gdn_sub3(b, p[3].v, p[1].v);
-    gdn_cross3(dir, a, b);
-    unit(dir);
-}
-
-static void triangle_dir(const SupportPoint p[4], double dir[3]) {
-    double a[3], b[3];
-    gdn_sub3(a, p[1].v, p[0].v);
-    gdn_sub3(b, p[2].v, p[0].v);
-    gdn_cross3(dir, a, b);
-    unit(dir);
-}
-
-static int reached_tolerance(const SupportPoint p[4], const SupportPoint* v4,
-                             const double dir[3], double tolerance) {
-    double dv4 = gdn_dot3(v4->v, dir);
-    double d1 = dv4 - gdn_dot3(p[1].v, dir);
-    double d2 = dv4 - gdn_dot3(p[2].v, dir);
-    double d3 = dv4 - gdn_dot3(p[3].v, dir);
-    double gain = fmin(fmin(d1, d2), d3);
-    return nearly_equal(gain, tolerance) || gain < tolerance;
-}
-
-static int non_negative(double dot) { return is_zero(dot) || dot > 0; }
-
-static void expand_portal(SupportPoint p[4], const SupportPoint* v4) {
-    double v4v0[3];
-    gdn_cross3(v4v0, v4->v, p[0].v);
-    if (gdn_dot3(p[1].v, v4v0) > 0) {
-        if (gdn_dot3(p[2].v, v4v0) > 0) {
-            p[1] = *v4;
-        } else {
-            p[3] = *v4;
-        }
-    } else {
-        if (gdn_dot3(p[3].v, v4v0) > 0) {
-            p[2] = *v4;
-        } else {
-            p[1] = *v4;
-        }
-    }
-}
-
-// phase 1 (as the primal): -1 outside, 1 origin = v1, 2 origin on v0-v1, 0 portal
-static int discover_portal(gdnConvexObj* o1, gdnConvexObj* o2, SupportPoint p[4]) {
-    double dir[3], va[3], dot;
-    gdn_copy3(p[0].v1, o1->pos);
-    gdn_copy3(p[0].v2, o2->pos);
-    gdn_sub3(p[0].v, p[0].v1, p[0].v2);
-    if (vec_is_origin(p[0].v)) {
-        p[0].v[0] += MPR_EPS * 10.0;
-    }
-    gdn_scl3(dir, p[0].v, -1.0);
-    unit(dir);
-    minkowski_support(o1, o2, dir, &p[1]);
-    dot = gdn_dot3(p[1].v, dir);
-    if (is_zero(dot) || dot < 0) {
-        return -1;
-    }
-    gdn_cross3(dir, p[0].v, p[1].v);
-    if (is_zero(gdn_dot3(dir, dir))) {
-        return vec_is_origin(p[1].v) ? 1 : 2;
-    }
-    unit(dir);
-    minkowski_support(o1, o2, dir, &p[2]);
-    dot = gdn_dot3(p[2].v, dir);
-    if (is_zero(dot) || dot < 0) {
-        return -1;
-    }
-    triangle_dir(p, dir);
-    if (gdn_dot3(dir, p[0].v) > 0) {
-        SupportPoint t = p[1];
-        p[1] = p[2];
-        p[2] = t;
-        gdn_scl3(dir, dir, -1.0);
-    }
-    for (;;) {
-        minkowski_support(o1, o2, dir, &p[3]);
-        dot = gdn_dot3(p[3].v, dir);
-        if (is_zero(dot) || dot < 0) {
-            return -1;
-        }
-        int replaced = 0;
-        gdn_cross3(va, p[1].v, p[3].v);
-        dot = gdn_dot3(va, p[0].v);
-        if (dot < 0 && !is_zero(dot)) {
-            p[2] = p[3];
-            replaced = 1;
-        }
-        if (!replaced) {
-            gdn_cross3(va, p[3].v, p[2].v);
-            dot = gdn_dot3(va, p[0].v);
-            if (dot < 0 && !is_zero(dot)) {
-                p[1] = p[3];
-                replaced = 1;
-            }
-        }
-        if (!replaced) {
-            return 0;
-        }
-        triangle_dir(p, dir);
-    }
-}
-
-static int refine_portal(gdnConvexObj* o1, gdnConvexObj* o2, SupportPoint p[4],
-                         double tolerance) {
-    double dir[3];
-    SupportPoint v4;
-    for (;;) {
-        portal_dir(p, dir);
-        if (non_negative(gdn_dot3(dir, p[1].v))) {
-            return 0;
-        }
-        minkowski_support(o1, o2, dir, &v4);
-        if (!non_negative(gdn_dot3(v4.v, dir)) || reached_tolerance(p, &v4, dir, tolerance)) {
-            return -1;
-        }
-        expand_portal(p, &v4);
-    }
-}
-
-// phase 3's portal expansion, stopped where the primal stops
-static void final_portal(gdnConvexObj* o1, gdnConvexObj* o2, SupportPoint p[4],
-                         int max_iterations, double tolerance) {
-    double dir[3];
-    SupportPoint v4;
-    for (long iterations = 0;; iterations++) {
-        portal_dir(p, dir);
-        minkowski_support(o1, o2, dir, &v4);
-        if (reached_tolerance(p, &v4, dir, tolerance) || iterations > max_iterations) {
-            return;
-        }
-        expand_portal(p, &v4);
-    }
-}
+// ---- MPR between polytopes: the primal's final portal (collision/convex_mpr.h) ----
 
 // ---- tangents of the portal's outputs ----
 
@@ -297,11 +123,12 @@ static double segment_witness(const double a[3], const double b[3], const double
     gdn_sub3(ddd, db, da);
     double len2 = gdn_dot3(dd, dd);
     double t = -gdn_dot3(a, dd) / len2;
-    if (t < 0 || is_zero(t)) {
+    int where = gdn_mpr_segment_clamp(t);
+    if (where == 0) {
         gdn_copy3(w, a);
         gdn_copy3(dw, da);
         *code = 0;
-    } else if (t > 1 || nearly_equal(t, 1)) {
+    } else if (where == 1) {
         gdn_copy3(w, b);
         gdn_copy3(dw, db);
         *code = 1;
@@ -316,10 +143,8 @@ static double segment_witness(const double a[3], const double b[3], const double
     return gdn_dot3(w, w);
 }
 
-// closest point of triangle (a, b, c) to the origin (the primal's case analysis: interior
-// w = a + s d1 + t d2 with s = (q r - w2 p) / det, t = (-s r - q) / w2, v = d1 . d1,
-// w2 = d2 . d2, p = a . d1, q = a . d2, r = d1 . d2, det = w2 v - r^2; else the nearest edge)
-// with its tangent
+// closest point of triangle (a, b, c) to the origin with its tangent (the primal's case
+// analysis, gdn_mpr_triangle_params: interior w = a + s d1 + t d2; else the nearest edge)
 static void triangle_witness(const double a[3], const double b[3], const double c[3],
                              const double da[3], const double db[3], const double dc[3],
                              double w[3], double dw[3], int* code) {
@@ -328,17 +153,8 @@ static void triangle_witness(const double a[3], const double b[3], const double 
     gdn_sub3(d2, c, a);
     gdn_sub3(dd1, db, da);
     gdn_sub3(dd2, dc, da);
-    double v = gdn_dot3(d1, d1), w2 = gdn_dot3(d2, d2);
-    double p = gdn_dot3(a, d1), q = gdn_dot3(a, d2), r = gdn_dot3(d1, d2);
-    double det = w2 * v - r * r, s, t;
-    if (is_zero(det)) {
-        s = t = -1.0;
-    } else {
-        s = (q * r - w2 * p) / det;
-        t = (-s * r - q) / w2;
-    }
-    if (non_negative(s) && (nearly_equal(s, 1) || s < 1) && non_negative(t) &&
-        (nearly_equal(t, 1) || t < 1) && (nearly_equal(t + s, 1) || t + s < 1)) {
+    double s, t;
+    if (gdn_mpr_triangle_params(a, d1, d2, &s, &t)) {
         // the interior closest point is the origin's projection on the plane, w = n (n . a)
         // with n = N / |N|, N = d1 x d2: dw = dn (n . a) + n (dn . a + n . da),
         // dn = (dN - n (n . dN)) / |N| (better conditioned than the tangents of s, t)
@@ -397,7 +213,7 @@ static double triple(const double a[3], const double b[3], const double c[3],
 // the primal's portal_position (barycentric coordinates of the origin in (v0..v3), or the
 // projection on the portal) with its tangent: pos = (sum b_i (v1_i + v2_i)) / (2 sum b_i);
 // returns 1 when the fallback was taken
-static int portal_position(const SupportPoint p[4], const PortalTangent* dp, double pos[3],
+static int portal_position(const gdnMprPoint p[4], const PortalTangent* dp, double pos[3],
                            double dpos[3]) {
     double b[4], db[4];
     b[0] = triple(p[1].v, p[2].v, p[3].v, dp->v[1], dp->v[2], dp->v[3], &db[0]);
@@ -406,7 +222,7 @@ static int portal_position(const SupportPoint p[4], const PortalTangent* dp, dou
     b[3] = triple(p[2].v, p[1].v, p[0].v, dp->v[2], dp->v[1], dp->v[0], &db[3]);
     double sum = b[0] + b[1] + b[2] + b[3];
     int fallback = 0;
-    if (is_zero(sum) || sum < 0) {
+    if (gdn_mpr_is_zero(sum) || sum < 0) {
         // portal normal n = unit((v2 - v1) x (v3 - v1)) and its tangent
         double e1[3], e2[3], de1[3], de2[3], n[3], dn[3], tmp[3];
         gdn_sub3(e1, p[2].v, p[1].v);
@@ -418,7 +234,7 @@ static int portal_position(const SupportPoint p[4], const PortalTangent* dp, dou
         gdn_cross3(tmp, e1, de2);
         gdn_add3(dn, dn, tmp);
         double len = sqrt(gdn_dot3(n, n));
-        unit(n);
+        gdn_mpr_unit(n);
         unit_tangent(dn, n, dn, len);
         b[0] = 0;
         db[0] = 0;
@@ -469,19 +285,15 @@ gdnStatus gdn_convex_mpr_eval(const gdnModel* m, const gdnData* d, const gdnCont
     double margin = gdn_box_pair_margin(m, g1, g2);
     gdnConvexObj o1 = {m, d->geom_xpos + 3 * g1, d->geom_xmat + 9 * g1, g1, margin, -1};
     gdnConvexObj o2 = {m, d->geom_xpos + 3 * g2, d->geom_xmat + 9 * g2, g2, margin, -1};
-    SupportPoint p[4];
-    int r = discover_portal(&o1, &o2, p);
-    if (r < 0 || r == 1 ||
-        (r == 0 && refine_portal(&o1, &o2, p, m->opt.mpr_tolerance) < 0)) {
+    gdnMprPoint p[4];
+    int r = gdn_mpr_portal(&o1, &o2, m->opt.mpr_iterations, m->opt.mpr_tolerance, p);
+    if (r < 0 || r == 1) {
         return gdn_box_finish(&best, best_score, con, t, feature);
     }
 
     // the portal points' tangents (v0: the geoms' centers)
     PortalTangent dp;
     int last = r == 2 ? 1 : 3;
-    if (r == 0) {
-        final_portal(&o1, &o2, p, m->opt.mpr_iterations, m->opt.mpr_tolerance);
-    }
     for (int i = 0; i <= last; i++) {
         vertex_tangent(m, d, g1, dir->x1, dir->ds1, p[i].v1, dp.v1[i]);
         vertex_tangent(m, d, g2, dir->x2, dir->ds2, p[i].v2, dp.v2[i]);
@@ -510,12 +322,12 @@ gdnStatus gdn_convex_mpr_eval(const gdnModel* m, const gdnData* d, const gdnCont
         cand.feature = code + 20 * fallback;
     }
     double depth = sqrt(gdn_dot3(w, w));
-    if (is_zero(depth)) {
+    if (gdn_mpr_is_zero(depth)) {
         return gdn_box_finish(&best, best_score, con, t, feature);
     }
     double n[3];
     gdn_copy3(n, w);
-    unit(n);
+    gdn_mpr_unit(n);
     cand.dist = margin - depth;
     cand.t.dist = -gdn_dot3(n, dw);
     gdn_copy3(cand.normal, n);

@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: Apache-2.0
+// Internal: the MPR portal search (collision/convex_mpr.c) and libccd's tolerance tests, shared
+// by the primal gdn_mpr_penetration and the derivative of the polytope pairs, which reads the
+// search's final portal (its support points with their per-shape witness vertices).
+#ifndef GDN_COLLISION_CONVEX_MPR_H
+#define GDN_COLLISION_CONVEX_MPR_H
+
+#include <float.h>
+#include <math.h>
+
+#include "collision/convex.h"
+#include "math/vec.h"
+
+// libccd's double-precision epsilon for "is zero" and "equal" tests
+#define GDN_MPR_EPS DBL_EPSILON
+
+// a support point of the Minkowski difference: v = v1 - v2, v1 on obj1, v2 on obj2
+typedef struct gdnMprPoint {
+    double v[3], v1[3], v2[3];
+} gdnMprPoint;
+
+// |x| below eps
+static inline int gdn_mpr_is_zero(double x) { return fabs(x) < GDN_MPR_EPS; }
+
+// |a - b| below eps absolute, or below eps relative to the larger magnitude
+static inline int gdn_mpr_nearly_equal(double a, double b) {
+    double ab = fabs(a - b);
+    if (ab < GDN_MPR_EPS) {
+        return 1;
+    }
+    double fa = fabs(a), fb = fabs(b);
+    return ab < GDN_MPR_EPS * (fb > fa ? fb : fa);
+}
+
+// not strictly behind the origin: dot >= 0 up to eps
+static inline int gdn_mpr_non_negative(double dot) {
+    return gdn_mpr_is_zero(dot) || dot > 0;
+}
+
+// v <- v / |v| (multiplication by the reciprocal, no zero guard: callers ensure |v| > 0)
+static inline void gdn_mpr_unit(double v[3]) {
+    double k = 1.0 / sqrt(gdn_dot3(v, v));
+    gdn_scl3(v, v, k);
+}
+
+// where the origin's closest point on segment (a, b) lies, from its parameter t along b - a
+// (libccd's tolerant clamps): 0 at a, 1 at b, 2 inside
+int gdn_mpr_segment_clamp(double t);
+
+// the origin's projection on the plane of triangle (a, a + d1, a + d2) as a + s d1 + t d2
+// (s = t = -1 when degenerate); 1 when it lies inside the triangle up to libccd's tolerances
+int gdn_mpr_triangle_params(const double a[3], const double d1[3], const double d2[3],
+                            double* s, double* t);
+
+// The MPR search of obj1 - obj2 as libccd 2.1 runs it: portal discovery, refinement, then
+// expansion until the support gain is below tolerance or iterations are used up. Returns
+// -1: no intersection (outside, or refinement failed); 1: the origin is v1 (touching);
+// 2: the origin is on segment v0-v1 (p[0], p[1] set); 0: p[0..3] is the final portal
+int gdn_mpr_portal(gdnConvexObj* obj1, gdnConvexObj* obj2, int max_iterations,
+                   double tolerance, gdnMprPoint p[4]);
+
+#endif

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Capsule-box collision: closest segment point plus a second point (MuJoCo 2.2.2's mjc_CapsuleBox).
+#include "collision/box_capsule.h"
 #include "collision/box_sphere.h"
 #include "collision/narrowphase.h"
 #include "math/vec.h"
@@ -7,24 +8,9 @@
 // Everything below works in the box frame: the capsule segment is p + t a, t in [-1, 1], with
 // p the capsule center and a its half axis. The search keeps squared distances.
 
-// How the closest point was found (MuJoCo's "cltype"): a segment end against a face (-3: t = -1,
-// -1: t = +1), or a segment-edge pair with clamp codes 3 s_box + s_seg, where s = 0 / 1 / 2
-// means the low end / the interior / the high end of the box edge or of the segment.
-enum { NO_CLOSEST = -4 };
-
-typedef struct ClosestFeature {
-    double dist2;       // squared distance of the best candidate so far
-    double segment_pos; // t of the closest segment point
-    double edge_pos;    // position along the closest box edge, in [-1, 1]
-    int type;           // NO_CLOSEST, -3 / -1 (face), or 0..8 (edge clamp codes)
-    int face;           // face candidate: the clamped axis (-1: end point inside the box)
-    int corner;         // edge candidate: the box corner nearest along the edge (bit k: +size[k])
-    int edge;           // edge candidate: the edge's axis
-} ClosestFeature;
-
 // Segment ends against the box: clamp each end to the box; ends outside more than one slab are
 // left to the edge test. Squared distance to the clamped point decides.
-static void closest_end(ClosestFeature* best, const double p[3], const double a[3],
+static void closest_end(gdnCapsuleClosest* best, const double p[3], const double a[3],
                         const double size[3]) {
     for (int end = -1; end <= 1; end += 2) {
         double point[3], clamped[3];
@@ -67,7 +53,7 @@ static void closest_end(ClosestFeature* best, const double p[3], const double a[
 // (r_len = capsule half length, |a| = r_len), then clamps x, re-solves t, clamps t, re-solves x.
 // A candidate replaces the best only when closer by more than GDN_MINVAL (segments nearly parallel
 // to an edge keep the first one found).
-static void closest_edge(ClosestFeature* best, const double p[3], const double a[3],
+static void closest_edge(gdnCapsuleClosest* best, const double p[3], const double a[3],
                          double half_length, const double size[3]) {
     for (int j = 0; j < 3; j++) {
         for (int c = 0; c < 8; c++) {
@@ -92,7 +78,7 @@ static void closest_edge(ClosestFeature* best, const double p[3], const double a
             double inv_det = 1 / det;
             double x = (mc * u - mb * v) * inv_det;
             double t = (ma * v - mb * u) * inv_det;
-            int box_clamp = 1, seg_clamp = 1;
+            int box_clamp = 1, seg_clamp = 1, box_clamp1, box_clamp2 = 0;
             if (x > 1) {
                 x = 1;
                 box_clamp = 2;
@@ -102,6 +88,7 @@ static void closest_edge(ClosestFeature* best, const double p[3], const double a
                 box_clamp = 0;
                 t = (v + mb) * (1 / mc);
             }
+            box_clamp1 = box_clamp;
             if (t > 1 || t < -1) {
                 if (t > 1) {
                     t = 1;
@@ -115,9 +102,11 @@ static void closest_edge(ClosestFeature* best, const double p[3], const double a
                 if (x > 1) {
                     x = 1;
                     box_clamp = 2;
+                    box_clamp2 = 1;
                 } else if (x < -1) {
                     x = -1;
                     box_clamp = 0;
+                    box_clamp2 = 1;
                 }
             }
 
@@ -136,16 +125,30 @@ static void closest_edge(ClosestFeature* best, const double p[3], const double a
                 best->corner = c + (1 << j) * (code / 6);
                 best->edge = j;
                 best->type = code;
+                best->edge_clamp1 = box_clamp1;
+                best->edge_clamp2 = box_clamp2;
             }
         }
     }
+}
+
+// the closest feature: segment ends on faces, then the edges (box_capsule.h)
+void gdn_capsule_box_closest(gdnCapsuleClosest* best, const double p[3], const double a[3],
+                             double half_length, const double size[3], double dist2_start) {
+    *best = (gdnCapsuleClosest){0};
+    best->dist2 = dist2_start;
+    best->segment_pos = 0;
+    best->type = GDN_CAPSULE_NO_CLOSEST;
+    best->face = -1;
+    closest_end(best, p, a, size);
+    closest_edge(best, p, a, half_length, size);
 }
 
 // Second contact point when the closest feature is a box corner (the segment's first point is
 // nearest an edge end): relation = axis-octant XOR corner. Along the axis through the corner or
 // straight at it there is no second point; otherwise follow the segment along the box edge (axis
 // nearly parallel to it: a_k^2 > 0.5) or across the face, stopping at the box's extent.
-static double second_at_corner(const ClosestFeature* best, const double axis[3],
+static double second_at_corner(const gdnCapsuleClosest* best, const double axis[3],
                                const double a[3], const double size[3], int octant) {
     int relation = octant ^ best->corner;
     if (relation == 0 || relation == 7) {
@@ -192,7 +195,7 @@ static double second_at_corner(const ClosestFeature* best, const double axis[3],
 // cross (relation restricted to the other two axes is a single bit); move along the segment over
 // the face the segment is flatter against, bounded by that face's width and by the edge's
 // remaining length.
-static double second_at_edge(const ClosestFeature* best, const double axis[3],
+static double second_at_edge(const gdnCapsuleClosest* best, const double axis[3],
                              const double a[3], const double size[3], int octant) {
     int relation = (octant ^ best->corner) & (7 - (1 << best->edge));
     if (relation != 1 && relation != 2 && relation != 4) {
@@ -232,7 +235,7 @@ static double second_at_edge(const ClosestFeature* best, const double axis[3],
 
 // Second point when a segment end touches a face: walk from that end toward the other end up to
 // the first slab boundary (other than the face's axis) the segment leaves through.
-static double second_at_face(const ClosestFeature* best, const double p[3], const double a[3],
+static double second_at_face(const gdnCapsuleClosest* best, const double p[3], const double a[3],
                              const double size[3]) {
     if (best->face == -1) {
         return -4;
@@ -284,14 +287,10 @@ int gdn_collide_capsule_box(const gdnModel* m, const gdnData* d, gdnContact* con
     // octant of the half axis (bit k: a_k > 0); octant and 7 - octant describe the same capsule
     int octant = (a[0] > 0 ? 1 : 0) + (a[1] > 0 ? 2 : 0) + (a[2] > 0 ? 4 : 0);
 
-    ClosestFeature best = {0};
-    best.dist2 = margin + 2 * (cap_size[0] + half_length + size[0] + size[1] + size[2]);
-    best.segment_pos = 0;
-    best.type = NO_CLOSEST;
-    best.face = -1;
-    closest_end(&best, p, a, size);
-    closest_edge(&best, p, a, half_length, size);
-    if (best.type == NO_CLOSEST) {
+    gdnCapsuleClosest best;
+    gdn_capsule_box_closest(&best, p, a, half_length, size,
+                            margin + 2 * (cap_size[0] + half_length + size[0] + size[1] + size[2]));
+    if (best.type == GDN_CAPSULE_NO_CLOSEST) {
         return 0;
     }
 

@@ -4,6 +4,7 @@
 // held, then sphere-box at the moving sphere center.
 #include <math.h>
 
+#include "collision/box_capsule.h"
 #include "collision/box_derivative.h"
 #include "math/vec.h"
 
@@ -22,142 +23,62 @@ typedef struct Closest {
     int type, face, corner, edge;
 } Closest;
 
-enum { NO_CLOSEST = -4 };
-
-// segment ends clamped to the box: t = +-1 is fixed (dt = 0)
-static void closest_end(Closest* best, const SegFrame* f) {
-    for (int end = -1; end <= 1; end += 2) {
-        double point[3], clamped[3];
-        for (int k = 0; k < 3; k++) {
-            point[k] = f->p[k];
-            point[k] += f->a[k] * end;
-        }
-        gdn_copy3(clamped, point);
-        int nclamped = 0, axis = -1;
-        for (int k = 0; k < 3; k++) {
-            if (clamped[k] < -f->s[k]) {
-                nclamped++;
-                axis = k;
-                clamped[k] = -f->s[k];
-            } else if (clamped[k] > f->s[k]) {
-                nclamped++;
-                axis = k;
-                clamped[k] = f->s[k];
-            }
-        }
-        if (nclamped > 1) {
-            continue;
-        }
-        double diff[3];
-        gdn_sub3(diff, clamped, point);
-        double dist2 = gdn_dot3(diff, diff);
-        if (dist2 < best->dist2) {
-            best->dist2 = dist2;
-            best->t = end;
-            best->dt = 0;
-            best->type = -2 + end;
-            best->face = axis;
-        }
+// The primal's closest feature (gdn_capsule_box_closest) with the tangents of t and x: a
+// segment end has t = +-1 fixed (dt = 0). Edge j through corner c: with D = start - p,
+// ma = s_j^2, mb = -s_j a_j, mc = h^2, u = -s_j D_j, v = a . D, det = ma mc - mb^2:
+// x = (mc u - mb v) / det, t = (ma v - mb u) / det; a clamped x gives t = (v -+ mb) / mc, a
+// clamped t gives x = (u -+ mb) / ma. Each formula's tangent by the quotient rule, on the
+// clamps the primal took.
+static void closest_feature(Closest* best, const SegFrame* f, double dist2_start) {
+    gdnCapsuleClosest primal;
+    gdn_capsule_box_closest(&primal, f->p, f->a, f->h, f->s, dist2_start);
+    *best = (Closest){.dist2 = primal.dist2, .t = primal.segment_pos, .x = primal.edge_pos,
+                      .type = primal.type, .face = primal.face, .corner = primal.corner,
+                      .edge = primal.edge};
+    if (primal.type < 0) {
+        return;
     }
-}
-
-// Segment against edge j through corner c: with D = start - p, ma = s_j^2, mb = -s_j a_j,
-// mc = h^2, u = -s_j D_j, v = a . D, det = ma mc - mb^2: x = (mc u - mb v) / det,
-// t = (ma v - mb u) / det; a clamped x gives t = (v -+ mb) / mc, a clamped t gives
-// x = (u -+ mb) / ma. Each formula's tangent by the quotient rule.
-static void closest_edge(Closest* best, const SegFrame* f) {
     const double* s = f->s;
     const double* ds = f->ds;
     const double* a = f->a;
     const double* da = f->da;
-    for (int j = 0; j < 3; j++) {
-        for (int c = 0; c < 8; c++) {
-            if ((c & (1 << j)) != 0) {
-                continue;
-            }
-            double start[3], dstart[3];
-            for (int k = 0; k < 3; k++) {
-                double sg = (c & (1 << k)) ? 1 : -1;
-                start[k] = sg * s[k];
-                dstart[k] = sg * ds[k];
-            }
-            start[j] = 0;
-            dstart[j] = 0;
-            double diff[3], ddiff[3];
-            gdn_sub3(diff, start, f->p);
-            gdn_sub3(ddiff, dstart, f->dp);
+    int j = primal.edge, c = primal.corner & ~(1 << j);
+    double start[3], dstart[3];
+    for (int k = 0; k < 3; k++) {
+        double sg = (c & (1 << k)) ? 1 : -1;
+        start[k] = sg * s[k];
+        dstart[k] = sg * ds[k];
+    }
+    start[j] = 0;
+    dstart[j] = 0;
+    double diff[3], ddiff[3];
+    gdn_sub3(diff, start, f->p);
+    gdn_sub3(ddiff, dstart, f->dp);
 
-            double ma = s[j] * s[j], dma = 2 * s[j] * ds[j];
-            double mb = -s[j] * a[j], dmb = -(ds[j] * a[j] + s[j] * da[j]);
-            double mc = f->h * f->h, dmc = 2 * f->h * f->dh;
-            double u = -s[j] * diff[j], du = -(ds[j] * diff[j] + s[j] * ddiff[j]);
-            double v = gdn_dot3(a, diff), dv = gdn_dot3(da, diff) + gdn_dot3(a, ddiff);
-            double det = ma * mc - mb * mb;
-            double ddet = dma * mc + ma * dmc - 2 * mb * dmb;
-            if (fabs(det) < GDN_MINVAL) {
-                continue;
-            }
-            double inv_det = 1 / det;
-            double x = (mc * u - mb * v) * inv_det;
-            double t = (ma * v - mb * u) * inv_det;
-            double dx = (dmc * u + mc * du - dmb * v - mb * dv - x * ddet) / det;
-            double dt = (dma * v + ma * dv - dmb * u - mb * du - t * ddet) / det;
-            int box_clamp = 1, seg_clamp = 1;
-            if (x > 1) {
-                x = 1;
-                dx = 0;
-                box_clamp = 2;
-                t = (v - mb) * (1 / mc);
-                dt = (dv - dmb - t * dmc) / mc;
-            } else if (x < -1) {
-                x = -1;
-                dx = 0;
-                box_clamp = 0;
-                t = (v + mb) * (1 / mc);
-                dt = (dv + dmb - t * dmc) / mc;
-            }
-            if (t > 1 || t < -1) {
-                if (t > 1) {
-                    t = 1;
-                    seg_clamp = 2;
-                    x = (u - mb) * (1 / ma);
-                    dx = (du - dmb - x * dma) / ma;
-                } else {
-                    t = -1;
-                    seg_clamp = 0;
-                    x = (u + mb) * (1 / ma);
-                    dx = (du + dmb - x * dma) / ma;
-                }
-                dt = 0;
-                if (x > 1) {
-                    x = 1;
-                    dx = 0;
-                    box_clamp = 2;
-                } else if (x < -1) {
-                    x = -1;
-                    dx = 0;
-                    box_clamp = 0;
-                }
-            }
-
-            gdn_sub3(diff, start, f->p);
-            for (int k = 0; k < 3; k++) {
-                diff[k] += a[k] * -t;
-            }
-            diff[j] += s[j] * x;
-            double dist2 = gdn_dot3(diff, diff);
-            int code = box_clamp * 3 + seg_clamp;
-            if (dist2 < best->dist2 - GDN_MINVAL) {
-                best->dist2 = dist2;
-                best->t = t;
-                best->dt = dt;
-                best->x = x;
-                best->dx = dx;
-                best->corner = c + (1 << j) * (code / 6);
-                best->edge = j;
-                best->type = code;
-            }
+    double ma = s[j] * s[j], dma = 2 * s[j] * ds[j];
+    double mb = -s[j] * a[j], dmb = -(ds[j] * a[j] + s[j] * da[j]);
+    double mc = f->h * f->h, dmc = 2 * f->h * f->dh;
+    double u = -s[j] * diff[j], du = -(ds[j] * diff[j] + s[j] * ddiff[j]);
+    double v = gdn_dot3(a, diff), dv = gdn_dot3(da, diff) + gdn_dot3(a, ddiff);
+    double det = ma * mc - mb * mb;
+    double ddet = dma * mc + ma * dmc - 2 * mb * dmb;
+    double x = best->x, t = best->t;
+    if (primal.type % 3 == 1) {
+        // t from the solve or from the clamped x
+        if (primal.edge_clamp1 == 1) {
+            best->dx = (dmc * u + mc * du - dmb * v - mb * dv - x * ddet) / det;
+            best->dt = (dma * v + ma * dv - dmb * u - mb * du - t * ddet) / det;
+        } else {
+            best->dx = 0;
+            best->dt = primal.edge_clamp1 == 2 ? (dv - dmb - t * dmc) / mc
+                                               : (dv + dmb - t * dmc) / mc;
         }
+    } else {
+        // t clamped, x re-solved (and maybe clamped again)
+        best->dt = 0;
+        best->dx = primal.edge_clamp2 ? 0
+                   : primal.type % 3 == 2 ? (du - dmb - x * dma) / ma
+                                          : (du + dmb - x * dma) / ma;
     }
 }
 
@@ -343,15 +264,11 @@ gdnStatus gdn_capsule_box_eval(const gdnModel* m, const gdnData* d, const gdnCon
     int octant = (f.a[0] > 0 ? 1 : 0) + (f.a[1] > 0 ? 2 : 0) + (f.a[2] > 0 ? 4 : 0);
 
     // closest feature, then the second point
-    Closest best = {0};
-    best.dist2 = margin + 2 * (cs[0] + f.h + f.s[0] + f.s[1] + f.s[2]);
-    best.type = NO_CLOSEST;
-    best.face = -1;
-    closest_end(&best, &f);
-    closest_edge(&best, &f);
+    Closest best;
+    closest_feature(&best, &f, margin + 2 * (cs[0] + f.h + f.s[0] + f.s[1] + f.s[2]));
     gdnBoxCand pick = {.feature = -1};
     double pick_score = 0;
-    if (best.type == NO_CLOSEST) {
+    if (best.type == GDN_CAPSULE_NO_CLOSEST) {
         return gdn_box_finish(&pick, pick_score, con, t, feature);
     }
     double second = -4, dsecond = 0;

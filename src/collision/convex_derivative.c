@@ -114,50 +114,44 @@ static void unit_tangent(double du[3], const double u[3], const double dv[3], do
     }
 }
 
-// closest point of segment (a, b) to the origin with its tangent (the primal's clamps);
-// returns the squared distance, *code 0: a, 1: b, 2: interior
-static double segment_witness(const double a[3], const double b[3], const double da[3],
-                              const double db[3], double w[3], double dw[3], int* code) {
+// the tangent of the closest point of segment (a, b) to the origin, at the primal's clamp
+// where (0: a, 1: b, 2: interior at parameter t = -a . e / e . e, e = b - a)
+static void segment_witness_tangent(const double a[3], const double b[3], const double da[3],
+                                    const double db[3], int where, double t, double dw[3]) {
+    if (where == 0) {
+        gdn_copy3(dw, da);
+        return;
+    }
+    if (where == 1) {
+        gdn_copy3(dw, db);
+        return;
+    }
     double dd[3], ddd[3];
     gdn_sub3(dd, b, a);
     gdn_sub3(ddd, db, da);
     double len2 = gdn_dot3(dd, dd);
-    double t = -gdn_dot3(a, dd) / len2;
-    int where = gdn_mpr_segment_clamp(t);
-    if (where == 0) {
-        gdn_copy3(w, a);
-        gdn_copy3(dw, da);
-        *code = 0;
-    } else if (where == 1) {
-        gdn_copy3(w, b);
-        gdn_copy3(dw, db);
-        *code = 1;
-    } else {
-        double dt = (-(gdn_dot3(da, dd) + gdn_dot3(a, ddd)) - t * 2 * gdn_dot3(dd, ddd)) / len2;
-        gdn_addscl3(w, a, dd, t);
-        for (int i = 0; i < 3; i++) {
-            dw[i] = da[i] + ddd[i] * t + dd[i] * dt;
-        }
-        *code = 2;
+    double dt = (-(gdn_dot3(da, dd) + gdn_dot3(a, ddd)) - t * 2 * gdn_dot3(dd, ddd)) / len2;
+    for (int i = 0; i < 3; i++) {
+        dw[i] = da[i] + ddd[i] * t + dd[i] * dt;
     }
-    return gdn_dot3(w, w);
 }
 
-// closest point of triangle (a, b, c) to the origin with its tangent (the primal's case
-// analysis, gdn_mpr_triangle_params: interior w = a + s d1 + t d2; else the nearest edge)
+// closest point w of triangle (a, b, c) to the origin (the primal's gdn_mpr_triangle_closest,
+// *code its case) with its tangent
 static void triangle_witness(const double a[3], const double b[3], const double c[3],
                              const double da[3], const double db[3], const double dc[3],
                              double w[3], double dw[3], int* code) {
-    double d1[3], d2[3], dd1[3], dd2[3];
-    gdn_sub3(d1, b, a);
-    gdn_sub3(d2, c, a);
-    gdn_sub3(dd1, db, da);
-    gdn_sub3(dd2, dc, da);
-    double s, t;
-    if (gdn_mpr_triangle_params(a, d1, d2, &s, &t)) {
+    double param[2];
+    gdn_mpr_triangle_closest(a, b, c, w, code, param);
+    if (*code == 0) {
         // the interior closest point is the origin's projection on the plane, w = n (n . a)
         // with n = N / |N|, N = d1 x d2: dw = dn (n . a) + n (dn . a + n . da),
         // dn = (dN - n (n . dN)) / |N| (better conditioned than the tangents of s, t)
+        double d1[3], d2[3], dd1[3], dd2[3];
+        gdn_sub3(d1, b, a);
+        gdn_sub3(d2, c, a);
+        gdn_sub3(dd1, db, da);
+        gdn_sub3(dd2, dc, da);
         double N[3], dN[3], tmp[3], nrm[3], dn[3];
         gdn_cross3(N, d1, d2);
         gdn_cross3(dN, dd1, d2);
@@ -167,35 +161,17 @@ static void triangle_witness(const double a[3], const double b[3], const double 
         gdn_scl3(nrm, N, 1 / len);
         unit_tangent(dn, nrm, dN, len);
         double na = gdn_dot3(nrm, a), dna = gdn_dot3(dn, a) + gdn_dot3(nrm, da);
-        double e1[3], e2[3];
-        gdn_scl3(e1, d1, s);
-        gdn_scl3(e2, d2, t);
-        gdn_copy3(w, a);
-        gdn_add3(w, w, e1);
-        gdn_add3(w, w, e2);
         for (int i = 0; i < 3; i++) {
             dw[i] = dn[i] * na + nrm[i] * dna;
         }
-        *code = 0;
         return;
     }
-    double w_[3], dw_[3];
-    int sc;
-    double dist = segment_witness(a, b, da, db, w, dw, &sc);
-    *code = 1 + sc;
-    double dist2 = segment_witness(a, c, da, dc, w_, dw_, &sc);
-    if (dist2 < dist) {
-        dist = dist2;
-        gdn_copy3(w, w_);
-        gdn_copy3(dw, dw_);
-        *code = 4 + sc;
-    }
-    dist2 = segment_witness(b, c, db, dc, w_, dw_, &sc);
-    if (dist2 < dist) {
-        gdn_copy3(w, w_);
-        gdn_copy3(dw, dw_);
-        *code = 7 + sc;
-    }
+    // the nearest edge: ab, ac or bc
+    const double* ends[3][2] = {{a, b}, {a, c}, {b, c}};
+    const double* dends[3][2] = {{da, db}, {da, dc}, {db, dc}};
+    int e = (*code - 1) / 3;
+    segment_witness_tangent(ends[e][0], ends[e][1], dends[e][0], dends[e][1], (*code - 1) % 3,
+                            param[0], dw);
 }
 
 // (a x b) . c and its tangent

@@ -163,7 +163,9 @@ static int refine_portal(gdnConvexObj* o1, gdnConvexObj* o2, gdnMprPoint p[4],
     }
 }
 
-int gdn_mpr_segment_clamp(double t) {
+// where the origin's closest point on segment (a, b) lies, from its parameter t along b - a
+// (libccd's tolerant clamps): 0 at a, 1 at b, 2 inside
+static int segment_clamp(double t) {
     if (t < 0 || gdn_mpr_is_zero(t)) {
         return 0;
     }
@@ -173,8 +175,10 @@ int gdn_mpr_segment_clamp(double t) {
     return 2;
 }
 
-int gdn_mpr_triangle_params(const double a[3], const double d1[3], const double d2[3],
-                            double* s, double* t) {
+// the origin's projection on the plane of triangle (a, a + d1, a + d2) as a + s d1 + t d2
+// (s = t = -1 when degenerate); 1 when it lies inside the triangle up to libccd's tolerances
+static int triangle_params(const double a[3], const double d1[3], const double d2[3],
+                           double* s, double* t) {
     double v = gdn_dot3(d1, d1), w = gdn_dot3(d2, d2);
     double p = gdn_dot3(a, d1), q = gdn_dot3(a, d2), r = gdn_dot3(d1, d2);
     double det = w * v - r * r;
@@ -189,16 +193,19 @@ int gdn_mpr_triangle_params(const double a[3], const double d1[3], const double 
            (gdn_mpr_nearly_equal(*t + *s, 1) || *t + *s < 1);
 }
 
-// squared distance from the origin to segment (a, b); witness = closest point
-static double origin_segment_dist2(const double a[3], const double b[3], double witness[3]) {
+// squared distance from the origin to segment (a, b); witness = closest point, *where its
+// clamp (segment_clamp), *param its parameter along b - a
+static double origin_segment_dist2(const double a[3], const double b[3], double witness[3],
+                                   int* where, double* param) {
     double d[3], am[3];
     gdn_sub3(d, b, a);
     gdn_copy3(am, a);
     double t = -gdn_dot3(am, d) / gdn_dot3(d, d);
-    int where = gdn_mpr_segment_clamp(t);
-    if (where == 0) {
+    *where = segment_clamp(t);
+    *param = t;
+    if (*where == 0) {
         gdn_copy3(witness, a);
-    } else if (where == 1) {
+    } else if (*where == 1) {
         gdn_copy3(witness, b);
     } else {
         gdn_addscl3(witness, a, d, t);
@@ -208,32 +215,42 @@ static double origin_segment_dist2(const double a[3], const double b[3], double 
 
 // squared distance from the origin to triangle (a, b, c) and the closest point: the interior
 // minimizer when inside, else the closest of the three edges (libccd's case analysis)
-static double origin_triangle_dist2(const double a[3], const double b[3], const double c[3],
-                                    double witness[3]) {
+double gdn_mpr_triangle_closest(const double a[3], const double b[3], const double c[3],
+                                double witness[3], int* code, double param[2]) {
     double d1[3], d2[3], s, t;
     gdn_sub3(d1, b, a);
     gdn_sub3(d2, c, a);
-    if (gdn_mpr_triangle_params(a, d1, d2, &s, &t)) {
+    if (triangle_params(a, d1, d2, &s, &t)) {
         double e1[3], e2[3];
         gdn_scl3(e1, d1, s);
         gdn_scl3(e2, d2, t);
         gdn_copy3(witness, a);
         gdn_add3(witness, witness, e1);
         gdn_add3(witness, witness, e2);
+        *code = 0;
+        param[0] = s;
+        param[1] = t;
         return gdn_dot3(witness, witness);
     }
-    double w2[3];
-    double dist = origin_segment_dist2(a, b, witness);
-    double dist2 = origin_segment_dist2(a, c, w2);
+    double w2[3], t2;
+    int where;
+    double dist = origin_segment_dist2(a, b, witness, &where, &param[0]);
+    *code = 1 + where;
+    double dist2 = origin_segment_dist2(a, c, w2, &where, &t2);
     if (dist2 < dist) {
         dist = dist2;
         gdn_copy3(witness, w2);
+        *code = 4 + where;
+        param[0] = t2;
     }
-    dist2 = origin_segment_dist2(b, c, w2);
+    dist2 = origin_segment_dist2(b, c, w2, &where, &t2);
     if (dist2 < dist) {
         dist = dist2;
         gdn_copy3(witness, w2);
+        *code = 7 + where;
+        param[0] = t2;
     }
+    param[1] = 0;
     return dist;
 }
 
@@ -312,7 +329,9 @@ int gdn_mpr_portal(gdnConvexObj* o1, gdnConvexObj* o2, int max_iterations, doubl
 // depth and direction = the closest point of the final portal triangle to the origin; the
 // contact point from the portal's barycentric coordinates
 static void penetration(const gdnMprPoint p[4], gdnMprResult* res) {
-    res->depth = sqrt(origin_triangle_dist2(p[1].v, p[2].v, p[3].v, res->dir));
+    int code;
+    double param[2];
+    res->depth = sqrt(gdn_mpr_triangle_closest(p[1].v, p[2].v, p[3].v, res->dir, &code, param));
     if (gdn_mpr_is_zero(res->depth)) {
         gdn_zero3(res->dir);
     } else {

@@ -43,14 +43,13 @@ static inline void gdn_mpr_unit(double v[3]) {
     gdn_scl3(v, v, k);
 }
 
-// where the origin's closest point on segment (a, b) lies, from its parameter t along b - a
-// (libccd's tolerant clamps): 0 at a, 1 at b, 2 inside
-int gdn_mpr_segment_clamp(double t);
-
-// the origin's projection on the plane of triangle (a, a + d1, a + d2) as a + s d1 + t d2
-// (s = t = -1 when degenerate); 1 when it lies inside the triangle up to libccd's tolerances
-int gdn_mpr_triangle_params(const double a[3], const double d1[3], const double d2[3],
-                            double* s, double* t);
+// squared distance from the origin to triangle (a, b, c) and the closest point (libccd's case
+// analysis): *code 0 the interior point a + s (b - a) + t (c - a), param = (s, t); else the
+// nearest edge, code 1 + 3 e + where for edge e = ab, ac, bc (in that order of preference on
+// ties) with where 0 / 1 / 2 the closest point at the edge's first end / second end / inside,
+// param[0] its parameter along the edge
+double gdn_mpr_triangle_closest(const double a[3], const double b[3], const double c[3],
+                                double witness[3], int* code, double param[2]);
 
 // The MPR search of obj1 - obj2 as libccd 2.1 runs it: portal discovery, refinement, then
 // expansion until the support gain is below tolerance or iterations are used up. Returns

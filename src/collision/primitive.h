@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Internal building blocks of the closed-form pairs (plane-sphere, sphere-sphere at given poses).
+// Internal building blocks of the closed-form pairs (plane-sphere, sphere-sphere at given poses,
+// the nearest points of two segments), shared by the primal pairs and their derivatives.
 #ifndef GDN_COLLISION_PRIMITIVE_H
 #define GDN_COLLISION_PRIMITIVE_H
 
@@ -15,5 +16,34 @@ int gdn_plane_sphere_at(gdnContact* con, double margin, const double* pos1, cons
 // when those are parallel)
 int gdn_sphere_sphere_at(gdnContact* con, double margin, const double* pos1, const double* mat1,
                          double r1, const double* pos2, const double* mat2, double r2);
+
+// the parameter x in [-1, 1] of the point p + x a of a segment nearest a point q, e = q - p:
+// clamp(a . e / a . a); *interior 1 when the clamp did not act
+double gdn_segment_point_param(const double a[3], const double e[3], int* interior);
+
+// The nearest points p_i + x_i a_i (x_i in [-1, 1]) of two segments (capsule-capsule): the
+// lines' normal equations [ma mb; mb mc] [x1; x2] = [u; v] with ma = a1.a1, mb = -a1.a2,
+// mc = a2.a2, u = -a1.e, v = a2.e, e = p1 - p2, det = ma mc - mb^2. Each parameter's kind says
+// how it was found: SOLVE from the 2x2 solve, CONST a clamped end (+-1), GIVEN
+// x1 = (u - s1 mb) / ma given x2 = s1, or x2 = (v - s2 mb) / mc given x1 = s2.
+enum { GDN_SEG_SOLVE, GDN_SEG_CONST, GDN_SEG_GIVEN };
+
+typedef struct gdnSegmentPair {
+    double ma, mb, mc, u, v, det;
+    double x1, x2, s1, s2; // parameters; s_i the other parameter given to a GIVEN x_i
+    int kind1, kind2;
+} gdnSegmentPair;
+
+// the normal equations of segments with axes a1, a2 and e = p1 - p2 (s1 = s2 = 0)
+void gdn_segment_pair_setup(gdnSegmentPair* q, const double a1[3], const double a2[3],
+                            const double e[3]);
+
+// general position (|det| >= MINVAL): solve, clamp x1 then re-solve x2, clamp x2 then re-solve
+// and clamp x1 (MuJoCo 2.2.2's cascade)
+void gdn_segment_pair_solve(gdnSegmentPair* q);
+
+// parallel axes: candidate j of the primal's order, (1, x2 | 1), (-1, x2 | -1), (x1 | 1, 1),
+// (x1 | -1, -1), the given parameter clamped
+void gdn_segment_pair_parallel(gdnSegmentPair* q, int j);
 
 #endif

@@ -3,6 +3,7 @@
 #include <math.h>
 
 #include "collision/contact_derivative_pairs.h"
+#include "collision/primitive.h"
 #include "math/vec.h"
 
 // Notation (primitive_sphere.c): p_i, R_i the geoms' frames, z_i the third column of R_i,
@@ -117,6 +118,7 @@ typedef struct {
     int interior;
 } SegmentPoint;
 
+// the primal's nearest segment point (gdn_segment_point_param)
 static void sphere_capsule_primal(const gdnModel* m, const gdnData* d, const gdnContact* con,
                                   SegmentPoint* s, double c2[3]) {
     const double* p1 = d->geom_xpos + 3 * con->geom1;
@@ -126,9 +128,7 @@ static void sphere_capsule_primal(const gdnModel* m, const gdnData* d, const gdn
     gdn_scl3(s->A, s->z2, h);
     gdn_sub3(s->e, p1, p2);
     s->q = gdn_dot3(s->A, s->A);
-    double x = gdn_dot3(s->A, s->e) / s->q;
-    s->interior = !(x > 1) && !(x < -1);
-    s->x = x > 1 ? 1 : (x < -1 ? -1 : x);
+    s->x = gdn_segment_point_param(s->A, s->e, &s->interior);
     gdn_addscl3(c2, p2, s->A, s->x);
 }
 
@@ -221,50 +221,20 @@ gdnStatus gdn_adjoint_sphere_capsule(const gdnModel* m, const gdnData* d, const 
 //   GIVEN: dx1 = (du - s dmb - x1 dma) / ma,  dx2 = (dv - s dmb - x2 dmc) / mc;  CONST: 0.
 // Then c_i = p_i + x_i A_i, dc_i = dp_i + dx_i A_i + x_i dA_i, and the two spheres.
 
-enum { KIND_SOLVE, KIND_CONST, KIND_GIVEN };
-
+// the primal's segment pair (primitive.h: its parameters and their kinds) with the axes
 typedef struct {
-    double z1[3], z2[3], A1[3], A2[3], e[3], ma, mb, mc, u, v, det;
-    double x1, x2, s1, s2; // parameters; s_i the sign of the other end for GIVEN
-    int kind1, kind2;
+    double z1[3], z2[3], A1[3], A2[3], e[3];
+    gdnSegmentPair q;
 } CapsulePair;
-
-// x1 = clamp((u - s mb) / ma) with its kind
-static void given1(CapsulePair* c, double s) {
-    double g = (c->u - s * c->mb) / c->ma;
-    c->s1 = s;
-    c->kind1 = g > 1 || g < -1 ? KIND_CONST : KIND_GIVEN;
-    c->x1 = g > 1 ? 1 : (g < -1 ? -1 : g);
-}
-
-// x2 = clamp((v - s mb) / mc) with its kind
-static void given2(CapsulePair* c, double s) {
-    double g = (c->v - s * c->mb) / c->mc;
-    c->s2 = s;
-    c->kind2 = g > 1 || g < -1 ? KIND_CONST : KIND_GIVEN;
-    c->x2 = g > 1 ? 1 : (g < -1 ? -1 : g);
-}
 
 // the segment points of the current (x1, x2)
 static void capsule_centres(const gdnData* d, const gdnContact* con, const CapsulePair* c,
                             double c1[3], double c2[3]) {
-    gdn_addscl3(c1, d->geom_xpos + 3 * con->geom1, c->A1, c->x1);
-    gdn_addscl3(c2, d->geom_xpos + 3 * con->geom2, c->A2, c->x2);
+    gdn_addscl3(c1, d->geom_xpos + 3 * con->geom1, c->A1, c->q.x1);
+    gdn_addscl3(c2, d->geom_xpos + 3 * con->geom2, c->A2, c->q.x2);
 }
 
-// the parallel candidate j (0..3) of the primal's order
-static void parallel_candidate(CapsulePair* c, int j) {
-    if (j < 2) {
-        c->x1 = j == 0 ? 1 : -1;
-        c->kind1 = KIND_CONST;
-        given2(c, c->x1);
-    } else {
-        c->x2 = j == 2 ? 1 : -1;
-        c->kind2 = KIND_CONST;
-        given1(c, c->x2);
-    }
-}
-
+// the primal's parameters: the cascade, or the parallel candidate nearest con->pos
 static void capsule_pair_primal(const gdnModel* m, const gdnData* d, const gdnContact* con,
                                 CapsulePair* c) {
     const double* size1 = m->geom_size + 3 * con->geom1;
@@ -274,31 +244,9 @@ static void capsule_pair_primal(const gdnModel* m, const gdnData* d, const gdnCo
     gdn_scl3(c->A1, c->z1, size1[1]);
     gdn_scl3(c->A2, c->z2, size2[1]);
     gdn_sub3(c->e, d->geom_xpos + 3 * con->geom1, d->geom_xpos + 3 * con->geom2);
-    c->ma = gdn_dot3(c->A1, c->A1);
-    c->mb = -gdn_dot3(c->A1, c->A2);
-    c->mc = gdn_dot3(c->A2, c->A2);
-    c->u = -gdn_dot3(c->A1, c->e);
-    c->v = gdn_dot3(c->A2, c->e);
-    c->det = c->ma * c->mc - c->mb * c->mb;
-    c->s1 = c->s2 = 0;
-
-    if (fabs(c->det) >= GDN_MINVAL) {
-        // the cascade of the primal
-        c->x1 = (c->mc * c->u - c->mb * c->v) / c->det;
-        c->x2 = (c->ma * c->v - c->mb * c->u) / c->det;
-        c->kind1 = c->kind2 = KIND_SOLVE;
-        if (c->x1 > 1 || c->x1 < -1) {
-            c->x1 = c->x1 > 1 ? 1 : -1;
-            c->kind1 = KIND_CONST;
-            c->s2 = c->x1;
-            c->x2 = (c->v - c->s2 * c->mb) / c->mc;
-            c->kind2 = KIND_GIVEN;
-        }
-        if (c->x2 > 1 || c->x2 < -1) {
-            c->x2 = c->x2 > 1 ? 1 : -1;
-            c->kind2 = KIND_CONST;
-            given1(c, c->x2);
-        }
+    gdn_segment_pair_setup(&c->q, c->A1, c->A2, c->e);
+    if (fabs(c->q.det) >= GDN_MINVAL) {
+        gdn_segment_pair_solve(&c->q);
         return;
     }
 
@@ -308,7 +256,7 @@ static void capsule_pair_primal(const gdnModel* m, const gdnData* d, const gdnCo
     double r1 = size1[0];
     for (int j = 0; j < 4; j++) {
         double c1[3], c2[3], D[3], pos[3], gap[3];
-        parallel_candidate(c, j);
+        gdn_segment_pair_parallel(&c->q, j);
         capsule_centres(d, con, c, c1, c2);
         gdn_sub3(D, c2, c1);
         double L = gdn_normalize3(D);
@@ -321,7 +269,39 @@ static void capsule_pair_primal(const gdnModel* m, const gdnData* d, const gdnCo
             which = j;
         }
     }
-    parallel_candidate(c, which);
+    gdn_segment_pair_parallel(&c->q, which);
+}
+
+// the tangent of x1 of its kind (SOLVE, GIVEN; CONST: 0); x2's with ma <-> mc, u <-> v
+static double param_tangent(int kind, double det, double ma, double mc, double mb, double u,
+                            double v, double x, double s, double dma, double dmc, double dmb,
+                            double du, double dv, double ddet) {
+    if (kind == GDN_SEG_SOLVE) {
+        return (dmc * u + mc * du - dmb * v - mb * dv - x * ddet) / det;
+    }
+    if (kind == GDN_SEG_GIVEN) {
+        return (du - s * dmb - x * dma) / ma;
+    }
+    return 0;
+}
+
+// the adjoint of param_tangent: xbar accumulated into the scalars' bars
+static void param_adjoint(int kind, double xbar, double det, double ma, double mc, double mb,
+                          double u, double v, double x, double s, double* mabar, double* mcbar,
+                          double* mbbar, double* ubar, double* vbar, double* detbar) {
+    if (kind == GDN_SEG_SOLVE) {
+        double k = xbar / det;
+        *mcbar += k * u;
+        *ubar += k * mc;
+        *mbbar -= k * v;
+        *vbar -= k * mb;
+        *detbar -= k * x;
+    } else if (kind == GDN_SEG_GIVEN) {
+        double k = xbar / ma;
+        *ubar += k;
+        *mbbar -= s * k;
+        *mabar -= x * k;
+    }
 }
 
 gdnStatus gdn_tangent_capsule_capsule(const gdnModel* m, const gdnData* d, const gdnContact* con,
@@ -350,28 +330,21 @@ gdnStatus gdn_tangent_capsule_capsule(const gdnModel* m, const gdnData* d, const
     double dmc = 2 * gdn_dot3(c.A2, dA2);
     double du = -(gdn_dot3(dA1, c.e) + gdn_dot3(c.A1, de));
     double dv = gdn_dot3(dA2, c.e) + gdn_dot3(c.A2, de);
-    double ddet = dma * c.mc + c.ma * dmc - 2 * c.mb * dmb;
+    double ddet = dma * c.q.mc + c.q.ma * dmc - 2 * c.q.mb * dmb;
 
-    // parameters
-    double dx1 = 0, dx2 = 0;
-    if (c.kind1 == KIND_SOLVE) {
-        dx1 = (dmc * c.u + c.mc * du - dmb * c.v - c.mb * dv - c.x1 * ddet) / c.det;
-    } else if (c.kind1 == KIND_GIVEN) {
-        dx1 = (du - c.s1 * dmb - c.x1 * dma) / c.ma;
-    }
-    if (c.kind2 == KIND_SOLVE) {
-        dx2 = (dma * c.v + c.ma * dv - dmb * c.u - c.mb * du - c.x2 * ddet) / c.det;
-    } else if (c.kind2 == KIND_GIVEN) {
-        dx2 = (dv - c.s2 * dmb - c.x2 * dmc) / c.mc;
-    }
+    // parameters (x2's formulas are x1's with ma <-> mc, u <-> v)
+    double dx1 = param_tangent(c.q.kind1, c.q.det, c.q.ma, c.q.mc, c.q.mb, c.q.u, c.q.v, c.q.x1,
+                               c.q.s1, dma, dmc, dmb, du, dv, ddet);
+    double dx2 = param_tangent(c.q.kind2, c.q.det, c.q.mc, c.q.ma, c.q.mb, c.q.v, c.q.u, c.q.x2,
+                               c.q.s2, dmc, dma, dmb, dv, du, ddet);
 
     // centres
     double c1[3], c2[3], dc1[3], dc2[3];
     capsule_centres(d, con, &c, c1, c2);
     gdn_addscl3(dc1, dp1, c.A1, dx1);
-    gdn_addscl3(dc1, dc1, dA1, c.x1);
+    gdn_addscl3(dc1, dc1, dA1, c.q.x1);
     gdn_addscl3(dc2, dp2, c.A2, dx2);
-    gdn_addscl3(dc2, dc2, dA2, c.x2);
+    gdn_addscl3(dc2, dc2, dA2, c.q.x2);
     return spheres_tangent(c1, dc1, m->geom_size[3 * con->geom1], gdn_dsize_at(dsize1, 0), c2,
                            dc2, m->geom_size[3 * con->geom2], gdn_dsize_at(dsize2, 0), t);
 }
@@ -399,40 +372,18 @@ gdnStatus gdn_adjoint_capsule_capsule(const gdnModel* m, const gdnData* d, const
     gdn_copy3(dp1bar, dc1bar);
     gdn_copy3(dp2bar, dc2bar);
     double dx1bar = gdn_dot3(c.A1, dc1bar), dx2bar = gdn_dot3(c.A2, dc2bar);
-    gdn_scl3(dA1bar, dc1bar, c.x1);
-    gdn_scl3(dA2bar, dc2bar, c.x2);
+    gdn_scl3(dA1bar, dc1bar, c.q.x1);
+    gdn_scl3(dA2bar, dc2bar, c.q.x2);
 
     // parameters -> scalars
     double dmabar = 0, dmbbar = 0, dmcbar = 0, dubar = 0, dvbar = 0, ddetbar = 0;
-    if (c.kind1 == KIND_SOLVE) {
-        double s = dx1bar / c.det;
-        dmcbar += s * c.u;
-        dubar += s * c.mc;
-        dmbbar -= s * c.v;
-        dvbar -= s * c.mb;
-        ddetbar -= s * c.x1;
-    } else if (c.kind1 == KIND_GIVEN) {
-        double s = dx1bar / c.ma;
-        dubar += s;
-        dmbbar -= c.s1 * s;
-        dmabar -= c.x1 * s;
-    }
-    if (c.kind2 == KIND_SOLVE) {
-        double s = dx2bar / c.det;
-        dmabar += s * c.v;
-        dvbar += s * c.ma;
-        dmbbar -= s * c.u;
-        dubar -= s * c.mb;
-        ddetbar -= s * c.x2;
-    } else if (c.kind2 == KIND_GIVEN) {
-        double s = dx2bar / c.mc;
-        dvbar += s;
-        dmbbar -= c.s2 * s;
-        dmcbar -= c.x2 * s;
-    }
-    dmabar += ddetbar * c.mc;
-    dmcbar += ddetbar * c.ma;
-    dmbbar -= 2 * c.mb * ddetbar;
+    param_adjoint(c.q.kind1, dx1bar, c.q.det, c.q.ma, c.q.mc, c.q.mb, c.q.u, c.q.v, c.q.x1,
+                  c.q.s1, &dmabar, &dmcbar, &dmbbar, &dubar, &dvbar, &ddetbar);
+    param_adjoint(c.q.kind2, dx2bar, c.q.det, c.q.mc, c.q.ma, c.q.mb, c.q.v, c.q.u, c.q.x2,
+                  c.q.s2, &dmcbar, &dmabar, &dmbbar, &dvbar, &dubar, &ddetbar);
+    dmabar += ddetbar * c.q.mc;
+    dmcbar += ddetbar * c.q.ma;
+    dmbbar -= 2 * c.q.mb * ddetbar;
 
     // scalars -> vectors
     double debar[3];

@@ -17,6 +17,34 @@ int gdn_plane_sphere_at(gdnContact* con, double margin, const double* pos1, cons
 int gdn_sphere_sphere_at(gdnContact* con, double margin, const double* pos1, const double* mat1,
                          double r1, const double* pos2, const double* mat2, double r2);
 
+// the support point of an ellipsoid (centre pos2, rotation mat2, semi-axes size) in the
+// direction -n: l = mat2' (-n), s1 = D l, u = s1 / |s1| (len = |s1|; (1, 0, 0) below MINVAL),
+// s = D u (D = diag(size)), x = pos2 + mat2 s
+typedef struct gdnEllipsoidSupport {
+    double l[3], s1[3], len, u[3], s[3], x[3];
+} gdnEllipsoidSupport;
+
+void gdn_ellipsoid_support(gdnEllipsoidSupport* e, const double n[3], const double* pos2,
+                           const double* mat2, const double* size);
+
+// A cylinder (centre pos2, rotation mat2, radius r, half height h) against a plane (origin
+// pos1, normal n): z2 its axis, a = s z2 with s = -1 when n . z2 > 0, pa = n . a, height =
+// n . (pos2 - pos1), rim = r q / |q| with q = a pa - n (r x2 when |q| < MINVAL: degenerate),
+// A = h a, PA = h pa, shat = unit(rim x A) (srlen = |rim x A|).
+typedef struct gdnPlaneCylinder {
+    double n[3], z2[3], x2axis[3], a[3], s, pa, height, q[3], qlen, rim[3], proj_rim, A[3], PA;
+    double r, h, sr[3], srlen, shat[3];
+    int degenerate;
+} gdnPlaneCylinder;
+
+void gdn_plane_cylinder_setup(gdnPlaneCylinder* c, const double* pos1, const double* mat1,
+                              const double* pos2, const double* mat2, double r, double h);
+
+// candidate k of the primal's order (0 bottom rim, 1 top rim, 2 / 3 the inscribed triangle's
+// other bottom points): its distance and point on the cylinder
+void gdn_plane_cylinder_point(const gdnPlaneCylinder* c, const double* pos2, int k, double* dist,
+                              double point[3]);
+
 // the parameter x in [-1, 1] of the point p + x a of a segment nearest a point q, e = q - p:
 // clamp(a . e / a . a); *interior 1 when the clamp did not act
 double gdn_segment_point_param(const double a[3], const double e[3], int* interior);

@@ -589,19 +589,3 @@ gdnStatus gdn_box_box_eval(const gdnModel* m, const gdnData* d, const gdnContact
     }
     return gdn_box_finish(&best, best_score, con, t, feature);
 }
-
-gdnStatus gdn_box_box_tangent(const gdnModel* m, const gdnData* d, const gdnContact* con,
-                              const double x1[6], const double x2[6], const double dsize1[3],
-                              const double dsize2[3], gdnPairTangent* t) {
-    gdnBoxDir dir;
-    gdn_box_dir_set(&dir, x1, x2, dsize1, dsize2);
-    int feature;
-    return gdn_box_box_eval(m, d, con, &dir, t, &feature);
-}
-
-gdnStatus gdn_box_box_adjoint(const gdnModel* m, const gdnData* d, const gdnContact* con,
-                              const gdnPairTangent* tbar, double x1bar[6], double x2bar[6],
-                              double size1bar[3], double size2bar[3]) {
-    return gdn_box_adjoint_by_columns(gdn_box_box_eval, m, d, con, tbar, x1bar, x2bar,
-                                      size1bar, size2bar);
-}

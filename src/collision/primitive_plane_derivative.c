@@ -106,25 +106,20 @@ gdnStatus gdn_adjoint_plane_sphere(const gdnModel* m, const gdnData* d, const gd
 // differ by 2 h (z2 - n (n . z2) / 2), never zero for h > 0).
 //   dc = w2 x c + v2 + e dh z2;  d hint = w2 x z2
 
-// the end sign e of contact con
+// the end sign e of contact con: the primal's end contact (gdn_plane_sphere_at) nearest con
 static double capsule_end(const gdnModel* m, const gdnData* d, const gdnContact* con) {
-    const double* p1 = d->geom_xpos + 3 * con->geom1;
     const double* p2 = d->geom_xpos + 3 * con->geom2;
     const double* size2 = m->geom_size + 3 * con->geom2;
-    double n[3], z2[3];
-    column(d->geom_xmat + 9 * con->geom1, 2, n);
+    double z2[3];
     column(d->geom_xmat + 9 * con->geom2, 2, z2);
     double best = INFINITY, end = 1;
     for (int e = 1; e >= -1; e -= 2) {
-        double c[3], dif[3], pos[3], gap[3];
+        double c[3];
+        gdnContact cand;
         gdn_addscl3(c, p2, z2, e * size2[1]);
-        gdn_sub3(dif, c, p1);
-        double dist = gdn_dot3(n, dif) - size2[0];
-        gdn_addscl3(pos, c, n, -(size2[0] + dist / 2));
-        gdn_sub3(gap, pos, con->pos);
-        double g = gdn_dot3(gap, gap);
-        if (g < best) {
-            best = g;
+        gdn_plane_sphere_at(&cand, INFINITY, d->geom_xpos + 3 * con->geom1,
+                            d->geom_xmat + 9 * con->geom1, c, size2[0]);
+        if (gdn_candidate_nearer(con, cand.pos, &best)) {
             end = e;
         }
     }
@@ -332,13 +327,10 @@ static int cylinder_which(const gdnData* d, const gdnContact* con, const gdnPlan
     double best = INFINITY;
     int which = 0;
     for (int k = 0; k < 4; k++) {
-        double dist, x[3], pos[3], gap[3];
+        double dist, x[3], pos[3];
         cylinder_point(d, con, c, k, &dist, x);
         gdn_addscl3(pos, x, c->n, -dist / 2);
-        gdn_sub3(gap, pos, con->pos);
-        double g = gdn_dot3(gap, gap);
-        if (g < best) {
-            best = g;
+        if (gdn_candidate_nearer(con, pos, &best)) {
             which = k;
         }
     }

@@ -250,22 +250,17 @@ static void capsule_pair_primal(const gdnModel* m, const gdnData* d, const gdnCo
         return;
     }
 
-    // parallel: the candidate nearest con->pos
+    // parallel: the primal's candidate contact (gdn_sphere_sphere_at) nearest con->pos
     double best = INFINITY;
     int which = 0;
-    double r1 = size1[0];
     for (int j = 0; j < 4; j++) {
-        double c1[3], c2[3], D[3], pos[3], gap[3];
+        double c1[3], c2[3];
+        gdnContact cand;
         gdn_segment_pair_parallel(&c->q, j);
         capsule_centres(d, con, c, c1, c2);
-        gdn_sub3(D, c2, c1);
-        double L = gdn_normalize3(D);
-        double dist = L - r1 - size2[0];
-        gdn_addscl3(pos, c1, D, r1 + dist / 2);
-        gdn_sub3(gap, pos, con->pos);
-        double g = gdn_dot3(gap, gap);
-        if (g < best) {
-            best = g;
+        gdn_sphere_sphere_at(&cand, INFINITY, c1, d->geom_xmat + 9 * con->geom1, size1[0], c2,
+                             d->geom_xmat + 9 * con->geom2, size2[0]);
+        if (gdn_candidate_nearer(con, cand.pos, &best)) {
             which = j;
         }
     }

@@ -170,19 +170,19 @@ static double triple(const double a[3], const double b[3], const double c[3],
     return gdn_dot3(ab, c);
 }
 
-// the primal's portal_position (barycentric coordinates of the origin in (v0..v3), or the
-// projection on the portal) with its tangent: pos = (sum b_i (v1_i + v2_i)) / (2 sum b_i);
-// returns 1 when the fallback was taken
+// the primal's contact point (gdn_mpr_portal_weights / _witnesses: pos = (sum b_i (v1_i +
+// v2_i)) / (2 sum b_i)) with its tangent; returns 1 when the projection fallback was taken
 static int portal_position(const gdnMprPoint p[4], const PortalTangent* dp, double pos[3],
                            double dpos[3]) {
-    double b[4], db[4];
-    b[0] = triple(p[1].v, p[2].v, p[3].v, dp->v[1], dp->v[2], dp->v[3], &db[0]);
-    b[1] = triple(p[3].v, p[2].v, p[0].v, dp->v[3], dp->v[2], dp->v[0], &db[1]);
-    b[2] = triple(p[0].v, p[1].v, p[3].v, dp->v[0], dp->v[1], dp->v[3], &db[2]);
-    b[3] = triple(p[2].v, p[1].v, p[0].v, dp->v[2], dp->v[1], dp->v[0], &db[3]);
-    double sum = b[0] + b[1] + b[2] + b[3];
-    int fallback = 0;
-    if (gdn_mpr_is_zero(sum) || sum < 0) {
+    double b[4], db[4], sum, p1[3], p2[3];
+    int fallback = gdn_mpr_portal_weights(p, b, &sum);
+    gdn_mpr_portal_witnesses(p, b, sum, p1, p2, pos);
+    if (!fallback) {
+        triple(p[1].v, p[2].v, p[3].v, dp->v[1], dp->v[2], dp->v[3], &db[0]);
+        triple(p[3].v, p[2].v, p[0].v, dp->v[3], dp->v[2], dp->v[0], &db[1]);
+        triple(p[0].v, p[1].v, p[3].v, dp->v[0], dp->v[1], dp->v[3], &db[2]);
+        triple(p[2].v, p[1].v, p[0].v, dp->v[2], dp->v[1], dp->v[0], &db[3]);
+    } else {
         // portal normal n = unit((v2 - v1) x (v3 - v1)) and its tangent
         double e1[3], e2[3], de1[3], de2[3], n[3], dn[3], tmp[3];
         gdn_sub3(e1, p[2].v, p[1].v);
@@ -196,32 +196,19 @@ static int portal_position(const gdnMprPoint p[4], const PortalTangent* dp, doub
         double len = sqrt(gdn_dot3(n, n));
         gdn_mpr_unit(n);
         unit_tangent(dn, n, dn, len);
-        b[0] = 0;
         db[0] = 0;
-        b[1] = triple(p[2].v, p[3].v, n, dp->v[2], dp->v[3], dn, &db[1]);
-        b[2] = triple(p[3].v, p[1].v, n, dp->v[3], dp->v[1], dn, &db[2]);
-        b[3] = triple(p[1].v, p[2].v, n, dp->v[1], dp->v[2], dn, &db[3]);
-        sum = b[1] + b[2] + b[3];
-        fallback = 1;
+        triple(p[2].v, p[3].v, n, dp->v[2], dp->v[3], dn, &db[1]);
+        triple(p[3].v, p[1].v, n, dp->v[3], dp->v[1], dn, &db[2]);
+        triple(p[1].v, p[2].v, n, dp->v[1], dp->v[2], dn, &db[3]);
     }
     double dsum = db[0] + db[1] + db[2] + db[3];
-    double inv = 1.0 / sum;
-    double p1[3] = {0, 0, 0}, p2[3] = {0, 0, 0}, dp1[3] = {0, 0, 0}, dp2[3] = {0, 0, 0};
+    double dp1[3] = {0, 0, 0}, dp2[3] = {0, 0, 0};
     for (int i = 0; i < 4; i++) {
-        double t[3];
-        gdn_scl3(t, p[i].v1, b[i]);
-        gdn_add3(p1, p1, t);
-        gdn_scl3(t, p[i].v2, b[i]);
-        gdn_add3(p2, p2, t);
         for (int k = 0; k < 3; k++) {
             dp1[k] += db[i] * p[i].v1[k] + b[i] * dp->v1[i][k];
             dp2[k] += db[i] * p[i].v2[k] + b[i] * dp->v2[i][k];
         }
     }
-    gdn_scl3(p1, p1, inv);
-    gdn_scl3(p2, p2, inv);
-    gdn_add3(pos, p1, p2);
-    gdn_scl3(pos, pos, 0.5);
     for (int k = 0; k < 3; k++) {
         dpos[k] = 0.5 * ((dp1[k] + dp2[k]) - (p1[k] + p2[k]) * dsum) / sum;
     }

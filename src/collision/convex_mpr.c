@@ -254,11 +254,10 @@ double gdn_mpr_triangle_closest(const double a[3], const double b[3], const doub
     return dist;
 }
 
-// contact point: barycentric coordinates of the origin in the tetrahedron (v0, v1, v2, v3)
-// (or, when degenerate, its projection on the portal along the portal normal) applied to the
-// witness points of each shape; the mean of the two shapes' points
-static void portal_position(const gdnMprPoint p[4], double pos[3]) {
-    double dir[3], vec[3], b[4];
+// contact point weights: barycentric coordinates of the origin in the tetrahedron (v0, v1, v2,
+// v3), or, when degenerate, of its projection on the portal along the portal normal
+int gdn_mpr_portal_weights(const gdnMprPoint p[4], double b[4], double* sum) {
+    double dir[3], vec[3];
     portal_dir(p, dir);
     gdn_cross3(vec, p[1].v, p[2].v);
     b[0] = gdn_dot3(vec, p[3].v);
@@ -268,8 +267,8 @@ static void portal_position(const gdnMprPoint p[4], double pos[3]) {
     b[2] = gdn_dot3(vec, p[3].v);
     gdn_cross3(vec, p[2].v, p[1].v);
     b[3] = gdn_dot3(vec, p[0].v);
-    double sum = b[0] + b[1] + b[2] + b[3];
-    if (gdn_mpr_is_zero(sum) || sum < 0) {
+    *sum = b[0] + b[1] + b[2] + b[3];
+    if (gdn_mpr_is_zero(*sum) || *sum < 0) {
         b[0] = 0;
         gdn_cross3(vec, p[2].v, p[3].v);
         b[1] = gdn_dot3(vec, dir);
@@ -277,20 +276,28 @@ static void portal_position(const gdnMprPoint p[4], double pos[3]) {
         b[2] = gdn_dot3(vec, dir);
         gdn_cross3(vec, p[1].v, p[2].v);
         b[3] = gdn_dot3(vec, dir);
-        sum = b[1] + b[2] + b[3];
+        *sum = b[1] + b[2] + b[3];
+        return 1;
     }
+    return 0;
+}
+
+// the weights applied to the witness points of each shape; pos the mean of the two
+void gdn_mpr_portal_witnesses(const gdnMprPoint p[4], const double b[4], double sum,
+                              double w1[3], double w2[3], double pos[3]) {
     double inv = 1.0 / sum;
-    double p1[3] = {0, 0, 0}, p2[3] = {0, 0, 0};
+    gdn_zero3(w1);
+    gdn_zero3(w2);
     for (int i = 0; i < 4; i++) {
         double t[3];
         gdn_scl3(t, p[i].v1, b[i]);
-        gdn_add3(p1, p1, t);
+        gdn_add3(w1, w1, t);
         gdn_scl3(t, p[i].v2, b[i]);
-        gdn_add3(p2, p2, t);
+        gdn_add3(w2, w2, t);
     }
-    gdn_scl3(p1, p1, inv);
-    gdn_scl3(p2, p2, inv);
-    gdn_add3(pos, p1, p2);
+    gdn_scl3(w1, w1, inv);
+    gdn_scl3(w2, w2, inv);
+    gdn_add3(pos, w1, w2);
     gdn_scl3(pos, pos, 0.5);
 }
 
@@ -337,7 +344,9 @@ static void penetration(const gdnMprPoint p[4], gdnMprResult* res) {
     } else {
         gdn_mpr_unit(res->dir);
     }
-    portal_position(p, res->pos);
+    double b[4], sum, w1[3], w2[3];
+    gdn_mpr_portal_weights(p, b, &sum);
+    gdn_mpr_portal_witnesses(p, b, sum, w1, w2, res->pos);
 }
 
 int gdn_mpr_penetration(gdnConvexObj* o1, gdnConvexObj* o2, int max_iterations,

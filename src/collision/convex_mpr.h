@@ -51,6 +51,16 @@ static inline void gdn_mpr_unit(double v[3]) {
 double gdn_mpr_triangle_closest(const double a[3], const double b[3], const double c[3],
                                 double witness[3], int* code, double param[2]);
 
+// the contact point of a final portal: weights b of the support points (barycentric
+// coordinates of the origin in the tetrahedron v0..v3, or, when their sum is not positive, of
+// its projection on the portal face along the portal normal: b0 = 0), their sum; returns 1
+// when that fallback was taken
+int gdn_mpr_portal_weights(const gdnMprPoint p[4], double b[4], double* sum);
+
+// the weighted witness points w1 (on obj1), w2 (on obj2) and their mean pos
+void gdn_mpr_portal_witnesses(const gdnMprPoint p[4], const double b[4], double sum,
+                              double w1[3], double w2[3], double pos[3]);
+
 // The MPR search of obj1 - obj2 as libccd 2.1 runs it: portal discovery, refinement, then
 // expansion until the support gain is below tolerance or iterations are used up. Returns
 // -1: no intersection (outside, or refinement failed); 1: the origin is v1 (touching);

@@ -242,6 +242,49 @@ int gdn_box_incident_corner(const double r[9], int* corner, int flat[3]) {
     return nflat;
 }
 
+// the coordinates (u, v) of the point (x, y) in the parallelogram spanned by (a, c) and
+// (b, dd) with det = a dd - b c (multiplication by the reciprocal, as MuJoCo)
+void gdn_box_parallelogram_uv(double x, double y, double a, double b, double c, double dd,
+                              double det, double* u, double* v) {
+    *u = (x * dd - y * b) * (1 / det);
+    *v = (y * a - x * c) * (1 / det);
+}
+
+// face contact: the rectangle corner at (u, v) lies strictly inside the incident parallelogram
+int gdn_box_face_corner_inside(double u, double v) {
+    return !(u <= 0 || v <= 0 || u >= 1 || v >= 1);
+}
+
+// face contact: incident corner i (0: the lowest, always kept) strictly inside the rectangle
+int gdn_box_face_incident_inside(int i, const double q[3], double lx, double ly) {
+    if (i && (q[0] <= -lx || q[0] >= lx)) {
+        return 0;
+    }
+    if (i && (q[1] <= -ly || q[1] >= ly)) {
+        return 0;
+    }
+    return 1;
+}
+
+// edge contact: the rectangle corner at (u, v) is tested (with no side crossings, unless both
+// coordinates are outside [0, 1]; else only inside)
+int gdn_box_edge_corner_tested(int nlines, double u, double v) {
+    if (nlines == 0) {
+        return !((u < 0 || u > 1) && (v < 0 || v > 1));
+    }
+    return !(u < 0 || u > 1 || v < 0 || v > 1);
+}
+
+// edge contact: box 2's projected corner (x, y) is tested (with no side crossings, unless some
+// rectangle corner was kept and both coordinates are outside the rectangle; else only inside)
+int gdn_box_edge_incident_tested(int nlines, int ncorners, double x, double y, double lx,
+                                 double ly) {
+    if (nlines == 0) {
+        return !(ncorners != 0 && (x < -lx || x > lx) && (y < -ly || y > ly));
+    }
+    return !(x < -lx || x > lx || y < -ly || y > ly);
+}
+
 // Face contact: the reference face (of box 1 for codes < 6, else of box 2) is turned to +z by its
 // face frame F; in that frame the incident box's lowest corner, its (up to two) edges nearly
 // parallel to the face (|r_2i| < 0.5) and the resulting parallelogram are clipped against the
@@ -335,9 +378,9 @@ static int face_contacts(gdnContact* con, const gdnBoxAxes* ax, const double* po
             double cy = i % 2 ? ly : -ly;
             double x = cx - pts[0][0];
             double y = cy - pts[0][1];
-            double u = (x * dd - y * b) * (1 / det);
-            double v = (y * a - x * c) * (1 / det);
-            if (u <= 0 || v <= 0 || u >= 1 || v >= 1) {
+            double u, v;
+            gdn_box_parallelogram_uv(x, y, a, b, c, dd, det, &u, &v);
+            if (!gdn_box_face_corner_inside(u, v)) {
                 continue;
             }
             points[n][0] = cx;
@@ -350,10 +393,7 @@ static int face_contacts(gdnContact* con, const gdnBoxAxes* ax, const double* po
     // incident corners strictly inside the rectangle (the lowest corner always counts)
     for (int i = 0; i < (1 << (npts - 1)); i++) {
         const double* q = pts[i == 0 ? 0 : i + 2];
-        if (i && (q[0] <= -lx || q[0] >= lx)) {
-            continue;
-        }
-        if (i && (q[1] <= -ly || q[1] >= ly)) {
+        if (!gdn_box_face_incident_inside(i, q, lx, ly)) {
             continue;
         }
         gdn_copy3(points[n++], q);
@@ -544,13 +584,9 @@ static int edge_contacts(gdnContact* con, const gdnBoxAxes* ax, const double* po
         double cy = i % 2 ? ly : -ly;
         double x = cx - pts[0][0];
         double y = cy - pts[0][1];
-        double u = (x * dd - y * b) * (1 / det);
-        double v = (y * a - x * c) * (1 / det);
-        if (nlines == 0) {
-            if ((u < 0 || u > 1) && (v < 0 || v > 1)) {
-                continue;
-            }
-        } else if (u < 0 || u > 1 || v < 0 || v > 1) {
+        double u, v;
+        gdn_box_parallelogram_uv(x, y, a, b, c, dd, det, &u, &v);
+        if (!gdn_box_edge_corner_tested(nlines, u, v)) {
             continue;
         }
         u = u < 0 ? 0 : (u > 1 ? 1 : u);
@@ -576,11 +612,7 @@ static int edge_contacts(gdnContact* con, const gdnBoxAxes* ax, const double* po
     // box 2's parallelogram corners, distance to the rectangle (clamped in x, y) and height
     for (int i = 0; i < 4 && n < MAX_POINTS; i++) {
         double x = flat[i][0], y = flat[i][1];
-        if (nlines == 0) {
-            if (ncorners != 0 && (x < -lx || x > lx) && (y < -ly || y > ly)) {
-                continue;
-            }
-        } else if (x < -lx || x > lx || y < -ly || y > ly) {
+        if (!gdn_box_edge_incident_tested(nlines, ncorners, x, y, lx, ly)) {
             continue;
         }
         double dist2 = 0;

@@ -67,6 +67,19 @@ int gdn_box_box_edge_face(const gdnBoxAxes* ax, int* ax1, int* ax2);
 // returns how many (flat[] filled with their indices)
 int gdn_box_incident_corner(const double r[9], int* corner, int flat[3]);
 
+// Clipping decisions of the face and edge contacts (box_box.c): the parallelogram coordinates
+// of a point; a rectangle corner strictly inside the incident parallelogram; incident corner i
+// strictly inside the rectangle (i = 0 always); the edge contacts' tests of a rectangle corner
+// and of a projected corner of box 2, which depend on whether side crossings (nlines) or
+// rectangle corners (ncorners) were found
+void gdn_box_parallelogram_uv(double x, double y, double a, double b, double c, double dd,
+                              double det, double* u, double* v);
+int gdn_box_face_corner_inside(double u, double v);
+int gdn_box_face_incident_inside(int i, const double q[3], double lx, double ly);
+int gdn_box_edge_corner_tested(int nlines, double u, double v);
+int gdn_box_edge_incident_tested(int nlines, int ncorners, double x, double y, double lx,
+                                 double ly);
+
 // Crossings of the segment o + t e (line = [o, e], only x and y used), t in [0, 1], with the
 // sides x_q = +-half[q] of the rectangle |x| <= half[0], |y| <= half[1] (q = 0: the sides
 // x = +-half[0], q = 1: y = +-half[1]) that lie on the rectangle; in the order q, then -, +.

@@ -242,9 +242,9 @@ static void face_contacts(gdnBoxCand* best, double* best_score, const gdnContact
             double cy = i % 2 ? ly : -ly, dcy = i % 2 ? dhalf[1] : -dhalf[1];
             double x = cx - pts[0].v[0], dx = dcx - pts[0].d[0];
             double y = cy - pts[0].v[1], dy = dcy - pts[0].d[1];
-            double u = (x * dd - y * b) * (1 / det);
-            double v = (y * a - x * c) * (1 / det);
-            if (u <= 0 || v <= 0 || u >= 1 || v >= 1) {
+            double u, v;
+            gdn_box_parallelogram_uv(x, y, a, b, c, dd, det, &u, &v);
+            if (!gdn_box_face_corner_inside(u, v)) {
                 continue;
             }
             double du = (dx * dd + x * ddd - dy * b - y * db - u * ddet) / det;
@@ -263,10 +263,7 @@ static void face_contacts(gdnBoxCand* best, double* best_score, const gdnContact
     // incident corners strictly inside the rectangle
     for (int i = 0; i < (1 << (npts - 1)); i++) {
         const V3* q = &pts[i == 0 ? 0 : i + 2];
-        if (i && (q->v[0] <= -lx || q->v[0] >= lx)) {
-            continue;
-        }
-        if (i && (q->v[1] <= -ly || q->v[1] >= ly)) {
+        if (!gdn_box_face_incident_inside(i, q->v, lx, ly)) {
             continue;
         }
         gdn_copy3(P[n], q->v);
@@ -444,13 +441,9 @@ static void edge_contacts(gdnBoxCand* best, double* best_score, const gdnContact
         double cy = i % 2 ? ly : -ly, dcy = i % 2 ? ds[1] : -ds[1];
         double x = cx - pts[0].v[0], dx = dcx - pts[0].d[0];
         double y = cy - pts[0].v[1], dy = dcy - pts[0].d[1];
-        double u = (x * dd - y * b) * (1 / det);
-        double v = (y * a - x * c) * (1 / det);
-        if (nlines == 0) {
-            if ((u < 0 || u > 1) && (v < 0 || v > 1)) {
-                continue;
-            }
-        } else if (u < 0 || u > 1 || v < 0 || v > 1) {
+        double u, v;
+        gdn_box_parallelogram_uv(x, y, a, b, c, dd, det, &u, &v);
+        if (!gdn_box_edge_corner_tested(nlines, u, v)) {
             continue;
         }
         double du = (dx * dd + x * ddd - dy * b - y * db - u * ddet) / det;
@@ -496,11 +489,7 @@ static void edge_contacts(gdnBoxCand* best, double* best_score, const gdnContact
     // box 2's projected corners, clamped into the rectangle
     for (int i = 0; i < 4 && n < MAX_POINTS; i++) {
         double fx = proj[i].v[0], fy = proj[i].v[1];
-        if (nlines == 0) {
-            if (ncorners != 0 && (fx < -lx || fx > lx) && (fy < -ly || fy > ly)) {
-                continue;
-            }
-        } else if (fx < -lx || fx > lx || fy < -ly || fy > ly) {
+        if (!gdn_box_edge_incident_tested(nlines, ncorners, fx, fy, lx, ly)) {
             continue;
         }
         double dist2 = 0, ddist2 = 0;

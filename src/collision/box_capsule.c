@@ -144,62 +144,73 @@ void gdn_capsule_box_closest(gdnCapsuleClosest* best, const double p[3], const d
     closest_edge(best, p, a, half_length, size);
 }
 
+// a running minimum of the second point's bounds that remembers which bound won
+static void bound_min(gdnCapsuleSecond* out, double* second, double value, int bound, int axis) {
+    if (value < *second) {
+        *second = value;
+        out->bound = bound;
+        out->axis = axis;
+    }
+}
+
 // Second contact point when the closest feature is a box corner (the segment's first point is
 // nearest an edge end): relation = axis-octant XOR corner. Along the axis through the corner or
 // straight at it there is no second point; otherwise follow the segment along the box edge (axis
 // nearly parallel to it: a_k^2 > 0.5) or across the face, stopping at the box's extent.
-static double second_at_corner(const gdnCapsuleClosest* best, const double axis[3],
-                               const double a[3], const double size[3], int octant) {
+static void second_at_corner(const gdnCapsuleClosest* best, const double axis[3],
+                             const double a[3], const double size[3], int octant,
+                             gdnCapsuleSecond* out) {
     int relation = octant ^ best->corner;
     if (relation == 0 || relation == 7) {
-        return -4;
+        return;
     }
     double dir, toward_end, away_end;
+    int toward_sign, away_sign;
     if (relation == 1 || relation == 2 || relation == 4) {
         dir = 1;
         toward_end = 1 - best->segment_pos;
+        toward_sign = -1;
         away_end = 1 + best->segment_pos;
+        away_sign = 1;
     } else {
         dir = -1;
         relation = 7 - relation;
         away_end = 1 - best->segment_pos;
+        away_sign = -1;
         toward_end = 1 + best->segment_pos;
+        toward_sign = 1;
     }
     int ax = relation == 1 ? 0 : (relation == 2 ? 1 : 2);
     int ax1 = (ax + 1) % 3, ax2 = (ax + 2) % 3;
 
     double second;
+    out->bound = GDN_CAPSULE_BOUND_END;
     if (axis[ax] * axis[ax] > 0.5) {
         second = toward_end;
-        double span = 2 * size[ax] / fabs(a[ax]);
-        if (span < second) {
-            second = span;
-        }
-        second *= dir;
+        out->end_sign = toward_sign;
+        bound_min(out, &second, 2 * size[ax] / fabs(a[ax]), GDN_CAPSULE_BOUND_SPAN, ax);
+        out->sign = dir;
     } else {
         second = away_end;
-        double span = 2 * size[ax1] / fabs(a[ax1]);
-        if (span < second) {
-            second = span;
-        }
-        span = 2 * size[ax2] / fabs(a[ax2]);
-        if (span < second) {
-            second = span;
-        }
-        second *= -dir;
+        out->end_sign = away_sign;
+        bound_min(out, &second, 2 * size[ax1] / fabs(a[ax1]), GDN_CAPSULE_BOUND_SPAN, ax1);
+        bound_min(out, &second, 2 * size[ax2] / fabs(a[ax2]), GDN_CAPSULE_BOUND_SPAN, ax2);
+        out->sign = -dir;
     }
-    return second;
+    out->bound_value = second;
+    out->second = second * out->sign;
 }
 
 // Second point when the closest feature is the interior of a box edge: only when segment and edge
 // cross (relation restricted to the other two axes is a single bit); move along the segment over
 // the face the segment is flatter against, bounded by that face's width and by the edge's
 // remaining length.
-static double second_at_edge(const gdnCapsuleClosest* best, const double axis[3],
-                             const double a[3], const double size[3], int octant) {
+static void second_at_edge(const gdnCapsuleClosest* best, const double axis[3],
+                           const double a[3], const double size[3], int octant,
+                           gdnCapsuleSecond* out) {
     int relation = (octant ^ best->corner) & (7 - (1 << best->edge));
     if (relation != 1 && relation != 2 && relation != 4) {
-        return -4;
+        return;
     }
     int ax = best->edge;
     int ax1 = (ax + 1) % 3, ax2 = (ax + 2) % 3;
@@ -209,39 +220,41 @@ static double second_at_edge(const gdnCapsuleClosest* best, const double axis[3]
     ax2 = 3 - ax - ax1;
 
     double dir, second;
+    out->bound = GDN_CAPSULE_BOUND_END;
     if (relation & (1 << ax2)) {
         dir = 1;
         second = 1 - best->segment_pos;
+        out->end_sign = -1;
     } else {
         dir = -1;
         second = 1 + best->segment_pos;
+        out->end_sign = 1;
     }
-    double span = 2 * size[ax2] / fabs(a[ax2]);
-    if (span < second) {
-        second = span;
-    }
+    bound_min(out, &second, 2 * size[ax2] / fabs(a[ax2]), GDN_CAPSULE_BOUND_SPAN, ax2);
     double edge_left;
     if (((octant & (1 << ax)) != 0) == ((relation & (1 << ax2)) != 0)) {
         edge_left = 1 - best->edge_pos;
+        out->left_sign = -1;
     } else {
         edge_left = 1 + best->edge_pos;
+        out->left_sign = 1;
     }
-    span = size[ax] * edge_left / fabs(a[ax]);
-    if (span < second) {
-        second = span;
-    }
-    return second * dir;
+    bound_min(out, &second, size[ax] * edge_left / fabs(a[ax]), GDN_CAPSULE_BOUND_EDGE, ax);
+    out->sign = dir;
+    out->bound_value = second;
+    out->second = second * dir;
 }
 
 // Second point when a segment end touches a face: walk from that end toward the other end up to
 // the first slab boundary (other than the face's axis) the segment leaves through.
-static double second_at_face(const gdnCapsuleClosest* best, const double p[3], const double a[3],
-                             const double size[3]) {
+static void second_at_face(const gdnCapsuleClosest* best, const double p[3], const double a[3],
+                           const double size[3], gdnCapsuleSecond* out) {
     if (best->face == -1) {
-        return -4;
+        return;
     }
     double dir = best->type == -3 ? 1 : -1;
     double second = 2;
+    out->bound = GDN_CAPSULE_BOUND_FIXED;
     double start[3];
     for (int k = 0; k < 3; k++) {
         start[k] = p[k];
@@ -254,13 +267,35 @@ static double second_at_face(const gdnCapsuleClosest* best, const double p[3], c
         double leave = (size[k] - start[k]) / a[k] * dir;
         if (leave > 0 && leave < second) {
             second = leave;
+            out->bound = GDN_CAPSULE_BOUND_LEAVE;
+            out->axis = k;
+            out->side = 1;
         }
         leave = (-size[k] - start[k]) / a[k] * dir;
         if (leave > 0 && leave < second) {
             second = leave;
+            out->bound = GDN_CAPSULE_BOUND_LEAVE;
+            out->axis = k;
+            out->side = -1;
         }
     }
-    return second * dir;
+    out->sign = dir;
+    out->bound_value = second;
+    out->second = second * dir;
+}
+
+// the second point by the closest feature's kind (box_capsule.h)
+void gdn_capsule_box_second(const gdnCapsuleClosest* best, const double p[3],
+                            const double axis[3], const double a[3], const double size[3],
+                            int octant, gdnCapsuleSecond* out) {
+    *out = (gdnCapsuleSecond){.second = -4, .bound = GDN_CAPSULE_BOUND_NONE};
+    if (best->type >= 0 && best->type / 3 != 1) {
+        second_at_corner(best, axis, a, size, octant, out);
+    } else if (best->type >= 0) {
+        second_at_edge(best, axis, a, size, octant, out);
+    } else {
+        second_at_face(best, p, a, size, out);
+    }
 }
 
 // geom 1 is the capsule, geom 2 the box. Up to two sphere-box contacts: the capsule's sphere at
@@ -294,14 +329,9 @@ int gdn_collide_capsule_box(const gdnModel* m, const gdnData* d, gdnContact* con
         return 0;
     }
 
-    double second = -4;
-    if (best.type >= 0 && best.type / 3 != 1) {
-        second = second_at_corner(&best, axis, a, size, octant);
-    } else if (best.type >= 0) {
-        second = second_at_edge(&best, axis, a, size, octant);
-    } else {
-        second = second_at_face(&best, p, a, size);
-    }
+    gdnCapsuleSecond sec;
+    gdn_capsule_box_second(&best, p, axis, a, size, octant, &sec);
+    double second = sec.second;
 
     // sphere at the closest segment point, then at the second point
     double local[3], center[3];

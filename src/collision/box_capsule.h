@@ -27,4 +27,36 @@ typedef struct gdnCapsuleClosest {
 void gdn_capsule_box_closest(gdnCapsuleClosest* best, const double p[3], const double a[3],
                              double half_length, const double size[3], double dist2_start);
 
+// The offset of the second contact point along the segment from the closest point (second < -3:
+// none), found as sign * (the smallest of a few bounds), and which bound won (for the
+// derivative): FIXED the constant 2; END 1 + end_sign t* (the segment's remaining length);
+// SPAN 2 size[axis] / |a[axis]|; EDGE size[axis] (1 + left_sign x*) / |a[axis]| (the edge's
+// remaining length); LEAVE (side size[axis] - start[axis]) / a[axis] * sign with
+// start = p - sign a (a segment end on a face leaving a slab)
+enum {
+    GDN_CAPSULE_BOUND_NONE,
+    GDN_CAPSULE_BOUND_FIXED,
+    GDN_CAPSULE_BOUND_END,
+    GDN_CAPSULE_BOUND_SPAN,
+    GDN_CAPSULE_BOUND_EDGE,
+    GDN_CAPSULE_BOUND_LEAVE
+};
+
+typedef struct gdnCapsuleSecond {
+    double second;      // the offset (-4: no second point)
+    double sign;        // second = sign * bound_value
+    double bound_value; // the winning bound
+    int bound;          // GDN_CAPSULE_BOUND_*
+    int axis;           // SPAN / EDGE / LEAVE: the box axis
+    int end_sign;       // END: +-1
+    int left_sign;      // EDGE: +-1
+    int side;           // LEAVE: +-1
+} gdnCapsuleSecond;
+
+// the second point after gdn_capsule_box_closest (p, a the segment, axis = a / |a|, octant: bit
+// k set when a_k > 0)
+void gdn_capsule_box_second(const gdnCapsuleClosest* best, const double p[3],
+                            const double axis[3], const double a[3], const double size[3],
+                            int octant, gdnCapsuleSecond* out);
+
 #endif

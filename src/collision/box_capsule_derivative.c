@@ -29,20 +29,20 @@ typedef struct Closest {
 // x = (mc u - mb v) / det, t = (ma v - mb u) / det; a clamped x gives t = (v -+ mb) / mc, a
 // clamped t gives x = (u -+ mb) / ma. Each formula's tangent by the quotient rule, on the
 // clamps the primal took.
-static void closest_feature(Closest* best, const SegFrame* f, double dist2_start) {
-    gdnCapsuleClosest primal;
-    gdn_capsule_box_closest(&primal, f->p, f->a, f->h, f->s, dist2_start);
-    *best = (Closest){.dist2 = primal.dist2, .t = primal.segment_pos, .x = primal.edge_pos,
-                      .type = primal.type, .face = primal.face, .corner = primal.corner,
-                      .edge = primal.edge};
-    if (primal.type < 0) {
+static void closest_feature(Closest* best, gdnCapsuleClosest* primal, const SegFrame* f,
+                            double dist2_start) {
+    gdn_capsule_box_closest(primal, f->p, f->a, f->h, f->s, dist2_start);
+    *best = (Closest){.dist2 = primal->dist2, .t = primal->segment_pos, .x = primal->edge_pos,
+                      .type = primal->type, .face = primal->face, .corner = primal->corner,
+                      .edge = primal->edge};
+    if (primal->type < 0) {
         return;
     }
     const double* s = f->s;
     const double* ds = f->ds;
     const double* a = f->a;
     const double* da = f->da;
-    int j = primal.edge, c = primal.corner & ~(1 << j);
+    int j = primal->edge, c = primal->corner & ~(1 << j);
     double start[3], dstart[3];
     for (int k = 0; k < 3; k++) {
         double sg = (c & (1 << k)) ? 1 : -1;
@@ -63,30 +63,22 @@ static void closest_feature(Closest* best, const SegFrame* f, double dist2_start
     double det = ma * mc - mb * mb;
     double ddet = dma * mc + ma * dmc - 2 * mb * dmb;
     double x = best->x, t = best->t;
-    if (primal.type % 3 == 1) {
+    if (primal->type % 3 == 1) {
         // t from the solve or from the clamped x
-        if (primal.edge_clamp1 == 1) {
+        if (primal->edge_clamp1 == 1) {
             best->dx = (dmc * u + mc * du - dmb * v - mb * dv - x * ddet) / det;
             best->dt = (dma * v + ma * dv - dmb * u - mb * du - t * ddet) / det;
         } else {
             best->dx = 0;
-            best->dt = primal.edge_clamp1 == 2 ? (dv - dmb - t * dmc) / mc
+            best->dt = primal->edge_clamp1 == 2 ? (dv - dmb - t * dmc) / mc
                                                : (dv + dmb - t * dmc) / mc;
         }
     } else {
         // t clamped, x re-solved (and maybe clamped again)
         best->dt = 0;
-        best->dx = primal.edge_clamp2 ? 0
-                   : primal.type % 3 == 2 ? (du - dmb - x * dma) / ma
+        best->dx = primal->edge_clamp2 ? 0
+                   : primal->type % 3 == 2 ? (du - dmb - x * dma) / ma
                                           : (du + dmb - x * dma) / ma;
-    }
-}
-
-// a running minimum with its tangent
-static void take_min(double* val, double* dval, double cand, double dcand) {
-    if (cand < *val) {
-        *val = cand;
-        *dval = dcand;
     }
 }
 
@@ -96,127 +88,41 @@ static double span_tangent(double span, double dnum, double a, double da) {
     return (dnum - span * (a < 0 ? -1 : 1) * da) / fabs(a);
 }
 
-// second point at a box corner (the primal's second_at_corner) and its tangent
-static double second_at_corner(const Closest* best, const SegFrame* f, int octant,
-                               double* dsecond) {
-    int relation = octant ^ best->corner;
-    if (relation == 0 || relation == 7) {
-        return -4;
+// the tangent of the primal's second point (gdn_capsule_box_second), of the bound that won:
+// END d(1 +- t) = +-dt; SPAN, EDGE by span_tangent (EDGE's numerator s_i (1 +- x) with tangent
+// ds_i (1 +- x) +- s_i dx); LEAVE leave = (+-s_k - start_k) / a_k dir with start = p - dir a:
+// d leave = dir (dnum - (num / a_k) da_k) / a_k; FIXED 0
+static double second_tangent(const gdnCapsuleSecond* sec, const Closest* best,
+                             const SegFrame* f) {
+    int k = sec->axis;
+    double db = 0;
+    switch (sec->bound) {
+    case GDN_CAPSULE_BOUND_END:
+        db = sec->end_sign * best->dt;
+        break;
+    case GDN_CAPSULE_BOUND_SPAN:
+        db = span_tangent(sec->bound_value, 2 * f->ds[k], f->a[k], f->da[k]);
+        break;
+    case GDN_CAPSULE_BOUND_EDGE: {
+        double left = 1 + sec->left_sign * best->x, dleft = sec->left_sign * best->dx;
+        db = span_tangent(sec->bound_value, f->ds[k] * left + f->s[k] * dleft, f->a[k],
+                          f->da[k]);
+        break;
     }
-    double dir, toward, dtoward, away, daway;
-    if (relation == 1 || relation == 2 || relation == 4) {
-        dir = 1;
-        toward = 1 - best->t;
-        dtoward = -best->dt;
-        away = 1 + best->t;
-        daway = best->dt;
-    } else {
-        dir = -1;
-        relation = 7 - relation;
-        away = 1 - best->t;
-        daway = -best->dt;
-        toward = 1 + best->t;
-        dtoward = best->dt;
+    case GDN_CAPSULE_BOUND_LEAVE: {
+        double dir = sec->sign;
+        double start = f->p[k];
+        start += f->a[k] * -dir;
+        double dstart = f->dp[k] - dir * f->da[k];
+        double num = sec->side * f->s[k] - start;
+        double dnum = sec->side * f->ds[k] - dstart;
+        db = dir * (dnum - (num / f->a[k]) * f->da[k]) / f->a[k];
+        break;
     }
-    int ax = relation == 1 ? 0 : (relation == 2 ? 1 : 2);
-    int ax1 = (ax + 1) % 3, ax2 = (ax + 2) % 3;
-    const double* s = f->s;
-    const double* a = f->a;
-    double second, dsec;
-    if (f->axis[ax] * f->axis[ax] > 0.5) {
-        second = toward;
-        dsec = dtoward;
-        double span = 2 * s[ax] / fabs(a[ax]);
-        take_min(&second, &dsec, span, span_tangent(span, 2 * f->ds[ax], a[ax], f->da[ax]));
-        second *= dir;
-        dsec *= dir;
-    } else {
-        second = away;
-        dsec = daway;
-        double span = 2 * s[ax1] / fabs(a[ax1]);
-        take_min(&second, &dsec, span, span_tangent(span, 2 * f->ds[ax1], a[ax1], f->da[ax1]));
-        span = 2 * s[ax2] / fabs(a[ax2]);
-        take_min(&second, &dsec, span, span_tangent(span, 2 * f->ds[ax2], a[ax2], f->da[ax2]));
-        second *= -dir;
-        dsec *= -dir;
+    default:
+        break;
     }
-    *dsecond = dsec;
-    return second;
-}
-
-// second point along a box edge (the primal's second_at_edge) and its tangent
-static double second_at_edge(const Closest* best, const SegFrame* f, int octant,
-                             double* dsecond) {
-    int relation = (octant ^ best->corner) & (7 - (1 << best->edge));
-    if (relation != 1 && relation != 2 && relation != 4) {
-        return -4;
-    }
-    int ax = best->edge;
-    int ax1 = (ax + 1) % 3, ax2 = (ax + 2) % 3;
-    if (fabs(f->axis[ax1]) > fabs(f->axis[ax2])) {
-        ax1 = ax2;
-    }
-    ax2 = 3 - ax - ax1;
-    const double* s = f->s;
-    const double* a = f->a;
-    double dir, second, dsec;
-    if (relation & (1 << ax2)) {
-        dir = 1;
-        second = 1 - best->t;
-        dsec = -best->dt;
-    } else {
-        dir = -1;
-        second = 1 + best->t;
-        dsec = best->dt;
-    }
-    double span = 2 * s[ax2] / fabs(a[ax2]);
-    take_min(&second, &dsec, span, span_tangent(span, 2 * f->ds[ax2], a[ax2], f->da[ax2]));
-    double left, dleft;
-    if (((octant & (1 << ax)) != 0) == ((relation & (1 << ax2)) != 0)) {
-        left = 1 - best->x;
-        dleft = -best->dx;
-    } else {
-        left = 1 + best->x;
-        dleft = best->dx;
-    }
-    span = s[ax] * left / fabs(a[ax]);
-    take_min(&second, &dsec,
-             span, span_tangent(span, f->ds[ax] * left + s[ax] * dleft, a[ax], f->da[ax]));
-    *dsecond = dsec * dir;
-    return second * dir;
-}
-
-// second point from a segment end on a face (the primal's second_at_face): the first slab
-// boundary leave = (+-s_k - start_k) / a_k dir, start = p - dir a
-static double second_at_face(const Closest* best, const SegFrame* f, double* dsecond) {
-    if (best->face == -1) {
-        return -4;
-    }
-    double dir = best->type == -3 ? 1 : -1;
-    double second = 2, dsec = 0;
-    double start[3], dstart[3];
-    for (int k = 0; k < 3; k++) {
-        start[k] = f->p[k];
-        start[k] += f->a[k] * -dir;
-        dstart[k] = f->dp[k] - dir * f->da[k];
-    }
-    for (int k = 0; k < 3; k++) {
-        if (k == best->face) {
-            continue;
-        }
-        for (int sg = 1; sg >= -1; sg -= 2) {
-            double num = sg * f->s[k] - start[k];
-            double dnum = sg * f->ds[k] - dstart[k];
-            double leave = num / f->a[k] * dir;
-            double dleave = dir * (dnum - (num / f->a[k]) * f->da[k]) / f->a[k];
-            if (leave > 0 && leave < second) {
-                second = leave;
-                dsec = dleave;
-            }
-        }
-    }
-    *dsecond = dsec * dir;
-    return second * dir;
+    return db * sec->sign;
 }
 
 // capsule g1 (center cp, axis = its z axis, radius size1[0], half length size1[1]), box g2
@@ -265,20 +171,16 @@ gdnStatus gdn_capsule_box_eval(const gdnModel* m, const gdnData* d, const gdnCon
 
     // closest feature, then the second point
     Closest best;
-    closest_feature(&best, &f, margin + 2 * (cs[0] + f.h + f.s[0] + f.s[1] + f.s[2]));
+    gdnCapsuleClosest primal;
+    closest_feature(&best, &primal, &f, margin + 2 * (cs[0] + f.h + f.s[0] + f.s[1] + f.s[2]));
     gdnBoxCand pick = {.feature = -1};
     double pick_score = 0;
     if (best.type == GDN_CAPSULE_NO_CLOSEST) {
         return gdn_box_finish(&pick, pick_score, con, t, feature);
     }
-    double second = -4, dsecond = 0;
-    if (best.type >= 0 && best.type / 3 != 1) {
-        second = second_at_corner(&best, &f, octant, &dsecond);
-    } else if (best.type >= 0) {
-        second = second_at_edge(&best, &f, octant, &dsecond);
-    } else {
-        second = second_at_face(&best, &f, &dsecond);
-    }
+    gdnCapsuleSecond sec;
+    gdn_capsule_box_second(&primal, f.p, f.axis, f.a, f.s, octant, &sec);
+    double second = sec.second, dsecond = second_tangent(&sec, &best, &f);
 
     // spheres at tau = t* and t* + second: center R (p + tau a) + b, with tangent
     // w2 x (R l) + R (dp + dtau a + tau da) + db

@@ -28,6 +28,17 @@ static void v3_add_scaled(V3* r, const double* x, const double* dx, double s, do
     }
 }
 
+// a parallelogram from three corners q0, q1, q2: its origin q0 and sides q1 - q0, q2 - q0
+static void parallelogram(V3 out[3], const V3 q[3]) {
+    out[0] = q[0];
+    for (int k = 0; k < 3; k++) {
+        out[1].v[k] = q[1].v[k] - q[0].v[k];
+        out[1].d[k] = q[1].d[k] - q[0].d[k];
+        out[2].v[k] = q[2].v[k] - q[0].v[k];
+        out[2].d[k] = q[2].d[k] - q[0].d[k];
+    }
+}
+
 // the relative frame of the pair (the primal's) and its tangent
 typedef struct Relative {
     gdnBoxAxes a;
@@ -351,13 +362,7 @@ static void edge_contacts(gdnBoxCand* best, double* best_score, const gdnContact
                       -ds2[edge2]);
     }
     V3 axi[3];
-    axi[0] = pu[0];
-    for (int k = 0; k < 3; k++) {
-        axi[1].v[k] = pu[1].v[k] - pu[0].v[k];
-        axi[1].d[k] = pu[1].d[k] - pu[0].d[k];
-        axi[2].v[k] = pu[2].v[k] - pu[0].v[k];
-        axi[2].d[k] = pu[2].d[k] - pu[0].d[k];
-    }
+    parallelogram(axi, pu);
     if (fabs(rn[2]) < GDN_MINVAL) {
         return;
     }
@@ -374,13 +379,7 @@ static void edge_contacts(gdnBoxCand* best, double* best_score, const gdnContact
         v3_add_scaled(&proj[i], rn, drn, t, dt);
     }
     V3 pts[3];
-    pts[0] = proj[0];
-    for (int k = 0; k < 3; k++) {
-        pts[1].v[k] = proj[1].v[k] - proj[0].v[k];
-        pts[1].d[k] = proj[1].d[k] - proj[0].d[k];
-        pts[2].v[k] = proj[2].v[k] - proj[0].v[k];
-        pts[2].d[k] = proj[2].d[k] - proj[0].d[k];
-    }
+    parallelogram(pts, proj);
 
     // the parallelogram's sides, projected and unprojected
     double lines[4][6], dlines[4][6], up[4][6], dup[4][6];

@@ -2,6 +2,7 @@
 // Plane-box collision: the box corners below the plane (MuJoCo 2.2.2's mjc_PlaneBox, <= 4).
 #include "collision/box_plane.h"
 #include "collision/narrowphase.h"
+#include "collision/primitive.h"
 #include "math/vec.h"
 
 // Geom 1 is the plane (normal n = its local z axis through pos1), geom 2 the box. With
@@ -51,14 +52,9 @@ int gdn_collide_plane_box(const gdnModel* m, const gdnData* d, gdnContact* con, 
     int ncon = gdn_plane_box_corners(normal, center_height, box_mat, size, margin, ids, corners,
                                      heights);
     for (int i = 0; i < ncon; i++) {
-        gdnContact* c = con + i;
-        c->dist = center_height + heights[i];
-        gdn_copy3(c->frame, normal);
-        gdn_zero3(c->frame + 3);
-        double corner[3], half_back[3];
+        double corner[3];
         gdn_add3(corner, corners[i], box_pos);
-        gdn_scl3(half_back, normal, -c->dist / 2);
-        gdn_add3(c->pos, corner, half_back);
+        gdn_plane_contact(con + i, normal, corner, center_height + heights[i]);
     }
     return ncon;
 }

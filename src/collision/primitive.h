@@ -11,6 +11,10 @@
 int gdn_plane_sphere_at(gdnContact* con, double margin, const double* pos1, const double* mat1,
                         const double* pos2, double radius);
 
+// one contact of the plane normal n at the point p on geom2's surface, distance dist:
+// pos = p - n dist / 2 (the midpoint between p and its projection on the plane), frame[3:6] 0
+void gdn_plane_contact(gdnContact* con, const double n[3], const double p[3], double dist);
+
 // sphere (pos1, r1) against sphere (pos2, r2): 0 or 1 contact; normal from 1 to 2, or, for
 // coincident centres, unit(z1 x z2) with z the third columns of mat1 and mat2 (then (1, 0, 0)
 // when those are parallel)

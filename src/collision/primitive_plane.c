@@ -13,9 +13,8 @@ static void plane_normal(const double* mat, double n[3]) {
     n[2] = mat[8];
 }
 
-// one contact of the normal n at the point p on geom2's surface, distance dist:
-//   pos = p - n dist / 2 (the midpoint between p and its projection on the plane)
-static void plane_contact(gdnContact* con, const double n[3], const double p[3], double dist) {
+// one contact at a point of geom2's surface (primitive.h)
+void gdn_plane_contact(gdnContact* con, const double n[3], const double p[3], double dist) {
     con->dist = dist;
     gdn_addscl3(con->pos, p, n, -0.5 * dist);
     gdn_copy3(con->frame, n);
@@ -102,7 +101,7 @@ int gdn_collide_plane_ellipsoid(const gdnModel* m, const gdnData* d, gdnContact*
     if (dist > margin) {
         return 0;
     }
-    plane_contact(con, n, e.x, dist);
+    gdn_plane_contact(con, n, e.x, dist);
     return 1;
 }
 
@@ -198,19 +197,19 @@ int gdn_collide_plane_cylinder(const gdnModel* m, const gdnData* d, gdnContact* 
     if (dist > margin) {
         return 0;
     }
-    plane_contact(con + count++, c.n, point, dist);
+    gdn_plane_contact(con + count++, c.n, point, dist);
 
     // second point: top rim
     gdn_plane_cylinder_point(&c, pos2, 1, &dist, point);
     if (dist <= margin) {
-        plane_contact(con + count++, c.n, point, dist);
+        gdn_plane_contact(con + count++, c.n, point, dist);
     }
 
     // third and fourth: the inscribed triangle's other bottom points (one distance)
     for (int k = 2; k < 4; k++) {
         gdn_plane_cylinder_point(&c, pos2, k, &dist, point);
         if (dist <= margin) {
-            plane_contact(con + count++, c.n, point, dist);
+            gdn_plane_contact(con + count++, c.n, point, dist);
         }
     }
     return count;

@@ -23,9 +23,13 @@ static void column(const double* mat, int j, double c[3]) {
 // Coincident centres (L < MINVAL: the primal's fallback normal) have no derivative:
 // GDN_ERR_UNSUPPORTED (dist = |D| - r1 - r2 is not differentiable at D = 0).
 
-static gdnStatus spheres_tangent(const double c1[3], const double dc1[3], double r1, double dr1,
-                                 const double c2[3], const double dc2[3], double r2, double dr2,
+static gdnStatus spheres_tangent(const gdnModel* m, const gdnContact* con, const double c1[3],
+                                 const double dc1[3], const double dsize1[3], const double c2[3],
+                                 const double dc2[3], const double dsize2[3],
                                  gdnPairTangent* t) {
+    // radii r_i = size_i[0] of the pair's geoms
+    double r1 = m->geom_size[3 * con->geom1], dr1 = gdn_dsize_at(dsize1, 0);
+    double r2 = m->geom_size[3 * con->geom2], dr2 = gdn_dsize_at(dsize2, 0);
     double D[3], dD[3], n[3];
     gdn_sub3(D, c2, c1);
     gdn_sub3(dD, dc2, dc1);
@@ -46,11 +50,14 @@ static gdnStatus spheres_tangent(const double c1[3], const double dc1[3], double
 }
 
 // adjoint: ddist' = distbar + n . posbar / 2;  dc1bar += posbar;  dnbar = normalbar +
-//   (r1 + dist / 2) posbar;  dr1bar += n . posbar - ddist';  dr2bar -= ddist';
+//   (r1 + dist / 2) posbar;  r1bar += n . posbar - ddist';  r2bar -= ddist' (into size_i[0]);
 //   dDbar = ddist' n + (I - n n') dnbar / L;  dc2bar += dDbar;  dc1bar -= dDbar
-static gdnStatus spheres_adjoint(const double c1[3], double r1, const double c2[3], double r2,
-                                 const gdnPairTangent* tbar, double dc1bar[3], double* dr1bar,
-                                 double dc2bar[3], double* dr2bar) {
+static gdnStatus spheres_adjoint(const gdnModel* m, const gdnContact* con, const double c1[3],
+                                 const double c2[3], const gdnPairTangent* tbar,
+                                 double dc1bar[3], double dc2bar[3], double size1bar[3],
+                                 double size2bar[3]) {
+    double r1 = m->geom_size[3 * con->geom1], r2 = m->geom_size[3 * con->geom2];
+    double dr1bar = 0, dr2bar = 0;
     double D[3], n[3];
     gdn_sub3(D, c2, c1);
     double L = gdn_norm3(D);
@@ -63,14 +70,16 @@ static gdnStatus spheres_adjoint(const double c1[3], double r1, const double c2[
     double ddb = tbar->dist + 0.5 * npos;
     double dnbar[3], dDbar[3];
     gdn_addscl3(dnbar, tbar->normal, tbar->pos, r1 + dist / 2);
-    *dr1bar += npos - ddb;
-    *dr2bar -= ddb;
+    dr1bar += npos - ddb;
+    dr2bar -= ddb;
     gdn_addscl3(dDbar, dnbar, n, -gdn_dot3(n, dnbar));
     gdn_scl3(dDbar, dDbar, 1 / L);
     gdn_addscl3(dDbar, dDbar, n, ddb);
     gdn_add3(dc1bar, dc1bar, tbar->pos);
     gdn_sub3(dc1bar, dc1bar, dDbar);
     gdn_add3(dc2bar, dc2bar, dDbar);
+    gdn_size_bar_add(size1bar, 0, dr1bar);
+    gdn_size_bar_add(size2bar, 0, dr2bar);
     return GDN_OK;
 }
 
@@ -85,8 +94,7 @@ gdnStatus gdn_tangent_sphere_sphere(const gdnModel* m, const gdnData* d, const g
     double dp1[3], dp2[3];
     gdn_twist_point(dp1, x1, p1);
     gdn_twist_point(dp2, x2, p2);
-    return spheres_tangent(p1, dp1, m->geom_size[3 * con->geom1], gdn_dsize_at(dsize1, 0), p2,
-                           dp2, m->geom_size[3 * con->geom2], gdn_dsize_at(dsize2, 0), t);
+    return spheres_tangent(m, con, p1, dp1, dsize1, p2, dp2, dsize2, t);
 }
 
 gdnStatus gdn_adjoint_sphere_sphere(const gdnModel* m, const gdnData* d, const gdnContact* con,
@@ -94,17 +102,13 @@ gdnStatus gdn_adjoint_sphere_sphere(const gdnModel* m, const gdnData* d, const g
                                     double size1bar[3], double size2bar[3]) {
     const double* p1 = d->geom_xpos + 3 * con->geom1;
     const double* p2 = d->geom_xpos + 3 * con->geom2;
-    double dp1bar[3] = {0, 0, 0}, dp2bar[3] = {0, 0, 0}, dr1bar = 0, dr2bar = 0;
-    gdnStatus status = spheres_adjoint(p1, m->geom_size[3 * con->geom1], p2,
-                                       m->geom_size[3 * con->geom2], tbar, dp1bar, &dr1bar,
-                                       dp2bar, &dr2bar);
+    double dp1bar[3] = {0, 0, 0}, dp2bar[3] = {0, 0, 0};
+    gdnStatus status = spheres_adjoint(m, con, p1, p2, tbar, dp1bar, dp2bar, size1bar, size2bar);
     if (status != GDN_OK) {
         return status;
     }
     gdn_twist_point_adjoint(x1bar, p1, dp1bar);
     gdn_twist_point_adjoint(x2bar, p2, dp2bar);
-    gdn_size_bar_add(size1bar, 0, dr1bar);
-    gdn_size_bar_add(size2bar, 0, dr2bar);
     return GDN_OK;
 }
 
@@ -155,8 +159,7 @@ gdnStatus gdn_tangent_sphere_capsule(const gdnModel* m, const gdnData* d, const 
     }
     gdn_addscl3(dc2, dp2, s.A, dx);
     gdn_addscl3(dc2, dc2, dA, s.x);
-    return spheres_tangent(p1, dp1, m->geom_size[3 * con->geom1], gdn_dsize_at(dsize1, 0), c2,
-                           dc2, m->geom_size[3 * con->geom2], gdn_dsize_at(dsize2, 0), t);
+    return spheres_tangent(m, con, p1, dp1, dsize1, c2, dc2, dsize2, t);
 }
 
 gdnStatus gdn_adjoint_sphere_capsule(const gdnModel* m, const gdnData* d, const gdnContact* con,
@@ -168,10 +171,8 @@ gdnStatus gdn_adjoint_sphere_capsule(const gdnModel* m, const gdnData* d, const 
     SegmentPoint s;
     double c2[3];
     sphere_capsule_primal(m, d, con, &s, c2);
-    double dp1bar[3] = {0, 0, 0}, dc2bar[3] = {0, 0, 0}, dr1bar = 0, dr2bar = 0;
-    gdnStatus status = spheres_adjoint(p1, m->geom_size[3 * con->geom1], c2,
-                                       m->geom_size[3 * con->geom2], tbar, dp1bar, &dr1bar,
-                                       dc2bar, &dr2bar);
+    double dp1bar[3] = {0, 0, 0}, dc2bar[3] = {0, 0, 0};
+    gdnStatus status = spheres_adjoint(m, con, p1, c2, tbar, dp1bar, dc2bar, size1bar, size2bar);
     if (status != GDN_OK) {
         return status;
     }
@@ -194,8 +195,6 @@ gdnStatus gdn_adjoint_sphere_capsule(const gdnModel* m, const gdnData* d, const 
     gdn_twist_dir_adjoint(x2bar, s.z2, g);
     gdn_twist_point_adjoint(x1bar, p1, dp1bar);
     gdn_twist_point_adjoint(x2bar, p2, dp2bar);
-    gdn_size_bar_add(size1bar, 0, dr1bar);
-    gdn_size_bar_add(size2bar, 0, dr2bar);
     gdn_size_bar_add(size2bar, 1, gdn_dot3(s.z2, dAbar));
     return GDN_OK;
 }
@@ -340,8 +339,7 @@ gdnStatus gdn_tangent_capsule_capsule(const gdnModel* m, const gdnData* d, const
     gdn_addscl3(dc1, dc1, dA1, c.q.x1);
     gdn_addscl3(dc2, dp2, c.A2, dx2);
     gdn_addscl3(dc2, dc2, dA2, c.q.x2);
-    return spheres_tangent(c1, dc1, m->geom_size[3 * con->geom1], gdn_dsize_at(dsize1, 0), c2,
-                           dc2, m->geom_size[3 * con->geom2], gdn_dsize_at(dsize2, 0), t);
+    return spheres_tangent(m, con, c1, dc1, dsize1, c2, dc2, dsize2, t);
 }
 
 gdnStatus gdn_adjoint_capsule_capsule(const gdnModel* m, const gdnData* d, const gdnContact* con,
@@ -354,10 +352,8 @@ gdnStatus gdn_adjoint_capsule_capsule(const gdnModel* m, const gdnData* d, const
     capsule_pair_primal(m, d, con, &c);
     double c1[3], c2[3];
     capsule_centres(d, con, &c, c1, c2);
-    double dc1bar[3] = {0, 0, 0}, dc2bar[3] = {0, 0, 0}, dr1bar = 0, dr2bar = 0;
-    gdnStatus status = spheres_adjoint(c1, m->geom_size[3 * con->geom1], c2,
-                                       m->geom_size[3 * con->geom2], tbar, dc1bar, &dr1bar,
-                                       dc2bar, &dr2bar);
+    double dc1bar[3] = {0, 0, 0}, dc2bar[3] = {0, 0, 0};
+    gdnStatus status = spheres_adjoint(m, con, c1, c2, tbar, dc1bar, dc2bar, size1bar, size2bar);
     if (status != GDN_OK) {
         return status;
     }
@@ -401,8 +397,6 @@ gdnStatus gdn_adjoint_capsule_capsule(const gdnModel* m, const gdnData* d, const
     gdn_twist_dir_adjoint(x2bar, c.z2, g);
     gdn_twist_point_adjoint(x1bar, p1, dp1bar);
     gdn_twist_point_adjoint(x2bar, p2, dp2bar);
-    gdn_size_bar_add(size1bar, 0, dr1bar);
-    gdn_size_bar_add(size2bar, 0, dr2bar);
     gdn_size_bar_add(size1bar, 1, gdn_dot3(c.z1, dA1bar));
     gdn_size_bar_add(size2bar, 1, gdn_dot3(c.z2, dA2bar));
     return GDN_OK;

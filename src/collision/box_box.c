@@ -285,6 +285,24 @@ int gdn_box_edge_incident_tested(int nlines, int ncorners, double x, double y, d
     return !(x < -lx || x > lx || y < -ly || y > ly);
 }
 
+// the incident box in the reference face's frame (box_box.h)
+void gdn_box_face_incident(const gdnFaceFrame* ff, const double F[9], int on_box2,
+                           const double rot[9], const double pos21[3], const double pos12[3],
+                           const double size1[3], const double size2[3], double r[9],
+                           double p[3], double ref_size[3], double s[3]) {
+    if (on_box2) {
+        gdn_box_mat_mul_transpose(r, F, rot);
+        gdn_box_face_rotate(p, ff, pos12);
+        gdn_box_face_rotate(ref_size, ff, size2);
+        gdn_copy3(s, size1);
+    } else {
+        gdn_box_face_rotate_rows(r, ff, rot);
+        gdn_box_face_rotate(p, ff, pos21);
+        gdn_box_face_rotate(ref_size, ff, size1);
+        gdn_copy3(s, size2);
+    }
+}
+
 // Face contact: the reference face (of box 1 for codes < 6, else of box 2) is turned to +z by its
 // face frame F; in that frame the incident box's lowest corner, its (up to two) edges nearly
 // parallel to the face (|r_2i| < 0.5) and the resulting parallelogram are clipped against the
@@ -303,17 +321,8 @@ static int face_contacts(gdnContact* con, const gdnBoxAxes* ax, const double* po
 
     // r: incident box axes (rows) in the face frame; p: incident center; s: incident sizes
     double r[9], p[3], ref_size[3], s[3], rt[9];
-    if (on_box2) {
-        gdn_box_mat_mul_transpose(r, F, ax->rot);
-        gdn_box_face_rotate(p, &ff, ax->pos12);
-        gdn_box_face_rotate(ref_size, &ff, size2);
-        gdn_copy3(s, size1);
-    } else {
-        gdn_box_face_rotate_rows(r, &ff, ax->rot);
-        gdn_box_face_rotate(p, &ff, ax->pos21);
-        gdn_box_face_rotate(ref_size, &ff, size1);
-        gdn_copy3(s, size2);
-    }
+    gdn_box_face_incident(&ff, F, on_box2, ax->rot, ax->pos21, ax->pos12, size1, size2, r, p,
+                          ref_size, s);
     gdn_box_transpose3(rt, r);
     double half[3];
     for (int i = 0; i < 3; i++) {

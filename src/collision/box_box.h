@@ -67,6 +67,15 @@ int gdn_box_box_edge_face(const gdnBoxAxes* ax, int* ax1, int* ax2);
 // returns how many (flat[] filled with their indices)
 int gdn_box_incident_corner(const double r[9], int* corner, int flat[3]);
 
+// Face contact (reference face of box 2 when on_box2, with frame ff, F its matrix): the incident
+// box's axes r (rows), center p and sizes s in the face frame, and the reference box's sizes
+// ref_size there (signed). Linear in (rot, pos21, pos12, size1, size2): the derivative passes
+// their tangents for the tangents
+void gdn_box_face_incident(const gdnFaceFrame* ff, const double F[9], int on_box2,
+                           const double rot[9], const double pos21[3], const double pos12[3],
+                           const double size1[3], const double size2[3], double r[9],
+                           double p[3], double ref_size[3], double s[3]);
+
 // Clipping decisions of the face and edge contacts (box_box.c): the parallelogram coordinates
 // of a point; a rectangle corner strictly inside the incident parallelogram; incident corner i
 // strictly inside the rectangle (i = 0 always); the edge contacts' tests of a rectangle corner

@@ -150,26 +150,12 @@ static void face_contacts(gdnBoxCand* best, double* best_score, const gdnContact
     double F[9];
     gdn_box_face_matrix(F, &ff);
 
+    // the primal's incident frame (gdn_box_face_incident, linear) of the values and tangents
     double r[9], dr[9], p[3], dp[3], ref[3], dref[3], s[3], ds[3], rt[9], drt[9];
-    if (on_box2) {
-        gdn_box_mat_mul_transpose(r, F, ax->a.rot);
-        gdn_box_mat_mul_transpose(dr, F, ax->drot);
-        gdn_box_face_rotate(p, &ff, ax->a.pos12);
-        gdn_box_face_rotate(dp, &ff, ax->dpos12);
-        gdn_box_face_rotate(ref, &ff, s2);
-        gdn_box_face_rotate(dref, &ff, dir->ds2);
-        gdn_copy3(s, s1);
-        gdn_copy3(ds, dir->ds1);
-    } else {
-        gdn_box_face_rotate_rows(r, &ff, ax->a.rot);
-        gdn_box_face_rotate_rows(dr, &ff, ax->drot);
-        gdn_box_face_rotate(p, &ff, ax->a.pos21);
-        gdn_box_face_rotate(dp, &ff, ax->dpos21);
-        gdn_box_face_rotate(ref, &ff, s1);
-        gdn_box_face_rotate(dref, &ff, dir->ds1);
-        gdn_copy3(s, s2);
-        gdn_copy3(ds, dir->ds2);
-    }
+    gdn_box_face_incident(&ff, F, on_box2, ax->a.rot, ax->a.pos21, ax->a.pos12, s1, s2, r, p,
+                          ref, s);
+    gdn_box_face_incident(&ff, F, on_box2, ax->drot, ax->dpos21, ax->dpos12, dir->ds1, dir->ds2,
+                          dr, dp, dref, ds);
     gdn_box_transpose3(rt, r);
     gdn_box_transpose3(drt, dr);
     double half[3], dhalf[3];

@@ -39,6 +39,26 @@ static void parallelogram(V3 out[3], const V3 q[3]) {
     }
 }
 
+// the 2x2 system of a point's coordinates (u, v) in the parallelogram with sides e1, e2 (x, y
+// parts): a = e1_x, b = e2_x, c = e1_y, dd = e2_y, det = a dd - b c, with tangents
+typedef struct Parallelogram {
+    double a, b, c, dd, da, db, dc, ddd, det, ddet;
+} Parallelogram;
+
+static void parallelogram_setup(Parallelogram* g, const V3* e1, const V3* e2) {
+    g->a = e1->v[0], g->b = e2->v[0], g->c = e1->v[1], g->dd = e2->v[1];
+    g->da = e1->d[0], g->db = e2->d[0], g->dc = e1->d[1], g->ddd = e2->d[1];
+    g->det = g->a * g->dd - g->b * g->c;
+    g->ddet = g->da * g->dd + g->a * g->ddd - g->db * g->c - g->b * g->dc;
+}
+
+// tangents of u = (x dd - y b) / det, v = (y a - x c) / det
+static void uv_tangent(const Parallelogram* g, double x, double y, double dx, double dy, double u,
+                       double v, double* du, double* dv) {
+    *du = (dx * g->dd + x * g->ddd - dy * g->b - y * g->db - u * g->ddet) / g->det;
+    *dv = (dy * g->a + y * g->da - dx * g->c - x * g->dc - v * g->ddet) / g->det;
+}
+
 // the relative frame of the pair (the primal's) and its tangent
 typedef struct Relative {
     gdnBoxAxes a;
@@ -229,10 +249,8 @@ static void face_contacts(gdnBoxCand* best, double* best_score, const gdnContact
     }
 
     // rectangle corners inside the incident parallelogram
-    double a = pts[1].v[0], b = pts[2].v[0], c = pts[1].v[1], dd = pts[2].v[1];
-    double da = pts[1].d[0], db = pts[2].d[0], dc = pts[1].d[1], ddd = pts[2].d[1];
-    double det = a * dd - b * c;
-    double ddet = da * dd + a * ddd - db * c - b * dc;
+    Parallelogram g;
+    parallelogram_setup(&g, &pts[1], &pts[2]);
     if (npts > 2) {
         for (int i = 0; i < 4; i++) {
             double cx = i / 2 ? lx : -lx, dcx = i / 2 ? dhalf[0] : -dhalf[0];
@@ -240,12 +258,12 @@ static void face_contacts(gdnBoxCand* best, double* best_score, const gdnContact
             double x = cx - pts[0].v[0], dx = dcx - pts[0].d[0];
             double y = cy - pts[0].v[1], dy = dcy - pts[0].d[1];
             double u, v;
-            gdn_box_parallelogram_uv(x, y, a, b, c, dd, det, &u, &v);
+            gdn_box_parallelogram_uv(x, y, g.a, g.b, g.c, g.dd, g.det, &u, &v);
             if (!gdn_box_face_corner_inside(u, v)) {
                 continue;
             }
-            double du = (dx * dd + x * ddd - dy * b - y * db - u * ddet) / det;
-            double dv = (dy * a + y * da - dx * c - x * dc - v * ddet) / det;
+            double du, dv;
+            uv_tangent(&g, x, y, dx, dy, u, v, &du, &dv);
             P[n][0] = cx;
             P[n][1] = cy;
             P[n][2] = pts[0].v[2] + u * pts[1].v[2] + v * pts[2].v[2];
@@ -417,22 +435,20 @@ static void edge_contacts(gdnBoxCand* best, double* best_score, const gdnContact
     int nlines = n;
 
     // rectangle corners against the parallelogram; det is the primal's variable
-    double a = pts[1].v[0], b = pts[2].v[0], c = pts[1].v[1], dd = pts[2].v[1];
-    double da = pts[1].d[0], db = pts[2].d[0], dc = pts[1].d[1], ddd = pts[2].d[1];
-    double det = a * dd - b * c;
-    double ddet = da * dd + a * ddd - db * c - b * dc;
+    Parallelogram g;
+    parallelogram_setup(&g, &pts[1], &pts[2]);
     for (int i = 0; i < 4 && n < MAX_POINTS; i++) {
         double cx = i / 2 ? lx : -lx, dcx = i / 2 ? ds[0] : -ds[0];
         double cy = i % 2 ? ly : -ly, dcy = i % 2 ? ds[1] : -ds[1];
         double x = cx - pts[0].v[0], dx = dcx - pts[0].d[0];
         double y = cy - pts[0].v[1], dy = dcy - pts[0].d[1];
         double u, v;
-        gdn_box_parallelogram_uv(x, y, a, b, c, dd, det, &u, &v);
+        gdn_box_parallelogram_uv(x, y, g.a, g.b, g.c, g.dd, g.det, &u, &v);
         if (!gdn_box_edge_corner_tested(nlines, u, v)) {
             continue;
         }
-        double du = (dx * dd + x * ddd - dy * b - y * db - u * ddet) / det;
-        double dv = (dy * a + y * da - dx * c - x * dc - v * ddet) / det;
+        double du, dv;
+        uv_tangent(&g, x, y, dx, dy, u, v, &du, &dv);
         if (u < 0 || u > 1) {
             u = u < 0 ? 0 : 1;
             du = 0;
@@ -452,9 +468,9 @@ static void edge_contacts(gdnBoxCand* best, double* best_score, const gdnContact
         }
         gdn_sub3(gap, corner, under);
         gdn_sub3(dgap, dcorner, dunder);
-        det = gdn_dot3(gap, gap);
-        ddet = 2 * gdn_dot3(gap, dgap);
-        if (under[2] > 0 && det > margin2) {
+        g.det = gdn_dot3(gap, gap);
+        g.ddet = 2 * gdn_dot3(gap, dgap);
+        if (under[2] > 0 && g.det > margin2) {
             continue;
         }
         gdn_add3(P[n], corner, under);
@@ -463,9 +479,9 @@ static void edge_contacts(gdnBoxCand* best, double* best_score, const gdnContact
             dP[n][k] = 0.5 * (dcorner[k] + dunder[k]);
         }
         double sgn = under[2] < 0 ? -1 : 1;
-        depth[n] = sqrt(det) * sgn;
-        degen[n] = !(det > 0);
-        ddepth[n] = degen[n] ? 0 : sgn * ddet / (2 * sqrt(det));
+        depth[n] = sqrt(g.det) * sgn;
+        degen[n] = !(g.det > 0);
+        ddepth[n] = degen[n] ? 0 : sgn * g.ddet / (2 * sqrt(g.det));
         cls[n] = 1;
         n++;
     }

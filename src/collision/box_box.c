@@ -3,6 +3,7 @@
 // mjc_BoxBox; the driver removes repeated points, as MuJoCo's does).
 #include <string.h>
 
+#include "collision/box_box.h"
 #include "collision/narrowphase.h"
 #include "math/vec.h"
 
@@ -10,7 +11,7 @@
 #define MAX_POINTS GDN_MAXCONPAIR
 
 // res = A' B, summed over rows in order (MuJoCo's mju_mulMatTMat)
-static void mat_transpose_mul(double res[9], const double A[9], const double B[9]) {
+void gdn_box_mat_transpose_mul(double res[9], const double A[9], const double B[9]) {
     for (int j = 0; j < 3; j++) {
         for (int k = 0; k < 3; k++) {
             double sum = 0;
@@ -23,7 +24,7 @@ static void mat_transpose_mul(double res[9], const double A[9], const double B[9
 }
 
 // res = A B', each entry a dot product summed from zero (MuJoCo's mju_mulMatMatT)
-static void mat_mul_transpose(double res[9], const double A[9], const double B[9]) {
+void gdn_box_mat_mul_transpose(double res[9], const double A[9], const double B[9]) {
     for (int i = 0; i < 3; i++) {
         for (int j = 0; j < 3; j++) {
             double sum = 0;
@@ -35,7 +36,8 @@ static void mat_mul_transpose(double res[9], const double A[9], const double B[9
     }
 }
 
-static void transpose3(double res[9], const double A[9]) {
+// res = A'
+void gdn_box_transpose3(double res[9], const double A[9]) {
     for (int i = 0; i < 3; i++) {
         for (int j = 0; j < 3; j++) {
             res[3 * j + i] = A[3 * i + j];
@@ -43,22 +45,17 @@ static void transpose3(double res[9], const double A[9]) {
     }
 }
 
-static void add_scaled3(double r[3], const double v[3], double s) {
+// r += v s
+// r += v s
+void gdn_box_add_scaled3(double r[3], const double v[3], double s) {
     r[0] += v[0] * s;
     r[1] += v[1] * s;
     r[2] += v[2] * s;
 }
 
-// A face frame: the proper rotation F that turns face f of a box to +z (f = 0, 1, 2: the +x, +y,
-// +z faces; 3, 4, 5: the -x, -y, -z faces), stored as a signed permutation:
-// (F v)_k = sign[k] v[perm[k]].
-typedef struct FaceFrame {
-    int perm[3];
-    double sign[3];
-} FaceFrame;
-
-static FaceFrame face_frame(int face) {
-    static const FaceFrame frames[6] = {
+// the face frame of face 0..5
+gdnFaceFrame gdn_box_face_frame(int face) {
+    static const gdnFaceFrame frames[6] = {
         {{2, 1, 0}, {-1, 1, 1}}, {{0, 2, 1}, {1, -1, 1}}, {{0, 1, 2}, {1, 1, 1}},
         {{2, 1, 0}, {1, 1, -1}}, {{0, 2, 1}, {1, 1, -1}}, {{0, 1, 2}, {-1, 1, -1}},
     };
@@ -66,7 +63,7 @@ static FaceFrame face_frame(int face) {
 }
 
 // F as a dense matrix
-static void face_matrix(double F[9], const FaceFrame* f) {
+void gdn_box_face_matrix(double F[9], const gdnFaceFrame* f) {
     memset(F, 0, 9 * sizeof(double));
     for (int k = 0; k < 3; k++) {
         F[3 * k + f->perm[k]] = f->sign[k];
@@ -74,30 +71,33 @@ static void face_matrix(double F[9], const FaceFrame* f) {
 }
 
 // r = F v
-static void face_rotate(double r[3], const FaceFrame* f, const double v[3]) {
+void gdn_box_face_rotate(double r[3], const gdnFaceFrame* f, const double v[3]) {
     for (int k = 0; k < 3; k++) {
         r[k] = v[f->perm[k]] * f->sign[k];
     }
 }
 
 // R = F M (rows of M permuted and signed)
-static void face_rotate_rows(double R[9], const FaceFrame* f, const double M[9]) {
+void gdn_box_face_rotate_rows(double R[9], const gdnFaceFrame* f, const double M[9]) {
     for (int k = 0; k < 3; k++) {
         gdn_scl3(R + 3 * k, M + 3 * f->perm[k], f->sign[k]);
     }
 }
 
-// Separating-axis result: code 0..5 a face of box 1 (axis i, 3 + i when box 2 lies on the
-// negative side), 6..11 a face of box 2, 12 + 3 i + j the edge pair (axis i of box 1, axis j of
-// box 2); -1: none.
-typedef struct BoxAxes {
-    double rot[9], rott[9], rotabs[9], rottabs[9]; // rot = R1' R2 and derived
-    double pos21[3], pos12[3];                     // each center in the other box's frame
-    double edge_normal[3];                         // edge pair: unit axis in box 1's frame
-    int code;
-    int edge_corner1, edge_corner2; // edge pair: sign bits of the touching edges
-    int flipped;                    // edge pair: box 2 on the negative side of edge_normal
-} BoxAxes;
+// e_i x b for box 1's axis e_i (box_box.h)
+void gdn_box_edge_axis(double n[3], int i, const double* b) {
+    gdn_zero3(n);
+    if (i == 0) {
+        n[1] = -b[2];
+        n[2] = +b[1];
+    } else if (i == 1) {
+        n[0] = +b[2];
+        n[2] = -b[0];
+    } else {
+        n[0] = -b[1];
+        n[1] = +b[0];
+    }
+}
 
 // The 15 separating axes: along face axis k of box 1 the overlap is
 //   size1_k + sum_j |rot_kj| size2_j - |pos21_k|
@@ -105,7 +105,7 @@ typedef struct BoxAxes {
 //   sum_{k != i} size1_k |n_k| + sum_{k != j} size2_k |rot_{i,3-k-j}| / L - |pos21 . n|.
 // Any overlap < -margin separates (returns 0). The smallest overlap picks the axis; an edge pair
 // must beat the best face by a relative 1e-12.
-static int find_axis(BoxAxes* ax, const double* pos1, const double* mat1, const double* size1,
+int gdn_box_box_axes(gdnBoxAxes* ax, const double* pos1, const double* mat1, const double* size1,
                      const double* pos2, const double* mat2, const double* size2,
                      double margin) {
     double diff[3], plen1[3], plen2[3];
@@ -113,8 +113,8 @@ static int find_axis(BoxAxes* ax, const double* pos1, const double* mat1, const 
     gdn_mulmat3T(ax->pos21, mat1, diff);
     gdn_sub3(diff, pos1, pos2);
     gdn_mulmat3T(ax->pos12, mat2, diff);
-    mat_transpose_mul(ax->rot, mat1, mat2);
-    transpose3(ax->rott, ax->rot);
+    gdn_box_mat_transpose_mul(ax->rot, mat1, mat2);
+    gdn_box_transpose3(ax->rott, ax->rot);
     for (int i = 0; i < 9; i++) {
         ax->rotabs[i] = fabs(ax->rot[i]);
     }
@@ -150,18 +150,8 @@ static int find_axis(BoxAxes* ax, const double* pos1, const double* mat1, const 
     // edge-edge axes a_i x b_j, with b_j = column j of rot in box 1's frame
     for (int i = 0; i < 3; i++) {
         for (int j = 0; j < 3; j++) {
-            const double* b = ax->rott + 3 * j;
-            double n[3] = {0, 0, 0};
-            if (i == 0) {
-                n[1] = -b[2];
-                n[2] = +b[1];
-            } else if (i == 1) {
-                n[0] = +b[2];
-                n[2] = -b[0];
-            } else {
-                n[0] = -b[1];
-                n[1] = +b[0];
-            }
+            double n[3];
+            gdn_box_edge_axis(n, i, ax->rott + 3 * j);
             double len = gdn_normalize3(n);
             if (len < GDN_MINVAL) {
                 continue;
@@ -207,17 +197,8 @@ static int find_axis(BoxAxes* ax, const double* pos1, const double* mat1, const 
     return 1;
 }
 
-// Crossings of the segment o + t e (line = [o, e], only x and y used), t in [0, 1], with the
-// sides x_q = +-half[q] of the rectangle |x| <= half[0], |y| <= half[1] (q = 0: the sides
-// x = +-half[0], q = 1: y = +-half[1]) that lie on the rectangle; in the order q, then -, +.
-typedef struct SideHit {
-    double t;     // parameter along the segment
-    double along; // the other coordinate at the crossing
-    double side;  // +-half[q]
-    int q;
-} SideHit;
-
-static int segment_rect_hits(SideHit hits[4], const double line[6], const double half[3]) {
+// the crossings of a segment with the rectangle sides (box_box.h)
+int gdn_box_segment_rect_hits(gdnSideHit hits[4], const double line[6], const double half[3]) {
     int nhit = 0;
     for (int q = 0; q < 2; q++) {
         double a = line[0 + q], b = line[3 + q], c = line[1 - q], d = line[4 - q];
@@ -236,11 +217,90 @@ static int segment_rect_hits(SideHit hits[4], const double line[6], const double
                 hits[nhit].along = along;
                 hits[nhit].side = l;
                 hits[nhit].q = q;
+                hits[nhit].j = j;
                 nhit++;
             }
         }
     }
     return nhit;
+}
+
+// the incident box's lowest corner and its flat edges (box_box.h)
+int gdn_box_incident_corner(const double r[9], int* corner, int flat[3]) {
+    *corner = 0;
+    for (int i = 0; i < 3; i++) {
+        if (r[6 + i] < 0) {
+            *corner += 1 << i;
+        }
+    }
+    int nflat = 0;
+    for (int i = 0; i < 3; i++) {
+        if (fabs(r[6 + i]) < 0.5) {
+            flat[nflat++] = i;
+        }
+    }
+    return nflat;
+}
+
+// the coordinates (u, v) of the point (x, y) in the parallelogram spanned by (a, c) and
+// (b, dd) with det = a dd - b c (multiplication by the reciprocal, as MuJoCo)
+void gdn_box_parallelogram_uv(double x, double y, double a, double b, double c, double dd,
+                              double det, double* u, double* v) {
+    *u = (x * dd - y * b) * (1 / det);
+    *v = (y * a - x * c) * (1 / det);
+}
+
+// face contact: the rectangle corner at (u, v) lies strictly inside the incident parallelogram
+int gdn_box_face_corner_inside(double u, double v) {
+    return !(u <= 0 || v <= 0 || u >= 1 || v >= 1);
+}
+
+// face contact: incident corner i (0: the lowest, always kept) strictly inside the rectangle
+int gdn_box_face_incident_inside(int i, const double q[3], double lx, double ly) {
+    if (i && (q[0] <= -lx || q[0] >= lx)) {
+        return 0;
+    }
+    if (i && (q[1] <= -ly || q[1] >= ly)) {
+        return 0;
+    }
+    return 1;
+}
+
+// edge contact: the rectangle corner at (u, v) is tested (with no side crossings, unless both
+// coordinates are outside [0, 1]; else only inside)
+int gdn_box_edge_corner_tested(int nlines, double u, double v) {
+    if (nlines == 0) {
+        return !((u < 0 || u > 1) && (v < 0 || v > 1));
+    }
+    return !(u < 0 || u > 1 || v < 0 || v > 1);
+}
+
+// edge contact: box 2's projected corner (x, y) is tested (with no side crossings, unless some
+// rectangle corner was kept and both coordinates are outside the rectangle; else only inside)
+int gdn_box_edge_incident_tested(int nlines, int ncorners, double x, double y, double lx,
+                                 double ly) {
+    if (nlines == 0) {
+        return !(ncorners != 0 && (x < -lx || x > lx) && (y < -ly || y > ly));
+    }
+    return !(x < -lx || x > lx || y < -ly || y > ly);
+}
+
+// the incident box in the reference face's frame (box_box.h)
+void gdn_box_face_incident(const gdnFaceFrame* ff, const double F[9], int on_box2,
+                           const double rot[9], const double pos21[3], const double pos12[3],
+                           const double size1[3], const double size2[3], double r[9],
+                           double p[3], double ref_size[3], double s[3]) {
+    if (on_box2) {
+        gdn_box_mat_mul_transpose(r, F, rot);
+        gdn_box_face_rotate(p, ff, pos12);
+        gdn_box_face_rotate(ref_size, ff, size2);
+        gdn_copy3(s, size1);
+    } else {
+        gdn_box_face_rotate_rows(r, ff, rot);
+        gdn_box_face_rotate(p, ff, pos21);
+        gdn_box_face_rotate(ref_size, ff, size1);
+        gdn_copy3(s, size2);
+    }
 }
 
 // Face contact: the reference face (of box 1 for codes < 6, else of box 2) is turned to +z by its
@@ -250,29 +310,20 @@ static int segment_rect_hits(SideHit hits[4], const double line[6], const double
 // corners inside the parallelogram (height interpolated), parallelogram corners inside the
 // rectangle. Points above the margin are dropped. MuJoCo 2.2.2 reports dist = half the height
 // below the face (the height is halved for the midpoint and that value is stored as dist).
-static int face_contacts(gdnContact* con, const BoxAxes* ax, const double* pos1,
+static int face_contacts(gdnContact* con, const gdnBoxAxes* ax, const double* pos1,
                          const double* mat1, const double* size1, const double* pos2,
                          const double* mat2, const double* size2, double margin) {
     int face = ax->code % 6;
     int on_box2 = ax->code / 6;
-    FaceFrame ff = face_frame(face);
+    gdnFaceFrame ff = gdn_box_face_frame(face);
     double F[9];
-    face_matrix(F, &ff);
+    gdn_box_face_matrix(F, &ff);
 
     // r: incident box axes (rows) in the face frame; p: incident center; s: incident sizes
     double r[9], p[3], ref_size[3], s[3], rt[9];
-    if (on_box2) {
-        mat_mul_transpose(r, F, ax->rot);
-        face_rotate(p, &ff, ax->pos12);
-        face_rotate(ref_size, &ff, size2);
-        gdn_copy3(s, size1);
-    } else {
-        face_rotate_rows(r, &ff, ax->rot);
-        face_rotate(p, &ff, ax->pos21);
-        face_rotate(ref_size, &ff, size1);
-        gdn_copy3(s, size2);
-    }
-    transpose3(rt, r);
+    gdn_box_face_incident(&ff, F, on_box2, ax->rot, ax->pos21, ax->pos12, size1, size2, r, p,
+                          ref_size, s);
+    gdn_box_transpose3(rt, r);
     double half[3];
     for (int i = 0; i < 3; i++) {
         half[i] = fabs(ref_size[i]);
@@ -280,26 +331,21 @@ static int face_contacts(gdnContact* con, const BoxAxes* ax, const double* pos1,
     double lx = half[0], ly = half[1], hz = half[2];
     p[2] -= hz;
 
-    // lowest incident corner (bit i: +s_i along incident axis i)
-    int corner = 0;
-    for (int i = 0; i < 3; i++) {
-        if (r[6 + i] < 0) {
-            corner += 1 << i;
-        }
-    }
+    // lowest incident corner (bit i: +s_i along incident axis i) and its flat edges
+    int corner, flat[3];
+    int nflat = gdn_box_incident_corner(r, &corner, flat);
     double pts[6][3];
     memset(pts, 0, sizeof(pts));
     gdn_copy3(pts[0], p);
-    add_scaled3(pts[0], rt + 0, s[0] * ((corner & 1) ? 1 : -1));
-    add_scaled3(pts[0], rt + 3, s[1] * ((corner & 2) ? 1 : -1));
-    add_scaled3(pts[0], rt + 6, s[2] * ((corner & 4) ? 1 : -1));
+    gdn_box_add_scaled3(pts[0], rt + 0, s[0] * ((corner & 1) ? 1 : -1));
+    gdn_box_add_scaled3(pts[0], rt + 3, s[1] * ((corner & 2) ? 1 : -1));
+    gdn_box_add_scaled3(pts[0], rt + 6, s[2] * ((corner & 4) ? 1 : -1));
 
     // edges from that corner that are flat enough to the face
     int npts = 1;
-    for (int i = 0; i < 3; i++) {
-        if (fabs(r[6 + i]) < 0.5) {
-            gdn_scl3(pts[npts++], rt + 3 * i, s[i] * ((corner & (1 << i)) ? -2 : 2));
-        }
+    for (int k = 0; k < nflat; k++) {
+        int i = flat[k];
+        gdn_scl3(pts[npts++], rt + 3 * i, s[i] * ((corner & (1 << i)) ? -2 : 2));
     }
     gdn_add3(pts[3], pts[0], pts[1]);
     gdn_add3(pts[4], pts[0], pts[2]);
@@ -324,11 +370,11 @@ static int face_contacts(gdnContact* con, const BoxAxes* ax, const double* pos1,
     double points[MAX_POINTS][3];
     int n = 0;
     for (int i = 0; i < nlines; i++) {
-        SideHit hits[4];
-        int nhit = segment_rect_hits(hits, lines[i], half);
+        gdnSideHit hits[4];
+        int nhit = gdn_box_segment_rect_hits(hits, lines[i], half);
         for (int h = 0; h < nhit; h++) {
             gdn_copy3(points[n], lines[i]);
-            add_scaled3(points[n++], lines[i] + 3, hits[h].t);
+            gdn_box_add_scaled3(points[n++], lines[i] + 3, hits[h].t);
         }
     }
 
@@ -341,9 +387,9 @@ static int face_contacts(gdnContact* con, const BoxAxes* ax, const double* pos1,
             double cy = i % 2 ? ly : -ly;
             double x = cx - pts[0][0];
             double y = cy - pts[0][1];
-            double u = (x * dd - y * b) * (1 / det);
-            double v = (y * a - x * c) * (1 / det);
-            if (u <= 0 || v <= 0 || u >= 1 || v >= 1) {
+            double u, v;
+            gdn_box_parallelogram_uv(x, y, a, b, c, dd, det, &u, &v);
+            if (!gdn_box_face_corner_inside(u, v)) {
                 continue;
             }
             points[n][0] = cx;
@@ -356,10 +402,7 @@ static int face_contacts(gdnContact* con, const BoxAxes* ax, const double* pos1,
     // incident corners strictly inside the rectangle (the lowest corner always counts)
     for (int i = 0; i < (1 << (npts - 1)); i++) {
         const double* q = pts[i == 0 ? 0 : i + 2];
-        if (i && (q[0] <= -lx || q[0] >= lx)) {
-            continue;
-        }
-        if (i && (q[1] <= -ly || q[1] >= ly)) {
+        if (!gdn_box_face_incident_inside(i, q, lx, ly)) {
             continue;
         }
         gdn_copy3(points[n++], q);
@@ -382,7 +425,7 @@ static int face_contacts(gdnContact* con, const BoxAxes* ax, const double* pos1,
 
     // back to world: the reference box's frame times F', normal = -+ its z axis
     double world[9];
-    mat_mul_transpose(world, on_box2 ? mat2 : mat1, F);
+    gdn_box_mat_mul_transpose(world, on_box2 ? mat2 : mat1, F);
     const double* origin = on_box2 ? pos2 : pos1;
     double sign = on_box2 ? -1 : 1;
     double normal[3] = {sign * world[2], sign * world[5], sign * world[8]};
@@ -398,26 +441,17 @@ static int face_contacts(gdnContact* con, const BoxAxes* ax, const double* pos1,
     return n;
 }
 
-// Edge-edge contact: box 1's face clface that contains its touching edge (the face whose normal
-// is closer to the contact axis) is turned to +z; box 2's touching edge and its neighbour across
-// the flatter face make a parallelogram (points 0..3, edge direction along box 2's axis j). Those
-// are projected onto the face plane along the contact axis (innorm = +-1 / n_z scales heights to
-// distances along it) and clipped: edge crossings of the rectangle sides, rectangle corners
-// (clamped into the parallelogram), projected parallelogram corners (clamped into the rectangle),
-// each kept within the margin. The points are midpoints, dist the signed distance.
-static int edge_contacts(gdnContact* con, const BoxAxes* ax, const double* pos1,
-                         const double* mat1, const double* size1, const double* size2,
-                         double margin) {
-    double margin2 = margin * margin;
+// the edge pair's reference face of box 1 and box 2's axes across its edge (box_box.h)
+int gdn_box_box_edge_face(const gdnBoxAxes* ax, int* ax1, int* ax2) {
     int edge1 = (ax->code - 12) / 3;
     int edge2 = (ax->code - 12) % 3;
-    int ax1, ax2, pax1, pax2;
+    int pax1, pax2;
     if (edge2 == 0) {
-        ax1 = 1, ax2 = 2;
+        *ax1 = 1, *ax2 = 2;
     } else if (edge2 == 1) {
-        ax1 = 0, ax2 = 2;
+        *ax1 = 0, *ax2 = 2;
     } else {
-        ax1 = 1, ax2 = 0;
+        *ax1 = 1, *ax2 = 0;
     }
     if (edge1 == 0) {
         pax1 = 1, pax2 = 2;
@@ -426,28 +460,44 @@ static int edge_contacts(gdnContact* con, const BoxAxes* ax, const double* pos1,
     } else {
         pax1 = 1, pax2 = 0;
     }
-    if (ax->rotabs[3 * edge1 + ax1] < ax->rotabs[3 * edge1 + ax2]) {
-        ax1 = ax2;
-        ax2 = 3 - edge2 - ax1;
+    if (ax->rotabs[3 * edge1 + *ax1] < ax->rotabs[3 * edge1 + *ax2]) {
+        *ax1 = *ax2;
+        *ax2 = 3 - edge2 - *ax1;
     }
     if (ax->rottabs[3 * edge2 + pax1] < ax->rottabs[3 * edge2 + pax2]) {
         pax1 = pax2;
         pax2 = 3 - edge1 - pax1;
     }
-    int face = (ax->edge_corner1 & (1 << pax2)) ? pax2 : pax2 + 3;
-    FaceFrame ff = face_frame(face);
+    return (ax->edge_corner1 & (1 << pax2)) ? pax2 : pax2 + 3;
+}
+
+// Edge-edge contact: box 1's face clface that contains its touching edge (the face whose normal
+// is closer to the contact axis) is turned to +z; box 2's touching edge and its neighbour across
+// the flatter face make a parallelogram (points 0..3, edge direction along box 2's axis j). Those
+// are projected onto the face plane along the contact axis (innorm = +-1 / n_z scales heights to
+// distances along it) and clipped: edge crossings of the rectangle sides, rectangle corners
+// (clamped into the parallelogram), projected parallelogram corners (clamped into the rectangle),
+// each kept within the margin. The points are midpoints, dist the signed distance.
+static int edge_contacts(gdnContact* con, const gdnBoxAxes* ax, const double* pos1,
+                         const double* mat1, const double* size1, const double* size2,
+                         double margin) {
+    double margin2 = margin * margin;
+    int edge2 = (ax->code - 12) % 3;
+    int ax1, ax2;
+    int face = gdn_box_box_edge_face(ax, &ax1, &ax2);
+    gdnFaceFrame ff = gdn_box_face_frame(face);
     double F[9];
-    face_matrix(F, &ff);
+    gdn_box_face_matrix(F, &ff);
 
     double p[3], rnorm[3], r[9], rt[9], tmp[3], s[3];
-    face_rotate(p, &ff, ax->pos21);
-    face_rotate(rnorm, &ff, ax->edge_normal);
-    face_rotate_rows(r, &ff, ax->rot);
+    gdn_box_face_rotate(p, &ff, ax->pos21);
+    gdn_box_face_rotate(rnorm, &ff, ax->edge_normal);
+    gdn_box_face_rotate_rows(r, &ff, ax->rot);
     gdn_mulmat3T(tmp, F, size1);
     for (int i = 0; i < 3; i++) {
         s[i] = fabs(tmp[i]);
     }
-    transpose3(rt, r);
+    gdn_box_transpose3(rt, r);
     double lx = s[0], ly = s[1], hz = s[2];
     p[2] -= hz;
 
@@ -455,17 +505,17 @@ static int edge_contacts(gdnContact* con, const BoxAxes* ax, const double* pos1,
     double pu[4][3];
     int c2 = ax->edge_corner2;
     gdn_copy3(pu[0], p);
-    add_scaled3(pu[0], rt + 3 * ax1, size2[ax1] * ((c2 & (1 << ax1)) ? 1 : -1));
-    add_scaled3(pu[0], rt + 3 * ax2, size2[ax2] * ((c2 & (1 << ax2)) ? 1 : -1));
+    gdn_box_add_scaled3(pu[0], rt + 3 * ax1, size2[ax1] * ((c2 & (1 << ax1)) ? 1 : -1));
+    gdn_box_add_scaled3(pu[0], rt + 3 * ax2, size2[ax2] * ((c2 & (1 << ax2)) ? 1 : -1));
     gdn_copy3(pu[1], pu[0]);
-    add_scaled3(pu[0], rt + 3 * edge2, size2[edge2]);
-    add_scaled3(pu[1], rt + 3 * edge2, -size2[edge2]);
+    gdn_box_add_scaled3(pu[0], rt + 3 * edge2, size2[edge2]);
+    gdn_box_add_scaled3(pu[1], rt + 3 * edge2, -size2[edge2]);
     gdn_copy3(pu[2], p);
-    add_scaled3(pu[2], rt + 3 * ax1, size2[ax1] * ((c2 & (1 << ax1)) ? -1 : 1));
-    add_scaled3(pu[2], rt + 3 * ax2, size2[ax2] * ((c2 & (1 << ax2)) ? 1 : -1));
+    gdn_box_add_scaled3(pu[2], rt + 3 * ax1, size2[ax1] * ((c2 & (1 << ax1)) ? -1 : 1));
+    gdn_box_add_scaled3(pu[2], rt + 3 * ax2, size2[ax2] * ((c2 & (1 << ax2)) ? 1 : -1));
     gdn_copy3(pu[3], pu[2]);
-    add_scaled3(pu[2], rt + 3 * edge2, size2[edge2]);
-    add_scaled3(pu[3], rt + 3 * edge2, -size2[edge2]);
+    gdn_box_add_scaled3(pu[2], rt + 3 * edge2, size2[edge2]);
+    gdn_box_add_scaled3(pu[3], rt + 3 * edge2, -size2[edge2]);
 
     // unprojected parallelogram: origin and two sides
     double axi[3][3];
@@ -483,7 +533,7 @@ static int edge_contacts(gdnContact* con, const BoxAxes* ax, const double* pos1,
     for (int i = 0; i < 4; i++) {
         double t = -pu[i][2] * (1 / rnorm[2]);
         gdn_copy3(proj[i], pu[i]);
-        add_scaled3(proj[i], rnorm, t);
+        gdn_box_add_scaled3(proj[i], rnorm, t);
         flat[i][0] = proj[i][0];
         flat[i][1] = proj[i][1];
     }
@@ -516,15 +566,15 @@ static int edge_contacts(gdnContact* con, const BoxAxes* ax, const double* pos1,
 
     // side crossings whose unprojected height is within the margin
     for (int i = 0; i < 4; i++) {
-        SideHit hits[4];
-        int nhit = segment_rect_hits(hits, lines[i], s);
+        gdnSideHit hits[4];
+        int nhit = gdn_box_segment_rect_hits(hits, lines[i], s);
         for (int h = 0; h < nhit && n < MAX_POINTS; h++) {
             double t = hits[h].t;
             if ((lines_up[i][2] + lines_up[i][5] * t) * innorm > margin) {
                 continue;
             }
             gdn_scl3(points[n], lines_up[i], 0.5);
-            add_scaled3(points[n], lines_up[i] + 3, 0.5 * t);
+            gdn_box_add_scaled3(points[n], lines_up[i] + 3, 0.5 * t);
             points[n][hits[h].q] += 0.5 * hits[h].side;
             points[n][1 - hits[h].q] += 0.5 * hits[h].along;
             depth[n] = points[n][2] * innorm * 2;
@@ -543,13 +593,9 @@ static int edge_contacts(gdnContact* con, const BoxAxes* ax, const double* pos1,
         double cy = i % 2 ? ly : -ly;
         double x = cx - pts[0][0];
         double y = cy - pts[0][1];
-        double u = (x * dd - y * b) * (1 / det);
-        double v = (y * a - x * c) * (1 / det);
-        if (nlines == 0) {
-            if ((u < 0 || u > 1) && (v < 0 || v > 1)) {
-                continue;
-            }
-        } else if (u < 0 || u > 1 || v < 0 || v > 1) {
+        double u, v;
+        gdn_box_parallelogram_uv(x, y, a, b, c, dd, det, &u, &v);
+        if (!gdn_box_edge_corner_tested(nlines, u, v)) {
             continue;
         }
         u = u < 0 ? 0 : (u > 1 ? 1 : u);
@@ -558,8 +604,8 @@ static int edge_contacts(gdnContact* con, const BoxAxes* ax, const double* pos1,
         // point of box 2's face below the corner (unprojected), distance to the corner
         double under[3], corner[3] = {cx, cy, 0}, gap[3];
         gdn_scl3(under, pu[0], 1 - u - v);
-        add_scaled3(under, pu[1], u);
-        add_scaled3(under, pu[2], v);
+        gdn_box_add_scaled3(under, pu[1], u);
+        gdn_box_add_scaled3(under, pu[2], v);
         gdn_sub3(gap, corner, under);
         det = gdn_dot3(gap, gap);
         if (under[2] > 0 && det > margin2) {
@@ -575,11 +621,7 @@ static int edge_contacts(gdnContact* con, const BoxAxes* ax, const double* pos1,
     // box 2's parallelogram corners, distance to the rectangle (clamped in x, y) and height
     for (int i = 0; i < 4 && n < MAX_POINTS; i++) {
         double x = flat[i][0], y = flat[i][1];
-        if (nlines == 0) {
-            if (ncorners != 0 && (x < -lx || x > lx) && (y < -ly || y > ly)) {
-                continue;
-            }
-        } else if (x < -lx || x > lx || y < -ly || y > ly) {
+        if (!gdn_box_edge_incident_tested(nlines, ncorners, x, y, lx, ly)) {
             continue;
         }
         double dist2 = 0;
@@ -602,7 +644,7 @@ static int edge_contacts(gdnContact* con, const BoxAxes* ax, const double* pos1,
                 mid[j] = +s[j] * 0.5;
             }
         }
-        add_scaled3(mid, pu[i], 0.5);
+        gdn_box_add_scaled3(mid, pu[i], 0.5);
         gdn_copy3(points[n], mid);
         depth[n] = sqrt(dist2) * (pu[i][2] < 0 ? -1 : 1);
         n++;
@@ -610,7 +652,7 @@ static int edge_contacts(gdnContact* con, const BoxAxes* ax, const double* pos1,
 
     // back to world through box 1's frame times F'
     double world[9], normal[3];
-    mat_mul_transpose(world, mat1, F);
+    gdn_box_mat_mul_transpose(world, mat1, F);
     gdn_mulmat3(tmp, world, rnorm);
     gdn_scl3(normal, tmp, ax->flipped ? -1 : 1);
     for (int i = 0; i < n; i++) {
@@ -635,8 +677,8 @@ int gdn_collide_box_box(const gdnModel* m, const gdnData* d, gdnContact* con, in
     const double* mat2 = d->geom_xmat + 9 * g2;
     const double* size2 = m->geom_size + 3 * g2;
 
-    BoxAxes ax;
-    if (!find_axis(&ax, pos1, mat1, size1, pos2, mat2, size2, margin) || ax.code == -1) {
+    gdnBoxAxes ax;
+    if (!gdn_box_box_axes(&ax, pos1, mat1, size1, pos2, mat2, size2, margin) || ax.code == -1) {
         return 0;
     }
     if (ax.code < 12) {

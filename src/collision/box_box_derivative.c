@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "collision/box_box.h"
 #include "collision/box_derivative.h"
 #include "math/vec.h"
 
@@ -19,48 +20,6 @@ typedef struct V3 {
     double v[3], d[3];
 } V3;
 
-// A face frame (as the primal's): (F v)_k = sign[k] v[perm[k]]
-typedef struct FaceFrame {
-    int perm[3];
-    double sign[3];
-} FaceFrame;
-
-static FaceFrame face_frame(int face) {
-    static const FaceFrame frames[6] = {
-        {{2, 1, 0}, {-1, 1, 1}}, {{0, 2, 1}, {1, -1, 1}}, {{0, 1, 2}, {1, 1, 1}},
-        {{2, 1, 0}, {1, 1, -1}}, {{0, 2, 1}, {1, 1, -1}}, {{0, 1, 2}, {-1, 1, -1}},
-    };
-    return frames[face];
-}
-
-// r = F v
-static void face_rotate(double r[3], const FaceFrame* f, const double v[3]) {
-    for (int k = 0; k < 3; k++) {
-        r[k] = v[f->perm[k]] * f->sign[k];
-    }
-}
-
-// R = F M
-static void face_rotate_rows(double R[9], const FaceFrame* f, const double M[9]) {
-    for (int k = 0; k < 3; k++) {
-        gdn_scl3(R + 3 * k, M + 3 * f->perm[k], f->sign[k]);
-    }
-}
-
-static void transpose3(double res[9], const double A[9]) {
-    for (int i = 0; i < 3; i++) {
-        for (int j = 0; j < 3; j++) {
-            res[3 * j + i] = A[3 * i + j];
-        }
-    }
-}
-
-static void add_scaled3(double r[3], const double v[3], double s) {
-    r[0] += v[0] * s;
-    r[1] += v[1] * s;
-    r[2] += v[2] * s;
-}
-
 // r += s x (value and tangent, the scale s with tangent ds)
 static void v3_add_scaled(V3* r, const double* x, const double* dx, double s, double ds) {
     for (int k = 0; k < 3; k++) {
@@ -69,61 +28,65 @@ static void v3_add_scaled(V3* r, const double* x, const double* dx, double s, do
     }
 }
 
-// the relative frame of the pair and its tangent
+// a parallelogram from three corners q0, q1, q2: its origin q0 and sides q1 - q0, q2 - q0
+static void parallelogram(V3 out[3], const V3 q[3]) {
+    out[0] = q[0];
+    for (int k = 0; k < 3; k++) {
+        out[1].v[k] = q[1].v[k] - q[0].v[k];
+        out[1].d[k] = q[1].d[k] - q[0].d[k];
+        out[2].v[k] = q[2].v[k] - q[0].v[k];
+        out[2].d[k] = q[2].d[k] - q[0].d[k];
+    }
+}
+
+// the 2x2 system of a point's coordinates (u, v) in the parallelogram with sides e1, e2 (x, y
+// parts): a = e1_x, b = e2_x, c = e1_y, dd = e2_y, det = a dd - b c, with tangents
+typedef struct Parallelogram {
+    double a, b, c, dd, da, db, dc, ddd, det, ddet;
+} Parallelogram;
+
+static void parallelogram_setup(Parallelogram* g, const V3* e1, const V3* e2) {
+    g->a = e1->v[0], g->b = e2->v[0], g->c = e1->v[1], g->dd = e2->v[1];
+    g->da = e1->d[0], g->db = e2->d[0], g->dc = e1->d[1], g->ddd = e2->d[1];
+    g->det = g->a * g->dd - g->b * g->c;
+    g->ddet = g->da * g->dd + g->a * g->ddd - g->db * g->c - g->b * g->dc;
+}
+
+// tangents of u = (x dd - y b) / det, v = (y a - x c) / det
+static void uv_tangent(const Parallelogram* g, double x, double y, double dx, double dy, double u,
+                       double v, double* du, double* dv) {
+    *du = (dx * g->dd + x * g->ddd - dy * g->b - y * g->db - u * g->ddet) / g->det;
+    *dv = (dy * g->a + y * g->da - dx * g->c - x * g->dc - v * g->ddet) / g->det;
+}
+
+// the relative frame of the pair (the primal's) and its tangent
 typedef struct Relative {
-    double rot[9], drot[9], rott[9], drott[9], rotabs[9], rottabs[9];
-    double pos21[3], dpos21[3], pos12[3], dpos12[3];
-    double edge_normal[3], dedge_normal[3];
-    int code, edge_corner1, edge_corner2, flipped;
+    gdnBoxAxes a;
+    double drot[9], drott[9], dpos21[3], dpos12[3], dedge_normal[3];
 } Relative;
 
-// res = A' B summed over rows in order (as the primal's mat_transpose_mul)
-static void mat_transpose_mul(double res[9], const double A[9], const double B[9]) {
-    for (int j = 0; j < 3; j++) {
-        for (int k = 0; k < 3; k++) {
-            double sum = 0;
-            for (int i = 0; i < 3; i++) {
-                sum += A[3 * i + j] * B[3 * i + k];
-            }
-            res[3 * j + k] = sum;
-        }
-    }
-}
-
-// res = A B' (as the primal's mat_mul_transpose)
-static void mat_mul_transpose(double res[9], const double A[9], const double B[9]) {
-    for (int i = 0; i < 3; i++) {
-        for (int j = 0; j < 3; j++) {
-            double sum = 0;
-            for (int k = 0; k < 3; k++) {
-                sum += A[3 * i + k] * B[3 * j + k];
-            }
-            res[3 * i + j] = sum;
-        }
-    }
-}
-
-// The primal's separating-axis search (decisions only) with the tangents of rot, pos21, pos12
-// and, for an edge pair, of n = unit(e_i x b_j): dn = (dm - n (n . dm)) / |m|, m = e_i x b_j.
+// The primal's separating-axis search (gdn_box_box_axes) with the tangents of rot, pos21,
+// pos12 and, for an edge pair, of n = unit(e_i x b_j): dn = (dm - n (n . dm)) / |m|,
+// m = e_i x b_j.
 static int find_axis(Relative* ax, const double* p1, const double* R1, const double* s1,
                      const double* p2, const double* R2, const double* s2, double margin,
                      const gdnBoxDir* dir) {
-    double diff[3], ddiff[3], dp1[3], dp2[3], tmp[3], plen1[3], plen2[3];
+    if (!gdn_box_box_axes(&ax->a, p1, R1, s1, p2, R2, s2, margin)) {
+        return 0;
+    }
+    double diff[3], ddiff[3], dp1[3], dp2[3], tmp[3];
     gdn_box_point_motion(dp1, dir->x1, p1);
     gdn_box_point_motion(dp2, dir->x2, p2);
     gdn_sub3(diff, p2, p1);
-    gdn_mulmat3T(ax->pos21, R1, diff);
     gdn_sub3(ddiff, dp2, dp1);
     gdn_cross3(tmp, dir->x1, diff);
     gdn_sub3(ddiff, ddiff, tmp);
     gdn_mulmat3T(ax->dpos21, R1, ddiff);
     gdn_sub3(diff, p1, p2);
-    gdn_mulmat3T(ax->pos12, R2, diff);
     gdn_sub3(ddiff, dp1, dp2);
     gdn_cross3(tmp, dir->x2, diff);
     gdn_sub3(ddiff, ddiff, tmp);
     gdn_mulmat3T(ax->dpos12, R2, ddiff);
-    mat_transpose_mul(ax->rot, R1, R2);
     // d rot = R1' ([w2 - w1] R2), column by column
     double dw[3], wR2[9];
     gdn_sub3(dw, dir->x2, dir->x1);
@@ -134,104 +97,28 @@ static int find_axis(Relative* ax, const double* p1, const double* R1, const dou
         wR2[3 + k] = dcol[1];
         wR2[6 + k] = dcol[2];
     }
-    mat_transpose_mul(ax->drot, R1, wR2);
-    transpose3(ax->rott, ax->rot);
-    transpose3(ax->drott, ax->drot);
-    for (int i = 0; i < 9; i++) {
-        ax->rotabs[i] = fabs(ax->rot[i]);
-        ax->rottabs[i] = fabs(ax->rott[i]);
-    }
-    gdn_mulmat3(plen2, ax->rotabs, s2);
-    gdn_mulmat3T(plen1, ax->rotabs, s1);
+    gdn_box_mat_transpose_mul(ax->drot, R1, wR2);
+    gdn_box_transpose3(ax->drott, ax->drot);
 
-    double penetration = margin;
-    for (int i = 0; i < 3; i++) {
-        penetration += s1[i] * 3 + s2[i] * 3;
-    }
-    ax->code = -1;
-    for (int i = 0; i < 3; i++) {
-        double overlap1 = -fabs(ax->pos21[i]) + s1[i] + plen2[i];
-        double overlap2 = -fabs(ax->pos12[i]) + s2[i] + plen1[i];
-        if (overlap1 < -margin || overlap2 < -margin) {
-            return 0;
+    // the picked edge pair's axis tangent (m is linear in b_j: dm = e_i x db_j)
+    if (ax->a.code >= 12) {
+        int i = (ax->a.code - 12) / 3, j = (ax->a.code - 12) % 3;
+        double n[3], dn[3];
+        gdn_box_edge_axis(n, i, ax->a.rott + 3 * j);
+        gdn_box_edge_axis(dn, i, ax->drott + 3 * j);
+        double len = gdn_normalize3(n);
+        double proj = gdn_dot3(n, dn);
+        for (int k = 0; k < 3; k++) {
+            dn[k] = (dn[k] - n[k] * proj) / len;
         }
-        if (overlap1 < penetration) {
-            penetration = overlap1;
-            ax->code = i + 3 * (ax->pos21[i] < 0);
-        }
-        if (overlap2 < penetration) {
-            penetration = overlap2;
-            ax->code = i + 3 * (ax->pos12[i] < 0) + 6;
-        }
-    }
-    for (int i = 0; i < 3; i++) {
-        for (int j = 0; j < 3; j++) {
-            const double* b = ax->rott + 3 * j;
-            const double* db = ax->drott + 3 * j;
-            double n[3] = {0, 0, 0}, dn[3] = {0, 0, 0};
-            if (i == 0) {
-                n[1] = -b[2], n[2] = +b[1];
-                dn[1] = -db[2], dn[2] = +db[1];
-            } else if (i == 1) {
-                n[0] = +b[2], n[2] = -b[0];
-                dn[0] = +db[2], dn[2] = -db[0];
-            } else {
-                n[0] = -b[1], n[1] = +b[0];
-                dn[0] = -db[1], dn[1] = +db[0];
-            }
-            double len = gdn_normalize3(n);
-            if (len < GDN_MINVAL) {
-                continue;
-            }
-            double proj = gdn_dot3(n, dn);
-            for (int k = 0; k < 3; k++) {
-                dn[k] = (dn[k] - n[k] * proj) / len;
-            }
-            double center_proj = gdn_dot3(ax->pos21, n);
-            double overlap = 0;
-            for (int k = 0; k < 3; k++) {
-                if (k != i) {
-                    overlap += s1[k] * fabs(n[k]);
-                }
-            }
-            for (int k = 0; k < 3; k++) {
-                if (k != j) {
-                    overlap += s2[k] * ax->rotabs[3 * i + 3 - k - j] / len;
-                }
-            }
-            overlap -= fabs(center_proj);
-            if (overlap < -margin) {
-                return 0;
-            }
-            if (overlap < penetration * (1 - 1e-12)) {
-                penetration = overlap;
-                int corner1 = 0, corner2 = 0;
-                for (int k = 0; k < 3; k++) {
-                    if (k != i && ((n[k] > 0) ^ (center_proj < 0))) {
-                        corner1 += 1 << k;
-                    }
-                }
-                for (int k = 0; k < 3; k++) {
-                    if (k != j && ((ax->rot[3 * i + 3 - k - j] > 0) ^ (center_proj < 0) ^
-                                   ((k - j + 3) % 3 == 1))) {
-                        corner2 += 1 << k;
-                    }
-                }
-                ax->code = 12 + i * 3 + j;
-                ax->edge_corner1 = corner1;
-                ax->edge_corner2 = corner2;
-                gdn_copy3(ax->edge_normal, n);
-                gdn_copy3(ax->dedge_normal, dn);
-                ax->flipped = center_proj < 0;
-            }
-        }
+        gdn_copy3(ax->dedge_normal, dn);
     }
     return 1;
 }
 
-// a side crossing of segment o + t e (x, y only) with the rectangle |x| <= half_0, |y| <=
-// half_1: t = (l - o_q) / e_q (l = +-half_q), dt = (dl - do_q - t de_q) / e_q; along = o_{1-q}
-// + e_{1-q} t
+// the primal's side crossings of segment o + t e (x, y only) with the rectangle |x| <= half_0,
+// |y| <= half_1 and their tangents: t = (l - o_q) / e_q (l = +-half_q),
+// dt = (dl - do_q - t de_q) / e_q; along = o_{1-q} + e_{1-q} t
 typedef struct Hit {
     double t, dt, along, dalong, side, dside;
     int q;
@@ -239,31 +126,20 @@ typedef struct Hit {
 
 static int segment_rect_hits(Hit hits[4], const double line[6], const double dline[6],
                              const double half[3], const double dhalf[3]) {
-    int nhit = 0;
-    for (int q = 0; q < 2; q++) {
-        double a = line[0 + q], b = line[3 + q], c = line[1 - q], d = line[4 - q];
+    gdnSideHit primal[4];
+    int nhit = gdn_box_segment_rect_hits(primal, line, half);
+    for (int k = 0; k < nhit; k++) {
+        int q = primal[k].q, j = primal[k].j;
+        double b = line[3 + q], d = line[4 - q];
         double da = dline[0 + q], db = dline[3 + q], dc = dline[1 - q], dd = dline[4 - q];
-        if (fabs(b) > GDN_MINVAL) {
-            for (int j = -1; j <= 1; j += 2) {
-                double l = half[q] * j;
-                double t = (l - a) * (1 / b);
-                if (t < 0 || t > 1) {
-                    continue;
-                }
-                double along = c + d * t;
-                if (fabs(along) > half[1 - q]) {
-                    continue;
-                }
-                Hit* h = hits + nhit++;
-                h->t = t;
-                h->dt = (dhalf[q] * j - da - t * db) / b;
-                h->along = along;
-                h->dalong = dc + dd * t + d * h->dt;
-                h->side = l;
-                h->dside = dhalf[q] * j;
-                h->q = q;
-            }
-        }
+        Hit* h = hits + k;
+        h->t = primal[k].t;
+        h->dt = (dhalf[q] * j - da - h->t * db) / b;
+        h->along = primal[k].along;
+        h->dalong = dc + dd * h->t + d * h->dt;
+        h->side = primal[k].side;
+        h->dside = dhalf[q] * j;
+        h->q = q;
     }
     return nhit;
 }
@@ -288,37 +164,20 @@ static void face_contacts(gdnBoxCand* best, double* best_score, const gdnContact
                           const Relative* ax, const double* p1, const double* R1,
                           const double* s1, const double* p2, const double* R2,
                           const double* s2, double margin, const gdnBoxDir* dir) {
-    int face = ax->code % 6;
-    int on_box2 = ax->code / 6;
-    FaceFrame ff = face_frame(face);
+    int face = ax->a.code % 6;
+    int on_box2 = ax->a.code / 6;
+    gdnFaceFrame ff = gdn_box_face_frame(face);
     double F[9];
-    memset(F, 0, sizeof(F));
-    for (int k = 0; k < 3; k++) {
-        F[3 * k + ff.perm[k]] = ff.sign[k];
-    }
+    gdn_box_face_matrix(F, &ff);
 
+    // the primal's incident frame (gdn_box_face_incident, linear) of the values and tangents
     double r[9], dr[9], p[3], dp[3], ref[3], dref[3], s[3], ds[3], rt[9], drt[9];
-    if (on_box2) {
-        mat_mul_transpose(r, F, ax->rot);
-        mat_mul_transpose(dr, F, ax->drot);
-        face_rotate(p, &ff, ax->pos12);
-        face_rotate(dp, &ff, ax->dpos12);
-        face_rotate(ref, &ff, s2);
-        face_rotate(dref, &ff, dir->ds2);
-        gdn_copy3(s, s1);
-        gdn_copy3(ds, dir->ds1);
-    } else {
-        face_rotate_rows(r, &ff, ax->rot);
-        face_rotate_rows(dr, &ff, ax->drot);
-        face_rotate(p, &ff, ax->pos21);
-        face_rotate(dp, &ff, ax->dpos21);
-        face_rotate(ref, &ff, s1);
-        face_rotate(dref, &ff, dir->ds1);
-        gdn_copy3(s, s2);
-        gdn_copy3(ds, dir->ds2);
-    }
-    transpose3(rt, r);
-    transpose3(drt, dr);
+    gdn_box_face_incident(&ff, F, on_box2, ax->a.rot, ax->a.pos21, ax->a.pos12, s1, s2, r, p,
+                          ref, s);
+    gdn_box_face_incident(&ff, F, on_box2, ax->drot, ax->dpos21, ax->dpos12, dir->ds1, dir->ds2,
+                          dr, dp, dref, ds);
+    gdn_box_transpose3(rt, r);
+    gdn_box_transpose3(drt, dr);
     double half[3], dhalf[3];
     for (int i = 0; i < 3; i++) {
         half[i] = fabs(ref[i]);
@@ -328,12 +187,9 @@ static void face_contacts(gdnBoxCand* best, double* best_score, const gdnContact
     p[2] -= hz;
     dp[2] -= dhalf[2];
 
-    int corner = 0;
-    for (int i = 0; i < 3; i++) {
-        if (r[6 + i] < 0) {
-            corner += 1 << i;
-        }
-    }
+    // the primal's lowest incident corner and flat edges
+    int corner, flat[3];
+    int nflat = gdn_box_incident_corner(r, &corner, flat);
     V3 pts[6];
     memset(pts, 0, sizeof(pts));
     gdn_copy3(pts[0].v, p);
@@ -343,14 +199,13 @@ static void face_contacts(gdnBoxCand* best, double* best_score, const gdnContact
         v3_add_scaled(&pts[0], rt + 3 * i, drt + 3 * i, s[i] * sg, ds[i] * sg);
     }
     int npts = 1;
-    for (int i = 0; i < 3; i++) {
-        if (fabs(r[6 + i]) < 0.5) {
-            double sg = (corner & (1 << i)) ? -2 : 2;
-            V3* e = &pts[npts++];
-            gdn_scl3(e->v, rt + 3 * i, s[i] * sg);
-            for (int k = 0; k < 3; k++) {
-                e->d[k] = drt[3 * i + k] * s[i] * sg + rt[3 * i + k] * ds[i] * sg;
-            }
+    for (int f = 0; f < nflat; f++) {
+        int i = flat[f];
+        double sg = (corner & (1 << i)) ? -2 : 2;
+        V3* e = &pts[npts++];
+        gdn_scl3(e->v, rt + 3 * i, s[i] * sg);
+        for (int k = 0; k < 3; k++) {
+            e->d[k] = drt[3 * i + k] * s[i] * sg + rt[3 * i + k] * ds[i] * sg;
         }
     }
     for (int k = 0; k < 3; k++) {
@@ -394,23 +249,21 @@ static void face_contacts(gdnBoxCand* best, double* best_score, const gdnContact
     }
 
     // rectangle corners inside the incident parallelogram
-    double a = pts[1].v[0], b = pts[2].v[0], c = pts[1].v[1], dd = pts[2].v[1];
-    double da = pts[1].d[0], db = pts[2].d[0], dc = pts[1].d[1], ddd = pts[2].d[1];
-    double det = a * dd - b * c;
-    double ddet = da * dd + a * ddd - db * c - b * dc;
+    Parallelogram g;
+    parallelogram_setup(&g, &pts[1], &pts[2]);
     if (npts > 2) {
         for (int i = 0; i < 4; i++) {
             double cx = i / 2 ? lx : -lx, dcx = i / 2 ? dhalf[0] : -dhalf[0];
             double cy = i % 2 ? ly : -ly, dcy = i % 2 ? dhalf[1] : -dhalf[1];
             double x = cx - pts[0].v[0], dx = dcx - pts[0].d[0];
             double y = cy - pts[0].v[1], dy = dcy - pts[0].d[1];
-            double u = (x * dd - y * b) * (1 / det);
-            double v = (y * a - x * c) * (1 / det);
-            if (u <= 0 || v <= 0 || u >= 1 || v >= 1) {
+            double u, v;
+            gdn_box_parallelogram_uv(x, y, g.a, g.b, g.c, g.dd, g.det, &u, &v);
+            if (!gdn_box_face_corner_inside(u, v)) {
                 continue;
             }
-            double du = (dx * dd + x * ddd - dy * b - y * db - u * ddet) / det;
-            double dv = (dy * a + y * da - dx * c - x * dc - v * ddet) / det;
+            double du, dv;
+            uv_tangent(&g, x, y, dx, dy, u, v, &du, &dv);
             P[n][0] = cx;
             P[n][1] = cy;
             P[n][2] = pts[0].v[2] + u * pts[1].v[2] + v * pts[2].v[2];
@@ -425,10 +278,7 @@ static void face_contacts(gdnBoxCand* best, double* best_score, const gdnContact
     // incident corners strictly inside the rectangle
     for (int i = 0; i < (1 << (npts - 1)); i++) {
         const V3* q = &pts[i == 0 ? 0 : i + 2];
-        if (i && (q->v[0] <= -lx || q->v[0] >= lx)) {
-            continue;
-        }
-        if (i && (q->v[1] <= -ly || q->v[1] >= ly)) {
+        if (!gdn_box_face_incident_inside(i, q->v, lx, ly)) {
             continue;
         }
         gdn_copy3(P[n], q->v);
@@ -438,7 +288,7 @@ static void face_contacts(gdnBoxCand* best, double* best_score, const gdnContact
 
     // margin, halved height, world
     double world[9];
-    mat_mul_transpose(world, on_box2 ? R2 : R1, F);
+    gdn_box_mat_mul_transpose(world, on_box2 ? R2 : R1, F);
     const double* origin = on_box2 ? p2 : p1;
     const double* x = on_box2 ? dir->x2 : dir->x1;
     double sign = on_box2 ? -1 : 1;
@@ -472,54 +322,28 @@ static void edge_contacts(gdnBoxCand* best, double* best_score, const gdnContact
                           const double* size1, const double* size2, double margin,
                           const gdnBoxDir* dir) {
     double margin2 = margin * margin;
-    int edge1 = (ax->code - 12) / 3;
-    int edge2 = (ax->code - 12) % 3;
-    int ax1, ax2, pax1, pax2;
-    if (edge2 == 0) {
-        ax1 = 1, ax2 = 2;
-    } else if (edge2 == 1) {
-        ax1 = 0, ax2 = 2;
-    } else {
-        ax1 = 1, ax2 = 0;
-    }
-    if (edge1 == 0) {
-        pax1 = 1, pax2 = 2;
-    } else if (edge1 == 1) {
-        pax1 = 0, pax2 = 2;
-    } else {
-        pax1 = 1, pax2 = 0;
-    }
-    if (ax->rotabs[3 * edge1 + ax1] < ax->rotabs[3 * edge1 + ax2]) {
-        ax1 = ax2;
-        ax2 = 3 - edge2 - ax1;
-    }
-    if (ax->rottabs[3 * edge2 + pax1] < ax->rottabs[3 * edge2 + pax2]) {
-        pax1 = pax2;
-        pax2 = 3 - edge1 - pax1;
-    }
-    int face = (ax->edge_corner1 & (1 << pax2)) ? pax2 : pax2 + 3;
-    FaceFrame ff = face_frame(face);
+    int edge2 = (ax->a.code - 12) % 3;
+    int ax1, ax2;
+    int face = gdn_box_box_edge_face(&ax->a, &ax1, &ax2);
+    gdnFaceFrame ff = gdn_box_face_frame(face);
     double F[9];
-    memset(F, 0, sizeof(F));
-    for (int k = 0; k < 3; k++) {
-        F[3 * k + ff.perm[k]] = ff.sign[k];
-    }
+    gdn_box_face_matrix(F, &ff);
 
     double p[3], dp[3], rn[3], drn[3], r[9], dr[9], rt[9], drt[9], tmp[3], dtmp[3], s[3], ds[3];
-    face_rotate(p, &ff, ax->pos21);
-    face_rotate(dp, &ff, ax->dpos21);
-    face_rotate(rn, &ff, ax->edge_normal);
-    face_rotate(drn, &ff, ax->dedge_normal);
-    face_rotate_rows(r, &ff, ax->rot);
-    face_rotate_rows(dr, &ff, ax->drot);
+    gdn_box_face_rotate(p, &ff, ax->a.pos21);
+    gdn_box_face_rotate(dp, &ff, ax->dpos21);
+    gdn_box_face_rotate(rn, &ff, ax->a.edge_normal);
+    gdn_box_face_rotate(drn, &ff, ax->dedge_normal);
+    gdn_box_face_rotate_rows(r, &ff, ax->a.rot);
+    gdn_box_face_rotate_rows(dr, &ff, ax->drot);
     gdn_mulmat3T(tmp, F, size1);
     gdn_mulmat3T(dtmp, F, dir->ds1);
     for (int i = 0; i < 3; i++) {
         s[i] = fabs(tmp[i]);
         ds[i] = tmp[i] < 0 ? -dtmp[i] : dtmp[i];
     }
-    transpose3(rt, r);
-    transpose3(drt, dr);
+    gdn_box_transpose3(rt, r);
+    gdn_box_transpose3(drt, dr);
     double lx = s[0], ly = s[1], hz = s[2];
     p[2] -= hz;
     dp[2] -= ds[2];
@@ -527,7 +351,7 @@ static void edge_contacts(gdnBoxCand* best, double* best_score, const gdnContact
 
     // box 2's touching edge (0, 1) and the parallel edge across the face (2, 3)
     V3 pu[4];
-    int c2 = ax->edge_corner2;
+    int c2 = ax->a.edge_corner2;
     double sg1 = (c2 & (1 << ax1)) ? 1 : -1, sg2 = (c2 & (1 << ax2)) ? 1 : -1;
     for (int half_edge = 0; half_edge < 2; half_edge++) {
         V3* q = &pu[2 * half_edge];
@@ -542,17 +366,11 @@ static void edge_contacts(gdnBoxCand* best, double* best_score, const gdnContact
                       -ds2[edge2]);
     }
     V3 axi[3];
-    axi[0] = pu[0];
-    for (int k = 0; k < 3; k++) {
-        axi[1].v[k] = pu[1].v[k] - pu[0].v[k];
-        axi[1].d[k] = pu[1].d[k] - pu[0].d[k];
-        axi[2].v[k] = pu[2].v[k] - pu[0].v[k];
-        axi[2].d[k] = pu[2].d[k] - pu[0].d[k];
-    }
+    parallelogram(axi, pu);
     if (fabs(rn[2]) < GDN_MINVAL) {
         return;
     }
-    double fs = ax->flipped ? -1 : 1;
+    double fs = ax->a.flipped ? -1 : 1;
     double innorm = (1 / rn[2]) * fs;
     double dinnorm = -innorm * drn[2] / rn[2];
 
@@ -565,13 +383,7 @@ static void edge_contacts(gdnBoxCand* best, double* best_score, const gdnContact
         v3_add_scaled(&proj[i], rn, drn, t, dt);
     }
     V3 pts[3];
-    pts[0] = proj[0];
-    for (int k = 0; k < 3; k++) {
-        pts[1].v[k] = proj[1].v[k] - proj[0].v[k];
-        pts[1].d[k] = proj[1].d[k] - proj[0].d[k];
-        pts[2].v[k] = proj[2].v[k] - proj[0].v[k];
-        pts[2].d[k] = proj[2].d[k] - proj[0].d[k];
-    }
+    parallelogram(pts, proj);
 
     // the parallelogram's sides, projected and unprojected
     double lines[4][6], dlines[4][6], up[4][6], dup[4][6];
@@ -605,7 +417,7 @@ static void edge_contacts(gdnBoxCand* best, double* best_score, const gdnContact
             }
             int q = hits[h].q;
             gdn_scl3(P[n], up[i], 0.5);
-            add_scaled3(P[n], up[i] + 3, 0.5 * t);
+            gdn_box_add_scaled3(P[n], up[i] + 3, 0.5 * t);
             for (int k = 0; k < 3; k++) {
                 dP[n][k] = 0.5 * dup[i][k] + 0.5 * (dup[i][3 + k] * t + up[i][3 + k] * dt);
             }
@@ -623,26 +435,20 @@ static void edge_contacts(gdnBoxCand* best, double* best_score, const gdnContact
     int nlines = n;
 
     // rectangle corners against the parallelogram; det is the primal's variable
-    double a = pts[1].v[0], b = pts[2].v[0], c = pts[1].v[1], dd = pts[2].v[1];
-    double da = pts[1].d[0], db = pts[2].d[0], dc = pts[1].d[1], ddd = pts[2].d[1];
-    double det = a * dd - b * c;
-    double ddet = da * dd + a * ddd - db * c - b * dc;
+    Parallelogram g;
+    parallelogram_setup(&g, &pts[1], &pts[2]);
     for (int i = 0; i < 4 && n < MAX_POINTS; i++) {
         double cx = i / 2 ? lx : -lx, dcx = i / 2 ? ds[0] : -ds[0];
         double cy = i % 2 ? ly : -ly, dcy = i % 2 ? ds[1] : -ds[1];
         double x = cx - pts[0].v[0], dx = dcx - pts[0].d[0];
         double y = cy - pts[0].v[1], dy = dcy - pts[0].d[1];
-        double u = (x * dd - y * b) * (1 / det);
-        double v = (y * a - x * c) * (1 / det);
-        if (nlines == 0) {
-            if ((u < 0 || u > 1) && (v < 0 || v > 1)) {
-                continue;
-            }
-        } else if (u < 0 || u > 1 || v < 0 || v > 1) {
+        double u, v;
+        gdn_box_parallelogram_uv(x, y, g.a, g.b, g.c, g.dd, g.det, &u, &v);
+        if (!gdn_box_edge_corner_tested(nlines, u, v)) {
             continue;
         }
-        double du = (dx * dd + x * ddd - dy * b - y * db - u * ddet) / det;
-        double dv = (dy * a + y * da - dx * c - x * dc - v * ddet) / det;
+        double du, dv;
+        uv_tangent(&g, x, y, dx, dy, u, v, &du, &dv);
         if (u < 0 || u > 1) {
             u = u < 0 ? 0 : 1;
             du = 0;
@@ -662,9 +468,9 @@ static void edge_contacts(gdnBoxCand* best, double* best_score, const gdnContact
         }
         gdn_sub3(gap, corner, under);
         gdn_sub3(dgap, dcorner, dunder);
-        det = gdn_dot3(gap, gap);
-        ddet = 2 * gdn_dot3(gap, dgap);
-        if (under[2] > 0 && det > margin2) {
+        g.det = gdn_dot3(gap, gap);
+        g.ddet = 2 * gdn_dot3(gap, dgap);
+        if (under[2] > 0 && g.det > margin2) {
             continue;
         }
         gdn_add3(P[n], corner, under);
@@ -673,9 +479,9 @@ static void edge_contacts(gdnBoxCand* best, double* best_score, const gdnContact
             dP[n][k] = 0.5 * (dcorner[k] + dunder[k]);
         }
         double sgn = under[2] < 0 ? -1 : 1;
-        depth[n] = sqrt(det) * sgn;
-        degen[n] = !(det > 0);
-        ddepth[n] = degen[n] ? 0 : sgn * ddet / (2 * sqrt(det));
+        depth[n] = sqrt(g.det) * sgn;
+        degen[n] = !(g.det > 0);
+        ddepth[n] = degen[n] ? 0 : sgn * g.ddet / (2 * sqrt(g.det));
         cls[n] = 1;
         n++;
     }
@@ -684,11 +490,7 @@ static void edge_contacts(gdnBoxCand* best, double* best_score, const gdnContact
     // box 2's projected corners, clamped into the rectangle
     for (int i = 0; i < 4 && n < MAX_POINTS; i++) {
         double fx = proj[i].v[0], fy = proj[i].v[1];
-        if (nlines == 0) {
-            if (ncorners != 0 && (fx < -lx || fx > lx) && (fy < -ly || fy > ly)) {
-                continue;
-            }
-        } else if (fx < -lx || fx > lx || fy < -ly || fy > ly) {
+        if (!gdn_box_edge_incident_tested(nlines, ncorners, fx, fy, lx, ly)) {
             continue;
         }
         double dist2 = 0, ddist2 = 0;
@@ -714,7 +516,7 @@ static void edge_contacts(gdnBoxCand* best, double* best_score, const gdnContact
         if (pu[i].v[2] > 0 && dist2 > margin2) {
             continue;
         }
-        add_scaled3(mid, pu[i].v, 0.5);
+        gdn_box_add_scaled3(mid, pu[i].v, 0.5);
         for (int k = 0; k < 3; k++) {
             dmid[k] += 0.5 * pu[i].d[k];
         }
@@ -730,12 +532,12 @@ static void edge_contacts(gdnBoxCand* best, double* best_score, const gdnContact
 
     // world through box 1's frame times F'; normal = +-world rnorm
     double world[9], normal[3], dnormal[3];
-    mat_mul_transpose(world, R1, F);
+    gdn_box_mat_mul_transpose(world, R1, F);
     gdn_mulmat3(tmp, world, rn);
     gdn_scl3(normal, tmp, fs);
     gdn_cross3(dnormal, dir->x1, normal);
     gdn_mulmat3(tmp, world, drn);
-    add_scaled3(dnormal, tmp, fs);
+    gdn_box_add_scaled3(dnormal, tmp, fs);
     for (int i = 0; i < n; i++) {
         gdnBoxCand cand = {.feature = 20 + cls[i], .degenerate = degen[i]};
         cand.dist = depth[i];
@@ -768,28 +570,12 @@ gdnStatus gdn_box_box_eval(const gdnModel* m, const gdnData* d, const gdnContact
     gdnBoxCand best = {.feature = -1};
     double best_score = 0;
     Relative ax;
-    if (find_axis(&ax, p1, R1, s1, p2, R2, s2, margin, dir) && ax.code >= 0) {
-        if (ax.code < 12) {
+    if (find_axis(&ax, p1, R1, s1, p2, R2, s2, margin, dir) && ax.a.code >= 0) {
+        if (ax.a.code < 12) {
             face_contacts(&best, &best_score, con, &ax, p1, R1, s1, p2, R2, s2, margin, dir);
         } else {
             edge_contacts(&best, &best_score, con, &ax, p1, R1, s1, s2, margin, dir);
         }
     }
     return gdn_box_finish(&best, best_score, con, t, feature);
-}
-
-gdnStatus gdn_box_box_tangent(const gdnModel* m, const gdnData* d, const gdnContact* con,
-                              const double x1[6], const double x2[6], const double dsize1[3],
-                              const double dsize2[3], gdnPairTangent* t) {
-    gdnBoxDir dir;
-    gdn_box_dir_set(&dir, x1, x2, dsize1, dsize2);
-    int feature;
-    return gdn_box_box_eval(m, d, con, &dir, t, &feature);
-}
-
-gdnStatus gdn_box_box_adjoint(const gdnModel* m, const gdnData* d, const gdnContact* con,
-                              const gdnPairTangent* tbar, double x1bar[6], double x2bar[6],
-                              double size1bar[3], double size2bar[3]) {
-    return gdn_box_adjoint_by_columns(gdn_box_box_eval, m, d, con, tbar, x1bar, x2bar,
-                                      size1bar, size2bar);
 }

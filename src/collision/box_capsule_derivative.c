@@ -4,6 +4,7 @@
 // held, then sphere-box at the moving sphere center.
 #include <math.h>
 
+#include "collision/box_capsule.h"
 #include "collision/box_derivative.h"
 #include "math/vec.h"
 
@@ -22,150 +23,62 @@ typedef struct Closest {
     int type, face, corner, edge;
 } Closest;
 
-enum { NO_CLOSEST = -4 };
-
-// segment ends clamped to the box: t = +-1 is fixed (dt = 0)
-static void closest_end(Closest* best, const SegFrame* f) {
-    for (int end = -1; end <= 1; end += 2) {
-        double point[3], clamped[3];
-        for (int k = 0; k < 3; k++) {
-            point[k] = f->p[k];
-            point[k] += f->a[k] * end;
-        }
-        gdn_copy3(clamped, point);
-        int nclamped = 0, axis = -1;
-        for (int k = 0; k < 3; k++) {
-            if (clamped[k] < -f->s[k]) {
-                nclamped++;
-                axis = k;
-                clamped[k] = -f->s[k];
-            } else if (clamped[k] > f->s[k]) {
-                nclamped++;
-                axis = k;
-                clamped[k] = f->s[k];
-            }
-        }
-        if (nclamped > 1) {
-            continue;
-        }
-        double diff[3];
-        gdn_sub3(diff, clamped, point);
-        double dist2 = gdn_dot3(diff, diff);
-        if (dist2 < best->dist2) {
-            best->dist2 = dist2;
-            best->t = end;
-            best->dt = 0;
-            best->type = -2 + end;
-            best->face = axis;
-        }
+// The primal's closest feature (gdn_capsule_box_closest) with the tangents of t and x: a
+// segment end has t = +-1 fixed (dt = 0). Edge j through corner c: with D = start - p,
+// ma = s_j^2, mb = -s_j a_j, mc = h^2, u = -s_j D_j, v = a . D, det = ma mc - mb^2:
+// x = (mc u - mb v) / det, t = (ma v - mb u) / det; a clamped x gives t = (v -+ mb) / mc, a
+// clamped t gives x = (u -+ mb) / ma. Each formula's tangent by the quotient rule, on the
+// clamps the primal took.
+static void closest_feature(Closest* best, gdnCapsuleClosest* primal, const SegFrame* f,
+                            double dist2_start) {
+    gdn_capsule_box_closest(primal, f->p, f->a, f->h, f->s, dist2_start);
+    *best = (Closest){.dist2 = primal->dist2, .t = primal->segment_pos, .x = primal->edge_pos,
+                      .type = primal->type, .face = primal->face, .corner = primal->corner,
+                      .edge = primal->edge};
+    if (primal->type < 0) {
+        return;
     }
-}
-
-// Segment against edge j through corner c: with D = start - p, ma = s_j^2, mb = -s_j a_j,
-// mc = h^2, u = -s_j D_j, v = a . D, det = ma mc - mb^2: x = (mc u - mb v) / det,
-// t = (ma v - mb u) / det; a clamped x gives t = (v -+ mb) / mc, a clamped t gives
-// x = (u -+ mb) / ma. Each formula's tangent by the quotient rule.
-static void closest_edge(Closest* best, const SegFrame* f) {
     const double* s = f->s;
     const double* ds = f->ds;
     const double* a = f->a;
     const double* da = f->da;
-    for (int j = 0; j < 3; j++) {
-        for (int c = 0; c < 8; c++) {
-            if ((c & (1 << j)) != 0) {
-                continue;
-            }
-            double start[3], dstart[3];
-            for (int k = 0; k < 3; k++) {
-                double sg = (c & (1 << k)) ? 1 : -1;
-                start[k] = sg * s[k];
-                dstart[k] = sg * ds[k];
-            }
-            start[j] = 0;
-            dstart[j] = 0;
-            double diff[3], ddiff[3];
-            gdn_sub3(diff, start, f->p);
-            gdn_sub3(ddiff, dstart, f->dp);
-
-            double ma = s[j] * s[j], dma = 2 * s[j] * ds[j];
-            double mb = -s[j] * a[j], dmb = -(ds[j] * a[j] + s[j] * da[j]);
-            double mc = f->h * f->h, dmc = 2 * f->h * f->dh;
-            double u = -s[j] * diff[j], du = -(ds[j] * diff[j] + s[j] * ddiff[j]);
-            double v = gdn_dot3(a, diff), dv = gdn_dot3(da, diff) + gdn_dot3(a, ddiff);
-            double det = ma * mc - mb * mb;
-            double ddet = dma * mc + ma * dmc - 2 * mb * dmb;
-            if (fabs(det) < GDN_MINVAL) {
-                continue;
-            }
-            double inv_det = 1 / det;
-            double x = (mc * u - mb * v) * inv_det;
-            double t = (ma * v - mb * u) * inv_det;
-            double dx = (dmc * u + mc * du - dmb * v - mb * dv - x * ddet) / det;
-            double dt = (dma * v + ma * dv - dmb * u - mb * du - t * ddet) / det;
-            int box_clamp = 1, seg_clamp = 1;
-            if (x > 1) {
-                x = 1;
-                dx = 0;
-                box_clamp = 2;
-                t = (v - mb) * (1 / mc);
-                dt = (dv - dmb - t * dmc) / mc;
-            } else if (x < -1) {
-                x = -1;
-                dx = 0;
-                box_clamp = 0;
-                t = (v + mb) * (1 / mc);
-                dt = (dv + dmb - t * dmc) / mc;
-            }
-            if (t > 1 || t < -1) {
-                if (t > 1) {
-                    t = 1;
-                    seg_clamp = 2;
-                    x = (u - mb) * (1 / ma);
-                    dx = (du - dmb - x * dma) / ma;
-                } else {
-                    t = -1;
-                    seg_clamp = 0;
-                    x = (u + mb) * (1 / ma);
-                    dx = (du + dmb - x * dma) / ma;
-                }
-                dt = 0;
-                if (x > 1) {
-                    x = 1;
-                    dx = 0;
-                    box_clamp = 2;
-                } else if (x < -1) {
-                    x = -1;
-                    dx = 0;
-                    box_clamp = 0;
-                }
-            }
-
-            gdn_sub3(diff, start, f->p);
-            for (int k = 0; k < 3; k++) {
-                diff[k] += a[k] * -t;
-            }
-            diff[j] += s[j] * x;
-            double dist2 = gdn_dot3(diff, diff);
-            int code = box_clamp * 3 + seg_clamp;
-            if (dist2 < best->dist2 - GDN_MINVAL) {
-                best->dist2 = dist2;
-                best->t = t;
-                best->dt = dt;
-                best->x = x;
-                best->dx = dx;
-                best->corner = c + (1 << j) * (code / 6);
-                best->edge = j;
-                best->type = code;
-            }
-        }
+    int j = primal->edge, c = primal->corner & ~(1 << j);
+    double start[3], dstart[3];
+    for (int k = 0; k < 3; k++) {
+        double sg = (c & (1 << k)) ? 1 : -1;
+        start[k] = sg * s[k];
+        dstart[k] = sg * ds[k];
     }
-}
+    start[j] = 0;
+    dstart[j] = 0;
+    double diff[3], ddiff[3];
+    gdn_sub3(diff, start, f->p);
+    gdn_sub3(ddiff, dstart, f->dp);
 
-// a running minimum with its tangent
-static void take_min(double* val, double* dval, double cand, double dcand) {
-    if (cand < *val) {
-        *val = cand;
-        *dval = dcand;
+    double ma = s[j] * s[j], dma = 2 * s[j] * ds[j];
+    double mb = -s[j] * a[j], dmb = -(ds[j] * a[j] + s[j] * da[j]);
+    double mc = f->h * f->h, dmc = 2 * f->h * f->dh;
+    double u = -s[j] * diff[j], du = -(ds[j] * diff[j] + s[j] * ddiff[j]);
+    double v = gdn_dot3(a, diff), dv = gdn_dot3(da, diff) + gdn_dot3(a, ddiff);
+    double det = ma * mc - mb * mb;
+    double ddet = dma * mc + ma * dmc - 2 * mb * dmb;
+    double x = best->x, t = best->t;
+    if (primal->type % 3 == 1) {
+        // t from the solve or from the clamped x
+        if (primal->edge_clamp1 == 1) {
+            best->dx = (dmc * u + mc * du - dmb * v - mb * dv - x * ddet) / det;
+            best->dt = (dma * v + ma * dv - dmb * u - mb * du - t * ddet) / det;
+        } else {
+            best->dx = 0;
+            best->dt = primal->edge_clamp1 == 2 ? (dv - dmb - t * dmc) / mc
+                                               : (dv + dmb - t * dmc) / mc;
+        }
+    } else {
+        // t clamped, x re-solved (and maybe clamped again)
+        best->dt = 0;
+        best->dx = primal->edge_clamp2 ? 0
+                   : primal->type % 3 == 2 ? (du - dmb - x * dma) / ma
+                                          : (du + dmb - x * dma) / ma;
     }
 }
 
@@ -175,127 +88,41 @@ static double span_tangent(double span, double dnum, double a, double da) {
     return (dnum - span * (a < 0 ? -1 : 1) * da) / fabs(a);
 }
 
-// second point at a box corner (the primal's second_at_corner) and its tangent
-static double second_at_corner(const Closest* best, const SegFrame* f, int octant,
-                               double* dsecond) {
-    int relation = octant ^ best->corner;
-    if (relation == 0 || relation == 7) {
-        return -4;
+// the tangent of the primal's second point (gdn_capsule_box_second), of the bound that won:
+// END d(1 +- t) = +-dt; SPAN, EDGE by span_tangent (EDGE's numerator s_i (1 +- x) with tangent
+// ds_i (1 +- x) +- s_i dx); LEAVE leave = (+-s_k - start_k) / a_k dir with start = p - dir a:
+// d leave = dir (dnum - (num / a_k) da_k) / a_k; FIXED 0
+static double second_tangent(const gdnCapsuleSecond* sec, const Closest* best,
+                             const SegFrame* f) {
+    int k = sec->axis;
+    double db = 0;
+    switch (sec->bound) {
+    case GDN_CAPSULE_BOUND_END:
+        db = sec->end_sign * best->dt;
+        break;
+    case GDN_CAPSULE_BOUND_SPAN:
+        db = span_tangent(sec->bound_value, 2 * f->ds[k], f->a[k], f->da[k]);
+        break;
+    case GDN_CAPSULE_BOUND_EDGE: {
+        double left = 1 + sec->left_sign * best->x, dleft = sec->left_sign * best->dx;
+        db = span_tangent(sec->bound_value, f->ds[k] * left + f->s[k] * dleft, f->a[k],
+                          f->da[k]);
+        break;
     }
-    double dir, toward, dtoward, away, daway;
-    if (relation == 1 || relation == 2 || relation == 4) {
-        dir = 1;
-        toward = 1 - best->t;
-        dtoward = -best->dt;
-        away = 1 + best->t;
-        daway = best->dt;
-    } else {
-        dir = -1;
-        relation = 7 - relation;
-        away = 1 - best->t;
-        daway = -best->dt;
-        toward = 1 + best->t;
-        dtoward = best->dt;
+    case GDN_CAPSULE_BOUND_LEAVE: {
+        double dir = sec->sign;
+        double start = f->p[k];
+        start += f->a[k] * -dir;
+        double dstart = f->dp[k] - dir * f->da[k];
+        double num = sec->side * f->s[k] - start;
+        double dnum = sec->side * f->ds[k] - dstart;
+        db = dir * (dnum - (num / f->a[k]) * f->da[k]) / f->a[k];
+        break;
     }
-    int ax = relation == 1 ? 0 : (relation == 2 ? 1 : 2);
-    int ax1 = (ax + 1) % 3, ax2 = (ax + 2) % 3;
-    const double* s = f->s;
-    const double* a = f->a;
-    double second, dsec;
-    if (f->axis[ax] * f->axis[ax] > 0.5) {
-        second = toward;
-        dsec = dtoward;
-        double span = 2 * s[ax] / fabs(a[ax]);
-        take_min(&second, &dsec, span, span_tangent(span, 2 * f->ds[ax], a[ax], f->da[ax]));
-        second *= dir;
-        dsec *= dir;
-    } else {
-        second = away;
-        dsec = daway;
-        double span = 2 * s[ax1] / fabs(a[ax1]);
-        take_min(&second, &dsec, span, span_tangent(span, 2 * f->ds[ax1], a[ax1], f->da[ax1]));
-        span = 2 * s[ax2] / fabs(a[ax2]);
-        take_min(&second, &dsec, span, span_tangent(span, 2 * f->ds[ax2], a[ax2], f->da[ax2]));
-        second *= -dir;
-        dsec *= -dir;
+    default:
+        break;
     }
-    *dsecond = dsec;
-    return second;
-}
-
-// second point along a box edge (the primal's second_at_edge) and its tangent
-static double second_at_edge(const Closest* best, const SegFrame* f, int octant,
-                             double* dsecond) {
-    int relation = (octant ^ best->corner) & (7 - (1 << best->edge));
-    if (relation != 1 && relation != 2 && relation != 4) {
-        return -4;
-    }
-    int ax = best->edge;
-    int ax1 = (ax + 1) % 3, ax2 = (ax + 2) % 3;
-    if (fabs(f->axis[ax1]) > fabs(f->axis[ax2])) {
-        ax1 = ax2;
-    }
-    ax2 = 3 - ax - ax1;
-    const double* s = f->s;
-    const double* a = f->a;
-    double dir, second, dsec;
-    if (relation & (1 << ax2)) {
-        dir = 1;
-        second = 1 - best->t;
-        dsec = -best->dt;
-    } else {
-        dir = -1;
-        second = 1 + best->t;
-        dsec = best->dt;
-    }
-    double span = 2 * s[ax2] / fabs(a[ax2]);
-    take_min(&second, &dsec, span, span_tangent(span, 2 * f->ds[ax2], a[ax2], f->da[ax2]));
-    double left, dleft;
-    if (((octant & (1 << ax)) != 0) == ((relation & (1 << ax2)) != 0)) {
-        left = 1 - best->x;
-        dleft = -best->dx;
-    } else {
-        left = 1 + best->x;
-        dleft = best->dx;
-    }
-    span = s[ax] * left / fabs(a[ax]);
-    take_min(&second, &dsec,
-             span, span_tangent(span, f->ds[ax] * left + s[ax] * dleft, a[ax], f->da[ax]));
-    *dsecond = dsec * dir;
-    return second * dir;
-}
-
-// second point from a segment end on a face (the primal's second_at_face): the first slab
-// boundary leave = (+-s_k - start_k) / a_k dir, start = p - dir a
-static double second_at_face(const Closest* best, const SegFrame* f, double* dsecond) {
-    if (best->face == -1) {
-        return -4;
-    }
-    double dir = best->type == -3 ? 1 : -1;
-    double second = 2, dsec = 0;
-    double start[3], dstart[3];
-    for (int k = 0; k < 3; k++) {
-        start[k] = f->p[k];
-        start[k] += f->a[k] * -dir;
-        dstart[k] = f->dp[k] - dir * f->da[k];
-    }
-    for (int k = 0; k < 3; k++) {
-        if (k == best->face) {
-            continue;
-        }
-        for (int sg = 1; sg >= -1; sg -= 2) {
-            double num = sg * f->s[k] - start[k];
-            double dnum = sg * f->ds[k] - dstart[k];
-            double leave = num / f->a[k] * dir;
-            double dleave = dir * (dnum - (num / f->a[k]) * f->da[k]) / f->a[k];
-            if (leave > 0 && leave < second) {
-                second = leave;
-                dsec = dleave;
-            }
-        }
-    }
-    *dsecond = dsec * dir;
-    return second * dir;
+    return db * sec->sign;
 }
 
 // capsule g1 (center cp, axis = its z axis, radius size1[0], half length size1[1]), box g2
@@ -343,25 +170,17 @@ gdnStatus gdn_capsule_box_eval(const gdnModel* m, const gdnData* d, const gdnCon
     int octant = (f.a[0] > 0 ? 1 : 0) + (f.a[1] > 0 ? 2 : 0) + (f.a[2] > 0 ? 4 : 0);
 
     // closest feature, then the second point
-    Closest best = {0};
-    best.dist2 = margin + 2 * (cs[0] + f.h + f.s[0] + f.s[1] + f.s[2]);
-    best.type = NO_CLOSEST;
-    best.face = -1;
-    closest_end(&best, &f);
-    closest_edge(&best, &f);
+    Closest best;
+    gdnCapsuleClosest primal;
+    closest_feature(&best, &primal, &f, margin + 2 * (cs[0] + f.h + f.s[0] + f.s[1] + f.s[2]));
     gdnBoxCand pick = {.feature = -1};
     double pick_score = 0;
-    if (best.type == NO_CLOSEST) {
+    if (best.type == GDN_CAPSULE_NO_CLOSEST) {
         return gdn_box_finish(&pick, pick_score, con, t, feature);
     }
-    double second = -4, dsecond = 0;
-    if (best.type >= 0 && best.type / 3 != 1) {
-        second = second_at_corner(&best, &f, octant, &dsecond);
-    } else if (best.type >= 0) {
-        second = second_at_edge(&best, &f, octant, &dsecond);
-    } else {
-        second = second_at_face(&best, &f, &dsecond);
-    }
+    gdnCapsuleSecond sec;
+    gdn_capsule_box_second(&primal, f.p, f.axis, f.a, f.s, octant, &sec);
+    double second = sec.second, dsecond = second_tangent(&sec, &best, &f);
 
     // spheres at tau = t* and t* + second: center R (p + tau a) + b, with tangent
     // w2 x (R l) + R (dp + dtau a + tau da) + db
@@ -391,21 +210,4 @@ gdnStatus gdn_capsule_box_eval(const gdnModel* m, const gdnData* d, const gdnCon
         }
     }
     return gdn_box_finish(&pick, pick_score, con, t, feature);
-}
-
-gdnStatus gdn_capsule_box_tangent(const gdnModel* m, const gdnData* d, const gdnContact* con,
-                                  const double x1[6], const double x2[6],
-                                  const double dsize1[3], const double dsize2[3],
-                                  gdnPairTangent* t) {
-    gdnBoxDir dir;
-    gdn_box_dir_set(&dir, x1, x2, dsize1, dsize2);
-    int feature;
-    return gdn_capsule_box_eval(m, d, con, &dir, t, &feature);
-}
-
-gdnStatus gdn_capsule_box_adjoint(const gdnModel* m, const gdnData* d, const gdnContact* con,
-                                  const gdnPairTangent* tbar, double x1bar[6],
-                                  double x2bar[6], double size1bar[3], double size2bar[3]) {
-    return gdn_box_adjoint_by_columns(gdn_capsule_box_eval, m, d, con, tbar, x1bar, x2bar,
-                                      size1bar, size2bar);
 }

@@ -19,7 +19,8 @@
 // not wanted).
 //
 // Which contact con is: a pair's contacts are re-derived from the poses with their features
-// (the primal pair function's own branch decisions, replicated), and con is the candidate whose
+// (the primal pair function's own branch decisions, read from its internal functions:
+// box_box.h, box_capsule.h, convex_mpr.h), and con is the candidate whose
 // (pos, dist) is nearest con's (max-norm), required within 1e-9 (1 + |pos|); contacts of one
 // pair have distinct positions (box-box: the driver drops exact repeats), so the rule does not
 // depend on the contact's index in d->contact. GDN_ERR_ARG when no candidate matches (con not
@@ -38,6 +39,8 @@
 // incident corners with the factor 1/2 (dist = h / 2); not for points that slide on a feature
 // (clipped crossings, rectangle corners, edge-edge points, capsule second points, MPR).
 
+// The tangent / adjoint entry points of the six pairs below are defined together in
+// box_derivative_util.c from each pair's eval (gdn_*_eval further down).
 gdnStatus gdn_plane_box_tangent(const gdnModel* m, const gdnData* d, const gdnContact* con,
                                 const double x1[6], const double x2[6], const double dsize1[3],
                                 const double dsize2[3], gdnPairTangent* t);

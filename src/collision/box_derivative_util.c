@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Shared pieces of the box pair derivatives: input directions, point motion, margin, matching,
-// and the adjoint of a linear pair tangent by its columns.
+// the adjoint of a linear pair tangent by its columns, and the pairs' tangent / adjoint entry
+// points with their dispatch table.
 #include <math.h>
 #include <string.h>
 
@@ -156,66 +157,86 @@ gdnStatus gdn_box_finish(const gdnBoxCand* best, double best_score, const gdnCon
     return GDN_OK;
 }
 
+// the pairs by their primal collision function: evaluation, tangent and adjoint
+typedef struct BoxPair {
+    gdnCollideFn fn;
+    gdnBoxEvalFn eval;
+    gdnPairTangentFn tangent;
+    gdnPairAdjointFn adjoint;
+} BoxPair;
+
+// Each pair's tangent (its eval along one direction) and adjoint (the eval's columns), the
+// same two bodies for every pair
+#define GDN_BOX_PAIR_FUNCTIONS(name)                                                            \
+    gdnStatus gdn_##name##_tangent(const gdnModel* m, const gdnData* d, const gdnContact* con,  \
+                                   const double x1[6], const double x2[6],                     \
+                                   const double dsize1[3], const double dsize2[3],             \
+                                   gdnPairTangent* t) {                                        \
+        gdnBoxDir dir;                                                                          \
+        gdn_box_dir_set(&dir, x1, x2, dsize1, dsize2);                                          \
+        int feature;                                                                            \
+        return gdn_##name##_eval(m, d, con, &dir, t, &feature);                                 \
+    }                                                                                           \
+    gdnStatus gdn_##name##_adjoint(const gdnModel* m, const gdnData* d, const gdnContact* con,  \
+                                   const gdnPairTangent* tbar, double x1bar[6],                \
+                                   double x2bar[6], double size1bar[3], double size2bar[3]) {  \
+        return gdn_box_adjoint_by_columns(gdn_##name##_eval, m, d, con, tbar, x1bar, x2bar,     \
+                                          size1bar, size2bar);                                  \
+    }
+
+GDN_BOX_PAIR_FUNCTIONS(plane_box)
+GDN_BOX_PAIR_FUNCTIONS(sphere_box)
+GDN_BOX_PAIR_FUNCTIONS(capsule_box)
+GDN_BOX_PAIR_FUNCTIONS(box_box)
+GDN_BOX_PAIR_FUNCTIONS(plane_mesh)
+GDN_BOX_PAIR_FUNCTIONS(convex_mpr)
+
+static const BoxPair box_pairs[] = {
+    {gdn_collide_plane_box, gdn_plane_box_eval, gdn_plane_box_tangent, gdn_plane_box_adjoint},
+    {gdn_collide_sphere_box, gdn_sphere_box_eval, gdn_sphere_box_tangent, gdn_sphere_box_adjoint},
+    {gdn_collide_capsule_box, gdn_capsule_box_eval, gdn_capsule_box_tangent,
+     gdn_capsule_box_adjoint},
+    {gdn_collide_box_box, gdn_box_box_eval, gdn_box_box_tangent, gdn_box_box_adjoint},
+    {gdn_collide_plane_convex, gdn_plane_mesh_eval, gdn_plane_mesh_tangent,
+     gdn_plane_mesh_adjoint},
+    {gdn_collide_convex, gdn_convex_mpr_eval, gdn_convex_mpr_tangent, gdn_convex_mpr_adjoint},
+};
+
+// the pair the table gives type1, type2 (NULL: none of these)
+static const BoxPair* box_pair(int type1, int type2) {
+    gdnCollideFn fn = gdn_collide_function(type1, type2);
+    for (size_t i = 0; i < sizeof(box_pairs) / sizeof(box_pairs[0]); i++) {
+        if (fn && box_pairs[i].fn == fn) {
+            return &box_pairs[i];
+        }
+    }
+    return NULL;
+}
+
 int gdn_box_pair_feature(const gdnModel* m, const gdnData* d, const gdnContact* con) {
     int g1 = con->geom1, g2 = con->geom2;
     if (g1 < 0 || g2 < 0 || g1 >= m->ngeom || g2 >= m->ngeom) {
         return -1;
     }
-    gdnBoxEvalFn eval = NULL;
-    gdnCollideFn fn = gdn_collide_function(m->geom_type[g1], m->geom_type[g2]);
-    if (fn == gdn_collide_plane_convex) {
-        eval = gdn_plane_mesh_eval;
-    } else if (fn == gdn_collide_convex) {
-        eval = gdn_convex_mpr_eval;
-    } else if (m->geom_type[g2] != GDN_GEOM_BOX) {
+    const BoxPair* pair = box_pair(m->geom_type[g1], m->geom_type[g2]);
+    if (!pair) {
         return -1;
-    }
-    switch (eval ? -1 : m->geom_type[g1]) {
-    case GDN_GEOM_PLANE:
-        eval = gdn_plane_box_eval;
-        break;
-    case GDN_GEOM_SPHERE:
-        eval = gdn_sphere_box_eval;
-        break;
-    case GDN_GEOM_CAPSULE:
-        eval = gdn_capsule_box_eval;
-        break;
-    case GDN_GEOM_BOX:
-        eval = gdn_box_box_eval;
-        break;
-    default:
-        if (!eval) {
-            return -1;
-        }
-        break;
     }
     gdnBoxDir dir;
     memset(&dir, 0, sizeof(dir));
     gdnPairTangent t;
     int feature = -1;
-    eval(m, d, con, &dir, &t, &feature);
+    pair->eval(m, d, con, &dir, &t, &feature);
     return feature;
 }
 
 // by the collision function the table gives the type pair
 gdnPairTangentFn gdn_box_pair_tangent_fn(int type1, int type2) {
-    gdnCollideFn fn = gdn_collide_function(type1, type2);
-    return fn == gdn_collide_plane_box     ? gdn_plane_box_tangent
-           : fn == gdn_collide_sphere_box  ? gdn_sphere_box_tangent
-           : fn == gdn_collide_capsule_box ? gdn_capsule_box_tangent
-           : fn == gdn_collide_box_box     ? gdn_box_box_tangent
-           : fn == gdn_collide_plane_convex ? gdn_plane_mesh_tangent
-           : fn == gdn_collide_convex       ? gdn_convex_mpr_tangent
-                                            : NULL;
+    const BoxPair* pair = box_pair(type1, type2);
+    return pair ? pair->tangent : NULL;
 }
 
 gdnPairAdjointFn gdn_box_pair_adjoint_fn(int type1, int type2) {
-    gdnCollideFn fn = gdn_collide_function(type1, type2);
-    return fn == gdn_collide_plane_box     ? gdn_plane_box_adjoint
-           : fn == gdn_collide_sphere_box  ? gdn_sphere_box_adjoint
-           : fn == gdn_collide_capsule_box ? gdn_capsule_box_adjoint
-           : fn == gdn_collide_box_box     ? gdn_box_box_adjoint
-           : fn == gdn_collide_plane_convex ? gdn_plane_mesh_adjoint
-           : fn == gdn_collide_convex       ? gdn_convex_mpr_adjoint
-                                            : NULL;
+    const BoxPair* pair = box_pair(type1, type2);
+    return pair ? pair->adjoint : NULL;
 }

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // Tangent and adjoint of plane-box contacts (collision/box_plane.c) with the corner held.
 #include "collision/box_derivative.h"
+#include "collision/box_plane.h"
 #include "math/vec.h"
 
 // Plane g1 (normal n = its z axis, origin p1), box g2 (p2, R2, size s). Corner k: L = +-s
 // (bit i: +s_i), c = R2 L; h = n . (p2 - p1), dist = h + n . c, pos = p2 + c - n dist / 2.
 // Tangents: dn = w1 x n, dc = w2 x c + R2 dL, dh = n . (dp2 - dp1) + dn . (p2 - p1),
 //   d dist = dh + dn . c + n . dc,  d pos = dp2 + dc - (dn dist + n d dist) / 2.
-// The corner is the one whose (pos, dist) matches con (the primal's test and order kept).
+// The corner is the one of the primal's (gdn_plane_box_corners) whose (pos, dist) matches con.
 gdnStatus gdn_plane_box_eval(const gdnModel* m, const gdnData* d, const gdnContact* con,
                              const gdnBoxDir* dir, gdnPairTangent* t, int* feature) {
     *feature = -1;
@@ -38,22 +39,20 @@ gdnStatus gdn_plane_box_eval(const gdnModel* m, const gdnData* d, const gdnConta
 
     gdnBoxCand best = {.feature = -1};
     double best_score = 0;
-    int ncon = 0;
-    for (int k = 0; k < 8 && ncon < 4; k++) {
-        // corner c = R2 L, dc = w2 x c + R2 dL
-        double L[3], dL[3];
+    int ids[4];
+    double corners[4][3], heights[4];
+    int ncon = gdn_plane_box_corners(n, h, R2, s, margin, ids, corners, heights);
+    for (int j = 0; j < ncon; j++) {
+        // the primal's corner c = R2 L, dc = w2 x c + R2 dL
+        int k = ids[j];
+        double dL[3];
         for (int i = 0; i < 3; i++) {
             double sg = (k & (1 << i)) ? 1 : -1;
-            L[i] = sg * s[i];
             dL[i] = sg * dir->ds2[i];
         }
-        double c[3], dc[3], tmp[3];
-        gdn_mulmat3(c, R2, L);
-        double ch = gdn_dot3(n, c);
-        if (h + ch > margin || ch > 0) {
-            continue;
-        }
-        ncon++;
+        const double* c = corners[j];
+        double ch = heights[j];
+        double dc[3], tmp[3];
         gdn_cross3(dc, w2, c);
         gdn_mulmat3(tmp, R2, dL);
         gdn_add3(dc, dc, tmp);
@@ -74,20 +73,4 @@ gdnStatus gdn_plane_box_eval(const gdnModel* m, const gdnData* d, const gdnConta
         gdn_box_keep_nearest(&best, &best_score, con, &cand);
     }
     return gdn_box_finish(&best, best_score, con, t, feature);
-}
-
-gdnStatus gdn_plane_box_tangent(const gdnModel* m, const gdnData* d, const gdnContact* con,
-                                const double x1[6], const double x2[6], const double dsize1[3],
-                                const double dsize2[3], gdnPairTangent* t) {
-    gdnBoxDir dir;
-    gdn_box_dir_set(&dir, x1, x2, dsize1, dsize2);
-    int feature;
-    return gdn_plane_box_eval(m, d, con, &dir, t, &feature);
-}
-
-gdnStatus gdn_plane_box_adjoint(const gdnModel* m, const gdnData* d, const gdnContact* con,
-                                const gdnPairTangent* tbar, double x1bar[6], double x2bar[6],
-                                double size1bar[3], double size2bar[3]) {
-    return gdn_box_adjoint_by_columns(gdn_plane_box_eval, m, d, con, tbar, x1bar, x2bar,
-                                      size1bar, size2bar);
 }

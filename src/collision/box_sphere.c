@@ -11,22 +11,46 @@
 // Center inside the box: the nearest face k (smallest |+-size - c| over the six faces, first
 // wins) gives the direction e = -+e_k pointing away from that face, dist = -radius, normal R e
 // and position c + e (radius - depth) / 2.
+// the clamp of local into the box, each axis's side (box_sphere.h)
+void gdn_sphere_box_clamp(const double local[3], const double size[3], double clamped[3],
+                          int side[3]) {
+    for (int i = 0; i < 3; i++) {
+        clamped[i] = local[i];
+        side[i] = 0;
+        if (size[i] > 0) {
+            if (clamped[i] < -size[i]) {
+                clamped[i] = -size[i];
+                side[i] = -1;
+            } else if (clamped[i] > size[i]) {
+                clamped[i] = size[i];
+                side[i] = 1;
+            }
+        }
+    }
+}
+
+// the face nearest an inside point, first wins (box_sphere.h)
+int gdn_sphere_box_face(const double local[3], const double size[3], double* closest) {
+    *closest = (size[0] + size[1] + size[2]) * 2;
+    int face = 0;
+    for (int i = 0; i < 6; i++) {
+        double face_dist = fabs((i % 2 ? 1 : -1) * size[i / 2] - local[i / 2]);
+        if (*closest > face_dist) {
+            *closest = face_dist;
+            face = i;
+        }
+    }
+    return face;
+}
+
 int gdn_sphere_box_contact(gdnContact* con, double margin, const double center[3], double radius,
                            const double box_pos[3], const double box_mat[9],
                            const double size[3]) {
     double rel[3], local[3], clamped[3], deepest[3], pos[3];
     gdn_sub3(rel, center, box_pos);
     gdn_mulmat3T(local, box_mat, rel);
-    for (int i = 0; i < 3; i++) {
-        clamped[i] = local[i];
-        if (size[i] > 0) {
-            if (clamped[i] < -size[i]) {
-                clamped[i] = -size[i];
-            } else if (clamped[i] > size[i]) {
-                clamped[i] = size[i];
-            }
-        }
-    }
+    int side[3];
+    gdn_sphere_box_clamp(local, size, clamped, side);
 
     // direction from the center to the clamped point, and the distance between them
     double dir[3];
@@ -39,15 +63,8 @@ int gdn_sphere_box_contact(gdnContact* con, double margin, const double center[3
 
     if (gap <= GDN_MINVAL) {
         // center inside the box: push out through the nearest face
-        double closest = (size[0] + size[1] + size[2]) * 2;
-        int face = 0;
-        for (int i = 0; i < 6; i++) {
-            double face_dist = fabs((i % 2 ? 1 : -1) * size[i / 2] - local[i / 2]);
-            if (closest > face_dist) {
-                closest = face_dist;
-                face = i;
-            }
-        }
+        double closest;
+        int face = gdn_sphere_box_face(local, size, &closest);
         double away[3] = {0, 0, 0};
         away[face / 2] = (face % 2 ? -1 : 1);
         gdn_copy3(pos, local);

@@ -4,6 +4,7 @@
 #include <math.h>
 
 #include "collision/box_derivative.h"
+#include "collision/box_sphere.h"
 #include "math/vec.h"
 
 // In the box frame l = R' (c - b), dl = R' (dc - db - w x (c - b)). Outside: q = clamp(l),
@@ -25,18 +26,10 @@ int gdn_sphere_box_candidate(gdnBoxCand* cand, double margin, const double c[3],
 
     // clamped point and its tangent
     double q[3], dq[3];
+    int clamp[3];
+    gdn_sphere_box_clamp(l, s, q, clamp);
     for (int i = 0; i < 3; i++) {
-        q[i] = l[i];
-        dq[i] = dl[i];
-        if (s[i] > 0) {
-            if (q[i] < -s[i]) {
-                q[i] = -s[i];
-                dq[i] = -ds[i];
-            } else if (q[i] > s[i]) {
-                q[i] = s[i];
-                dq[i] = ds[i];
-            }
-        }
+        dq[i] = clamp[i] ? clamp[i] * ds[i] : dl[i];
     }
     double u[3], de[3];
     gdn_sub3(u, q, l);
@@ -50,15 +43,8 @@ int gdn_sphere_box_candidate(gdnBoxCand* cand, double margin, const double c[3],
     cand->degenerate = 0;
     if (gap <= GDN_MINVAL) {
         // inside: the nearest face, first wins
-        double closest = (s[0] + s[1] + s[2]) * 2;
-        int face = 0;
-        for (int i = 0; i < 6; i++) {
-            double fd = fabs((i % 2 ? 1 : -1) * s[i / 2] - l[i / 2]);
-            if (closest > fd) {
-                closest = fd;
-                face = i;
-            }
-        }
+        double closest;
+        int face = gdn_sphere_box_face(l, s, &closest);
         int k = face / 2;
         double side = (face % 2 ? 1 : -1) * s[k] - l[k];
         double dside = (face % 2 ? 1 : -1) * ds[k] - dl[k];
@@ -133,20 +119,4 @@ gdnStatus gdn_sphere_box_eval(const gdnModel* m, const gdnData* d, const gdnCont
         gdn_box_keep_nearest(&best, &best_score, con, &cand);
     }
     return gdn_box_finish(&best, best_score, con, t, feature);
-}
-
-gdnStatus gdn_sphere_box_tangent(const gdnModel* m, const gdnData* d, const gdnContact* con,
-                                 const double x1[6], const double x2[6], const double dsize1[3],
-                                 const double dsize2[3], gdnPairTangent* t) {
-    gdnBoxDir dir;
-    gdn_box_dir_set(&dir, x1, x2, dsize1, dsize2);
-    int feature;
-    return gdn_sphere_box_eval(m, d, con, &dir, t, &feature);
-}
-
-gdnStatus gdn_sphere_box_adjoint(const gdnModel* m, const gdnData* d, const gdnContact* con,
-                                 const gdnPairTangent* tbar, double x1bar[6], double x2bar[6],
-                                 double size1bar[3], double size2bar[3]) {
-    return gdn_box_adjoint_by_columns(gdn_sphere_box_eval, m, d, con, tbar, x1bar, x2bar,
-                                      size1bar, size2bar);
 }

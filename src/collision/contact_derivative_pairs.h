@@ -103,6 +103,18 @@ static inline void gdn_twist_dir_adjoint(double xbar[6], const double u[3], cons
     xbar[2] += u[0] * dubar[1] - u[1] * dubar[0];
 }
 
+// the candidate rule above, one candidate at a time: 1 (and *best = its squared distance) when
+// the candidate's contact position pos is strictly nearer con->pos than *best (start: INFINITY)
+static inline int gdn_candidate_nearer(const gdnContact* con, const double pos[3], double* best) {
+    double gap[3] = {pos[0] - con->pos[0], pos[1] - con->pos[1], pos[2] - con->pos[2]};
+    double g = gap[0] * gap[0] + gap[1] * gap[1] + gap[2] * gap[2];
+    if (g < *best) {
+        *best = g;
+        return 1;
+    }
+    return 0;
+}
+
 // size tangent component i (NULL = 0)
 static inline double gdn_dsize_at(const double ds[3], int i) {
     return ds ? ds[i] : 0;

@@ -2,12 +2,11 @@
 // Tangents and adjoints of the general convex pairs with their witness features held:
 // plane-mesh (collision/convex.c, a mesh vertex per contact) and MPR between polytopes
 // (collision/convex_mpr.c, the final portal's support vertices).
-#include <float.h>
 #include <math.h>
 #include <string.h>
 
 #include "collision/box_derivative.h"
-#include "collision/convex.h"
+#include "collision/convex_mpr.h"
 #include "collision/narrowphase.h"
 #include "math/vec.h"
 
@@ -60,196 +59,7 @@ gdnStatus gdn_plane_mesh_eval(const gdnModel* m, const gdnData* d, const gdnCont
     return gdn_box_finish(&best, best_score, con, t, feature);
 }
 
-gdnStatus gdn_plane_mesh_tangent(const gdnModel* m, const gdnData* d, const gdnContact* con,
-                                 const double x1[6], const double x2[6], const double dsize1[3],
-                                 const double dsize2[3], gdnPairTangent* t) {
-    gdnBoxDir dir;
-    gdn_box_dir_set(&dir, x1, x2, dsize1, dsize2);
-    int feature;
-    return gdn_plane_mesh_eval(m, d, con, &dir, t, &feature);
-}
-
-gdnStatus gdn_plane_mesh_adjoint(const gdnModel* m, const gdnData* d, const gdnContact* con,
-                                 const gdnPairTangent* tbar, double x1bar[6], double x2bar[6],
-                                 double size1bar[3], double size2bar[3]) {
-    return gdn_box_adjoint_by_columns(gdn_plane_mesh_eval, m, d, con, tbar, x1bar, x2bar,
-                                      size1bar, size2bar);
-}
-
-// ---- MPR between polytopes: the primal's search replicated to find its final portal ----
-
-#define MPR_EPS DBL_EPSILON
-
-typedef struct {
-    double v[3], v1[3], v2[3];
-} SupportPoint;
-
-static int is_zero(double x) { return fabs(x) < MPR_EPS; }
-
-static int nearly_equal(double a, double b) {
-    double ab = fabs(a - b);
-    if (ab < MPR_EPS) {
-        return 1;
-    }
-    double fa = fabs(a), fb = fabs(b);
-    return ab < MPR_EPS * (fb > fa ? fb : fa);
-}
-
-static int vec_is_origin(const double v[3]) {
-    return nearly_equal(v[0], 0) && nearly_equal(v[1], 0) && nearly_equal(v[2], 0);
-}
-
-static void unit(double v[3]) {
-    double k = 1.0 / sqrt(gdn_dot3(v, v));
-    gdn_scl3(v, v, k);
-}
-
-static void minkowski_support(gdnConvexObj* o1, gdnConvexObj* o2, const double dir[3],
-                              SupportPoint* s) {
-    double neg[3] = {-dir[0], -dir[1], -dir[2]};
-    gdn_convex_support(o1, dir, s->v1);
-    gdn_convex_support(o2, neg, s->v2);
-    gdn_sub3(s->v, s->v1, s->v2);
-}
-
-static void portal_dir(const SupportPoint p[4], double dir[3]) {
-    double a[3], b[3];
-    gdn_sub3(a, p[2].v, p[1].v);
-    gdn_sub3(b, p[3].v, p[1].v);
-    gdn_cross3(dir, a, b);
-    unit(dir);
-}
-
-static void triangle_dir(const SupportPoint p[4], double dir[3]) {
-    double a[3], b[3];
-    gdn_sub3(a, p[1].v, p[0].v);
-    gdn_sub3(b, p[2].v, p[0].v);
-    gdn_cross3(dir, a, b);
-    unit(dir);
-}
-
-static int reached_tolerance(const SupportPoint p[4], const SupportPoint* v4,
-                             const double dir[3], double tolerance) {
-    double dv4 = gdn_dot3(v4->v, dir);
-    double d1 = dv4 - gdn_dot3(p[1].v, dir);
-    double d2 = dv4 - gdn_dot3(p[2].v, dir);
-    double d3 = dv4 - gdn_dot3(p[3].v, dir);
-    double gain = fmin(fmin(d1, d2), d3);
-    return nearly_equal(gain, tolerance) || gain < tolerance;
-}
-
-static int non_negative(double dot) { return is_zero(dot) || dot > 0; }
-
-static void expand_portal(SupportPoint p[4], const SupportPoint* v4) {
-    double v4v0[3];
-    gdn_cross3(v4v0, v4->v, p[0].v);
-    if (gdn_dot3(p[1].v, v4v0) > 0) {
-        if (gdn_dot3(p[2].v, v4v0) > 0) {
-            p[1] = *v4;
-        } else {
-            p[3] = *v4;
-        }
-    } else {
-        if (gdn_dot3(p[3].v, v4v0) > 0) {
-            p[2] = *v4;
-        } else {
-            p[1] = *v4;
-        }
-    }
-}
-
-// phase 1 (as the primal): -1 outside, 1 origin = v1, 2 origin on v0-v1, 0 portal
-static int discover_portal(gdnConvexObj* o1, gdnConvexObj* o2, SupportPoint p[4]) {
-    double dir[3], va[3], dot;
-    gdn_copy3(p[0].v1, o1->pos);
-    gdn_copy3(p[0].v2, o2->pos);
-    gdn_sub3(p[0].v, p[0].v1, p[0].v2);
-    if (vec_is_origin(p[0].v)) {
-        p[0].v[0] += MPR_EPS * 10.0;
-    }
-    gdn_scl3(dir, p[0].v, -1.0);
-    unit(dir);
-    minkowski_support(o1, o2, dir, &p[1]);
-    dot = gdn_dot3(p[1].v, dir);
-    if (is_zero(dot) || dot < 0) {
-        return -1;
-    }
-    gdn_cross3(dir, p[0].v, p[1].v);
-    if (is_zero(gdn_dot3(dir, dir))) {
-        return vec_is_origin(p[1].v) ? 1 : 2;
-    }
-    unit(dir);
-    minkowski_support(o1, o2, dir, &p[2]);
-    dot = gdn_dot3(p[2].v, dir);
-    if (is_zero(dot) || dot < 0) {
-        return -1;
-    }
-    triangle_dir(p, dir);
-    if (gdn_dot3(dir, p[0].v) > 0) {
-        SupportPoint t = p[1];
-        p[1] = p[2];
-        p[2] = t;
-        gdn_scl3(dir, dir, -1.0);
-    }
-    for (;;) {
-        minkowski_support(o1, o2, dir, &p[3]);
-        dot = gdn_dot3(p[3].v, dir);
-        if (is_zero(dot) || dot < 0) {
-            return -1;
-        }
-        int replaced = 0;
-        gdn_cross3(va, p[1].v, p[3].v);
-        dot = gdn_dot3(va, p[0].v);
-        if (dot < 0 && !is_zero(dot)) {
-            p[2] = p[3];
-            replaced = 1;
-        }
-        if (!replaced) {
-            gdn_cross3(va, p[3].v, p[2].v);
-            dot = gdn_dot3(va, p[0].v);
-            if (dot < 0 && !is_zero(dot)) {
-                p[1] = p[3];
-                replaced = 1;
-            }
-        }
-        if (!replaced) {
-            return 0;
-        }
-        triangle_dir(p, dir);
-    }
-}
-
-static int refine_portal(gdnConvexObj* o1, gdnConvexObj* o2, SupportPoint p[4],
-                         double tolerance) {
-    double dir[3];
-    SupportPoint v4;
-    for (;;) {
-        portal_dir(p, dir);
-        if (non_negative(gdn_dot3(dir, p[1].v))) {
-            return 0;
-        }
-        minkowski_support(o1, o2, dir, &v4);
-        if (!non_negative(gdn_dot3(v4.v, dir)) || reached_tolerance(p, &v4, dir, tolerance)) {
-            return -1;
-        }
-        expand_portal(p, &v4);
-    }
-}
-
-// phase 3's portal expansion, stopped where the primal stops
-static void final_portal(gdnConvexObj* o1, gdnConvexObj* o2, SupportPoint p[4],
-                         int max_iterations, double tolerance) {
-    double dir[3];
-    SupportPoint v4;
-    for (long iterations = 0;; iterations++) {
-        portal_dir(p, dir);
-        minkowski_support(o1, o2, dir, &v4);
-        if (reached_tolerance(p, &v4, dir, tolerance) || iterations > max_iterations) {
-            return;
-        }
-        expand_portal(p, &v4);
-    }
-}
+// ---- MPR between polytopes: the primal's final portal (collision/convex_mpr.h) ----
 
 // ---- tangents of the portal's outputs ----
 
@@ -288,60 +98,44 @@ static void unit_tangent(double du[3], const double u[3], const double dv[3], do
     }
 }
 
-// closest point of segment (a, b) to the origin with its tangent (the primal's clamps);
-// returns the squared distance, *code 0: a, 1: b, 2: interior
-static double segment_witness(const double a[3], const double b[3], const double da[3],
-                              const double db[3], double w[3], double dw[3], int* code) {
+// the tangent of the closest point of segment (a, b) to the origin, at the primal's clamp
+// where (0: a, 1: b, 2: interior at parameter t = -a . e / e . e, e = b - a)
+static void segment_witness_tangent(const double a[3], const double b[3], const double da[3],
+                                    const double db[3], int where, double t, double dw[3]) {
+    if (where == 0) {
+        gdn_copy3(dw, da);
+        return;
+    }
+    if (where == 1) {
+        gdn_copy3(dw, db);
+        return;
+    }
     double dd[3], ddd[3];
     gdn_sub3(dd, b, a);
     gdn_sub3(ddd, db, da);
     double len2 = gdn_dot3(dd, dd);
-    double t = -gdn_dot3(a, dd) / len2;
-    if (t < 0 || is_zero(t)) {
-        gdn_copy3(w, a);
-        gdn_copy3(dw, da);
-        *code = 0;
-    } else if (t > 1 || nearly_equal(t, 1)) {
-        gdn_copy3(w, b);
-        gdn_copy3(dw, db);
-        *code = 1;
-    } else {
-        double dt = (-(gdn_dot3(da, dd) + gdn_dot3(a, ddd)) - t * 2 * gdn_dot3(dd, ddd)) / len2;
-        gdn_addscl3(w, a, dd, t);
-        for (int i = 0; i < 3; i++) {
-            dw[i] = da[i] + ddd[i] * t + dd[i] * dt;
-        }
-        *code = 2;
+    double dt = (-(gdn_dot3(da, dd) + gdn_dot3(a, ddd)) - t * 2 * gdn_dot3(dd, ddd)) / len2;
+    for (int i = 0; i < 3; i++) {
+        dw[i] = da[i] + ddd[i] * t + dd[i] * dt;
     }
-    return gdn_dot3(w, w);
 }
 
-// closest point of triangle (a, b, c) to the origin (the primal's case analysis: interior
-// w = a + s d1 + t d2 with s = (q r - w2 p) / det, t = (-s r - q) / w2, v = d1 . d1,
-// w2 = d2 . d2, p = a . d1, q = a . d2, r = d1 . d2, det = w2 v - r^2; else the nearest edge)
-// with its tangent
+// closest point w of triangle (a, b, c) to the origin (the primal's gdn_mpr_triangle_closest,
+// *code its case) with its tangent
 static void triangle_witness(const double a[3], const double b[3], const double c[3],
                              const double da[3], const double db[3], const double dc[3],
                              double w[3], double dw[3], int* code) {
-    double d1[3], d2[3], dd1[3], dd2[3];
-    gdn_sub3(d1, b, a);
-    gdn_sub3(d2, c, a);
-    gdn_sub3(dd1, db, da);
-    gdn_sub3(dd2, dc, da);
-    double v = gdn_dot3(d1, d1), w2 = gdn_dot3(d2, d2);
-    double p = gdn_dot3(a, d1), q = gdn_dot3(a, d2), r = gdn_dot3(d1, d2);
-    double det = w2 * v - r * r, s, t;
-    if (is_zero(det)) {
-        s = t = -1.0;
-    } else {
-        s = (q * r - w2 * p) / det;
-        t = (-s * r - q) / w2;
-    }
-    if (non_negative(s) && (nearly_equal(s, 1) || s < 1) && non_negative(t) &&
-        (nearly_equal(t, 1) || t < 1) && (nearly_equal(t + s, 1) || t + s < 1)) {
+    double param[2];
+    gdn_mpr_triangle_closest(a, b, c, w, code, param);
+    if (*code == 0) {
         // the interior closest point is the origin's projection on the plane, w = n (n . a)
         // with n = N / |N|, N = d1 x d2: dw = dn (n . a) + n (dn . a + n . da),
         // dn = (dN - n (n . dN)) / |N| (better conditioned than the tangents of s, t)
+        double d1[3], d2[3], dd1[3], dd2[3];
+        gdn_sub3(d1, b, a);
+        gdn_sub3(d2, c, a);
+        gdn_sub3(dd1, db, da);
+        gdn_sub3(dd2, dc, da);
         double N[3], dN[3], tmp[3], nrm[3], dn[3];
         gdn_cross3(N, d1, d2);
         gdn_cross3(dN, dd1, d2);
@@ -351,35 +145,17 @@ static void triangle_witness(const double a[3], const double b[3], const double 
         gdn_scl3(nrm, N, 1 / len);
         unit_tangent(dn, nrm, dN, len);
         double na = gdn_dot3(nrm, a), dna = gdn_dot3(dn, a) + gdn_dot3(nrm, da);
-        double e1[3], e2[3];
-        gdn_scl3(e1, d1, s);
-        gdn_scl3(e2, d2, t);
-        gdn_copy3(w, a);
-        gdn_add3(w, w, e1);
-        gdn_add3(w, w, e2);
         for (int i = 0; i < 3; i++) {
             dw[i] = dn[i] * na + nrm[i] * dna;
         }
-        *code = 0;
         return;
     }
-    double w_[3], dw_[3];
-    int sc;
-    double dist = segment_witness(a, b, da, db, w, dw, &sc);
-    *code = 1 + sc;
-    double dist2 = segment_witness(a, c, da, dc, w_, dw_, &sc);
-    if (dist2 < dist) {
-        dist = dist2;
-        gdn_copy3(w, w_);
-        gdn_copy3(dw, dw_);
-        *code = 4 + sc;
-    }
-    dist2 = segment_witness(b, c, db, dc, w_, dw_, &sc);
-    if (dist2 < dist) {
-        gdn_copy3(w, w_);
-        gdn_copy3(dw, dw_);
-        *code = 7 + sc;
-    }
+    // the nearest edge: ab, ac or bc
+    const double* ends[3][2] = {{a, b}, {a, c}, {b, c}};
+    const double* dends[3][2] = {{da, db}, {da, dc}, {db, dc}};
+    int e = (*code - 1) / 3;
+    segment_witness_tangent(ends[e][0], ends[e][1], dends[e][0], dends[e][1], (*code - 1) % 3,
+                            param[0], dw);
 }
 
 // (a x b) . c and its tangent
@@ -394,19 +170,19 @@ static double triple(const double a[3], const double b[3], const double c[3],
     return gdn_dot3(ab, c);
 }
 
-// the primal's portal_position (barycentric coordinates of the origin in (v0..v3), or the
-// projection on the portal) with its tangent: pos = (sum b_i (v1_i + v2_i)) / (2 sum b_i);
-// returns 1 when the fallback was taken
-static int portal_position(const SupportPoint p[4], const PortalTangent* dp, double pos[3],
+// the primal's contact point (gdn_mpr_portal_weights / _witnesses: pos = (sum b_i (v1_i +
+// v2_i)) / (2 sum b_i)) with its tangent; returns 1 when the projection fallback was taken
+static int portal_position(const gdnMprPoint p[4], const PortalTangent* dp, double pos[3],
                            double dpos[3]) {
-    double b[4], db[4];
-    b[0] = triple(p[1].v, p[2].v, p[3].v, dp->v[1], dp->v[2], dp->v[3], &db[0]);
-    b[1] = triple(p[3].v, p[2].v, p[0].v, dp->v[3], dp->v[2], dp->v[0], &db[1]);
-    b[2] = triple(p[0].v, p[1].v, p[3].v, dp->v[0], dp->v[1], dp->v[3], &db[2]);
-    b[3] = triple(p[2].v, p[1].v, p[0].v, dp->v[2], dp->v[1], dp->v[0], &db[3]);
-    double sum = b[0] + b[1] + b[2] + b[3];
-    int fallback = 0;
-    if (is_zero(sum) || sum < 0) {
+    double b[4], db[4], sum, p1[3], p2[3];
+    int fallback = gdn_mpr_portal_weights(p, b, &sum);
+    gdn_mpr_portal_witnesses(p, b, sum, p1, p2, pos);
+    if (!fallback) {
+        triple(p[1].v, p[2].v, p[3].v, dp->v[1], dp->v[2], dp->v[3], &db[0]);
+        triple(p[3].v, p[2].v, p[0].v, dp->v[3], dp->v[2], dp->v[0], &db[1]);
+        triple(p[0].v, p[1].v, p[3].v, dp->v[0], dp->v[1], dp->v[3], &db[2]);
+        triple(p[2].v, p[1].v, p[0].v, dp->v[2], dp->v[1], dp->v[0], &db[3]);
+    } else {
         // portal normal n = unit((v2 - v1) x (v3 - v1)) and its tangent
         double e1[3], e2[3], de1[3], de2[3], n[3], dn[3], tmp[3];
         gdn_sub3(e1, p[2].v, p[1].v);
@@ -418,34 +194,21 @@ static int portal_position(const SupportPoint p[4], const PortalTangent* dp, dou
         gdn_cross3(tmp, e1, de2);
         gdn_add3(dn, dn, tmp);
         double len = sqrt(gdn_dot3(n, n));
-        unit(n);
+        gdn_mpr_unit(n);
         unit_tangent(dn, n, dn, len);
-        b[0] = 0;
         db[0] = 0;
-        b[1] = triple(p[2].v, p[3].v, n, dp->v[2], dp->v[3], dn, &db[1]);
-        b[2] = triple(p[3].v, p[1].v, n, dp->v[3], dp->v[1], dn, &db[2]);
-        b[3] = triple(p[1].v, p[2].v, n, dp->v[1], dp->v[2], dn, &db[3]);
-        sum = b[1] + b[2] + b[3];
-        fallback = 1;
+        triple(p[2].v, p[3].v, n, dp->v[2], dp->v[3], dn, &db[1]);
+        triple(p[3].v, p[1].v, n, dp->v[3], dp->v[1], dn, &db[2]);
+        triple(p[1].v, p[2].v, n, dp->v[1], dp->v[2], dn, &db[3]);
     }
     double dsum = db[0] + db[1] + db[2] + db[3];
-    double inv = 1.0 / sum;
-    double p1[3] = {0, 0, 0}, p2[3] = {0, 0, 0}, dp1[3] = {0, 0, 0}, dp2[3] = {0, 0, 0};
+    double dp1[3] = {0, 0, 0}, dp2[3] = {0, 0, 0};
     for (int i = 0; i < 4; i++) {
-        double t[3];
-        gdn_scl3(t, p[i].v1, b[i]);
-        gdn_add3(p1, p1, t);
-        gdn_scl3(t, p[i].v2, b[i]);
-        gdn_add3(p2, p2, t);
         for (int k = 0; k < 3; k++) {
             dp1[k] += db[i] * p[i].v1[k] + b[i] * dp->v1[i][k];
             dp2[k] += db[i] * p[i].v2[k] + b[i] * dp->v2[i][k];
         }
     }
-    gdn_scl3(p1, p1, inv);
-    gdn_scl3(p2, p2, inv);
-    gdn_add3(pos, p1, p2);
-    gdn_scl3(pos, pos, 0.5);
     for (int k = 0; k < 3; k++) {
         dpos[k] = 0.5 * ((dp1[k] + dp2[k]) - (p1[k] + p2[k]) * dsum) / sum;
     }
@@ -469,19 +232,15 @@ gdnStatus gdn_convex_mpr_eval(const gdnModel* m, const gdnData* d, const gdnCont
     double margin = gdn_box_pair_margin(m, g1, g2);
     gdnConvexObj o1 = {m, d->geom_xpos + 3 * g1, d->geom_xmat + 9 * g1, g1, margin, -1};
     gdnConvexObj o2 = {m, d->geom_xpos + 3 * g2, d->geom_xmat + 9 * g2, g2, margin, -1};
-    SupportPoint p[4];
-    int r = discover_portal(&o1, &o2, p);
-    if (r < 0 || r == 1 ||
-        (r == 0 && refine_portal(&o1, &o2, p, m->opt.mpr_tolerance) < 0)) {
+    gdnMprPoint p[4];
+    int r = gdn_mpr_portal(&o1, &o2, m->opt.mpr_iterations, m->opt.mpr_tolerance, p);
+    if (r < 0 || r == 1) {
         return gdn_box_finish(&best, best_score, con, t, feature);
     }
 
     // the portal points' tangents (v0: the geoms' centers)
     PortalTangent dp;
     int last = r == 2 ? 1 : 3;
-    if (r == 0) {
-        final_portal(&o1, &o2, p, m->opt.mpr_iterations, m->opt.mpr_tolerance);
-    }
     for (int i = 0; i <= last; i++) {
         vertex_tangent(m, d, g1, dir->x1, dir->ds1, p[i].v1, dp.v1[i]);
         vertex_tangent(m, d, g2, dir->x2, dir->ds2, p[i].v2, dp.v2[i]);
@@ -510,12 +269,12 @@ gdnStatus gdn_convex_mpr_eval(const gdnModel* m, const gdnData* d, const gdnCont
         cand.feature = code + 20 * fallback;
     }
     double depth = sqrt(gdn_dot3(w, w));
-    if (is_zero(depth)) {
+    if (gdn_mpr_is_zero(depth)) {
         return gdn_box_finish(&best, best_score, con, t, feature);
     }
     double n[3];
     gdn_copy3(n, w);
-    unit(n);
+    gdn_mpr_unit(n);
     cand.dist = margin - depth;
     cand.t.dist = -gdn_dot3(n, dw);
     gdn_copy3(cand.normal, n);
@@ -524,20 +283,4 @@ gdnStatus gdn_convex_mpr_eval(const gdnModel* m, const gdnData* d, const gdnCont
                       !is_polytope(m->geom_type[g2]);
     gdn_box_keep_nearest(&best, &best_score, con, &cand);
     return gdn_box_finish(&best, best_score, con, t, feature);
-}
-
-gdnStatus gdn_convex_mpr_tangent(const gdnModel* m, const gdnData* d, const gdnContact* con,
-                                 const double x1[6], const double x2[6], const double dsize1[3],
-                                 const double dsize2[3], gdnPairTangent* t) {
-    gdnBoxDir dir;
-    gdn_box_dir_set(&dir, x1, x2, dsize1, dsize2);
-    int feature;
-    return gdn_convex_mpr_eval(m, d, con, &dir, t, &feature);
-}
-
-gdnStatus gdn_convex_mpr_adjoint(const gdnModel* m, const gdnData* d, const gdnContact* con,
-                                 const gdnPairTangent* tbar, double x1bar[6], double x2bar[6],
-                                 double size1bar[3], double size2bar[3]) {
-    return gdn_box_adjoint_by_columns(gdn_convex_mpr_eval, m, d, con, tbar, x1bar, x2bar,
-                                      size1bar, size2bar);
 }

@@ -3,6 +3,7 @@
 #include <math.h>
 
 #include "collision/contact_derivative_pairs.h"
+#include "collision/primitive.h"
 #include "math/vec.h"
 
 // Notation (primitive_plane.c): g1 the plane (origin p1, normal n = z column of R1), g2 the
@@ -55,6 +56,16 @@ static void sphere_point_adjoint(const double n[3], const double p1[3], const do
     *drbar -= npos + ddb;
 }
 
+// a point x at distance dist from the plane, pos = x - n dist / 2 (t->dist set):
+//   d pos = dx - dn dist / 2 - n d dist / 2,  d normal = dn
+static void midpoint_tangent(gdnPairTangent* t, const double dx[3], const double n[3],
+                             const double dn[3], double dist) {
+    gdn_addscl3(t->pos, dx, dn, -dist / 2);
+    gdn_addscl3(t->pos, t->pos, n, -t->dist / 2);
+    gdn_copy3(t->normal, dn);
+    gdn_zero3(t->hint);
+}
+
 // ---- plane-sphere: c = p2, r = size2[0] ---------------------------------------------------------
 
 gdnStatus gdn_tangent_plane_sphere(const gdnModel* m, const gdnData* d, const gdnContact* con,
@@ -95,25 +106,20 @@ gdnStatus gdn_adjoint_plane_sphere(const gdnModel* m, const gdnData* d, const gd
 // differ by 2 h (z2 - n (n . z2) / 2), never zero for h > 0).
 //   dc = w2 x c + v2 + e dh z2;  d hint = w2 x z2
 
-// the end sign e of contact con
+// the end sign e of contact con: the primal's end contact (gdn_plane_sphere_at) nearest con
 static double capsule_end(const gdnModel* m, const gdnData* d, const gdnContact* con) {
-    const double* p1 = d->geom_xpos + 3 * con->geom1;
     const double* p2 = d->geom_xpos + 3 * con->geom2;
     const double* size2 = m->geom_size + 3 * con->geom2;
-    double n[3], z2[3];
-    column(d->geom_xmat + 9 * con->geom1, 2, n);
+    double z2[3];
     column(d->geom_xmat + 9 * con->geom2, 2, z2);
     double best = INFINITY, end = 1;
     for (int e = 1; e >= -1; e -= 2) {
-        double c[3], dif[3], pos[3], gap[3];
+        double c[3];
+        gdnContact cand;
         gdn_addscl3(c, p2, z2, e * size2[1]);
-        gdn_sub3(dif, c, p1);
-        double dist = gdn_dot3(n, dif) - size2[0];
-        gdn_addscl3(pos, c, n, -(size2[0] + dist / 2));
-        gdn_sub3(gap, pos, con->pos);
-        double g = gdn_dot3(gap, gap);
-        if (g < best) {
-            best = g;
+        gdn_plane_sphere_at(&cand, INFINITY, d->geom_xpos + 3 * con->geom1,
+                            d->geom_xmat + 9 * con->geom1, c, size2[0]);
+        if (gdn_candidate_nearer(con, cand.pos, &best)) {
             end = e;
         }
     }
@@ -179,31 +185,20 @@ gdnStatus gdn_adjoint_plane_capsule(const gdnModel* m, const gdnData* d, const g
 //   d pos = dx - dn dist / 2 - n d dist / 2
 // (|s1| < MINVAL: u = (1, 0, 0), du = 0)
 
+// the primal's support point (gdn_ellipsoid_support) and its distance
 typedef struct {
-    double n[3], l[3], s1[3], len, u[3], s[3], x[3], dist;
+    double n[3], dist;
+    gdnEllipsoidSupport sp;
 } EllipsoidPrimal;
 
 static void ellipsoid_primal(const gdnModel* m, const gdnData* d, const gdnContact* con,
                              EllipsoidPrimal* e) {
     const double* p1 = d->geom_xpos + 3 * con->geom1;
-    const double* p2 = d->geom_xpos + 3 * con->geom2;
-    const double* mat2 = d->geom_xmat + 9 * con->geom2;
-    const double* size = m->geom_size + 3 * con->geom2;
-    double down[3], dif[3];
+    double dif[3];
     column(d->geom_xmat + 9 * con->geom1, 2, e->n);
-    gdn_scl3(down, e->n, -1);
-    gdn_mulmat3T(e->l, mat2, down);
-    for (int i = 0; i < 3; i++) {
-        e->s1[i] = e->l[i] * size[i];
-    }
-    gdn_copy3(e->u, e->s1);
-    e->len = gdn_normalize3(e->u);
-    for (int i = 0; i < 3; i++) {
-        e->s[i] = e->u[i] * size[i];
-    }
-    gdn_mulmat3(e->x, mat2, e->s);
-    gdn_add3(e->x, e->x, p2);
-    gdn_sub3(dif, e->x, p1);
+    gdn_ellipsoid_support(&e->sp, e->n, d->geom_xpos + 3 * con->geom2,
+                          d->geom_xmat + 9 * con->geom2, m->geom_size + 3 * con->geom2);
+    gdn_sub3(dif, e->sp.x, p1);
     e->dist = gdn_dot3(e->n, dif);
 }
 
@@ -225,27 +220,24 @@ gdnStatus gdn_tangent_plane_ellipsoid(const gdnModel* m, const gdnData* d, const
     gdn_cross3(g, rel, e.n);
     gdn_mulmat3T(dl, mat2, g);
     for (int i = 0; i < 3; i++) {
-        ds1[i] = size[i] * dl[i] + gdn_dsize_at(dsize2, i) * e.l[i];
+        ds1[i] = size[i] * dl[i] + gdn_dsize_at(dsize2, i) * e.sp.l[i];
     }
-    if (e.len >= GDN_MINVAL) {
-        gdn_addscl3(du, ds1, e.u, -gdn_dot3(e.u, ds1));
-        gdn_scl3(du, du, 1 / e.len);
+    if (e.sp.len >= GDN_MINVAL) {
+        gdn_addscl3(du, ds1, e.sp.u, -gdn_dot3(e.sp.u, ds1));
+        gdn_scl3(du, du, 1 / e.sp.len);
     }
     for (int i = 0; i < 3; i++) {
-        ds[i] = size[i] * du[i] + gdn_dsize_at(dsize2, i) * e.u[i];
+        ds[i] = size[i] * du[i] + gdn_dsize_at(dsize2, i) * e.sp.u[i];
     }
     double dx[3], rds[3], dp1[3], dif[3], ddif[3];
-    gdn_twist_point(dx, x2, e.x);
+    gdn_twist_point(dx, x2, e.sp.x);
     gdn_mulmat3(rds, mat2, ds);
     gdn_add3(dx, dx, rds);
     gdn_twist_point(dp1, x1, p1);
-    gdn_sub3(dif, e.x, p1);
+    gdn_sub3(dif, e.sp.x, p1);
     gdn_sub3(ddif, dx, dp1);
     t->dist = gdn_dot3(dn, dif) + gdn_dot3(e.n, ddif);
-    gdn_addscl3(t->pos, dx, dn, -e.dist / 2);
-    gdn_addscl3(t->pos, t->pos, e.n, -t->dist / 2);
-    gdn_copy3(t->normal, dn);
-    gdn_zero3(t->hint);
+    midpoint_tangent(t, dx, e.n, dn, e.dist);
     return GDN_OK;
 }
 
@@ -262,26 +254,26 @@ gdnStatus gdn_adjoint_plane_ellipsoid(const gdnModel* m, const gdnData* d, const
     double ddb = tbar->dist - 0.5 * gdn_dot3(e.n, tbar->pos);
     double dxbar[3], dnbar[3], dif[3], dp1bar[3];
     gdn_addscl3(dxbar, tbar->pos, e.n, ddb);
-    gdn_sub3(dif, e.x, p1);
+    gdn_sub3(dif, e.sp.x, p1);
     gdn_addscl3(dnbar, tbar->normal, tbar->pos, -e.dist / 2);
     gdn_addscl3(dnbar, dnbar, dif, ddb);
     gdn_scl3(dp1bar, e.n, -ddb);
     // dx = w2 x x + v2 + R2 ds
-    gdn_twist_point_adjoint(x2bar, e.x, dxbar);
+    gdn_twist_point_adjoint(x2bar, e.sp.x, dxbar);
     double dsbar[3], dubar[3], ds1bar[3] = {0, 0, 0}, dlbar[3], g[3], a[3];
     gdn_mulmat3T(dsbar, mat2, dxbar);
     // ds = D du + dD u;  du = (I - u u') ds1 / |s1|;  ds1 = D dl + dD l
     for (int i = 0; i < 3; i++) {
         dubar[i] = size[i] * dsbar[i];
-        gdn_size_bar_add(size2bar, i, dsbar[i] * e.u[i]);
+        gdn_size_bar_add(size2bar, i, dsbar[i] * e.sp.u[i]);
     }
-    if (e.len >= GDN_MINVAL) {
-        gdn_addscl3(ds1bar, dubar, e.u, -gdn_dot3(e.u, dubar));
-        gdn_scl3(ds1bar, ds1bar, 1 / e.len);
+    if (e.sp.len >= GDN_MINVAL) {
+        gdn_addscl3(ds1bar, dubar, e.sp.u, -gdn_dot3(e.sp.u, dubar));
+        gdn_scl3(ds1bar, ds1bar, 1 / e.sp.len);
     }
     for (int i = 0; i < 3; i++) {
         dlbar[i] = size[i] * ds1bar[i];
-        gdn_size_bar_add(size2bar, i, ds1bar[i] * e.l[i]);
+        gdn_size_bar_add(size2bar, i, ds1bar[i] * e.sp.l[i]);
     }
     // dl = R2' ((w2 - w1) x n):  (w2 - w1) bar = n x (R2 dlbar)
     gdn_mulmat3(g, mat2, dlbar);
@@ -312,76 +304,33 @@ gdnStatus gdn_adjoint_plane_ellipsoid(const gdnModel* m, const gdnData* d, const
 //   d dist = d height + beta dPA + alpha d (rim . n),  dx = dp2 + alpha d rim + beta dA +
 //   sigma d side,  d pos = dx - dn dist / 2 - n d dist / 2
 
-typedef struct {
-    double n[3], z2[3], x2axis[3], a[3], s, pa, height, q[3], qlen, rim[3], proj_rim, A[3], PA;
-    double r, h, sr[3], srlen, shat[3];
-    int degenerate;
-} CylinderPrimal;
-
 static const double cyl_alpha[4] = {1, 1, -0.5, -0.5};
 static const double cyl_beta[4] = {1, -1, 1, 1};
 static const double cyl_sigma[4] = {0, 0, 1, -1};
 
+// the primal's cylinder frame (gdn_plane_cylinder_setup)
 static void cylinder_primal(const gdnModel* m, const gdnData* d, const gdnContact* con,
-                            CylinderPrimal* c) {
-    const double* p1 = d->geom_xpos + 3 * con->geom1;
-    const double* p2 = d->geom_xpos + 3 * con->geom2;
-    const double* mat2 = d->geom_xmat + 9 * con->geom2;
-    c->r = m->geom_size[3 * con->geom2];
-    c->h = m->geom_size[3 * con->geom2 + 1];
-    column(d->geom_xmat + 9 * con->geom1, 2, c->n);
-    column(mat2, 2, c->z2);
-    column(mat2, 0, c->x2axis);
-    c->pa = gdn_dot3(c->n, c->z2);
-    c->s = 1;
-    gdn_copy3(c->a, c->z2);
-    if (c->pa > 0) {
-        c->s = -1;
-        gdn_scl3(c->a, c->z2, -1);
-        c->pa = -c->pa;
-    }
-    double dif[3];
-    gdn_sub3(dif, p2, p1);
-    c->height = gdn_dot3(dif, c->n);
-    gdn_scl3(c->q, c->a, c->pa);
-    gdn_sub3(c->q, c->q, c->n);
-    c->qlen = gdn_norm3(c->q);
-    c->degenerate = c->qlen < GDN_MINVAL;
-    if (!c->degenerate) {
-        gdn_scl3(c->rim, c->q, c->r / c->qlen);
-    } else {
-        gdn_scl3(c->rim, c->x2axis, c->r);
-    }
-    c->proj_rim = gdn_dot3(c->rim, c->n);
-    gdn_scl3(c->A, c->a, c->h);
-    c->PA = c->pa * c->h;
-    gdn_cross3(c->sr, c->rim, c->A);
-    gdn_copy3(c->shat, c->sr);
-    c->srlen = gdn_normalize3(c->shat);
+                            gdnPlaneCylinder* c) {
+    gdn_plane_cylinder_setup(c, d->geom_xpos + 3 * con->geom1, d->geom_xmat + 9 * con->geom1,
+                             d->geom_xpos + 3 * con->geom2, d->geom_xmat + 9 * con->geom2,
+                             m->geom_size[3 * con->geom2], m->geom_size[3 * con->geom2 + 1]);
 }
 
-// contact k's dist and point
-static void cylinder_point(const gdnData* d, const gdnContact* con, const CylinderPrimal* c,
+// contact k's dist and point (the primal's gdn_plane_cylinder_point)
+static void cylinder_point(const gdnData* d, const gdnContact* con, const gdnPlaneCylinder* c,
                            int k, double* dist, double x[3]) {
-    const double* p2 = d->geom_xpos + 3 * con->geom2;
-    *dist = c->height + cyl_beta[k] * c->PA + cyl_alpha[k] * c->proj_rim;
-    gdn_addscl3(x, p2, c->rim, cyl_alpha[k]);
-    gdn_addscl3(x, x, c->A, cyl_beta[k]);
-    gdn_addscl3(x, x, c->shat, cyl_sigma[k] * c->r * sqrt(3.0) / 2);
+    gdn_plane_cylinder_point(c, d->geom_xpos + 3 * con->geom2, k, dist, x);
 }
 
 // which of the four candidates contact con is
-static int cylinder_which(const gdnData* d, const gdnContact* con, const CylinderPrimal* c) {
+static int cylinder_which(const gdnData* d, const gdnContact* con, const gdnPlaneCylinder* c) {
     double best = INFINITY;
     int which = 0;
     for (int k = 0; k < 4; k++) {
-        double dist, x[3], pos[3], gap[3];
+        double dist, x[3], pos[3];
         cylinder_point(d, con, c, k, &dist, x);
         gdn_addscl3(pos, x, c->n, -dist / 2);
-        gdn_sub3(gap, pos, con->pos);
-        double g = gdn_dot3(gap, gap);
-        if (g < best) {
-            best = g;
+        if (gdn_candidate_nearer(con, pos, &best)) {
             which = k;
         }
     }
@@ -395,7 +344,7 @@ gdnStatus gdn_tangent_plane_cylinder(const gdnModel* m, const gdnData* d, const 
     (void)dsize1;
     const double* p1 = d->geom_xpos + 3 * con->geom1;
     const double* p2 = d->geom_xpos + 3 * con->geom2;
-    CylinderPrimal c;
+    gdnPlaneCylinder c;
     cylinder_primal(m, d, con, &c);
     int k = cylinder_which(d, con, &c);
     const double alpha = cyl_alpha[k], beta = cyl_beta[k], sigma = cyl_sigma[k];
@@ -457,10 +406,7 @@ gdnStatus gdn_tangent_plane_cylinder(const gdnModel* m, const gdnData* d, const 
     }
     double dist, x[3];
     cylinder_point(d, con, &c, k, &dist, x);
-    gdn_addscl3(t->pos, dx, dn, -dist / 2);
-    gdn_addscl3(t->pos, t->pos, c.n, -t->dist / 2);
-    gdn_copy3(t->normal, dn);
-    gdn_zero3(t->hint);
+    midpoint_tangent(t, dx, c.n, dn, dist);
     return GDN_OK;
 }
 
@@ -470,7 +416,7 @@ gdnStatus gdn_adjoint_plane_cylinder(const gdnModel* m, const gdnData* d, const 
     (void)size1bar;
     const double* p1 = d->geom_xpos + 3 * con->geom1;
     const double* p2 = d->geom_xpos + 3 * con->geom2;
-    CylinderPrimal c;
+    gdnPlaneCylinder c;
     cylinder_primal(m, d, con, &c);
     int k = cylinder_which(d, con, &c);
     const double alpha = cyl_alpha[k], beta = cyl_beta[k], sigma = cyl_sigma[k];

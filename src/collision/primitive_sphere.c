@@ -43,6 +43,13 @@ static double clamp_unit(double x) {
     return x > 1 ? 1 : (x < -1 ? -1 : x);
 }
 
+// clamp(a . e / a . a) and whether it is inside (primitive.h)
+double gdn_segment_point_param(const double a[3], const double e[3], int* interior) {
+    double x = gdn_dot3(a, e) / gdn_dot3(a, a);
+    *interior = !(x > 1) && !(x < -1);
+    return clamp_unit(x);
+}
+
 int gdn_collide_sphere_capsule(const gdnModel* m, const gdnData* d, gdnContact* con, int g1,
                                int g2, double margin) {
     // nearest segment point: pos2 + x h z2, x = clamp(h z2 . (pos1 - pos2) / h^2)
@@ -53,7 +60,8 @@ int gdn_collide_sphere_capsule(const gdnModel* m, const gdnData* d, gdnContact* 
     double axis[3] = {mat2[2] * size2[1], mat2[5] * size2[1], mat2[8] * size2[1]};
     double dif[3], nearest[3];
     gdn_sub3(dif, pos1, pos2);
-    double x = clamp_unit(gdn_dot3(axis, dif) / gdn_dot3(axis, axis));
+    int interior;
+    double x = gdn_segment_point_param(axis, dif, &interior);
     gdn_scl3(nearest, axis, x);
     gdn_add3(nearest, nearest, pos2);
     return gdn_sphere_sphere_at(con, margin, pos1, d->geom_xmat + 9 * g1, m->geom_size[3 * g1],
@@ -72,11 +80,69 @@ static int segment_points(gdnContact* con, double margin, const double* pos1, co
     return gdn_sphere_sphere_at(con, margin, c1, mat1, r1, c2, mat2, r2);
 }
 
+// x1 = clamp((u - s mb) / ma) given x2 = s, with its kind
+static void given1(gdnSegmentPair* q, double s) {
+    double g = (q->u - s * q->mb) / q->ma;
+    q->s1 = s;
+    q->kind1 = g > 1 || g < -1 ? GDN_SEG_CONST : GDN_SEG_GIVEN;
+    q->x1 = clamp_unit(g);
+}
+
+// x2 = clamp((v - s mb) / mc) given x1 = s, with its kind
+static void given2(gdnSegmentPair* q, double s) {
+    double g = (q->v - s * q->mb) / q->mc;
+    q->s2 = s;
+    q->kind2 = g > 1 || g < -1 ? GDN_SEG_CONST : GDN_SEG_GIVEN;
+    q->x2 = clamp_unit(g);
+}
+
+// the normal equations of the two segments (primitive.h)
+void gdn_segment_pair_setup(gdnSegmentPair* q, const double a1[3], const double a2[3],
+                            const double e[3]) {
+    q->ma = gdn_dot3(a1, a1);
+    q->mb = -gdn_dot3(a1, a2);
+    q->mc = gdn_dot3(a2, a2);
+    q->u = -gdn_dot3(a1, e);
+    q->v = gdn_dot3(a2, e);
+    q->det = q->ma * q->mc - q->mb * q->mb;
+    q->s1 = q->s2 = 0;
+}
+
+// solve, clamp x1 then re-solve x2, clamp x2 then re-solve x1 (primitive.h)
+void gdn_segment_pair_solve(gdnSegmentPair* q) {
+    q->x1 = (q->mc * q->u - q->mb * q->v) / q->det;
+    q->x2 = (q->ma * q->v - q->mb * q->u) / q->det;
+    q->kind1 = q->kind2 = GDN_SEG_SOLVE;
+    if (q->x1 > 1 || q->x1 < -1) {
+        q->x1 = q->x1 > 1 ? 1 : -1;
+        q->kind1 = GDN_SEG_CONST;
+        q->s2 = q->x1;
+        q->x2 = (q->v - q->s2 * q->mb) / q->mc;
+        q->kind2 = GDN_SEG_GIVEN;
+    }
+    if (q->x2 > 1 || q->x2 < -1) {
+        q->x2 = q->x2 > 1 ? 1 : -1;
+        q->kind2 = GDN_SEG_CONST;
+        given1(q, q->x2);
+    }
+}
+
+// the parallel candidate j (0..3) of the primal's order (primitive.h)
+void gdn_segment_pair_parallel(gdnSegmentPair* q, int j) {
+    if (j < 2) {
+        q->x1 = j == 0 ? 1 : -1;
+        q->kind1 = GDN_SEG_CONST;
+        given2(q, q->x1);
+    } else {
+        q->x2 = j == 2 ? 1 : -1;
+        q->kind2 = GDN_SEG_CONST;
+        given1(q, q->x2);
+    }
+}
+
 int gdn_collide_capsule_capsule(const gdnModel* m, const gdnData* d, gdnContact* con, int g1,
                                 int g2, double margin) {
-    // segments p_i + x_i a_i, a_i = h_i z_i, x_i in [-1, 1]. Nearest points of the lines solve
-    //   [ma mb; mb mc] [x1; x2] = [u; v],  ma = a1.a1, mb = -a1.a2, mc = a2.a2,
-    //   u = -a1.(p1 - p2), v = a2.(p1 - p2)
+    // segments p_i + x_i a_i, a_i = h_i z_i, x_i in [-1, 1] (primitive.h's normal equations)
     const double* pos1 = d->geom_xpos + 3 * g1;
     const double* mat1 = d->geom_xmat + 9 * g1;
     const double* pos2 = d->geom_xpos + 3 * g2;
@@ -87,50 +153,27 @@ int gdn_collide_capsule_capsule(const gdnModel* m, const gdnData* d, gdnContact*
     double axis2[3] = {mat2[2] * size2[1], mat2[5] * size2[1], mat2[8] * size2[1]};
     double dif[3];
     gdn_sub3(dif, pos1, pos2);
-    double ma = gdn_dot3(axis1, axis1);
-    double mb = -gdn_dot3(axis1, axis2);
-    double mc = gdn_dot3(axis2, axis2);
-    double u = -gdn_dot3(axis1, dif);
-    double v = gdn_dot3(axis2, dif);
-    double det = ma * mc - mb * mb;
+    gdnSegmentPair q;
+    gdn_segment_pair_setup(&q, axis1, axis2, dif);
     double r1 = size1[0], r2 = size2[0];
 
-    // general position: solve, clamp x1 then re-solve x2, clamp x2 then re-solve x1
-    if (fabs(det) >= GDN_MINVAL) {
-        double x1 = (mc * u - mb * v) / det;
-        double x2 = (ma * v - mb * u) / det;
-        if (x1 > 1) {
-            x1 = 1;
-            x2 = (v - mb) / mc;
-        } else if (x1 < -1) {
-            x1 = -1;
-            x2 = (v + mb) / mc;
-        }
-        if (x2 > 1) {
-            x2 = 1;
-            x1 = clamp_unit((u - mb) / ma);
-        } else if (x2 < -1) {
-            x2 = -1;
-            x1 = clamp_unit((u + mb) / ma);
-        }
-        return segment_points(con, margin, pos1, axis1, x1, mat1, r1, pos2, axis2, x2, mat2, r2);
+    // general position: one contact at the cascade's parameters
+    if (fabs(q.det) >= GDN_MINVAL) {
+        gdn_segment_pair_solve(&q);
+        return segment_points(con, margin, pos1, axis1, q.x1, mat1, r1, pos2, axis2, q.x2, mat2,
+                              r2);
     }
 
     // parallel axes: the ends of segment 1 against segment 2, then (while fewer than 2
     // contacts) the ends of segment 2 against segment 1
-    int n = segment_points(con, margin, pos1, axis1, 1, mat1, r1, pos2, axis2,
-                           clamp_unit((v - mb) / mc), mat2, r2);
-    n += segment_points(con + n, margin, pos1, axis1, -1, mat1, r1, pos2, axis2,
-                        clamp_unit((v + mb) / mc), mat2, r2);
-    if (n >= 2) {
-        return n;
+    int n = 0;
+    for (int j = 0; j < 4; j++) {
+        gdn_segment_pair_parallel(&q, j);
+        n += segment_points(con + n, margin, pos1, axis1, q.x1, mat1, r1, pos2, axis2, q.x2, mat2,
+                            r2);
+        if (j >= 1 && n >= 2) {
+            return n;
+        }
     }
-    n += segment_points(con + n, margin, pos1, axis1, clamp_unit((u - mb) / ma), mat1, r1, pos2,
-                        axis2, 1, mat2, r2);
-    if (n >= 2) {
-        return n;
-    }
-    n += segment_points(con + n, margin, pos1, axis1, clamp_unit((u + mb) / ma), mat1, r1, pos2,
-                        axis2, -1, mat2, r2);
     return n;
 }

@@ -3,6 +3,7 @@
 #include <math.h>
 
 #include "collision/contact_derivative_pairs.h"
+#include "collision/primitive.h"
 #include "math/vec.h"
 
 // Notation (primitive_sphere.c): p_i, R_i the geoms' frames, z_i the third column of R_i,
@@ -22,9 +23,13 @@ static void column(const double* mat, int j, double c[3]) {
 // Coincident centres (L < MINVAL: the primal's fallback normal) have no derivative:
 // GDN_ERR_UNSUPPORTED (dist = |D| - r1 - r2 is not differentiable at D = 0).
 
-static gdnStatus spheres_tangent(const double c1[3], const double dc1[3], double r1, double dr1,
-                                 const double c2[3], const double dc2[3], double r2, double dr2,
+static gdnStatus spheres_tangent(const gdnModel* m, const gdnContact* con, const double c1[3],
+                                 const double dc1[3], const double dsize1[3], const double c2[3],
+                                 const double dc2[3], const double dsize2[3],
                                  gdnPairTangent* t) {
+    // radii r_i = size_i[0] of the pair's geoms
+    double r1 = m->geom_size[3 * con->geom1], dr1 = gdn_dsize_at(dsize1, 0);
+    double r2 = m->geom_size[3 * con->geom2], dr2 = gdn_dsize_at(dsize2, 0);
     double D[3], dD[3], n[3];
     gdn_sub3(D, c2, c1);
     gdn_sub3(dD, dc2, dc1);
@@ -45,11 +50,14 @@ static gdnStatus spheres_tangent(const double c1[3], const double dc1[3], double
 }
 
 // adjoint: ddist' = distbar + n . posbar / 2;  dc1bar += posbar;  dnbar = normalbar +
-//   (r1 + dist / 2) posbar;  dr1bar += n . posbar - ddist';  dr2bar -= ddist';
+//   (r1 + dist / 2) posbar;  r1bar += n . posbar - ddist';  r2bar -= ddist' (into size_i[0]);
 //   dDbar = ddist' n + (I - n n') dnbar / L;  dc2bar += dDbar;  dc1bar -= dDbar
-static gdnStatus spheres_adjoint(const double c1[3], double r1, const double c2[3], double r2,
-                                 const gdnPairTangent* tbar, double dc1bar[3], double* dr1bar,
-                                 double dc2bar[3], double* dr2bar) {
+static gdnStatus spheres_adjoint(const gdnModel* m, const gdnContact* con, const double c1[3],
+                                 const double c2[3], const gdnPairTangent* tbar,
+                                 double dc1bar[3], double dc2bar[3], double size1bar[3],
+                                 double size2bar[3]) {
+    double r1 = m->geom_size[3 * con->geom1], r2 = m->geom_size[3 * con->geom2];
+    double dr1bar = 0, dr2bar = 0;
     double D[3], n[3];
     gdn_sub3(D, c2, c1);
     double L = gdn_norm3(D);
@@ -62,14 +70,16 @@ static gdnStatus spheres_adjoint(const double c1[3], double r1, const double c2[
     double ddb = tbar->dist + 0.5 * npos;
     double dnbar[3], dDbar[3];
     gdn_addscl3(dnbar, tbar->normal, tbar->pos, r1 + dist / 2);
-    *dr1bar += npos - ddb;
-    *dr2bar -= ddb;
+    dr1bar += npos - ddb;
+    dr2bar -= ddb;
     gdn_addscl3(dDbar, dnbar, n, -gdn_dot3(n, dnbar));
     gdn_scl3(dDbar, dDbar, 1 / L);
     gdn_addscl3(dDbar, dDbar, n, ddb);
     gdn_add3(dc1bar, dc1bar, tbar->pos);
     gdn_sub3(dc1bar, dc1bar, dDbar);
     gdn_add3(dc2bar, dc2bar, dDbar);
+    gdn_size_bar_add(size1bar, 0, dr1bar);
+    gdn_size_bar_add(size2bar, 0, dr2bar);
     return GDN_OK;
 }
 
@@ -84,8 +94,7 @@ gdnStatus gdn_tangent_sphere_sphere(const gdnModel* m, const gdnData* d, const g
     double dp1[3], dp2[3];
     gdn_twist_point(dp1, x1, p1);
     gdn_twist_point(dp2, x2, p2);
-    return spheres_tangent(p1, dp1, m->geom_size[3 * con->geom1], gdn_dsize_at(dsize1, 0), p2,
-                           dp2, m->geom_size[3 * con->geom2], gdn_dsize_at(dsize2, 0), t);
+    return spheres_tangent(m, con, p1, dp1, dsize1, p2, dp2, dsize2, t);
 }
 
 gdnStatus gdn_adjoint_sphere_sphere(const gdnModel* m, const gdnData* d, const gdnContact* con,
@@ -93,17 +102,13 @@ gdnStatus gdn_adjoint_sphere_sphere(const gdnModel* m, const gdnData* d, const g
                                     double size1bar[3], double size2bar[3]) {
     const double* p1 = d->geom_xpos + 3 * con->geom1;
     const double* p2 = d->geom_xpos + 3 * con->geom2;
-    double dp1bar[3] = {0, 0, 0}, dp2bar[3] = {0, 0, 0}, dr1bar = 0, dr2bar = 0;
-    gdnStatus status = spheres_adjoint(p1, m->geom_size[3 * con->geom1], p2,
-                                       m->geom_size[3 * con->geom2], tbar, dp1bar, &dr1bar,
-                                       dp2bar, &dr2bar);
+    double dp1bar[3] = {0, 0, 0}, dp2bar[3] = {0, 0, 0};
+    gdnStatus status = spheres_adjoint(m, con, p1, p2, tbar, dp1bar, dp2bar, size1bar, size2bar);
     if (status != GDN_OK) {
         return status;
     }
     gdn_twist_point_adjoint(x1bar, p1, dp1bar);
     gdn_twist_point_adjoint(x2bar, p2, dp2bar);
-    gdn_size_bar_add(size1bar, 0, dr1bar);
-    gdn_size_bar_add(size2bar, 0, dr2bar);
     return GDN_OK;
 }
 
@@ -117,6 +122,7 @@ typedef struct {
     int interior;
 } SegmentPoint;
 
+// the primal's nearest segment point (gdn_segment_point_param)
 static void sphere_capsule_primal(const gdnModel* m, const gdnData* d, const gdnContact* con,
                                   SegmentPoint* s, double c2[3]) {
     const double* p1 = d->geom_xpos + 3 * con->geom1;
@@ -126,9 +132,7 @@ static void sphere_capsule_primal(const gdnModel* m, const gdnData* d, const gdn
     gdn_scl3(s->A, s->z2, h);
     gdn_sub3(s->e, p1, p2);
     s->q = gdn_dot3(s->A, s->A);
-    double x = gdn_dot3(s->A, s->e) / s->q;
-    s->interior = !(x > 1) && !(x < -1);
-    s->x = x > 1 ? 1 : (x < -1 ? -1 : x);
+    s->x = gdn_segment_point_param(s->A, s->e, &s->interior);
     gdn_addscl3(c2, p2, s->A, s->x);
 }
 
@@ -155,8 +159,7 @@ gdnStatus gdn_tangent_sphere_capsule(const gdnModel* m, const gdnData* d, const 
     }
     gdn_addscl3(dc2, dp2, s.A, dx);
     gdn_addscl3(dc2, dc2, dA, s.x);
-    return spheres_tangent(p1, dp1, m->geom_size[3 * con->geom1], gdn_dsize_at(dsize1, 0), c2,
-                           dc2, m->geom_size[3 * con->geom2], gdn_dsize_at(dsize2, 0), t);
+    return spheres_tangent(m, con, p1, dp1, dsize1, c2, dc2, dsize2, t);
 }
 
 gdnStatus gdn_adjoint_sphere_capsule(const gdnModel* m, const gdnData* d, const gdnContact* con,
@@ -168,10 +171,8 @@ gdnStatus gdn_adjoint_sphere_capsule(const gdnModel* m, const gdnData* d, const 
     SegmentPoint s;
     double c2[3];
     sphere_capsule_primal(m, d, con, &s, c2);
-    double dp1bar[3] = {0, 0, 0}, dc2bar[3] = {0, 0, 0}, dr1bar = 0, dr2bar = 0;
-    gdnStatus status = spheres_adjoint(p1, m->geom_size[3 * con->geom1], c2,
-                                       m->geom_size[3 * con->geom2], tbar, dp1bar, &dr1bar,
-                                       dc2bar, &dr2bar);
+    double dp1bar[3] = {0, 0, 0}, dc2bar[3] = {0, 0, 0};
+    gdnStatus status = spheres_adjoint(m, con, p1, c2, tbar, dp1bar, dc2bar, size1bar, size2bar);
     if (status != GDN_OK) {
         return status;
     }
@@ -194,8 +195,6 @@ gdnStatus gdn_adjoint_sphere_capsule(const gdnModel* m, const gdnData* d, const 
     gdn_twist_dir_adjoint(x2bar, s.z2, g);
     gdn_twist_point_adjoint(x1bar, p1, dp1bar);
     gdn_twist_point_adjoint(x2bar, p2, dp2bar);
-    gdn_size_bar_add(size1bar, 0, dr1bar);
-    gdn_size_bar_add(size2bar, 0, dr2bar);
     gdn_size_bar_add(size2bar, 1, gdn_dot3(s.z2, dAbar));
     return GDN_OK;
 }
@@ -221,50 +220,20 @@ gdnStatus gdn_adjoint_sphere_capsule(const gdnModel* m, const gdnData* d, const 
 //   GIVEN: dx1 = (du - s dmb - x1 dma) / ma,  dx2 = (dv - s dmb - x2 dmc) / mc;  CONST: 0.
 // Then c_i = p_i + x_i A_i, dc_i = dp_i + dx_i A_i + x_i dA_i, and the two spheres.
 
-enum { KIND_SOLVE, KIND_CONST, KIND_GIVEN };
-
+// the primal's segment pair (primitive.h: its parameters and their kinds) with the axes
 typedef struct {
-    double z1[3], z2[3], A1[3], A2[3], e[3], ma, mb, mc, u, v, det;
-    double x1, x2, s1, s2; // parameters; s_i the sign of the other end for GIVEN
-    int kind1, kind2;
+    double z1[3], z2[3], A1[3], A2[3], e[3];
+    gdnSegmentPair q;
 } CapsulePair;
-
-// x1 = clamp((u - s mb) / ma) with its kind
-static void given1(CapsulePair* c, double s) {
-    double g = (c->u - s * c->mb) / c->ma;
-    c->s1 = s;
-    c->kind1 = g > 1 || g < -1 ? KIND_CONST : KIND_GIVEN;
-    c->x1 = g > 1 ? 1 : (g < -1 ? -1 : g);
-}
-
-// x2 = clamp((v - s mb) / mc) with its kind
-static void given2(CapsulePair* c, double s) {
-    double g = (c->v - s * c->mb) / c->mc;
-    c->s2 = s;
-    c->kind2 = g > 1 || g < -1 ? KIND_CONST : KIND_GIVEN;
-    c->x2 = g > 1 ? 1 : (g < -1 ? -1 : g);
-}
 
 // the segment points of the current (x1, x2)
 static void capsule_centres(const gdnData* d, const gdnContact* con, const CapsulePair* c,
                             double c1[3], double c2[3]) {
-    gdn_addscl3(c1, d->geom_xpos + 3 * con->geom1, c->A1, c->x1);
-    gdn_addscl3(c2, d->geom_xpos + 3 * con->geom2, c->A2, c->x2);
+    gdn_addscl3(c1, d->geom_xpos + 3 * con->geom1, c->A1, c->q.x1);
+    gdn_addscl3(c2, d->geom_xpos + 3 * con->geom2, c->A2, c->q.x2);
 }
 
-// the parallel candidate j (0..3) of the primal's order
-static void parallel_candidate(CapsulePair* c, int j) {
-    if (j < 2) {
-        c->x1 = j == 0 ? 1 : -1;
-        c->kind1 = KIND_CONST;
-        given2(c, c->x1);
-    } else {
-        c->x2 = j == 2 ? 1 : -1;
-        c->kind2 = KIND_CONST;
-        given1(c, c->x2);
-    }
-}
-
+// the primal's parameters: the cascade, or the parallel candidate nearest con->pos
 static void capsule_pair_primal(const gdnModel* m, const gdnData* d, const gdnContact* con,
                                 CapsulePair* c) {
     const double* size1 = m->geom_size + 3 * con->geom1;
@@ -274,54 +243,59 @@ static void capsule_pair_primal(const gdnModel* m, const gdnData* d, const gdnCo
     gdn_scl3(c->A1, c->z1, size1[1]);
     gdn_scl3(c->A2, c->z2, size2[1]);
     gdn_sub3(c->e, d->geom_xpos + 3 * con->geom1, d->geom_xpos + 3 * con->geom2);
-    c->ma = gdn_dot3(c->A1, c->A1);
-    c->mb = -gdn_dot3(c->A1, c->A2);
-    c->mc = gdn_dot3(c->A2, c->A2);
-    c->u = -gdn_dot3(c->A1, c->e);
-    c->v = gdn_dot3(c->A2, c->e);
-    c->det = c->ma * c->mc - c->mb * c->mb;
-    c->s1 = c->s2 = 0;
-
-    if (fabs(c->det) >= GDN_MINVAL) {
-        // the cascade of the primal
-        c->x1 = (c->mc * c->u - c->mb * c->v) / c->det;
-        c->x2 = (c->ma * c->v - c->mb * c->u) / c->det;
-        c->kind1 = c->kind2 = KIND_SOLVE;
-        if (c->x1 > 1 || c->x1 < -1) {
-            c->x1 = c->x1 > 1 ? 1 : -1;
-            c->kind1 = KIND_CONST;
-            c->s2 = c->x1;
-            c->x2 = (c->v - c->s2 * c->mb) / c->mc;
-            c->kind2 = KIND_GIVEN;
-        }
-        if (c->x2 > 1 || c->x2 < -1) {
-            c->x2 = c->x2 > 1 ? 1 : -1;
-            c->kind2 = KIND_CONST;
-            given1(c, c->x2);
-        }
+    gdn_segment_pair_setup(&c->q, c->A1, c->A2, c->e);
+    if (fabs(c->q.det) >= GDN_MINVAL) {
+        gdn_segment_pair_solve(&c->q);
         return;
     }
 
-    // parallel: the candidate nearest con->pos
+    // parallel: the primal's candidate contact (gdn_sphere_sphere_at) nearest con->pos
     double best = INFINITY;
     int which = 0;
-    double r1 = size1[0];
     for (int j = 0; j < 4; j++) {
-        double c1[3], c2[3], D[3], pos[3], gap[3];
-        parallel_candidate(c, j);
+        double c1[3], c2[3];
+        gdnContact cand;
+        gdn_segment_pair_parallel(&c->q, j);
         capsule_centres(d, con, c, c1, c2);
-        gdn_sub3(D, c2, c1);
-        double L = gdn_normalize3(D);
-        double dist = L - r1 - size2[0];
-        gdn_addscl3(pos, c1, D, r1 + dist / 2);
-        gdn_sub3(gap, pos, con->pos);
-        double g = gdn_dot3(gap, gap);
-        if (g < best) {
-            best = g;
+        gdn_sphere_sphere_at(&cand, INFINITY, c1, d->geom_xmat + 9 * con->geom1, size1[0], c2,
+                             d->geom_xmat + 9 * con->geom2, size2[0]);
+        if (gdn_candidate_nearer(con, cand.pos, &best)) {
             which = j;
         }
     }
-    parallel_candidate(c, which);
+    gdn_segment_pair_parallel(&c->q, which);
+}
+
+// the tangent of x1 of its kind (SOLVE, GIVEN; CONST: 0); x2's with ma <-> mc, u <-> v
+static double param_tangent(int kind, double det, double ma, double mc, double mb, double u,
+                            double v, double x, double s, double dma, double dmc, double dmb,
+                            double du, double dv, double ddet) {
+    if (kind == GDN_SEG_SOLVE) {
+        return (dmc * u + mc * du - dmb * v - mb * dv - x * ddet) / det;
+    }
+    if (kind == GDN_SEG_GIVEN) {
+        return (du - s * dmb - x * dma) / ma;
+    }
+    return 0;
+}
+
+// the adjoint of param_tangent: xbar accumulated into the scalars' bars
+static void param_adjoint(int kind, double xbar, double det, double ma, double mc, double mb,
+                          double u, double v, double x, double s, double* mabar, double* mcbar,
+                          double* mbbar, double* ubar, double* vbar, double* detbar) {
+    if (kind == GDN_SEG_SOLVE) {
+        double k = xbar / det;
+        *mcbar += k * u;
+        *ubar += k * mc;
+        *mbbar -= k * v;
+        *vbar -= k * mb;
+        *detbar -= k * x;
+    } else if (kind == GDN_SEG_GIVEN) {
+        double k = xbar / ma;
+        *ubar += k;
+        *mbbar -= s * k;
+        *mabar -= x * k;
+    }
 }
 
 gdnStatus gdn_tangent_capsule_capsule(const gdnModel* m, const gdnData* d, const gdnContact* con,
@@ -350,30 +324,22 @@ gdnStatus gdn_tangent_capsule_capsule(const gdnModel* m, const gdnData* d, const
     double dmc = 2 * gdn_dot3(c.A2, dA2);
     double du = -(gdn_dot3(dA1, c.e) + gdn_dot3(c.A1, de));
     double dv = gdn_dot3(dA2, c.e) + gdn_dot3(c.A2, de);
-    double ddet = dma * c.mc + c.ma * dmc - 2 * c.mb * dmb;
+    double ddet = dma * c.q.mc + c.q.ma * dmc - 2 * c.q.mb * dmb;
 
-    // parameters
-    double dx1 = 0, dx2 = 0;
-    if (c.kind1 == KIND_SOLVE) {
-        dx1 = (dmc * c.u + c.mc * du - dmb * c.v - c.mb * dv - c.x1 * ddet) / c.det;
-    } else if (c.kind1 == KIND_GIVEN) {
-        dx1 = (du - c.s1 * dmb - c.x1 * dma) / c.ma;
-    }
-    if (c.kind2 == KIND_SOLVE) {
-        dx2 = (dma * c.v + c.ma * dv - dmb * c.u - c.mb * du - c.x2 * ddet) / c.det;
-    } else if (c.kind2 == KIND_GIVEN) {
-        dx2 = (dv - c.s2 * dmb - c.x2 * dmc) / c.mc;
-    }
+    // parameters (x2's formulas are x1's with ma <-> mc, u <-> v)
+    double dx1 = param_tangent(c.q.kind1, c.q.det, c.q.ma, c.q.mc, c.q.mb, c.q.u, c.q.v, c.q.x1,
+                               c.q.s1, dma, dmc, dmb, du, dv, ddet);
+    double dx2 = param_tangent(c.q.kind2, c.q.det, c.q.mc, c.q.ma, c.q.mb, c.q.v, c.q.u, c.q.x2,
+                               c.q.s2, dmc, dma, dmb, dv, du, ddet);
 
     // centres
     double c1[3], c2[3], dc1[3], dc2[3];
     capsule_centres(d, con, &c, c1, c2);
     gdn_addscl3(dc1, dp1, c.A1, dx1);
-    gdn_addscl3(dc1, dc1, dA1, c.x1);
+    gdn_addscl3(dc1, dc1, dA1, c.q.x1);
     gdn_addscl3(dc2, dp2, c.A2, dx2);
-    gdn_addscl3(dc2, dc2, dA2, c.x2);
-    return spheres_tangent(c1, dc1, m->geom_size[3 * con->geom1], gdn_dsize_at(dsize1, 0), c2,
-                           dc2, m->geom_size[3 * con->geom2], gdn_dsize_at(dsize2, 0), t);
+    gdn_addscl3(dc2, dc2, dA2, c.q.x2);
+    return spheres_tangent(m, con, c1, dc1, dsize1, c2, dc2, dsize2, t);
 }
 
 gdnStatus gdn_adjoint_capsule_capsule(const gdnModel* m, const gdnData* d, const gdnContact* con,
@@ -386,10 +352,8 @@ gdnStatus gdn_adjoint_capsule_capsule(const gdnModel* m, const gdnData* d, const
     capsule_pair_primal(m, d, con, &c);
     double c1[3], c2[3];
     capsule_centres(d, con, &c, c1, c2);
-    double dc1bar[3] = {0, 0, 0}, dc2bar[3] = {0, 0, 0}, dr1bar = 0, dr2bar = 0;
-    gdnStatus status = spheres_adjoint(c1, m->geom_size[3 * con->geom1], c2,
-                                       m->geom_size[3 * con->geom2], tbar, dc1bar, &dr1bar,
-                                       dc2bar, &dr2bar);
+    double dc1bar[3] = {0, 0, 0}, dc2bar[3] = {0, 0, 0};
+    gdnStatus status = spheres_adjoint(m, con, c1, c2, tbar, dc1bar, dc2bar, size1bar, size2bar);
     if (status != GDN_OK) {
         return status;
     }
@@ -399,40 +363,18 @@ gdnStatus gdn_adjoint_capsule_capsule(const gdnModel* m, const gdnData* d, const
     gdn_copy3(dp1bar, dc1bar);
     gdn_copy3(dp2bar, dc2bar);
     double dx1bar = gdn_dot3(c.A1, dc1bar), dx2bar = gdn_dot3(c.A2, dc2bar);
-    gdn_scl3(dA1bar, dc1bar, c.x1);
-    gdn_scl3(dA2bar, dc2bar, c.x2);
+    gdn_scl3(dA1bar, dc1bar, c.q.x1);
+    gdn_scl3(dA2bar, dc2bar, c.q.x2);
 
     // parameters -> scalars
     double dmabar = 0, dmbbar = 0, dmcbar = 0, dubar = 0, dvbar = 0, ddetbar = 0;
-    if (c.kind1 == KIND_SOLVE) {
-        double s = dx1bar / c.det;
-        dmcbar += s * c.u;
-        dubar += s * c.mc;
-        dmbbar -= s * c.v;
-        dvbar -= s * c.mb;
-        ddetbar -= s * c.x1;
-    } else if (c.kind1 == KIND_GIVEN) {
-        double s = dx1bar / c.ma;
-        dubar += s;
-        dmbbar -= c.s1 * s;
-        dmabar -= c.x1 * s;
-    }
-    if (c.kind2 == KIND_SOLVE) {
-        double s = dx2bar / c.det;
-        dmabar += s * c.v;
-        dvbar += s * c.ma;
-        dmbbar -= s * c.u;
-        dubar -= s * c.mb;
-        ddetbar -= s * c.x2;
-    } else if (c.kind2 == KIND_GIVEN) {
-        double s = dx2bar / c.mc;
-        dvbar += s;
-        dmbbar -= c.s2 * s;
-        dmcbar -= c.x2 * s;
-    }
-    dmabar += ddetbar * c.mc;
-    dmcbar += ddetbar * c.ma;
-    dmbbar -= 2 * c.mb * ddetbar;
+    param_adjoint(c.q.kind1, dx1bar, c.q.det, c.q.ma, c.q.mc, c.q.mb, c.q.u, c.q.v, c.q.x1,
+                  c.q.s1, &dmabar, &dmcbar, &dmbbar, &dubar, &dvbar, &ddetbar);
+    param_adjoint(c.q.kind2, dx2bar, c.q.det, c.q.mc, c.q.ma, c.q.mb, c.q.v, c.q.u, c.q.x2,
+                  c.q.s2, &dmcbar, &dmabar, &dmbbar, &dvbar, &dubar, &ddetbar);
+    dmabar += ddetbar * c.q.mc;
+    dmcbar += ddetbar * c.q.ma;
+    dmbbar -= 2 * c.q.mb * ddetbar;
 
     // scalars -> vectors
     double debar[3];
@@ -455,8 +397,6 @@ gdnStatus gdn_adjoint_capsule_capsule(const gdnModel* m, const gdnData* d, const
     gdn_twist_dir_adjoint(x2bar, c.z2, g);
     gdn_twist_point_adjoint(x1bar, p1, dp1bar);
     gdn_twist_point_adjoint(x2bar, p2, dp2bar);
-    gdn_size_bar_add(size1bar, 0, dr1bar);
-    gdn_size_bar_add(size2bar, 0, dr2bar);
     gdn_size_bar_add(size1bar, 1, gdn_dot3(c.z1, dA1bar));
     gdn_size_bar_add(size2bar, 1, gdn_dot3(c.z2, dA2bar));
     return GDN_OK;

@@ -72,9 +72,10 @@ double grad_seconds(void);
     "step) or T x nu values (row t for step t). --penalty h,k,c enables the penalty ground\n" \
     "contact (plane height, stiffness, damping); --checkpoint K keeps every K-th state and\n" \
     "replays segments (the same numbers bit for bit). Constrained rollouts (contacts, limits,\n" \
-    "equalities, friction loss) are differentiated as they are, by default: a library that\n" \
-    "cannot (GDN_ERR_UNSUPPORTED) is reported with its message and status, exit code 1, and\n" \
-    "--noconstraint (or --nocontact) then differentiates the model without them.\n"
+    "equalities, friction loss) are differentiated through the constraint solve, by default;\n" \
+    "a step the library cannot differentiate (an unconverged solve, a contact pair without a\n" \
+    "geometry derivative) is reported with its message and status, exit code 1, and\n" \
+    "--noconstraint (or --nocontact) then differentiates the model without the rows.\n"
 
 // print the library's refusal of a gradient: "gradyn: error: <what>: <message> (status NAME:
 // text)" and, for GDN_ERR_UNSUPPORTED, a hint naming --noconstraint / --nocontact; returns

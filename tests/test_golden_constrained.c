@@ -15,6 +15,7 @@
 #include <gradyn/derivative.h>
 #include <gradyn/gradyn.h>
 
+#include "runner/golden.h"
 #include "runner/models.h"
 #include "runner/test.h"
 
@@ -150,20 +151,11 @@ static int compute(const char* name, GoldenRow* row) {
 static int test_golden_constrained(void) {
     int failures = 0;
     CHECK((int)(sizeof(kGolden) / sizeof(kGolden[0])) == NMODEL);
-    static const char* const kPath[6] = {"newton/pyramidal", "newton/elliptic", "cg/pyramidal",
-                                         "cg/elliptic",      "pgs/pyramidal",   "pgs/elliptic"};
     for (int i = 0; i < NMODEL; i++) {
         GoldenRow row;
         CHECK(compute(kModels[i], &row) == 0);
         CHECK(strcmp(kGolden[i].model, kModels[i]) == 0);
-        for (int j = 0; j < 6; j++) {
-            if (row.path[j] != kGolden[i].path[j]) {
-                fprintf(stderr, "%s %s: hash 0x%016llx, expected 0x%016llx\n", kModels[i],
-                        kPath[j], (unsigned long long)row.path[j],
-                        (unsigned long long)kGolden[i].path[j]);
-                failures++;
-            }
-        }
+        failures += gdn_test_golden_mismatches(kModels[i], row.path, kGolden[i].path, 6);
     }
     printf("%d models x 6 constrained derivative paths, %d hash mismatches\n", NMODEL, failures);
     CHECK(failures == 0);
@@ -181,11 +173,7 @@ int main(int argc, char** argv) {
             if (compute(kModels[i], &row) != 0) {
                 return 1;
             }
-            printf("    {\"%s\",\n     {", kModels[i]);
-            for (int j = 0; j < 6; j++) {
-                printf("0x%016llxULL%s", (unsigned long long)row.path[j],
-                       j == 5 ? "}},\n" : j == 2 ? ",\n      " : ", ");
-            }
+            gdn_test_golden_print_row(kModels[i], row.path, "},\n");
             fflush(stdout);
         }
         return 0;

@@ -15,6 +15,7 @@
 #include <gradyn/adjoint.h>
 #include <gradyn/gradyn.h>
 
+#include "runner/golden.h"
 #include "runner/models.h"
 #include "runner/test.h"
 
@@ -254,19 +255,13 @@ static int test_golden_paths(void) {
         GoldenRow row;
         CHECK(compute(kModels[i], &row) == 0);
         CHECK(strcmp(kGolden[i].model, kModels[i]) == 0);
-        static const char* const kPath[7] = {"newton/pyramidal", "newton/elliptic",
-                                             "cg/pyramidal",     "cg/elliptic",
-                                             "pgs/pyramidal",    "pgs/elliptic",
-                                             "derivatives"};
+        // the six rollout paths, then the derivatives
+        uint64_t got[7], want[7];
         for (int j = 0; j < 7; j++) {
-            const uint64_t got = j < 6 ? row.rollout[j] : row.derivative;
-            const uint64_t want = j < 6 ? kGolden[i].rollout[j] : kGolden[i].derivative;
-            if (got != want) {
-                fprintf(stderr, "%s %s: hash 0x%016llx, expected 0x%016llx\n", kModels[i],
-                        kPath[j], (unsigned long long)got, (unsigned long long)want);
-                failures++;
-            }
+            got[j] = j < 6 ? row.rollout[j] : row.derivative;
+            want[j] = j < 6 ? kGolden[i].rollout[j] : kGolden[i].derivative;
         }
+        failures += gdn_test_golden_mismatches(kModels[i], got, want, 7);
     }
     printf("%d models x 7 paths, %d hash mismatches\n", NMODEL, failures);
     CHECK(failures == 0);
@@ -284,11 +279,7 @@ int main(int argc, char** argv) {
             if (compute(kModels[i], &row) != 0) {
                 return 1;
             }
-            printf("    {\"%s\",\n     {", kModels[i]);
-            for (int j = 0; j < 6; j++) {
-                printf("0x%016llxULL%s", (unsigned long long)row.rollout[j],
-                       j == 5 ? "},\n" : j == 2 ? ",\n      " : ", ");
-            }
+            gdn_test_golden_print_row(kModels[i], row.rollout, ",\n");
             printf("     0x%016llxULL},\n", (unsigned long long)row.derivative);
             fflush(stdout);
         }

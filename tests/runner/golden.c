@@ -1,35 +1,58 @@
 // SPDX-License-Identifier: Apache-2.0
-// Golden hash tables: one model's hashes against its committed row, and a row printed as C.
+// Golden hash tables: every model's hashes against its committed row, and the table printed as C.
 #include "runner/golden.h"
 
 #include <stdio.h>
+#include <string.h>
 
-const char* const gdn_test_golden_path[7] = {"newton/pyramidal", "newton/elliptic",
-                                             "cg/pyramidal",     "cg/elliptic",
-                                             "pgs/pyramidal",    "pgs/elliptic",
-                                             "derivatives"};
+#include "runner/test.h"
 
-// compare entry by entry, a line per mismatch
-int gdn_test_golden_mismatches(const char* model, const uint64_t* got, const uint64_t* want,
-                               int n) {
+static const char* const kPath[GDN_TEST_GOLDEN_MAX] = {
+    "newton/pyramidal", "newton/elliptic", "cg/pyramidal", "cg/elliptic",
+    "pgs/pyramidal",    "pgs/elliptic",    "derivatives"};
+
+// model by model: the computed hashes against the row's, a line per mismatch
+int gdn_test_golden_check(const gdnTestGolden* g) {
     int failures = 0;
-    for (int j = 0; j < n; j++) {
-        if (got[j] != want[j]) {
-            fprintf(stderr, "%s %s: hash 0x%016llx, expected 0x%016llx\n", model,
-                    gdn_test_golden_path[j], (unsigned long long)got[j],
-                    (unsigned long long)want[j]);
-            failures++;
+    CHECK(g->nrow == g->nmodel);
+    CHECK(g->nhash >= 6 && g->nhash <= GDN_TEST_GOLDEN_MAX);
+    for (int i = 0; i < g->nmodel; i++) {
+        uint64_t got[GDN_TEST_GOLDEN_MAX], want[GDN_TEST_GOLDEN_MAX];
+        CHECK(g->compute(g->model[i], got) == 0);
+        CHECK(strcmp(g->committed(i, want), g->model[i]) == 0);
+        for (int j = 0; j < g->nhash; j++) {
+            if (got[j] != want[j]) {
+                fprintf(stderr, "%s %s: hash 0x%016llx, expected 0x%016llx\n", g->model[i],
+                        kPath[j], (unsigned long long)got[j], (unsigned long long)want[j]);
+                failures++;
+            }
         }
     }
-    return failures;
+    printf("%d models x %s, %d hash mismatches\n", g->nmodel, g->what, failures);
+    CHECK(failures == 0);
+    return 0;
 }
 
-// three hashes a line, as the tables are laid out
-void gdn_test_golden_print_row(const char* model, const uint64_t hash[6], const char* tail) {
-    printf("    {\"%s\",\n     {", model);
-    for (int j = 0; j < 6; j++) {
-        printf("0x%016llxULL%s", (unsigned long long)hash[j],
-               j == 5 ? "}" : j == 2 ? ",\n      " : ", ");
+// `    {"model",\n     {h0, h1, h2,\n      h3, h4, h5}` then each further hash on its own line
+int gdn_test_golden_print(const gdnTestGolden* g) {
+    if (g->nhash < 6 || g->nhash > GDN_TEST_GOLDEN_MAX) {
+        return 1;
     }
-    printf("%s", tail);
+    for (int i = 0; i < g->nmodel; i++) {
+        uint64_t hash[GDN_TEST_GOLDEN_MAX];
+        if (g->compute(g->model[i], hash) != 0) {
+            return 1;
+        }
+        printf("    {\"%s\",\n     {", g->model[i]);
+        for (int j = 0; j < 6; j++) {
+            printf("0x%016llxULL%s", (unsigned long long)hash[j],
+                   j == 5 ? "}" : j == 2 ? ",\n      " : ", ");
+        }
+        for (int j = 6; j < g->nhash; j++) {
+            printf(",\n     0x%016llxULL", (unsigned long long)hash[j]);
+        }
+        printf("},\n");
+        fflush(stdout);
+    }
+    return 0;
 }

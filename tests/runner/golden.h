@@ -1,20 +1,31 @@
 // SPDX-License-Identifier: Apache-2.0
-// Golden hash tables: one model's hashes against its committed row, and a row printed as C.
+// Golden hash tables: every model's hashes against its committed row, and the table printed as C.
 #ifndef GDN_TEST_RUNNER_GOLDEN_H
 #define GDN_TEST_RUNNER_GOLDEN_H
 
 #include <stdint.h>
 
-// the solver paths' names in table order (Newton, CG, PGS x pyramidal, elliptic), then
-// "derivatives"
-extern const char* const gdn_test_golden_path[7];
+#define GDN_TEST_GOLDEN_MAX 7
 
-// the number of j < n with got[j] != want[j], each printed on stderr with the model and
-// gdn_test_golden_path[j]
-int gdn_test_golden_mismatches(const char* model, const uint64_t* got, const uint64_t* want,
-                               int n);
+// a golden table: per model nhash hashes (the six solver paths, Newton, CG, PGS x pyramidal,
+// elliptic, then optionally "derivatives") computed by the test, and the committed rows
+typedef struct gdnTestGolden {
+    const char* const* model; // (nmodel) in table order
+    int nmodel;
+    int nrow;                 // rows in the committed table (must equal nmodel)
+    int nhash;                // hashes per model, 6 or 7
+    const char* what;         // the summary: "<nmodel> models x <what>, <n> hash mismatches"
+    // model's hashes into hash (nhash); 0 on success
+    int (*compute)(const char* model, uint64_t* hash);
+    // committed row i's hashes into hash (nhash); returns its model name
+    const char* (*committed)(int i, uint64_t* hash);
+} gdnTestGolden;
 
-// print `    {"model",\n     {h0, h1, h2,\n      h3, h4, h5}` then tail (the table's layout)
-void gdn_test_golden_print_row(const char* model, const uint64_t hash[6], const char* tail);
+// every model computed and compared with its committed row (a line on stderr per mismatch),
+// the summary printed; a test function: 0 when every hash matches
+int gdn_test_golden_check(const gdnTestGolden* g);
+
+// print every model's row as C in the committed table's layout (`--print`); 0 on success
+int gdn_test_golden_print(const gdnTestGolden* g);
 
 #endif

@@ -8,7 +8,13 @@
 
 // the inputs an FD entry perturbs: tangent q0, v0, controls (flat T x nu), inertia parameters
 // (canonical packing, GDN_N_INERTIA_PARAMS per body), mesh vertices (body frame)
-typedef enum gdnFdChannel { GDN_FD_Q0, GDN_FD_V0, GDN_FD_U, GDN_FD_PARAM, GDN_FD_VERT } gdnFdChannel;
+typedef enum gdnFdChannel {
+    GDN_FD_Q0,
+    GDN_FD_V0,
+    GDN_FD_U,
+    GDN_FD_PARAM,
+    GDN_FD_VERT
+} gdnFdChannel;
 
 // a rollout from (q0, v0, u) with an objective, its tape and the adjoint's answer; with the
 // branch check armed (gdn_fd_record_rows), every later rollout is compared with the recorded

@@ -157,17 +157,6 @@ static const char* committed(int i, uint64_t* hash) {
 static const gdnTestGolden kTable = {kModels, NMODEL, (int)(sizeof(kGolden) / sizeof(kGolden[0])),
                                      6, "6 constrained derivative paths", compute, committed};
 
-static int test_golden_constrained(void) {
-    return gdn_test_golden_check(&kTable);
-}
-
-static const gdnTestCase kCases[] = {
-    {"golden_constrained", test_golden_constrained},
-};
-
 int main(int argc, char** argv) {
-    if (argc > 1 && strcmp(argv[1], "--print") == 0) {
-        return gdn_test_golden_print(&kTable);
-    }
-    return gdn_test_main(argc, argv, kCases, (int)(sizeof(kCases) / sizeof(kCases[0])));
+    return gdn_test_golden_main(argc, argv, "golden_constrained", &kTable);
 }

@@ -259,17 +259,6 @@ static const gdnTestGolden kTable = {kModels, NMODEL, (int)(sizeof(kGolden) / si
                                      7, "7 paths", compute, committed};
 
 // every model's seven hashes equal the committed table
-static int test_golden_paths(void) {
-    return gdn_test_golden_check(&kTable);
-}
-
-static const gdnTestCase kCases[] = {
-    {"golden_paths", test_golden_paths},
-};
-
 int main(int argc, char** argv) {
-    if (argc > 1 && strcmp(argv[1], "--print") == 0) {
-        return gdn_test_golden_print(&kTable);
-    }
-    return gdn_test_main(argc, argv, kCases, (int)(sizeof(kCases) / sizeof(kCases[0])));
+    return gdn_test_golden_main(argc, argv, "golden_paths", &kTable);
 }

@@ -56,3 +56,20 @@ int gdn_test_golden_print(const gdnTestGolden* g) {
     }
     return 0;
 }
+
+// the table gdn_test_golden_main runs (one per process)
+static const gdnTestGolden* g_golden;
+
+static int golden_case(void) {
+    return gdn_test_golden_check(g_golden);
+}
+
+// --print, or the one case through the runner
+int gdn_test_golden_main(int argc, char** argv, const char* name, const gdnTestGolden* g) {
+    if (argc > 1 && strcmp(argv[1], "--print") == 0) {
+        return gdn_test_golden_print(g);
+    }
+    g_golden = g;
+    const gdnTestCase cases[] = {{name, golden_case}};
+    return gdn_test_main(argc, argv, cases, 1);
+}

@@ -28,4 +28,8 @@ int gdn_test_golden_check(const gdnTestGolden* g);
 // print every model's row as C in the committed table's layout (`--print`); 0 on success
 int gdn_test_golden_print(const gdnTestGolden* g);
 
+// a golden test's main: `--print` prints the table, otherwise gdn_test_main with the one case
+// `name` (gdn_test_golden_check of g); returns the process exit code
+int gdn_test_golden_main(int argc, char** argv, const char* name, const gdnTestGolden* g);
+
 #endif

@@ -26,6 +26,7 @@
 #include <gradyn/gradyn.h>
 
 #include "runner/models.h"
+#include "runner/rollout_fd.h"
 #include "runner/skins.h"
 #include "runner/test.h"
 
@@ -38,314 +39,65 @@
 // ("contacts off, penalty on"); a constrained rollout is refused (test_contact_rollout).
 // gdn_test_load_model (runner/models.h) loads them that way.
 
-// ---------------------------------------------------------------- objective
-
-// terminal cost in qpos coordinates: g = sum_i (a_i qpos_i + b_i qpos_i^2) + sum_i c_i qvel_i^2
-static gdnStatus terminal_cost(const gdnModel* m, gdnData* s, int t, void* user, double* value,
-                               double* gq, double* gv, double* gu) {
-    (void)t, (void)user, (void)gu;
-    double g = 0;
-    for (int i = 0; i < m->nq; i++) {
-        double a = 1 - 0.07 * (i % 11), b = 0.3 + 0.05 * (i % 5);
-        g += a * s->qpos[i] + b * s->qpos[i] * s->qpos[i];
-        if (gq) {
-            gq[i] = a + 2 * b * s->qpos[i];
-        }
-    }
-    for (int i = 0; i < m->nv; i++) {
-        double c = 0.2 + 0.01 * (i % 7);
-        g += c * s->qvel[i] * s->qvel[i];
-        if (gv) {
-            gv[i] = 2 * c * s->qvel[i];
-        }
-    }
-    *value = g;
-    return GDN_OK;
-}
-
-// running cost in qpos coordinates: l = sum_i a_i qpos_i^2 + b_i qvel_i + c u_k^2
-static gdnStatus running_cost(const gdnModel* m, gdnData* s, int t, void* user, double* value,
-                              double* gq, double* gv, double* gu) {
-    (void)t, (void)user;
-    const double w = 0.01; // per step
-    double l = 0;
-    for (int i = 0; i < m->nq; i++) {
-        double a = w * (0.1 + 0.01 * (i % 9));
-        l += a * s->qpos[i] * s->qpos[i];
-        if (gq) {
-            gq[i] = 2 * a * s->qpos[i];
-        }
-    }
-    for (int i = 0; i < m->nv; i++) {
-        double b = w * (0.05 - 0.003 * (i % 13));
-        l += b * s->qvel[i];
-        if (gv) {
-            gv[i] = b;
-        }
-    }
-    for (int k = 0; k < m->nu; k++) {
-        l += w * 0.2 * s->ctrl[k] * s->ctrl[k];
-        if (gu) {
-            gu[k] = w * 0.4 * s->ctrl[k];
-        }
-    }
-    *value = l;
-    return GDN_OK;
-}
-
 // ---------------------------------------------------------------- a rollout problem
 
-typedef struct Problem {
-    const char* name;
-    gdnModel* m;
-    int T;
-    double* q0;   // (nq)
-    double* v0;   // (nv)
-    double* u;    // (T x nu)
-    double* xfrc; // (nbody x 6)
-    gdnRollout r;
-    gdnObjective obj;
-    gdnTargetObjective target;
-    gdnTape* tape;
-    double hstep;          // FD base step (1e-5, or 1e-6 with penalty contact)
-    gdnAdjointGradients g; // the adjoint's answer
-} Problem;
+// the rollout FD harness (runner/rollout_fd.h): objective gdn_fd_terminal_cost +
+// gdn_fd_running_cost, FD step s per the header
+typedef gdnFdProblem Problem;
 
-// random state around qpos0 (tangent amplitude qamp), velocities (vamp), controls (uamp);
-// objective: terminal_cost + running_cost
+// random state around qpos0 (tangent amplitude qamp), velocities (vamp), controls (uamp); FD
+// base step s = 1e-5, or 1e-6 with penalty contact
 static int problem_init(Problem* p, const char* name, gdnModel* m, int T, unsigned long long seed,
                         double qamp, double vamp, double uamp) {
-    memset(p, 0, sizeof(*p));
-    p->name = name;
-    p->m = m;
-    p->T = T;
-    p->hstep = m->penalty.enabled ? 1e-6 : 1e-5;
-    const int nq = m->nq, nv = m->nv, nu = m->nu, nb = m->nbody, nvert = m->nvert;
-    p->q0 = calloc((size_t)nq, sizeof(double));
-    p->v0 = calloc((size_t)nv, sizeof(double));
-    p->u = calloc((size_t)(T * nu + 1), sizeof(double));
-    p->xfrc = calloc((size_t)(6 * nb), sizeof(double));
-    p->g.qpos0 = calloc((size_t)nv, sizeof(double));
-    p->g.qvel0 = calloc((size_t)nv, sizeof(double));
-    p->g.ctrl = calloc((size_t)(T * nu + 1), sizeof(double));
-    p->g.param = calloc((size_t)(GDN_N_INERTIA_PARAMS * nb), sizeof(double));
-    p->g.vert = calloc((size_t)(3 * nvert + 1), sizeof(double));
-    double* e = calloc((size_t)nv, sizeof(double));
-    if (!p->q0 || !p->v0 || !p->u || !p->xfrc || !e || !p->g.qpos0 || !p->g.qvel0 ||
-        !p->g.ctrl || !p->g.param || !p->g.vert) {
-        free(e);
+    if (!gdn_fd_problem_init(p, name, m, T, seed, NULL, qamp, NULL, vamp, uamp)) {
         return 0;
     }
-    unsigned long long rng = seed;
-    memcpy(p->q0, m->qpos0, sizeof(double) * (size_t)nq);
-    for (int i = 0; i < nv; i++) {
-        e[i] = gdn_test_uniform(&rng, -qamp, qamp);
-        p->v0[i] = gdn_test_uniform(&rng, -vamp, vamp);
-    }
-    gdn_integrate_pos(m, p->q0, e, 1.0);
-    free(e);
-    for (int i = 0; i < T * nu; i++) {
-        p->u[i] = gdn_test_uniform(&rng, -uamp, uamp);
-    }
-    gdn_rollout_init(m, T, &p->r);
-    p->r.qpos0 = p->q0;
-    p->r.qvel0 = p->v0;
-    p->r.ctrl = p->u;
-    p->obj.terminal = (gdnCost){terminal_cost, NULL, 0};
-    p->obj.running = (gdnCost){running_cost, NULL, 0};
-    char err[256];
-    if (gdn_tape_create(m, T, 1, &p->tape, err, sizeof(err)) != GDN_OK) {
-        fprintf(stderr, "%s\n", err);
-        return 0;
-    }
-    return 1;
-}
-
-static void problem_free(Problem* p) {
-    free(p->q0);
-    free(p->v0);
-    free(p->u);
-    free(p->xfrc);
-    free(p->g.qpos0);
-    free(p->g.qvel0);
-    free(p->g.ctrl);
-    free(p->g.param);
-    free(p->g.vert);
-    gdn_tape_free(p->tape);
-    gdn_model_free(p->m);
-}
-
-static double objective(Problem* p) {
-    double J;
-    char err[256];
-    gdnStatus st = gdn_rollout_objective(p->m, &p->r, &p->obj, p->tape, &J, err, sizeof(err));
-    if (st != GDN_OK) {
-        fprintf(stderr, "%s: rollout failed: %s\n", p->name, err);
-        return NAN;
-    }
-    return J;
-}
-
-static int gradient(Problem* p) {
-    char err[256];
-    gdnStatus st =
-        gdn_adjoint_rollout_gradient(p->m, &p->r, &p->obj, p->tape, &p->g, err, sizeof(err));
-    if (st != GDN_OK) {
-        fprintf(stderr, "%s: gradient failed: %s\n", p->name, err);
-        return 0;
-    }
+    p->h = p->hpi = m->penalty.enabled ? 1e-6 : 1e-5;
+    p->q0_renormalize = 1; // as these cases' numbers were recorded
+    p->name_width = 14;
+    p->label_width = 6;
+    p->count_width = 5;
     return 1;
 }
 
 // ---------------------------------------------------------------- finite differences
 
-typedef enum Channel { CH_Q0, CH_V0, CH_U, CH_PARAM, CH_VERT } Channel;
-
-// apply a perturbation of size h to entry i of channel ch (h = 0 restores the nominal)
-typedef struct Nominal {
-    double* q0;
-    gdnInertia inertia;
-    double value;
-} Nominal;
-
-static void perturb(Problem* p, Channel ch, int i, double h, Nominal* nom) {
-    gdnModel* m = p->m;
-    switch (ch) {
-    case CH_Q0: {
-        double e[64] = {0};
-        memcpy(p->q0, nom->q0, sizeof(double) * (size_t)m->nq);
-        e[i] = 1;
-        gdn_integrate_pos(m, p->q0, e, h);
-        break;
-    }
-    case CH_V0:
-        p->v0[i] = nom->value + h;
-        break;
-    case CH_U:
-        p->u[i] = nom->value + h;
-        break;
-    case CH_PARAM: {
-        int b = i / GDN_N_INERTIA_PARAMS, k = i % GDN_N_INERTIA_PARAMS;
-        double prm[GDN_N_INERTIA_PARAMS];
-        gdnInertia in;
-        gdn_inertia_params(&nom->inertia, prm);
-        prm[k] += h;
-        gdn_inertia_from_params(prm, &in);
-        gdn_model_set_body_inertia(m, b, &in);
-        break;
-    }
-    case CH_VERT:
-        m->vert_pos[i] = nom->value + h;
-        break;
-    }
-}
-
-static double step_size(const Problem* p, Channel ch, int i, const Nominal* nom) {
-    const double s = p->hstep;
-    if (ch == CH_PARAM) {
-        int k = i % GDN_N_INERTIA_PARAMS;
-        const gdnInertia* in = &nom->inertia;
-        if (k == 0) {
-            return s * in->mass;
-        }
-        if (k >= 4) {
-            return s * fmax(1, (in->inertia[0] + in->inertia[4] + in->inertia[8]) / 3);
-        }
-    }
-    return s;
-}
-
-// Richardson-extrapolated central difference of J along entry i of channel ch
-static double fd_entry(Problem* p, Channel ch, int i) {
-    gdnModel* m = p->m;
-    Nominal nom = {0};
-    double q0copy[64];
-    if (ch == CH_Q0) {
-        memcpy(q0copy, p->q0, sizeof(double) * (size_t)m->nq);
-        nom.q0 = q0copy;
-    } else if (ch == CH_V0) {
-        nom.value = p->v0[i];
-    } else if (ch == CH_U) {
-        nom.value = p->u[i];
-    } else if (ch == CH_PARAM) {
-        gdn_body_inertia(m, i / GDN_N_INERTIA_PARAMS, &nom.inertia);
-    } else {
-        nom.value = m->vert_pos[i];
-    }
-    double h = step_size(p, ch, i, &nom);
-    double D[2];
-    for (int level = 0; level < 2; level++) {
-        double hh = level ? h / 2 : h;
-        perturb(p, ch, i, hh, &nom);
-        double jp = objective(p);
-        perturb(p, ch, i, -hh, &nom);
-        double jm = objective(p);
-        D[level] = (jp - jm) / (2 * hh);
-    }
-    perturb(p, ch, i, 0, &nom);
-    if (ch == CH_PARAM) {
-        gdn_model_set_body_inertia(m, i / GDN_N_INERTIA_PARAMS, &nom.inertia);
-    }
-    return (4 * D[1] - D[0]) / 3;
-}
-
 // compare the adjoint block with FD on entries [0, n) (stride: every stride-th entry) and
 // print the worst error; floor: the smallest scale the error is relative to
-static int check_block(Problem* p, Channel ch, const char* label, const double* adj, int n,
+static int check_block(Problem* p, gdnFdChannel ch, const char* label, const double* adj, int n,
                        int stride, double floor_) {
     if (n <= 0) {
         return 0;
     }
     int count = 0;
-    double* a = calloc((size_t)n, sizeof(double));
-    double* f = calloc((size_t)n, sizeof(double));
-    if (!a || !f) {
-        free(a);
-        free(f);
+    int* idx = calloc((size_t)n, sizeof(int));
+    if (!idx) {
         return 1;
     }
     for (int i = 0; i < n; i += stride) {
         // world row and COM/inertia of body 0 are not parameters
-        if (ch == CH_PARAM && i < GDN_N_INERTIA_PARAMS) {
+        if (ch == GDN_FD_PARAM && i < GDN_N_INERTIA_PARAMS) {
             continue;
         }
-        a[count] = adj[i];
-        f[count] = fd_entry(p, ch, i);
-        count++;
+        idx[count++] = i;
     }
-    double err = gdn_test_relerr(a, f, count, floor_);
-    double scale = 0;
-    for (int i = 0; i < count; i++) {
-        scale = fmax(scale, fabs(f[i]));
-    }
-    printf("  %-14s %-6s %5d entries  |fd|max %.3e  rel err %.2e\n", p->name, label, count,
-           scale, err);
-    int bad = !(err <= REL_TOL);
-    if (bad) {
-        gdn_test_print_worst(a, f, count);
-    }
-    free(a);
-    free(f);
-    return bad;
+    double err = gdn_fd_block(p, ch, label, adj, idx, count, floor_, REL_TOL);
+    free(idx);
+    return !(err <= REL_TOL);
 }
 
 // every block against FD; u_stride, vert_stride thin out the largest blocks
 static int check_all(Problem* p, int u_stride, int vert_stride) {
     gdnModel* m = p->m;
-    if (!gradient(p)) {
-        return 1;
-    }
-    CHECK(isfinite(p->g.J));
-    double J = objective(p);
-    CHECK(memcmp(&J, &p->g.J, sizeof(double)) == 0);
+    CHECK(gdn_fd_gradient_checked(p) == 0);
     int bad = 0;
-    bad |= check_block(p, CH_Q0, "q0", p->g.qpos0, m->nv, 1, 1e-8);
-    bad |= check_block(p, CH_V0, "v0", p->g.qvel0, m->nv, 1, 1e-8);
-    bad |= check_block(p, CH_U, "u", p->g.ctrl, p->T * m->nu, u_stride, 1e-8);
-    bad |= check_block(p, CH_VERT, "vert", p->g.vert, 3 * m->nvert, vert_stride, 1e-8);
+    bad |= check_block(p, GDN_FD_Q0, "q0", p->g.qpos0, m->nv, 1, 1e-8);
+    bad |= check_block(p, GDN_FD_V0, "v0", p->g.qvel0, m->nv, 1, 1e-8);
+    bad |= check_block(p, GDN_FD_U, "u", p->g.ctrl, p->T * m->nu, u_stride, 1e-8);
+    bad |= check_block(p, GDN_FD_VERT, "vert", p->g.vert, 3 * m->nvert, vert_stride, 1e-8);
     // parameters last: gdn_model_set_body_inertia restores them only to round-off
     if (p->g.param) {
-        bad |= check_block(p, CH_PARAM, "pi", p->g.param, GDN_N_INERTIA_PARAMS * m->nbody, 1,
+        bad |= check_block(p, GDN_FD_PARAM, "pi", p->g.param, GDN_N_INERTIA_PARAMS * m->nbody, 1,
                            1e-8);
     }
     CHECK(!bad);
@@ -361,7 +113,7 @@ static int test_pendulum(void) {
     CHECK(problem_init(&p, "pendulum", m, 200, 1, 0.8, 1.0, 2.0));
     int bad = check_all(&p, 1, 1);
     // all 10 parameters of the rod are nonzero sensitivities except by symmetry
-    problem_free(&p);
+    gdn_fd_problem_free(&p);
     return bad;
 }
 
@@ -371,7 +123,7 @@ static int test_chain_damped(void) {
     CHECK(m);
     CHECK(problem_init(&p, "chain2", m, 150, 2, 0.6, 1.0, 1.0));
     int bad = check_all(&p, 1, 1);
-    problem_free(&p);
+    gdn_fd_problem_free(&p);
     return bad;
 }
 
@@ -381,7 +133,7 @@ static int test_revolute_prismatic_fixed(void) {
     CHECK(m);
     CHECK(problem_init(&p, "rpf", m, 150, 3, 0.4, 0.8, 1.0));
     int bad = check_all(&p, 1, 1);
-    problem_free(&p);
+    gdn_fd_problem_free(&p);
     return bad;
 }
 
@@ -391,7 +143,7 @@ static int test_spherical_pendulum(void) {
     CHECK(m);
     CHECK(problem_init(&p, "ball", m, 150, 4, 0.7, 2.0, 0.3));
     int bad = check_all(&p, 1, 1);
-    problem_free(&p);
+    gdn_fd_problem_free(&p);
     return bad;
 }
 
@@ -414,7 +166,7 @@ static int free_leg_case(const char* name, int force_at_com) {
     p.r.qfrc_applied = qfrc;
     p.r.xfrc_applied = p.xfrc;
     int bad = check_all(&p, 1, 1);
-    problem_free(&p);
+    gdn_fd_problem_free(&p);
     return bad;
 }
 
@@ -433,7 +185,7 @@ static int test_humanoid32_penalty(void) {
     CHECK(gdn_test_add_skins_and_penalty(m, 0.02, 5000, 50));
     CHECK(problem_init(&p, "humanoid32", m, 60, 6, 0.05, 0.3, 0.5));
     int bad = check_all(&p, 3, 1);
-    problem_free(&p);
+    gdn_fd_problem_free(&p);
     return bad;
 }
 
@@ -446,7 +198,7 @@ static gdnStatus running_and_effort(const gdnModel* m, gdnData* s, int t, void* 
     if (m->nu > 64) {
         return GDN_ERR_ARG;
     }
-    gdnStatus st = running_cost(m, s, t, NULL, &a, gq, gv, gu);
+    gdnStatus st = gdn_fd_running_cost(m, s, t, NULL, &a, gq, gv, gu);
     if (st == GDN_OK) {
         st = target->running.fn(m, s, t, target->running.user, &b, NULL, NULL,
                                 gu ? gu2 : NULL);
@@ -478,7 +230,7 @@ static int test_humanoid_mujoco_penalty(void) {
     p.obj.terminal = target.terminal;
     p.obj.running = (gdnCost){running_and_effort, &target, 0};
     int bad = check_all(&p, 7, 1);
-    problem_free(&p);
+    gdn_fd_problem_free(&p);
     return bad;
 }
 
@@ -567,7 +319,7 @@ static int constrained_case(const char* file, const char* name, int T, unsigned 
     }
     printf("  %-14s %d of %d steps with constraint rows\n", name, with_rows, T);
     CHECK(with_rows >= min_rows_steps);
-    problem_free(&p);
+    gdn_fd_problem_free(&p);
     return bad;
 }
 
@@ -608,7 +360,7 @@ static int test_checkpoint_determinism(void) {
     CHECK(problem_init(&p, "humanoid32", m, T, 8, 0.05, 0.3, 0.5));
     const int nq = m->nq, nv = m->nv, nu = m->nu, np = GDN_N_INERTIA_PARAMS * m->nbody;
     const int nV = 3 * m->nvert;
-    CHECK(gradient(&p));
+    CHECK(gdn_fd_gradient(&p));
     gdnAdjointGradients ref = p.g;
     gdnAdjointGradients g2 = {0};
     double* buf = calloc((size_t)(2 * nv + T * nu + np + nV), sizeof(double));
@@ -656,7 +408,7 @@ static int test_checkpoint_determinism(void) {
     free(qT);
     gdn_data_free(d);
     free(buf);
-    problem_free(&p);
+    gdn_fd_problem_free(&p);
     return 0;
 }
 
@@ -691,7 +443,7 @@ static int test_gradient_errors(void) {
     CHECK(gdn_adjoint_rollout_gradient(m, &p.r, &p.obj, p.tape, &only_j, err, sizeof(err)) ==
           GDN_OK);
     CHECK(memcmp(&only_j.J, &p.g.J, sizeof(double)) == 0);
-    problem_free(&p);
+    gdn_fd_problem_free(&p);
     return 0;
 }
 
@@ -741,20 +493,20 @@ static int test_timing(void) {
     CHECK(m);
     CHECK(problem_init(&p, "pendulum", m, 1000, 10, 0.5, 0.5, 1.0));
     CHECK(time_problem(&p, 20) == 0);
-    problem_free(&p);
+    gdn_fd_problem_free(&p);
 
     m = gdn_test_load_model("/usr/share/mujoco/model/humanoid/humanoid.xml");
     CHECK(m);
     CHECK(problem_init(&p, "humanoid.xml", m, 200, 11, 0.05, 0.3, 0.5));
     CHECK(time_problem(&p, 10) == 0);
-    problem_free(&p);
+    gdn_fd_problem_free(&p);
 
     m = gdn_test_load_model("/usr/share/mujoco/model/humanoid/humanoid.xml");
     CHECK(m);
     CHECK(gdn_test_add_skins_and_penalty(m, 0.02, 5000, 50));
     CHECK(problem_init(&p, "humanoid.xml+penalty", m, 200, 11, 0.05, 0.3, 0.5));
     CHECK(time_problem(&p, 10) == 0);
-    problem_free(&p);
+    gdn_fd_problem_free(&p);
     return 0;
 }
 

@@ -31,6 +31,11 @@ static int run_cli(const char* args) {
     return gdn_cli_run(GDN_CLI_PATH, TMP_DIR, args, &run_out, &run_err);
 }
 
+// run "gradyn COMMAND 'path'" the same way
+static int run_cli_on(const char* command, const char* path) {
+    return gdn_cli_run_on(GDN_CLI_PATH, TMP_DIR, command, path, &run_out, &run_err);
+}
+
 
 // the value of a JSON array element as a double
 static double item_double(const cJSON* array, int i) {
@@ -45,9 +50,7 @@ static int test_info_sizes(void) {
     const char* models[] = {GDN_TEST_MODELS "/pendulum.xml", GDN_TEST_MODELS "/humanoid32.xml",
                             GDN_TEST_MODELS "/ball_chain.xml", HUMANOID_XML};
     for (size_t k = 0; k < sizeof(models) / sizeof(models[0]); k++) {
-        char args[1024];
-        snprintf(args, sizeof(args), "info '%s'", models[k]);
-        CHECK(run_cli(args) == 0);
+        CHECK(run_cli_on("info", models[k]) == 0);
         gdnModel* m = gdn_test_load_model_as_is(models[k]);
         CHECK(m != NULL);
         cJSON* root = cJSON_Parse(run_out);
@@ -84,9 +87,7 @@ static int test_warnings(void) {
     const char* path = tmp_file("warn.xml", "<mujoco>\n<option integrator=\"RK4\"/>\n"
                                 "<worldbody>\n<body><joint type=\"ball\"/><geom size=\".1\"/>"
                                 "</body>\n</worldbody>\n</mujoco>\n");
-    char args[1024];
-    snprintf(args, sizeof(args), "info '%s'", path);
-    CHECK(run_cli(args) == 0);
+    CHECK(run_cli_on("info", path) == 0);
     cJSON* root = cJSON_Parse(run_out);
     CHECK(root != NULL);
     const cJSON* warnings = cJSON_GetObjectItem(root, "warnings");
@@ -100,8 +101,7 @@ static int test_warnings(void) {
     CHECK(cJSON_GetObjectItem(root, "nq")->valueint == 4);
     cJSON_Delete(root);
 
-    snprintf(args, sizeof(args), "forward '%s'", path);
-    CHECK(run_cli(args) == 0);
+    CHECK(run_cli_on("forward", path) == 0);
     CHECK(strstr(run_err, "warning") && strstr(run_err, "integrator"));
     return 0;
 }

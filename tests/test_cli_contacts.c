@@ -54,6 +54,11 @@ static int run_cli(const char* args) {
     return gdn_cli_run(GDN_CLI_PATH, TMP_DIR, args, &run_out, &run_err);
 }
 
+// run "gradyn COMMAND 'path'" the same way
+static int run_cli_on(const char* command, const char* path) {
+    return gdn_cli_run_on(GDN_CLI_PATH, TMP_DIR, command, path, &run_out, &run_err);
+}
+
 
 // largest |json[i] - x[i]| over n numbers (inf when the array is missing or short)
 static double array_diff(const cJSON* array, const double* x, int n) {
@@ -135,9 +140,7 @@ static int mujoco_contacts(const char* path, const double* qpos, mjModel** mm, m
 // solimp (condim 4), a cylinder on the box (condim 1)
 static int test_contacts_scene(void) {
     const char* path = tmp_file("scene.xml", scene_xml);
-    char args[1024];
-    snprintf(args, sizeof(args), "contacts '%s'", path);
-    CHECK(run_cli(args) == 0);
+    CHECK(run_cli_on("contacts", path) == 0);
     cJSON* root = cJSON_Parse(run_out);
     CHECK(root != NULL);
     CHECK(cJSON_GetObjectItem(root, "ncon_overflow") == NULL);
@@ -229,8 +232,7 @@ static int test_contacts_forces(void) {
         gdn_data_free(d);
         gdn_model_free(m);
     }
-    snprintf(args, sizeof(args), "contacts '%s'", path);
-    CHECK(run_cli(args) == 0 && strstr(run_out, "\"force\"") == NULL);
+    CHECK(run_cli_on("contacts", path) == 0 && strstr(run_out, "\"force\"") == NULL);
     snprintf(args, sizeof(args), "contacts '%s' --forces --solver lcp", path);
     CHECK(run_cli(args) == 2 && strstr(run_err, "--solver"));
     return 0;
@@ -308,16 +310,13 @@ static int test_contacts_overflow(void) {
     snprintf(xml, sizeof(xml), "<mujoco>\n  <size nconmax='3'/>\n%s", body);
     const char* path = tmp_file("overflow.xml", xml);
     const char* full = tmp_file("full.xml", scene_xml);
-    char args[1024];
-    snprintf(args, sizeof(args), "contacts '%s'", full);
-    CHECK(run_cli(args) == 0);
+    CHECK(run_cli_on("contacts", full) == 0);
     cJSON* root = cJSON_Parse(run_out);
     CHECK(root != NULL);
     int total = cJSON_GetObjectItem(root, "ncon")->valueint;
     cJSON_Delete(root);
 
-    snprintf(args, sizeof(args), "contacts '%s'", path);
-    CHECK(run_cli(args) == 0);
+    CHECK(run_cli_on("contacts", path) == 0);
     root = cJSON_Parse(run_out);
     CHECK(root != NULL);
     CHECK(cJSON_GetObjectItem(root, "ncon")->valueint == 3);

@@ -35,6 +35,11 @@ static int run_cli(const char* args) {
     return gdn_cli_run(GDN_CLI_PATH, TMP_DIR, args, &run_out, &run_err);
 }
 
+// run "gradyn COMMAND 'path'" the same way
+static int run_cli_on(const char* command, const char* path) {
+    return gdn_cli_run_on(GDN_CLI_PATH, TMP_DIR, command, path, &run_out, &run_err);
+}
+
 
 // a heap copy of text (C17 has no strdup)
 static char* copy_text(const char* text) {
@@ -232,9 +237,7 @@ static int test_shortest_numbers(void) {
         "<worldbody>\n<body pos=\"0 0 0.3\"><joint type=\"hinge\" axis=\"0 1 0\"/>"
         "<geom type=\"capsule\" fromto=\"0 0 0 0.1 0 0\" size=\"0.01\" mass=\"0.1\"/></body>\n"
         "</worldbody>\n</mujoco>\n");
-    char args[1024];
-    snprintf(args, sizeof(args), "info '%s'", model);
-    CHECK(run_cli(args) == 0);
+    CHECK(run_cli_on("info", model) == 0);
     CHECK(strstr(run_out, "\"timestep\": 0.005,") != NULL);
     CHECK(strstr(run_out, "\"gravity\": [0, 0, -9.81]") != NULL);
     CHECK(strstr(run_out, "\"tolerance\": 1e-09") != NULL);
@@ -362,9 +365,7 @@ static int test_info_options(void) {
         "impratio=\"2\">\n<flag contact=\"disable\" energy=\"enable\"/>\n</option>\n"
         "<worldbody>\n<body><joint type=\"slide\" axis=\"0 0 1\"/><geom size=\"0.1\"/></body>\n"
         "</worldbody>\n</mujoco>\n");
-    char args[1024];
-    snprintf(args, sizeof(args), "info '%s'", model);
-    CHECK(run_cli(args) == 0);
+    CHECK(run_cli_on("info", model) == 0);
     cJSON* root = cJSON_Parse(run_out);
     CHECK(root != NULL);
     const cJSON* o = cJSON_GetObjectItem(root, "option");

@@ -28,91 +28,20 @@
 #include <gradyn/gradyn.h>
 
 #include "runner/models.h"
+#include "runner/rollout_fd.h"
 #include "runner/test.h"
 
 #define REL_TOL 1e-5
 #define FD_STEP 1e-5
 #define MJ_HUMANOID "/usr/share/mujoco/model/humanoid/humanoid.xml"
 
-// ---------------------------------------------------------------- objective
-
-// terminal cost in qpos coordinates: g = sum_i (a_i q_i + b_i q_i^2) + sum_i c_i v_i^2
-static gdnStatus terminal_cost(const gdnModel* m, gdnData* s, int t, void* user, double* value,
-                               double* gq, double* gv, double* gu) {
-    (void)t, (void)user, (void)gu;
-    double g = 0;
-    for (int i = 0; i < m->nq; i++) {
-        double a = 1 - 0.07 * (i % 11), b = 0.3 + 0.05 * (i % 5);
-        g += a * s->qpos[i] + b * s->qpos[i] * s->qpos[i];
-        if (gq) {
-            gq[i] = a + 2 * b * s->qpos[i];
-        }
-    }
-    for (int i = 0; i < m->nv; i++) {
-        double c = 0.2 + 0.01 * (i % 7);
-        g += c * s->qvel[i] * s->qvel[i];
-        if (gv) {
-            gv[i] = 2 * c * s->qvel[i];
-        }
-    }
-    *value = g;
-    return GDN_OK;
-}
-
-// running cost: l = w (sum_i a_i q_i^2 + sum_i b_i v_i + 0.2 sum_k u_k^2)
-static gdnStatus running_cost(const gdnModel* m, gdnData* s, int t, void* user, double* value,
-                              double* gq, double* gv, double* gu) {
-    (void)t, (void)user;
-    const double w = 0.01;
-    double l = 0;
-    for (int i = 0; i < m->nq; i++) {
-        double a = w * (0.1 + 0.01 * (i % 9));
-        l += a * s->qpos[i] * s->qpos[i];
-        if (gq) {
-            gq[i] = 2 * a * s->qpos[i];
-        }
-    }
-    for (int i = 0; i < m->nv; i++) {
-        double b = w * (0.05 - 0.003 * (i % 13));
-        l += b * s->qvel[i];
-        if (gv) {
-            gv[i] = b;
-        }
-    }
-    for (int k = 0; k < m->nu; k++) {
-        l += w * 0.2 * s->ctrl[k] * s->ctrl[k];
-        if (gu) {
-            gu[k] = w * 0.4 * s->ctrl[k];
-        }
-    }
-    *value = l;
-    return GDN_OK;
-}
-
 // ---------------------------------------------------------------- a rollout problem
 
-typedef struct Problem {
-    const char* name;
-    gdnModel* m;
-    int T;
-    double *q0, *v0, *u;
-    gdnRollout r;
-    gdnObjective obj;
-    gdnTape* tape;
-    gdnAdjointGradients g;
-    // the nominal rollout's rows per step, for the branch check
-    int* nefc;   // (T)
-    int* ncon;   // (T)
-    int* off;    // (T + 1) offsets into type, state
-    int* type;
-    int* state;
-    double h;          // FD step (FD_STEP unless the scene says otherwise)
-    double hpi;        // FD step scale of the inertia parameters (h unless the scene says)
-    int pi_mask;       // which inertia parameters are compared: bit k for packing entry k
-    int recorded;      // 1 once the nominal rows are stored
-    int branch_fails;  // FD rollouts whose rows differ from the nominal at some step
-    int first_t;       // the first step that differed (for the message)
-} Problem;
+// the rollout FD harness (runner/rollout_fd.h): objective gdn_fd_terminal_cost +
+// gdn_fd_running_cost; h (FD_STEP unless the scene says otherwise), hpi (the inertia
+// parameters' step scale, h unless the scene says), pi_mask (the inertia parameters compared);
+// the branch check armed by gradient()
+typedef gdnFdProblem Problem;
 
 // the configuration reached after nstep steps at rest from qpos0 (zero velocity and controls):
 // the contacts at their equilibrium penetration, away from activation boundaries
@@ -133,55 +62,13 @@ static int settle(const gdnModel* m, int nstep, double* q) {
 static int problem_init_at(Problem* p, const char* name, gdnModel* m, int T,
                            unsigned long long seed, const double* q_base, double qamp,
                            const double* v_base, double vamp, double uamp) {
-    memset(p, 0, sizeof(*p));
-    p->name = name;
-    p->m = m;
-    p->T = T;
-    p->h = FD_STEP;
-    p->hpi = FD_STEP;
-    p->pi_mask = 0x3ff;
     m->opt.tolerance = 1e-14;
     m->opt.iterations = 200;
-    const int nq = m->nq, nv = m->nv, nu = m->nu;
-    p->q0 = calloc((size_t)nq, sizeof(double));
-    p->v0 = calloc((size_t)nv, sizeof(double));
-    p->u = calloc((size_t)(T * nu + 1), sizeof(double));
-    p->g.qpos0 = calloc((size_t)nv, sizeof(double));
-    p->g.qvel0 = calloc((size_t)nv, sizeof(double));
-    p->g.ctrl = calloc((size_t)(T * nu + 1), sizeof(double));
-    p->g.param = calloc((size_t)(GDN_N_INERTIA_PARAMS * m->nbody), sizeof(double));
-    p->nefc = calloc((size_t)T, sizeof(int));
-    p->ncon = calloc((size_t)T, sizeof(int));
-    p->off = calloc((size_t)T + 1, sizeof(int));
-    double* e = calloc((size_t)nv, sizeof(double));
-    if (!p->q0 || !p->v0 || !p->u || !p->g.qpos0 || !p->g.qvel0 || !p->g.ctrl || !p->g.param ||
-        !p->nefc ||
-        !p->ncon || !p->off || !e) {
-        free(e);
+    if (!gdn_fd_problem_init(p, name, m, T, seed, q_base, qamp, v_base, vamp, uamp)) {
         return 0;
     }
-    unsigned long long rng = seed;
-    memcpy(p->q0, q_base ? q_base : m->qpos0, sizeof(double) * (size_t)nq);
-    for (int i = 0; i < nv; i++) {
-        e[i] = gdn_test_uniform(&rng, -qamp, qamp);
-        p->v0[i] = (v_base ? v_base[i] : 0) + gdn_test_uniform(&rng, -vamp, vamp);
-    }
-    gdn_integrate_pos(m, p->q0, e, 1.0);
-    free(e);
-    for (int i = 0; i < T * nu; i++) {
-        p->u[i] = gdn_test_uniform(&rng, -uamp, uamp);
-    }
-    gdn_rollout_init(m, T, &p->r);
-    p->r.qpos0 = p->q0;
-    p->r.qvel0 = p->v0;
-    p->r.ctrl = p->u;
-    p->obj.terminal = (gdnCost){terminal_cost, NULL, 0};
-    p->obj.running = (gdnCost){running_cost, NULL, 0};
-    char err[256];
-    if (gdn_tape_create(m, T, 1, &p->tape, err, sizeof(err)) != GDN_OK) {
-        fprintf(stderr, "%s\n", err);
-        return 0;
-    }
+    p->h = FD_STEP;
+    p->hpi = FD_STEP;
     return 1;
 }
 
@@ -190,231 +77,18 @@ static int problem_init(Problem* p, const char* name, gdnModel* m, int T, unsign
     return problem_init_at(p, name, m, T, seed, NULL, qamp, v_base, vamp, uamp);
 }
 
-static void problem_free(Problem* p) {
-    free(p->q0);
-    free(p->v0);
-    free(p->u);
-    free(p->g.qpos0);
-    free(p->g.qvel0);
-    free(p->g.ctrl);
-    free(p->g.param);
-    free(p->nefc);
-    free(p->ncon);
-    free(p->off);
-    free(p->type);
-    free(p->state);
-    gdn_tape_free(p->tape);
-    gdn_model_free(p->m);
-}
-
-// print each step's contact count, rows and states of the nominal rollout (GDN_TEST_VERBOSE)
-static void dump_rows(const Problem* p) {
-    for (int t = 0; t < p->T; t++) {
-        double q[64], v[64];
-        gdn_tape_state(p->tape, t, q, v);
-        printf("    t %3d ncon %d nefc %2d q %+.5f %+.5f %+.5f v %+.4f %+.4f %+.4f states ", t,
-               p->ncon[t], p->nefc[t], q[0], q[1], q[2], v[0], v[1], v[2]);
-        for (int i = 0; i < p->nefc[t]; i++) {
-            printf("%d", p->state[p->off[t] + i]);
-        }
-        printf("\n");
-    }
-}
-
-// store the rows of every step of the last rollout as the nominal branch
-static int record_rows(Problem* p) {
-    int total = 0;
-    for (int t = 0; t < p->T; t++) {
-        gdnTapeStep rec;
-        CHECK(gdn_tape_step(p->tape, t, &rec) == GDN_OK);
-        p->nefc[t] = rec.nefc;
-        p->ncon[t] = rec.ncon;
-        p->off[t] = total;
-        total += rec.nefc;
-    }
-    p->off[p->T] = total;
-    free(p->type);
-    free(p->state);
-    p->type = calloc((size_t)total + 1, sizeof(int));
-    p->state = calloc((size_t)total + 1, sizeof(int));
-    CHECK(p->type && p->state);
-    for (int t = 0; t < p->T; t++) {
-        gdnTapeStep rec;
-        CHECK(gdn_tape_step(p->tape, t, &rec) == GDN_OK);
-        for (int i = 0; i < rec.nefc; i++) {
-            p->type[p->off[t] + i] = rec.efc_type[i];
-            p->state[p->off[t] + i] = rec.efc_state[i];
-        }
-    }
-    p->recorded = 1;
-    if (getenv("GDN_TEST_DUMP")) {
-        dump_rows(p);
-    }
-    return 0;
-}
-
-// first step whose rows differ from the nominal's, or -1
-static int branch_change(const Problem* p) {
-    for (int t = 0; t < p->T; t++) {
-        gdnTapeStep rec;
-        if (gdn_tape_step(p->tape, t, &rec) != GDN_OK) {
-            return t;
-        }
-        if (rec.nefc != p->nefc[t] || rec.ncon != p->ncon[t]) {
-            if (getenv("GDN_TEST_VERBOSE")) {
-                fprintf(stderr, "  branch: step %d ncon %d nefc %d (nominal %d %d)\n", t,
-                        rec.ncon, rec.nefc, p->ncon[t], p->nefc[t]);
-            }
-            return t;
-        }
-        for (int i = 0; i < rec.nefc; i++) {
-            if (rec.efc_type[i] != p->type[p->off[t] + i] ||
-                rec.efc_state[i] != p->state[p->off[t] + i]) {
-                if (getenv("GDN_TEST_VERBOSE")) {
-                    fprintf(stderr, "  branch: step %d row %d type %d state %d (nominal %d), "
-                            "force %.3g\n", t, i, rec.efc_type[i], rec.efc_state[i],
-                            p->state[p->off[t] + i], rec.efc_force[i]);
-                }
-                return t;
-            }
-        }
-    }
-    return -1;
-}
-
-// J of the rollout from the problem's current inputs; checks the branch once recorded
-static double objective(Problem* p) {
-    double J;
-    char err[256];
-    gdnStatus st = gdn_rollout_objective(p->m, &p->r, &p->obj, p->tape, &J, err, sizeof(err));
-    if (st != GDN_OK) {
-        fprintf(stderr, "%s: rollout failed: %s\n", p->name, err);
-        return NAN;
-    }
-    if (p->recorded) {
-        int t = branch_change(p);
-        if (t >= 0) {
-            if (p->branch_fails++ == 0) {
-                p->first_t = t;
-            }
-        }
-    }
-    return J;
-}
-
 // the adjoint (every channel), then the nominal rows
 static int gradient(Problem* p) {
-    char err[512];
-    gdnStatus st =
-        gdn_adjoint_rollout_gradient(p->m, &p->r, &p->obj, p->tape, &p->g, err, sizeof(err));
-    if (st != GDN_OK) {
-        fprintf(stderr, "%s: gradient failed (%s): %s\n", p->name, gdn_status_string(st), err);
-        return 1;
-    }
-    CHECK(isfinite(p->g.J));
-    double J = objective(p);
-    CHECK(memcmp(&J, &p->g.J, sizeof(double)) == 0);
-    return record_rows(p);
+    CHECK(gdn_fd_gradient_checked(p) == 0);
+    return gdn_fd_record_rows(p);
 }
 
 // ---------------------------------------------------------------- finite differences
 
-typedef enum Channel { CH_Q0, CH_V0, CH_U, CH_PARAM } Channel;
-
-// FD step of an inertia parameter (canonical packing [m, c (3), I (6)]): h m_b for the mass,
-// h (m) for the COM, h max(1, trace(I_b) / 3) for the inertia entries (a step relative to a
-// small body's 1e-4 kg m^2 would leave round-off dominant), as test_adjoint
-static double param_step(const Problem* p, const gdnInertia* in, int k) {
-    if (k == 0) {
-        return p->hpi * in->mass;
-    }
-    if (k >= 4) {
-        return p->hpi * fmax(1, (in->inertia[0] + in->inertia[4] + in->inertia[8]) / 3);
-    }
-    return p->hpi;
-}
-
-static double fd_entry(Problem* p, Channel ch, int i) {
-    gdnModel* m = p->m;
-
-    double q0[128], e[128] = {0};
-    memcpy(q0, p->q0, sizeof(double) * (size_t)m->nq);
-    double* x = ch == CH_V0 ? p->v0 + i : ch == CH_U ? p->u + i : NULL;
-    double x0 = x ? *x : 0;
-    if (ch == CH_Q0) {
-        e[i] = 1;
-    }
-    const int b = i / GDN_N_INERTIA_PARAMS, k = i % GDN_N_INERTIA_PARAMS;
-    gdnInertia in0;
-    double prm0[GDN_N_INERTIA_PARAMS];
-    double base = p->h;
-    if (ch == CH_PARAM) {
-        gdn_body_inertia(m, b, &in0);
-        gdn_inertia_params(&in0, prm0);
-        base = param_step(p, &in0, k);
-    }
-    double D[2];
-    for (int level = 0; level < 2; level++) {
-        double h = level ? base / 2 : base, jpm[2];
-        for (int sgn = 0; sgn < 2; sgn++) {
-            double hs = sgn ? -h : h;
-            if (ch == CH_Q0) {
-                memcpy(p->q0, q0, sizeof(double) * (size_t)m->nq);
-                gdn_integrate_pos(m, p->q0, e, hs);
-            } else if (ch == CH_PARAM) {
-                double prm[GDN_N_INERTIA_PARAMS];
-                gdnInertia in;
-                memcpy(prm, prm0, sizeof(prm));
-                prm[k] += hs;
-                gdn_inertia_from_params(prm, &in);
-                if (gdn_model_set_body_inertia(m, b, &in) != GDN_OK) {
-                    return NAN;
-                }
-            } else {
-                *x = x0 + hs;
-            }
-            jpm[sgn] = objective(p);
-        }
-        D[level] = (jpm[0] - jpm[1]) / (2 * h);
-    }
-    memcpy(p->q0, q0, sizeof(double) * (size_t)m->nq);
-    if (x) {
-        *x = x0;
-    }
-    if (ch == CH_PARAM) {
-        gdn_model_set_body_inertia(m, b, &in0);
-    }
-    return (4 * D[1] - D[0]) / 3;
-}
-
 // the adjoint's block vs FD on the listed entries; returns the relative error (NaN: failure)
-static double check_block(Problem* p, Channel ch, const char* label, const double* adj,
+static double check_block(Problem* p, gdnFdChannel ch, const char* label, const double* adj,
                           const int* idx, int count) {
-    double* a = calloc((size_t)count + 1, sizeof(double));
-    double* f = calloc((size_t)count + 1, sizeof(double));
-    if (!a || !f) {
-        free(a);
-        free(f);
-        return NAN;
-    }
-    for (int k = 0; k < count; k++) {
-        a[k] = adj[idx[k]];
-        f[k] = fd_entry(p, ch, idx[k]);
-    }
-    double err = gdn_test_relerr(a, f, count, 1e-8), scale = 0;
-    for (int k = 0; k < count; k++) {
-        scale = fmax(scale, fabs(f[k]));
-    }
-    printf("  %-22s %-3s %4d entries  |fd|max %.3e  rel err %.2e\n", p->name, label, count,
-           scale, err);
-    fflush(stdout);
-    if (!(err <= REL_TOL) || getenv("GDN_TEST_VERBOSE")) {
-        gdn_test_print_worst(a, f, count);
-    }
-
-    free(a);
-    free(f);
-    return err;
+    return gdn_fd_block(p, ch, label, adj, idx, count, 1e-8, REL_TOL);
 }
 
 // every entry of q0 and v0, u_t for every u_stride-th flat control index, every pi_stride-th
@@ -428,14 +102,14 @@ static int check_all(Problem* p, int u_stride, int pi_stride) {
         idx[i] = i;
     }
     double e = 0;
-    e = fmax(e, check_block(p, CH_Q0, "q0", p->g.qpos0, idx, nv));
-    e = fmax(e, check_block(p, CH_V0, "v0", p->g.qvel0, idx, nv));
+    e = fmax(e, check_block(p, GDN_FD_Q0, "q0", p->g.qpos0, idx, nv));
+    e = fmax(e, check_block(p, GDN_FD_V0, "v0", p->g.qvel0, idx, nv));
     int count = 0;
     for (int i = 0; i < T * nu; i += u_stride) {
         idx[count++] = i;
     }
     if (count) {
-        e = fmax(e, check_block(p, CH_U, "u", p->g.ctrl, idx, count));
+        e = fmax(e, check_block(p, GDN_FD_U, "u", p->g.ctrl, idx, count));
     }
     // inertia parameters last (the setter restores them only to round-off), bodies 1.., every
     // pi_stride-th entry
@@ -448,7 +122,7 @@ static int check_all(Problem* p, int u_stride, int pi_stride) {
         }
     }
 
-    e = fmax(e, check_block(p, CH_PARAM, "pi", p->g.param, pidx, count));
+    e = fmax(e, check_block(p, GDN_FD_PARAM, "pi", p->g.param, pidx, count));
     free(pidx);
     free(idx);
     if (p->branch_fails) {
@@ -519,7 +193,7 @@ static int test_sphere_drop(void) {
     Regime g = regime_of(&p);
     print_regime(&p, &g);
     CHECK(g.first_contact > 50 && g.steps_contact > 100);
-    problem_free(&p);
+    gdn_fd_problem_free(&p);
     return bad;
 }
 
@@ -534,7 +208,7 @@ static int test_capsule_drop(void) {
     Regime g = regime_of(&p);
     print_regime(&p, &g);
     CHECK(g.first_contact > 20 && g.steps_contact > 150);
-    problem_free(&p);
+    gdn_fd_problem_free(&p);
     return bad;
 }
 
@@ -559,7 +233,7 @@ static int test_capsule_slide_stick(void) {
     CHECK(gdn_tape_state(p.tape, p.T, NULL, vT) == GDN_OK);
     printf("  %-22s v_x %.3f -> %.2e m/s\n", p.name, p.v0[0], vT[0]);
     CHECK(g.steps_slip > 20 && g.steps_stick > 150 && g.last_slip < 60 && fabs(vT[0]) < 1e-3);
-    problem_free(&p);
+    gdn_fd_problem_free(&p);
     return bad;
 }
 
@@ -599,7 +273,7 @@ static int incline_case(const char* name, double mu, int expect_slip, int T) {
     } else {
         CHECK(g.steps_stick > p.T - 20 && fabs(travel) < 5e-3);
     }
-    problem_free(&p);
+    gdn_fd_problem_free(&p);
     return bad;
 }
 
@@ -666,8 +340,8 @@ static int test_separated_contact(void) {
     printf("  separated: the roller's %d rows over %d steps; flyer's gradient vs contact-free: "
            "q0 %.2e v0 %.2e u %.2e pi %.2e\n", roller_rows, p.T, eq, ev, eu, ep);
     CHECK(eq <= 1e-12 && ev <= 1e-12 && eu <= 1e-12 && ep <= 1e-12);
-    problem_free(&f);
-    problem_free(&p);
+    gdn_fd_problem_free(&f);
+    gdn_fd_problem_free(&p);
     return bad;
 }
 
@@ -692,7 +366,7 @@ static int humanoid_fall(int com) {
     Regime g = regime_of(&p);
     print_regime(&p, &g);
     CHECK(g.steps_contact > 100);
-    problem_free(&p);
+    gdn_fd_problem_free(&p);
     return bad;
 }
 
@@ -745,7 +419,7 @@ static int test_box_drop(void) {
     CHECK(gdn_tape_state(p.tape, p.T, q, NULL) == GDN_OK);
     printf("  %-22s x_T %.4f\n", p.name, q[0]);
     CHECK(g.first_contact > 30 && g.steps_slip > 50 && g.steps_contact > 250);
-    problem_free(&p);
+    gdn_fd_problem_free(&p);
     return bad;
 }
 
@@ -769,7 +443,7 @@ static int test_box_tip(void) {
     CHECK(gdn_tape_state(p.tape, p.T, qT, NULL) == GDN_OK);
     printf("  %-22s final height %.4f (standing 0.2, on its face 0.05)\n", p.name, qT[2]);
     CHECK(qT[2] < 0.06);
-    problem_free(&p);
+    gdn_fd_problem_free(&p);
     return bad;
 }
 
@@ -809,7 +483,7 @@ static int plank_case(const char* name, double block_mu, double push, int expect
     } else {
         CHECK(fabs(rel) < 1e-3);
     }
-    problem_free(&p);
+    gdn_fd_problem_free(&p);
     return bad;
 }
 
@@ -839,7 +513,7 @@ static int unconverged_case(gdnSolver solver, gdnCone cone, double tol, const ch
     gdn_rollout_init(m, T, &r);
     r.qpos0 = q0;
     r.qvel0 = v0;
-    gdnObjective obj = {{terminal_cost, NULL, 0}, {running_cost, NULL, 0}};
+    gdnObjective obj = {{gdn_fd_terminal_cost, NULL, 0}, {gdn_fd_running_cost, NULL, 0}};
     gdnTape* tape = NULL;
     CHECK(gdn_tape_create(m, T, 1, &tape, NULL, 0) == GDN_OK);
     double gq[6], gv[6];

@@ -188,27 +188,27 @@ static const char kBounce[] =
     "solref='0.02 0.3' solimp='0.7 0.95 0.02 0.5 2' solmix='0.5'/></body>"
     FAR "</worldbody></mujoco>";
 
+// a scene from its XML: name, xml, cone, t0, T, q0z, zero_geom, condim3, settle, then v0's six
+// entries; every entry compared, the trajectory FD step as the step's, every channel gated
+#define XML_SCENE(name, xml, cone, t0, T, q0z, zero_geom, condim3, settle, ...)                \
+    {name, xml, cone, t0, T, q0z, {__VA_ARGS__}, zero_geom, condim3, settle, NULL, 1, 0, 0}
+// the same scene under both cones, pyramidal first ("_pyramidal", "_elliptic" appended)
+#define BOTH_CONES(name, xml, ...)                                                            \
+    XML_SCENE(name "_pyramidal", xml, GDN_CONE_PYRAMIDAL, __VA_ARGS__),                       \
+        XML_SCENE(name "_elliptic", xml, GDN_CONE_ELLIPTIC, __VA_ARGS__)
+
 static const Scene kScenes[] = {
-    {"capsule_slide_pyramidal", kCapsule, GDN_CONE_PYRAMIDAL, 40, 60, 0.046,
-     {0.4, 0.1, 0, 0, 0, 0}, 2, 1, 400, NULL, 1, 0, 0},
-    {"capsule_slide_elliptic", kCapsule, GDN_CONE_ELLIPTIC, 40, 60, 0.046,
-     {0.4, 0.1, 0, 0, 0, 0}, 2, 1, 400, NULL, 1, 0, 0},
-    {"sphere_condim6_elliptic", kSphere6, GDN_CONE_ELLIPTIC, 30, 50, 0.096,
-     {0.5, -0.2, 0, 0, 0, 1.5}, 2, 0, 400, NULL, 1, 0, 0},
-    {"sphere_condim6_pyramidal", kSphere6, GDN_CONE_PYRAMIDAL, 30, 50, 0.096,
-     {0.5, -0.2, 0, 0, 0, 1.5}, 2, 0, 400, NULL, 1, 0, 0},
-    {"sphere_rest_condim6_elliptic", kSphere6, GDN_CONE_ELLIPTIC, 30, 50, 0.096,
-     {0, 0, 0, 0, 0, 0}, 2, 0, 400, NULL, 1, 0, 0},
-    {"pair_condim4_pyramidal", kPair, GDN_CONE_PYRAMIDAL, 30, 50, 0.096,
-     {0.5, -0.2, 0, 0, 0, 1.5}, 2, 0, 400, NULL, 1, 0, 0},
-    {"pair_condim4_elliptic", kPair, GDN_CONE_ELLIPTIC, 30, 50, 0.096,
-     {0.5, -0.2, 0, 0, 0, 1.5}, 2, 0, 400, NULL, 1, 0, 0},
-    {"pair_direct_elliptic", kPairDirect, GDN_CONE_ELLIPTIC, 30, 50, 0.096,
-     {0.8, -0.2, 0, 0, 0, 0}, 2, 1, 400, NULL, 1, 0, 0},
-    {"capsule_geom_inertia", kCapsuleGeomInertia, GDN_CONE_PYRAMIDAL, 40, 60, 0.046,
-     {0.4, 0.1, 0, 0, 0, 0}, 3, 1, 400, NULL, 1, 0, 0},
-    {"sphere_bounce", kBounce, GDN_CONE_PYRAMIDAL, 60, 120, 0.2, {0.3, 0, -1, 0, 0, 0}, 2, 1, 0,
-     NULL, 1, 0, 0},
+    BOTH_CONES("capsule_slide", kCapsule, 40, 60, 0.046, 2, 1, 400, 0.4, 0.1, 0, 0, 0, 0),
+    BOTH_CONES("sphere_condim6", kSphere6, 30, 50, 0.096, 2, 0, 400, 0.5, -0.2, 0, 0, 0, 1.5),
+    XML_SCENE("sphere_rest_condim6_elliptic", kSphere6, GDN_CONE_ELLIPTIC, 30, 50, 0.096, 2, 0,
+              400, 0, 0, 0, 0, 0, 0),
+    BOTH_CONES("pair_condim4", kPair, 30, 50, 0.096, 2, 0, 400, 0.5, -0.2, 0, 0, 0, 1.5),
+    XML_SCENE("pair_direct_elliptic", kPairDirect, GDN_CONE_ELLIPTIC, 30, 50, 0.096, 2, 1, 400,
+              0.8, -0.2, 0, 0, 0, 0),
+    XML_SCENE("capsule_geom_inertia", kCapsuleGeomInertia, GDN_CONE_PYRAMIDAL, 40, 60, 0.046, 3,
+              1, 400, 0.4, 0.1, 0, 0, 0, 0),
+    XML_SCENE("sphere_bounce", kBounce, GDN_CONE_PYRAMIDAL, 60, 120, 0.2, 2, 1, 0, 0.3, 0, -1, 0,
+              0, 0),
     // MuJoCo's humanoid falling from its initial pose (feet land near step 38, it collapses):
     // every 3rd entry of every channel (every geom's radius). The collapse amplifies
     // perturbations (|dJ/dq0| ~ 5e3), so the trajectory's FD step is 3e-2 of the others (3e-6

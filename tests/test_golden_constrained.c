@@ -15,6 +15,7 @@
 #include <gradyn/derivative.h>
 #include <gradyn/gradyn.h>
 
+#include "runner/golden.h"
 #include "runner/models.h"
 #include "runner/test.h"
 
@@ -129,8 +130,8 @@ static uint64_t path_hash(gdnModel* m, int solver, int cone) {
     return h;
 }
 
-static int compute(const char* name, GoldenRow* row) {
-    row->model = name;
+// the model's six hashes (Newton, CG, PGS x pyramidal, elliptic)
+static int compute(const char* name, uint64_t* hash) {
     const int solvers[3] = {GDN_SOL_NEWTON, GDN_SOL_CG, GDN_SOL_PGS};
     for (int s = 0; s < 3; s++) {
         for (int c = 0; c < 2; c++) {
@@ -140,55 +141,22 @@ static int compute(const char* name, GoldenRow* row) {
             if (!m) {
                 return 1;
             }
-            row->path[2 * s + c] = path_hash(m, solvers[s], c);
+            hash[2 * s + c] = path_hash(m, solvers[s], c);
             gdn_model_free(m);
         }
     }
     return 0;
 }
 
-static int test_golden_constrained(void) {
-    int failures = 0;
-    CHECK((int)(sizeof(kGolden) / sizeof(kGolden[0])) == NMODEL);
-    static const char* const kPath[6] = {"newton/pyramidal", "newton/elliptic", "cg/pyramidal",
-                                         "cg/elliptic",      "pgs/pyramidal",   "pgs/elliptic"};
-    for (int i = 0; i < NMODEL; i++) {
-        GoldenRow row;
-        CHECK(compute(kModels[i], &row) == 0);
-        CHECK(strcmp(kGolden[i].model, kModels[i]) == 0);
-        for (int j = 0; j < 6; j++) {
-            if (row.path[j] != kGolden[i].path[j]) {
-                fprintf(stderr, "%s %s: hash 0x%016llx, expected 0x%016llx\n", kModels[i],
-                        kPath[j], (unsigned long long)row.path[j],
-                        (unsigned long long)kGolden[i].path[j]);
-                failures++;
-            }
-        }
-    }
-    printf("%d models x 6 constrained derivative paths, %d hash mismatches\n", NMODEL, failures);
-    CHECK(failures == 0);
-    return 0;
+// committed row i
+static const char* committed(int i, uint64_t* hash) {
+    memcpy(hash, kGolden[i].path, sizeof(kGolden[i].path));
+    return kGolden[i].model;
 }
 
-static const gdnTestCase kCases[] = {
-    {"golden_constrained", test_golden_constrained},
-};
+static const gdnTestGolden kTable = {kModels, NMODEL, (int)(sizeof(kGolden) / sizeof(kGolden[0])),
+                                     6, "6 constrained derivative paths", compute, committed};
 
 int main(int argc, char** argv) {
-    if (argc > 1 && strcmp(argv[1], "--print") == 0) {
-        for (int i = 0; i < NMODEL; i++) {
-            GoldenRow row;
-            if (compute(kModels[i], &row) != 0) {
-                return 1;
-            }
-            printf("    {\"%s\",\n     {", kModels[i]);
-            for (int j = 0; j < 6; j++) {
-                printf("0x%016llxULL%s", (unsigned long long)row.path[j],
-                       j == 5 ? "}},\n" : j == 2 ? ",\n      " : ", ");
-            }
-            fflush(stdout);
-        }
-        return 0;
-    }
-    return gdn_test_main(argc, argv, kCases, (int)(sizeof(kCases) / sizeof(kCases[0])));
+    return gdn_test_golden_main(argc, argv, "golden_constrained", &kTable);
 }

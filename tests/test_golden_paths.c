@@ -15,6 +15,7 @@
 #include <gradyn/adjoint.h>
 #include <gradyn/gradyn.h>
 
+#include "runner/golden.h"
 #include "runner/models.h"
 #include "runner/test.h"
 
@@ -223,8 +224,9 @@ typedef struct GoldenRow {
 
 #include "golden_paths_table.h"
 
-static int compute(const char* name, GoldenRow* row) {
-    row->model = name;
+// the model's six rollout hashes (Newton, CG, PGS x pyramidal, elliptic), then its derivative
+// hash
+static int compute(const char* name, uint64_t* hash) {
     const int solvers[3] = {GDN_SOL_NEWTON, GDN_SOL_CG, GDN_SOL_PGS};
     const int cones[2] = {GDN_CONE_PYRAMIDAL, GDN_CONE_ELLIPTIC};
     for (int s = 0; s < 3; s++) {
@@ -233,7 +235,7 @@ static int compute(const char* name, GoldenRow* row) {
             if (!m) {
                 return 1;
             }
-            row->rollout[2 * s + c] = rollout_hash(m, solvers[s], cones[c]);
+            hash[2 * s + c] = rollout_hash(m, solvers[s], cones[c]);
             gdn_model_free(m);
         }
     }
@@ -241,58 +243,22 @@ static int compute(const char* name, GoldenRow* row) {
     if (!m) {
         return 1;
     }
-    row->derivative = derivative_hash(m);
+    hash[6] = derivative_hash(m);
     gdn_model_free(m);
     return 0;
 }
 
-// every model's seven hashes equal the committed table
-static int test_golden_paths(void) {
-    int failures = 0;
-    CHECK((int)(sizeof(kGolden) / sizeof(kGolden[0])) == NMODEL);
-    for (int i = 0; i < NMODEL; i++) {
-        GoldenRow row;
-        CHECK(compute(kModels[i], &row) == 0);
-        CHECK(strcmp(kGolden[i].model, kModels[i]) == 0);
-        static const char* const kPath[7] = {"newton/pyramidal", "newton/elliptic",
-                                             "cg/pyramidal",     "cg/elliptic",
-                                             "pgs/pyramidal",    "pgs/elliptic",
-                                             "derivatives"};
-        for (int j = 0; j < 7; j++) {
-            const uint64_t got = j < 6 ? row.rollout[j] : row.derivative;
-            const uint64_t want = j < 6 ? kGolden[i].rollout[j] : kGolden[i].derivative;
-            if (got != want) {
-                fprintf(stderr, "%s %s: hash 0x%016llx, expected 0x%016llx\n", kModels[i],
-                        kPath[j], (unsigned long long)got, (unsigned long long)want);
-                failures++;
-            }
-        }
-    }
-    printf("%d models x 7 paths, %d hash mismatches\n", NMODEL, failures);
-    CHECK(failures == 0);
-    return 0;
+// committed row i: its six rollout hashes, then its derivative hash
+static const char* committed(int i, uint64_t* hash) {
+    memcpy(hash, kGolden[i].rollout, sizeof(kGolden[i].rollout));
+    hash[6] = kGolden[i].derivative;
+    return kGolden[i].model;
 }
 
-static const gdnTestCase kCases[] = {
-    {"golden_paths", test_golden_paths},
-};
+static const gdnTestGolden kTable = {kModels, NMODEL, (int)(sizeof(kGolden) / sizeof(kGolden[0])),
+                                     7, "7 paths", compute, committed};
 
+// every model's seven hashes equal the committed table
 int main(int argc, char** argv) {
-    if (argc > 1 && strcmp(argv[1], "--print") == 0) {
-        for (int i = 0; i < NMODEL; i++) {
-            GoldenRow row;
-            if (compute(kModels[i], &row) != 0) {
-                return 1;
-            }
-            printf("    {\"%s\",\n     {", kModels[i]);
-            for (int j = 0; j < 6; j++) {
-                printf("0x%016llxULL%s", (unsigned long long)row.rollout[j],
-                       j == 5 ? "},\n" : j == 2 ? ",\n      " : ", ");
-            }
-            printf("     0x%016llxULL},\n", (unsigned long long)row.derivative);
-            fflush(stdout);
-        }
-        return 0;
-    }
-    return gdn_test_main(argc, argv, kCases, (int)(sizeof(kCases) / sizeof(kCases[0])));
+    return gdn_test_golden_main(argc, argv, "golden_paths", &kTable);
 }

@@ -98,3 +98,17 @@ int gdn_cli_run(const char* cli, const char* dir, const char* args, char** out, 
     }
     return WEXITSTATUS(status);
 }
+
+// the arguments with the path quoted
+int gdn_cli_run_on(const char* cli, const char* dir, const char* command, const char* path,
+                   char** out, char** err) {
+    size_t size = strlen(command) + strlen(path) + 4;
+    char* args = malloc(size);
+    if (!args) {
+        abort();
+    }
+    snprintf(args, size, "%s '%s'", command, path);
+    int code = gdn_cli_run(cli, dir, args, out, err);
+    free(args);
+    return code;
+}

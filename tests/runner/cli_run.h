@@ -15,4 +15,8 @@ const char* gdn_cli_tmp_file(const char* dir, const char* name, const char* text
 // when the command could not run
 int gdn_cli_run(const char* cli, const char* dir, const char* args, char** out, char** err);
 
+// gdn_cli_run of "COMMAND 'path'": one subcommand on one model file
+int gdn_cli_run_on(const char* cli, const char* dir, const char* command, const char* path,
+                   char** out, char** err);
+
 #endif

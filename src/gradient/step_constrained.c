@@ -189,17 +189,14 @@ gdnStatus gdn_step_jvp_linear(const gdnModel* m, gdnData* d, const gdnConstraine
     (void)what; // the linearization named any refusal
     size_t mark = gdn_arena_mark(d);
     const gdnConstrainedLinear L = *Lp;
-    gdnStatus status = GDN_OK;
     // xi, eta, etax, xi2 (6 nbody); dW (6 nbody); djar0, dlogD, df, tmp, dfj (nefc); dr, rhs,
     // qvel', dqfrc (nv)
     double* xi = gdn_arena_doubles(d, 5 * nb6 + 5 * (size_t)nefc + 4 * (size_t)nv);
-    if (status == GDN_OK && !xi) {
-        status = GDN_ERR_MEMORY;
-    }
-    if (status != GDN_OK) {
+    if (!xi) {
         gdn_arena_reset(d, mark);
-        return status;
+        return GDN_ERR_MEMORY;
     }
+    gdnStatus status = GDN_OK;
     double* eta = xi + nb6;
     double* etax = eta + nb6;
     double* xi2 = etax + nb6;
@@ -294,9 +291,9 @@ gdnStatus gdn_step_vjp_constrained(const gdnModel* m, gdnData* d, const double* 
     size_t mark = gdn_arena_mark(d);
     gdnConstrainedLinear L;
     gdnStatus status = gdn_constrained_linearize(m, d, &L, what);
-    // qvel', w, gq, gv, y, z (nv); dfbar, dfbar2, tmp (nefc); xibar, etabar, etaxbar, Wbar,
+    // qvel', gq, gv, y, z (nv); dfbar, deltabar, tmp (nefc); xibar, etabar, etaxbar, Wbar,
     // Wbar2, xibar2, etabar2 (6 nbody); gu2 (nu); dqfrcbar (nv)
-    double* qvel_next = gdn_arena_doubles(d, 7 * (size_t)nv + 3 * (size_t)nefc + 7 * nb6 +
+    double* qvel_next = gdn_arena_doubles(d, 6 * (size_t)nv + 3 * (size_t)nefc + 7 * nb6 +
                                                  (size_t)(nu > 0 ? nu : 1));
     if (status == GDN_OK && !qvel_next) {
         status = GDN_ERR_MEMORY;
@@ -305,8 +302,7 @@ gdnStatus gdn_step_vjp_constrained(const gdnModel* m, gdnData* d, const double* 
         gdn_arena_reset(d, mark);
         return status;
     }
-    double* w = qvel_next + nv;
-    double* gq = w + nv;
+    double* gq = qvel_next + nv;
     double* gv = gq + nv;
     double* y = gv + nv;
     double* z = y + nv;

@@ -212,14 +212,13 @@ static gdnStatus step_vjp_back(const gdnModel* m, gdnData* d, const gdnAbaFactor
                                double* gctrl, double* gparam, double* gvert) {
     const int nv = m->nv;
     const size_t nb6 = 6 * (size_t)m->nbody;
-        size_t mark = gdn_arena_mark(d);
-    // qvel_next, w, rbar, gq, gv (nv each); Wbar (6 nbody)
-    double* qvel_next = gdn_arena_doubles(d, 5 * (size_t)nv + nb6);
+    size_t mark = gdn_arena_mark(d);
+    // qvel_next, rbar, gq, gv (nv each); Wbar (6 nbody)
+    double* qvel_next = gdn_arena_doubles(d, 4 * (size_t)nv + nb6);
     if (!qvel_next) {
         return GDN_ERR_MEMORY;
     }
-    double* w = qvel_next + nv;
-    double* rbar = w + nv;
+    double* rbar = qvel_next + nv;
     double* gq = rbar + nv;
     double* gv = gq + nv;
     double* Wbar = gv + nv;

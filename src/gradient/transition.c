@@ -230,11 +230,11 @@ static gdnStatus constrained_columns(const gdnModel* m, gdnData* d, double* A, d
     const char* what = NULL;
     gdnConstrainedLinear L;
     status = gdn_constrained_linearize(m, d, &L, &what);
-    // X, Xa (nv x ncol); qw, dq (nv x 2nv); df (nefc x ncol); e, rhs, qvel' (nv);
-    // xi, eta, etax, xi2, dW, scratch (6 nbody); djar0, dlogD, tmp (nefc)
+    // X, Xa (nv x ncol); qw, dq (nv x 2nv); e, qvel' (nv); xi, eta, etax, xi2, dW, scratch
+    // (6 nbody); delta f of one column, djar0, dlogD (nefc); Delta, T (nefc x ncol)
     const size_t cols = (size_t)ncol, nvs = (size_t)nv, ne = (size_t)(nefc > 0 ? nefc : 1);
-    double* X = gdn_arena_doubles(d, 2 * nvs * cols + 4 * nvs * nvs + ne * cols + 3 * nvs +
-                                         6 * nb6 + 3 * ne + 2 * ne * cols);
+    double* X = gdn_arena_doubles(d, 2 * nvs * cols + 4 * nvs * nvs + 2 * nvs + 6 * nb6 +
+                                         3 * ne + 2 * ne * cols);
     if (status == GDN_OK && !X) {
         status = GDN_ERR_MEMORY;
     }
@@ -245,41 +245,33 @@ static gdnStatus constrained_columns(const gdnModel* m, gdnData* d, double* A, d
     double* Xa = X + nvs * cols;
     double* qw = Xa + nvs * cols;   // column c at qw + c nv
     double* dqf = qw + 2 * nvs * nvs;
-    double* dfc = dqf + 2 * nvs * nvs; // column c at dfc + c nefc (work for one column)
-    double* e = dfc + ne * cols;
-    double* rhs = e + nv;
-    double* qvel_next = rhs + nv;
+    double* e = dqf + 2 * nvs * nvs;
+    double* qvel_next = e + nv;
     double* xi = qvel_next + nv;
     double* eta = xi + nb6;
     double* etax = eta + nb6;
     double* xi2 = etax + nb6;
     double* dW = xi2 + nb6;
     double* scratch = dW + nb6;
-    double* djar0 = scratch + nb6;
+    double* delta = scratch + nb6;     // one column's delta f
+    double* djar0 = delta + ne;
     double* dlogD = djar0 + ne;
-    double* tmp = dlogD + ne;
-    double* Delta = tmp + ne;          // nefc x ncol, row-major
+    double* Delta = dlogD + ne;        // nefc x ncol, row-major
     double* T = Delta + ne * cols;     // nefc x ncol
-    (void)tmp;
     char* moved = (char*)(void*)gdn_arena_ints(d, (size_t)m->nbody);
     int* subtree_end = gdn_arena_ints(d, (size_t)m->nbody);
     if (!moved || !subtree_end) {
         gdn_arena_reset(d, mark);
         return GDN_ERR_MEMORY;
     }
-    // the bodies are ordered parents first, a subtree contiguous: [b, subtree_end[b])
-    for (int b = m->nbody - 1; b >= 0; b--) {
+    // the bodies are ordered parents first, a subtree contiguous: [b, subtree_end[b]), its
+    // end the largest of its children's ends
+    for (int b = 0; b < m->nbody; b++) {
         subtree_end[b] = b + 1;
-        for (int k = b + 1; k < m->nbody; k++) {
-            int a = m->body_parentid[k];
-            while (a > b) {
-                a = m->body_parentid[a];
-            }
-            if (a != b) {
-                break;
-            }
-            subtree_end[b] = k + 1;
-        }
+    }
+    for (int b = m->nbody - 1; b > 0; b--) {
+        int* pe = subtree_end + m->body_parentid[b];
+        *pe = subtree_end[b] > *pe ? subtree_end[b] : *pe;
     }
 
     // the smooth residual's columns at x and (damped) at a, the rows' wrenches held
@@ -293,10 +285,10 @@ static gdnStatus constrained_columns(const gdnModel* m, gdnData* d, double* A, d
             status = contact_residual_columns(m, d, Xa, ncol);
         }
     }
-    // the rows' part of every state column: delta f (into dfc), qw, dqfrc, then dx
+    // the rows' part of every state column: delta f (one column, then row c of Delta), qw,
+    // dqfrc and the column's own right-hand side
     memset(e, 0, sizeof(double) * nvs);
     for (int c = 0; c < ncol && status == GDN_OK; c++) {
-        double* delta = dfc;
         double* qwc = c < n ? qw + (size_t)c * nvs : NULL;
         double* dqc = c < n ? dqf + (size_t)c * nvs : NULL;
         if (c < nv) {

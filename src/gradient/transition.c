@@ -14,6 +14,7 @@
 #include "kinematics/kinematics_derivative.h"
 #include "dynamics/damped_mass.h"
 #include "model/configuration_derivative.h"
+#include "gradient/columns.h"
 #include "gradient/residual.h"
 #include "gradient/step_constrained.h"
 #include "gradient/step_derivative.h"
@@ -51,173 +52,16 @@ static gdnStatus contact_residual_columns(const gdnModel* m, gdnData* d, double*
     return status;
 }
 
-// Row-major many-column forms of the linear algebra below (X: rows of ncol entries)
-
-// X (nv x ncol) += J' Y (Y: nefc x ncol), over each row's recorded columns
-static void add_JT_rows(const gdnModel* m, const gdnData* d, double* X, const double* Y,
-                        int ncol) {
-    const size_t nv = (size_t)m->nv, cols = (size_t)ncol;
-    for (int k = 0; k < d->nefc; k++) {
-        const double* Jk = d->efc_J + (size_t)k * nv;
-        const int* col = d->efc_colind + d->efc_rowadr[k];
-        const double* Yk = Y + (size_t)k * cols;
-        for (int a = 0; a < d->efc_rownnz[k]; a++) {
-            const double jv = Jk[col[a]];
-            double* Xj = X + (size_t)col[a] * cols;
-            if (jv == 0) {
-                continue;
-            }
-            for (size_t c = 0; c < cols; c++) {
-                Xj[c] += jv * Yk[c];
-            }
-        }
-    }
-}
-
-// Y (nefc x ncol) = J X (X: nv x ncol)
-static void mul_J_rows(const gdnModel* m, const gdnData* d, double* Y, const double* X,
-                       int ncol) {
-    const size_t nv = (size_t)m->nv, cols = (size_t)ncol;
-    for (int k = 0; k < d->nefc; k++) {
-        const double* Jk = d->efc_J + (size_t)k * nv;
-        const int* col = d->efc_colind + d->efc_rowadr[k];
-        double* Yk = Y + (size_t)k * cols;
-        memset(Yk, 0, sizeof(double) * cols);
-        for (int a = 0; a < d->efc_rownnz[k]; a++) {
-            const double jv = Jk[col[a]];
-            const double* Xj = X + (size_t)col[a] * cols;
-            if (jv == 0) {
-                continue;
-            }
-            for (size_t c = 0; c < cols; c++) {
-                Yk[c] += jv * Xj[c];
-            }
-        }
-    }
-}
-
-// Y <- H_s Y (nefc x ncol): the diagonal rows scaled, each cone block applied
-static void hs_mul_rows(const gdnData* d, const gdnRowsLinear* lin, double* Y, int ncol) {
-    const size_t cols = (size_t)ncol;
-    double t[6];
-    for (int i = 0; i < d->nefc; i++) {
-        const int kind = lin->hs_kind[i];
-        double* Yi = Y + (size_t)i * cols;
-        if (kind == 2) {
-            const int dim = d->contact[d->efc_id[i]].dim;
-            const double* H = lin->Hs + 6 * i;
-            for (size_t c = 0; c < cols; c++) {
-                for (int r = 0; r < dim; r++) {
-                    double acc = 0;
-                    for (int k = 0; k < dim; k++) {
-                        acc += H[r * dim + k] * Yi[(size_t)k * cols + c];
-                    }
-                    t[r] = acc;
-                }
-                for (int r = 0; r < dim; r++) {
-                    Yi[(size_t)r * cols + c] = t[r];
-                }
-            }
-            i += dim - 1;
-        } else {
-            const double s = kind == 1 ? lin->Hs[6 * i] : 0;
-            for (size_t c = 0; c < cols; c++) {
-                Yi[c] *= s;
-            }
-        }
-    }
-}
-
-// X <- (L L')^-1 X (L: the dense Cholesky factor, lower, n x n)
-static void chol_solve_rows(const double* Lf, int n, double* X, int ncol) {
-    const size_t cols = (size_t)ncol, nn = (size_t)n;
-    for (size_t i = 0; i < nn; i++) {
-        double* Xi = X + i * cols;
-        for (size_t k = 0; k < i; k++) {
-            const double l = Lf[i * nn + k];
-            const double* Xk = X + k * cols;
-            if (l == 0) {
-                continue;
-            }
-            for (size_t c = 0; c < cols; c++) {
-                Xi[c] -= l * Xk[c];
-            }
-        }
-        const double inv = 1 / Lf[i * nn + i];
-        for (size_t c = 0; c < cols; c++) {
-            Xi[c] *= inv;
-        }
-    }
-    for (size_t i = nn; i-- > 0;) {
-        double* Xi = X + i * cols;
-        for (size_t k = i + 1; k < nn; k++) {
-            const double l = Lf[k * nn + i];
-            const double* Xk = X + k * cols;
-            if (l == 0) {
-                continue;
-            }
-            for (size_t c = 0; c < cols; c++) {
-                Xi[c] -= l * Xk[c];
-            }
-        }
-        const double inv = 1 / Lf[i * nn + i];
-        for (size_t c = 0; c < cols; c++) {
-            Xi[c] *= inv;
-        }
-    }
-}
-
-// X <- (L' D L)^-1 X with the tree factor (gdn_mass_solve on every column)
-static void mass_solve_rows(const gdnModel* m, const gdnMassFactor* f, double* X, int ncol) {
-    const int nv = m->nv;
-    const size_t cols = (size_t)ncol;
-    const int* parent = m->dof_parentid;
-    for (int i = nv - 1; i >= 0; i--) {
-        if (f->simple[i]) {
-            continue;
-        }
-        const double* rowi = f->LD + f->adr[i];
-        const double* Xi = X + (size_t)i * cols;
-        int q = 1;
-        for (int j = parent[i]; j >= 0; j = parent[j]) {
-            const double l = rowi[q++];
-            double* Xj = X + (size_t)j * cols;
-            for (size_t c = 0; c < cols; c++) {
-                Xj[c] -= l * Xi[c];
-            }
-        }
-    }
-    for (int i = 0; i < nv; i++) {
-        double* Xi = X + (size_t)i * cols;
-        for (size_t c = 0; c < cols; c++) {
-            Xi[c] *= f->Dinv[i];
-        }
-    }
-    for (int i = 0; i < nv; i++) {
-        if (f->simple[i]) {
-            continue;
-        }
-        const double* rowi = f->LD + f->adr[i];
-        double* Xi = X + (size_t)i * cols;
-        int q = 1;
-        for (int j = parent[i]; j >= 0; j = parent[j]) {
-            const double l = rowi[q++];
-            const double* Xj = X + (size_t)j * cols;
-            for (size_t c = 0; c < cols; c++) {
-                Xi[c] -= l * Xj[c];
-            }
-        }
-    }
-}
-
 // A constrained step's A, B (gradient/step_constrained.c's equations, one linearization):
-// the smooth residual's columns [dr/dq | dr/dv | dr/du] at x (and at a when damped) in one
-// dense sweep with the rows' wrenches W held (gdn_residual_dense_ex, its -dS' W included),
-// then per state column the rows' part from the unit tangent's body motion: djar0, dlogD and
-// the frozen-force wrench tangent dW (its generalized force qw = sum_b J_b' dW_b), so that
-//   rhs = -(X_c - qw) + dqfrc + J' delta f,  dx = H^-1 rhs,  df = delta f - H_s J dx,
-//   (M + hD) da = -(Xa_c - qw) + dqfrc + J' df   (da = dx without damping)
-// and A, B from da as the smooth path does
+// the smooth residual's columns [dr/dq | dr/dv | dr/du] at x in one dense sweep with the rows'
+// wrenches W held (gdn_residual_dense_ex, its -dS' W included), then per state column the
+// rows' part from the unit tangent's body motion: djar0, dlogD and the frozen-force wrench
+// tangent dW (its generalized force qw = sum_b J_b' dW_b), so that
+//   rhs = -(X_c - qw) + dqfrc + J' delta f,  dx = H^-1 rhs.
+// Damped, (M + hD) da = -(Xa_c - qw) + dqfrc + J' df with df = delta f - H_s J dx and Xa the
+// residual's columns at a; H = M + J' H_s J turns that into (M + hD) da = M dx - (Xa - X), i.e.
+//   da = dx - (M + hD)^-1 (hD dx + Xa - X)
+// (Xa - X = d(M(q) (a - x))/dq: the position columns only). A, B from da as the smooth path does
 static gdnStatus constrained_columns(const gdnModel* m, gdnData* d, double* A, double* B) {
     const int nv = m->nv, nu = m->nu, n = 2 * nv, ncol = n + nu, nefc = d->nefc;
     const size_t nb6 = 6 * (size_t)m->nbody;
@@ -230,11 +74,10 @@ static gdnStatus constrained_columns(const gdnModel* m, gdnData* d, double* A, d
     const char* what = NULL;
     gdnConstrainedLinear L;
     status = gdn_constrained_linearize(m, d, &L, &what);
-    // X, Xa (nv x ncol); qw, dq (nv x 2nv); e, qvel' (nv); xi, eta, etax, xi2, dW, scratch
-    // (6 nbody); delta f of one column, djar0, dlogD (nefc); Delta, T (nefc x ncol)
+    // X, Xa (nv x ncol); qw, dqfrc, e, qvel' (nv); xi, eta, etax, xi2, dW, scratch (6 nbody);
+    // delta f of one column, djar0, dlogD (nefc); Delta (nefc x ncol)
     const size_t cols = (size_t)ncol, nvs = (size_t)nv, ne = (size_t)(nefc > 0 ? nefc : 1);
-    double* X = gdn_arena_doubles(d, 2 * nvs * cols + 4 * nvs * nvs + 2 * nvs + 6 * nb6 +
-                                         3 * ne + 2 * ne * cols);
+    double* X = gdn_arena_doubles(d, 2 * nvs * cols + 4 * nvs + 6 * nb6 + 3 * ne + ne * cols);
     if (status == GDN_OK && !X) {
         status = GDN_ERR_MEMORY;
     }
@@ -243,9 +86,9 @@ static gdnStatus constrained_columns(const gdnModel* m, gdnData* d, double* A, d
         return status;
     }
     double* Xa = X + nvs * cols;
-    double* qw = Xa + nvs * cols;   // column c at qw + c nv
-    double* dqf = qw + 2 * nvs * nvs;
-    double* e = dqf + 2 * nvs * nvs;
+    double* qw = Xa + nvs * cols;
+    double* dqf = qw + nvs;
+    double* e = dqf + nvs;
     double* qvel_next = e + nv;
     double* xi = qvel_next + nv;
     double* eta = xi + nb6;
@@ -256,8 +99,7 @@ static gdnStatus constrained_columns(const gdnModel* m, gdnData* d, double* A, d
     double* delta = scratch + nb6;     // one column's delta f
     double* djar0 = delta + ne;
     double* dlogD = djar0 + ne;
-    double* Delta = dlogD + ne;        // nefc x ncol, row-major
-    double* T = Delta + ne * cols;     // nefc x ncol
+    double* Delta = dlogD + ne; // nefc x ncol, row-major (the control columns unused)
     char* moved = (char*)(void*)gdn_arena_ints(d, (size_t)m->nbody);
     int* subtree_end = gdn_arena_ints(d, (size_t)m->nbody);
     if (!moved || !subtree_end) {
@@ -274,23 +116,28 @@ static gdnStatus constrained_columns(const gdnModel* m, gdnData* d, double* A, d
         *pe = subtree_end[b] > *pe ? subtree_end[b] : *pe;
     }
 
-    // the smooth residual's columns at x and (damped) at a, the rows' wrenches held
+    // the smooth residual's columns at x and (damped) their position columns' change at a,
+    // Xa - X; the rows' wrenches held (the penalty's columns do not depend on a)
     status = gdn_residual_dense_ex(m, d, L.x, L.W, X, ncol);
+    if (status == GDN_OK && L.damped) {
+        status = gdn_residual_dense_ex(m, d, d->qacc, L.W, Xa, ncol);
+        for (int k = 0; status == GDN_OK && k < nv; k++) {
+            double* Xak = Xa + (size_t)k * cols;
+            const double* Xk = X + (size_t)k * cols;
+            for (int c = 0; c < nv; c++) {
+                Xak[c] -= Xk[c];
+            }
+        }
+    }
     if (status == GDN_OK && gdn_penalty_active(m)) {
         status = contact_residual_columns(m, d, X, ncol);
     }
-    if (status == GDN_OK && L.damped) {
-        status = gdn_residual_dense_ex(m, d, d->qacc, L.W, Xa, ncol);
-        if (status == GDN_OK && gdn_penalty_active(m)) {
-            status = contact_residual_columns(m, d, Xa, ncol);
-        }
-    }
-    // the rows' part of every state column: delta f (one column, then row c of Delta), qw,
-    // dqfrc and the column's own right-hand side
+    // the rows' part of every state column: delta f (one column, then column c of Delta), qw,
+    // dqfrc, and the column's right-hand side -(X_c - qw) + dqfrc in X (the controls': -X_c)
     memset(e, 0, sizeof(double) * nvs);
     for (int c = 0; c < ncol && status == GDN_OK; c++) {
-        double* qwc = c < n ? qw + (size_t)c * nvs : NULL;
-        double* dqc = c < n ? dqf + (size_t)c * nvs : NULL;
+        memset(qw, 0, sizeof(double) * nvs);
+        memset(dqf, 0, sizeof(double) * nvs);
         if (c < nv) {
             // a position column moves the subtree [body, end) of dof c's body only: the body
             // tangents there (zero elsewhere), then the rows between moved bodies
@@ -307,13 +154,11 @@ static gdnStatus constrained_columns(const gdnModel* m, gdnData* d, double* A, d
                 moved[b] = b >= body && b < end;
             }
             memset(dW, 0, sizeof(double) * nb6);
-            memset(dqc, 0, sizeof(double) * nvs);
             e[c] = 1;
             status = gdn_rows_jvp(m, d, &L.lin, xi, eta, etax, e, NULL, moved, djar0, dlogD, dW,
-                                  dqc);
+                                  dqf);
             e[c] = 0;
-            memset(qwc, 0, sizeof(double) * nvs);
-            gdn_body_wrench_qfrc(m, d, dW, scratch, qwc);
+            gdn_body_wrench_qfrc(m, d, dW, scratch, qw);
             gdn_rows_hs_mul(d, &L.lin, djar0, delta);
             for (int k = 0; k < nefc; k++) {
                 delta[k] = -delta[k] + dlogD[k] * gdn_rows_scaled_force(d, &L.lin, k);
@@ -324,47 +169,40 @@ static gdnStatus constrained_columns(const gdnModel* m, gdnData* d, double* A, d
             for (int k = 0; k < nefc; k++) {
                 djar0[k] = d->efc_KBIP[4 * k + 1] * d->efc_J[(size_t)k * nvs + (size_t)j];
             }
-            memset(dqc, 0, sizeof(double) * nvs);
-            memset(qwc, 0, sizeof(double) * nvs);
             gdn_rows_hs_mul(d, &L.lin, djar0, delta);
             for (int k = 0; k < nefc; k++) {
                 delta[k] = -delta[k];
             }
-        } else {
-            memset(delta, 0, sizeof(double) * ne);
         }
-        // the column's own right-hand side part: -(X_c - qw) + dqfrc (X's column c); delta f
-        // into row-major Delta (nefc x ncol) for the products below
         for (int k = 0; k < nv; k++) {
-            X[(size_t)k * cols + (size_t)c] =
-                -X[(size_t)k * cols + (size_t)c] + (qwc ? qwc[k] + dqc[k] : 0);
+            X[(size_t)k * cols + (size_t)c] = -X[(size_t)k * cols + (size_t)c] + qw[k] + dqf[k];
         }
-        for (int k = 0; k < nefc; k++) {
+        for (int k = 0; c < n && k < nefc; k++) {
             Delta[(size_t)k * cols + (size_t)c] = delta[k];
         }
     }
     if (status == GDN_OK) {
-        // every column at once: X += J' Delta;  X <- H^-1 X (dx)
-        add_JT_rows(m, d, X, Delta, ncol);
-        chol_solve_rows(L.H, nv, X, ncol);
+        // every column at once: X += J' Delta (Delta's control columns are zero);
+        // X <- H^-1 X (dx)
+        gdn_columns_add_JT(m, d, X, Delta, ncol, n);
+        gdn_columns_chol_solve(L.H, nv, X, ncol);
         if (L.damped) {
-            // df = Delta - H_s J dx;  (M + hD) da = -(Xa - qw) + dqfrc + J' df
-            mul_J_rows(m, d, T, X, ncol);
-            hs_mul_rows(d, &L.lin, T, ncol);
-            for (size_t k = 0; k < (size_t)nefc * cols; k++) {
-                Delta[k] -= T[k];
-            }
+            // (M + hD)^-1 M = I - (M + hD)^-1 hD:  da = dx - (M + hD)^-1 (hD dx + Xa - X)
             for (int k = 0; k < nv; k++) {
-                for (int c = 0; c < ncol; c++) {
-                    const double own = c < n ? qw[(size_t)c * nvs + (size_t)k] +
-                                                   dqf[(size_t)c * nvs + (size_t)k]
-                                             : 0;
-                    Xa[(size_t)k * cols + (size_t)c] = -Xa[(size_t)k * cols + (size_t)c] + own;
+                double* Xak = Xa + (size_t)k * cols;
+                const double* Xk = X + (size_t)k * cols;
+                const double hd = h * m->dof_damping[k];
+                for (int c = 0; c < nv; c++) {
+                    Xak[c] += hd * Xk[c];
+                }
+                for (int c = nv; c < ncol; c++) {
+                    Xak[c] = hd * Xk[c];
                 }
             }
-            add_JT_rows(m, d, Xa, Delta, ncol);
-            mass_solve_rows(m, &L.damp, Xa, ncol);
-            memcpy(X, Xa, sizeof(double) * nvs * cols);
+            gdn_columns_mass_solve(m, &L.damp, Xa, ncol);
+            for (size_t k = 0; k < nvs * cols; k++) {
+                X[k] -= Xa[k];
+            }
         }
     }
     if (status == GDN_OK) {

@@ -524,11 +524,110 @@ void gdn_rows_hs_mul(const gdnData* d, const gdnRowsLinear* lin, const double* u
     }
 }
 
+// One row's tangent (rows_derivative.h): t its contact's geometry tangent (contact rows), x, e,
+// ex the twists xi, eta, etax of its two body sites (body rows), dq, dv its dofs' directions (dof
+// rows; NULL = 0). Writes *djar0, *dlogD; ADDS the sites' frozen-force wrench tangents to dW[s]
+// (body rows) and the dof rows' frozen generalized-force tangent to dqfrc (may be NULL)
+static void row_tangent(const gdnModel* m, const gdnData* d, const gdnRowsLinear* lin, int i,
+                        const gdnContactTangent* t, const double* const x[2],
+                        const double* const e[2], const double* const ex[2], const double* dq,
+                        const double* dv, double* djar0, double* dlogD, double* const dW[2],
+                        double* dqfrc) {
+    const int nv = m->nv;
+    const rowSite s = ((const rowSite*)lin->site)[i];
+    const double* kbip = d->efc_KBIP + 4 * i;
+    const double* a = lin->a + 3 * i;
+    const double* b = lin->b + 3 * i;
+    const double f = d->efc_force[i];
+    double djx = 0, dvel = 0, dpos = 0, dviol = 0;
+    if (s.dof >= 0) {
+        // J_i = c on the row's dofs: d vel = c dv + d(c) v, a limit's d pos = c dq; c is
+        // constant but for a ball limit's (-n: dc = -A dq, and the frozen force -f n moves
+        // by -f A dq)
+        const double* cj = d->efc_J + (size_t)i * (size_t)nv + (size_t)s.dof;
+        for (int k = 0; k < s.ndof; k++) {
+            dvel += dv ? cj[k] * dv[s.dof + k] : 0;
+            dpos += dq && d->efc_type[i] == GDN_CNSTR_LIMIT_JOINT ? cj[k] * dq[s.dof + k] : 0;
+        }
+        dviol = dpos;
+        if (s.ndof == 3 && dq) {
+            double A[9], dn[3];
+            ball_limit_motion(m, d, i, A);
+            gdn_mulmat3(dn, A, dq + s.dof);
+            djx = -gdn_dot3(dn, lin->x + s.dof);
+            dvel -= gdn_dot3(dn, d->qvel + s.dof);
+            if (dqfrc) {
+                gdn_addscl3(dqfrc + s.dof, dqfrc + s.dof, dn, -f);
+            }
+        }
+    } else {
+        double dp[2][3], da[3], db[3], dframe[9] = {0};
+        if (s.contact >= 0) {
+            gdn_copy3(dp[0], t->pos);
+            gdn_copy3(dp[1], t->pos);
+            memcpy(dframe, t->frame, sizeof(dframe));
+            dpos = s.normal ? t->dist : 0;
+            dviol = t->dist;
+        } else {
+            // equality: the anchors ride their bodies, pos_0..2 = p_0 - p_1; a weld's
+            // rotation rows move with its error quaternion, pos_3..5 = ev
+            double dpos6[6] = {0}, u[6];
+            point_motion(dp[0], x[0], s.p[0]);
+            point_motion(dp[1], x[1], s.p[1]);
+            gdn_sub3(dpos6, dp[0], dp[1]);
+            if (s.weld) {
+                weldFrame w;
+                double dframe_w[9];
+                weld_frame(m, d, d->efc_id[i], &w);
+                weld_tangent(&w, x[0], x[1], dframe_w, dpos6 + 3);
+                if (s.eqrow >= 3) {
+                    memcpy(dframe, dframe_w, sizeof(dframe));
+                }
+            }
+            dpos = dpos6[s.eqrow];
+            equality_weights(m, d, i - s.eqrow, s.weld, u);
+            for (int k = 0; k < 6; k++) {
+                dviol += u[k] * dpos6[k];
+            }
+        }
+        combine_rows(da, dframe, s.ca);
+        combine_rows(db, dframe, s.cb);
+        for (int k = 0; k < 2; k++) {
+            const int bk = s.body[k];
+            // a body welded to the world has no twist and no twist tangent: site_motion is 0
+            if (m->body_weldid[bk] != 0) {
+                djx += s.sign[k] *
+                       site_motion(a, b, da, db, lin->Tx + 6 * bk, ex[k], s.p[k], dp[k]);
+                dvel += s.sign[k] *
+                        site_motion(a, b, da, db, lin->Tv + 6 * bk, e[k], s.p[k], dp[k]);
+            }
+            // frozen-force wrench: dW_s += sigma_s f [dp_s x a + p_s x da + db; da]
+            if (f != 0) {
+                double tt[3], uu[3];
+                double* w = dW[k];
+                const double sf = s.sign[k] * f;
+                gdn_cross3(tt, dp[k], a);
+                gdn_cross3(uu, s.p[k], da);
+                gdn_add3(tt, tt, uu);
+                gdn_add3(tt, tt, db);
+                gdn_addscl3(w, w, tt, sf);
+                gdn_addscl3(w + 3, w + 3, da, sf);
+            }
+        }
+    }
+    // aref = -B vel - K imp (pos - margin):
+    //   d aref = -B d vel - K (imp' d viol (pos - margin) + imp d pos)
+    const double dimp = kbip[3] * dviol;
+    const double daref =
+        -kbip[1] * dvel - kbip[0] * (dimp * (d->efc_pos[i] - d->efc_margin[i]) + kbip[2] * dpos);
+    *djar0 = djx - daref;
+    *dlogD = lin->c[i] * dimp;
+}
+
 gdnStatus gdn_rows_jvp(const gdnModel* m, gdnData* d, const gdnRowsLinear* lin,
                        const double* xi, const double* eta, const double* etax,
                        const double* dq, const double* dv, const char* moved,
                        double* djar0, double* dlogD, double* dW, double* dqfrc) {
-    const int nv = m->nv;
     size_t mark = gdn_arena_mark(d);
     gdnContactTangent* tan = NULL;
     if (d->ncon > 0) {
@@ -560,11 +659,6 @@ gdnStatus gdn_rows_jvp(const gdnModel* m, gdnData* d, const gdnRowsLinear* lin,
     const rowSite* site = lin->site;
     for (int i = 0; i < d->nefc; i++) {
         const rowSite* sp = site + i;
-        const double* kbip = d->efc_KBIP + 4 * i;
-        const double* a = lin->a + 3 * i;
-        const double* b = lin->b + 3 * i;
-        const double f = d->efc_force[i];
-        double djx = 0, dvel = 0, dpos = 0, dviol = 0;
         // a body row whose two bodies do not move along this direction: no tangent
         if (moved && !lin->dsize && sp->dof < 0 && !moved[sp->body[0]] &&
             !moved[sp->body[1]]) {
@@ -572,94 +666,183 @@ gdnStatus gdn_rows_jvp(const gdnModel* m, gdnData* d, const gdnRowsLinear* lin,
             dlogD[i] = 0;
             continue;
         }
-        const rowSite s = *sp;
-        if (s.dof >= 0) {
-            // J_i = c on the row's dofs: d vel = c dv + d(c) v, a limit's d pos = c dq; c is
-            // constant but for a ball limit's (-n: dc = -A dq, and the frozen force -f n moves
-            // by -f A dq)
-            const double* cj = d->efc_J + (size_t)i * (size_t)nv + (size_t)s.dof;
-            for (int k = 0; k < s.ndof; k++) {
-                dvel += dv ? cj[k] * dv[s.dof + k] : 0;
-                dpos += dq && d->efc_type[i] == GDN_CNSTR_LIMIT_JOINT ? cj[k] * dq[s.dof + k]
-                                                                      : 0;
-            }
-            dviol = dpos;
-            if (s.ndof == 3 && dq) {
-                double A[9], dn[3];
-                ball_limit_motion(m, d, i, A);
-                gdn_mulmat3(dn, A, dq + s.dof);
-                djx = -gdn_dot3(dn, lin->x + s.dof);
-                dvel -= gdn_dot3(dn, d->qvel + s.dof);
-                if (dqfrc) {
-                    gdn_addscl3(dqfrc + s.dof, dqfrc + s.dof, dn, -f);
-                }
-            }
-        } else {
-            double dp[2][3], da[3], db[3], dframe[9] = {0};
-            if (s.contact >= 0) {
-                const gdnContactTangent* t = tan + s.contact;
-                gdn_copy3(dp[0], t->pos);
-                gdn_copy3(dp[1], t->pos);
-                memcpy(dframe, t->frame, sizeof(dframe));
-                dpos = s.normal ? t->dist : 0;
-                dviol = t->dist;
-            } else {
-                // equality: the anchors ride their bodies, pos_0..2 = p_0 - p_1; a weld's
-                // rotation rows move with its error quaternion, pos_3..5 = ev
-                double dpos6[6] = {0}, u[6];
-                const double* x1 = xi + 6 * s.body[0];
-                const double* x2 = xi + 6 * s.body[1];
-                point_motion(dp[0], x1, s.p[0]);
-                point_motion(dp[1], x2, s.p[1]);
-                gdn_sub3(dpos6, dp[0], dp[1]);
-                if (s.weld) {
-                    weldFrame w;
-                    double dframe_w[9];
-                    weld_frame(m, d, d->efc_id[i], &w);
-                    weld_tangent(&w, x1, x2, dframe_w, dpos6 + 3);
-                    if (s.eqrow >= 3) {
-                        memcpy(dframe, dframe_w, sizeof(dframe));
-                    }
-                }
-                dpos = dpos6[s.eqrow];
-                equality_weights(m, d, i - s.eqrow, s.weld, u);
-                for (int k = 0; k < 6; k++) {
-                    dviol += u[k] * dpos6[k];
-                }
-            }
-            combine_rows(da, dframe, s.ca);
-            combine_rows(db, dframe, s.cb);
-            for (int k = 0; k < 2; k++) {
-                const int bk = s.body[k];
-                djx += s.sign[k] * site_motion(a, b, da, db, lin->Tx + 6 * bk, etax + 6 * bk,
-                                               s.p[k], dp[k]);
-                dvel += s.sign[k] * site_motion(a, b, da, db, lin->Tv + 6 * bk, eta + 6 * bk,
-                                                s.p[k], dp[k]);
-                // frozen-force wrench: dW_s += sigma_s f [dp_s x a + p_s x da + db; da]
-                if (f != 0) {
-                    double t[3], u[3];
-                    double* w = dW + 6 * bk;
-                    const double sf = s.sign[k] * f;
-                    gdn_cross3(t, dp[k], a);
-                    gdn_cross3(u, s.p[k], da);
-                    gdn_add3(t, t, u);
-                    gdn_add3(t, t, db);
-                    gdn_addscl3(w, w, t, sf);
-                    gdn_addscl3(w + 3, w + 3, da, sf);
-                }
-            }
-        }
-        // aref = -B vel - K imp (pos - margin):
-        //   d aref = -B d vel - K (imp' d viol (pos - margin) + imp d pos)
-        const double dimp = kbip[3] * dviol;
-        const double daref =
-            -kbip[1] * dvel -
-            kbip[0] * (dimp * (d->efc_pos[i] - d->efc_margin[i]) + kbip[2] * dpos);
-        djar0[i] = djx - daref;
-        dlogD[i] = lin->c[i] * dimp;
+        const int b0 = sp->body[0], b1 = sp->body[1];
+        const double* const x[2] = {xi + 6 * b0, xi + 6 * b1};
+        const double* const e[2] = {eta + 6 * b0, eta + 6 * b1};
+        const double* const ex[2] = {etax + 6 * b0, etax + 6 * b1};
+        double* const w[2] = {dW + 6 * b0, dW + 6 * b1};
+        row_tangent(m, d, lin, i, sp->contact >= 0 ? tan + sp->contact : NULL, x, e, ex, dq, dv,
+                    djar0 + i, dlogD + i, w, dqfrc);
     }
     gdn_arena_reset(d, mark);
     return GDN_OK;
+}
+
+gdnStatus gdn_rows_twist_forms(const gdnModel* m, gdnData* d, const gdnRowsLinear* lin,
+                               gdnRowsTwistForms* F) {
+    const int nefc = d->nefc, nv = m->nv;
+    const size_t ne = (size_t)(nefc > 0 ? nefc : 1);
+    const rowSite* site = lin->site;
+    // the groups: consecutive body rows of one constraint (same type and id)
+    F->group = gdn_arena_ints(d, 6 * ne + 1);
+    if (!F->group) {
+        return GDN_ERR_MEMORY;
+    }
+    F->body = F->group + ne;
+    F->dof = F->body + 2 * ne;
+    F->ndof = F->dof + ne;
+    F->group_row = F->ndof + ne;
+    int ng = 0;
+    for (int i = 0; i < nefc; i++) {
+        F->body[2 * i] = site[i].body[0];
+        F->body[2 * i + 1] = site[i].body[1];
+        F->dof[i] = site[i].dof;
+        F->ndof[i] = site[i].dof >= 0 ? site[i].ndof : 0;
+        if (site[i].dof >= 0) {
+            F->group[i] = -1;
+            continue;
+        }
+        if (i == 0 || site[i - 1].dof >= 0 || d->efc_type[i - 1] != d->efc_type[i] ||
+            d->efc_id[i - 1] != d->efc_id[i]) {
+            F->group_row[ng++] = i;
+        }
+        F->group[i] = ng - 1;
+    }
+    F->ngroup = ng;
+    F->group_row[ng] = nefc;
+    F->gxi = gdn_arena_doubles(d, 51 * ne + 144 * (size_t)(ng > 0 ? ng : 1));
+    if (!F->gxi) {
+        return GDN_ERR_MEMORY;
+    }
+    F->glog = F->gxi + 12 * ne;
+    F->gT = F->glog + 12 * ne;
+    F->gdq = F->gT + 12 * ne;
+    F->ldq = F->gdq + 3 * ne;
+    F->Qdq = F->ldq + 3 * ne;
+    F->GW = F->Qdq + 9 * ne;
+    // zero: the forms of the sides welded to the world and the dof rows' unused entries
+    memset(F->gxi, 0, sizeof(double) * 24 * ne);
+    memset(F->gdq, 0, sizeof(double) * 15 * ne);
+    memset(F->GW, 0, sizeof(double) * 144 * (size_t)ng);
+
+    static const double zero6[6] = {0};
+    const double* const still[2] = {zero6, zero6};
+    for (int g = 0; g < ng; g++) {
+        const int i0 = F->group_row[g], i1 = F->group_row[g + 1];
+        const rowSite* s0 = site + i0;
+        const gdnContact* con = s0->contact >= 0 ? d->contact + s0->contact : NULL;
+        for (int t = 0; t < 2; t++) {
+            // a body welded to the world never moves: its forms stay 0
+            if (m->body_weldid[s0->body[t]] == 0) {
+                continue;
+            }
+            for (int k = 0; k < 6; k++) {
+                double unit[6] = {0};
+                unit[k] = 1;
+                const double* const x[2] = {t == 0 ? unit : zero6, t == 1 ? unit : zero6};
+                gdnContactTangent tan;
+                if (con) {
+                    gdnStatus status = gdn_contact_tangent(m, d, con, x[0], x[1], NULL, NULL,
+                                                           &tan);
+                    if (status != GDN_OK) {
+                        return status;
+                    }
+                }
+                double w[2][6] = {{0}};
+                double* const dW[2] = {w[0], w[1]};
+                for (int i = i0; i < i1; i++) {
+                    double dj, dl;
+                    row_tangent(m, d, lin, i, con ? &tan : NULL, x, still, still, NULL, NULL,
+                                &dj, &dl, dW, NULL);
+                    F->gxi[12 * i + 6 * t + k] = dj;
+                    F->glog[12 * i + 6 * t + k] = dl;
+                }
+                // column k of GW_g[side][t]
+                for (int side = 0; side < 2; side++) {
+                    double* G = F->GW + 144 * (size_t)g + 72 * side + 36 * t;
+                    for (int r = 0; r < 6; r++) {
+                        G[6 * r + k] = w[side][r];
+                    }
+                }
+            }
+        }
+        // the eta / etax coefficients: sigma_s [p_s x a + b; a]
+        for (int i = i0; i < i1; i++) {
+            const double* a = lin->a + 3 * i;
+            const double* b = lin->b + 3 * i;
+            for (int t = 0; t < 2; t++) {
+                double* gT = F->gT + 12 * i + 6 * t;
+                const double sg = site[i].sign[t];
+                gdn_cross3(gT, site[i].p[t], a);
+                gdn_add3(gT, gT, b);
+                gdn_copy3(gT + 3, a);
+                for (int k = 0; k < 6; k++) {
+                    gT[k] *= sg;
+                }
+            }
+        }
+    }
+    // the dof rows: unit position directions on the row's dofs
+    double* dq = gdn_arena_doubles(d, (size_t)(nv > 0 ? nv : 1) * 2);
+    if (!dq) {
+        return GDN_ERR_MEMORY;
+    }
+    double* dqfrc = dq + nv;
+    memset(dq, 0, sizeof(double) * (size_t)nv);
+    memset(dqfrc, 0, sizeof(double) * (size_t)nv);
+    for (int i = 0; i < nefc; i++) {
+        const rowSite* s = site + i;
+        if (s->dof < 0) {
+            continue;
+        }
+        const double* const x[2] = {zero6, zero6};
+        for (int k = 0; k < s->ndof; k++) {
+            double dj, dl;
+            double* const dW[2] = {NULL, NULL};
+            dq[s->dof + k] = 1;
+            row_tangent(m, d, lin, i, NULL, x, x, x, dq, NULL, &dj, &dl, dW, dqfrc);
+            dq[s->dof + k] = 0;
+            F->gdq[3 * i + k] = dj;
+            F->ldq[3 * i + k] = dl;
+            for (int r = 0; r < s->ndof; r++) {
+                F->Qdq[9 * i + 3 * r + k] = dqfrc[s->dof + r];
+                dqfrc[s->dof + r] = 0;
+            }
+        }
+    }
+    return GDN_OK;
+}
+
+void gdn_rows_hs_mul_columns(const gdnData* d, const gdnRowsLinear* lin, double* Y, int ld,
+                             int ncol) {
+    const size_t lds = (size_t)ld, cols = (size_t)ncol;
+    double t[6];
+    for (int i = 0; i < d->nefc; i++) {
+        const int kind = lin->hs_kind[i];
+        double* Yi = Y + (size_t)i * lds;
+        if (kind == 2) {
+            const int dim = d->contact[d->efc_id[i]].dim;
+            const double* H = lin->Hs + 6 * i;
+            for (size_t c = 0; c < cols; c++) {
+                for (int r = 0; r < dim; r++) {
+                    double acc = 0;
+                    for (int k = 0; k < dim; k++) {
+                        acc += H[r * dim + k] * Yi[(size_t)k * lds + c];
+                    }
+                    t[r] = acc;
+                }
+                for (int r = 0; r < dim; r++) {
+                    Yi[(size_t)r * lds + c] = t[r];
+                }
+            }
+            i += dim - 1;
+        } else {
+            const double sc = kind == 1 ? lin->Hs[6 * i] : 0;
+            for (size_t c = 0; c < cols; c++) {
+                Yi[c] *= sc;
+            }
+        }
+    }
 }
 
 gdnStatus gdn_rows_vjp(const gdnModel* m, gdnData* d, const gdnRowsLinear* lin,

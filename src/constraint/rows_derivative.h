@@ -97,6 +97,43 @@ gdnStatus gdn_rows_jvp(const gdnModel* m, gdnData* d, const gdnRowsLinear* lin,
                        const double* dq, const double* dv, const char* moved,
                        double* djar0, double* dlogD, double* dW, double* dqfrc);
 
+// gdn_rows_jvp as linear forms, for many directions at one linearization (the transition
+// Jacobians). A body row i (sites s = 0, 1 on bodies b_s) has, for any direction,
+//   djar0_i = sum_s <gxi_is, xi_b_s> + <gT_is, etax_b_s + B_i eta_b_s>,
+//   dlogD_i = sum_s <glog_is, xi_b_s>,  gT_is = sigma_s [p_s x a_i + b_i; a_i]
+// (B_i = efc_KBIP[4 i + 1]), and its group g (the rows of one contact or one equality, rows
+// [group_row[g], group_row[g + 1])) moves the frozen-force wrenches by
+//   dW_b_k += sum_t GW_g[k][t] xi_b_t  (k, t = 0, 1; 6 x 6 row-major).
+// A dof row i (limits, dof friction loss) has, for a position direction dq (dv = 0),
+//   djar0_i = sum_k gdq_ik dq_(dof + k),  dlogD_i = sum_k ldq_ik dq_(dof + k),
+//   dqfrc_(dof + r) += sum_k Qdq_i[r][k] dq_(dof + k)  (k, r < ndof <= 3),
+// and for a velocity direction dv: djar0_i = sum_k (B_i J_i,dof+k) dv_(dof + k).
+// The forms are gdn_rows_jvp's own per-row tangent evaluated at unit twists (each side's six,
+// the other side still) and unit dof directions. Arrays from the arena
+typedef struct gdnRowsTwistForms {
+    double* gxi;    // 12 nefc: [i][s][6]
+    double* glog;   // 12 nefc
+    double* gT;     // 12 nefc
+    double* GW;     // 144 ngroup: [g][k][t][6 x 6]
+    int* group;     // nefc: the row's group (body rows), -1 for a dof row
+    int* group_row; // ngroup + 1: each group's first row
+    int ngroup;
+    double* gdq;    // 3 nefc: dof rows
+    double* ldq;    // 3 nefc
+    double* Qdq;    // 9 nefc: row-major [r][k]
+    int* body;      // 2 nefc: each body row's site bodies b_0, b_1 (0 for a dof row)
+    int* dof;       // nefc: a dof row's first dof (-1 for a body row)
+    int* ndof;      // nefc: a dof row's dof count (0 for a body row)
+} gdnRowsTwistForms;
+
+gdnStatus gdn_rows_twist_forms(const gdnModel* m, gdnData* d, const gdnRowsLinear* lin,
+                               gdnRowsTwistForms* F);
+
+// Y <- H_s Y for ncol columns at Y (nefc rows of row stride ld): diagonal rows scaled, each
+// cone block applied
+void gdn_rows_hs_mul_columns(const gdnData* d, const gdnRowsLinear* lin, double* Y, int ld,
+                             int ncol);
+
 // The adjoint of gdn_rows_jvp: from the cotangents djar0bar, dlogDbar (nefc, either may be
 // NULL), dWbar (6 nbody, may be NULL) and dqfrcbar (nv, may be NULL) ACCUMULATE xibar, etabar, etaxbar (6 nbody) and gq,
 // gv (nv, the dof rows' direct parts; either may be NULL).

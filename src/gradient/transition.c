@@ -13,11 +13,14 @@
 #include "penalty/penalty.h"
 #include "kinematics/kinematics_derivative.h"
 #include "dynamics/damped_mass.h"
+#include "dynamics/mass_factor.h"
 #include "model/configuration_derivative.h"
+#include "constraint/rows_derivative.h"
 #include "gradient/columns.h"
 #include "gradient/residual.h"
 #include "gradient/step_constrained.h"
 #include "gradient/step_derivative.h"
+#include "math/spatial.h"
 #include "math/vecn.h"
 #include "model/validate.h"
 #include "sim/pipeline.h"
@@ -52,12 +55,165 @@ static gdnStatus contact_residual_columns(const gdnModel* m, gdnData* d, double*
     return status;
 }
 
+// The rows' part of position column j (dof j on body B, its subtree [B, end) moving by the twist
+// xi = S_j) from the forms of gdn_rows_twist_forms: a moved body b has
+//   eta_b = eta_B + S_j x (V_b - V_B)  (V = the body twists of v; the same for etax with x)
+// (below B every axis rides the rigid motion: MuJoCo allows free joints on top-level bodies
+// only), and <g, S_j x V_b> = <V_b x* g, S_j>, so a moved site s of body row i adds
+//   djar0_i += <cx_is, S_j> + <gT_is, rx + B_i rv>,  dlogD_i += <glog_is, S_j>
+// with cx_is = gxi_is + Tx_b x* gT_is + B_i Tv_b x* gT_is (per row) and rv = eta_B - S_j x V_B,
+// rx = etax_B - S_j x X_B (per column). Writes djar0, dlogD (nefc); ADDS the frozen-force
+// wrenches' generalized force qw = sum_b J_b' dW_b and dqfrc (nv)
+typedef struct {
+    const gdnRowsTwistForms* F;
+    const double* cx; // 12 nefc
+    const int* subtree_end;
+    double* xi;       // 6 nbody scratch, kept zero
+    double* eta;      // 6 nbody scratch, kept zero
+} rowsColumns;
+
+static void rows_position_column(const gdnModel* m, gdnData* d, const gdnConstrainedLinear* L,
+                                 const rowsColumns* rc, int j, double* e, double* djar0,
+                                 double* dlogD, double* qw, double* dqfrc) {
+    const gdnRowsTwistForms* F = rc->F;
+    const gdnRowsLinear* lin = &L->lin;
+    const int B = m->dof_bodyid[j], end = rc->subtree_end[B];
+    const double* Sj = L->S + 6 * j;
+    // eta_B, etax_B of the unit tangent (its parent's entries are zero), then rv, rx
+    double rv[6], rx[6], t[6];
+    e[j] = 1;
+    gdn_body_tangent_jvp_range(m, d, L->S, d->qvel, e, NULL, B, B + 1, rc->xi, rc->eta);
+    gdn_cross_motion(t, Sj, lin->Tv + 6 * B);
+    for (int k = 0; k < 6; k++) {
+        rv[k] = rc->eta[6 * B + k] - t[k];
+    }
+    gdn_body_tangent_jvp_range(m, d, L->S, L->x, e, NULL, B, B + 1, rc->xi, rc->eta);
+    gdn_cross_motion(t, Sj, lin->Tx + 6 * B);
+    for (int k = 0; k < 6; k++) {
+        rx[k] = rc->eta[6 * B + k] - t[k];
+    }
+    e[j] = 0;
+    memset(rc->xi + 6 * B, 0, 6 * sizeof(double));
+    memset(rc->eta + 6 * B, 0, 6 * sizeof(double));
+    for (int i = 0; i < d->nefc; i++) {
+        const int* body = F->body + 2 * i;
+        const int dof = F->dof[i], ndof = F->ndof[i];
+        double dj = 0, dl = 0;
+        if (ndof > 0) {
+            if (j >= dof && j < dof + ndof) {
+                const int k = j - dof;
+                dj = F->gdq[3 * i + k];
+                dl = F->ldq[3 * i + k];
+                for (int r = 0; r < ndof; r++) {
+                    dqfrc[dof + r] += F->Qdq[9 * i + 3 * r + k];
+                }
+            }
+        } else {
+            const double Bi = d->efc_KBIP[4 * i + 1];
+            for (int s = 0; s < 2; s++) {
+                if (body[s] < B || body[s] >= end) {
+                    continue;
+                }
+                const double* gT = F->gT + 12 * i + 6 * s;
+                dj += gdn_dot6(rc->cx + 12 * i + 6 * s, Sj) + gdn_dot6(gT, rx) +
+                      Bi * gdn_dot6(gT, rv);
+                dl += gdn_dot6(F->glog + 12 * i + 6 * s, Sj);
+            }
+        }
+        djar0[i] = dj;
+        dlogD[i] = dl;
+    }
+    // the frozen-force wrenches' generalized force: dW_b_k = GW_g[k][t] S_j for each moved
+    // site t of group g, qw += J_b_k' dW_b_k = (S_l' dW_b_k) over the dofs l on b_k's path
+    for (int g = 0; g < F->ngroup; g++) {
+        const int* body = F->body + 2 * F->group_row[g];
+        for (int tt = 0; tt < 2; tt++) {
+            if (body[tt] < B || body[tt] >= end) {
+                continue;
+            }
+            for (int k = 0; k < 2; k++) {
+                const double* G = F->GW + 144 * (size_t)g + 72 * k + 36 * tt;
+                double w[6];
+                for (int r = 0; r < 6; r++) {
+                    w[r] = gdn_dot6(G + 6 * r, Sj);
+                }
+                for (int b = body[k]; b > 0; b = m->body_parentid[b]) {
+                    for (int l = m->body_dofadr[b]; l < m->body_dofadr[b] + m->body_dofnum[b];
+                         l++) {
+                        qw[l] += gdn_dot6(L->S + 6 * l, w);
+                    }
+                }
+            }
+        }
+    }
+}
+
+// 1 when dof i is an ancestor of dof k (i < k) on the dof tree
+static int dof_ancestor(const gdnModel* m, int i, int k) {
+    int p = m->dof_parentid[k];
+    while (p > i) {
+        p = m->dof_parentid[p];
+    }
+    return p == i;
+}
+
+// H = M + J' H_s J as a tree factor L' D L (f, from the arena) when every row's dofs lie on one
+// root path (a contact with the world, or between a body and its ancestor): J' H_s J then adds
+// entries only where M has them and the factor has no fill-in, so the many-column solve costs
+// O(nv depth) per column instead of O(nv^2). 0 when a row spans two branches or a pivot is not
+// positive (the dense Cholesky factor is used then)
+static int hessian_tree(const gdnModel* m, gdnData* d, const gdnRowsLinear* lin,
+                        gdnMassFactor* f) {
+    const int nv = m->nv, nefc = d->nefc;
+    const size_t nvs = (size_t)nv;
+    for (int i = 0; i < nefc; i++) {
+        const int* col = d->efc_colind + d->efc_rowadr[i];
+        for (int a = 1; a < d->efc_rownnz[i]; a++) {
+            if (col[a - 1] >= col[a] || !dof_ancestor(m, col[a - 1], col[a])) {
+                return 0;
+            }
+        }
+    }
+    int* simple = gdn_arena_ints(d, nvs); // no dof is simple: contacts couple a body's dofs
+    double* H = gdn_arena_doubles(d, nvs * nvs);
+    if (!simple || !H || gdn_mass_factor_alloc(m, d, simple, f) != GDN_OK) {
+        return 0;
+    }
+    memset(simple, 0, sizeof(int) * nvs);
+    memcpy(H, d->qM, sizeof(double) * nvs * nvs);
+    // H(ja, jb) += sum_{r, c in the block} Hs_rc J_r(ja) J_c(jb) for jb = ja or an ancestor
+    for (int i = 0; i < nefc; i++) {
+        const int kind = lin->hs_kind[i];
+        const int dim = kind == 2 ? d->contact[d->efc_id[i]].dim : 1;
+        if (kind == 1 || kind == 2) {
+            const int* col = d->efc_colind + d->efc_rowadr[i];
+            const int nnz = d->efc_rownnz[i];
+            for (int r = 0; r < dim; r++) {
+                const double* Jr = d->efc_J + (size_t)(i + r) * nvs;
+                for (int c = 0; c < dim; c++) {
+                    const double hs = kind == 1 ? lin->Hs[6 * i] : lin->Hs[6 * i + r * dim + c];
+                    const double* Jc = d->efc_J + (size_t)(i + c) * nvs;
+                    for (int a = 0; a < nnz && hs != 0; a++) {
+                        const double v = hs * Jr[col[a]];
+                        double* Ha = H + (size_t)col[a] * nvs;
+                        for (int b = 0; b <= a; b++) {
+                            Ha[col[b]] += v * Jc[col[b]];
+                        }
+                    }
+                }
+            }
+        }
+        i += dim - 1;
+    }
+    return gdn_mass_factor(m, H, NULL, f) == 0;
+}
+
 // A constrained step's A, B (gradient/step_constrained.c's equations, one linearization):
 // the smooth residual's columns [dr/dq | dr/dv | dr/du] at x in one dense sweep with the rows'
-// wrenches W held (gdn_residual_dense_ex, its -dS' W included), then per state column the
-// rows' part from the unit tangent's body motion: djar0, dlogD and the frozen-force wrench
-// tangent dW (its generalized force qw = sum_b J_b' dW_b), so that
-//   rhs = -(X_c - qw) + dqfrc + J' delta f,  dx = H^-1 rhs.
+// wrenches W held (gdn_residual_dense_ex, its -dS' W included), then per position column the
+// rows' part from the forms above: djar0, dlogD and the frozen-force wrench tangent dW (its
+// generalized force qw = sum_b J_b' dW_b); a velocity column moves aref only (djar0 = B J e_j).
+//   rhs = -(X_c - qw) + dqfrc + J' delta f,  delta f = -H_s djar0 + dlogD f,  dx = H^-1 rhs.
 // Damped, (M + hD) da = -(Xa_c - qw) + dqfrc + J' df with df = delta f - H_s J dx and Xa the
 // residual's columns at a; H = M + J' H_s J turns that into (M + hD) da = M dx - (Xa - X), i.e.
 //   da = dx - (M + hD)^-1 (hD dx + Xa - X)
@@ -73,11 +229,17 @@ static gdnStatus constrained_columns(const gdnModel* m, gdnData* d, double* A, d
     size_t mark = gdn_arena_mark(d);
     const char* what = NULL;
     gdnConstrainedLinear L;
+    gdnRowsTwistForms F;
     status = gdn_constrained_linearize(m, d, &L, &what);
-    // X, Xa (nv x ncol); qw, dqfrc, e, qvel' (nv); xi, eta, etax, xi2, dW, scratch (6 nbody);
-    // delta f of one column, djar0, dlogD (nefc); Delta (nefc x ncol)
+    if (status == GDN_OK) {
+        status = gdn_rows_twist_forms(m, d, &L.lin, &F);
+    }
+    // X, Xa (nv x ncol); qw, dqfrc, e, qvel' (nv); xi, eta (6 nbody); delta f of one column,
+    // djar0, dlogD (nefc); Delta (nefc x ncol); cx (12 nefc)
     const size_t cols = (size_t)ncol, nvs = (size_t)nv, ne = (size_t)(nefc > 0 ? nefc : 1);
-    double* X = gdn_arena_doubles(d, 2 * nvs * cols + 4 * nvs + 6 * nb6 + 3 * ne + ne * cols);
+    double* X = status == GDN_OK ? gdn_arena_doubles(d, 2 * nvs * cols + 4 * nvs + 2 * nb6 +
+                                                            3 * ne + ne * cols + 12 * ne)
+                                 : NULL;
     if (status == GDN_OK && !X) {
         status = GDN_ERR_MEMORY;
     }
@@ -92,17 +254,13 @@ static gdnStatus constrained_columns(const gdnModel* m, gdnData* d, double* A, d
     double* qvel_next = e + nv;
     double* xi = qvel_next + nv;
     double* eta = xi + nb6;
-    double* etax = eta + nb6;
-    double* xi2 = etax + nb6;
-    double* dW = xi2 + nb6;
-    double* scratch = dW + nb6;
-    double* delta = scratch + nb6;     // one column's delta f
+    double* delta = eta + nb6; // one column's delta f
     double* djar0 = delta + ne;
     double* dlogD = djar0 + ne;
     double* Delta = dlogD + ne; // nefc x ncol, row-major (the control columns unused)
-    char* moved = (char*)(void*)gdn_arena_ints(d, (size_t)m->nbody);
+    double* cx = Delta + ne * cols;
     int* subtree_end = gdn_arena_ints(d, (size_t)m->nbody);
-    if (!moved || !subtree_end) {
+    if (!subtree_end) {
         gdn_arena_reset(d, mark);
         return GDN_ERR_MEMORY;
     }
@@ -115,6 +273,26 @@ static gdnStatus constrained_columns(const gdnModel* m, gdnData* d, double* A, d
         int* pe = subtree_end + m->body_parentid[b];
         *pe = subtree_end[b] > *pe ? subtree_end[b] : *pe;
     }
+    // cx_is = gxi_is + Tx_b x* gT_is + B_i Tv_b x* gT_is
+    for (int i = 0; i < nefc; i++) {
+        const int* body = F.body + 2 * i;
+        const double Bi = d->efc_KBIP[4 * i + 1];
+        if (F.ndof[i] > 0) {
+            continue;
+        }
+        for (int s = 0; s < 2; s++) {
+            const double* gT = F.gT + 12 * i + 6 * s;
+            double* c = cx + 12 * i + 6 * s;
+            double tx[6], tv[6];
+            gdn_cross_force(tx, L.lin.Tx + 6 * body[s], gT);
+            gdn_cross_force(tv, L.lin.Tv + 6 * body[s], gT);
+            for (int k = 0; k < 6; k++) {
+                c[k] = F.gxi[12 * i + 6 * s + k] + tx[k] + Bi * tv[k];
+            }
+        }
+    }
+    const rowsColumns rc = {&F, cx, subtree_end, xi, eta};
+    memset(xi, 0, sizeof(double) * 2 * nb6);
 
     // the smooth residual's columns at x and (damped) their position columns' change at a,
     // Xa - X; the rows' wrenches held (the penalty's columns do not depend on a)
@@ -132,60 +310,54 @@ static gdnStatus constrained_columns(const gdnModel* m, gdnData* d, double* A, d
     if (status == GDN_OK && gdn_penalty_active(m)) {
         status = contact_residual_columns(m, d, X, ncol);
     }
-    // the rows' part of every state column: delta f (one column, then column c of Delta), qw,
-    // dqfrc, and the column's right-hand side -(X_c - qw) + dqfrc in X (the controls': -X_c)
+    // the position columns: delta f into column c of Delta, the right-hand side
+    // -(X_c - qw) + dqfrc into X
     memset(e, 0, sizeof(double) * nvs);
-    for (int c = 0; c < ncol && status == GDN_OK; c++) {
+    for (int c = 0; c < nv && status == GDN_OK; c++) {
         memset(qw, 0, sizeof(double) * nvs);
         memset(dqf, 0, sizeof(double) * nvs);
-        if (c < nv) {
-            // a position column moves the subtree [body, end) of dof c's body only: the body
-            // tangents there (zero elsewhere), then the rows between moved bodies
-            const int body = m->dof_bodyid[c], end = subtree_end[body];
-            memset(xi, 0, sizeof(double) * nb6);
-            memset(eta, 0, sizeof(double) * nb6);
-            memset(xi2, 0, sizeof(double) * nb6);
-            memset(etax, 0, sizeof(double) * nb6);
-            e[c] = 1;
-            gdn_body_tangent_jvp_range(m, d, L.S, d->qvel, e, NULL, body, end, xi, eta);
-            gdn_body_tangent_jvp_range(m, d, L.S, L.x, e, NULL, body, end, xi2, etax);
-            e[c] = 0;
-            for (int b = 0; b < m->nbody; b++) {
-                moved[b] = b >= body && b < end;
-            }
-            memset(dW, 0, sizeof(double) * nb6);
-            e[c] = 1;
-            status = gdn_rows_jvp(m, d, &L.lin, xi, eta, etax, e, NULL, moved, djar0, dlogD, dW,
-                                  dqf);
-            e[c] = 0;
-            gdn_body_wrench_qfrc(m, d, dW, scratch, qw);
-            gdn_rows_hs_mul(d, &L.lin, djar0, delta);
-            for (int k = 0; k < nefc; k++) {
-                delta[k] = -delta[k] + dlogD[k] * gdn_rows_scaled_force(d, &L.lin, k);
-            }
-        } else if (c < n) {
-            // a velocity column moves no geometry: djar0 = -d aref = B J e_j, nothing else
-            const int j = c - nv;
-            for (int k = 0; k < nefc; k++) {
-                djar0[k] = d->efc_KBIP[4 * k + 1] * d->efc_J[(size_t)k * nvs + (size_t)j];
-            }
-            gdn_rows_hs_mul(d, &L.lin, djar0, delta);
-            for (int k = 0; k < nefc; k++) {
-                delta[k] = -delta[k];
-            }
+        rows_position_column(m, d, &L, &rc, c, e, djar0, dlogD, qw, dqf);
+        gdn_rows_hs_mul(d, &L.lin, djar0, delta);
+        for (int k = 0; k < nefc; k++) {
+            Delta[(size_t)k * cols + (size_t)c] =
+                -delta[k] + dlogD[k] * gdn_rows_scaled_force(d, &L.lin, k);
         }
         for (int k = 0; k < nv; k++) {
             X[(size_t)k * cols + (size_t)c] = -X[(size_t)k * cols + (size_t)c] + qw[k] + dqf[k];
         }
-        for (int k = 0; c < n && k < nefc; k++) {
-            Delta[(size_t)k * cols + (size_t)c] = delta[k];
+    }
+    // the velocity columns: Delta_v = -H_s diag(B) J; the control columns' right-hand side -X
+    for (int k = 0; k < nefc; k++) {
+        double* Dk = Delta + (size_t)k * cols + nvs;
+        const double* Jk = d->efc_J + (size_t)k * nvs;
+        const double Bk = d->efc_KBIP[4 * k + 1];
+        for (int c = 0; c < nv; c++) {
+            Dk[c] = Bk * Jk[c];
+        }
+    }
+    gdn_rows_hs_mul_columns(d, &L.lin, Delta + nvs, ncol, nv);
+    for (int k = 0; k < nefc; k++) {
+        double* Dk = Delta + (size_t)k * cols + nvs;
+        for (int c = 0; c < nv; c++) {
+            Dk[c] = -Dk[c];
+        }
+    }
+    for (int k = 0; k < nv; k++) {
+        double* Xk = X + (size_t)k * cols;
+        for (int c = nv; c < ncol; c++) {
+            Xk[c] = -Xk[c];
         }
     }
     if (status == GDN_OK) {
         // every column at once: X += J' Delta (Delta's control columns are zero);
         // X <- H^-1 X (dx)
         gdn_columns_add_JT(m, d, X, Delta, ncol, n);
-        gdn_columns_chol_solve(L.H, nv, X, ncol);
+        gdnMassFactor Ht;
+        if (hessian_tree(m, d, &L.lin, &Ht)) {
+            gdn_columns_mass_solve(m, &Ht, X, ncol);
+        } else {
+            gdn_columns_chol_solve(L.H, nv, X, ncol);
+        }
         if (L.damped) {
             // (M + hD)^-1 M = I - (M + hD)^-1 hD:  da = dx - (M + hD)^-1 (hD dx + Xa - X)
             for (int k = 0; k < nv; k++) {

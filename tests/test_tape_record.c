@@ -244,13 +244,18 @@ static int check_model(const char* file, int solver, int cone, int need_contacts
             CHECK(check_accounting(m, tape, reserve) == 0);
             CHECK(gdn_tape_bytes_used(tape) >= used_forward);
         }
-        // the gradient through the recorded solves: computed, or refused naming the rows or
-        // the contact pair that have no derivative yet (test_adjoint checks the values)
+        // the gradient through the recorded solves: computed (test_adjoint checks the values);
+        // PGS on elliptic cones stops short of tolerance on the stack (100 iterations), which
+        // the adjoint refuses naming the step
         gdnAdjointGradients g = {0};
         g.qvel0 = xq;
         gdnStatus gst = gdn_adjoint_rollout_gradient(m, &p.r, &p.obj, tape, &g, err, sizeof(err));
-        CHECK(gst == GDN_OK || (gst == GDN_ERR_UNSUPPORTED && strstr(err, "no derivative") != NULL) ||
-              gst == GDN_ERR_UNCONVERGED);
+        if (solver == GDN_SOL_PGS && cone == GDN_CONE_ELLIPTIC) {
+            CHECK(gst == GDN_ERR_UNCONVERGED && strstr(err, "step ") != NULL &&
+                  strstr(err, "did not converge") != NULL);
+        } else {
+            CHECK(gst == GDN_OK);
+        }
         printf("  %-14s %-6s K = %d%s: %3d records bit-identical to gdn_step (%d contacts, "
                "%d rows in %d steps, %d factors)%s; %zu of %zu bytes used\n",
                file, solver < 0 ? "" : (cone == GDN_CONE_ELLIPTIC ? "ellip." : "pyram."), K,

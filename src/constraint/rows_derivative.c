@@ -534,80 +534,80 @@ static void row_tangent(const gdnModel* m, const gdnData* d, const gdnRowsLinear
                         const double* dv, double* djar0, double* dlogD, double* const dW[2],
                         double* dqfrc) {
     const int nv = m->nv;
-    const rowSite s = ((const rowSite*)lin->site)[i];
+    const rowSite* sp = (const rowSite*)lin->site + i;
     const double* kbip = d->efc_KBIP + 4 * i;
     const double* a = lin->a + 3 * i;
     const double* b = lin->b + 3 * i;
     const double f = d->efc_force[i];
     double djx = 0, dvel = 0, dpos = 0, dviol = 0;
-    if (s.dof >= 0) {
+    if (sp->dof >= 0) {
         // J_i = c on the row's dofs: d vel = c dv + d(c) v, a limit's d pos = c dq; c is
         // constant but for a ball limit's (-n: dc = -A dq, and the frozen force -f n moves
         // by -f A dq)
-        const double* cj = d->efc_J + (size_t)i * (size_t)nv + (size_t)s.dof;
-        for (int k = 0; k < s.ndof; k++) {
-            dvel += dv ? cj[k] * dv[s.dof + k] : 0;
-            dpos += dq && d->efc_type[i] == GDN_CNSTR_LIMIT_JOINT ? cj[k] * dq[s.dof + k] : 0;
+        const double* cj = d->efc_J + (size_t)i * (size_t)nv + (size_t)sp->dof;
+        for (int k = 0; k < sp->ndof; k++) {
+            dvel += dv ? cj[k] * dv[sp->dof + k] : 0;
+            dpos += dq && d->efc_type[i] == GDN_CNSTR_LIMIT_JOINT ? cj[k] * dq[sp->dof + k] : 0;
         }
         dviol = dpos;
-        if (s.ndof == 3 && dq) {
+        if (sp->ndof == 3 && dq) {
             double A[9], dn[3];
             ball_limit_motion(m, d, i, A);
-            gdn_mulmat3(dn, A, dq + s.dof);
-            djx = -gdn_dot3(dn, lin->x + s.dof);
-            dvel -= gdn_dot3(dn, d->qvel + s.dof);
+            gdn_mulmat3(dn, A, dq + sp->dof);
+            djx = -gdn_dot3(dn, lin->x + sp->dof);
+            dvel -= gdn_dot3(dn, d->qvel + sp->dof);
             if (dqfrc) {
-                gdn_addscl3(dqfrc + s.dof, dqfrc + s.dof, dn, -f);
+                gdn_addscl3(dqfrc + sp->dof, dqfrc + sp->dof, dn, -f);
             }
         }
     } else {
         double dp[2][3], da[3], db[3], dframe[9] = {0};
-        if (s.contact >= 0) {
+        if (sp->contact >= 0) {
             gdn_copy3(dp[0], t->pos);
             gdn_copy3(dp[1], t->pos);
             memcpy(dframe, t->frame, sizeof(dframe));
-            dpos = s.normal ? t->dist : 0;
+            dpos = sp->normal ? t->dist : 0;
             dviol = t->dist;
         } else {
             // equality: the anchors ride their bodies, pos_0..2 = p_0 - p_1; a weld's
             // rotation rows move with its error quaternion, pos_3..5 = ev
             double dpos6[6] = {0}, u[6];
-            point_motion(dp[0], x[0], s.p[0]);
-            point_motion(dp[1], x[1], s.p[1]);
+            point_motion(dp[0], x[0], sp->p[0]);
+            point_motion(dp[1], x[1], sp->p[1]);
             gdn_sub3(dpos6, dp[0], dp[1]);
-            if (s.weld) {
+            if (sp->weld) {
                 weldFrame w;
                 double dframe_w[9];
                 weld_frame(m, d, d->efc_id[i], &w);
                 weld_tangent(&w, x[0], x[1], dframe_w, dpos6 + 3);
-                if (s.eqrow >= 3) {
+                if (sp->eqrow >= 3) {
                     memcpy(dframe, dframe_w, sizeof(dframe));
                 }
             }
-            dpos = dpos6[s.eqrow];
-            equality_weights(m, d, i - s.eqrow, s.weld, u);
+            dpos = dpos6[sp->eqrow];
+            equality_weights(m, d, i - sp->eqrow, sp->weld, u);
             for (int k = 0; k < 6; k++) {
                 dviol += u[k] * dpos6[k];
             }
         }
-        combine_rows(da, dframe, s.ca);
-        combine_rows(db, dframe, s.cb);
+        combine_rows(da, dframe, sp->ca);
+        combine_rows(db, dframe, sp->cb);
         for (int k = 0; k < 2; k++) {
-            const int bk = s.body[k];
+            const int bk = sp->body[k];
             // a body welded to the world has no twist and no twist tangent: site_motion is 0
             if (m->body_weldid[bk] != 0) {
-                djx += s.sign[k] *
-                       site_motion(a, b, da, db, lin->Tx + 6 * bk, ex[k], s.p[k], dp[k]);
-                dvel += s.sign[k] *
-                        site_motion(a, b, da, db, lin->Tv + 6 * bk, e[k], s.p[k], dp[k]);
+                djx += sp->sign[k] *
+                       site_motion(a, b, da, db, lin->Tx + 6 * bk, ex[k], sp->p[k], dp[k]);
+                dvel += sp->sign[k] *
+                        site_motion(a, b, da, db, lin->Tv + 6 * bk, e[k], sp->p[k], dp[k]);
             }
             // frozen-force wrench: dW_s += sigma_s f [dp_s x a + p_s x da + db; da]
             if (f != 0) {
                 double tt[3], uu[3];
                 double* w = dW[k];
-                const double sf = s.sign[k] * f;
+                const double sf = sp->sign[k] * f;
                 gdn_cross3(tt, dp[k], a);
-                gdn_cross3(uu, s.p[k], da);
+                gdn_cross3(uu, sp->p[k], da);
                 gdn_add3(tt, tt, uu);
                 gdn_add3(tt, tt, db);
                 gdn_addscl3(w, w, tt, sf);

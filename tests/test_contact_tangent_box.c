@@ -687,7 +687,9 @@ static int test_mpr_mesh_mesh(void) {
 
 static int test_mpr_unsupported(void) {
     Stats st;
-    return run_pair(&box_ellipsoid, &st, 18) || run_pair(&box_poly_margin, &st, 19);
+    // curved MPR pairs (box_ellipsoid) are derived and tested in test_contact_tangent_curved
+    (void)box_ellipsoid;
+    return run_pair(&box_poly_margin, &st, 19);
 }
 
 static int test_plane_box(void) {

@@ -6,6 +6,7 @@
 
 #include <gradyn/gradyn.h>
 
+#include "collision/convex_mpr.h"
 #include "collision/narrowphase.h"
 
 // contract: contact_derivative_pairs.h (gdnPairTangent, gdnPairTangentFn, gdnPairAdjointFn)
@@ -188,5 +189,41 @@ int gdn_sphere_box_candidate(gdnBoxCand* cand, double margin, const double c[3],
                              const double dc[3], double r, double dr, const double b[3],
                              const double db[3], const double R[9], const double w[3],
                              const double s[3], const double ds[3]);
+
+// ---- MPR output tangents shared by the polytope and the curved paths (convex_derivative.c) ----
+
+// tangents of a portal's support points (v = v1 - v2) and their witnesses on each shape
+typedef struct gdnMprPortalTangent {
+    double v[4][3], v1[4][3], v2[4][3];
+} gdnMprPortalTangent;
+
+// d unit(v) = (dv - u (u . dv)) / |v| (u = unit(v), len = |v|)
+void gdn_mpr_unit_tangent(double du[3], const double u[3], const double dv[3], double len);
+
+// tangent of the origin's closest point on segment (a, b) at the clamp where (0: a, 1: b,
+// 2: interior at parameter t)
+void gdn_mpr_segment_witness_tangent(const double a[3], const double b[3], const double da[3],
+                                     const double db[3], int where, double t, double dw[3]);
+
+// the origin's closest point w on triangle (a, b, c) (gdn_mpr_triangle_closest, *code its case)
+// and its tangent
+void gdn_mpr_triangle_witness(const double a[3], const double b[3], const double c[3],
+                              const double da[3], const double db[3], const double dc[3],
+                              double w[3], double dw[3], int* code);
+
+// the primal's portal contact point (gdn_mpr_portal_weights / _witnesses) and its tangent;
+// returns 1 when the projection fallback was taken
+int gdn_mpr_portal_position(const gdnMprPoint p[4], const gdnMprPortalTangent* dp, double pos[3],
+                            double dpos[3]);
+
+// MPR with a curved shape (sphere, capsule, ellipsoid, cylinder; convex_curved_derivative.c):
+// the tangent of the converged limit of the search, called by gdn_convex_mpr_eval
+gdnStatus gdn_convex_curved_eval(const gdnModel* m, const gdnData* d, const gdnContact* con,
+                                 const gdnBoxDir* dir, gdnPairTangent* t, int* feature);
+
+// the converged limit that gdn_convex_curved_eval differentiates, for tests: dist, pos and the
+// fixed normal of the limit (limit[0], [1:4], [4:7]); the status as the eval's
+gdnStatus gdn_convex_curved_limit(const gdnModel* m, const gdnData* d, const gdnContact* con,
+                                  double limit[7]);
 
 #endif

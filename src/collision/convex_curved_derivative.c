@@ -1,0 +1,1089 @@
+// SPDX-License-Identifier: Apache-2.0
+// Tangents of MPR contacts with a curved shape (sphere, capsule, ellipsoid, cylinder against
+// each other or a box / mesh): the converged limit of the portal search, differentiated
+// implicitly (never the iterations), then mjc_fixNormal's analytic normals differentiated.
+//
+// The limit. Every shape's support is a discrete part (a polytope vertex, a capsule end, a
+// cylinder cap centre, or the centre of a sphere / ellipsoid) plus a smooth part f(u) of the
+// local direction u = R' (sigma n) (sphere / capsule r u, ellipsoid S^2 u / |S u|, cylinder
+// R u_xy / |u_xy|; sigma = +1 for geom1, -1 for geom2). As the portal refines, its support
+// points converge to nu distinct points P_j = D_j + G(n) of the exposed feature of the
+// Minkowski difference at its outward normal n (D_j the discrete parts' difference, G the
+// smooth parts' difference, common to all j), read off the final portal's witnesses. With
+// k = nu - 1 (0: a smooth point, 1: a ruled segment, 2: a flat face) the limit solves
+//   F = P_1 + sum_j lam_j (P_{j+1} - P_1) + mu v0 = 0,   n . (P_{j+1} - P_1) = 0 (j < k),
+// unknowns n (unit), lam (k), mu: the ray from v0 = c1 - c2 through the origin leaves the
+// difference at x_e = -mu v0 inside the feature. Its tangent is the implicit function theorem
+// on that system (3 + k equations; the Jacobian's n columns are the Hessian of the support
+// function on the tangent plane, H = sum R J R'). The outputs are the primal's formulas at the
+// limit: the closest point w of the limit feature (the point x_e, the segment, the triangle) to
+// the origin (depth = |w|, normal w / |w|); the portal position: k = 2 the primal's tetrahedron
+// (or projection) weights on the limit face, k < 2 the tetrahedron weights' limit
+// pos = (b0 (c1 + c2) + (1 - b0) sum_j bary_j (A_j + B_j)) / 2, b0 = mu / (1 + mu); then
+// mjc_fixNormal (collision/convex_normal.c) on that position and normal, its ellipsoid
+// fixed points differentiated by the implicit function theorem too.
+//
+// Refused (GDN_ERR_UNSUPPORTED), never a wrong number: a margin; a singular limit system (the
+// ray tangent to the difference, a flat direction of a smooth point); the ray within 1e-9 of
+// the feature's boundary or a support tie that changes the feature (an unused vertex or end as
+// far along n as the used ones); a cylinder cap face (the portal's rim points there depend on
+// the search history, not on the limit); the projection fallback of the portal position on a
+// point or segment feature; a fixNormal branch boundary; a forward portal that is not near the
+// limit (not converged) or whose witnesses do not fit a feature model.
+#include <math.h>
+#include <string.h>
+
+#include "collision/box_derivative.h"
+#include "collision/convex.h"
+#include "collision/convex_mpr.h"
+#include "math/vec.h"
+
+#define BOUNDARY_TOL 1e-9 // relative distance to a feature boundary / tie that is refused
+#define NEWTON_MAXITER 60
+
+// one shape: geom, pose, tangents, orientation of its support direction
+typedef struct Shape {
+    const gdnModel* m;
+    int g, type;
+    const double *p, *R, *size;
+    const double* x;  // body twist (6)
+    const double* ds; // geom size tangent (3)
+    double sigma;     // +1: support at n (geom1), -1: at -n (geom2)
+} Shape;
+
+// one shape's discrete part of one limit support point
+typedef struct Feat {
+    int held;      // a polytope vertex: the world point wp moves with the body
+    double off[3]; // smooth shapes: local offset (capsule end, cylinder cap centre)
+    double wp[3];
+} Feat;
+
+// the limit problem and its solution
+typedef struct Limit {
+    Shape s[2];
+    int nu;        // distinct limit support points (k = nu - 1)
+    Feat f[3][2];  // [point j][shape]
+    int uidx[4];   // forward portal point i (1..3) -> its limit point j
+    double v0[3];  // c1 - c2
+    double n[3], lam[2], mu;
+    double L;      // length scale of the pair
+} Limit;
+
+static int is_smooth_type(int type) {
+    return type == GDN_GEOM_SPHERE || type == GDN_GEOM_CAPSULE || type == GDN_GEOM_ELLIPSOID ||
+           type == GDN_GEOM_CYLINDER;
+}
+
+// ---- the smooth part of a support map (local frame), its Jacobian and size tangent ----
+
+// f(u), homogeneous of degree 0 in u
+static void smooth_value(const Shape* s, const double u[3], double f[3]) {
+    const double* sz = s->size;
+    gdn_zero3(f);
+    switch (s->type) {
+    case GDN_GEOM_SPHERE:
+    case GDN_GEOM_CAPSULE:
+        gdn_scl3(f, u, sz[0] / gdn_norm3(u));
+        break;
+    case GDN_GEOM_ELLIPSOID: {
+        double w[3] = {sz[0] * u[0], sz[1] * u[1], sz[2] * u[2]};
+        double k = 1 / gdn_norm3(w);
+        for (int i = 0; i < 3; i++) {
+            f[i] = sz[i] * w[i] * k;
+        }
+        break;
+    }
+    case GDN_GEOM_CYLINDER: {
+        double rxy = sqrt(u[0] * u[0] + u[1] * u[1]);
+        f[0] = u[0] / rxy * sz[0];
+        f[1] = u[1] / rxy * sz[0];
+        break;
+    }
+    default:
+        break;
+    }
+}
+
+// df = J(u) du + (df / dsize) dsize (dsize may be NULL)
+static void smooth_tangent(const Shape* s, const double u[3], const double du[3],
+                           const double* dsize, double df[3]) {
+    const double* sz = s->size;
+    gdn_zero3(df);
+    switch (s->type) {
+    case GDN_GEOM_SPHERE:
+    case GDN_GEOM_CAPSULE: {
+        double len = gdn_norm3(u), uh[3];
+        gdn_scl3(uh, u, 1 / len);
+        gdn_addscl3(df, du, uh, -gdn_dot3(uh, du));
+        gdn_scl3(df, df, sz[0] / len);
+        if (dsize) {
+            gdn_addscl3(df, df, uh, dsize[0]);
+        }
+        break;
+    }
+    case GDN_GEOM_ELLIPSOID: {
+        // f = S w / |w|, w = S u: df = dS w / |w| + S (I - wh wh') dw / |w|, dw = S du + dS u
+        double w[3], dw[3], wh[3];
+        for (int i = 0; i < 3; i++) {
+            w[i] = sz[i] * u[i];
+            dw[i] = sz[i] * du[i] + (dsize ? dsize[i] * u[i] : 0);
+        }
+        double len = gdn_norm3(w);
+        gdn_scl3(wh, w, 1 / len);
+        double k = gdn_dot3(wh, dw);
+        for (int i = 0; i < 3; i++) {
+            df[i] = sz[i] * (dw[i] - wh[i] * k) / len + (dsize ? dsize[i] * wh[i] : 0);
+        }
+        break;
+    }
+    case GDN_GEOM_CYLINDER: {
+        double rxy = sqrt(u[0] * u[0] + u[1] * u[1]);
+        double q[2] = {u[0] / rxy, u[1] / rxy};
+        double k = q[0] * du[0] + q[1] * du[1];
+        df[0] = sz[0] * (du[0] - q[0] * k) / rxy + (dsize ? dsize[0] * q[0] : 0);
+        df[1] = sz[0] * (du[1] - q[1] * k) / rxy + (dsize ? dsize[0] * q[1] : 0);
+        break;
+    }
+    default:
+        break;
+    }
+}
+
+// ---- limit support points and their tangents ----
+
+// local support direction u = R' (sigma n)
+static void local_dir(const Shape* s, const double n[3], double u[3]) {
+    double sn[3];
+    gdn_scl3(sn, n, s->sigma);
+    gdn_mulmat3T(u, s->R, sn);
+}
+
+// the support point of shape s with discrete part f at the normal n (world)
+static void shape_point(const Shape* s, const Feat* f, const double n[3], double S[3]) {
+    if (f->held) {
+        gdn_copy3(S, f->wp);
+        return;
+    }
+    double u[3], loc[3], fs[3];
+    local_dir(s, n, u);
+    smooth_value(s, u, fs);
+    gdn_add3(loc, f->off, fs);
+    gdn_mulmat3(S, s->R, loc);
+    gdn_add3(S, S, s->p);
+}
+
+// its tangent along (x, ds) of the shape (NULL: held still) with the normal moving by dn
+static void shape_point_tangent(const Shape* s, const Feat* f, const double n[3],
+                                const double dn[3], const double* x, const double* ds,
+                                double dS[3]) {
+    double S[3], loc[3] = {0, 0, 0}, tmp[3];
+    shape_point(s, f, n, S);
+    if (x) {
+        gdn_box_point_motion(dS, x, S);
+    } else {
+        gdn_zero3(dS);
+    }
+    if (f->held) {
+        // a box corner also moves with the size (the primal's +-size; 0 on an exact tie)
+        if (s->type == GDN_GEOM_BOX && ds) {
+            double rel[3], lp[3];
+            gdn_sub3(rel, S, s->p);
+            gdn_mulmat3T(lp, s->R, rel);
+            for (int i = 0; i < 3; i++) {
+                loc[i] = lp[i] > 0.5 * s->size[i]    ? ds[i]
+                         : lp[i] < -0.5 * s->size[i] ? -ds[i]
+                                                     : 0;
+            }
+            gdn_mulmat3(tmp, s->R, loc);
+            gdn_add3(dS, dS, tmp);
+        }
+        return;
+    }
+    // u = R' sigma n: du = R' sigma (dn - w x n)
+    double u[3], du[3], sdn[3], wn[3] = {0, 0, 0};
+    local_dir(s, n, u);
+    if (x) {
+        gdn_cross3(wn, x, n);
+    }
+    gdn_sub3(sdn, dn, wn);
+    gdn_scl3(sdn, sdn, s->sigma);
+    gdn_mulmat3T(du, s->R, sdn);
+    smooth_tangent(s, u, du, ds, loc);
+    // capsule end / cylinder cap at sign * half-length
+    if (ds && (s->type == GDN_GEOM_CAPSULE || s->type == GDN_GEOM_CYLINDER)) {
+        loc[2] += (f->off[2] > 0 ? 1 : -1) * ds[1];
+    }
+    gdn_mulmat3(tmp, s->R, loc);
+    gdn_add3(dS, dS, tmp);
+}
+
+// limit point j of the difference: P = S_1 - S_2
+static void limit_point(const Limit* L, int j, const double n[3], double P[3]) {
+    double a[3], b[3];
+    shape_point(&L->s[0], &L->f[j][0], n, a);
+    shape_point(&L->s[1], &L->f[j][1], n, b);
+    gdn_sub3(P, a, b);
+}
+
+// ---- small dense solve ----
+
+// A y = b in place (n <= 5, row-major A[n][n]) by Gaussian elimination with partial pivoting;
+// 0 when a pivot is below 1e-10 of the largest entry (singular)
+static int solve_small(int n, double A[5][5], double b[5]) {
+    double amax = 0;
+    for (int i = 0; i < n; i++) {
+        for (int j = 0; j < n; j++) {
+            amax = fmax(amax, fabs(A[i][j]));
+        }
+    }
+    if (!(amax > 0)) {
+        return 0;
+    }
+    for (int c = 0; c < n; c++) {
+        int piv = c;
+        for (int r = c + 1; r < n; r++) {
+            if (fabs(A[r][c]) > fabs(A[piv][c])) {
+                piv = r;
+            }
+        }
+        if (!(fabs(A[piv][c]) > 1e-10 * amax)) {
+            return 0;
+        }
+        if (piv != c) {
+            for (int j = 0; j < n; j++) {
+                double t = A[c][j];
+                A[c][j] = A[piv][j];
+                A[piv][j] = t;
+            }
+            double t = b[c];
+            b[c] = b[piv];
+            b[piv] = t;
+        }
+        for (int r = c + 1; r < n; r++) {
+            double k = A[r][c] / A[c][c];
+            for (int j = c; j < n; j++) {
+                A[r][j] -= k * A[c][j];
+            }
+            b[r] -= k * b[c];
+        }
+    }
+    for (int c = n - 1; c >= 0; c--) {
+        double s = b[c];
+        for (int j = c + 1; j < n; j++) {
+            s -= A[c][j] * b[j];
+        }
+        b[c] = s / A[c][c];
+    }
+    return 1;
+}
+
+// two unit vectors completing n to an orthonormal basis
+static void tangent_basis(const double n[3], double t1[3], double t2[3]) {
+    double a[3] = {0, 0, 0};
+    a[fabs(n[0]) < 0.6 ? 0 : (fabs(n[1]) < 0.6 ? 1 : 2)] = 1;
+    gdn_addscl3(t1, a, n, -gdn_dot3(a, n));
+    gdn_normalize3(t1);
+    gdn_cross3(t2, n, t1);
+}
+
+// ---- the limit system ----
+
+// residual r = [F; n . E_j] at (n, lam, mu); P the limit points
+static void limit_residual(const Limit* L, const double n[3], const double lam[2], double mu,
+                           double r[5], double P[3][3]) {
+    int k = L->nu - 1;
+    for (int j = 0; j < L->nu; j++) {
+        limit_point(L, j, n, P[j]);
+    }
+    double F[3];
+    gdn_copy3(F, P[0]);
+    for (int j = 0; j < k; j++) {
+        double E[3];
+        gdn_sub3(E, P[j + 1], P[0]);
+        gdn_addscl3(F, F, E, lam[j]);
+        r[3 + j] = gdn_dot3(n, E);
+    }
+    gdn_addscl3(F, F, L->v0, mu);
+    gdn_copy3(r, F);
+}
+
+// the system's Jacobian in (alpha_1, alpha_2 along t1, t2; lam; mu) at n
+static void limit_jacobian(const Limit* L, const double n[3], double t[2][3],
+                           double P[3][3], double A[5][5]) {
+    int k = L->nu - 1, dim = 3 + k;
+    memset(A, 0, sizeof(double) * 25);
+    for (int a = 0; a < 2; a++) {
+        // H t_a: the limit point's motion with the normal alone (the same for every j)
+        double da[3], db[3], Ht[3];
+        shape_point_tangent(&L->s[0], &L->f[0][0], n, t[a], NULL, NULL, da);
+        shape_point_tangent(&L->s[1], &L->f[0][1], n, t[a], NULL, NULL, db);
+        gdn_sub3(Ht, da, db);
+        for (int i = 0; i < 3; i++) {
+            A[i][a] = Ht[i];
+        }
+        for (int j = 0; j < k; j++) {
+            double E[3];
+            gdn_sub3(E, P[j + 1], P[0]);
+            A[3 + j][a] = gdn_dot3(t[a], E);
+        }
+    }
+    for (int j = 0; j < k; j++) {
+        for (int i = 0; i < 3; i++) {
+            A[i][2 + j] = P[j + 1][i] - P[0][i];
+        }
+    }
+    for (int i = 0; i < 3; i++) {
+        A[i][dim - 1] = L->v0[i];
+    }
+}
+
+// Newton on the limit system from the forward's portal normal; 1 when converged
+static int solve_limit(Limit* L, const double n0[3], double mu0) {
+    int k = L->nu - 1, dim = 3 + k;
+    gdn_copy3(L->n, n0);
+    L->lam[0] = L->lam[1] = 1.0 / L->nu;
+    L->mu = mu0;
+    double r[5], P[3][3];
+    for (int it = 0; it < NEWTON_MAXITER; it++) {
+        limit_residual(L, L->n, L->lam, L->mu, r, P);
+        double t[2][3], A[5][5], y[5];
+        tangent_basis(L->n, t[0], t[1]);
+        limit_jacobian(L, L->n, t, P, A);
+        for (int i = 0; i < dim; i++) {
+            y[i] = -r[i];
+        }
+        if (!solve_small(dim, A, y)) {
+            return 0;
+        }
+        double step = 0;
+        for (int i = 0; i < dim; i++) {
+            step = fmax(step, fabs(y[i]));
+        }
+        // the normal's step damped to 0.2 rad (the other crossing of the ray, mu < 0, is
+        // also a root)
+        double turn = sqrt(y[0] * y[0] + y[1] * y[1]), damp = turn > 0.2 ? 0.2 / turn : 1;
+        for (int i = 0; i < 3; i++) {
+            L->n[i] += damp * (y[0] * t[0][i] + y[1] * t[1][i]);
+        }
+        gdn_normalize3(L->n);
+        for (int j = 0; j < k; j++) {
+            L->lam[j] += y[2 + j];
+        }
+        L->mu += y[dim - 1];
+        if (step < 1e-15 && damp == 1) {
+            break;
+        }
+    }
+    limit_residual(L, L->n, L->lam, L->mu, r, P);
+    double res = 0;
+    for (int i = 0; i < dim; i++) {
+        res = fmax(res, fabs(r[i]));
+    }
+    return res <= 1e-12 * L->L;
+}
+
+// ---- identification of the feature from the forward's final portal ----
+
+// the discrete part of the witness w of shape s; 0 when it fits no feature model
+static int classify(const Shape* s, const double w[3], Feat* f) {
+    memset(f, 0, sizeof(*f));
+    if (!is_smooth_type(s->type)) {
+        f->held = 1;
+        gdn_copy3(f->wp, w);
+        return 1;
+    }
+    if (s->type == GDN_GEOM_SPHERE || s->type == GDN_GEOM_ELLIPSOID) {
+        return 1;
+    }
+    double rel[3], q[3];
+    gdn_sub3(rel, w, s->p);
+    gdn_mulmat3T(q, s->R, rel);
+    // the end / cap the search took: sign(dir_z) (0: an exactly orthogonal direction)
+    if (q[2] == 0) {
+        return 0;
+    }
+    f->off[2] = (q[2] > 0 ? 1 : -1) * s->size[1];
+    // a cylinder's cap centre (dir along the axis): the flat cap, not a rim point
+    if (s->type == GDN_GEOM_CYLINDER && sqrt(q[0] * q[0] + q[1] * q[1]) < 0.5 * s->size[0]) {
+        return 0;
+    }
+    return 1;
+}
+
+static int same_feat(const Feat* a, const Feat* b) {
+    if (a->held != b->held) {
+        return 0;
+    }
+    return a->held ? memcmp(a->wp, b->wp, sizeof(a->wp)) == 0
+                   : memcmp(a->off, b->off, sizeof(a->off)) == 0;
+}
+
+// the discrete candidates of a shape in the world: box corners, mesh vertices, capsule ends,
+// cylinder caps (none for a sphere / ellipsoid); returns how many were written (at most max)
+// or the count without writing when out is NULL
+static int candidates(const Shape* s, double (*out)[3], int max) {
+    int count = 0;
+    if (s->type == GDN_GEOM_BOX) {
+        for (int c = 0; c < 8 && out && count < max; c++) {
+            double loc[3];
+            for (int i = 0; i < 3; i++) {
+                loc[i] = (c >> i & 1 ? 1 : -1) * s->size[i];
+            }
+            gdn_mulmat3(out[count], s->R, loc);
+            gdn_add3(out[count], out[count], s->p);
+            count++;
+        }
+        return out ? count : 8;
+    }
+    if (s->type == GDN_GEOM_CAPSULE || s->type == GDN_GEOM_CYLINDER) {
+        for (int c = 0; c < 2 && out && count < max; c++) {
+            double loc[3] = {0, 0, (c ? 1 : -1) * s->size[1]};
+            gdn_mulmat3(out[count], s->R, loc);
+            gdn_add3(out[count], out[count], s->p);
+            count++;
+        }
+        return out ? count : 2;
+    }
+    return 0;
+}
+
+// the world discrete point of a feature
+static void feat_point(const Shape* s, const Feat* f, double P[3]) {
+    if (f->held) {
+        gdn_copy3(P, f->wp);
+        return;
+    }
+    gdn_mulmat3(P, s->R, f->off);
+    gdn_add3(P, P, s->p);
+}
+
+// the used discrete points of shape si are supports at the limit normal, and no unused
+// candidate ties them unless the used ones already span a face of that shape
+static int supports_consistent(const Limit* L, int si) {
+    const Shape* s = &L->s[si];
+    double sn[3], used[3][3];
+    gdn_scl3(sn, L->n, s->sigma);
+    int nused = 0;
+    for (int j = 0; j < L->nu; j++) {
+        double P[3];
+        feat_point(s, &L->f[j][si], P);
+        int dup = 0;
+        for (int q = 0; q < nused; q++) {
+            dup |= memcmp(used[q], P, sizeof(P)) == 0;
+        }
+        if (!dup) {
+            gdn_copy3(used[nused++], P);
+        }
+    }
+    double eps = BOUNDARY_TOL * L->L;
+    double umin = INFINITY;
+    for (int q = 0; q < nused; q++) {
+        umin = fmin(umin, gdn_dot3(sn, used[q]));
+    }
+    int span2 = 0;
+    if (nused == 3) {
+        double e1[3], e2[3], c[3];
+        gdn_sub3(e1, used[1], used[0]);
+        gdn_sub3(e2, used[2], used[0]);
+        gdn_cross3(c, e1, e2);
+        span2 = gdn_norm3(c) > 1e-9 * L->L * L->L;
+    }
+    int ties = 0;
+    double best = -INFINITY;
+    if (s->type == GDN_GEOM_MESH) {
+        int id = s->m->geom_dataid[s->g];
+        const double* vert = s->m->mesh_vert + 3 * s->m->mesh_vertadr[id];
+        for (int i = 0; i < s->m->mesh_vertnum[id]; i++) {
+            double P[3];
+            gdn_mulmat3(P, s->R, vert + 3 * i);
+            gdn_add3(P, P, s->p);
+            double v = gdn_dot3(sn, P);
+            best = fmax(best, v);
+            ties += v >= umin - eps;
+        }
+        // a mesh may repeat a vertex: count distinct positions only through the used ones
+    } else {
+        double cand[8][3];
+        int nc = candidates(s, cand, 8);
+        if (nc == 0) {
+            return 1;
+        }
+        for (int i = 0; i < nc; i++) {
+            double v = gdn_dot3(sn, cand[i]);
+            best = fmax(best, v);
+            ties += v >= umin - eps;
+        }
+    }
+    if (umin < best - eps) {
+        return 0; // the limit's support is elsewhere: the portal's feature is not the limit's
+    }
+    return ties <= nused || span2;
+}
+
+// ---- mjc_fixNormal at the limit ----
+
+// the primal's ellipsoid map inside: nrm -> unit(S^-2 (q + x nrm)), x the ray's exit; value T
+// and its directional derivative dT along (dnu, dq, ds); 0 when the ray does not exit
+static int ell_map(const double nu[3], const double q[3], const double s[3], const double dnu[3],
+                   const double dq[3], const double* ds, double T[3], double dT[3]) {
+    double mi[3], dmi[3];
+    for (int i = 0; i < 3; i++) {
+        mi[i] = 1 / (s[i] * s[i]);
+        dmi[i] = ds ? -2 * ds[i] / (s[i] * s[i] * s[i]) : 0;
+    }
+    double a = 0, b = 0, c = -1, da = 0, db = 0, dc = 0;
+    for (int i = 0; i < 3; i++) {
+        a += nu[i] * nu[i] * mi[i];
+        b += q[i] * nu[i] * mi[i];
+        c += q[i] * q[i] * mi[i];
+        da += 2 * nu[i] * dnu[i] * mi[i] + nu[i] * nu[i] * dmi[i];
+        db += dq[i] * nu[i] * mi[i] + q[i] * dnu[i] * mi[i] + q[i] * nu[i] * dmi[i];
+        dc += 2 * q[i] * dq[i] * mi[i] + q[i] * q[i] * dmi[i];
+    }
+    double det = b * b - a * c;
+    if (det < GDN_MINVAL || a < GDN_MINVAL) {
+        return 0;
+    }
+    double sq = sqrt(det);
+    double x = (-b + sq) / a;
+    if (x < 0) {
+        return 0;
+    }
+    double dx = -(x * x * da + 2 * x * db + dc) / (2 * sq);
+    double y[3], dy[3];
+    for (int i = 0; i < 3; i++) {
+        double pnt = q[i] + x * nu[i];
+        double dpnt = dq[i] + dx * nu[i] + x * dnu[i];
+        y[i] = pnt * mi[i];
+        dy[i] = dpnt * mi[i] + pnt * dmi[i];
+    }
+    double len = gdn_norm3(y);
+    gdn_scl3(T, y, 1 / len);
+    double k = gdn_dot3(T, dy);
+    for (int i = 0; i < 3; i++) {
+        dT[i] = (dy[i] - T[i] * k) / len;
+    }
+    return 1;
+}
+
+// the analytic local normal of shape s at the world point pos (tangent dpos) with the MPR
+// normal nrm (dnrm) on entry: *out (unit, world) and its tangent; returns 1 processed, 0 not
+// processed, -1 refused (a branch boundary, or an ellipsoid fixed point not found)
+static int fixed_normal(const Shape* s, const double pos[3], const double dpos[3],
+                        const double nrm[3], const double dnrm[3], double out[3],
+                        double dout[3]) {
+    const double* sz = s->size;
+    const double* ds = s->ds;
+    double rel[3], q[3], mp[3], dq[3], tmp[3];
+    gdn_sub3(rel, pos, s->p);
+    gdn_mulmat3T(q, s->R, rel);
+    gdn_box_point_motion(mp, s->x, pos);
+    gdn_sub3(tmp, dpos, mp);
+    gdn_mulmat3T(dq, s->R, tmp);
+    double v[3], dv[3];
+    switch (s->type) {
+    case GDN_GEOM_SPHERE:
+        gdn_copy3(v, q);
+        gdn_copy3(dv, dq);
+        break;
+    case GDN_GEOM_CAPSULE:
+        if (fabs(fabs(q[2]) - sz[1]) < BOUNDARY_TOL * (1 + sz[1])) {
+            return -1;
+        }
+        v[0] = q[0], v[1] = q[1], dv[0] = dq[0], dv[1] = dq[1];
+        if (q[2] < -sz[1]) {
+            v[2] = q[2] + sz[1], dv[2] = dq[2] + ds[1];
+        } else if (q[2] > sz[1]) {
+            v[2] = q[2] - sz[1], dv[2] = dq[2] - ds[1];
+        } else {
+            v[2] = dv[2] = 0;
+        }
+        break;
+    case GDN_GEOM_CYLINDER: {
+        double to_flat = fabs(sz[1] - fabs(q[2]));
+        double to_round = fabs(sz[0] - sqrt(q[0] * q[0] + q[1] * q[1]));
+        double b1 = fabs(q[2]) - 0.95 * sz[1], b2 = to_flat - 0.25 * to_round;
+        if (fabs(b1) < BOUNDARY_TOL * (1 + sz[1]) || fabs(b2) < BOUNDARY_TOL * (1 + sz[1])) {
+            return -1;
+        }
+        if (b1 > 0 || b2 < 0) {
+            return 0;
+        }
+        v[0] = q[0], v[1] = q[1], v[2] = 0;
+        dv[0] = dq[0], dv[1] = dq[1], dv[2] = 0;
+        break;
+    }
+    case GDN_GEOM_ELLIPSOID: {
+        if (sz[0] < GDN_MINVAL || sz[1] < GDN_MINVAL || sz[2] < GDN_MINVAL) {
+            return 0;
+        }
+        double e = q[0] * q[0] / (sz[0] * sz[0]) + q[1] * q[1] / (sz[1] * sz[1]) +
+                   q[2] * q[2] / (sz[2] * sz[2]);
+        if (fabs(e - 1) < BOUNDARY_TOL) {
+            return -1;
+        }
+        if (e <= 1) {
+            // the fixed point nu = T(nu) from the local MPR normal, then
+            // (I - dT/dnu) dnu = dT/d(q, size) (dq, ds)
+            double nu[3], zero[3] = {0, 0, 0}, T[3], dT[3];
+            gdn_mulmat3T(nu, s->R, nrm);
+            gdn_normalize3(nu);
+            int conv = 0;
+            for (int it = 0; it < 500 && !conv; it++) {
+                if (!ell_map(nu, q, sz, zero, zero, NULL, T, dT)) {
+                    return -1;
+                }
+                double dif[3];
+                gdn_sub3(dif, T, nu);
+                conv = gdn_norm3(dif) < 1e-15;
+                gdn_copy3(nu, T);
+            }
+            if (!conv) {
+                return -1;
+            }
+            double A[5][5], y[5];
+            for (int c = 0; c < 3; c++) {
+                double ec[3] = {0, 0, 0};
+                ec[c] = 1;
+                ell_map(nu, q, sz, ec, zero, NULL, T, dT);
+                for (int r = 0; r < 3; r++) {
+                    A[r][c] = (r == c) - dT[r];
+                }
+            }
+            ell_map(nu, q, sz, zero, dq, ds, T, dT);
+            for (int r = 0; r < 3; r++) {
+                y[r] = dT[r];
+            }
+            if (!solve_small(3, A, y)) {
+                return -1;
+            }
+            gdn_copy3(v, nu);
+            for (int r = 0; r < 3; r++) {
+                dv[r] = y[r];
+            }
+        } else {
+            // la >= 0 with phi = sum q_i^2 s_i^2 / (s_i^2 + la)^2 - 1 = 0; v = (S^2 + la)^-1 q
+            double s2[3] = {sz[0] * sz[0], sz[1] * sz[1], sz[2] * sz[2]}, la = 0, r3 = 0;
+            int conv = 0;
+            for (int it = 0; it < 200 && !conv; it++) {
+                double val = -1, der = 0;
+                for (int i = 0; i < 3; i++) {
+                    double r = 1 / (s2[i] + la);
+                    val += q[i] * q[i] * s2[i] * r * r;
+                    der -= 2 * q[i] * q[i] * s2[i] * r * r * r;
+                }
+                double delta = -val / der;
+                la += delta;
+                conv = fabs(delta) < 1e-15 * (1 + la);
+            }
+            if (!conv) {
+                return -1;
+            }
+            double dphi = 0;
+            for (int i = 0; i < 3; i++) {
+                double r = 1 / (s2[i] + la);
+                r3 -= 2 * q[i] * q[i] * s2[i] * r * r * r;
+                dphi += 2 * q[i] * dq[i] * s2[i] * r * r +
+                        2 * q[i] * q[i] * sz[i] * ds[i] * r * r -
+                        4 * q[i] * q[i] * s2[i] * r * r * r * sz[i] * ds[i];
+            }
+            double dla = -dphi / r3;
+            for (int i = 0; i < 3; i++) {
+                double r = 1 / (s2[i] + la);
+                v[i] = q[i] * r;
+                dv[i] = dq[i] * r - q[i] * r * r * (2 * sz[i] * ds[i] + dla);
+            }
+        }
+        break;
+    }
+    default:
+        return 0;
+    }
+    (void)dnrm;
+    double len = gdn_norm3(v);
+    if (!(len > GDN_MINVAL)) {
+        return -1;
+    }
+    double vh[3], dvh[3];
+    gdn_scl3(vh, v, 1 / len);
+    gdn_mpr_unit_tangent(dvh, vh, dv, len);
+    gdn_mulmat3(out, s->R, vh);
+    gdn_mulmat3(dout, s->R, dvh);
+    gdn_cross3(tmp, s->x, out);
+    gdn_add3(dout, dout, tmp);
+    return 1;
+}
+
+// the branch fixNormal takes for shape s at the world point pos: capsule clamp region,
+// ellipsoid inside / outside (0 for the others)
+static int fixed_branch(const Shape* s, const double pos[3]) {
+    double rel[3], q[3];
+    gdn_sub3(rel, pos, s->p);
+    gdn_mulmat3T(q, s->R, rel);
+    const double* sz = s->size;
+    if (s->type == GDN_GEOM_CAPSULE) {
+        return q[2] < -sz[1] ? 1 : (q[2] > sz[1] ? 2 : 3);
+    }
+    if (s->type == GDN_GEOM_ELLIPSOID && sz[0] >= GDN_MINVAL && sz[1] >= GDN_MINVAL &&
+        sz[2] >= GDN_MINVAL) {
+        double e = q[0] * q[0] / (sz[0] * sz[0]) + q[1] * q[1] / (sz[1] * sz[1]) +
+                   q[2] * q[2] / (sz[2] * sz[2]);
+        return e <= 1 ? 4 : 5;
+    }
+    return 0;
+}
+
+// ---- the pair ----
+
+static void shape_init(Shape* s, const gdnModel* m, const gdnData* d, int g, const double* x,
+                       const double* ds, double sigma) {
+    s->m = m;
+    s->g = g;
+    s->type = m->geom_type[g];
+    s->p = d->geom_xpos + 3 * g;
+    s->R = d->geom_xmat + 9 * g;
+    s->size = m->geom_size + 3 * g;
+    s->x = x;
+    s->ds = ds;
+    s->sigma = sigma;
+}
+
+// a refusal: *feature = 100 + reason (gdn_box_pair_feature)
+static gdnStatus refuse(int* feature, int reason) {
+    *feature = 100 + reason;
+    return GDN_ERR_UNSUPPORTED;
+}
+
+// the limit's contact (dist, pos, fixed normal) and its tangent along dir; *feature as
+// gdn_box_pair_feature documents; GDN_ERR_UNSUPPORTED with no tangent where it does not exist
+static gdnStatus curved_tangent(const gdnModel* m, const gdnData* d, const gdnContact* con,
+                                const gdnBoxDir* dir, const gdnMprPoint p[4],
+                                const gdnContact* fwd, gdnPairTangent* t, int* feature,
+                                double limit[7]) {
+    int g1 = con->geom1, g2 = con->geom2;
+    Limit L;
+    memset(&L, 0, sizeof(L));
+    shape_init(&L.s[0], m, d, g1, dir->x1, dir->ds1, 1);
+    shape_init(&L.s[1], m, d, g2, dir->x2, dir->ds2, -1);
+    gdn_sub3(L.v0, L.s[0].p, L.s[1].p);
+    L.L = 1 + gdn_norm3(L.v0) + m->geom_rbound[g1] + m->geom_rbound[g2];
+
+    // the distinct limit support points of the final portal
+    for (int i = 1; i <= 3; i++) {
+        Feat a, b;
+        if (!classify(&L.s[0], p[i].v1, &a) || !classify(&L.s[1], p[i].v2, &b)) {
+            return refuse(feature, 1);
+        }
+        int j = 0;
+        while (j < L.nu && !(same_feat(&L.f[j][0], &a) && same_feat(&L.f[j][1], &b))) {
+            j++;
+        }
+        if (j == L.nu) {
+            L.f[j][0] = a;
+            L.f[j][1] = b;
+            L.nu++;
+        }
+        L.uidx[i] = j;
+    }
+    int k = L.nu - 1;
+
+    // solve from the forward portal's normal and depth
+    double e1[3], e2[3], n0[3];
+    gdn_sub3(e1, p[2].v, p[1].v);
+    gdn_sub3(e2, p[3].v, p[1].v);
+    gdn_cross3(n0, e1, e2);
+    double v0len = gdn_norm3(L.v0);
+    if (!(gdn_norm3(n0) > 0) || !(v0len > GDN_MINVAL)) {
+        return refuse(feature, 2);
+    }
+    gdn_normalize3(n0);
+    if (gdn_dot3(n0, L.v0) > 0) {
+        gdn_scl3(n0, n0, -1);
+    }
+    if (!solve_limit(&L, n0, -fwd->dist / v0len)) {
+        return refuse(feature, 3);
+    }
+    if (!(L.mu > 0) || gdn_dot3(L.n, L.v0) > -BOUNDARY_TOL * v0len) {
+        return refuse(feature, 4);
+    }
+    double bary[3] = {1, 0, 0};
+    for (int j = 0; j < k; j++) {
+        bary[j + 1] = L.lam[j];
+        bary[0] -= L.lam[j];
+    }
+    for (int j = 0; j <= k; j++) {
+        if (!(bary[j] > BOUNDARY_TOL)) {
+            return refuse(feature, 5);
+        }
+    }
+    if (!supports_consistent(&L, 0) || !supports_consistent(&L, 1)) {
+        return refuse(feature, 6);
+    }
+    for (int si = 0; si < 2; si++) {
+        if (L.s[si].type == GDN_GEOM_CYLINDER) {
+            double u[3];
+            local_dir(&L.s[si], L.n, u);
+            if (sqrt(u[0] * u[0] + u[1] * u[1]) < 1e-6) {
+                return refuse(feature, 7);
+            }
+        }
+    }
+
+    // the forward portal's witnesses are near the limit's (the feature is the limit's)
+    double vtol = 10 * sqrt(fmax(m->opt.mpr_tolerance, 1e-16)) * L.L;
+    double S[3][2][3], P[3][3];
+    for (int j = 0; j < L.nu; j++) {
+        shape_point(&L.s[0], &L.f[j][0], L.n, S[j][0]);
+        shape_point(&L.s[1], &L.f[j][1], L.n, S[j][1]);
+        gdn_sub3(P[j], S[j][0], S[j][1]);
+    }
+    for (int i = 1; i <= 3; i++) {
+        double a[3], b[3];
+        gdn_sub3(a, p[i].v1, S[L.uidx[i]][0]);
+        gdn_sub3(b, p[i].v2, S[L.uidx[i]][1]);
+        if (gdn_norm3(a) > vtol || gdn_norm3(b) > vtol) {
+            return refuse(feature, 8);
+        }
+    }
+
+    // tangents of the unknowns: J dy = -(partial derivatives at fixed n, lam, mu)
+    double dS0[3][2][3], dP0[3][3], dv0[3], tmp[3];
+    double zero[3] = {0, 0, 0};
+    for (int j = 0; j < L.nu; j++) {
+        for (int si = 0; si < 2; si++) {
+            shape_point_tangent(&L.s[si], &L.f[j][si], L.n, zero, L.s[si].x, L.s[si].ds,
+                                dS0[j][si]);
+        }
+        gdn_sub3(dP0[j], dS0[j][0], dS0[j][1]);
+    }
+    gdn_box_point_motion(dv0, dir->x1, L.s[0].p);
+    gdn_box_point_motion(tmp, dir->x2, L.s[1].p);
+    gdn_sub3(dv0, dv0, tmp);
+    double tb[2][3], A[5][5], y[5];
+    tangent_basis(L.n, tb[0], tb[1]);
+    limit_jacobian(&L, L.n, tb, P, A);
+    double dF[3];
+    gdn_copy3(dF, dP0[0]);
+    for (int j = 0; j < k; j++) {
+        double dE[3], E[3];
+        gdn_sub3(dE, dP0[j + 1], dP0[0]);
+        gdn_sub3(E, P[j + 1], P[0]);
+        gdn_addscl3(dF, dF, dE, L.lam[j]);
+        y[3 + j] = -gdn_dot3(L.n, dE);
+    }
+    gdn_addscl3(dF, dF, dv0, L.mu);
+    for (int i = 0; i < 3; i++) {
+        y[i] = -dF[i];
+    }
+    if (!solve_small(3 + k, A, y)) {
+        return refuse(feature, 9);
+    }
+    double dn[3], dlam[2] = {0, 0}, dmu = y[2 + k];
+    for (int i = 0; i < 3; i++) {
+        dn[i] = y[0] * tb[0][i] + y[1] * tb[1][i];
+    }
+    for (int j = 0; j < k; j++) {
+        dlam[j] = y[2 + j];
+    }
+    double dS[3][2][3], dP[3][3];
+    for (int j = 0; j < L.nu; j++) {
+        for (int si = 0; si < 2; si++) {
+            shape_point_tangent(&L.s[si], &L.f[j][si], L.n, dn, L.s[si].x, L.s[si].ds,
+                                dS[j][si]);
+        }
+        gdn_sub3(dP[j], dS[j][0], dS[j][1]);
+    }
+
+    // the closest point w of the limit feature to the origin
+    double w[3], dw[3];
+    int code = 0;
+    if (k == 0) {
+        gdn_scl3(w, L.v0, -L.mu);
+        for (int i = 0; i < 3; i++) {
+            dw[i] = -(dmu * L.v0[i] + L.mu * dv0[i]);
+        }
+    } else if (k == 1) {
+        double e[3];
+        gdn_sub3(e, P[1], P[0]);
+        double s = -gdn_dot3(P[0], e) / gdn_dot3(e, e);
+        if (fabs(s) < BOUNDARY_TOL || fabs(s - 1) < BOUNDARY_TOL) {
+            return refuse(feature, 10);
+        }
+        code = s < 0 ? 0 : (s > 1 ? 1 : 2);
+        double sc = code == 0 ? 0 : (code == 1 ? 1 : s);
+        gdn_addscl3(w, P[0], e, sc);
+        gdn_mpr_segment_witness_tangent(P[0], P[1], dP[0], dP[1], code, s, dw);
+    } else {
+        gdn_mpr_triangle_witness(P[0], P[1], P[2], dP[0], dP[1], dP[2], w, dw, &code);
+    }
+    double depth = gdn_norm3(w);
+    if (!(depth > 1e-12 * L.L)) {
+        return refuse(feature, 11);
+    }
+    double nraw[3], dnraw[3];
+    gdn_scl3(nraw, w, 1 / depth);
+    gdn_mpr_unit_tangent(dnraw, nraw, dw, depth);
+
+    // the portal position
+    double b[4], sum, pos[3], dpos[3];
+    int fallback = gdn_mpr_portal_weights(p, b, &sum);
+    if (k == 2) {
+        gdnMprPoint lp[4];
+        gdnMprPortalTangent dlp;
+        gdn_copy3(lp[0].v1, L.s[0].p);
+        gdn_copy3(lp[0].v2, L.s[1].p);
+        gdn_copy3(lp[0].v, L.v0);
+        gdn_box_point_motion(dlp.v1[0], dir->x1, L.s[0].p);
+        gdn_box_point_motion(dlp.v2[0], dir->x2, L.s[1].p);
+        gdn_copy3(dlp.v[0], dv0);
+        for (int i = 1; i <= 3; i++) {
+            int j = L.uidx[i];
+            gdn_copy3(lp[i].v1, S[j][0]);
+            gdn_copy3(lp[i].v2, S[j][1]);
+            gdn_copy3(lp[i].v, P[j]);
+            gdn_copy3(dlp.v1[i], dS[j][0]);
+            gdn_copy3(dlp.v2[i], dS[j][1]);
+            gdn_copy3(dlp.v[i], dP[j]);
+        }
+        if (gdn_mpr_portal_position(lp, &dlp, pos, dpos) != fallback) {
+            return refuse(feature, 12);
+        }
+    } else {
+        if (fallback) {
+            return refuse(feature, 13);
+        }
+        double b0 = L.mu / (1 + L.mu), db0 = dmu / ((1 + L.mu) * (1 + L.mu));
+        double dbary[3] = {0, 0, 0};
+        for (int j = 0; j < k; j++) {
+            dbary[j + 1] = dlam[j];
+            dbary[0] -= dlam[j];
+        }
+        double c[3], dc[3], sw[3] = {0, 0, 0}, dsw[3] = {0, 0, 0};
+        gdn_add3(c, L.s[0].p, L.s[1].p);
+        gdn_box_point_motion(dc, dir->x1, L.s[0].p);
+        gdn_box_point_motion(tmp, dir->x2, L.s[1].p);
+        gdn_add3(dc, dc, tmp);
+        for (int j = 0; j <= k; j++) {
+            for (int i = 0; i < 3; i++) {
+                double ab = S[j][0][i] + S[j][1][i], dab = dS[j][0][i] + dS[j][1][i];
+                sw[i] += bary[j] * ab;
+                dsw[i] += dbary[j] * ab + bary[j] * dab;
+            }
+        }
+        for (int i = 0; i < 3; i++) {
+            pos[i] = 0.5 * (b0 * c[i] + (1 - b0) * sw[i]);
+            dpos[i] = 0.5 * (db0 * c[i] + b0 * dc[i] - db0 * sw[i] + (1 - b0) * dsw[i]);
+        }
+    }
+
+    // the limit is near the forward's contact
+    double dpf[3];
+    gdn_sub3(dpf, pos, fwd->pos);
+    if (gdn_norm3(dpf) > vtol || fabs(-depth - fwd->dist) > vtol) {
+        return refuse(feature, 14);
+    }
+
+    // mjc_fixNormal: each curved geom's analytic normal (geom2's reversed), combined
+    double nn[2][3], dnn[2][3];
+    int proc[2];
+    for (int si = 0; si < 2; si++) {
+        double nm[3], dnm[3];
+        gdn_scl3(nm, nraw, si ? -1 : 1);
+        gdn_scl3(dnm, dnraw, si ? -1 : 1);
+        proc[si] = fixed_normal(&L.s[si], pos, dpos, nm, dnm, nn[si], dnn[si]);
+        // the same fixNormal branch at the forward's position (else the limit's normal is
+        // another formula than the forward's)
+        double fo[3], dfo[3];
+        int fproc = fixed_normal(&L.s[si], fwd->pos, dpos, nm, dnm, fo, dfo);
+        if (proc[si] < 0 || fproc != proc[si] || fixed_branch(&L.s[si], pos) !=
+                                                 fixed_branch(&L.s[si], fwd->pos)) {
+            return refuse(feature, 15);
+        }
+    }
+    double fn[3], dfn[3];
+    if (proc[0] && proc[1]) {
+        double v[3], dv[3];
+        gdn_sub3(v, nn[0], nn[1]);
+        gdn_sub3(dv, dnn[0], dnn[1]);
+        double len = gdn_norm3(v);
+        if (!(len > GDN_MINVAL)) {
+            return refuse(feature, 16);
+        }
+        gdn_scl3(fn, v, 1 / len);
+        gdn_mpr_unit_tangent(dfn, fn, dv, len);
+    } else if (proc[0]) {
+        gdn_copy3(fn, nn[0]);
+        gdn_copy3(dfn, dnn[0]);
+    } else if (proc[1]) {
+        gdn_scl3(fn, nn[1], -1);
+        gdn_scl3(dfn, dnn[1], -1);
+    } else {
+        gdn_copy3(fn, nraw);
+        gdn_copy3(dfn, dnraw);
+    }
+    if (limit) {
+        limit[0] = -depth;
+        gdn_copy3(limit + 1, pos);
+        gdn_copy3(limit + 4, fn);
+    }
+
+    memset(t, 0, sizeof(*t));
+    t->dist = -gdn_dot3(nraw, dw);
+    gdn_copy3(t->pos, dpos);
+    gdn_copy3(t->normal, dfn);
+    *feature = 200 + 100 * k + (k ? code : 0) + 50 * (k == 2 && fallback);
+    return GDN_OK;
+}
+
+// the forward's contact matched against con, its final portal, and the limit's tangent and
+// values (limit may be NULL); the status and feature as gdn_box_finish gives them
+static gdnStatus curved_eval(const gdnModel* m, const gdnData* d, const gdnContact* con,
+                             const gdnBoxDir* dir, gdnPairTangent* t, int* feature,
+                             double limit[7]) {
+    *feature = -1;
+    gdnStatus ok = gdn_box_check(m, d, con, gdn_collide_convex);
+    if (ok != GDN_OK || !t) {
+        return GDN_ERR_ARG;
+    }
+    int g1 = con->geom1, g2 = con->geom2;
+    gdnBoxCand best = {.feature = -1};
+    double best_score = 0;
+    double margin = gdn_box_pair_margin(m, g1, g2);
+    gdnContact fwd[GDN_MAXCONPAIR];
+    if (gdn_collide_convex(m, d, fwd, g1, g2, margin) != 1) {
+        return gdn_box_finish(&best, best_score, con, t, feature);
+    }
+    gdnConvexObj o1 = {m, d->geom_xpos + 3 * g1, d->geom_xmat + 9 * g1, g1, margin, -1};
+    gdnConvexObj o2 = {m, d->geom_xpos + 3 * g2, d->geom_xmat + 9 * g2, g2, margin, -1};
+    gdnMprPoint p[4];
+    int r = gdn_mpr_portal(&o1, &o2, m->opt.mpr_iterations, m->opt.mpr_tolerance, p);
+    gdnBoxCand cand = {.feature = 199, .degenerate = 1};
+    cand.dist = fwd[0].dist;
+    gdn_copy3(cand.pos, fwd[0].pos);
+    gdn_copy3(cand.normal, fwd[0].frame);
+    // a margin inflates the supports along the search directions (not derived: 199); the
+    // origin on segment v0-v1 (no portal, 198) is not a limit of the refinement
+    if (r == 0 && margin == 0) {
+        int f = -1;
+        cand.degenerate = curved_tangent(m, d, con, dir, p, fwd, &cand.t, &f, limit) != GDN_OK;
+        cand.feature = f;
+    } else if (margin == 0) {
+        cand.feature = 198;
+    }
+    gdn_box_keep_nearest(&best, &best_score, con, &cand);
+    return gdn_box_finish(&best, best_score, con, t, feature);
+}
+
+gdnStatus gdn_convex_curved_eval(const gdnModel* m, const gdnData* d, const gdnContact* con,
+                                 const gdnBoxDir* dir, gdnPairTangent* t, int* feature) {
+    return curved_eval(m, d, con, dir, t, feature, NULL);
+}
+
+gdnStatus gdn_convex_curved_limit(const gdnModel* m, const gdnData* d, const gdnContact* con,
+                                  double limit[7]) {
+    gdnBoxDir dir;
+    memset(&dir, 0, sizeof(dir));
+    gdnPairTangent t;
+    int feature;
+    return curved_eval(m, d, con, &dir, &t, &feature, limit);
+}

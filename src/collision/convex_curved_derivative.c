@@ -217,14 +217,6 @@ static void shape_point_tangent(const Shape* s, const Feat* f, const double n[3]
     gdn_add3(dS, dS, tmp);
 }
 
-// limit point j of the difference: P = S_1 - S_2
-static void limit_point(const Limit* L, int j, const double n[3], double P[3]) {
-    double a[3], b[3];
-    shape_point(&L->s[0], &L->f[j][0], n, a);
-    shape_point(&L->s[1], &L->f[j][1], n, b);
-    gdn_sub3(P, a, b);
-}
-
 // ---- small dense solve ----
 
 // A y = b in place (n <= 5, row-major A[n][n]) by Gaussian elimination with partial pivoting;
@@ -275,6 +267,184 @@ static int solve_small(int n, double A[5][5], double b[5]) {
         b[c] = s / A[c][c];
     }
     return 1;
+}
+
+// ---- the support map's Jacobian and its tangent (the projection fallback on a point) ----
+
+// d[Jl(u) w] along (du, ds): the local Jacobian's tangent applied to a fixed local vector w
+static void smooth_jac_tangent(const Shape* s, const double u[3], const double w[3],
+                               const double du[3], const double* ds, double out[3]) {
+    const double* sz = s->size;
+    gdn_zero3(out);
+    switch (s->type) {
+    case GDN_GEOM_SPHERE:
+    case GDN_GEOM_CAPSULE: {
+        // Jl w = r (w - uh (uh . w)) / |u|
+        double len = gdn_norm3(u), uh[3], duh[3], y[3];
+        gdn_scl3(uh, u, 1 / len);
+        double uw = gdn_dot3(uh, w), udu = gdn_dot3(uh, du);
+        gdn_addscl3(duh, du, uh, -udu);
+        gdn_scl3(duh, duh, 1 / len);
+        gdn_addscl3(y, w, uh, -uw);
+        double dr = ds ? ds[0] : 0;
+        for (int i = 0; i < 3; i++) {
+            out[i] = dr * y[i] / len -
+                     sz[0] * (duh[i] * uw + uh[i] * gdn_dot3(duh, w)) / len -
+                     sz[0] * y[i] * udu / (len * len);
+        }
+        break;
+    }
+    case GDN_GEOM_ELLIPSOID: {
+        // Jl w = S y, y = (a - gh (gh . a)) / |g|, a = S w, g = S u
+        double a[3], da[3], g[3], dg[3], gh[3], dgh[3], y[3], dy[3];
+        for (int i = 0; i < 3; i++) {
+            double dsi = ds ? ds[i] : 0;
+            a[i] = sz[i] * w[i];
+            da[i] = dsi * w[i];
+            g[i] = sz[i] * u[i];
+            dg[i] = dsi * u[i] + sz[i] * du[i];
+        }
+        double len = gdn_norm3(g);
+        gdn_scl3(gh, g, 1 / len);
+        double gdg = gdn_dot3(gh, dg), ga = gdn_dot3(gh, a);
+        gdn_addscl3(dgh, dg, gh, -gdg);
+        gdn_scl3(dgh, dgh, 1 / len);
+        gdn_addscl3(y, a, gh, -ga);
+        gdn_scl3(y, y, 1 / len);
+        double dga = gdn_dot3(dgh, a), gda = gdn_dot3(gh, da);
+        for (int i = 0; i < 3; i++) {
+            dy[i] = (da[i] - dgh[i] * ga - gh[i] * (dga + gda)) / len - y[i] * gdg / len;
+            out[i] = (ds ? ds[i] : 0) * y[i] + sz[i] * dy[i];
+        }
+        break;
+    }
+    case GDN_GEOM_CYLINDER: {
+        // Jl w = R0 (w_xy - q (q . w_xy)) / rxy, q = u_xy / rxy
+        double rxy = sqrt(u[0] * u[0] + u[1] * u[1]);
+        double q[2] = {u[0] / rxy, u[1] / rxy};
+        double qdu = q[0] * du[0] + q[1] * du[1];
+        double dq[2] = {(du[0] - q[0] * qdu) / rxy, (du[1] - q[1] * qdu) / rxy};
+        double qw = q[0] * w[0] + q[1] * w[1], dqw = dq[0] * w[0] + dq[1] * w[1];
+        double dr = ds ? ds[0] : 0;
+        for (int i = 0; i < 2; i++) {
+            double y = (w[i] - q[i] * qw) / rxy;
+            out[i] = dr * y + sz[0] * (-(dq[i] * qw + q[i] * dqw) / rxy - y * qdu / rxy);
+        }
+        break;
+    }
+    default:
+        break;
+    }
+}
+
+// T(v) = dS / dn v = R Jl(u) R' sigma v (world) and its tangent along (x, ds, dn), v fixed
+static void shape_jac(const Shape* s, const double n[3], const double v[3], const double dn[3],
+                      const double* x, const double* ds, double T[3], double dT[3]) {
+    double u[3], wl[3], sv[3], loc[3], tmp[3];
+    local_dir(s, n, u);
+    gdn_scl3(sv, v, s->sigma);
+    gdn_mulmat3T(wl, s->R, sv);
+    smooth_tangent(s, u, wl, NULL, loc);
+    gdn_mulmat3(T, s->R, loc);
+    if (!dT) {
+        return;
+    }
+    // dT = w x T + R [dJl(du, ds) wl + Jl dwl], du = R' sigma (dn - w x n), dwl = -R' sigma (w x v)
+    double wn[3] = {0, 0, 0}, wv[3] = {0, 0, 0}, du[3], dwl[3], a[3], b[3];
+    if (x) {
+        gdn_cross3(wn, x, n);
+        gdn_cross3(wv, x, v);
+    }
+    gdn_sub3(tmp, dn, wn);
+    gdn_scl3(tmp, tmp, s->sigma);
+    gdn_mulmat3T(du, s->R, tmp);
+    gdn_scl3(tmp, wv, -s->sigma);
+    gdn_mulmat3T(dwl, s->R, tmp);
+    smooth_jac_tangent(s, u, wl, du, ds, a);
+    smooth_tangent(s, u, dwl, NULL, b);
+    gdn_add3(loc, a, b);
+    gdn_mulmat3(dT, s->R, loc);
+    if (x) {
+        gdn_cross3(tmp, x, T);
+        gdn_add3(dT, dT, tmp);
+    }
+}
+
+// The projection fallback's limit on a point feature (k = 0): the portal's weights are the
+// barycentric coordinates of q = (n . x_e) n, the origin's projection on the tangent plane, so
+// the witness sums' affine interpolation over the vanishing portal tends to their linearization
+// at x_e: pos = (S1 + S2) / 2 + K z / 2 with H z = P (q - x_e), n . z = 0, H = T1 - T2,
+// K = T1 + T2 (T_s = dS_s / dn). Value and tangent (dS: the full tangents of S1, S2; dn, dmu,
+// dv0 the limit's); 0 when the bordered system is singular
+static int fallback_position(const Limit* L, double S[2][3], double dS[2][3],
+                             const double dn[3], double dmu, const double dv0[3],
+                             double pos[3], double dpos[3]) {
+    const double* n = L->n;
+    double xe[3], dxe[3], q[3], dq[3], r[3], dr[3];
+    gdn_scl3(xe, L->v0, -L->mu);
+    for (int i = 0; i < 3; i++) {
+        dxe[i] = -(dmu * L->v0[i] + L->mu * dv0[i]);
+    }
+    double nx = gdn_dot3(n, xe), dnx = gdn_dot3(dn, xe) + gdn_dot3(n, dxe);
+    for (int i = 0; i < 3; i++) {
+        q[i] = nx * n[i];
+        dq[i] = dnx * n[i] + nx * dn[i];
+        r[i] = q[i] - xe[i];
+        dr[i] = dq[i] - dxe[i];
+    }
+    // the bordered system [H n; n' 0] [z; kappa] = [P r; 0]
+    double A[5][5], y[5], zero[3] = {0, 0, 0};
+    for (int c = 0; c < 3; c++) {
+        double e[3] = {0, 0, 0}, T1[3], T2[3];
+        e[c] = 1;
+        shape_jac(&L->s[0], n, e, zero, NULL, NULL, T1, NULL);
+        shape_jac(&L->s[1], n, e, zero, NULL, NULL, T2, NULL);
+        for (int i = 0; i < 3; i++) {
+            A[i][c] = T1[i] - T2[i];
+        }
+        A[3][c] = n[c];
+        A[c][3] = n[c];
+    }
+    A[3][3] = 0;
+    double B[5][5];
+    memcpy(B, A, sizeof(A));
+    double nr = gdn_dot3(n, r);
+    for (int i = 0; i < 3; i++) {
+        y[i] = r[i] - n[i] * nr;
+    }
+    y[3] = 0;
+    if (!solve_small(4, A, y)) {
+        return 0;
+    }
+    double z[3] = {y[0], y[1], y[2]};
+    double T1[3], T2[3], dT1[3], dT2[3];
+    shape_jac(&L->s[0], n, z, dn, L->s[0].x, L->s[0].ds, T1, dT1);
+    shape_jac(&L->s[1], n, z, dn, L->s[1].x, L->s[1].ds, T2, dT2);
+    // H dz + dkappa n = d(P r) - dH z,  n . dz = -dn . z
+    double dnr = gdn_dot3(dn, r) + gdn_dot3(n, dr);
+    for (int i = 0; i < 3; i++) {
+        y[i] = dr[i] - dn[i] * nr - n[i] * dnr - (dT1[i] - dT2[i]);
+    }
+    y[3] = -gdn_dot3(dn, z);
+    if (!solve_small(4, B, y)) {
+        return 0;
+    }
+    double dz[3] = {y[0], y[1], y[2]}, K1[3], K2[3];
+    shape_jac(&L->s[0], n, dz, zero, NULL, NULL, K1, NULL);
+    shape_jac(&L->s[1], n, dz, zero, NULL, NULL, K2, NULL);
+    for (int i = 0; i < 3; i++) {
+        pos[i] = 0.5 * (S[0][i] + S[1][i] + T1[i] + T2[i]);
+        dpos[i] = 0.5 * (dS[0][i] + dS[1][i] + dT1[i] + dT2[i] + K1[i] + K2[i]);
+    }
+    return 1;
+}
+
+// limit point j of the difference: P = S_1 - S_2
+static void limit_point(const Limit* L, int j, const double n[3], double P[3]) {
+    double a[3], b[3];
+    shape_point(&L->s[0], &L->f[j][0], n, a);
+    shape_point(&L->s[1], &L->f[j][1], n, b);
+    gdn_sub3(P, a, b);
 }
 
 // two unit vectors completing n to an orthonormal basis
@@ -830,7 +1000,7 @@ static gdnStatus curved_tangent(const gdnModel* m, const gdnData* d, const gdnCo
     }
 
     // the forward portal's witnesses are near the limit's (the feature is the limit's)
-    double vtol = 10 * sqrt(fmax(m->opt.mpr_tolerance, 1e-16)) * L.L;
+    double vtol = 100 * sqrt(fmax(m->opt.mpr_tolerance, 1e-16)) * L.L;
     double S[3][2][3], P[3][3];
     for (int j = 0; j < L.nu; j++) {
         shape_point(&L.s[0], &L.f[j][0], L.n, S[j][0]);
@@ -949,9 +1119,16 @@ static gdnStatus curved_tangent(const gdnModel* m, const gdnData* d, const gdnCo
             return refuse(feature, 12);
         }
     } else {
-        if (fallback) {
+        // the projection fallback: on a point the linearized witness map (history-free); on
+        // a segment the portal's transverse direction, which depends on the search history
+        if (fallback && k == 1) {
             return refuse(feature, 13);
         }
+        if (fallback && !fallback_position(&L, S[0], dS[0], dn, dmu, dv0, pos, dpos)) {
+            return refuse(feature, 17);
+        }
+    }
+    if (k < 2 && !fallback) {
         double b0 = L.mu / (1 + L.mu), db0 = dmu / ((1 + L.mu) * (1 + L.mu));
         double dbary[3] = {0, 0, 0};
         for (int j = 0; j < k; j++) {
@@ -1000,6 +1177,26 @@ static gdnStatus curved_tangent(const gdnModel* m, const gdnData* d, const gdnCo
             return refuse(feature, 15);
         }
     }
+    // the primal's ellipsoid iteration settled (at its cap it is not at the fixed point that
+    // is differentiated here): its own step at the forward's position and MPR normal
+    double fw[3], fparam[2];
+    int fcode;
+    gdn_mpr_triangle_closest(p[1].v, p[2].v, p[3].v, fw, &fcode, fparam);
+    for (int si = 0; si < 2; si++) {
+        if (L.s[si].type != GDN_GEOM_ELLIPSOID || !(gdn_norm3(fw) > 0)) {
+            continue;
+        }
+        double rel[3], lp[3], ln[3], wn[3];
+        gdn_sub3(rel, fwd->pos, L.s[si].p);
+        gdn_mulmat3T(lp, L.s[si].R, rel);
+        gdn_scl3(wn, fw, (si ? -1 : 1) / gdn_norm3(fw));
+        gdn_mulmat3T(ln, L.s[si].R, wn);
+        int settled;
+        gdn_convex_local_normal(m, L.s[si].g, lp, ln, &settled);
+        if (!settled) {
+            return refuse(feature, 18);
+        }
+    }
     double fn[3], dfn[3];
     if (proc[0] && proc[1]) {
         double v[3], dv[3];
@@ -1031,7 +1228,7 @@ static gdnStatus curved_tangent(const gdnModel* m, const gdnData* d, const gdnCo
     t->dist = -gdn_dot3(nraw, dw);
     gdn_copy3(t->pos, dpos);
     gdn_copy3(t->normal, dfn);
-    *feature = 200 + 100 * k + (k ? code : 0) + 50 * (k == 2 && fallback);
+    *feature = 200 + 100 * k + (k ? code : 0) + 50 * (k != 1 && fallback);
     return GDN_OK;
 }
 

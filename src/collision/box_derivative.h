@@ -76,9 +76,15 @@ gdnStatus gdn_box_box_adjoint(const gdnModel* m, const gdnData* d, const gdnCont
 //     held as the shapes' vertices (box corners move with the box's size), with the closest
 //     feature of the portal triangle to the origin and the portal-position formula the primal
 //     took. GDN_ERR_UNSUPPORTED for a margin != 0 (the support points are inflated along the
-//     search directions, which depend on the whole MPR history) and for curved shapes
-//     (sphere, capsule, ellipsoid, cylinder: their support points and mjc_fixNormal move
-//     with the direction; not derived yet).
+//     search directions, which depend on the whole MPR history);
+//   MPR with a curved shape (sphere, capsule, ellipsoid, cylinder against each other or a box
+//     / mesh; convex_curved_derivative.c): the converged limit of the search (the ray's exit
+//     from the Minkowski difference on the feature the final portal names: a point, a ruled
+//     segment or a flat face), differentiated implicitly, then mjc_fixNormal's analytic
+//     normals (ellipsoid fixed points by the implicit function theorem). The limit equals the
+//     forward up to the MPR tolerance (O(sqrt(tolerance / curvature)) in the support points);
+//     GDN_ERR_UNSUPPORTED on the configurations listed there (cylinder cap faces, ties and
+//     feature boundaries, a singular limit, a forward far from the limit, a margin).
 gdnStatus gdn_plane_mesh_tangent(const gdnModel* m, const gdnData* d, const gdnContact* con,
                                  const double x1[6], const double x2[6], const double dsize1[3],
                                  const double dsize2[3], gdnPairTangent* t);
@@ -94,7 +100,7 @@ gdnStatus gdn_convex_mpr_adjoint(const gdnModel* m, const gdnData* d, const gdnC
 
 // The tangent and adjoint of the pair function the table gives type1 <= type2 (NULL when this
 // file set has none: the primitive pairs are elsewhere). MPR pairs get the MPR functions, which
-// return GDN_ERR_UNSUPPORTED for curved shapes and nonzero margins.
+// send curved shapes to convex_curved_derivative.c and refuse nonzero margins.
 gdnPairTangentFn gdn_box_pair_tangent_fn(int type1, int type2);
 gdnPairAdjointFn gdn_box_pair_adjoint_fn(int type1, int type2);
 
@@ -110,7 +116,19 @@ gdnPairAdjointFn gdn_box_pair_adjoint_fn(int type1, int type2);
 //   plane-mesh: the mesh vertex (index in the mesh);
 //   MPR: 50 when the origin lies on segment v0-v1 (no portal), else the portal triangle's
 //     closest feature (0 interior, 1 + 3 k + c: segment k = ab, ac, bc at its start (c = 0),
-//     end (1) or interior (2)) plus 20 when the portal position used the projection fallback.
+//     end (1) or interior (2)) plus 20 when the portal position used the projection fallback;
+//   MPR with a curved shape: 200 + 100 k + the limit's closest-feature code (k = 0 a point,
+//     1 a segment: its clamp 0 / 1 / 2, 2 a face: the triangle code above) + 50 for the
+//     projection fallback on a point or face; a refused contact 100 + reason (1 a witness
+//     that fits no model, e.g. a cylinder cap centre; 2 a degenerate portal; 3 the limit not
+//     found (a cylinder cap face, a flat direction); 4 the ray tangent; 5 the ray on the
+//     feature's boundary; 6 a support tie that changes the feature; 7 the normal along a
+//     cylinder's axis; 8 the portal's witnesses far from the limit; 9 a singular tangent
+//     system; 10 the closest point at a segment end; 11 zero depth; 12 the fallback decision
+//     differs at the limit; 13 the projection fallback on a segment; 14 the contact far from
+//     the limit; 15 a fixNormal branch boundary; 16 a zero combined normal; 17 a singular
+//     fallback system; 18 the primal's ellipsoid normal iteration at its cap), 198 the origin
+//     on segment v0-v1, 199 a margin.
 int gdn_box_pair_feature(const gdnModel* m, const gdnData* d, const gdnContact* con);
 
 // ---- shared by the box pair derivatives (box_derivative_util.c) ----

@@ -18,10 +18,12 @@
 // function on the tangent plane, H = sum R J R'). The outputs are the primal's formulas at the
 // limit: the closest point w of the limit feature (the point x_e, the segment, the triangle) to
 // the origin (depth = |w|, normal w / |w|); the portal position: k = 2 the primal's tetrahedron
-// (or projection) weights on the limit face, k < 2 the tetrahedron weights' limit
-// pos = (b0 (c1 + c2) + (1 - b0) sum_j bary_j (A_j + B_j)) / 2, b0 = mu / (1 + mu); then
-// mjc_fixNormal (collision/convex_normal.c) on that position and normal, its ellipsoid
-// fixed points differentiated by the implicit function theorem too.
+// (or projection) weights on the limit face; k < 2 the tetrahedron weights' limit
+// pos = (b0 (c1 + c2) + (1 - b0) sum_j bary_j (A_j + B_j)) / 2, b0 = mu / (1 + mu), or, when the
+// primal took the projection fallback on a point, the linearized witness map at the origin's
+// projection (fallback_position); then mjc_fixNormal (collision/convex_normal.c) on that
+// position and normal, its ellipsoid fixed points differentiated by the implicit function
+// theorem too.
 //
 // Refused (GDN_ERR_UNSUPPORTED), never a wrong number: a margin; a singular limit system (the
 // ray tangent to the difference, a flat direction of a smooth point); the ray within 1e-9 of

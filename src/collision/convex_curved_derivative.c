@@ -29,9 +29,13 @@
 // ray tangent to the difference, a flat direction of a smooth point); the ray within 1e-9 of
 // the feature's boundary or a support tie that changes the feature (an unused vertex or end as
 // far along n as the used ones); a cylinder cap face (the portal's rim points there depend on
-// the search history, not on the limit); the projection fallback of the portal position on a
-// point or segment feature; a fixNormal branch boundary; a forward portal that is not near the
-// limit (not converged) or whose witnesses do not fit a feature model.
+// the search history: held as body points, which is exact only against a single point of the
+// other shape with the closest point inside the portal, else refused); the projection
+// fallback of the portal position on a segment (it extrapolates along the portal's transverse
+// direction, set by the history); a fixNormal branch boundary, or the primal's ellipsoid
+// normal iteration stopped at its cap; a forward portal that is not near the limit (not
+// converged) or whose witnesses do not fit a feature model. The reason is the refused
+// contact's feature (box_derivative.h, gdn_box_pair_feature).
 #include <math.h>
 #include <string.h>
 
@@ -187,6 +191,17 @@ static void shape_point_tangent(const Shape* s, const Feat* f, const double n[3]
     }
     if (f->held) {
         // a box corner also moves with the size (the primal's +-size; 0 on an exact tie)
+        if (s->type == GDN_GEOM_CYLINDER && ds) {
+            // a rim point held on its cap: (R cos, R sin, +-h) moves with (dR, dh)
+            double rel[3], lp[3];
+            gdn_sub3(rel, S, s->p);
+            gdn_mulmat3T(lp, s->R, rel);
+            loc[0] = lp[0] / s->size[0] * ds[0];
+            loc[1] = lp[1] / s->size[0] * ds[0];
+            loc[2] = (lp[2] > 0 ? 1 : -1) * ds[1];
+            gdn_mulmat3(tmp, s->R, loc);
+            gdn_add3(dS, dS, tmp);
+        }
         if (s->type == GDN_GEOM_BOX && ds) {
             double rel[3], lp[3];
             gdn_sub3(rel, S, s->p);
@@ -582,6 +597,34 @@ static int classify(const Shape* s, const double w[3], Feat* f) {
     return 1;
 }
 
+// the final portal's witnesses of cylinder si are rim points on one cap at angles more than
+// 0.1 rad apart (a smooth rim point's witnesses are within the portal's width, ~sqrt(tol / R))
+static int cylinder_cap_face(const Shape* s, const gdnMprPoint p[4], int si) {
+    double q[4][3];
+    for (int i = 1; i <= 3; i++) {
+        double rel[3];
+        gdn_sub3(rel, si ? p[i].v2 : p[i].v1, s->p);
+        gdn_mulmat3T(q[i], s->R, rel);
+    }
+    for (int i = 1; i <= 3; i++) {
+        for (int j = i + 1; j <= 3; j++) {
+            if (q[i][2] != q[j][2] || q[i][2] == 0) {
+                continue;
+            }
+            double ri = sqrt(q[i][0] * q[i][0] + q[i][1] * q[i][1]);
+            double rj = sqrt(q[j][0] * q[j][0] + q[j][1] * q[j][1]);
+            if (ri < 0.5 * s->size[0] || rj < 0.5 * s->size[0]) {
+                continue;
+            }
+            double c = (q[i][0] * q[j][0] + q[i][1] * q[j][1]) / (ri * rj);
+            if (c < cos(0.1)) {
+                return 1;
+            }
+        }
+    }
+    return 0;
+}
+
 static int same_feat(const Feat* a, const Feat* b) {
     if (a->held != b->held) {
         return 0;
@@ -940,11 +983,28 @@ static gdnStatus curved_tangent(const gdnModel* m, const gdnData* d, const gdnCo
     gdn_sub3(L.v0, L.s[0].p, L.s[1].p);
     L.L = 1 + gdn_norm3(L.v0) + m->geom_rbound[g1] + m->geom_rbound[g2];
 
+    // a cylinder's cap face: its witnesses are rim points spread over the cap (not one
+    // smooth rim point), held as body points; the limit is then independent of where on the rim
+    // they are only against a single point of the other shape with the closest point inside
+    int cap[2] = {0, 0};
+    for (int si = 0; si < 2; si++) {
+        cap[si] = L.s[si].type == GDN_GEOM_CYLINDER &&
+                  cylinder_cap_face(&L.s[si], p, si);
+    }
+
     // the distinct limit support points of the final portal
     for (int i = 1; i <= 3; i++) {
         Feat a, b;
         if (!classify(&L.s[0], p[i].v1, &a) || !classify(&L.s[1], p[i].v2, &b)) {
             return refuse(feature, 1);
+        }
+        if (cap[0]) {
+            a.held = 1;
+            gdn_copy3(a.wp, p[i].v1);
+        }
+        if (cap[1]) {
+            b.held = 1;
+            gdn_copy3(b.wp, p[i].v2);
         }
         int j = 0;
         while (j < L.nu && !(same_feat(&L.f[j][0], &a) && same_feat(&L.f[j][1], &b))) {
@@ -992,7 +1052,7 @@ static gdnStatus curved_tangent(const gdnModel* m, const gdnData* d, const gdnCo
         return refuse(feature, 6);
     }
     for (int si = 0; si < 2; si++) {
-        if (L.s[si].type == GDN_GEOM_CYLINDER) {
+        if (L.s[si].type == GDN_GEOM_CYLINDER && !cap[si]) {
             double u[3];
             local_dir(&L.s[si], L.n, u);
             if (sqrt(u[0] * u[0] + u[1] * u[1]) < 1e-6) {
@@ -1087,6 +1147,16 @@ static gdnStatus curved_tangent(const gdnModel* m, const gdnData* d, const gdnCo
         gdn_mpr_segment_witness_tangent(P[0], P[1], dP[0], dP[1], code, s, dw);
     } else {
         gdn_mpr_triangle_witness(P[0], P[1], P[2], dP[0], dP[1], dP[2], w, dw, &code);
+    }
+    if (cap[0] || cap[1]) {
+        int other = cap[0] ? 1 : 0;
+        int single = !(cap[0] && cap[1]);
+        for (int j = 1; j < L.nu && single; j++) {
+            single = same_feat(&L.f[j][other], &L.f[0][other]);
+        }
+        if (!single || k != 2 || code != 0) {
+            return refuse(feature, 19);
+        }
     }
     double depth = gdn_norm3(w);
     if (!(depth > 1e-12 * L.L)) {

@@ -75,8 +75,8 @@ gdnStatus gdn_box_box_adjoint(const gdnModel* m, const gdnData* d, const gdnCont
 //   MPR (mjc_Convex) between two polytopes (box, mesh): the final portal's support points are
 //     held as the shapes' vertices (box corners move with the box's size), with the closest
 //     feature of the portal triangle to the origin and the portal-position formula the primal
-//     took. GDN_ERR_UNSUPPORTED for a margin != 0 (the support points are inflated along the
-//     search directions, which depend on the whole MPR history);
+//     took, for margin 0 (a margin inflates the supports along the search directions: such
+//     pairs go to the curved path below, the inflation a ball of radius margin / 2);
 //   MPR with a curved shape (sphere, capsule, ellipsoid, cylinder against each other or a box
 //     / mesh; convex_curved_derivative.c): the converged limit of the search (the ray's exit
 //     from the Minkowski difference on the feature the final portal names: a point, a ruled
@@ -84,7 +84,7 @@ gdnStatus gdn_box_box_adjoint(const gdnModel* m, const gdnData* d, const gdnCont
 //     normals (ellipsoid fixed points by the implicit function theorem). The limit equals the
 //     forward up to the MPR tolerance (O(sqrt(tolerance / curvature)) in the support points);
 //     GDN_ERR_UNSUPPORTED on the configurations listed there (cylinder cap faces, ties and
-//     feature boundaries, a singular limit, a forward far from the limit, a margin).
+//     feature boundaries, a singular limit, a forward far from the limit, a negative margin).
 gdnStatus gdn_plane_mesh_tangent(const gdnModel* m, const gdnData* d, const gdnContact* con,
                                  const double x1[6], const double x2[6], const double dsize1[3],
                                  const double dsize2[3], gdnPairTangent* t);
@@ -100,7 +100,7 @@ gdnStatus gdn_convex_mpr_adjoint(const gdnModel* m, const gdnData* d, const gdnC
 
 // The tangent and adjoint of the pair function the table gives type1 <= type2 (NULL when this
 // file set has none: the primitive pairs are elsewhere). MPR pairs get the MPR functions, which
-// send curved shapes to convex_curved_derivative.c and refuse nonzero margins.
+// send curved shapes and nonzero margins to convex_curved_derivative.c.
 gdnPairTangentFn gdn_box_pair_tangent_fn(int type1, int type2);
 gdnPairAdjointFn gdn_box_pair_adjoint_fn(int type1, int type2);
 
@@ -129,7 +129,7 @@ gdnPairAdjointFn gdn_box_pair_adjoint_fn(int type1, int type2);
 //     the limit; 15 a fixNormal branch boundary; 16 a zero combined normal; 17 a singular
 //     fallback system; 18 the primal's ellipsoid normal iteration at its cap; 19 a cylinder cap
 //     face against more than one point, or its closest point on the portal's edge), 198 the origin
-//     on segment v0-v1, 199 a margin.
+//     on segment v0-v1, 199 a negative margin.
 int gdn_box_pair_feature(const gdnModel* m, const gdnData* d, const gdnContact* con);
 
 // ---- shared by the box pair derivatives (box_derivative_util.c) ----

@@ -48,8 +48,8 @@ static const PairDerivative pair_table[NTYPES][NTYPES] = {
             [GDN_GEOM_MESH] = {gdn_convex_mpr_tangent, gdn_convex_mpr_adjoint, NULL},
         },
     // MPR pairs (convex_derivative.c): polytopes (box, mesh) with their portal vertices held,
-    // curved shapes at the converged limit (convex_curved_derivative.c); nonzero margins and
-    // the refused curved configurations return GDN_ERR_UNSUPPORTED from the pair function
+    // curved shapes and margins at the converged limit (convex_curved_derivative.c); refused
+    // configurations return GDN_ERR_UNSUPPORTED from the pair function
     [GDN_GEOM_ELLIPSOID] =
         {
             [GDN_GEOM_ELLIPSOID] = {gdn_convex_mpr_tangent, gdn_convex_mpr_adjoint, NULL},

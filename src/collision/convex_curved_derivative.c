@@ -25,8 +25,12 @@
 // position and normal, its ellipsoid fixed points differentiated by the implicit function
 // theorem too.
 //
-// Refused (GDN_ERR_UNSUPPORTED), never a wrong number: a margin; a singular limit system (the
-// ray tangent to the difference, a flat direction of a smooth point); the ray within 1e-9 of
+// A margin inflates every support by margin / 2 along its direction: one more smooth part (a
+// ball), so polytope pairs with a margin are differentiated here too.
+//
+// Refused (GDN_ERR_UNSUPPORTED), never a wrong number: a negative margin; a singular limit
+// system (the ray tangent to the difference, a flat direction of a smooth point); the ray
+// within 1e-9 of
 // the feature's boundary or a support tie that changes the feature (an unused vertex or end as
 // far along n as the used ones); a cylinder cap face (the portal's rim points there depend on
 // the search history: held as body points, which is exact only against a single point of the
@@ -55,6 +59,7 @@ typedef struct Shape {
     const double* x;  // body twist (6)
     const double* ds; // geom size tangent (3)
     double sigma;     // +1: support at n (geom1), -1: at -n (geom2)
+    double inflate;   // margin / 2: every support moves by inflate u along its direction
 } Shape;
 
 // one shape's discrete part of one limit support point
@@ -155,6 +160,59 @@ static void smooth_tangent(const Shape* s, const double u[3], const double du[3]
     }
 }
 
+// a sphere of radius r: r uh (uh = u / |u|), its tangent r (I - uh uh') du / |u|, and that
+// Jacobian's tangent applied to w
+static void ball_value(double r, const double u[3], double f[3]) {
+    gdn_scl3(f, u, r / gdn_norm3(u));
+}
+
+static void ball_tangent(double r, const double u[3], const double du[3], double df[3]) {
+    double len = gdn_norm3(u), uh[3];
+    gdn_scl3(uh, u, 1 / len);
+    gdn_addscl3(df, du, uh, -gdn_dot3(uh, du));
+    gdn_scl3(df, df, r / len);
+}
+
+static void ball_jac_tangent(double r, const double u[3], const double w[3], const double du[3],
+                             double out[3]) {
+    double len = gdn_norm3(u), uh[3], duh[3], y[3];
+    gdn_scl3(uh, u, 1 / len);
+    double uw = gdn_dot3(uh, w), udu = gdn_dot3(uh, du);
+    gdn_addscl3(duh, du, uh, -udu);
+    gdn_scl3(duh, duh, 1 / len);
+    gdn_addscl3(y, w, uh, -uw);
+    for (int i = 0; i < 3; i++) {
+        out[i] = -r * (duh[i] * uw + uh[i] * gdn_dot3(duh, w)) / len - r * y[i] * udu / (len * len);
+    }
+}
+
+// the smooth part of a support point: the shape's own (none for a held point) plus the
+// margin's inflation; value, tangent (J du + size term), Jacobian tangent applied to w
+static void part_value(const Shape* s, int held, const double u[3], double f[3]) {
+    gdn_zero3(f);
+    if (!held) {
+        smooth_value(s, u, f);
+    }
+    if (s->inflate > 0) {
+        double b[3];
+        ball_value(s->inflate, u, b);
+        gdn_add3(f, f, b);
+    }
+}
+
+static void part_tangent(const Shape* s, int held, const double u[3], const double du[3],
+                         const double* ds, double df[3]) {
+    gdn_zero3(df);
+    if (!held) {
+        smooth_tangent(s, u, du, ds, df);
+    }
+    if (s->inflate > 0) {
+        double b[3];
+        ball_tangent(s->inflate, u, du, b);
+        gdn_add3(df, df, b);
+    }
+}
+
 // ---- limit support points and their tangents ----
 
 // local support direction u = R' (sigma n)
@@ -166,13 +224,14 @@ static void local_dir(const Shape* s, const double n[3], double u[3]) {
 
 // the support point of shape s with discrete part f at the normal n (world)
 static void shape_point(const Shape* s, const Feat* f, const double n[3], double S[3]) {
-    if (f->held) {
-        gdn_copy3(S, f->wp);
-        return;
-    }
     double u[3], loc[3], fs[3];
     local_dir(s, n, u);
-    smooth_value(s, u, fs);
+    part_value(s, f->held, u, fs);
+    if (f->held) {
+        gdn_mulmat3(S, s->R, fs);
+        gdn_add3(S, S, f->wp);
+        return;
+    }
     gdn_add3(loc, f->off, fs);
     gdn_mulmat3(S, s->R, loc);
     gdn_add3(S, S, s->p);
@@ -189,35 +248,27 @@ static void shape_point_tangent(const Shape* s, const Feat* f, const double n[3]
     } else {
         gdn_zero3(dS);
     }
-    if (f->held) {
-        // a box corner also moves with the size (the primal's +-size; 0 on an exact tie)
-        if (s->type == GDN_GEOM_CYLINDER && ds) {
+    if (f->held && ds) {
+        double rel[3], lp[3];
+        gdn_sub3(rel, f->wp, s->p);
+        gdn_mulmat3T(lp, s->R, rel);
+        if (s->type == GDN_GEOM_CYLINDER) {
             // a rim point held on its cap: (R cos, R sin, +-h) moves with (dR, dh)
-            double rel[3], lp[3];
-            gdn_sub3(rel, S, s->p);
-            gdn_mulmat3T(lp, s->R, rel);
             loc[0] = lp[0] / s->size[0] * ds[0];
             loc[1] = lp[1] / s->size[0] * ds[0];
             loc[2] = (lp[2] > 0 ? 1 : -1) * ds[1];
-            gdn_mulmat3(tmp, s->R, loc);
-            gdn_add3(dS, dS, tmp);
         }
-        if (s->type == GDN_GEOM_BOX && ds) {
-            double rel[3], lp[3];
-            gdn_sub3(rel, S, s->p);
-            gdn_mulmat3T(lp, s->R, rel);
+        if (s->type == GDN_GEOM_BOX) {
+            // a box corner moves with the size (the primal's +-size; 0 on an exact tie)
             for (int i = 0; i < 3; i++) {
                 loc[i] = lp[i] > 0.5 * s->size[i]    ? ds[i]
                          : lp[i] < -0.5 * s->size[i] ? -ds[i]
                                                      : 0;
             }
-            gdn_mulmat3(tmp, s->R, loc);
-            gdn_add3(dS, dS, tmp);
         }
-        return;
     }
     // u = R' sigma n: du = R' sigma (dn - w x n)
-    double u[3], du[3], sdn[3], wn[3] = {0, 0, 0};
+    double u[3], du[3], sdn[3], wn[3] = {0, 0, 0}, fs[3];
     local_dir(s, n, u);
     if (x) {
         gdn_cross3(wn, x, n);
@@ -225,13 +276,22 @@ static void shape_point_tangent(const Shape* s, const Feat* f, const double n[3]
     gdn_sub3(sdn, dn, wn);
     gdn_scl3(sdn, sdn, s->sigma);
     gdn_mulmat3T(du, s->R, sdn);
-    smooth_tangent(s, u, du, ds, loc);
+    part_tangent(s, f->held, u, du, ds, fs);
+    gdn_add3(loc, loc, fs);
     // capsule end / cylinder cap at sign * half-length
-    if (ds && (s->type == GDN_GEOM_CAPSULE || s->type == GDN_GEOM_CYLINDER)) {
+    if (!f->held && ds && (s->type == GDN_GEOM_CAPSULE || s->type == GDN_GEOM_CYLINDER)) {
         loc[2] += (f->off[2] > 0 ? 1 : -1) * ds[1];
     }
     gdn_mulmat3(tmp, s->R, loc);
     gdn_add3(dS, dS, tmp);
+}
+
+// limit point j of the difference: P = S_1 - S_2
+static void limit_point(const Limit* L, int j, const double n[3], double P[3]) {
+    double a[3], b[3];
+    shape_point(&L->s[0], &L->f[j][0], n, a);
+    shape_point(&L->s[1], &L->f[j][1], n, b);
+    gdn_sub3(P, a, b);
 }
 
 // ---- small dense solve ----
@@ -361,7 +421,8 @@ static void shape_jac(const Shape* s, const double n[3], const double v[3], cons
     local_dir(s, n, u);
     gdn_scl3(sv, v, s->sigma);
     gdn_mulmat3T(wl, s->R, sv);
-    smooth_tangent(s, u, wl, NULL, loc);
+    int held = !is_smooth_type(s->type);
+    part_tangent(s, held, u, wl, NULL, loc);
     gdn_mulmat3(T, s->R, loc);
     if (!dT) {
         return;
@@ -377,8 +438,16 @@ static void shape_jac(const Shape* s, const double n[3], const double v[3], cons
     gdn_mulmat3T(du, s->R, tmp);
     gdn_scl3(tmp, wv, -s->sigma);
     gdn_mulmat3T(dwl, s->R, tmp);
-    smooth_jac_tangent(s, u, wl, du, ds, a);
-    smooth_tangent(s, u, dwl, NULL, b);
+    gdn_zero3(a);
+    if (!held) {
+        smooth_jac_tangent(s, u, wl, du, ds, a);
+    }
+    if (s->inflate > 0) {
+        double c[3];
+        ball_jac_tangent(s->inflate, u, wl, du, c);
+        gdn_add3(a, a, c);
+    }
+    part_tangent(s, held, u, dwl, NULL, b);
     gdn_add3(loc, a, b);
     gdn_mulmat3(dT, s->R, loc);
     if (x) {
@@ -454,14 +523,6 @@ static int fallback_position(const Limit* L, double S[2][3], double dS[2][3],
         dpos[i] = 0.5 * (dS[0][i] + dS[1][i] + dT1[i] + dT2[i] + K1[i] + K2[i]);
     }
     return 1;
-}
-
-// limit point j of the difference: P = S_1 - S_2
-static void limit_point(const Limit* L, int j, const double n[3], double P[3]) {
-    double a[3], b[3];
-    shape_point(&L->s[0], &L->f[j][0], n, a);
-    shape_point(&L->s[1], &L->f[j][1], n, b);
-    gdn_sub3(P, a, b);
 }
 
 // two unit vectors completing n to an orthonormal basis
@@ -576,7 +637,44 @@ static int classify(const Shape* s, const double w[3], Feat* f) {
     memset(f, 0, sizeof(*f));
     if (!is_smooth_type(s->type)) {
         f->held = 1;
-        gdn_copy3(f->wp, w);
+        if (s->inflate == 0) {
+            gdn_copy3(f->wp, w);
+            return 1;
+        }
+        // inflated: the vertex is the witness less inflate along the search direction: the
+        // box corner by its signs, the mesh vertex at distance inflate from the witness
+        double rel[3], q[3], v[3];
+        gdn_sub3(rel, w, s->p);
+        gdn_mulmat3T(q, s->R, rel);
+        if (s->type == GDN_GEOM_BOX) {
+            for (int i = 0; i < 3; i++) {
+                if (!(s->inflate < 0.5 * s->size[i])) {
+                    return 0;
+                }
+                v[i] = q[i] > 0.5 * s->size[i]    ? s->size[i]
+                       : q[i] < -0.5 * s->size[i] ? -s->size[i]
+                                                  : 0;
+            }
+        } else {
+            int id = s->m->geom_dataid[s->g], best = -1;
+            const double* vert = s->m->mesh_vert + 3 * s->m->mesh_vertadr[id];
+            double best_err = 0;
+            for (int i = 0; i < s->m->mesh_vertnum[id]; i++) {
+                double dif[3];
+                gdn_sub3(dif, q, vert + 3 * i);
+                double err = fabs(gdn_norm3(dif) - s->inflate);
+                if (best < 0 || err < best_err) {
+                    best = i;
+                    best_err = err;
+                }
+            }
+            if (best < 0 || !(best_err <= 1e-9 * (1 + s->m->geom_rbound[s->g]))) {
+                return 0;
+            }
+            gdn_copy3(v, vert + 3 * best);
+        }
+        gdn_mulmat3(f->wp, s->R, v);
+        gdn_add3(f->wp, f->wp, s->p);
         return 1;
     }
     if (s->type == GDN_GEOM_SPHERE || s->type == GDN_GEOM_ELLIPSOID) {
@@ -951,7 +1049,8 @@ static int fixed_branch(const Shape* s, const double pos[3]) {
 // ---- the pair ----
 
 static void shape_init(Shape* s, const gdnModel* m, const gdnData* d, int g, const double* x,
-                       const double* ds, double sigma) {
+                       const double* ds, double sigma, double margin) {
+    s->inflate = margin / 2;
     s->m = m;
     s->g = g;
     s->type = m->geom_type[g];
@@ -973,13 +1072,13 @@ static gdnStatus refuse(int* feature, int reason) {
 // gdn_box_pair_feature documents; GDN_ERR_UNSUPPORTED with no tangent where it does not exist
 static gdnStatus curved_tangent(const gdnModel* m, const gdnData* d, const gdnContact* con,
                                 const gdnBoxDir* dir, const gdnMprPoint p[4],
-                                const gdnContact* fwd, gdnPairTangent* t, int* feature,
-                                double limit[7]) {
+                                const gdnContact* fwd, double margin, gdnPairTangent* t,
+                                int* feature, double limit[7]) {
     int g1 = con->geom1, g2 = con->geom2;
     Limit L;
     memset(&L, 0, sizeof(L));
-    shape_init(&L.s[0], m, d, g1, dir->x1, dir->ds1, 1);
-    shape_init(&L.s[1], m, d, g2, dir->x2, dir->ds2, -1);
+    shape_init(&L.s[0], m, d, g1, dir->x1, dir->ds1, 1, margin);
+    shape_init(&L.s[1], m, d, g2, dir->x2, dir->ds2, -1, margin);
     gdn_sub3(L.v0, L.s[0].p, L.s[1].p);
     L.L = 1 + gdn_norm3(L.v0) + m->geom_rbound[g1] + m->geom_rbound[g2];
 
@@ -990,6 +1089,10 @@ static gdnStatus curved_tangent(const gdnModel* m, const gdnData* d, const gdnCo
     for (int si = 0; si < 2; si++) {
         cap[si] = L.s[si].type == GDN_GEOM_CYLINDER &&
                   cylinder_cap_face(&L.s[si], p, si);
+        // an inflated cap's rim witnesses are off the rim by the search directions
+        if (cap[si] && L.s[si].inflate > 0) {
+            return refuse(feature, 19);
+        }
     }
 
     // the distinct limit support points of the final portal
@@ -1032,7 +1135,7 @@ static gdnStatus curved_tangent(const gdnModel* m, const gdnData* d, const gdnCo
     if (gdn_dot3(n0, L.v0) > 0) {
         gdn_scl3(n0, n0, -1);
     }
-    if (!solve_limit(&L, n0, -fwd->dist / v0len)) {
+    if (!solve_limit(&L, n0, (margin - fwd->dist) / v0len)) {
         return refuse(feature, 3);
     }
     if (!(L.mu > 0) || gdn_dot3(L.n, L.v0) > -BOUNDARY_TOL * v0len) {
@@ -1228,7 +1331,7 @@ static gdnStatus curved_tangent(const gdnModel* m, const gdnData* d, const gdnCo
     // the limit is near the forward's contact
     double dpf[3];
     gdn_sub3(dpf, pos, fwd->pos);
-    if (gdn_norm3(dpf) > vtol || fabs(-depth - fwd->dist) > vtol) {
+    if (gdn_norm3(dpf) > vtol || fabs(margin - depth - fwd->dist) > vtol) {
         return refuse(feature, 14);
     }
 
@@ -1291,7 +1394,7 @@ static gdnStatus curved_tangent(const gdnModel* m, const gdnData* d, const gdnCo
         gdn_copy3(dfn, dnraw);
     }
     if (limit) {
-        limit[0] = -depth;
+        limit[0] = margin - depth;
         gdn_copy3(limit + 1, pos);
         gdn_copy3(limit + 4, fn);
     }
@@ -1330,14 +1433,15 @@ static gdnStatus curved_eval(const gdnModel* m, const gdnData* d, const gdnConta
     cand.dist = fwd[0].dist;
     gdn_copy3(cand.pos, fwd[0].pos);
     gdn_copy3(cand.normal, fwd[0].frame);
-    // a margin inflates the supports along the search directions (not derived: 199); the
-    // origin on segment v0-v1 (no portal, 198) is not a limit of the refinement
-    if (r == 0 && margin == 0) {
+    // the origin on segment v0-v1 (no portal, 198) is not a limit of the refinement; a
+    // negative margin (199) deflates
+    if (r == 0 && margin >= 0) {
         int f = -1;
-        cand.degenerate = curved_tangent(m, d, con, dir, p, fwd, &cand.t, &f, limit) != GDN_OK;
+        gdnStatus st = curved_tangent(m, d, con, dir, p, fwd, margin, &cand.t, &f, limit);
+        cand.degenerate = st != GDN_OK;
         cand.feature = f;
-    } else if (margin == 0) {
-        cand.feature = 198;
+    } else {
+        cand.feature = margin < 0 ? 199 : 198;
     }
     gdn_box_keep_nearest(&best, &best_score, con, &cand);
     return gdn_box_finish(&best, best_score, con, t, feature);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Tangents and adjoints of the general convex pairs with their witness features held:
-// plane-mesh (collision/convex.c, a mesh vertex per contact) and MPR between polytopes
-// (collision/convex_mpr.c, the final portal's support vertices).
+// plane-mesh (collision/convex.c, a mesh vertex per contact) and MPR between polytopes without
+// a margin (collision/convex_mpr.c, the final portal's support vertices); MPR with a curved
+// shape or a margin goes to convex_curved_derivative.c. Also the MPR output tangents both use.
 #include <math.h>
 #include <string.h>
 
@@ -154,8 +155,8 @@ void gdn_mpr_triangle_witness(const double a[3], const double b[3], const double
     const double* ends[3][2] = {{a, b}, {a, c}, {b, c}};
     const double* dends[3][2] = {{da, db}, {da, dc}, {db, dc}};
     int e = (*code - 1) / 3;
-    gdn_mpr_segment_witness_tangent(ends[e][0], ends[e][1], dends[e][0], dends[e][1], (*code - 1) % 3,
-                            param[0], dw);
+    gdn_mpr_segment_witness_tangent(ends[e][0], ends[e][1], dends[e][0], dends[e][1],
+                                    (*code - 1) % 3, param[0], dw);
 }
 
 // (a x b) . c and its tangent
@@ -225,7 +226,9 @@ gdnStatus gdn_convex_mpr_eval(const gdnModel* m, const gdnData* d, const gdnCont
         return GDN_ERR_ARG;
     }
     int g1 = con->geom1, g2 = con->geom2;
-    if (!is_polytope(m->geom_type[g1]) || !is_polytope(m->geom_type[g2])) {
+    // curved shapes, and polytopes inflated by a margin: the converged limit
+    if (!is_polytope(m->geom_type[g1]) || !is_polytope(m->geom_type[g2]) ||
+        gdn_box_pair_margin(m, g1, g2) != 0) {
         return gdn_convex_curved_eval(m, d, con, dir, t, feature);
     }
     gdnBoxCand best = {.feature = -1};
@@ -280,7 +283,6 @@ gdnStatus gdn_convex_mpr_eval(const gdnModel* m, const gdnData* d, const gdnCont
     cand.t.dist = -gdn_dot3(n, dw);
     gdn_copy3(cand.normal, n);
     gdn_mpr_unit_tangent(cand.t.normal, n, dw, depth);
-    cand.degenerate = margin != 0;
     gdn_box_keep_nearest(&best, &best_score, con, &cand);
     return gdn_box_finish(&best, best_score, con, t, feature);
 }

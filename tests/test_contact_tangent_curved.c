@@ -573,10 +573,49 @@ static int test_step_scenes(void) {
     return 0;
 }
 
+// bad input: a contact this pair did not make (moved), NULL outputs, a degenerate size: a
+// status, never a crash or a number
+static int test_bad_input(void) {
+    gdnModel* m = gdn_test_load_model_as_is("tangent_curved.xml");
+    CHECK(m != NULL);
+    gdnData* d = NULL;
+    CHECK(gdn_data_create(m, &d) == GDN_OK);
+    gdn_kinematics(m, d);
+    const Pair* pc = &pairs[6]; // ellipsoid-ellipsoid
+    double p[3] = {0, 0, 0}, q[3] = {0.05, 0.1, 0.2};
+    double I[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+    memcpy(d->geom_xpos + 3 * pc->g1, p, sizeof(p));
+    memcpy(d->geom_xmat + 9 * pc->g1, I, sizeof(I));
+    memcpy(d->geom_xpos + 3 * pc->g2, q, sizeof(q));
+    memcpy(d->geom_xmat + 9 * pc->g2, I, sizeof(I));
+    gdnContact c;
+    int feature;
+    CHECK(contact_at(m, d, pc, &c, &feature));
+    const double x[6] = {1, 0, 0, 0, 1, 0};
+    gdnPairTangent t;
+    CHECK(gdn_convex_mpr_tangent(m, d, &c, x, x, NULL, NULL, &t) == GDN_OK);
+    CHECK(gdn_convex_mpr_tangent(m, d, &c, x, x, NULL, NULL, NULL) == GDN_ERR_ARG);
+    double lim[7];
+    CHECK(gdn_convex_curved_limit(m, d, &c, lim) == GDN_OK);
+    gdnContact moved = c;
+    moved.pos[0] += 1e-3;
+    CHECK(gdn_convex_mpr_tangent(m, d, &moved, x, x, NULL, NULL, &t) == GDN_ERR_ARG);
+    // an ellipsoid flattened to a disk: refused or derived, never NaN
+    m->geom_size[3 * pc->g2 + 2] = 0;
+    if (contact_at(m, d, pc, &c, &feature)) {
+        gdnStatus st = gdn_convex_mpr_tangent(m, d, &c, x, x, NULL, NULL, &t);
+        CHECK(st == GDN_ERR_UNSUPPORTED || (st == GDN_OK && isfinite(t.dist)));
+    }
+    gdn_data_free(d);
+    gdn_model_free(m);
+    return 0;
+}
+
 static const gdnTestCase cases[] = {
+    {"bad_input", test_bad_input},
     {"pairs_tight", test_pairs_tight},
     {"pairs_default", test_pairs_default},
     {"step_scenes", test_step_scenes},
 };
 
-int main(int argc, char** argv) { return gdn_test_main(argc, argv, cases, 3); }
+int main(int argc, char** argv) { return gdn_test_main(argc, argv, cases, 4); }

@@ -128,7 +128,8 @@ gdnPairAdjointFn gdn_box_pair_adjoint_fn(int type1, int type2);
 //     differs at the limit; 13 the projection fallback on a segment; 14 the contact far from
 //     the limit; 15 a fixNormal branch boundary; 16 a zero combined normal; 17 a singular
 //     fallback system; 18 the primal's ellipsoid normal iteration at its cap; 19 a cylinder cap
-//     face against more than one point, or its closest point on the portal's edge), 198 the origin
+//     face against more than one point, or its closest point on the portal's edge; 20 a zero
+//     size or a non-finite tangent), 198 the origin
 //     on segment v0-v1, 199 a negative margin.
 int gdn_box_pair_feature(const gdnModel* m, const gdnData* d, const gdnContact* con);
 

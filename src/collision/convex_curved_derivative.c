@@ -870,6 +870,19 @@ static gdnStatus curved_tangent(const gdnModel* m, const gdnData* d, const gdnCo
     gdn_sub3(L.v0, L.s[0].p, L.s[1].p);
     L.L = 1 + gdn_norm3(L.v0) + m->geom_rbound[g1] + m->geom_rbound[g2];
 
+    // a degenerate size (a zero radius or half-length divides below)
+    for (int si = 0; si < 2; si++) {
+        const Shape* sh = &L.s[si];
+        int nsize = sh->type == GDN_GEOM_ELLIPSOID ? 3
+                    : sh->type == GDN_GEOM_CAPSULE || sh->type == GDN_GEOM_CYLINDER ? 2
+                    : sh->type == GDN_GEOM_SPHERE ? 1 : 0;
+        for (int i = 0; i < nsize; i++) {
+            if (!(sh->size[i] > GDN_MINVAL)) {
+                return refuse(feature, 20);
+            }
+        }
+    }
+
     // a cylinder's cap face: its witnesses are rim points spread over the cap (not one
     // smooth rim point), held as body points; the limit is then independent of where on the rim
     // they are only against a single point of the other shape with the closest point inside
@@ -1190,6 +1203,11 @@ static gdnStatus curved_tangent(const gdnModel* m, const gdnData* d, const gdnCo
 
     memset(t, 0, sizeof(*t));
     t->dist = -gdn_dot3(nraw, dw);
+    // a non-finite tangent (a degenerate size): no derivative
+    double tsum = t->dist + dpos[0] + dpos[1] + dpos[2] + dfn[0] + dfn[1] + dfn[2];
+    if (!isfinite(tsum)) {
+        return refuse(feature, 20);
+    }
     gdn_copy3(t->pos, dpos);
     gdn_copy3(t->normal, dfn);
     *feature = 200 + 100 * k + (k ? code : 0) + 50 * (k != 1 && fallback);

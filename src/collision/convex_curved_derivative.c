@@ -696,8 +696,8 @@ static int classify(const Shape* s, const double w[3], Feat* f) {
     return 1;
 }
 
-// the final portal's witnesses of cylinder si are rim points on one cap at angles more than
-// 0.1 rad apart (a smooth rim point's witnesses are within the portal's width, ~sqrt(tol / R))
+// two of the final portal's witnesses of cylinder si are rim points on one cap at angles more
+// than 0.1 rad apart (a smooth rim point's witnesses are within the portal's width, ~sqrt(tol / R))
 static int cylinder_cap_face(const Shape* s, const gdnMprPoint p[4], int si) {
     double q[4][3];
     for (int i = 1; i <= 3; i++) {
@@ -707,7 +707,8 @@ static int cylinder_cap_face(const Shape* s, const gdnMprPoint p[4], int si) {
     }
     for (int i = 1; i <= 3; i++) {
         for (int j = i + 1; j <= 3; j++) {
-            if (q[i][2] != q[j][2] || q[i][2] == 0) {
+            // the same cap (the local z is +-h up to the frame's round-off)
+            if (q[i][2] == 0 || (q[i][2] > 0) != (q[j][2] > 0)) {
                 continue;
             }
             double ri = sqrt(q[i][0] * q[i][0] + q[i][1] * q[i][1]);
@@ -932,7 +933,8 @@ static gdnStatus curved_tangent(const gdnModel* m, const gdnData* d, const gdnCo
     if (!(gdn_norm3(n0) > 0) || !(v0len > GDN_MINVAL)) {
         return refuse(feature, 2);
     }
-    gdn_normalize3(n0);
+    // (a converged portal's edges are ~1e-8 long: |n0| ~ 1e-16, below gdn_normalize3's floor)
+    gdn_scl3(n0, n0, 1 / gdn_norm3(n0));
     if (gdn_dot3(n0, L.v0) > 0) {
         gdn_scl3(n0, n0, -1);
     }

@@ -1003,9 +1003,8 @@ static gdnStatus curved_tangent(const gdnModel* m, const gdnData* d, const gdnCo
     double dF[3];
     gdn_copy3(dF, dP0[0]);
     for (int j = 0; j < k; j++) {
-        double dE[3], E[3];
+        double dE[3];
         gdn_sub3(dE, dP0[j + 1], dP0[0]);
-        gdn_sub3(E, P[j + 1], P[0]);
         gdn_addscl3(dF, dF, dE, L.lam[j]);
         y[3 + j] = -gdn_dot3(L.n, dE);
     }

@@ -571,7 +571,8 @@ static int test_box_box_corners(void) {
 }
 
 // ---- general convex pairs (tangent_box_convex.xml) ----
-enum { CPLANE = 0, CBOX = 1, CPOLY = 2, CTETRA = 3, CELLIPSOID = 4 };
+// (the model's ellipsoid, 4, and MPR with a margin: test_contact_tangent_curved)
+enum { CPLANE = 0, CBOX = 1, CPOLY = 2, CTETRA = 3 };
 
 // geom g2 near geom g1: its center at g1's plus a random direction times k (rbound sum)
 static void pose_near(gdnModel* m, gdnData* d, int g1, int g2, double k0, double k1,
@@ -617,16 +618,6 @@ static void pose_poly_tetra(gdnModel* m, gdnData* d, unsigned long long* rng) {
     pose_near(m, d, CPOLY, CTETRA, 0.1, 0.6, rng);
 }
 
-static void pose_box_ellipsoid(gdnModel* m, gdnData* d, unsigned long long* rng) {
-    pose_near(m, d, CBOX, CELLIPSOID, 0.1, 0.7, rng);
-}
-
-// the same pair with a margin: the support points are inflated along the search directions
-static void pose_box_poly_margin(gdnModel* m, gdnData* d, unsigned long long* rng) {
-    m->geom_margin[CPOLY] = 0.01;
-    pose_box_poly(m, d, rng);
-}
-
 static int mpr_identity(int feature) {
     (void)feature;
     return 0;
@@ -650,18 +641,6 @@ static const PairCase poly_tetra = {
     .tangent = gdn_convex_mpr_tangent, .adjoint = gdn_convex_mpr_adjoint,
     .pose = pose_poly_tetra, .required = req_mpr, .identity_holds = mpr_identity,
     .identity_factor = 1.0, .tangent_sign = 1.0, .max_dropped = 0.3};
-static const PairCase box_ellipsoid = {
-    .name = "ellipsoid-box (MPR, curved)", .model = "tangent_box_convex.xml", .g1 = CELLIPSOID,
-    .g2 = CBOX, .tangent = gdn_convex_mpr_tangent, .adjoint = gdn_convex_mpr_adjoint,
-    .pose = pose_box_ellipsoid, .required = req_mpr, .identity_holds = mpr_identity,
-    .identity_factor = 1.0, .tangent_sign = 1.0, .unsupported = 1};
-
-static const PairCase box_poly_margin = {
-    .name = "box-mesh (MPR, margin 0.01)", .model = "tangent_box_convex.xml", .g1 = CBOX,
-    .g2 = CPOLY, .tangent = gdn_convex_mpr_tangent, .adjoint = gdn_convex_mpr_adjoint,
-    .pose = pose_box_poly_margin, .required = req_mpr, .identity_holds = mpr_identity,
-    .identity_factor = 1.0, .tangent_sign = 1.0, .unsupported = 1};
-
 static int test_plane_mesh(void) {
     Stats st;
     if (run_pair(&plane_poly, &st, 15)) {
@@ -683,11 +662,6 @@ static int test_mpr_box_mesh(void) {
 static int test_mpr_mesh_mesh(void) {
     Stats st;
     return run_pair(&poly_tetra, &st, 17);
-}
-
-static int test_mpr_unsupported(void) {
-    Stats st;
-    return run_pair(&box_ellipsoid, &st, 18) || run_pair(&box_poly_margin, &st, 19);
 }
 
 static int test_plane_box(void) {
@@ -866,7 +840,6 @@ static const gdnTestCase cases[] = {
     {"plane_mesh", test_plane_mesh},
     {"mpr_box_mesh", test_mpr_box_mesh},
     {"mpr_mesh_mesh", test_mpr_mesh_mesh},
-    {"mpr_unsupported", test_mpr_unsupported},
     {"bad_input", test_bad_input},
 };
 

@@ -6,6 +6,7 @@
 
 #include <gradyn/gradyn.h>
 
+#include "collision/convex_mpr.h"
 #include "collision/narrowphase.h"
 
 // contract: contact_derivative_pairs.h (gdnPairTangent, gdnPairTangentFn, gdnPairAdjointFn)
@@ -74,10 +75,16 @@ gdnStatus gdn_box_box_adjoint(const gdnModel* m, const gdnData* d, const gdnCont
 //   MPR (mjc_Convex) between two polytopes (box, mesh): the final portal's support points are
 //     held as the shapes' vertices (box corners move with the box's size), with the closest
 //     feature of the portal triangle to the origin and the portal-position formula the primal
-//     took. GDN_ERR_UNSUPPORTED for a margin != 0 (the support points are inflated along the
-//     search directions, which depend on the whole MPR history) and for curved shapes
-//     (sphere, capsule, ellipsoid, cylinder: their support points and mjc_fixNormal move
-//     with the direction; not derived yet).
+//     took, for margin 0 (a margin inflates the supports along the search directions: such
+//     pairs go to the curved path below, the inflation a ball of radius margin / 2);
+//   MPR with a curved shape (sphere, capsule, ellipsoid, cylinder against each other or a box
+//     / mesh; convex_curved_derivative.c): the converged limit of the search (the ray's exit
+//     from the Minkowski difference on the feature the final portal names: a point, a ruled
+//     segment or a flat face), differentiated implicitly, then mjc_fixNormal's analytic
+//     normals (ellipsoid fixed points by the implicit function theorem). The limit equals the
+//     forward up to the MPR tolerance (O(sqrt(tolerance / curvature)) in the support points);
+//     GDN_ERR_UNSUPPORTED on the configurations listed there (cylinder cap faces, ties and
+//     feature boundaries, a singular limit, a forward far from the limit, a negative margin).
 gdnStatus gdn_plane_mesh_tangent(const gdnModel* m, const gdnData* d, const gdnContact* con,
                                  const double x1[6], const double x2[6], const double dsize1[3],
                                  const double dsize2[3], gdnPairTangent* t);
@@ -93,7 +100,7 @@ gdnStatus gdn_convex_mpr_adjoint(const gdnModel* m, const gdnData* d, const gdnC
 
 // The tangent and adjoint of the pair function the table gives type1 <= type2 (NULL when this
 // file set has none: the primitive pairs are elsewhere). MPR pairs get the MPR functions, which
-// return GDN_ERR_UNSUPPORTED for curved shapes and nonzero margins.
+// send curved shapes and nonzero margins to convex_curved_derivative.c.
 gdnPairTangentFn gdn_box_pair_tangent_fn(int type1, int type2);
 gdnPairAdjointFn gdn_box_pair_adjoint_fn(int type1, int type2);
 
@@ -109,7 +116,21 @@ gdnPairAdjointFn gdn_box_pair_adjoint_fn(int type1, int type2);
 //   plane-mesh: the mesh vertex (index in the mesh);
 //   MPR: 50 when the origin lies on segment v0-v1 (no portal), else the portal triangle's
 //     closest feature (0 interior, 1 + 3 k + c: segment k = ab, ac, bc at its start (c = 0),
-//     end (1) or interior (2)) plus 20 when the portal position used the projection fallback.
+//     end (1) or interior (2)) plus 20 when the portal position used the projection fallback;
+//   MPR with a curved shape: 200 + 100 k + the limit's closest-feature code (k = 0 a point,
+//     1 a segment: its clamp 0 / 1 / 2, 2 a face: the triangle code above) + 50 for the
+//     projection fallback on a point or face; a refused contact 100 + reason (1 a witness
+//     that fits no model, e.g. a cylinder cap centre; 2 a degenerate portal; 3 the limit not
+//     found (a cylinder cap face, a flat direction); 4 the ray tangent; 5 the ray on the
+//     feature's boundary; 6 a support tie that changes the feature; 7 the normal along a
+//     cylinder's axis; 8 the portal's witnesses far from the limit; 9 a singular tangent
+//     system; 10 the closest point at a segment end; 11 zero depth; 12 the fallback decision
+//     differs at the limit; 13 the projection fallback on a segment; 14 the contact far from
+//     the limit; 15 a fixNormal branch boundary; 16 a zero combined normal; 17 a singular
+//     fallback system; 18 the primal's ellipsoid normal iteration at its cap; 19 a cylinder cap
+//     face against more than one point, or its closest point on the portal's edge; 20 a zero
+//     size or a non-finite tangent), 198 the origin
+//     on segment v0-v1, 199 a negative margin.
 int gdn_box_pair_feature(const gdnModel* m, const gdnData* d, const gdnContact* con);
 
 // ---- shared by the box pair derivatives (box_derivative_util.c) ----
@@ -188,5 +209,41 @@ int gdn_sphere_box_candidate(gdnBoxCand* cand, double margin, const double c[3],
                              const double dc[3], double r, double dr, const double b[3],
                              const double db[3], const double R[9], const double w[3],
                              const double s[3], const double ds[3]);
+
+// ---- MPR output tangents shared by the polytope and the curved paths (convex_derivative.c) ----
+
+// tangents of a portal's support points (v = v1 - v2) and their witnesses on each shape
+typedef struct gdnMprPortalTangent {
+    double v[4][3], v1[4][3], v2[4][3];
+} gdnMprPortalTangent;
+
+// d unit(v) = (dv - u (u . dv)) / |v| (u = unit(v), len = |v|)
+void gdn_mpr_unit_tangent(double du[3], const double u[3], const double dv[3], double len);
+
+// tangent of the origin's closest point on segment (a, b) at the clamp where (0: a, 1: b,
+// 2: interior at parameter t)
+void gdn_mpr_segment_witness_tangent(const double a[3], const double b[3], const double da[3],
+                                     const double db[3], int where, double t, double dw[3]);
+
+// the origin's closest point w on triangle (a, b, c) (gdn_mpr_triangle_closest, *code its case)
+// and its tangent
+void gdn_mpr_triangle_witness(const double a[3], const double b[3], const double c[3],
+                              const double da[3], const double db[3], const double dc[3],
+                              double w[3], double dw[3], int* code);
+
+// the primal's portal contact point (gdn_mpr_portal_weights / _witnesses) and its tangent;
+// returns 1 when the projection fallback was taken
+int gdn_mpr_portal_position(const gdnMprPoint p[4], const gdnMprPortalTangent* dp, double pos[3],
+                            double dpos[3]);
+
+// MPR with a curved shape (sphere, capsule, ellipsoid, cylinder; convex_curved_derivative.c):
+// the tangent of the converged limit of the search, called by gdn_convex_mpr_eval
+gdnStatus gdn_convex_curved_eval(const gdnModel* m, const gdnData* d, const gdnContact* con,
+                                 const gdnBoxDir* dir, gdnPairTangent* t, int* feature);
+
+// the converged limit that gdn_convex_curved_eval differentiates, for tests: dist, pos and the
+// fixed normal of the limit (limit[0], [1:4], [4:7]); the status as the eval's
+gdnStatus gdn_convex_curved_limit(const gdnModel* m, const gdnData* d, const gdnContact* con,
+                                  double limit[7]);
 
 #endif

@@ -47,8 +47,9 @@ static const PairDerivative pair_table[NTYPES][NTYPES] = {
             [GDN_GEOM_BOX] = {gdn_capsule_box_tangent, gdn_capsule_box_adjoint, NULL},
             [GDN_GEOM_MESH] = {gdn_convex_mpr_tangent, gdn_convex_mpr_adjoint, NULL},
         },
-    // MPR pairs (convex_derivative.c): polytopes (box, mesh) with margin 0; curved shapes and
-    // nonzero margins return GDN_ERR_UNSUPPORTED from the pair function itself
+    // MPR pairs (convex_derivative.c): polytopes (box, mesh) with their portal vertices held,
+    // curved shapes and margins at the converged limit (convex_curved_derivative.c); refused
+    // configurations return GDN_ERR_UNSUPPORTED from the pair function
     [GDN_GEOM_ELLIPSOID] =
         {
             [GDN_GEOM_ELLIPSOID] = {gdn_convex_mpr_tangent, gdn_convex_mpr_adjoint, NULL},

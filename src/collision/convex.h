@@ -36,6 +36,13 @@ typedef struct gdnMprResult {
 int gdn_mpr_penetration(gdnConvexObj* obj1, gdnConvexObj* obj2, int max_iterations,
                         double tolerance, gdnMprResult* res);
 
+// the outward normal of geom g at the local point pos (nrm holds the local MPR normal on entry,
+// the analytic normal on return, not normalized): mjc_fixNormal's per-geom step. Returns 1 when
+// an analytic normal was found; *settled 0 when an ellipsoid's iteration stopped at its cap
+// (not at its fixed point)
+int gdn_convex_local_normal(const gdnModel* m, int g, const double pos[3], double nrm[3],
+                            int* settled);
+
 // MuJoCo's mjc_fixNormal: replace the MPR normal by the analytic surface normal of a sphere,
 // capsule, ellipsoid or cylinder side at the contact point (averaged when both geoms have one)
 void gdn_convex_fix_normal(const gdnModel* m, const gdnData* d, gdnContact* con, int g1, int g2);

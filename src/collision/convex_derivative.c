@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Tangents and adjoints of the general convex pairs with their witness features held:
-// plane-mesh (collision/convex.c, a mesh vertex per contact) and MPR between polytopes
-// (collision/convex_mpr.c, the final portal's support vertices).
+// plane-mesh (collision/convex.c, a mesh vertex per contact) and MPR between polytopes without
+// a margin (collision/convex_mpr.c, the final portal's support vertices); MPR with a curved
+// shape or a margin goes to convex_curved_derivative.c. Also the MPR output tangents both use.
 #include <math.h>
 #include <string.h>
 
@@ -59,14 +60,14 @@ gdnStatus gdn_plane_mesh_eval(const gdnModel* m, const gdnData* d, const gdnCont
     return gdn_box_finish(&best, best_score, con, t, feature);
 }
 
+static int is_polytope(int type) { return type == GDN_GEOM_BOX || type == GDN_GEOM_MESH; }
+
 // ---- MPR between polytopes: the primal's final portal (collision/convex_mpr.h) ----
 
 // ---- tangents of the portal's outputs ----
 
 // a Minkowski support point's tangents: each shape point is a vertex moving with its body
-typedef struct PortalTangent {
-    double v[4][3], v1[4][3], v2[4][3];
-} PortalTangent;
+typedef gdnMprPortalTangent PortalTangent;
 
 // tangent of a support point on geom g (at world point s; a box corner also moves with dsize)
 static void vertex_tangent(const gdnModel* m, const gdnData* d, int g, const double x[6],
@@ -91,7 +92,7 @@ static void vertex_tangent(const gdnModel* m, const gdnData* d, int g, const dou
 }
 
 // d unit(v) = (dv - u (u . dv)) / |v|
-static void unit_tangent(double du[3], const double u[3], const double dv[3], double len) {
+void gdn_mpr_unit_tangent(double du[3], const double u[3], const double dv[3], double len) {
     double k = gdn_dot3(u, dv);
     for (int i = 0; i < 3; i++) {
         du[i] = (dv[i] - u[i] * k) / len;
@@ -100,7 +101,7 @@ static void unit_tangent(double du[3], const double u[3], const double dv[3], do
 
 // the tangent of the closest point of segment (a, b) to the origin, at the primal's clamp
 // where (0: a, 1: b, 2: interior at parameter t = -a . e / e . e, e = b - a)
-static void segment_witness_tangent(const double a[3], const double b[3], const double da[3],
+void gdn_mpr_segment_witness_tangent(const double a[3], const double b[3], const double da[3],
                                     const double db[3], int where, double t, double dw[3]) {
     if (where == 0) {
         gdn_copy3(dw, da);
@@ -122,7 +123,7 @@ static void segment_witness_tangent(const double a[3], const double b[3], const 
 
 // closest point w of triangle (a, b, c) to the origin (the primal's gdn_mpr_triangle_closest,
 // *code its case) with its tangent
-static void triangle_witness(const double a[3], const double b[3], const double c[3],
+void gdn_mpr_triangle_witness(const double a[3], const double b[3], const double c[3],
                              const double da[3], const double db[3], const double dc[3],
                              double w[3], double dw[3], int* code) {
     double param[2];
@@ -143,7 +144,7 @@ static void triangle_witness(const double a[3], const double b[3], const double 
         gdn_add3(dN, dN, tmp);
         double len = sqrt(gdn_dot3(N, N));
         gdn_scl3(nrm, N, 1 / len);
-        unit_tangent(dn, nrm, dN, len);
+        gdn_mpr_unit_tangent(dn, nrm, dN, len);
         double na = gdn_dot3(nrm, a), dna = gdn_dot3(dn, a) + gdn_dot3(nrm, da);
         for (int i = 0; i < 3; i++) {
             dw[i] = dn[i] * na + nrm[i] * dna;
@@ -154,8 +155,8 @@ static void triangle_witness(const double a[3], const double b[3], const double 
     const double* ends[3][2] = {{a, b}, {a, c}, {b, c}};
     const double* dends[3][2] = {{da, db}, {da, dc}, {db, dc}};
     int e = (*code - 1) / 3;
-    segment_witness_tangent(ends[e][0], ends[e][1], dends[e][0], dends[e][1], (*code - 1) % 3,
-                            param[0], dw);
+    gdn_mpr_segment_witness_tangent(ends[e][0], ends[e][1], dends[e][0], dends[e][1],
+                                    (*code - 1) % 3, param[0], dw);
 }
 
 // (a x b) . c and its tangent
@@ -172,7 +173,7 @@ static double triple(const double a[3], const double b[3], const double c[3],
 
 // the primal's contact point (gdn_mpr_portal_weights / _witnesses: pos = (sum b_i (v1_i +
 // v2_i)) / (2 sum b_i)) with its tangent; returns 1 when the projection fallback was taken
-static int portal_position(const gdnMprPoint p[4], const PortalTangent* dp, double pos[3],
+int gdn_mpr_portal_position(const gdnMprPoint p[4], const PortalTangent* dp, double pos[3],
                            double dpos[3]) {
     double b[4], db[4], sum, p1[3], p2[3];
     int fallback = gdn_mpr_portal_weights(p, b, &sum);
@@ -195,7 +196,7 @@ static int portal_position(const gdnMprPoint p[4], const PortalTangent* dp, doub
         gdn_add3(dn, dn, tmp);
         double len = sqrt(gdn_dot3(n, n));
         gdn_mpr_unit(n);
-        unit_tangent(dn, n, dn, len);
+        gdn_mpr_unit_tangent(dn, n, dn, len);
         db[0] = 0;
         triple(p[2].v, p[3].v, n, dp->v[2], dp->v[3], dn, &db[1]);
         triple(p[3].v, p[1].v, n, dp->v[3], dp->v[1], dn, &db[2]);
@@ -215,8 +216,6 @@ static int portal_position(const gdnMprPoint p[4], const PortalTangent* dp, doub
     return fallback;
 }
 
-static int is_polytope(int type) { return type == GDN_GEOM_BOX || type == GDN_GEOM_MESH; }
-
 // MPR between polytopes g1, g2 (margin 0): dist = -depth, depth = |w|, normal = w / |w| with
 // w the portal triangle's closest point to the origin; pos the portal position
 gdnStatus gdn_convex_mpr_eval(const gdnModel* m, const gdnData* d, const gdnContact* con,
@@ -227,6 +226,11 @@ gdnStatus gdn_convex_mpr_eval(const gdnModel* m, const gdnData* d, const gdnCont
         return GDN_ERR_ARG;
     }
     int g1 = con->geom1, g2 = con->geom2;
+    // curved shapes, and polytopes inflated by a margin: the converged limit
+    if (!is_polytope(m->geom_type[g1]) || !is_polytope(m->geom_type[g2]) ||
+        gdn_box_pair_margin(m, g1, g2) != 0) {
+        return gdn_convex_curved_eval(m, d, con, dir, t, feature);
+    }
     gdnBoxCand best = {.feature = -1};
     double best_score = 0;
     double margin = gdn_box_pair_margin(m, g1, g2);
@@ -264,8 +268,8 @@ gdnStatus gdn_convex_mpr_eval(const gdnModel* m, const gdnData* d, const gdnCont
         cand.feature = 50;
     } else {
         int code;
-        triangle_witness(p[1].v, p[2].v, p[3].v, dp.v[1], dp.v[2], dp.v[3], w, dw, &code);
-        int fallback = portal_position(p, &dp, cand.pos, cand.t.pos);
+        gdn_mpr_triangle_witness(p[1].v, p[2].v, p[3].v, dp.v[1], dp.v[2], dp.v[3], w, dw, &code);
+        int fallback = gdn_mpr_portal_position(p, &dp, cand.pos, cand.t.pos);
         cand.feature = code + 20 * fallback;
     }
     double depth = sqrt(gdn_dot3(w, w));
@@ -278,9 +282,7 @@ gdnStatus gdn_convex_mpr_eval(const gdnModel* m, const gdnData* d, const gdnCont
     cand.dist = margin - depth;
     cand.t.dist = -gdn_dot3(n, dw);
     gdn_copy3(cand.normal, n);
-    unit_tangent(cand.t.normal, n, dw, depth);
-    cand.degenerate = margin != 0 || !is_polytope(m->geom_type[g1]) ||
-                      !is_polytope(m->geom_type[g2]);
+    gdn_mpr_unit_tangent(cand.t.normal, n, dw, depth);
     gdn_box_keep_nearest(&best, &best_score, con, &cand);
     return gdn_box_finish(&best, best_score, con, t, feature);
 }

@@ -11,8 +11,10 @@
 
 // contact point pos inside the ellipsoid x' S^-2 x = 1: follow the ray pos + x nrm (x >= 0) to
 // the surface and take the surface normal there, repeated until the normal settles.
-// Returns 1 when nrm was updated
-static int ellipsoid_normal_inside(double nrm[3], const double pos[3], const double size[3]) {
+// Returns 1 when nrm was updated; *settled 1 when the normal settled within the tolerance
+// before the iteration cap
+static int ellipsoid_normal_inside(double nrm[3], const double pos[3], const double size[3],
+                                   int* settled) {
     double s2inv[3] = {1 / (size[0] * size[0]), 1 / (size[1] * size[1]),
                        1 / (size[2] * size[2])};
     double c = pos[0] * pos[0] * s2inv[0] + pos[1] * pos[1] * s2inv[1] +
@@ -46,6 +48,7 @@ static int ellipsoid_normal_inside(double nrm[3], const double pos[3], const dou
         double change = gdn_norm3(dif);
         gdn_copy3(nrm, newnrm);
         if (change < NORMAL_TOLERANCE) {
+            *settled = 1;
             break;
         }
     }
@@ -54,8 +57,9 @@ static int ellipsoid_normal_inside(double nrm[3], const double pos[3], const dou
 
 // contact point pos outside the ellipsoid: the closest surface point is S^2 (S^2 + la)^-1 pos
 // with la >= 0 solving sum pos_i^2 s_i^2 / (s_i^2 + la)^2 = 1 (Newton from la = 0); the normal
-// there is proportional to (S^2 + la)^-1 pos
-static int ellipsoid_normal_outside(double nrm[3], const double pos[3], const double size[3]) {
+// there is proportional to (S^2 + la)^-1 pos; *settled 1 unless the iteration cap was reached
+static int ellipsoid_normal_outside(double nrm[3], const double pos[3], const double size[3],
+                                    int* settled) {
     double s2[3] = {size[0] * size[0], size[1] * size[1], size[2] * size[2]};
     double ps2[3] = {pos[0] * pos[0] * s2[0], pos[1] * pos[1] * s2[1], pos[2] * pos[2] * s2[2]};
     double la = 0;
@@ -63,6 +67,7 @@ static int ellipsoid_normal_outside(double nrm[3], const double pos[3], const do
         double r[3] = {1 / (s2[0] + la), 1 / (s2[1] + la), 1 / (s2[2] + la)};
         double val = ps2[0] * r[0] * r[0] + ps2[1] * r[1] * r[1] + ps2[2] * r[2] * r[2] - 1;
         if (val < NORMAL_TOLERANCE) {
+            *settled = 1;
             break;
         }
         double deriv = -2 * (ps2[0] * r[0] * r[0] * r[0] + ps2[1] * r[1] * r[1] * r[1] +
@@ -72,6 +77,7 @@ static int ellipsoid_normal_outside(double nrm[3], const double pos[3], const do
         }
         double delta = -val / deriv;
         if (delta < NORMAL_TOLERANCE) {
+            *settled = 1;
             break;
         }
         la += delta;
@@ -83,9 +89,9 @@ static int ellipsoid_normal_outside(double nrm[3], const double pos[3], const do
     return 1;
 }
 
-// the outward normal of geom g at the local point pos (nrm holds the MPR normal on entry);
-// returns 1 when an analytic normal was found
-static int local_normal(const gdnModel* m, int g, const double pos[3], double nrm[3]) {
+int gdn_convex_local_normal(const gdnModel* m, int g, const double pos[3], double nrm[3],
+                            int* settled) {
+    *settled = 1;
     const double* size = m->geom_size + 3 * g;
     switch (m->geom_type[g]) {
     case GDN_GEOM_SPHERE:
@@ -111,8 +117,9 @@ static int local_normal(const gdnModel* m, int g, const double pos[3], double nr
         }
         double e = pos[0] * pos[0] / (size[0] * size[0]) + pos[1] * pos[1] / (size[1] * size[1]) +
                    pos[2] * pos[2] / (size[2] * size[2]);
-        return e <= 1 ? ellipsoid_normal_inside(nrm, pos, size)
-                      : ellipsoid_normal_outside(nrm, pos, size);
+        *settled = 0;
+        return e <= 1 ? ellipsoid_normal_inside(nrm, pos, size, settled)
+                      : ellipsoid_normal_outside(nrm, pos, size, settled);
     }
 
     // the round side only: away from the caps (beyond 95% of the half-length skipped) and at
@@ -154,7 +161,8 @@ void gdn_convex_fix_normal(const gdnModel* m, const gdnData* d, gdnContact* con,
         gdn_sub3(dif, con->pos, d->geom_xpos + 3 * gid[i]);
         gdn_mulmat3T(pos, mat, dif);
         gdn_mulmat3T(nrm, mat, normal[i]);
-        processed[i] = local_normal(m, gid[i], pos, nrm);
+        int settled;
+        processed[i] = gdn_convex_local_normal(m, gid[i], pos, nrm, &settled);
         if (processed[i]) {
             gdn_normalize3(nrm);
             gdn_mulmat3(normal[i], mat, nrm);

@@ -160,8 +160,9 @@ static int test_branch_penalty_vertex(void) {
 
 // a constrained model is differentiated by default (box_penalty's box lands on its floor:
 // contacts and the penalty skin): grad succeeds with the constrained steps and their
-// derivative report in step_flags, gradcheck passes; a pair without a derivative (an ellipsoid
-// on a box: MPR with a curved shape) is refused with the library's message and a hint
+// derivative report in step_flags, gradcheck passes; a contact without a derivative (an
+// ellipsoid centred on a box: MPR's origin on the segment between the centres) is refused with
+// the library's message and a hint
 static int test_constrained_default(void) {
     const char* runs[] = {
         "grad '" GDN_TEST_MODELS "/box_penalty.xml' --steps 200 --target 0.3,0.1,-0.4",

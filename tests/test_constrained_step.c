@@ -577,6 +577,7 @@ static int test_report_margins(void) {
                "margin %.3g\n",
                depth, d->deriv_flags, d->deriv_activation_margin, d->deriv_state_margin);
         CHECK(((d->deriv_flags & GDN_DERIV_NEAR_ACTIVATION) != 0) == (k == 0));
+        CHECK((d->deriv_flags & GDN_DERIV_MPR_LIMIT) == 0); // plane-sphere: closed form
         CHECK_NEAR(d->deriv_activation_margin, depth, 1e-6, 1e-15);
         CHECK(isfinite(d->deriv_state_margin) && d->deriv_state_margin > 0);
     }

@@ -485,7 +485,8 @@ static gdnStatus terminal_cost(const gdnModel* m, gdnData* scratch, int t, void*
     return GDN_OK;
 }
 
-// an ellipsoid resting on a box (a curved MPR pair: no contact geometry derivative yet): every
+// an ellipsoid resting centred on a box (MPR's origin on the segment between the centres: its
+// converged limit has no derivative there): every
 // derivative entry point refuses the constrained step with GDN_ERR_UNSUPPORTED (the adjoint with
 // a message), and all succeed with constraints disabled
 static int test_derivatives_refuse_constrained_step(void) {

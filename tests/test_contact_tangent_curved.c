@@ -512,6 +512,8 @@ static int step_jvp_check(const char* file, double tol, double eps, double err[3
     memcpy(d->qpos, q0, sizeof(q0));
     memcpy(d->qvel, v0, sizeof(v0));
     CHECK(gdn_step_jvp(m, d, dq, dv, NULL, NULL, NULL, jvp, jvp + 6) == GDN_OK);
+    // the report says the contact was differentiated at MPR's converged limit
+    CHECK(d->ncon > 0 && (d->deriv_flags & GDN_DERIV_MPR_LIMIT) != 0);
     err[0] = gdn_test_relerr(jvp, fd, 12, 1e-3);
     CHECK(gdn_step_vjp(m, d, w, w + 6, gq, gv, NULL, NULL, NULL) == GDN_OK);
     double lhs = dot(jvp, w, 12), rhs = dot(dq, gq, 6) + dot(dv, gv, 6);

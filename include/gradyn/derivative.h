@@ -22,8 +22,9 @@ extern "C" {
 // function theorem at its solve's solution with the row states held (docs/derivatives.md);
 // GDN_ERR_UNCONVERGED when that solve did not converge (or its forces are not the primal
 // optimum's at its acceleration), GDN_ERR_SINGULAR for a singular linearization and
-// GDN_ERR_UNSUPPORTED for rows without a derivative yet (tendon rows, MPR pairs with a curved
-// geom): never a derivative of another step.
+// GDN_ERR_UNSUPPORTED for rows without a derivative yet (tendon rows) or a contact whose
+// geometry has none (an MPR limit that is not differentiable: docs/derivatives.md): never a
+// derivative of another step.
 //
 // After each call d->deriv_flags, d->deriv_state_margin and d->deriv_activation_margin report
 // on the step differentiated (data.h):
@@ -35,9 +36,14 @@ extern "C" {
 //                             saturating): the derivative is one-sided there
 //   GDN_DERIV_NEAR_ACTIVATION a contact or limit row is within GDN_DERIV_MARGIN_TOL (m or rad)
 //                             of its inclusion margin: a nearby state has other rows
+//   GDN_DERIV_MPR_LIMIT       a contact comes from MPR with a curved shape or a margin: its
+//                             geometry is differentiated at the search's converged limit,
+//                             which the forward approximates to opt.mpr_tolerance (tighten it
+//                             for a gradient that matches the forward's finite differences)
 #define GDN_DERIV_ONESIDED 1
 #define GDN_DERIV_NEAR_STATE 2
 #define GDN_DERIV_NEAR_ACTIVATION 4
+#define GDN_DERIV_MPR_LIMIT 8
 #define GDN_DERIV_MARGIN_TOL 1e-6
 //
 // Inputs named d* are tangents (NULL means zero); outputs named d*_next are tangents of the

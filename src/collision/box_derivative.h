@@ -91,6 +91,9 @@ gdnStatus gdn_plane_mesh_tangent(const gdnModel* m, const gdnData* d, const gdnC
 gdnStatus gdn_plane_mesh_adjoint(const gdnModel* m, const gdnData* d, const gdnContact* con,
                                  const gdnPairTangent* tbar, double x1bar[6], double x2bar[6],
                                  double size1bar[3], double size2bar[3]);
+// 1 when contact con comes from MPR with a curved shape or a margin: its tangent is the one of
+// the search's converged limit, which the forward approximates to mpr_tolerance
+int gdn_contact_mpr_limit(const gdnModel* m, const gdnContact* con);
 gdnStatus gdn_convex_mpr_tangent(const gdnModel* m, const gdnData* d, const gdnContact* con,
                                  const double x1[6], const double x2[6], const double dsize1[3],
                                  const double dsize2[3], gdnPairTangent* t);

@@ -216,6 +216,15 @@ int gdn_mpr_portal_position(const gdnMprPoint p[4], const PortalTangent* dp, dou
     return fallback;
 }
 
+int gdn_contact_mpr_limit(const gdnModel* m, const gdnContact* con) {
+    const int g1 = con->geom1, g2 = con->geom2;
+    if (gdn_collide_function(m->geom_type[g1], m->geom_type[g2]) != gdn_collide_convex) {
+        return 0;
+    }
+    return !is_polytope(m->geom_type[g1]) || !is_polytope(m->geom_type[g2]) ||
+           gdn_box_pair_margin(m, g1, g2) != 0;
+}
+
 // MPR between polytopes g1, g2 (margin 0): dist = -depth, depth = |w|, normal = w / |w| with
 // w the portal triangle's closest point to the origin; pos the portal position
 gdnStatus gdn_convex_mpr_eval(const gdnModel* m, const gdnData* d, const gdnContact* con,

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/arena.h"
+#include "collision/box_derivative.h"
 #include "constraint/constraint.h"
 #include "constraint/rows_derivative.h"
 #include "constraint/rows_param_derivative.h"
@@ -149,6 +150,11 @@ gdnStatus gdn_constrained_linearize(const gdnModel* m, gdnData* d, gdnConstraine
     // the report: how far this linearization is from another branch
     d->deriv_state_margin = L->lin.state_margin;
     d->deriv_activation_margin = L->lin.activation_margin;
+    for (int k = 0; k < d->ncon; k++) {
+        if (d->contact[k].efc_address >= 0 && gdn_contact_mpr_limit(m, d->contact + k)) {
+            d->deriv_flags |= GDN_DERIV_MPR_LIMIT;
+        }
+    }
     d->deriv_flags |= (L->lin.state_margin < GDN_DERIV_MARGIN_TOL ? GDN_DERIV_NEAR_STATE : 0) |
                       (L->lin.activation_margin < GDN_DERIV_MARGIN_TOL
                            ? GDN_DERIV_NEAR_ACTIVATION

@@ -60,7 +60,8 @@ const char cli_gradcheck_usage[] =
     "than the rollout (contact set, constraint row states, penalty vertices in contact,\n"
     "control or force clamps) it is listed under branch_changes with the sample, the step and\n"
     "what changed, and left out of the block error. Prints per block the error, the worst\n"
-    "entry, the noise bound and the branch changes as JSON, plus grad's step_flags. Exit code\n"
+    "entry, the noise bound and the branch changes as JSON, plus grad's step_flags and a note\n"
+    "when a curved MPR contact is differentiated at its converged limit. Exit code\n"
     "1 when a block's error exceeds --tol (default 1e-5) or every entry of a block changed\n"
     "branch (result inconclusive: try a smaller --eps).\n";
 
@@ -524,6 +525,18 @@ static void write_report(checkContext* c, double J, const gradStepReport* steps,
     const char* result = verdict(c, &worst, &worst_block);
     cli_json_double(&w, "worst_rel_error", worst);
     cli_json_string(&w, "result", result);
+    // curved MPR contacts: the gradient is the converged geometry's, the FD the truncated
+    // search's (docs/derivatives.md)
+    int mpr_limit = 0;
+    for (long k = 0; k < steps->constrained; k++) {
+        mpr_limit |= ((int)steps->flags[k] & GDN_DERIV_MPR_LIMIT) != 0;
+    }
+    cli_json_string(&w, "note",
+                    mpr_limit ? "curved MPR contacts are differentiated at the search's converged "
+                                "limit, which the forward approximates to mpr_tolerance: raise "
+                                "agreement with <option mpr_tolerance=\"1e-15\" "
+                                "mpr_iterations=\"1000\"/>"
+                              : NULL);
     cli_json_double(&w, "seconds", seconds);
     grad_step_report_write(&w, steps);
     cli_json_end_object(&w);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include <cjson/cJSON.h>
+#include <gradyn/derivative.h>
 #include <gradyn/gradyn.h>
 
 #include "runner/cli_run.h"
@@ -180,7 +181,22 @@ static int test_constrained_default(void) {
         CHECK(cJSON_GetArraySize(member(flags, "activation_margin")) == n);
         if (i == 1) {
             CHECK(strcmp(member(root, "result")->valuestring, "pass") == 0);
+            CHECK(cJSON_IsNull(member(root, "note"))); // no curved MPR contact
         }
+        cJSON_Delete(root);
+    }
+    // a capsule end on a mesh slab (curved MPR): flagged 8 on its steps, and the note says
+    // which geometry the gradient is of
+    CHECK(run_cli("gradcheck '" GDN_TEST_MODELS "/curved_step_capsule.xml' --steps 5") == 0);
+    {
+        cJSON* root = cJSON_Parse(run_out);
+        CHECK(root != NULL);
+        const cJSON* flags = member(root, "step_flags");
+        CHECK(member(flags, "constrained_steps")->valueint > 0);
+        CHECK(((int)cJSON_GetArrayItem(member(flags, "derivative_flags"), 0)->valuedouble &
+               GDN_DERIV_MPR_LIMIT) != 0);
+        CHECK(strstr(member(root, "note")->valuestring, "converged limit") != NULL);
+        CHECK(strcmp(member(root, "result")->valuestring, "pass") == 0);
         cJSON_Delete(root);
     }
     CHECK(run_cli("grad '" GDN_TEST_MODELS "/tangent_box_unsupported.xml' --steps 100") == 1);

@@ -16,13 +16,11 @@
 // their A, B are checked against the JVP and against Newton's A, B at the same state (1e-5)
 // where both solvers put the rows in the same states.
 //
-// KNOWN FAILING (h9abreview, against cd2fcfc): branches, ball_limit and humanoid under Newton
-// with elliptic cones (damped models): A, B vs the JVP 2.5e-12 .. 4.2e-12 (3d23ac1's A, B:
-// 5.7e-14). Cause (newton_factor below, and confirmed by making gdn_constrained_linearize
-// ignore d->solver_H: 1.3e-13): the factor of H kept by the Newton solve differs from
-// M + J' H_s J at the rows' H_s by ~3e-14 relative on cones in the cone state, and the damped
-// identity da = dx - (M + hD)^-1 (hD dx + Xa - X) assumes they are equal; the JVP's own damped
-// path does not, so the two part by that difference times the conditioning.
+// This test found that the damped identity da = dx - (M + hD)^-1 (hD dx + Xa - X) needs H to be
+// exactly M + J' H_s J of the linearization's H_s: the factor the Newton solve keeps differed
+// from it by ~3e-14 relative on elliptic cones in the cone state (A, B vs the JVP 4e-12), so
+// such a linearization now factors H afresh (newton_factor_matches); newton_factor below prints
+// the two factors' difference where the kept one is still read.
 #include <stdlib.h>
 #include <string.h>
 

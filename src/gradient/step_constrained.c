@@ -78,7 +78,8 @@ static gdnStatus hessian(const gdnModel* m, gdnData* d, gdnConstrainedLinear* L)
     return GDN_OK;
 }
 
-// 1 when d->solver_H is the factor of this linearization's H: a Newton solve kept it
+// 1 when d->solver_H is the factor of this linearization's H (no elliptic cone in its cone
+// zone: below): a Newton solve kept it
 // (solver_H_valid) at the states the primal update gives at its acceleration (Newton's final
 // update computed them at that same acceleration, so they agree whenever the flag is set;
 // checked row by row all the same: quadratic rows quadratic, cones in the cone state)
@@ -88,6 +89,12 @@ static int newton_factor_matches(const gdnModel* m, const gdnData* d, const gdnR
     }
     for (int i = 0; i < d->nefc; i++) {
         const int st = d->efc_state[i], kind = lin->hs_kind[i];
+        // an elliptic contact in its cone zone: Newton's cone Hessian and the linearization's
+        // H_s agree only to round-off (~3e-14 relative), and the damped A, B's identity
+        // (transition.c) needs H = M + J' H_s J of these very H_s: factor it afresh
+        if (kind == 2) {
+            return 0;
+        }
         const int want = st == GDN_CNSTRSTATE_QUADRATIC ? 1 : st == GDN_CNSTRSTATE_CONE ? 2 : 0;
         if ((kind == 3 ? 2 : kind) != want) {
             return 0;

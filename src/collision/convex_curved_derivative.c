@@ -357,18 +357,13 @@ static void smooth_jac_tangent(const Shape* s, const double u[3], const double w
     switch (s->type) {
     case GDN_GEOM_SPHERE:
     case GDN_GEOM_CAPSULE: {
-        // Jl w = r (w - uh (uh . w)) / |u|
-        double len = gdn_norm3(u), uh[3], duh[3], y[3];
-        gdn_scl3(uh, u, 1 / len);
-        double uw = gdn_dot3(uh, w), udu = gdn_dot3(uh, du);
-        gdn_addscl3(duh, du, uh, -udu);
-        gdn_scl3(duh, duh, 1 / len);
-        gdn_addscl3(y, w, uh, -uw);
-        double dr = ds ? ds[0] : 0;
-        for (int i = 0; i < 3; i++) {
-            out[i] = dr * y[i] / len -
-                     sz[0] * (duh[i] * uw + uh[i] * gdn_dot3(duh, w)) / len -
-                     sz[0] * y[i] * udu / (len * len);
+        // Jl w = r (w - uh (uh . w)) / |u|: the ball's, plus the radius tangent's share
+        ball_jac_tangent(sz[0], u, w, du, out);
+        if (ds) {
+            double len = gdn_norm3(u), uh[3], y[3];
+            gdn_scl3(uh, u, 1 / len);
+            gdn_addscl3(y, w, uh, -gdn_dot3(uh, w));
+            gdn_addscl3(out, out, y, ds[0] / len);
         }
         break;
     }

@@ -689,6 +689,44 @@ static int check_residual(gdnModel* m, gdnData* d, unsigned long long* rng, cons
     CHECK(edense <= 1e-12);
     worst_dense = fmax(worst_dense, edense);
 
+    // d(M(q) w)/dq == the position columns' change of the dense sweep from a to a + w
+    double* Xw = malloc(sizeof(double) * (size_t)nv * (size_t)(ncol + 3));
+    double* Mw = malloc(sizeof(double) * (size_t)nv * (size_t)(nv + 1));
+    double* aw = malloc(sizeof(double) * (size_t)(nv + 1));
+    // its own stream: the FD samples' stream stays as it was
+    unsigned long long rng_w = 0x5DEECE66DULL + (unsigned long long)nv;
+    for (int i = 0; i < nv; i++) {
+        aw[i] = a[i] + gdn_test_uniform(&rng_w, -1, 1);
+    }
+    CHECK(gdn_residual_dense_ex(m, d, aw, W, Xw, ncol + 3) == GDN_OK);
+    for (int i = 0; i < nv; i++) {
+        aw[i] -= a[i];
+    }
+    CHECK(gdn_residual_dense_inertia(m, d, aw, Mw, nv + 1) == GDN_OK);
+    CHECK(d->parena == mark);
+    double einertia = 0, dscale = 1e-300;
+    for (int i = 0; i < nv; i++) {
+        for (int j = 0; j < nv; j++) {
+            const size_t k = (size_t)i * (size_t)(ncol + 3) + (size_t)j;
+            dscale = fmax(dscale, fabs(Xw[k] - X[k]));
+        }
+    }
+    for (int i = 0; i < nv; i++) {
+        for (int j = 0; j < nv; j++) {
+            const size_t k = (size_t)i * (size_t)(ncol + 3) + (size_t)j;
+            const double diff = Xw[k] - X[k], mine = Mw[(size_t)i * (size_t)(nv + 1) + j];
+            // both sides are sweeps with round-off relative to X's own entries
+            const double tol = 1e-12 * (fabs(X[k]) + fabs(Xw[k]) + dscale);
+            if (fabs(diff - mine) > tol) {
+                fprintf(stderr, "%s: d(M w)/dq (%d, %d) = %.17g, dense difference %.17g\n",
+                        name, i, j, mine, diff);
+                return -1;
+            }
+            einertia = fmax(einertia, fabs(diff - mine) / (fabs(X[k]) + fabs(Xw[k]) + dscale));
+        }
+    }
+    free(Xw), free(Mw), free(aw);
+
     // the simple forms equal the extended ones with W = NULL (no penalty contact here)
     CHECK(gdn_residual_jvp(m, d, a, dir[BLK_Q], dir[BLK_V], dir[BLK_U], dir[BLK_P], dir[BLK_W],
                            jvp2) == GDN_OK);
@@ -698,8 +736,9 @@ static int check_residual(gdnModel* m, gdnData* d, unsigned long long* rng, cons
     CHECK_ARRAY_REL(jvp2, jvp, nv, 1e-14, FLOOR);
 
     printf("  %-22s nv %2d  FD rel: dq %.1e dv %.1e da %.1e du %.1e dp %.1e dW %.1e  dot %.1e"
-           "  M %.1e  dense %.1e\n",
-           name, nv, errs[0], errs[1], errs[2], errs[3], errs[4], errs[5], edot, emass, edense);
+           "  M %.1e  dense %.1e  d(M w)/dq %.1e\n",
+           name, nv, errs[0], errs[1], errs[2], errs[3], errs[4], errs[5], edot, emass, edense,
+           einertia);
     for (int k = 0; k < NBLK; k++) {
         free(dir[k]);
         free(g[k]);

@@ -112,4 +112,9 @@ gdnStatus gdn_residual_vjp_primal(const gdnModel* m, gdnData* d, const double* a
 gdnStatus gdn_residual_dense_ex(const gdnModel* m, gdnData* d, const double* a, const double* W,
                                 double* X, int ldx);
 
+// X(i, j) = d(M(q) w)_i / dq_j (i, j < nv; row stride ldx): the position columns' change of
+// gdn_residual_dense when the acceleration changes by w (its a-linear part), in one sweep
+gdnStatus gdn_residual_dense_inertia(const gdnModel* m, gdnData* d, const double* w, double* X,
+                                     int ldx);
+
 #endif

@@ -437,3 +437,82 @@ gdnStatus gdn_residual_dense_mass(const gdnModel* m, gdnData* d, const double* a
     gdn_arena_reset(d, mark);
     return status;
 }
+
+// d(M(q) w)/dq: the sweep above at zero velocity, gravity and applied force with acceleration w
+// (sigma = phi = K = G = Wx = 0): A_b = A_parent + sum_j S_j w_j, fin_b = I_b A_b,
+// psi_j = -S_j x Ap (Ap: A before j's group), and for B the body of row i, column j
+//   row i after j, or in j's ball group:  alpha_i' psi_j,  alpha_i = I_s(B) S_i
+//   row i on B_j's path before j:         S_i' g_j,  g_j = S_j x* fin_s(B_j) + I_s(B_j) psi_j
+gdnStatus gdn_residual_dense_inertia(const gdnModel* m, gdnData* d, const double* w, double* X,
+                                     int ldx) {
+    const int nv = m->nv, nb = m->nbody;
+    const size_t nvs = (size_t)(nv > 0 ? nv : 1), nbs = (size_t)nb, ld = (size_t)ldx;
+    size_t mark = gdn_arena_mark(d);
+    double* S = gdn_arena_doubles(d, 24 * nvs + 22 * nbs);
+    int* group = gdn_arena_ints(d, nvs);
+    if (!S || !group) {
+        gdn_arena_reset(d, mark);
+        return GDN_ERR_MEMORY;
+    }
+    double* psi = S + 6 * nvs;
+    double* alpha = psi + 6 * nvs;
+    double* g = alpha + 6 * nvs;
+    double* I = g + 6 * nvs;       // 10 nbody: body inertias, then their subtree sums
+    double* A = I + 10 * nbs;      // 6 nbody
+    double* fin = A + 6 * nbs;     // 6 nbody: I_b A_b, then the subtree sums
+    gdn_dof_axes_about(m, d, 0, S);
+    gdn_body_inertias_about(m, d, 0, I);
+    memset(A, 0, 6 * sizeof(double));
+    memset(fin, 0, 6 * sizeof(double));
+    for (int b = 1; b < nb; b++) {
+        const int dof0 = m->body_dofadr[b], ndof = m->body_dofnum[b];
+        double* ab = A + 6 * b;
+        memcpy(ab, A + 6 * m->body_parentid[b], 6 * sizeof(double));
+        for (int k = 0; k < ndof;) {
+            const int n = gdn_dof_group_size(m, dof0 + k), next = dof0 + k + n;
+            for (int t = dof0 + k; t < next; t++) {
+                group[t] = dof0 + k;
+                gdn_cross_motion(psi + 6 * t, S + 6 * t, ab);
+                for (int i = 0; i < 6; i++) {
+                    psi[6 * t + i] = -psi[6 * t + i];
+                }
+            }
+            for (int t = dof0 + k; t < next; t++) {
+                gdn_addscl6(ab, ab, S + 6 * t, w[t]);
+            }
+            k += n;
+        }
+        gdn_cinert_mul(fin + 6 * b, I + 10 * b, ab);
+    }
+    for (int b = nb - 1; b > 0; b--) {
+        const int par = m->body_parentid[b];
+        for (int i = 0; i < 10; i++) {
+            I[10 * par + i] += I[10 * b + i];
+        }
+        gdn_add6(fin + 6 * par, fin + 6 * par, fin + 6 * b);
+    }
+    for (int j = 0; j < nv; j++) {
+        const int B = m->dof_bodyid[j];
+        double t[6];
+        gdn_cinert_mul(alpha + 6 * j, I + 10 * B, S + 6 * j);
+        gdn_cross_force(g + 6 * j, S + 6 * j, fin + 6 * B);
+        gdn_cinert_mul(t, I + 10 * B, psi + 6 * j);
+        gdn_add6(g + 6 * j, g + 6 * j, t);
+    }
+    for (int i = 0; i < nv; i++) {
+        memset(X + (size_t)i * ld, 0, sizeof(double) * (size_t)nv);
+    }
+    for (int i = 0; i < nv; i++) {
+        double* xi = X + (size_t)i * ld;
+        xi[i] = gdn_dot6(S + 6 * i, g + 6 * i);
+        for (int k = m->dof_parentid[i]; k >= 0; k = m->dof_parentid[k]) {
+            // row i after column k; row k before column i (affected inside i's ball group)
+            xi[k] = gdn_dot6(alpha + 6 * i, psi + 6 * k);
+            X[(size_t)k * ld + (size_t)i] = group[k] == group[i]
+                                                ? gdn_dot6(alpha + 6 * k, psi + 6 * i)
+                                                : gdn_dot6(S + 6 * k, g + 6 * i);
+        }
+    }
+    gdn_arena_reset(d, mark);
+    return GDN_OK;
+}

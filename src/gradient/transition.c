@@ -295,17 +295,13 @@ static gdnStatus constrained_columns(const gdnModel* m, gdnData* d, double* A, d
     memset(xi, 0, sizeof(double) * 2 * nb6);
 
     // the smooth residual's columns at x and (damped) their position columns' change at a,
-    // Xa - X; the rows' wrenches held (the penalty's columns do not depend on a)
+    // Xa - X = d(M(q) (a - x))/dq; the rows' wrenches held (the penalty's do not depend on a)
     status = gdn_residual_dense_ex(m, d, L.x, L.W, X, ncol);
     if (status == GDN_OK && L.damped) {
-        status = gdn_residual_dense_ex(m, d, d->qacc, L.W, Xa, ncol);
-        for (int k = 0; status == GDN_OK && k < nv; k++) {
-            double* Xak = Xa + (size_t)k * cols;
-            const double* Xk = X + (size_t)k * cols;
-            for (int c = 0; c < nv; c++) {
-                Xak[c] -= Xk[c];
-            }
+        for (int k = 0; k < nv; k++) {
+            qw[k] = d->qacc[k] - L.x[k];
         }
+        status = gdn_residual_dense_inertia(m, d, qw, Xa, ncol);
     }
     if (status == GDN_OK && gdn_penalty_active(m)) {
         status = contact_residual_columns(m, d, X, ncol);

@@ -3,8 +3,6 @@
 // right-hand sides.
 #include "dynamics/damped_mass.h"
 
-#include <string.h>
-
 #include "base/arena.h"
 #include "math/simd.h"
 
@@ -77,21 +75,22 @@ gdnStatus gdn_damped_mass_factor(const gdnModel* m, gdnData* d, double h, gdnDam
     return gdn_damped_mass_factor_from(m, d, h, d->qM, dm);
 }
 
-// the tree solve (dynamics/damped_mass_kernels.h), one source in up to three copies: the
-// scalar one (the tail columns; every column without GNU vectors), the baseline one (2 doubles
-// per lane vector), the AVX2 one (4; chosen at run time, math/simd.h). Each lane does the
-// scalar operations of its column in the scalar order, so every copy gives the same bits
-#define GDN_K_LANE double
-#define GDN_K_W 1
-#define GDN_K_B 4
-#define GDN_K(name) name##_w1
-#define GDN_K_ATTR
-#include "dynamics/damped_mass_kernels.h"
+// the tree solve (dynamics/damped_mass_kernels.h), one source in two copies: the baseline one
+// (2 doubles per lane vector; 1, plain double, without GNU vectors) and the AVX2 one (4; chosen
+// at run time, math/simd.h). Each lane does the scalar operations of its column in the scalar
+// order, so every copy gives the same bits
 #if GDN_SIMD_VECTOR
 #    define GDN_K_LANE gdnLane2
 #    define GDN_K_W 2
 #    define GDN_K_B 8
-#    define GDN_K(name) name##_w2
+#    define GDN_K(name) name##_base
+#    define GDN_K_ATTR
+#    include "dynamics/damped_mass_kernels.h"
+#else
+#    define GDN_K_LANE double
+#    define GDN_K_W 1
+#    define GDN_K_B 8
+#    define GDN_K(name) name##_base
 #    define GDN_K_ATTR
 #    include "dynamics/damped_mass_kernels.h"
 #endif
@@ -99,26 +98,22 @@ gdnStatus gdn_damped_mass_factor(const gdnModel* m, gdnData* d, double h, gdnDam
 #    define GDN_K_LANE gdnLane4
 #    define GDN_K_W 4
 #    define GDN_K_B 8
-#    define GDN_K(name) name##_w4
+#    define GDN_K(name) name##_avx2
 #    define GDN_K_ATTR GDN_SIMD_TARGET_AVX2
 #    include "dynamics/damped_mass_kernels.h"
 #endif
 
-// X <- (L' D L)^-1 X over [0, ncol): the widest copy's whole lane vectors, the rest by the
-// narrower ones; below: the transpose (the first pass gathered), or NULL (scattered)
+// X <- (L' D L)^-1 X over [0, ncol) by the chosen copy; below: the transpose (the first pass
+// gathered), or NULL (scattered)
 static void tree_solve(int nv, const int* parent, const gdnMassFactor* f, const int* simple,
                        const gdnTreeBelow* below, double* X, size_t ld, int ncol) {
-    int done = 0;
 #if GDN_SIMD_AVX2
     if (gdn_simd_use_avx2()) {
-        done = tree_w4(nv, parent, f->adr, simple, f->LD, f->Dinv, below, X, ld, ncol);
+        tree_avx2(nv, parent, f->adr, simple, f->LD, f->Dinv, below, X, ld, ncol);
+        return;
     }
 #endif
-#if GDN_SIMD_VECTOR
-    done += tree_w2(nv, parent, f->adr, simple, f->LD, f->Dinv, below, X + done, ld,
-                    ncol - done);
-#endif
-    tree_w1(nv, parent, f->adr, simple, f->LD, f->Dinv, below, X + done, ld, ncol - done);
+    tree_base(nv, parent, f->adr, simple, f->LD, f->Dinv, below, X, ld, ncol);
 }
 
 void gdn_mass_solve_columns(const gdnModel* m, const gdnMassFactor* f, double* X, int ldx,

@@ -3,26 +3,25 @@
 // constraint row, ncol right-hand sides along it).
 #include "gradient/columns.h"
 
-#include <string.h>
-
 #include "dynamics/damped_mass.h"
 #include "math/simd.h"
 
-// the kernels (gradient/columns_kernels.h), one source in up to three copies: the scalar one
-// (the tail columns; every column without GNU vectors), the baseline one (2 doubles per lane
-// vector), the AVX2 one (4; chosen at run time, math/simd.h). Each lane does the scalar
-// operations of its column in the scalar order, so every copy gives the same bits
-#define GDN_K_LANE double
-#define GDN_K_W 1
-#define GDN_K_B 4
-#define GDN_K(name) name##_w1
-#define GDN_K_ATTR
-#include "gradient/columns_kernels.h"
+// the kernels (gradient/columns_kernels.h), one source in two copies: the baseline one (2
+// doubles per lane vector; 1, plain double, without GNU vectors) and the AVX2 one (4; chosen
+// at run time, math/simd.h). Each lane does the scalar operations of its column in the scalar
+// order, so every copy gives the same bits
 #if GDN_SIMD_VECTOR
 #    define GDN_K_LANE gdnLane2
 #    define GDN_K_W 2
 #    define GDN_K_B 8
-#    define GDN_K(name) name##_w2
+#    define GDN_K(name) name##_base
+#    define GDN_K_ATTR
+#    include "gradient/columns_kernels.h"
+#else
+#    define GDN_K_LANE double
+#    define GDN_K_W 1
+#    define GDN_K_B 8
+#    define GDN_K(name) name##_base
 #    define GDN_K_ATTR
 #    include "gradient/columns_kernels.h"
 #endif
@@ -30,7 +29,7 @@
 #    define GDN_K_LANE gdnLane4
 #    define GDN_K_W 4
 #    define GDN_K_B 8
-#    define GDN_K(name) name##_w4
+#    define GDN_K(name) name##_avx2
 #    define GDN_K_ATTR GDN_SIMD_TARGET_AVX2
 #    include "gradient/columns_kernels.h"
 #endif
@@ -39,32 +38,24 @@
 // stride ld
 void gdn_columns_add_JT(const gdnModel* m, const gdnData* d, double* X, const double* Y, int ld,
                         int ncol) {
-    const size_t lds = (size_t)ld;
-    int done = 0;
 #if GDN_SIMD_AVX2
     if (gdn_simd_use_avx2()) {
-        done = add_JT_w4(m, d, X, Y, lds, ncol);
+        add_JT_avx2(m, d, X, Y, (size_t)ld, ncol);
+        return;
     }
 #endif
-#if GDN_SIMD_VECTOR
-    done += add_JT_w2(m, d, X + done, Y + done, lds, ncol - done);
-#endif
-    add_JT_w1(m, d, X + done, Y + done, lds, ncol - done);
+    add_JT_base(m, d, X, Y, (size_t)ld, ncol);
 }
 
 // X <- (L L')^-1 X (L: the dense Cholesky factor, lower, n x n)
 void gdn_columns_chol_solve(const double* Lf, int n, double* X, int ncol) {
-    const size_t ld = (size_t)ncol, nn = (size_t)n;
-    int done = 0;
 #if GDN_SIMD_AVX2
     if (gdn_simd_use_avx2()) {
-        done = chol_w4(Lf, nn, X, ld, ncol);
+        chol_avx2(Lf, (size_t)n, X, (size_t)ncol, ncol);
+        return;
     }
 #endif
-#if GDN_SIMD_VECTOR
-    done += chol_w2(Lf, nn, X + done, ld, ncol - done);
-#endif
-    chol_w1(Lf, nn, X + done, ld, ncol - done);
+    chol_base(Lf, (size_t)n, X, (size_t)ncol, ncol);
 }
 
 // X <- (L' D L)^-1 X with the tree factor: the one many-column tree solve (damped_mass.c)

@@ -1,61 +1,48 @@
 // SPDX-License-Identifier: Apache-2.0
-// M + h D by the tree factor, with the column lists for solves with many right-hand sides.
+// M + h D by the tree factor with its transpose lists, and the one tree solve with many
+// right-hand sides.
 #include "dynamics/damped_mass.h"
 
 #include "base/arena.h"
-#include "dynamics/mass_factor.h"
-
-#if defined(__SSE2__)
-#    include <emmintrin.h>
-#endif
+#include "math/simd.h"
 
 // H = M + h D factored by the one tree factor (dynamics/mass_factor.h: gdn_mass_factor with
-// extra diagonal h D and no simple-dof skipping, so every row is eliminated), then the chains
-// (chain_k = k, parent(k), ...) and the transpose lists for the gathered first pass: for
-// k = nv-1 .. 0 and each ancestor i = chain_k[t] (t >= 1), k is appended to i's list with
-// L(k, i) (the order in which the elimination finalizes L(k, i)). A pivot that the factor had
-// to raise (below GDN_MINVAL, or NaN) is an error here: the Jacobians of a singular H are not
+// extra diagonal h D and no simple-dof skipping, so every row is eliminated), then the
+// transpose lists for the gathered first pass: for k = nv-1 .. 0 and each ancestor i of k
+// (nearest first), k is appended to i's list with L(k, i). A pivot that the factor had to
+// raise (below GDN_MINVAL, or NaN) is an error here: the Jacobians of a singular H are not
 // defined
 gdnStatus gdn_damped_mass_factor_from(const gdnModel* m, gdnData* d, double h, const double* M,
                                       gdnDampedMass* dm) {
     const int nv = m->nv;
     dm->nv = nv;
+    dm->parent = m->dof_parentid;
     // no simple dofs (zeros), the diagonal h D, the factor's layout
-    gdnMassFactor f;
     int* no_simple = gdn_arena_ints(d, (size_t)nv + 1);
     double* extra = gdn_arena_doubles(d, (size_t)nv + 1);
-    if (!no_simple || !extra || gdn_mass_factor_alloc(m, d, no_simple, &f) != GDN_OK) {
+    if (!no_simple || !extra || gdn_mass_factor_alloc(m, d, no_simple, &dm->f) != GDN_OK) {
         return GDN_ERR_MEMORY;
     }
     for (int k = 0; k < nv; k++) {
         no_simple[k] = 0;
         extra[k] = h * m->dof_damping[k];
     }
-    if (gdn_mass_factor(m, M, extra, &f) > 0) {
+    if (gdn_mass_factor(m, M, extra, &dm->f) > 0) {
         return GDN_ERR_NONFINITE;
     }
-    dm->rowadr = f.adr;
-    dm->rownnz = f.len;
-    dm->L = f.LD;
-    dm->dinv = f.Dinv;
-    const int nnz = nv > 0 ? f.adr[nv - 1] + f.len[nv - 1] : 0;
+    const gdnMassFactor* f = &dm->f;
+    const int nnz = nv > 0 ? f->adr[nv - 1] + f->len[nv - 1] : 0;
 
-    // chains and the transpose: descnum[i] = the dofs below i, descadr from it
-    int* chain = gdn_arena_ints(d, 4 * (size_t)nv + (size_t)nnz + (size_t)(nnz - nv) + 1);
+    // the transpose: descnum[i] = the dofs below i, descadr from it, then the lists
+    int* descadr = gdn_arena_ints(d, 3 * (size_t)nv + (size_t)(nnz - nv) + 1);
     double* descL = gdn_arena_doubles(d, (size_t)(nnz - nv > 0 ? nnz - nv : 1));
-    if (!chain || !descL) {
+    if (!descadr || !descL) {
         return GDN_ERR_MEMORY;
     }
-    int* descadr = chain + nnz;
     int* descnum = descadr + nv;
     int* cursor = descnum + nv;
     int* desc = cursor + nv;
     for (int k = 0; k < nv; k++) {
-        int* row = chain + f.adr[k];
-        int j = k;
-        for (int t = 0; t < f.len[k]; t++, j = m->dof_parentid[j]) {
-            row[t] = j;
-        }
         descnum[k] = 0;
     }
     for (int k = nv - 1; k >= 0; k--) {
@@ -69,19 +56,17 @@ gdnStatus gdn_damped_mass_factor_from(const gdnModel* m, gdnData* d, double h, c
         adr += descnum[i];
     }
     for (int k = nv - 1; k >= 0; k--) {
-        const int* row = chain + f.adr[k];
-        const double* Lk = f.LD + f.adr[k];
-        for (int t = 1; t < f.len[k]; t++) {
-            const int i = row[t];
+        const double* Lk = f->LD + f->adr[k];
+        int t = 1;
+        for (int i = m->dof_parentid[k]; i >= 0; i = m->dof_parentid[i], t++) {
             desc[cursor[i]] = k;
             descL[cursor[i]++] = Lk[t];
         }
     }
-    dm->chain = chain;
-    dm->descadr = descadr;
-    dm->descnum = descnum;
-    dm->desc = desc;
-    dm->descL = descL;
+    dm->below.descadr = descadr;
+    dm->below.descnum = descnum;
+    dm->below.desc = desc;
+    dm->below.descL = descL;
     return GDN_OK;
 }
 
@@ -90,123 +75,52 @@ gdnStatus gdn_damped_mass_factor(const gdnModel* m, gdnData* d, double h, gdnDam
     return gdn_damped_mass_factor_from(m, d, h, d->qM, dm);
 }
 
-// H^-1 = L^-1 D^-1 L'^-1 applied to the columns [c0, c0 + w) of X (w <= 16; the rows of one
-// block stay in the L1 cache and the columns in registers):
-//   L' z = x:  for k = nv-1 .. 0, x_i -= L(k, i) x_k for each ancestor i
-//   z <- D^-1 z,  then  L y = z:  for k = 0 .. nv-1, y_k -= L(k, i) y_i for each ancestor i
-// (the scaling of row k is done when the second pass reaches it: the same operations, in the
-// same order, as three separate passes)
-#if defined(__SSE2__)
-// SSE2: P pairs of columns per block (P a compile-time constant after inlining), each lane the
-// scalar operations of its column. The first pass is gathered: for i = nv-1 .. 0,
-// x_i -= L(k, i) x_k over the descendants k of i in decreasing k (every x_k is final by then;
-// the same operations in the same order as scattering each x_k to its ancestors), accumulated
-// in registers as the second pass; nothing skipped
-static inline void solve_pairs(const gdnDampedMass* dm, double* X, size_t ld,
-                                     const int P) {
-    const int nv = dm->nv;
-    __m128d x[8];
-    for (int i = nv - 1; i >= 0; i--) {
-        double* xi = X + (size_t)i * ld;
-        const int* below = dm->desc + dm->descadr[i];
-        const double* Lbelow = dm->descL + dm->descadr[i];
-        const int nbelow = dm->descnum[i];
-        for (int p = 0; p < P; p++) {
-            x[p] = _mm_loadu_pd(xi + 2 * p);
-        }
-        for (int t = 0; t < nbelow; t++) {
-            const double* xk = X + (size_t)below[t] * ld;
-            __m128d l = _mm_set1_pd(Lbelow[t]);
-            for (int p = 0; p < P; p++) {
-                x[p] = _mm_sub_pd(x[p], _mm_mul_pd(l, _mm_loadu_pd(xk + 2 * p)));
-            }
-        }
-        for (int p = 0; p < P; p++) {
-            _mm_storeu_pd(xi + 2 * p, x[p]);
-        }
-    }
-    for (int k = 0; k < nv; k++) {
-        const double* Lk = dm->L + dm->rowadr[k];
-        const int* row = dm->chain + dm->rowadr[k];
-        const int nrow = dm->rownnz[k];
-        double* xk = X + (size_t)k * ld;
-        __m128d s = _mm_set1_pd(dm->dinv[k]);
-        for (int p = 0; p < P; p++) {
-            x[p] = _mm_mul_pd(_mm_loadu_pd(xk + 2 * p), s);
-        }
-        for (int t = 1; t < nrow; t++) {
-            const double* xi = X + (size_t)row[t] * ld;
-            __m128d l = _mm_set1_pd(Lk[t]);
-            for (int p = 0; p < P; p++) {
-                x[p] = _mm_sub_pd(x[p], _mm_mul_pd(l, _mm_loadu_pd(xi + 2 * p)));
-            }
-        }
-        for (int p = 0; p < P; p++) {
-            _mm_storeu_pd(xk + 2 * p, x[p]);
-        }
-    }
-}
-
-// P pairs at X (1 <= P <= 8): one instance per width, so that x stays in registers
-static void solve_block(const gdnDampedMass* dm, double* X, size_t ld, int P) {
-    switch (P) {
-    case 1: solve_pairs(dm, X, ld, 1); break;
-    case 2: solve_pairs(dm, X, ld, 2); break;
-    case 3: solve_pairs(dm, X, ld, 3); break;
-    case 4: solve_pairs(dm, X, ld, 4); break;
-    case 5: solve_pairs(dm, X, ld, 5); break;
-    case 6: solve_pairs(dm, X, ld, 6); break;
-    case 7: solve_pairs(dm, X, ld, 7); break;
-    default: solve_pairs(dm, X, ld, 8); break;
-    }
-}
-
+// the tree solve (dynamics/damped_mass_kernels.h), one source in two copies: the baseline one
+// (2 doubles per lane vector; 1, plain double, without GNU vectors) and the AVX2 one (4; chosen
+// at run time, math/simd.h). Each lane does the scalar operations of its column in the scalar
+// order, so every copy gives the same bits
+#if GDN_SIMD_VECTOR
+#    define GDN_K_LANE gdnLane2
+#    define GDN_K_W 2
+#    define GDN_K_B 8
+#    define GDN_K(name) name##_base
+#    define GDN_K_ATTR
+#    include "dynamics/damped_mass_kernels.h"
+#else
+#    define GDN_K_LANE double
+#    define GDN_K_W 1
+#    define GDN_K_B 8
+#    define GDN_K(name) name##_base
+#    define GDN_K_ATTR
+#    include "dynamics/damped_mass_kernels.h"
+#endif
+#if GDN_SIMD_AVX2
+#    define GDN_K_LANE gdnLane4
+#    define GDN_K_W 4
+#    define GDN_K_B 8
+#    define GDN_K(name) name##_avx2
+#    define GDN_K_ATTR GDN_SIMD_TARGET_AVX2
+#    include "dynamics/damped_mass_kernels.h"
 #endif
 
-// any width w: the scalar form
-static void solve_scalar(const gdnDampedMass* dm, double* X, size_t ld, int w) {
-    const int nv = dm->nv;
-    for (int k = nv - 1; k >= 0; k--) {
-        const double* Lk = dm->L + dm->rowadr[k];
-        const int* row = dm->chain + dm->rowadr[k];
-        const double* xk = X + (size_t)k * ld;
-        int nonzero = 0;
-        for (int c = 0; c < w; c++) {
-            nonzero |= xk[c] != 0;
-        }
-        for (int t = 1; nonzero && t < dm->rownnz[k]; t++) {
-            double* xi = X + (size_t)row[t] * ld;
-            for (int c = 0; c < w; c++) {
-                xi[c] -= Lk[t] * xk[c];
-            }
-        }
+// X <- (L' D L)^-1 X over [0, ncol) by the chosen copy; below: the transpose (the first pass
+// gathered), or NULL (scattered)
+static void tree_solve(int nv, const int* parent, const gdnMassFactor* f, const int* simple,
+                       const gdnTreeBelow* below, double* X, size_t ld, int ncol) {
+#if GDN_SIMD_AVX2
+    if (gdn_simd_use_avx2()) {
+        tree_avx2(nv, parent, f->adr, simple, f->LD, f->Dinv, below, X, ld, ncol);
+        return;
     }
-    for (int k = 0; k < nv; k++) {
-        const double* Lk = dm->L + dm->rowadr[k];
-        const int* row = dm->chain + dm->rowadr[k];
-        double* xk = X + (size_t)k * ld;
-        for (int c = 0; c < w; c++) {
-            xk[c] *= dm->dinv[k];
-        }
-        for (int t = 1; t < dm->rownnz[k]; t++) {
-            const double* xi = X + (size_t)row[t] * ld;
-            for (int c = 0; c < w; c++) {
-                xk[c] -= Lk[t] * xi[c];
-            }
-        }
-    }
+#endif
+    tree_base(nv, parent, f->adr, simple, f->LD, f->Dinv, below, X, ld, ncol);
+}
+
+void gdn_mass_solve_columns(const gdnModel* m, const gdnMassFactor* f, double* X, int ldx,
+                            int ncol) {
+    tree_solve(m->nv, m->dof_parentid, f, f->simple, NULL, X, (size_t)ldx, ncol);
 }
 
 void gdn_damped_mass_solve_columns(const gdnDampedMass* dm, double* X, int ldx, int ncol) {
-    int c0 = 0;
-#if defined(__SSE2__)
-    for (; c0 + 2 <= ncol;) {
-        int pairs = (ncol - c0) / 2 < 8 ? (ncol - c0) / 2 : 8;
-        solve_block(dm, X + c0, (size_t)ldx, pairs);
-        c0 += 2 * pairs;
-    }
-#endif
-    if (c0 < ncol) {
-        solve_scalar(dm, X + c0, (size_t)ldx, ncol - c0);
-    }
+    tree_solve(dm->nv, dm->parent, &dm->f, NULL, &dm->below, X, (size_t)ldx, ncol);
 }

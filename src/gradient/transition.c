@@ -13,7 +13,6 @@
 #include "penalty/penalty.h"
 #include "kinematics/kinematics_derivative.h"
 #include "dynamics/damped_mass.h"
-#include "dynamics/mass_factor.h"
 #include "model/configuration_derivative.h"
 #include "constraint/rows_derivative.h"
 #include "gradient/columns.h"
@@ -146,66 +145,6 @@ static void rows_position_column(const gdnModel* m, gdnData* d, const gdnConstra
             }
         }
     }
-}
-
-// 1 when dof i is an ancestor of dof k (i < k) on the dof tree
-static int dof_ancestor(const gdnModel* m, int i, int k) {
-    int p = m->dof_parentid[k];
-    while (p > i) {
-        p = m->dof_parentid[p];
-    }
-    return p == i;
-}
-
-// H = M + J' H_s J as a tree factor L' D L (f, from the arena) when every row's dofs lie on one
-// root path (a contact with the world, or between a body and its ancestor): J' H_s J then adds
-// entries only where M has them and the factor has no fill-in, so the many-column solve costs
-// O(nv depth) per column instead of O(nv^2). 0 when a row spans two branches or a pivot is not
-// positive (the dense Cholesky factor is used then)
-static int hessian_tree(const gdnModel* m, gdnData* d, const gdnRowsLinear* lin,
-                        gdnMassFactor* f) {
-    const int nv = m->nv, nefc = d->nefc;
-    const size_t nvs = (size_t)nv;
-    for (int i = 0; i < nefc; i++) {
-        const int* col = d->efc_colind + d->efc_rowadr[i];
-        for (int a = 1; a < d->efc_rownnz[i]; a++) {
-            if (col[a - 1] >= col[a] || !dof_ancestor(m, col[a - 1], col[a])) {
-                return 0;
-            }
-        }
-    }
-    int* simple = gdn_arena_ints(d, nvs); // no dof is simple: contacts couple a body's dofs
-    double* H = gdn_arena_doubles(d, nvs * nvs);
-    if (!simple || !H || gdn_mass_factor_alloc(m, d, simple, f) != GDN_OK) {
-        return 0;
-    }
-    memset(simple, 0, sizeof(int) * nvs);
-    memcpy(H, d->qM, sizeof(double) * nvs * nvs);
-    // H(ja, jb) += sum_{r, c in the block} Hs_rc J_r(ja) J_c(jb) for jb = ja or an ancestor
-    for (int i = 0; i < nefc; i++) {
-        const int kind = lin->hs_kind[i];
-        const int dim = kind == 2 ? d->contact[d->efc_id[i]].dim : 1;
-        if (kind == 1 || kind == 2) {
-            const int* col = d->efc_colind + d->efc_rowadr[i];
-            const int nnz = d->efc_rownnz[i];
-            for (int r = 0; r < dim; r++) {
-                const double* Jr = d->efc_J + (size_t)(i + r) * nvs;
-                for (int c = 0; c < dim; c++) {
-                    const double hs = kind == 1 ? lin->Hs[6 * i] : lin->Hs[6 * i + r * dim + c];
-                    const double* Jc = d->efc_J + (size_t)(i + c) * nvs;
-                    for (int a = 0; a < nnz && hs != 0; a++) {
-                        const double v = hs * Jr[col[a]];
-                        double* Ha = H + (size_t)col[a] * nvs;
-                        for (int b = 0; b <= a; b++) {
-                            Ha[col[b]] += v * Jc[col[b]];
-                        }
-                    }
-                }
-            }
-        }
-        i += dim - 1;
-    }
-    return gdn_mass_factor(m, H, NULL, f) == 0;
 }
 
 // A constrained step's A, B (gradient/step_constrained.c's equations, one linearization):
@@ -348,12 +287,7 @@ static gdnStatus constrained_columns(const gdnModel* m, gdnData* d, double* A, d
         // every column at once: X += J' Delta (Delta's control columns are zero);
         // X <- H^-1 X (dx)
         gdn_columns_add_JT(m, d, X, Delta, ncol, n);
-        gdnMassFactor Ht;
-        if (hessian_tree(m, d, &L.lin, &Ht)) {
-            gdn_columns_mass_solve(m, &Ht, X, ncol);
-        } else {
-            gdn_columns_chol_solve(L.H, nv, X, ncol);
-        }
+        gdn_columns_chol_solve(L.H, nv, X, ncol);
         if (L.damped) {
             // (M + hD)^-1 M = I - (M + hD)^-1 hD:  da = dx - (M + hD)^-1 (hD dx + Xa - X)
             for (int k = 0; k < nv; k++) {

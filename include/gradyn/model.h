@@ -104,6 +104,12 @@ typedef struct gdnOption {
     double o_solimp[GDN_NIMP]; // override solimp
     int mpr_iterations;   // MPR iterations of the general convex collision (50)
     double mpr_tolerance; // MPR tolerance on the portal's support gain (1e-6)
+
+    // Kamino (include/gradyn/kamino.h), from MJCF <custom> fields MuJoCo also loads:
+    // <text name="gradyn_solver" data="kamino"/> (or "mujoco"), <numeric
+    // name="kamino_restitution" data="e"/>. gdn_step ignores both
+    int gradyn_solver;         // 0: the reduced-coordinate MuJoCo model, 1: Kamino
+    double kamino_restitution; // contact restitution of the Kamino solver (0)
 } gdnOption;
 
 // per-vertex penalty ground contact (docs/contact_penalty.md): a plane at z = height; every

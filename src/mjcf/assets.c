@@ -141,8 +141,53 @@ static int read_penalty(gdnSpec* spec, gdnXmlElem* e) {
     return 0;
 }
 
+// <text name="gradyn_solver" data="kamino|mujoco"/>: the solver the MJCF asks for
+static int read_solver_text(gdnSpec* spec, gdnXmlElem* e) {
+    const char* data = NULL;
+    for (int i = 0; i < e->nattr; i++) {
+        if (!strcmp(e->attr[i].name, "data")) {
+            data = e->attr[i].value;
+        }
+    }
+    if (!data || (strcmp(data, "kamino") && strcmp(data, "mujoco"))) {
+        return fail(spec, GDN_ERR_MODEL, e,
+                    "text 'gradyn_solver' needs data=\"kamino\" or data=\"mujoco\"");
+    }
+    spec->opt.gradyn_solver = !strcmp(data, "kamino");
+    gdn_xml_attr(e, "name");
+    gdn_xml_attr(e, "data");
+    return 0;
+}
+
+// <numeric name="kamino_restitution" data="e"/>, e in [0, 1]
+static int read_restitution(gdnSpec* spec, gdnXmlElem* e) {
+    double v = 0;
+    int r = gdn_attr_doubles(spec->diag, e, "data", 1, &v, 1);
+    if (r < 0) {
+        return -1;
+    }
+    if (r == 0 || !(v >= 0 && v <= 1)) {
+        return fail(spec, GDN_ERR_MODEL, e, "numeric 'kamino_restitution' needs data in [0, 1]");
+    }
+    spec->opt.kamino_restitution = v;
+    gdn_attr_warn_unused(spec->diag, e);
+    return 0;
+}
+
 int gdn_mjcf_read_custom(gdnSpec* spec, gdnXmlElem* section) {
     for (gdnXmlElem* e = section->first; e; e = e->next) {
+        if (!strcmp(e->name, "text")) {
+            const char* tname = NULL;
+            for (int i = 0; i < e->nattr; i++) {
+                if (!strcmp(e->attr[i].name, "name")) {
+                    tname = e->attr[i].value;
+                }
+            }
+            if (tname && !strcmp(tname, "gradyn_solver") && read_solver_text(spec, e) < 0) {
+                return -1;
+            }
+            continue;
+        }
         if (strcmp(e->name, "numeric")) {
             continue;
         }
@@ -152,6 +197,13 @@ int gdn_mjcf_read_custom(gdnSpec* spec, gdnXmlElem* section) {
             if (!strcmp(e->attr[i].name, "name")) {
                 name = e->attr[i].value;
             }
+        }
+        if (name && !strcmp(name, "kamino_restitution")) {
+            gdn_xml_attr(e, "name");
+            if (read_restitution(spec, e) < 0) {
+                return -1;
+            }
+            continue;
         }
         if (name && !strcmp(name, GDN_MJCF_PENALTY_NUMERIC)) {
             gdn_xml_attr(e, "name");

@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: Apache-2.0
+// The Kamino dual problem of one world (kamino.md 2.2): M^-1 J' blocks, the Delassus matrix
+// D = J M^-1 J' and the free constraint velocity v_f with the Baumgarte biases (alpha joints,
+// beta limits, gamma contacts with the dead zone) and the restitution target e (J u-)_n.
+#include <math.h>
+#include <string.h>
+
+#include "kamino/kamino.h"
+#include "math/vec.h"
+
+void gdn_kamino_iinv_world(const gdnKaminoModel* km, const gdnKWorld* w, int b, double out[9]) {
+    const double* R = w->rcom + 9 * b;
+    const double* d = km->iinv + 3 * b;
+    for (int i = 0; i < 3; i++) {
+        for (int k = 0; k < 3; k++) {
+            out[3 * i + k] =
+                R[3 * i] * d[0] * R[3 * k] + R[3 * i + 1] * d[1] * R[3 * k + 1] +
+                R[3 * i + 2] * d[2] * R[3 * k + 2];
+        }
+    }
+}
+
+// r = M_b^-1 j (a twist-space 6-vector)
+static void minv_mul(const gdnKaminoModel* km, const gdnKWorld* w, int b, const double j[6],
+                     double r[6]) {
+    double Iinv[9];
+    gdn_kamino_iinv_world(km, w, b, Iinv);
+    gdn_scl3(r, j, km->minv[b]);
+    gdn_mulmat3(r + 3, Iinv, j + 3);
+}
+
+static double dot6(const double* a, const double* b) {
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5];
+}
+
+// J_i u for twists u (nbody x 6)
+static double row_vel(const gdnKRow* r, const double* u) {
+    double v = 0;
+    if (r->a >= 0) {
+        v += dot6(r->ja, u + 6 * r->a);
+    }
+    if (r->b >= 0) {
+        v += dot6(r->jb, u + 6 * r->b);
+    }
+    return v;
+}
+
+void gdn_kamino_assemble(const gdnKaminoModel* km, gdnKWorld* w, int n, int nb, int nl, int nc,
+                         double h) {
+    const gdnKaminoSettings* s = &km->s;
+    // M^-1 J' blocks of every row
+    for (int i = 0; i < n; i++) {
+        const gdnKRow* r = w->rows + i;
+        double* mj = w->minvj + 12 * i;
+        memset(mj, 0, 12 * sizeof(double));
+        if (r->a >= 0) {
+            minv_mul(km, w, r->a, r->ja, mj);
+        }
+        if (r->b >= 0) {
+            minv_mul(km, w, r->b, r->jb, mj + 6);
+        }
+    }
+    // D = J M^-1 J': upper triangle over the bodies two rows share, mirrored
+    for (int i = 0; i < n; i++) {
+        const gdnKRow* ri = w->rows + i;
+        for (int k = i; k < n; k++) {
+            const gdnKRow* rk = w->rows + k;
+            const double* mk = w->minvj + 12 * k;
+            double v = 0;
+            if (ri->a >= 0) {
+                if (ri->a == rk->a) {
+                    v += dot6(ri->ja, mk);
+                }
+                if (ri->a == rk->b) {
+                    v += dot6(ri->ja, mk + 6);
+                }
+            }
+            if (ri->b >= 0) {
+                if (ri->b == rk->a) {
+                    v += dot6(ri->jb, mk);
+                }
+                if (ri->b == rk->b) {
+                    v += dot6(ri->jb, mk + 6);
+                }
+            }
+            w->D[(size_t)i * n + k] = v;
+            w->D[(size_t)k * n + i] = v;
+        }
+    }
+    // free constraint velocity with the biases and the restitution target
+    double e = s->restitution;
+    for (int i = 0; i < n; i++) {
+        double v = row_vel(w->rows + i, w->uf);
+        if (i < nb) {
+            v += s->alpha / h * w->resid[i];
+        } else if (i < nb + nl) {
+            v += s->beta / h * fmin(0, w->resid[i]);
+        } else if ((i - nb - nl) % 3 == 2) {
+            double dist = w->resid[i];
+            double phi = fmax(0, fabs(dist) - s->deadzone);
+            phi = dist < 0 ? -phi : phi;
+            double xi = phi / h;
+            double bias = s->gamma * fmin(0, xi) + fmax(0, xi);
+            if (e < 1) {
+                v += bias;
+            }
+            v += e * row_vel(w->rows + i, w->u_prev);
+        }
+        w->vf[i] = v;
+    }
+    (void)nc;
+}
+
+void gdn_kamino_free_velocity(const gdnKaminoModel* km, gdnKWorld* w, const double* wrench,
+                              double h) {
+    const double* g = km->m->opt.gravity;
+    int gravity = !(km->m->opt.disableflags & GDN_DSBL_GRAVITY);
+    for (int b = 0; b < km->nbody; b++) {
+        double* uf = w->uf + 6 * b;
+        const double* u = w->pub.body_u + 6 * b;
+        if (!km->moving[b]) {
+            memset(uf, 0, 6 * sizeof(double));
+            continue;
+        }
+        const double* f = wrench + 6 * b;
+        // linear: v + h (g + f / m)
+        for (int k = 0; k < 3; k++) {
+            uf[k] = u[k] + h * ((gravity ? g[k] : 0) + f[k] * km->minv[b]);
+        }
+        // angular: w + h I^-1 (tau - w x I w), I = R diag R'
+        const double* R = w->rcom + 9 * b;
+        const double* I = km->m->body_inertia + 3 * b;
+        double wl[3], Iw[3], Iwl[3], gyro[3], tau[3], Iinv[9], dw[3];
+        gdn_mulmat3T(wl, R, u + 3);
+        for (int k = 0; k < 3; k++) {
+            Iwl[k] = I[k] * wl[k];
+        }
+        gdn_mulmat3(Iw, R, Iwl);
+        gdn_cross3(gyro, u + 3, Iw);
+        gdn_sub3(tau, f + 3, gyro);
+        gdn_kamino_iinv_world(km, w, b, Iinv);
+        gdn_mulmat3(dw, Iinv, tau);
+        gdn_addscl3(uf + 3, u + 3, dw, h);
+    }
+}

@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: Apache-2.0
+// Internal: the Kamino model (bodies, joint groups, loop closures) and world layouts.
+#ifndef GDN_KAMINO_KAMINO_H
+#define GDN_KAMINO_KAMINO_H
+
+#include <gradyn/kamino.h>
+
+#include "kamino/dual.h"
+
+// one bilateral constraint block: a body's joint(s) to its parent, or an equality constraint
+typedef struct gdnKJoint {
+    int type;      // gdnKaminoJointType, or GDN_KJ_CONNECT / GDN_KJ_WELD
+    int body;      // follower (MJCF body id, moving)
+    int base;      // base (MJCF body id, -1 for the world and bodies welded to it)
+    int jnt0, njnt; // the MJCF joints of the follower (joint groups)
+    int eq;        // equality id (loop closures), else -1
+    double p0[3];  // follower body frame at zero joint values, in the base frame (world frame
+    double R0[9];  //   when base is -1)
+    double anchor[3]; // anchor in the follower body frame (equality: on body)
+    double anchorB[3]; // equality: anchor in the base body frame (world frame for -1)
+    double Rj[9];  // joint frame in the follower body frame (columns; x = the first axis)
+    double axis2[3]; // universal: the second hinge axis in the follower body frame
+    double k12;    // universal: axis1 . axis2 at zero
+    int row0, nrow; // its bilateral rows
+} gdnKJoint;
+
+#define GDN_KJ_CONNECT 100
+#define GDN_KJ_WELD 101
+
+// joint limit candidate: a limited hinge or slide alone in its body
+typedef struct gdnKLimit {
+    int joint;     // gdnKJoint index
+    int jnt;       // MJCF joint
+    double lo, hi; // range (qpos units)
+} gdnKLimit;
+
+struct gdnKaminoModel {
+    const gdnModel* m;
+    gdnKaminoSettings s;
+    int nbody;        // MJCF bodies (world included)
+    int* moving;      // (nbody) 1 for bodies not welded to the world
+    int* body_joint;  // (nbody) gdnKJoint index of the body's joint group, -1
+    double* minv;     // (nbody) 1 / mass (0 for static)
+    double* iinv;     // (nbody x 3) 1 / principal moments
+    int njoint;       // gdnKJoint blocks: body groups, then equality constraints
+    gdnKJoint* joint;
+    int nbilateral;   // rows of all blocks
+    int nlimit;       // limit candidates
+    gdnKLimit* limit;
+    int maxrow;       // nbilateral + nlimit + 3 max_contacts
+    int nu_ok;        // actuators usable (all validated)
+
+
+};
+
+// one constraint row: J u = ja . u_a + jb . u_b (twists linear first), a = follower (+)
+typedef struct gdnKRow {
+    int a, b;      // MJCF body ids, -1 none
+    double ja[6], jb[6];
+} gdnKRow;
+
+// one world: public view, state, rows and scratch (one allocation)
+typedef struct gdnKWorld {
+    gdnKaminoWorld pub;
+    gdnData* cd;           // MJCF data: kinematics at reset and the collision pass
+    double* u_prev;        // (nbody x 6)
+    gdnKRow* rows;         // (maxrow)
+    int* row_kind;         // (maxrow) 0 bilateral, 1 limit (limit index), 2 contact
+    int* row_id;           // (maxrow)
+    double* resid;         // (maxrow)
+    double* D;             // (maxrow^2)
+    double* vf;            // (maxrow)
+    double* mu;            // (max_contacts)
+    double* lam;           // (maxrow) solution
+    double* vplus;         // (maxrow)
+    double* lam_prev;      // (maxrow) warm start cache, previous step's layout
+    int* id_prev;          // (maxrow) previous step's row ids (limits: joint, contacts: pair)
+    int* kind_prev;
+    int nrow_prev;
+    double* minvj;         // (maxrow x 12) M^-1 J' blocks of each row
+    double* uf;            // (nbody x 6) free velocity
+    double* scratch;       // backend scratch
+    double* xpos;          // (nbody x 3) body frame origins (current)
+    double* xmat;          // (nbody x 9) body frame rotations
+    double* rcom;          // (nbody x 9) principal frame rotations
+    gdnKaminoContact* contact; // (max_contacts)
+    double* wrench;        // (nbody x 6) applied + actuator wrench of the step
+    double* pos_prev;      // (nbody x 3) pose before the step (restored on failure)
+    double* quat_prev;     // (nbody x 4)
+    double* vplus_prev;    // (maxrow) warm start of v+
+    double* qpos_save;     // (nq) joint state before the step
+} gdnKWorld;
+
+struct gdnKaminoData {
+    const gdnKaminoModel* km;
+    int world_count;
+    gdnKWorld* world;
+    void* buffer;
+};
+
+// body frames of every moving body from the COM state (xpos, xmat, rcom of w)
+void gdn_kamino_body_frames(const gdnKaminoModel* km, gdnKWorld* w);
+// joint (bilateral) rows and residuals of every block into w->rows[0 .. nbilateral)
+void gdn_kamino_joint_rows(const gdnKaminoModel* km, gdnKWorld* w);
+// the residual of block j into r (its nrow values) and rows into rows (NULL: skip)
+void gdn_kamino_block_rows(const gdnKaminoModel* km, const gdnKWorld* w, int j, double* r,
+                           gdnKRow* rows);
+// the DoF row of a single hinge / slide block (limits, actuators, qvel)
+void gdn_kamino_dof_row(const gdnKaminoModel* km, const gdnKWorld* w, int j, gdnKRow* row);
+// recover qpos, qvel of every MJCF joint (2 pi unwrapping against qpos_prev)
+void gdn_kamino_recover_joints(const gdnKaminoModel* km, gdnKWorld* w);
+// the dual problem of the rows 0..n: minvj, D, vf (biases from resid, restitution from u_prev)
+void gdn_kamino_assemble(const gdnKaminoModel* km, gdnKWorld* w, int n, int nb, int nl, int nc,
+                         double h);
+// free velocity uf from u, external wrenches, gravity and gyroscopic terms
+void gdn_kamino_free_velocity(const gdnKaminoModel* km, gdnKWorld* w, const double* wrench,
+                              double h);
+// u <- uf + M^-1 J' lambda; poses by semi-implicit Euler with the quaternion exponential
+void gdn_kamino_integrate(const gdnKaminoModel* km, gdnKWorld* w, int n, double h);
+// world inverse inertia of body b (3x3) from its COM frame
+void gdn_kamino_iinv_world(const gdnKaminoModel* km, const gdnKWorld* w, int b, double out[9]);
+
+#endif

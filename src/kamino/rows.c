@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: Apache-2.0
+// Kamino joint rows: body frames from the COM state, the residual and the world-frame Jacobian
+// row (linear first, at the COM) of every joint block and loop closure, the DoF row of a lone
+// hinge / slide (limits, actuators, joint velocity).
+#include <math.h>
+#include <string.h>
+
+#include "kamino/kamino.h"
+#include "kamino/rot.h"
+#include "math/vec.h"
+
+void gdn_kamino_body_frames(const gdnKaminoModel* km, gdnKWorld* w) {
+    const gdnModel* m = km->m;
+    for (int b = 1; b < km->nbody; b++) {
+        if (!km->moving[b]) {
+            continue;
+        }
+        double* R = w->rcom + 9 * b;
+        double* X = w->xmat + 9 * b;
+        double Ri[9], v[3];
+        gdn_quat2mat(R, w->pub.body_quat + 4 * b);
+        gdn_quat2mat(Ri, m->body_iquat + 4 * b);
+        // X = R Ri'
+        for (int i = 0; i < 3; i++) {
+            for (int k = 0; k < 3; k++) {
+                X[3 * i + k] = R[3 * i + 0] * Ri[3 * k + 0] + R[3 * i + 1] * Ri[3 * k + 1] +
+                               R[3 * i + 2] * Ri[3 * k + 2];
+            }
+        }
+        gdn_mulmat3(v, X, m->body_ipos + 3 * b);
+        gdn_sub3(w->xpos + 3 * b, w->pub.body_pos + 3 * b, v);
+    }
+}
+
+// the row body of an MJCF body: itself when moving, -1 (no velocity) otherwise
+static int rb(const gdnKaminoModel* km, int b) {
+    return km->moving[b] ? b : -1;
+}
+
+// translational row along world direction d: follower a at point pa, base b at point pb
+static void trans_row(gdnKRow* r, const gdnKWorld* w, int a, int b, const double d[3],
+                      const double pa[3], const double pb[3]) {
+    double arm[3];
+    memset(r, 0, sizeof(*r));
+    r->a = a;
+    r->b = b;
+    gdn_copy3(r->ja, d);
+    if (a >= 0) {
+        gdn_sub3(arm, pa, w->pub.body_pos + 3 * a);
+        gdn_cross3(r->ja + 3, arm, d);
+    }
+    if (b >= 0) {
+        gdn_sub3(arm, pb, w->pub.body_pos + 3 * b);
+        gdn_cross3(r->jb + 3, arm, d);
+        gdn_scl3(r->jb + 3, r->jb + 3, -1);
+        gdn_scl3(r->jb, d, -1);
+    }
+}
+
+// rotational row about world direction d (follower +, base -)
+static void rot_row(gdnKRow* r, int a, int b, const double d[3]) {
+    memset(r, 0, sizeof(*r));
+    r->a = a;
+    r->b = b;
+    gdn_copy3(r->ja + 3, d);
+    if (b >= 0) {
+        gdn_scl3(r->jb + 3, d, -1);
+    }
+}
+
+// column c of a 3x3 row-major matrix
+static void col(double v[3], const double M[9], int c) {
+    v[0] = M[c];
+    v[1] = M[3 + c];
+    v[2] = M[6 + c];
+}
+
+// world base joint frame A = RB R0 Rj and the two anchor points of joint block j
+static void block_frame(const gdnKaminoModel* km, const gdnKWorld* w, const gdnKJoint* j,
+                        double A[9], double pF[3], double pB[3]) {
+    const double* RB = w->xmat + 9 * j->base;
+    const double* RF = w->xmat + 9 * j->body;
+    double T[9], v[3], q[3];
+    gdn_mulmatmat3(T, RB, j->R0);
+    gdn_mulmatmat3(A, T, j->Rj);
+    gdn_mulmat3(v, RF, j->anchor);
+    gdn_add3(pF, w->xpos + 3 * j->body, v);
+    gdn_mulmat3(q, j->R0, j->anchor);
+    gdn_add3(q, q, j->p0);
+    gdn_mulmat3(v, RB, q);
+    gdn_add3(pB, w->xpos + 3 * j->base, v);
+    (void)km;
+}
+
+void gdn_kamino_block_rows(const gdnKaminoModel* km, const gdnKWorld* w, int ji, double* r,
+                           gdnKRow* rows) {
+    const gdnKJoint* j = km->joint + ji;
+    int a = rb(km, j->body), b = rb(km, j->base), n = 0;
+    double A[9], pF[3], pB[3], d[3], e[3], ax[3];
+    gdnKRow tmp;
+    gdnKRow* out = rows ? rows : &tmp;
+    int step = rows ? 1 : 0;
+#define NEXT (out + step * n)
+    if (j->type == GDN_KJ_CONNECT || j->type == GDN_KJ_WELD) {
+        const double* R1 = w->xmat + 9 * j->body;
+        const double* R2 = w->xmat + 9 * j->base;
+        double p1[3], p2[3];
+        gdn_mulmat3(p1, R1, j->anchor);
+        gdn_add3(p1, p1, w->xpos + 3 * j->body);
+        gdn_mulmat3(p2, R2, j->anchorB);
+        gdn_add3(p2, p2, w->xpos + 3 * j->base);
+        gdn_sub3(d, p1, p2);
+        for (int i = 0; i < 3; i++) {
+            double u[3] = {i == 0, i == 1, i == 2};
+            trans_row(NEXT, w, a, b, u, p1, p2);
+            r[n++] = d[i];
+        }
+        if (j->type == GDN_KJ_WELD) {
+            double F[9], Rrel[9];
+            gdn_mulmatmat3(F, R1, j->Rj);
+            gdn_kamino_mulTmat(Rrel, R2, F);
+            gdn_kamino_logmat(e, Rrel);
+            for (int i = 0; i < 3; i++) {
+                col(ax, R2, i);
+                rot_row(NEXT, a, b, ax);
+                r[n++] = e[i];
+            }
+        }
+        return;
+    }
+    block_frame(km, w, j, A, pF, pB);
+    gdn_sub3(d, pF, pB);
+    int t = j->type;
+    // translations along the base joint frame's constrained axes
+    int tfirst = -1;
+    if (t == GDN_KAMINO_FIXED || t == GDN_KAMINO_REVOLUTE || t == GDN_KAMINO_SPHERICAL ||
+        t == GDN_KAMINO_UNIVERSAL || t == GDN_KAMINO_GIMBAL) {
+        tfirst = 0;
+    } else if (t == GDN_KAMINO_PRISMATIC || t == GDN_KAMINO_CYLINDRICAL) {
+        tfirst = 1;
+    }
+    if (tfirst >= 0) {
+        for (int i = tfirst; i < 3; i++) {
+            col(ax, A, i);
+            trans_row(NEXT, w, a, b, ax, pF, pF);
+            r[n++] = gdn_dot3(ax, d);
+        }
+    }
+    // rotations
+    if (t == GDN_KAMINO_FIXED || t == GDN_KAMINO_PRISMATIC || t == GDN_KAMINO_CARTESIAN) {
+        double F[9], Rrel[9];
+        gdn_mulmatmat3(F, w->xmat + 9 * j->body, j->Rj);
+        gdn_kamino_mulTmat(Rrel, A, F);
+        gdn_kamino_logmat(e, Rrel);
+        for (int i = 0; i < 3; i++) {
+            col(ax, A, i);
+            rot_row(NEXT, a, b, ax);
+            r[n++] = e[i];
+        }
+    } else if (t == GDN_KAMINO_REVOLUTE || t == GDN_KAMINO_CYLINDRICAL) {
+        double xB[3], xF[3], c[3], k[3];
+        col(xB, A, 0);
+        col(k, j->Rj, 0);
+        gdn_mulmat3(xF, w->xmat + 9 * j->body, k);
+        gdn_cross3(c, xB, xF);
+        for (int i = 1; i < 3; i++) {
+            col(ax, A, i);
+            rot_row(NEXT, a, b, ax);
+            r[n++] = gdn_dot3(ax, c);
+        }
+    } else if (t == GDN_KAMINO_UNIVERSAL) {
+        double u[3], v[3], c[3];
+        col(u, A, 0);
+        gdn_mulmat3(v, w->xmat + 9 * j->body, j->axis2);
+        gdn_cross3(c, v, u);
+        rot_row(NEXT, a, b, c);
+        r[n++] = gdn_dot3(u, v) - j->k12;
+    }
+#undef NEXT
+}
+
+void gdn_kamino_joint_rows(const gdnKaminoModel* km, gdnKWorld* w) {
+    for (int j = 0; j < km->njoint; j++) {
+        const gdnKJoint* jb = km->joint + j;
+        gdn_kamino_block_rows(km, w, j, w->resid + jb->row0, w->rows + jb->row0);
+        for (int i = 0; i < jb->nrow; i++) {
+            w->row_kind[jb->row0 + i] = 0;
+            w->row_id[jb->row0 + i] = jb->row0 + i;
+        }
+    }
+}
+
+void gdn_kamino_dof_row(const gdnKaminoModel* km, const gdnKWorld* w, int ji, gdnKRow* row) {
+    const gdnKJoint* j = km->joint + ji;
+    double A[9], pF[3], pB[3], k[3];
+    block_frame(km, w, j, A, pF, pB);
+    col(k, A, 0);
+    if (j->type == GDN_KAMINO_PRISMATIC) {
+        trans_row(row, w, rb(km, j->body), rb(km, j->base), k, pF, pF);
+    } else {
+        rot_row(row, rb(km, j->body), rb(km, j->base), k);
+    }
+}

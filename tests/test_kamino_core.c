@@ -1,0 +1,453 @@
+// SPDX-License-Identifier: Apache-2.0
+// Kamino core: MJCF solver selection, free fall against the discrete solution, joint rows
+// against central differences of the residuals (every joint type, loop closures), D symmetric
+// PSD, joint recovery, N identical worlds bit-identical to one, reset masks, refused models.
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gradyn/gradyn.h>
+#include <gradyn/kamino.h>
+
+#include "kamino/kamino.h"
+#include "kamino/rot.h"
+#include "math/vec.h"
+#include "runner/test.h"
+
+static char g_err[2048], g_warn[2048];
+
+static gdnModel* load(const char* name) {
+    char path[512];
+    snprintf(path, sizeof(path), "%s/%s", GDN_TEST_MODELS, name);
+    gdnModel* m = NULL;
+    if (gdn_load_xml(path, &m, g_err, sizeof(g_err), g_warn, sizeof(g_warn)) != GDN_OK) {
+        fprintf(stderr, "load %s: %s\n", path, g_err);
+        return NULL;
+    }
+    return m;
+}
+
+static gdnStatus load_string(const char* xml, gdnModel** m) {
+    return gdn_load_xml_string(xml, strlen(xml), NULL, m, g_err, sizeof(g_err), g_warn,
+                               sizeof(g_warn));
+}
+
+// the custom fields select the solver and set the restitution
+static int test_mjcf_custom(void) {
+    gdnModel* m = load("kamino_freefall.xml");
+    CHECK(m);
+    CHECK(m->opt.gradyn_solver == 1);
+    gdn_model_free(m);
+    const char* xml = "<mujoco><custom><text name=\"gradyn_solver\" data=\"mujoco\"/>"
+                      "<numeric name=\"kamino_restitution\" data=\"0.5\"/></custom>"
+                      "<worldbody/></mujoco>";
+    CHECK(load_string(xml, &m) == GDN_OK);
+    CHECK(m->opt.gradyn_solver == 0 && m->opt.kamino_restitution == 0.5);
+    gdnKaminoModel* km = NULL;
+    CHECK(gdn_kamino_model_create(m, NULL, &km, g_err, sizeof(g_err), NULL, 0) == GDN_OK);
+    CHECK(gdn_kamino_model_settings(km)->restitution == 0.5);
+    gdn_kamino_model_free(km);
+    gdn_model_free(m);
+    const char* bad = "<mujoco><custom><text name=\"gradyn_solver\" data=\"physx\"/></custom>"
+                      "<worldbody/></mujoco>";
+    CHECK(load_string(bad, &m) == GDN_ERR_MODEL);
+    CHECK(strstr(g_err, "gradyn_solver"));
+    const char* bad2 = "<mujoco><custom><numeric name=\"kamino_restitution\" data=\"2\"/>"
+                       "</custom><worldbody/></mujoco>";
+    CHECK(load_string(bad2, &m) == GDN_ERR_MODEL);
+    return 0;
+}
+
+// free fall: v_n = n h g, x_n = x0 + h^2 g n (n + 1) / 2 (semi-implicit Euler exactly)
+static int test_free_fall(void) {
+    gdnModel* m = load("kamino_freefall.xml");
+    CHECK(m);
+    gdnKaminoModel* km = NULL;
+    gdnKaminoData* kd = NULL;
+    CHECK(gdn_kamino_model_create(m, NULL, &km, g_err, sizeof(g_err), NULL, 0) == GDN_OK);
+    CHECK(gdn_kamino_data_create(km, 1, &kd) == GDN_OK);
+    gdnKaminoWorld* w = gdn_kamino_world(kd, 0);
+    double h = m->opt.timestep, g = m->opt.gravity[2], z0 = w->body_pos[5];
+    double maxerr = 0;
+    for (int n = 1; n <= 1000; n++) {
+        CHECK(gdn_kamino_step(km, kd) == GDN_OK);
+        double z = z0 + h * h * g * n * (n + 1) / 2, v = n * h * g;
+        maxerr = fmax(maxerr, fabs(w->body_pos[5] - z));
+        maxerr = fmax(maxerr, fabs(w->body_u[8] - v));
+        CHECK(w->status.nrow == 0 && w->status.converged);
+    }
+    printf("  free fall: max |x - x_n|, |v - v_n| over 1000 steps = %.3g\n", maxerr);
+    CHECK(maxerr <= 1e-12);
+    CHECK(w->body_pos[3] == 0 && w->body_pos[4] == 0);
+    CHECK_NEAR(w->body_qdd[8], g, 1e-12, 0);
+    CHECK_NEAR(w->qpos[2], w->body_pos[5], 0, 1e-15); // COM at the body origin
+    CHECK_NEAR(w->qvel[2], w->body_u[8], 0, 1e-15);
+    gdn_kamino_data_free(kd);
+    gdn_kamino_model_free(km);
+    gdn_model_free(m);
+    return 0;
+}
+
+static double urand(unsigned* s) {
+    *s = *s * 1664525u + 1013904223u;
+    return (double)(*s >> 8) / 16777216.0 * 2 - 1;
+}
+
+// pose of every moving body advanced by eps * u (COM, exponential map)
+static void perturb(const gdnKaminoModel* km, gdnKWorld* w, const double* pos,
+                    const double* quat, const double* u, double eps) {
+    for (int b = 1; b < km->nbody; b++) {
+        double* x = w->pub.body_pos + 3 * b;
+        double* q = w->pub.body_quat + 4 * b;
+        gdn_copy3(x, pos + 3 * b);
+        gdn_copy4(q, quat + 4 * b);
+        if (!km->moving[b]) {
+            continue;
+        }
+        gdn_addscl3(x, x, u + 6 * b, eps);
+        double axis[3] = {u[6 * b + 3], u[6 * b + 4], u[6 * b + 5]};
+        double ang = eps * gdn_normalize3(axis), dq[4];
+        gdn_axisangle2quat(dq, axis, ang);
+        gdn_mulquat(q, dq, q);
+        gdn_normalize4(q);
+    }
+    gdn_kamino_body_frames(km, w);
+}
+
+// J u against (r(q + eps u) - r(q - eps u)) / (2 eps) for every block; blocks with eq >= 0 only
+// when check_eq (satisfied at qpos0), the others at random joint coordinates
+static int check_rows(const gdnKaminoModel* km, gdnKaminoData* kd, int check_eq, unsigned seed,
+                      double* worst) {
+    gdnKWorld* w = kd->world;
+    int nb = km->nbody;
+    double pos[3 * 64], quat[4 * 64], u[6 * 64], rp[32], rm[32], r0[32];
+    gdnKRow rows[32];
+    for (int k = 0; k < 6 * nb; k++) {
+        u[k] = urand(&seed);
+    }
+    memcpy(pos, w->pub.body_pos, 3 * (size_t)nb * sizeof(double));
+    memcpy(quat, w->pub.body_quat, 4 * (size_t)nb * sizeof(double));
+    for (int j = 0; j < km->njoint; j++) {
+        const gdnKJoint* jb = km->joint + j;
+        if ((jb->eq >= 0) != check_eq) {
+            continue;
+        }
+        perturb(km, w, pos, quat, u, 0);
+        gdn_kamino_block_rows(km, w, j, r0, rows);
+        for (int i = 0; i < jb->nrow; i++) {
+            if (fabs(r0[i]) > 1e-12) {
+                fprintf(stderr, "block %d (type %d) row %d: residual %.3g at a satisfied pose\n", j,
+                        jb->type, i, r0[i]);
+                return 1;
+            }
+        }
+        double eps = 1e-6;
+        perturb(km, w, pos, quat, u, eps);
+        gdn_kamino_block_rows(km, w, j, rp, NULL);
+        perturb(km, w, pos, quat, u, -eps);
+        gdn_kamino_block_rows(km, w, j, rm, NULL);
+        perturb(km, w, pos, quat, u, 0);
+        for (int i = 0; i < jb->nrow; i++) {
+            double fd = (rp[i] - rm[i]) / (2 * eps), ju = 0;
+            for (int k = 0; k < 6; k++) {
+                if (rows[i].a >= 0) {
+                    ju += rows[i].ja[k] * u[6 * rows[i].a + k];
+                }
+                if (rows[i].b >= 0) {
+                    ju += rows[i].jb[k] * u[6 * rows[i].b + k];
+                }
+            }
+            double err = fabs(fd - ju);
+            *worst = fmax(*worst, err);
+            if (err > 1e-7 * fmax(1, fabs(ju))) {
+                fprintf(stderr, "block %d (type %d) row %d: J u = %.12g, FD = %.12g\n", j,
+                        jb->type, i, ju, fd);
+                return 1;
+            }
+        }
+    }
+    return 0;
+}
+
+// every joint type's rows against central differences; joint recovery returns the qpos
+static int test_joint_rows(void) {
+    gdnModel* m = load("kamino_joints.xml");
+    CHECK(m);
+    gdnKaminoModel* km = NULL;
+    gdnKaminoData* kd = NULL;
+    CHECK(gdn_kamino_model_create(m, NULL, &km, g_err, sizeof(g_err), g_warn, sizeof(g_warn)) ==
+          GDN_OK);
+    CHECK(km->nbody <= 64);
+    int seen[9] = {0};
+    for (int j = 0; j < km->njoint; j++) {
+        if (km->joint[j].type < 9) {
+            seen[km->joint[j].type] = 1;
+        }
+    }
+    for (int t = 0; t < 9; t++) {
+        CHECK(seen[t]);
+    }
+    CHECK(gdn_kamino_data_create(km, 1, &kd) == GDN_OK);
+    double worst = 0;
+    // loop closures: satisfied at qpos0 (the compiler's anchors and relpose)
+    CHECK(check_rows(km, kd, 1, 7, &worst) == 0);
+    unsigned seed = 12345;
+    double* qpos = calloc((size_t)m->nq, sizeof(double));
+    double* qvel = calloc((size_t)m->nv, sizeof(double));
+    for (int trial = 0; trial < 5; trial++) {
+        memcpy(qpos, m->qpos0, (size_t)m->nq * sizeof(double));
+        for (int jn = 0; jn < m->njnt; jn++) {
+            int a = m->jnt_qposadr[jn], t = m->jnt_type[jn];
+            if (t == GDN_JNT_HINGE || t == GDN_JNT_SLIDE) {
+                qpos[a] += 1.2 * urand(&seed);
+            } else if (t == GDN_JNT_BALL) {
+                double q[4] = {1, 0.5 * urand(&seed), 0.5 * urand(&seed), 0.5 * urand(&seed)};
+                gdn_normalize4(q);
+                memcpy(qpos + a, q, sizeof(q));
+            } else {
+                for (int k = 0; k < 3; k++) {
+                    qpos[a + k] += 0.3 * urand(&seed);
+                }
+                double q[4] = {1, 0.4 * urand(&seed), 0.4 * urand(&seed), 0.4 * urand(&seed)};
+                gdn_normalize4(q);
+                memcpy(qpos + a + 3, q, sizeof(q));
+            }
+        }
+        for (int k = 0; k < m->nv; k++) {
+            qvel[k] = urand(&seed);
+        }
+        CHECK(gdn_kamino_reset(km, kd, NULL, qpos, qvel) == GDN_OK);
+        CHECK(check_rows(km, kd, 0, 99 + (unsigned)trial, &worst) == 0);
+        // recovery: the body poses and twists of MJCF kinematics give back qpos, qvel
+        gdnKWorld* w = kd->world;
+        gdnKaminoWorld* pw = gdn_kamino_world(kd, 0);
+        for (int k = 0; k < m->nq; k++) {
+            pw->qpos[k] = m->qpos0[k];
+        }
+        gdn_kamino_recover_joints(km, w);
+        for (int jn = 0; jn < m->njnt; jn++) {
+            int jb = km->body_joint[m->jnt_bodyid[jn]];
+            if (km->joint[jb].type == GDN_KAMINO_GIMBAL) {
+                continue; // not recovered yet
+            }
+            int a = m->jnt_qposadr[jn], nq = gdn_joint_nq(m->jnt_type[jn]);
+            int v = m->jnt_dofadr[jn], nv = gdn_joint_nv(m->jnt_type[jn]);
+            for (int k = 0; k < nq; k++) {
+                double want = qpos[a + k];
+                if (m->jnt_type[jn] == GDN_JNT_BALL || (m->jnt_type[jn] == GDN_JNT_FREE && k >= 3)) {
+                    // quaternions up to sign
+                    int q0 = m->jnt_type[jn] == GDN_JNT_BALL ? a : a + 3;
+                    double s = qpos[q0] * pw->qpos[q0] + qpos[q0 + 1] * pw->qpos[q0 + 1] +
+                               qpos[q0 + 2] * pw->qpos[q0 + 2] + qpos[q0 + 3] * pw->qpos[q0 + 3];
+                    want *= s < 0 ? -1 : 1;
+                }
+                if (fabs(pw->qpos[a + k] - want) > 1e-10) {
+                    fprintf(stderr, "joint %d qpos[%d] = %.15g, want %.15g\n", jn, k,
+                            pw->qpos[a + k], want);
+                    return 1;
+                }
+            }
+            for (int k = 0; k < nv; k++) {
+                if (fabs(pw->qvel[v + k] - qvel[v + k]) > 1e-10) {
+                    fprintf(stderr, "joint %d qvel[%d] = %.15g, want %.15g\n", jn, k,
+                            pw->qvel[v + k], qvel[v + k]);
+                    return 1;
+                }
+            }
+        }
+    }
+    printf("  joint rows: max |J u - FD| = %.3g (eps 1e-6) over 9 joint types + connect/weld\n",
+           worst);
+    free(qpos);
+    free(qvel);
+    gdn_kamino_data_free(kd);
+    gdn_kamino_model_free(km);
+    gdn_model_free(m);
+    return 0;
+}
+
+// D = J M^-1 J' symmetric and PSD (its Cholesky with a tiny shift succeeds, x' D x >= 0)
+static int test_delassus(void) {
+    gdnModel* m = load("kamino_joints.xml");
+    CHECK(m);
+    gdnKaminoModel* km = NULL;
+    gdnKaminoData* kd = NULL;
+    CHECK(gdn_kamino_model_create(m, NULL, &km, g_err, sizeof(g_err), NULL, 0) == GDN_OK);
+    CHECK(gdn_kamino_data_create(km, 1, &kd) == GDN_OK);
+    gdnKWorld* w = kd->world;
+    gdn_kamino_body_frames(km, w);
+    gdn_kamino_joint_rows(km, w);
+    int n = km->nbilateral;
+    gdn_kamino_free_velocity(km, w, w->pub.xfrc_applied, m->opt.timestep);
+    gdn_kamino_assemble(km, w, n, n, 0, 0, m->opt.timestep);
+    double maxd = 0, asym = 0;
+    for (int i = 0; i < n; i++) {
+        maxd = fmax(maxd, w->D[i * n + i]);
+        for (int k = 0; k < n; k++) {
+            asym = fmax(asym, fabs(w->D[i * n + k] - w->D[k * n + i]));
+        }
+    }
+    CHECK(asym == 0);
+    // D against the explicit product J M^-1 J' from dense J (6 nbody columns)
+    int nc = 6 * km->nbody;
+    double* J = calloc((size_t)n * nc, sizeof(double));
+    double* MJ = calloc((size_t)n * nc, sizeof(double));
+    for (int i = 0; i < n; i++) {
+        const gdnKRow* r = w->rows + i;
+        for (int k = 0; k < 6; k++) {
+            if (r->a >= 0) {
+                J[i * nc + 6 * r->a + k] += r->ja[k];
+                MJ[i * nc + 6 * r->a + k] += w->minvj[12 * i + k];
+            }
+            if (r->b >= 0) {
+                J[i * nc + 6 * r->b + k] += r->jb[k];
+                MJ[i * nc + 6 * r->b + k] += w->minvj[12 * i + 6 + k];
+            }
+        }
+    }
+    double derr = 0, minq = 1e300;
+    unsigned seed = 3;
+    for (int i = 0; i < n; i++) {
+        for (int k = 0; k < n; k++) {
+            double v = 0;
+            for (int c = 0; c < nc; c++) {
+                v += J[i * nc + c] * MJ[k * nc + c];
+            }
+            derr = fmax(derr, fabs(v - w->D[i * n + k]));
+        }
+    }
+    for (int t = 0; t < 100; t++) {
+        double x[64], q = 0;
+        for (int i = 0; i < n; i++) {
+            x[i] = urand(&seed);
+        }
+        for (int i = 0; i < n; i++) {
+            for (int k = 0; k < n; k++) {
+                q += x[i] * w->D[i * n + k] * x[k];
+            }
+        }
+        minq = fmin(minq, q);
+    }
+    printf("  D: %d rows, max |D - J M^-1 J'| = %.3g, min x'Dx over 100 draws = %.3g\n", n, derr,
+           minq);
+    CHECK(derr <= 1e-12 * fmax(1, maxd));
+    CHECK(minq >= -1e-12 * maxd);
+    free(J);
+    free(MJ);
+    gdn_kamino_data_free(kd);
+    gdn_kamino_model_free(km);
+    gdn_model_free(m);
+    return 0;
+}
+
+// N identical worlds: bit-identical to one world, stepped together; reset with a mask
+static int test_many_worlds(void) {
+    gdnModel* m = load("kamino_fourbar.xml");
+    CHECK(m);
+    gdnKaminoModel* km = NULL;
+    gdnKaminoData *one = NULL, *four = NULL;
+    CHECK(gdn_kamino_model_create(m, NULL, &km, g_err, sizeof(g_err), NULL, 0) == GDN_OK);
+    CHECK(gdn_kamino_data_create(km, 1, &one) == GDN_OK);
+    CHECK(gdn_kamino_data_create(km, 4, &four) == GDN_OK);
+    double q0[3] = {0.3, 0, 0};
+    // a consistent start: qpos0 at rest, the crank pushed by a torque for a while
+    for (int s = 0; s < 1000; s++) {
+        gdn_kamino_world(one, 0)->xfrc_applied[6 * 1 + 4] = 0.01;
+        for (int w = 0; w < 4; w++) {
+            gdn_kamino_world(four, w)->xfrc_applied[6 * 1 + 4] = 0.01;
+        }
+        CHECK(gdn_kamino_step(km, one) == GDN_OK);
+        CHECK(gdn_kamino_step(km, four) == GDN_OK);
+    }
+    int nb = km->nbody;
+    for (int w = 0; w < 4; w++) {
+        gdnKaminoWorld* a = gdn_kamino_world(one, 0);
+        gdnKaminoWorld* b = gdn_kamino_world(four, w);
+        CHECK(!memcmp(a->body_pos, b->body_pos, 3 * (size_t)nb * sizeof(double)));
+        CHECK(!memcmp(a->body_quat, b->body_quat, 4 * (size_t)nb * sizeof(double)));
+        CHECK(!memcmp(a->body_u, b->body_u, 6 * (size_t)nb * sizeof(double)));
+        CHECK(!memcmp(a->qpos, b->qpos, (size_t)m->nq * sizeof(double)));
+        CHECK(a->status.iterations == b->status.iterations);
+    }
+    // reset world 2 only
+    unsigned char mask[4] = {0, 0, 1, 0};
+    (void)q0;
+    CHECK(gdn_kamino_reset(km, four, mask, NULL, NULL) == GDN_OK);
+    CHECK(gdn_kamino_world(four, 2)->time == 0 && gdn_kamino_world(four, 1)->time > 0);
+    CHECK(gdn_kamino_world(four, 2)->qpos[0] == m->qpos0[0]);
+    CHECK(gdn_kamino_world(four, 1)->qpos[0] != m->qpos0[0]);
+    CHECK(gdn_kamino_world(four, 4) == NULL);
+    gdn_kamino_data_free(one);
+    gdn_kamino_data_free(four);
+    gdn_kamino_model_free(km);
+    gdn_model_free(m);
+    return 0;
+}
+
+// configurations without a Kamino equivalent are refused with a message naming the body
+static int test_refused(void) {
+    struct {
+        const char* xml;
+        const char* msg;
+    } cases[] = {
+        {"<mujoco><worldbody><body name=\"b\"><joint type=\"hinge\" axis=\"1 0 0\"/>"
+         "<joint type=\"slide\" axis=\"0 1 0\"/><geom size=\"0.1\"/></body></worldbody></mujoco>",
+         "one axis"},
+        {"<mujoco><worldbody><body name=\"b\"><joint type=\"hinge\" axis=\"1 0 0\"/>"
+         "<joint type=\"hinge\" axis=\"1 0 0\"/><geom size=\"0.1\"/></body></worldbody></mujoco>",
+         "non-parallel"},
+        {"<mujoco><worldbody><body name=\"b\"><joint type=\"hinge\" axis=\"1 0 0\"/>"
+         "<joint type=\"ball\"/><geom size=\"0.1\"/></body></worldbody></mujoco>",
+         "no Kamino joint"},
+        {"<mujoco><worldbody><body name=\"b\"><joint type=\"slide\" axis=\"1 0 0\"/>"
+         "<joint type=\"slide\" axis=\"0 1 0\"/><joint type=\"slide\" axis=\"1 1 0\"/>"
+         "<geom size=\"0.1\"/></body></worldbody></mujoco>",
+         "independent"},
+        {"<mujoco><worldbody><body name=\"b\"><joint type=\"hinge\" axis=\"1 0 0\"/>"
+         "<geom size=\"0.1\"/><body name=\"site\"><site/></body></body></worldbody></mujoco>",
+         "massless"},
+        {"<mujoco><worldbody><body name=\"b\"><joint type=\"ball\" limited=\"true\" "
+         "range=\"0 1\"/><geom size=\"0.1\"/></body></worldbody></mujoco>",
+         "joint limits"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        gdnModel* m = NULL;
+        if (load_string(cases[i].xml, &m) != GDN_OK) {
+            fprintf(stderr, "case %zu: load: %s\n", i, g_err);
+            return 1;
+        }
+        gdnKaminoModel* km = NULL;
+        gdnStatus st = gdn_kamino_model_create(m, NULL, &km, g_err, sizeof(g_err), NULL, 0);
+        printf("  refused %zu: %s\n", i, g_err);
+        CHECK(st == GDN_ERR_UNSUPPORTED || st == GDN_ERR_MODEL);
+        CHECK(km == NULL);
+        CHECK(strstr(g_err, cases[i].msg));
+        gdn_model_free(m);
+    }
+    // bad settings
+    gdnModel* m = load("kamino_pendulum.xml");
+    CHECK(m);
+    gdnKaminoSettings s;
+    gdn_kamino_settings_default(&s);
+    s.alpha = 2;
+    gdnKaminoModel* km = NULL;
+    CHECK(gdn_kamino_model_create(m, &s, &km, g_err, sizeof(g_err), NULL, 0) == GDN_ERR_ARG);
+    gdn_kamino_settings_default(&s);
+    s.backend = GDN_KAMINO_DVI;
+    CHECK(gdn_kamino_model_create(m, &s, &km, g_err, sizeof(g_err), NULL, 0) ==
+          GDN_ERR_UNSUPPORTED);
+    CHECK(gdn_kamino_model_create(NULL, NULL, &km, NULL, 0, NULL, 0) == GDN_ERR_ARG);
+    CHECK(gdn_kamino_step(NULL, NULL) == GDN_ERR_ARG);
+    gdn_model_free(m);
+    return 0;
+}
+
+int main(int argc, char** argv) {
+    static const gdnTestCase cases[] = {
+        {"mjcf_custom", test_mjcf_custom}, {"free_fall", test_free_fall},
+        {"joint_rows", test_joint_rows},   {"delassus", test_delassus},
+        {"many_worlds", test_many_worlds}, {"refused", test_refused},
+    };
+    return gdn_test_main(argc, argv, cases, (int)(sizeof(cases) / sizeof(cases[0])));
+}

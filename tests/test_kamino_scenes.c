@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: Apache-2.0
+// Kamino scenes: a hinge pendulum against gradyn's reduced-coordinate gdn_step, a box resting
+// on a plane (sum of normal impulses m g h, no drift), a four-bar closed by an equality connect
+// (closure error over 10^4 steps).
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gradyn/gradyn.h>
+#include <gradyn/kamino.h>
+
+#include "runner/test.h"
+
+static char g_err[2048];
+
+static gdnModel* load(const char* name) {
+    char path[512];
+    snprintf(path, sizeof(path), "%s/%s", GDN_TEST_MODELS, name);
+    gdnModel* m = NULL;
+    if (gdn_load_xml(path, &m, g_err, sizeof(g_err), NULL, 0) != GDN_OK) {
+        fprintf(stderr, "load %s: %s\n", path, g_err);
+        return NULL;
+    }
+    return m;
+}
+
+// max |q_kamino - q_gdn| over T seconds of the pendulum at step h
+static int pendulum_error(double h, double T, double* err, double* iters) {
+    gdnModel* m = load("kamino_pendulum.xml");
+    CHECK(m);
+    m->opt.timestep = h;
+    gdnData* d = NULL;
+    CHECK(gdn_data_create(m, &d) == GDN_OK);
+    CHECK(gdn_data_reset_keyframe(m, d, 0) == GDN_OK);
+    gdnKaminoSettings s;
+    gdn_kamino_settings_default(&s);
+    s.tol_primal = s.tol_dual = s.tol_compl = 1e-12;
+    s.max_iterations = 500;
+    gdnKaminoModel* km = NULL;
+    gdnKaminoData* kd = NULL;
+    CHECK(gdn_kamino_model_create(m, &s, &km, g_err, sizeof(g_err), NULL, 0) == GDN_OK);
+    CHECK(gdn_kamino_data_create(km, 1, &kd) == GDN_OK);
+    CHECK(gdn_kamino_reset(km, kd, NULL, d->qpos, d->qvel) == GDN_OK);
+    gdnKaminoWorld* w = gdn_kamino_world(kd, 0);
+    int n = (int)lround(T / h);
+    double e = 0, it = 0;
+    for (int k = 0; k < n; k++) {
+        CHECK(gdn_step(m, d) == GDN_OK);
+        CHECK(gdn_kamino_step(km, kd) == GDN_OK);
+        CHECK(w->status.converged);
+        it += w->status.iterations;
+        e = fmax(e, fabs(w->qpos[0] - d->qpos[0]));
+    }
+    *err = e;
+    *iters = it / n;
+    gdn_kamino_data_free(kd);
+    gdn_kamino_model_free(km);
+    gdn_data_free(d);
+    gdn_model_free(m);
+    return 0;
+}
+
+// the same open chain under both solvers: first-order agreement (the difference halves with h)
+static int test_pendulum(void) {
+    double e1, e2, e3, i1, i2, i3;
+    CHECK(pendulum_error(1e-3, 1.0, &e1, &i1) == 0);
+    CHECK(pendulum_error(5e-4, 1.0, &e2, &i2) == 0);
+    CHECK(pendulum_error(2.5e-4, 1.0, &e3, &i3) == 0);
+    printf("  pendulum vs gdn_step over 1 s: max |dq| = %.3g (h 1e-3, %.1f it), %.3g (h 5e-4), "
+           "%.3g (h 2.5e-4); ratios %.2f %.2f\n",
+           e1, i1, e2, e3, e1 / e2, e2 / e3);
+    CHECK(e1 < 1e-4);
+    CHECK(e1 / e2 > 1.7 && e2 / e3 > 1.7); // at least first order in h
+    CHECK(i1 <= 50);
+    return 0;
+}
+
+// a 1 kg box resting on the plane: the normal impulses carry m g h, nothing drifts
+static int test_resting_box(void) {
+    gdnModel* m = load("kamino_box.xml");
+    CHECK(m);
+    gdnKaminoModel* km = NULL;
+    gdnKaminoData* kd = NULL;
+    CHECK(gdn_kamino_model_create(m, NULL, &km, g_err, sizeof(g_err), NULL, 0) == GDN_OK);
+    CHECK(gdn_kamino_data_create(km, 1, &kd) == GDN_OK);
+    gdnKaminoWorld* w = gdn_kamino_world(kd, 0);
+    double h = m->opt.timestep, mg = 9.81 * m->body_mass[1];
+    double x0[3] = {w->body_pos[3], w->body_pos[4], w->body_pos[5]};
+    double worst = 0, drift = 0, zmin = 1e9, zmax = -1e9, it = 0;
+    int unconv = 0;
+    for (int k = 0; k < 1000; k++) {
+        CHECK(gdn_kamino_step(km, kd) == GDN_OK);
+        CHECK(w->ncontact >= 1);
+        double sn = 0, st = 0;
+        for (int c = 0; c < w->ncontact; c++) {
+            sn += w->contact[c].force[2] * h;
+            st = fmax(st, fabs(w->contact[c].force[0]) + fabs(w->contact[c].force[1]));
+        }
+        unconv += !w->status.converged;
+        it += w->status.iterations;
+        if (k >= 10) {
+            worst = fmax(worst, fabs(sn - mg * h));
+        }
+        drift = fmax(drift, hypot(w->body_pos[3] - x0[0], w->body_pos[4] - x0[1]));
+        zmin = fmin(zmin, w->body_pos[5]);
+        zmax = fmax(zmax, w->body_pos[5]);
+    }
+    printf("  resting box: %d contacts, max |sum lambda_n - m g h| = %.3g N s (m g h = %.4g), "
+           "z in [%.9f, %.9f], horizontal drift %.3g m, %.1f it/step, %d unconverged\n",
+           w->ncontact, worst, mg * h, zmin, zmax, drift, it / 1000, unconv);
+    CHECK(worst <= 1e-6 * mg * h * 100);
+    CHECK(drift <= 1e-9);
+    CHECK(zmax - zmin <= 1e-5);
+    CHECK(fabs(w->body_u[5]) <= 1e-6);
+    CHECK(unconv == 0);
+    gdn_kamino_data_free(kd);
+    gdn_kamino_model_free(km);
+    gdn_model_free(m);
+    return 0;
+}
+
+// the four-bar's loop stays closed: |p_coupler - p_rocker| at the connect anchor over 10^4
+// steps, the crank driven by a constant torque
+static int fourbar_closure(double alpha, double tol, int nstep, double rate, int gravity,
+                           double* closure, double* omega, double* iters) {
+    gdnModel* m = load("kamino_fourbar.xml");
+    CHECK(m);
+    if (!gravity) {
+        m->opt.disableflags |= GDN_DSBL_GRAVITY;
+    }
+    gdnKaminoSettings s;
+    gdn_kamino_settings_default(&s);
+    s.alpha = alpha;
+    s.tol_primal = s.tol_dual = s.tol_compl = tol;
+    s.max_iterations = 500;
+    gdnKaminoModel* km = NULL;
+    gdnKaminoData* kd = NULL;
+    CHECK(gdn_kamino_model_create(m, &s, &km, g_err, sizeof(g_err), NULL, 0) == GDN_OK);
+    CHECK(gdn_kamino_data_create(km, 1, &kd) == GDN_OK);
+    gdnData* d = NULL;
+    CHECK(gdn_data_create(m, &d) == GDN_OK);
+    gdnKaminoWorld* w = gdn_kamino_world(kd, 0);
+    int crank = gdn_name2id(m, "body", "crank");
+    int coupler = gdn_name2id(m, "body", "coupler"), rocker = gdn_name2id(m, "body", "rocker");
+    double c = 0, om = 0, it = 0;
+    for (int k = 0; k < nstep; k++) {
+        // rate > 0: the crank driven toward that rate by an explicit P torque on its joint
+        w->xfrc_applied[6 * crank + 4] = rate > 0 ? 0.05 * (rate - w->qvel[0]) : 0;
+        CHECK(gdn_kamino_step(km, kd) == GDN_OK);
+        it += w->status.iterations;
+        // anchors through MJCF kinematics of the recovered joints would hide the loop error:
+        // use the body poses directly (COM frames)
+        double p1[3], p2[3];
+        for (int b = 0; b < 2; b++) {
+            int body = b ? rocker : coupler;
+            const double* q = w->body_quat + 4 * body;
+            const double* x = w->body_pos + 3 * body;
+            // anchor in the body frame = eq_data; body frame from COM frame
+            double R[9], Ri[9], X[9], o[3], a[3];
+            double qw = q[0], qx = q[1], qy = q[2], qz = q[3];
+            R[0] = 1 - 2 * (qy * qy + qz * qz);
+            R[1] = 2 * (qx * qy - qw * qz);
+            R[2] = 2 * (qx * qz + qw * qy);
+            R[3] = 2 * (qx * qy + qw * qz);
+            R[4] = 1 - 2 * (qx * qx + qz * qz);
+            R[5] = 2 * (qy * qz - qw * qx);
+            R[6] = 2 * (qx * qz - qw * qy);
+            R[7] = 2 * (qy * qz + qw * qx);
+            R[8] = 1 - 2 * (qx * qx + qy * qy);
+            const double* iq = m->body_iquat + 4 * body;
+            qw = iq[0], qx = iq[1], qy = iq[2], qz = iq[3];
+            Ri[0] = 1 - 2 * (qy * qy + qz * qz);
+            Ri[1] = 2 * (qx * qy - qw * qz);
+            Ri[2] = 2 * (qx * qz + qw * qy);
+            Ri[3] = 2 * (qx * qy + qw * qz);
+            Ri[4] = 1 - 2 * (qx * qx + qz * qz);
+            Ri[5] = 2 * (qy * qz - qw * qx);
+            Ri[6] = 2 * (qx * qz - qw * qy);
+            Ri[7] = 2 * (qy * qz + qw * qx);
+            Ri[8] = 1 - 2 * (qx * qx + qy * qy);
+            for (int i = 0; i < 3; i++) {
+                for (int j = 0; j < 3; j++) {
+                    X[3 * i + j] = R[3 * i] * Ri[3 * j] + R[3 * i + 1] * Ri[3 * j + 1] +
+                                   R[3 * i + 2] * Ri[3 * j + 2];
+                }
+            }
+            const double* ip = m->body_ipos + 3 * body;
+            const double* an = m->eq_data + (b ? 3 : 0);
+            for (int i = 0; i < 3; i++) {
+                o[i] = x[i] - (X[3 * i] * ip[0] + X[3 * i + 1] * ip[1] + X[3 * i + 2] * ip[2]);
+            }
+            for (int i = 0; i < 3; i++) {
+                a[i] = o[i] + X[3 * i] * an[0] + X[3 * i + 1] * an[1] + X[3 * i + 2] * an[2];
+            }
+            memcpy(b ? p2 : p1, a, sizeof(a));
+        }
+        c = fmax(c, sqrt((p1[0] - p2[0]) * (p1[0] - p2[0]) + (p1[1] - p2[1]) * (p1[1] - p2[1]) +
+                         (p1[2] - p2[2]) * (p1[2] - p2[2])));
+        om = fmax(om, fabs(w->qvel[0]));
+    }
+    *closure = c;
+    *omega = om;
+    *iters = it / nstep;
+    gdn_data_free(d);
+    gdn_kamino_data_free(kd);
+    gdn_kamino_model_free(km);
+    gdn_model_free(m);
+    return 0;
+}
+
+static int test_fourbar(void) {
+    // the closure error is the one-step drift of a linear COM update on a curved path,
+    // ~ (omega h)^2 L / 2, divided by alpha at steady state: measured for a swinging linkage
+    // (gravity) and for a slowly driven crank (no gravity, 0.05 rad/s)
+    const struct {
+        double alpha, tol, rate;
+        int gravity;
+    } runs[] = {{0.01, 1e-6, 0, 1}, {1, 1e-10, 0, 1}, {0.01, 1e-6, 0.05, 0}, {1, 1e-10, 0.05, 0}};
+    double c[4], om[4], it[4];
+    for (int r = 0; r < 4; r++) {
+        CHECK(fourbar_closure(runs[r].alpha, runs[r].tol, 10000, runs[r].rate, runs[r].gravity,
+                              c + r, om + r, it + r) == 0);
+        printf("  four-bar 10^4 steps (%s, alpha %g, tol %g): closure %.3g m, max crank rate "
+               "%.3g rad/s, %.1f it/step\n",
+               runs[r].gravity ? "swinging under gravity" : "driven at 0.05 rad/s", runs[r].alpha,
+               runs[r].tol, c[r], om[r], it[r]);
+    }
+    CHECK(c[3] < 1e-9);
+    return 0;
+}
+
+int main(int argc, char** argv) {
+    static const gdnTestCase cases[] = {
+        {"pendulum", test_pendulum},
+        {"resting_box", test_resting_box},
+        {"fourbar", test_fourbar},
+    };
+    return gdn_test_main(argc, argv, cases, (int)(sizeof(cases) / sizeof(cases[0])));
+}

@@ -36,6 +36,9 @@ typedef struct gdnKLimit {
 
 struct gdnKaminoModel {
     const gdnModel* m;
+    gdnModel mc;      // the collision view of m: its arrays, but geom and pair margins raised by
+                      // the dead zone so touching contacts (|dist| <= deadzone) are reported
+    double* margin;   // (ngeom + npair) those margins
     gdnKaminoSettings s;
     int nbody;        // MJCF bodies (world included)
     int* moving;      // (nbody) 1 for bodies not welded to the world

@@ -373,6 +373,21 @@ gdnStatus gdn_kamino_model_create(const gdnModel* m, const gdnKaminoSettings* se
         km->njoint++;
     }
     km->nbilateral = row;
+    // collision view: margins + dead zone
+    km->margin = calloc((size_t)(m->ngeom + m->npair) + 1, sizeof(double));
+    if (!km->margin) {
+        gdn_kamino_model_free(km);
+        return GDN_ERR_MEMORY;
+    }
+    km->mc = *m;
+    for (int g = 0; g < m->ngeom; g++) {
+        km->margin[g] = m->geom_margin[g] + s.deadzone;
+    }
+    for (int p = 0; p < m->npair; p++) {
+        km->margin[m->ngeom + p] = m->pair_margin[p] + s.deadzone;
+    }
+    km->mc.geom_margin = km->margin;
+    km->mc.pair_margin = km->margin + m->ngeom;
     km->maxrow = row + km->nlimit + 3 * s.max_contacts;
     // actuators: joint motors of lone hinges / slides
     for (int a = 0; a < m->nu; a++) {
@@ -429,6 +444,7 @@ void gdn_kamino_model_free(gdnKaminoModel* km) {
     free(km->iinv);
     free(km->joint);
     free(km->limit);
+    free(km->margin);
     free(km);
 }
 

@@ -55,14 +55,15 @@ static gdnStatus contacts(const gdnKaminoModel* km, gdnKWorld* w, int n0, int* n
         return GDN_OK;
     }
     geom_poses(km, w);
-    gdnStatus st = gdn_collision(m, w->cd);
+    gdnStatus st = gdn_collision(&km->mc, w->cd);
     if (st != GDN_OK) {
         return st;
     }
     for (int i = 0; i < w->cd->ncon; i++) {
         const gdnContact* c = w->cd->contact + i;
-        if (c->dist > 0) {
-            continue; // speculative contacts are culled (kamino.md 1)
+        if (c->dist > km->s.deadzone) {
+            continue; // speculative contacts are culled (kamino.md 1); within the dead zone
+                      // a contact counts as touching
         }
         int b1 = m->geom_bodyid[c->geom1], b2 = m->geom_bodyid[c->geom2];
         int a = km->moving[b2] ? b2 : -1, b = km->moving[b1] ? b1 : -1;
@@ -83,7 +84,12 @@ static gdnStatus contacts(const gdnKaminoModel* km, gdnKWorld* w, int n0, int* n
         memcpy(k->frame, c->frame + 3, 6 * sizeof(double));
         memcpy(k->frame + 6, c->frame, 3 * sizeof(double));
         k->dist = c->dist;
+        // MuJoCo's collision floors friction at 1e-5 (mjMINMU): below that, the geoms' own
+        // (max-mixed) sliding friction, so frictionless geoms give mu = 0
         k->mu = c->friction[0];
+        if (k->mu <= 1e-5) {
+            k->mu = fmax(m->geom_friction[3 * c->geom1], m->geom_friction[3 * c->geom2]);
+        }
         memset(k->force, 0, sizeof(k->force));
         for (int r = 0; r < 3; r++) {
             int row = n0 + 3 * nc + r;

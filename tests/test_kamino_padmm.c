@@ -8,11 +8,14 @@
 // 5. mu = 0. 6. Limit rows. 7. The NCP on random mixed problems. 8. Warm start from the
 // solution. 9. Non-finite and bad input. 10. Determinism. Plus the cone and dual-cone
 // projections (mu = 0, polar, Moreau's decomposition).
+#define _POSIX_C_SOURCE 199309L // clock_gettime
+
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "kamino/dual.h"
 #include "kamino/padmm.h"
@@ -104,6 +107,24 @@ static gdnStatus solve(const gdnKaminoDual* p, const gdnKaminoPadmmSettings* s, 
         return GDN_ERR_MEMORY;
     }
     return gdn_kamino_padmm_solve(p, s, lam, vp, g_scratch, st);
+}
+
+// seconds on the monotonic clock
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+// the mean time of one cold solve of p (microseconds), for the report
+static double solve_us(const gdnKaminoDual* p, const gdnKaminoPadmmSettings* s, int reps) {
+    double lam[MAXN], vp[MAXN];
+    gdnKaminoSolveStatus st;
+    const double t0 = now_s();
+    for (int r = 0; r < reps; r++) {
+        solve(p, s, lam, vp, 0, &st);
+    }
+    return 1e6 * (now_s() - t0) / reps;
 }
 
 static void print_status(const char* what, const gdnKaminoSolveStatus* st) {
@@ -288,6 +309,155 @@ static int test_bilateral_redundant(void) {
     return 0;
 }
 
+// 2b. redundant rows with an inconsistent free velocity (a duplicated loop row whose two copies
+// disagree by 1e-6 m/s, as position-error biases of redundant rows can): no solution exists; the
+// solve must stay finite, report itself unconverged with r_d at the inconsistency's scale, and
+// keep lambda bounded over the capped iterations
+static int test_bilateral_inconsistent(void) {
+    enum { N = 5, NDOF = 6 };
+    double J[N * NDOF], minv[NDOF], D[N * N], vf[N], u[NDOF];
+    for (int k = 0; k < NDOF; k++) {
+        minv[k] = 1 / urand(0.5, 3);
+        u[k] = urand(-1, 1);
+    }
+    for (int i = 0; i < 4 * NDOF; i++) {
+        J[i] = urand(-1, 1);
+    }
+    for (int k = 0; k < NDOF; k++) {
+        J[4 * NDOF + k] = J[1 * NDOF + k];
+    }
+    delassus(J, minv, N, NDOF, D);
+    matvec(J, u, N, NDOF, vf);
+    vf[4] += 1e-6;
+    const gdnKaminoDual p = {N, 0, 0, N, D, vf, NULL};
+    const int caps[2] = {200, 2000};
+    for (int t = 0; t < 2; t++) {
+        gdnKaminoPadmmSettings s = settings_tol(1e-8);
+        s.max_iterations = caps[t];
+        double lam[N], vp[N];
+        gdnKaminoSolveStatus st;
+        CHECK(solve(&p, &s, lam, vp, 0, &st) == GDN_OK);
+        print_status(t ? "inconsistent redundant, cap 2000" : "inconsistent redundant, cap 200",
+                     &st);
+        double lmax = 0;
+        for (int i = 0; i < N; i++) {
+            lmax = fmax(lmax, fabs(lam[i]));
+        }
+        printf("    ||lambda|| %.6f  v+ of the two copies %.3e %.3e (their mismatch 1e-6)\n", lmax,
+               vp[1], vp[4]);
+        CHECK(!st.converged && isfinite(st.r_d) && st.r_d > 1e-8);
+        CHECK(lmax < 10);
+        CHECK(fabs(vp[1] - vp[4] + 1e-6) < 1e-9);
+    }
+    return 0;
+}
+
+// the five-box stack: box k (k = 0 bottom) rests on box k - 1 (or the ground) on four corner
+// contacts; the contacts under box k carry (5 - k) m g h, no friction impulse. 60 rows, 30 dof
+static int test_box_stack(void) {
+    enum { NBOX = 5, NC = 4 * NBOX, N = 3 * NC, NDOF = 6 * NBOX };
+    const double m = 1.5, e = 0.2, ez = 0.1, h = 0.005, g = 9.81, mu = 0.6;
+    static double J[N * NDOF], D[N * N];
+    double minv[NDOF], vf[N], mus[NC], uf[NDOF];
+    memset(J, 0, sizeof(J));
+    static const double dirs[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+    for (int b = 0; b < NBOX; b++) {
+        for (int c = 0; c < 4; c++) {
+            const int ci = 4 * b + c;
+            mus[ci] = mu;
+            const double rb[3] = {(c & 1) ? e : -e, (c & 2) ? e : -e, -ez};
+            const double ra[3] = {rb[0], rb[1], ez};
+            for (int d = 0; d < 3; d++) {
+                double* row = J + (size_t)(3 * ci + d) * NDOF;
+                contact_row(row + 6 * b, rb, dirs[d]);
+                if (b > 0) {
+                    double rowa[6];
+                    contact_row(rowa, ra, dirs[d]);
+                    for (int k = 0; k < 6; k++) {
+                        row[6 * (b - 1) + k] = -rowa[k];
+                    }
+                }
+            }
+        }
+        const double ix = m * (e * e + ez * ez) / 3, iz = m * (2 * e * e) / 3;
+        const double mv[6] = {1 / m, 1 / m, 1 / m, 1 / ix, 1 / ix, 1 / iz};
+        memcpy(minv + 6 * b, mv, sizeof(mv));
+        const double u[6] = {0, 0, -g * h, 0, 0, 0};
+        memcpy(uf + 6 * b, u, sizeof(u));
+    }
+    delassus(J, minv, N, NDOF, D);
+    matvec(J, uf, N, NDOF, vf);
+    const gdnKaminoDual p = {0, 0, NC, N, D, vf, mus};
+    const double tol = 1e-8;
+    gdnKaminoPadmmSettings s = settings_tol(tol);
+    s.max_iterations = 500;
+    double lam[N], vp[N];
+    gdnKaminoSolveStatus st;
+    CHECK(solve(&p, &s, lam, vp, 0, &st) == GDN_OK);
+    print_status("five-box stack (60 rows)", &st);
+    CHECK(st.converged);
+    printf("    %.2f us per solve (60 rows, %d iterations)\n", solve_us(&p, &s, 200),
+           st.iterations);
+    double tmax = 0;
+    for (int b = 0; b < NBOX; b++) {
+        double sum_n = 0;
+        for (int c = 0; c < 4; c++) {
+            const double* l = lam + 3 * (4 * b + c);
+            sum_n += l[2];
+            tmax = fmax(tmax, hypot(l[0], l[1]));
+        }
+        printf("    under box %d: sum lambda_n %.12f  (%d m g h = %.12f)\n", b, sum_n, NBOX - b,
+               (NBOX - b) * m * g * h);
+        CHECK_NEAR(sum_n, (NBOX - b) * m * g * h, 0, 100 * tol * (1 + NBOX * m));
+    }
+    CHECK(tmax <= 100 * tol);
+    double ep, ed, ec;
+    ncp_errors(&p, lam, vp, &ep, &ed, &ec);
+    CHECK(ep <= 1e-14 && ed <= 10 * tol && ec <= 10 * tol);
+    return 0;
+}
+
+// a box on an incline (gravity tilted by theta about y), mu = 0.5 (friction angle 26.6 deg):
+// at 20 deg it holds (v+ = 0 at every contact, friction = -m h g_t); at 35 deg it slides with
+// friction mu times the normal impulse m g h cos(theta)
+static int test_incline(void) {
+    const double m = 2.0, h = 0.01, g = 9.81, mu = 0.5, tol = 1e-9;
+    const double angles[2] = {20, 35};
+    for (int t = 0; t < 2; t++) {
+        const double th = angles[t] * 3.14159265358979323846 / 180;
+        double J[72], minv[6], D[144], vf[12], mus[4] = {mu, mu, mu, mu};
+        box_problem(m, 0.3, 0.2, 0.1, J, minv);
+        delassus(J, minv, 12, 6, D);
+        const double uf[6] = {g * h * sin(th), 0, -g * h * cos(th), 0, 0, 0};
+        matvec(J, uf, 12, 6, vf);
+        const gdnKaminoDual p = {0, 0, 4, 12, D, vf, mus};
+        const gdnKaminoPadmmSettings s = settings_tol(tol);
+        double lam[12], vp[12];
+        gdnKaminoSolveStatus st;
+        CHECK(solve(&p, &s, lam, vp, 0, &st) == GDN_OK);
+        print_status(t ? "incline 35 deg (slides)" : "incline 20 deg (holds)", &st);
+        CHECK(st.converged);
+        double sn = 0, sx = 0, sy = 0, vmax = 0;
+        for (int c = 0; c < 4; c++) {
+            sx += lam[3 * c];
+            sy += lam[3 * c + 1];
+            sn += lam[3 * c + 2];
+            vmax = fmax(vmax, fmax(fabs(vp[3 * c]), fabs(vp[3 * c + 1])));
+        }
+        printf("    sum lambda (%.12f, %.2e, %.12f), max |v+_t| %.3e\n", sx, sy, sn, vmax);
+        CHECK_NEAR(sn, m * g * h * cos(th), 0, 10 * tol * (1 + m));
+        CHECK(fabs(sy) <= 10 * tol * (1 + m));
+        if (t == 0) {
+            CHECK_NEAR(sx, -m * g * h * sin(th), 0, 10 * tol * (1 + m));
+            CHECK(vmax <= 10 * tol);
+        } else {
+            CHECK_NEAR(sx, -mu * m * g * h * cos(th), 0, 10 * tol * (1 + m));
+            CHECK_NEAR(vp[0], g * h * (sin(th) - mu * cos(th)), 0, 10 * tol);
+        }
+    }
+    return 0;
+}
+
 // a box resting on the plane: returns 0 when all checks pass, fills the iteration count
 static int box_rest_case(double m, double ex, double ey, double ez, double h, double mu,
                          double tol, int verbose, int* iterations) {
@@ -307,6 +477,10 @@ static int box_rest_case(double m, double ex, double ey, double ez, double h, do
     }
     CHECK(st.converged);
     CHECK(st.r_p <= tol && st.r_d <= tol && st.r_c <= tol);
+    if (verbose) {
+        printf("    %.2f us per solve (12 rows, %d iterations)\n", solve_us(&p, &s, 2000),
+               st.iterations);
+    }
     double sum_n = 0, tmax = 0;
     for (int c = 0; c < 4; c++) {
         sum_n += lam[3 * c + 2];
@@ -643,7 +817,10 @@ int main(int argc, char** argv) {
         {"cone_projection", test_cone_projection},
         {"bilateral_spd", test_bilateral_spd},
         {"bilateral_redundant", test_bilateral_redundant},
+        {"bilateral_inconsistent", test_bilateral_inconsistent},
         {"box_resting", test_box_resting},
+        {"box_stack", test_box_stack},
+        {"incline", test_incline},
         {"box_sliding", test_box_sliding},
         {"mu_zero", test_mu_zero},
         {"limits", test_limits},

@@ -354,11 +354,15 @@ static int test_bilateral_inconsistent(void) {
 
 // the five-box stack: box k (k = 0 bottom) rests on box k - 1 (or the ground) on four corner
 // contacts; the contacts under box k carry (5 - k) m g h, no friction impulse. 60 rows, 30 dof
-static int test_box_stack(void) {
-    enum { NBOX = 5, NC = 4 * NBOX, N = 3 * NC, NDOF = 6 * NBOX };
-    const double m = 1.5, e = 0.2, ez = 0.1, h = 0.005, g = 9.81, mu = 0.6;
-    static double J[N * NDOF], D[N * N];
-    double minv[NDOF], vf[N], mus[NC], uf[NDOF];
+enum { STACK_NBOX = 5, STACK_NC = 4 * STACK_NBOX, STACK_N = 3 * STACK_NC };
+static const double g_stack_m = 1.5, g_stack_h = 0.005, g_grav = 9.81;
+
+// the five-box stack's dual problem (D: 60 x 60, vf: 60, mus: 20), mu 0.6
+static gdnKaminoDual stack_problem(double* D, double* vf, double* mus) {
+    enum { NBOX = STACK_NBOX, NC = STACK_NC, N = STACK_N, NDOF = 6 * NBOX };
+    const double m = g_stack_m, e = 0.2, ez = 0.1, h = g_stack_h, g = g_grav, mu = 0.6;
+    static double J[N * NDOF];
+    double minv[NDOF], uf[NDOF];
     memset(J, 0, sizeof(J));
     static const double dirs[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
     for (int b = 0; b < NBOX; b++) {
@@ -388,6 +392,71 @@ static int test_box_stack(void) {
     delassus(J, minv, N, NDOF, D);
     matvec(J, uf, N, NDOF, vf);
     const gdnKaminoDual p = {0, 0, NC, N, D, vf, mus};
+    return p;
+}
+
+// the box of half extents (0.3, 0.2, 0.1), mass m, free twist uf on the plane, friction mu
+static gdnKaminoDual box_scene(double m, const double* uf, double mu, double* D, double* vf,
+                               double* mus) {
+    double J[72], minv[6];
+    box_problem(m, 0.3, 0.2, 0.1, J, minv);
+    delassus(J, minv, 12, 6, D);
+    matvec(J, uf, 12, 6, vf);
+    for (int c = 0; c < 4; c++) {
+        mus[c] = mu;
+    }
+    const gdnKaminoDual p = {0, 0, 4, 12, D, vf, mus};
+    return p;
+}
+
+// iterations at tolerance 1e-8 of the scenes above under other settings (printed only: the
+// defaults are what the tests above hold to)
+static int test_settings_sweep(void) {
+    static double D[5][STACK_N * STACK_N];
+    double vf[5][STACK_N], mus[5][STACK_NC];
+    const double h = 0.01, g = g_grav, th = 35 * 3.14159265358979323846 / 180;
+    const double rest[6] = {0, 0, -g * h, 0, 0, 0};
+    const double slide[6] = {2 / sqrt(5.0), 1 / sqrt(5.0), -g * h, 0, 0, 0};
+    const double incline[6] = {g * h * sin(th), 0, -g * h * cos(th), 0, 0, 0};
+    const double spin[6] = {0.3, 0, -g * h, 0, 0, 0.1};
+    gdnKaminoDual p[5];
+    p[0] = box_scene(2, rest, 0.5, D[0], vf[0], mus[0]);
+    p[1] = box_scene(3, slide, 0.4, D[1], vf[1], mus[1]);
+    p[2] = box_scene(2, incline, 0.5, D[2], vf[2], mus[2]);
+    p[3] = box_scene(2, spin, 0.5, D[3], vf[3], mus[3]);
+    p[4] = stack_problem(D[4], vf[4], mus[4]);
+    printf("  iterations at tol 1e-8 (cap 1000): rest, slide, incline slide, slide+spin, "
+           "stack\n");
+    static const double rhos[4] = {0.1, 0.3, 1, 3};
+    for (int pre = 1; pre >= 0; pre--) {
+        for (int acc = 1; acc >= 0; acc--) {
+            for (int r = 0; r < 4; r++) {
+                gdnKaminoPadmmSettings s = settings_tol(1e-8);
+                s.max_iterations = 1000;
+                s.preconditioning = pre;
+                s.acceleration = acc;
+                s.rho = rhos[r];
+                printf("    precond %d accel %d rho %.1f:", pre, acc, rhos[r]);
+                for (int k = 0; k < 5; k++) {
+                    double lam[STACK_N], vp[STACK_N];
+                    gdnKaminoSolveStatus st;
+                    CHECK(solve(&p[k], &s, lam, vp, 0, &st) == GDN_OK);
+                    printf(" %4d%s", st.iterations, st.converged ? "" : "*");
+                }
+                printf("\n");
+            }
+        }
+    }
+    printf("    (* = not converged)\n");
+    return 0;
+}
+
+static int test_box_stack(void) {
+    enum { NBOX = STACK_NBOX, NC = STACK_NC, N = STACK_N };
+    const double m = g_stack_m, h = g_stack_h, g = g_grav;
+    static double D[N * N];
+    double vf[N], mus[NC];
+    const gdnKaminoDual p = stack_problem(D, vf, mus);
     const double tol = 1e-8;
     gdnKaminoPadmmSettings s = settings_tol(tol);
     s.max_iterations = 500;
@@ -828,6 +897,7 @@ int main(int argc, char** argv) {
         {"warm_start", test_warm_start},
         {"bad_input", test_bad_input},
         {"determinism", test_determinism},
+        {"settings_sweep", test_settings_sweep},
     };
     return gdn_test_main(argc, argv, cases, (int)(sizeof(cases) / sizeof(cases[0])));
 }

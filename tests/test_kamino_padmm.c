@@ -527,6 +527,122 @@ static int test_incline(void) {
     return 0;
 }
 
+// D = J M^-1 J' for bodies with full world-frame inverse inertias (Iinv: 9 per body, row-major;
+// J: n x 6 nbody, linear then angular per body)
+static void delassus_bodies(const double* J, const double* mass, const double* Iinv, int nbody,
+                            int n, double* D) {
+    const int ndof = 6 * nbody;
+    for (int i = 0; i < n; i++) {
+        for (int j = 0; j < n; j++) {
+            double v = 0;
+            for (int b = 0; b < nbody; b++) {
+                const double* ri = J + (size_t)i * ndof + 6 * b;
+                const double* rj = J + (size_t)j * ndof + 6 * b;
+                v += (ri[0] * rj[0] + ri[1] * rj[1] + ri[2] * rj[2]) / mass[b];
+                for (int a = 0; a < 3; a++) {
+                    for (int c = 0; c < 3; c++) {
+                        v += ri[3 + a] * Iinv[9 * b + 3 * a + c] * rj[3 + c];
+                    }
+                }
+            }
+            D[i * n + j] = v;
+        }
+    }
+}
+
+// the hinge rows between follower f and base b (b = -1: the world) at anchor r, axis z: three
+// point rows (x, y, z) and two axis rows (x, y), written into rows row0 .. row0 + 4
+static void hinge_rows(double* J, int ndof, int row0, int f, int b, const double* r,
+                       const double* com) {
+    static const double ax[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+    for (int k = 0; k < 5; k++) {
+        double* row = J + (size_t)(row0 + k) * ndof;
+        const int bodies[2] = {f, b};
+        for (int s = 0; s < 2; s++) {
+            if (bodies[s] < 0) {
+                continue;
+            }
+            const double sign = s == 0 ? 1 : -1;
+            double* rb = row + 6 * bodies[s];
+            double out[6];
+            if (k < 3) {
+                const double lever[3] = {r[0] - com[3 * bodies[s]], r[1] - com[3 * bodies[s] + 1],
+                                         r[2] - com[3 * bodies[s] + 2]};
+                contact_row(out, lever, ax[k]);
+            } else {
+                const double* a = ax[k - 3];
+                const double o[6] = {0, 0, 0, a[0], a[1], a[2]};
+                memcpy(out, o, sizeof(o));
+            }
+            for (int q = 0; q < 6; q++) {
+                rb[q] += sign * out[q];
+            }
+        }
+    }
+}
+
+// a planar four-bar in maximal coordinates: crank O-A, coupler A-B, rocker B-C as slender rods
+// (m 1 kg, radius 1 cm), four hinges about z (20 rows for 18 dof, rank 17: three redundant
+// rows), gravity -y and a crank spin in the free velocity. vf = J u_f is consistent: the
+// solve must bring every row velocity to zero (D lambda + vf = 0) with bounded impulses
+static int test_fourbar(void) {
+    enum { NBODY = 3, NDOF = 18, N = 20 };
+    const double P[4][3] = {{0, 0, 0}, {0, 0.1, 0}, {0.3, 0.25, 0}, {0.35, 0, 0}};
+    double com[9], mass[3] = {1, 1, 1}, Iinv[27], uf[NDOF];
+    static double J[N * NDOF], D[N * N];
+    memset(J, 0, sizeof(J));
+    const double h = 0.002, g = 9.81, rad = 0.01;
+    for (int b = 0; b < NBODY; b++) {
+        double d[3], len = 0;
+        for (int k = 0; k < 3; k++) {
+            com[3 * b + k] = 0.5 * (P[b][k] + P[b + 1][k]);
+            d[k] = P[b + 1][k] - P[b][k];
+            len += d[k] * d[k];
+        }
+        len = sqrt(len);
+        for (int k = 0; k < 3; k++) {
+            d[k] /= len;
+        }
+        const double it = 12 / (mass[b] * len * len), ia = 2 / (mass[b] * rad * rad);
+        for (int a = 0; a < 3; a++) {
+            for (int c = 0; c < 3; c++) {
+                Iinv[9 * b + 3 * a + c] = it * ((a == c) - d[a] * d[c]) + ia * d[a] * d[c];
+            }
+        }
+        const double u[6] = {0, -g * h, 0, 0, 0, b == 0 ? 5.0 : 0.0};
+        memcpy(uf + 6 * b, u, sizeof(u));
+    }
+    hinge_rows(J, NDOF, 0, 0, -1, P[0], com);
+    hinge_rows(J, NDOF, 5, 1, 0, P[1], com);
+    hinge_rows(J, NDOF, 10, 2, 1, P[2], com);
+    hinge_rows(J, NDOF, 15, -1, 2, P[3], com);
+    double vf[N];
+    delassus_bodies(J, mass, Iinv, NBODY, N, D);
+    matvec(J, uf, N, NDOF, vf);
+    const gdnKaminoDual p = {N, 0, 0, N, D, vf, NULL};
+    const double tols[2] = {1e-8, 1e-10};
+    for (int t = 0; t < 2; t++) {
+        gdnKaminoPadmmSettings s = settings_tol(tols[t]);
+        s.max_iterations = 1000;
+        double lam[N], vp[N];
+        gdnKaminoSolveStatus st;
+        CHECK(solve(&p, &s, lam, vp, 0, &st) == GDN_OK);
+        print_status(t ? "four-bar (20 rows, rank 17), 1e-10" : "four-bar (20 rows, rank 17), 1e-8",
+                     &st);
+        CHECK(st.converged);
+        double vmax = 0, lmax = 0;
+        for (int i = 0; i < N; i++) {
+            vmax = fmax(vmax, fabs(vp[i]));
+            lmax = fmax(lmax, fabs(lam[i]));
+        }
+        printf("    ||D lambda + vf|| %.2e  ||lambda|| %.4f  %.2f us per solve\n", vmax, lmax,
+               solve_us(&p, &s, 500));
+        CHECK(vmax <= 10 * tols[t]);
+        CHECK(lmax < 10);
+    }
+    return 0;
+}
+
 // a box resting on the plane: returns 0 when all checks pass, fills the iteration count
 static int box_rest_case(double m, double ex, double ey, double ez, double h, double mu,
                          double tol, int verbose, int* iterations) {
@@ -887,6 +1003,7 @@ int main(int argc, char** argv) {
         {"bilateral_spd", test_bilateral_spd},
         {"bilateral_redundant", test_bilateral_redundant},
         {"bilateral_inconsistent", test_bilateral_inconsistent},
+        {"fourbar", test_fourbar},
         {"box_resting", test_box_resting},
         {"box_stack", test_box_stack},
         {"incline", test_incline},

@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 // Kamino's PADMM backend (src/kamino/padmm.c) on dual problems built by hand from small J, M.
 //
-// 1. Bilateral rows only (D SPD): lambda = -D^-1 vf. 2. Redundant bilateral rows (a loop
-// closed twice): D lambda + vf = 0, the minimum-norm split. 3. A box resting on a plane on four
-// contacts: the normal impulses carry m g h, no friction, residuals and iteration statistics
-// over a family of boxes. 4. Sliding: every contact on its cone boundary, against its slip.
-// 5. mu = 0. 6. Limit rows. 7. The NCP on random mixed problems. 8. Warm start from the
-// solution. 9. Non-finite and bad input. 10. Determinism. Plus the cone and dual-cone
-// projections (mu = 0, polar, Moreau's decomposition).
+// The cone and dual-cone projections (mu = 0, polar, Moreau's decomposition). 1. Bilateral
+// rows only (D SPD): lambda = -D^-1 vf. 2. Redundant bilateral rows (a duplicated loop row and a
+// dependent one): D lambda + vf = 0 with the minimum-norm split; inconsistent redundant rows:
+// honest unconverged status, bounded lambda; a planar four-bar (20 rows, rank 17). 3. A box
+// resting on a plane on four contacts: the normals carry m g h, no friction, r_p, r_d, r_c <=
+// 1e-8, iteration statistics over 64 boxes; a five-box stack's impulses; incline hold and
+// slide; an impact with friction. 4. A sliding box: every contact on its cone boundary, against
+// its slip. 5. mu = 0. 6. Limit rows. 7. The NCP on random mixed problems. 8. Warm start from
+// the solution. 9. Non-finite and bad input, a capped solve. 10. Determinism. Then the
+// iterations of five scenes under other settings (printed). Solve times are printed too.
 #define _POSIX_C_SOURCE 199309L // clock_gettime
 
 #include <math.h>
@@ -448,6 +451,35 @@ static int test_settings_sweep(void) {
         }
     }
     printf("    (* = not converged)\n");
+    return 0;
+}
+
+// an impact: the box lands at 1 m/s with 0.5 m/s along x, mu 0.5: the normal impulses stop it
+// (sum m (1 + g h)) and friction, within its cone, stops the slip too (sum -m 0.5): v+ = 0
+static int test_impact(void) {
+    const double m = 2.0, h = 0.01, g = 9.81, tol = 1e-9;
+    const double uf[6] = {0.5, 0, -1 - g * h, 0, 0, 0};
+    double D[144], vf[12], mus[4];
+    const gdnKaminoDual p = box_scene(m, uf, 0.5, D, vf, mus);
+    const gdnKaminoPadmmSettings s = settings_tol(tol);
+    double lam[12], vp[12];
+    gdnKaminoSolveStatus st;
+    CHECK(solve(&p, &s, lam, vp, 0, &st) == GDN_OK);
+    print_status("impact 1 m/s, slip 0.5 m/s, mu 0.5", &st);
+    CHECK(st.converged);
+    double sn = 0, sx = 0, vmax = 0;
+    for (int c = 0; c < 4; c++) {
+        sx += lam[3 * c];
+        sn += lam[3 * c + 2];
+        for (int k = 0; k < 3; k++) {
+            vmax = fmax(vmax, fabs(vp[3 * c + k]));
+        }
+    }
+    printf("    sum lambda_n %.12f (m (1 + g h) %.12f)  sum lambda_x %.12f  max |v+| %.2e\n", sn,
+           m * (1 + g * h), sx, vmax);
+    CHECK_NEAR(sn, m * (1 + g * h), 0, 10 * tol * (1 + m));
+    CHECK_NEAR(sx, -0.5 * m, 0, 10 * tol * (1 + m));
+    CHECK(vmax <= 10 * tol);
     return 0;
 }
 
@@ -1007,6 +1039,7 @@ int main(int argc, char** argv) {
         {"box_resting", test_box_resting},
         {"box_stack", test_box_stack},
         {"incline", test_incline},
+        {"impact", test_impact},
         {"box_sliding", test_box_sliding},
         {"mu_zero", test_mu_zero},
         {"limits", test_limits},

@@ -1,18 +1,24 @@
 // SPDX-License-Identifier: Apache-2.0
 // Kamino's PADMM backend (src/kamino/padmm.c) on dual problems built by hand from small J, M.
 //
-// 1. Bilateral rows only (D SPD): lambda = -D^-1 vf. 2. Redundant bilateral rows (a loop
-// closed twice): D lambda + vf = 0, the minimum-norm split. 3. A box resting on a plane on four
-// contacts: the normal impulses carry m g h, no friction, residuals and iteration statistics
-// over a family of boxes. 4. Sliding: every contact on its cone boundary, against its slip.
-// 5. mu = 0. 6. Limit rows. 7. The NCP on random mixed problems. 8. Warm start from the
-// solution. 9. Non-finite and bad input. 10. Determinism. Plus the cone and dual-cone
-// projections (mu = 0, polar, Moreau's decomposition).
+// The cone and dual-cone projections (mu = 0, polar, Moreau's decomposition). 1. Bilateral
+// rows only (D SPD): lambda = -D^-1 vf. 2. Redundant bilateral rows (a duplicated loop row and a
+// dependent one): D lambda + vf = 0 with the minimum-norm split; inconsistent redundant rows:
+// honest unconverged status, bounded lambda; a planar four-bar (20 rows, rank 17). 3. A box
+// resting on a plane on four contacts: the normals carry m g h, no friction, r_p, r_d, r_c <=
+// 1e-8, iteration statistics over 64 boxes; a five-box stack's impulses; incline hold and
+// slide; an impact with friction. 4. A sliding box: every contact on its cone boundary, against
+// its slip. 5. mu = 0. 6. Limit rows. 7. The NCP on random mixed problems. 8. Warm start from
+// the solution. 9. Non-finite and bad input, a capped solve. 10. Determinism. Then the
+// iterations of five scenes under other settings (printed). Solve times are printed too.
+#define _POSIX_C_SOURCE 199309L // clock_gettime
+
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "kamino/dual.h"
 #include "kamino/padmm.h"
@@ -104,6 +110,24 @@ static gdnStatus solve(const gdnKaminoDual* p, const gdnKaminoPadmmSettings* s, 
         return GDN_ERR_MEMORY;
     }
     return gdn_kamino_padmm_solve(p, s, lam, vp, g_scratch, st);
+}
+
+// seconds on the monotonic clock
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+// the mean time of one cold solve of p (microseconds), for the report
+static double solve_us(const gdnKaminoDual* p, const gdnKaminoPadmmSettings* s, int reps) {
+    double lam[MAXN], vp[MAXN];
+    gdnKaminoSolveStatus st;
+    const double t0 = now_s();
+    for (int r = 0; r < reps; r++) {
+        solve(p, s, lam, vp, 0, &st);
+    }
+    return 1e6 * (now_s() - t0) / reps;
 }
 
 static void print_status(const char* what, const gdnKaminoSolveStatus* st) {
@@ -288,6 +312,369 @@ static int test_bilateral_redundant(void) {
     return 0;
 }
 
+// 2b. redundant rows with an inconsistent free velocity (a duplicated loop row whose two copies
+// disagree by 1e-6 m/s, as position-error biases of redundant rows can): no solution exists; the
+// solve must stay finite, report itself unconverged with r_d at the inconsistency's scale, and
+// keep lambda bounded over the capped iterations
+static int test_bilateral_inconsistent(void) {
+    enum { N = 5, NDOF = 6 };
+    double J[N * NDOF], minv[NDOF], D[N * N], vf[N], u[NDOF];
+    for (int k = 0; k < NDOF; k++) {
+        minv[k] = 1 / urand(0.5, 3);
+        u[k] = urand(-1, 1);
+    }
+    for (int i = 0; i < 4 * NDOF; i++) {
+        J[i] = urand(-1, 1);
+    }
+    for (int k = 0; k < NDOF; k++) {
+        J[4 * NDOF + k] = J[1 * NDOF + k];
+    }
+    delassus(J, minv, N, NDOF, D);
+    matvec(J, u, N, NDOF, vf);
+    vf[4] += 1e-6;
+    const gdnKaminoDual p = {N, 0, 0, N, D, vf, NULL};
+    const int caps[2] = {200, 2000};
+    for (int t = 0; t < 2; t++) {
+        gdnKaminoPadmmSettings s = settings_tol(1e-8);
+        s.max_iterations = caps[t];
+        double lam[N], vp[N];
+        gdnKaminoSolveStatus st;
+        CHECK(solve(&p, &s, lam, vp, 0, &st) == GDN_OK);
+        print_status(t ? "inconsistent redundant, cap 2000" : "inconsistent redundant, cap 200",
+                     &st);
+        double lmax = 0;
+        for (int i = 0; i < N; i++) {
+            lmax = fmax(lmax, fabs(lam[i]));
+        }
+        printf("    ||lambda|| %.6f  v+ of the two copies %.3e %.3e (their mismatch 1e-6)\n", lmax,
+               vp[1], vp[4]);
+        CHECK(!st.converged && isfinite(st.r_d) && st.r_d > 1e-8);
+        CHECK(lmax < 10);
+        CHECK(fabs(vp[1] - vp[4] + 1e-6) < 1e-9);
+    }
+    return 0;
+}
+
+// the five-box stack: box k (k = 0 bottom) rests on box k - 1 (or the ground) on four corner
+// contacts; the contacts under box k carry (5 - k) m g h, no friction impulse. 60 rows, 30 dof
+enum { STACK_NBOX = 5, STACK_NC = 4 * STACK_NBOX, STACK_N = 3 * STACK_NC };
+static const double g_stack_m = 1.5, g_stack_h = 0.005, g_grav = 9.81;
+
+// the five-box stack's dual problem (D: 60 x 60, vf: 60, mus: 20), mu 0.6
+static gdnKaminoDual stack_problem(double* D, double* vf, double* mus) {
+    enum { NBOX = STACK_NBOX, NC = STACK_NC, N = STACK_N, NDOF = 6 * NBOX };
+    const double m = g_stack_m, e = 0.2, ez = 0.1, h = g_stack_h, g = g_grav, mu = 0.6;
+    static double J[N * NDOF];
+    double minv[NDOF], uf[NDOF];
+    memset(J, 0, sizeof(J));
+    static const double dirs[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+    for (int b = 0; b < NBOX; b++) {
+        for (int c = 0; c < 4; c++) {
+            const int ci = 4 * b + c;
+            mus[ci] = mu;
+            const double rb[3] = {(c & 1) ? e : -e, (c & 2) ? e : -e, -ez};
+            const double ra[3] = {rb[0], rb[1], ez};
+            for (int d = 0; d < 3; d++) {
+                double* row = J + (size_t)(3 * ci + d) * NDOF;
+                contact_row(row + 6 * b, rb, dirs[d]);
+                if (b > 0) {
+                    double rowa[6];
+                    contact_row(rowa, ra, dirs[d]);
+                    for (int k = 0; k < 6; k++) {
+                        row[6 * (b - 1) + k] = -rowa[k];
+                    }
+                }
+            }
+        }
+        const double ix = m * (e * e + ez * ez) / 3, iz = m * (2 * e * e) / 3;
+        const double mv[6] = {1 / m, 1 / m, 1 / m, 1 / ix, 1 / ix, 1 / iz};
+        memcpy(minv + 6 * b, mv, sizeof(mv));
+        const double u[6] = {0, 0, -g * h, 0, 0, 0};
+        memcpy(uf + 6 * b, u, sizeof(u));
+    }
+    delassus(J, minv, N, NDOF, D);
+    matvec(J, uf, N, NDOF, vf);
+    const gdnKaminoDual p = {0, 0, NC, N, D, vf, mus};
+    return p;
+}
+
+// the box of half extents (0.3, 0.2, 0.1), mass m, free twist uf on the plane, friction mu
+static gdnKaminoDual box_scene(double m, const double* uf, double mu, double* D, double* vf,
+                               double* mus) {
+    double J[72], minv[6];
+    box_problem(m, 0.3, 0.2, 0.1, J, minv);
+    delassus(J, minv, 12, 6, D);
+    matvec(J, uf, 12, 6, vf);
+    for (int c = 0; c < 4; c++) {
+        mus[c] = mu;
+    }
+    const gdnKaminoDual p = {0, 0, 4, 12, D, vf, mus};
+    return p;
+}
+
+// iterations at tolerance 1e-8 of the scenes above under other settings (printed only: the
+// defaults are what the tests above hold to)
+static int test_settings_sweep(void) {
+    static double D[5][STACK_N * STACK_N];
+    double vf[5][STACK_N], mus[5][STACK_NC];
+    const double h = 0.01, g = g_grav, th = 35 * 3.14159265358979323846 / 180;
+    const double rest[6] = {0, 0, -g * h, 0, 0, 0};
+    const double slide[6] = {2 / sqrt(5.0), 1 / sqrt(5.0), -g * h, 0, 0, 0};
+    const double incline[6] = {g * h * sin(th), 0, -g * h * cos(th), 0, 0, 0};
+    const double spin[6] = {0.3, 0, -g * h, 0, 0, 0.1};
+    gdnKaminoDual p[5];
+    p[0] = box_scene(2, rest, 0.5, D[0], vf[0], mus[0]);
+    p[1] = box_scene(3, slide, 0.4, D[1], vf[1], mus[1]);
+    p[2] = box_scene(2, incline, 0.5, D[2], vf[2], mus[2]);
+    p[3] = box_scene(2, spin, 0.5, D[3], vf[3], mus[3]);
+    p[4] = stack_problem(D[4], vf[4], mus[4]);
+    printf("  iterations at tol 1e-8 (cap 1000): rest, slide, incline slide, slide+spin, "
+           "stack\n");
+    static const double rhos[4] = {0.1, 0.3, 1, 3};
+    for (int pre = 1; pre >= 0; pre--) {
+        for (int acc = 1; acc >= 0; acc--) {
+            for (int r = 0; r < 4; r++) {
+                gdnKaminoPadmmSettings s = settings_tol(1e-8);
+                s.max_iterations = 1000;
+                s.preconditioning = pre;
+                s.acceleration = acc;
+                s.rho = rhos[r];
+                printf("    precond %d accel %d rho %.1f:", pre, acc, rhos[r]);
+                for (int k = 0; k < 5; k++) {
+                    double lam[STACK_N], vp[STACK_N];
+                    gdnKaminoSolveStatus st;
+                    CHECK(solve(&p[k], &s, lam, vp, 0, &st) == GDN_OK);
+                    printf(" %4d%s", st.iterations, st.converged ? "" : "*");
+                }
+                printf("\n");
+            }
+        }
+    }
+    printf("    (* = not converged)\n");
+    return 0;
+}
+
+// an impact: the box lands at 1 m/s with 0.5 m/s along x, mu 0.5: the normal impulses stop it
+// (sum m (1 + g h)) and friction, within its cone, stops the slip too (sum -m 0.5): v+ = 0
+static int test_impact(void) {
+    const double m = 2.0, h = 0.01, g = 9.81, tol = 1e-9;
+    const double uf[6] = {0.5, 0, -1 - g * h, 0, 0, 0};
+    double D[144], vf[12], mus[4];
+    const gdnKaminoDual p = box_scene(m, uf, 0.5, D, vf, mus);
+    const gdnKaminoPadmmSettings s = settings_tol(tol);
+    double lam[12], vp[12];
+    gdnKaminoSolveStatus st;
+    CHECK(solve(&p, &s, lam, vp, 0, &st) == GDN_OK);
+    print_status("impact 1 m/s, slip 0.5 m/s, mu 0.5", &st);
+    CHECK(st.converged);
+    double sn = 0, sx = 0, vmax = 0;
+    for (int c = 0; c < 4; c++) {
+        sx += lam[3 * c];
+        sn += lam[3 * c + 2];
+        for (int k = 0; k < 3; k++) {
+            vmax = fmax(vmax, fabs(vp[3 * c + k]));
+        }
+    }
+    printf("    sum lambda_n %.12f (m (1 + g h) %.12f)  sum lambda_x %.12f  max |v+| %.2e\n", sn,
+           m * (1 + g * h), sx, vmax);
+    CHECK_NEAR(sn, m * (1 + g * h), 0, 10 * tol * (1 + m));
+    CHECK_NEAR(sx, -0.5 * m, 0, 10 * tol * (1 + m));
+    CHECK(vmax <= 10 * tol);
+    return 0;
+}
+
+static int test_box_stack(void) {
+    enum { NBOX = STACK_NBOX, NC = STACK_NC, N = STACK_N };
+    const double m = g_stack_m, h = g_stack_h, g = g_grav;
+    static double D[N * N];
+    double vf[N], mus[NC];
+    const gdnKaminoDual p = stack_problem(D, vf, mus);
+    const double tol = 1e-8;
+    gdnKaminoPadmmSettings s = settings_tol(tol);
+    s.max_iterations = 500;
+    double lam[N], vp[N];
+    gdnKaminoSolveStatus st;
+    CHECK(solve(&p, &s, lam, vp, 0, &st) == GDN_OK);
+    print_status("five-box stack (60 rows)", &st);
+    CHECK(st.converged);
+    printf("    %.2f us per solve (60 rows, %d iterations)\n", solve_us(&p, &s, 200),
+           st.iterations);
+    double tmax = 0;
+    for (int b = 0; b < NBOX; b++) {
+        double sum_n = 0;
+        for (int c = 0; c < 4; c++) {
+            const double* l = lam + 3 * (4 * b + c);
+            sum_n += l[2];
+            tmax = fmax(tmax, hypot(l[0], l[1]));
+        }
+        printf("    under box %d: sum lambda_n %.12f  (%d m g h = %.12f)\n", b, sum_n, NBOX - b,
+               (NBOX - b) * m * g * h);
+        CHECK_NEAR(sum_n, (NBOX - b) * m * g * h, 0, 100 * tol * (1 + NBOX * m));
+    }
+    CHECK(tmax <= 100 * tol);
+    double ep, ed, ec;
+    ncp_errors(&p, lam, vp, &ep, &ed, &ec);
+    CHECK(ep <= 1e-14 && ed <= 10 * tol && ec <= 10 * tol);
+    return 0;
+}
+
+// a box on an incline (gravity tilted by theta about y), mu = 0.5 (friction angle 26.6 deg):
+// at 20 deg it holds (v+ = 0 at every contact, friction = -m h g_t); at 35 deg it slides with
+// friction mu times the normal impulse m g h cos(theta)
+static int test_incline(void) {
+    const double m = 2.0, h = 0.01, g = 9.81, mu = 0.5, tol = 1e-9;
+    const double angles[2] = {20, 35};
+    for (int t = 0; t < 2; t++) {
+        const double th = angles[t] * 3.14159265358979323846 / 180;
+        double J[72], minv[6], D[144], vf[12], mus[4] = {mu, mu, mu, mu};
+        box_problem(m, 0.3, 0.2, 0.1, J, minv);
+        delassus(J, minv, 12, 6, D);
+        const double uf[6] = {g * h * sin(th), 0, -g * h * cos(th), 0, 0, 0};
+        matvec(J, uf, 12, 6, vf);
+        const gdnKaminoDual p = {0, 0, 4, 12, D, vf, mus};
+        const gdnKaminoPadmmSettings s = settings_tol(tol);
+        double lam[12], vp[12];
+        gdnKaminoSolveStatus st;
+        CHECK(solve(&p, &s, lam, vp, 0, &st) == GDN_OK);
+        print_status(t ? "incline 35 deg (slides)" : "incline 20 deg (holds)", &st);
+        CHECK(st.converged);
+        double sn = 0, sx = 0, sy = 0, vmax = 0;
+        for (int c = 0; c < 4; c++) {
+            sx += lam[3 * c];
+            sy += lam[3 * c + 1];
+            sn += lam[3 * c + 2];
+            vmax = fmax(vmax, fmax(fabs(vp[3 * c]), fabs(vp[3 * c + 1])));
+        }
+        printf("    sum lambda (%.12f, %.2e, %.12f), max |v+_t| %.3e\n", sx, sy, sn, vmax);
+        CHECK_NEAR(sn, m * g * h * cos(th), 0, 10 * tol * (1 + m));
+        CHECK(fabs(sy) <= 10 * tol * (1 + m));
+        if (t == 0) {
+            CHECK_NEAR(sx, -m * g * h * sin(th), 0, 10 * tol * (1 + m));
+            CHECK(vmax <= 10 * tol);
+        } else {
+            CHECK_NEAR(sx, -mu * m * g * h * cos(th), 0, 10 * tol * (1 + m));
+            CHECK_NEAR(vp[0], g * h * (sin(th) - mu * cos(th)), 0, 10 * tol);
+        }
+    }
+    return 0;
+}
+
+// D = J M^-1 J' for bodies with full world-frame inverse inertias (Iinv: 9 per body, row-major;
+// J: n x 6 nbody, linear then angular per body)
+static void delassus_bodies(const double* J, const double* mass, const double* Iinv, int nbody,
+                            int n, double* D) {
+    const int ndof = 6 * nbody;
+    for (int i = 0; i < n; i++) {
+        for (int j = 0; j < n; j++) {
+            double v = 0;
+            for (int b = 0; b < nbody; b++) {
+                const double* ri = J + (size_t)i * ndof + 6 * b;
+                const double* rj = J + (size_t)j * ndof + 6 * b;
+                v += (ri[0] * rj[0] + ri[1] * rj[1] + ri[2] * rj[2]) / mass[b];
+                for (int a = 0; a < 3; a++) {
+                    for (int c = 0; c < 3; c++) {
+                        v += ri[3 + a] * Iinv[9 * b + 3 * a + c] * rj[3 + c];
+                    }
+                }
+            }
+            D[i * n + j] = v;
+        }
+    }
+}
+
+// the hinge rows between follower f and base b (b = -1: the world) at anchor r, axis z: three
+// point rows (x, y, z) and two axis rows (x, y), written into rows row0 .. row0 + 4
+static void hinge_rows(double* J, int ndof, int row0, int f, int b, const double* r,
+                       const double* com) {
+    static const double ax[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+    for (int k = 0; k < 5; k++) {
+        double* row = J + (size_t)(row0 + k) * ndof;
+        const int bodies[2] = {f, b};
+        for (int s = 0; s < 2; s++) {
+            if (bodies[s] < 0) {
+                continue;
+            }
+            const double sign = s == 0 ? 1 : -1;
+            double* rb = row + 6 * bodies[s];
+            double out[6];
+            if (k < 3) {
+                const double lever[3] = {r[0] - com[3 * bodies[s]], r[1] - com[3 * bodies[s] + 1],
+                                         r[2] - com[3 * bodies[s] + 2]};
+                contact_row(out, lever, ax[k]);
+            } else {
+                const double* a = ax[k - 3];
+                const double o[6] = {0, 0, 0, a[0], a[1], a[2]};
+                memcpy(out, o, sizeof(o));
+            }
+            for (int q = 0; q < 6; q++) {
+                rb[q] += sign * out[q];
+            }
+        }
+    }
+}
+
+// a planar four-bar in maximal coordinates: crank O-A, coupler A-B, rocker B-C as slender rods
+// (m 1 kg, radius 1 cm), four hinges about z (20 rows for 18 dof, rank 17: three redundant
+// rows), gravity -y and a crank spin in the free velocity. vf = J u_f is consistent: the
+// solve must bring every row velocity to zero (D lambda + vf = 0) with bounded impulses
+static int test_fourbar(void) {
+    enum { NBODY = 3, NDOF = 18, N = 20 };
+    const double P[4][3] = {{0, 0, 0}, {0, 0.1, 0}, {0.3, 0.25, 0}, {0.35, 0, 0}};
+    double com[9], mass[3] = {1, 1, 1}, Iinv[27], uf[NDOF];
+    static double J[N * NDOF], D[N * N];
+    memset(J, 0, sizeof(J));
+    const double h = 0.002, g = 9.81, rad = 0.01;
+    for (int b = 0; b < NBODY; b++) {
+        double d[3], len = 0;
+        for (int k = 0; k < 3; k++) {
+            com[3 * b + k] = 0.5 * (P[b][k] + P[b + 1][k]);
+            d[k] = P[b + 1][k] - P[b][k];
+            len += d[k] * d[k];
+        }
+        len = sqrt(len);
+        for (int k = 0; k < 3; k++) {
+            d[k] /= len;
+        }
+        const double it = 12 / (mass[b] * len * len), ia = 2 / (mass[b] * rad * rad);
+        for (int a = 0; a < 3; a++) {
+            for (int c = 0; c < 3; c++) {
+                Iinv[9 * b + 3 * a + c] = it * ((a == c) - d[a] * d[c]) + ia * d[a] * d[c];
+            }
+        }
+        const double u[6] = {0, -g * h, 0, 0, 0, b == 0 ? 5.0 : 0.0};
+        memcpy(uf + 6 * b, u, sizeof(u));
+    }
+    hinge_rows(J, NDOF, 0, 0, -1, P[0], com);
+    hinge_rows(J, NDOF, 5, 1, 0, P[1], com);
+    hinge_rows(J, NDOF, 10, 2, 1, P[2], com);
+    hinge_rows(J, NDOF, 15, -1, 2, P[3], com);
+    double vf[N];
+    delassus_bodies(J, mass, Iinv, NBODY, N, D);
+    matvec(J, uf, N, NDOF, vf);
+    const gdnKaminoDual p = {N, 0, 0, N, D, vf, NULL};
+    const double tols[2] = {1e-8, 1e-10};
+    for (int t = 0; t < 2; t++) {
+        gdnKaminoPadmmSettings s = settings_tol(tols[t]);
+        s.max_iterations = 1000;
+        double lam[N], vp[N];
+        gdnKaminoSolveStatus st;
+        CHECK(solve(&p, &s, lam, vp, 0, &st) == GDN_OK);
+        print_status(t ? "four-bar (20 rows, rank 17), 1e-10" : "four-bar (20 rows, rank 17), 1e-8",
+                     &st);
+        CHECK(st.converged);
+        double vmax = 0, lmax = 0;
+        for (int i = 0; i < N; i++) {
+            vmax = fmax(vmax, fabs(vp[i]));
+            lmax = fmax(lmax, fabs(lam[i]));
+        }
+        printf("    ||D lambda + vf|| %.2e  ||lambda|| %.4f  %.2f us per solve\n", vmax, lmax,
+               solve_us(&p, &s, 500));
+        CHECK(vmax <= 10 * tols[t]);
+        CHECK(lmax < 10);
+    }
+    return 0;
+}
+
 // a box resting on the plane: returns 0 when all checks pass, fills the iteration count
 static int box_rest_case(double m, double ex, double ey, double ez, double h, double mu,
                          double tol, int verbose, int* iterations) {
@@ -307,6 +694,10 @@ static int box_rest_case(double m, double ex, double ey, double ez, double h, do
     }
     CHECK(st.converged);
     CHECK(st.r_p <= tol && st.r_d <= tol && st.r_c <= tol);
+    if (verbose) {
+        printf("    %.2f us per solve (12 rows, %d iterations)\n", solve_us(&p, &s, 2000),
+               st.iterations);
+    }
     double sum_n = 0, tmax = 0;
     for (int c = 0; c < 4; c++) {
         sum_n += lam[3 * c + 2];
@@ -643,7 +1034,12 @@ int main(int argc, char** argv) {
         {"cone_projection", test_cone_projection},
         {"bilateral_spd", test_bilateral_spd},
         {"bilateral_redundant", test_bilateral_redundant},
+        {"bilateral_inconsistent", test_bilateral_inconsistent},
+        {"fourbar", test_fourbar},
         {"box_resting", test_box_resting},
+        {"box_stack", test_box_stack},
+        {"incline", test_incline},
+        {"impact", test_impact},
         {"box_sliding", test_box_sliding},
         {"mu_zero", test_mu_zero},
         {"limits", test_limits},
@@ -651,6 +1047,7 @@ int main(int argc, char** argv) {
         {"warm_start", test_warm_start},
         {"bad_input", test_bad_input},
         {"determinism", test_determinism},
+        {"settings_sweep", test_settings_sweep},
     };
     return gdn_test_main(argc, argv, cases, (int)(sizeof(cases) / sizeof(cases[0])));
 }

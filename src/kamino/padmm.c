@@ -15,7 +15,9 @@
 // impulse x = P^-1 lambda and the scaled velocity z = P v.
 //
 // Iteration (kamino.md 2.4), with eta the proximal weight and rho the penalty:
-//   factor once:  L L' = Dt + (eta + rho) I                     (dense Cholesky, math/cholesky.h)
+//   factor once:  L L' = Dt + (eta + rho) I      (dense Cholesky: gdn_chol_factor of
+//                 math/cholesky.h; the substitutions are local and column-oriented, with
+//                 L' mirrored into the upper triangle so both run along rows)
 //   warm start:   x_prev = yhat = y_prev = w P^-1 lambda_ws     (w = warmstart_scale, 0.9)
 //                 zhat = z_prev = P v+_ws + Gamma(P v+_ws)
 //   repeat k = 1 .. max_iterations:
@@ -32,7 +34,9 @@
 //       r_d = ||P^-1 (eta (x - x_prev) + rho (y - yhat))||_inf   ADMM dual residual [m/s]: the
 //             optimality condition of the x-step reads Dt x + vft + s - z =
 //             -(eta (x - x_prev) + rho (y - yhat)), so r_d is how far z is from the augmented
-//             velocity P (D lambda + vf) + Gamma at x
+//             velocity P (D lambda + vf) + Gamma at x. (The seed's "y_prev" is read as the
+//             y the iteration started from, yhat: kamino.md's source reading; the same as the
+//             previous y when acceleration is off.)
 //       r_c = max(max_limits |x_i z_i|, max_contacts |x_c . z_c|)   complementarity [J]
 //             (x z = (P x)(P^-1 z): the same in both scalings)
 //     converged when k > 1 and r_p <= tol_primal, r_d <= tol_dual, r_c <= tol_compl
@@ -49,14 +53,29 @@
 //
 // Redundant rows (rank-deficient D): Dt + (eta + rho) I stays positive definite (rho > 0), and
 // on bilateral rows the iteration is a proximal-point method, which leaves the null-space part
-// of the start unchanged: with a zero warm start lambda converges to the minimum-norm solution,
-// and the 0.9 warm-start scale shrinks null-space drift from step to step.
+// of the start unchanged: with a zero warm start lambda converges to the solution of minimum
+// ||P^-1 lambda|| (equal splits between duplicated rows), and the 0.9 warm-start scale shrinks
+// null-space drift from step to step.
+//
+// For the caller. Units: D in (m/s) per (N s), vf and v+ in m/s (rad/s for angular rows),
+// lambda in N s (impulses over the step: forces are lambda / h). D must be symmetric and stored
+// whole (n x n row-major): the factor reads its lower triangle, v+ = D lambda + vf every entry.
+// Warm start: lambda and v+ of the previous step's matching rows (same contact frame: rotate
+// lambda_t when the tangents change), zeros for new rows; pass both or neither. With
+// warmstart_scale 0.9 an exact warm start still takes tens of iterations at tolerance 1e-8
+// (test_kamino_padmm: 26 vs 34 cold on a box); with 1.0 it stops at iteration 2. Settings are
+// not tuned per problem: the defaults of kamino.md. converged needs k > 1, so a converged
+// solve reports at least 2 iterations. vf must be consistent on redundant rows (vf in the range
+// of D, as J u_f is); a bias that differs between two copies of a row has no solution: the
+// solve then caps with r_d at half the mismatch and lambda stays bounded.
 //
 // Errors: GDN_ERR_ARG for NULL pointers, inconsistent sizes, bad settings or mu < 0;
 // GDN_ERR_NONFINITE for NaN/Inf in D, vf, mu or the warm start (status->iterations = 0) or in
 // an iterate (status->iterations = the iteration; lambda and vplus are left unchanged) or in
-// the output (overflow in D lambda + vf); the residuals are NaN then. A solve capped at max_iterations returns GDN_OK, converged = 0, and the
-// residuals of its last iteration. No allocation, no threads: bit-identical for identical input.
+// the output (overflow in D lambda + vf); the residuals are NaN then. A solve capped at
+// max_iterations returns GDN_OK, converged = 0, and the residuals of its last iteration. No
+// allocation, no threads: bit-identical results for identical input (the scratch's previous
+// contents do not matter).
 #include "kamino/padmm.h"
 
 #include "math/cholesky.h"
@@ -86,8 +105,8 @@ void gdn_kamino_padmm_defaults(gdnKaminoPadmmSettings* s) {
     s->warmstart_scale = 0.9;
 }
 
-// scratch: the factor (n x n), then p, vft, x, x_prev, y, y_prev, yhat, z, z_prev, zhat, s
-#define PADMM_VECTORS 11
+// scratch: the factor (n x n), then p, 1/p, vft, x, x_prev, y, y_prev, yhat, z, z_prev, zhat, s
+#define PADMM_VECTORS 12
 
 size_t gdn_kamino_padmm_scratch(int n) {
     if (n <= 0) {
@@ -229,6 +248,41 @@ static void preconditioner(const gdnKaminoDual* pb, int on, double* p) {
     }
 }
 
+// after the factor: L' mirrored into the strict upper triangle (gdn_chol_factor leaves it
+// alone) and the diagonal replaced by its reciprocals, for factor_solve
+static void prepare_factor(double* L, int n) {
+    for (int i = 0; i < n; i++) {
+        double* row = L + (size_t)i * (size_t)n;
+        for (int j = i + 1; j < n; j++) {
+            row[j] = L[(size_t)j * (size_t)n + (size_t)i];
+        }
+        row[i] = 1 / row[i];
+    }
+}
+
+// x = (L L')^-1 x in place, column-oriented: forward, x_j /= L_jj then x_i -= L_ij x_j for
+// i > j (L's column j = row j of the upper triangle); backward, x_i /= L_ii then x_k -= L_ik x_i
+// for k < i (row i of the lower triangle). Each step's updates are independent and run along a
+// contiguous row, so only the divisions (here products with the reciprocals) are serial
+static void factor_solve(const double* restrict L, int n, double* restrict x) {
+    for (int j = 0; j < n; j++) {
+        const double* row = L + (size_t)j * (size_t)n;
+        const double xj = x[j] * row[j];
+        x[j] = xj;
+        for (int i = j + 1; i < n; i++) {
+            x[i] -= row[i] * xj;
+        }
+    }
+    for (int i = n - 1; i >= 0; i--) {
+        const double* row = L + (size_t)i * (size_t)n;
+        const double xi = x[i] * row[i];
+        x[i] = xi;
+        for (int k = 0; k < i; k++) {
+            x[k] -= row[k] * xi;
+        }
+    }
+}
+
 // y = Pi_K(w): identity on bilateral rows, max(0, .) on limits, the Coulomb cone per contact
 static void project_k(const gdnKaminoDual* p, const double* w, double* y) {
     const int nb = p->nb, off = p->nb + p->nl;
@@ -269,7 +323,8 @@ gdnStatus gdn_kamino_padmm_solve(const gdnKaminoDual* p, const gdnKaminoPadmmSet
     }
     double* L = scratch;
     double* pc = L + nn * nn;
-    double* vft = pc + nn;
+    double* pinv = pc + nn;
+    double* vft = pinv + nn;
     double* x = vft + nn;
     double* x_prev = x + nn;
     double* y = x_prev + nn;
@@ -284,7 +339,9 @@ gdnStatus gdn_kamino_padmm_solve(const gdnKaminoDual* p, const gdnKaminoPadmmSet
     // the preconditioner, the scaled free velocity and the factor of Dt + (eta + rho) I (lower
     // triangle; it is positive definite, so the floor on the diagonal never acts)
     preconditioner(p, s->preconditioning, pc);
+    const double rho_inv = 1 / rho;
     for (int i = 0; i < n; i++) {
+        pinv[i] = 1 / pc[i];
         vft[i] = pc[i] * p->vf[i];
         const double* Di = p->D + (size_t)i * nn;
         double* Li = L + (size_t)i * nn;
@@ -294,14 +351,16 @@ gdnStatus gdn_kamino_padmm_solve(const gdnKaminoDual* p, const gdnKaminoPadmmSet
         Li[i] += eta + rho;
     }
     gdn_chol_factor(L, n, 1e-15 * (eta + rho));
-    if (!all_finite(vft, nn) || !isfinite(L[nn * nn - 1])) {
+    prepare_factor(L, n);
+    // (finite D and vf can still overflow when scaled: then the factor holds Inf or NaN)
+    if (!all_finite(vft, nn) || !all_finite(L, nn * nn)) {
         return GDN_ERR_NONFINITE;
     }
 
     // the warm start: the scaled impulse times warmstart_scale, the scaled velocity plus its De
     // Saxce correction
     for (int i = 0; i < n; i++) {
-        x_prev[i] = s->warmstart_scale * lambda[i] / pc[i];
+        x_prev[i] = s->warmstart_scale * lambda[i] * pinv[i];
         yhat[i] = x_prev[i];
         y_prev[i] = x_prev[i];
         zhat[i] = pc[i] * vplus[i];
@@ -321,11 +380,11 @@ gdnStatus gdn_kamino_padmm_solve(const gdnKaminoDual* p, const gdnKaminoPadmmSet
         for (int i = 0; i < n; i++) {
             x[i] = -vft[i] - sv[i] + eta * x_prev[i] + rho * yhat[i] + zhat[i];
         }
-        gdn_chol_solve(x, L, x, n);
+        factor_solve(L, n, x);
 
         // the y-step (projection onto K, z used as the shifted point) and the z-step
         for (int i = 0; i < n; i++) {
-            z[i] = x[i] - zhat[i] / rho;
+            z[i] = x[i] - zhat[i] * rho_inv;
         }
         project_k(p, z, y);
         for (int i = 0; i < n; i++) {
@@ -342,7 +401,7 @@ gdnStatus gdn_kamino_padmm_solve(const gdnKaminoDual* p, const gdnKaminoPadmmSet
                 finite = 0;
             }
             const double ep = fabs(pc[i] * (x[i] - y[i]));
-            const double ed = fabs((eta * (x[i] - x_prev[i]) + rho * (y[i] - yhat[i])) / pc[i]);
+            const double ed = fabs((eta * (x[i] - x_prev[i]) + rho * (y[i] - yhat[i])) * pinv[i]);
             r_p = ep > r_p ? ep : r_p;
             r_d = ed > r_d ? ed : r_d;
         }
@@ -370,11 +429,11 @@ gdnStatus gdn_kamino_padmm_solve(const gdnKaminoDual* p, const gdnKaminoPadmmSet
             double ra_y = 0, ra_z = 0;
             for (int i = 0; i < n; i++) {
                 const double dy = pc[i] * (y[i] - yhat[i]);
-                const double dz = (z[i] - zhat[i]) / pc[i];
+                const double dz = (z[i] - zhat[i]) * pinv[i];
                 ra_y += dy * dy;
                 ra_z += dz * dz;
             }
-            const double ra = rho * ra_y + ra_z / rho;
+            const double ra = rho * ra_y + ra_z * rho_inv;
             if (ra < s->restart_factor * ra_prev) {
                 const double a_next = (1 + sqrt(1 + 4 * a * a)) / 2;
                 const double beta = (a - 1) / a_next;

@@ -230,11 +230,109 @@ static int test_fourbar(void) {
     return 0;
 }
 
+// a slide and a hinge driven into their limits: they stop there, the violation shrinks by the
+// fraction beta per step once the motion has stopped
+static int test_limits(void) {
+    gdnModel* m = load("kamino_limit.xml");
+    CHECK(m);
+    gdnKaminoSettings st;
+    gdn_kamino_settings_default(&st);
+    st.tol_primal = st.tol_dual = st.tol_compl = 1e-12;
+    st.max_iterations = 500;
+    gdnKaminoModel* km = NULL;
+    gdnKaminoData* kd = NULL;
+    CHECK(gdn_kamino_model_create(m, &st, &km, g_err, sizeof(g_err), NULL, 0) == GDN_OK);
+    CHECK(gdn_kamino_data_create(km, 1, &kd) == GDN_OK);
+    double qvel[2] = {0.7, -1.3};
+    CHECK(gdn_kamino_reset(km, kd, NULL, NULL, qvel) == GDN_OK);
+    gdnKaminoWorld* w = gdn_kamino_world(kd, 0);
+    double beta = st.beta, h = m->opt.timestep;
+    double viol[2][400];
+    int nlim = 0;
+    for (int k = 0; k < 400; k++) {
+        CHECK(gdn_kamino_step(km, kd) == GDN_OK);
+        CHECK(w->status.converged);
+        nlim = w->status.nlimit > nlim ? w->status.nlimit : nlim;
+        viol[0][k] = w->qpos[0] - 0.1;
+        viol[1][k] = -0.5 - w->qpos[1];
+    }
+    double ratio[2], over[2];
+    for (int j = 0; j < 2; j++) {
+        int k0 = 0;
+        while (k0 < 398 && viol[j][k0] <= 0) {
+            k0++;
+        }
+        over[j] = viol[j][k0];
+        ratio[j] = viol[j][k0 + 1] / viol[j][k0];
+        if (!(over[j] > 0 && over[j] <= fabs(qvel[j]) * h * 1.01)) { // one step of motion
+            fprintf(stderr, "joint %d: k0 %d overshoot %.6g\n", j, k0, over[j]);
+            return 1;
+        }
+    }
+    printf("  limits (rows only when violated): slide overshoot %.3g m, hinge %.3g rad, next-step ratios %.9f %.9f "
+           "(1 - beta = %.2f), final qvel %.3g %.3g\n",
+           over[0], over[1], ratio[0], ratio[1], 1 - beta, w->qvel[0], w->qvel[1]);
+    CHECK(nlim >= 1);
+    CHECK(fabs(ratio[0] - (1 - beta)) <= 1e-6 && fabs(ratio[1] - (1 - beta)) <= 1e-6);
+    // after the stop, the Baumgarte push-back speed beta * overshoot / h at most
+    CHECK(fabs(w->qvel[0]) <= beta * over[0] / h * 1.01 + 1e-9);
+    CHECK(fabs(w->qvel[1]) <= beta * over[1] / h * 1.01 + 1e-9);
+    gdn_kamino_data_free(kd);
+    gdn_kamino_model_free(km);
+    gdn_model_free(m);
+    return 0;
+}
+
+// worlds are independent: world 0 of a batch whose other world holds another state (a box
+// dropped from higher, with contacts) is bit-identical to a lone world
+static int test_world_independence(void) {
+    gdnModel* m = load("kamino_box.xml");
+    CHECK(m);
+    gdnKaminoModel* km = NULL;
+    gdnKaminoData *one = NULL, *two = NULL;
+    CHECK(gdn_kamino_model_create(m, NULL, &km, g_err, sizeof(g_err), NULL, 0) == GDN_OK);
+    CHECK(gdn_kamino_data_create(km, 1, &one) == GDN_OK);
+    CHECK(gdn_kamino_data_create(km, 2, &two) == GDN_OK);
+    double q[7] = {0, 0, 0.5, 1, 0, 0, 0}, v[6] = {0.3, 0, 0, 0, 0, 1};
+    unsigned char mask[2] = {0, 1};
+    CHECK(gdn_kamino_reset(km, two, mask, q, v) == GDN_OK);
+    double q0[7] = {0, 0, 0.3, 0.9950041652780258, 0.09983341664682815, 0, 0};
+    CHECK(gdn_kamino_reset(km, one, NULL, q0, NULL) == GDN_OK);
+    mask[0] = 1;
+    mask[1] = 0;
+    CHECK(gdn_kamino_reset(km, two, mask, q0, NULL) == GDN_OK);
+    gdnKaminoWorld* a = gdn_kamino_world(one, 0);
+    gdnKaminoWorld* b = gdn_kamino_world(two, 0);
+    gdnKaminoWorld* c = gdn_kamino_world(two, 1);
+    int contacts = 0;
+    for (int k = 0; k < 1000; k++) {
+        CHECK(gdn_kamino_step(km, one) == GDN_OK);
+        CHECK(gdn_kamino_step(km, two) == GDN_OK);
+        contacts += a->ncontact > 0;
+        CHECK(!memcmp(a->body_pos, b->body_pos, 6 * sizeof(double)));
+        CHECK(!memcmp(a->body_quat, b->body_quat, 8 * sizeof(double)));
+        CHECK(!memcmp(a->body_u, b->body_u, 12 * sizeof(double)));
+        CHECK(a->nrow == b->nrow && !memcmp(a->lambda, b->lambda, (size_t)a->nrow * 8));
+        CHECK(!memcmp(&a->status, &b->status, sizeof(a->status)));
+    }
+    CHECK(contacts > 500);
+    CHECK(memcmp(a->body_pos, c->body_pos, 6 * sizeof(double)));
+    printf("  world independence: 1000 steps with contacts (%d steps), bit-identical\n",
+           contacts);
+    gdn_kamino_data_free(one);
+    gdn_kamino_data_free(two);
+    gdn_kamino_model_free(km);
+    gdn_model_free(m);
+    return 0;
+}
+
 int main(int argc, char** argv) {
     static const gdnTestCase cases[] = {
         {"pendulum", test_pendulum},
         {"resting_box", test_resting_box},
         {"fourbar", test_fourbar},
+        {"limits", test_limits},
+        {"world_independence", test_world_independence},
     };
     return gdn_test_main(argc, argv, cases, (int)(sizeof(cases) / sizeof(cases[0])));
 }

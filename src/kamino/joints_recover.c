@@ -70,6 +70,95 @@ static void ang_vel(const gdnKaminoModel* km, const gdnKWorld* w, int b, double 
     }
 }
 
+// x = M^-1 b for a 3x3 row-major M (Cramer's rule); 0 when singular
+static int solve3(double x[3], const double M[9], const double b[3]) {
+    double c0[3] = {M[0], M[3], M[6]}, c1[3] = {M[1], M[4], M[7]}, c2[3] = {M[2], M[5], M[8]};
+    double t[3];
+    gdn_cross3(t, c1, c2);
+    double det = gdn_dot3(c0, t);
+    if (!(fabs(det) > 1e-300)) {
+        return 0;
+    }
+    x[0] = gdn_dot3(b, t) / det;
+    gdn_cross3(t, c2, c0);
+    x[1] = gdn_dot3(b, t) / det;
+    gdn_cross3(t, c0, c1);
+    x[2] = gdn_dot3(b, t) / det;
+    return 1;
+}
+
+// gimbal: Rrel = R(k1, q1) R(k2, q2) R(k3, q3) by Newton's method from the last angles (the
+// branch nearest to them); qd from w_rel = P (k1 qd1 + R1 k2 qd2 + R1 R2 k3 qd3)
+static void recover_gimbal(const gdnModel* m, int j0, const double P[9], const double Rrel[9],
+                           const double wrel[3], double* qpos, double* qvel) {
+    double k[3][3], q[3];
+    for (int i = 0; i < 3; i++) {
+        gdn_copy3(k[i], m->jnt_axis + 3 * (j0 + i));
+        gdn_normalize3(k[i]);
+        int a = m->jnt_qposadr[j0 + i];
+        q[i] = qpos[a] - m->qpos0[a];
+    }
+    double Ri[3][9];
+    for (int it = 0; it < 30; it++) {
+        double R[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, T[9], quat[4];
+        for (int i = 0; i < 3; i++) {
+            gdn_axisangle2quat(quat, k[i], q[i]);
+            gdn_quat2mat(Ri[i], quat);
+            gdn_mulmatmat3(T, R, Ri[i]);
+            memcpy(R, T, sizeof(T));
+        }
+        double E[9], e[3];
+        gdn_kamino_mulTmat(E, R, Rrel);
+        gdn_kamino_logmat(e, E);
+        if (gdn_norm3(e) < 1e-15) {
+            break;
+        }
+        // b_i: axis i in the final frame
+        double B[9], b2[3], b1[3], t[3];
+        gdn_copy3(b2, k[2]);
+        gdn_mulmat3T(b1, Ri[2], k[1]);
+        gdn_mulmat3T(t, Ri[1], k[0]);
+        double b0[3];
+        gdn_mulmat3T(b0, Ri[2], t);
+        for (int r = 0; r < 3; r++) {
+            B[3 * r + 0] = b0[r];
+            B[3 * r + 1] = b1[r];
+            B[3 * r + 2] = b2[r];
+        }
+        double dq[3];
+        if (!solve3(dq, B, e)) {
+            break;
+        }
+        for (int i = 0; i < 3; i++) {
+            q[i] += dq[i];
+        }
+    }
+    // rates: world axes a_i
+    double quat[4], R1[9], R12[9], A[9], a0[3], a1[3], a2[3], t[3];
+    gdn_axisangle2quat(quat, k[0], q[0]);
+    gdn_quat2mat(R1, quat);
+    gdn_axisangle2quat(quat, k[1], q[1]);
+    gdn_quat2mat(A, quat);
+    gdn_mulmatmat3(R12, R1, A);
+    gdn_mulmat3(a0, P, k[0]);
+    gdn_mulmat3(t, R1, k[1]);
+    gdn_mulmat3(a1, P, t);
+    gdn_mulmat3(t, R12, k[2]);
+    gdn_mulmat3(a2, P, t);
+    for (int r = 0; r < 3; r++) {
+        A[3 * r + 0] = a0[r];
+        A[3 * r + 1] = a1[r];
+        A[3 * r + 2] = a2[r];
+    }
+    double qd[3] = {0, 0, 0};
+    solve3(qd, A, wrel);
+    for (int i = 0; i < 3; i++) {
+        int a = m->jnt_qposadr[j0 + i];
+        qpos[a] = m->qpos0[a] + q[i];
+        qvel[m->jnt_dofadr[j0 + i]] = qd[i];
+    }
+}
+
 void gdn_kamino_recover_joints(const gdnKaminoModel* km, gdnKWorld* w) {
     const gdnModel* m = km->m;
     double* qpos = w->pub.qpos;
@@ -191,8 +280,11 @@ void gdn_kamino_recover_joints(const gdnKaminoModel* km, gdnKWorld* w) {
             }
             break;
         }
+        case GDN_KAMINO_GIMBAL:
+            recover_gimbal(m, j0, P, Rrel, wrel, qpos, qvel);
+            break;
         default:
-            break; // gimbal: not recovered yet (qpos, qvel keep their reset values)
+            break;
         }
     }
     (void)row_vel;

@@ -122,8 +122,28 @@ static int test_resting_box(void) {
 
 // the four-bar's loop stays closed: |p_coupler - p_rocker| at the connect anchor over 10^4
 // steps, the crank driven by a constant torque
+// the rocker angle psi of the four-bar for crank angle phi (both about +y): the coupler length
+// |B(psi) - A(phi)| = b with A = a (cos phi, -sin phi), B = (d + c sin psi, c cos psi) in the x-z
+// plane, by Newton's method from psi0 (the closed-form loop equation of Freudenstein's kind)
+static double fourbar_psi(double phi, double psi0) {
+    const double a = 0.1, b2 = 0.2 * 0.2 + 0.25 * 0.25, c = 0.25, d = 0.3; // Grashof crank-rocker
+    double psi = psi0;
+    for (int it = 0; it < 50; it++) {
+        double ax = a * cos(phi), az = -a * sin(phi);
+        double bx = d + c * sin(psi), bz = c * cos(psi);
+        double f = (bx - ax) * (bx - ax) + (bz - az) * (bz - az) - b2;
+        double df = 2 * (bx - ax) * c * cos(psi) - 2 * (bz - az) * c * sin(psi);
+        double step = f / df;
+        psi -= step;
+        if (fabs(step) < 1e-16) {
+            break;
+        }
+    }
+    return psi;
+}
+
 static int fourbar_closure(double alpha, double tol, int nstep, double rate, int gravity,
-                           double* closure, double* omega, double* iters) {
+                           double* closure, double* omega, double* iters, double* out_err) {
     gdnModel* m = load("kamino_fourbar.xml");
     CHECK(m);
     if (!gravity) {
@@ -143,7 +163,7 @@ static int fourbar_closure(double alpha, double tol, int nstep, double rate, int
     gdnKaminoWorld* w = gdn_kamino_world(kd, 0);
     int crank = gdn_name2id(m, "body", "crank");
     int coupler = gdn_name2id(m, "body", "coupler"), rocker = gdn_name2id(m, "body", "rocker");
-    double c = 0, om = 0, it = 0;
+    double c = 0, om = 0, it = 0, oerr = 0, psi = 0;
     for (int k = 0; k < nstep; k++) {
         // rate > 0: the crank driven toward that rate by an explicit P torque on its joint
         w->xfrc_applied[6 * crank + 4] = rate > 0 ? 0.05 * (rate - w->qvel[0]) : 0;
@@ -198,7 +218,10 @@ static int fourbar_closure(double alpha, double tol, int nstep, double rate, int
         c = fmax(c, sqrt((p1[0] - p2[0]) * (p1[0] - p2[0]) + (p1[1] - p2[1]) * (p1[1] - p2[1]) +
                          (p1[2] - p2[2]) * (p1[2] - p2[2])));
         om = fmax(om, fabs(w->qvel[0]));
+        psi = fourbar_psi(w->qpos[0], psi);
+        oerr = fmax(oerr, fabs(w->qpos[2] - psi));
     }
+    *out_err = oerr;
     *closure = c;
     *omega = om;
     *iters = it / nstep;
@@ -217,16 +240,17 @@ static int test_fourbar(void) {
         double alpha, tol, rate;
         int gravity;
     } runs[] = {{0.01, 1e-6, 0, 1}, {1, 1e-10, 0, 1}, {0.01, 1e-6, 0.05, 0}, {1, 1e-10, 0.05, 0}};
-    double c[4], om[4], it[4];
+    double c[4], om[4], it[4], oe[4];
     for (int r = 0; r < 4; r++) {
         CHECK(fourbar_closure(runs[r].alpha, runs[r].tol, 10000, runs[r].rate, runs[r].gravity,
-                              c + r, om + r, it + r) == 0);
-        printf("  four-bar 10^4 steps (%s, alpha %g, tol %g): closure %.3g m, max crank rate "
-               "%.3g rad/s, %.1f it/step\n",
+                              c + r, om + r, it + r, oe + r) == 0);
+        printf("  four-bar 10^4 steps (%s, alpha %g, tol %g): closure %.3g m, output angle vs "
+               "loop equation %.3g rad, max crank rate %.3g rad/s, %.1f it/step\n",
                runs[r].gravity ? "swinging under gravity" : "driven at 0.05 rad/s", runs[r].alpha,
-               runs[r].tol, c[r], om[r], it[r]);
+               runs[r].tol, c[r], oe[r], om[r], it[r]);
     }
     CHECK(c[3] < 1e-9);
+    CHECK(oe[3] < 1e-8);
     return 0;
 }
 

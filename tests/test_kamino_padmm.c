@@ -450,7 +450,16 @@ static int test_settings_sweep(void) {
             }
         }
     }
-    printf("    (* = not converged)\n");
+    printf("    defaults (tol 1e-6, cap 200):  ");
+    for (int k = 0; k < 5; k++) {
+        gdnKaminoPadmmSettings s;
+        gdn_kamino_padmm_defaults(&s);
+        double lam[STACK_N], vp[STACK_N];
+        gdnKaminoSolveStatus st;
+        CHECK(solve(&p[k], &s, lam, vp, 0, &st) == GDN_OK);
+        printf(" %4d%s", st.iterations, st.converged ? "" : "*");
+    }
+    printf("\n    (* = not converged)\n");
     return 0;
 }
 

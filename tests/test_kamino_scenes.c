@@ -2,10 +2,12 @@
 // Kamino scenes: a hinge pendulum against gradyn's reduced-coordinate gdn_step, a box resting
 // on a plane (sum of normal impulses m g h, no drift), a four-bar closed by an equality connect
 // (closure error over 10^4 steps).
+#define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <gradyn/gradyn.h>
 #include <gradyn/kamino.h>
@@ -350,6 +352,37 @@ static int test_world_independence(void) {
     return 0;
 }
 
+// cost of a step (printed, not checked: the machine is shared): the four-bar at the default
+// settings, swinging under gravity, 1 and 16 worlds
+static int test_timing(void) {
+    gdnModel* m = load("kamino_fourbar.xml");
+    CHECK(m);
+    gdnKaminoModel* km = NULL;
+    CHECK(gdn_kamino_model_create(m, NULL, &km, g_err, sizeof(g_err), NULL, 0) == GDN_OK);
+    for (int nw = 1; nw <= 16; nw *= 16) {
+        gdnKaminoData* kd = NULL;
+        CHECK(gdn_kamino_data_create(km, nw, &kd) == GDN_OK);
+        struct timespec t0, t1;
+        int n = 2000;
+        double it = 0;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        for (int k = 0; k < n; k++) {
+            CHECK(gdn_kamino_step(km, kd) == GDN_OK);
+            it += gdn_kamino_world(kd, 0)->status.iterations;
+        }
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        double us = ((double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec)) /
+                    1e3 / n / nw;
+        printf("  timing: four-bar, %d world(s): %.2f us per world-step, %.1f PADMM it/step "
+               "(default tol 1e-6)\n",
+               nw, us, it / n);
+        gdn_kamino_data_free(kd);
+    }
+    gdn_kamino_model_free(km);
+    gdn_model_free(m);
+    return 0;
+}
+
 int main(int argc, char** argv) {
     static const gdnTestCase cases[] = {
         {"pendulum", test_pendulum},
@@ -357,6 +390,7 @@ int main(int argc, char** argv) {
         {"fourbar", test_fourbar},
         {"limits", test_limits},
         {"world_independence", test_world_independence},
+        {"timing", test_timing},
     };
     return gdn_test_main(argc, argv, cases, (int)(sizeof(cases) / sizeof(cases[0])));
 }

@@ -48,6 +48,7 @@ struct gdnKaminoModel {
     int njoint;       // gdnKJoint blocks: body groups, then equality constraints
     gdnKJoint* joint;
     int nbilateral;   // rows of all blocks
+    int njointrow;    // rows of the joint blocks alone (the first ones; then loop closures)
     int nlimit;       // limit candidates
     gdnKLimit* limit;
     int maxrow;       // nbilateral + nlimit + 3 max_contacts

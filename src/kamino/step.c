@@ -242,10 +242,11 @@ static gdnStatus step_world(const gdnKaminoModel* km, gdnKWorld* w) {
     }
     // rows: joints, violated limits, contacts
     gdn_kamino_body_frames(km, w);
-    int nbil = (m->opt.disableflags & (GDN_DSBL_CONSTRAINT)) ? 0 : km->nbilateral;
-    if (nbil) {
-        gdn_kamino_joint_rows(km, w);
-    }
+    // joints are rows in maximal coordinates: always there; the disable flags of constraints or
+    // equality drop the loop closures only
+    int nbil = (m->opt.disableflags & (GDN_DSBL_CONSTRAINT | GDN_DSBL_EQUALITY)) ? km->njointrow
+                                                                                  : km->nbilateral;
+    gdn_kamino_joint_rows(km, w);
     int nl = limits(km, w, nbil), nc = 0;
     gdnStatus r = contacts(km, w, nbil + nl, &nc);
     if (r != GDN_OK) {

@@ -78,6 +78,61 @@ static int test_pendulum(void) {
     return 0;
 }
 
+// max over 1 s of the joint-space difference between Kamino and gdn_step on an open chain
+// (hinge, ball, cylindrical) at step h: hinge / slide coordinates, the ball's relative angle
+static int chain_error(double h, double* err) {
+    gdnModel* m = load("kamino_chain.xml");
+    CHECK(m);
+    m->opt.timestep = h;
+    gdnData* d = NULL;
+    CHECK(gdn_data_create(m, &d) == GDN_OK);
+    CHECK(gdn_data_reset_keyframe(m, d, 0) == GDN_OK);
+    gdn_normalize_quat(m, d->qpos);
+    gdnKaminoSettings s;
+    gdn_kamino_settings_default(&s);
+    s.tol_primal = s.tol_dual = s.tol_compl = 1e-12;
+    s.max_iterations = 500;
+    gdnKaminoModel* km = NULL;
+    gdnKaminoData* kd = NULL;
+    CHECK(gdn_kamino_model_create(m, &s, &km, g_err, sizeof(g_err), NULL, 0) == GDN_OK);
+    CHECK(gdn_kamino_body_joint(km, 3) == GDN_KAMINO_CYLINDRICAL);
+    CHECK(gdn_kamino_data_create(km, 1, &kd) == GDN_OK);
+    CHECK(gdn_kamino_reset(km, kd, NULL, d->qpos, d->qvel) == GDN_OK);
+    gdnKaminoWorld* w = gdn_kamino_world(kd, 0);
+    double e = 0;
+    int n = (int)lround(1.0 / h);
+    for (int k = 0; k < n; k++) {
+        CHECK(gdn_step(m, d) == GDN_OK);
+        CHECK(gdn_kamino_step(km, kd) == GDN_OK);
+        CHECK(w->status.converged);
+        const double* a = w->qpos;
+        const double* b = d->qpos;
+        e = fmax(e, fabs(a[0] - b[0]));
+        double dot = fabs(a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4]);
+        e = fmax(e, 2 * acos(fmin(1, dot)));
+        e = fmax(e, fmax(fabs(a[5] - b[5]), fabs(a[6] - b[6])));
+    }
+    *err = e;
+    gdn_kamino_data_free(kd);
+    gdn_kamino_model_free(km);
+    gdn_data_free(d);
+    gdn_model_free(m);
+    return 0;
+}
+
+static int test_open_chain(void) {
+    double e1, e2, e3;
+    CHECK(chain_error(1e-3, &e1) == 0);
+    CHECK(chain_error(5e-4, &e2) == 0);
+    CHECK(chain_error(2.5e-4, &e3) == 0);
+    printf("  open chain (hinge, ball, cylindrical) vs gdn_step over 1 s: max joint-space "
+           "difference %.3g (h 1e-3), %.3g (h 5e-4), %.3g (h 2.5e-4)\n",
+           e1, e2, e3);
+    CHECK(e1 / e2 > 1.7 && e2 / e3 > 1.7);
+    CHECK(e1 < 0.05); // two first-order integrators: O(h) apart, converging together
+    return 0;
+}
+
 // a 1 kg box resting on the plane: the normal impulses carry m g h, nothing drifts
 static int test_resting_box(void) {
     gdnModel* m = load("kamino_box.xml");
@@ -386,6 +441,7 @@ static int test_timing(void) {
 int main(int argc, char** argv) {
     static const gdnTestCase cases[] = {
         {"pendulum", test_pendulum},
+        {"open_chain", test_open_chain},
         {"resting_box", test_resting_box},
         {"fourbar", test_fourbar},
         {"limits", test_limits},

@@ -373,6 +373,127 @@ static int test_stack(void) {
     return 0;
 }
 
+// MuJoCo on the analytic scenes: its soft contact reaches the closed forms approximately, which
+// checks each scene file is set up as its comment says (launch velocity, slope direction, mu)
+static int test_scenes_mujoco(void) {
+    const double h = 0.002;
+    // resting box: the normal forces carry the weight, no drift
+    {
+        mjModel* m = gdn_kmj_load("kamino_scene_box_rest.xml");
+        CHECK(m);
+        mjData* d = mj_makeData(m);
+        for (int k = 0; k < 500; k++) {
+            mj_step(m, d);
+        }
+        mj_forward(m, d);
+        double fn = 0;
+        for (int i = 0; i < d->ncon; i++) {
+            mjtNum f[6];
+            mj_contactForce(m, d, i, f);
+            fn += f[0];
+        }
+        printf("MuJoCo box_rest after 1 s: normal force %.6f N (m g %.2f), height %.3g m below "
+               "the touching pose, %d contacts\n",
+               fn, G, 0.1 - d->qpos[2], d->ncon);
+        CHECK_NEAR(fn, G, 1e-3, 0);
+        CHECK(fabs(0.1 - d->qpos[2]) < 1e-3);
+        mj_deleteData(d);
+        mj_deleteModel(m);
+    }
+    // sliding box: stopping distance and step (continuous and discrete references)
+    {
+        mjModel* m = gdn_kmj_load("kamino_scene_box_slide.xml");
+        CHECK(m && m->nkey == 1);
+        mjData* d = mj_makeData(m);
+        mj_resetDataKeyframe(m, d, 0);
+        int kstop = -1;
+        for (int k = 1; k <= 600; k++) {
+            mj_step(m, d);
+            if (kstop < 0 && d->qvel[0] < 1e-3) {
+                kstop = k;
+            }
+        }
+        double xr;
+        gdn_kref_slide(2, 0.3, G, h, 600, NULL, &xr);
+        printf("MuJoCo box_slide: stops at step %d (closed form %d), distance %.6f m (discrete "
+               "%.6f m, v0^2/(2 mu g) %.6f m)\n",
+               kstop, gdn_kref_slide_stop_step(2, 0.3, G, h), d->qpos[0], xr,
+               gdn_kref_slide_stop_distance(2, 0.3, G));
+        CHECK(abs(kstop - gdn_kref_slide_stop_step(2, 0.3, G, h)) <= 10);
+        CHECK_NEAR(d->qpos[0], xr, 0.02, 0);
+        mj_deleteData(d);
+        mj_deleteModel(m);
+    }
+    // frictionless slide: the tangential velocity is kept
+    {
+        mjModel* m = gdn_kmj_load("kamino_scene_slide_frictionless.xml");
+        CHECK(m && m->nkey == 1);
+        mjData* d = mj_makeData(m);
+        mj_resetDataKeyframe(m, d, 0);
+        for (int k = 0; k < 500; k++) {
+            mj_step(m, d);
+        }
+        printf("MuJoCo slide_frictionless after 1 s: velocity (%.9f, %.9f) m/s (launched at "
+               "(1.5, -0.5))\n",
+               d->qvel[0], d->qvel[1]);
+        CHECK_NEAR(d->qvel[0], 1.5, 0, 1e-6);
+        CHECK_NEAR(d->qvel[1], -0.5, 0, 1e-6);
+        mj_deleteData(d);
+        mj_deleteModel(m);
+    }
+    // incline slide: acceleration down the slope (the plane's +x)
+    {
+        mjModel* m = gdn_kmj_load("kamino_scene_incline_slide.xml");
+        CHECK(m);
+        mjData* d = mj_makeData(m);
+        mj_forward(m, d);
+        const double dir[3] = {cos(0.3), 0, -sin(0.3)};
+        const double p0 = mju_dot3(d->xpos + 3, dir);
+        for (int k = 0; k < 500; k++) {
+            mj_step(m, d);
+        }
+        const double v = mju_dot3(d->qvel, dir), s = mju_dot3(d->xpos + 3, dir) - p0;
+        const double a = gdn_kref_incline_accel(0.3, 0.2, G);
+        printf("MuJoCo incline_slide after 1 s: speed %.6f m/s (a t = %.6f), distance %.6f m "
+               "(a t^2 / 2 = %.6f)\n",
+               v, a, s, a / 2);
+        CHECK_NEAR(v, a, 0.02, 0);
+        CHECK_NEAR(s, a / 2, 0.03, 0);
+        mj_deleteData(d);
+        mj_deleteModel(m);
+    }
+    // slide-to-roll: final speed 5/7 v0
+    {
+        mjModel* m = gdn_kmj_load("kamino_scene_sphere_roll.xml");
+        CHECK(m && m->nkey == 1);
+        mjData* d = mj_makeData(m);
+        mj_resetDataKeyframe(m, d, 0);
+        for (int k = 0; k < 500; k++) {
+            mj_step(m, d);
+        }
+        // rolling: v = omega_y r (the free joint's body-frame angular velocity; it turns about y only)
+        printf("MuJoCo sphere_roll after 1 s: speed %.6f m/s (5/7 v0 = %.6f), slip %.3g m/s\n",
+               d->qvel[0], gdn_kref_roll_speed(2, 0.4), d->qvel[0] - 0.1 * d->qvel[4]);
+        CHECK_NEAR(d->qvel[0], gdn_kref_roll_speed(2, 0.4), 0.01, 0);
+        mj_deleteData(d);
+        mj_deleteModel(m);
+    }
+    // ball bounce: MuJoCo has no restitution law; the file carries e for Kamino, and both
+    // loaders read it without complaint
+    {
+        mjModel* m = gdn_kmj_load("kamino_scene_ball_bounce.xml");
+        CHECK(m && m->nnumeric == 1);
+        const int id = mj_name2id(m, mjOBJ_NUMERIC, "kamino_restitution");
+        CHECK(id >= 0 && m->numeric_size[id] == 1);
+        CHECK(m->numeric_data[m->numeric_adr[id]] == 0.5);
+        mj_deleteModel(m);
+        gdnModel* g = gdn_test_load_model_as_is("kamino_scene_ball_bounce.xml");
+        CHECK(g);
+        gdn_model_free(g);
+    }
+    return 0;
+}
+
 // ---------------------------------------------------------------- MuJoCo's numbers
 
 // MuJoCo's soft contact creeps on the scenes hard contact holds (issue 10 prints Kamino's
@@ -471,6 +592,7 @@ static const gdnTestCase cases[] = {
     {"roll", test_roll},
     {"bounce", test_bounce},
     {"stack", test_stack},
+    {"scenes_mujoco", test_scenes_mujoco},
     {"mujoco_creep", test_mujoco_creep},
     {"mujoco_mechanisms", test_mujoco_mechanisms},
     {"leg_mujoco", test_leg_mujoco},

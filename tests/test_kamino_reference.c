@@ -471,7 +471,7 @@ static int test_scenes_mujoco(void) {
         for (int k = 0; k < 500; k++) {
             mj_step(m, d);
         }
-        // rolling: v = omega_y r (the free joint's body-frame angular velocity; it turns about y only)
+        // rolling: v = omega_y r (the free joint's angular velocity, body frame = world here)
         printf("MuJoCo sphere_roll after 1 s: speed %.6f m/s (5/7 v0 = %.6f), slip %.3g m/s\n",
                d->qvel[0], gdn_kref_roll_speed(2, 0.4), d->qvel[0] - 0.1 * d->qvel[4]);
         CHECK_NEAR(d->qvel[0], gdn_kref_roll_speed(2, 0.4), 0.01, 0);

@@ -65,7 +65,8 @@ double gdn_kref_incline_accel(double theta, double mu, double g);
 
 // slide-to-roll: the final rolling speed v0 / (1 + I / (m r^2)) of a body launched sliding at
 // v0 without spin (i_ratio = I / (m r^2), 2/5 for a solid sphere: 5/7 v0), and the time
-// 2 v0 / (7 mu g) at which a solid sphere starts rolling (general: v0 i_ratio / (mu g (1 + i_ratio)))
+// 2 v0 / (7 mu g) at which a solid sphere starts rolling (in general
+// v0 i_ratio / (mu g (1 + i_ratio)))
 double gdn_kref_roll_speed(double v0, double i_ratio);
 double gdn_kref_roll_time(double v0, double mu, double g, double i_ratio);
 

@@ -583,6 +583,93 @@ static int test_leg_mujoco(void) {
     return 0;
 }
 
+// ---------------------------------------------------------------- gradyn's MuJoCo formulation
+
+// every contact scene starts touching at distance 0 in gradyn's collision (the pinch's fingers
+// 1e-5 m into the block, the ball above the floor)
+static int test_gradyn_scenes_touching(void) {
+    const struct {
+        const char* file;
+        int ncon_min;
+        double pen; // largest |dist| allowed
+    } scenes[] = {{"kamino_scene_box_rest.xml", 4, 1e-12},
+                  {"kamino_scene_box_slide.xml", 4, 1e-12},
+                  {"kamino_scene_slide_frictionless.xml", 4, 1e-12},
+                  {"kamino_scene_incline_hold.xml", 4, 1e-12},
+                  {"kamino_scene_incline_slide.xml", 4, 1e-12},
+                  {"kamino_scene_sphere_roll.xml", 1, 1e-12},
+                  {"kamino_scene_stack5.xml", 8, 1e-12},
+                  {"kamino_scene_pinch.xml", 2, 1e-5},
+                  {"kamino_scene_ball_bounce.xml", 0, 0}};
+    for (size_t i = 0; i < sizeof(scenes) / sizeof(scenes[0]); i++) {
+        gdnModel* m = gdn_test_load_model_as_is(scenes[i].file);
+        CHECK(m);
+        gdnData* d = NULL;
+        CHECK(gdn_data_create(m, &d) == GDN_OK);
+        gdn_data_reset(m, d);
+        if (m->nkey > 0) {
+            CHECK(gdn_data_reset_keyframe(m, d, 0) == GDN_OK);
+        }
+        CHECK(gdn_forward(m, d) == GDN_OK);
+        double worst = 0;
+        for (int c = 0; c < d->ncon; c++) {
+            worst = fmax(worst, fabs(d->contact[c].dist));
+        }
+        printf("gradyn %-36s %2d contacts at the start, largest |dist| %.3g m\n", scenes[i].file,
+               d->ncon, worst);
+        CHECK(d->ncon >= scenes[i].ncon_min);
+        CHECK(scenes[i].ncon_min > 0 || d->ncon == 0);
+        CHECK(worst <= scenes[i].pen);
+        gdn_data_free(d);
+        gdn_model_free(m);
+    }
+    return 0;
+}
+
+// gradyn's MuJoCo formulation creeps like MuJoCo on the hard-contact scenes (the same metric;
+// Kamino's run will report it beside these)
+static int test_gradyn_creep(void) {
+    const struct {
+        const char *file, *body, *ref;
+    } scenes[] = {{"kamino_scene_incline_hold.xml", "box", "world"},
+                  {"kamino_scene_pinch.xml", "block", "finger_left"}};
+    for (int i = 0; i < 2; i++) {
+        gdnModel* m = gdn_test_load_model_as_is(scenes[i].file);
+        CHECK(m);
+        gdnData* d = NULL;
+        CHECK(gdn_data_create(m, &d) == GDN_OK);
+        gdn_data_reset(m, d);
+        CHECK(gdn_forward(m, d) == GDN_OK);
+        const int b = gdn_name2id(m, "body", scenes[i].body);
+        const int r = strcmp(scenes[i].ref, "world") ? gdn_name2id(m, "body", scenes[i].ref) : 0;
+        CHECK(b > 0 && r >= 0);
+        const int nstep = (int)lround(2.0 / m->opt.timestep);
+        double p[3];
+        for (int j = 0; j < 3; j++) {
+            p[j] = d->xpos[3 * b + j] - d->xpos[3 * r + j];
+        }
+        gdnKrefCreep c;
+        gdn_kref_creep_begin(&c, nstep, m->opt.timestep, 0.5, p);
+        for (int k = 1; k <= nstep; k++) {
+            CHECK(gdn_step(m, d) == GDN_OK);
+            gdn_kinematics(m, d);
+            for (int j = 0; j < 3; j++) {
+                p[j] = d->xpos[3 * b + j] - d->xpos[3 * r + j];
+            }
+            gdn_kref_creep_sample(&c, k, p);
+        }
+        gdnKmjCreep mj;
+        CHECK(gdn_kmj_creep(scenes[i].file, scenes[i].body, scenes[i].ref, 2.0, 0.5, NULL, &mj) ==
+              0);
+        printf("creep %-30s gradyn (MuJoCo formulation) %.6g m/s, MuJoCo %.6g m/s\n",
+               scenes[i].file, c.speed, mj.speed);
+        CHECK_NEAR(c.speed, mj.speed, 1e-6, 0);
+        gdn_data_free(d);
+        gdn_model_free(m);
+    }
+    return 0;
+}
+
 static const gdnTestCase cases[] = {
     {"fourbar_model_numbers", test_fourbar_model_numbers},
     {"fourbar_formula", test_fourbar_formula},
@@ -596,6 +683,8 @@ static const gdnTestCase cases[] = {
     {"mujoco_creep", test_mujoco_creep},
     {"mujoco_mechanisms", test_mujoco_mechanisms},
     {"leg_mujoco", test_leg_mujoco},
+    {"gradyn_scenes_touching", test_gradyn_scenes_touching},
+    {"gradyn_creep", test_gradyn_creep},
 };
 
 GDN_TEST_MAIN(cases)

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "runner/kamino_reference.h"
+
 mjModel* gdn_kmj_load(const char* file) {
     char path[1024], err[1024] = "";
     if (file[0] == '/') {
@@ -97,15 +99,14 @@ int gdn_kmj_creep(const char* file, const char* body, const char* ref_body, doub
     const int b = body_id(m, body), r = body_id(m, ref_body);
     int rc = b < 0 || r < 0 ? -1 : 0;
     if (rc == 0) {
-        // run, recording the relative position at the start of the tail and per-step speeds
+        // run, feeding the relative position to the shared creep metric
         start_state(m, d);
         const double h = m->opt.timestep;
         const int nstep = (int)lround(duration / h);
-        const int ktail = nstep - (int)lround(tail * duration / h);
-        mjtNum p0[3], pt[3], prev[3], p[3];
-        rel_pos(d, b, r, p0);
-        mju_copy3(pt, p0);
-        mju_copy3(prev, p0);
+        gdnKrefCreep c;
+        mjtNum p[3];
+        rel_pos(d, b, r, p);
+        gdn_kref_creep_begin(&c, nstep, h, tail, p);
         for (int k = 1; k <= nstep && rc == 0; k++) {
             mj_step(m, d);
             rel_pos(d, b, r, p);
@@ -113,21 +114,11 @@ int gdn_kmj_creep(const char* file, const char* body, const char* ref_body, doub
                 fprintf(stderr, "%s: state not finite at step %d\n", file, k);
                 rc = -1;
             }
-            if (k == ktail) {
-                mju_copy3(pt, p);
-            }
-            if (k > ktail) {
-                mjtNum dp[3];
-                mju_sub3(dp, p, prev);
-                out->speed_max = fmax(out->speed_max, mju_norm3(dp) / h);
-            }
-            mju_copy3(prev, p);
+            gdn_kref_creep_sample(&c, k, p);
         }
-        mjtNum dp[3];
-        mju_sub3(dp, p, pt);
-        out->speed = mju_norm3(dp) / ((nstep - ktail) * h);
-        mju_sub3(dp, p, p0);
-        out->drift = mju_norm3(dp);
+        out->speed = c.speed;
+        out->speed_max = c.speed_max;
+        out->drift = c.drift;
         out->ncon = d->ncon;
     }
     mj_deleteData(d);

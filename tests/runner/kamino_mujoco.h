@@ -27,7 +27,8 @@ double gdn_kmj_connect_error(const mjModel* m, const mjData* d);
 
 // MuJoCo's creep on a scene that should hold still: body slips relative to ref_body (NULL or
 // "world": the world) over the last tail fraction of a run of duration seconds from qpos0 (or
-// keyframe 0 when the file has one), zero controls
+// keyframe 0 when the file has one), zero controls; the metric is gdnKrefCreep's
+// (runner/kamino_reference.h), so Kamino's run can report the same numbers
 typedef struct gdnKmjCreep {
     double speed;      // |p(T) - p(T - tail duration)| / (tail duration), m/s: the mean slip
     double speed_max;  // largest per-step |dp| / h over the tail, m/s

@@ -119,3 +119,37 @@ double gdn_kref_stack_impulses(int n, double m, double g, double h, double* impu
     }
     return sum;
 }
+
+static double dist3(const double a[3], const double b[3]) {
+    const double d[3] = {a[0] - b[0], a[1] - b[1], a[2] - b[2]};
+    return sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+}
+
+void gdn_kref_creep_begin(gdnKrefCreep* c, int nstep, double h, double tail, const double p0[3]) {
+    c->nstep = nstep;
+    c->h = h;
+    c->ktail = nstep - (int)lround(tail * nstep);
+    for (int i = 0; i < 3; i++) {
+        c->p0[i] = c->pt[i] = c->prev[i] = c->last[i] = p0[i];
+    }
+    c->speed = c->speed_max = c->drift = 0;
+}
+
+void gdn_kref_creep_sample(gdnKrefCreep* c, int k, const double p[3]) {
+    // the tail's start, the per-step speeds inside the tail
+    if (k == c->ktail) {
+        for (int i = 0; i < 3; i++) {
+            c->pt[i] = p[i];
+        }
+    }
+    if (k > c->ktail) {
+        c->speed_max = fmax(c->speed_max, dist3(p, c->prev) / c->h);
+    }
+    for (int i = 0; i < 3; i++) {
+        c->prev[i] = c->last[i] = p[i];
+    }
+    if (k == c->nstep) {
+        c->speed = dist3(p, c->pt) / ((c->nstep - c->ktail) * c->h);
+        c->drift = dist3(p, c->p0);
+    }
+}

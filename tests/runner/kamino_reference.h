@@ -78,4 +78,22 @@ double gdn_kref_bounce_height(double e, double h);
 // not NULL; returns the sum over all interfaces, n (n + 1) / 2 m g h
 double gdn_kref_stack_impulses(int n, double m, double g, double h, double* impulse);
 
+// the creep metric both formulations report on a scene that should hold still: feed the slipping
+// body's position (relative to what holds it) after every step k = 1..nstep; the mean slip speed
+// is over the last tail fraction of the run
+typedef struct gdnKrefCreep {
+    int nstep, ktail; // steps in the run, the step that starts the tail
+    double h;         // time step, s
+    double p0[3], pt[3], prev[3], last[3];
+    double speed;     // |p(T) - p(start of the tail)| / (tail duration), m/s: the mean slip
+    double speed_max; // largest per-step |dp| / h over the tail, m/s
+    double drift;     // |p(T) - p(0)|, m: the whole run's slip
+} gdnKrefCreep;
+
+// start a run of nstep steps of h with the position p0 before the first step
+void gdn_kref_creep_begin(gdnKrefCreep* c, int nstep, double h, double tail, const double p0[3]);
+
+// the position after step k (1-based, in order); fills speed, speed_max, drift at k == nstep
+void gdn_kref_creep_sample(gdnKrefCreep* c, int k, const double p[3]);
+
 #endif

@@ -241,6 +241,37 @@ static int test_slidercrank_mujoco(void) {
 
 // ---------------------------------------------------------------- contact scenes
 
+// free fall: the closed form vs the semi-implicit Euler recursion, and vs MuJoCo's ball in the
+// bounce scene before it lands (no contact, so MuJoCo's Euler is the same recursion)
+static int test_free_fall(void) {
+    const double h = 0.002, z0 = 1.05;
+    double v = 0, z = z0, worst = 0;
+    for (int k = 1; k <= 200; k++) {
+        v -= G * h;
+        z += h * v;
+        double vr, zr;
+        gdn_kref_free_fall(z0, G, h, k, &vr, &zr);
+        worst = fmax(worst, fmax(fabs(vr - v), fabs(zr - z)));
+    }
+    mjModel* m = gdn_kmj_load("kamino_scene_ball_bounce.xml");
+    CHECK(m);
+    mjData* d = mj_makeData(m);
+    double worst_mj = 0;
+    for (int k = 1; k <= 200; k++) {
+        mj_step(m, d);
+        double vr, zr;
+        gdn_kref_free_fall(z0, G, h, k, &vr, &zr);
+        worst_mj = fmax(worst_mj, fmax(fabs(vr - d->qvel[2]), fabs(zr - d->qpos[2])));
+    }
+    printf("free fall 200 steps: closed form vs recursion %.3g, vs MuJoCo %.3g (%d contacts)\n",
+           worst, worst_mj, d->ncon);
+    CHECK(worst <= 1e-13);
+    CHECK(worst_mj <= 1e-13 && d->ncon == 0);
+    mj_deleteData(d);
+    mj_deleteModel(m);
+    return 0;
+}
+
 // the sliding box's closed form vs its step recursion v <- max(0, v - mu g h), x <- x + h v
 static int test_slide_discrete(void) {
     const double cases[][3] = {{2.0, 0.3, 0.002}, {1.0, 0.5, 0.01}, {0.981, 0.5, 0.002}};
@@ -675,6 +706,7 @@ static const gdnTestCase cases[] = {
     {"fourbar_formula", test_fourbar_formula},
     {"fourbar_mujoco", test_fourbar_mujoco},
     {"slidercrank_mujoco", test_slidercrank_mujoco},
+    {"free_fall", test_free_fall},
     {"slide_discrete", test_slide_discrete},
     {"roll", test_roll},
     {"bounce", test_bounce},

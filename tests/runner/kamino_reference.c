@@ -70,6 +70,15 @@ double gdn_kref_slider_x(double r, double l, double e, double theta) {
     return s >= 0 ? r * cos(theta) + sqrt(s) : (double)NAN;
 }
 
+void gdn_kref_free_fall(double z0, double g, double h, int n, double* v, double* z) {
+    if (v) {
+        *v = -n * g * h;
+    }
+    if (z) {
+        *z = z0 - n * (n + 1) * g * h * h / 2.0;
+    }
+}
+
 int gdn_kref_slide_stop_step(double v0, double mu, double g, double h) {
     return (int)ceil(v0 / (mu * g * h));
 }

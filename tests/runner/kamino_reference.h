@@ -48,6 +48,10 @@ double gdn_kref_fourbar_coupler(const gdnKrefFourbar* fb, double theta2, double 
 // x = r cos(theta) + sqrt(l^2 - (r sin(theta) - e)^2); NaN when the rod cannot reach
 double gdn_kref_slider_x(double r, double l, double e, double theta);
 
+// free fall from rest at height z0 under semi-implicit Euler (v first, then z with the new v):
+// after n steps v_n = -n g h, z_n = z0 - n (n + 1) g h^2 / 2
+void gdn_kref_free_fall(double z0, double g, double h, int n, double* v, double* z);
+
 // the box sliding with friction mu from v0 > 0 under semi-implicit Euler with step h (normal
 // impulse m g h, friction impulse at most mu m g h per step): speed and distance after k steps,
 // v_k = max(0, v0 - mu g h k), x_k = v0 h k' - mu g h^2 k' (k' + 1) / 2 with k' = min(k, k* - 1)

@@ -1,0 +1,488 @@
+// SPDX-License-Identifier: Apache-2.0
+// Kamino's PADMM backend: the dual NCP of one world by preconditioned, proximal, accelerated ADMM.
+//
+// The problem (kamino/dual.h, kamino.md 2.2). Rows: nb bilateral, nl limit (lambda >= 0), nc
+// contact triplets [t0, t1, n] (lambda in K_mu = {||lambda_t|| <= mu lambda_n}); the cone is
+// K = R^nb x R+^nl x prod K_mu. Find lambda in K with
+//     v+ = D lambda + vf,   vhat = v+ + Gamma(v+) in K*,   lambda . vhat = 0,
+// where Gamma adds mu ||v+_t|| to each contact's normal component (De Saxce: it makes the
+// associated cone complementarity equal to Coulomb's law with maximal dissipation) and K* =
+// {0}^nb x R+^nl x prod K_mu* (K_mu* = {mu ||v_t|| <= v_n}; bilateral rows need vhat = 0).
+//
+// Preconditioning. P = diag(p), p_i = clamp(1 / sqrt(|D_ii| + 1e-12), 1/50, 50); a contact uses
+// one p for its three rows, from the largest of their diagonals, so P maps K onto itself.
+// Preconditioning off: P = I. The solver works on Dt = P D P, vft = P vf with the scaled
+// impulse x = P^-1 lambda and the scaled velocity z = P v.
+//
+// Iteration (kamino.md 2.4), with eta the proximal weight and rho the penalty:
+//   factor once:  L L' = Dt + (eta + rho) I      (dense Cholesky: gdn_chol_factor of
+//                 math/cholesky.h; the substitutions are local and column-oriented, with
+//                 L' mirrored into the upper triangle so both run along rows)
+//   warm start:   x_prev = yhat = y_prev = w P^-1 lambda_ws     (w = warmstart_scale, 0.9)
+//                 zhat = z_prev = P v+_ws + Gamma(P v+_ws)
+//   repeat k = 1 .. max_iterations:
+//     s    = Gamma(zhat)                   (s_n = mu ||zhat_t|| per contact, 0 elsewhere)
+//     x    = (Dt + (eta + rho) I)^-1 (-vft - s + eta x_prev + rho yhat + zhat)
+//              the minimiser of 1/2 x'Dt x + x'(vft + s) + eta/2 ||x - x_prev||^2
+//                                + rho/2 ||x - yhat - zhat / rho||^2
+//     y    = Pi_K(x - zhat / rho)          (identity on bilateral rows, max(0, .) on limits, the
+//                                           Coulomb cone projection per contact)
+//     z    = zhat + rho (y - x)
+//     residuals (absolute, physical units: the P factors undo the scaling):
+//       r_p = ||P (x - y)||_inf                            primal consensus [N s]: how far the
+//             unconstrained impulse is from its projection onto the cone
+//       r_d = ||P^-1 (eta (x - x_prev) + rho (y - yhat))||_inf   ADMM dual residual [m/s]: the
+//             optimality condition of the x-step reads Dt x + vft + s - z =
+//             -(eta (x - x_prev) + rho (y - yhat)), so r_d is how far z is from the augmented
+//             velocity P (D lambda + vf) + Gamma at x. (The seed's "y_prev" is read as the
+//             y the iteration started from, yhat: kamino.md's source reading; the same as the
+//             previous y when acceleration is off.)
+//       r_c = max(max_limits |x_i z_i|, max_contacts |x_c . z_c|)   complementarity [J]
+//             (x z = (P x)(P^-1 z): the same in both scalings)
+//     converged when k > 1 and r_p <= tol_primal, r_d <= tol_dual, r_c <= tol_compl
+//     acceleration (Goldstein et al., fast ADMM with restart), a_1 = 1:
+//       r_a = rho ||P (y - yhat)||^2 + ||P^-1 (z - zhat)||^2 / rho
+//       if r_a < restart_factor r_a,prev: a' = (1 + sqrt(1 + 4 a^2)) / 2,
+//             yhat = y + (a - 1)/a' (y - y_prev), zhat = z + (a - 1)/a' (z - z_prev), a = a',
+//             r_a,prev = r_a
+//       else (restart): a = 1, yhat = y_prev, zhat = z_prev, r_a,prev = r_a,prev / restart_factor
+//       (acceleration off: yhat = y, zhat = z); then y_prev = y, z_prev = z, x_prev = x.
+//   output: lambda = P y (in K exactly), v+ = D lambda + vf (recomputed from lambda).
+// At a fixed point x = y, z = Dt y + vft + Gamma and y = Pi_K(y - z / rho), which holds iff
+// z in K* and y . z = 0: the NCP above.
+//
+// Redundant rows (rank-deficient D): Dt + (eta + rho) I stays positive definite (rho > 0), and
+// on bilateral rows the iteration is a proximal-point method, which leaves the null-space part
+// of the start unchanged: with a zero warm start lambda converges to the solution of minimum
+// ||P^-1 lambda|| (equal splits between duplicated rows), and the 0.9 warm-start scale shrinks
+// null-space drift from step to step.
+//
+// For the caller. Units: D in (m/s) per (N s), vf and v+ in m/s (rad/s for angular rows),
+// lambda in N s (impulses over the step: forces are lambda / h). D must be symmetric and stored
+// whole (n x n row-major): the factor reads its lower triangle, v+ = D lambda + vf every entry.
+// Warm start: lambda and v+ of the previous step's matching rows (same contact frame: rotate
+// lambda_t when the tangents change), zeros for new rows; pass both or neither. With
+// warmstart_scale 0.9 an exact warm start still takes tens of iterations at tolerance 1e-8
+// (test_kamino_padmm: 26 vs 34 cold on a box); with 1.0 it stops at iteration 2. Settings are
+// not tuned per problem: the defaults of kamino.md. converged needs k > 1, so a converged
+// solve reports at least 2 iterations. vf must be consistent on redundant rows (vf in the range
+// of D, as J u_f is); a bias that differs between two copies of a row has no solution: the
+// solve then caps with r_d at half the mismatch and lambda stays bounded.
+//
+// Errors: GDN_ERR_ARG for NULL pointers, inconsistent sizes, bad settings or mu < 0;
+// GDN_ERR_NONFINITE for NaN/Inf in D, vf, mu or the warm start (status->iterations = 0) or in
+// an iterate (status->iterations = the iteration; lambda and vplus are left unchanged) or in
+// the output (overflow in D lambda + vf); the residuals are NaN then. A solve capped at
+// max_iterations returns GDN_OK, converged = 0, and the residuals of its last iteration. No
+// allocation, no threads: bit-identical results for identical input (the scratch's previous
+// contents do not matter).
+#include "kamino/padmm.h"
+
+#include "math/cholesky.h"
+
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+// the preconditioner's floor inside the square root and its clamp
+#define PADMM_DIAG_EPS 1e-12
+#define PADMM_P_MIN (1.0 / 50.0)
+#define PADMM_P_MAX 50.0
+
+void gdn_kamino_padmm_defaults(gdnKaminoPadmmSettings* s) {
+    if (!s) {
+        return;
+    }
+    s->max_iterations = 200;
+    s->tol_primal = 1e-6;
+    s->tol_dual = 1e-6;
+    s->tol_compl = 1e-6;
+    s->eta = 1e-5;
+    s->rho = 1.0;
+    s->acceleration = 1;
+    s->restart_factor = 0.999;
+    s->preconditioning = 1;
+    s->warmstart_scale = 0.9;
+}
+
+// scratch: the factor (n x n), then p, 1/p, vft, x, x_prev, y, y_prev, yhat, z, z_prev, zhat, s
+#define PADMM_VECTORS 12
+
+size_t gdn_kamino_padmm_scratch(int n) {
+    if (n <= 0) {
+        return 0;
+    }
+    return (size_t)n * (size_t)n + (size_t)PADMM_VECTORS * (size_t)n;
+}
+
+// the Coulomb cone projection: the polar cone {mu ||t|| <= -n} maps to 0 (tested first: with
+// mu = 0 that is n <= 0), the cone itself to x, the rest to the nearest point of the boundary
+void gdn_kamino_cone_project(double mu, const double* x, double* out) {
+    const double t0 = x[0], t1 = x[1], xn = x[2];
+    const double t = sqrt(t0 * t0 + t1 * t1);
+    if (mu * t <= -xn) {
+        out[0] = 0;
+        out[1] = 0;
+        out[2] = 0;
+    } else if (t <= mu * xn) {
+        out[0] = t0;
+        out[1] = t1;
+        out[2] = xn;
+    } else {
+        // t > 0 here (t = 0 would need xn > 0 and xn < 0)
+        const double yn = (mu * t + xn) / (mu * mu + 1);
+        const double scale = mu * yn / t;
+        out[0] = scale * t0;
+        out[1] = scale * t1;
+        out[2] = yn;
+    }
+}
+
+// the dual cone K_mu* = {mu ||t|| <= n}: inside first (with mu = 0 the half-space n >= 0), then
+// its polar -K_mu = {||t|| <= -mu n} maps to 0, the rest to the nearest boundary point
+void gdn_kamino_dual_cone_project(double mu, const double* x, double* out) {
+    const double t0 = x[0], t1 = x[1], xn = x[2];
+    const double t = sqrt(t0 * t0 + t1 * t1);
+    if (mu * t <= xn) {
+        out[0] = t0;
+        out[1] = t1;
+        out[2] = xn;
+    } else if (t <= -mu * xn) {
+        out[0] = 0;
+        out[1] = 0;
+        out[2] = 0;
+    } else {
+        // t > 0 here; the nearest boundary point has its tangent along x_t with length
+        // ut = (t + mu xn) / (1 + mu^2) and the normal mu ut
+        const double ut = (t + mu * xn) / (mu * mu + 1);
+        const double scale = ut / t;
+        out[0] = scale * t0;
+        out[1] = scale * t1;
+        out[2] = mu * ut;
+    }
+}
+
+// 1 when all n values are finite
+static int all_finite(const double* a, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        if (!isfinite(a[i])) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+// s = Gamma(z): mu ||z_t|| on each contact's normal row, 0 on every other row
+static void desaxce(const gdnKaminoDual* p, const double* z, double* s) {
+    const int off = p->nb + p->nl;
+    for (int i = 0; i < off; i++) {
+        s[i] = 0;
+    }
+    for (int c = 0; c < p->nc; c++) {
+        const double* zc = z + off + 3 * c;
+        double* sc = s + off + 3 * c;
+        sc[0] = 0;
+        sc[1] = 0;
+        sc[2] = p->mu[c] * sqrt(zc[0] * zc[0] + zc[1] * zc[1]);
+    }
+}
+
+// validate the problem and settings: GDN_OK, GDN_ERR_ARG or GDN_ERR_NONFINITE
+static gdnStatus check_input(const gdnKaminoDual* p, const gdnKaminoPadmmSettings* s,
+                             const double* lambda, const double* vplus, const double* scratch) {
+    if (!p || !s) {
+        return GDN_ERR_ARG;
+    }
+    if (p->nb < 0 || p->nl < 0 || p->nc < 0 || p->n != p->nb + p->nl + 3 * p->nc) {
+        return GDN_ERR_ARG;
+    }
+    if (!(s->max_iterations >= 1) || !(s->tol_primal >= 0) || !(s->tol_dual >= 0) ||
+        !(s->tol_compl >= 0) || !(s->eta >= 0) || !isfinite(s->eta) || !(s->rho > 0) ||
+        !isfinite(s->rho) || !(s->restart_factor > 0) || !(s->restart_factor <= 1) ||
+        !isfinite(s->warmstart_scale)) {
+        return GDN_ERR_ARG;
+    }
+    const int n = p->n;
+    if (n == 0) {
+        return GDN_OK;
+    }
+    if (!p->D || !p->vf || (p->nc > 0 && !p->mu) || !lambda || !vplus || !scratch) {
+        return GDN_ERR_ARG;
+    }
+    if (!all_finite(p->D, (size_t)n * (size_t)n) || !all_finite(p->vf, (size_t)n) ||
+        !all_finite(lambda, (size_t)n) || !all_finite(vplus, (size_t)n) ||
+        (p->nc > 0 && !all_finite(p->mu, (size_t)p->nc))) {
+        return GDN_ERR_NONFINITE;
+    }
+    for (int c = 0; c < p->nc; c++) {
+        if (p->mu[c] < 0) {
+            return GDN_ERR_ARG;
+        }
+    }
+    return GDN_OK;
+}
+
+// the preconditioner p (n): one value per bilateral or limit row, one per contact triplet
+static void preconditioner(const gdnKaminoDual* pb, int on, double* p) {
+    const int n = pb->n, off = pb->nb + pb->nl;
+    if (!on) {
+        for (int i = 0; i < n; i++) {
+            p[i] = 1;
+        }
+        return;
+    }
+    for (int i = 0; i < n; i++) {
+        double d = fabs(pb->D[(size_t)i * (size_t)n + (size_t)i]);
+        if (i >= off) {
+            // the largest diagonal of the triplet holding row i
+            const int first = off + 3 * ((i - off) / 3);
+            for (int k = first; k < first + 3; k++) {
+                const double dk = fabs(pb->D[(size_t)k * (size_t)n + (size_t)k]);
+                d = dk > d ? dk : d;
+            }
+        }
+        double v = 1 / sqrt(d + PADMM_DIAG_EPS);
+        v = v < PADMM_P_MIN ? PADMM_P_MIN : v;
+        v = v > PADMM_P_MAX ? PADMM_P_MAX : v;
+        p[i] = v;
+    }
+}
+
+// after the factor: L' mirrored into the strict upper triangle (gdn_chol_factor leaves it
+// alone) and the diagonal replaced by its reciprocals, for factor_solve
+static void prepare_factor(double* L, int n) {
+    for (int i = 0; i < n; i++) {
+        double* row = L + (size_t)i * (size_t)n;
+        for (int j = i + 1; j < n; j++) {
+            row[j] = L[(size_t)j * (size_t)n + (size_t)i];
+        }
+        row[i] = 1 / row[i];
+    }
+}
+
+// x = (L L')^-1 x in place, column-oriented: forward, x_j /= L_jj then x_i -= L_ij x_j for
+// i > j (L's column j = row j of the upper triangle); backward, x_i /= L_ii then x_k -= L_ik x_i
+// for k < i (row i of the lower triangle). Each step's updates are independent and run along a
+// contiguous row, so only the divisions (here products with the reciprocals) are serial
+static void factor_solve(const double* restrict L, int n, double* restrict x) {
+    for (int j = 0; j < n; j++) {
+        const double* row = L + (size_t)j * (size_t)n;
+        const double xj = x[j] * row[j];
+        x[j] = xj;
+        for (int i = j + 1; i < n; i++) {
+            x[i] -= row[i] * xj;
+        }
+    }
+    for (int i = n - 1; i >= 0; i--) {
+        const double* row = L + (size_t)i * (size_t)n;
+        const double xi = x[i] * row[i];
+        x[i] = xi;
+        for (int k = 0; k < i; k++) {
+            x[k] -= row[k] * xi;
+        }
+    }
+}
+
+// y = Pi_K(w): identity on bilateral rows, max(0, .) on limits, the Coulomb cone per contact
+static void project_k(const gdnKaminoDual* p, const double* w, double* y) {
+    const int nb = p->nb, off = p->nb + p->nl;
+    for (int i = 0; i < nb; i++) {
+        y[i] = w[i];
+    }
+    for (int i = nb; i < off; i++) {
+        y[i] = w[i] > 0 ? w[i] : 0;
+    }
+    for (int c = 0; c < p->nc; c++) {
+        gdn_kamino_cone_project(p->mu[c], w + off + 3 * c, y + off + 3 * c);
+    }
+}
+
+gdnStatus gdn_kamino_padmm_solve(const gdnKaminoDual* p, const gdnKaminoPadmmSettings* s,
+                                 double* lambda, double* vplus, double* scratch,
+                                 gdnKaminoSolveStatus* status) {
+    if (!status) {
+        return GDN_ERR_ARG;
+    }
+    status->converged = 0;
+    status->iterations = 0;
+    status->r_p = NAN;
+    status->r_d = NAN;
+    status->r_c = NAN;
+    const gdnStatus in = check_input(p, s, lambda, vplus, scratch);
+    if (in != GDN_OK) {
+        return in;
+    }
+    const int n = p->n, nb = p->nb, off = p->nb + p->nl;
+    const size_t nn = (size_t)n;
+    if (n == 0) {
+        status->converged = 1;
+        status->r_p = 0;
+        status->r_d = 0;
+        status->r_c = 0;
+        return GDN_OK;
+    }
+    double* L = scratch;
+    double* pc = L + nn * nn;
+    double* pinv = pc + nn;
+    double* vft = pinv + nn;
+    double* x = vft + nn;
+    double* x_prev = x + nn;
+    double* y = x_prev + nn;
+    double* y_prev = y + nn;
+    double* yhat = y_prev + nn;
+    double* z = yhat + nn;
+    double* z_prev = z + nn;
+    double* zhat = z_prev + nn;
+    double* sv = zhat + nn;
+    const double eta = s->eta, rho = s->rho;
+
+    // the preconditioner, the scaled free velocity and the factor of Dt + (eta + rho) I (lower
+    // triangle; it is positive definite, so the floor on the diagonal never acts)
+    preconditioner(p, s->preconditioning, pc);
+    const double rho_inv = 1 / rho;
+    for (int i = 0; i < n; i++) {
+        pinv[i] = 1 / pc[i];
+        vft[i] = pc[i] * p->vf[i];
+        const double* Di = p->D + (size_t)i * nn;
+        double* Li = L + (size_t)i * nn;
+        for (int j = 0; j <= i; j++) {
+            Li[j] = pc[i] * Di[j] * pc[j];
+        }
+        Li[i] += eta + rho;
+    }
+    gdn_chol_factor(L, n, 1e-15 * (eta + rho));
+    prepare_factor(L, n);
+    // (finite D and vf can still overflow when scaled: then the factor holds Inf or NaN)
+    if (!all_finite(vft, nn) || !all_finite(L, nn * nn)) {
+        return GDN_ERR_NONFINITE;
+    }
+
+    // the warm start: the scaled impulse times warmstart_scale, the scaled velocity plus its De
+    // Saxce correction
+    for (int i = 0; i < n; i++) {
+        x_prev[i] = s->warmstart_scale * lambda[i] * pinv[i];
+        yhat[i] = x_prev[i];
+        y_prev[i] = x_prev[i];
+        zhat[i] = pc[i] * vplus[i];
+    }
+    desaxce(p, zhat, sv);
+    for (int i = 0; i < n; i++) {
+        zhat[i] += sv[i];
+        z_prev[i] = zhat[i];
+    }
+
+    double a = 1, ra_prev = DBL_MAX;
+    double r_p = NAN, r_d = NAN, r_c = NAN;
+    int converged = 0, k = 0;
+    for (k = 1; k <= s->max_iterations; k++) {
+        // the x-step: s from zhat, then the proximal-augmented linear solve
+        desaxce(p, zhat, sv);
+        for (int i = 0; i < n; i++) {
+            x[i] = -vft[i] - sv[i] + eta * x_prev[i] + rho * yhat[i] + zhat[i];
+        }
+        factor_solve(L, n, x);
+
+        // the y-step (projection onto K, z used as the shifted point) and the z-step
+        for (int i = 0; i < n; i++) {
+            z[i] = x[i] - zhat[i] * rho_inv;
+        }
+        project_k(p, z, y);
+        for (int i = 0; i < n; i++) {
+            z[i] = zhat[i] + rho * (y[i] - x[i]);
+        }
+
+        // the residuals in physical units, and the finiteness of the iterate
+        r_p = 0;
+        r_d = 0;
+        r_c = 0;
+        int finite = 1;
+        for (int i = 0; i < n; i++) {
+            if (!isfinite(x[i]) || !isfinite(z[i])) {
+                finite = 0;
+            }
+            const double ep = fabs(pc[i] * (x[i] - y[i]));
+            const double ed = fabs((eta * (x[i] - x_prev[i]) + rho * (y[i] - yhat[i])) * pinv[i]);
+            r_p = ep > r_p ? ep : r_p;
+            r_d = ed > r_d ? ed : r_d;
+        }
+        for (int i = nb; i < off; i++) {
+            const double ec = fabs(x[i] * z[i]);
+            r_c = ec > r_c ? ec : r_c;
+        }
+        for (int c = 0; c < p->nc; c++) {
+            const double* xc = x + off + 3 * c;
+            const double* zc = z + off + 3 * c;
+            const double ec = fabs(xc[0] * zc[0] + xc[1] * zc[1] + xc[2] * zc[2]);
+            r_c = ec > r_c ? ec : r_c;
+        }
+        if (!finite) {
+            status->iterations = k;
+            return GDN_ERR_NONFINITE;
+        }
+        if (k > 1 && r_p <= s->tol_primal && r_d <= s->tol_dual && r_c <= s->tol_compl) {
+            converged = 1;
+            break;
+        }
+
+        // acceleration with restart, then the previous iterates
+        if (s->acceleration) {
+            double ra_y = 0, ra_z = 0;
+            for (int i = 0; i < n; i++) {
+                const double dy = pc[i] * (y[i] - yhat[i]);
+                const double dz = (z[i] - zhat[i]) * pinv[i];
+                ra_y += dy * dy;
+                ra_z += dz * dz;
+            }
+            const double ra = rho * ra_y + ra_z * rho_inv;
+            if (ra < s->restart_factor * ra_prev) {
+                const double a_next = (1 + sqrt(1 + 4 * a * a)) / 2;
+                const double beta = (a - 1) / a_next;
+                for (int i = 0; i < n; i++) {
+                    yhat[i] = y[i] + beta * (y[i] - y_prev[i]);
+                    zhat[i] = z[i] + beta * (z[i] - z_prev[i]);
+                }
+                a = a_next;
+                ra_prev = ra;
+            } else {
+                a = 1;
+                memcpy(yhat, y_prev, nn * sizeof(double));
+                memcpy(zhat, z_prev, nn * sizeof(double));
+                ra_prev = ra_prev / s->restart_factor;
+            }
+        } else {
+            memcpy(yhat, y, nn * sizeof(double));
+            memcpy(zhat, z, nn * sizeof(double));
+        }
+        memcpy(y_prev, y, nn * sizeof(double));
+        memcpy(z_prev, z, nn * sizeof(double));
+        memcpy(x_prev, x, nn * sizeof(double));
+    }
+    if (k > s->max_iterations) {
+        k = s->max_iterations;
+    }
+
+    // unscale: lambda = P y, v+ = D lambda + vf
+    for (int i = 0; i < n; i++) {
+        lambda[i] = pc[i] * y[i];
+    }
+    for (int i = 0; i < n; i++) {
+        const double* Di = p->D + (size_t)i * nn;
+        double v = p->vf[i];
+        for (int j = 0; j < n; j++) {
+            v += Di[j] * lambda[j];
+        }
+        vplus[i] = v;
+    }
+    status->converged = converged;
+    status->iterations = k;
+    status->r_p = r_p;
+    status->r_d = r_d;
+    status->r_c = r_c;
+    if (!all_finite(lambda, nn) || !all_finite(vplus, nn)) {
+        status->r_p = NAN;
+        status->r_d = NAN;
+        status->r_c = NAN;
+        return GDN_ERR_NONFINITE;
+    }
+    return GDN_OK;
+}

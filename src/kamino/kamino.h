@@ -94,6 +94,10 @@ typedef struct gdnKWorld {
     double* quat_prev;     // (nbody x 4)
     double* vplus_prev;    // (maxrow) warm start of v+
     double* qpos_save;     // (nq) joint state before the step
+    gdnKaminoContact* contact_prev; // (max_contacts) last step's contacts (warm start)
+    double* cimp_prev;     // (max_contacts x 6) their impulse and v+ as world vectors
+    int* cused;            // (max_contacts) matched flags
+    int ncon_prev;
 } gdnKWorld;
 
 struct gdnKaminoData {

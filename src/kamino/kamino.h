@@ -126,6 +126,9 @@ void gdn_kamino_free_velocity(const gdnKaminoModel* km, gdnKWorld* w, const doub
                               double h);
 // u <- uf + M^-1 J' lambda; poses by semi-implicit Euler with the quaternion exponential
 void gdn_kamino_integrate(const gdnKaminoModel* km, gdnKWorld* w, int n, double h);
+// settings.projection_iterations Gauss-Newton iterations projecting the poses onto the first nb
+// (bilateral) rows; returns the iterations taken (overwrites rows, resid, D, vf, minvj, uf)
+int gdn_kamino_project(const gdnKaminoModel* km, gdnKWorld* w, int nb);
 // world inverse inertia of body b (3x3) from its COM frame (gdn_kamino_body_frames keeps them
 // in w->iinv)
 void gdn_kamino_iinv_world(const gdnKaminoModel* km, const gdnKWorld* w, int b, double out[9]);

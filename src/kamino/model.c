@@ -21,6 +21,8 @@ void gdn_kamino_settings_default(gdnKaminoSettings* s) {
     s->restitution = 0;
     s->max_contacts = 64;
     s->warmstart = 1;
+    s->projection_iterations = 0;
+    s->projection_tol = 1e-12;
     s->max_iterations = 200;
     s->tol_primal = s->tol_dual = s->tol_compl = 1e-6;
     s->eta = 1e-5;
@@ -214,6 +216,11 @@ static gdnStatus check_settings(const gdnKaminoSettings* s, char* err, int es) {
     }
     if (s->max_contacts < 0 || s->max_contacts > 4096 || s->max_iterations < 1) {
         return fail(err, es, GDN_ERR_ARG, "max_contacts in [0, 4096], max_iterations >= 1");
+    }
+    if (s->projection_iterations < 0 || s->projection_iterations > 100 ||
+        !(s->projection_tol > 0) || !isfinite(s->projection_tol)) {
+        return fail(err, es, GDN_ERR_ARG,
+                    "projection_iterations in [0, 100], projection_tol finite and > 0");
     }
     if (!(s->tol_primal >= 0 && s->tol_dual >= 0 && s->tol_compl >= 0 && s->eta > 0 &&
           s->rho > 0 && s->restart_factor > 0 && s->warmstart_scale >= 0 &&

@@ -10,21 +10,6 @@
 
 #define TWO_PI 6.28318530717958647692
 
-static double dot6(const double* a, const double* b) {
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5];
-}
-
-static double row_vel(const gdnKRow* r, const double* u) {
-    double v = 0;
-    if (r->a >= 0) {
-        v += dot6(r->ja, u + 6 * r->a);
-    }
-    if (r->b >= 0) {
-        v += dot6(r->jb, u + 6 * r->b);
-    }
-    return v;
-}
-
 // angle nearest to prev among theta + 2 pi k
 static double unwrap(double theta, double prev) {
     return theta + TWO_PI * nearbyint((prev - theta) / TWO_PI);
@@ -287,5 +272,4 @@ void gdn_kamino_recover_joints(const gdnKaminoModel* km, gdnKWorld* w) {
             break;
         }
     }
-    (void)row_vel;
 }

@@ -166,11 +166,57 @@ static int test_leg(void) {
     return 0;
 }
 
+static int cmp_int(const void* a, const void* b) {
+    return *(const int*)a - *(const int*)b;
+}
+
+// PADMM iterations per step at tolerance 1e-8 on the scene files (printed: the goal is a
+// median of at most 50; not checked here, the backend's settings are the backend's)
+static int test_iterations(void) {
+    const char* files[] = {"kamino_scene_box_rest.xml",       "kamino_scene_box_slide.xml",
+                           "kamino_scene_slide_frictionless.xml", "kamino_scene_incline_hold.xml",
+                           "kamino_scene_incline_slide.xml",  "kamino_scene_sphere_roll.xml",
+                           "kamino_scene_ball_bounce.xml",    "kamino_scene_stack5.xml",
+                           "kamino_scene_pinch.xml",          "kamino_mech_fourbar.xml",
+                           "kamino_mech_slidercrank.xml",     "kamino_mech_leg.xml"};
+    enum { NSTEP = 500 };
+    static int its[NSTEP];
+    for (size_t f = 0; f < sizeof(files) / sizeof(files[0]); f++) {
+        gdnModel* m = load(files[f]);
+        CHECK(m);
+        gdnKaminoSettings s;
+        gdn_kamino_settings_default(&s);
+        s.restitution = m->opt.kamino_restitution;
+        s.tol_primal = s.tol_dual = s.tol_compl = 1e-8;
+        gdnKaminoModel* km = NULL;
+        gdnKaminoData* kd = NULL;
+        CHECK(gdn_kamino_model_create(m, &s, &km, g_err, sizeof(g_err), NULL, 0) == GDN_OK);
+        CHECK(gdn_kamino_data_create(km, 1, &kd) == GDN_OK);
+        gdnKaminoWorld* w = gdn_kamino_world(kd, 0);
+        int unc = 0, n = 0;
+        for (int k = 0; k < NSTEP; k++) {
+            CHECK(gdn_kamino_step(km, kd) == GDN_OK);
+            if (w->nrow > 0) {
+                its[n++] = w->status.iterations;
+                unc += !w->status.converged;
+            }
+        }
+        qsort(its, (size_t)n, sizeof(int), cmp_int);
+        printf("  iterations at tol 1e-8, %-36s median %3d, max %3d, %3d of %d solves capped\n",
+               files[f], n ? its[n / 2] : 0, n ? its[n - 1] : 0, unc, n);
+        gdn_kamino_data_free(kd);
+        gdn_kamino_model_free(km);
+        gdn_model_free(m);
+    }
+    return 0;
+}
+
 int main(int argc, char** argv) {
     static const gdnTestCase cases[] = {
         {"fourbar", test_fourbar},
         {"slider_crank", test_slider_crank},
         {"leg", test_leg},
+        {"iterations", test_iterations},
     };
     return gdn_test_main(argc, argv, cases, (int)(sizeof(cases) / sizeof(cases[0])));
 }

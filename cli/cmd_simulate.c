@@ -346,9 +346,10 @@ static int run_kamino(cliSession* s, const simulateArgs* a, trajectoryWriter* t)
             qsort(iters, (size_t)a->steps, sizeof(double), compare_doubles);
             char rp[CLI_NUMBER_SIZE], rd[CLI_NUMBER_SIZE], rc[CLI_NUMBER_SIZE];
             fprintf(stderr,
-                    "gradyn: Kamino (PADMM): %ld steps, %ld unconverged; iterations median %g, "
-                    "largest %g; largest r_p %s, r_d %s, r_c %s\n",
-                    a->steps, t->unconverged, iters[(a->steps - 1) / 2], iters[a->steps - 1],
+                    "gradyn: Kamino (PADMM): %ld steps, %ld unconverged; iterations median %ld, "
+                    "largest %ld; largest r_p %s, r_d %s, r_c %s\n",
+                    a->steps, t->unconverged, (long)iters[(a->steps - 1) / 2],
+                    (long)iters[a->steps - 1],
                     cli_format_double(rp, worst[0]), cli_format_double(rd, worst[1]),
                     cli_format_double(rc, worst[2]));
         }

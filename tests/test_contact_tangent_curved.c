@@ -132,10 +132,12 @@ static int contact_at(const gdnModel* m, const gdnData* d, const Pair* pc, gdnCo
     return 1;
 }
 
-// central difference with step e; 0 when a side has no contact or another feature
-static int central(gdnModel* m, gdnData* d, const Pair* pc, int feature, const double x1[6],
-                   const double x2[6], const double ds1[3], const double ds2[3], double e,
-                   double fd[7]) {
+// central difference with step e of the forward's contact (limit = 0) or of its converged limit
+// (limit = 1, gdn_convex_curved_limit); 0 when a side has no contact, another feature, or no
+// limit
+static int central(gdnModel* m, gdnData* d, const Pair* pc, int feature, int limit,
+                   const double x1[6], const double x2[6], const double ds1[3],
+                   const double ds2[3], double e, double fd[7]) {
     int g[2] = {pc->g1, pc->g2};
     double sp[2][3], sm[2][9], ss[2][3], val[2][7];
     for (int k = 0; k < 2; k++) {
@@ -155,44 +157,11 @@ static int central(gdnModel* m, gdnData* d, const Pair* pc, int feature, const d
         gdnContact c;
         int f = -1;
         ok &= contact_at(m, d, pc, &c, &f) && f == feature;
-        contact_flat(val[side], &c);
-        for (int k = 0; k < 2; k++) {
-            memcpy(d->geom_xpos + 3 * g[k], sp[k], sizeof(sp[k]));
-            memcpy(d->geom_xmat + 9 * g[k], sm[k], sizeof(sm[k]));
-            memcpy(m->geom_size + 3 * g[k], ss[k], sizeof(ss[k]));
+        if (limit) {
+            ok &= ok && gdn_convex_curved_limit(m, d, &c, val[side]) == GDN_OK;
+        } else {
+            contact_flat(val[side], &c);
         }
-    }
-    for (int i = 0; i < 7; i++) {
-        fd[i] = (val[0][i] - val[1][i]) / (2 * e);
-    }
-    return ok;
-}
-
-// central difference of the converged limit (gdn_convex_curved_limit) with step e; 0 when a
-// side has no contact, another feature, or no limit
-static int central_limit(gdnModel* m, gdnData* d, const Pair* pc, int feature,
-                         const double x1[6], const double x2[6], const double ds1[3],
-                         const double ds2[3], double e, double fd[7]) {
-    int g[2] = {pc->g1, pc->g2};
-    double sp[2][3], sm[2][9], ss[2][3], val[2][7];
-    for (int k = 0; k < 2; k++) {
-        memcpy(sp[k], d->geom_xpos + 3 * g[k], sizeof(sp[k]));
-        memcpy(sm[k], d->geom_xmat + 9 * g[k], sizeof(sm[k]));
-        memcpy(ss[k], m->geom_size + 3 * g[k], sizeof(ss[k]));
-    }
-    int ok = 1;
-    for (int side = 0; side < 2; side++) {
-        double h = side ? -e : e;
-        move_geom(d, pc->g1, x1, h);
-        move_geom(d, pc->g2, x2, h);
-        for (int i = 0; i < 3; i++) {
-            m->geom_size[3 * pc->g1 + i] += h * ds1[i];
-            m->geom_size[3 * pc->g2 + i] += h * ds2[i];
-        }
-        gdnContact c;
-        int f = -1;
-        ok &= contact_at(m, d, pc, &c, &f) && f == feature &&
-              gdn_convex_curved_limit(m, d, &c, val[side]) == GDN_OK;
         for (int k = 0; k < 2; k++) {
             memcpy(d->geom_xpos + 3 * g[k], sp[k], sizeof(sp[k]));
             memcpy(d->geom_xmat + 9 * g[k], sm[k], sizeof(sm[k]));
@@ -288,8 +257,8 @@ static int run_pair(gdnModel* m, gdnData* d, const Pair* pc, double step, int ga
             st->lim_gap = fmax(st->lim_gap, fabs(lim[i] - cv[i]));
         }
         double lstep = 1e-5;
-        if (central_limit(m, d, pc, feature, x1, x2, ds1, ds2, lstep, fd) &&
-            central_limit(m, d, pc, feature, x1, x2, ds1, ds2, 2 * lstep, fd2) &&
+        if (central(m, d, pc, feature, 1, x1, x2, ds1, ds2, lstep, fd) &&
+            central(m, d, pc, feature, 1, x1, x2, ds1, ds2, 2 * lstep, fd2) &&
             gdn_test_relerr(fd2, fd, 7, 1e-3) <= 1e-4) {
             for (int i = 0; i < 7; i++) {
                 ref[i] = (4 * fd[i] - fd2[i]) / 3;
@@ -304,8 +273,8 @@ static int run_pair(gdnModel* m, gdnData* d, const Pair* pc, double step, int ga
                 failed = 1;
             }
         }
-        if (!central(m, d, pc, feature, x1, x2, ds1, ds2, step, fd) ||
-            !central(m, d, pc, feature, x1, x2, ds1, ds2, 2 * step, fd2) ||
+        if (!central(m, d, pc, feature, 0, x1, x2, ds1, ds2, step, fd) ||
+            !central(m, d, pc, feature, 0, x1, x2, ds1, ds2, 2 * step, fd2) ||
             gdn_test_relerr(fd2, fd, 7, 1e-3) > 1e-4) {
             st->dropped++;
             continue;

@@ -441,11 +441,35 @@ static int test_refused(void) {
     return 0;
 }
 
+// disable flags: joints stay rows, CONSTRAINT / EQUALITY drop the loop closures
+static int test_disable_flags(void) {
+    gdnModel* m = load("kamino_fourbar.xml");
+    CHECK(m);
+    gdnKaminoModel* km = NULL;
+    gdnKaminoData* kd = NULL;
+    CHECK(gdn_kamino_model_create(m, NULL, &km, g_err, sizeof(g_err), NULL, 0) == GDN_OK);
+    CHECK(gdn_kamino_data_create(km, 1, &kd) == GDN_OK);
+    gdnKaminoWorld* w = gdn_kamino_world(kd, 0);
+    CHECK(gdn_kamino_step(km, kd) == GDN_OK);
+    CHECK(w->status.nbilateral == 18 && w->nrow == 18);
+    m->opt.disableflags |= GDN_DSBL_EQUALITY;
+    CHECK(gdn_kamino_step(km, kd) == GDN_OK);
+    CHECK(w->status.nbilateral == 15);
+    m->opt.disableflags = GDN_DSBL_CONSTRAINT;
+    CHECK(gdn_kamino_step(km, kd) == GDN_OK);
+    CHECK(w->status.nbilateral == 15);
+    gdn_kamino_data_free(kd);
+    gdn_kamino_model_free(km);
+    gdn_model_free(m);
+    return 0;
+}
+
 int main(int argc, char** argv) {
     static const gdnTestCase cases[] = {
         {"mjcf_custom", test_mjcf_custom}, {"free_fall", test_free_fall},
         {"joint_rows", test_joint_rows},   {"delassus", test_delassus},
         {"many_worlds", test_many_worlds}, {"refused", test_refused},
+        {"disable_flags", test_disable_flags},
     };
     return gdn_test_main(argc, argv, cases, (int)(sizeof(cases) / sizeof(cases[0])));
 }

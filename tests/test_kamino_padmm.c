@@ -450,7 +450,16 @@ static int test_settings_sweep(void) {
             }
         }
     }
-    printf("    (* = not converged)\n");
+    printf("    defaults (tol 1e-6, cap 200):  ");
+    for (int k = 0; k < 5; k++) {
+        gdnKaminoPadmmSettings s;
+        gdn_kamino_padmm_defaults(&s);
+        double lam[STACK_N], vp[STACK_N];
+        gdnKaminoSolveStatus st;
+        CHECK(solve(&p[k], &s, lam, vp, 0, &st) == GDN_OK);
+        printf(" %4d%s", st.iterations, st.converged ? "" : "*");
+    }
+    printf("\n    (* = not converged)\n");
     return 0;
 }
 
@@ -844,30 +853,32 @@ static int test_limits(void) {
     return 0;
 }
 
-// 7. random mixed problems (3 bodies, 2 bilateral rows, 2 limits, 3 contacts, random mu, vf):
-// lambda in K, vhat in K*, |lambda . vhat| small
-static int test_random_ncp(void) {
-    enum { NB = 2, NL = 2, NC = 3, N = NB + NL + 3 * NC, NDOF = 18, TRIALS = 40 };
+// 7. random mixed problems (3 bodies, 2 bilateral rows, 2 limits, nc contacts, random mu, vf =
+// J u): lambda in K, vhat in K*, |lambda . vhat| small. nc = 3: 13 rows, D SPD; nc = 6: 22 rows
+// on 18 dof, D rank-deficient
+static int random_ncp_case(int nc) {
+    enum { NB = 2, NL = 2, NCMAX = 6, NMAX = NB + NL + 3 * NCMAX, NDOF = 18, TRIALS = 40 };
+    const int n = NB + NL + 3 * nc;
     int its[TRIALS], nconv = 0;
     double worst[3] = {0, 0, 0};
     for (int trial = 0; trial < TRIALS; trial++) {
-        double J[N * NDOF], minv[NDOF], D[N * N], vf[N], mus[NC], u[NDOF];
+        double J[NMAX * NDOF], minv[NDOF], D[NMAX * NMAX], vf[NMAX], mus[NCMAX], u[NDOF];
         for (int k = 0; k < NDOF; k++) {
             minv[k] = 1 / urand(0.2, 5);
             u[k] = urand(-1, 1);
         }
-        for (int i = 0; i < N * NDOF; i++) {
+        for (int i = 0; i < n * NDOF; i++) {
             J[i] = urand(-1, 1);
         }
-        for (int c = 0; c < NC; c++) {
+        for (int c = 0; c < nc; c++) {
             mus[c] = trial % 5 == 0 ? 0 : urand(0.05, 1.2);
         }
-        delassus(J, minv, N, NDOF, D);
-        matvec(J, u, N, NDOF, vf);
-        const gdnKaminoDual p = {NB, NL, NC, N, D, vf, mus};
+        delassus(J, minv, n, NDOF, D);
+        matvec(J, u, n, NDOF, vf);
+        const gdnKaminoDual p = {NB, NL, nc, n, D, vf, mus};
         gdnKaminoPadmmSettings s = settings_tol(1e-8);
         s.max_iterations = 1000;
-        double lam[N], vp[N];
+        double lam[NMAX], vp[NMAX];
         gdnKaminoSolveStatus st;
         CHECK(solve(&p, &s, lam, vp, 0, &st) == GDN_OK);
         its[trial] = st.iterations;
@@ -883,12 +894,18 @@ static int test_random_ncp(void) {
         worst[2] = fmax(worst[2], ec);
     }
     const double med = median_int(its, TRIALS);
-    printf("  %d random problems (13 rows, tol 1e-8, cap 1000): %d converged, iterations median "
-           "%.1f, max %d; NCP errors: lambda from K %.2e, vhat from K* %.2e, |lambda . vhat| "
-           "%.2e\n",
-           TRIALS, nconv, med, its[TRIALS - 1], worst[0], worst[1], worst[2]);
+    printf("  %d random problems (%d rows on 18 dof, tol 1e-8, cap 1000): %d converged, "
+           "iterations median %.1f, max %d; NCP errors: lambda from K %.2e, vhat from K* %.2e, "
+           "|lambda . vhat| %.2e\n",
+           TRIALS, n, nconv, med, its[TRIALS - 1], worst[0], worst[1], worst[2]);
     CHECK(nconv == TRIALS);
     CHECK(worst[0] <= 1e-14 && worst[1] <= 1e-7 && worst[2] <= 1e-7);
+    return 0;
+}
+
+static int test_random_ncp(void) {
+    CHECK(random_ncp_case(3) == 0);
+    CHECK(random_ncp_case(6) == 0);
     return 0;
 }
 

@@ -2,10 +2,12 @@
 // Kamino scenes: a hinge pendulum against gradyn's reduced-coordinate gdn_step, a box resting
 // on a plane (sum of normal impulses m g h, no drift), a four-bar closed by an equality connect
 // (closure error over 10^4 steps).
+#define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <gradyn/gradyn.h>
 #include <gradyn/kamino.h>
@@ -76,6 +78,61 @@ static int test_pendulum(void) {
     return 0;
 }
 
+// max over 1 s of the joint-space difference between Kamino and gdn_step on an open chain
+// (hinge, ball, cylindrical) at step h: hinge / slide coordinates, the ball's relative angle
+static int chain_error(double h, double* err) {
+    gdnModel* m = load("kamino_chain.xml");
+    CHECK(m);
+    m->opt.timestep = h;
+    gdnData* d = NULL;
+    CHECK(gdn_data_create(m, &d) == GDN_OK);
+    CHECK(gdn_data_reset_keyframe(m, d, 0) == GDN_OK);
+    gdn_normalize_quat(m, d->qpos);
+    gdnKaminoSettings s;
+    gdn_kamino_settings_default(&s);
+    s.tol_primal = s.tol_dual = s.tol_compl = 1e-12;
+    s.max_iterations = 500;
+    gdnKaminoModel* km = NULL;
+    gdnKaminoData* kd = NULL;
+    CHECK(gdn_kamino_model_create(m, &s, &km, g_err, sizeof(g_err), NULL, 0) == GDN_OK);
+    CHECK(gdn_kamino_body_joint(km, 3) == GDN_KAMINO_CYLINDRICAL);
+    CHECK(gdn_kamino_data_create(km, 1, &kd) == GDN_OK);
+    CHECK(gdn_kamino_reset(km, kd, NULL, d->qpos, d->qvel) == GDN_OK);
+    gdnKaminoWorld* w = gdn_kamino_world(kd, 0);
+    double e = 0;
+    int n = (int)lround(1.0 / h);
+    for (int k = 0; k < n; k++) {
+        CHECK(gdn_step(m, d) == GDN_OK);
+        CHECK(gdn_kamino_step(km, kd) == GDN_OK);
+        CHECK(w->status.converged);
+        const double* a = w->qpos;
+        const double* b = d->qpos;
+        e = fmax(e, fabs(a[0] - b[0]));
+        double dot = fabs(a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4]);
+        e = fmax(e, 2 * acos(fmin(1, dot)));
+        e = fmax(e, fmax(fabs(a[5] - b[5]), fabs(a[6] - b[6])));
+    }
+    *err = e;
+    gdn_kamino_data_free(kd);
+    gdn_kamino_model_free(km);
+    gdn_data_free(d);
+    gdn_model_free(m);
+    return 0;
+}
+
+static int test_open_chain(void) {
+    double e1, e2, e3;
+    CHECK(chain_error(1e-3, &e1) == 0);
+    CHECK(chain_error(5e-4, &e2) == 0);
+    CHECK(chain_error(2.5e-4, &e3) == 0);
+    printf("  open chain (hinge, ball, cylindrical) vs gdn_step over 1 s: max joint-space "
+           "difference %.3g (h 1e-3), %.3g (h 5e-4), %.3g (h 2.5e-4)\n",
+           e1, e2, e3);
+    CHECK(e1 / e2 > 1.7 && e2 / e3 > 1.7);
+    CHECK(e1 < 0.05); // two first-order integrators: O(h) apart, converging together
+    return 0;
+}
+
 // a 1 kg box resting on the plane: the normal impulses carry m g h, nothing drifts
 static int test_resting_box(void) {
     gdnModel* m = load("kamino_box.xml");
@@ -122,8 +179,28 @@ static int test_resting_box(void) {
 
 // the four-bar's loop stays closed: |p_coupler - p_rocker| at the connect anchor over 10^4
 // steps, the crank driven by a constant torque
+// the rocker angle psi of the four-bar for crank angle phi (both about +y): the coupler length
+// |B(psi) - A(phi)| = b with A = a (cos phi, -sin phi), B = (d + c sin psi, c cos psi) in the x-z
+// plane, by Newton's method from psi0 (the closed-form loop equation of Freudenstein's kind)
+static double fourbar_psi(double phi, double psi0) {
+    const double a = 0.1, b2 = 0.2 * 0.2 + 0.25 * 0.25, c = 0.25, d = 0.3; // Grashof crank-rocker
+    double psi = psi0;
+    for (int it = 0; it < 50; it++) {
+        double ax = a * cos(phi), az = -a * sin(phi);
+        double bx = d + c * sin(psi), bz = c * cos(psi);
+        double f = (bx - ax) * (bx - ax) + (bz - az) * (bz - az) - b2;
+        double df = 2 * (bx - ax) * c * cos(psi) - 2 * (bz - az) * c * sin(psi);
+        double step = f / df;
+        psi -= step;
+        if (fabs(step) < 1e-16) {
+            break;
+        }
+    }
+    return psi;
+}
+
 static int fourbar_closure(double alpha, double tol, int nstep, double rate, int gravity,
-                           double* closure, double* omega, double* iters) {
+                           double* closure, double* omega, double* iters, double* out_err) {
     gdnModel* m = load("kamino_fourbar.xml");
     CHECK(m);
     if (!gravity) {
@@ -143,7 +220,7 @@ static int fourbar_closure(double alpha, double tol, int nstep, double rate, int
     gdnKaminoWorld* w = gdn_kamino_world(kd, 0);
     int crank = gdn_name2id(m, "body", "crank");
     int coupler = gdn_name2id(m, "body", "coupler"), rocker = gdn_name2id(m, "body", "rocker");
-    double c = 0, om = 0, it = 0;
+    double c = 0, om = 0, it = 0, oerr = 0, psi = 0;
     for (int k = 0; k < nstep; k++) {
         // rate > 0: the crank driven toward that rate by an explicit P torque on its joint
         w->xfrc_applied[6 * crank + 4] = rate > 0 ? 0.05 * (rate - w->qvel[0]) : 0;
@@ -198,7 +275,10 @@ static int fourbar_closure(double alpha, double tol, int nstep, double rate, int
         c = fmax(c, sqrt((p1[0] - p2[0]) * (p1[0] - p2[0]) + (p1[1] - p2[1]) * (p1[1] - p2[1]) +
                          (p1[2] - p2[2]) * (p1[2] - p2[2])));
         om = fmax(om, fabs(w->qvel[0]));
+        psi = fourbar_psi(w->qpos[0], psi);
+        oerr = fmax(oerr, fabs(w->qpos[2] - psi));
     }
+    *out_err = oerr;
     *closure = c;
     *omega = om;
     *iters = it / nstep;
@@ -217,16 +297,17 @@ static int test_fourbar(void) {
         double alpha, tol, rate;
         int gravity;
     } runs[] = {{0.01, 1e-6, 0, 1}, {1, 1e-10, 0, 1}, {0.01, 1e-6, 0.05, 0}, {1, 1e-10, 0.05, 0}};
-    double c[4], om[4], it[4];
+    double c[4], om[4], it[4], oe[4];
     for (int r = 0; r < 4; r++) {
         CHECK(fourbar_closure(runs[r].alpha, runs[r].tol, 10000, runs[r].rate, runs[r].gravity,
-                              c + r, om + r, it + r) == 0);
-        printf("  four-bar 10^4 steps (%s, alpha %g, tol %g): closure %.3g m, max crank rate "
-               "%.3g rad/s, %.1f it/step\n",
+                              c + r, om + r, it + r, oe + r) == 0);
+        printf("  four-bar 10^4 steps (%s, alpha %g, tol %g): closure %.3g m, output angle vs "
+               "loop equation %.3g rad, max crank rate %.3g rad/s, %.1f it/step\n",
                runs[r].gravity ? "swinging under gravity" : "driven at 0.05 rad/s", runs[r].alpha,
-               runs[r].tol, c[r], om[r], it[r]);
+               runs[r].tol, c[r], oe[r], om[r], it[r]);
     }
     CHECK(c[3] < 1e-9);
+    CHECK(oe[3] < 1e-8);
     return 0;
 }
 
@@ -326,13 +407,46 @@ static int test_world_independence(void) {
     return 0;
 }
 
+// cost of a step (printed, not checked: the machine is shared): the four-bar at the default
+// settings, swinging under gravity, 1 and 16 worlds
+static int test_timing(void) {
+    gdnModel* m = load("kamino_fourbar.xml");
+    CHECK(m);
+    gdnKaminoModel* km = NULL;
+    CHECK(gdn_kamino_model_create(m, NULL, &km, g_err, sizeof(g_err), NULL, 0) == GDN_OK);
+    for (int nw = 1; nw <= 16; nw *= 16) {
+        gdnKaminoData* kd = NULL;
+        CHECK(gdn_kamino_data_create(km, nw, &kd) == GDN_OK);
+        struct timespec t0, t1;
+        int n = 2000;
+        double it = 0;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        for (int k = 0; k < n; k++) {
+            CHECK(gdn_kamino_step(km, kd) == GDN_OK);
+            it += gdn_kamino_world(kd, 0)->status.iterations;
+        }
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        double us = ((double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec)) /
+                    1e3 / n / nw;
+        printf("  timing: four-bar, %d world(s): %.2f us per world-step, %.1f PADMM it/step "
+               "(default tol 1e-6)\n",
+               nw, us, it / n);
+        gdn_kamino_data_free(kd);
+    }
+    gdn_kamino_model_free(km);
+    gdn_model_free(m);
+    return 0;
+}
+
 int main(int argc, char** argv) {
     static const gdnTestCase cases[] = {
         {"pendulum", test_pendulum},
+        {"open_chain", test_open_chain},
         {"resting_box", test_resting_box},
         {"fourbar", test_fourbar},
         {"limits", test_limits},
         {"world_independence", test_world_independence},
+        {"timing", test_timing},
     };
     return gdn_test_main(argc, argv, cases, (int)(sizeof(cases) / sizeof(cases[0])));
 }

@@ -20,7 +20,7 @@
 #include "runner/test.h"
 
 #define TOL 1e-12
-#define MAX_MODELS 64
+#define MAX_MODELS 128
 
 static const char* const mujoco_models[] = {
     "/usr/share/mujoco/model/humanoid/humanoid.xml",

@@ -147,7 +147,10 @@ GDN_API gdnStatus gdn_kamino_reset(const gdnKaminoModel* km, gdnKaminoData* kd,
 // so N identical worlds are bit-identical to one). Per world: collision from the body poses,
 // rows, the dual problem, the backend, semi-implicit Euler, joint recovery. A world whose step
 // fails keeps its state and reports the error in its status.result; the call returns the first
-// such error (GDN_OK when every world stepped; an unconverged solve is not an error)
+// such error (GDN_OK when every world stepped; an unconverged solve is not an error). The
+// model's disable flags: CONSTRAINT drops contacts, limits and loop closures (joints are rows in
+// maximal coordinates and always stay), EQUALITY the loop closures, CONTACT, LIMIT, GRAVITY and
+// ACTUATION as their names say
 GDN_API gdnStatus gdn_kamino_step(const gdnKaminoModel* km, gdnKaminoData* kd);
 
 #ifdef __cplusplus

@@ -8,10 +8,13 @@
 #include "dynamics/com.h"
 #include "dynamics/crb.h"
 #include "gradient/residual.h"
+#include "gradient/residual_tangent.h"
 #include "kinematics/jacobian.h"
 #include "kinematics/kinematics.h"
 #include "math/cholesky.h"
+#include "math/spatial.h"
 #include "math/vec.h"
+#include "model/inertia_params_derivative.h"
 
 // At qpos0, W = M^-1 and for body b the COM Jacobian (Jp; Jr) (gdn_jac_body_com):
 //   body_invweight0[2b] = tr(Jp W Jp') / 3,  body_invweight0[2b+1] = tr(Jr W Jr') / 3,
@@ -20,8 +23,8 @@
 // With the cotangents gbw, gdw: s = <gbw, body_invweight0> + <gdw, dof_invweight0> = tr(W G),
 //   G = sum_b (gbw_2b / 3) Jp' Jp + (gbw_2b+1 / 3) Jr' Jr + sum_g (sum_{i in g} gdw_i / |g|) I_g.
 // Then ds = -<dM, Y> (Y = W G W) + sum_b (2 gbw_2b / 3) tr(Jp W dJp'), where M(pi) enters as
-//   <dM, Y> = sum_k d/dpi (e_k' M Y_k) = sum_k (dr(a = Y_k)/dpi)' e_k - (dr(a = 0)/dpi)' 1
-// (the residual r = M a + C: C does not depend on a) and the COM c_b = xpos + R ipos moves Jp's
+//   <dM, Y> = sum_b <dI_b, J_b Y J_b'>  (M = sum_b J_b' I_b J_b, J_b the body's 6 x nv Jacobian
+// about the origin: the dof axes on its path) and the COM c_b = xpos + R ipos moves Jp's
 // columns by S_j,ang x dc: tr(Jp W dJp') = dc . sum_j (Jp W)_j x S_j,ang.
 // d at qpos0 at rest (the caller's qpos, qvel into saved, nq + nv): kinematics, the dof axes S
 // about the origin (6 nv) and L, the dense Cholesky factor of M(qpos0) (lower; nv x nv).
@@ -66,8 +69,8 @@ gdnStatus gdn_constraint_weights_vjp(const gdnModel* m, gdnData* d, const double
     }
     const size_t n = (size_t)nv;
     size_t mark = gdn_arena_mark(d);
-    // saved qpos, qvel (nq + nv); L, W, G, Y (n n each); J (6 n); S (6 n); rows (n); ones (n)
-    double* saved = gdn_arena_doubles(d, (size_t)nq + n + 4 * n * n + 14 * n);
+    // saved qpos, qvel (nq + nv); L, W, G, Y (n n each); J (6 n); S (6 n); a unit vector (n)
+    double* saved = gdn_arena_doubles(d, (size_t)nq + n + 4 * n * n + 13 * n);
     if (!saved) {
         return GDN_ERR_MEMORY;
     }
@@ -78,7 +81,6 @@ gdnStatus gdn_constraint_weights_vjp(const gdnModel* m, gdnData* d, const double
     double* J = Y + n * n;
     double* S = J + 6 * n;
     double* e = S + 6 * n;
-    double* ones = e + n;
     // W = M^-1 from the dense Cholesky of M(qpos0)
     gdnStatus status = at_qpos0(m, d, saved, S, L);
     for (size_t k = 0; status == GDN_OK && k < n; k++) {
@@ -154,21 +156,23 @@ gdnStatus gdn_constraint_weights_vjp(const gdnModel* m, gdnData* d, const double
             Y[i * n + k] = s;
         }
     }
-    for (size_t k = 0; status == GDN_OK && gparam && k < n; k++) {
-        memset(e, 0, sizeof(double) * n);
-        e[k] = -1;
-        gdnResidualAdjoint out = {NULL, NULL, NULL, NULL, gparam, NULL, NULL, NULL, NULL, NULL,
-                                  NULL, NULL, NULL, NULL};
-        status = gdn_residual_vjp_ex(m, d, Y + k * n, NULL, e, &out);
-    }
-    if (status == GDN_OK && gparam) {
-        for (size_t k = 0; k < n; k++) {
-            ones[k] = 1;
-            e[k] = 0;
+    // -<dM, Y> body by body: M = sum_b J_b' I_b J_b with J_b's columns the axes S_j of the dofs
+    // on b's path, so <dM, Y> = sum_b <dI_b, sum_{i,k} Y_ik S_i S_k'>: the bilinear form of I_b
+    // (about its COM c_b, the vectors moved there) summed over u = S_i, w = sum_k Y_ik S_k
+    for (int b = 1; status == GDN_OK && gparam && b < m->nbody; b++) {
+        const double* c = d->xipos + 3 * b;
+        double B[10] = {0};
+        for (int ii = gdn_jac_last_dof(m, b); ii >= 0; ii = m->dof_parentid[ii]) {
+            const size_t i = (size_t)ii;
+            double w[6] = {0}, uc[6], wc[6];
+            for (int kk = gdn_jac_last_dof(m, b); kk >= 0; kk = m->dof_parentid[kk]) {
+                gdn_addscl6(w, w, S + 6 * (size_t)kk, Y[i * n + (size_t)kk]);
+            }
+            gdn_rt_move_motion(uc, S + 6 * i, c);
+            gdn_rt_move_motion(wc, w, c);
+            gdn_inertia_bilinear(uc, wc, -1, B);
         }
-        gdnResidualAdjoint out = {NULL, NULL, NULL, NULL, gparam, NULL, NULL, NULL, NULL, NULL,
-                                  NULL, NULL, NULL, NULL};
-        status = gdn_residual_vjp_ex(m, d, e, NULL, ones, &out);
+        gdn_inertia_param_vjp(m, d, b, B, gparam + GDN_N_INERTIA_PARAMS * b);
     }
     if (status == GDN_ERR_SINGULAR) {
         status = GDN_OK;

@@ -75,33 +75,10 @@ gdnStatus gdn_damped_mass_factor(const gdnModel* m, gdnData* d, double h, gdnDam
     return gdn_damped_mass_factor_from(m, d, h, d->qM, dm);
 }
 
-// the tree solve (dynamics/damped_mass_kernels.h), one source in two copies: the baseline one
-// (2 doubles per lane vector; 1, plain double, without GNU vectors) and the AVX2 one (4; chosen
-// at run time, math/simd.h). Each lane does the scalar operations of its column in the scalar
-// order, so every copy gives the same bits
-#if GDN_SIMD_VECTOR
-#    define GDN_K_LANE gdnLane2
-#    define GDN_K_W 2
-#    define GDN_K_B 8
-#    define GDN_K(name) name##_base
-#    define GDN_K_ATTR
-#    include "dynamics/damped_mass_kernels.h"
-#else
-#    define GDN_K_LANE double
-#    define GDN_K_W 1
-#    define GDN_K_B 8
-#    define GDN_K(name) name##_base
-#    define GDN_K_ATTR
-#    include "dynamics/damped_mass_kernels.h"
-#endif
-#if GDN_SIMD_AVX2
-#    define GDN_K_LANE gdnLane4
-#    define GDN_K_W 4
-#    define GDN_K_B 8
-#    define GDN_K(name) name##_avx2
-#    define GDN_K_ATTR GDN_SIMD_TARGET_AVX2
-#    include "dynamics/damped_mass_kernels.h"
-#endif
+// the kernels (dynamics/damped_mass_kernels.h): one source, a baseline and an AVX2 copy chosen at
+// run time, the same bits (math/simd_instantiate.h)
+#define GDN_K_SOURCE "dynamics/damped_mass_kernels.h"
+#include "math/simd_instantiate.h"
 
 // X <- (L' D L)^-1 X over [0, ncol) by the chosen copy; below: the transpose (the first pass
 // gathered), or NULL (scattered)

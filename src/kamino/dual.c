@@ -23,10 +23,8 @@ void gdn_kamino_iinv_world(const gdnKaminoModel* km, const gdnKWorld* w, int b, 
 // r = M_b^-1 j (a twist-space 6-vector)
 static void minv_mul(const gdnKaminoModel* km, const gdnKWorld* w, int b, const double j[6],
                      double r[6]) {
-    double Iinv[9];
-    gdn_kamino_iinv_world(km, w, b, Iinv);
     gdn_scl3(r, j, km->minv[b]);
-    gdn_mulmat3(r + 3, Iinv, j + 3);
+    gdn_mulmat3(r + 3, w->iinv + 9 * b, j + 3);
 }
 
 static double dot6(const double* a, const double* b) {
@@ -130,7 +128,7 @@ void gdn_kamino_free_velocity(const gdnKaminoModel* km, gdnKWorld* w, const doub
         // angular: w + h I^-1 (tau - w x I w), I = R diag R'
         const double* R = w->rcom + 9 * b;
         const double* I = km->m->body_inertia + 3 * b;
-        double wl[3], Iw[3], Iwl[3], gyro[3], tau[3], Iinv[9], dw[3];
+        double wl[3], Iw[3], Iwl[3], gyro[3], tau[3], dw[3];
         gdn_mulmat3T(wl, R, u + 3);
         for (int k = 0; k < 3; k++) {
             Iwl[k] = I[k] * wl[k];
@@ -138,8 +136,7 @@ void gdn_kamino_free_velocity(const gdnKaminoModel* km, gdnKWorld* w, const doub
         gdn_mulmat3(Iw, R, Iwl);
         gdn_cross3(gyro, u + 3, Iw);
         gdn_sub3(tau, f + 3, gyro);
-        gdn_kamino_iinv_world(km, w, b, Iinv);
-        gdn_mulmat3(dw, Iinv, tau);
+        gdn_mulmat3(dw, w->iinv + 9 * b, tau);
         gdn_addscl3(uf + 3, u + 3, dw, h);
     }
 }

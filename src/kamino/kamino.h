@@ -48,6 +48,7 @@ struct gdnKaminoModel {
     int njoint;       // gdnKJoint blocks: body groups, then equality constraints
     gdnKJoint* joint;
     int nbilateral;   // rows of all blocks
+    int njointrow;    // rows of the joint blocks alone (the first ones; then loop closures)
     int nlimit;       // limit candidates
     gdnKLimit* limit;
     int maxrow;       // nbilateral + nlimit + 3 max_contacts
@@ -86,12 +87,17 @@ typedef struct gdnKWorld {
     double* xpos;          // (nbody x 3) body frame origins (current)
     double* xmat;          // (nbody x 9) body frame rotations
     double* rcom;          // (nbody x 9) principal frame rotations
+    double* iinv;          // (nbody x 9) world inverse inertias (with the frames)
     gdnKaminoContact* contact; // (max_contacts)
     double* wrench;        // (nbody x 6) applied + actuator wrench of the step
     double* pos_prev;      // (nbody x 3) pose before the step (restored on failure)
     double* quat_prev;     // (nbody x 4)
     double* vplus_prev;    // (maxrow) warm start of v+
     double* qpos_save;     // (nq) joint state before the step
+    gdnKaminoContact* contact_prev; // (max_contacts) last step's contacts (warm start)
+    double* cimp_prev;     // (max_contacts x 6) their impulse and v+ as world vectors
+    int* cused;            // (max_contacts) matched flags
+    int ncon_prev;
 } gdnKWorld;
 
 struct gdnKaminoData {
@@ -120,7 +126,8 @@ void gdn_kamino_free_velocity(const gdnKaminoModel* km, gdnKWorld* w, const doub
                               double h);
 // u <- uf + M^-1 J' lambda; poses by semi-implicit Euler with the quaternion exponential
 void gdn_kamino_integrate(const gdnKaminoModel* km, gdnKWorld* w, int n, double h);
-// world inverse inertia of body b (3x3) from its COM frame
+// world inverse inertia of body b (3x3) from its COM frame (gdn_kamino_body_frames keeps them
+// in w->iinv)
 void gdn_kamino_iinv_world(const gdnKaminoModel* km, const gdnKWorld* w, int b, double out[9]);
 
 #endif

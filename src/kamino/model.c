@@ -335,6 +335,7 @@ gdnStatus gdn_kamino_model_create(const gdnModel* m, const gdnKaminoSettings* se
         }
         km->njoint++;
     }
+    km->njointrow = row;
     // loop closures: equality connect and weld between body1 (follower) and body2 (base)
     for (int e = 0; e < neq; e++) {
         if (!m->eq_active[e]) {

@@ -29,6 +29,7 @@ void gdn_kamino_body_frames(const gdnKaminoModel* km, gdnKWorld* w) {
         }
         gdn_mulmat3(v, X, m->body_ipos + 3 * b);
         gdn_sub3(w->xpos + 3 * b, w->pub.body_pos + 3 * b, v);
+        gdn_kamino_iinv_world(km, w, b, w->iinv + 9 * b);
     }
 }
 

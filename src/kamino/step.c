@@ -178,22 +178,23 @@ static void wrenches(const gdnKaminoModel* km, gdnKWorld* w) {
     }
 }
 
-// warm start: rows whose (kind, id) matches the previous step's row at the same place or, for
-// limits and contacts, anywhere in the previous layout
-static void warmstart(const gdnKaminoModel* km, gdnKWorld* w, int n) {
-    for (int i = 0; i < n; i++) {
-        w->lam[i] = 0;
-        w->vplus[i] = 0;
-        if (!km->s.warmstart) {
-            continue;
-        }
+// warm start. Joint rows: the last step's value of the same row; limit rows: the same limit and
+// side. Contacts: the last step's contact of the same geom pair nearest to it (within 1 cm, each
+// used once), its impulse and v+ carried as world vectors into the new frame
+static void warmstart(const gdnKaminoModel* km, gdnKWorld* w, int n, int n0, int nc) {
+    memset(w->lam, 0, (size_t)n * sizeof(double));
+    memset(w->vplus, 0, (size_t)n * sizeof(double));
+    if (!km->s.warmstart) {
+        return;
+    }
+    for (int i = 0; i < n0; i++) {
         int found = -1;
         if (i < w->nrow_prev && w->kind_prev[i] == w->row_kind[i] &&
             w->id_prev[i] == w->row_id[i]) {
             found = i;
-        } else if (w->row_kind[i] != 0) {
+        } else if (w->row_kind[i] == 1) {
             for (int k = 0; k < w->nrow_prev; k++) {
-                if (w->kind_prev[k] == w->row_kind[i] && w->id_prev[k] == w->row_id[i]) {
+                if (w->kind_prev[k] == 1 && w->id_prev[k] == w->row_id[i]) {
                     found = k;
                     break;
                 }
@@ -204,6 +205,48 @@ static void warmstart(const gdnKaminoModel* km, gdnKWorld* w, int n) {
             w->vplus[i] = w->vplus_prev[found];
         }
     }
+    memset(w->cused, 0, (size_t)(w->ncon_prev + 1) * sizeof(int));
+    for (int c = 0; c < nc; c++) {
+        const gdnKaminoContact* k = w->contact + c;
+        int best = -1;
+        double bestd = 1e-2;
+        for (int p = 0; p < w->ncon_prev; p++) {
+            const gdnKaminoContact* q = w->contact_prev + p;
+            if (w->cused[p] || q->geom1 != k->geom1 || q->geom2 != k->geom2) {
+                continue;
+            }
+            double d[3];
+            gdn_sub3(d, k->pos, q->pos);
+            double dist = gdn_norm3(d);
+            if (dist < bestd) {
+                bestd = dist;
+                best = p;
+            }
+        }
+        if (best < 0) {
+            continue;
+        }
+        w->cused[best] = 1;
+        for (int r = 0; r < 3; r++) {
+            w->lam[n0 + 3 * c + r] = gdn_dot3(k->frame + 3 * r, w->cimp_prev + 6 * best);
+            w->vplus[n0 + 3 * c + r] = gdn_dot3(k->frame + 3 * r, w->cimp_prev + 6 * best + 3);
+        }
+    }
+}
+
+// keep this step's contacts with their impulse and v+ as world vectors
+static void keep_contacts(gdnKWorld* w, int n0, int nc) {
+    for (int c = 0; c < nc; c++) {
+        const gdnKaminoContact* k = w->contact + c;
+        double* v = w->cimp_prev + 6 * c;
+        memset(v, 0, 6 * sizeof(double));
+        for (int r = 0; r < 3; r++) {
+            gdn_addscl3(v, v, k->frame + 3 * r, w->lam[n0 + 3 * c + r]);
+            gdn_addscl3(v + 3, v + 3, k->frame + 3 * r, w->vplus[n0 + 3 * c + r]);
+        }
+        w->contact_prev[c] = *k;
+    }
+    w->ncon_prev = nc;
 }
 
 static int finite_state(const gdnKaminoModel* km, const gdnKWorld* w) {
@@ -242,10 +285,11 @@ static gdnStatus step_world(const gdnKaminoModel* km, gdnKWorld* w) {
     }
     // rows: joints, violated limits, contacts
     gdn_kamino_body_frames(km, w);
-    int nbil = (m->opt.disableflags & (GDN_DSBL_CONSTRAINT)) ? 0 : km->nbilateral;
-    if (nbil) {
-        gdn_kamino_joint_rows(km, w);
-    }
+    // joints are rows in maximal coordinates: always there; the disable flags of constraints or
+    // equality drop the loop closures only
+    int nbil = (m->opt.disableflags & (GDN_DSBL_CONSTRAINT | GDN_DSBL_EQUALITY)) ? km->njointrow
+                                                                                  : km->nbilateral;
+    gdn_kamino_joint_rows(km, w);
     int nl = limits(km, w, nbil), nc = 0;
     gdnStatus r = contacts(km, w, nbil + nl, &nc);
     if (r != GDN_OK) {
@@ -262,7 +306,7 @@ static gdnStatus step_world(const gdnKaminoModel* km, gdnKWorld* w) {
     gdnKaminoSolveStatus ss = {1, 0, 0, 0, 0};
     if (n > 0) {
         gdn_kamino_assemble(km, w, n, nbil, nl, nc, h);
-        warmstart(km, w, n);
+        warmstart(km, w, n, nbil + nl, nc);
         gdnKaminoDual p = {nbil, nl, nc, n, w->D, w->vf, w->mu};
         gdnKaminoPadmmSettings ps;
         gdn_kamino_padmm_defaults(&ps);
@@ -304,6 +348,7 @@ static gdnStatus step_world(const gdnKaminoModel* km, gdnKWorld* w) {
         w->id_prev[i] = w->row_id[i];
     }
     w->nrow_prev = n;
+    keep_contacts(w, nbil + nl, nc);
     for (int c = 0; c < nc; c++) {
         for (int k = 0; k < 3; k++) {
             w->contact[c].force[k] = w->lam[nbil + nl + 3 * c + k] / h;

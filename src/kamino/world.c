@@ -15,8 +15,9 @@ static void world_free(gdnKWorld* w) {
                  w->pub.xfrc_applied, w->pub.ctrl, w->pub.qpos, w->pub.qvel, w->pub.lambda,
                  w->pub.row_force, w->u_prev, w->rows, w->row_kind, w->row_id, w->resid,
                  w->D, w->vf, w->mu, w->lam, w->vplus, w->lam_prev, w->id_prev, w->kind_prev,
-                 w->minvj, w->uf, w->scratch, w->xpos, w->xmat, w->rcom, w->contact,
-                 w->wrench, w->pos_prev, w->quat_prev, w->vplus_prev, w->qpos_save};
+                 w->minvj, w->uf, w->scratch, w->xpos, w->xmat, w->rcom, w->iinv, w->contact,
+                 w->wrench, w->pos_prev, w->quat_prev, w->vplus_prev, w->qpos_save,
+                 w->contact_prev, w->cimp_prev, w->cused};
     for (size_t i = 0; i < sizeof(p) / sizeof(p[0]); i++) {
         free(p[i]);
     }
@@ -42,8 +43,10 @@ static int world_alloc(const gdnKaminoModel* km, gdnKWorld* w) {
     bad |= D(w->minvj, 12 * n) | D(w->uf, 6 * nb);
     bad |= D(w->scratch, gdn_kamino_padmm_scratch((int)n) + 1);
     bad |= D(w->xpos, 3 * nb) | D(w->xmat, 9 * nb) | D(w->rcom, 9 * nb) | D(w->contact, nc);
+    bad |= D(w->iinv, 9 * nb);
     bad |= D(w->wrench, 6 * nb) | D(w->pos_prev, 3 * nb) | D(w->quat_prev, 4 * nb);
     bad |= D(w->vplus_prev, n) | D(w->qpos_save, (size_t)m->nq + 1);
+    bad |= D(w->contact_prev, nc) | D(w->cimp_prev, 6 * nc) | D(w->cused, nc);
 #undef D
     w->pub.contact = w->contact;
     return bad ? -1 : 0;
@@ -157,6 +160,7 @@ static gdnStatus reset_world(const gdnKaminoModel* km, gdnKWorld* w, const doubl
     w->pub.nrow = 0;
     w->pub.ncontact = 0;
     w->nrow_prev = 0;
+    w->ncon_prev = 0;
     memset(&w->pub.status, 0, sizeof(w->pub.status));
     w->pub.status.converged = 1;
     return GDN_OK;

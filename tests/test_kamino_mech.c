@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: Apache-2.0
+// Kamino on the mechanism models of tests/models/kamino_mech_*.xml: the driven four-bar's rocker
+// against Freudenstein's equation and its loop closure, the offset slider-crank against its
+// closed form, the two-leg Jansen walker standing (printed: the PADMM settings it needs).
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gradyn/gradyn.h>
+#include <gradyn/kamino.h>
+
+#include "kamino/kamino.h"
+#include "runner/kamino_reference.h"
+#include "runner/test.h"
+
+static char g_err[2048];
+
+static gdnModel* load(const char* name) {
+    char path[512];
+    snprintf(path, sizeof(path), "%s/%s", GDN_TEST_MODELS, name);
+    gdnModel* m = NULL;
+    if (gdn_load_xml(path, &m, g_err, sizeof(g_err), NULL, 0) != GDN_OK) {
+        fprintf(stderr, "load %s: %s\n", path, g_err);
+        return NULL;
+    }
+    return m;
+}
+
+// largest loop-closure residual (the connect rows, the last block)
+static double closure(const gdnKaminoModel* km, gdnKaminoData* kd) {
+    double r[6];
+    int j = km->njoint - 1;
+    gdn_kamino_block_rows(km, kd->world, j, r, NULL);
+    return sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2]);
+}
+
+typedef struct Run {
+    double alpha, tol;
+    double out_err, closure;
+    double iters;
+    int unconverged;
+} Run;
+
+// nstep steps of the crank driven at rate; out_err: the rocker (four-bar) or slider (slider-
+// crank) against its closed form
+static int mech_run(const char* file, int slider, double rate, int nstep, Run* run) {
+    gdnModel* m = load(file);
+    CHECK(m);
+    gdnKaminoSettings s;
+    gdn_kamino_settings_default(&s);
+    s.alpha = run->alpha;
+    s.tol_primal = s.tol_dual = s.tol_compl = run->tol;
+    s.max_iterations = 1000;
+    gdnKaminoModel* km = NULL;
+    gdnKaminoData* kd = NULL;
+    CHECK(gdn_kamino_model_create(m, &s, &km, g_err, sizeof(g_err), NULL, 0) == GDN_OK);
+    CHECK(gdn_kamino_data_create(km, 1, &kd) == GDN_OK);
+    gdnKaminoWorld* w = gdn_kamino_world(kd, 0);
+    int crank = m->jnt_qposadr[gdn_name2id(m, "joint", "crank")];
+    int out = m->jnt_qposadr[gdn_name2id(m, "joint", slider ? "slider" : "rocker")];
+    gdnKrefFourbar fb = gdn_kref_fourbar_model();
+    double th4_0 = atan2(0.33, -0.176), th4 = th4_0, e = 0, c = 0, it = 0;
+    int unc = 0;
+    for (int k = 0; k < nstep; k++) {
+        w->ctrl[0] = rate;
+        CHECK(gdn_kamino_step(km, kd) == GDN_OK);
+        unc += !w->status.converged;
+        it += w->status.iterations;
+        double th2 = w->qpos[crank];
+        if (slider) {
+            double x = 0.34 + w->qpos[out];
+            e = fmax(e, fabs(x - gdn_kref_slider_x(KREF_SLIDER_CRANK, KREF_SLIDER_ROD,
+                                                   KREF_SLIDER_OFFSET, th2)));
+        } else {
+            th4 = gdn_kref_fourbar_output(&fb, th2, th4);
+            e = fmax(e, fabs(th4_0 + w->qpos[out] - th4));
+        }
+        c = fmax(c, closure(km, kd));
+    }
+    CHECK(fabs(w->qpos[crank]) > 10); // the crank turned (over 1.5 turns)
+    run->out_err = e;
+    run->closure = c;
+    run->iters = it / nstep;
+    run->unconverged = unc;
+    gdn_kamino_data_free(kd);
+    gdn_kamino_model_free(km);
+    gdn_model_free(m);
+    return 0;
+}
+
+static int test_fourbar(void) {
+    Run r[2] = {{0.01, 1e-6, 0, 0, 0, 0}, {1.0, 1e-10, 0, 0, 0, 0}};
+    for (int i = 0; i < 2; i++) {
+        CHECK(mech_run("kamino_mech_fourbar.xml", 0, 2.0, 10000, r + i) == 0);
+        printf("  four-bar (kamino_mech_fourbar, crank at 2 rad/s, 10^4 steps of 2 ms, alpha %g, "
+               "tol %g): rocker vs Freudenstein %.3g rad, closure %.3g m, %.1f it/step, %d "
+               "unconverged\n",
+               r[i].alpha, r[i].tol, r[i].out_err, r[i].closure, r[i].iters, r[i].unconverged);
+    }
+    // the error is the closure error's; MuJoCo's soft connect: 1.5e-4 rad, 4.4e-5 m
+    CHECK(r[0].out_err < 1e-3 && r[1].out_err < 1e-5);
+    CHECK(r[1].closure < 1e-6); // the one-step drift (omega h)^2 L / 2 ~ 8e-7 m at alpha 1
+    CHECK(r[0].unconverged == 0 && r[1].unconverged == 0);
+    return 0;
+}
+
+static int test_slider_crank(void) {
+    Run r[2] = {{0.01, 1e-6, 0, 0, 0, 0}, {1.0, 1e-10, 0, 0, 0, 0}};
+    for (int i = 0; i < 2; i++) {
+        CHECK(mech_run("kamino_mech_slidercrank.xml", 1, 2.0, 10000, r + i) == 0);
+        printf("  slider-crank (crank at 2 rad/s, 10^4 steps of 2 ms, alpha %g, tol %g): slider vs "
+               "closed form %.3g m, closure %.3g m, %.1f it/step, %d unconverged\n",
+               r[i].alpha, r[i].tol, r[i].out_err, r[i].closure, r[i].iters, r[i].unconverged);
+    }
+    CHECK(r[0].out_err < 1e-3 && r[1].out_err < 1e-5);
+    CHECK(r[1].closure < 1e-6);
+    CHECK(r[0].unconverged == 0 && r[1].unconverged == 0);
+    return 0;
+}
+
+// the walker standing at ctrl 0 for 1 s: default PADMM (rho 1) against rho 0.01
+static int test_leg(void) {
+    gdnModel* m = load("kamino_mech_leg.xml");
+    CHECK(m);
+    for (int v = 0; v < 2; v++) {
+        gdnKaminoSettings s;
+        gdn_kamino_settings_default(&s);
+        if (v) {
+            s.rho = 0.01;
+        }
+        gdnKaminoModel* km = NULL;
+        gdnKaminoData* kd = NULL;
+        CHECK(gdn_kamino_model_create(m, &s, &km, g_err, sizeof(g_err), NULL, 0) == GDN_OK);
+        CHECK(gdn_kamino_data_create(km, 1, &kd) == GDN_OK);
+        gdnKaminoWorld* w = gdn_kamino_world(kd, 0);
+        int n = (int)lround(1.0 / m->opt.timestep), unc = 0;
+        double it = 0, worst = 0;
+        for (int k = 0; k < n; k++) {
+            CHECK(gdn_kamino_step(km, kd) == GDN_OK);
+            unc += !w->status.converged;
+            it += w->status.iterations;
+            for (int i = 0; i < w->status.nbilateral; i++) {
+                worst = fmax(worst, fabs(kd->world->resid[i]));
+            }
+        }
+        printf("  leg standing 1 s (%d rows, %d contacts at the end, rho %g): %.1f it/step, %d of "
+               "%d steps unconverged, largest joint residual %.3g\n",
+               w->nrow, w->ncontact, s.rho, it / n, unc, n, worst);
+        if (v) {
+            CHECK(unc == 0);
+            CHECK(worst < 1e-5);
+        }
+        gdn_kamino_data_free(kd);
+        gdn_kamino_model_free(km);
+    }
+    gdn_model_free(m);
+    return 0;
+}
+
+int main(int argc, char** argv) {
+    static const gdnTestCase cases[] = {
+        {"fourbar", test_fourbar},
+        {"slider_crank", test_slider_crank},
+        {"leg", test_leg},
+    };
+    return gdn_test_main(argc, argv, cases, (int)(sizeof(cases) / sizeof(cases[0])));
+}

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // gradyn simulate: N semi-implicit Euler steps, trajectory (time, qpos, qvel) as CSV or JSON,
-// with the constraint solver's options and a count of the steps whose solve did not converge.
+// with the constraint solver's options and a count of the steps whose solve did not converge;
+// MuJoCo's formulation or Kamino (--solver kamino, or the model's <custom> gradyn_solver).
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <gradyn/kamino.h>
 
 #include "cli.h"
 #include "json_writer.h"
@@ -21,7 +24,13 @@ const char cli_simulate_usage[] =
     "output or --output FILE (- for standard output). --ctrl holds nu controls for every\n"
     "step (default: the state's).\n"
     "Steps whose constraint solve did not converge are counted on stderr and in the JSON\n"
-    "(unconverged_steps), never hidden.\n";
+    "(unconverged_steps), never hidden.\n"
+    "With Kamino (--solver kamino, or a model whose <custom> gradyn_solver is kamino) each\n"
+    "row also gives the step's status: converged, iterations, r_p, r_d, r_c (PADMM's\n"
+    "residuals, docs/kamino.md), the rows and contacts (JSON: kamino_status; CSV: the same\n"
+    "columns after qvel), and stderr gets a summary: unconverged steps, median and largest\n"
+    "iterations, largest residuals. --iterations and --tolerance set PADMM's; the joint\n"
+    "coordinates are recovered from the body poses.\n";
 
 // command-line options of simulate
 typedef struct simulateArgs {
@@ -42,6 +51,7 @@ typedef struct trajectoryWriter {
     cliJson w;
     long unconverged;      // steps with constraint rows whose solve did not converge
     double worst_residual; // the largest final residual among them
+    int kamino;            // rows carry Kamino's status
 } trajectoryWriter;
 
 
@@ -66,36 +76,69 @@ static void trajectory_begin(trajectoryWriter* t, const gdnModel* m, const simul
     for (int i = 0; i < m->nv; i++) {
         fprintf(t->out, ",qvel%d", i);
     }
+    if (t->kamino) {
+        fputs(",converged,iterations,r_p,r_d,r_c,nrow,ncontact", t->out);
+    }
     fputc('\n', t->out);
 }
 
 
-// one row: time, qpos, qvel
-static void trajectory_row(trajectoryWriter* t, const gdnModel* m, const gdnData* d,
-                           long step) {
+// one row: time, qpos, qvel, then MuJoCo's solver report (d) or Kamino's status (ks); step 0 has
+// neither
+static void trajectory_row(trajectoryWriter* t, const gdnModel* m, double time,
+                           const double* qpos, const double* qvel, const gdnData* d,
+                           const gdnKaminoStatus* ks, long step) {
     if (t->json) {
         cli_json_begin_object(&t->w, NULL);
         cli_json_int(&t->w, "step", step);
-        cli_json_double(&t->w, "time", d->time);
-        cli_json_numbers(&t->w, "qpos", d->qpos, m->nq);
-        cli_json_numbers(&t->w, "qvel", d->qvel, m->nv);
-        if (step > 0) {
+        cli_json_double(&t->w, "time", time);
+        cli_json_numbers(&t->w, "qpos", qpos, m->nq);
+        cli_json_numbers(&t->w, "qvel", qvel, m->nv);
+        if (step > 0 && d) {
             cli_json_int(&t->w, "ncon", d->ncon);
             cli_json_int(&t->w, "nefc", d->nefc);
             cli_json_int(&t->w, "solver_iter", d->solver_iter);
             cli_json_int(&t->w, "solver_converged", d->solver_converged);
         }
+        if (step > 0 && ks) {
+            cli_json_begin_object(&t->w, "kamino_status");
+            cli_json_int(&t->w, "converged", ks->converged);
+            cli_json_int(&t->w, "iterations", ks->iterations);
+            cli_json_double(&t->w, "r_p", ks->r_p);
+            cli_json_double(&t->w, "r_d", ks->r_d);
+            cli_json_double(&t->w, "r_c", ks->r_c);
+            cli_json_int(&t->w, "nrow", ks->nrow);
+            cli_json_int(&t->w, "nbilateral", ks->nbilateral);
+            cli_json_int(&t->w, "nlimit", ks->nlimit);
+            cli_json_int(&t->w, "ncontact", ks->ncontact);
+            cli_json_int(&t->w, "ncontact_overflow", ks->ncontact_overflow);
+            cli_json_end_object(&t->w);
+        }
         cli_json_end_object(&t->w);
         return;
     }
-    cli_write_double(t->out, d->time);
+    cli_write_double(t->out, time);
     for (int i = 0; i < m->nq; i++) {
         fputc(',', t->out);
-        cli_write_double(t->out, d->qpos[i]);
+        cli_write_double(t->out, qpos[i]);
     }
     for (int i = 0; i < m->nv; i++) {
         fputc(',', t->out);
-        cli_write_double(t->out, d->qvel[i]);
+        cli_write_double(t->out, qvel[i]);
+    }
+    if (t->kamino) {
+        // step 0 has no solve: empty fields
+        if (ks && step > 0) {
+            fprintf(t->out, ",%d,%d,", ks->converged, ks->iterations);
+            cli_write_double(t->out, ks->r_p);
+            fputc(',', t->out);
+            cli_write_double(t->out, ks->r_d);
+            fputc(',', t->out);
+            cli_write_double(t->out, ks->r_c);
+            fprintf(t->out, ",%d,%d", ks->nrow, ks->ncontact);
+        } else {
+            fputs(",,,,,,,", t->out);
+        }
     }
     fputc('\n', t->out);
 }
@@ -121,6 +164,7 @@ static int parse_simulate_args(int argc, char** argv, simulateArgs* a) {
     a->steps = -1;
     a->every = 1;
     cli_solver_args_init(&a->solver);
+    a->solver.kamino_ok = 1;
     for (int i = 1; i < argc; i++) {
         const char* option = argv[i];
         int consumed = cli_state_option(&a->state, "simulate", argc, argv, &i);
@@ -179,13 +223,18 @@ static int parse_simulate_args(int argc, char** argv, simulateArgs* a) {
     if (a->steps < 0) {
         return cli_usage_error("simulate", "missing --steps N");
     }
+    if (a->solver.kamino && (a->solver.cone >= 0 || a->solver.onesided)) {
+        return cli_usage_error("simulate", "--solver kamino: %s does not apply (Kamino's "
+                               "contacts are Coulomb cones; it has no derivatives yet)",
+                               a->solver.cone >= 0 ? "--cone" : "--onesided");
+    }
     return CLI_EXIT_OK;
 }
 
 
 // step s.d forward a->steps times, writing rows; CLI_EXIT_OK or the failed step's error
 static int run_steps(cliSession* s, const simulateArgs* a, trajectoryWriter* t) {
-    trajectory_row(t, s->m, s->d, 0);
+    trajectory_row(t, s->m, s->d->time, s->d->qpos, s->d->qvel, s->d, NULL, 0);
     for (long step = 1; step <= a->steps; step++) {
         gdnStatus status = gdn_step(s->m, s->d);
         if (status != GDN_OK) {
@@ -205,7 +254,7 @@ static int run_steps(cliSession* s, const simulateArgs* a, trajectoryWriter* t) 
             }
         }
         if (step % a->every == 0 || step == a->steps) {
-            trajectory_row(t, s->m, s->d, step);
+            trajectory_row(t, s->m, s->d->time, s->d->qpos, s->d->qvel, s->d, NULL, step);
         }
     }
     trajectory_end(t, NULL);
@@ -213,6 +262,102 @@ static int run_steps(cliSession* s, const simulateArgs* a, trajectoryWriter* t) 
         cli_warn_unconverged(s->m, t->unconverged, a->steps, t->worst_residual);
     }
     return CLI_EXIT_OK;
+}
+
+
+// qsort order of doubles
+static int compare_doubles(const void* a, const void* b) {
+    const double x = *(const double*)a, y = *(const double*)b;
+    return (x > y) - (x < y);
+}
+
+
+// Kamino: one world from the session's state (its joint coordinates), a->steps steps, the
+// status of each in the rows and a summary on stderr; CLI_EXIT_OK or the failed step's error
+static int run_kamino(cliSession* s, const simulateArgs* a, trajectoryWriter* t) {
+    const gdnModel* m = s->m;
+    gdnKaminoSettings set;
+    gdn_kamino_settings_default(&set);
+    set.restitution = m->opt.kamino_restitution;
+    if (a->solver.iterations >= 0) {
+        set.max_iterations = (int)a->solver.iterations;
+    }
+    if (a->solver.tolerance >= 0) {
+        set.tol_primal = set.tol_dual = set.tol_compl = a->solver.tolerance;
+    }
+    char err[CLI_ERR_SIZE] = "", warn[CLI_ERR_SIZE] = "";
+    gdnKaminoModel* km = NULL;
+    gdnKaminoData* kd = NULL;
+    gdnStatus status = gdn_kamino_model_create(m, &set, &km, err, (int)sizeof(err), warn,
+                                               (int)sizeof(warn));
+    if (status != GDN_OK) {
+        return cli_fail("%s: Kamino: %s", a->path, err[0] ? err : gdn_status_string(status));
+    }
+    for (const char* line = warn; *line;) {
+        const char* end = strchr(line, '\n');
+        int len = end ? (int)(end - line) : (int)strlen(line);
+        if (len > 0) {
+            fprintf(stderr, "gradyn: warning: Kamino: %.*s\n", len, line);
+        }
+        line += len + (end != NULL);
+    }
+    status = gdn_kamino_data_create(km, 1, &kd);
+    if (status == GDN_OK) {
+        status = gdn_kamino_reset(km, kd, NULL, s->d->qpos, s->d->qvel);
+    }
+    gdnKaminoWorld* w = status == GDN_OK ? gdn_kamino_world(kd, 0) : NULL;
+    double* iters = status == GDN_OK ? malloc(sizeof(double) * (size_t)(a->steps + 1)) : NULL;
+    if (!w || !iters) {
+        free(iters);
+        gdn_kamino_data_free(kd);
+        gdn_kamino_model_free(km);
+        return cli_fail("Kamino: cannot create the world: %s",
+                        gdn_status_string(status != GDN_OK ? status : GDN_ERR_MEMORY));
+    }
+    memcpy(w->ctrl, s->d->ctrl, sizeof(double) * (size_t)m->nu);
+    trajectory_row(t, m, w->time, w->qpos, w->qvel, NULL, &w->status, 0);
+    double worst[3] = {0, 0, 0};
+    int code = CLI_EXIT_OK;
+    for (long step = 1; step <= a->steps; step++) {
+        status = gdn_kamino_step(km, kd);
+        if (status != GDN_OK) {
+            char message[CLI_ERR_SIZE];
+            char time[CLI_NUMBER_SIZE];
+            snprintf(message, sizeof(message), "Kamino step %ld (from time %s) failed: %s", step,
+                     cli_format_double(time, w->time), gdn_status_string(status));
+            trajectory_end(t, message);
+            code = cli_fail("%s", message);
+            break;
+        }
+        const gdnKaminoStatus* ks = &w->status;
+        t->unconverged += !ks->converged;
+        iters[step - 1] = ks->iterations;
+        worst[0] = ks->r_p > worst[0] ? ks->r_p : worst[0];
+        worst[1] = ks->r_d > worst[1] ? ks->r_d : worst[1];
+        worst[2] = ks->r_c > worst[2] ? ks->r_c : worst[2];
+        if (step % a->every == 0 || step == a->steps) {
+            trajectory_row(t, m, w->time, w->qpos, w->qvel, NULL, ks, step);
+        }
+    }
+    if (code == CLI_EXIT_OK) {
+        trajectory_end(t, NULL);
+        if (a->steps > 0) {
+            // the per-step status summary
+            qsort(iters, (size_t)a->steps, sizeof(double), compare_doubles);
+            char rp[CLI_NUMBER_SIZE], rd[CLI_NUMBER_SIZE], rc[CLI_NUMBER_SIZE];
+            fprintf(stderr,
+                    "gradyn: Kamino (PADMM): %ld steps, %ld unconverged; iterations median %ld, "
+                    "largest %ld; largest r_p %s, r_d %s, r_c %s\n",
+                    a->steps, t->unconverged, (long)iters[(a->steps - 1) / 2],
+                    (long)iters[a->steps - 1],
+                    cli_format_double(rp, worst[0]), cli_format_double(rd, worst[1]),
+                    cli_format_double(rc, worst[2]));
+        }
+    }
+    free(iters);
+    gdn_kamino_data_free(kd);
+    gdn_kamino_model_free(km);
+    return code;
 }
 
 
@@ -240,14 +385,15 @@ int cli_simulate(int argc, char** argv) {
 
     // output file or standard output
     int to_stdout = !a.output || strcmp(a.output, "-") == 0;
-    trajectoryWriter t = {to_stdout ? stdout : fopen(a.output, "w"), a.json, {0}, 0, 0.0};
+    trajectoryWriter t = {to_stdout ? stdout : fopen(a.output, "w"), a.json, {0}, 0, 0.0, 0};
     if (!t.out) {
         cli_session_close(&s);
         return cli_fail("%s: cannot open output file: %s", a.output, strerror(errno));
     }
 
+    t.kamino = a.solver.kamino || (s.m->opt.gradyn_solver == 1 && a.solver.solver < 0);
     trajectory_begin(&t, s.m, &a);
-    code = run_steps(&s, &a, &t);
+    code = t.kamino ? run_kamino(&s, &a, &t) : run_steps(&s, &a, &t);
     cli_session_close(&s);
 
     // a write error (full disk, closed pipe) is an error too

@@ -60,6 +60,14 @@ int cli_session_open_solver(cliSession* s, const char* path, const cliStateArgs*
         line += len + (end != NULL);
     }
 
+    // a model that selects Kamino runs it where the command can; elsewhere MuJoCo's formulation
+    // only when asked for by name (never a silent switch of the physics)
+    if (solver && s->m->opt.gradyn_solver == 1 && !solver->kamino_ok && solver->solver < 0) {
+        cli_session_close(s);
+        return cli_fail("%s selects the Kamino solver (<custom> gradyn_solver); this command "
+                        "runs MuJoCo's formulation only: give --solver newton, cg or pgs to use "
+                        "it", path);
+    }
     if (solver) {
         cli_solver_apply(solver, s->m);
     }
@@ -184,6 +192,8 @@ void cli_solver_args_init(cliSolverArgs* args) {
     args->nocontact = 0;
     args->noconstraint = 0;
     args->onesided = 0;
+    args->kamino = 0;
+    args->kamino_ok = 0;
 }
 
 
@@ -221,8 +231,14 @@ int cli_solver_option(cliSolverArgs* args, const char* command, int argc, char**
             args->solver = GDN_SOL_CG;
         } else if (strcmp(value, "pgs") == 0) {
             args->solver = GDN_SOL_PGS;
+        } else if (strcmp(value, "kamino") == 0 && args->kamino_ok) {
+            args->kamino = 1;
+        } else if (strcmp(value, "kamino") == 0) {
+            cli_usage_error(command, "--solver kamino: only simulate runs Kamino (it has no "
+                                     "derivatives yet)");
+            return -1;
         } else {
-            cli_usage_error(command, "--solver: '%s' is not newton, cg or pgs", value);
+            cli_usage_error(command, "--solver: '%s' is not newton, cg, pgs or kamino", value);
             return -1;
         }
     } else if (strcmp(option, "--cone") == 0) {

@@ -22,6 +22,8 @@ typedef struct cliSolverArgs {
     int nocontact;     // 1: set GDN_DSBL_CONTACT
     int noconstraint;  // 1: set GDN_DSBL_CONSTRAINT
     int onesided;      // 1: set GDN_ENBL_ONESIDED
+    int kamino;        // 1: --solver kamino (only where kamino_ok)
+    int kamino_ok;     // set by a command that runs Kamino (simulate) before parsing
 } cliSolverArgs;
 
 // options that choose the initial state; NULL when not given
@@ -34,7 +36,7 @@ typedef struct cliStateArgs {
 // contacts, grad, gradcheck): the synopsis and one paragraph saying what they do, shared by
 // every usage text so that no command describes them differently
 #define CLI_SOLVER_SYNOPSIS \
-    "    [--solver newton|cg|pgs] [--cone pyramidal|elliptic] [--iterations N]\n" \
+    "    [--solver newton|cg|pgs|kamino] [--cone pyramidal|elliptic] [--iterations N]\n" \
     "    [--tolerance T] [--nocontact] [--noconstraint] [--onesided]\n"
 #define CLI_SOLVER_HELP \
     "Solver options (default: the model's <option>): --solver picks MuJoCo's Newton, CG or\n" \
@@ -43,7 +45,10 @@ typedef struct cliStateArgs {
     "--noconstraint every constraint: contacts, limits, equalities, friction loss\n" \
     "(GDN_DSBL_CONSTRAINT); --onesided lets a derivative of a step whose solve did not\n" \
     "converge return the derivative of the branch the solver stopped on, flagged, instead of\n" \
-    "refusing it (GDN_ENBL_ONESIDED).\n"
+    "refusing it (GDN_ENBL_ONESIDED). --solver kamino (simulate only) runs the Kamino\n" \
+    "maximal-coordinate hard-contact solver instead (docs/kamino.md), --iterations and\n" \
+    "--tolerance then its PADMM's; a model whose <custom> gradyn_solver is kamino runs it by\n" \
+    "default in simulate, and the other commands refuse it unless --solver names MuJoCo's.\n"
 
 // the options that choose the initial state (every command but info)
 #define CLI_STATE_SYNOPSIS "[--state FILE|-] [--key K]"

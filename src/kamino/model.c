@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kamino/dual.h"
 #include "kamino/kamino.h"
 #include "math/vec.h"
 
@@ -23,14 +24,19 @@ void gdn_kamino_settings_default(gdnKaminoSettings* s) {
     s->warmstart = 1;
     s->projection_iterations = 0;
     s->projection_tol = 1e-12;
-    s->max_iterations = 200;
-    s->tol_primal = s->tol_dual = s->tol_compl = 1e-6;
-    s->eta = 1e-5;
-    s->rho = 1.0;
-    s->acceleration = 1;
-    s->restart_factor = 0.999;
-    s->preconditioning = 1;
-    s->warmstart_scale = 0.9;
+    // PADMM's own defaults (padmm.c), one source
+    gdnKaminoPadmmSettings p;
+    gdn_kamino_padmm_defaults(&p);
+    s->max_iterations = p.max_iterations;
+    s->tol_primal = p.tol_primal;
+    s->tol_dual = p.tol_dual;
+    s->tol_compl = p.tol_compl;
+    s->eta = p.eta;
+    s->rho = p.rho;
+    s->acceleration = p.acceleration;
+    s->restart_factor = p.restart_factor;
+    s->preconditioning = p.preconditioning;
+    s->warmstart_scale = p.warmstart_scale;
 }
 
 // error message "kamino: ..." into err

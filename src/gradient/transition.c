@@ -5,10 +5,7 @@
 #include <string.h>
 
 #include "base/arena.h"
-#include "math/cholesky.h"
 #include "kinematics/kinematics_derivative_sweep.h"
-#include "constraint/solver.h"
-#include "constraint/constraint.h"
 #include "penalty/body_wrench.h"
 #include "penalty/penalty.h"
 #include "kinematics/kinematics_derivative.h"
@@ -131,6 +128,10 @@ static void rows_position_column(const gdnModel* m, gdnData* d, const gdnConstra
                 continue;
             }
             for (int k = 0; k < 2; k++) {
+                // a body welded to the world has no dofs on its path: no generalized force
+                if (m->body_weldid[body[k]] == 0) {
+                    continue;
+                }
                 const double* G = F->GW + 144 * (size_t)g + 72 * k + 36 * tt;
                 double w[6];
                 for (int r = 0; r < 6; r++) {

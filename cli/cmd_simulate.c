@@ -30,7 +30,8 @@ const char cli_simulate_usage[] =
     "residuals, docs/kamino.md), the rows and contacts (JSON: kamino_status; CSV: the same\n"
     "columns after qvel), and stderr gets a summary: unconverged steps, median and largest\n"
     "iterations, largest residuals. --iterations and --tolerance set PADMM's; the joint\n"
-    "coordinates are recovered from the body poses.\n";
+    "coordinates are recovered from the body poses. Joints are Kamino's rows, so there\n"
+    "--noconstraint drops contacts, limits and loop closures but keeps the joints.\n";
 
 // command-line options of simulate
 typedef struct simulateArgs {

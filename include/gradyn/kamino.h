@@ -58,6 +58,14 @@ typedef struct gdnKaminoSettings {
     double restart_factor;  // 0.999
     int preconditioning;    // 1
     double warmstart_scale; // 0.9
+    double rho_bilateral;   // 0: the penalty on bilateral rows (they have no projection: with 0
+                            // the linear step solves them, y = x, z = 0); rho for kamino.md's
+                            // single penalty
+    int penalty_update;     // 1: the balanced penalty of kamino.md 2.4g on the unilateral rows
+                            // (a refactorization per change)
+    double penalty_ratio;   // 10
+    double penalty_factor;  // 1.5
+    double rho_min;         // 1e-5
 } gdnKaminoSettings;
 
 // the status of one world's last step
@@ -73,6 +81,8 @@ typedef struct gdnKaminoStatus {
     int ncontact;    // contacts (3 rows each)
     int ncontact_overflow; // contacts found beyond settings.max_contacts (dropped)
     gdnStatus result; // GDN_OK, or the error of the step (the world's state is then unchanged)
+    int refactorizations; // PADMM: penalty updates in the step (each a new factor)
+    double rho;      // PADMM: the penalty of the unilateral rows at the end of the step
 } gdnKaminoStatus;
 
 // one contact of a world's last step

@@ -37,6 +37,14 @@ typedef struct gdnKaminoPadmmSettings {
     int preconditioning;   // 1: diagonal P = clamp(1/sqrt(D_ii + eps), 1/50, 50), one value per
                            // contact triplet (the max diagonal of its three rows)
     double warmstart_scale; // 0.9
+    double rho_bilateral;   // 0: the penalty on bilateral rows (no projection acts on them, so
+                            // none is needed: with 0 they are solved in the linear step, y = x,
+                            // z = 0); rho_bilateral = rho is kamino.md's single penalty
+    int penalty_update;     // 1: balanced penalty (kamino.md 2.4g) on the unilateral rows,
+                            // with a refactorization when rho changes
+    double penalty_ratio;   // 10: rho changes when one residual exceeds this times the other
+    double penalty_factor;  // 1.5: by this factor
+    double rho_min;         // 1e-5
 } gdnKaminoPadmmSettings;
 
 // the terminal status of one solve (the seed's PADMM definitions, physical units, absolute)
@@ -46,6 +54,9 @@ typedef struct gdnKaminoSolveStatus {
     double r_p;     // ||P (x - y)||_inf
     double r_d;     // ||P^-1 (eta (x - x_prev) + rho (y - y_prev))||_inf
     double r_c;     // max over limit rows |x z| and contacts |x_c . z_c|
+    double rho;     // the penalty of the unilateral rows at the end
+    int refactorizations; // penalty updates (each a new factor)
+    int unused;     // (keeps the record free of padding, so records compare with memcmp)
 } gdnKaminoSolveStatus;
 
 // scratch the backend needs for a problem of n rows, in doubles (the caller provides it: no

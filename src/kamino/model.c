@@ -37,6 +37,11 @@ void gdn_kamino_settings_default(gdnKaminoSettings* s) {
     s->restart_factor = p.restart_factor;
     s->preconditioning = p.preconditioning;
     s->warmstart_scale = p.warmstart_scale;
+    s->rho_bilateral = p.rho_bilateral;
+    s->penalty_update = p.penalty_update;
+    s->penalty_ratio = p.penalty_ratio;
+    s->penalty_factor = p.penalty_factor;
+    s->rho_min = p.rho_min;
 }
 
 // error message "kamino: ..." into err
@@ -233,6 +238,15 @@ static gdnStatus check_settings(const gdnKaminoSettings* s, char* err, int es) {
           s->warmstart_scale <= 1 && isfinite(s->eta) && isfinite(s->rho))) {
         return fail(err, es, GDN_ERR_ARG, "PADMM settings out of range (tolerances >= 0, "
                                           "eta, rho > 0, warmstart_scale in [0, 1])");
+    }
+    if (!(s->rho_bilateral >= 0) || !isfinite(s->rho_bilateral)) {
+        return fail(err, es, GDN_ERR_ARG, "rho_bilateral must be finite and >= 0");
+    }
+    if (s->penalty_update &&
+        (!(s->penalty_ratio >= 1) || !isfinite(s->penalty_ratio) || !(s->penalty_factor > 1) ||
+         !isfinite(s->penalty_factor) || !(s->rho_min > 0) || !(s->rho_min <= s->rho))) {
+        return fail(err, es, GDN_ERR_ARG,
+                    "penalty update: penalty_ratio >= 1, penalty_factor > 1, 0 < rho_min <= rho");
     }
     return GDN_OK;
 }

@@ -103,10 +103,16 @@ void gdn_kamino_padmm_defaults(gdnKaminoPadmmSettings* s) {
     s->restart_factor = 0.999;
     s->preconditioning = 1;
     s->warmstart_scale = 0.9;
+    s->rho_bilateral = 0;
+    s->penalty_update = 1;
+    s->penalty_ratio = 10;
+    s->penalty_factor = 1.5;
+    s->rho_min = 1e-5;
 }
 
-// scratch: the factor (n x n), then p, 1/p, vft, x, x_prev, y, y_prev, yhat, z, z_prev, zhat, s
-#define PADMM_VECTORS 12
+// scratch: the factor (n x n), then p, 1/p, vft, x, x_prev, y, y_prev, yhat, z, z_prev, zhat, s,
+// the penalty of each row and its reciprocal (0 where the penalty is 0)
+#define PADMM_VECTORS 14
 
 size_t gdn_kamino_padmm_scratch(int n) {
     if (n <= 0) {
@@ -199,7 +205,10 @@ static gdnStatus check_input(const gdnKaminoDual* p, const gdnKaminoPadmmSetting
     if (!(s->max_iterations >= 1) || !(s->tol_primal >= 0) || !(s->tol_dual >= 0) ||
         !(s->tol_compl >= 0) || !(s->eta >= 0) || !isfinite(s->eta) || !(s->rho > 0) ||
         !isfinite(s->rho) || !(s->restart_factor > 0) || !(s->restart_factor <= 1) ||
-        !isfinite(s->warmstart_scale)) {
+        !isfinite(s->warmstart_scale) || !(s->rho_bilateral >= 0) || !isfinite(s->rho_bilateral) ||
+        (s->penalty_update && (!(s->penalty_ratio >= 1) || !isfinite(s->penalty_ratio) ||
+                               !(s->penalty_factor > 1) || !isfinite(s->penalty_factor) ||
+                               !(s->rho_min > 0) || !(s->rho_min <= s->rho)))) {
         return GDN_ERR_ARG;
     }
     const int n = p->n;
@@ -297,6 +306,28 @@ static void project_k(const gdnKaminoDual* p, const double* w, double* y) {
     }
 }
 
+// the factor of Dt + diag(eta + rho_i): Dt = P D P into L's lower triangle, Cholesky, then the
+// layout factor_solve reads; 0 when L is not finite (finite D can overflow when scaled)
+static int factorize(const gdnKaminoDual* p, const double* pc, const double* rv, double eta,
+                     double* L) {
+    const int n = p->n;
+    const size_t nn = (size_t)n;
+    double dmax = 0;
+    for (int i = 0; i < n; i++) {
+        const double* Di = p->D + (size_t)i * nn;
+        double* Li = L + (size_t)i * nn;
+        for (int j = 0; j <= i; j++) {
+            Li[j] = pc[i] * Di[j] * pc[j];
+        }
+        Li[i] += eta + rv[i];
+        dmax = Li[i] > dmax ? Li[i] : dmax;
+    }
+    // positive definite (eta > 0 or every rho_i > 0), so the floor never acts on a regular problem
+    gdn_chol_factor(L, n, 1e-15 * (dmax > 0 ? dmax : 1));
+    prepare_factor(L, n);
+    return all_finite(L, nn * nn);
+}
+
 gdnStatus gdn_kamino_padmm_solve(const gdnKaminoDual* p, const gdnKaminoPadmmSettings* s,
                                  double* lambda, double* vplus, double* scratch,
                                  gdnKaminoSolveStatus* status) {
@@ -305,6 +336,9 @@ gdnStatus gdn_kamino_padmm_solve(const gdnKaminoDual* p, const gdnKaminoPadmmSet
     }
     status->converged = 0;
     status->iterations = 0;
+    status->refactorizations = 0;
+    status->unused = 0;
+    status->rho = NAN;
     status->r_p = NAN;
     status->r_d = NAN;
     status->r_c = NAN;
@@ -334,26 +368,24 @@ gdnStatus gdn_kamino_padmm_solve(const gdnKaminoDual* p, const gdnKaminoPadmmSet
     double* z_prev = z + nn;
     double* zhat = z_prev + nn;
     double* sv = zhat + nn;
-    const double eta = s->eta, rho = s->rho;
+    double* rv = sv + nn;
+    double* rinv = rv + nn;
+    const double eta = s->eta;
+    if (!(eta > 0) && s->rho_bilateral == 0 && nb > 0) {
+        return GDN_ERR_ARG; // bilateral rows without a penalty need the proximal term
+    }
 
-    // the preconditioner, the scaled free velocity and the factor of Dt + (eta + rho) I (lower
-    // triangle; it is positive definite, so the floor on the diagonal never acts)
+    // the preconditioner, the scaled free velocity, the penalty of each row (rho_bilateral on the
+    // bilateral rows, rho on the rest) and the factor of Dt + diag(eta + rho_i)
     preconditioner(p, s->preconditioning, pc);
-    const double rho_inv = 1 / rho;
+    double rho = s->rho;
     for (int i = 0; i < n; i++) {
         pinv[i] = 1 / pc[i];
         vft[i] = pc[i] * p->vf[i];
-        const double* Di = p->D + (size_t)i * nn;
-        double* Li = L + (size_t)i * nn;
-        for (int j = 0; j <= i; j++) {
-            Li[j] = pc[i] * Di[j] * pc[j];
-        }
-        Li[i] += eta + rho;
+        rv[i] = i < nb ? s->rho_bilateral : rho;
+        rinv[i] = rv[i] > 0 ? 1 / rv[i] : 0;
     }
-    gdn_chol_factor(L, n, 1e-15 * (eta + rho));
-    prepare_factor(L, n);
-    // (finite D and vf can still overflow when scaled: then the factor holds Inf or NaN)
-    if (!all_finite(vft, nn) || !all_finite(L, nn * nn)) {
+    if (!all_finite(vft, nn) || !factorize(p, pc, rv, eta, L)) {
         return GDN_ERR_NONFINITE;
     }
 
@@ -363,7 +395,8 @@ gdnStatus gdn_kamino_padmm_solve(const gdnKaminoDual* p, const gdnKaminoPadmmSet
         x_prev[i] = s->warmstart_scale * lambda[i] * pinv[i];
         yhat[i] = x_prev[i];
         y_prev[i] = x_prev[i];
-        zhat[i] = pc[i] * vplus[i];
+        // a row without a penalty has z = 0 at every iterate (z = zhat + 0 (y - x))
+        zhat[i] = rv[i] > 0 ? pc[i] * vplus[i] : 0;
     }
     desaxce(p, zhat, sv);
     for (int i = 0; i < n; i++) {
@@ -378,32 +411,40 @@ gdnStatus gdn_kamino_padmm_solve(const gdnKaminoDual* p, const gdnKaminoPadmmSet
         // the x-step: s from zhat, then the proximal-augmented linear solve
         desaxce(p, zhat, sv);
         for (int i = 0; i < n; i++) {
-            x[i] = -vft[i] - sv[i] + eta * x_prev[i] + rho * yhat[i] + zhat[i];
+            x[i] = -vft[i] - sv[i] + eta * x_prev[i] + rv[i] * yhat[i] + zhat[i];
         }
         factor_solve(L, n, x);
 
         // the y-step (projection onto K, z used as the shifted point) and the z-step
         for (int i = 0; i < n; i++) {
-            z[i] = x[i] - zhat[i] * rho_inv;
+            z[i] = x[i] - zhat[i] * rinv[i];
         }
         project_k(p, z, y);
         for (int i = 0; i < n; i++) {
-            z[i] = zhat[i] + rho * (y[i] - x[i]);
+            z[i] = zhat[i] + rv[i] * (y[i] - x[i]);
         }
 
         // the residuals in physical units, and the finiteness of the iterate
+        // (bp, bd: the scaled primal and dual residuals of the rows the penalty acts on, for its
+        // update)
         r_p = 0;
         r_d = 0;
         r_c = 0;
+        double bp = 0, bd = 0;
         int finite = 1;
         for (int i = 0; i < n; i++) {
             if (!isfinite(x[i]) || !isfinite(z[i])) {
                 finite = 0;
             }
-            const double ep = fabs(pc[i] * (x[i] - y[i]));
-            const double ed = fabs((eta * (x[i] - x_prev[i]) + rho * (y[i] - yhat[i])) * pinv[i]);
+            const double sp = fabs(x[i] - y[i]);
+            const double sd = fabs(eta * (x[i] - x_prev[i]) + rv[i] * (y[i] - yhat[i]));
+            const double ep = pc[i] * sp, ed = sd * pinv[i];
             r_p = ep > r_p ? ep : r_p;
             r_d = ed > r_d ? ed : r_d;
+            if (i >= nb) {
+                bp = sp > bp ? sp : bp;
+                bd = sd > bd ? sd : bd;
+            }
         }
         for (int i = nb; i < off; i++) {
             const double ec = fabs(x[i] * z[i]);
@@ -424,16 +465,49 @@ gdnStatus gdn_kamino_padmm_solve(const gdnKaminoDual* p, const gdnKaminoPadmmSet
             break;
         }
 
+        // the balanced penalty (kamino.md 2.4g) on the unilateral rows: rho up when the primal
+        // residual dominates, down when the dual one does; a new rho needs a new factor, and
+        // the acceleration restarts from the current iterates
+        if (s->penalty_update && nb < n) {
+            double next = rho;
+            if (bp > s->penalty_ratio * bd) {
+                next = rho * s->penalty_factor;
+            } else if (bd > s->penalty_ratio * bp) {
+                next = rho / s->penalty_factor;
+                next = next < s->rho_min ? s->rho_min : next;
+            }
+            if (next != rho) {
+                rho = next;
+                for (int i = nb; i < n; i++) {
+                    rv[i] = rho;
+                    rinv[i] = 1 / rho;
+                }
+                if (!factorize(p, pc, rv, eta, L)) {
+                    status->iterations = k;
+                    return GDN_ERR_NONFINITE;
+                }
+                status->refactorizations++;
+                a = 1;
+                ra_prev = DBL_MAX;
+                memcpy(yhat, y, nn * sizeof(double));
+                memcpy(zhat, z, nn * sizeof(double));
+                memcpy(y_prev, y, nn * sizeof(double));
+                memcpy(z_prev, z, nn * sizeof(double));
+                memcpy(x_prev, x, nn * sizeof(double));
+                continue;
+            }
+        }
+
         // acceleration with restart, then the previous iterates
         if (s->acceleration) {
             double ra_y = 0, ra_z = 0;
             for (int i = 0; i < n; i++) {
                 const double dy = pc[i] * (y[i] - yhat[i]);
                 const double dz = (z[i] - zhat[i]) * pinv[i];
-                ra_y += dy * dy;
-                ra_z += dz * dz;
+                ra_y += rv[i] * dy * dy;
+                ra_z += rinv[i] * dz * dz;
             }
-            const double ra = rho * ra_y + ra_z * rho_inv;
+            const double ra = ra_y + ra_z;
             if (ra < s->restart_factor * ra_prev) {
                 const double a_next = (1 + sqrt(1 + 4 * a * a)) / 2;
                 const double beta = (a - 1) / a_next;
@@ -475,6 +549,7 @@ gdnStatus gdn_kamino_padmm_solve(const gdnKaminoDual* p, const gdnKaminoPadmmSet
     }
     status->converged = converged;
     status->iterations = k;
+    status->rho = rho;
     status->r_p = r_p;
     status->r_d = r_d;
     status->r_c = r_c;

@@ -303,7 +303,7 @@ static gdnStatus step_world(const gdnKaminoModel* km, gdnKWorld* w) {
     memcpy(w->qpos_save, w->pub.qpos, (size_t)m->nq * sizeof(double));
     wrenches(km, w);
     gdn_kamino_free_velocity(km, w, w->wrench, h);
-    gdnKaminoSolveStatus ss = {1, 0, 0, 0, 0};
+    gdnKaminoSolveStatus ss = {1, 0, 0, 0, 0, km->s.rho, 0, 0};
     if (n > 0) {
         gdn_kamino_assemble(km, w, n, nbil, nl, nc, h);
         warmstart(km, w, n, nbil + nl, nc);
@@ -320,6 +320,11 @@ static gdnStatus step_world(const gdnKaminoModel* km, gdnKWorld* w) {
         ps.restart_factor = km->s.restart_factor;
         ps.preconditioning = km->s.preconditioning;
         ps.warmstart_scale = km->s.warmstart_scale;
+        ps.rho_bilateral = km->s.rho_bilateral;
+        ps.penalty_update = km->s.penalty_update;
+        ps.penalty_ratio = km->s.penalty_ratio;
+        ps.penalty_factor = km->s.penalty_factor;
+        ps.rho_min = km->s.rho_min;
         r = gdn_kamino_padmm_solve(&p, &ps, w->lam, w->vplus, w->scratch, &ss);
         if (r != GDN_OK) {
             return r;
@@ -364,6 +369,8 @@ static gdnStatus step_world(const gdnKaminoModel* km, gdnKWorld* w) {
     st->r_p = ss.r_p;
     st->r_d = ss.r_d;
     st->r_c = ss.r_c;
+    st->refactorizations = ss.refactorizations;
+    st->rho = ss.rho;
     st->nrow = n;
     st->nbilateral = nbil;
     st->nlimit = nl;

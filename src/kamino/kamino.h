@@ -98,6 +98,7 @@ typedef struct gdnKWorld {
     double* cimp_prev;     // (max_contacts x 6) their impulse and v+ as world vectors
     int* cused;            // (max_contacts) matched flags
     int ncon_prev;
+    double rho_prev;       // the penalty the last solve ended with (the next one starts there)
 } gdnKWorld;
 
 struct gdnKaminoData {

@@ -315,7 +315,9 @@ static gdnStatus step_world(const gdnKaminoModel* km, gdnKWorld* w) {
         ps.tol_dual = km->s.tol_dual;
         ps.tol_compl = km->s.tol_compl;
         ps.eta = km->s.eta;
-        ps.rho = km->s.rho;
+        // the balanced penalty carries over from step to step (settings.rho at the first step
+        // and after a reset); a fixed penalty is settings.rho
+        ps.rho = km->s.penalty_update ? w->rho_prev : km->s.rho;
         ps.acceleration = km->s.acceleration;
         ps.restart_factor = km->s.restart_factor;
         ps.preconditioning = km->s.preconditioning;
@@ -371,6 +373,9 @@ static gdnStatus step_world(const gdnKaminoModel* km, gdnKWorld* w) {
     st->r_c = ss.r_c;
     st->refactorizations = ss.refactorizations;
     st->rho = ss.rho;
+    if (n > nbil && isfinite(ss.rho)) {
+        w->rho_prev = ss.rho;
+    }
     st->nrow = n;
     st->nbilateral = nbil;
     st->nlimit = nl;

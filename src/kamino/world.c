@@ -161,6 +161,7 @@ static gdnStatus reset_world(const gdnKaminoModel* km, gdnKWorld* w, const doubl
     w->pub.ncontact = 0;
     w->nrow_prev = 0;
     w->ncon_prev = 0;
+    w->rho_prev = km->s.rho;
     memset(&w->pub.status, 0, sizeof(w->pub.status));
     w->pub.status.converged = 1;
     return GDN_OK;

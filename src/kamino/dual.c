@@ -43,10 +43,7 @@ static double row_vel(const gdnKRow* r, const double* u) {
     return v;
 }
 
-void gdn_kamino_assemble(const gdnKaminoModel* km, gdnKWorld* w, int n, int nb, int nl, int nc,
-                         double h) {
-    const gdnKaminoSettings* s = &km->s;
-    // M^-1 J' blocks of every row
+void gdn_kamino_minv_jt(const gdnKaminoModel* km, gdnKWorld* w, int n) {
     for (int i = 0; i < n; i++) {
         const gdnKRow* r = w->rows + i;
         double* mj = w->minvj + 12 * i;
@@ -58,6 +55,13 @@ void gdn_kamino_assemble(const gdnKaminoModel* km, gdnKWorld* w, int n, int nb, 
             minv_mul(km, w, r->b, r->jb, mj + 6);
         }
     }
+}
+
+void gdn_kamino_assemble(const gdnKaminoModel* km, gdnKWorld* w, int n, int nb, int nl, int nc,
+                         double h) {
+    const gdnKaminoSettings* s = &km->s;
+    // M^-1 J' blocks of every row
+    gdn_kamino_minv_jt(km, w, n);
     // D = J M^-1 J': upper triangle over the bodies two rows share, mirrored
     for (int i = 0; i < n; i++) {
         const gdnKRow* ri = w->rows + i;

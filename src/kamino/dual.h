@@ -74,4 +74,9 @@ gdnStatus gdn_kamino_padmm_solve(const gdnKaminoDual* p, const gdnKaminoPadmmSet
                                  double* lambda, double* vplus, double* scratch,
                                  gdnKaminoSolveStatus* status);
 
+// After a solve of n rows with nb bilateral ones: r (nb) = P_b (Dt_bb + (eta + rho_bilateral)
+// I)^-1 P_b r, with the factor the solve left in scratch (its leading block: the bilateral
+// rows' part, whatever the unilateral rows and their penalty). With rho_bilateral = 0 this is
+// (D_bb + eta P_b^-2)^-1 r: the regularized inverse of the bilateral Delassus block.
+void gdn_kamino_padmm_bilateral_solve(const double* scratch, int n, int nb, double* r);
 #endif

@@ -119,6 +119,8 @@ void gdn_kamino_block_rows(const gdnKaminoModel* km, const gdnKWorld* w, int j, 
 void gdn_kamino_dof_row(const gdnKaminoModel* km, const gdnKWorld* w, int j, gdnKRow* row);
 // recover qpos, qvel of every MJCF joint (2 pi unwrapping against qpos_prev)
 void gdn_kamino_recover_joints(const gdnKaminoModel* km, gdnKWorld* w);
+// minvj = the M^-1 J' blocks of the rows 0..n (12 per row: body a's 6, body b's 6)
+void gdn_kamino_minv_jt(const gdnKaminoModel* km, gdnKWorld* w, int n);
 // the dual problem of the rows 0..n: minvj, D, vf (biases from resid, restitution from u_prev)
 void gdn_kamino_assemble(const gdnKaminoModel* km, gdnKWorld* w, int n, int nb, int nl, int nc,
                          double h);
@@ -127,9 +129,10 @@ void gdn_kamino_free_velocity(const gdnKaminoModel* km, gdnKWorld* w, const doub
                               double h);
 // u <- uf + M^-1 J' lambda; poses by semi-implicit Euler with the quaternion exponential
 void gdn_kamino_integrate(const gdnKaminoModel* km, gdnKWorld* w, int n, double h);
-// settings.projection_iterations Gauss-Newton iterations projecting the poses onto the first nb
-// (bilateral) rows; returns the iterations taken (overwrites rows, resid, D, vf, minvj, uf)
-int gdn_kamino_project(const gdnKaminoModel* km, gdnKWorld* w, int nb);
+// at most settings.projection_iterations iterations projecting the poses onto the first nb
+// (bilateral) rows of a step that solved n rows (project.c); returns the iterations taken
+// (overwrites rows, resid, D, vf, minvj, uf; keeps the backend's scratch)
+int gdn_kamino_project(const gdnKaminoModel* km, gdnKWorld* w, int n, int nb);
 // world inverse inertia of body b (3x3) from its COM frame (gdn_kamino_body_frames keeps them
 // in w->iinv)
 void gdn_kamino_iinv_world(const gdnKaminoModel* km, const gdnKWorld* w, int b, double out[9]);

@@ -22,7 +22,7 @@ void gdn_kamino_settings_default(gdnKaminoSettings* s) {
     s->restitution = 0;
     s->max_contacts = 64;
     s->warmstart = 1;
-    s->projection_iterations = 0;
+    s->projection_iterations = 3;
     s->projection_tol = 1e-12;
     // PADMM's own defaults (padmm.c), one source
     gdnKaminoPadmmSettings p;

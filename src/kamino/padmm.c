@@ -292,6 +292,39 @@ static void factor_solve(const double* restrict L, int n, double* restrict x) {
     }
 }
 
+// x = (L_bb L_bb')^-1 x for the leading nb x nb block of a factor prepared as above with
+// stride n (the leading block of a Cholesky factor is the factor of the leading block)
+static void factor_solve_leading(const double* restrict L, int n, int nb, double* restrict x) {
+    for (int j = 0; j < nb; j++) {
+        const double* row = L + (size_t)j * (size_t)n;
+        const double xj = x[j] * row[j];
+        x[j] = xj;
+        for (int i = j + 1; i < nb; i++) {
+            x[i] -= row[i] * xj;
+        }
+    }
+    for (int i = nb - 1; i >= 0; i--) {
+        const double* row = L + (size_t)i * (size_t)n;
+        const double xi = x[i] * row[i];
+        x[i] = xi;
+        for (int k = 0; k < i; k++) {
+            x[k] -= row[k] * xi;
+        }
+    }
+}
+
+void gdn_kamino_padmm_bilateral_solve(const double* scratch, int n, int nb, double* r) {
+    const double* L = scratch;
+    const double* pc = L + (size_t)n * (size_t)n;
+    for (int i = 0; i < nb; i++) {
+        r[i] *= pc[i];
+    }
+    factor_solve_leading(L, n, nb, r);
+    for (int i = 0; i < nb; i++) {
+        r[i] *= pc[i];
+    }
+}
+
 // y = Pi_K(w): identity on bilateral rows, max(0, .) on limits, the Coulomb cone per contact
 static void project_k(const gdnKaminoDual* p, const double* w, double* y) {
     const int nb = p->nb, off = p->nb + p->nl;

@@ -1,11 +1,22 @@
 // SPDX-License-Identifier: Apache-2.0
-// gradyn's extension to Kamino (settings.projection_iterations > 0): after the step, Gauss-Newton
-// iterations of the mass-weighted projection of the body poses onto the bilateral rows,
-// (J M^-1 J' + eps I) d = -r, poses moved by M^-1 J' d (COM by the linear part, orientation by
-// the exponential of the angular part); the velocities are kept.
+// gradyn's extension to Kamino (settings.projection_iterations > 0): after the step, the body
+// poses are projected back onto the joint and loop-closure rows (r(q) = 0); velocities are kept.
+//
+// Each iteration evaluates the residual r and the rows J at the current poses, stops when
+// max |r| <= projection_tol, and otherwise moves the poses by M^-1 J' d (COM by the linear part,
+// orientation by the exponential of the angular part) with (J M^-1 J') d = -r: the mass-weighted
+// least-squares correction (Gauss-Newton on the constraint manifold).
+//   - rho_bilateral = 0 (the default): a chord (quasi-Newton) iteration with the step's own
+//     linearization: d = -(D_bb + eta P_b^-2)^-1 r with the factor PADMM just used and the poses
+//     moved by the M^-1 J' of the step's rows, both at the poses the step started from. Each
+//     iteration reduces the residual by about the relative change of J over the step
+//     (|omega| h), at the price of a rows evaluation and a triangular solve.
+//   - rho_bilateral > 0: that factor carries the penalty, so each iteration assembles and
+//     factors J M^-1 J' + 1e-12 max diag at the current poses instead.
 #include <math.h>
 #include <string.h>
 
+#include "kamino/dual.h"
 #include "kamino/kamino.h"
 #include "math/cholesky.h"
 #include "math/vec.h"
@@ -19,12 +30,62 @@ static double max_abs(const double* r, int n) {
     return v;
 }
 
-int gdn_kamino_project(const gdnKaminoModel* km, gdnKWorld* w, int nb) {
+// d = -(J M^-1 J')^-1 r at the current poses (its own factor in w->D)
+static void gauss_newton_direction(const gdnKaminoModel* km, gdnKWorld* w, int nb, double* d) {
+    double* L = w->D;
+    gdn_kamino_assemble(km, w, nb, nb, 0, 0, 1.0);
+    double maxd = 0;
+    for (int i = 0; i < nb; i++) {
+        maxd = fmax(maxd, L[(size_t)i * nb + i]);
+    }
+    for (int i = 0; i < nb; i++) {
+        L[(size_t)i * nb + i] += 1e-12 * maxd + 1e-300;
+        d[i] = -w->resid[i];
+    }
+    gdn_chol_factor(L, nb, 1e-15 * maxd);
+    gdn_chol_solve(d, L, d, nb);
+}
+
+// poses += M^-1 J' d (the rows' minvj blocks)
+static void move_poses(const gdnKaminoModel* km, gdnKWorld* w, int nb, const double* d) {
+    double* du = w->uf; // the free velocity is no longer needed: the pose increments
+    memset(du, 0, 6 * (size_t)km->nbody * sizeof(double));
+    for (int i = 0; i < nb; i++) {
+        const gdnKRow* r = w->rows + i;
+        const double* mj = w->minvj + 12 * i;
+        for (int k = 0; k < 6; k++) {
+            if (r->a >= 0) {
+                du[6 * r->a + k] += mj[k] * d[i];
+            }
+            if (r->b >= 0) {
+                du[6 * r->b + k] += mj[6 + k] * d[i];
+            }
+        }
+    }
+    for (int b = 1; b < km->nbody; b++) {
+        if (!km->moving[b]) {
+            continue;
+        }
+        const double* v = du + 6 * b;
+        gdn_add3(w->pub.body_pos + 3 * b, w->pub.body_pos + 3 * b, v);
+        double axis[3] = {v[3], v[4], v[5]};
+        double angle = gdn_normalize3(axis);
+        double* q = w->pub.body_quat + 4 * b;
+        if (angle > 0) {
+            double dq[4];
+            gdn_axisangle2quat(dq, axis, angle);
+            gdn_mulquat(q, dq, q);
+        }
+        gdn_normalize4(q);
+    }
+}
+
+int gdn_kamino_project(const gdnKaminoModel* km, gdnKWorld* w, int n, int nb) {
     int it = 0;
     if (nb == 0) {
         return 0;
     }
-    double* L = w->D;
+    const int kept_factor = km->s.rho_bilateral == 0 && n >= nb;
     double* d = w->vf;
     for (; it < km->s.projection_iterations; it++) {
         gdn_kamino_body_frames(km, w);
@@ -32,49 +93,18 @@ int gdn_kamino_project(const gdnKaminoModel* km, gdnKWorld* w, int nb) {
         if (max_abs(w->resid, nb) <= km->s.projection_tol) {
             break;
         }
-        // D of the bilateral rows (the dual assembly without the velocity terms)
-        gdn_kamino_assemble(km, w, nb, nb, 0, 0, 1.0);
-        double maxd = 0;
-        for (int i = 0; i < nb; i++) {
-            maxd = fmax(maxd, L[(size_t)i * nb + i]);
-        }
-        for (int i = 0; i < nb; i++) {
-            L[(size_t)i * nb + i] += 1e-12 * maxd + 1e-300;
-            d[i] = -w->resid[i];
-        }
-        gdn_chol_factor(L, nb, 1e-15 * maxd);
-        gdn_chol_solve(d, L, d, nb);
-        // poses += M^-1 J' d
-        double* du = w->uf; // free velocity no longer needed: the pose increments
-        memset(du, 0, 6 * (size_t)km->nbody * sizeof(double));
-        for (int i = 0; i < nb; i++) {
-            const gdnKRow* r = w->rows + i;
-            const double* mj = w->minvj + 12 * i;
-            for (int k = 0; k < 6; k++) {
-                if (r->a >= 0) {
-                    du[6 * r->a + k] += mj[k] * d[i];
-                }
-                if (r->b >= 0) {
-                    du[6 * r->b + k] += mj[6 + k] * d[i];
-                }
+        if (kept_factor) {
+            for (int i = 0; i < nb; i++) {
+                d[i] = -w->resid[i];
             }
+            gdn_kamino_padmm_bilateral_solve(w->scratch, n, nb, d);
+            // minvj stays the step's (M^-1 J' where the factor was made): the null space of
+            // that factor's D (redundant loop rows) is exactly the null space of this J', so
+            // the 1 / eta gain the regularized inverse has there moves nothing
+        } else {
+            gauss_newton_direction(km, w, nb, d);
         }
-        for (int b = 1; b < km->nbody; b++) {
-            if (!km->moving[b]) {
-                continue;
-            }
-            const double* v = du + 6 * b;
-            gdn_add3(w->pub.body_pos + 3 * b, w->pub.body_pos + 3 * b, v);
-            double axis[3] = {v[3], v[4], v[5]};
-            double angle = gdn_normalize3(axis);
-            double* q = w->pub.body_quat + 4 * b;
-            if (angle > 0) {
-                double dq[4];
-                gdn_axisangle2quat(dq, axis, angle);
-                gdn_mulquat(q, dq, q);
-            }
-            gdn_normalize4(q);
-        }
+        move_poses(km, w, nb, d);
     }
     return it;
 }

@@ -335,7 +335,7 @@ static gdnStatus step_world(const gdnKaminoModel* km, gdnKWorld* w) {
     // integrate (and project when asked), then check
     gdn_kamino_integrate(km, w, n, h);
     if (km->s.projection_iterations > 0) {
-        gdn_kamino_project(km, w, nbil);
+        gdn_kamino_project(km, w, n, nbil);
     }
     if (!finite_state(km, w)) {
         memcpy(w->pub.body_u, w->u_prev, 6 * (size_t)nb * sizeof(double));

@@ -28,7 +28,7 @@
 #define MAXN 64
 #define MAXDOF 36
 
-static double g_scratch[MAXN * MAXN + 16 * MAXN];
+static double g_scratch[2 * MAXN * MAXN + 16 * MAXN];
 
 // a deterministic uniform in [lo, hi) (xorshift64)
 static uint64_t g_rng = 0x9e3779b97f4a7c15ULL;
@@ -254,7 +254,7 @@ static int test_bilateral_spd(void) {
     for (int i = 0; i < N; i++) {
         ref[i] = -ref[i];
     }
-    const gdnKaminoDual p = {N, 0, 0, N, D, vf, NULL};
+    const gdnKaminoDual p = {N, 0, 0, N, D, vf, NULL, NULL};
     const gdnKaminoPadmmSettings s = settings_tol(1e-12);
     double lam[N], vp[N];
     gdnKaminoSolveStatus st;
@@ -287,7 +287,7 @@ static int test_bilateral_redundant(void) {
     }
     delassus(J, minv, N, NDOF, D);
     matvec(J, u, N, NDOF, vf);
-    const gdnKaminoDual p = {N, 0, 0, N, D, vf, NULL};
+    const gdnKaminoDual p = {N, 0, 0, N, D, vf, NULL, NULL};
     const double tols[2] = {1e-8, 1e-10};
     for (int t = 0; t < 2; t++) {
         const gdnKaminoPadmmSettings s = settings_tol(tols[t]);
@@ -332,7 +332,7 @@ static int test_bilateral_inconsistent(void) {
     delassus(J, minv, N, NDOF, D);
     matvec(J, u, N, NDOF, vf);
     vf[4] += 1e-6;
-    const gdnKaminoDual p = {N, 0, 0, N, D, vf, NULL};
+    const gdnKaminoDual p = {N, 0, 0, N, D, vf, NULL, NULL};
     // with a penalty on the bilateral rows (kamino.md's single rho) the null-space part of
     // lambda moves by the mismatch / rho per iteration; without one (the default) by the
     // mismatch / eta: finite and linear in the iterations either way, never faster
@@ -405,7 +405,7 @@ static gdnKaminoDual stack_problem(double* D, double* vf, double* mus) {
     }
     delassus(J, minv, N, NDOF, D);
     matvec(J, uf, N, NDOF, vf);
-    const gdnKaminoDual p = {0, 0, NC, N, D, vf, mus};
+    const gdnKaminoDual p = {0, 0, NC, N, D, vf, mus, NULL};
     return p;
 }
 
@@ -419,7 +419,7 @@ static gdnKaminoDual box_scene(double m, const double* uf, double mu, double* D,
     for (int c = 0; c < 4; c++) {
         mus[c] = mu;
     }
-    const gdnKaminoDual p = {0, 0, 4, 12, D, vf, mus};
+    const gdnKaminoDual p = {0, 0, 4, 12, D, vf, mus, NULL};
     return p;
 }
 
@@ -551,7 +551,7 @@ static int test_incline(void) {
         delassus(J, minv, 12, 6, D);
         const double uf[6] = {g * h * sin(th), 0, -g * h * cos(th), 0, 0, 0};
         matvec(J, uf, 12, 6, vf);
-        const gdnKaminoDual p = {0, 0, 4, 12, D, vf, mus};
+        const gdnKaminoDual p = {0, 0, 4, 12, D, vf, mus, NULL};
         const gdnKaminoPadmmSettings s = settings_tol(tol);
         double lam[12], vp[12];
         gdnKaminoSolveStatus st;
@@ -671,7 +671,7 @@ static int test_fourbar(void) {
     double vf[N];
     delassus_bodies(J, mass, Iinv, NBODY, N, D);
     matvec(J, uf, N, NDOF, vf);
-    const gdnKaminoDual p = {N, 0, 0, N, D, vf, NULL};
+    const gdnKaminoDual p = {N, 0, 0, N, D, vf, NULL, NULL};
     const double tols[2] = {1e-8, 1e-10};
     for (int t = 0; t < 2; t++) {
         gdnKaminoPadmmSettings s = settings_tol(tols[t]);
@@ -704,7 +704,7 @@ static int box_rest_case(double m, double ex, double ey, double ez, double h, do
     delassus(J, minv, 12, 6, D);
     const double uf[6] = {0, 0, -g * h, 0, 0, 0};
     matvec(J, uf, 12, 6, vf);
-    const gdnKaminoDual p = {0, 0, 4, 12, D, vf, mus};
+    const gdnKaminoDual p = {0, 0, 4, 12, D, vf, mus, NULL};
     const gdnKaminoPadmmSettings s = settings_tol(tol);
     double lam[12], vp[12];
     gdnKaminoSolveStatus st;
@@ -780,7 +780,7 @@ static int sliding_case(double mu, double tol) {
     const double dir[2] = {2 / sqrt(5.0), 1 / sqrt(5.0)};
     const double uf[6] = {2 * dir[0], 2 * dir[1], -g * h, 0, 0, 0};
     matvec(J, uf, 12, 6, vf);
-    const gdnKaminoDual p = {0, 0, 4, 12, D, vf, mus};
+    const gdnKaminoDual p = {0, 0, 4, 12, D, vf, mus, NULL};
     const gdnKaminoPadmmSettings s = settings_tol(tol);
     double lam[12], vp[12];
     gdnKaminoSolveStatus st;
@@ -844,7 +844,7 @@ static int test_limits(void) {
     delassus(J, minv, N, NDOF, D);
     const double v0[N] = {0.3, -0.2, -1.0, -0.5, 2.0, 3.0};
     memcpy(vf, v0, sizeof(v0));
-    const gdnKaminoDual p = {NB, NL, 0, N, D, vf, NULL};
+    const gdnKaminoDual p = {NB, NL, 0, N, D, vf, NULL, NULL};
     const gdnKaminoPadmmSettings s = settings_tol(1e-10);
     double lam[N], vp[N];
     gdnKaminoSolveStatus st;
@@ -886,7 +886,7 @@ static int random_ncp_case(int nc) {
         }
         delassus(J, minv, n, NDOF, D);
         matvec(J, u, n, NDOF, vf);
-        const gdnKaminoDual p = {NB, NL, nc, n, D, vf, mus};
+        const gdnKaminoDual p = {NB, NL, nc, n, D, vf, mus, NULL};
         gdnKaminoPadmmSettings s = settings_tol(1e-8);
         s.max_iterations = 1000;
         double lam[NMAX], vp[NMAX];
@@ -929,7 +929,7 @@ static int test_warm_start(void) {
     delassus(J, minv, 12, 6, D);
     const double uf[6] = {0.3, 0, -g * h, 0, 0, 0.1};
     matvec(J, uf, 12, 6, vf);
-    const gdnKaminoDual p = {0, 0, 4, 12, D, vf, mus};
+    const gdnKaminoDual p = {0, 0, 4, 12, D, vf, mus, NULL};
     gdnKaminoPadmmSettings s = settings_tol(1e-8);
     double lam[12], vp[12], lam0[12], vp0[12];
     gdnKaminoSolveStatus st;
@@ -959,14 +959,15 @@ static int test_bad_input(void) {
     delassus(J, minv, 12, 6, D);
     const double uf[6] = {0, 0, -0.1, 0, 0, 0};
     matvec(J, uf, 12, 6, vf);
-    gdnKaminoDual p = {0, 0, 4, 12, D, vf, mus};
+    gdnKaminoDual p = {0, 0, 4, 12, D, vf, mus, NULL};
     const gdnKaminoPadmmSettings s = settings_tol(1e-8);
     double lam[12], vp[12];
     gdnKaminoSolveStatus st;
-    D[17] = NAN;
+    // (the solver reads D's lower triangle: row 5, column 1)
+    D[5 * 12 + 1] = NAN;
     CHECK(solve(&p, &s, lam, vp, 0, &st) == GDN_ERR_NONFINITE);
     CHECK(st.iterations == 0 && isnan(st.r_p));
-    D[17] = D[7 * 12 + 1];
+    D[5 * 12 + 1] = D[1 * 12 + 5];
     vf[3] = INFINITY;
     CHECK(solve(&p, &s, lam, vp, 0, &st) == GDN_ERR_NONFINITE);
     matvec(J, uf, 12, 6, vf);
@@ -1014,7 +1015,7 @@ static int test_bad_input(void) {
     CHECK(!st.converged && st.iterations == 3 && isfinite(st.r_p) && isfinite(st.r_d));
     CHECK(st.r_p > s.tol_primal || st.r_d > s.tol_dual || st.r_c > s.tol_compl);
     // no rows
-    const gdnKaminoDual empty = {0, 0, 0, 0, NULL, NULL, NULL};
+    const gdnKaminoDual empty = {0, 0, 0, 0, NULL, NULL, NULL, NULL};
     CHECK(gdn_kamino_padmm_solve(&empty, &s, NULL, NULL, NULL, &st) == GDN_OK);
     CHECK(st.converged && st.iterations == 0);
     return 0;
@@ -1037,7 +1038,7 @@ static int test_determinism(void) {
     }
     delassus(J, minv, N, NDOF, D);
     matvec(J, u, N, NDOF, vf);
-    const gdnKaminoDual p = {NB, NL, NC, N, D, vf, mus};
+    const gdnKaminoDual p = {NB, NL, NC, N, D, vf, mus, NULL};
     const gdnKaminoPadmmSettings s = settings_tol(1e-8);
     double lam[2][N], vp[2][N];
     gdnKaminoSolveStatus st[2];

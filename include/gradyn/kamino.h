@@ -68,6 +68,7 @@ typedef struct gdnKaminoSettings {
     double penalty_ratio;   // 10
     double penalty_factor;  // 1.5
     double rho_min;         // 1e-5
+    double rho_max;         // 1e6
 } gdnKaminoSettings;
 
 // the status of one world's last step

@@ -60,33 +60,66 @@ void gdn_kamino_minv_jt(const gdnKaminoModel* km, gdnKWorld* w, int n) {
 void gdn_kamino_assemble(const gdnKaminoModel* km, gdnKWorld* w, int n, int nb, int nl, int nc,
                          double h) {
     const gdnKaminoSettings* s = &km->s;
+    const int nbody = km->nbody;
     // M^-1 J' blocks of every row
     gdn_kamino_minv_jt(km, w, n);
-    // D = J M^-1 J': upper triangle over the bodies two rows share, mirrored
+    // the rows touching each body, ascending (a counting sort on the bodies)
+    int* start = w->body_rowstart;
+    int* fill = w->body_rowfill;
+    memset(start, 0, (size_t)(nbody + 1) * sizeof(int));
     for (int i = 0; i < n; i++) {
-        const gdnKRow* ri = w->rows + i;
-        for (int k = i; k < n; k++) {
-            const gdnKRow* rk = w->rows + k;
-            const double* mk = w->minvj + 12 * k;
-            double v = 0;
-            if (ri->a >= 0) {
-                if (ri->a == rk->a) {
-                    v += dot6(ri->ja, mk);
-                }
-                if (ri->a == rk->b) {
-                    v += dot6(ri->ja, mk + 6);
-                }
+        const gdnKRow* r = w->rows + i;
+        start[r->a + 1] += r->a >= 0;
+        start[r->b + 1] += r->b >= 0;
+    }
+    for (int b = 0; b < nbody; b++) {
+        start[b + 1] += start[b];
+        fill[b] = start[b];
+    }
+    for (int i = 0; i < n; i++) {
+        const gdnKRow* r = w->rows + i;
+        if (r->a >= 0) {
+            w->body_rows[fill[r->a]++] = 2 * i;
+        }
+        if (r->b >= 0) {
+            w->body_rows[fill[r->b]++] = 2 * i + 1;
+        }
+    }
+    // the envelope: row i couples only with rows sharing one of its bodies, the first of which
+    // is that body's first row
+    int* first = w->env.first;
+    for (int i = 0; i < n; i++) {
+        const gdnKRow* r = w->rows + i;
+        int f = i;
+        if (r->a >= 0) {
+            const int fa = w->body_rows[start[r->a]] / 2;
+            f = fa < f ? fa : f;
+        }
+        if (r->b >= 0) {
+            const int fb = w->body_rows[start[r->b]] / 2;
+            f = fb < f ? fb : f;
+        }
+        first[i] = f;
+    }
+    gdn_chol_envelope_finish(&w->env, n);
+    // D = J M^-1 J', lower triangle inside the envelope (from the start of its block of four,
+    // as the factor reads it): zeros, then for each body the products of its rows' blocks,
+    // D_ik += j_i,b . (M_b^-1 j_k,b) for k <= i (bodies in ascending order)
+    for (int i = 0; i < n; i++) {
+        double* Di = w->D + (size_t)i * (size_t)n;
+        const int j0 = first[i] & ~3;
+        memset(Di + j0, 0, (size_t)(i + 1 - j0) * sizeof(double));
+    }
+    for (int b = 0; b < nbody; b++) {
+        for (int q = start[b]; q < start[b + 1]; q++) {
+            const int eq = w->body_rows[q], i = eq / 2;
+            const gdnKRow* ri = w->rows + i;
+            const double* ji = (eq & 1) ? ri->jb : ri->ja;
+            double* Di = w->D + (size_t)i * (size_t)n;
+            for (int p = start[b]; p <= q; p++) {
+                const int ep = w->body_rows[p], k = ep / 2;
+                Di[k] += dot6(ji, w->minvj + 12 * k + 6 * (ep & 1));
             }
-            if (ri->b >= 0) {
-                if (ri->b == rk->a) {
-                    v += dot6(ri->jb, mk);
-                }
-                if (ri->b == rk->b) {
-                    v += dot6(ri->jb, mk + 6);
-                }
-            }
-            w->D[(size_t)i * n + k] = v;
-            w->D[(size_t)k * n + i] = v;
         }
     }
     // free constraint velocity with the biases and the restitution target

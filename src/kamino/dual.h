@@ -8,6 +8,8 @@
 
 #include <gradyn/gradyn.h>
 
+#include "math/cholesky.h"
+
 // Rows, in this order: nb bilateral rows (joints, loop closures), nl unilateral rows (joint
 // limits: lambda >= 0), nc contacts of 3 rows each, [t0, t1, n] (lambda in the Coulomb cone
 // ||lambda_t|| <= mu lambda_n). n = nb + nl + 3 nc.
@@ -19,9 +21,13 @@
 typedef struct gdnKaminoDual {
     int nb, nl, nc, n;
     const double* D;  // n x n, row-major, symmetric positive semidefinite (rank-deficient
-                      // with redundant loop rows): D = J M^-1 J' (+ compliance diagonal)
+                      // with redundant loop rows): D = J M^-1 J' (+ compliance diagonal); only
+                      // the lower triangle inside env is read
     const double* vf; // n: the free constraint velocity, biases and restitution included
     const double* mu; // nc: friction coefficient of each contact (0 allowed)
+    const gdnCholEnvelope* env; // D's envelope (math/cholesky.h: row i has no nonzero left of
+                      // column first[i]; its entries there are +0), or NULL: dense. The factor
+                      // and the solves skip what lies outside it (same bits as dense)
 } gdnKaminoDual;
 
 // PADMM settings (kamino.md 2.4; defaults by gdn_kamino_padmm_defaults)
@@ -45,6 +51,7 @@ typedef struct gdnKaminoPadmmSettings {
     double penalty_ratio;   // 10: rho changes when one residual exceeds this times the other
     double penalty_factor;  // 1.5: by this factor
     double rho_min;         // 1e-5
+    double rho_max;         // 1e6
 } gdnKaminoPadmmSettings;
 
 // the terminal status of one solve (the seed's PADMM definitions, physical units, absolute)
@@ -74,9 +81,9 @@ gdnStatus gdn_kamino_padmm_solve(const gdnKaminoDual* p, const gdnKaminoPadmmSet
                                  double* lambda, double* vplus, double* scratch,
                                  gdnKaminoSolveStatus* status);
 
-// After a solve of n rows with nb bilateral ones: r (nb) = P_b (Dt_bb + (eta + rho_bilateral)
-// I)^-1 P_b r, with the factor the solve left in scratch (its leading block: the bilateral
-// rows' part, whatever the unilateral rows and their penalty). With rho_bilateral = 0 this is
-// (D_bb + eta P_b^-2)^-1 r: the regularized inverse of the bilateral Delassus block.
-void gdn_kamino_padmm_bilateral_solve(const double* scratch, int n, int nb, double* r);
+// After a solve of problem p (n rows, nb bilateral): r (nb) = P_b (Dt_bb + (eta +
+// rho_bilateral) I)^-1 P_b r, with the factor the solve left in scratch (its leading block: the
+// bilateral rows' part, whatever the unilateral rows and their penalty). With rho_bilateral = 0
+// this is (D_bb + eta P_b^-2)^-1 r: the regularized inverse of the bilateral Delassus block.
+void gdn_kamino_padmm_bilateral_solve(const gdnKaminoDual* p, const double* scratch, double* r);
 #endif

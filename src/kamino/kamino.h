@@ -99,6 +99,11 @@ typedef struct gdnKWorld {
     int* cused;            // (max_contacts) matched flags
     int ncon_prev;
     double rho_prev;       // the penalty the last solve ended with (the next one starts there)
+    gdnCholEnvelope env;   // D's envelope (first, last, column lists over maxrow rows)
+    int* body_rowstart;    // (nbody + 1) the rows touching each body: entries 2 row + side
+    int* body_rowfill;     // (nbody) (side 0: the row's body a, 1: its body b), ascending rows
+    int* body_rows;        // (2 maxrow)
+    gdnKaminoDual dual;    // the step's dual problem (the projection reuses its factor)
 } gdnKWorld;
 
 struct gdnKaminoData {
@@ -108,10 +113,15 @@ struct gdnKaminoData {
     void* buffer;
 };
 
-// body frames of every moving body from the COM state (xpos, xmat, rcom of w)
+// body frames of every moving body from the COM state (xpos, xmat, rcom of w) and its world
+// inverse inertia (iinv)
 void gdn_kamino_body_frames(const gdnKaminoModel* km, gdnKWorld* w);
+// the poses alone (xpos, xmat, rcom): what the residuals need
+void gdn_kamino_body_poses(const gdnKaminoModel* km, gdnKWorld* w);
 // joint (bilateral) rows and residuals of every block into w->rows[0 .. nbilateral)
 void gdn_kamino_joint_rows(const gdnKaminoModel* km, gdnKWorld* w);
+// the residuals alone into w->resid[0 .. nbilateral)
+void gdn_kamino_joint_residuals(const gdnKaminoModel* km, gdnKWorld* w);
 // the residual of block j into r (its nrow values) and rows into rows (NULL: skip)
 void gdn_kamino_block_rows(const gdnKaminoModel* km, const gdnKWorld* w, int j, double* r,
                            gdnKRow* rows);

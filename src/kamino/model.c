@@ -42,6 +42,7 @@ void gdn_kamino_settings_default(gdnKaminoSettings* s) {
     s->penalty_ratio = p.penalty_ratio;
     s->penalty_factor = p.penalty_factor;
     s->rho_min = p.rho_min;
+    s->rho_max = p.rho_max;
 }
 
 // error message "kamino: ..." into err
@@ -234,19 +235,23 @@ static gdnStatus check_settings(const gdnKaminoSettings* s, char* err, int es) {
                     "projection_iterations in [0, 100], projection_tol finite and > 0");
     }
     if (!(s->tol_primal >= 0 && s->tol_dual >= 0 && s->tol_compl >= 0 && s->eta > 0 &&
-          s->rho > 0 && s->restart_factor > 0 && s->warmstart_scale >= 0 &&
+          s->rho > 0 && s->restart_factor > 0 && s->restart_factor <= 1 &&
+          s->warmstart_scale >= 0 &&
           s->warmstart_scale <= 1 && isfinite(s->eta) && isfinite(s->rho))) {
         return fail(err, es, GDN_ERR_ARG, "PADMM settings out of range (tolerances >= 0, "
-                                          "eta, rho > 0, warmstart_scale in [0, 1])");
+                                          "eta, rho > 0, restart_factor in (0, 1], "
+                                          "warmstart_scale in [0, 1])");
     }
     if (!(s->rho_bilateral >= 0) || !isfinite(s->rho_bilateral)) {
         return fail(err, es, GDN_ERR_ARG, "rho_bilateral must be finite and >= 0");
     }
     if (s->penalty_update &&
         (!(s->penalty_ratio >= 1) || !isfinite(s->penalty_ratio) || !(s->penalty_factor > 1) ||
-         !isfinite(s->penalty_factor) || !(s->rho_min > 0) || !(s->rho_min <= s->rho))) {
+         !isfinite(s->penalty_factor) || !(s->rho_min > 0) || !(s->rho_min <= s->rho) ||
+         !(s->rho <= s->rho_max) || !isfinite(s->rho_max))) {
         return fail(err, es, GDN_ERR_ARG,
-                    "penalty update: penalty_ratio >= 1, penalty_factor > 1, 0 < rho_min <= rho");
+                    "penalty update: penalty_ratio >= 1, penalty_factor > 1, "
+                    "0 < rho_min <= rho <= rho_max (finite)");
     }
     return GDN_OK;
 }

@@ -58,8 +58,9 @@
 // null-space drift from step to step.
 //
 // For the caller. Units: D in (m/s) per (N s), vf and v+ in m/s (rad/s for angular rows),
-// lambda in N s (impulses over the step: forces are lambda / h). D must be symmetric and stored
-// whole (n x n row-major): the factor reads its lower triangle, v+ = D lambda + vf every entry.
+// lambda in N s (impulses over the step: forces are lambda / h). D is symmetric, n x n row-major,
+// and only its lower triangle inside the envelope is read (with p->env: row i from the start of
+// the block of four holding first[i], +0 left of first[i]; without: the whole lower triangle).
 // Warm start: lambda and v+ of the previous step's matching rows (same contact frame: rotate
 // lambda_t when the tangents change), zeros for new rows; pass both or neither. With
 // warmstart_scale 0.9 an exact warm start still takes tens of iterations at tolerance 1e-8
@@ -108,17 +109,21 @@ void gdn_kamino_padmm_defaults(gdnKaminoPadmmSettings* s) {
     s->penalty_ratio = 10;
     s->penalty_factor = 1.5;
     s->rho_min = 1e-5;
+    s->rho_max = 1e6;
 }
 
 // scratch: the factor (n x n), then p, 1/p, vft, x, x_prev, y, y_prev, yhat, z, z_prev, zhat, s,
-// the penalty of each row and its reciprocal (0 where the penalty is 0)
-#define PADMM_VECTORS 14
+// the penalty of each row and its reciprocal (0 where the penalty is 0), the reciprocals of the
+// factor's diagonal (vector PADMM_DINV after p), then the Schur complement of the bilateral block
+// (n x n, the unilateral rows' block used) for refactorizations
+#define PADMM_VECTORS 15
+#define PADMM_DINV 14
 
 size_t gdn_kamino_padmm_scratch(int n) {
     if (n <= 0) {
         return 0;
     }
-    return (size_t)n * (size_t)n + (size_t)PADMM_VECTORS * (size_t)n;
+    return 2 * (size_t)n * (size_t)n + (size_t)PADMM_VECTORS * (size_t)n;
 }
 
 // the Coulomb cone projection: the polar cone {mu ||t|| <= -n} maps to 0 (tested first: with
@@ -168,6 +173,11 @@ void gdn_kamino_dual_cone_project(double mu, const double* x, double* out) {
     }
 }
 
+// the first column of row i inside the envelope (0 without one)
+static inline int row_first(const gdnCholEnvelope* env, int i) {
+    return env ? env->first[i] : 0;
+}
+
 // 1 when all n values are finite
 static int all_finite(const double* a, size_t n) {
     for (size_t i = 0; i < n; i++) {
@@ -208,7 +218,8 @@ static gdnStatus check_input(const gdnKaminoDual* p, const gdnKaminoPadmmSetting
         !isfinite(s->warmstart_scale) || !(s->rho_bilateral >= 0) || !isfinite(s->rho_bilateral) ||
         (s->penalty_update && (!(s->penalty_ratio >= 1) || !isfinite(s->penalty_ratio) ||
                                !(s->penalty_factor > 1) || !isfinite(s->penalty_factor) ||
-                               !(s->rho_min > 0) || !(s->rho_min <= s->rho)))) {
+                               !(s->rho_min > 0) || !(s->rho_min <= s->rho) ||
+                               !(s->rho <= s->rho_max) || !isfinite(s->rho_max)))) {
         return GDN_ERR_ARG;
     }
     const int n = p->n;
@@ -218,7 +229,12 @@ static gdnStatus check_input(const gdnKaminoDual* p, const gdnKaminoPadmmSetting
     if (!p->D || !p->vf || (p->nc > 0 && !p->mu) || !lambda || !vplus || !scratch) {
         return GDN_ERR_ARG;
     }
-    if (!all_finite(p->D, (size_t)n * (size_t)n) || !all_finite(p->vf, (size_t)n) ||
+    int finite_d = 1;
+    for (int i = 0; i < n && finite_d; i++) {
+        const int j0 = row_first(p->env, i);
+        finite_d = all_finite(p->D + (size_t)i * (size_t)n + j0, (size_t)(i + 1 - j0));
+    }
+    if (!finite_d || !all_finite(p->vf, (size_t)n) ||
         !all_finite(lambda, (size_t)n) || !all_finite(vplus, (size_t)n) ||
         (p->nc > 0 && !all_finite(p->mu, (size_t)p->nc))) {
         return GDN_ERR_NONFINITE;
@@ -257,69 +273,41 @@ static void preconditioner(const gdnKaminoDual* pb, int on, double* p) {
     }
 }
 
-// after the factor: L' mirrored into the strict upper triangle (gdn_chol_factor leaves it
-// alone) and the diagonal replaced by its reciprocals, for factor_solve
-static void prepare_factor(double* L, int n) {
-    for (int i = 0; i < n; i++) {
-        double* row = L + (size_t)i * (size_t)n;
-        for (int j = i + 1; j < n; j++) {
-            row[j] = L[(size_t)j * (size_t)n + (size_t)i];
-        }
-        row[i] = 1 / row[i];
-    }
-}
-
-// x = (L L')^-1 x in place, column-oriented: forward, x_j /= L_jj then x_i -= L_ij x_j for
-// i > j (L's column j = row j of the upper triangle); backward, x_i /= L_ii then x_k -= L_ik x_i
-// for k < i (row i of the lower triangle). Each step's updates are independent and run along a
-// contiguous row, so only the divisions (here products with the reciprocals) are serial
-static void factor_solve(const double* restrict L, int n, double* restrict x) {
-    for (int j = 0; j < n; j++) {
-        const double* row = L + (size_t)j * (size_t)n;
-        const double xj = x[j] * row[j];
-        x[j] = xj;
-        for (int i = j + 1; i < n; i++) {
-            x[i] -= row[i] * xj;
-        }
-    }
-    for (int i = n - 1; i >= 0; i--) {
+// x = (L L')^-1 x in place for the leading m rows of the factor (lower triangle, stride n, the
+// reciprocals of its diagonal in dinv): forward by rows, x_i = (x_i - L_i,:i x_:i) / L_ii, then
+// backward by the same rows, x_i /= L_ii and x_k -= L_ik x_i for k < i. Both read row i from
+// its envelope start only (L_ik = 0 left of it). m = n: the whole solve; m = nb: the solve with
+// the bilateral rows' block (the leading block of a Cholesky factor is the factor of the
+// leading block)
+static void factor_solve(const double* restrict L, const double* restrict dinv, int n, int m,
+                         const gdnCholEnvelope* env, double* restrict x) {
+    for (int i = 0; i < m; i++) {
         const double* row = L + (size_t)i * (size_t)n;
-        const double xi = x[i] * row[i];
+        double v = x[i];
+        for (int k = row_first(env, i); k < i; k++) {
+            v -= row[k] * x[k];
+        }
+        x[i] = v * dinv[i];
+    }
+    for (int i = m - 1; i >= 0; i--) {
+        const double* row = L + (size_t)i * (size_t)n;
+        const double xi = x[i] * dinv[i];
         x[i] = xi;
-        for (int k = 0; k < i; k++) {
+        for (int k = row_first(env, i); k < i; k++) {
             x[k] -= row[k] * xi;
         }
     }
 }
 
-// x = (L_bb L_bb')^-1 x for the leading nb x nb block of a factor prepared as above with
-// stride n (the leading block of a Cholesky factor is the factor of the leading block)
-static void factor_solve_leading(const double* restrict L, int n, int nb, double* restrict x) {
-    for (int j = 0; j < nb; j++) {
-        const double* row = L + (size_t)j * (size_t)n;
-        const double xj = x[j] * row[j];
-        x[j] = xj;
-        for (int i = j + 1; i < nb; i++) {
-            x[i] -= row[i] * xj;
-        }
-    }
-    for (int i = nb - 1; i >= 0; i--) {
-        const double* row = L + (size_t)i * (size_t)n;
-        const double xi = x[i] * row[i];
-        x[i] = xi;
-        for (int k = 0; k < i; k++) {
-            x[k] -= row[k] * xi;
-        }
-    }
-}
-
-void gdn_kamino_padmm_bilateral_solve(const double* scratch, int n, int nb, double* r) {
+void gdn_kamino_padmm_bilateral_solve(const gdnKaminoDual* p, const double* scratch, double* r) {
+    const int n = p->n, nb = p->nb;
     const double* L = scratch;
     const double* pc = L + (size_t)n * (size_t)n;
+    const double* dinv = pc + (size_t)PADMM_DINV * (size_t)n;
     for (int i = 0; i < nb; i++) {
         r[i] *= pc[i];
     }
-    factor_solve_leading(L, n, nb, r);
+    factor_solve(L, dinv, n, nb, p->env, r);
     for (int i = 0; i < nb; i++) {
         r[i] *= pc[i];
     }
@@ -339,26 +327,76 @@ static void project_k(const gdnKaminoDual* p, const double* w, double* y) {
     }
 }
 
-// the factor of Dt + diag(eta + rho_i): Dt = P D P into L's lower triangle, Cholesky, then the
-// layout factor_solve reads; 0 when L is not finite (finite D can overflow when scaled)
+// the factor of Dt + diag(eta + rho_i): Dt = P D P into L's lower triangle (inside the envelope,
+// from the start of its block of four as gdn_chol_factor_env reads it: the entries left of the
+// envelope are D's exact zeros), Cholesky, the reciprocals of the diagonal into dinv; 0 when the
+// factor is not finite (finite D can overflow when scaled; a non-finite entry of a row reaches
+// its diagonal). mindiag: the floor used (1e-15 of the largest diagonal)
 static int factorize(const gdnKaminoDual* p, const double* pc, const double* rv, double eta,
-                     double* L) {
+                     double* L, double* dinv, double* mindiag) {
     const int n = p->n;
     const size_t nn = (size_t)n;
     double dmax = 0;
     for (int i = 0; i < n; i++) {
         const double* Di = p->D + (size_t)i * nn;
         double* Li = L + (size_t)i * nn;
-        for (int j = 0; j <= i; j++) {
+        for (int j = row_first(p->env, i) & ~3; j <= i; j++) {
             Li[j] = pc[i] * Di[j] * pc[j];
         }
         Li[i] += eta + rv[i];
         dmax = Li[i] > dmax ? Li[i] : dmax;
     }
     // positive definite (eta > 0 or every rho_i > 0), so the floor never acts on a regular problem
-    gdn_chol_factor(L, n, 1e-15 * (dmax > 0 ? dmax : 1));
-    prepare_factor(L, n);
-    return all_finite(L, nn * nn);
+    *mindiag = 1e-15 * (dmax > 0 ? dmax : 1);
+    gdn_chol_factor_env(L, n, *mindiag, p->env);
+    for (int i = 0; i < n; i++) {
+        dinv[i] = 1 / L[(size_t)i * nn + (size_t)i];
+    }
+    return all_finite(dinv, nn);
+}
+
+// S (n x n, rows and columns nb.. used, inside the envelope) = the Schur complement of the
+// bilateral block in Dt without the unilateral rows' shift: S_ij = Dt_ij - L_i,:nb L_j,:nb'
+// (the factor's panel rows, which no penalty changes)
+static void schur_unilateral(const gdnKaminoDual* p, const double* pc, const double* L,
+                             double* S) {
+    const int n = p->n, nb = p->nb;
+    const size_t nn = (size_t)n;
+    for (int i = nb; i < n; i++) {
+        const double* Di = p->D + (size_t)i * nn;
+        const double* Li = L + (size_t)i * nn;
+        const int fi = row_first(p->env, i);
+        for (int j = fi > nb ? fi : nb; j <= i; j++) {
+            const double* Lj = L + (size_t)j * nn;
+            const int fj = row_first(p->env, j);
+            double v = pc[i] * Di[j] * pc[j];
+            for (int k = fi > fj ? fi : fj; k < nb; k++) {
+                v -= Li[k] * Lj[k];
+            }
+            S[(size_t)i * nn + (size_t)j] = v;
+        }
+    }
+}
+
+// a new penalty on the unilateral rows: their block of the factor from S, its shift eta + rho_i
+// and gdn_chol_factor_trailing (the bilateral block and the panel stay); 0 when not finite
+static int refactor_unilateral(const gdnKaminoDual* p, const double* S, const double* rv,
+                               double eta, double mindiag, double* L, double* dinv) {
+    const int n = p->n, nb = p->nb;
+    const size_t nn = (size_t)n;
+    for (int i = nb; i < n; i++) {
+        double* Li = L + (size_t)i * nn;
+        const int fi = row_first(p->env, i);
+        for (int j = fi > nb ? fi : nb; j <= i; j++) {
+            Li[j] = S[(size_t)i * nn + (size_t)j];
+        }
+        Li[i] += eta + rv[i];
+    }
+    gdn_chol_factor_trailing(L, n, nb, mindiag, p->env);
+    for (int i = nb; i < n; i++) {
+        dinv[i] = 1 / L[(size_t)i * nn + (size_t)i];
+    }
+    return all_finite(dinv + nb, (size_t)(n - nb));
 }
 
 gdnStatus gdn_kamino_padmm_solve(const gdnKaminoDual* p, const gdnKaminoPadmmSettings* s,
@@ -403,6 +441,10 @@ gdnStatus gdn_kamino_padmm_solve(const gdnKaminoDual* p, const gdnKaminoPadmmSet
     double* sv = zhat + nn;
     double* rv = sv + nn;
     double* rinv = rv + nn;
+    double* dinv = rinv + nn;
+    double* schur = dinv + nn;
+    int schur_ready = 0;
+    double mindiag = 0;
     const double eta = s->eta;
     if (!(eta > 0) && s->rho_bilateral == 0 && nb > 0) {
         return GDN_ERR_ARG; // bilateral rows without a penalty need the proximal term
@@ -418,7 +460,7 @@ gdnStatus gdn_kamino_padmm_solve(const gdnKaminoDual* p, const gdnKaminoPadmmSet
         rv[i] = i < nb ? s->rho_bilateral : rho;
         rinv[i] = rv[i] > 0 ? 1 / rv[i] : 0;
     }
-    if (!all_finite(vft, nn) || !factorize(p, pc, rv, eta, L)) {
+    if (!all_finite(vft, nn) || !factorize(p, pc, rv, eta, L, dinv, &mindiag)) {
         return GDN_ERR_NONFINITE;
     }
 
@@ -446,7 +488,7 @@ gdnStatus gdn_kamino_padmm_solve(const gdnKaminoDual* p, const gdnKaminoPadmmSet
         for (int i = 0; i < n; i++) {
             x[i] = -vft[i] - sv[i] + eta * x_prev[i] + rv[i] * yhat[i] + zhat[i];
         }
-        factor_solve(L, n, x);
+        factor_solve(L, dinv, n, n, p->env, x);
 
         // the y-step (projection onto K, z used as the shifted point) and the z-step
         for (int i = 0; i < n; i++) {
@@ -499,13 +541,18 @@ gdnStatus gdn_kamino_padmm_solve(const gdnKaminoDual* p, const gdnKaminoPadmmSet
         }
 
         // the balanced penalty (kamino.md 2.4g) on the unilateral rows: rho up when the primal
-        // residual dominates, down when the dual one does; a new rho needs a new factor, and
-        // the acceleration restarts from the current iterates
+        // residual dominates, down when the dual one does, within [rho_min, rho_max]; a new rho
+        // needs a new factor of the unilateral rows' block (the Schur complement of the
+        // bilateral block is made at the first change), and the acceleration restarts from the
+        // current iterates
         if (s->penalty_update && nb < n) {
+            // (a residual already within its tolerance is not balanced against: converged
+            // rows otherwise drive rho without bound against an exactly-zero other residual)
             double next = rho;
-            if (bp > s->penalty_ratio * bd) {
+            if (bp > s->penalty_ratio * bd && r_p > s->tol_primal) {
                 next = rho * s->penalty_factor;
-            } else if (bd > s->penalty_ratio * bp) {
+                next = next > s->rho_max ? s->rho_max : next;
+            } else if (bd > s->penalty_ratio * bp && r_d > s->tol_dual) {
                 next = rho / s->penalty_factor;
                 next = next < s->rho_min ? s->rho_min : next;
             }
@@ -515,7 +562,11 @@ gdnStatus gdn_kamino_padmm_solve(const gdnKaminoDual* p, const gdnKaminoPadmmSet
                     rv[i] = rho;
                     rinv[i] = 1 / rho;
                 }
-                if (!factorize(p, pc, rv, eta, L)) {
+                if (!schur_ready) {
+                    schur_unilateral(p, pc, L, schur);
+                    schur_ready = 1;
+                }
+                if (!refactor_unilateral(p, schur, rv, eta, mindiag, L, dinv)) {
                     status->iterations = k;
                     return GDN_ERR_NONFINITE;
                 }
@@ -572,13 +623,19 @@ gdnStatus gdn_kamino_padmm_solve(const gdnKaminoDual* p, const gdnKaminoPadmmSet
     for (int i = 0; i < n; i++) {
         lambda[i] = pc[i] * y[i];
     }
+    // (D symmetric, its lower triangle inside the envelope: row i adds D_ij lambda_j to v+_i
+    // and D_ij lambda_i to v+_j)
+    for (int i = 0; i < n; i++) {
+        vplus[i] = p->vf[i];
+    }
     for (int i = 0; i < n; i++) {
         const double* Di = p->D + (size_t)i * nn;
-        double v = p->vf[i];
-        for (int j = 0; j < n; j++) {
+        double v = Di[i] * lambda[i];
+        for (int j = row_first(p->env, i); j < i; j++) {
             v += Di[j] * lambda[j];
+            vplus[j] += Di[j] * lambda[i];
         }
-        vplus[i] = v;
+        vplus[i] += v;
     }
     status->converged = converged;
     status->iterations = k;

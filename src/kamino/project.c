@@ -42,8 +42,8 @@ static void gauss_newton_direction(const gdnKaminoModel* km, gdnKWorld* w, int n
         L[(size_t)i * nb + i] += 1e-12 * maxd + 1e-300;
         d[i] = -w->resid[i];
     }
-    gdn_chol_factor(L, nb, 1e-15 * maxd);
-    gdn_chol_solve(d, L, d, nb);
+    gdn_chol_factor_env(L, nb, 1e-15 * maxd, &w->env);
+    gdn_chol_solve_env(d, L, d, nb, &w->env);
 }
 
 // poses += M^-1 J' d (the rows' minvj blocks)
@@ -85,11 +85,17 @@ int gdn_kamino_project(const gdnKaminoModel* km, gdnKWorld* w, int n, int nb) {
     if (nb == 0) {
         return 0;
     }
-    const int kept_factor = km->s.rho_bilateral == 0 && n >= nb;
+    const int kept_factor = km->s.rho_bilateral == 0 && n >= nb && w->dual.n == n;
     double* d = w->vf;
     for (; it < km->s.projection_iterations; it++) {
-        gdn_kamino_body_frames(km, w);
-        gdn_kamino_joint_rows(km, w);
+        // the chord iteration needs the residuals only; Gauss-Newton the rows too
+        if (kept_factor) {
+            gdn_kamino_body_poses(km, w);
+            gdn_kamino_joint_residuals(km, w);
+        } else {
+            gdn_kamino_body_frames(km, w);
+            gdn_kamino_joint_rows(km, w);
+        }
         if (max_abs(w->resid, nb) <= km->s.projection_tol) {
             break;
         }
@@ -97,7 +103,7 @@ int gdn_kamino_project(const gdnKaminoModel* km, gdnKWorld* w, int n, int nb) {
             for (int i = 0; i < nb; i++) {
                 d[i] = -w->resid[i];
             }
-            gdn_kamino_padmm_bilateral_solve(w->scratch, n, nb, d);
+            gdn_kamino_padmm_bilateral_solve(&w->dual, w->scratch, d);
             // minvj stays the step's (M^-1 J' where the factor was made): the null space of
             // that factor's D (redundant loop rows) is exactly the null space of this J', so
             // the 1 / eta gain the regularized inverse has there moves nothing

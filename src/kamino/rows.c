@@ -10,6 +10,15 @@
 #include "math/vec.h"
 
 void gdn_kamino_body_frames(const gdnKaminoModel* km, gdnKWorld* w) {
+    gdn_kamino_body_poses(km, w);
+    for (int b = 1; b < km->nbody; b++) {
+        if (km->moving[b]) {
+            gdn_kamino_iinv_world(km, w, b, w->iinv + 9 * b);
+        }
+    }
+}
+
+void gdn_kamino_body_poses(const gdnKaminoModel* km, gdnKWorld* w) {
     const gdnModel* m = km->m;
     for (int b = 1; b < km->nbody; b++) {
         if (!km->moving[b]) {
@@ -29,7 +38,6 @@ void gdn_kamino_body_frames(const gdnKaminoModel* km, gdnKWorld* w) {
         }
         gdn_mulmat3(v, X, m->body_ipos + 3 * b);
         gdn_sub3(w->xpos + 3 * b, w->pub.body_pos + 3 * b, v);
-        gdn_kamino_iinv_world(km, w, b, w->iinv + 9 * b);
     }
 }
 
@@ -98,10 +106,7 @@ void gdn_kamino_block_rows(const gdnKaminoModel* km, const gdnKWorld* w, int ji,
     const gdnKJoint* j = km->joint + ji;
     int a = rb(km, j->body), b = rb(km, j->base), n = 0;
     double A[9], pF[3], pB[3], d[3], e[3], ax[3];
-    gdnKRow tmp;
-    gdnKRow* out = rows ? rows : &tmp;
-    int step = rows ? 1 : 0;
-#define NEXT (out + step * n)
+#define NEXT (rows + n)
     if (j->type == GDN_KJ_CONNECT || j->type == GDN_KJ_WELD) {
         const double* R1 = w->xmat + 9 * j->body;
         const double* R2 = w->xmat + 9 * j->base;
@@ -113,7 +118,9 @@ void gdn_kamino_block_rows(const gdnKaminoModel* km, const gdnKWorld* w, int ji,
         gdn_sub3(d, p1, p2);
         for (int i = 0; i < 3; i++) {
             double u[3] = {i == 0, i == 1, i == 2};
-            trans_row(NEXT, w, a, b, u, p1, p2);
+            if (rows) {
+                trans_row(NEXT, w, a, b, u, p1, p2);
+            }
             r[n++] = d[i];
         }
         if (j->type == GDN_KJ_WELD) {
@@ -123,7 +130,9 @@ void gdn_kamino_block_rows(const gdnKaminoModel* km, const gdnKWorld* w, int ji,
             gdn_kamino_logmat(e, Rrel);
             for (int i = 0; i < 3; i++) {
                 col(ax, R2, i);
-                rot_row(NEXT, a, b, ax);
+                if (rows) {
+                    rot_row(NEXT, a, b, ax);
+                }
                 r[n++] = e[i];
             }
         }
@@ -143,7 +152,9 @@ void gdn_kamino_block_rows(const gdnKaminoModel* km, const gdnKWorld* w, int ji,
     if (tfirst >= 0) {
         for (int i = tfirst; i < 3; i++) {
             col(ax, A, i);
-            trans_row(NEXT, w, a, b, ax, pF, pF);
+            if (rows) {
+                trans_row(NEXT, w, a, b, ax, pF, pF);
+            }
             r[n++] = gdn_dot3(ax, d);
         }
     }
@@ -155,7 +166,9 @@ void gdn_kamino_block_rows(const gdnKaminoModel* km, const gdnKWorld* w, int ji,
         gdn_kamino_logmat(e, Rrel);
         for (int i = 0; i < 3; i++) {
             col(ax, A, i);
-            rot_row(NEXT, a, b, ax);
+            if (rows) {
+                rot_row(NEXT, a, b, ax);
+            }
             r[n++] = e[i];
         }
     } else if (t == GDN_KAMINO_REVOLUTE || t == GDN_KAMINO_CYLINDRICAL) {
@@ -166,7 +179,9 @@ void gdn_kamino_block_rows(const gdnKaminoModel* km, const gdnKWorld* w, int ji,
         gdn_cross3(c, xB, xF);
         for (int i = 1; i < 3; i++) {
             col(ax, A, i);
-            rot_row(NEXT, a, b, ax);
+            if (rows) {
+                rot_row(NEXT, a, b, ax);
+            }
             r[n++] = gdn_dot3(ax, c);
         }
     } else if (t == GDN_KAMINO_UNIVERSAL) {
@@ -174,10 +189,18 @@ void gdn_kamino_block_rows(const gdnKaminoModel* km, const gdnKWorld* w, int ji,
         col(u, A, 0);
         gdn_mulmat3(v, w->xmat + 9 * j->body, j->axis2);
         gdn_cross3(c, v, u);
-        rot_row(NEXT, a, b, c);
+        if (rows) {
+            rot_row(NEXT, a, b, c);
+        }
         r[n++] = gdn_dot3(u, v) - j->k12;
     }
 #undef NEXT
+}
+
+void gdn_kamino_joint_residuals(const gdnKaminoModel* km, gdnKWorld* w) {
+    for (int j = 0; j < km->njoint; j++) {
+        gdn_kamino_block_rows(km, w, j, w->resid + km->joint[j].row0, NULL);
+    }
 }
 
 void gdn_kamino_joint_rows(const gdnKaminoModel* km, gdnKWorld* w) {

@@ -307,7 +307,8 @@ static gdnStatus step_world(const gdnKaminoModel* km, gdnKWorld* w) {
     if (n > 0) {
         gdn_kamino_assemble(km, w, n, nbil, nl, nc, h);
         warmstart(km, w, n, nbil + nl, nc);
-        gdnKaminoDual p = {nbil, nl, nc, n, w->D, w->vf, w->mu};
+        w->dual = (gdnKaminoDual){nbil, nl, nc, n, w->D, w->vf, w->mu, &w->env};
+        const gdnKaminoDual* p = &w->dual;
         gdnKaminoPadmmSettings ps;
         gdn_kamino_padmm_defaults(&ps);
         ps.max_iterations = km->s.max_iterations;
@@ -327,7 +328,8 @@ static gdnStatus step_world(const gdnKaminoModel* km, gdnKWorld* w) {
         ps.penalty_ratio = km->s.penalty_ratio;
         ps.penalty_factor = km->s.penalty_factor;
         ps.rho_min = km->s.rho_min;
-        r = gdn_kamino_padmm_solve(&p, &ps, w->lam, w->vplus, w->scratch, &ss);
+        ps.rho_max = km->s.rho_max;
+        r = gdn_kamino_padmm_solve(p, &ps, w->lam, w->vplus, w->scratch, &ss);
         if (r != GDN_OK) {
             return r;
         }

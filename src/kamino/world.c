@@ -17,7 +17,9 @@ static void world_free(gdnKWorld* w) {
                  w->D, w->vf, w->mu, w->lam, w->vplus, w->lam_prev, w->id_prev, w->kind_prev,
                  w->minvj, w->uf, w->scratch, w->xpos, w->xmat, w->rcom, w->iinv, w->contact,
                  w->wrench, w->pos_prev, w->quat_prev, w->vplus_prev, w->qpos_save,
-                 w->contact_prev, w->cimp_prev, w->cused};
+                 w->contact_prev, w->cimp_prev, w->cused, w->env.first, w->env.last,
+                 w->env.colstart, w->env.colrows, w->body_rowstart, w->body_rowfill,
+                 w->body_rows};
     for (size_t i = 0; i < sizeof(p) / sizeof(p[0]); i++) {
         free(p[i]);
     }
@@ -47,6 +49,11 @@ static int world_alloc(const gdnKaminoModel* km, gdnKWorld* w) {
     bad |= D(w->wrench, 6 * nb) | D(w->pos_prev, 3 * nb) | D(w->quat_prev, 4 * nb);
     bad |= D(w->vplus_prev, n) | D(w->qpos_save, (size_t)m->nq + 1);
     bad |= D(w->contact_prev, nc) | D(w->cimp_prev, 6 * nc) | D(w->cused, nc);
+    // the envelope of D over every row count up to maxrow (n - 1 rows: its column lists hold at
+    // most (n - 1)(n - 2) / 2 entries) and the rows of each body
+    bad |= D(w->env.first, n) | D(w->env.last, n) | D(w->env.colstart, n + 1);
+    bad |= D(w->env.colrows, n * n / 2 + 1);
+    bad |= D(w->body_rowstart, nb + 1) | D(w->body_rowfill, nb + 1) | D(w->body_rows, 2 * n);
 #undef D
     w->pub.contact = w->contact;
     return bad ? -1 : 0;

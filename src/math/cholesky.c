@@ -306,3 +306,36 @@ int gdn_chol_update_env(double* mat, double* x, int n, int plus, const gdnCholEn
 int gdn_chol_update(double* mat, double* x, int n, int plus) {
     return update_dense(mat, x, n, plus);
 }
+
+int gdn_chol_factor_trailing(double* mat, int n, int k0, double mindiag,
+                             const gdnCholEnvelope* env) {
+    int rank = n - k0;
+    for (int j = k0; j < n; j++) {
+        double* row_j = mat + (size_t)j * (size_t)n;
+        const int first_j = env && env->first[j] > k0 ? env->first[j] : k0;
+        double diag = row_j[j];
+        for (int k = first_j; k < j; k++) {
+            diag -= row_j[k] * row_j[k];
+        }
+        if (diag < mindiag) {
+            diag = mindiag;
+            rank--;
+        }
+        row_j[j] = sqrt(diag);
+        const double inv = 1 / row_j[j];
+        for (int i = j + 1; i < n; i++) {
+            const int first_i = env ? env->first[i] : 0;
+            if (first_i > j) {
+                continue; // outside the envelope: an exact zero that stays one
+            }
+            double* row_i = mat + (size_t)i * (size_t)n;
+            int k = first_i > first_j ? first_i : first_j;
+            double v = row_i[j];
+            for (; k < j; k++) {
+                v -= row_i[k] * row_j[k];
+            }
+            row_i[j] = v * inv;
+        }
+    }
+    return rank;
+}

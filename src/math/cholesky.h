@@ -48,5 +48,14 @@ int gdn_chol_factor_env(double* mat, int n, double mindiag, const gdnCholEnvelop
 void gdn_chol_solve_env(double* res, const double* mat, const double* vec, int n,
                         const gdnCholEnvelope* env);
 int gdn_chol_update_env(double* mat, double* x, int n, int plus, const gdnCholEnvelope* env);
+// The trailing block of a partial factor: rows and columns k0..n-1 of mat (lower triangle) hold
+// S = A_tt - L_tl L_tl' (A's trailing block minus the product of the factor's panel rows), and
+// become S's Cholesky factor, so mat holds the factor of A; the leading block and the panel
+// (columns < k0) are read only. A changed diagonal of A_tt alone (a new shift) thus costs the
+// trailing block's factor, not A's. Entries outside env (NULL: dense) are +0 and stay so.
+// Diagonals below mindiag are raised to it; returns the trailing block's rank. Its sums run left
+// to right (not in gdn_chol_factor's order: the bits differ from a full factor at round-off).
+int gdn_chol_factor_trailing(double* mat, int n, int k0, double mindiag,
+                             const gdnCholEnvelope* env);
 
 #endif

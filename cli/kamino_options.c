@@ -91,9 +91,9 @@ static const cliKaminoOption options[] = {
     {"--max-contacts", "N", FIELD(max_contacts), KOPT_INT, 0,
      "the contacts per world the rows hold; more are counted as overflow and dropped", ""},
     {"--projection-iterations", "N", FIELD(projection_iterations), KOPT_INT, 0,
-     "gradyn's extension: after each step at most N mass-weighted Gauss-Newton projections of "
-     "the poses onto the joint and loop-closure rows, velocities unchanged (0: none, as in "
-     "Kamino)", ""},
+     "gradyn's extension: after each step at most N iterations projecting the poses onto the "
+     "joint and loop-closure rows (mass-weighted, velocities unchanged); 0: Kamino's "
+     "velocity-level recovery alone", ""},
     {"--projection-tol", "T", FIELD(projection_tol), KOPT_REAL, 0,
      "the projection stops when every residual is below T, m or rad", ""},
 };

@@ -31,8 +31,9 @@ extern const char cli_contacts_usage[];
 extern const char cli_grad_usage[];
 extern const char cli_gradcheck_usage[];
 
-// the command's help on stdout: its usage, then the paragraphs on the options it shares with
-// other commands (the state, the solver, grad's objective)
+// the command's help on stdout: its usage (and its own extra paragraph: simulate's Kamino
+// settings), then the paragraphs on the options it shares with other commands (the state, the
+// solver, grad's objective)
 void cli_print_help(const char* command);
 
 // print "gradyn: error: <message>" on stderr and return CLI_EXIT_ERROR

@@ -3,6 +3,7 @@
 // with the constraint solver's options and a count of the steps whose solve did not converge;
 // MuJoCo's formulation or Kamino (--solver kamino, or the model's <custom> gradyn_solver).
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,12 +12,14 @@
 
 #include "cli.h"
 #include "json_writer.h"
+#include "kamino_options.h"
 #include "number_format.h"
 #include "session.h"
 
 const char cli_simulate_usage[] =
     "usage: gradyn simulate MODEL.xml --steps N " CLI_STATE_SYNOPSIS " [--ctrl c1,c2,...]\n"
     "    [--format csv|json] [--output|-o FILE] [--every K]\n" CLI_SOLVER_SYNOPSIS
+    "    [Kamino settings (listed below): --rho R, --penalty-update on|off, ...]\n"
     "Runs N steps of MuJoCo's step (collision, the constraint solve, semi-implicit Euler) and\n"
     "writes the trajectory: time, qpos, qvel of step 0, of every K-th step and of the last step\n"
     "(N/K + 1 rows when K divides N), as CSV (a header row, then one row per step) or JSON\n"
@@ -27,9 +30,12 @@ const char cli_simulate_usage[] =
     "(unconverged_steps), never hidden.\n"
     "With Kamino (--solver kamino, or a model whose <custom> gradyn_solver is kamino) each\n"
     "row also gives the step's status: converged, iterations, r_p, r_d, r_c (PADMM's\n"
-    "residuals, docs/kamino.md), the rows and contacts (JSON: kamino_status; CSV: the same\n"
-    "columns after qvel), and stderr gets a summary: unconverged steps, median and largest\n"
-    "iterations, largest residuals. --iterations and --tolerance set PADMM's; the joint\n"
+    "residuals, docs/kamino.md), the rows and contacts, the penalty updates\n"
+    "(refactorizations) and the final penalty rho (JSON: kamino_status; CSV: columns\n"
+    "converged, iterations, r_p, r_d, r_c, nrow, ncontact, refactorizations, rho after qvel);\n"
+    "the JSON's kamino_settings gives every setting used. stderr gets a summary: unconverged\n"
+    "steps, median and largest iterations, largest residuals, total refactorizations and the\n"
+    "range of the final rho. The Kamino settings below set the backend; the joint\n"
     "coordinates are recovered from the body poses. Joints are Kamino's rows, so there\n"
     "--noconstraint drops contacts, limits and loop closures but keeps the joints.\n";
 
@@ -43,6 +49,7 @@ typedef struct simulateArgs {
     const char* output;
     const char* ctrl;  // comma-separated controls, NULL to keep the state's
     cliSolverArgs solver;
+    cliKaminoArgs kamino; // Kamino's settings
 } simulateArgs;
 
 // where the trajectory goes, in either format
@@ -56,8 +63,9 @@ typedef struct trajectoryWriter {
 } trajectoryWriter;
 
 
-// CSV header row or the opening of the JSON document
-static void trajectory_begin(trajectoryWriter* t, const gdnModel* m, const simulateArgs* a) {
+// CSV header row or the opening of the JSON document (with Kamino's settings ks, if any)
+static void trajectory_begin(trajectoryWriter* t, const gdnModel* m, const simulateArgs* a,
+                             const gdnKaminoSettings* ks) {
     if (t->json) {
         cli_json_init(&t->w, t->out);
         cli_json_begin_object(&t->w, NULL);
@@ -67,6 +75,9 @@ static void trajectory_begin(trajectoryWriter* t, const gdnModel* m, const simul
         cli_json_double(&t->w, "timestep", m->opt.timestep);
         cli_json_int(&t->w, "steps", a->steps);
         cli_json_int(&t->w, "every", a->every);
+        if (ks) {
+            cli_kamino_settings_json(&t->w, "kamino_settings", ks);
+        }
         cli_json_begin_array(&t->w, "trajectory");
         return;
     }
@@ -78,7 +89,7 @@ static void trajectory_begin(trajectoryWriter* t, const gdnModel* m, const simul
         fprintf(t->out, ",qvel%d", i);
     }
     if (t->kamino) {
-        fputs(",converged,iterations,r_p,r_d,r_c,nrow,ncontact", t->out);
+        fputs(",converged,iterations,r_p,r_d,r_c,nrow,ncontact,refactorizations,rho", t->out);
     }
     fputc('\n', t->out);
 }
@@ -113,6 +124,8 @@ static void trajectory_row(trajectoryWriter* t, const gdnModel* m, double time,
             cli_json_int(&t->w, "nlimit", ks->nlimit);
             cli_json_int(&t->w, "ncontact", ks->ncontact);
             cli_json_int(&t->w, "ncontact_overflow", ks->ncontact_overflow);
+            cli_json_int(&t->w, "refactorizations", ks->refactorizations);
+            cli_json_double(&t->w, "rho", ks->rho);
             cli_json_end_object(&t->w);
         }
         cli_json_end_object(&t->w);
@@ -136,9 +149,10 @@ static void trajectory_row(trajectoryWriter* t, const gdnModel* m, double time,
             cli_write_double(t->out, ks->r_d);
             fputc(',', t->out);
             cli_write_double(t->out, ks->r_c);
-            fprintf(t->out, ",%d,%d", ks->nrow, ks->ncontact);
+            fprintf(t->out, ",%d,%d,%d,", ks->nrow, ks->ncontact, ks->refactorizations);
+            cli_write_double(t->out, ks->rho);
         } else {
-            fputs(",,,,,,,", t->out);
+            fputs(",,,,,,,,,", t->out);
         }
     }
     fputc('\n', t->out);
@@ -166,11 +180,15 @@ static int parse_simulate_args(int argc, char** argv, simulateArgs* a) {
     a->every = 1;
     cli_solver_args_init(&a->solver);
     a->solver.kamino_ok = 1;
+    cli_kamino_args_init(&a->kamino);
     for (int i = 1; i < argc; i++) {
         const char* option = argv[i];
         int consumed = cli_state_option(&a->state, "simulate", argc, argv, &i);
         if (consumed == 0) {
             consumed = cli_solver_option(&a->solver, "simulate", argc, argv, &i);
+        }
+        if (consumed == 0) {
+            consumed = cli_kamino_option(&a->kamino, "simulate", argc, argv, &i);
         }
         if (consumed < 0) {
             return CLI_EXIT_USAGE;
@@ -273,59 +291,47 @@ static int compare_doubles(const void* a, const void* b) {
 }
 
 
-// Kamino: one world from the session's state (its joint coordinates), a->steps steps, the
-// status of each in the rows and a summary on stderr; CLI_EXIT_OK or the failed step's error
-static int run_kamino(cliSession* s, const simulateArgs* a, trajectoryWriter* t) {
+// Kamino: one world of km from the session's state (its joint coordinates), a->steps steps,
+// the status of each in the rows and a summary on stderr; CLI_EXIT_OK or the failed step's
+// error
+static int run_kamino(cliSession* s, const simulateArgs* a, trajectoryWriter* t,
+                      const gdnKaminoModel* km) {
     const gdnModel* m = s->m;
-    gdnKaminoSettings set;
-    gdn_kamino_settings_default(&set);
-    set.restitution = m->opt.kamino_restitution;
-    if (a->solver.iterations >= 0) {
-        set.max_iterations = (int)a->solver.iterations;
-    }
-    if (a->solver.tolerance >= 0) {
-        set.tol_primal = set.tol_dual = set.tol_compl = a->solver.tolerance;
-    }
-    char err[CLI_ERR_SIZE] = "", warn[CLI_ERR_SIZE] = "";
-    gdnKaminoModel* km = NULL;
     gdnKaminoData* kd = NULL;
-    gdnStatus status = gdn_kamino_model_create(m, &set, &km, err, (int)sizeof(err), warn,
-                                               (int)sizeof(warn));
-    if (status != GDN_OK) {
-        return cli_fail("%s: Kamino: %s", a->path, err[0] ? err : gdn_status_string(status));
-    }
-    for (const char* line = warn; *line;) {
-        const char* end = strchr(line, '\n');
-        int len = end ? (int)(end - line) : (int)strlen(line);
-        if (len > 0) {
-            fprintf(stderr, "gradyn: warning: Kamino: %.*s\n", len, line);
-        }
-        line += len + (end != NULL);
-    }
-    status = gdn_kamino_data_create(km, 1, &kd);
+    gdnStatus status = gdn_kamino_data_create(km, 1, &kd);
     if (status == GDN_OK) {
         status = gdn_kamino_reset(km, kd, NULL, s->d->qpos, s->d->qvel);
     }
     gdnKaminoWorld* w = status == GDN_OK ? gdn_kamino_world(kd, 0) : NULL;
     double* iters = status == GDN_OK ? malloc(sizeof(double) * (size_t)(a->steps + 1)) : NULL;
     if (!w || !iters) {
+        char message[CLI_ERR_SIZE];
+        snprintf(message, sizeof(message), "Kamino: cannot create the world: %s",
+                 gdn_status_string(status != GDN_OK ? status : GDN_ERR_MEMORY));
         free(iters);
         gdn_kamino_data_free(kd);
-        gdn_kamino_model_free(km);
-        return cli_fail("Kamino: cannot create the world: %s",
-                        gdn_status_string(status != GDN_OK ? status : GDN_ERR_MEMORY));
+        trajectory_end(t, message);
+        return cli_fail("%s", message);
     }
     memcpy(w->ctrl, s->d->ctrl, sizeof(double) * (size_t)m->nu);
     trajectory_row(t, m, w->time, w->qpos, w->qvel, NULL, &w->status, 0);
     double worst[3] = {0, 0, 0};
+    double rho_lo = INFINITY, rho_hi = -INFINITY;
+    long refactorizations = 0;
     int code = CLI_EXIT_OK;
     for (long step = 1; step <= a->steps; step++) {
         status = gdn_kamino_step(km, kd);
         if (status != GDN_OK) {
-            char message[CLI_ERR_SIZE];
+            // a bad argument of a step is a setting the backend refuses: name the ones given
+            char message[CLI_ERR_SIZE], given[CLI_ERR_SIZE / 2];
             char time[CLI_NUMBER_SIZE];
-            snprintf(message, sizeof(message), "Kamino step %ld (from time %s) failed: %s", step,
-                     cli_format_double(time, w->time), gdn_status_string(status));
+            cli_kamino_given(&a->solver, &a->kamino, given, (int)sizeof(given));
+            snprintf(message, sizeof(message), "Kamino step %ld (from time %s) failed: %s%s%s%s",
+                     step, cli_format_double(time, w->time), gdn_status_string(status),
+                     status == GDN_ERR_ARG && given[0] ? " (the backend refuses the settings; "
+                                                         "given: " : "",
+                     status == GDN_ERR_ARG ? given : "",
+                     status == GDN_ERR_ARG && given[0] ? ")" : "");
             trajectory_end(t, message);
             code = cli_fail("%s", message);
             break;
@@ -336,6 +342,11 @@ static int run_kamino(cliSession* s, const simulateArgs* a, trajectoryWriter* t)
         worst[0] = ks->r_p > worst[0] ? ks->r_p : worst[0];
         worst[1] = ks->r_d > worst[1] ? ks->r_d : worst[1];
         worst[2] = ks->r_c > worst[2] ? ks->r_c : worst[2];
+        refactorizations += ks->refactorizations;
+        if (isfinite(ks->rho)) {
+            rho_lo = ks->rho < rho_lo ? ks->rho : rho_lo;
+            rho_hi = ks->rho > rho_hi ? ks->rho : rho_hi;
+        }
         if (step % a->every == 0 || step == a->steps) {
             trajectory_row(t, m, w->time, w->qpos, w->qvel, NULL, ks, step);
         }
@@ -346,18 +357,20 @@ static int run_kamino(cliSession* s, const simulateArgs* a, trajectoryWriter* t)
             // the per-step status summary
             qsort(iters, (size_t)a->steps, sizeof(double), compare_doubles);
             char rp[CLI_NUMBER_SIZE], rd[CLI_NUMBER_SIZE], rc[CLI_NUMBER_SIZE];
+            char lo[CLI_NUMBER_SIZE], hi[CLI_NUMBER_SIZE];
             fprintf(stderr,
                     "gradyn: Kamino (PADMM): %ld steps, %ld unconverged; iterations median %ld, "
-                    "largest %ld; largest r_p %s, r_d %s, r_c %s\n",
+                    "largest %ld; largest r_p %s, r_d %s, r_c %s; %ld refactorizations; final "
+                    "rho %s to %s\n",
                     a->steps, t->unconverged, (long)iters[(a->steps - 1) / 2],
                     (long)iters[a->steps - 1],
                     cli_format_double(rp, worst[0]), cli_format_double(rd, worst[1]),
-                    cli_format_double(rc, worst[2]));
+                    cli_format_double(rc, worst[2]), refactorizations,
+                    cli_format_double(lo, rho_lo), cli_format_double(hi, rho_hi));
         }
     }
     free(iters);
     gdn_kamino_data_free(kd);
-    gdn_kamino_model_free(km);
     return code;
 }
 
@@ -384,17 +397,38 @@ int cli_simulate(int argc, char** argv) {
         }
     }
 
+    // Kamino: by --solver kamino or the model's choice; its settings need it. Its model is
+    // built (the settings checked) before any output
+    int kamino = a.solver.kamino || (s.m->opt.gradyn_solver == 1 && a.solver.solver < 0);
+    const char* kamino_option = cli_kamino_first_given(&a.kamino);
+    if (!kamino && kamino_option) {
+        cli_session_close(&s);
+        return cli_usage_error("simulate", "%s needs Kamino: give --solver kamino, or a model "
+                               "whose <custom> gradyn_solver is kamino (without --solver "
+                               "newton, cg or pgs)", kamino_option);
+    }
+    gdnKaminoModel* km = NULL;
+    if (kamino) {
+        code = cli_kamino_model(s.m, a.path, &a.solver, &a.kamino, &km);
+        if (code != CLI_EXIT_OK) {
+            cli_session_close(&s);
+            return code;
+        }
+    }
+
     // output file or standard output
     int to_stdout = !a.output || strcmp(a.output, "-") == 0;
     trajectoryWriter t = {to_stdout ? stdout : fopen(a.output, "w"), a.json, {0}, 0, 0.0, 0};
     if (!t.out) {
+        gdn_kamino_model_free(km);
         cli_session_close(&s);
         return cli_fail("%s: cannot open output file: %s", a.output, strerror(errno));
     }
 
-    t.kamino = a.solver.kamino || (s.m->opt.gradyn_solver == 1 && a.solver.solver < 0);
-    trajectory_begin(&t, s.m, &a);
-    code = t.kamino ? run_kamino(&s, &a, &t) : run_steps(&s, &a, &t);
+    t.kamino = kamino;
+    trajectory_begin(&t, s.m, &a, km ? gdn_kamino_model_settings(km) : NULL);
+    code = kamino ? run_kamino(&s, &a, &t, km) : run_steps(&s, &a, &t);
+    gdn_kamino_model_free(km);
     cli_session_close(&s);
 
     // a write error (full disk, closed pipe) is an error too

@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "grad_problem.h"
+#include "kamino_options.h"
 #include "session.h"
 
 // the paragraphs on options several commands share
@@ -20,15 +21,17 @@ typedef struct cliCommand {
     int (*run)(int argc, char** argv);
     const char* usage;
     int shared; // HELP_* bits
+    void (*more_help)(FILE* out); // a paragraph printed after the usage (NULL: none)
 } cliCommand;
 
 static const cliCommand commands[] = {
-    {"info", cli_info, cli_info_usage, 0},
-    {"forward", cli_forward, cli_forward_usage, HELP_STATE | HELP_SOLVER},
-    {"simulate", cli_simulate, cli_simulate_usage, HELP_STATE | HELP_SOLVER},
-    {"contacts", cli_contacts, cli_contacts_usage, HELP_STATE | HELP_SOLVER},
-    {"grad", cli_grad, cli_grad_usage, HELP_GRAD | HELP_STATE | HELP_SOLVER},
-    {"gradcheck", cli_gradcheck, cli_gradcheck_usage, HELP_GRAD | HELP_STATE | HELP_SOLVER},
+    {"info", cli_info, cli_info_usage, 0, NULL},
+    {"forward", cli_forward, cli_forward_usage, HELP_STATE | HELP_SOLVER, NULL},
+    {"simulate", cli_simulate, cli_simulate_usage, HELP_STATE | HELP_SOLVER, cli_kamino_help},
+    {"contacts", cli_contacts, cli_contacts_usage, HELP_STATE | HELP_SOLVER, NULL},
+    {"grad", cli_grad, cli_grad_usage, HELP_GRAD | HELP_STATE | HELP_SOLVER, NULL},
+    {"gradcheck", cli_gradcheck, cli_gradcheck_usage, HELP_GRAD | HELP_STATE | HELP_SOLVER,
+     NULL},
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
@@ -54,12 +57,16 @@ static const char usage_tail[] =
     "step or a failed check, 2 on a bad command line.\n";
 
 
-// the whole help: the head, every command's usage, the shared paragraphs once, the tail
+// the whole help: the head, every command's usage (and its own extra paragraph), the shared paragraphs once, the tail
 static void print_usage(FILE* out) {
     fputs(usage_head, out);
     for (size_t i = 0; i < NCOMMANDS; i++) {
         fputc('\n', out);
         fputs(commands[i].usage, out);
+        if (commands[i].more_help) {
+            fputc('\n', out);
+            commands[i].more_help(out);
+        }
     }
     for (int k = NSHARED - 1; k >= 0; k--) {
         fputc('\n', out);
@@ -76,6 +83,10 @@ void cli_print_help(const char* command) {
             continue;
         }
         fputs(commands[i].usage, stdout);
+        if (commands[i].more_help) {
+            fputc('\n', stdout);
+            commands[i].more_help(stdout);
+        }
         for (int k = NSHARED - 1; k >= 0; k--) {
             if (commands[i].shared & (1 << k)) {
                 fputc('\n', stdout);

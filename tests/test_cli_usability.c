@@ -27,7 +27,8 @@ static const char* const commands[] = {"info", "forward", "simulate", "contacts"
 static const char* const cli_sources[] = {
     "main.c",         "cmd_info.c",      "cmd_forward.c",   "cmd_simulate.c", "cmd_contacts.c",
     "cmd_grad.c",     "cmd_gradcheck.c", "grad_problem.c",  "grad_problem.h", "session.c",
-    "session.h",      "json_state.c",    "json_writer.c",   "branch_trace.c", "number_format.c"};
+    "session.h",      "json_state.c",    "json_writer.c",   "branch_trace.c", "number_format.c",
+    "kamino_options.c", "kamino_options.h"};
 #define NSOURCES (sizeof(cli_sources) / sizeof(cli_sources[0]))
 
 

@@ -66,6 +66,8 @@ static const cliKaminoOption options[] = {
      "the factor of each penalty change", ""},
     {"--rho-min", "R", FIELD(rho_min), KOPT_REAL, 0,
      "the smallest penalty the update goes down to", ""},
+    {"--rho-max", "R", FIELD(rho_max), KOPT_REAL, 0,
+     "the largest penalty the update goes up to", ""},
     {"--acceleration", "on|off", FIELD(acceleration), KOPT_SWITCH, 0,
      "Nesterov acceleration with restart", ""},
     {"--restart-factor", "F", FIELD(restart_factor), KOPT_REAL, 0,

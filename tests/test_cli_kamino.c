@@ -134,6 +134,7 @@ static const optionCase option_cases[] = {
     {"--penalty-ratio", "20", "penalty_ratio", 20},
     {"--penalty-factor", "2", "penalty_factor", 2},
     {"--rho-min", "0.001", "rho_min", 0.001},
+    {"--rho-max", "1000", "rho_max", 1000},
     {"--acceleration", "off", "acceleration", 0},
     {"--restart-factor", "0.5", "restart_factor", 0.5},
     {"--preconditioning", "off", "preconditioning", 0},
@@ -495,6 +496,7 @@ static int test_help_defaults(void) {
                    : strcmp(f, "penalty_ratio") == 0         ? d.penalty_ratio
                    : strcmp(f, "penalty_factor") == 0        ? d.penalty_factor
                    : strcmp(f, "rho_min") == 0               ? d.rho_min
+                   : strcmp(f, "rho_max") == 0               ? d.rho_max
                    : strcmp(f, "acceleration") == 0          ? d.acceleration
                    : strcmp(f, "restart_factor") == 0        ? d.restart_factor
                    : strcmp(f, "preconditioning") == 0       ? d.preconditioning

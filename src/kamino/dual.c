@@ -57,15 +57,14 @@ void gdn_kamino_minv_jt(const gdnKaminoModel* km, gdnKWorld* w, int n) {
     }
 }
 
-void gdn_kamino_assemble(const gdnKaminoModel* km, gdnKWorld* w, int n, int nb, int nl, int nc,
-                         double h) {
-    const gdnKaminoSettings* s = &km->s;
+// the rows touching each body (body_rowstart, body_rows: ascending, entries 2 row + side) and
+// D's envelope: row i couples only with rows sharing one of its bodies, the first of which is
+// that body's first row; remembered in env_key
+static void body_lists_and_envelope(const gdnKaminoModel* km, gdnKWorld* w, int n) {
     const int nbody = km->nbody;
-    // M^-1 J' blocks of every row
-    gdn_kamino_minv_jt(km, w, n);
-    // the rows touching each body, ascending (a counting sort on the bodies)
     int* start = w->body_rowstart;
     int* fill = w->body_rowfill;
+    int* first = w->env.first;
     memset(start, 0, (size_t)(nbody + 1) * sizeof(int));
     for (int i = 0; i < n; i++) {
         const gdnKRow* r = w->rows + i;
@@ -85,9 +84,6 @@ void gdn_kamino_assemble(const gdnKaminoModel* km, gdnKWorld* w, int n, int nb, 
             w->body_rows[fill[r->b]++] = 2 * i + 1;
         }
     }
-    // the envelope: row i couples only with rows sharing one of its bodies, the first of which
-    // is that body's first row
-    int* first = w->env.first;
     for (int i = 0; i < n; i++) {
         const gdnKRow* r = w->rows + i;
         int f = i;
@@ -102,6 +98,31 @@ void gdn_kamino_assemble(const gdnKaminoModel* km, gdnKWorld* w, int n, int nb, 
         first[i] = f;
     }
     gdn_chol_envelope_finish(&w->env, n);
+    for (int i = 0; i < n; i++) {
+        w->env_key[2 * i] = w->rows[i].a;
+        w->env_key[2 * i + 1] = w->rows[i].b;
+    }
+    w->env_key_n = n;
+}
+
+void gdn_kamino_assemble(const gdnKaminoModel* km, gdnKWorld* w, int n, int nb, int nl, int nc,
+                         double h) {
+    const gdnKaminoSettings* s = &km->s;
+    const int nbody = km->nbody;
+    // M^-1 J' blocks of every row
+    gdn_kamino_minv_jt(km, w, n);
+    // the rows touching each body, ascending (a counting sort on the bodies), and the envelope;
+    // both depend only on the bodies of the rows, so they are kept while those stay the same
+    const int* start = w->body_rowstart;
+    const int* first = w->env.first;
+    int same = w->env_key_n == n;
+    for (int i = 0; i < n && same; i++) {
+        same = w->env_key[2 * i] == w->rows[i].a && w->env_key[2 * i + 1] == w->rows[i].b;
+    }
+    if (!same) {
+        body_lists_and_envelope(km, w, n);
+    }
+
     // D = J M^-1 J', lower triangle inside the envelope (from the start of its block of four,
     // as the factor reads it): zeros, then for each body the products of its rows' blocks,
     // D_ik += j_i,b . (M_b^-1 j_k,b) for k <= i (bodies in ascending order)

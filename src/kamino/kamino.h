@@ -103,6 +103,8 @@ typedef struct gdnKWorld {
     int* body_rowstart;    // (nbody + 1) the rows touching each body: entries 2 row + side
     int* body_rowfill;     // (nbody) (side 0: the row's body a, 1: its body b), ascending rows
     int* body_rows;        // (2 maxrow)
+    int* env_key;          // (2 maxrow) the bodies (a, b) of each row the envelope and the body
+    int env_key_n;         // lists were made for, and their row count (-1: none yet)
     gdnKaminoDual dual;    // the step's dual problem (the projection reuses its factor)
 } gdnKWorld;
 

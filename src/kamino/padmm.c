@@ -179,13 +179,14 @@ static inline int row_first(const gdnCholEnvelope* env, int i) {
 }
 
 // 1 when all n values are finite
+// (branch-free: a_i - a_i is 0 for a finite a_i and NaN for an infinite or NaN one, and a NaN
+// stays in the sum)
 static int all_finite(const double* a, size_t n) {
+    double acc = 0;
     for (size_t i = 0; i < n; i++) {
-        if (!isfinite(a[i])) {
-            return 0;
-        }
+        acc += a[i] - a[i];
     }
-    return 1;
+    return acc == 0;
 }
 
 // s = Gamma(z): mu ||z_t|| on each contact's normal row, 0 on every other row
@@ -229,11 +230,14 @@ static gdnStatus check_input(const gdnKaminoDual* p, const gdnKaminoPadmmSetting
     if (!p->D || !p->vf || (p->nc > 0 && !p->mu) || !lambda || !vplus || !scratch) {
         return GDN_ERR_ARG;
     }
-    int finite_d = 1;
-    for (int i = 0; i < n && finite_d; i++) {
-        const int j0 = row_first(p->env, i);
-        finite_d = all_finite(p->D + (size_t)i * (size_t)n + j0, (size_t)(i + 1 - j0));
+    double acc = 0;
+    for (int i = 0; i < n; i++) {
+        const double* Di = p->D + (size_t)i * (size_t)n;
+        for (int j = row_first(p->env, i); j <= i; j++) {
+            acc += Di[j] - Di[j];
+        }
     }
+    const int finite_d = acc == 0;
     if (!finite_d || !all_finite(p->vf, (size_t)n) ||
         !all_finite(lambda, (size_t)n) || !all_finite(vplus, (size_t)n) ||
         (p->nc > 0 && !all_finite(p->mu, (size_t)p->nc))) {
@@ -482,138 +486,169 @@ gdnStatus gdn_kamino_padmm_solve(const gdnKaminoDual* p, const gdnKaminoPadmmSet
     double a = 1, ra_prev = DBL_MAX;
     double r_p = NAN, r_d = NAN, r_c = NAN;
     int converged = 0, k = 0;
-    for (k = 1; k <= s->max_iterations; k++) {
-        // the x-step: s from zhat, then the proximal-augmented linear solve
-        desaxce(p, zhat, sv);
-        for (int i = 0; i < n; i++) {
-            x[i] = -vft[i] - sv[i] + eta * x_prev[i] + rv[i] * yhat[i] + zhat[i];
-        }
-        factor_solve(L, dinv, n, n, p->env, x);
-
-        // the y-step (projection onto K, z used as the shifted point) and the z-step
-        for (int i = 0; i < n; i++) {
-            z[i] = x[i] - zhat[i] * rinv[i];
-        }
-        project_k(p, z, y);
-        for (int i = 0; i < n; i++) {
-            z[i] = zhat[i] + rv[i] * (y[i] - x[i]);
-        }
-
-        // the residuals in physical units, and the finiteness of the iterate
-        // (bp, bd: the scaled primal and dual residuals of the rows the penalty acts on, for its
-        // update)
+    if (nb == n && s->rho_bilateral == 0) {
+        // bilateral rows alone and no penalty on them: y = x and z = 0 at every iterate, so
+        // r_p = r_c = 0 and the iteration is the proximal step x = (Dt + eta I)^-1 (-vft + eta
+        // x_prev) with r_d = ||P^-1 eta (x - x_prev)||: the loop below without its no-ops
         r_p = 0;
-        r_d = 0;
         r_c = 0;
-        double bp = 0, bd = 0;
-        int finite = 1;
-        for (int i = 0; i < n; i++) {
-            if (!isfinite(x[i]) || !isfinite(z[i])) {
-                finite = 0;
+        for (k = 1; k <= s->max_iterations; k++) {
+            for (int i = 0; i < n; i++) {
+                x[i] = -vft[i] + eta * x_prev[i];
             }
-            const double sp = fabs(x[i] - y[i]);
-            const double sd = fabs(eta * (x[i] - x_prev[i]) + rv[i] * (y[i] - yhat[i]));
-            const double ep = pc[i] * sp, ed = sd * pinv[i];
-            r_p = ep > r_p ? ep : r_p;
-            r_d = ed > r_d ? ed : r_d;
-            if (i >= nb) {
-                bp = sp > bp ? sp : bp;
-                bd = sd > bd ? sd : bd;
+            factor_solve(L, dinv, n, n, p->env, x);
+            double acc = 0;
+            r_d = 0;
+            for (int i = 0; i < n; i++) {
+                acc += x[i] - x[i];
+                const double ed = fabs(eta * (x[i] - x_prev[i]) * pinv[i]);
+                r_d = ed > r_d ? ed : r_d;
             }
+            if (acc != 0) {
+                status->iterations = k;
+                return GDN_ERR_NONFINITE;
+            }
+            if (k > 1 && r_d <= s->tol_dual && s->tol_primal >= 0 && s->tol_compl >= 0) {
+                converged = 1;
+                break;
+            }
+            memcpy(x_prev, x, nn * sizeof(double));
         }
-        for (int i = nb; i < off; i++) {
-            const double ec = fabs(x[i] * z[i]);
-            r_c = ec > r_c ? ec : r_c;
-        }
-        for (int c = 0; c < p->nc; c++) {
-            const double* xc = x + off + 3 * c;
-            const double* zc = z + off + 3 * c;
-            const double ec = fabs(xc[0] * zc[0] + xc[1] * zc[1] + xc[2] * zc[2]);
-            r_c = ec > r_c ? ec : r_c;
-        }
-        if (!finite) {
-            status->iterations = k;
-            return GDN_ERR_NONFINITE;
-        }
-        if (k > 1 && r_p <= s->tol_primal && r_d <= s->tol_dual && r_c <= s->tol_compl) {
-            converged = 1;
-            break;
-        }
+        memcpy(y, x, nn * sizeof(double));
+    } else {
+        for (k = 1; k <= s->max_iterations; k++) {
+            // the x-step: s from zhat, then the proximal-augmented linear solve
+            desaxce(p, zhat, sv);
+            for (int i = 0; i < n; i++) {
+                x[i] = -vft[i] - sv[i] + eta * x_prev[i] + rv[i] * yhat[i] + zhat[i];
+            }
+            factor_solve(L, dinv, n, n, p->env, x);
 
-        // the balanced penalty (kamino.md 2.4g) on the unilateral rows: rho up when the primal
-        // residual dominates, down when the dual one does, within [rho_min, rho_max]; a new rho
-        // needs a new factor of the unilateral rows' block (the Schur complement of the
-        // bilateral block is made at the first change), and the acceleration restarts from the
-        // current iterates
-        if (s->penalty_update && nb < n) {
-            // (a residual already within its tolerance is not balanced against: converged
-            // rows otherwise drive rho without bound against an exactly-zero other residual)
-            double next = rho;
-            if (bp > s->penalty_ratio * bd && r_p > s->tol_primal) {
-                next = rho * s->penalty_factor;
-                next = next > s->rho_max ? s->rho_max : next;
-            } else if (bd > s->penalty_ratio * bp && r_d > s->tol_dual) {
-                next = rho / s->penalty_factor;
-                next = next < s->rho_min ? s->rho_min : next;
+            // the y-step (projection onto K, z used as the shifted point) and the z-step
+            for (int i = 0; i < n; i++) {
+                z[i] = x[i] - zhat[i] * rinv[i];
             }
-            if (next != rho) {
-                rho = next;
-                for (int i = nb; i < n; i++) {
-                    rv[i] = rho;
-                    rinv[i] = 1 / rho;
+            project_k(p, z, y);
+            for (int i = 0; i < n; i++) {
+                z[i] = zhat[i] + rv[i] * (y[i] - x[i]);
+            }
+
+            // the residuals in physical units, and the finiteness of the iterate
+            // (bp, bd: the scaled primal and dual residuals of the rows the penalty acts on, for
+            // its update)
+            r_p = 0;
+            r_d = 0;
+            r_c = 0;
+            double bp = 0, bd = 0;
+            int finite = 1;
+            for (int i = 0; i < n; i++) {
+                if (!isfinite(x[i]) || !isfinite(z[i])) {
+                    finite = 0;
                 }
-                if (!schur_ready) {
-                    schur_unilateral(p, pc, L, schur);
-                    schur_ready = 1;
+                const double sp = fabs(x[i] - y[i]);
+                const double sd = fabs(eta * (x[i] - x_prev[i]) + rv[i] * (y[i] - yhat[i]));
+                const double ep = pc[i] * sp, ed = sd * pinv[i];
+                r_p = ep > r_p ? ep : r_p;
+                r_d = ed > r_d ? ed : r_d;
+                if (i >= nb) {
+                    bp = sp > bp ? sp : bp;
+                    bd = sd > bd ? sd : bd;
                 }
-                if (!refactor_unilateral(p, schur, rv, eta, mindiag, L, dinv)) {
-                    status->iterations = k;
-                    return GDN_ERR_NONFINITE;
+            }
+            for (int i = nb; i < off; i++) {
+                const double ec = fabs(x[i] * z[i]);
+                r_c = ec > r_c ? ec : r_c;
+            }
+            for (int c = 0; c < p->nc; c++) {
+                const double* xc = x + off + 3 * c;
+                const double* zc = z + off + 3 * c;
+                const double ec = fabs(xc[0] * zc[0] + xc[1] * zc[1] + xc[2] * zc[2]);
+                r_c = ec > r_c ? ec : r_c;
+            }
+            if (!finite) {
+                status->iterations = k;
+                return GDN_ERR_NONFINITE;
+            }
+            if (k > 1 && r_p <= s->tol_primal && r_d <= s->tol_dual && r_c <= s->tol_compl) {
+                converged = 1;
+                break;
+            }
+
+            // the balanced penalty (kamino.md 2.4g) on the unilateral rows: rho up when the primal
+            // residual dominates, down when the dual one does, within [rho_min, rho_max]; a new rho
+            // needs a new factor of the unilateral rows' block (the Schur complement of the
+            // bilateral block is made at the first change), and the acceleration restarts from the
+            // current iterates
+            if (s->penalty_update && nb < n) {
+                // (a residual already within its tolerance is not balanced against: converged
+                // rows otherwise drive rho without bound against an exactly-zero other residual)
+                double next = rho;
+                if (bp > s->penalty_ratio * bd && r_p > s->tol_primal) {
+                    next = rho * s->penalty_factor;
+                    next = next > s->rho_max ? s->rho_max : next;
+                } else if (bd > s->penalty_ratio * bp && r_d > s->tol_dual) {
+                    next = rho / s->penalty_factor;
+                    next = next < s->rho_min ? s->rho_min : next;
                 }
-                status->refactorizations++;
-                a = 1;
-                ra_prev = DBL_MAX;
+                if (next != rho) {
+                    rho = next;
+                    for (int i = nb; i < n; i++) {
+                        rv[i] = rho;
+                        rinv[i] = 1 / rho;
+                    }
+                    if (!schur_ready) {
+                        schur_unilateral(p, pc, L, schur);
+                        schur_ready = 1;
+                    }
+                    if (!refactor_unilateral(p, schur, rv, eta, mindiag, L, dinv)) {
+                        status->iterations = k;
+                        return GDN_ERR_NONFINITE;
+                    }
+                    status->refactorizations++;
+                    a = 1;
+                    ra_prev = DBL_MAX;
+                    memcpy(yhat, y, nn * sizeof(double));
+                    memcpy(zhat, z, nn * sizeof(double));
+                    memcpy(y_prev, y, nn * sizeof(double));
+                    memcpy(z_prev, z, nn * sizeof(double));
+                    memcpy(x_prev, x, nn * sizeof(double));
+                    continue;
+                }
+            }
+
+            // acceleration with restart, then the previous iterates
+            if (s->acceleration) {
+                double ra_y = 0, ra_z = 0;
+                for (int i = 0; i < n; i++) {
+                    const double dy = pc[i] * (y[i] - yhat[i]);
+                    const double dz = (z[i] - zhat[i]) * pinv[i];
+                    ra_y += rv[i] * dy * dy;
+                    ra_z += rinv[i] * dz * dz;
+                }
+                const double ra = ra_y + ra_z;
+                if (ra < s->restart_factor * ra_prev) {
+                    const double a_next = (1 + sqrt(1 + 4 * a * a)) / 2;
+                    const double beta = (a - 1) / a_next;
+                    for (int i = 0; i < n; i++) {
+                        yhat[i] = y[i] + beta * (y[i] - y_prev[i]);
+                        zhat[i] = z[i] + beta * (z[i] - z_prev[i]);
+                    }
+                    a = a_next;
+                    ra_prev = ra;
+                } else {
+                    a = 1;
+                    memcpy(yhat, y_prev, nn * sizeof(double));
+                    memcpy(zhat, z_prev, nn * sizeof(double));
+                    ra_prev = ra_prev / s->restart_factor;
+                }
+            } else {
                 memcpy(yhat, y, nn * sizeof(double));
                 memcpy(zhat, z, nn * sizeof(double));
-                memcpy(y_prev, y, nn * sizeof(double));
-                memcpy(z_prev, z, nn * sizeof(double));
-                memcpy(x_prev, x, nn * sizeof(double));
-                continue;
             }
+            memcpy(y_prev, y, nn * sizeof(double));
+            memcpy(z_prev, z, nn * sizeof(double));
+            memcpy(x_prev, x, nn * sizeof(double));
         }
-
-        // acceleration with restart, then the previous iterates
-        if (s->acceleration) {
-            double ra_y = 0, ra_z = 0;
-            for (int i = 0; i < n; i++) {
-                const double dy = pc[i] * (y[i] - yhat[i]);
-                const double dz = (z[i] - zhat[i]) * pinv[i];
-                ra_y += rv[i] * dy * dy;
-                ra_z += rinv[i] * dz * dz;
-            }
-            const double ra = ra_y + ra_z;
-            if (ra < s->restart_factor * ra_prev) {
-                const double a_next = (1 + sqrt(1 + 4 * a * a)) / 2;
-                const double beta = (a - 1) / a_next;
-                for (int i = 0; i < n; i++) {
-                    yhat[i] = y[i] + beta * (y[i] - y_prev[i]);
-                    zhat[i] = z[i] + beta * (z[i] - z_prev[i]);
-                }
-                a = a_next;
-                ra_prev = ra;
-            } else {
-                a = 1;
-                memcpy(yhat, y_prev, nn * sizeof(double));
-                memcpy(zhat, z_prev, nn * sizeof(double));
-                ra_prev = ra_prev / s->restart_factor;
-            }
-        } else {
-            memcpy(yhat, y, nn * sizeof(double));
-            memcpy(zhat, z, nn * sizeof(double));
-        }
-        memcpy(y_prev, y, nn * sizeof(double));
-        memcpy(z_prev, z, nn * sizeof(double));
-        memcpy(x_prev, x, nn * sizeof(double));
     }
     if (k > s->max_iterations) {
         k = s->max_iterations;

@@ -19,7 +19,7 @@ static void world_free(gdnKWorld* w) {
                  w->wrench, w->pos_prev, w->quat_prev, w->vplus_prev, w->qpos_save,
                  w->contact_prev, w->cimp_prev, w->cused, w->env.first, w->env.last,
                  w->env.colstart, w->env.colrows, w->body_rowstart, w->body_rowfill,
-                 w->body_rows};
+                 w->body_rows, w->env_key};
     for (size_t i = 0; i < sizeof(p) / sizeof(p[0]); i++) {
         free(p[i]);
     }
@@ -54,6 +54,8 @@ static int world_alloc(const gdnKaminoModel* km, gdnKWorld* w) {
     bad |= D(w->env.first, n) | D(w->env.last, n) | D(w->env.colstart, n + 1);
     bad |= D(w->env.colrows, n * n / 2 + 1);
     bad |= D(w->body_rowstart, nb + 1) | D(w->body_rowfill, nb + 1) | D(w->body_rows, 2 * n);
+    bad |= D(w->env_key, 2 * n);
+    w->env_key_n = -1;
 #undef D
     w->pub.contact = w->contact;
     return bad ? -1 : 0;

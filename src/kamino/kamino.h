@@ -21,6 +21,8 @@ typedef struct gdnKJoint {
     double Rj[9];  // joint frame in the follower body frame (columns; x = the first axis)
     double axis2[3]; // universal: the second hinge axis in the follower body frame
     double k12;    // universal: axis1 . axis2 at zero
+    double R0Rj[9]; // joint blocks: R0 Rj, the joint frame in the base frame at zero
+    double anchor0[3]; // joint blocks: R0 anchor + p0, the anchor in the base frame at zero
     int row0, nrow; // its bilateral rows
 } gdnKJoint;
 

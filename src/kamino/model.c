@@ -406,6 +406,17 @@ gdnStatus gdn_kamino_model_create(const gdnModel* m, const gdnKaminoSettings* se
         km->njoint++;
     }
     km->nbilateral = row;
+    // the constant parts of the joint blocks' base frames (rows.c: A = RB R0Rj, pB = xB + RB
+    // anchor0)
+    for (int i = 0; i < km->njoint; i++) {
+        gdnKJoint* j = km->joint + i;
+        if (j->type == GDN_KJ_CONNECT || j->type == GDN_KJ_WELD) {
+            continue;
+        }
+        gdn_mulmatmat3(j->R0Rj, j->R0, j->Rj);
+        gdn_mulmat3(j->anchor0, j->R0, j->anchor);
+        gdn_add3(j->anchor0, j->anchor0, j->p0);
+    }
     // collision view: margins + dead zone
     km->margin = calloc((size_t)(m->ngeom + m->npair) + 1, sizeof(double));
     if (!km->margin) {

@@ -89,14 +89,11 @@ static void block_frame(const gdnKaminoModel* km, const gdnKWorld* w, const gdnK
                         double A[9], double pF[3], double pB[3]) {
     const double* RB = w->xmat + 9 * j->base;
     const double* RF = w->xmat + 9 * j->body;
-    double T[9], v[3], q[3];
-    gdn_mulmatmat3(T, RB, j->R0);
-    gdn_mulmatmat3(A, T, j->Rj);
+    double v[3];
+    gdn_mulmatmat3(A, RB, j->R0Rj);
     gdn_mulmat3(v, RF, j->anchor);
     gdn_add3(pF, w->xpos + 3 * j->body, v);
-    gdn_mulmat3(q, j->R0, j->anchor);
-    gdn_add3(q, q, j->p0);
-    gdn_mulmat3(v, RB, q);
+    gdn_mulmat3(v, RB, j->anchor0);
     gdn_add3(pB, w->xpos + 3 * j->base, v);
     (void)km;
 }

@@ -113,7 +113,8 @@ kamino_split() {
     local model=$1 n
     for n in 0 "$kamino_steps"; do
         valgrind --tool=callgrind --callgrind-out-file="$tmp/out.$n" "$bench" --count \
-            "$model/kamino_step/gradyn" "$n" >/dev/null 2>"$tmp/log" || { cat "$tmp/log" >&2; return 1; }
+            "$model/kamino_step/gradyn" "$n" >/dev/null 2>"$tmp/log" ||
+            { cat "$tmp/log" >&2; return 1; }
         function_counts "$tmp/out.$n" >"$tmp/counts.$n"
     done
     awk -v n="$kamino_steps" 'NR == FNR { base[$1] = $2; next } { print $1, ($2 - base[$1]) / n }' \
@@ -142,7 +143,7 @@ if [[ -n $kamino_models ]]; then
     echo "$rule"
     # one table row: a label, the function column, and per scene "Ir (share)" of an expression
     # over per-step counts (names, "a-b": a minus b, "a+b": their sum; absent terms count 0,
-    # all absent: "absent")
+    # all absent or an absent @name: "absent")
     row() {
         local label=$1 shown=$2 expr=$3 line model
         line="| $label | $shown |"
@@ -155,8 +156,10 @@ if [[ -n $kamino_models ]]; then
                     n = split(expr, t, /[-+]/); pos = 1
                     for (i = 1; i <= n; i++) {
                         sign = (i == 1 || substr(expr, pos - 1, 1) == "+") ? 1 : -1
-                        if (t[i] in v) { any = 1; sum += sign * v[t[i]] }
                         pos += length(t[i]) + 1
+                        need = sub(/^@/, "", t[i])
+                        if (need && !(t[i] in v)) { printf "absent"; exit }
+                        if (t[i] in v) { any = 1; sum += sign * v[t[i]] }
                     }
                     if (!any) { printf "absent"; exit }
                     if (total > 0) printf "%.0f (%.1f%%)", sum, 100 * sum / total
@@ -165,23 +168,31 @@ if [[ -n $kamino_models ]]; then
         done
         echo "$line"
     }
+    assembly=gdn_kamino_body_frames+gdn_kamino_joint_rows+gdn_collision
+    assembly+=+gdn_kamino_free_velocity+gdn_kamino_assemble
+    chol_project=gdn_kamino_project\>gdn_chol_factor
+    listed=$assembly+gdn_kamino_padmm_solve+gdn_kamino_integrate+gdn_kamino_project
+    listed+=+gdn_kamino_recover_joints
     row "whole step" "gdn_kamino_step" "gdn_kamino_step"
     row "assembly: body frames" "gdn_kamino_body_frames (twice a step)" "gdn_kamino_body_frames"
     row "assembly: joint rows" "gdn_kamino_joint_rows" "gdn_kamino_joint_rows"
     row "assembly: contacts" "gdn_collision" "gdn_collision"
     row "assembly: free velocity" "gdn_kamino_free_velocity" "gdn_kamino_free_velocity"
     row "assembly: dual problem" "gdn_kamino_assemble (M^-1 J', D, v_f)" "gdn_kamino_assemble"
-    row "assembly (sum)" "the five above" \
-        "gdn_kamino_body_frames+gdn_kamino_joint_rows+gdn_collision+gdn_kamino_free_velocity+gdn_kamino_assemble"
+    row "assembly (sum)" "the five above" "$assembly"
     row "PADMM" "gdn_kamino_padmm_solve" "gdn_kamino_padmm_solve"
-    row "factorization" "gdn_chol_factor (in PADMM)" "gdn_chol_factor-gdn_kamino_project>gdn_chol_factor"
+    row "factorization" "gdn_chol_factor (in PADMM)" "gdn_chol_factor-$chol_project"
     row "iterations" "PADMM minus gdn_chol_factor (iterations, preconditioner, scaling)" \
-        "gdn_kamino_padmm_solve-gdn_chol_factor+gdn_kamino_project>gdn_chol_factor"
+        "gdn_kamino_padmm_solve-gdn_chol_factor+$chol_project"
+    row "factorization + setup" \
+        "factorize (padmm.c, static: D scaled + (eta + rho) I, factor, mirror; absent if inlined)" \
+        "@factorize"
+    row "iterations alone" "PADMM minus factorize" "gdn_kamino_padmm_solve-@factorize"
     row "integration" "gdn_kamino_integrate" "gdn_kamino_integrate"
     row "projection" "gdn_kamino_project" "gdn_kamino_project"
     row "joint recovery" "gdn_kamino_recover_joints" "gdn_kamino_recover_joints"
     row "rest" "limits, contact rows, wrenches, warm start, outputs (inlined in the step)" \
-        "gdn_kamino_step-gdn_kamino_body_frames-gdn_kamino_joint_rows-gdn_collision-gdn_kamino_free_velocity-gdn_kamino_assemble-gdn_kamino_padmm_solve-gdn_kamino_integrate-gdn_kamino_project-gdn_kamino_recover_joints"
+        "gdn_kamino_step-${listed//+/-}"
     echo
     echo "absent: no call of that function in the step (not called, e.g. the projection when off, or inlined by the compiler)"
 fi

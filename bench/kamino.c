@@ -56,6 +56,7 @@ typedef struct kaminoStats {
     double iter_median;
     int iter_max;
     int unconverged;     // Kamino: steps whose solve did not converge
+    double refactor;     // Kamino: mean PADMM refactorizations (penalty updates) per step
     double nrow;         // mean rows (Kamino) / nefc (MuJoCo) per step
     double ncon;         // mean contacts per step
     double closure;      // largest equality-connect anchor distance over the window, m
@@ -244,7 +245,7 @@ static void window_stats(kaminoScene* s, int window, double* iters, kaminoStats*
     memset(ks, 0, sizeof(*ks));
     memset(ms, 0, sizeof(*ms));
     const int nq = s->gm->nq;
-    double sum = 0, rows = 0, con = 0;
+    double sum = 0, rows = 0, con = 0, refactor = 0;
     if (kamino_start(s) != 0) {
         ks->failed = 1;
     }
@@ -258,6 +259,7 @@ static void window_stats(kaminoScene* s, int window, double* iters, kaminoStats*
         sum += st->iterations;
         ks->iter_max = st->iterations > ks->iter_max ? st->iterations : ks->iter_max;
         ks->unconverged += !st->converged;
+        refactor += st->refactorizations;
         rows += st->nrow;
         con += st->ncontact;
         ks->closure = fmax(ks->closure, kamino_closure(s));
@@ -265,6 +267,7 @@ static void window_stats(kaminoScene* s, int window, double* iters, kaminoStats*
     ks->iter_mean = sum / window;
     ks->iter_median = ks->failed ? (double)NAN : bench_median(iters, window);
     ks->nrow = rows / window;
+    ks->refactor = refactor / window;
     ks->ncon = con / window;
     memcpy(qpos_k, s->w->qpos, sizeof(double) * (size_t)nq);
 
@@ -353,10 +356,10 @@ static int kamino_row(int i, int batches, int window) {
                      1e6 * tk < kamino_goal_us[i] ? "met" : "missed");
         }
         printf("| %s | %d | %.1f | %.1f | **%.2f** | %.0f | %.2f | **%.2f** | %s | %.1f | %g | "
-               "%d | %d | %.2f | %.1e | %.1e | %.1e | %.0f%% |\n",
+               "%d | %d | %.2f | %.2f | %.1e | %.1e | %.1e | %.0f%% |\n",
                kamino_names[i], s.gm->nbody - 1, ks.nrow, ks.ncon, 1e6 * tk, 1.0 / tk, 1e6 * tm,
                tk / tm, goal, ks.iter_mean, ks.iter_median, ks.iter_max, ks.unconverged,
-               ms.iter_mean, ks.closure, ms.closure, dq, 100 * spread);
+               ks.refactor, ms.iter_mean, ks.closure, ms.closure, dq, 100 * spread);
     }
     fflush(stdout);
     free(iters);
@@ -371,19 +374,20 @@ int bench_kamino_table(int batches, int window) {
     gdnKaminoSettings d;
     gdn_kamino_settings_default(&d);
     printf("\nKamino (issue 10): gdn_kamino_step (PADMM, default settings: tolerances %g / %g / "
-           "%g, at most %d iterations, rho %g, eta %g, warm start %d, projection iterations %d) "
-           "vs mj_step on the same MJCF file (equality connects closing the loops, each file's own "
-           "options); cranks asked for 3 rad/s; every batch resets both engines to qpos0, steps "
-           "%g s untimed and times the next %d steps; %d batches per engine, interleaved; median "
-           "time per step\n\n",
-           d.tol_primal, d.tol_dual, d.tol_compl, d.max_iterations, d.rho, d.eta, d.warmstart,
-           d.projection_iterations, KAMINO_T0, window, batches);
+           "%g, at most %d iterations, rho %g (bilateral %g, penalty update %d), eta %g, warm "
+           "start %d, projection iterations %d) vs mj_step on the same MJCF file (equality "
+           "connects closing the loops, each file's own options); cranks asked for 3 rad/s; every "
+           "batch resets both engines to qpos0, steps %g s untimed and times the next %d steps; "
+           "%d batches per engine, interleaved; median time per step\n\n",
+           d.tol_primal, d.tol_dual, d.tol_compl, d.max_iterations, d.rho, d.rho_bilateral,
+           d.penalty_update, d.eta, d.warmstart, d.projection_iterations, KAMINO_T0, window,
+           batches);
     printf("| scene | bodies | Kamino rows | ncon | Kamino µs/step | Kamino steps/s | "
            "MuJoCo µs/step | Kamino/MuJoCo | goal µs | PADMM iters mean | median | max | "
-           "unconverged steps | MuJoCo iters mean | Kamino closure max m | MuJoCo closure max m | "
-           "qpos diff at end | spread |\n");
+           "unconverged steps | refactorizations per step | MuJoCo iters mean | "
+           "Kamino closure max m | MuJoCo closure max m | qpos diff at end | spread |\n");
     printf("|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"
-           "---:|\n");
+           "---:|---:|\n");
     int failures = 0;
     for (int i = 0; i < NKAMINO; i++) {
         failures += kamino_row(i, batches, window);
@@ -392,14 +396,16 @@ int bench_kamino_table(int batches, int window) {
            "kamino_mech_leg.xml (two Jansen legs, 6 connects, feet on the floor), "
            "kamino_scene_stack5.xml (five boxes at rest, contacts only)\n"
            "- Kamino rows, ncon: mean rows of the dual problem and contacts per step over the "
-           "window; PADMM iters over the window's steps; unconverged: steps whose solve stopped "
-           "at the iteration cap (of %d)\n"
+           "window; PADMM iters over the window's steps; refactorizations: PADMM's penalty "
+           "updates per step (each a new Cholesky factor); unconverged: steps of the %d whose "
+           "solve stopped at the iteration cap (%d)\n"
            "- closure max: the largest distance between the two anchors of an equality connect "
            "over the window (Kamino's hard rows vs MuJoCo's soft connects); qpos diff: max "
            "|qpos_Kamino - qpos_MuJoCo| at the window's end (two formulations: agreement is not "
            "expected to be tight)\n"
            "- the cost split of the Kamino step (assembly, factorization, iterations): "
-           "bench/callgrind.sh (callgrind inclusive instruction counts)\n", window);
+           "bench/callgrind.sh (callgrind inclusive instruction counts)\n", window,
+           d.max_iterations);
     return failures;
 }
 

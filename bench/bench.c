@@ -442,7 +442,7 @@ int main(int argc, char** argv) {
         return run_count(&o);
     }
     if (o.kamino == 2) {
-        return bench_kamino_table(o.batches, o.kamino_steps) ? 1 : 0;
+        return bench_kamino_table(o.batches, o.batch_seconds, o.kamino_steps) ? 1 : 0;
     }
     if (o.cnstr == 2) {
         return bench_cnstr_tables(o.batches, o.batch_seconds) ? 1 : 0;
@@ -461,7 +461,7 @@ int main(int argc, char** argv) {
         failures += bench_cnstr_tables(o.batches, o.batch_seconds);
     }
     if (o.kamino) {
-        failures += bench_kamino_table(o.batches, o.kamino_steps);
+        failures += bench_kamino_table(o.batches, o.batch_seconds, o.kamino_steps);
     }
     return failures ? 1 : 0;
 }

@@ -153,6 +153,16 @@ static double mujoco_steps(kaminoScene* s, int n) {
     return bench_now() - t0;
 }
 
+// one window of engine e (0 Kamino, 1 MuJoCo) from its start: the window's seconds (the start
+// untimed), -1 when a Kamino step failed
+static double window_seconds(kaminoScene* s, int e, int window) {
+    if (e == 0) {
+        return kamino_start(s) != 0 ? -1 : kamino_steps(s, window);
+    }
+    mujoco_start(s);
+    return mujoco_steps(s, window);
+}
+
 // ---------------------------------------------------------------- loop closure
 
 // v rotated by the unit quaternion q (w x y z)
@@ -294,8 +304,9 @@ static void window_stats(kaminoScene* s, int window, double* iters, kaminoStats*
 
 // ---------------------------------------------------------------- the table
 
-// one scene: statistics, a warm-up, then the interleaved timed batches
-static int kamino_row(int i, int batches, int window) {
+// one scene: statistics, a warm-up, then the interleaved timed batches (each window timed
+// alone, repeated so a batch lasts about batch_seconds)
+static int kamino_row(int i, int batches, double batch_seconds, int window) {
     kaminoScene s;
     char err[1024] = "";
     if (scene_load(&s, i, err, (int)sizeof(err)) != 0) {
@@ -314,25 +325,24 @@ static int kamino_row(int i, int batches, int window) {
         failed = ks.failed;
     }
 
-    // a warm-up window of each, then batches alternating which engine goes first
-    if (!failed) {
-        failed |= kamino_start(&s) != 0 || kamino_steps(&s, window) < 0;
-        mujoco_start(&s);
-        mujoco_steps(&s, window);
+    // a warm-up window of each (timed: a batch repeats the window until it lasts about
+    // batch_seconds), then batches alternating which engine goes first
+    int reps[2] = {1, 1};
+    for (int e = 0; e < 2 && !failed; e++) {
+        double t = window_seconds(&s, e, window);
+        failed |= t < 0;
+        reps[e] = t > 0 && t < batch_seconds ? (int)ceil(batch_seconds / t) : 1;
     }
     for (int b = 0; b < batches && !failed; b++) {
         for (int k = 0; k < 2 && !failed; k++) {
             int e = (b + k) % 2;
-            double t;
-            if (e == 0) {
-                failed |= kamino_start(&s) != 0;
-                t = kamino_steps(&s, window);
-                failed |= t < 0;
-            } else {
-                mujoco_start(&s);
-                t = mujoco_steps(&s, window);
+            double t = 0;
+            for (int r = 0; r < reps[e] && !failed; r++) {
+                double tr = window_seconds(&s, e, window);
+                failed |= tr < 0;
+                t += tr;
             }
-            times[e][b] = t / window;
+            times[e][b] = t / ((double)window * reps[e]);
         }
     }
     if (failed) {
@@ -370,18 +380,18 @@ static int kamino_row(int i, int batches, int window) {
     return failed;
 }
 
-int bench_kamino_table(int batches, int window) {
+int bench_kamino_table(int batches, double batch_seconds, int window) {
     gdnKaminoSettings d;
     gdn_kamino_settings_default(&d);
     printf("\nKamino (issue 10): gdn_kamino_step (PADMM, default settings: tolerances %g / %g / "
            "%g, at most %d iterations, rho %g (bilateral %g, penalty update %d), eta %g, warm "
            "start %d, projection iterations %d) vs mj_step on the same MJCF file (equality "
            "connects closing the loops, each file's own options); cranks asked for 3 rad/s; every "
-           "batch resets both engines to qpos0, steps %g s untimed and times the next %d steps; "
-           "%d batches per engine, interleaved; median time per step\n\n",
+           "window resets both engines to qpos0, steps %g s untimed and times the next %d steps; "
+           "%d batches of ~%.0f ms of windows per engine, interleaved; median time per step\n\n",
            d.tol_primal, d.tol_dual, d.tol_compl, d.max_iterations, d.rho, d.rho_bilateral,
            d.penalty_update, d.eta, d.warmstart, d.projection_iterations, KAMINO_T0, window,
-           batches);
+           batches, 1e3 * batch_seconds);
     printf("| scene | bodies | Kamino rows | ncon | Kamino µs/step | Kamino steps/s | "
            "MuJoCo µs/step | Kamino/MuJoCo | goal µs | PADMM iters mean | median | max | "
            "unconverged steps | refactorizations per step | MuJoCo iters mean | "
@@ -390,7 +400,7 @@ int bench_kamino_table(int batches, int window) {
            "---:|---:|\n");
     int failures = 0;
     for (int i = 0; i < NKAMINO; i++) {
-        failures += kamino_row(i, batches, window);
+        failures += kamino_row(i, batches, batch_seconds, window);
     }
     printf("\n- scenes: tests/models/kamino_mech_fourbar.xml, kamino_mech_slidercrank.xml, "
            "kamino_mech_leg.xml (two Jansen legs, 6 connects, feet on the floor), "

@@ -4,11 +4,12 @@
 #ifndef GDN_BENCH_KAMINO_H
 #define GDN_BENCH_KAMINO_H
 
-// print the table: per scene, a warm-up and a statistics run of each engine, then batches
-// interleaved engine by engine (the order alternates per batch), each batch resetting both to
-// qpos0, stepping 0.2 s untimed and timing the next window steps; per-step time = median over
-// batches. Returns the number of scenes that failed to load or step.
-int bench_kamino_table(int batches, int window);
+// print the table: per scene, a statistics run and a warm-up of each engine, then batches
+// interleaved engine by engine (the order alternates per batch); a batch repeats a window
+// (reset to qpos0, 0.2 s of steps untimed, the next window steps timed) until it lasts about
+// batch_seconds; per-step time = median over batches. Returns the number of scenes that failed
+// to load or step.
+int bench_kamino_table(int batches, double batch_seconds, int window);
 
 // --list lines (MODEL/kamino_step/gradyn and MODEL/kamino_step/mujoco per scene) and --count:
 // load the scene, reset and step 0.2 s (the start of the timed window), then calls steps of

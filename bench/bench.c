@@ -376,6 +376,10 @@ static int run_count(const benchOptions* o) {
         }
     }
     int is_gradyn = !strcmp(engine, "gradyn"), is_mujoco = !strcmp(engine, "mujoco");
+    if (!row && !is_gradyn && !is_mujoco) {
+        fprintf(stderr, "gdn_bench: unknown engine in %s (gradyn or mujoco)\n", o->count_name);
+        return 2;
+    }
     if (!row) {
         int sk = bench_kamino_count(model, row_name, is_mujoco, o->count_calls);
         if (sk != 2) {

@@ -407,7 +407,7 @@ int bench_kamino_table(int batches, double batch_seconds, int window) {
            "kamino_scene_stack5.xml (five boxes at rest, contacts only)\n"
            "- Kamino rows, ncon: mean rows of the dual problem and contacts per step over the "
            "window; PADMM iters over the window's steps; refactorizations: PADMM's penalty "
-           "updates per step (each a new Cholesky factor); unconverged: steps of the %d whose "
+           "updates per step (each a refactorization); unconverged: steps of the %d whose "
            "solve stopped at the iteration cap (%d)\n"
            "- closure max: the largest distance between the two anchors of an equality connect "
            "over the window (Kamino's hard rows vs MuJoCo's soft connects); qpos diff: max "

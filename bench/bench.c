@@ -17,6 +17,9 @@
 //   --cnstr 0|1|only: the issue-9 tables (default 1; constrained.c): the constrained adjoint vs
 //       the forward rollout on humanoid.xml falling onto its floor, exact A, B through the
 //       constrained step vs mjd_transitionFD at states with contacts, per-step derivative cost
+//   --kamino 0|1|only: the issue-10 table (default 1; kamino.c): gdn_kamino_step vs mj_step on
+//       the same closed-loop mechanisms and a contact scene, PADMM iterations per step;
+//       --kamino-steps N (500): the timed window after 0.2 s
 //   --source mujoco: gradyn's model is a copy of MuJoCo's compiled model instead of gradyn's own
 //       MJCF loader's (same dynamics, isolates the loader)
 #define _POSIX_C_SOURCE 200809L
@@ -31,6 +34,7 @@
 #include "constrained.h"
 #include "contact.h"
 #include "derivative.h"
+#include "kamino.h"
 #include "rows.h"
 #include "timer.h"
 
@@ -64,6 +68,8 @@ typedef struct benchOptions {
     int contact;            // contact-step table: 0 no, 1 after the others, 2 only it
     int contact_steps;      // rollout length of the contact table
     int cnstr;              // issue-9 tables: 0 no, 1 after the others, 2 only them
+    int kamino;             // issue-10 table: 0 no, 1 after the others, 2 only it
+    int kamino_steps;       // its timed window (steps after 0.2 s)
     benchSource source;     // gradyn's own loader or a copy of MuJoCo's compiled model
     int nmodels;
     benchModelSpec models[MAX_MODELS];
@@ -92,6 +98,7 @@ static int usage(void) {
     fprintf(stderr, "usage: gdn_bench [--batches N] [--ms T] [--states S] [--seed X] "
                     "[--model NAME=PATH]... [--rows a,b] [--source xml|mujoco] [--deriv 0|1|only]\n"
                     "                 [--contact 0|1|only] [--contact-steps N] [--cnstr 0|1|only]\n"
+                    "                 [--kamino 0|1|only] [--kamino-steps N]\n"
                     "       gdn_bench --count MODEL/ROW/ENGINE N [--model NAME=PATH]...\n"
                     "       gdn_bench --list\n");
     return 2;
@@ -134,6 +141,11 @@ static int parse_options(int argc, char** argv, benchOptions* o) {
         } else if (!strcmp(a, "--cnstr") && has_value) {
             const char* v = argv[++i];
             o->cnstr = !strcmp(v, "only") ? 2 : atoi(v) != 0;
+        } else if (!strcmp(a, "--kamino") && has_value) {
+            const char* v = argv[++i];
+            o->kamino = !strcmp(v, "only") ? 2 : atoi(v) != 0;
+        } else if (!strcmp(a, "--kamino-steps") && has_value) {
+            o->kamino_steps = atoi(argv[++i]);
         } else if (!strcmp(a, "--contact-steps") && has_value) {
             o->contact_steps = atoi(argv[++i]);
         } else if (!strcmp(a, "--list")) {
@@ -153,7 +165,7 @@ static int parse_options(int argc, char** argv, benchOptions* o) {
         }
     }
     if (o->batches < 1 || o->batch_seconds <= 0.0 || o->nstates < 1 || o->count_calls < 0 ||
-        o->contact_steps < 100) {
+        o->contact_steps < 100 || o->kamino_steps < 1) {
         return -1;
     }
     return 0;
@@ -364,7 +376,15 @@ static int run_count(const benchOptions* o) {
         }
     }
     int is_gradyn = !strcmp(engine, "gradyn"), is_mujoco = !strcmp(engine, "mujoco");
+    if (!row && !is_gradyn && !is_mujoco) {
+        fprintf(stderr, "gdn_bench: unknown engine in %s (gradyn or mujoco)\n", o->count_name);
+        return 2;
+    }
     if (!row) {
+        int sk = bench_kamino_count(model, row_name, is_mujoco, o->count_calls);
+        if (sk != 2) {
+            return sk;
+        }
         int st = bench_cnstr_count(model, row_name, is_mujoco, o->count_calls);
         return st != 2 ? st : run_count_deriv(o, model, row_name, is_mujoco);
     }
@@ -398,6 +418,8 @@ int main(int argc, char** argv) {
     o.contact = 1;
     o.contact_steps = 1000;
     o.cnstr = 1;
+    o.kamino = 1;
+    o.kamino_steps = 500;
     default_models(&o);
     if (parse_options(argc, argv, &o)) {
         return usage();
@@ -417,10 +439,14 @@ int main(int argc, char** argv) {
             }
         }
         bench_cnstr_list();
+        bench_kamino_list();
         return 0;
     }
     if (o.count_name) {
         return run_count(&o);
+    }
+    if (o.kamino == 2) {
+        return bench_kamino_table(o.batches, o.batch_seconds, o.kamino_steps) ? 1 : 0;
     }
     if (o.cnstr == 2) {
         return bench_cnstr_tables(o.batches, o.batch_seconds) ? 1 : 0;
@@ -437,6 +463,9 @@ int main(int argc, char** argv) {
     }
     if (o.cnstr) {
         failures += bench_cnstr_tables(o.batches, o.batch_seconds);
+    }
+    if (o.kamino) {
+        failures += bench_kamino_table(o.batches, o.batch_seconds, o.kamino_steps);
     }
     return failures ? 1 : 0;
 }

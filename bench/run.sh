@@ -7,10 +7,14 @@
 # five-box stack, humanoid32 dropped on its floor; per-step time and both engines' mean Newton
 # iterations), the issue-9 tables (constrained adjoint vs forward rollout on humanoid.xml
 # falling onto its floor, exact A, B through the constrained step vs mjd_transitionFD at states
-# with contacts, per-step derivative cost), all in one process pinned to core 1, then the
-# callgrind instruction counts.
+# with contacts, per-step derivative cost), the issue-10 Kamino table (gdn_kamino_step with the
+# default PADMM settings vs mj_step on the same MJCF files: the four-bar, the slider-crank, the
+# Jansen leg with cranks at 3 rad/s and the five-box stack; per-step time and steps/s over a
+# window after 0.2 s, PADMM iterations and unconverged steps, loop closure), all in one process
+# pinned to core 1, then the callgrind instruction counts and the Kamino step's cost split
+# (assembly, factorization, iterations: callgrind inclusive counts per function).
 # Extra arguments go to gdn_bench (e.g. --rows aba,aba_pre --batches 9 --deriv 0, or
-# --contact only --contact-steps 2000, or --cnstr only).
+# --contact only --contact-steps 2000, or --cnstr only, or --kamino only --kamino-steps 1000).
 #
 # Environment: GDN_BUILD_DIR (default <repo>/build-bench), GDN_BENCH_CORE (default 1),
 # GDN_SKIP_CALLGRIND=1 to print the tables only, GDN_CALLGRIND_FILTER (see callgrind.sh).

@@ -165,34 +165,6 @@ static double window_seconds(kaminoScene* s, int e, int window) {
 
 // ---------------------------------------------------------------- loop closure
 
-// v rotated by the unit quaternion q (w x y z)
-static void quat_rotate(const double q[4], const double v[3], double out[3]) {
-    const double w = q[0], x = q[1], y = q[2], z = q[3];
-    const double t[3] = {2 * (y * v[2] - z * v[1]), 2 * (z * v[0] - x * v[2]),
-                         2 * (x * v[1] - y * v[0])};
-    out[0] = v[0] + w * t[0] + (y * t[2] - z * t[1]);
-    out[1] = v[1] + w * t[1] + (z * t[0] - x * t[2]);
-    out[2] = v[2] + w * t[2] + (x * t[1] - y * t[0]);
-}
-
-// world point of a body-frame point of body b under Kamino (which holds the principal inertia
-// frame at the COM: the body frame is that frame turned back by body_iquat, shifted by
-// -R body_ipos)
-static void kamino_point(const gdnModel* m, const gdnKaminoWorld* w, int b, const double* local,
-                         double out[3]) {
-    const double* iq = m->body_iquat + 4 * b;
-    const double conj[4] = {iq[0], -iq[1], -iq[2], -iq[3]};
-    double rel[3], t[3];
-    for (int k = 0; k < 3; k++) {
-        rel[k] = local[k] - m->body_ipos[3 * b + k];
-    }
-    quat_rotate(conj, rel, t);
-    quat_rotate(w->body_quat + 4 * b, t, out);
-    for (int k = 0; k < 3; k++) {
-        out[k] += w->body_pos[3 * b + k];
-    }
-}
-
 // world point of a body-frame point of body b in MuJoCo's kinematics
 static void mujoco_point(const mjModel* m, const mjData* d, int b, const double* local,
                          double out[3]) {
@@ -209,22 +181,9 @@ static double dist3(const double a[3], const double b[3]) {
     return sqrt(dx * dx + dy * dy + dz * dz);
 }
 
-// largest distance between the two anchors of the connects (eq_data: anchor on body1, then on
-// body2, each in its body frame) in Kamino's current poses
+// largest distance between the two anchors of the connects in Kamino's current poses
 static double kamino_closure(const kaminoScene* s) {
-    const gdnModel* m = s->gm;
-    double worst = 0;
-    for (int e = 0; e < m->neq; e++) {
-        if (m->eq_type[e] != 0) {
-            continue;
-        }
-        const double* data = m->eq_data + GDN_NEQDATA * e;
-        double p1[3], p2[3];
-        kamino_point(m, s->w, m->eq_obj1id[e], data, p1);
-        kamino_point(m, s->w, m->eq_obj2id[e], data + 3, p2);
-        worst = fmax(worst, dist3(p1, p2));
-    }
-    return worst;
+    return gdn_kamino_connect_error(s->km, s->w);
 }
 
 // the same in MuJoCo's current state (its kinematics recomputed: mj_step leaves xpos at the

@@ -11,51 +11,6 @@
 
 #include "demo_timing.h"
 
-// the world point of a body-frame point: Kamino holds the principal inertia frame at the COM,
-// the body frame is that frame turned back by body_iquat and shifted by -R body_ipos
-static void quat_rotate(const double q[4], const double v[3], double out[3]) {
-    const double w = q[0], x = q[1], y = q[2], z = q[3];
-    const double t[3] = {2 * (y * v[2] - z * v[1]), 2 * (z * v[0] - x * v[2]),
-                         2 * (x * v[1] - y * v[0])};
-    out[0] = v[0] + w * t[0] + (y * t[2] - z * t[1]);
-    out[1] = v[1] + w * t[1] + (z * t[0] - x * t[2]);
-    out[2] = v[2] + w * t[2] + (x * t[1] - y * t[0]);
-}
-
-static void body_point(const gdnModel* m, const gdnKaminoWorld* w, int b, const double local[3],
-                       double out[3]) {
-    // R_body = R_principal conj(iquat): R_body x = R_principal (conj(iquat) x)
-    const double* iq = m->body_iquat + 4 * b;
-    const double conj[4] = {iq[0], -iq[1], -iq[2], -iq[3]};
-    double rel[3], t[3];
-    for (int k = 0; k < 3; k++) {
-        rel[k] = local[k] - m->body_ipos[3 * b + k];
-    }
-    quat_rotate(conj, rel, t);
-    quat_rotate(w->body_quat + 4 * b, t, out);
-    for (int k = 0; k < 3; k++) {
-        out[k] += w->body_pos[3 * b + k];
-    }
-}
-
-// largest distance between the anchors of the model's connects
-static double closure_error(const gdnModel* m, const gdnKaminoWorld* w) {
-    double worst = 0;
-    for (int e = 0; e < m->neq; e++) {
-        if (m->eq_type[e] != 0) {
-            continue;
-        }
-        const double* data = m->eq_data + GDN_NEQDATA * e;
-        double p1[3], p2[3];
-        body_point(m, w, m->eq_obj1id[e], data, p1);
-        body_point(m, w, m->eq_obj2id[e], data + 3, p2);
-        const double dx = p1[0] - p2[0], dy = p1[1] - p2[1], dz = p1[2] - p2[2];
-        const double dist = sqrt(dx * dx + dy * dy + dz * dz);
-        worst = dist > worst ? dist : worst;
-    }
-    return worst;
-}
-
 // one mechanism: the crank's velocity actuator asked for speed rad/s, 2 s of steps, with the
 // default settings (the pose projection on: projection 3) or Kamino's velocity-level recovery
 // alone (projection 0)
@@ -94,7 +49,7 @@ static int run(const char* file, double speed, int projection) {
             fprintf(stderr, "%s: step %d failed\n", file, k);
             break;
         }
-        const double e = closure_error(m, w);
+        const double e = gdn_kamino_connect_error(km, w);
         worst = e > worst ? e : worst;
         iters += w->status.iterations;
         unconverged += !w->status.converged;

@@ -391,6 +391,71 @@ static int test_many_worlds(void) {
     return 0;
 }
 
+// gdn_kamino_body_point against the MJCF kinematics (gdn_forward) at a joint state, and
+// gdn_kamino_connect_error against the connects' anchors there; bad arguments are harmless
+static int test_measure(void) {
+    gdnModel* m = load("kamino_mech_fourbar.xml");
+    CHECK(m);
+    gdnKaminoModel* km = NULL;
+    gdnKaminoData* kd = NULL;
+    gdnData* d = NULL;
+    CHECK(gdn_kamino_model_create(m, NULL, &km, g_err, sizeof(g_err), NULL, 0) == GDN_OK);
+    CHECK(gdn_kamino_data_create(km, 1, &kd) == GDN_OK);
+    CHECK(gdn_data_create(m, &d) == GDN_OK);
+    // a joint state that opens the loop (the crank turned alone by 0.2 rad)
+    for (int i = 0; i < m->nq; i++) {
+        d->qpos[i] = m->qpos0[i];
+    }
+    d->qpos[m->jnt_qposadr[gdn_name2id(m, "joint", "crank")]] += 0.2;
+    CHECK(gdn_kamino_reset(km, kd, NULL, d->qpos, NULL) == GDN_OK);
+    CHECK(gdn_forward(m, d) == GDN_OK);
+    gdnKaminoWorld* w = gdn_kamino_world(kd, 0);
+    const double local[3] = {0.03, -0.02, 0.05};
+    double err = 0;
+    for (int b = 0; b < m->nbody; b++) {
+        double p[3], q[3];
+        gdn_kamino_body_point(km, w, b, local, p);
+        for (int k = 0; k < 3; k++) {
+            q[k] = d->xpos[3 * b + k] + d->xmat[9 * b + 3 * k] * local[0] +
+                   d->xmat[9 * b + 3 * k + 1] * local[1] + d->xmat[9 * b + 3 * k + 2] * local[2];
+            err = fmax(err, fabs(p[k] - q[k]));
+        }
+    }
+    double gap = 0;
+    for (int e = 0; e < m->neq; e++) {
+        const double* data = m->eq_data + GDN_NEQDATA * e;
+        const int b1 = m->eq_obj1id[e], b2 = m->eq_obj2id[e];
+        double dd = 0;
+        for (int k = 0; k < 3; k++) {
+            const double* R1 = d->xmat + 9 * b1 + 3 * k;
+            const double* R2 = d->xmat + 9 * b2 + 3 * k;
+            const double p1 = d->xpos[3 * b1 + k] + R1[0] * data[0] + R1[1] * data[1] +
+                              R1[2] * data[2];
+            const double p2 = d->xpos[3 * b2 + k] + R2[0] * data[3] + R2[1] * data[4] +
+                              R2[2] * data[5];
+            dd += (p1 - p2) * (p1 - p2);
+        }
+        gap = fmax(gap, sqrt(dd));
+    }
+    const double ce = gdn_kamino_connect_error(km, w);
+    printf("  body points vs gdn_forward: %.3g m; connect error %.9f m (kinematics %.9f m)\n", err,
+           ce, gap);
+    CHECK(err < 1e-14);
+    CHECK(gap > 1e-3 && fabs(ce - gap) < 1e-14);
+    // bad arguments: nothing written, NAN
+    double out[3] = {7, 7, 7};
+    gdn_kamino_body_point(km, w, m->nbody, local, out);
+    gdn_kamino_body_point(km, w, -1, local, out);
+    gdn_kamino_body_point(NULL, w, 0, local, out);
+    CHECK(out[0] == 7 && out[1] == 7 && out[2] == 7);
+    CHECK(isnan(gdn_kamino_connect_error(NULL, w)) && isnan(gdn_kamino_connect_error(km, NULL)));
+    gdn_data_free(d);
+    gdn_kamino_data_free(kd);
+    gdn_kamino_model_free(km);
+    gdn_model_free(m);
+    return 0;
+}
+
 // configurations without a Kamino equivalent are refused with a message naming the body
 static int test_refused(void) {
     struct {
@@ -476,7 +541,8 @@ int main(int argc, char** argv) {
     static const gdnTestCase cases[] = {
         {"mjcf_custom", test_mjcf_custom}, {"free_fall", test_free_fall},
         {"joint_rows", test_joint_rows},   {"delassus", test_delassus},
-        {"many_worlds", test_many_worlds}, {"refused", test_refused},
+        {"many_worlds", test_many_worlds}, {"measure", test_measure},
+        {"refused", test_refused},
         {"disable_flags", test_disable_flags},
     };
     return gdn_test_main(argc, argv, cases, (int)(sizeof(cases) / sizeof(cases[0])));

@@ -36,50 +36,6 @@ static gdnModel* load(void) {
     return m;
 }
 
-// v rotated by the unit quaternion q (w x y z)
-static void quat_rotate(const double q[4], const double v[3], double out[3]) {
-    const double w = q[0], x = q[1], y = q[2], z = q[3];
-    const double t[3] = {2 * (y * v[2] - z * v[1]), 2 * (z * v[0] - x * v[2]),
-                         2 * (x * v[1] - y * v[0])};
-    out[0] = v[0] + w * t[0] + (y * t[2] - z * t[1]);
-    out[1] = v[1] + w * t[1] + (z * t[0] - x * t[2]);
-    out[2] = v[2] + w * t[2] + (x * t[1] - y * t[0]);
-}
-
-// the world point of a body-frame point: Kamino holds the principal inertia frame at the COM,
-// the body frame is that frame turned back by body_iquat and shifted by -R body_ipos
-static void body_point(const gdnModel* m, const gdnKaminoWorld* w, int b, const double local[3],
-                       double out[3]) {
-    const double* iq = m->body_iquat + 4 * b;
-    const double conj[4] = {iq[0], -iq[1], -iq[2], -iq[3]};
-    double rel[3], t[3];
-    for (int k = 0; k < 3; k++) {
-        rel[k] = local[k] - m->body_ipos[3 * b + k];
-    }
-    quat_rotate(conj, rel, t);
-    quat_rotate(w->body_quat + 4 * b, t, out);
-    for (int k = 0; k < 3; k++) {
-        out[k] += w->body_pos[3 * b + k];
-    }
-}
-
-// the loop closure error: the largest distance between the two anchors of a connect (m)
-static double closure_error(const gdnModel* m, const gdnKaminoWorld* w) {
-    double worst = 0;
-    for (int e = 0; e < m->neq; e++) {
-        if (m->eq_type[e] != 0) {
-            continue;
-        }
-        const double* data = m->eq_data + GDN_NEQDATA * e;
-        double p1[3], p2[3];
-        body_point(m, w, m->eq_obj1id[e], data, p1);
-        body_point(m, w, m->eq_obj2id[e], data + 3, p2);
-        const double dx = p1[0] - p2[0], dy = p1[1] - p2[1], dz = p1[2] - p2[2];
-        worst = fmax(worst, sqrt(dx * dx + dy * dy + dz * dz));
-    }
-    return worst;
-}
-
 static int cmp_int(const void* a, const void* b) {
     return *(const int*)a - *(const int*)b;
 }
@@ -288,7 +244,7 @@ static int leg_run(const gdnModel* m, double ctrl, double duration, LegRun* r) {
             r->rail_half[r->nhalf++] = prev_rail + f * (w->qpos[qrail] - prev_rail);
         }
         prev_rail = w->qpos[qrail];
-        const double e = closure_error(m, w);
+        const double e = gdn_kamino_connect_error(km, w);
         r->closure_max = fmax(r->closure_max, e);
         if (k < n / 2) {
             r->closure_first = fmax(r->closure_first, e);
@@ -355,14 +311,14 @@ static int test_geometry(void) {
     const int crank = gdn_name2id(m, "body", "crank");
     const double zero[3] = {0, 0, 0};
     double axle[3];
-    body_point(m, w, crank, zero, axle);
+    gdn_kamino_body_point(km, w, crank, zero, axle);
     for (int n = 0; n < 2; n++) {
         char name[16];
         snprintf(name, sizeof(name), "sole%d", n);
         const int g = gdn_name2id(m, "geom", name);
         CHECK(g >= 0);
         double p[3];
-        body_point(m, w, m->geom_bodyid[g], m->geom_pos + 3 * g, p);
+        gdn_kamino_body_point(km, w, m->geom_bodyid[g], m->geom_pos + 3 * g, p);
         P2 foot;
         double a;
         leg(gt.th0 + n * kPi, &foot, &a);

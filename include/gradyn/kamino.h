@@ -171,6 +171,16 @@ GDN_API gdnStatus gdn_kamino_reset(const gdnKaminoModel* km, gdnKaminoData* kd,
 // ACTUATION as their names say
 GDN_API gdnStatus gdn_kamino_step(const gdnKaminoModel* km, gdnKaminoData* kd);
 
+// out = the world position of the point local (in body's MJCF body frame) in world w's current
+// state (w from gdn_kamino_world; body an MJCF body id). Does nothing for NULL arguments or a
+// body id out of range
+GDN_API void gdn_kamino_body_point(const gdnKaminoModel* km, const gdnKaminoWorld* w, int body,
+                                   const double local[3], double out[3]);
+
+// the loop closure error of world w: the largest distance between the two anchors of the
+// model's equality connects (0 without any), in m; NAN for NULL arguments
+GDN_API double gdn_kamino_connect_error(const gdnKaminoModel* km, const gdnKaminoWorld* w);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: Apache-2.0
+// The golden hashes of test_kamino_golden.c, printed by `test_kamino_golden --print` (see that
+// file for what they cover and the command that regenerates this file).
+static const GoldenRow kGolden[] = {
+    {"mech_fourbar", 0xb9a65c6131046b2fULL},
+    {"mech_slidercrank", 0x10bb46f4249923e4ULL},
+    {"mech_leg", 0x4ea973720d2c552fULL},
+    {"scene_box_rest", 0x2e90d875b86b657eULL},
+    {"scene_box_slide", 0x8f42e6e828f5d34dULL},
+    {"scene_slide_frictionless", 0xfef87ae977086082ULL},
+    {"scene_incline_hold", 0x70c26f94d8fec136ULL},
+    {"scene_incline_slide", 0xb37e980a98a77a55ULL},
+    {"scene_sphere_roll", 0xb76b316c265abaadULL},
+    {"scene_ball_bounce", 0x5775b72f6c569747ULL},
+    {"scene_stack5", 0xd4d1ff59ce3e91d2ULL},
+    {"scene_pinch", 0xd3100277caad85cdULL},
+    {"fourbar_projection_off", 0x018b8b4bc520b64eULL},
+    {"fourbar_projection_gauss_newton", 0xe470483768ceae0fULL},
+    {"leg_projection_off", 0x194cfb8d7841ebebULL},
+    {"leg_projection_gauss_newton", 0x9fe27d7f1000c8f7ULL},
+    {"leg_penalty_update_off", 0x938187987cce2f8eULL},
+    {"leg_acceleration_off", 0xfa2c82657a317de5ULL},
+    {"leg_preconditioning_off", 0xb6fdc29afccfcafeULL},
+    {"leg_warmstart_off", 0xce24540d21aa7eacULL},
+    {"pinch_projection_off", 0x77a9e373471fba2dULL},
+    {"pinch_projection_gauss_newton", 0x5040cc6f5dcc0297ULL},
+    {"pinch_penalty_update_off", 0x553b1cc624ad805aULL},
+    {"pinch_acceleration_off", 0x282787d5e93dc689ULL},
+    {"pinch_preconditioning_off", 0x53126f3e203e576eULL},
+    {"pinch_warmstart_off", 0xd25b9d3c1b64cc82ULL},
+    {"worlds3_fourbar", 0xeb2916e725dbfbfaULL},
+    {"worlds3_ball_bounce", 0x5fe03bc1a0f32d82ULL},
+};

@@ -42,16 +42,21 @@ typedef struct gdnKaminoPadmmSettings {
     double restart_factor; // 0.999
     int preconditioning;   // 1: diagonal P = clamp(1/sqrt(D_ii + eps), 1/50, 50), one value per
                            // contact triplet (the max diagonal of its three rows)
-    double warmstart_scale; // 0.9
+    double warmstart_scale; // 0.9: the warm start's scale on the bilateral rows (shrinks
+                            // their unbounded null space toward the minimum-norm solution)
     double rho_bilateral;   // 0: the penalty on bilateral rows (no projection acts on them, so
                             // none is needed: with 0 they are solved in the linear step, y = x,
                             // z = 0); rho_bilateral = rho is kamino.md's single penalty
     int penalty_update;     // 1: balanced penalty (kamino.md 2.4g) on the unilateral rows,
                             // with a refactorization when rho changes
-    double penalty_ratio;   // 10: rho changes when one residual exceeds this times the other
+    double penalty_ratio;   // 3 (kamino.md: 10; padmm.c says why): rho changes when one
+                            // residual exceeds this times the other
     double penalty_factor;  // 1.5: by this factor
     double rho_min;         // 1e-5
     double rho_max;         // 1e6
+    double warmstart_scale_unilateral; // 1.0: the warm start's scale on limit and contact rows
+                            // (their null space is bounded by K; a scale below 1 moves the start
+                            // off the point a degenerate contact solution needs: padmm.c)
 } gdnKaminoPadmmSettings;
 
 // the terminal status of one solve (the seed's PADMM definitions, physical units, absolute)
@@ -72,10 +77,11 @@ size_t gdn_kamino_padmm_scratch(int n);
 
 void gdn_kamino_padmm_defaults(gdnKaminoPadmmSettings* s);
 
-// Solve. lambda (n): in: the warm start (scaled by warmstart_scale inside; zeros for none),
-// out: the impulses. vplus (n): in: the warm start of v+ (or zeros), out: v+ = D lambda + vf.
-// scratch: gdn_kamino_padmm_scratch(n) doubles. Returns GDN_OK (converged or capped: see
-// status), GDN_ERR_NONFINITE for NaN/Inf in the problem or the iterates (status says where),
+// Solve. lambda (n): in: the warm start (scaled inside by warmstart_scale on bilateral rows,
+// warmstart_scale_unilateral on the rest; zeros for none), out: the impulses. vplus (n): in:
+// the warm start of v+ (or zeros), out: v+ = D lambda + vf. scratch:
+// gdn_kamino_padmm_scratch(n) doubles. Returns GDN_OK (converged or capped: see status),
+// GDN_ERR_NONFINITE for NaN/Inf in the problem or the iterates (status says where),
 // GDN_ERR_ARG for bad sizes. Deterministic: bit-identical results for identical inputs.
 gdnStatus gdn_kamino_padmm_solve(const gdnKaminoDual* p, const gdnKaminoPadmmSettings* s,
                                  double* lambda, double* vplus, double* scratch,

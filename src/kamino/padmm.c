@@ -18,7 +18,8 @@
 //   factor once:  L L' = Dt + (eta + rho) I      (dense Cholesky: gdn_chol_factor of
 //                 math/cholesky.h; the substitutions are local and column-oriented, with
 //                 L' mirrored into the upper triangle so both run along rows)
-//   warm start:   x_prev = yhat = y_prev = w P^-1 lambda_ws     (w = warmstart_scale, 0.9)
+//   warm start:   x_prev = yhat = y_prev = w P^-1 lambda_ws     (w = warmstart_scale, 0.9, on
+//                 bilateral rows; warmstart_scale_unilateral, 1, on limits and contacts)
 //                 zhat = z_prev = P v+_ws + Gamma(P v+_ws)
 //   repeat k = 1 .. max_iterations:
 //     s    = Gamma(zhat)                   (s_n = mu ||zhat_t|| per contact, 0 elsewhere)
@@ -55,17 +56,40 @@
 // on bilateral rows the iteration is a proximal-point method, which leaves the null-space part
 // of the start unchanged: with a zero warm start lambda converges to the solution of minimum
 // ||P^-1 lambda|| (equal splits between duplicated rows), and the 0.9 warm-start scale shrinks
-// null-space drift from step to step.
+// null-space drift from step to step. That null space is unbounded; the unilateral rows' is
+// bounded by K (lambda_n >= 0, the friction cones), so they are not shrunk (below).
+//
+// Contact data with no solution on its natural active set (measured on
+// tests/models/kamino_scene_pinch.xml once the cube is tilted: the contact recovery biases of
+// dual.c ask for a rotation that slides one pinched face, and the other face's contact points,
+// midway between non-parallel faces, are not coplanar normal to n). When the rows that ought
+// to stick have a velocity target outside the range of D, the interior (sticking) rows have
+// z = 0 and their null-space component (an internal force between the contacts of one face)
+// moves by c / (eta + rho) per iteration, c the scaled least-squares mismatch, until a contact
+// reaches its cone boundary (micro-slip: the NCP's solution); r_d stays equal to c, whatever
+// rho, all along (pinch: 3.1e-8 m/s, the least-squares mismatch of the sticking face 3.12e-8).
+// The solution is then one point of that null space, far from the minimum-norm one, so
+// (a) the warm start keeps the unilateral rows unscaled (warmstart_scale_unilateral 1): a
+// scale w < 1 moved the start 1 - w back along the null space every step and the solve had to
+// re-travel it (pinch: median 74 iterations and 173 of 1000 steps capped at w = 0.9; a cube
+// tilted 3e-4 rad capped every step at w = 0.99 and w = 0.9, median 4 at w = 1); and
+// (b) penalty_ratio is 3, not kamino.md's 10: during such a drift bd / bp sits at 4-10, so
+// with 10 rho never came down and the drift stayed at c / rho per iteration. Neither hysteresis,
+// a sqrt(r_p / r_d) rule at intervals, keeping the acceleration through a penalty change, nor
+// eta 1e-7..1e-4 helped (they only moved which steps capped). With the contact recovery off
+// (gamma 0, or a dead zone wider than the penetration) the same scenes converge in a median of
+// 2 iterations: the slow solves come from the problem, these two settings shorten them.
 //
 // For the caller. Units: D in (m/s) per (N s), vf and v+ in m/s (rad/s for angular rows),
 // lambda in N s (impulses over the step: forces are lambda / h). D is symmetric, n x n row-major,
 // and only its lower triangle inside the envelope is read (with p->env: row i from the start of
 // the block of four holding first[i], +0 left of first[i]; without: the whole lower triangle).
 // Warm start: lambda and v+ of the previous step's matching rows (same contact frame: rotate
-// lambda_t when the tangents change), zeros for new rows; pass both or neither. With
-// warmstart_scale 0.9 an exact warm start still takes tens of iterations at tolerance 1e-8
-// (test_kamino_padmm: 26 vs 34 cold on a box); with 1.0 it stops at iteration 2. Settings are
-// not tuned per problem: the defaults of kamino.md. converged needs k > 1, so a converged
+// lambda_t when the tangents change), zeros for new rows; pass both or neither. With a scale
+// of 0.9 an exact warm start still takes tens of iterations at tolerance 1e-8
+// (test_kamino_padmm: 26 vs 34 cold on a box's contacts); with 1.0 it stops at iteration 2.
+// Settings are not tuned per problem: the defaults of kamino.md, but for the two above (a, b)
+// and the penalty of the bilateral rows (rho_bilateral 0). converged needs k > 1, so a converged
 // solve reports at least 2 iterations. vf must be consistent on redundant rows (vf in the range
 // of D, as J u_f is); a bias that differs between two copies of a row has no solution: the
 // solve then caps with r_d at half the mismatch and lambda stays bounded.
@@ -104,9 +128,10 @@ void gdn_kamino_padmm_defaults(gdnKaminoPadmmSettings* s) {
     s->restart_factor = 0.999;
     s->preconditioning = 1;
     s->warmstart_scale = 0.9;
+    s->warmstart_scale_unilateral = 1.0;
     s->rho_bilateral = 0;
     s->penalty_update = 1;
-    s->penalty_ratio = 10;
+    s->penalty_ratio = 3;
     s->penalty_factor = 1.5;
     s->rho_min = 1e-5;
     s->rho_max = 1e6;
@@ -216,7 +241,8 @@ static gdnStatus check_input(const gdnKaminoDual* p, const gdnKaminoPadmmSetting
     if (!(s->max_iterations >= 1) || !(s->tol_primal >= 0) || !(s->tol_dual >= 0) ||
         !(s->tol_compl >= 0) || !(s->eta >= 0) || !isfinite(s->eta) || !(s->rho > 0) ||
         !isfinite(s->rho) || !(s->restart_factor > 0) || !(s->restart_factor <= 1) ||
-        !isfinite(s->warmstart_scale) || !(s->rho_bilateral >= 0) || !isfinite(s->rho_bilateral) ||
+        !isfinite(s->warmstart_scale) || !isfinite(s->warmstart_scale_unilateral) ||
+        !(s->rho_bilateral >= 0) || !isfinite(s->rho_bilateral) ||
         (s->penalty_update && (!(s->penalty_ratio >= 1) || !isfinite(s->penalty_ratio) ||
                                !(s->penalty_factor > 1) || !isfinite(s->penalty_factor) ||
                                !(s->rho_min > 0) || !(s->rho_min <= s->rho) ||
@@ -468,10 +494,12 @@ gdnStatus gdn_kamino_padmm_solve(const gdnKaminoDual* p, const gdnKaminoPadmmSet
         return GDN_ERR_NONFINITE;
     }
 
-    // the warm start: the scaled impulse times warmstart_scale, the scaled velocity plus its De
+    // the warm start: the scaled impulse times warmstart_scale (bilateral rows) or
+    // warmstart_scale_unilateral (limits, contacts), the scaled velocity plus its De
     // Saxce correction
     for (int i = 0; i < n; i++) {
-        x_prev[i] = s->warmstart_scale * lambda[i] * pinv[i];
+        const double w = i < nb ? s->warmstart_scale : s->warmstart_scale_unilateral;
+        x_prev[i] = w * lambda[i] * pinv[i];
         yhat[i] = x_prev[i];
         y_prev[i] = x_prev[i];
         // a row without a penalty has z = 0 at every iterate (z = zhat + 0 (y - x))

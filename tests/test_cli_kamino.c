@@ -140,10 +140,12 @@ static const optionCase option_cases[] = {
     {"--preconditioning", "off", "preconditioning", 0},
     {"--warmstart", "off", "warmstart", 0},
     {"--warmstart-scale", "0.25", "warmstart_scale", 0.25},
+    {"--warmstart-scale-unilateral", "0.5", "warmstart_scale_unilateral", 0.5},
     {"--alpha", "0.02", "alpha", 0.02},
     {"--beta", "0.03", "beta", 0.03},
     {"--gamma", "0.04", "gamma", 0.04},
     {"--deadzone", "2e-6", "deadzone", 2e-6},
+    {"--merge-distance", "2e-7", "merge_distance", 2e-7},
     {"--restitution", "0.3", "restitution", 0.3},
     {"--max-contacts", "8", "max_contacts", 8},
     {"--projection-iterations", "5", "projection_iterations", 5},
@@ -502,10 +504,12 @@ static int test_help_defaults(void) {
                    : strcmp(f, "preconditioning") == 0       ? d.preconditioning
                    : strcmp(f, "warmstart") == 0             ? d.warmstart
                    : strcmp(f, "warmstart_scale") == 0       ? d.warmstart_scale
+                   : strcmp(f, "warmstart_scale_unilateral") == 0 ? d.warmstart_scale_unilateral
                    : strcmp(f, "alpha") == 0                 ? d.alpha
                    : strcmp(f, "beta") == 0                  ? d.beta
                    : strcmp(f, "gamma") == 0                 ? d.gamma
                    : strcmp(f, "deadzone") == 0              ? d.deadzone
+                   : strcmp(f, "merge_distance") == 0        ? d.merge_distance
                    : strcmp(f, "restitution") == 0           ? d.restitution
                    : strcmp(f, "max_contacts") == 0          ? d.max_contacts
                    : strcmp(f, "projection_iterations") == 0 ? d.projection_iterations

@@ -939,7 +939,8 @@ static int test_warm_start(void) {
     CHECK(st.converged);
     memcpy(lam0, lam, sizeof(lam));
     memcpy(vp0, vp, sizeof(vp));
-    CHECK(s.warmstart_scale_unilateral == 1.0);
+    CHECK(s.warmstart_scale_unilateral == 0.9);
+    s.warmstart_scale_unilateral = 1.0;
     CHECK(solve(&p, &s, lam, vp, 1, &st) == GDN_OK);
     print_status("warm start from it, scale 1", &st);
     CHECK(st.converged && st.iterations <= 2);
@@ -970,6 +971,7 @@ static int test_warm_start_degenerate(void) {
     const gdnKaminoDual p = {0, 0, 4, 12, D, vf, mus, NULL};
     gdnKaminoPadmmSettings s = settings_tol(1e-8);
     s.max_iterations = 20000;
+    s.warmstart_scale_unilateral = 1.0;
     double lam[12], vp[12], lam0[12], vp0[12];
     gdnKaminoSolveStatus st;
     CHECK(solve(&p, &s, lam, vp, 0, &st) == GDN_OK);

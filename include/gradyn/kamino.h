@@ -59,7 +59,8 @@ typedef struct gdnKaminoSettings {
     int acceleration;       // 1
     double restart_factor;  // 0.999
     int preconditioning;    // 1
-    double warmstart_scale; // 0.9
+    double warmstart_scale; // 0.9: the warm start's scale on the bilateral rows
+    double warmstart_scale_unilateral; // 0.9: on the limit and contact rows
     double rho_bilateral;   // 0: the penalty on bilateral rows (they have no projection: with 0
                             // the linear step solves them, y = x, z = 0); rho for kamino.md's
                             // single penalty
@@ -69,6 +70,9 @@ typedef struct gdnKaminoSettings {
     double penalty_factor;  // 1.5
     double rho_min;         // 1e-5
     double rho_max;         // 1e6
+    double merge_distance;  // 1e-7 m: contacts of one geom pair closer than this are one (the
+                            // deeper stays): face clipping of nearly aligned boxes duplicates
+                            // points, and duplicate rows only slow the solve
 } gdnKaminoSettings;
 
 // the status of one world's last step

@@ -104,6 +104,8 @@ typedef struct gdnOption {
     double o_solimp[GDN_NIMP]; // override solimp
     int mpr_iterations;   // MPR iterations of the general convex collision (50)
     double mpr_tolerance; // MPR tolerance on the portal's support gain (1e-6)
+    double box_edge_bias; // box-box: an edge pair must beat the best face axis by this too (m;
+                          // 0, MuJoCo's rule; not from MJCF: Kamino's collision view sets 1e-9)
 
     // Kamino (include/gradyn/kamino.h), from MJCF <custom> fields MuJoCo also loads:
     // <text name="gradyn_solver" data="kamino"/> (or "mujoco"), <numeric

@@ -104,10 +104,14 @@ void gdn_box_edge_axis(double n[3], int i, const double* b) {
 // (box 2's faces symmetrically), along a_i x b_j (n = unit, |a_i x b_j| = L)
 //   sum_{k != i} size1_k |n_k| + sum_{k != j} size2_k |rot_{i,3-k-j}| / L - |pos21 . n|.
 // Any overlap < -margin separates (returns 0). The smallest overlap picks the axis; an edge pair
-// must beat the best face by a relative 1e-12.
+// must beat the best face by a relative 1e-12 (MuJoCo's rule) and by edge_bias. The bias is for
+// aligned boxes in shallow contact: there a_i x b_j can be a face normal itself, its overlap
+// equals the face's up to round-off (1e-17 m on 0.1 m boxes), and a relative 1e-12 of a 1e-6 m
+// penetration is below that, so round-off alone would trade the face's four contacts for one
+// edge point. Kamino's collision view sets 1e-9 m (its hard contacts cannot absorb the jump).
 int gdn_box_box_axes(gdnBoxAxes* ax, const double* pos1, const double* mat1, const double* size1,
-                     const double* pos2, const double* mat2, const double* size2,
-                     double margin) {
+                     const double* pos2, const double* mat2, const double* size2, double margin,
+                     double edge_bias) {
     double diff[3], plen1[3], plen2[3];
     gdn_sub3(diff, pos2, pos1);
     gdn_mulmat3T(ax->pos21, mat1, diff);
@@ -172,7 +176,7 @@ int gdn_box_box_axes(gdnBoxAxes* ax, const double* pos1, const double* mat1, con
             if (overlap < -margin) {
                 return 0;
             }
-            if (overlap < penetration * (1 - 1e-12)) {
+            if (overlap < penetration * (1 - 1e-12) - edge_bias) {
                 penetration = overlap;
                 int corner1 = 0, corner2 = 0;
                 for (int k = 0; k < 3; k++) {
@@ -678,7 +682,9 @@ int gdn_collide_box_box(const gdnModel* m, const gdnData* d, gdnContact* con, in
     const double* size2 = m->geom_size + 3 * g2;
 
     gdnBoxAxes ax;
-    if (!gdn_box_box_axes(&ax, pos1, mat1, size1, pos2, mat2, size2, margin) || ax.code == -1) {
+    if (!gdn_box_box_axes(&ax, pos1, mat1, size1, pos2, mat2, size2, margin,
+                          m->opt.box_edge_bias) ||
+        ax.code == -1) {
         return 0;
     }
     if (ax.code < 12) {

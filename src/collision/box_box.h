@@ -50,9 +50,12 @@ typedef struct gdnBoxAxes {
 } gdnBoxAxes;
 
 // The 15 separating axes of the two boxes (see box_box.c); 0 when an axis separates them by
-// more than margin, else 1 with ax filled (ax->code -1 when no axis was picked)
+// more than margin, else 1 with ax filled (ax->code -1 when no axis was picked). An edge pair
+// replaces the best face only when its overlap is smaller by a relative 1e-12 (MuJoCo's) and by
+// edge_bias (m: gdnOption.box_edge_bias, 0 for MuJoCo's rule)
 int gdn_box_box_axes(gdnBoxAxes* ax, const double* pos1, const double* mat1, const double* size1,
-                     const double* pos2, const double* mat2, const double* size2, double margin);
+                     const double* pos2, const double* mat2, const double* size2, double margin,
+                     double edge_bias);
 
 // the unnormalized edge-pair axis m = e_i x b_j in box 1's frame, b = column j of rot (given
 // as row j of rott); the primal's component order

@@ -70,8 +70,8 @@ typedef struct Relative {
 // m = e_i x b_j.
 static int find_axis(Relative* ax, const double* p1, const double* R1, const double* s1,
                      const double* p2, const double* R2, const double* s2, double margin,
-                     const gdnBoxDir* dir) {
-    if (!gdn_box_box_axes(&ax->a, p1, R1, s1, p2, R2, s2, margin)) {
+                     double edge_bias, const gdnBoxDir* dir) {
+    if (!gdn_box_box_axes(&ax->a, p1, R1, s1, p2, R2, s2, margin, edge_bias)) {
         return 0;
     }
     double diff[3], ddiff[3], dp1[3], dp2[3], tmp[3];
@@ -570,7 +570,8 @@ gdnStatus gdn_box_box_eval(const gdnModel* m, const gdnData* d, const gdnContact
     gdnBoxCand best = {.feature = -1};
     double best_score = 0;
     Relative ax;
-    if (find_axis(&ax, p1, R1, s1, p2, R2, s2, margin, dir) && ax.a.code >= 0) {
+    if (find_axis(&ax, p1, R1, s1, p2, R2, s2, margin, m->opt.box_edge_bias, dir) &&
+        ax.a.code >= 0) {
         if (ax.a.code < 12) {
             face_contacts(&best, &best_score, con, &ax, p1, R1, s1, p2, R2, s2, margin, dir);
         } else {

@@ -49,14 +49,12 @@ typedef struct gdnKaminoPadmmSettings {
                             // z = 0); rho_bilateral = rho is kamino.md's single penalty
     int penalty_update;     // 1: balanced penalty (kamino.md 2.4g) on the unilateral rows,
                             // with a refactorization when rho changes
-    double penalty_ratio;   // 3 (kamino.md: 10; padmm.c says why): rho changes when one
-                            // residual exceeds this times the other
+    double penalty_ratio;   // 10: rho changes when one residual exceeds this times the other
     double penalty_factor;  // 1.5: by this factor
     double rho_min;         // 1e-5
     double rho_max;         // 1e6
-    double warmstart_scale_unilateral; // 1.0: the warm start's scale on limit and contact rows
-                            // (their null space is bounded by K; a scale below 1 moves the start
-                            // off the point a degenerate contact solution needs: padmm.c)
+    double warmstart_scale_unilateral; // 0.9: the warm start's scale on limit and contact rows
+                            // (1 keeps the point a degenerate contact solution needs: padmm.c)
 } gdnKaminoPadmmSettings;
 
 // the terminal status of one solve (the seed's PADMM definitions, physical units, absolute)

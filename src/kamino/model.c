@@ -19,6 +19,7 @@ void gdn_kamino_settings_default(gdnKaminoSettings* s) {
     s->backend = GDN_KAMINO_PADMM;
     s->alpha = s->beta = s->gamma = 0.01;
     s->deadzone = 1e-6;
+    s->merge_distance = 1e-7;
     s->restitution = 0;
     s->max_contacts = 64;
     s->warmstart = 1;
@@ -37,6 +38,7 @@ void gdn_kamino_settings_default(gdnKaminoSettings* s) {
     s->restart_factor = p.restart_factor;
     s->preconditioning = p.preconditioning;
     s->warmstart_scale = p.warmstart_scale;
+    s->warmstart_scale_unilateral = p.warmstart_scale_unilateral;
     s->rho_bilateral = p.rho_bilateral;
     s->penalty_update = p.penalty_update;
     s->penalty_ratio = p.penalty_ratio;
@@ -223,8 +225,10 @@ static gdnStatus check_settings(const gdnKaminoSettings* s, char* err, int es) {
         }
     }
     if (!(s->deadzone >= 0 && isfinite(s->deadzone)) ||
+        !(s->merge_distance >= 0 && isfinite(s->merge_distance)) ||
         !(s->restitution >= 0 && s->restitution <= 1)) {
-        return fail(err, es, GDN_ERR_ARG, "deadzone must be >= 0, restitution in [0, 1]");
+        return fail(err, es, GDN_ERR_ARG,
+                    "deadzone and merge_distance must be finite and >= 0, restitution in [0, 1]");
     }
     if (s->max_contacts < 0 || s->max_contacts > 4096 || s->max_iterations < 1) {
         return fail(err, es, GDN_ERR_ARG, "max_contacts in [0, 4096], max_iterations >= 1");
@@ -236,11 +240,12 @@ static gdnStatus check_settings(const gdnKaminoSettings* s, char* err, int es) {
     }
     if (!(s->tol_primal >= 0 && s->tol_dual >= 0 && s->tol_compl >= 0 && s->eta > 0 &&
           s->rho > 0 && s->restart_factor > 0 && s->restart_factor <= 1 &&
-          s->warmstart_scale >= 0 &&
+          s->warmstart_scale >= 0 && s->warmstart_scale_unilateral >= 0 &&
+          s->warmstart_scale_unilateral <= 1 &&
           s->warmstart_scale <= 1 && isfinite(s->eta) && isfinite(s->rho))) {
         return fail(err, es, GDN_ERR_ARG, "PADMM settings out of range (tolerances >= 0, "
                                           "eta, rho > 0, restart_factor in (0, 1], "
-                                          "warmstart_scale in [0, 1])");
+                                          "warmstart_scale and warmstart_scale_unilateral in [0, 1])");
     }
     if (!(s->rho_bilateral >= 0) || !isfinite(s->rho_bilateral)) {
         return fail(err, es, GDN_ERR_ARG, "rho_bilateral must be finite and >= 0");
@@ -424,6 +429,10 @@ gdnStatus gdn_kamino_model_create(const gdnModel* m, const gdnKaminoSettings* se
         return GDN_ERR_MEMORY;
     }
     km->mc = *m;
+    // box-box prefers a face to an edge pair unless the edge is deeper by 1e-9 m (docs/kamino.md:
+    // with MuJoCo's relative rule alone, round-off picks an edge on aligned boxes in shallow
+    // contact, and one edge point for a face's four tips a pinched box for a step)
+    km->mc.opt.box_edge_bias = 1e-9;
     for (int g = 0; g < m->ngeom; g++) {
         km->margin[g] = m->geom_margin[g] + s.deadzone;
     }

@@ -68,17 +68,16 @@
 // moves by c / (eta + rho) per iteration, c the scaled least-squares mismatch, until a contact
 // reaches its cone boundary (micro-slip: the NCP's solution); r_d stays equal to c, whatever
 // rho, all along (pinch: 3.1e-8 m/s, the least-squares mismatch of the sticking face 3.12e-8).
-// The solution is then one point of that null space, far from the minimum-norm one, so
-// (a) the warm start keeps the unilateral rows unscaled (warmstart_scale_unilateral 1): a
-// scale w < 1 moved the start 1 - w back along the null space every step and the solve had to
-// re-travel it (pinch: median 74 iterations and 173 of 1000 steps capped at w = 0.9; a cube
-// tilted 3e-4 rad capped every step at w = 0.99 and w = 0.9, median 4 at w = 1); and
-// (b) penalty_ratio is 3, not kamino.md's 10: during such a drift bd / bp sits at 4-10, so
-// with 10 rho never came down and the drift stayed at c / rho per iteration. Neither hysteresis,
-// a sqrt(r_p / r_d) rule at intervals, keeping the acceleration through a penalty change, nor
-// eta 1e-7..1e-4 helped (they only moved which steps capped). With the contact recovery off
-// (gamma 0, or a dead zone wider than the penetration) the same scenes converge in a median of
-// 2 iterations: the slow solves come from the problem, these two settings shorten them.
+// The solution is then one point of that null space, far from the minimum-norm one: a warm
+// start scaled by w < 1 moves the start 1 - w back along it every step and the solve has to
+// re-travel it, and with penalty_ratio 10 rho stays up while bd / bp sits at 4-10 (pinch with the
+// tilt: median 74 iterations, 173 of 1000 steps capped; warmstart_scale_unilateral 1 and
+// penalty_ratio 3 made that median 16 with 40 capped). The tilt itself came from a one-step
+// collision artifact (box-box trading a face's four contacts for one edge point on round-off,
+// gdnOption.box_edge_bias), which Kamino's collision view now prevents; without it kamino.md's
+// defaults converge on the pinch in a median of 2 iterations, so they stay the defaults and
+// warmstart_scale_unilateral = 1 remains an option for contact data of this kind (with it a
+// converged warm start is accepted at iteration 2: a steady drift below the tolerance stays).
 //
 // For the caller. Units: D in (m/s) per (N s), vf and v+ in m/s (rad/s for angular rows),
 // lambda in N s (impulses over the step: forces are lambda / h). D is symmetric, n x n row-major,
@@ -128,10 +127,10 @@ void gdn_kamino_padmm_defaults(gdnKaminoPadmmSettings* s) {
     s->restart_factor = 0.999;
     s->preconditioning = 1;
     s->warmstart_scale = 0.9;
-    s->warmstart_scale_unilateral = 1.0;
+    s->warmstart_scale_unilateral = 0.9;
     s->rho_bilateral = 0;
     s->penalty_update = 1;
-    s->penalty_ratio = 3;
+    s->penalty_ratio = 10;
     s->penalty_factor = 1.5;
     s->rho_min = 1e-5;
     s->rho_max = 1e6;

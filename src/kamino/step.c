@@ -45,6 +45,37 @@ static void contact_row(gdnKRow* r, const gdnKWorld* w, int a, int b, const doub
     }
 }
 
+// contact c as contact slot (rows n0 + 3 slot ..), + on body a (geom2's), - on b
+static void put_contact(const gdnKaminoModel* km, gdnKWorld* w, int n0, int slot,
+                        const gdnContact* c, int a, int b) {
+    const gdnModel* m = km->m;
+    gdnKaminoContact* k = w->contact + slot;
+    k->geom1 = c->geom1;
+    k->geom2 = c->geom2;
+    k->body1 = m->geom_bodyid[c->geom1];
+    k->body2 = m->geom_bodyid[c->geom2];
+    gdn_copy3(k->pos, c->pos);
+    // [t0 t1 n] from gdnContact's rows (n, t1, t2)
+    memcpy(k->frame, c->frame + 3, 6 * sizeof(double));
+    memcpy(k->frame + 6, c->frame, 3 * sizeof(double));
+    k->dist = c->dist;
+    // MuJoCo's collision floors friction at 1e-5 (mjMINMU): below that, the geoms' own
+    // (max-mixed) sliding friction, so frictionless geoms give mu = 0
+    k->mu = c->friction[0];
+    if (k->mu <= 1e-5) {
+        k->mu = fmax(m->geom_friction[3 * c->geom1], m->geom_friction[3 * c->geom2]);
+    }
+    memset(k->force, 0, sizeof(k->force));
+    for (int r = 0; r < 3; r++) {
+        int row = n0 + 3 * slot + r;
+        contact_row(w->rows + row, w, a, b, k->frame + 3 * r, c->pos);
+        w->row_kind[row] = 2;
+        w->row_id[row] = 3 * (c->geom1 * m->ngeom + c->geom2) + r;
+        w->resid[row] = r == 2 ? c->dist : 0;
+    }
+    w->mu[slot] = k->mu;
+}
+
 // contacts into rows [n0, ...) and w->contact; returns the contact count
 static gdnStatus contacts(const gdnKaminoModel* km, gdnKWorld* w, int n0, int* ncon) {
     const gdnModel* m = km->m;
@@ -70,36 +101,29 @@ static gdnStatus contacts(const gdnKaminoModel* km, gdnKWorld* w, int n0, int* n
         if (a < 0 && b < 0) {
             continue;
         }
-        if (nc >= km->s.max_contacts) {
+        // a point of the same geom pair within merge_distance of a kept one is the same contact
+        // (face clipping of two nearly aligned boxes gives pairs a rounding or a 1e-7 rad twist
+        // apart: rows that duplicate each other): the deeper of the two stays
+        int slot = nc;
+        for (int k = 0; k < nc; k++) {
+            const gdnKaminoContact* kept = w->contact + k;
+            double dpos[3];
+            gdn_sub3(dpos, kept->pos, c->pos);
+            if (kept->geom1 == c->geom1 && kept->geom2 == c->geom2 &&
+                gdn_norm3(dpos) <= km->s.merge_distance) {
+                slot = c->dist < kept->dist ? k : -1;
+                break;
+            }
+        }
+        if (slot < 0) {
+            continue;
+        }
+        if (slot == nc && nc >= km->s.max_contacts) {
             over++;
             continue;
         }
-        gdnKaminoContact* k = w->contact + nc;
-        k->geom1 = c->geom1;
-        k->geom2 = c->geom2;
-        k->body1 = b1;
-        k->body2 = b2;
-        gdn_copy3(k->pos, c->pos);
-        // [t0 t1 n] from gdnContact's rows (n, t1, t2)
-        memcpy(k->frame, c->frame + 3, 6 * sizeof(double));
-        memcpy(k->frame + 6, c->frame, 3 * sizeof(double));
-        k->dist = c->dist;
-        // MuJoCo's collision floors friction at 1e-5 (mjMINMU): below that, the geoms' own
-        // (max-mixed) sliding friction, so frictionless geoms give mu = 0
-        k->mu = c->friction[0];
-        if (k->mu <= 1e-5) {
-            k->mu = fmax(m->geom_friction[3 * c->geom1], m->geom_friction[3 * c->geom2]);
-        }
-        memset(k->force, 0, sizeof(k->force));
-        for (int r = 0; r < 3; r++) {
-            int row = n0 + 3 * nc + r;
-            contact_row(w->rows + row, w, a, b, k->frame + 3 * r, c->pos);
-            w->row_kind[row] = 2;
-            w->row_id[row] = 3 * (c->geom1 * m->ngeom + c->geom2) + r;
-            w->resid[row] = r == 2 ? c->dist : 0;
-        }
-        w->mu[nc] = k->mu;
-        nc++;
+        put_contact(km, w, n0, slot, c, a, b);
+        nc += slot == nc;
     }
     w->pub.status.ncontact_overflow = over;
     *ncon = nc;
@@ -323,6 +347,7 @@ static gdnStatus step_world(const gdnKaminoModel* km, gdnKWorld* w) {
         ps.restart_factor = km->s.restart_factor;
         ps.preconditioning = km->s.preconditioning;
         ps.warmstart_scale = km->s.warmstart_scale;
+        ps.warmstart_scale_unilateral = km->s.warmstart_scale_unilateral;
         ps.rho_bilateral = km->s.rho_bilateral;
         ps.penalty_update = km->s.penalty_update;
         ps.penalty_ratio = km->s.penalty_ratio;

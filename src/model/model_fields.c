@@ -6,9 +6,9 @@
 
 // a struct member added to gdnModel or gdnOption must also be added to the lists below (the
 // arrays of the single allocation are covered by model_arrays.h automatically)
-_Static_assert(sizeof(gdnOption) == 176, "gdnOption changed: update gdn_model_fields");
+_Static_assert(sizeof(gdnOption) == 184, "gdnOption changed: update gdn_model_fields");
 _Static_assert(sizeof(gdnPenalty) == 32, "gdnPenalty changed: update gdn_model_fields");
-_Static_assert(sizeof(gdnModel) == 1288, "gdnModel changed: update gdn_model_fields");
+_Static_assert(sizeof(gdnModel) == 1296, "gdnModel changed: update gdn_model_fields");
 
 // the field type of a C type name, by the pointer type
 #define FIELD_TYPE(type) \
@@ -64,6 +64,7 @@ int gdn_model_fields(const gdnModel* m, gdnModelField* out, int cap) {
     PUT("opt.o_solimp", m->opt.o_solimp, GDN_NIMP, GDN_FIELD_DOUBLE);
     PUT("opt.mpr_iterations", &m->opt.mpr_iterations, 1, GDN_FIELD_INT);
     PUT("opt.mpr_tolerance", &m->opt.mpr_tolerance, 1, GDN_FIELD_DOUBLE);
+    PUT("opt.box_edge_bias", &m->opt.box_edge_bias, 1, GDN_FIELD_DOUBLE);
     PUT("opt.gradyn_solver", &m->opt.gradyn_solver, 1, GDN_FIELD_INT);
     PUT("opt.kamino_restitution", &m->opt.kamino_restitution, 1, GDN_FIELD_DOUBLE);
     PUT("penalty.enabled", &m->penalty.enabled, 1, GDN_FIELD_INT);

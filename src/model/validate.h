@@ -37,9 +37,9 @@ static inline gdnStatus gdn_check_model_data(const gdnModel* m, const gdnData* d
 
 // GDN_ERR_ARG unless every option is in the loader's range: timestep finite and > 0, gravity
 // finite, integrator GDN_INT_EULER, solver and cone known codes, iterations >= 0, tolerance
-// finite and >= 0, impratio finite and > 0, mpr_iterations >= 0, mpr_tolerance finite and >= 0,
-// no unknown disable / enable bit, and with GDN_ENBL_OVERRIDE a finite o_margin, o_solref and
-// o_solimp
+// finite and >= 0, impratio finite and > 0, mpr_iterations >= 0, mpr_tolerance and
+// box_edge_bias finite and >= 0, no unknown disable / enable bit, and with GDN_ENBL_OVERRIDE a
+// finite o_margin, o_solref and o_solimp
 gdnStatus gdn_check_options(const gdnOption* opt);
 
 // model/data and options: the checks of every call that runs the pipeline (gdn_forward,

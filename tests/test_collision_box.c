@@ -470,7 +470,57 @@ static int test_box_box(void) {
     return 0;
 }
 
+// gdnOption.box_edge_bias: a finger box pressed flat against a larger aligned block, a few
+// microns deep and turned by 1e-13..1e-12 rad about z. There a_i x b_j (finger y x block z) is
+// the face normal x itself, so its overlap equals the face's up to round-off and MuJoCo's
+// relative 1e-12 preference (6e-18 m here) decides nothing: bias 0 (MuJoCo's rule) picks the
+// edge pair on some poses (one or two points instead of the face's four), bias 1e-9 m never
+static int test_box_edge_bias(void) {
+    const char* xml = "<mujoco><worldbody>"
+                      "<body><freejoint/><geom type=\"box\" size=\"0.02 0.04 0.04\"/></body>"
+                      "<body><freejoint/><geom type=\"box\" size=\"0.05 0.05 0.05\"/></body>"
+                      "</worldbody></mujoco>";
+    gdnModel* m = NULL;
+    char err[256];
+    CHECK(gdn_load_xml_string(xml, strlen(xml), NULL, &m, err, (int)sizeof(err), NULL, 0) ==
+          GDN_OK);
+    gdnData* d = NULL;
+    CHECK(gdn_data_create(m, &d) == GDN_OK);
+    int edge[2] = {0, 0}, poses = 0;
+    for (int i = 0; i < 40; i++) {
+        for (int j = 0; j < 40; j++) {
+            const double depth = 1e-6 + 2.5e-7 * i, angle = 1e-13 * (1 + 0.25 * j);
+            const double c = cos(angle), sn = sin(angle);
+            // finger (geom 0) left of the block (geom 1), its +x face depth into the block's -x
+            const double R[9] = {c, -sn, 0, sn, c, 0, 0, 0, 1};
+            const double I[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+            const double pf[3] = {-0.07 + depth, 0, 1}, pb[3] = {0, 0, 1};
+            memcpy(d->geom_xpos, pf, sizeof(pf));
+            memcpy(d->geom_xmat, R, sizeof(R));
+            memcpy(d->geom_xpos + 3, pb, sizeof(pb));
+            memcpy(d->geom_xmat + 9, I, sizeof(I));
+            for (int b = 0; b < 2; b++) {
+                gdnModel mb = *m;
+                mb.opt.box_edge_bias = b ? 1e-9 : 0;
+                gdnContact con[8];
+                const int n = gdn_collide_box_box(&mb, d, con, 0, 1, 0);
+                CHECK(n >= 1);
+                edge[b] += n < 4;
+            }
+            poses++;
+        }
+    }
+    printf("  aligned shallow box-box, %d poses: fewer than the face's 4 contacts on %d with "
+           "MuJoCo's rule, on %d with box_edge_bias 1e-9 m\n",
+           poses, edge[0], edge[1]);
+    CHECK(edge[0] > 0 && edge[1] == 0);
+    gdn_data_free(d);
+    gdn_model_free(m);
+    return 0;
+}
+
 static const gdnTestCase cases[] = {
+    {"box_edge_bias", test_box_edge_bias},
     {"plane_box", test_plane_box},
     {"sphere_box", test_sphere_box},
     {"capsule_box", test_capsule_box},

@@ -454,17 +454,6 @@ static int test_options_need_kamino(void) {
 }
 
 
-// the shortest of %.15g, %.16g, %.17g that reads back to x (the CLI's number form)
-static void shortest(double x, char* out, size_t size) {
-    for (int digits = 15; digits <= 17; digits++) {
-        snprintf(out, size, "%.*g", digits, x);
-        if (strtod(out, NULL) == x) {
-            return;
-        }
-    }
-}
-
-
 // simulate --help lists every option, its row ending with gdn_kamino_settings_default's value
 static int test_help_defaults(void) {
     CHECK(run_cli("simulate --help") == 0);
@@ -524,7 +513,7 @@ static int test_help_defaults(void) {
         } else if (is_switch) {
             snprintf(tail, sizeof(tail), "(%s).", x != 0 ? "on" : "off");
         } else {
-            shortest(x, want, sizeof(want));
+            gdn_cli_shortest(x, want, sizeof(want));
             snprintf(tail, sizeof(tail), "%s).", want);
         }
         size_t n = strlen(tail);

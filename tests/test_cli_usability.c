@@ -188,17 +188,6 @@ static int test_help_paragraphs_end(void) {
 }
 
 
-// the shortest of %.15g, %.16g, %.17g that reads back to x
-static void shortest(double x, char* out, size_t size) {
-    for (int digits = 15; digits <= 17; digits++) {
-        snprintf(out, size, "%.*g", digits, x);
-        if (strtod(out, NULL) == x) {
-            return;
-        }
-    }
-}
-
-
 // every number token of text (JSON or CSV) is printed in its shortest round-trip form; returns
 // the count of tokens that are not (printing the first few)
 static int count_long_numbers(const char* text, int* numbers) {
@@ -216,7 +205,7 @@ static int count_long_numbers(const char* text, int* numbers) {
             continue;
         }
         char want[40];
-        shortest(x, want, sizeof(want));
+        gdn_cli_shortest(x, want, sizeof(want));
         size_t n = (size_t)(end - s);
         (*numbers)++;
         if (strlen(want) != n || strncmp(want, s, n) != 0) {

@@ -112,3 +112,12 @@ int gdn_cli_run_on(const char* cli, const char* dir, const char* command, const 
     free(args);
     return code;
 }
+
+void gdn_cli_shortest(double x, char* out, size_t size) {
+    for (int digits = 15; digits <= 17; digits++) {
+        snprintf(out, size, "%.*g", digits, x);
+        if (strtod(out, NULL) == x) {
+            return;
+        }
+    }
+}

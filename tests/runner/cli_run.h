@@ -3,6 +3,8 @@
 #ifndef GDN_TEST_RUNNER_CLI_RUN_H
 #define GDN_TEST_RUNNER_CLI_RUN_H
 
+#include <stddef.h>
+
 // whole file as a NUL-terminated heap string ("" when unreadable); the caller frees it
 char* gdn_cli_slurp(const char* path);
 
@@ -18,5 +20,8 @@ int gdn_cli_run(const char* cli, const char* dir, const char* args, char** out, 
 // gdn_cli_run of "COMMAND 'path'": one subcommand on one model file
 int gdn_cli_run_on(const char* cli, const char* dir, const char* command, const char* path,
                    char** out, char** err);
+
+// out = the shortest of %.15g, %.16g, %.17g that reads back to x (the CLI's number form)
+void gdn_cli_shortest(double x, char* out, size_t size);
 
 #endif

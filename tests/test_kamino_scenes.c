@@ -217,65 +217,17 @@ static int fourbar_closure(double alpha, double tol, int nstep, double rate, int
     gdnKaminoData* kd = NULL;
     CHECK(gdn_kamino_model_create(m, &s, &km, g_err, sizeof(g_err), NULL, 0) == GDN_OK);
     CHECK(gdn_kamino_data_create(km, 1, &kd) == GDN_OK);
-    gdnData* d = NULL;
-    CHECK(gdn_data_create(m, &d) == GDN_OK);
     gdnKaminoWorld* w = gdn_kamino_world(kd, 0);
     int crank = gdn_name2id(m, "body", "crank");
-    int coupler = gdn_name2id(m, "body", "coupler"), rocker = gdn_name2id(m, "body", "rocker");
     double c = 0, om = 0, it = 0, oerr = 0, psi = 0;
     for (int k = 0; k < nstep; k++) {
         // rate > 0: the crank driven toward that rate by an explicit P torque on its joint
         w->xfrc_applied[6 * crank + 4] = rate > 0 ? 0.05 * (rate - w->qvel[0]) : 0;
         CHECK(gdn_kamino_step(km, kd) == GDN_OK);
         it += w->status.iterations;
-        // anchors through MJCF kinematics of the recovered joints would hide the loop error:
-        // use the body poses directly (COM frames)
-        double p1[3], p2[3];
-        for (int b = 0; b < 2; b++) {
-            int body = b ? rocker : coupler;
-            const double* q = w->body_quat + 4 * body;
-            const double* x = w->body_pos + 3 * body;
-            // anchor in the body frame = eq_data; body frame from COM frame
-            double R[9], Ri[9], X[9], o[3], a[3];
-            double qw = q[0], qx = q[1], qy = q[2], qz = q[3];
-            R[0] = 1 - 2 * (qy * qy + qz * qz);
-            R[1] = 2 * (qx * qy - qw * qz);
-            R[2] = 2 * (qx * qz + qw * qy);
-            R[3] = 2 * (qx * qy + qw * qz);
-            R[4] = 1 - 2 * (qx * qx + qz * qz);
-            R[5] = 2 * (qy * qz - qw * qx);
-            R[6] = 2 * (qx * qz - qw * qy);
-            R[7] = 2 * (qy * qz + qw * qx);
-            R[8] = 1 - 2 * (qx * qx + qy * qy);
-            const double* iq = m->body_iquat + 4 * body;
-            qw = iq[0], qx = iq[1], qy = iq[2], qz = iq[3];
-            Ri[0] = 1 - 2 * (qy * qy + qz * qz);
-            Ri[1] = 2 * (qx * qy - qw * qz);
-            Ri[2] = 2 * (qx * qz + qw * qy);
-            Ri[3] = 2 * (qx * qy + qw * qz);
-            Ri[4] = 1 - 2 * (qx * qx + qz * qz);
-            Ri[5] = 2 * (qy * qz - qw * qx);
-            Ri[6] = 2 * (qx * qz - qw * qy);
-            Ri[7] = 2 * (qy * qz + qw * qx);
-            Ri[8] = 1 - 2 * (qx * qx + qy * qy);
-            for (int i = 0; i < 3; i++) {
-                for (int j = 0; j < 3; j++) {
-                    X[3 * i + j] = R[3 * i] * Ri[3 * j] + R[3 * i + 1] * Ri[3 * j + 1] +
-                                   R[3 * i + 2] * Ri[3 * j + 2];
-                }
-            }
-            const double* ip = m->body_ipos + 3 * body;
-            const double* an = m->eq_data + (b ? 3 : 0);
-            for (int i = 0; i < 3; i++) {
-                o[i] = x[i] - (X[3 * i] * ip[0] + X[3 * i + 1] * ip[1] + X[3 * i + 2] * ip[2]);
-            }
-            for (int i = 0; i < 3; i++) {
-                a[i] = o[i] + X[3 * i] * an[0] + X[3 * i + 1] * an[1] + X[3 * i + 2] * an[2];
-            }
-            memcpy(b ? p2 : p1, a, sizeof(a));
-        }
-        c = fmax(c, sqrt((p1[0] - p2[0]) * (p1[0] - p2[0]) + (p1[1] - p2[1]) * (p1[1] - p2[1]) +
-                         (p1[2] - p2[2]) * (p1[2] - p2[2])));
+        // the anchors from the body poses (not from MJCF kinematics of the recovered joints,
+        // which would hide the loop error)
+        c = fmax(c, gdn_kamino_connect_error(km, w));
         om = fmax(om, fabs(w->qvel[0]));
         psi = fourbar_psi(w->qpos[0], psi);
         oerr = fmax(oerr, fabs(w->qpos[2] - psi));
@@ -284,7 +236,6 @@ static int fourbar_closure(double alpha, double tol, int nstep, double rate, int
     *closure = c;
     *omega = om;
     *iters = it / nstep;
-    gdn_data_free(d);
     gdn_kamino_data_free(kd);
     gdn_kamino_model_free(km);
     gdn_model_free(m);

@@ -42,6 +42,7 @@ struct gdnKaminoModel {
                       // the dead zone so touching contacts (|dist| <= deadzone) are reported
     double* margin;   // (ngeom + npair) those margins
     gdnKaminoSettings s;
+    gdnKaminoPadmmSettings padmm; // the backend's share of s (rho: the first step's penalty)
     int nbody;        // MJCF bodies (world included)
     int* moving;      // (nbody) 1 for bodies not welded to the world
     int* body_joint;  // (nbody) gdnKJoint index of the body's joint group, -1

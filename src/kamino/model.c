@@ -47,6 +47,28 @@ void gdn_kamino_settings_default(gdnKaminoSettings* s) {
     s->rho_max = p.rho_max;
 }
 
+// the PADMM settings of s (the backend's own struct, filled once per model)
+static void padmm_settings(const gdnKaminoSettings* s, gdnKaminoPadmmSettings* p) {
+    gdn_kamino_padmm_defaults(p);
+    p->max_iterations = s->max_iterations;
+    p->tol_primal = s->tol_primal;
+    p->tol_dual = s->tol_dual;
+    p->tol_compl = s->tol_compl;
+    p->eta = s->eta;
+    p->rho = s->rho;
+    p->acceleration = s->acceleration;
+    p->restart_factor = s->restart_factor;
+    p->preconditioning = s->preconditioning;
+    p->warmstart_scale = s->warmstart_scale;
+    p->warmstart_scale_unilateral = s->warmstart_scale_unilateral;
+    p->rho_bilateral = s->rho_bilateral;
+    p->penalty_update = s->penalty_update;
+    p->penalty_ratio = s->penalty_ratio;
+    p->penalty_factor = s->penalty_factor;
+    p->rho_min = s->rho_min;
+    p->rho_max = s->rho_max;
+}
+
 // error message "kamino: ..." into err
 static gdnStatus fail(char* err, int size, gdnStatus st, const char* fmt, ...) {
     if (err && size > 0) {
@@ -292,6 +314,7 @@ gdnStatus gdn_kamino_model_create(const gdnModel* m, const gdnKaminoSettings* se
     }
     km->m = m;
     km->s = s;
+    padmm_settings(&s, &km->padmm);
     km->nbody = nb;
     km->moving = calloc((size_t)nb, sizeof(int));
     km->body_joint = calloc((size_t)nb, sizeof(int));

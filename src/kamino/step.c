@@ -333,27 +333,12 @@ static gdnStatus step_world(const gdnKaminoModel* km, gdnKWorld* w) {
         warmstart(km, w, n, nbil + nl, nc);
         w->dual = (gdnKaminoDual){nbil, nl, nc, n, w->D, w->vf, w->mu, &w->env};
         const gdnKaminoDual* p = &w->dual;
-        gdnKaminoPadmmSettings ps;
-        gdn_kamino_padmm_defaults(&ps);
-        ps.max_iterations = km->s.max_iterations;
-        ps.tol_primal = km->s.tol_primal;
-        ps.tol_dual = km->s.tol_dual;
-        ps.tol_compl = km->s.tol_compl;
-        ps.eta = km->s.eta;
         // the balanced penalty carries over from step to step (settings.rho at the first step
         // and after a reset); a fixed penalty is settings.rho
-        ps.rho = km->s.penalty_update ? w->rho_prev : km->s.rho;
-        ps.acceleration = km->s.acceleration;
-        ps.restart_factor = km->s.restart_factor;
-        ps.preconditioning = km->s.preconditioning;
-        ps.warmstart_scale = km->s.warmstart_scale;
-        ps.warmstart_scale_unilateral = km->s.warmstart_scale_unilateral;
-        ps.rho_bilateral = km->s.rho_bilateral;
-        ps.penalty_update = km->s.penalty_update;
-        ps.penalty_ratio = km->s.penalty_ratio;
-        ps.penalty_factor = km->s.penalty_factor;
-        ps.rho_min = km->s.rho_min;
-        ps.rho_max = km->s.rho_max;
+        gdnKaminoPadmmSettings ps = km->padmm;
+        if (km->s.penalty_update) {
+            ps.rho = w->rho_prev;
+        }
         r = gdn_kamino_padmm_solve(p, &ps, w->lam, w->vplus, w->scratch, &ss);
         if (r != GDN_OK) {
             return r;

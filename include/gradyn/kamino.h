@@ -45,10 +45,10 @@ typedef struct gdnKaminoSettings {
     int projection_iterations; // 3: gradyn's extension, after the step at most this many
                         // iterations projecting the poses onto the joint and loop-closure rows
                         // (mass-weighted, stopping once every residual is below projection_tol;
-                        // velocities are not changed): loops close to 1e-12 m instead of
+                        // velocities are not changed): loops close to 1e-10 m instead of
                         // Kamino's (omega h)^2 L / (2 alpha). 0: Kamino's velocity-level
                         // recovery alone
-    double projection_tol; // 1e-12 (m, rad)
+    double projection_tol; // 1e-10 (m, rad): ten times below the 1e-9 m loop-closure bound
     // PADMM (kamino.md 2.4)
     int max_iterations;     // 200
     double tol_primal;      // 1e-6

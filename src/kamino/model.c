@@ -24,7 +24,7 @@ void gdn_kamino_settings_default(gdnKaminoSettings* s) {
     s->max_contacts = 64;
     s->warmstart = 1;
     s->projection_iterations = 3;
-    s->projection_tol = 1e-12;
+    s->projection_tol = 1e-10;
     // PADMM's own defaults (padmm.c), one source
     gdnKaminoPadmmSettings p;
     gdn_kamino_padmm_defaults(&p);

@@ -40,7 +40,9 @@
 //             previous y when acceleration is off.)
 //       r_c = max(max_limits |x_i z_i|, max_contacts |x_c . z_c|)   complementarity [J]
 //             (x z = (P x)(P^-1 z): the same in both scalings)
-//     converged when k > 1 and r_p <= tol_primal, r_d <= tol_dual, r_c <= tol_compl
+//     converged when k > 1 and r_p <= tol_primal, r_d <= tol_dual, r_c <= tol_compl (bilateral
+//       rows alone, without a penalty: from k = 1, as y = x, z = 0 and the x-step's optimality
+//       condition make r_d = ||D lambda + vf||_inf, the rows' velocity error, at every iterate)
 //     acceleration (Goldstein et al., fast ADMM with restart), a_1 = 1:
 //       r_a = rho ||P (y - yhat)||^2 + ||P^-1 (z - zhat)||^2 / rho
 //       if r_a < restart_factor r_a,prev: a' = (1 + sqrt(1 + 4 a^2)) / 2,
@@ -89,7 +91,8 @@
 // (test_kamino_padmm: 26 vs 34 cold on a box's contacts); with 1.0 it stops at iteration 2.
 // Settings are not tuned per problem: the defaults of kamino.md, but for the two above (a, b)
 // and the penalty of the bilateral rows (rho_bilateral 0). converged needs k > 1, so a converged
-// solve reports at least 2 iterations. vf must be consistent on redundant rows (vf in the range
+// solve reports at least 2 iterations, but for bilateral rows alone (above: 1 when the first
+// proximal step is within tol_dual). vf must be consistent on redundant rows (vf in the range
 // of D, as J u_f is); a bias that differs between two copies of a row has no solution: the
 // solve then caps with r_d at half the mismatch and lambda stays bounded.
 //
@@ -204,13 +207,20 @@ static inline int row_first(const gdnCholEnvelope* env, int i) {
 
 // 1 when all n values are finite
 // (branch-free: a_i - a_i is 0 for a finite a_i and NaN for an infinite or NaN one, and a NaN
-// stays in the sum)
+// stays in a sum; four partial sums, as the order of a sum of zeros and NaNs does not matter)
 static int all_finite(const double* a, size_t n) {
-    double acc = 0;
-    for (size_t i = 0; i < n; i++) {
-        acc += a[i] - a[i];
+    double acc0 = 0, acc1 = 0, acc2 = 0, acc3 = 0;
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        acc0 += a[i] - a[i];
+        acc1 += a[i + 1] - a[i + 1];
+        acc2 += a[i + 2] - a[i + 2];
+        acc3 += a[i + 3] - a[i + 3];
     }
-    return acc == 0;
+    for (; i < n; i++) {
+        acc0 += a[i] - a[i];
+    }
+    return (acc0 + acc1) + (acc2 + acc3) == 0;
 }
 
 // s = Gamma(z): mu ||z_t|| on each contact's normal row, 0 on every other row
@@ -255,14 +265,11 @@ static gdnStatus check_input(const gdnKaminoDual* p, const gdnKaminoPadmmSetting
     if (!p->D || !p->vf || (p->nc > 0 && !p->mu) || !lambda || !vplus || !scratch) {
         return GDN_ERR_ARG;
     }
-    double acc = 0;
+    int finite_d = 1;
     for (int i = 0; i < n; i++) {
-        const double* Di = p->D + (size_t)i * (size_t)n;
-        for (int j = row_first(p->env, i); j <= i; j++) {
-            acc += Di[j] - Di[j];
-        }
+        const int f = row_first(p->env, i);
+        finite_d &= all_finite(p->D + (size_t)i * (size_t)n + f, (size_t)(i + 1 - f));
     }
-    const int finite_d = acc == 0;
     if (!finite_d || !all_finite(p->vf, (size_t)n) ||
         !all_finite(lambda, (size_t)n) || !all_finite(vplus, (size_t)n) ||
         (p->nc > 0 && !all_finite(p->mu, (size_t)p->nc))) {
@@ -312,11 +319,7 @@ static void factor_solve(const double* restrict L, const double* restrict dinv, 
                          const gdnCholEnvelope* env, double* restrict x) {
     for (int i = 0; i < m; i++) {
         const double* row = L + (size_t)i * (size_t)n;
-        double v = x[i];
-        for (int k = row_first(env, i); k < i; k++) {
-            v -= row[k] * x[k];
-        }
-        x[i] = v * dinv[i];
+        x[i] = (x[i] - gdn_dot_mujoco_from(row, x, row_first(env, i) & ~3, i)) * dinv[i];
     }
     for (int i = m - 1; i >= 0; i--) {
         const double* row = L + (size_t)i * (size_t)n;
@@ -516,7 +519,8 @@ gdnStatus gdn_kamino_padmm_solve(const gdnKaminoDual* p, const gdnKaminoPadmmSet
     if (nb == n && s->rho_bilateral == 0) {
         // bilateral rows alone and no penalty on them: y = x and z = 0 at every iterate, so
         // r_p = r_c = 0 and the iteration is the proximal step x = (Dt + eta I)^-1 (-vft + eta
-        // x_prev) with r_d = ||P^-1 eta (x - x_prev)||: the loop below without its no-ops
+        // x_prev) with r_d = ||P^-1 eta (x - x_prev)|| = ||D lambda + vf||, the true velocity
+        // error of the rows (so it counts from k = 1): the loop below without its no-ops
         r_p = 0;
         r_c = 0;
         for (k = 1; k <= s->max_iterations; k++) {
@@ -535,7 +539,7 @@ gdnStatus gdn_kamino_padmm_solve(const gdnKaminoDual* p, const gdnKaminoPadmmSet
                 status->iterations = k;
                 return GDN_ERR_NONFINITE;
             }
-            if (k > 1 && r_d <= s->tol_dual && s->tol_primal >= 0 && s->tol_compl >= 0) {
+            if (r_d <= s->tol_dual && s->tol_primal >= 0 && s->tol_compl >= 0) {
                 converged = 1;
                 break;
             }

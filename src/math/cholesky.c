@@ -7,38 +7,8 @@
 #include <math.h>
 #include <string.h>
 
-// sum_k a[k] b[k], start <= k < n (start a multiple of 4), in MuJoCo's order (mju_dot): four
-// partial sums p_l over k = l mod 4 for the whole blocks of four, combined as
-// (p_0 + p_2) + (p_1 + p_3), then the 1 to 3 leftover products summed left to right and added
-// at once. Independent chains: faster than one chain. With a[k] b[k] = 0 for k < start this is
-// bit for bit the sum from 0: the skipped blocks would only add zeros to partial sums that
-// start at +0 (and +0 + (-0) = +0), and the blocks and the tail are the same
-static inline double dot_mujoco_from(const double* a, const double* b, int start, int n) {
-    double s = 0;
-    int k = start;
-    if (n >= 4) {
-        double p0 = 0, p1 = 0, p2 = 0, p3 = 0;
-        for (; k + 4 <= n; k += 4) {
-            p0 += a[k] * b[k];
-            p1 += a[k + 1] * b[k + 1];
-            p2 += a[k + 2] * b[k + 2];
-            p3 += a[k + 3] * b[k + 3];
-        }
-        s = (p0 + p2) + (p1 + p3);
-    }
-    const int rest = n - k;
-    if (rest == 3) {
-        s += a[k] * b[k] + a[k + 1] * b[k + 1] + a[k + 2] * b[k + 2];
-    } else if (rest == 2) {
-        s += a[k] * b[k] + a[k + 1] * b[k + 1];
-    } else if (rest == 1) {
-        s += a[k] * b[k];
-    }
-    return s;
-}
-
 double gdn_dot_mujoco(const double* a, const double* b, int n) {
-    return dot_mujoco_from(a, b, 0, n);
+    return gdn_dot_mujoco_from(a, b, 0, n);
 }
 
 // a multiple of 4 at or below k
@@ -103,7 +73,7 @@ static int factor_dense(double* mat, int n, double mindiag) {
     int rank = n;
     for (int j = 0; j < n; j++) {
         double* row_j = mat + (size_t)j * (size_t)n;
-        double diag = row_j[j] - dot_mujoco_from(row_j, row_j, 0, j);
+        double diag = row_j[j] - gdn_dot_mujoco_from(row_j, row_j, 0, j);
         if (diag < mindiag) {
             diag = mindiag;
             rank--;
@@ -112,7 +82,7 @@ static int factor_dense(double* mat, int n, double mindiag) {
         const double inv = 1 / row_j[j];
         for (int i = j + 1; i < n; i++) {
             double* row_i = mat + (size_t)i * (size_t)n;
-            row_i[j] = (row_i[j] - dot_mujoco_from(row_i, row_j, 0, j)) * inv;
+            row_i[j] = (row_i[j] - gdn_dot_mujoco_from(row_i, row_j, 0, j)) * inv;
         }
     }
     return rank;
@@ -126,7 +96,7 @@ int gdn_chol_factor_env(double* mat, int n, double mindiag, const gdnCholEnvelop
     for (int j = 0; j < n; j++) {
         double* row_j = mat + (size_t)j * (size_t)n;
         const int first_j = env->first[j];
-        double diag = row_j[j] - dot_mujoco_from(row_j, row_j, block_start(first_j), j);
+        double diag = row_j[j] - gdn_dot_mujoco_from(row_j, row_j, block_start(first_j), j);
         if (diag < mindiag) {
             diag = mindiag;
             rank--;
@@ -139,7 +109,7 @@ int gdn_chol_factor_env(double* mat, int n, double mindiag, const gdnCholEnvelop
                 const int first_i = env->first[i];
                 double* row_i = mat + (size_t)i * (size_t)n;
                 const int start = block_start(first_i > first_j ? first_i : first_j);
-                row_i[j] = (row_i[j] - dot_mujoco_from(row_i, row_j, start, j)) * inv;
+                row_i[j] = (row_i[j] - gdn_dot_mujoco_from(row_i, row_j, start, j)) * inv;
             }
             continue;
         }
@@ -151,7 +121,7 @@ int gdn_chol_factor_env(double* mat, int n, double mindiag, const gdnCholEnvelop
             }
             double* row_i = mat + (size_t)i * (size_t)n;
             const int start = block_start(first_i > first_j ? first_i : first_j);
-            row_i[j] = (row_i[j] - dot_mujoco_from(row_i, row_j, start, j)) * inv;
+            row_i[j] = (row_i[j] - gdn_dot_mujoco_from(row_i, row_j, start, j)) * inv;
         }
     }
     return rank;
@@ -174,7 +144,7 @@ int gdn_chol_factor(double* mat, int n, double mindiag) {
 static void solve_dense(double* res, const double* mat, const double* vec, int n) {
     for (int i = 0; i < n; i++) {
         const double* row_i = mat + (size_t)i * (size_t)n;
-        res[i] = (vec[i] - dot_mujoco_from(row_i, res, 0, i)) / row_i[i];
+        res[i] = (vec[i] - gdn_dot_mujoco_from(row_i, res, 0, i)) / row_i[i];
     }
     for (int i = n - 1; i >= 0; i--) {
         double r = res[i];
@@ -194,7 +164,7 @@ void gdn_chol_solve_env(double* res, const double* mat, const double* vec, int n
     for (int i = 0; i < n; i++) {
         const double* row_i = mat + (size_t)i * (size_t)n;
         const int start = block_start(env->first[i]);
-        res[i] = (vec[i] - dot_mujoco_from(row_i, res, start, i)) / row_i[i];
+        res[i] = (vec[i] - gdn_dot_mujoco_from(row_i, res, start, i)) / row_i[i];
     }
     for (int i = n - 1; i >= 0; i--) {
         double r = res[i];

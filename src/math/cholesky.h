@@ -6,6 +6,36 @@
 
 #include <stddef.h>
 
+// sum_k a[k] b[k], start <= k < n (start a multiple of 4), in MuJoCo's order (mju_dot): four
+// partial sums p_l over k = l mod 4 for the whole blocks of four, combined as
+// (p_0 + p_2) + (p_1 + p_3), then the 1 to 3 leftover products summed left to right and added
+// at once. Independent chains: faster than one chain. With a[k] b[k] = 0 for k < start this is
+// bit for bit the sum from 0: the skipped blocks would only add zeros to partial sums that
+// start at +0 (and +0 + (-0) = +0), and the blocks and the tail are the same
+static inline double gdn_dot_mujoco_from(const double* a, const double* b, int start, int n) {
+    double s = 0;
+    int k = start;
+    if (n >= 4) {
+        double p0 = 0, p1 = 0, p2 = 0, p3 = 0;
+        for (; k + 4 <= n; k += 4) {
+            p0 += a[k] * b[k];
+            p1 += a[k + 1] * b[k + 1];
+            p2 += a[k + 2] * b[k + 2];
+            p3 += a[k + 3] * b[k + 3];
+        }
+        s = (p0 + p2) + (p1 + p3);
+    }
+    const int rest = n - k;
+    if (rest == 3) {
+        s += a[k] * b[k] + a[k + 1] * b[k + 1] + a[k + 2] * b[k + 2];
+    } else if (rest == 2) {
+        s += a[k] * b[k] + a[k + 1] * b[k + 1];
+    } else if (rest == 1) {
+        s += a[k] * b[k];
+    }
+    return s;
+}
+
 // sum_k a[k] b[k], k < n, in MuJoCo's mju_dot order (four interleaved partial sums combined as
 // (p0 + p2) + (p1 + p3), then the leftover products)
 double gdn_dot_mujoco(const double* a, const double* b, int n);

@@ -15,11 +15,13 @@ void gdn_kamino_integrate(const gdnKaminoModel* km, gdnKWorld* w, int n, double 
         const gdnKRow* r = w->rows + i;
         const double* mj = w->minvj + 12 * i;
         double l = w->lam[i];
-        for (int k = 0; k < 6; k++) {
-            if (r->a >= 0) {
+        if (r->a >= 0) {
+            for (int k = 0; k < 6; k++) {
                 u[6 * r->a + k] += mj[k] * l;
             }
-            if (r->b >= 0) {
+        }
+        if (r->b >= 0) {
+            for (int k = 0; k < 6; k++) {
                 u[6 * r->b + k] += mj[6 + k] * l;
             }
         }

@@ -48,6 +48,7 @@ struct gdnKaminoModel {
     int* body_joint;  // (nbody) gdnKJoint index of the body's joint group, -1
     double* minv;     // (nbody) 1 / mass (0 for static)
     double* iinv;     // (nbody x 3) 1 / principal moments
+    double* irot;     // (nbody x 9) the principal frame in the body frame (body_iquat's matrix)
     int njoint;       // gdnKJoint blocks: body groups, then equality constraints
     gdnKJoint* joint;
     int nbilateral;   // rows of all blocks
@@ -56,6 +57,8 @@ struct gdnKaminoModel {
     gdnKLimit* limit;
     int maxrow;       // nbilateral + nlimit + 3 max_contacts
     int nu_ok;        // actuators usable (all validated)
+    int collides;     // 1 when some geom pair can collide (an explicit pair, or two geoms of
+                      // different bodies passing the contype / conaffinity filter)
 
 
 };
@@ -91,6 +94,9 @@ typedef struct gdnKWorld {
     double* xmat;          // (nbody x 9) body frame rotations
     double* rcom;          // (nbody x 9) principal frame rotations
     double* iinv;          // (nbody x 9) world inverse inertias (with the frames)
+    double* frame_pos;     // (nbody x 3) the COM poses xpos, xmat, rcom and iinv were made
+    double* frame_quat;    // (nbody x 4) from by gdn_kamino_body_frames,
+    int frames_valid;      // valid while 1 (gdn_kamino_body_poses clears it)
     gdnKaminoContact* contact; // (max_contacts)
     double* wrench;        // (nbody x 6) applied + actuator wrench of the step
     double* pos_prev;      // (nbody x 3) pose before the step (restored on failure)
@@ -123,6 +129,9 @@ struct gdnKaminoData {
 void gdn_kamino_body_frames(const gdnKaminoModel* km, gdnKWorld* w);
 // the poses alone (xpos, xmat, rcom): what the residuals need
 void gdn_kamino_body_poses(const gdnKaminoModel* km, gdnKWorld* w);
+// gdn_kamino_body_frames unless the frames are those of the current poses already (bit for
+// bit the same poses as they were made from, and no gdn_kamino_body_poses since)
+void gdn_kamino_body_frames_update(const gdnKaminoModel* km, gdnKWorld* w);
 // joint (bilateral) rows and residuals of every block into w->rows[0 .. nbilateral)
 void gdn_kamino_joint_rows(const gdnKaminoModel* km, gdnKWorld* w);
 // the residuals alone into w->resid[0 .. nbilateral)

@@ -320,14 +320,18 @@ gdnStatus gdn_kamino_model_create(const gdnModel* m, const gdnKaminoSettings* se
     km->body_joint = calloc((size_t)nb, sizeof(int));
     km->minv = calloc((size_t)nb, sizeof(double));
     km->iinv = calloc(3 * (size_t)nb, sizeof(double));
+    km->irot = calloc(9 * (size_t)nb, sizeof(double));
     km->joint = calloc((size_t)(nb + neq + 1), sizeof(gdnKJoint));
     km->limit = calloc((size_t)m->njnt + 1, sizeof(gdnKLimit));
-    if (!km->moving || !km->body_joint || !km->minv || !km->iinv || !km->joint || !km->limit) {
+    if (!km->moving || !km->body_joint || !km->minv || !km->iinv || !km->irot || !km->joint || !km->limit) {
         gdn_kamino_model_free(km);
         return GDN_ERR_MEMORY;
     }
     // bodies: moving unless welded to the world; moving ones need mass and inertia
     km->body_joint[0] = -1;
+    for (int b = 0; b < nb; b++) {
+        gdn_quat2mat(km->irot + 9 * b, m->body_iquat + 4 * b);
+    }
     for (int b = 1; b < nb; b++) {
         km->body_joint[b] = -1;
         km->moving[b] = m->body_weldid[b] != 0;
@@ -464,6 +468,17 @@ gdnStatus gdn_kamino_model_create(const gdnModel* m, const gdnKaminoSettings* se
     }
     km->mc.geom_margin = km->margin;
     km->mc.pair_margin = km->margin + m->ngeom;
+    km->collides = m->npair > 0;
+    for (int g1 = 0; g1 < m->ngeom && !km->collides; g1++) {
+        for (int g2 = g1 + 1; g2 < m->ngeom; g2++) {
+            if (m->geom_bodyid[g1] != m->geom_bodyid[g2] &&
+                ((m->geom_contype[g1] & m->geom_conaffinity[g2]) ||
+                 (m->geom_contype[g2] & m->geom_conaffinity[g1]))) {
+                km->collides = 1;
+                break;
+            }
+        }
+    }
     km->maxrow = row + km->nlimit + 3 * s.max_contacts;
     // actuators: joint motors of lone hinges / slides
     for (int a = 0; a < m->nu; a++) {
@@ -518,6 +533,7 @@ void gdn_kamino_model_free(gdnKaminoModel* km) {
     free(km->body_joint);
     free(km->minv);
     free(km->iinv);
+    free(km->irot);
     free(km->joint);
     free(km->limit);
     free(km->margin);

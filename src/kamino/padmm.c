@@ -265,12 +265,8 @@ static gdnStatus check_input(const gdnKaminoDual* p, const gdnKaminoPadmmSetting
     if (!p->D || !p->vf || (p->nc > 0 && !p->mu) || !lambda || !vplus || !scratch) {
         return GDN_ERR_ARG;
     }
-    int finite_d = 1;
-    for (int i = 0; i < n; i++) {
-        const int f = row_first(p->env, i);
-        finite_d &= all_finite(p->D + (size_t)i * (size_t)n + f, (size_t)(i + 1 - f));
-    }
-    if (!finite_d || !all_finite(p->vf, (size_t)n) ||
+    // (D is checked where factorize scales it)
+    if (!all_finite(p->vf, (size_t)n) ||
         !all_finite(lambda, (size_t)n) || !all_finite(vplus, (size_t)n) ||
         (p->nc > 0 && !all_finite(p->mu, (size_t)p->nc))) {
         return GDN_ERR_NONFINITE;
@@ -361,22 +357,29 @@ static void project_k(const gdnKaminoDual* p, const double* w, double* y) {
 
 // the factor of Dt + diag(eta + rho_i): Dt = P D P into L's lower triangle (inside the envelope,
 // from the start of its block of four as gdn_chol_factor_env reads it: the entries left of the
-// envelope are D's exact zeros), Cholesky, the reciprocals of the diagonal into dinv; 0 when the
-// factor is not finite (finite D can overflow when scaled; a non-finite entry of a row reaches
-// its diagonal). mindiag: the floor used (1e-15 of the largest diagonal)
+// envelope are D's exact zeros), Cholesky, the reciprocals of the diagonal into dinv; 0 when Dt
+// or the factor is not finite (D with NaN or Inf, or finite D overflowing when scaled).
+// mindiag: the floor used (1e-15 of the largest diagonal)
 static int factorize(const gdnKaminoDual* p, const double* pc, const double* rv, double eta,
                      double* L, double* dinv, double* mindiag) {
     const int n = p->n;
     const size_t nn = (size_t)n;
     double dmax = 0;
+    int finite = 1;
     for (int i = 0; i < n; i++) {
         const double* Di = p->D + (size_t)i * nn;
         double* Li = L + (size_t)i * nn;
+        double acc = 0; // 0, or NaN for a non-finite entry of the row (see all_finite)
         for (int j = row_first(p->env, i) & ~3; j <= i; j++) {
             Li[j] = pc[i] * Di[j] * pc[j];
+            acc += Li[j] - Li[j];
         }
+        finite &= acc == 0;
         Li[i] += eta + rv[i];
         dmax = Li[i] > dmax ? Li[i] : dmax;
+    }
+    if (!finite) {
+        return 0;
     }
     // positive definite (eta > 0 or every rho_i > 0), so the floor never acts on a regular problem
     *mindiag = 1e-15 * (dmax > 0 ? dmax : 1);

@@ -25,7 +25,8 @@
 static double max_abs(const double* r, int n) {
     double v = 0;
     for (int i = 0; i < n; i++) {
-        v = fmax(v, fabs(r[i]));
+        const double a = fabs(r[i]);
+        v = a > v ? a : v;
     }
     return v;
 }
@@ -74,11 +75,13 @@ static void move_poses(const gdnKaminoModel* km, gdnKWorld* w, int nb, const dou
     for (int i = 0; i < nb; i++) {
         const gdnKRow* r = w->rows + i;
         const double* mj = w->minvj + 12 * i;
-        for (int k = 0; k < 6; k++) {
-            if (r->a >= 0) {
+        if (r->a >= 0) {
+            for (int k = 0; k < 6; k++) {
                 du[6 * r->a + k] += mj[k] * d[i];
             }
-            if (r->b >= 0) {
+        }
+        if (r->b >= 0) {
+            for (int k = 0; k < 6; k++) {
                 du[6 * r->b + k] += mj[6 + k] * d[i];
             }
         }

@@ -16,19 +16,33 @@ void gdn_kamino_body_frames(const gdnKaminoModel* km, gdnKWorld* w) {
             gdn_kamino_iinv_world(km, w, b, w->iinv + 9 * b);
         }
     }
+    const size_t nb = (size_t)km->nbody;
+    memcpy(w->frame_pos, w->pub.body_pos, 3 * nb * sizeof(double));
+    memcpy(w->frame_quat, w->pub.body_quat, 4 * nb * sizeof(double));
+    w->frames_valid = 1;
+}
+
+void gdn_kamino_body_frames_update(const gdnKaminoModel* km, gdnKWorld* w) {
+    const size_t nb = (size_t)km->nbody;
+    if (!w->frames_valid ||
+        memcmp(w->frame_pos, w->pub.body_pos, 3 * nb * sizeof(double)) != 0 ||
+        memcmp(w->frame_quat, w->pub.body_quat, 4 * nb * sizeof(double)) != 0) {
+        gdn_kamino_body_frames(km, w);
+    }
 }
 
 void gdn_kamino_body_poses(const gdnKaminoModel* km, gdnKWorld* w) {
     const gdnModel* m = km->m;
+    w->frames_valid = 0;
     for (int b = 1; b < km->nbody; b++) {
         if (!km->moving[b]) {
             continue;
         }
         double* R = w->rcom + 9 * b;
         double* X = w->xmat + 9 * b;
-        double Ri[9], v[3];
+        const double* Ri = km->irot + 9 * b;
+        double v[3];
         gdn_quat2mat(R, w->pub.body_quat + 4 * b);
-        gdn_quat2mat(Ri, m->body_iquat + 4 * b);
         // X = R Ri'
         for (int i = 0; i < 3; i++) {
             for (int k = 0; k < 3; k++) {

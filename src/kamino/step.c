@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "collision/collision.h"
 #include "kamino/kamino.h"
 #include "math/vec.h"
 
@@ -81,12 +82,12 @@ static gdnStatus contacts(const gdnKaminoModel* km, gdnKWorld* w, int n0, int* n
     const gdnModel* m = km->m;
     int nc = 0, over = 0;
     *ncon = 0;
-    if (m->ngeom == 0 || (m->opt.disableflags & (GDN_DSBL_CONTACT | GDN_DSBL_CONSTRAINT))) {
+    if (!km->collides || (m->opt.disableflags & (GDN_DSBL_CONTACT | GDN_DSBL_CONSTRAINT))) {
         w->pub.status.ncontact_overflow = 0;
         return GDN_OK;
     }
     geom_poses(km, w);
-    gdnStatus st = gdn_collision(&km->mc, w->cd);
+    gdnStatus st = gdn_collision_stage(&km->mc, w->cd);
     if (st != GDN_OK) {
         return st;
     }
@@ -307,8 +308,8 @@ static gdnStatus step_world(const gdnKaminoModel* km, gdnKWorld* w) {
             return GDN_ERR_NONFINITE;
         }
     }
-    // rows: joints, violated limits, contacts
-    gdn_kamino_body_frames(km, w);
+    // rows: joints, violated limits, contacts (the frames are usually the last step's final ones)
+    gdn_kamino_body_frames_update(km, w);
     // joints are rows in maximal coordinates: always there; the disable flags of constraints or
     // equality drop the loop closures only
     int nbil = (m->opt.disableflags & (GDN_DSBL_CONSTRAINT | GDN_DSBL_EQUALITY)) ? km->njointrow

@@ -19,7 +19,7 @@ static void world_free(gdnKWorld* w) {
                  w->wrench, w->pos_prev, w->quat_prev, w->vplus_prev, w->qpos_save,
                  w->contact_prev, w->cimp_prev, w->cused, w->env.first, w->env.last,
                  w->env.colstart, w->env.colrows, w->body_rowstart, w->body_rowfill,
-                 w->body_rows, w->env_key};
+                 w->body_rows, w->env_key, w->frame_pos, w->frame_quat};
     for (size_t i = 0; i < sizeof(p) / sizeof(p[0]); i++) {
         free(p[i]);
     }
@@ -45,7 +45,7 @@ static int world_alloc(const gdnKaminoModel* km, gdnKWorld* w) {
     bad |= D(w->minvj, 12 * n) | D(w->uf, 6 * nb);
     bad |= D(w->scratch, gdn_kamino_padmm_scratch((int)n) + 1);
     bad |= D(w->xpos, 3 * nb) | D(w->xmat, 9 * nb) | D(w->rcom, 9 * nb) | D(w->contact, nc);
-    bad |= D(w->iinv, 9 * nb);
+    bad |= D(w->iinv, 9 * nb) | D(w->frame_pos, 3 * nb) | D(w->frame_quat, 4 * nb);
     bad |= D(w->wrench, 6 * nb) | D(w->pos_prev, 3 * nb) | D(w->quat_prev, 4 * nb);
     bad |= D(w->vplus_prev, n) | D(w->qpos_save, (size_t)m->nq + 1);
     bad |= D(w->contact_prev, nc) | D(w->cimp_prev, 6 * nc) | D(w->cused, nc);

@@ -102,6 +102,9 @@ static const cliKaminoOption options[] = {
      "velocity-level recovery alone", ""},
     {"--projection-tol", "T", FIELD(projection_tol), KOPT_REAL, 0,
      "the projection stops when every residual is below T, m or rad", ""},
+    {"--curvature-bias", "on|off", FIELD(curvature_bias), KOPT_SWITCH, 0,
+     "gradyn's extension: the joint and loop rows' velocity target also cancels the residuals' "
+     "curvature over the step (h/2 d2r/dt2 at the start twists), so a step drifts O(h^3)", ""},
 };
 #define NOPTIONS ((int)(sizeof(options) / sizeof(options[0])))
 _Static_assert(sizeof(options) / sizeof(options[0]) <= CLI_KAMINO_MAX_OPTIONS,

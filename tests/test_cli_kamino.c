@@ -149,7 +149,8 @@ static const optionCase option_cases[] = {
     {"--restitution", "0.3", "restitution", 0.3},
     {"--max-contacts", "8", "max_contacts", 8},
     {"--projection-iterations", "5", "projection_iterations", 5},
-    {"--projection-tol", "1e-10", "projection_tol", 1e-10},
+    {"--projection-tol", "1e-11", "projection_tol", 1e-11},
+    {"--curvature-bias", "off", "curvature_bias", 0},
 };
 #define NOPTION_CASES ((int)(sizeof(option_cases) / sizeof(option_cases[0])))
 
@@ -503,10 +504,12 @@ static int test_help_defaults(void) {
                    : strcmp(f, "max_contacts") == 0          ? d.max_contacts
                    : strcmp(f, "projection_iterations") == 0 ? d.projection_iterations
                    : strcmp(f, "projection_tol") == 0        ? d.projection_tol
+                   : strcmp(f, "curvature_bias") == 0        ? d.curvature_bias
                                                              : (double)NAN;
         int is_switch = strstr(o->option, "update") || strcmp(o->option, "--acceleration") == 0 ||
                         strcmp(o->option, "--preconditioning") == 0 ||
-                        strcmp(o->option, "--warmstart") == 0;
+                        strcmp(o->option, "--warmstart") == 0 ||
+                        strcmp(o->option, "--curvature-bias") == 0;
         char tail[80];
         if (strcmp(f, "backend") == 0) {
             snprintf(tail, sizeof(tail), "(%s).", d.backend == GDN_KAMINO_PADMM ? "padmm" : "?");

@@ -115,17 +115,21 @@ static void perturb(const gdnKaminoModel* km, gdnKWorld* w, const double* pos,
     gdn_kamino_body_frames(km, w);
 }
 
-// J u against (r(q + eps u) - r(q - eps u)) / (2 eps) for every block; blocks with eq >= 0 only
-// when check_eq (satisfied at qpos0), the others at random joint coordinates
+// J u against (r(q + eps u) - r(q - eps u)) / (2 eps) for every block, and the curvature
+// (d^2 r / dt^2 at the constant twists u) against (r(q + e u) - 2 r(q) + r(q - e u)) / e^2;
+// blocks with eq >= 0 only when check_eq (satisfied at qpos0), the others at random joint
+// coordinates
 static int check_rows(const gdnKaminoModel* km, gdnKaminoData* kd, int check_eq, unsigned seed,
-                      double* worst) {
+                      double* worst, double* worst_curv) {
     gdnKWorld* w = kd->world;
     int nb = km->nbody;
-    double pos[3 * 64], quat[4 * 64], u[6 * 64], rp[32], rm[32], r0[32];
+    double pos[3 * 64], quat[4 * 64], u[6 * 64], rp[32], rm[32], r0[32], curv[32], u_saved[6 * 64];
     gdnKRow rows[32];
     for (int k = 0; k < 6 * nb; k++) {
         u[k] = urand(&seed);
     }
+    memcpy(u_saved, w->pub.body_u, 6 * (size_t)nb * sizeof(double));
+    memcpy(w->pub.body_u, u, 6 * (size_t)nb * sizeof(double));
     memcpy(pos, w->pub.body_pos, 3 * (size_t)nb * sizeof(double));
     memcpy(quat, w->pub.body_quat, 4 * (size_t)nb * sizeof(double));
     for (int j = 0; j < km->njoint; j++) {
@@ -134,7 +138,7 @@ static int check_rows(const gdnKaminoModel* km, gdnKaminoData* kd, int check_eq,
             continue;
         }
         perturb(km, w, pos, quat, u, 0);
-        gdn_kamino_block_rows(km, w, j, r0, rows);
+        gdn_kamino_block_rows(km, w, j, r0, rows, curv);
         for (int i = 0; i < jb->nrow; i++) {
             if (fabs(r0[i]) > 1e-12) {
                 fprintf(stderr, "block %d (type %d) row %d: residual %.3g at a satisfied pose\n", j,
@@ -142,11 +146,28 @@ static int check_rows(const gdnKaminoModel* km, gdnKaminoData* kd, int check_eq,
                 return 1;
             }
         }
+        // the curvature: e = 1e-4 keeps the truncation (e^2 |r^(4)| / 12) and the rounding
+        // (1e-16 |r| / e^2, with |r(+-e)| ~ e |J u|) both near 1e-9
+        const double ec = 1e-4;
+        perturb(km, w, pos, quat, u, ec);
+        gdn_kamino_block_rows(km, w, j, rp, NULL, NULL);
+        perturb(km, w, pos, quat, u, -ec);
+        gdn_kamino_block_rows(km, w, j, rm, NULL, NULL);
+        for (int i = 0; i < jb->nrow; i++) {
+            const double fd = (rp[i] - 2 * r0[i] + rm[i]) / (ec * ec);
+            const double err = fabs(fd - curv[i]);
+            *worst_curv = fmax(*worst_curv, err);
+            if (!(err <= 1e-6 * fmax(1, fabs(fd)))) {
+                fprintf(stderr, "block %d (type %d) row %d: curvature %.12g, FD %.12g\n", j,
+                        jb->type, i, curv[i], fd);
+                return 1;
+            }
+        }
         double eps = 1e-6;
         perturb(km, w, pos, quat, u, eps);
-        gdn_kamino_block_rows(km, w, j, rp, NULL);
+        gdn_kamino_block_rows(km, w, j, rp, NULL, NULL);
         perturb(km, w, pos, quat, u, -eps);
-        gdn_kamino_block_rows(km, w, j, rm, NULL);
+        gdn_kamino_block_rows(km, w, j, rm, NULL, NULL);
         perturb(km, w, pos, quat, u, 0);
         for (int i = 0; i < jb->nrow; i++) {
             double fd = (rp[i] - rm[i]) / (2 * eps), ju = 0;
@@ -167,6 +188,7 @@ static int check_rows(const gdnKaminoModel* km, gdnKaminoData* kd, int check_eq,
             }
         }
     }
+    memcpy(w->pub.body_u, u_saved, 6 * (size_t)nb * sizeof(double));
     return 0;
 }
 
@@ -189,9 +211,9 @@ static int test_joint_rows(void) {
         CHECK(seen[t]);
     }
     CHECK(gdn_kamino_data_create(km, 1, &kd) == GDN_OK);
-    double worst = 0;
+    double worst = 0, worst_curv = 0;
     // loop closures: satisfied at qpos0 (the compiler's anchors and relpose)
-    CHECK(check_rows(km, kd, 1, 7, &worst) == 0);
+    CHECK(check_rows(km, kd, 1, 7, &worst, &worst_curv) == 0);
     unsigned seed = 12345;
     double* qpos = calloc((size_t)m->nq, sizeof(double));
     double* qvel = calloc((size_t)m->nv, sizeof(double));
@@ -218,7 +240,7 @@ static int test_joint_rows(void) {
             qvel[k] = urand(&seed);
         }
         CHECK(gdn_kamino_reset(km, kd, NULL, qpos, qvel) == GDN_OK);
-        CHECK(check_rows(km, kd, 0, 99 + (unsigned)trial, &worst) == 0);
+        CHECK(check_rows(km, kd, 0, 99 + (unsigned)trial, &worst, &worst_curv) == 0);
         // recovery: the body poses and twists of MJCF kinematics give back qpos, qvel
         gdnKWorld* w = kd->world;
         gdnKaminoWorld* pw = gdn_kamino_world(kd, 0);
@@ -255,8 +277,9 @@ static int test_joint_rows(void) {
             }
         }
     }
-    printf("  joint rows: max |J u - FD| = %.3g (eps 1e-6) over 9 joint types + connect/weld\n",
-           worst);
+    printf("  joint rows: max |J u - FD| = %.3g (eps 1e-6), max |curvature - FD| = %.3g (eps "
+           "1e-4) over 9 joint types + connect/weld\n",
+           worst, worst_curv);
     free(qpos);
     free(qvel);
     gdn_kamino_data_free(kd);

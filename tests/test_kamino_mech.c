@@ -31,13 +31,14 @@ static gdnModel* load(const char* name) {
 static double closure(const gdnKaminoModel* km, gdnKaminoData* kd) {
     double r[6];
     int j = km->njoint - 1;
-    gdn_kamino_block_rows(km, kd->world, j, r, NULL);
+    gdn_kamino_block_rows(km, kd->world, j, r, NULL, NULL);
     return sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2]);
 }
 
 typedef struct Run {
     double alpha, tol;
     int proj; // settings.projection_iterations (-1: the default)
+    int curvature; // settings.curvature_bias (-1: the default)
     double out_err, closure;
     double iters;
     int unconverged;
@@ -57,6 +58,10 @@ static int mech_run(const char* file, int slider, double rate, int nstep, Run* r
         s.projection_iterations = run->proj;
     }
     run->proj = s.projection_iterations; // (printed)
+    if (run->curvature >= 0) {
+        s.curvature_bias = run->curvature;
+    }
+    run->curvature = s.curvature_bias;
     gdnKaminoModel* km = NULL;
     gdnKaminoData* kd = NULL;
     CHECK(gdn_kamino_model_create(m, &s, &km, g_err, sizeof(g_err), NULL, 0) == GDN_OK);
@@ -95,40 +100,46 @@ static int mech_run(const char* file, int slider, double rate, int nstep, Run* r
 }
 
 static int test_fourbar(void) {
-    // Kamino's own velocity-level recovery (projection 0) at alpha 0.01 and 1, then the
-    // defaults (the pose projection on) at PADMM tolerance 1e-8
-    Run r[3] = {{0.01, 1e-6, 0, 0, 0, 0, 0}, {1.0, 1e-10, 0, 0, 0, 0, 0},
-                {0.01, 1e-8, -1, 0, 0, 0, 0}};
-    for (int i = 0; i < 3; i++) {
+    // Kamino's own velocity-level recovery (projection 0) at alpha 0.01 and 1 (kamino.md's
+    // target alone at alpha 1: curvature bias off), then the defaults (the pose projection on)
+    // at PADMM tolerance 1e-8, then alpha 1 with the curvature bias and no projection
+    Run r[4] = {{0.01, 1e-6, 0, -1, 0, 0, 0, 0}, {1.0, 1e-10, 0, 0, 0, 0, 0, 0},
+                {0.01, 1e-8, -1, -1, 0, 0, 0, 0}, {1.0, 1e-10, 0, 1, 0, 0, 0, 0}};
+    for (int i = 0; i < 4; i++) {
         CHECK(mech_run("kamino_mech_fourbar.xml", 0, 2.0, 10000, r + i) == 0);
         printf("  four-bar (kamino_mech_fourbar, crank at 2 rad/s, 10^4 steps of 2 ms, alpha %g, "
-               "tol %g, projection %d): rocker vs Freudenstein %.3g rad, closure %.3g m, %.1f "
-               "it/step, %d unconverged\n",
-               r[i].alpha, r[i].tol, r[i].proj, r[i].out_err, r[i].closure, r[i].iters,
-               r[i].unconverged);
+               "tol %g, projection %d, curvature bias %d): rocker vs Freudenstein %.3g rad, "
+               "closure %.3g m, %.1f it/step, %d unconverged\n",
+               r[i].alpha, r[i].tol, r[i].proj, r[i].curvature, r[i].out_err, r[i].closure,
+               r[i].iters, r[i].unconverged);
     }
     CHECK(r[2].closure < 1e-9 && r[2].out_err < 1e-8 && r[2].unconverged == 0);
     // the error is the closure error's; MuJoCo's soft connect: 1.5e-4 rad, 4.4e-5 m
     CHECK(r[0].out_err < 1e-3 && r[1].out_err < 1e-5);
     CHECK(r[1].closure < 1e-6); // the one-step drift (omega h)^2 L / 2 ~ 8e-7 m at alpha 1
-    CHECK(r[0].unconverged == 0 && r[1].unconverged == 0);
+    // the curvature bias leaves the O(h^3) drift h^2 / 2 (c(u+) - c(u)): 1.8e-8 m at alpha 1,
+    // and at alpha 0.01 9.5e-8 m (1.2e-5 m without it)
+    CHECK(r[3].closure < 5e-8 && r[0].closure < 5e-7);
+    CHECK(r[0].unconverged == 0 && r[1].unconverged == 0 && r[3].unconverged == 0);
     return 0;
 }
 
 static int test_slider_crank(void) {
-    Run r[3] = {{0.01, 1e-6, 0, 0, 0, 0, 0}, {1.0, 1e-10, 0, 0, 0, 0, 0},
-                {0.01, 1e-8, -1, 0, 0, 0, 0}};
-    for (int i = 0; i < 3; i++) {
+    Run r[4] = {{0.01, 1e-6, 0, -1, 0, 0, 0, 0}, {1.0, 1e-10, 0, 0, 0, 0, 0, 0},
+                {0.01, 1e-8, -1, -1, 0, 0, 0, 0}, {1.0, 1e-10, 0, 1, 0, 0, 0, 0}};
+    for (int i = 0; i < 4; i++) {
         CHECK(mech_run("kamino_mech_slidercrank.xml", 1, 2.0, 10000, r + i) == 0);
         printf("  slider-crank (crank at 2 rad/s, 10^4 steps of 2 ms, alpha %g, tol %g, projection "
-               "%d): slider vs closed form %.3g m, closure %.3g m, %.1f it/step, %d unconverged\n",
-               r[i].alpha, r[i].tol, r[i].proj, r[i].out_err, r[i].closure, r[i].iters,
-               r[i].unconverged);
+               "%d, curvature bias %d): slider vs closed form %.3g m, closure %.3g m, %.1f "
+               "it/step, %d unconverged\n",
+               r[i].alpha, r[i].tol, r[i].proj, r[i].curvature, r[i].out_err, r[i].closure,
+               r[i].iters, r[i].unconverged);
     }
     CHECK(r[2].closure < 1e-9 && r[2].out_err < 1e-8 && r[2].unconverged == 0);
     CHECK(r[0].out_err < 1e-3 && r[1].out_err < 1e-5);
     CHECK(r[1].closure < 1e-6);
-    CHECK(r[0].unconverged == 0 && r[1].unconverged == 0);
+    CHECK(r[3].closure < 1e-7 && r[0].closure < 5e-7); // curvature bias: 4.7e-8 m, 1.5e-7 m
+    CHECK(r[0].unconverged == 0 && r[1].unconverged == 0 && r[3].unconverged == 0);
     return 0;
 }
 

@@ -312,7 +312,12 @@ static int test_limits(void) {
            "(1 - beta = %.2f), final qvel %.3g %.3g\n",
            over[0], over[1], ratio[0], ratio[1], 1 - beta, w->qvel[0], w->qvel[1]);
     CHECK(nlim >= 1);
-    CHECK(fabs(ratio[0] - (1 - beta)) <= 1e-6 && fabs(ratio[1] - (1 - beta)) <= 1e-6);
+    // (the hinge's ratio is off by 1.04e-6: at the stopping step the joint rows' curvature bias
+    // is that of the start twist, 1.3 rad/s, while the arm stops, so the anchor moves h^2 / 2 c
+    // ~ 1e-7 m before the projection puts it back, which shifts the angle by 1e-6 of the
+    // overshoot; without the bias the ratio is 0.99 to 1e-9, but the arm has slowed by 1.8e-4
+    // on its way: test_free_spin)
+    CHECK(fabs(ratio[0] - (1 - beta)) <= 1e-6 && fabs(ratio[1] - (1 - beta)) <= 2e-6);
     // after the stop, the Baumgarte push-back speed beta * overshoot / h at most
     CHECK(fabs(w->qvel[0]) <= beta * over[0] / h * 1.01 + 1e-9);
     CHECK(fabs(w->qvel[1]) <= beta * over[1] / h * 1.01 + 1e-9);
@@ -396,6 +401,49 @@ static int test_timing(void) {
     return 0;
 }
 
+// the hinge arm of kamino_limit.xml spinning freely (no gravity, 300 steps, before its limit):
+// its rate is kept to 1e-7 with the curvature bias (the default); without it the rows, made
+// at the step's start pose, take the centripetal part of the motion out of every step's
+// velocity and the arm slows by about (omega h)^2 / 2 per step
+static double spin_loss(int curvature_bias) {
+    gdnModel* m = load("kamino_limit.xml");
+    if (!m) {
+        return NAN;
+    }
+    gdnKaminoSettings st;
+    gdn_kamino_settings_default(&st);
+    st.curvature_bias = curvature_bias;
+    st.tol_primal = st.tol_dual = st.tol_compl = 1e-12;
+    st.max_iterations = 500;
+    gdnKaminoModel* km = NULL;
+    gdnKaminoData* kd = NULL;
+    double loss = NAN;
+    if (gdn_kamino_model_create(m, &st, &km, g_err, sizeof(g_err), NULL, 0) == GDN_OK &&
+        gdn_kamino_data_create(km, 1, &kd) == GDN_OK) {
+        const double qvel[2] = {0, -1.3};
+        gdnKaminoWorld* w = gdn_kamino_world(kd, 0);
+        int ok = gdn_kamino_reset(km, kd, NULL, NULL, qvel) == GDN_OK;
+        for (int k = 0; k < 300 && ok; k++) {
+            ok = gdn_kamino_step(km, kd) == GDN_OK && w->status.nlimit == 0;
+        }
+        loss = ok ? 1 - w->qvel[1] / qvel[1] : (double)NAN; // the fraction of the rate lost
+    }
+    gdn_kamino_data_free(kd);
+    gdn_kamino_model_free(km);
+    gdn_model_free(m);
+    return loss;
+}
+
+static int test_free_spin(void) {
+    const double with = spin_loss(1), without = spin_loss(0);
+    printf("  free spin at 1.3 rad/s, 300 steps: relative rate loss %.3g with the curvature "
+           "bias, %.3g without\n",
+           with, without);
+    CHECK(fabs(with) < 1e-7);
+    CHECK(without > 1e-5); // (the loss this test guards against)
+    return 0;
+}
+
 int main(int argc, char** argv) {
     static const gdnTestCase cases[] = {
         {"pendulum", test_pendulum},
@@ -403,6 +451,7 @@ int main(int argc, char** argv) {
         {"resting_box", test_resting_box},
         {"fourbar", test_fourbar},
         {"limits", test_limits},
+        {"free_spin", test_free_spin},
         {"world_independence", test_world_independence},
         {"timing", test_timing},
     };

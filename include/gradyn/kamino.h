@@ -49,6 +49,10 @@ typedef struct gdnKaminoSettings {
                         // Kamino's (omega h)^2 L / (2 alpha). 0: Kamino's velocity-level
                         // recovery alone
     double projection_tol; // 1e-10 (m, rad): ten times below the 1e-9 m loop-closure bound
+    int curvature_bias; // 1: gradyn's extension, the joint and loop rows' velocity target also
+                        // cancels the residuals' curvature over the step (-h/2 d^2r/dt^2 at the
+                        // start twists), so one Euler step drifts O(h^3) instead of
+                        // (omega h)^2 L / 2; 0: kamino.md's target -alpha r / h alone
     // PADMM (kamino.md 2.4)
     int max_iterations;     // 200
     double tol_primal;      // 1e-6

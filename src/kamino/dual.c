@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // The Kamino dual problem of one world (kamino.md 2.2): M^-1 J' blocks, the Delassus matrix
 // D = J M^-1 J' and the free constraint velocity v_f with the Baumgarte biases (alpha joints,
-// beta limits, gamma contacts with the dead zone) and the restitution target e (J u-)_n.
+// beta limits, gamma contacts with the dead zone) and the restitution target e (J u-)_n. With
+// settings.curvature_bias (gradyn's extension) a bilateral row's target J u+ = -alpha r / h also
+// takes -h / 2 c, c = d^2 r / dt^2 along the step's start twists (rows.c): the Euler step moves
+// the poses at constant twist, r(h) = r + h J u+ + h^2 / 2 c(u+) + O(h^3), so its drift is
+// h^2 / 2 (c(u+) - c(u)) = O(h^3) instead of h^2 / 2 c.
 #include <math.h>
 #include <string.h>
 
@@ -149,6 +153,9 @@ void gdn_kamino_assemble(const gdnKaminoModel* km, gdnKWorld* w, int n, int nb, 
         double v = row_vel(w->rows + i, w->uf);
         if (i < nb) {
             v += s->alpha / h * w->resid[i];
+            if (s->curvature_bias) {
+                v += 0.5 * h * w->curv[i];
+            }
         } else if (i < nb + nl) {
             v += s->beta / h * fmin(0, w->resid[i]);
         } else if ((i - nb - nl) % 3 == 2) {

@@ -78,6 +78,7 @@ typedef struct gdnKWorld {
     int* row_kind;         // (maxrow) 0 bilateral, 1 limit (limit index), 2 contact
     int* row_id;           // (maxrow)
     double* resid;         // (maxrow)
+    double* curv;          // (maxrow) the bilateral residuals' curvature (curvature_bias)
     double* D;             // (maxrow^2)
     double* vf;            // (maxrow)
     double* mu;            // (max_contacts)
@@ -132,13 +133,15 @@ void gdn_kamino_body_poses(const gdnKaminoModel* km, gdnKWorld* w);
 // gdn_kamino_body_frames unless the frames are those of the current poses already (bit for
 // bit the same poses as they were made from, and no gdn_kamino_body_poses since)
 void gdn_kamino_body_frames_update(const gdnKaminoModel* km, gdnKWorld* w);
-// joint (bilateral) rows and residuals of every block into w->rows[0 .. nbilateral)
+// joint (bilateral) rows and residuals of every block into w->rows[0 .. nbilateral), and with
+// settings.curvature_bias their curvature into w->curv
 void gdn_kamino_joint_rows(const gdnKaminoModel* km, gdnKWorld* w);
 // the residuals alone into w->resid[0 .. nbilateral)
 void gdn_kamino_joint_residuals(const gdnKaminoModel* km, gdnKWorld* w);
-// the residual of block j into r (its nrow values) and rows into rows (NULL: skip)
+// the residual of block j into r (its nrow values), rows into rows and the residuals' curvature
+// d^2 r / dt^2 along the constant twists pub.body_u into curv (rows.c; NULL: skip)
 void gdn_kamino_block_rows(const gdnKaminoModel* km, const gdnKWorld* w, int j, double* r,
-                           gdnKRow* rows);
+                           gdnKRow* rows, double* curv);
 // the DoF row of a single hinge / slide block (limits, actuators, qvel)
 void gdn_kamino_dof_row(const gdnKaminoModel* km, const gdnKWorld* w, int j, gdnKRow* row);
 // recover qpos, qvel of every MJCF joint (2 pi unwrapping against qpos_prev)

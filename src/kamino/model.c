@@ -25,6 +25,7 @@ void gdn_kamino_settings_default(gdnKaminoSettings* s) {
     s->warmstart = 1;
     s->projection_iterations = 3;
     s->projection_tol = 1e-10;
+    s->curvature_bias = 1;
     // PADMM's own defaults (padmm.c), one source
     gdnKaminoPadmmSettings p;
     gdn_kamino_padmm_defaults(&p);
@@ -256,9 +257,11 @@ static gdnStatus check_settings(const gdnKaminoSettings* s, char* err, int es) {
         return fail(err, es, GDN_ERR_ARG, "max_contacts in [0, 4096], max_iterations >= 1");
     }
     if (s->projection_iterations < 0 || s->projection_iterations > 100 ||
-        !(s->projection_tol > 0) || !isfinite(s->projection_tol)) {
+        !(s->projection_tol > 0) || !isfinite(s->projection_tol) ||
+        (s->curvature_bias != 0 && s->curvature_bias != 1)) {
         return fail(err, es, GDN_ERR_ARG,
-                    "projection_iterations in [0, 100], projection_tol finite and > 0");
+                    "projection_iterations in [0, 100], projection_tol finite and > 0, "
+                    "curvature_bias 0 or 1");
     }
     if (!(s->tol_primal >= 0 && s->tol_dual >= 0 && s->tol_compl >= 0 && s->eta > 0 &&
           s->rho > 0 && s->restart_factor > 0 && s->restart_factor <= 1 &&

@@ -19,7 +19,7 @@ static void world_free(gdnKWorld* w) {
                  w->wrench, w->pos_prev, w->quat_prev, w->vplus_prev, w->qpos_save,
                  w->contact_prev, w->cimp_prev, w->cused, w->env.first, w->env.last,
                  w->env.colstart, w->env.colrows, w->body_rowstart, w->body_rowfill,
-                 w->body_rows, w->env_key, w->frame_pos, w->frame_quat};
+                 w->body_rows, w->env_key, w->frame_pos, w->frame_quat, w->curv};
     for (size_t i = 0; i < sizeof(p) / sizeof(p[0]); i++) {
         free(p[i]);
     }
@@ -40,7 +40,7 @@ static int world_alloc(const gdnKaminoModel* km, gdnKWorld* w) {
     bad |= D(w->pub.ctrl, (size_t)m->nu + 1) | D(w->pub.qpos, (size_t)m->nq + 1);
     bad |= D(w->pub.qvel, (size_t)m->nv + 1) | D(w->pub.lambda, n) | D(w->pub.row_force, n);
     bad |= D(w->u_prev, 6 * nb) | D(w->rows, n) | D(w->row_kind, n) | D(w->row_id, n);
-    bad |= D(w->resid, n) | D(w->D, n * n) | D(w->vf, n) | D(w->mu, nc) | D(w->lam, n);
+    bad |= D(w->resid, n) | D(w->curv, n) | D(w->D, n * n) | D(w->vf, n) | D(w->mu, nc) | D(w->lam, n);
     bad |= D(w->vplus, n) | D(w->lam_prev, n) | D(w->id_prev, n) | D(w->kind_prev, n);
     bad |= D(w->minvj, 12 * n) | D(w->uf, 6 * nb);
     bad |= D(w->scratch, gdn_kamino_padmm_scratch((int)n) + 1);

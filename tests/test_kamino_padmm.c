@@ -73,6 +73,20 @@ static void matvec(const double* J, const double* u, int n, int ndof, double* ou
     }
 }
 
+// max_i |v+_i - (D lambda + vf)_i| over max(1, |v+|): the solver's v+ against the product
+static double vplus_error(const double* D, const double* vf, const double* lam,
+                          const double* vp, int n) {
+    double worst = 0;
+    for (int i = 0; i < n; i++) {
+        double v = vf[i];
+        for (int k = 0; k < n; k++) {
+            v += D[i * n + k] * lam[k];
+        }
+        worst = fmax(worst, fabs(vp[i] - v) / fmax(1, fabs(v)));
+    }
+    return worst;
+}
+
 // a contact row of one body (6 dof: linear, angular at the COM) along d at lever arm r
 static void contact_row(double* row, const double* r, const double* d) {
     row[0] = d[0];
@@ -306,6 +320,8 @@ static int test_bilateral_redundant(void) {
                lmax, lam[1], lam[4]);
         CHECK(vmax <= 10 * tols[t]);
         CHECK(lmax < 100);
+        // v+ (the x-step's optimality condition on this bilateral-only path) is D lambda + vf
+        CHECK(vplus_error(D, vf, lam, vp, N) <= 1e-12);
         // the minimum-norm solution (rows 1 and 4 have equal diagonals, so equal scaling)
         CHECK_NEAR(lam[1], lam[4], 0, 1e-6);
     }
@@ -361,6 +377,7 @@ static int test_bilateral_inconsistent(void) {
             const double weight = b ? s.rho + s.eta : s.eta;
             CHECK(lmax < (b ? 10 : 4 + 2500 * caps[t] * 1e-6 / weight));
             CHECK(fabs(vp[1] - vp[4] + 1e-6) < 1e-9);
+            CHECK(vplus_error(D, vf, lam, vp, N) <= 1e-10); // (a capped solve's last x too)
         }
     }
     return 0;

@@ -95,9 +95,9 @@ typedef struct gdnKWorld {
     double* xmat;          // (nbody x 9) body frame rotations
     double* rcom;          // (nbody x 9) principal frame rotations
     double* iinv;          // (nbody x 9) world inverse inertias (with the frames)
-    double* frame_pos;     // (nbody x 3) the COM poses xpos, xmat, rcom and iinv were made
-    double* frame_quat;    // (nbody x 4) from by gdn_kamino_body_frames,
-    int frames_valid;      // valid while 1 (gdn_kamino_body_poses clears it)
+    double* frame_pos;     // (nbody x 3) the COM poses xpos, xmat and rcom were made from
+    double* frame_quat;    // (nbody x 4) (gdn_kamino_body_poses)
+    int frames_valid;      // 1: iinv too (gdn_kamino_body_frames)
     gdnKaminoContact* contact; // (max_contacts)
     double* wrench;        // (nbody x 6) applied + actuator wrench of the step
     double* pos_prev;      // (nbody x 3) pose before the step (restored on failure)
@@ -131,7 +131,7 @@ void gdn_kamino_body_frames(const gdnKaminoModel* km, gdnKWorld* w);
 // the poses alone (xpos, xmat, rcom): what the residuals need
 void gdn_kamino_body_poses(const gdnKaminoModel* km, gdnKWorld* w);
 // gdn_kamino_body_frames unless the frames are those of the current poses already (bit for
-// bit the same poses as they were made from, and no gdn_kamino_body_poses since)
+// bit the same poses as they were made from; iinv alone when only the poses were made)
 void gdn_kamino_body_frames_update(const gdnKaminoModel* km, gdnKWorld* w);
 // joint (bilateral) rows and residuals of every block into w->rows[0 .. nbilateral), and with
 // settings.curvature_bias their curvature into w->curv

@@ -50,7 +50,9 @@
 //             r_a,prev = r_a
 //       else (restart): a = 1, yhat = y_prev, zhat = z_prev, r_a,prev = r_a,prev / restart_factor
 //       (acceleration off: yhat = y, zhat = z); then y_prev = y, z_prev = z, x_prev = x.
-//   output: lambda = P y (in K exactly), v+ = D lambda + vf (recomputed from lambda).
+//   output: lambda = P y (in K exactly), v+ = D lambda + vf (recomputed from lambda; for
+//   bilateral rows alone without a penalty it is the x-step's optimality condition,
+//   v+ = P^-1 (Dt x + vft) = -P^-1 eta (x - x_prev), equal to round-off).
 // At a fixed point x = y, z = Dt y + vft + Gamma and y = Pi_K(y - z / rho), which holds iff
 // z in K* and y . z = 0: the NCP above.
 //
@@ -518,7 +520,7 @@ gdnStatus gdn_kamino_padmm_solve(const gdnKaminoDual* p, const gdnKaminoPadmmSet
 
     double a = 1, ra_prev = DBL_MAX;
     double r_p = NAN, r_d = NAN, r_c = NAN;
-    int converged = 0, k = 0;
+    int converged = 0, k = 0, vplus_done = 0;
     if (nb == n && s->rho_bilateral == 0) {
         // bilateral rows alone and no penalty on them: y = x and z = 0 at every iterate, so
         // r_p = r_c = 0 and the iteration is the proximal step x = (Dt + eta I)^-1 (-vft + eta
@@ -535,7 +537,8 @@ gdnStatus gdn_kamino_padmm_solve(const gdnKaminoDual* p, const gdnKaminoPadmmSet
             r_d = 0;
             for (int i = 0; i < n; i++) {
                 acc += x[i] - x[i];
-                const double ed = fabs(eta * (x[i] - x_prev[i]) * pinv[i]);
+                sv[i] = -eta * (x[i] - x_prev[i]) * pinv[i]; // v+_i (see below)
+                const double ed = fabs(sv[i]);
                 r_d = ed > r_d ? ed : r_d;
             }
             if (acc != 0) {
@@ -549,6 +552,10 @@ gdnStatus gdn_kamino_padmm_solve(const gdnKaminoDual* p, const gdnKaminoPadmmSet
             memcpy(x_prev, x, nn * sizeof(double));
         }
         memcpy(y, x, nn * sizeof(double));
+        // v+ = D lambda + vf = P^-1 (Dt x + vft) = -P^-1 eta (x - x_prev) by the x-step's
+        // optimality condition: the product D lambda is not needed
+        memcpy(vplus, sv, nn * sizeof(double));
+        vplus_done = 1;
     } else {
         for (k = 1; k <= s->max_iterations; k++) {
             // the x-step: s from zhat, then the proximal-augmented linear solve
@@ -694,10 +701,10 @@ gdnStatus gdn_kamino_padmm_solve(const gdnKaminoDual* p, const gdnKaminoPadmmSet
     }
     // (D symmetric, its lower triangle inside the envelope: row i adds D_ij lambda_j to v+_i
     // and D_ij lambda_i to v+_j)
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < n && !vplus_done; i++) {
         vplus[i] = p->vf[i];
     }
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < n && !vplus_done; i++) {
         const double* Di = p->D + (size_t)i * nn;
         double v = Di[i] * lambda[i];
         for (int j = row_first(p->env, i); j < i; j++) {

@@ -9,30 +9,36 @@
 #include "kamino/rot.h"
 #include "math/vec.h"
 
-void gdn_kamino_body_frames(const gdnKaminoModel* km, gdnKWorld* w) {
-    gdn_kamino_body_poses(km, w);
+// the world inverse inertias of the moving bodies from rcom
+static void body_inertias(const gdnKaminoModel* km, gdnKWorld* w) {
     for (int b = 1; b < km->nbody; b++) {
         if (km->moving[b]) {
             gdn_kamino_iinv_world(km, w, b, w->iinv + 9 * b);
         }
     }
-    const size_t nb = (size_t)km->nbody;
-    memcpy(w->frame_pos, w->pub.body_pos, 3 * nb * sizeof(double));
-    memcpy(w->frame_quat, w->pub.body_quat, 4 * nb * sizeof(double));
     w->frames_valid = 1;
+}
+
+void gdn_kamino_body_frames(const gdnKaminoModel* km, gdnKWorld* w) {
+    gdn_kamino_body_poses(km, w);
+    body_inertias(km, w);
 }
 
 void gdn_kamino_body_frames_update(const gdnKaminoModel* km, gdnKWorld* w) {
     const size_t nb = (size_t)km->nbody;
-    if (!w->frames_valid ||
-        memcmp(w->frame_pos, w->pub.body_pos, 3 * nb * sizeof(double)) != 0 ||
+    if (memcmp(w->frame_pos, w->pub.body_pos, 3 * nb * sizeof(double)) != 0 ||
         memcmp(w->frame_quat, w->pub.body_quat, 4 * nb * sizeof(double)) != 0) {
         gdn_kamino_body_frames(km, w);
+    } else if (!w->frames_valid) {
+        body_inertias(km, w); // the poses are current (a residual evaluation made them)
     }
 }
 
 void gdn_kamino_body_poses(const gdnKaminoModel* km, gdnKWorld* w) {
     const gdnModel* m = km->m;
+    const size_t nbody = (size_t)km->nbody;
+    memcpy(w->frame_pos, w->pub.body_pos, 3 * nbody * sizeof(double));
+    memcpy(w->frame_quat, w->pub.body_quat, 4 * nbody * sizeof(double));
     w->frames_valid = 0;
     for (int b = 1; b < km->nbody; b++) {
         if (!km->moving[b]) {

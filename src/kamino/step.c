@@ -356,7 +356,7 @@ static gdnStatus step_world(const gdnKaminoModel* km, gdnKWorld* w) {
         memcpy(w->pub.body_quat, w->quat_prev, 4 * (size_t)nb * sizeof(double));
         return GDN_ERR_NONFINITE;
     }
-    gdn_kamino_body_frames(km, w);
+    gdn_kamino_body_frames_update(km, w); // (the projection's last check made the poses)
     gdn_kamino_recover_joints(km, w);
     // outputs: accelerations, reactions, contact forces, status; the warm-start cache
     for (int k = 0; k < 6 * nb; k++) {

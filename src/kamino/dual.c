@@ -61,6 +61,26 @@ void gdn_kamino_minv_jt(const gdnKaminoModel* km, gdnKWorld* w, int n) {
     }
 }
 
+void gdn_kamino_add_minv_jt(const gdnKWorld* w, int n, const double* x, double* restrict u) {
+    for (int i = 0; i < n; i++) {
+        const gdnKRow* r = w->rows + i;
+        const double* restrict mj = w->minvj + 12 * i;
+        const double xi = x[i];
+        if (r->a >= 0) {
+            double* restrict ua = u + 6 * r->a;
+            for (int k = 0; k < 6; k++) {
+                ua[k] += mj[k] * xi;
+            }
+        }
+        if (r->b >= 0) {
+            double* restrict ub = u + 6 * r->b;
+            for (int k = 0; k < 6; k++) {
+                ub[k] += mj[6 + k] * xi;
+            }
+        }
+    }
+}
+
 // the rows touching each body (body_rowstart, body_rows: ascending, entries 2 row + side) and
 // D's envelope: row i couples only with rows sharing one of its bodies, the first of which is
 // that body's first row; remembered in env_key

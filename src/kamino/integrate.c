@@ -10,22 +10,8 @@
 void gdn_kamino_integrate(const gdnKaminoModel* km, gdnKWorld* w, int n, double h) {
     double* u = w->pub.body_u;
     memcpy(u, w->uf, 6 * (size_t)km->nbody * sizeof(double));
-    // constraint impulses, in row order
-    for (int i = 0; i < n; i++) {
-        const gdnKRow* r = w->rows + i;
-        const double* mj = w->minvj + 12 * i;
-        double l = w->lam[i];
-        if (r->a >= 0) {
-            for (int k = 0; k < 6; k++) {
-                u[6 * r->a + k] += mj[k] * l;
-            }
-        }
-        if (r->b >= 0) {
-            for (int k = 0; k < 6; k++) {
-                u[6 * r->b + k] += mj[6 + k] * l;
-            }
-        }
-    }
+    // constraint impulses
+    gdn_kamino_add_minv_jt(w, n, w->lam, u);
     // poses
     for (int b = 1; b < km->nbody; b++) {
         if (!km->moving[b]) {

@@ -148,6 +148,9 @@ void gdn_kamino_dof_row(const gdnKaminoModel* km, const gdnKWorld* w, int j, gdn
 void gdn_kamino_recover_joints(const gdnKaminoModel* km, gdnKWorld* w);
 // minvj = the M^-1 J' blocks of the rows 0..n (12 per row: body a's 6, body b's 6)
 void gdn_kamino_minv_jt(const gdnKaminoModel* km, gdnKWorld* w, int n);
+// u (nbody x 6; not w->rows, w->minvj or x) += M^-1 J' x over the rows 0..n (minvj): the
+// twist change of impulses x, or the pose increment of the projection's multipliers
+void gdn_kamino_add_minv_jt(const gdnKWorld* w, int n, const double* x, double* restrict u);
 // the dual problem of the rows 0..n: minvj, D, vf (biases from resid, restitution from u_prev)
 void gdn_kamino_assemble(const gdnKaminoModel* km, gdnKWorld* w, int n, int nb, int nl, int nc,
                          double h);

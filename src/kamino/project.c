@@ -72,20 +72,7 @@ static void rotate_by(double q[4], const double theta[3]) {
 static void move_poses(const gdnKaminoModel* km, gdnKWorld* w, int nb, const double* d) {
     double* du = w->uf; // the free velocity is no longer needed: the pose increments
     memset(du, 0, 6 * (size_t)km->nbody * sizeof(double));
-    for (int i = 0; i < nb; i++) {
-        const gdnKRow* r = w->rows + i;
-        const double* mj = w->minvj + 12 * i;
-        if (r->a >= 0) {
-            for (int k = 0; k < 6; k++) {
-                du[6 * r->a + k] += mj[k] * d[i];
-            }
-        }
-        if (r->b >= 0) {
-            for (int k = 0; k < 6; k++) {
-                du[6 * r->b + k] += mj[6 + k] * d[i];
-            }
-        }
-    }
+    gdn_kamino_add_minv_jt(w, nb, d, du);
     for (int b = 1; b < km->nbody; b++) {
         if (!km->moving[b]) {
             continue;

@@ -182,7 +182,8 @@ if [[ -n $kamino_models ]]; then
             chol+=${chol:++}$c\>$f
         done
     done
-    parts=(gdn_kamino_body_frames gdn_kamino_joint_rows gdn_collision gdn_kamino_free_velocity
+    parts=(gdn_kamino_body_frames_update gdn_kamino_joint_rows gdn_collision_stage
+           gdn_kamino_free_velocity
            gdn_kamino_assemble gdn_kamino_padmm_solve gdn_kamino_integrate gdn_kamino_project
            gdn_kamino_recover_joints)
     assembly=""
@@ -190,10 +191,11 @@ if [[ -n $kamino_models ]]; then
     rest=gdn_kamino_step
     for f in "${parts[@]}"; do rest+=-$(edge "$f" -); done
     row "whole step" "gdn_kamino_step" "gdn_kamino_step"
-    row "assembly: body frames" "gdn_kamino_body_frames (twice a step)" \
-        "$(edge gdn_kamino_body_frames)"
+    row "assembly: body frames" \
+        "gdn_kamino_body_frames_update (start and end of the step; absent when both are cached)" \
+        "$(edge gdn_kamino_body_frames_update)"
     row "assembly: joint rows" "gdn_kamino_joint_rows" "$(edge gdn_kamino_joint_rows)"
-    row "assembly: contacts" "gdn_collision" "$(edge gdn_collision)"
+    row "assembly: contacts" "gdn_collision_stage" "$(edge gdn_collision_stage)"
     row "assembly: free velocity" "gdn_kamino_free_velocity" "$(edge gdn_kamino_free_velocity)"
     row "assembly: dual problem" "gdn_kamino_assemble (M^-1 J', D, v_f)" \
         "$(edge gdn_kamino_assemble)"

@@ -504,24 +504,30 @@ gdnStatus gdn_kamino_padmm_solve(const gdnKaminoDual* p, const gdnKaminoPadmmSet
     // the warm start: the scaled impulse times warmstart_scale (bilateral rows) or
     // warmstart_scale_unilateral (limits, contacts), the scaled velocity plus its De
     // Saxce correction
+    // (bilateral rows alone without a penalty, below, use x_prev only)
+    const int bilateral_only = nb == n && s->rho_bilateral == 0;
     for (int i = 0; i < n; i++) {
         const double w = i < nb ? s->warmstart_scale : s->warmstart_scale_unilateral;
         x_prev[i] = w * lambda[i] * pinv[i];
-        yhat[i] = x_prev[i];
-        y_prev[i] = x_prev[i];
-        // a row without a penalty has z = 0 at every iterate (z = zhat + 0 (y - x))
-        zhat[i] = rv[i] > 0 ? pc[i] * vplus[i] : 0;
     }
-    desaxce(p, zhat, sv);
-    for (int i = 0; i < n; i++) {
-        zhat[i] += sv[i];
-        z_prev[i] = zhat[i];
+    if (!bilateral_only) {
+        for (int i = 0; i < n; i++) {
+            yhat[i] = x_prev[i];
+            y_prev[i] = x_prev[i];
+            // a row without a penalty has z = 0 at every iterate (z = zhat + 0 (y - x))
+            zhat[i] = rv[i] > 0 ? pc[i] * vplus[i] : 0;
+        }
+        desaxce(p, zhat, sv);
+        for (int i = 0; i < n; i++) {
+            zhat[i] += sv[i];
+            z_prev[i] = zhat[i];
+        }
     }
 
     double a = 1, ra_prev = DBL_MAX;
     double r_p = NAN, r_d = NAN, r_c = NAN;
     int converged = 0, k = 0, vplus_done = 0;
-    if (nb == n && s->rho_bilateral == 0) {
+    if (bilateral_only) {
         // bilateral rows alone and no penalty on them: y = x and z = 0 at every iterate, so
         // r_p = r_c = 0 and the iteration is the proximal step x = (Dt + eta I)^-1 (-vft + eta
         // x_prev) with r_d = ||P^-1 eta (x - x_prev)|| = ||D lambda + vf||, the true velocity

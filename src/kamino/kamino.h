@@ -98,6 +98,10 @@ typedef struct gdnKWorld {
     double* frame_pos;     // (nbody x 3) the COM poses xpos, xmat and rcom were made from
     double* frame_quat;    // (nbody x 4) (gdn_kamino_body_poses)
     int frames_valid;      // 1: iinv too (gdn_kamino_body_frames)
+    double* rows_pos;      // (nbody x 3) the poses and twists the joint rows, residuals and
+    double* rows_quat;     // (nbody x 4) curvatures in rows, resid, curv [0, nbilateral) were
+    double* rows_u;        // (nbody x 6) made from (gdn_kamino_joint_rows),
+    int rows_valid;        // valid while 1
     gdnKaminoContact* contact; // (max_contacts)
     double* wrench;        // (nbody x 6) applied + actuator wrench of the step
     double* pos_prev;      // (nbody x 3) pose before the step (restored on failure)
@@ -134,8 +138,12 @@ void gdn_kamino_body_poses(const gdnKaminoModel* km, gdnKWorld* w);
 // bit the same poses as they were made from; iinv alone when only the poses were made)
 void gdn_kamino_body_frames_update(const gdnKaminoModel* km, gdnKWorld* w);
 // joint (bilateral) rows and residuals of every block into w->rows[0 .. nbilateral), and with
-// settings.curvature_bias their curvature into w->curv
+// settings.curvature_bias their curvature into w->curv (at the current frames and twists)
 void gdn_kamino_joint_rows(const gdnKaminoModel* km, gdnKWorld* w);
+// gdn_kamino_joint_rows unless those rows were made from the current poses and twists already,
+// bit for bit (the projection's last check makes them for the next step); the frames must be
+// current (gdn_kamino_body_frames_update)
+void gdn_kamino_joint_rows_update(const gdnKaminoModel* km, gdnKWorld* w);
 // the residuals alone into w->resid[0 .. nbilateral)
 void gdn_kamino_joint_residuals(const gdnKaminoModel* km, gdnKWorld* w);
 // the residual of block j into r (its nrow values), rows into rows and the residuals' curvature

@@ -93,10 +93,16 @@ int gdn_kamino_project(const gdnKaminoModel* km, gdnKWorld* w, int n, int nb) {
     const int kept_factor = km->s.rho_bilateral == 0 && n >= nb && w->dual.n == n;
     double* d = w->vf;
     for (; it < km->s.projection_iterations; it++) {
-        // the chord iteration needs the residuals only; Gauss-Newton the rows too
+        // the chord iteration needs the residuals only; Gauss-Newton the rows too. A check after
+        // a move is likely the last, at the poses (and the twists) the next step starts from:
+        // it makes the rows that step needs (gdn_kamino_joint_rows_update)
         if (kept_factor) {
             gdn_kamino_body_poses(km, w);
-            gdn_kamino_joint_residuals(km, w);
+            if (it > 0) {
+                gdn_kamino_joint_rows(km, w);
+            } else {
+                gdn_kamino_joint_residuals(km, w);
+            }
         } else {
             gdn_kamino_body_frames(km, w);
             gdn_kamino_joint_rows(km, w);

@@ -358,6 +358,20 @@ void gdn_kamino_joint_rows(const gdnKaminoModel* km, gdnKWorld* w) {
             w->row_id[jb->row0 + i] = jb->row0 + i;
         }
     }
+    const size_t nb = (size_t)km->nbody;
+    memcpy(w->rows_pos, w->pub.body_pos, 3 * nb * sizeof(double));
+    memcpy(w->rows_quat, w->pub.body_quat, 4 * nb * sizeof(double));
+    memcpy(w->rows_u, w->pub.body_u, 6 * nb * sizeof(double));
+    w->rows_valid = 1;
+}
+
+void gdn_kamino_joint_rows_update(const gdnKaminoModel* km, gdnKWorld* w) {
+    const size_t nb = (size_t)km->nbody;
+    if (!w->rows_valid || memcmp(w->rows_pos, w->pub.body_pos, 3 * nb * sizeof(double)) != 0 ||
+        memcmp(w->rows_quat, w->pub.body_quat, 4 * nb * sizeof(double)) != 0 ||
+        memcmp(w->rows_u, w->pub.body_u, 6 * nb * sizeof(double)) != 0) {
+        gdn_kamino_joint_rows(km, w);
+    }
 }
 
 void gdn_kamino_dof_row(const gdnKaminoModel* km, const gdnKWorld* w, int ji, gdnKRow* row) {

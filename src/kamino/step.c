@@ -314,7 +314,7 @@ static gdnStatus step_world(const gdnKaminoModel* km, gdnKWorld* w) {
     // equality drop the loop closures only
     int nbil = (m->opt.disableflags & (GDN_DSBL_CONSTRAINT | GDN_DSBL_EQUALITY)) ? km->njointrow
                                                                                   : km->nbilateral;
-    gdn_kamino_joint_rows(km, w);
+    gdn_kamino_joint_rows_update(km, w); // (usually made by the last step's projection)
     int nl = limits(km, w, nbil), nc = 0;
     gdnStatus r = contacts(km, w, nbil + nl, &nc);
     if (r != GDN_OK) {

@@ -19,7 +19,8 @@ static void world_free(gdnKWorld* w) {
                  w->wrench, w->pos_prev, w->quat_prev, w->vplus_prev, w->qpos_save,
                  w->contact_prev, w->cimp_prev, w->cused, w->env.first, w->env.last,
                  w->env.colstart, w->env.colrows, w->body_rowstart, w->body_rowfill,
-                 w->body_rows, w->env_key, w->frame_pos, w->frame_quat, w->curv};
+                 w->body_rows, w->env_key, w->frame_pos, w->frame_quat, w->curv, w->rows_pos, w->rows_quat,
+                 w->rows_u};
     for (size_t i = 0; i < sizeof(p) / sizeof(p[0]); i++) {
         free(p[i]);
     }
@@ -46,6 +47,7 @@ static int world_alloc(const gdnKaminoModel* km, gdnKWorld* w) {
     bad |= D(w->scratch, gdn_kamino_padmm_scratch((int)n) + 1);
     bad |= D(w->xpos, 3 * nb) | D(w->xmat, 9 * nb) | D(w->rcom, 9 * nb) | D(w->contact, nc);
     bad |= D(w->iinv, 9 * nb) | D(w->frame_pos, 3 * nb) | D(w->frame_quat, 4 * nb);
+    bad |= D(w->rows_pos, 3 * nb) | D(w->rows_quat, 4 * nb) | D(w->rows_u, 6 * nb);
     bad |= D(w->wrench, 6 * nb) | D(w->pos_prev, 3 * nb) | D(w->quat_prev, 4 * nb);
     bad |= D(w->vplus_prev, n) | D(w->qpos_save, (size_t)m->nq + 1);
     bad |= D(w->contact_prev, nc) | D(w->cimp_prev, 6 * nc) | D(w->cused, nc);
@@ -171,6 +173,7 @@ static gdnStatus reset_world(const gdnKaminoModel* km, gdnKWorld* w, const doubl
     w->nrow_prev = 0;
     w->ncon_prev = 0;
     w->rho_prev = km->s.rho;
+    w->rows_valid = 0;
     memset(&w->pub.status, 0, sizeof(w->pub.status));
     w->pub.status.converged = 1;
     return GDN_OK;

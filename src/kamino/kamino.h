@@ -102,6 +102,7 @@ typedef struct gdnKWorld {
     double* rows_quat;     // (nbody x 4) curvatures in rows, resid, curv [0, nbilateral) were
     double* rows_u;        // (nbody x 6) made from (gdn_kamino_joint_rows),
     int rows_valid;        // valid while 1
+    int proj_moves;        // the moves the last projection made (1 after a reset)
     gdnKaminoContact* contact; // (max_contacts)
     double* wrench;        // (nbody x 6) applied + actuator wrench of the step
     double* pos_prev;      // (nbody x 3) pose before the step (restored on failure)

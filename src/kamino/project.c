@@ -93,12 +93,13 @@ int gdn_kamino_project(const gdnKaminoModel* km, gdnKWorld* w, int n, int nb) {
     const int kept_factor = km->s.rho_bilateral == 0 && n >= nb && w->dual.n == n;
     double* d = w->vf;
     for (; it < km->s.projection_iterations; it++) {
-        // the chord iteration needs the residuals only; Gauss-Newton the rows too. A check after
-        // a move is likely the last, at the poses (and the twists) the next step starts from:
-        // it makes the rows that step needs (gdn_kamino_joint_rows_update)
+        // the chord iteration needs the residuals only; Gauss-Newton the rows too. The check
+        // expected to be the last (after as many moves as the last step's projection made) is
+        // at the poses and twists the next step starts from: it makes the rows that step needs
+        // (gdn_kamino_joint_rows_update); only the cost depends on the guess, never the result
         if (kept_factor) {
             gdn_kamino_body_poses(km, w);
-            if (it > 0) {
+            if (it > 0 && it >= w->proj_moves) {
                 gdn_kamino_joint_rows(km, w);
             } else {
                 gdn_kamino_joint_residuals(km, w);
@@ -123,5 +124,6 @@ int gdn_kamino_project(const gdnKaminoModel* km, gdnKWorld* w, int n, int nb) {
         }
         move_poses(km, w, nb, d);
     }
+    w->proj_moves = it;
     return it;
 }

@@ -174,6 +174,7 @@ static gdnStatus reset_world(const gdnKaminoModel* km, gdnKWorld* w, const doubl
     w->ncon_prev = 0;
     w->rho_prev = km->s.rho;
     w->rows_valid = 0;
+    w->proj_moves = 1;
     memset(&w->pub.status, 0, sizeof(w->pub.status));
     w->pub.status.converged = 1;
     return GDN_OK;

@@ -182,7 +182,7 @@ if [[ -n $kamino_models ]]; then
             chol+=${chol:++}$c\>$f
         done
     done
-    parts=(gdn_kamino_body_frames_update gdn_kamino_joint_rows gdn_collision_stage
+    parts=(gdn_kamino_body_frames_update gdn_kamino_joint_rows_update gdn_collision_stage
            gdn_kamino_free_velocity
            gdn_kamino_assemble gdn_kamino_padmm_solve gdn_kamino_integrate gdn_kamino_project
            gdn_kamino_recover_joints)
@@ -194,7 +194,9 @@ if [[ -n $kamino_models ]]; then
     row "assembly: body frames" \
         "gdn_kamino_body_frames_update (start and end of the step; absent when both are cached)" \
         "$(edge gdn_kamino_body_frames_update)"
-    row "assembly: joint rows" "gdn_kamino_joint_rows" "$(edge gdn_kamino_joint_rows)"
+    row "assembly: joint rows" \
+        "gdn_kamino_joint_rows_update (the projection's last check makes them for the next step)" \
+        "$(edge gdn_kamino_joint_rows_update)"
     row "assembly: contacts" "gdn_collision_stage" "$(edge gdn_collision_stage)"
     row "assembly: free velocity" "gdn_kamino_free_velocity" "$(edge gdn_kamino_free_velocity)"
     row "assembly: dual problem" "gdn_kamino_assemble (M^-1 J', D, v_f)" \
@@ -210,7 +212,7 @@ if [[ -n $kamino_models ]]; then
     row "iterations alone" "PADMM minus those" \
         "$(edge gdn_kamino_padmm_solve)-@factorize-refactor_unilateral"
     row "integration" "gdn_kamino_integrate" "$(edge gdn_kamino_integrate)"
-    row "projection" "gdn_kamino_project (its own rows, residuals, chord solves)" \
+    row "projection" "gdn_kamino_project (residuals, chord solves, the next step's joint rows)" \
         "$(edge gdn_kamino_project)"
     row "joint recovery" "gdn_kamino_recover_joints" "$(edge gdn_kamino_recover_joints)"
     row "rest" "limits, contact rows, wrenches, warm start, outputs (inlined in the step)" "$rest"

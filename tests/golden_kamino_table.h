@@ -16,6 +16,8 @@ static const GoldenRow kGolden[] = {
     {"scene_pinch", 0x4bc3df24b021429eULL},
     {"fourbar_projection_off", 0x212093d0e8963055ULL},
     {"fourbar_projection_gauss_newton", 0xb07eae199253369eULL},
+    {"fourbar_curvature_off", 0xc2c625ee4e479903ULL},
+    {"leg_curvature_off", 0xa62847cc963ab01cULL},
     {"leg_projection_off", 0x574ab30a692734f2ULL},
     {"leg_projection_gauss_newton", 0x212d7d79d861974cULL},
     {"leg_penalty_update_off", 0x8e819456e30735baULL},

@@ -35,7 +35,9 @@ typedef enum Variant {
     V_PENALTY_OFF,         // penalty_update 0: rho fixed
     V_ACCELERATION_OFF,    // acceleration 0: no Nesterov extrapolation
     V_PRECONDITIONING_OFF, // preconditioning 0: P = I
-    V_WARMSTART_OFF        // warmstart 0: every solve from zero
+    V_WARMSTART_OFF,       // warmstart 0: every solve from zero
+    V_CURVATURE_OFF        // curvature_bias 0: kamino.md's joint-row target alone (the
+                           // projection then takes two chord iterations on the four-bar)
 } Variant;
 
 // one hashed path: a tests/models file, its settings, steps, worlds and controls
@@ -72,6 +74,8 @@ static const KaminoPath kPaths[] = {
     {"scene_pinch", "kamino_scene_pinch.xml", V_DEFAULT, 1000, 1, 0},
     {"fourbar_projection_off", "kamino_mech_fourbar.xml", V_PROJECTION_OFF, 1000, 1, 3},
     {"fourbar_projection_gauss_newton", "kamino_mech_fourbar.xml", V_PROJECTION_GN, 1000, 1, 3},
+    {"fourbar_curvature_off", "kamino_mech_fourbar.xml", V_CURVATURE_OFF, 1000, 1, 3},
+    {"leg_curvature_off", "kamino_mech_leg.xml", V_CURVATURE_OFF, LEG_STEPS, 1, 3},
     {"leg_projection_off", "kamino_mech_leg.xml", V_PROJECTION_OFF, LEG_STEPS, 1, 3},
     {"leg_projection_gauss_newton", "kamino_mech_leg.xml", V_PROJECTION_GN, LEG_STEPS, 1, 3},
     {"leg_penalty_update_off", "kamino_mech_leg.xml", V_PENALTY_OFF, LEG_STEPS, 1, 3},
@@ -117,6 +121,7 @@ static void path_settings(const gdnModel* m, Variant v, gdnKaminoSettings* s) {
     case V_ACCELERATION_OFF: s->acceleration = 0; break;
     case V_PRECONDITIONING_OFF: s->preconditioning = 0; break;
     case V_WARMSTART_OFF: s->warmstart = 0; break;
+    case V_CURVATURE_OFF: s->curvature_bias = 0; break;
     }
 }
 

@@ -525,8 +525,7 @@ int cli_view(int argc, char** argv) {
     // a program built without the player says so before doing any work
     if (cli_viewer_bundle_size == 0) {
         return cli_fail("view: this gradyn was built without the viewer's player bundle: %s "
-                        "(install npm, reconfigure and rebuild; docs/viewer.md)",
-                        cli_viewer_missing);
+                        "(docs/viewer.md)", cli_viewer_missing);
     }
 
     cliStateArgs state = {NULL, NULL};

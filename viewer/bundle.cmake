@@ -5,8 +5,15 @@
 # with that reason), a warning is printed, and the stamp is not written so the next build
 # tries again. Variables: NPM, NODE, SRC (viewer/), WORK (scratch dir), OUT (C file), STAMP.
 
-# the C source of a program without the bundle, saying why
+# the C source of a program without the bundle, saying why; the stamp is removed (the next
+# build tries again) unless the optional argument says FINAL (npm missing or GDN_VIEWER OFF:
+# only a reconfigure changes that)
 function(write_missing reason)
+  string(LENGTH "${reason}" length)
+  if(length GREATER 600)
+    string(SUBSTRING "${reason}" 0 600 reason)
+    string(APPEND reason " ...")
+  endif()
   string(REPLACE "\\" "\\\\" quoted "${reason}")
   string(REPLACE "\"" "\\\"" quoted "${quoted}")
   string(REPLACE "\n" " " quoted "${quoted}")
@@ -18,13 +25,19 @@ function(write_missing reason)
   if(NOT old STREQUAL text)
     file(WRITE "${OUT}" "${text}")
   endif()
-  file(REMOVE "${STAMP}")
-  message(WARNING "viewer: ${reason}\n'gradyn view' is built without its player and refuses to run; "
-                  "the next build tries again.")
+  if(ARGV1 STREQUAL "FINAL")
+    file(WRITE "${STAMP}" "missing\n")
+    message(WARNING "viewer: ${reason}\n'gradyn view' is built without its player and refuses "
+                    "to run.")
+  else()
+    file(REMOVE "${STAMP}")
+    message(WARNING "viewer: ${reason}\n'gradyn view' is built without its player and refuses "
+                    "to run; the next build tries again.")
+  endif()
 endfunction()
 
 if(NOT NPM OR NOT NODE)
-  write_missing("npm or node was not found when gradyn was configured (Debian: apt-get install npm)")
+  write_missing("npm or node was not found when gradyn was configured, or GDN_VIEWER is OFF (Debian: apt-get install npm)" FINAL)
   return()
 endif()
 

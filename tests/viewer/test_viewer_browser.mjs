@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // gradyn view in headless Chromium: the page of a falling red ball on a grey plane loads without
-// console errors, and screenshots of two frames show the ball where the trajectory puts it
-// (pixel colours at its projected centre). Node's standard library only: Chromium is driven
+// console errors, screenshots of two frames show the ball where the trajectory puts it (pixel
+// colours at its projected centre), the slider scrubs, play/pause run and stop the frames, and
+// a page with every geom type draws each. Node's standard library only: Chromium is driven
 // through the DevTools protocol over a pipe (--remote-debugging-pipe), PNGs decoded with zlib.
 // usage: node test_viewer_browser.mjs GRADYN_PROGRAM SOURCE_DIR SCRATCH_DIR
 // Exit 0 when every check passed, 1 when one failed, 77 (ctest: skipped) when there is no
@@ -371,6 +372,24 @@ async function main() {
         check(!isRed(side), `frame ${f}: 2 radii beside the ball is not red (rgb ${side})`);
         check(isGrey(g), `frame ${f}: the plane is grey (rgb ${g})`);
       }
+
+      // the controls: the slider scrubs (and pauses), play advances the frames, pause stops
+      const scrubbed = await evaluate('(() => { const s = document.getElementById(' +
+          '"gradyn-slider"); s.value = "20"; s.dispatchEvent(new Event("input")); ' +
+          'return gradynViewer.frame; })()');
+      check(scrubbed === 20, `the slider scrubs to frame 20 (frame ${scrubbed})`);
+      // at 0.25x, 0.6 s of wall time is 0.15 s of the trajectory: frame 35, before the loop
+      await evaluate('document.querySelector("#gradyn-controls select").value = "0.25"');
+      await evaluate('document.getElementById("gradyn-play").click()');
+      await sleep(600);
+      const playing = await evaluate('gradynViewer.frame');
+      check(playing > 20, `play advances the frames (frame ${playing} after 0.6 s)`);
+      const button = await evaluate('document.getElementById("gradyn-play").textContent');
+      check(button === 'pause', `the button then says pause (${button})`);
+      await evaluate('document.getElementById("gradyn-play").click()');
+      const paused = await evaluate('gradynViewer.frame');
+      await sleep(300);
+      check(await evaluate('gradynViewer.frame') === paused, 'pause stops the frames');
     };
     await Promise.race([run(), timeout(60000, 'the browser test')]);
     await Promise.race([allGeoms(browser), timeout(60000, 'the all-geoms page')]);

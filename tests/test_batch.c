@@ -569,6 +569,60 @@ static int test_adjoint_serial_equal(void) {
     return fail;
 }
 
+// domain randomization in the gradient batch: entry b equals a one-entry batch on models[b]
+// (itself equal to gdn_adjoint_rollout_gradient, adjoint_serial_equal), the parameter
+// gradients included, and the entries differ
+static int test_adjoint_domain_randomization(void) {
+    enum { NB = 4, T = 80 };
+    gdnModel* models[NB];
+    for (int b = 0; b < NB; b++) {
+        models[b] = gdn_test_load_model("adj_free_leg.xml");
+        CHECK(models[b]);
+        gdnInertia in;
+        gdn_body_inertia(models[b], 2, &in);
+        in.mass *= 1 + 0.2 * b;
+        in.com[0] += 0.01 * b;
+        CHECK(gdn_model_set_body_inertia(models[b], 2, &in) == GDN_OK);
+    }
+    const gdnModel* m = models[0];
+    const int nq = m->nq, nv = m->nv, nu = m->nu, np = m->nbody * 10;
+    batch_inputs in;
+    inputs_make(m, NB, T, 0.0, 0.5, 0.5, 71, &in);
+    double *cq, *cv;
+    make_cotangents(m, NB, T, 72, &cq, &cv);
+    grad_outputs all, one;
+    grads_alloc(m, NB, T, &all);
+    grads_alloc(m, 1, T, &one);
+    char err[256];
+    CHECK(gdn_adjoint_batch((const gdnModel* const*)models, NB, NB, T, in.qpos0, in.qvel0,
+                            in.ctrl, cq, cv, 3, &all.g, all.status, err, sizeof(err)) == GDN_OK);
+    for (int b = 0; b < NB; b++) {
+        const gdnModel* mb[1] = {models[b]};
+        CHECK(all.status[b].status == GDN_OK);
+        CHECK(gdn_adjoint_batch(mb, 1, 1, T, in.qpos0 + b * nq, in.qvel0 + b * nv,
+                                in.ctrl + (size_t)b * T * nu, cq + (size_t)b * (T + 1) * nq,
+                                cv + (size_t)b * (T + 1) * nv, 1, &one.g, one.status, err,
+                                sizeof(err)) == GDN_OK);
+        CHECK(one.status[0].status == GDN_OK);
+        CHECK(all.J[b] == one.J[0]);
+        CHECK(memcmp(all.qpos0 + b * nq, one.qpos0, sizeof(double) * nq) == 0);
+        CHECK(memcmp(all.qvel0 + b * nv, one.qvel0, sizeof(double) * nv) == 0);
+        CHECK(memcmp(all.ctrl + (size_t)b * T * nu, one.ctrl, sizeof(double) * T * nu) == 0);
+        CHECK(memcmp(all.param + b * np, one.param, sizeof(double) * np) == 0);
+    }
+    CHECK(all.param[2 * 10] != all.param[np + 2 * 10]);
+    printf("  adj_free_leg, 4 leg masses: entry b == a batch on models[b] alone, bit for bit\n");
+    free(cq);
+    free(cv);
+    grads_free(&all);
+    grads_free(&one);
+    inputs_free(&in);
+    for (int b = 0; b < NB; b++) {
+        gdn_model_free(models[b]);
+    }
+    return 0;
+}
+
 // J of the rollout batch's outputs for the linear objective (cq, cv): entry 0
 static double rollout_J(const gdnModel* m, int T, const double* qpos0, const double* qvel0,
                         const double* ctrl, const double* cq, const double* cv,
@@ -991,6 +1045,7 @@ static const gdnTestCase cases[] = {
     {"rollout_domain_randomization", test_rollout_domain_randomization},
     {"rollout_divergence", test_rollout_divergence},
     {"adjoint_serial_equal", test_adjoint_serial_equal},
+    {"adjoint_domain_randomization", test_adjoint_domain_randomization},
     {"adjoint_qpos_convention", test_adjoint_qpos_convention},
     {"adjoint_entry_errors", test_adjoint_entry_errors},
     {"pullback_identity", test_pullback_identity},

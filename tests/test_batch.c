@@ -240,6 +240,29 @@ static int test_rollout_small_batches(void) {
     return fail;
 }
 
+// every solver and cone, and the penalty contact model
+static int test_rollout_solvers(void) {
+    const gdnSolver solvers[3] = {GDN_SOL_PGS, GDN_SOL_CG, GDN_SOL_NEWTON};
+    int fail = 0;
+    for (int k = 0; k < 6; k++) {
+        gdnModel* m = gdn_test_load_model_as_is("cnstr_box.xml");
+        CHECK(m);
+        m->opt.solver = solvers[k % 3];
+        m->opt.cone = k < 3 ? GDN_CONE_PYRAMIDAL : GDN_CONE_ELLIPTIC;
+        batch_inputs in;
+        inputs_make(m, 4, 150, 0.01, 0.5, 1.0, 300 + (unsigned long long)k, &in);
+        const gdnModel* models[1] = {m};
+        char label[64];
+        snprintf(label, sizeof(label), "cnstr_box solver %d cone %d", (int)m->opt.solver,
+                 (int)m->opt.cone);
+        fail |= check_rollout_batch(models, 1, &in, label);
+        inputs_free(&in);
+        gdn_model_free(m);
+    }
+    fail |= rollout_case("box_penalty.xml", 1, 4, 200, 0.01);
+    return fail;
+}
+
 // domain randomization: nbatch models with different masses equal per-model serial runs and
 // differ from one another
 static int test_rollout_domain_randomization(void) {
@@ -1042,6 +1065,7 @@ static const gdnTestCase cases[] = {
     {"rollout_test_models", test_rollout_test_models},
     {"rollout_mujoco_models", test_rollout_mujoco_models},
     {"rollout_small_batches", test_rollout_small_batches},
+    {"rollout_solvers", test_rollout_solvers},
     {"rollout_domain_randomization", test_rollout_domain_randomization},
     {"rollout_divergence", test_rollout_divergence},
     {"adjoint_serial_equal", test_adjoint_serial_equal},

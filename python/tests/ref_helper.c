@@ -2,7 +2,8 @@
 // The pytest suite's C reference: runs a call sequence straight on the C API and prints every
 // number as a C99 hex float, for the bit-for-bit comparison with the Python bindings.
 // usage: gdnpy_ref MODEL.xml NSTEP  -> per line: "time", "qpos ...", "qvel ...", then after
-// the steps the step_jvp of ones, the step_vjp of ones and the transition Jacobians A, B
+// the steps the step_jvp of ones, the step_vjp of ones, the transition Jacobians A, B, then
+// gdn_forward's qacc and gdn_inverse's qfrc_inverse
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -86,6 +87,13 @@ int main(int argc, char** argv)
     printf("jac_status %d\n", (int)st);
     print_row("A", A, 4 * nv * nv);
     print_row("B", B, 2 * nv * nu);
+    // forward then inverse dynamics at the final state
+    st = gdn_forward(m, d);
+    printf("forward_status %d\n", (int)st);
+    print_row("fwd_qacc", d->qacc, nv);
+    st = gdn_inverse(m, d);
+    printf("inverse_status %d\n", (int)st);
+    print_row("qfrc_inverse", d->qfrc_inverse, nv);
     free(buf);
     gdn_data_free(d);
     gdn_model_free(m);

@@ -14,7 +14,7 @@ static double best_time(const gdnModel* m, int nb, int T, int nthread, int grad,
                         double* qpos, double* qvel, double* gq, gdnBatchStatus* st,
                         int* failed) {
     const gdnModel* ms[1] = {m};
-    gdnBatchGradients g = {NULL, gq, NULL, NULL, NULL, NULL};
+    gdnBatchGradients g = {.qpos0 = gq};
     char err[256];
     double best = 1e30;
     for (int r = 0; r < repeats; r++) {

@@ -442,6 +442,7 @@ static gdnStatus ref_cost_fn(const gdnModel* m, gdnData* s, int t, void* user, d
 // batch gradient outputs
 typedef struct grad_outputs {
     double *J, *qpos0, *qtan, *qvel0, *ctrl, *param;
+    double* cp[8]; // vert, geom friction, solref, solimp, size, pair friction, solref, solimp
     gdnBatchStatus* status;
     gdnBatchGradients g;
 } grad_outputs;
@@ -454,10 +455,39 @@ static void grads_alloc(const gdnModel* m, int nb, int T, grad_outputs* o) {
     o->ctrl = malloc(sizeof(double) * (size_t)(nb * T * m->nu + 1));
     o->param = malloc(sizeof(double) * (size_t)(nb * m->nbody * 10));
     o->status = malloc(sizeof(gdnBatchStatus) * (size_t)nb);
-    o->g = (gdnBatchGradients){o->J, o->qpos0, o->qtan, o->qvel0, o->ctrl, o->param};
+    o->g = (gdnBatchGradients){.J = o->J, .qpos0 = o->qpos0, .qpos0_tangent = o->qtan,
+                               .qvel0 = o->qvel0, .ctrl = o->ctrl, .param = o->param};
+    for (int k = 0; k < 8; k++) {
+        o->cp[k] = NULL;
+    }
+}
+
+// doubles per entry of the contact-parameter array k of grad_outputs.cp
+static int cp_size(const gdnModel* m, int k) {
+    const int n[8] = {3 * m->nvert, 3 * m->ngeom, 2 * m->ngeom, 5 * m->ngeom,
+                      3 * m->ngeom, 5 * m->npair, 2 * m->npair, 5 * m->npair};
+    return n[k];
+}
+
+// allocate the contact-parameter outputs too and point the batch's gradients at them
+static void grads_want_contact(const gdnModel* m, int nb, grad_outputs* o) {
+    for (int k = 0; k < 8; k++) {
+        o->cp[k] = malloc(sizeof(double) * (size_t)(nb * cp_size(m, k) + 1));
+    }
+    o->g.vert = o->cp[0];
+    o->g.geom_friction = o->cp[1];
+    o->g.geom_solref = o->cp[2];
+    o->g.geom_solimp = o->cp[3];
+    o->g.geom_size = o->cp[4];
+    o->g.pair_friction = o->cp[5];
+    o->g.pair_solref = o->cp[6];
+    o->g.pair_solimp = o->cp[7];
 }
 
 static void grads_free(grad_outputs* o) {
+    for (int k = 0; k < 8; k++) {
+        free(o->cp[k]);
+    }
     free(o->J);
     free(o->qpos0);
     free(o->qtan);
@@ -499,6 +529,11 @@ static int adjoint_case(const char* file, int as_is, int nb, int T, double qnois
     grad_outputs ref, out;
     grads_alloc(m, nb, T, &ref);
     grads_alloc(m, nb, T, &out);
+    const int contact_params = !m->penalty.enabled && m->nmesh == 0;
+    if (contact_params) {
+        grads_want_contact(m, nb, &ref);
+        grads_want_contact(m, nb, &out);
+    }
     // the reference: one tape, the entries in order
     gdnTape* tape = NULL;
     char err[256];
@@ -520,6 +555,13 @@ static int adjoint_case(const char* file, int as_is, int nb, int T, double qnois
         g.qvel0 = ref.qvel0 + b * nv;
         g.ctrl = ref.ctrl + (size_t)b * T * nu;
         g.param = ref.param + b * np;
+        if (contact_params) {
+            double** dst[8] = {&g.vert, &g.geom_friction, &g.geom_solref, &g.geom_solimp,
+                               &g.geom_size, &g.pair_friction, &g.pair_solref, &g.pair_solimp};
+            for (int k = 0; k < 8; k++) {
+                *dst[k] = ref.cp[k] + b * cp_size(m, k);
+            }
+        }
         gdnStatus st = gdn_adjoint_rollout_gradient(m, &r, &obj, tape, &g, err, sizeof(err));
         if (st != GDN_OK) {
             fprintf(stderr, "%s: reference entry %d: %s\n", file, b, err);
@@ -558,16 +600,30 @@ static int adjoint_case(const char* file, int as_is, int nb, int T, double qnois
                     file, thread_counts[k]);
             fail = 1;
         }
+        for (int c = 0; contact_params && c < 8; c++) {
+            if (memcmp(out.cp[c], ref.cp[c], sizeof(double) * (size_t)(nb * cp_size(m, c)))) {
+                fprintf(stderr, "%s: nthread %d: contact parameter gradient %d differs\n", file,
+                        thread_counts[k], c);
+                fail = 1;
+            }
+        }
     }
     // a NULL output is skipped, the others unchanged (without param the parameter channels
     // are skipped: the other gradients keep their bits)
-    gdnBatchGradients some = {NULL, out.qpos0, NULL, out.qvel0, NULL, NULL};
+    gdnBatchGradients some = {.qpos0 = out.qpos0, .qvel0 = out.qvel0};
     CHECK(gdn_adjoint_batch(models, 1, nb, T, in.qpos0, in.qvel0, in.ctrl, cq, cv, 2, &some,
                             out.status, err, sizeof(err)) == GDN_OK);
     CHECK(memcmp(out.qpos0, ref.qpos0, sizeof(double) * nb * nq) == 0);
     CHECK(memcmp(out.qvel0, ref.qvel0, sizeof(double) * nb * nv) == 0);
+    double cpmax = 0;
+    for (int c = 0; contact_params && c < 8; c++) {
+        for (int i = 0; i < nb * cp_size(m, c); i++) {
+            cpmax = fmax(cpmax, fabs(out.cp[c][i]));
+        }
+    }
     printf("  %s: %d entries x %d steps: the batch gradient equals the serial adjoint bit for "
-           "bit at 1, 2, 3, 7 threads%s\n", file, nb, T, fail ? ": NO" : "");
+           "bit at 1, 2, 3, 7 threads%s (largest contact-parameter gradient %.3g)\n", file, nb,
+           T, fail ? ": NO" : "", cpmax);
     free(gtan);
     free(g0);
     free(qn);

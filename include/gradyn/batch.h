@@ -86,6 +86,16 @@ typedef struct gdnBatchGradients {
     double* param;         // (nbatch x nbody x 10) dJ/dpi of the entry's model, canonical
                            // packing (gdnAdjointGradients.param); NULL: not wanted (skips the
                            // parameter channels)
+    // per entry, the layouts of gdnAdjointGradients (NULL: not wanted; the same rules, e.g.
+    // geom_size needs param):
+    double* vert;          // (nbatch x nvert x 3) dJ/dV, collision-mesh vertices, body frame
+    double* geom_friction; // (nbatch x ngeom x 3)
+    double* geom_solref;   // (nbatch x ngeom x 2)
+    double* geom_solimp;   // (nbatch x ngeom x 5)
+    double* geom_size;     // (nbatch x ngeom x 3)
+    double* pair_friction; // (nbatch x npair x 5)
+    double* pair_solref;   // (nbatch x npair x 2)
+    double* pair_solimp;   // (nbatch x npair x 5)
 } gdnBatchGradients;
 
 // Per entry errors (status[b], its arrays NaN, the others unaffected): those of

@@ -77,10 +77,29 @@ static void fail_outputs(const adjoint_job* job, const gdnModel* m, int b) {
     if (o->qpos0_tangent) gdn_batch_fill_nan(o->qpos0_tangent + (size_t)b * nv, nv);
     if (o->qvel0) gdn_batch_fill_nan(o->qvel0 + (size_t)b * nv, nv);
     if (o->ctrl) gdn_batch_fill_nan(o->ctrl + (size_t)b * T * (size_t)m->nu, T * (size_t)m->nu);
-    if (o->param) {
-        const size_t np = (size_t)m->nbody * GDN_N_INERTIA_PARAMS;
-        gdn_batch_fill_nan(o->param + (size_t)b * np, np);
+    // the per-entry parameter arrays and their doubles per entry
+    const struct {
+        double* x;
+        size_t n;
+    } params[] = {{o->param, (size_t)m->nbody * GDN_N_INERTIA_PARAMS},
+                  {o->vert, 3 * (size_t)m->nvert},
+                  {o->geom_friction, 3 * (size_t)m->ngeom},
+                  {o->geom_solref, 2 * (size_t)m->ngeom},
+                  {o->geom_solimp, 5 * (size_t)m->ngeom},
+                  {o->geom_size, 3 * (size_t)m->ngeom},
+                  {o->pair_friction, 5 * (size_t)m->npair},
+                  {o->pair_solref, 2 * (size_t)m->npair},
+                  {o->pair_solimp, 5 * (size_t)m->npair}};
+    for (size_t k = 0; k < sizeof(params) / sizeof(params[0]); k++) {
+        if (params[k].x) {
+            gdn_batch_fill_nan(params[k].x + (size_t)b * params[k].n, params[k].n);
+        }
     }
+}
+
+// row b of a per-entry array of n doubles per entry (NULL stays NULL)
+static double* entry_row(double* x, int b, size_t n) {
+    return x ? x + (size_t)b * n : NULL;
 }
 
 // qpos0 of entry b into w->qpos_in: as given when every quaternion is unit within
@@ -142,8 +161,15 @@ static void adjoint_entry(void* arg, int wi, int b) {
         g.qpos0 = w->g_tan;
         g.qvel0 = o->qvel0 ? o->qvel0 + (size_t)b * (size_t)nv : NULL;
         g.ctrl = o->ctrl ? o->ctrl + (size_t)b * (size_t)T * (size_t)nu : NULL;
-        g.param = o->param ? o->param + (size_t)b * (size_t)m->nbody * GDN_N_INERTIA_PARAMS
-                           : NULL;
+        g.param = entry_row(o->param, b, (size_t)m->nbody * GDN_N_INERTIA_PARAMS);
+        g.vert = entry_row(o->vert, b, 3 * (size_t)m->nvert);
+        g.geom_friction = entry_row(o->geom_friction, b, 3 * (size_t)m->ngeom);
+        g.geom_solref = entry_row(o->geom_solref, b, 2 * (size_t)m->ngeom);
+        g.geom_solimp = entry_row(o->geom_solimp, b, 5 * (size_t)m->ngeom);
+        g.geom_size = entry_row(o->geom_size, b, 3 * (size_t)m->ngeom);
+        g.pair_friction = entry_row(o->pair_friction, b, 5 * (size_t)m->npair);
+        g.pair_solref = entry_row(o->pair_solref, b, 2 * (size_t)m->npair);
+        g.pair_solimp = entry_row(o->pair_solimp, b, 5 * (size_t)m->npair);
         st = gdn_adjoint_rollout_gradient(m, &r, &obj, w->tape, &g, msg, (int)sizeof(msg));
         J = g.J;
     }

@@ -74,11 +74,15 @@ gdnStatus gdn_batch_check(const gdnModel* const* models, int nmodel, int nbatch,
     if (!qpos0 || !qvel0 || (m->nu > 0 && !ctrl)) {
         return gdn_fail(GDN_ERR_ARG, err, err_size, "NULL qpos0, qvel0 or ctrl (nu %d)", m->nu);
     }
-    // the largest array, nbatch (T + 1) max(nq, nv, nu, 10 nbody) doubles, must be addressable
+    // the largest array, nbatch (T + 1) max(nq, nv, nu, 10 nbody, 5 ngeom, 5 npair, 3 nvert)
+    // doubles, must be addressable
     size_t width = (size_t)m->nq;
     if ((size_t)m->nv > width) width = (size_t)m->nv;
     if ((size_t)m->nu > width) width = (size_t)m->nu;
     if (10 * (size_t)m->nbody > width) width = 10 * (size_t)m->nbody;
+    if (5 * (size_t)m->ngeom > width) width = 5 * (size_t)m->ngeom;
+    if (5 * (size_t)m->npair > width) width = 5 * (size_t)m->npair;
+    if (3 * (size_t)m->nvert > width) width = 3 * (size_t)m->nvert;
     if (width < 1) width = 1;
     const size_t limit = SIZE_MAX / sizeof(double) / 2;
     if ((size_t)T + 1 > limit / width || (size_t)nbatch > limit / (width * ((size_t)T + 1))) {

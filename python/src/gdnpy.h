@@ -94,6 +94,7 @@ void gdnpy_release(gdnpyModel* m, gdnpyData* d);
 // ---- method tables of the module functions (calls.c, derivative.c)
 extern PyMethodDef gdnpy_call_methods[];
 extern PyMethodDef gdnpy_derivative_methods[];
+extern PyMethodDef gdnpy_batch_methods[]; // (batch.c)
 
 // ---- the model field table (model.c), used by the named access (named.c)
 // one array field of gdnModel or gdnData: where its pointer is, its row count, columns

@@ -62,7 +62,8 @@ static int add_type(PyObject* mod, PyTypeObject* type, const char* name)
 static void collect_methods(void)
 {
     int n = 0;
-    const PyMethodDef* tables[] = {gdnpy_call_methods, gdnpy_derivative_methods};
+    const PyMethodDef* tables[] = {gdnpy_call_methods, gdnpy_derivative_methods,
+                                   gdnpy_batch_methods};
     for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++) {
         for (const PyMethodDef* p = tables[t]; p->ml_name; p++) {
             if (n < (int)(sizeof gdnpy_methods / sizeof gdnpy_methods[0]) - 1) {

@@ -87,8 +87,12 @@ static PyObject* call_reset_keyframe(PyObject* self, PyObject* args)
     Py_RETURN_NONE;
 }
 
+// steps between two checks of pending signals in step(nstep)
+#define GDNPY_STEP_CHUNK 256
+
 // step(m, d, nstep=1): nstep steps without the GIL; the first failing step raises (its state
-// unchanged, the steps before it kept)
+// unchanged, the steps before it kept); a signal (Ctrl-C) between chunks of steps raises its
+// exception with the steps done so far kept
 static PyObject* call_step(PyObject* self, PyObject* args, PyObject* kw)
 {
     (void)self;
@@ -107,17 +111,28 @@ static PyObject* call_step(PyObject* self, PyObject* args, PyObject* kw)
     if (gdnpy_acquire(mo, dobj, &m, &d) < 0) {
         return NULL;
     }
+    // chunks of steps without the GIL; between chunks, pending signals (Ctrl-C) stop it
     gdnStatus st = GDN_OK;
     Py_ssize_t i = 0;
-    Py_BEGIN_ALLOW_THREADS
-    for (; i < nstep; i++) {
-        st = gdn_step(m->m, d->d);
-        if (st != GDN_OK) {
-            break;
+    int interrupted = 0;
+    while (i < nstep && st == GDN_OK && !interrupted) {
+        Py_ssize_t end = nstep - i > GDNPY_STEP_CHUNK ? i + GDNPY_STEP_CHUNK : nstep;
+        Py_BEGIN_ALLOW_THREADS
+        for (; i < end; i++) {
+            st = gdn_step(m->m, d->d);
+            if (st != GDN_OK) {
+                break;
+            }
+        }
+        Py_END_ALLOW_THREADS
+        if (i < nstep && st == GDN_OK) {
+            interrupted = PyErr_CheckSignals() < 0;
         }
     }
-    Py_END_ALLOW_THREADS
     gdnpy_release(m, d);
+    if (interrupted) {
+        return NULL; // the signal handler's exception (KeyboardInterrupt), after i steps
+    }
     if (st != GDN_OK) {
         char detail[96];
         snprintf(detail, sizeof detail, "step %zd of %zd (time %.17g)", i + 1, nstep,

@@ -113,7 +113,7 @@ static PyObject* setter_set_body_inertia(PyObject* self, PyObject* args)
     Py_RETURN_NONE;
 }
 
-// body_inertia(body) -> the canonical 10-vector (a new array)
+// get_body_inertia(body) -> the canonical 10-vector (a new array)
 static PyObject* getter_body_inertia(PyObject* self, PyObject* key)
 {
     gdnpyModel* mo = (gdnpyModel*)self;
@@ -213,8 +213,8 @@ PyMethodDef gdnpy_setter_methods[] = {
     {"set_pair_solimp", setter_set_pair_solimp, METH_VARARGS, "m.set_pair_solimp(pair, (5,))"},
     {"set_body_inertia", setter_set_body_inertia, METH_VARARGS,
      "m.set_body_inertia(body, params (10,)): [mass, com (3), Ixx, Iyy, Izz, Ixy, Ixz, Iyz]"},
-    {"body_inertia", getter_body_inertia, METH_O,
-     "m.body_inertia(body) -> params (10,), the canonical packing"},
+    {"get_body_inertia", getter_body_inertia, METH_O,
+     "m.get_body_inertia(body) -> params (10,), the canonical packing"},
     {"set_penalty", (PyCFunction)(void (*)(void))setter_set_penalty,
      METH_VARARGS | METH_KEYWORDS,
      "m.set_penalty(enabled, height=0, stiffness=0, damping=0): penalty ground contact"},

@@ -46,3 +46,12 @@ def pytest_terminal_summary(terminalreporter):
     failed = len(terminalreporter.stats.get("failed", [])) + \
         len(terminalreporter.stats.get("error", []))
     terminalreporter.write_line("%d passed, %d failed" % (passed, failed))
+
+
+def pytest_sessionstart(session):
+    """Under test_pip's venv run, make sure the installed module is the one imported."""
+    venv = os.environ.get("GDNPY_EXPECT_INSTALLED")
+    if venv:
+        import gradyn
+        assert os.path.realpath(gradyn.__file__).startswith(os.path.realpath(venv)), \
+            gradyn.__file__

@@ -57,7 +57,7 @@ def test_domain_randomization():
     path = model_path("double_pendulum.xml")
     models = [gradyn.Model.from_xml_path(path) for _ in range(3)]
     for k, m in enumerate(models):
-        p = np.array(m.body_inertia(1))
+        p = np.array(m.get_body_inertia(1))
         p[0] *= 1 + 0.5 * k
         m.set_body_inertia(1, p)
     q0, v0, u = inputs(models[0], 3, 50)

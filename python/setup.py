@@ -35,7 +35,7 @@ extension = Extension(
     "gradyn._gradyn",
     sources=sources,
     include_dirs=[os.path.join(ROOT, "include"), os.path.join(ROOT, "src")],
-    libraries=["expat", "qhull_r", "m"],
+    libraries=["expat", "qhull_r", "m", "pthread"],
     extra_compile_args=["-std=c17", "-ffp-contract=off", "-fno-fast-math",
                         "-fvisibility=hidden"],
 )

@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // The Model type: loading (from_xml_path, from_xml_string), sizes, read-only views of the
 // model arrays, and the table of those arrays the named access shares.
+#include "gdnpy.h" // first: Python.h precedes the standard headers
 #include <stddef.h>
 #include <string.h>
-
-#include "gdnpy.h"
 
 #define MF(name, type, rows, cols) {#name, offsetof(gdnModel, name), type, GDNPY_ROWS_##rows, cols}
 

@@ -49,9 +49,9 @@ def test_refcounts_stable():
 
 
 def test_traced_memory_stable():
-    """Traced memory after windows of rounds: the later windows' minimum stays within a few
-    kilobytes of the earlier windows' (a leak of one array per round would add > 30 kB per
-    window; a single window may hold a transient allocator cache)."""
+    """Traced memory after windows of 100 rounds: the median growth per window, after the
+    first windows (caches warming up), stays under 8 kB. A leak of one output array per round
+    adds > 30 kB to every window; a transient allocator cache moves one window only."""
     m = gradyn.Model.from_xml_path(model_path("sol_stack.xml"))
     d = gradyn.Data(m)
     for _ in range(20):
@@ -60,14 +60,15 @@ def test_traced_memory_stable():
     tracemalloc.start()
     sizes = []
     try:
-        for _ in range(6):
+        for _ in range(8):
             for _ in range(100):
                 one_round(m, d)
             gc.collect()
             sizes.append(tracemalloc.get_traced_memory()[0])
     finally:
         tracemalloc.stop()
-    assert min(sizes[3:]) - min(sizes[:3]) < 16000, sizes
+    growth = sorted(b - a for a, b in zip(sizes[2:], sizes[3:]))
+    assert growth[len(growth) // 2] < 8000, sizes
 
 
 def test_models_and_datas_are_freed():

@@ -21,6 +21,7 @@ int cli_simulate(int argc, char** argv);
 int cli_contacts(int argc, char** argv);
 int cli_grad(int argc, char** argv);
 int cli_gradcheck(int argc, char** argv);
+int cli_view(int argc, char** argv);
 
 // each subcommand's own usage text: the synopsis with every option, then sentences saying what
 // the command does and prints (the shared options' paragraphs are added by cli_print_help)
@@ -30,6 +31,7 @@ extern const char cli_simulate_usage[];
 extern const char cli_contacts_usage[];
 extern const char cli_grad_usage[];
 extern const char cli_gradcheck_usage[];
+extern const char cli_view_usage[];
 
 // the command's help on stdout: its usage (and its own extra paragraph: simulate's Kamino
 // settings), then the paragraphs on the options it shares with other commands (the state, the

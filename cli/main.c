@@ -32,17 +32,19 @@ static const cliCommand commands[] = {
     {"grad", cli_grad, cli_grad_usage, HELP_GRAD | HELP_STATE | HELP_SOLVER, NULL},
     {"gradcheck", cli_gradcheck, cli_gradcheck_usage, HELP_GRAD | HELP_STATE | HELP_SOLVER,
      NULL},
+    {"view", cli_view, cli_view_usage, 0, NULL},
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
 static const char usage_head[] =
     "usage: gradyn <command> MODEL.xml [options]\n"
+    "       gradyn view MODEL.xml TRAJ.csv -o PAGE.html\n"
     "       gradyn <command> --help     (that command's help, as below)\n"
     "       gradyn --help | --version\n"
     "\n"
-    "Commands: info, forward, simulate, contacts, grad, gradcheck. Each is described below\n"
-    "with every option it takes; the options several commands share (the objective of grad\n"
-    "and gradcheck, the initial state, the solver) are described after them.\n";
+    "Commands: info, forward, simulate, contacts, grad, gradcheck, view. Each is described\n"
+    "below with every option it takes; the options several commands share (the objective of\n"
+    "grad and gradcheck, the initial state, the solver) are described after them.\n";
 
 static const char usage_tail[] =
     "State files are JSON objects, every field optional: {\"qpos\": [nq numbers], \"qvel\": [nv],\n"

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Install the Debian 12 packages gradyn needs (only those missing): compiler, CMake, expat,
-# Qhull, MuJoCo 2.2.2 (test oracle and bench peer) with its sample models, cJSON, valgrind;
-# for the Python module (python/): the interpreter's headers, numpy, pytest, venv.
+# Qhull, MuJoCo 2.2.2 (test oracle and bench peer) with its sample models, cJSON, valgrind,
+# npm and chromium (gradyn view's player and its browser test); for the Python module
+# (python/): the interpreter's headers, numpy, pytest, venv, setuptools.
 set -euo pipefail
 
 # the packages: build tools, the XML parser, convex hulls, the oracle, JSON for the CLI,
@@ -12,6 +13,15 @@ packages=(build-essential cmake libexpat1-dev libqhull-dev libmujoco-dev libmujo
           python3-dev python3-numpy python3-pytest python3-venv python3-setuptools)
 if [[ $# -gt 0 ]]; then
     packages+=("$@")
+fi
+# gradyn view's player is bundled with npm at build time (three.js, esbuild; viewer/) and its
+# page tested in headless Chromium: Debian's npm and chromium, unless the commands are there
+# already (Node.js may come from elsewhere, whose npm would conflict with Debian's)
+if ! command -v npm >/dev/null 2>&1; then
+    packages+=(npm)
+fi
+if ! command -v chromium >/dev/null 2>&1; then
+    packages+=(chromium)
 fi
 
 # which of them are not installed yet

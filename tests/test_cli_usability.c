@@ -21,14 +21,14 @@ static char* run_out = NULL;
 static char* run_err = NULL;
 
 static const char* const commands[] = {"info", "forward", "simulate", "contacts", "grad",
-                                       "gradcheck"};
-#define NCOMMANDS 6
+                                       "gradcheck", "view"};
+#define NCOMMANDS 7
 
 static const char* const cli_sources[] = {
     "main.c",         "cmd_info.c",      "cmd_forward.c",   "cmd_simulate.c", "cmd_contacts.c",
     "cmd_grad.c",     "cmd_gradcheck.c", "grad_problem.c",  "grad_problem.h", "session.c",
     "session.h",      "json_state.c",    "json_writer.c",   "branch_trace.c", "number_format.c",
-    "kamino_options.c", "kamino_options.h"};
+    "kamino_options.c", "kamino_options.h", "cmd_view.c"};
 #define NSOURCES (sizeof(cli_sources) / sizeof(cli_sources[0]))
 
 
@@ -118,7 +118,8 @@ static int test_help_lists_every_option(void) {
         free(own);
 
         // each option of its help is accepted
-        int solver_command = c != 0;
+        int solver_command =
+            strcmp(commands[c], "info") != 0 && strcmp(commands[c], "view") != 0;
         CHECK(!solver_command ||
               (strstr(run_out, "--nocontact") && strstr(run_out, "--noconstraint") &&
                strstr(run_out, "--solver") && strstr(run_out, "--cone")));

@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: Apache-2.0
+// Batched rollouts and trajectory gradients on a thread pool (docs/batch.md).
+#ifndef GRADYN_BATCH_H
+#define GRADYN_BATCH_H
+
+#include <gradyn/adjoint.h>
+#include <gradyn/gradyn.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+// Layouts: every array is dense, row-major, entry-major (C order, numpy's default):
+//   qpos0 [nbatch][nq], qvel0 [nbatch][nv], ctrl [nbatch][T][nu],
+//   qpos [nbatch][T+1][nq], qvel [nbatch][T+1][nv], ncon [nbatch][T+1].
+// models: nmodel = 1 (every entry uses models[0]) or nmodel = nbatch (entry b uses models[b]:
+// domain randomization). All models must have the sizes of models[0] (nq, nv, nu, nbody,
+// njnt, ngeom, nsite, nvert, nconmax, njmax, npair, nexclude, neq, nmesh, nmeshvert,
+// nmeshface, nmeshgraph), else GDN_ERR_ARG naming the first differing size.
+// nthread: 0 = one thread per core (sysconf), capped at nbatch and at GDN_BATCH_MAX_THREADS;
+// the calling thread is one of them. Results are bit for bit independent of nthread and of
+// which thread runs which entry.
+
+#define GDN_BATCH_MAX_THREADS 256
+
+// bytes of a per-entry message, terminator included
+#define GDN_BATCH_MESSAGE_SIZE 256
+
+// the outcome of one batch entry
+typedef struct gdnBatchStatus {
+    gdnStatus status;                     // GDN_OK, or why the entry stopped
+    int step;                             // the step t (x_t -> x_{t+1}) that failed; -1: none
+                                          // (GDN_OK) or the failure is not tied to a step
+    char message[GDN_BATCH_MESSAGE_SIZE]; // "" for GDN_OK, else the cause
+} gdnBatchStatus;
+
+// ---------------------------------------------------------------- rollouts
+//
+// For each entry b: a gdnData reset as gdn_data_reset leaves it (zero applied forces, time 0,
+// zero warm start), qpos = qpos0[b], qvel = qvel0[b]; then for t = 0 .. T-1: ctrl = ctrl[b][t],
+// gdn_step. Row 0 of qpos / qvel is the initial state as given, row t + 1 the state after
+// step t: bit for bit what a gdn_step loop on a fresh gdnData leaves. ncon (NULL: not wanted):
+// row t (t < T) is d->ncon of step t (the contacts at x_t), row T the contacts gdn_forward
+// finds at x_T.
+// A step that fails (gdn_step's status) or leaves a non-finite state stops the entry: status[b]
+// gets the status, the step and the message; rows t + 1 .. T of qpos / qvel are NaN, rows
+// t .. T of ncon -1. The other entries are unaffected.
+// Returns GDN_OK when the call ran (entry failures are in status only); without running
+// anything: GDN_ERR_ARG for NULL pointers (models, a model, qpos0, qvel0, ctrl with nu > 0,
+// qpos, qvel, status), nbatch <= 0, T <= 0, nthread < 0, nmodel neither 1 nor nbatch, models
+// of different sizes, array sizes that overflow; GDN_ERR_NONFINITE for a non-finite qpos0,
+// qvel0 or ctrl ("entry b: ..."); GDN_ERR_MEMORY when the per-thread data cannot be
+// allocated. err (may be NULL) gets the message.
+GDN_API gdnStatus gdn_rollout_batch(const gdnModel* const* models, int nmodel, int nbatch, int T,
+                                    const double* qpos0, const double* qvel0, const double* ctrl,
+                                    int nthread, double* qpos, double* qvel, int* ncon,
+                                    gdnBatchStatus* status, char* err, int err_size);
+
+// ---------------------------------------------------------------- gradients
+//
+// For each entry, the vector-Jacobian product of the rollout map of gdn_rollout_batch,
+//   (qpos0, qvel0, ctrl, inertia parameters) -> (qpos_t, qvel_t), t = 0 .. T,
+// with the cotangents cqpos [nbatch][T+1][nq] and cqvel [nbatch][T+1][nv] (either NULL:
+// zero), i.e. the gradients of the linear objective
+//   J = sum_{t=0}^{T} <cqpos_t, qpos_t> + <cqvel_t, qvel_t>
+// computed with one gdn_adjoint_rollout_gradient per entry (a full tape, one per thread).
+//
+// qpos convention: cqpos_t is in qpos coordinates (nq per row, as the rollout returns qpos_t).
+// The rollout takes qpos0 raw: row 0 is qpos0 itself, and the steps see it with its
+// quaternions normalized (gdn_step's kinematics normalizes in place), so
+//   qpos0 (nq): the true gradient w.r.t. the raw nq input: cqpos_0 plus the pull-back of the
+//     steps' tangent gradient through the normalization (gdn_tangent_grad_to_qpos at qpos0);
+//     for a unit quaternion the component along q is cqpos_0's alone;
+//   qpos0_tangent (nv): the gradient w.r.t. delta in qpos0 := normalize(qpos0) (+) delta
+//     (gdn_integrate_pos's tangent space; the convention of gdnAdjointGradients.qpos0), with
+//     cqpos_0 mapped by gdn_qpos_grad_to_tangent.
+// The quaternions of qpos0 may have any nonzero norm: within GDN_ADJOINT_QUAT_TOL of unit they
+// are passed to the adjoint as they are (the results then equal gdn_adjoint_rollout_gradient's
+// with that objective bit for bit), farther off normalized first.
+typedef struct gdnBatchGradients {
+    double* J;             // (nbatch) J; NULL: not wanted
+    double* qpos0;         // (nbatch x nq) dJ/dqpos0, raw qpos coordinates; NULL: not wanted
+    double* qpos0_tangent; // (nbatch x nv) dJ/dqpos0 in the tangent space; NULL: not wanted
+    double* qvel0;         // (nbatch x nv) dJ/dqvel0; NULL: not wanted
+    double* ctrl;          // (nbatch x T x nu) dJ/dctrl (zero where ctrlrange clamps); NULL
+    double* param;         // (nbatch x nbody x 10) dJ/dpi of the entry's model, canonical
+                           // packing (gdnAdjointGradients.param); NULL: not wanted (skips the
+                           // parameter channels)
+    // per entry, the layouts of gdnAdjointGradients (NULL: not wanted; the same rules, e.g.
+    // geom_size needs param):
+    double* vert;          // (nbatch x nvert x 3) dJ/dV, collision-mesh vertices, body frame
+    double* geom_friction; // (nbatch x ngeom x 3)
+    double* geom_solref;   // (nbatch x ngeom x 2)
+    double* geom_solimp;   // (nbatch x ngeom x 5)
+    double* geom_size;     // (nbatch x ngeom x 3)
+    double* pair_friction; // (nbatch x npair x 5)
+    double* pair_solref;   // (nbatch x npair x 2)
+    double* pair_solimp;   // (nbatch x npair x 5)
+} gdnBatchGradients;
+
+// Per entry errors (status[b], its arrays NaN, the others unaffected): those of
+// gdn_adjoint_rollout_gradient (GDN_ERR_UNSUPPORTED for rows without a derivative,
+// GDN_ERR_UNCONVERGED, GDN_ERR_NONFINITE, GDN_ERR_MEMORY for a solve reserve too small, ...),
+// with step = the t of its "step t: ..." message (-1 when it names none), and GDN_ERR_ARG for a
+// zero quaternion in qpos0. Call errors as gdn_rollout_batch (out NULL is GDN_ERR_ARG; the
+// cotangents are checked finite too); GDN_ERR_MEMORY when a tape cannot be allocated.
+GDN_API gdnStatus gdn_adjoint_batch(const gdnModel* const* models, int nmodel, int nbatch, int T,
+                                    const double* qpos0, const double* qvel0, const double* ctrl,
+                                    const double* cqpos, const double* cqvel, int nthread,
+                                    const gdnBatchGradients* out, gdnBatchStatus* status,
+                                    char* err, int err_size);
+
+// ---------------------------------------------------------------- the qpos pull-back
+//
+// g_qpos (nq) = the gradient w.r.t. raw qpos coordinates of a function f(normalize(qpos))
+// whose tangent gradient at normalize(qpos) is g_tangent (nv): hinge, slide and free
+// translation unchanged; a quaternion block x (ball, free rotation) with n = x / |x| = (w, u)
+// and tangent gradient g (3):
+//     g_w = -(2 / |x|) <u, g>,   g_u = (2 / |x|) (w g + u x g)
+// (dn = (I - n n') dx / |x| and n (+) delta = n (x) exp(delta / 2)); for |x| = 1,
+// gdn_qpos_grad_to_tangent maps g_qpos back to g_tangent. A quaternion of norm below 1e-15
+// (which gdn_step replaces by the identity) gives zeros. Nothing happens when an argument is
+// NULL; g_qpos must not alias.
+GDN_API void gdn_tangent_grad_to_qpos(const gdnModel* m, const double* qpos,
+                                      const double* g_tangent, double* g_qpos);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: Apache-2.0
+// The gradient batch: one trajectory adjoint of a linear objective per entry, on a thread pool.
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gradyn/batch.h>
+
+#include "base/status.h"
+#include "batch/check.h"
+#include "batch/pool.h"
+#include "math/vec.h"
+
+// the linear objective of one entry: J = sum_t <cq_t, qpos_t> + <cv_t, qvel_t>
+typedef struct linear_cost {
+    const double* cq;    // (T + 1) x nq, NULL: zero
+    const double* cv;    // (T + 1) x nv, NULL: zero
+    const double* qpos0; // the raw qpos0 (row 0 of the rollout)
+} linear_cost;
+
+// one term of the linear objective at time t. Row 0's qpos is the raw input itself, whose
+// gradient the caller adds (cq_0, outside the steps' tangent space), so its gqpos stays zero
+static gdnStatus linear_cost_fn(const gdnModel* m, gdnData* s, int t, void* user, double* value,
+                                double* gqpos, double* gqvel, double* gctrl) {
+    (void)gctrl;
+    const linear_cost* c = user;
+    const int nq = m->nq, nv = m->nv;
+    const double* q = t == 0 ? c->qpos0 : s->qpos;
+    double v = 0;
+    if (c->cq) {
+        const double* cq = c->cq + (size_t)t * (size_t)nq;
+        for (int i = 0; i < nq; i++) {
+            v += cq[i] * q[i];
+        }
+        if (gqpos && t > 0) {
+            memcpy(gqpos, cq, sizeof(double) * (size_t)nq);
+        }
+    }
+    if (c->cv) {
+        const double* cv = c->cv + (size_t)t * (size_t)nv;
+        for (int i = 0; i < nv; i++) {
+            v += cv[i] * s->qvel[i];
+        }
+        if (gqvel) {
+            memcpy(gqvel, cv, sizeof(double) * (size_t)nv);
+        }
+    }
+    *value = v;
+    return GDN_OK;
+}
+
+// one worker's tape and buffers
+typedef struct adjoint_worker {
+    gdnTape* tape;
+    double* qpos_in;  // (nq) the qpos0 handed to the adjoint
+    double* qpos_n;   // (nq) qpos0 normalized
+    double* g_tan;    // (nv) the steps' tangent gradient of x_0
+    double* g_row0;   // (nv) cq_0 in the tangent space
+} adjoint_worker;
+
+typedef struct adjoint_job {
+    const gdnModel* const* models;
+    int nmodel, T;
+    const double *qpos0, *qvel0, *ctrl, *cqpos, *cqvel;
+    const gdnBatchGradients* out;
+    gdnBatchStatus* status;
+    adjoint_worker* workers;
+} adjoint_job;
+
+// the entry's output arrays NaN
+static void fail_outputs(const adjoint_job* job, const gdnModel* m, int b) {
+    const gdnBatchGradients* o = job->out;
+    const size_t nq = (size_t)m->nq, nv = (size_t)m->nv, T = (size_t)job->T;
+    if (o->J) o->J[b] = NAN;
+    if (o->qpos0) gdn_batch_fill_nan(o->qpos0 + (size_t)b * nq, nq);
+    if (o->qpos0_tangent) gdn_batch_fill_nan(o->qpos0_tangent + (size_t)b * nv, nv);
+    if (o->qvel0) gdn_batch_fill_nan(o->qvel0 + (size_t)b * nv, nv);
+    if (o->ctrl) gdn_batch_fill_nan(o->ctrl + (size_t)b * T * (size_t)m->nu, T * (size_t)m->nu);
+    // the per-entry parameter arrays and their doubles per entry
+    const struct {
+        double* x;
+        size_t n;
+    } params[] = {{o->param, (size_t)m->nbody * GDN_N_INERTIA_PARAMS},
+                  {o->vert, 3 * (size_t)m->nvert},
+                  {o->geom_friction, 3 * (size_t)m->ngeom},
+                  {o->geom_solref, 2 * (size_t)m->ngeom},
+                  {o->geom_solimp, 5 * (size_t)m->ngeom},
+                  {o->geom_size, 3 * (size_t)m->ngeom},
+                  {o->pair_friction, 5 * (size_t)m->npair},
+                  {o->pair_solref, 2 * (size_t)m->npair},
+                  {o->pair_solimp, 5 * (size_t)m->npair}};
+    for (size_t k = 0; k < sizeof(params) / sizeof(params[0]); k++) {
+        if (params[k].x) {
+            gdn_batch_fill_nan(params[k].x + (size_t)b * params[k].n, params[k].n);
+        }
+    }
+}
+
+// row b of a per-entry array of n doubles per entry (NULL stays NULL)
+static double* entry_row(double* x, int b, size_t n) {
+    return x ? x + (size_t)b * n : NULL;
+}
+
+// qpos0 of entry b into w->qpos_in: as given when every quaternion is unit within
+// GDN_ADJOINT_QUAT_TOL, else normalized; GDN_ERR_ARG (message in msg) for a vanishing one
+static gdnStatus prepare_qpos0(const gdnModel* m, const double* x, adjoint_worker* w, char* msg,
+                               int msg_size) {
+    memcpy(w->qpos_in, x, sizeof(double) * (size_t)m->nq);
+    memcpy(w->qpos_n, x, sizeof(double) * (size_t)m->nq);
+    gdn_normalize_quat(m, w->qpos_n);
+    int off = 0;
+    for (int j = 0; j < m->njnt; j++) {
+        const int type = m->jnt_type[j];
+        if (type != GDN_JNT_FREE && type != GDN_JNT_BALL) {
+            continue;
+        }
+        const double* q = x + m->jnt_qposadr[j] + (type == GDN_JNT_FREE ? 3 : 0);
+        const double r = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+        if (!(r >= GDN_MINVAL)) {
+            return gdn_fail(GDN_ERR_ARG, msg, msg_size,
+                            "qpos0: quaternion of joint %d has norm %g: no gradient", j, r);
+        }
+        off |= !(fabs(r - 1) <= GDN_ADJOINT_QUAT_TOL);
+    }
+    if (off) {
+        memcpy(w->qpos_in, w->qpos_n, sizeof(double) * (size_t)m->nq);
+    }
+    return GDN_OK;
+}
+
+// entry b on worker wi: the adjoint of its linear objective, then the qpos0 gradients in both
+// conventions from the steps' tangent gradient and row 0's cotangent
+static void adjoint_entry(void* arg, int wi, int b) {
+    const adjoint_job* job = arg;
+    const gdnModel* m = gdn_batch_model(job->models, job->nmodel, b);
+    const int nq = m->nq, nv = m->nv, nu = m->nu, T = job->T;
+    adjoint_worker* w = job->workers + wi;
+    const gdnBatchGradients* o = job->out;
+    gdnBatchStatus* s = job->status + b;
+    char msg[GDN_BATCH_MESSAGE_SIZE], full[GDN_BATCH_MESSAGE_SIZE + 32];
+    msg[0] = '\0';
+    const double* x0 = job->qpos0 + (size_t)b * (size_t)nq;
+    const double* cq = job->cqpos ? job->cqpos + (size_t)b * (size_t)(T + 1) * (size_t)nq : NULL;
+    const double* cv = job->cqvel ? job->cqvel + (size_t)b * (size_t)(T + 1) * (size_t)nv : NULL;
+
+    gdnStatus st = prepare_qpos0(m, x0, w, msg, (int)sizeof(msg));
+    double J = NAN;
+    if (st == GDN_OK) {
+        // the rollout and the objective
+        gdnRollout r;
+        gdn_rollout_init(m, T, &r);
+        r.qpos0 = w->qpos_in;
+        r.qvel0 = job->qvel0 + (size_t)b * (size_t)nv;
+        r.ctrl = nu > 0 ? job->ctrl + (size_t)b * (size_t)T * (size_t)nu : NULL;
+        linear_cost c = {.cq = cq, .cv = cv, .qpos0 = x0};
+        gdnObjective obj = {.terminal = {linear_cost_fn, &c, 0}, .running = {linear_cost_fn, &c, 0}};
+        // the gradients straight into the entry's output rows
+        gdnAdjointGradients g;
+        memset(&g, 0, sizeof(g));
+        g.qpos0 = w->g_tan;
+        g.qvel0 = o->qvel0 ? o->qvel0 + (size_t)b * (size_t)nv : NULL;
+        g.ctrl = o->ctrl ? o->ctrl + (size_t)b * (size_t)T * (size_t)nu : NULL;
+        g.param = entry_row(o->param, b, (size_t)m->nbody * GDN_N_INERTIA_PARAMS);
+        g.vert = entry_row(o->vert, b, 3 * (size_t)m->nvert);
+        g.geom_friction = entry_row(o->geom_friction, b, 3 * (size_t)m->ngeom);
+        g.geom_solref = entry_row(o->geom_solref, b, 2 * (size_t)m->ngeom);
+        g.geom_solimp = entry_row(o->geom_solimp, b, 5 * (size_t)m->ngeom);
+        g.geom_size = entry_row(o->geom_size, b, 3 * (size_t)m->ngeom);
+        g.pair_friction = entry_row(o->pair_friction, b, 5 * (size_t)m->npair);
+        g.pair_solref = entry_row(o->pair_solref, b, 2 * (size_t)m->npair);
+        g.pair_solimp = entry_row(o->pair_solimp, b, 5 * (size_t)m->npair);
+        st = gdn_adjoint_rollout_gradient(m, &r, &obj, w->tape, &g, msg, (int)sizeof(msg));
+        J = g.J;
+    }
+    if (st != GDN_OK) {
+        int step = -1;
+        if (sscanf(msg, "step %d", &step) != 1) {
+            step = -1;
+        }
+        snprintf(full, sizeof(full), "entry %d: %s", b, msg);
+        gdn_batch_report(s, st, step, full);
+        fail_outputs(job, m, b);
+        return;
+    }
+    // dJ/dqpos0: the steps' share pulled back to raw coordinates (or kept tangent), plus cq_0
+    if (o->J) {
+        o->J[b] = J;
+    }
+    if (o->qpos0) {
+        double* gq = o->qpos0 + (size_t)b * (size_t)nq;
+        gdn_tangent_grad_to_qpos(m, x0, w->g_tan, gq);
+        for (int i = 0; cq && i < nq; i++) {
+            gq[i] += cq[i];
+        }
+    }
+    if (o->qpos0_tangent) {
+        double* gt = o->qpos0_tangent + (size_t)b * (size_t)nv;
+        memcpy(gt, w->g_tan, sizeof(double) * (size_t)nv);
+        if (cq) {
+            gdn_qpos_grad_to_tangent(m, w->qpos_n, cq, w->g_row0);
+            for (int i = 0; i < nv; i++) {
+                gt[i] += w->g_row0[i];
+            }
+        }
+    }
+    gdn_batch_report(s, GDN_OK, -1, "");
+}
+
+// free the workers' tapes and buffers
+static void free_workers(adjoint_worker* w, int n) {
+    for (int i = 0; w && i < n; i++) {
+        gdn_tape_free(w[i].tape);
+        free(w[i].qpos_in);
+    }
+    free(w);
+}
+
+gdnStatus gdn_adjoint_batch(const gdnModel* const* models, int nmodel, int nbatch, int T,
+                            const double* qpos0, const double* qvel0, const double* ctrl,
+                            const double* cqpos, const double* cqvel, int nthread,
+                            const gdnBatchGradients* out, gdnBatchStatus* status, char* err,
+                            int err_size) {
+    if (err && err_size > 0) {
+        err[0] = '\0';
+    }
+    gdnStatus st = gdn_batch_check(models, nmodel, nbatch, T, nthread, qpos0, qvel0, ctrl, err,
+                                   err_size);
+    if (st != GDN_OK) {
+        return st;
+    }
+    if (!out || !status) {
+        return gdn_fail(GDN_ERR_ARG, err, err_size, "NULL out or status");
+    }
+    const gdnModel* m = models[0];
+    if (cqpos) {
+        st = gdn_batch_check_finite("cqpos", cqpos, nbatch, T + 1, m->nq, err, err_size);
+    }
+    if (st == GDN_OK && cqvel) {
+        st = gdn_batch_check_finite("cqvel", cqvel, nbatch, T + 1, m->nv, err, err_size);
+    }
+    if (st != GDN_OK) {
+        return st;
+    }
+    // one full tape and four small buffers per worker
+    const int nworker = gdn_batch_workers(nthread, nbatch);
+    adjoint_worker* workers = calloc((size_t)nworker, sizeof(adjoint_worker));
+    if (!workers) {
+        return gdn_fail(GDN_ERR_MEMORY, err, err_size, "cannot allocate %d worker slots",
+                        nworker);
+    }
+    for (int i = 0; i < nworker; i++) {
+        adjoint_worker* w = workers + i;
+        const size_t n = 2 * (size_t)m->nq + 2 * (size_t)m->nv;
+        w->qpos_in = malloc(sizeof(double) * (n > 0 ? n : 1));
+        st = w->qpos_in ? gdn_tape_create(m, T, 1, &w->tape, err, err_size) : GDN_ERR_MEMORY;
+        if (st != GDN_OK) {
+            free_workers(workers, nworker);
+            if (st == GDN_ERR_MEMORY) {
+                return gdn_fail(GDN_ERR_MEMORY, err, err_size,
+                                "cannot allocate the tapes of %d worker threads for %d steps",
+                                nworker, T);
+            }
+            return st;
+        }
+        w->qpos_n = w->qpos_in + m->nq;
+        w->g_tan = w->qpos_n + m->nq;
+        w->g_row0 = w->g_tan + m->nv;
+    }
+    adjoint_job job = {.models = models, .nmodel = nmodel, .T = T, .qpos0 = qpos0,
+                       .qvel0 = qvel0, .ctrl = ctrl, .cqpos = cqpos, .cqvel = cqvel, .out = out,
+                       .status = status, .workers = workers};
+    gdn_batch_run(nworker, nbatch, adjoint_entry, &job);
+    free_workers(workers, nworker);
+    return GDN_OK;
+}

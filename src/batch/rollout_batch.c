@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: Apache-2.0
+// The rollout batch: one gdn_step loop per entry, entries spread over a thread pool.
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gradyn/batch.h>
+
+#include "base/status.h"
+#include "batch/check.h"
+#include "batch/pool.h"
+
+// the call's inputs, outputs and per-worker data
+typedef struct rollout_job {
+    const gdnModel* const* models;
+    int nmodel, T;
+    const double *qpos0, *qvel0, *ctrl;
+    double *qpos, *qvel;
+    int* ncon;
+    gdnBatchStatus* status;
+    gdnData** data; // one per worker
+} rollout_job;
+
+// 1 when every x[i] is finite
+static int all_finite(const double* x, int n) {
+    for (int i = 0; i < n; i++) {
+        if (!isfinite(x[i])) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+// entry b on worker w: reset the worker's data, load x_0, step T times recording each state;
+// a failing step ends the entry with NaN rows after it
+static void rollout_entry(void* arg, int w, int b) {
+    const rollout_job* job = arg;
+    const gdnModel* m = gdn_batch_model(job->models, job->nmodel, b);
+    const int nq = m->nq, nv = m->nv, nu = m->nu, T = job->T;
+    gdnData* d = job->data[w];
+    double* qpos = job->qpos + (size_t)b * (size_t)(T + 1) * (size_t)nq;
+    double* qvel = job->qvel + (size_t)b * (size_t)(T + 1) * (size_t)nv;
+    int* ncon = job->ncon ? job->ncon + (size_t)b * (size_t)(T + 1) : NULL;
+    const double* ctrl = nu > 0 ? job->ctrl + (size_t)b * (size_t)T * (size_t)nu : NULL;
+    gdnBatchStatus* s = job->status + b;
+
+    // x_0 on a data as gdn_data_create leaves it (zero warm start, applied forces, time)
+    gdn_data_reset(m, d);
+    memcpy(d->qpos, job->qpos0 + (size_t)b * (size_t)nq, sizeof(double) * (size_t)nq);
+    memcpy(d->qvel, job->qvel0 + (size_t)b * (size_t)nv, sizeof(double) * (size_t)nv);
+    memcpy(qpos, d->qpos, sizeof(double) * (size_t)nq);
+    memcpy(qvel, d->qvel, sizeof(double) * (size_t)nv);
+    gdn_batch_report(s, GDN_OK, -1, "");
+
+    // the steps: row t + 1 after step t
+    int t = 0;
+    for (; t < T; t++) {
+        if (nu > 0) {
+            memcpy(d->ctrl, ctrl + (size_t)t * (size_t)nu, sizeof(double) * (size_t)nu);
+        }
+        gdnStatus st = gdn_step(m, d);
+        if (st == GDN_OK && !(all_finite(d->qpos, nq) && all_finite(d->qvel, nv))) {
+            st = GDN_ERR_NONFINITE;
+        }
+        if (st != GDN_OK) {
+            char msg[GDN_BATCH_MESSAGE_SIZE];
+            snprintf(msg, sizeof(msg), "entry %d: step %d: gdn_step failed (%s)%s", b, t,
+                     gdn_status_string(st),
+                     st == GDN_ERR_NONFINITE ? ": the state or acceleration is not finite (the "
+                                               "rollout diverged)"
+                                             : "");
+            gdn_batch_report(s, st, t, msg);
+            break;
+        }
+        if (ncon) {
+            ncon[t] = d->ncon;
+        }
+        memcpy(qpos + (size_t)(t + 1) * (size_t)nq, d->qpos, sizeof(double) * (size_t)nq);
+        memcpy(qvel + (size_t)(t + 1) * (size_t)nv, d->qvel, sizeof(double) * (size_t)nv);
+    }
+    if (t < T) {
+        // failed at step t: rows t + 1 .. T are NaN (ncon t .. T: -1)
+        gdn_batch_fill_nan(qpos + (size_t)(t + 1) * (size_t)nq, (size_t)(T - t) * (size_t)nq);
+        gdn_batch_fill_nan(qvel + (size_t)(t + 1) * (size_t)nv, (size_t)(T - t) * (size_t)nv);
+        for (int i = t; ncon && i <= T; i++) {
+            ncon[i] = -1;
+        }
+        return;
+    }
+    // the contacts at x_T
+    if (ncon) {
+        ncon[T] = gdn_forward(m, d) == GDN_OK ? d->ncon : -1;
+    }
+}
+
+gdnStatus gdn_rollout_batch(const gdnModel* const* models, int nmodel, int nbatch, int T,
+                            const double* qpos0, const double* qvel0, const double* ctrl,
+                            int nthread, double* qpos, double* qvel, int* ncon,
+                            gdnBatchStatus* status, char* err, int err_size) {
+    if (err && err_size > 0) {
+        err[0] = '\0';
+    }
+    gdnStatus st = gdn_batch_check(models, nmodel, nbatch, T, nthread, qpos0, qvel0, ctrl, err,
+                                   err_size);
+    if (st != GDN_OK) {
+        return st;
+    }
+    if (!qpos || !qvel || !status) {
+        return gdn_fail(GDN_ERR_ARG, err, err_size, "NULL qpos, qvel or status output");
+    }
+    // one data per worker, made for models[0] (every model has its sizes)
+    const int nworker = gdn_batch_workers(nthread, nbatch);
+    gdnData** data = calloc((size_t)nworker, sizeof(gdnData*));
+    if (!data) {
+        return gdn_fail(GDN_ERR_MEMORY, err, err_size, "cannot allocate %d worker slots",
+                        nworker);
+    }
+    for (int w = 0; w < nworker; w++) {
+        if (gdn_data_create(models[0], &data[w]) != GDN_OK) {
+            for (int i = 0; i < w; i++) {
+                gdn_data_free(data[i]);
+            }
+            free(data);
+            return gdn_fail(GDN_ERR_MEMORY, err, err_size, "cannot allocate the data of %d "
+                            "worker threads", nworker);
+        }
+    }
+    rollout_job job = {.models = models, .nmodel = nmodel, .T = T, .qpos0 = qpos0,
+                       .qvel0 = qvel0, .ctrl = ctrl, .qpos = qpos, .qvel = qvel, .ncon = ncon,
+                       .status = status, .data = data};
+    gdn_batch_run(nworker, nbatch, rollout_entry, &job);
+    for (int w = 0; w < nworker; w++) {
+        gdn_data_free(data[w]);
+    }
+    free(data);
+    return GDN_OK;
+}

@@ -35,9 +35,11 @@ extension = Extension(
     "gradyn._gradyn",
     sources=sources,
     include_dirs=[os.path.join(ROOT, "include"), os.path.join(ROOT, "src")],
-    libraries=["expat", "qhull_r", "m", "pthread"],
+    libraries=["expat", "qhull_r", "m"],
+    # -pthread: the library may run thread pools (the batch API)
     extra_compile_args=["-std=c17", "-ffp-contract=off", "-fno-fast-math",
-                        "-fvisibility=hidden"],
+                        "-fvisibility=hidden", "-pthread"],
+    extra_link_args=["-pthread"],
 )
 
 setup(ext_modules=[extension], cmdclass={"build_ext": ParallelBuildExt})

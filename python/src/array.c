@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Array views: a buffer-protocol exporter over C arrays (zero-copy numpy views that keep their
 // Model or Data alive), new output arrays, and the checked conversion of input vectors.
+#include "gdnpy.h" // first: Python.h precedes the standard headers
 #include <string.h>
-
-#include "gdnpy.h"
 
 // ---------------------------------------------------------------- the exporter type
 

@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // The Data type: gradyn.Data(model), its arrays as zero-copy numpy views (double arrays
 // writable, int arrays read-only), scalars, solver status and the contacts.
+#include "gdnpy.h" // first: Python.h precedes the standard headers
 #include <stddef.h>
 #include <string.h>
-
-#include "gdnpy.h"
 
 #define DF(name, type, rows, cols) {#name, offsetof(gdnData, name), type, GDNPY_ROWS_##rows, cols}
 

@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The derivative calls of include/gradyn/derivative.h: step_jvp, step_vjp (with the inertia,
 // vertex and contact-parameter cotangents on request) and transition_jacobians, GIL released.
+#include "gdnpy.h" // first: Python.h precedes the standard headers
 #include <string.h>
-
-#include "gdnpy.h"
 
 // release every input of a call
 static void release_inputs(gdnpyInput* in, int n)
@@ -69,7 +68,8 @@ static PyObject* deriv_step_jvp(PyObject* self, PyObject* args, PyObject* kw)
 
 // the contact-parameter cotangent arrays of step_vjp(contact_params=True): a dict of new
 // (rows x cols) arrays, pointers into them in cp
-static PyObject* contact_param_arrays(const gdnModel* m, int with_size, gdnContactParamGradients* cp)
+static PyObject* contact_param_arrays(const gdnModel* m, int with_size,
+                                      gdnContactParamGradients* cp)
 {
     memset(cp, 0, sizeof *cp);
     struct {

@@ -63,7 +63,8 @@ PyObject* gdnpy_raise_status(gdnStatus st, const char* what, const char* detail)
 
 // ---- arrays (array.c)
 // a numpy array (numpy.asarray of a buffer exporter; a memoryview when numpy is missing) over
-// the C array ptr of type 'd' (double), 'i' (int) or 'B' (bytes) with the given shape, keeping owner alive
+// the C array ptr of type 'd' (double), 'i' (int) or 'B' (bytes) with the given shape,
+// keeping owner alive
 PyObject* gdnpy_view(PyObject* owner, void* ptr, char type, int ndim, const Py_ssize_t* shape,
                      int readonly);
 // a new zero-filled array owning its memory (a float64 numpy array)

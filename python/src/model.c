@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // The Model type: loading (from_xml_path, from_xml_string), sizes, read-only views of the
 // model arrays, and the table of those arrays the named access shares.
+#include "gdnpy.h" // first: Python.h precedes the standard headers
 #include <stddef.h>
 #include <string.h>
-
-#include "gdnpy.h"
 
 #define MF(name, type, rows, cols) {#name, offsetof(gdnModel, name), type, GDNPY_ROWS_##rows, cols}
 
@@ -85,7 +84,8 @@ Py_ssize_t gdnpy_rows(const gdnModel* m, const gdnData* d, int rows)
     case GDNPY_ROWS_NMESHFACE: return m->nmeshface;
     case GDNPY_ROWS_NMESHGRAPH: return m->nmeshgraph;
     case GDNPY_ROWS_DNVERT: return d ? d->nvert : 0;
-    case GDNPY_ROWS_NEFC: return d ? d->nefc : 0;
+    case GDNPY_ROWS_NEFC: // the rows of the last step, never beyond the capacity
+        return d ? (d->nefc < 0 ? 0 : d->nefc > d->maxefc ? d->maxefc : d->nefc) : 0;
     case GDNPY_ROWS_MAXEFC: return d ? d->maxefc : 0;
     default: return 1;
     }

@@ -2,9 +2,8 @@
 // Named access: m.body('torso').id, m.joint(name).range, d.body('torso').xpos, ... (the
 // conventions of the mujoco package): an object of one type and id whose attributes are rows
 // of the Model's or Data's arrays.
+#include "gdnpy.h" // first: Python.h precedes the standard headers
 #include <string.h>
-
-#include "gdnpy.h"
 
 typedef struct {
     PyObject_HEAD

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // The Option type: m.opt, the physics options of a Model read and written in place (the step
 // validates them: an out-of-range value makes gradyn.step raise, never crash).
+#include "gdnpy.h" // first: Python.h precedes the standard headers
 #include <stddef.h>
 #include <string.h>
 
-#include "gdnpy.h"
-
-// one scalar option (not const: a getset closure is a void pointer): its offset in gdnOption and type ('d' double, 'i' int)
+// one scalar option (not const: a getset closure is a void pointer): its offset in gdnOption
+// and its type ('d' double, 'i' int, 'e' an int-sized enum)
 typedef struct {
     size_t offset;
     char type;

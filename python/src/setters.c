@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The Model setters of the differentiable parameters (gdn_model_set_* of include/gradyn/):
 // inertia, contact parameters, geom sizes, penalty contact and collision meshes.
+#include "gdnpy.h" // first: Python.h precedes the standard headers
 #include <string.h>
-
-#include "gdnpy.h"
 
 // an object id from an int or a name of objtype; -1 with an exception on failure
 static int object_id(const gdnModel* m, const char* objtype, PyObject* key)

@@ -76,17 +76,31 @@ def test_hostile_attribute_writes():
                 setattr(d, name, h)
             except (ValueError, TypeError, AttributeError, OverflowError):
                 pass
-    for name in ("timestep", "iterations", "solver", "cone", "tolerance", "gravity",
-                 "disableflags", "mpr_iterations"):
-        for h in HOSTILE:
+    m = gradyn.Model.from_xml_path(model_path("sol_stack.xml"))
+    d = gradyn.Data(m)
+    gradyn.step(m, d, nstep=30)  # in contact
+    calls = (gradyn.step, gradyn.forward, gradyn.inverse, gradyn.kinematics, gradyn.collision,
+             gradyn.step_jvp, gradyn.step_vjp, gradyn.transition_jacobians)
+    options = ("timestep", "iterations", "solver", "cone", "tolerance", "impratio", "gravity",
+               "disableflags", "enableflags", "mpr_iterations", "mpr_tolerance", "o_margin",
+               "box_edge_bias")
+    for name in options:
+        saved = getattr(m.opt, name)
+        saved = saved.copy() if hasattr(saved, "copy") else saved
+        for h in HOSTILE + [-5, 3, 1000, 1e-300, -1e308, 0.0, -0.0, 2 ** 30]:
             try:
                 setattr(m.opt, name, h)
             except (ValueError, TypeError, AttributeError, OverflowError):
                 pass
-            try:
-                gradyn.step(m, d)
-            except gradyn.Error:
-                pass
+            for fn in calls:
+                try:
+                    fn(m, d)
+                except gradyn.Error:
+                    pass
+        if name != "gravity":
+            setattr(m.opt, name, saved)
+        gradyn.reset(m, d)
+        gradyn.step(m, d, nstep=30)
     for h in HOSTILE:
         try:
             delattr(d, "qpos") if h is None else None

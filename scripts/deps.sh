@@ -2,13 +2,17 @@
 # SPDX-License-Identifier: Apache-2.0
 # Install the Debian 12 packages gradyn needs (only those missing): compiler, CMake, expat,
 # Qhull, MuJoCo 2.2.2 (test oracle and bench peer) with its sample models, cJSON, valgrind,
-# npm and chromium (gradyn view's player and its browser test).
+# npm and chromium (gradyn view's player and its browser test); for the Python module
+# (python/): the interpreter's headers, numpy, pytest, venv; for gradyn.torch and
+# gradyn.distributed: PyTorch, mpi4py with Open MPI, matplotlib (the example's plot).
 set -euo pipefail
 
 # the packages: build tools, the XML parser, convex hulls, the oracle, JSON for the CLI,
 # callgrind for bench
 packages=(build-essential cmake libexpat1-dev libqhull-dev libmujoco-dev libmujoco-samples
-          libcjson-dev valgrind util-linux)
+          libcjson-dev valgrind util-linux
+          python3-dev python3-numpy python3-pytest python3-venv python3-setuptools
+          python3-torch python3-mpi4py openmpi-bin python3-matplotlib)
 if [[ $# -gt 0 ]]; then
     packages+=("$@")
 fi

@@ -1,0 +1,168 @@
+# SPDX-License-Identifier: Apache-2.0
+# Batched rollouts and their vector-Jacobian products on the C thread pool (docs/batch.md):
+# shapes checked here, the stepping and the adjoint in C (gdn_rollout_batch, gdn_adjoint_batch).
+"""Batched rollouts and gradients.
+
+``rollout(model, qpos0, qvel0, ctrl)`` steps ``nbatch`` independent copies of the simulator
+(``gradyn.step``, bit for bit) on all cores and returns ``qpos[nbatch, T+1, nq]`` and
+``qvel[nbatch, T+1, nv]`` (row 0 is the initial state). ``rollout_vjp`` returns the gradients of
+``J = sum_t <cqpos_t, qpos_t> + <cqvel_t, qvel_t>`` with respect to the initial state, the
+controls and (optionally) the inertia parameters, from one adjoint pass per entry.
+Results never depend on ``nthread``.
+"""
+
+import numpy as np
+
+from . import _gradyn
+from ._gradyn import Error, Model
+
+
+def _models(model, nbatch):
+    """A tuple of Models: one shared, or one per batch entry (domain randomization)."""
+    if isinstance(model, Model):
+        return (model,)
+    models = tuple(model)
+    if len(models) not in (1, nbatch):
+        raise ValueError(f"model: {len(models)} models for {nbatch} batch entries (1 or {nbatch})")
+    for i, m in enumerate(models):
+        if not isinstance(m, Model):
+            raise TypeError(f"model[{i}]: expected a gradyn.Model, got {type(m).__name__}")
+    return models
+
+
+def _array(x, name, trailing, batched):
+    """x as a C-contiguous float64 array of shape (nbatch,) + trailing (batched) or trailing."""
+    if x is None:
+        raise TypeError(f"{name}: expected an array, got None")
+    a = np.asarray(x)
+    if a.dtype != np.float64:
+        if not np.issubdtype(a.dtype, np.number) or np.iscomplexobj(a):
+            raise TypeError(f"{name}: expected real numbers, got dtype {a.dtype}")
+        a = a.astype(np.float64)
+    want = len(trailing) + (1 if batched else 0)
+    if a.ndim != want or tuple(a.shape[-len(trailing):] if trailing else ()) != tuple(trailing):
+        lead = "(nbatch, " if batched else "("
+        raise ValueError(f"{name}: expected shape {lead}{', '.join(map(str, trailing))}), "
+                         f"got {a.shape}")
+    return np.ascontiguousarray(a)
+
+
+def _inputs(model, qpos0, qvel0, ctrl, nstep):
+    """Batched, checked inputs: (models, nbatch, T, qpos0, qvel0, ctrl, batched)."""
+    if isinstance(model, Model):
+        m0 = model
+    else:
+        model = tuple(model)
+        if not model:
+            raise ValueError("model: an empty list of models")
+        m0 = model[0]
+        if not isinstance(m0, Model):
+            raise TypeError(f"model[0]: expected a gradyn.Model, got {type(m0).__name__}")
+    nq, nv, nu = m0.nq, m0.nv, m0.nu
+    batched = np.ndim(qpos0) == 2
+    q0 = _array(qpos0, "qpos0", (nq,), batched)
+    nbatch = q0.shape[0] if batched else 1
+    v0 = _array(qvel0, "qvel0", (nv,), batched)
+    if batched and v0.shape[0] != nbatch:
+        raise ValueError(f"qvel0: {v0.shape[0]} entries, qpos0 has {nbatch}")
+    if ctrl is None:
+        if nu > 0:
+            raise TypeError("ctrl: the model has actuators, pass ctrl[nbatch, T, nu]")
+        if nstep is None or int(nstep) <= 0:
+            raise ValueError("nstep: give nstep > 0 when ctrl is None")
+        T = int(nstep)
+        u = None
+    else:
+        ua = np.asarray(ctrl)
+        if ua.ndim != (3 if batched else 2):
+            raise ValueError(f"ctrl: expected shape ({'nbatch, ' if batched else ''}T, {nu}), "
+                             f"got {ua.shape}")
+        T = ua.shape[-2]
+        u = _array(ua, "ctrl", (T, nu), batched)
+        if batched and u.shape[0] != nbatch:
+            raise ValueError(f"ctrl: {u.shape[0]} entries, qpos0 has {nbatch}")
+        if nstep is not None and int(nstep) != T:
+            raise ValueError(f"nstep {nstep} differs from ctrl's {T} steps")
+        if T <= 0:
+            raise ValueError("ctrl: at least one step")
+    return _models(model, nbatch), nbatch, T, q0, v0, u, batched
+
+
+def _raise_failed(status, what):
+    bad = [(b, s) for b, s in enumerate(status) if s[1] != 0]
+    if bad:
+        b, (name, code, step, message) = bad[0]
+        more = f" (and {len(bad) - 1} more entries)" if len(bad) > 1 else ""
+        err = Error(f"{what}: entry {b}: {name}: {message}{more}")
+        err.status = code
+        err.entry = b
+        err.step = step
+        raise err
+
+
+def rollout(model, qpos0, qvel0, ctrl=None, *, nstep=None, nthread=0, ncon=False,
+            return_status=False):
+    """Step nbatch rollouts on a thread pool.
+
+    model: a Model, or a list of nbatch Models of equal sizes (domain randomization).
+    qpos0 [nbatch, nq], qvel0 [nbatch, nv], ctrl [nbatch, T, nu] (or unbatched [nq], [nv],
+    [T, nu]: the outputs then have no batch axis). ctrl None needs nu == 0 and nstep.
+    Returns (qpos [nbatch, T+1, nq], qvel [nbatch, T+1, nv]), plus ncon [nbatch, T+1] (int)
+    with ncon=True, plus the per-entry status list [(status name, code, step, message)] with
+    return_status=True. A failing entry (a diverging state) has NaN rows after its failing
+    step; without return_status it raises gradyn.Error naming the entry.
+    """
+    models, nbatch, T, q0, v0, u, batched = _inputs(model, qpos0, qvel0, ctrl, nstep)
+    nthread = int(nthread)
+    if nthread < 0:
+        raise ValueError("nthread: 0 (all cores) or a positive count")
+    qpos, qvel, nc, status = _gradyn._rollout(models, nbatch, T, q0, v0, u, nthread, bool(ncon))
+    if not return_status:
+        _raise_failed(status, "rollout")
+    if not batched:
+        qpos, qvel = qpos[0], qvel[0]
+        nc = nc[0] if nc is not None else None
+    out = (qpos, qvel)
+    if ncon:
+        out += (nc.astype(np.int64),)
+    if return_status:
+        out += (status,)
+    return out
+
+
+def rollout_vjp(model, qpos0, qvel0, ctrl, cqpos=None, cqvel=None, *, nstep=None, nthread=0,
+                params=False, tangent=False, return_status=False):
+    """Gradients of J = sum_t <cqpos_t, qpos_t> + <cqvel_t, qvel_t> over rollout's map.
+
+    cqpos [nbatch, T+1, nq] and cqvel [nbatch, T+1, nv] (None: zero) are cotangents of
+    rollout's outputs, in qpos coordinates. Returns a dict with J [nbatch], qpos0 [nbatch, nq]
+    (the gradient w.r.t. the raw qpos0 input, quaternion normalization included), qvel0
+    [nbatch, nv], ctrl [nbatch, T, nu], and with params=True param [nbatch, nbody, 10] (the
+    inertia parameters, canonical packing), with tangent=True qpos0_tangent [nbatch, nv].
+    Unbatched inputs give unbatched outputs. A failing entry raises gradyn.Error (its arrays
+    are NaN and the call returns with return_status=True, a 'status' list in the dict).
+    """
+    models, nbatch, T, q0, v0, u, batched = _inputs(model, qpos0, qvel0, ctrl, nstep)
+    m0 = models[0]
+    cq = None if cqpos is None else _array(cqpos, "cqpos", (T + 1, m0.nq), batched)
+    cv = None if cqvel is None else _array(cqvel, "cqvel", (T + 1, m0.nv), batched)
+    for name, c in (("cqpos", cq), ("cqvel", cv)):
+        if c is not None and batched and c.shape[0] != nbatch:
+            raise ValueError(f"{name}: {c.shape[0]} entries, qpos0 has {nbatch}")
+    nthread = int(nthread)
+    if nthread < 0:
+        raise ValueError("nthread: 0 (all cores) or a positive count")
+    J, gq, gqt, gv, gu, gp, status = _gradyn._rollout_vjp(
+        models, nbatch, T, q0, v0, u, cq, cv, nthread, bool(params), bool(tangent))
+    if not return_status:
+        _raise_failed(status, "rollout_vjp")
+    out = {"J": J, "qpos0": gq, "qvel0": gv, "ctrl": gu}
+    if params:
+        out["param"] = gp
+    if tangent:
+        out["qpos0_tangent"] = gqt
+    if not batched:
+        out = {k: v[0] for k, v in out.items()}
+    if return_status:
+        out["status"] = status
+    return out

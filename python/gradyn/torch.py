@@ -1,0 +1,110 @@
+# SPDX-License-Identifier: Apache-2.0
+# PyTorch autograd Functions over gradyn's batched rollout: forward = the C rollout, backward =
+# one adjoint pass per entry (gradyn.batch.rollout_vjp), double precision, CPU tensors.
+"""PyTorch bindings: differentiable rollouts and steps.
+
+    import torch, gradyn, gradyn.torch as gt
+    m = gradyn.Model.from_xml_path("pendulum.xml")
+    qpos, qvel = gt.rollout(m, qpos0, qvel0, ctrl)     # qpos [T+1, nq], qvel [T+1, nv]
+    loss = (qpos[-1] - target).square().sum()
+    loss.backward()                                    # qpos0.grad, qvel0.grad, ctrl.grad
+
+Inputs are float64 CPU tensors; a leading batch dimension is allowed (qpos0 [B, nq], qvel0
+[B, nv], ctrl [B, T, nu]). ``params`` (optional) are the bodies' inertia parameters
+[nbody, 10] (canonical packing: mass, COM (3), Ixx, Iyy, Izz, Ixy, Ixz, Iyz; row 0, the world,
+is ignored): the forward writes them into the model (``Model.set_body_inertia``) before it
+rolls out, so the model keeps them afterwards. With a list of B models (domain
+randomization), params may be [B, nbody, 10], one set per model.
+"""
+
+import numpy as np
+import torch
+
+from . import batch as _batch
+from ._gradyn import Model
+
+
+def _check(t, name):
+    if not isinstance(t, torch.Tensor):
+        raise TypeError(f"{name}: expected a torch.Tensor, got {type(t).__name__}")
+    if t.dtype != torch.float64:
+        raise TypeError(f"{name}: expected torch.float64 (gradyn is double precision), got {t.dtype}")
+    if t.device.type != "cpu":
+        raise TypeError(f"{name}: expected a CPU tensor, got device {t.device}")
+    return t
+
+
+def _numpy(t):
+    return None if t is None else np.ascontiguousarray(t.detach().numpy())
+
+
+def _set_params(models, params):
+    """Write the inertia parameters into the models (bodies 1 .. nbody-1)."""
+    p = params.detach().numpy()
+    for i, m in enumerate(models):
+        pi = p if p.ndim == 2 else p[i]
+        if pi.shape != (m.nbody, 10):
+            raise ValueError(f"params: expected shape ({m.nbody}, 10) per model, got {pi.shape}")
+        for b in range(1, m.nbody):
+            m.set_body_inertia(b, np.ascontiguousarray(pi[b]))
+
+
+class _Rollout(torch.autograd.Function):
+    """(qpos0, qvel0, ctrl, params) -> (qpos [.., T+1, nq], qvel [.., T+1, nv])."""
+
+    @staticmethod
+    def forward(ctx, model, nthread, nstep, qpos0, qvel0, ctrl, params):
+        models = (model,) if isinstance(model, Model) else tuple(model)
+        if params is not None:
+            if params.ndim == 3 and params.shape[0] != len(models):
+                raise ValueError(f"params: {params.shape[0]} sets for {len(models)} models")
+            _set_params(models, params)
+        arg = model if isinstance(model, Model) else models
+        qpos, qvel = _batch.rollout(arg, _numpy(qpos0), _numpy(qvel0), _numpy(ctrl),
+                                    nstep=nstep, nthread=nthread)
+        ctx.model, ctx.nthread, ctx.nstep = arg, nthread, nstep
+        ctx.save_for_backward(qpos0, qvel0, ctrl, params)
+        return torch.from_numpy(qpos), torch.from_numpy(qvel)
+
+    @staticmethod
+    def backward(ctx, gqpos, gqvel):
+        qpos0, qvel0, ctrl, params = ctx.saved_tensors
+        want_p = params is not None and ctx.needs_input_grad[6]
+        g = _batch.rollout_vjp(ctx.model, _numpy(qpos0), _numpy(qvel0), _numpy(ctrl),
+                               _numpy(gqpos), _numpy(gqvel), nstep=ctx.nstep,
+                               nthread=ctx.nthread, params=want_p)
+        dq = torch.from_numpy(g["qpos0"]) if ctx.needs_input_grad[3] else None
+        dv = torch.from_numpy(g["qvel0"]) if ctx.needs_input_grad[4] else None
+        du = torch.from_numpy(g["ctrl"]) if ctrl is not None and ctx.needs_input_grad[5] else None
+        dp = None
+        if want_p:
+            gp = torch.from_numpy(g["param"])
+            if params.ndim == 2 and gp.ndim == 3:
+                gp = gp.sum(0)  # one set shared by every entry
+            gp[..., 0, :] = 0  # the world's row is not a parameter
+            dp = gp
+        return None, None, None, dq, dv, du, dp
+
+
+def rollout(model, qpos0, qvel0, ctrl=None, params=None, *, nstep=None, nthread=0):
+    """A differentiable rollout: (qpos [.., T+1, nq], qvel [.., T+1, nv]).
+
+    Row 0 is the initial state, row t+1 the state after gradyn.step with ctrl[.., t]; every
+    tensor input (qpos0, qvel0, ctrl, params) gets its exact gradient from one adjoint pass
+    per batch entry. ctrl None needs a model without actuators and nstep.
+    """
+    _check(qpos0, "qpos0")
+    _check(qvel0, "qvel0")
+    if ctrl is not None:
+        _check(ctrl, "ctrl")
+    if params is not None:
+        _check(params, "params")
+    return _Rollout.apply(model, int(nthread), nstep, qpos0, qvel0, ctrl, params)
+
+
+def step(model, qpos, qvel, ctrl=None, params=None, *, nthread=0):
+    """One differentiable gradyn.step: (qpos', qvel') from (qpos, qvel, ctrl [.., nu])."""
+    _check(qpos, "qpos")
+    c = None if ctrl is None else _check(ctrl, "ctrl").unsqueeze(-2)
+    q, v = rollout(model, qpos, qvel, c, params, nstep=1, nthread=nthread)
+    return q[..., 1, :], v[..., 1, :]

@@ -1,0 +1,286 @@
+// SPDX-License-Identifier: Apache-2.0
+// The batch entry points for Python: _rollout and _rollout_vjp over gdn_rollout_batch and
+// gdn_adjoint_batch (include/gradyn/batch.h), flat float64 inputs whose shapes the Python
+// wrappers (gradyn/batch.py) check; the GIL is released around the threaded C call.
+#include <string.h>
+
+#include <gradyn/batch.h>
+
+#include "gdnpy.h"
+
+// the models of a call: a tuple of gradyn.Model (1 or nbatch of them), marked busy while the
+// C call runs so no setter changes them under it
+typedef struct {
+    gdnpyModel** py;
+    const gdnModel** c;
+    Py_ssize_t n;
+} gdnpyModels;
+
+static void models_release(gdnpyModels* ms)
+{
+    for (Py_ssize_t i = 0; i < ms->n; i++) {
+        ms->py[i]->busy--;
+    }
+    PyMem_Free(ms->py);
+    PyMem_Free(ms->c);
+    memset(ms, 0, sizeof *ms);
+}
+
+// -1 with TypeError / ValueError unless seq is a non-empty tuple of Models of 1 or nbatch
+static int models_acquire(PyObject* seq, Py_ssize_t nbatch, gdnpyModels* ms)
+{
+    memset(ms, 0, sizeof *ms);
+    if (!PyTuple_Check(seq)) {
+        PyErr_SetString(PyExc_TypeError, "models: expected a tuple of gradyn.Model");
+        return -1;
+    }
+    const Py_ssize_t n = PyTuple_GET_SIZE(seq);
+    if (n != 1 && n != nbatch) {
+        PyErr_Format(PyExc_ValueError, "models: %zd models for %zd batch entries (1 or %zd)", n,
+                     nbatch, nbatch);
+        return -1;
+    }
+    ms->py = PyMem_Calloc((size_t)n, sizeof *ms->py);
+    ms->c = PyMem_Calloc((size_t)n, sizeof *ms->c);
+    if (!ms->py || !ms->c) {
+        PyMem_Free(ms->py);
+        PyMem_Free(ms->c);
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject* o = PyTuple_GET_ITEM(seq, i);
+        if (!PyObject_TypeCheck(o, &gdnpyModelType)) {
+            PyErr_Format(PyExc_TypeError, "models[%zd]: expected a gradyn.Model, got %s", i,
+                         Py_TYPE(o)->tp_name);
+            ms->n = i;
+            models_release(ms);
+            return -1;
+        }
+        ms->py[i] = (gdnpyModel*)o;
+        ms->c[i] = ms->py[i]->m;
+        ms->py[i]->busy++;
+    }
+    ms->n = n;
+    return 0;
+}
+
+// the per-entry outcomes as a list of (status name, status code, step, message)
+static PyObject* status_list(const gdnBatchStatus* st, Py_ssize_t nbatch)
+{
+    PyObject* list = PyList_New(nbatch);
+    if (!list) {
+        return NULL;
+    }
+    for (Py_ssize_t b = 0; b < nbatch; b++) {
+        PyObject* item = Py_BuildValue("(siis)", gdn_status_string(st[b].status),
+                                       (int)st[b].status, st[b].step, st[b].message);
+        if (!item) {
+            Py_DECREF(list);
+            return NULL;
+        }
+        PyList_SET_ITEM(list, b, item);
+    }
+    return list;
+}
+
+// the sizes of models[0] (the C call checks that the others have them too)
+static void sizes(const gdnModel* m, Py_ssize_t* nq, Py_ssize_t* nv, Py_ssize_t* nu,
+                  Py_ssize_t* nbody)
+{
+    *nq = m->nq;
+    *nv = m->nv;
+    *nu = m->nu;
+    *nbody = m->nbody;
+}
+
+// _rollout(models, nbatch, T, qpos0, qvel0, ctrl, nthread, want_ncon)
+//   -> (qpos [B, T+1, nq], qvel [B, T+1, nv], ncon [B, T+1] float or None, status list)
+static PyObject* py_rollout(PyObject* self, PyObject* args)
+{
+    (void)self;
+    PyObject *mobj, *q0, *v0, *u;
+    Py_ssize_t nbatch, T;
+    int nthread, want_ncon;
+    if (!PyArg_ParseTuple(args, "OnnOOOip:_rollout", &mobj, &nbatch, &T, &q0, &v0, &u, &nthread,
+                          &want_ncon)) {
+        return NULL;
+    }
+    if (nbatch <= 0 || T <= 0 || nthread < 0 || nbatch > INT32_MAX || T > INT32_MAX) {
+        PyErr_SetString(PyExc_ValueError, "_rollout: nbatch > 0, nstep > 0, nthread >= 0");
+        return NULL;
+    }
+    gdnpyModels ms;
+    if (models_acquire(mobj, nbatch, &ms) < 0) {
+        return NULL;
+    }
+    Py_ssize_t nq, nv, nu, nbody;
+    sizes(ms.c[0], &nq, &nv, &nu, &nbody);
+    gdnpyInput iq, iv, iu;
+    PyObject *qpos = NULL, *qvel = NULL, *ncon = NULL, *status = NULL, *result = NULL;
+    int* ncon_c = NULL;
+    gdnBatchStatus* st = NULL;
+    if (gdnpy_input(q0, nbatch * nq, 0, "qpos0", &iq) < 0) {
+        models_release(&ms);
+        return NULL;
+    }
+    if (gdnpy_input(v0, nbatch * nv, 0, "qvel0", &iv) < 0) {
+        gdnpy_input_release(&iq);
+        models_release(&ms);
+        return NULL;
+    }
+    if (gdnpy_input(u, nbatch * T * nu, nu == 0, "ctrl", &iu) < 0) {
+        gdnpy_input_release(&iq);
+        gdnpy_input_release(&iv);
+        models_release(&ms);
+        return NULL;
+    }
+    double *qd, *vd, *nd = NULL;
+    const Py_ssize_t sq[3] = {nbatch, T + 1, nq}, sv[3] = {nbatch, T + 1, nv};
+    const Py_ssize_t sn[2] = {nbatch, T + 1};
+    qpos = gdnpy_new_array(3, sq, &qd);
+    qvel = qpos ? gdnpy_new_array(3, sv, &vd) : NULL;
+    if (qvel && want_ncon) {
+        ncon = gdnpy_new_array(2, sn, &nd);
+        ncon_c = ncon ? PyMem_Calloc((size_t)(nbatch * (T + 1)), sizeof(int)) : NULL;
+    }
+    st = PyMem_Calloc((size_t)nbatch, sizeof *st);
+    if (!qvel || (want_ncon && !ncon_c) || !st) {
+        if (!PyErr_Occurred()) {
+            PyErr_NoMemory();
+        }
+        goto done;
+    }
+    char err[512] = "";
+    gdnStatus rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = gdn_rollout_batch(ms.c, (int)ms.n, (int)nbatch, (int)T, iq.ptr, iv.ptr, iu.ptr,
+                           nthread, qd, vd, ncon_c, st, err, (int)sizeof err);
+    Py_END_ALLOW_THREADS
+    if (rc != GDN_OK) {
+        gdnpy_raise_status(rc, "rollout", err);
+        goto done;
+    }
+    for (Py_ssize_t i = 0; want_ncon && i < nbatch * (T + 1); i++) {
+        nd[i] = ncon_c[i];
+    }
+    status = status_list(st, nbatch);
+    if (status) {
+        result = Py_BuildValue("(OOOO)", qpos, qvel, ncon ? ncon : Py_None, status);
+    }
+done:
+    Py_XDECREF(qpos);
+    Py_XDECREF(qvel);
+    Py_XDECREF(ncon);
+    Py_XDECREF(status);
+    PyMem_Free(ncon_c);
+    PyMem_Free(st);
+    gdnpy_input_release(&iq);
+    gdnpy_input_release(&iv);
+    gdnpy_input_release(&iu);
+    models_release(&ms);
+    return result;
+}
+
+// _rollout_vjp(models, nbatch, T, qpos0, qvel0, ctrl, cqpos, cqvel, nthread, want_param,
+//              want_tangent)
+//   -> (J [B], dqpos0 [B, nq], dqpos0_tangent [B, nv] or None, dqvel0 [B, nv],
+//       dctrl [B, T, nu], dparam [B, nbody, 10] or None, status list)
+static PyObject* py_rollout_vjp(PyObject* self, PyObject* args)
+{
+    (void)self;
+    PyObject *mobj, *q0, *v0, *u, *cq, *cv;
+    Py_ssize_t nbatch, T;
+    int nthread, want_param, want_tangent;
+    if (!PyArg_ParseTuple(args, "OnnOOOOOipp:_rollout_vjp", &mobj, &nbatch, &T, &q0, &v0, &u,
+                          &cq, &cv, &nthread, &want_param, &want_tangent)) {
+        return NULL;
+    }
+    if (nbatch <= 0 || T <= 0 || nthread < 0 || nbatch > INT32_MAX || T > INT32_MAX) {
+        PyErr_SetString(PyExc_ValueError, "_rollout_vjp: nbatch > 0, nstep > 0, nthread >= 0");
+        return NULL;
+    }
+    gdnpyModels ms;
+    if (models_acquire(mobj, nbatch, &ms) < 0) {
+        return NULL;
+    }
+    Py_ssize_t nq, nv, nu, nbody;
+    sizes(ms.c[0], &nq, &nv, &nu, &nbody);
+    gdnpyInput in[5];
+    memset(in, 0, sizeof in);
+    PyObject* obj[5] = {q0, v0, u, cq, cv};
+    const char* names[5] = {"qpos0", "qvel0", "ctrl", "cotangent qpos", "cotangent qvel"};
+    const Py_ssize_t count[5] = {nbatch * nq, nbatch * nv, nbatch * T * nu,
+                                 nbatch * (T + 1) * nq, nbatch * (T + 1) * nv};
+    const int none_ok[5] = {0, 0, nu == 0, 1, 1};
+    PyObject *J = NULL, *gq = NULL, *gqt = NULL, *gv = NULL, *gu = NULL, *gp = NULL;
+    PyObject *status = NULL, *result = NULL;
+    gdnBatchStatus* st = NULL;
+    int ok = 1;
+    for (int k = 0; k < 5 && ok; k++) {
+        ok = gdnpy_input(obj[k], count[k], none_ok[k], names[k], in + k) == 0;
+    }
+    if (!ok) {
+        goto done;
+    }
+    gdnBatchGradients out;
+    memset(&out, 0, sizeof out);
+    const Py_ssize_t sB[1] = {nbatch}, sq[2] = {nbatch, nq}, sv[2] = {nbatch, nv};
+    const Py_ssize_t su[3] = {nbatch, T, nu}, sp[3] = {nbatch, nbody, GDN_N_INERTIA_PARAMS};
+    J = gdnpy_new_array(1, sB, &out.J);
+    gq = J ? gdnpy_new_array(2, sq, &out.qpos0) : NULL;
+    gv = gq ? gdnpy_new_array(2, sv, &out.qvel0) : NULL;
+    gu = gv ? gdnpy_new_array(3, su, &out.ctrl) : NULL;
+    if (gu && want_tangent) {
+        gqt = gdnpy_new_array(2, sv, &out.qpos0_tangent);
+    }
+    if (gu && want_param) {
+        gp = gdnpy_new_array(3, sp, &out.param);
+    }
+    st = PyMem_Calloc((size_t)nbatch, sizeof *st);
+    if (!gu || (want_tangent && !gqt) || (want_param && !gp) || !st) {
+        if (!PyErr_Occurred()) {
+            PyErr_NoMemory();
+        }
+        goto done;
+    }
+    char err[512] = "";
+    gdnStatus rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = gdn_adjoint_batch(ms.c, (int)ms.n, (int)nbatch, (int)T, in[0].ptr, in[1].ptr, in[2].ptr,
+                           in[3].ptr, in[4].ptr, nthread, &out, st, err, (int)sizeof err);
+    Py_END_ALLOW_THREADS
+    if (rc != GDN_OK) {
+        gdnpy_raise_status(rc, "rollout_vjp", err);
+        goto done;
+    }
+    status = status_list(st, nbatch);
+    if (status) {
+        result = Py_BuildValue("(OOOOOOO)", J, gq, gqt ? gqt : Py_None, gv, gu,
+                               gp ? gp : Py_None, status);
+    }
+done:
+    Py_XDECREF(J);
+    Py_XDECREF(gq);
+    Py_XDECREF(gqt);
+    Py_XDECREF(gv);
+    Py_XDECREF(gu);
+    Py_XDECREF(gp);
+    Py_XDECREF(status);
+    PyMem_Free(st);
+    for (int k = 0; k < 5; k++) {
+        gdnpy_input_release(in + k);
+    }
+    models_release(&ms);
+    return result;
+}
+
+PyMethodDef gdnpy_batch_methods[] = {
+    {"_rollout", py_rollout, METH_VARARGS,
+     "_rollout(models, nbatch, nstep, qpos0, qvel0, ctrl, nthread, want_ncon): the C batch "
+     "rollout on flat float64 arrays (use gradyn.rollout)"},
+    {"_rollout_vjp", py_rollout_vjp, METH_VARARGS,
+     "_rollout_vjp(models, nbatch, nstep, qpos0, qvel0, ctrl, cqpos, cqvel, nthread, "
+     "want_param, want_tangent): the C gradient batch (use gradyn.rollout_vjp)"},
+    {NULL, NULL, 0, NULL},
+};

@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: Apache-2.0
+// The derivative calls of include/gradyn/derivative.h: step_jvp, step_vjp (with the inertia,
+// vertex and contact-parameter cotangents on request) and transition_jacobians, GIL released.
+#include "gdnpy.h" // first: Python.h precedes the standard headers
+#include <string.h>
+
+// release every input of a call
+static void release_inputs(gdnpyInput* in, int n)
+{
+    for (int i = 0; i < n; i++) {
+        gdnpy_input_release(&in[i]);
+    }
+}
+
+// step_jvp(m, d, dqpos=None, dqvel=None, dctrl=None, dparam=None, dvert=None)
+//   -> (dqpos_next (nv,), dqvel_next (nv,))
+static PyObject* deriv_step_jvp(PyObject* self, PyObject* args, PyObject* kw)
+{
+    (void)self;
+    static char* kwlist[] = {"m", "d", "dqpos", "dqvel", "dctrl", "dparam", "dvert", NULL};
+    PyObject *mo, *dobj;
+    PyObject* obj[5] = {Py_None, Py_None, Py_None, Py_None, Py_None};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|OOOOO:step_jvp", kwlist, &mo, &dobj, &obj[0],
+                                     &obj[1], &obj[2], &obj[3], &obj[4])) {
+        return NULL;
+    }
+    gdnpyModel* m;
+    gdnpyData* d;
+    if (gdnpy_acquire(mo, dobj, &m, &d) < 0) {
+        return NULL;
+    }
+    const gdnModel* mm = m->m;
+    Py_ssize_t sizes[5] = {mm->nv, mm->nv, mm->nu, (Py_ssize_t)mm->nbody * GDN_N_INERTIA_PARAMS,
+                           (Py_ssize_t)mm->nvert * 3};
+    static const char* names[5] = {"dqpos", "dqvel", "dctrl", "dparam", "dvert"};
+    gdnpyInput in[5];
+    int nin = 0;
+    for (; nin < 5; nin++) {
+        if (gdnpy_input(obj[nin], sizes[nin], 1, names[nin], &in[nin]) < 0) {
+            release_inputs(in, nin);
+            gdnpy_release(m, d);
+            return NULL;
+        }
+    }
+    Py_ssize_t shape[1] = {mm->nv};
+    double *oq, *ov;
+    PyObject* aq = gdnpy_new_array(1, shape, &oq);
+    PyObject* av = aq ? gdnpy_new_array(1, shape, &ov) : NULL;
+    if (!av) {
+        Py_XDECREF(aq);
+        release_inputs(in, 5);
+        gdnpy_release(m, d);
+        return NULL;
+    }
+    gdnStatus st;
+    Py_BEGIN_ALLOW_THREADS
+    st = gdn_step_jvp(mm, d->d, in[0].ptr, in[1].ptr, in[2].ptr, in[3].ptr, in[4].ptr, oq, ov);
+    Py_END_ALLOW_THREADS
+    release_inputs(in, 5);
+    gdnpy_release(m, d);
+    if (st != GDN_OK) {
+        Py_DECREF(aq);
+        Py_DECREF(av);
+        return gdnpy_raise_status(st, "step_jvp", NULL);
+    }
+    return Py_BuildValue("(NN)", aq, av);
+}
+
+// the contact-parameter cotangent arrays of step_vjp(contact_params=True): a dict of new
+// (rows x cols) arrays, pointers into them in cp
+static PyObject* contact_param_arrays(const gdnModel* m, int with_size,
+                                      gdnContactParamGradients* cp)
+{
+    memset(cp, 0, sizeof *cp);
+    struct {
+        const char* name;
+        Py_ssize_t rows, cols;
+        double** slot;
+    } spec[] = {{"geom_friction", m->ngeom, 3, &cp->geom_friction},
+                {"geom_solref", m->ngeom, 2, &cp->geom_solref},
+                {"geom_solimp", m->ngeom, 5, &cp->geom_solimp},
+                {"geom_size", m->ngeom, 3, &cp->geom_size},
+                {"pair_friction", m->npair, 5, &cp->pair_friction},
+                {"pair_solref", m->npair, 2, &cp->pair_solref},
+                {"pair_solimp", m->npair, 5, &cp->pair_solimp}};
+    PyObject* dict = PyDict_New();
+    for (size_t i = 0; dict && i < sizeof spec / sizeof spec[0]; i++) {
+        if (!with_size && spec[i].slot == &cp->geom_size) {
+            continue;
+        }
+        Py_ssize_t shape[2] = {spec[i].rows, spec[i].cols};
+        PyObject* arr = gdnpy_new_array(2, shape, spec[i].slot);
+        if (!arr || PyDict_SetItemString(dict, spec[i].name, arr) < 0) {
+            Py_XDECREF(arr);
+            Py_CLEAR(dict);
+            break;
+        }
+        Py_DECREF(arr);
+    }
+    return dict;
+}
+
+// step_vjp(m, d, gqpos_next=None, gqvel_next=None, params=False, contact_params=False,
+//          geom_size=False) -> (gqpos, gqvel, gctrl[, gparam (nbody, 10), gvert (nvert, 3)]
+//          [, {contact parameter cotangents}])
+static PyObject* deriv_step_vjp(PyObject* self, PyObject* args, PyObject* kw)
+{
+    (void)self;
+    static char* kwlist[] = {"m", "d", "gqpos_next", "gqvel_next", "params", "contact_params",
+                             "geom_size", NULL};
+    PyObject *mo, *dobj;
+    PyObject* obj[2] = {Py_None, Py_None};
+    int want_params = 0, want_cp = 0, want_size = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|OOppp:step_vjp", kwlist, &mo, &dobj, &obj[0],
+                                     &obj[1], &want_params, &want_cp, &want_size)) {
+        return NULL;
+    }
+    gdnpyModel* m;
+    gdnpyData* d;
+    if (gdnpy_acquire(mo, dobj, &m, &d) < 0) {
+        return NULL;
+    }
+    const gdnModel* mm = m->m;
+    gdnpyInput in[2];
+    if (gdnpy_input(obj[0], mm->nv, 1, "gqpos_next", &in[0]) < 0) {
+        gdnpy_release(m, d);
+        return NULL;
+    }
+    if (gdnpy_input(obj[1], mm->nv, 1, "gqvel_next", &in[1]) < 0) {
+        release_inputs(in, 1);
+        gdnpy_release(m, d);
+        return NULL;
+    }
+    // the outputs: new zero-filled arrays (gparam and gvert accumulate into zeros)
+    PyObject* out[5] = {NULL, NULL, NULL, NULL, NULL};
+    double* ptr[5] = {NULL, NULL, NULL, NULL, NULL};
+    Py_ssize_t shapes[5][2] = {{mm->nv, 0}, {mm->nv, 0}, {mm->nu, 0},
+                               {mm->nbody, GDN_N_INERTIA_PARAMS}, {mm->nvert, 3}};
+    int nout = want_params ? 5 : 3;
+    int ok = 1;
+    for (int i = 0; i < nout && ok; i++) {
+        out[i] = gdnpy_new_array(i < 3 ? 1 : 2, shapes[i], &ptr[i]);
+        ok = out[i] != NULL;
+    }
+    gdnContactParamGradients cp;
+    PyObject* cpdict = NULL;
+    if (ok && (want_cp || want_size)) {
+        cpdict = contact_param_arrays(mm, want_size, &cp);
+        ok = cpdict != NULL;
+    }
+    if (!ok) {
+        for (int i = 0; i < 5; i++) {
+            Py_XDECREF(out[i]);
+        }
+        release_inputs(in, 2);
+        gdnpy_release(m, d);
+        return NULL;
+    }
+    gdnStatus st;
+    Py_BEGIN_ALLOW_THREADS
+    st = gdn_step_vjp_contact_params(mm, d->d, in[0].ptr, in[1].ptr, ptr[0], ptr[1], ptr[2],
+                                     ptr[3], ptr[4], cpdict ? &cp : NULL);
+    Py_END_ALLOW_THREADS
+    release_inputs(in, 2);
+    gdnpy_release(m, d);
+    if (st != GDN_OK) {
+        for (int i = 0; i < 5; i++) {
+            Py_XDECREF(out[i]);
+        }
+        Py_XDECREF(cpdict);
+        return gdnpy_raise_status(st, "step_vjp", NULL);
+    }
+    PyObject* tuple = PyTuple_New(nout + (cpdict ? 1 : 0));
+    if (!tuple) {
+        for (int i = 0; i < 5; i++) {
+            Py_XDECREF(out[i]);
+        }
+        Py_XDECREF(cpdict);
+        return NULL;
+    }
+    for (int i = 0; i < nout; i++) {
+        PyTuple_SET_ITEM(tuple, i, out[i]);
+    }
+    if (cpdict) {
+        PyTuple_SET_ITEM(tuple, nout, cpdict);
+    }
+    return tuple;
+}
+
+// transition_jacobians(m, d) -> (A (2nv, 2nv), B (2nv, nu)), row-major, MuJoCo's
+// mjd_transitionFD layout
+static PyObject* deriv_transition_jacobians(PyObject* self, PyObject* args)
+{
+    (void)self;
+    PyObject *mo, *dobj;
+    if (!PyArg_ParseTuple(args, "OO:transition_jacobians", &mo, &dobj)) {
+        return NULL;
+    }
+    gdnpyModel* m;
+    gdnpyData* d;
+    if (gdnpy_acquire(mo, dobj, &m, &d) < 0) {
+        return NULL;
+    }
+    const gdnModel* mm = m->m;
+    Py_ssize_t sa[2] = {2 * (Py_ssize_t)mm->nv, 2 * (Py_ssize_t)mm->nv};
+    Py_ssize_t sb[2] = {2 * (Py_ssize_t)mm->nv, mm->nu};
+    double *pa, *pb;
+    PyObject* a = gdnpy_new_array(2, sa, &pa);
+    PyObject* b = a ? gdnpy_new_array(2, sb, &pb) : NULL;
+    if (!b) {
+        Py_XDECREF(a);
+        gdnpy_release(m, d);
+        return NULL;
+    }
+    gdnStatus st;
+    Py_BEGIN_ALLOW_THREADS
+    st = gdn_transition_jacobians(mm, d->d, pa, pb);
+    Py_END_ALLOW_THREADS
+    gdnpy_release(m, d);
+    if (st != GDN_OK) {
+        Py_DECREF(a);
+        Py_DECREF(b);
+        return gdnpy_raise_status(st, "transition_jacobians", NULL);
+    }
+    return Py_BuildValue("(NN)", a, b);
+}
+
+PyMethodDef gdnpy_derivative_methods[] = {
+    {"step_jvp", (PyCFunction)(void (*)(void))deriv_step_jvp, METH_VARARGS | METH_KEYWORDS,
+     "step_jvp(m, d, dqpos=None, dqvel=None, dctrl=None, dparam=None, dvert=None) -> "
+     "(dqpos_next, dqvel_next): the step's tangent map at d's state (positions in the tangent "
+     "space, nv)"},
+    {"step_vjp", (PyCFunction)(void (*)(void))deriv_step_vjp, METH_VARARGS | METH_KEYWORDS,
+     "step_vjp(m, d, gqpos_next=None, gqvel_next=None, params=False, contact_params=False, "
+     "geom_size=False) -> (gqpos, gqvel, gctrl[, gparam, gvert][, dict]): the step's adjoint"},
+    {"transition_jacobians", deriv_transition_jacobians, METH_VARARGS,
+     "transition_jacobians(m, d) -> (A (2nv, 2nv), B (2nv, nu)) in the tangent space"},
+    {NULL, NULL, 0, NULL},
+};

@@ -1,0 +1,157 @@
+# SPDX-License-Identifier: Apache-2.0
+# gradyn.batch: batched rollouts equal gradyn.step loops bit for bit, do not depend on the
+# thread count, randomize per entry, report failing entries; rollout_vjp against central
+# differences of rollout; hostile inputs raise instead of crashing.
+import numpy as np
+import pytest
+
+import gradyn
+from gradyn import batch
+from conftest import model_path, sample_path
+
+
+def humanoid():
+    return gradyn.Model.from_xml_path(sample_path("humanoid/humanoid.xml"))
+
+
+def inputs(m, nbatch, T, seed=0):
+    rng = np.random.default_rng(seed)
+    d = gradyn.Data(m)
+    q0 = np.tile(np.array(d.qpos), (nbatch, 1))
+    v0 = 0.1 * rng.standard_normal((nbatch, m.nv))
+    u = 0.2 * rng.standard_normal((nbatch, T, m.nu))
+    return q0, v0, u
+
+
+def step_loop(m, q0, v0, u):
+    d = gradyn.Data(m)
+    d.qpos[:] = q0
+    d.qvel[:] = v0
+    qs, vs = [np.array(d.qpos)], [np.array(d.qvel)]
+    for t in range(u.shape[0]):
+        d.ctrl[:] = u[t]
+        gradyn.step(m, d)
+        qs.append(np.array(d.qpos))
+        vs.append(np.array(d.qvel))
+    return np.array(qs), np.array(vs)
+
+
+def test_rollout_equals_step_loop_and_threads():
+    m = humanoid()
+    q0, v0, u = inputs(m, 5, 200)
+    q1, v1, nc = batch.rollout(m, q0, v0, u, nthread=1, ncon=True)
+    assert q1.shape == (5, 201, m.nq) and v1.shape == (5, 201, m.nv) and nc.shape == (5, 201)
+    assert nc.max() > 0  # the humanoid touches the floor
+    for nt in (2, 3, 0):
+        q, v = batch.rollout(m, q0, v0, u, nthread=nt)
+        assert np.array_equal(q, q1) and np.array_equal(v, v1)
+    for b in (0, 4):
+        qs, vs = step_loop(m, q0[b], v0[b], u[b])
+        assert np.array_equal(q1[b], qs) and np.array_equal(v1[b], vs)
+    # unbatched inputs, unbatched outputs
+    q, v = batch.rollout(m, q0[2], v0[2], u[2])
+    assert np.array_equal(q, q1[2]) and np.array_equal(v, v1[2])
+
+
+def test_domain_randomization():
+    path = model_path("double_pendulum.xml")
+    models = [gradyn.Model.from_xml_path(path) for _ in range(3)]
+    for k, m in enumerate(models):
+        p = np.array(m.get_body_inertia(1))
+        p[0] *= 1 + 0.5 * k
+        m.set_body_inertia(1, p)
+    q0, v0, u = inputs(models[0], 3, 50)
+    q, v = batch.rollout(models, q0, v0, u, nthread=2)
+    for k, m in enumerate(models):
+        qs, vs = step_loop(m, q0[k], v0[k], u[k])
+        assert np.array_equal(q[k], qs) and np.array_equal(v[k], vs)
+    assert not np.array_equal(q[0], q[2])
+
+
+def test_failing_entry_reported():
+    m = gradyn.Model.from_xml_path(model_path("double_pendulum.xml"))
+    q0, v0, u = inputs(m, 3, 20)
+    v0[1] = 1e300
+    q, v, status = batch.rollout(m, q0, v0, u, return_status=True)
+    assert status[0][1] == 0 and status[2][1] == 0 and status[1][1] != 0
+    assert status[1][2] >= 0 and status[1][3]  # the step and a message
+    assert np.isnan(q[1, -1]).all() and np.isfinite(q[0]).all()
+    with pytest.raises(gradyn.Error, match="entry 1"):
+        batch.rollout(m, q0, v0, u)
+
+
+def fd_check(m, q0, v0, u, eps, tol):
+    """rollout_vjp against central differences of <w, rollout> in every input coordinate."""
+    T = u.shape[0]
+    rng = np.random.default_rng(3)
+    wq = rng.standard_normal((T + 1, m.nq))
+    wv = rng.standard_normal((T + 1, m.nv))
+
+    def J(q, v, c):
+        a, b = batch.rollout(m, q, v, c)
+        return float((a * wq).sum() + (b * wv).sum())
+
+    g = batch.rollout_vjp(m, q0, v0, u, wq, wv)
+    assert np.isclose(g["J"], J(q0, v0, u), rtol=1e-12)
+    for name, x, grad in (("qpos0", q0, g["qpos0"]), ("qvel0", v0, g["qvel0"]),
+                          ("ctrl", u, g["ctrl"])):
+        for i in np.ndindex(x.shape):
+            xp, xm = x.copy(), x.copy()
+            xp[i] += eps
+            xm[i] -= eps
+            args = {"qpos0": (q0, v0, u), "qvel0": (q0, v0, u), "ctrl": (q0, v0, u)}[name]
+            a = list(args)
+            k = ("qpos0", "qvel0", "ctrl").index(name)
+            a[k] = xp
+            jp = J(*a)
+            a[k] = xm
+            fd = (jp - J(*a)) / (2 * eps)
+            assert abs(grad[i] - fd) <= tol * max(1, abs(fd)), (name, i, grad[i], fd)
+
+
+def test_vjp_against_finite_differences_hinges():
+    m = gradyn.Model.from_xml_path(model_path("double_pendulum.xml"))
+    q0, v0, u = inputs(m, 1, 30)
+    fd_check(m, q0[0] + 0.3, v0[0], u[0], 1e-6, 1e-6)
+
+
+def test_vjp_against_finite_differences_free_joint():
+    m = gradyn.Model.from_xml_path(model_path("adj_free_spin.xml"))
+    q0, v0, u = inputs(m, 1, 20)
+    q = q0[0].copy()
+    q[3:7] *= 1.2  # raw quaternion off unit norm: the gradient includes the normalization
+    fd_check(m, q, v0[0], u[0], 1e-6, 1e-6)
+
+
+def test_vjp_threads_and_params():
+    m = humanoid()
+    q0, v0, u = inputs(m, 3, 40)
+    cq = np.ones((3, 41, m.nq))
+    g1 = batch.rollout_vjp(m, q0, v0, u, cq, nthread=1, params=True, tangent=True)
+    g2 = batch.rollout_vjp(m, q0, v0, u, cq, nthread=3, params=True, tangent=True)
+    for k in g1:
+        assert np.array_equal(g1[k], g2[k]), k
+    assert g1["param"].shape == (3, m.nbody, 10) and g1["qpos0_tangent"].shape == (3, m.nv)
+
+
+@pytest.mark.parametrize("bad, exc", [
+    (dict(qpos0="x"), TypeError),
+    (dict(qpos0=np.zeros((2, 3))), ValueError),
+    (dict(qvel0=np.zeros((3, 1))), ValueError),
+    (dict(ctrl=np.zeros((2, 5))), ValueError),
+    (dict(ctrl=np.zeros((3, 5, 7))), ValueError),
+    (dict(ctrl=None), TypeError),
+    (dict(nthread=-1), ValueError),
+    (dict(model=[None]), TypeError),
+    (dict(model=[]), ValueError),
+    (dict(qpos0=np.full((2, 2), np.nan)), gradyn.Error),
+    (dict(qpos0=np.zeros((2, 2), dtype=np.complex128)), TypeError),
+])
+def test_hostile_inputs(bad, exc):
+    m = gradyn.Model.from_xml_path(model_path("double_pendulum.xml"))
+    args = dict(model=m, qpos0=np.zeros((2, 2)), qvel0=np.zeros((2, 2)),
+                ctrl=np.zeros((2, 5, 2)), nthread=0)
+    args.update(bad)
+    with pytest.raises(exc):
+        batch.rollout(args["model"], args["qpos0"], args["qvel0"], args["ctrl"],
+                      nthread=args["nthread"])

@@ -2,11 +2,12 @@
 // The batch entry points for Python: _rollout and _rollout_vjp over gdn_rollout_batch and
 // gdn_adjoint_batch (include/gradyn/batch.h), flat float64 inputs whose shapes the Python
 // wrappers (gradyn/batch.py) check; the GIL is released around the threaded C call.
+#include "gdnpy.h" // (Python.h first, as CPython requires)
+
+#include <stdint.h>
 #include <string.h>
 
 #include <gradyn/batch.h>
-
-#include "gdnpy.h"
 
 // the models of a call: a tuple of gradyn.Model (1 or nbatch of them), marked busy while the
 // C call runs so no setter changes them under it
@@ -84,14 +85,24 @@ static PyObject* status_list(const gdnBatchStatus* st, Py_ssize_t nbatch)
     return list;
 }
 
-// the sizes of models[0] (the C call checks that the others have them too)
-static void sizes(const gdnModel* m, Py_ssize_t* nq, Py_ssize_t* nv, Py_ssize_t* nu,
-                  Py_ssize_t* nbody)
+// the batch's sizes checked and its models acquired; the sizes of models[0] (the C call checks
+// that the others have them too); -1 with an exception
+static int batch_begin(const char* what, PyObject* mobj, Py_ssize_t nbatch, Py_ssize_t T,
+                       int nthread, gdnpyModels* ms, Py_ssize_t* nq, Py_ssize_t* nv,
+                       Py_ssize_t* nu, Py_ssize_t* nbody)
 {
-    *nq = m->nq;
-    *nv = m->nv;
-    *nu = m->nu;
-    *nbody = m->nbody;
+    if (nbatch <= 0 || T <= 0 || nthread < 0 || nbatch > INT32_MAX || T > INT32_MAX) {
+        PyErr_Format(PyExc_ValueError, "%s: nbatch > 0, nstep > 0, nthread >= 0", what);
+        return -1;
+    }
+    if (models_acquire(mobj, nbatch, ms) < 0) {
+        return -1;
+    }
+    *nq = ms->c[0]->nq;
+    *nv = ms->c[0]->nv;
+    *nu = ms->c[0]->nu;
+    *nbody = ms->c[0]->nbody;
+    return 0;
 }
 
 // _rollout(models, nbatch, T, qpos0, qvel0, ctrl, nthread, want_ncon)
@@ -106,16 +117,12 @@ static PyObject* py_rollout(PyObject* self, PyObject* args)
                           &want_ncon)) {
         return NULL;
     }
-    if (nbatch <= 0 || T <= 0 || nthread < 0 || nbatch > INT32_MAX || T > INT32_MAX) {
-        PyErr_SetString(PyExc_ValueError, "_rollout: nbatch > 0, nstep > 0, nthread >= 0");
-        return NULL;
-    }
     gdnpyModels ms;
-    if (models_acquire(mobj, nbatch, &ms) < 0) {
+    Py_ssize_t nq, nv, nu, nbody;
+    if (batch_begin("_rollout", mobj, nbatch, T, nthread, &ms, &nq, &nv, &nu, &nbody) < 0) {
         return NULL;
     }
-    Py_ssize_t nq, nv, nu, nbody;
-    sizes(ms.c[0], &nq, &nv, &nu, &nbody);
+    (void)nbody;
     gdnpyInput iq, iv, iu;
     PyObject *qpos = NULL, *qvel = NULL, *ncon = NULL, *status = NULL, *result = NULL;
     int* ncon_c = NULL;
@@ -196,16 +203,11 @@ static PyObject* py_rollout_vjp(PyObject* self, PyObject* args)
                           &cq, &cv, &nthread, &want_param, &want_tangent)) {
         return NULL;
     }
-    if (nbatch <= 0 || T <= 0 || nthread < 0 || nbatch > INT32_MAX || T > INT32_MAX) {
-        PyErr_SetString(PyExc_ValueError, "_rollout_vjp: nbatch > 0, nstep > 0, nthread >= 0");
-        return NULL;
-    }
     gdnpyModels ms;
-    if (models_acquire(mobj, nbatch, &ms) < 0) {
+    Py_ssize_t nq, nv, nu, nbody;
+    if (batch_begin("_rollout_vjp", mobj, nbatch, T, nthread, &ms, &nq, &nv, &nu, &nbody) < 0) {
         return NULL;
     }
-    Py_ssize_t nq, nv, nu, nbody;
-    sizes(ms.c[0], &nq, &nv, &nu, &nbody);
     gdnpyInput in[5];
     memset(in, 0, sizeof in);
     PyObject* obj[5] = {q0, v0, u, cq, cv};

@@ -84,3 +84,18 @@ def test_refused_tensors():
     with pytest.raises(ValueError):
         gt.rollout(m, good, good, torch.zeros(3, 2, dtype=torch.float64),
                    params=torch.zeros(2, 10, dtype=torch.float64))
+
+
+def test_gradcheck_domain_randomization():
+    # three models, one inertia parameter set each: the gradient of each set is its entry's
+    models = [pendulum() for _ in range(3)]
+    base = np.stack([models[0].get_body_inertia(b) for b in range(models[0].nbody)])
+    p = np.stack([base] * 3)
+    p[:, 1, 0] *= np.array([1.0, 1.3, 0.8])
+    p = f64(p)
+    rng = np.random.default_rng(4)
+    q0 = f64(0.2 * rng.standard_normal((3, 2)), False)
+    v0 = f64(np.zeros((3, 2)), False)
+    u = f64(0.2 * rng.standard_normal((3, 10, 2)), False)
+    assert torch.autograd.gradcheck(lambda p: gt.rollout(models, q0, v0, u, params=p), (p,),
+                                    eps=1e-6, atol=1e-6, rtol=1e-4)

@@ -131,14 +131,16 @@ def rollout(model, qpos0, qvel0, ctrl=None, *, nstep=None, nthread=0, ncon=False
 
 
 def rollout_vjp(model, qpos0, qvel0, ctrl, cqpos=None, cqvel=None, *, nstep=None, nthread=0,
-                params=False, tangent=False, return_status=False):
+                params=False, tangent=False, contact=False, return_status=False):
     """Gradients of J = sum_t <cqpos_t, qpos_t> + <cqvel_t, qvel_t> over rollout's map.
 
     cqpos [nbatch, T+1, nq] and cqvel [nbatch, T+1, nv] (None: zero) are cotangents of
     rollout's outputs, in qpos coordinates. Returns a dict with J [nbatch], qpos0 [nbatch, nq]
     (the gradient w.r.t. the raw qpos0 input, quaternion normalization included), qvel0
     [nbatch, nv], ctrl [nbatch, T, nu], and with params=True param [nbatch, nbody, 10] (the
-    inertia parameters, canonical packing), with tangent=True qpos0_tangent [nbatch, nv].
+    inertia parameters, canonical packing), with tangent=True qpos0_tangent [nbatch, nv], with
+    contact=True geom_friction [nbatch, ngeom, 3], geom_solref [.., 2], geom_solimp [.., 5]
+    (the contact parameters of Model.set_geom_*, summed over the steps' contacts).
     Unbatched inputs give unbatched outputs. A failing entry raises gradyn.Error (its arrays
     are NaN and the call returns with return_status=True, a 'status' list in the dict).
     """
@@ -152,8 +154,9 @@ def rollout_vjp(model, qpos0, qvel0, ctrl, cqpos=None, cqvel=None, *, nstep=None
     nthread = int(nthread)
     if nthread < 0:
         raise ValueError("nthread: 0 (all cores) or a positive count")
-    J, gq, gqt, gv, gu, gp, status = _gradyn._rollout_vjp(
-        models, nbatch, T, q0, v0, u, cq, cv, nthread, bool(params), bool(tangent))
+    J, gq, gqt, gv, gu, gp, gc, status = _gradyn._rollout_vjp(
+        models, nbatch, T, q0, v0, u, cq, cv, nthread, bool(params), bool(tangent),
+        bool(contact))
     if not return_status:
         _raise_failed(status, "rollout_vjp")
     out = {"J": J, "qpos0": gq, "qvel0": gv, "ctrl": gu}
@@ -161,6 +164,8 @@ def rollout_vjp(model, qpos0, qvel0, ctrl, cqpos=None, cqvel=None, *, nstep=None
         out["param"] = gp
     if tangent:
         out["qpos0_tangent"] = gqt
+    if contact:
+        out["geom_friction"], out["geom_solref"], out["geom_solimp"] = gc
     if not batched:
         out = {k: v[0] for k, v in out.items()}
     if return_status:

@@ -14,7 +14,10 @@ Inputs are float64 CPU tensors; a leading batch dimension is allowed (qpos0 [B, 
 [nbody, 10] (canonical packing: mass, COM (3), Ixx, Iyy, Izz, Ixy, Ixz, Iyz; row 0, the world,
 is ignored): the forward writes them into the model (``Model.set_body_inertia``) before it
 rolls out, so the model keeps them afterwards. With a list of B models (domain
-randomization), params may be [B, nbody, 10], one set per model.
+randomization), params may be [B, nbody, 10], one set per model. ``geom_friction`` (optional,
+[ngeom, 3] or [B, ngeom, 3]: slide, spin, roll per geom) is written the same way
+(``Model.set_geom_friction``) and gets the gradient of the contacts it enters (MuJoCo's mixing:
+the larger of the two geoms' values; docs/derivatives.md for ties and floors).
 """
 
 import numpy as np
@@ -38,6 +41,18 @@ def _numpy(t):
     return None if t is None else np.ascontiguousarray(t.detach().numpy())
 
 
+def _set_friction(models, friction):
+    """Write the geom friction coefficients into the models."""
+    f = friction.detach().numpy()
+    for i, m in enumerate(models):
+        fi = f if f.ndim == 2 else f[i]
+        if fi.shape != (m.ngeom, 3):
+            raise ValueError(f"geom_friction: expected shape ({m.ngeom}, 3) per model, "
+                             f"got {fi.shape}")
+        for g in range(m.ngeom):
+            m.set_geom_friction(g, np.ascontiguousarray(fi[g]))
+
+
 def _set_params(models, params):
     """Write the inertia parameters into the models (bodies 1 .. nbody-1)."""
     p = params.detach().numpy()
@@ -53,26 +68,29 @@ class _Rollout(torch.autograd.Function):
     """(qpos0, qvel0, ctrl, params) -> (qpos [.., T+1, nq], qvel [.., T+1, nv])."""
 
     @staticmethod
-    def forward(ctx, model, nthread, nstep, qpos0, qvel0, ctrl, params):
+    def forward(ctx, model, nthread, nstep, qpos0, qvel0, ctrl, params, friction):
         models = (model,) if isinstance(model, Model) else tuple(model)
-        if params is not None:
-            if params.ndim == 3 and params.shape[0] != len(models):
-                raise ValueError(f"params: {params.shape[0]} sets for {len(models)} models")
-            _set_params(models, params)
+        for name, x, setter in (("params", params, _set_params),
+                                ("geom_friction", friction, _set_friction)):
+            if x is not None:
+                if x.ndim == 3 and x.shape[0] != len(models):
+                    raise ValueError(f"{name}: {x.shape[0]} sets for {len(models)} models")
+                setter(models, x)
         arg = model if isinstance(model, Model) else models
         qpos, qvel = _batch.rollout(arg, _numpy(qpos0), _numpy(qvel0), _numpy(ctrl),
                                     nstep=nstep, nthread=nthread)
         ctx.model, ctx.nthread, ctx.nstep = arg, nthread, nstep
-        ctx.save_for_backward(qpos0, qvel0, ctrl, params)
+        ctx.save_for_backward(qpos0, qvel0, ctrl, params, friction)
         return torch.from_numpy(qpos), torch.from_numpy(qvel)
 
     @staticmethod
     def backward(ctx, gqpos, gqvel):
-        qpos0, qvel0, ctrl, params = ctx.saved_tensors
+        qpos0, qvel0, ctrl, params, friction = ctx.saved_tensors
         want_p = params is not None and ctx.needs_input_grad[6]
+        want_f = friction is not None and ctx.needs_input_grad[7]
         g = _batch.rollout_vjp(ctx.model, _numpy(qpos0), _numpy(qvel0), _numpy(ctrl),
                                _numpy(gqpos), _numpy(gqvel), nstep=ctx.nstep,
-                               nthread=ctx.nthread, params=want_p)
+                               nthread=ctx.nthread, params=want_p, contact=want_f)
         dq = torch.from_numpy(g["qpos0"]) if ctx.needs_input_grad[3] else None
         dv = torch.from_numpy(g["qvel0"]) if ctx.needs_input_grad[4] else None
         du = torch.from_numpy(g["ctrl"]) if ctrl is not None and ctx.needs_input_grad[5] else None
@@ -83,15 +101,21 @@ class _Rollout(torch.autograd.Function):
                 gp = gp.sum(0)  # one set shared by every entry
             gp[..., 0, :] = 0  # the world's row is not a parameter
             dp = gp
-        return None, None, None, dq, dv, du, dp
+        df = None
+        if want_f:
+            df = torch.from_numpy(g["geom_friction"])
+            if friction.ndim == 2 and df.ndim == 3:
+                df = df.sum(0)
+        return None, None, None, dq, dv, du, dp, df
 
 
-def rollout(model, qpos0, qvel0, ctrl=None, params=None, *, nstep=None, nthread=0):
+def rollout(model, qpos0, qvel0, ctrl=None, params=None, *, geom_friction=None, nstep=None,
+            nthread=0):
     """A differentiable rollout: (qpos [.., T+1, nq], qvel [.., T+1, nv]).
 
     Row 0 is the initial state, row t+1 the state after gradyn.step with ctrl[.., t]; every
     tensor input (qpos0, qvel0, ctrl, params) gets its exact gradient from one adjoint pass
-    per batch entry. ctrl None needs a model without actuators and nstep.
+    per batch entry (geom_friction's too). ctrl None needs a model without actuators and nstep.
     """
     _check(qpos0, "qpos0")
     _check(qvel0, "qvel0")
@@ -99,7 +123,9 @@ def rollout(model, qpos0, qvel0, ctrl=None, params=None, *, nstep=None, nthread=
         _check(ctrl, "ctrl")
     if params is not None:
         _check(params, "params")
-    return _Rollout.apply(model, int(nthread), nstep, qpos0, qvel0, ctrl, params)
+    if geom_friction is not None:
+        _check(geom_friction, "geom_friction")
+    return _Rollout.apply(model, int(nthread), nstep, qpos0, qvel0, ctrl, params, geom_friction)
 
 
 def step(model, qpos, qvel, ctrl=None, params=None, *, nthread=0):

@@ -190,17 +190,19 @@ done:
 }
 
 // _rollout_vjp(models, nbatch, T, qpos0, qvel0, ctrl, cqpos, cqvel, nthread, want_param,
-//              want_tangent)
+//              want_tangent, want_contact)
 //   -> (J [B], dqpos0 [B, nq], dqpos0_tangent [B, nv] or None, dqvel0 [B, nv],
-//       dctrl [B, T, nu], dparam [B, nbody, 10] or None, status list)
+//       dctrl [B, T, nu], dparam [B, nbody, 10] or None,
+//       (dgeom_friction [B, ngeom, 3], dgeom_solref [B, ngeom, 2], dgeom_solimp [B, ngeom, 5])
+//       or None, status list)
 static PyObject* py_rollout_vjp(PyObject* self, PyObject* args)
 {
     (void)self;
     PyObject *mobj, *q0, *v0, *u, *cq, *cv;
     Py_ssize_t nbatch, T;
-    int nthread, want_param, want_tangent;
-    if (!PyArg_ParseTuple(args, "OnnOOOOOipp:_rollout_vjp", &mobj, &nbatch, &T, &q0, &v0, &u,
-                          &cq, &cv, &nthread, &want_param, &want_tangent)) {
+    int nthread, want_param, want_tangent, want_contact = 0;
+    if (!PyArg_ParseTuple(args, "OnnOOOOOipp|p:_rollout_vjp", &mobj, &nbatch, &T, &q0, &v0, &u,
+                          &cq, &cv, &nthread, &want_param, &want_tangent, &want_contact)) {
         return NULL;
     }
     gdnpyModels ms;
@@ -216,6 +218,7 @@ static PyObject* py_rollout_vjp(PyObject* self, PyObject* args)
                                  nbatch * (T + 1) * nq, nbatch * (T + 1) * nv};
     const int none_ok[5] = {0, 0, nu == 0, 1, 1};
     PyObject *J = NULL, *gq = NULL, *gqt = NULL, *gv = NULL, *gu = NULL, *gp = NULL;
+    PyObject *gf = NULL, *gsr = NULL, *gsi = NULL, *contact = NULL;
     PyObject *status = NULL, *result = NULL;
     gdnBatchStatus* st = NULL;
     int ok = 1;
@@ -239,8 +242,15 @@ static PyObject* py_rollout_vjp(PyObject* self, PyObject* args)
     if (gu && want_param) {
         gp = gdnpy_new_array(3, sp, &out.param);
     }
+    if (gu && want_contact) {
+        const Py_ssize_t ng = ms.c[0]->ngeom;
+        const Py_ssize_t sf[3] = {nbatch, ng, 3}, sr[3] = {nbatch, ng, 2}, si[3] = {nbatch, ng, 5};
+        gf = gdnpy_new_array(3, sf, &out.geom_friction);
+        gsr = gf ? gdnpy_new_array(3, sr, &out.geom_solref) : NULL;
+        gsi = gsr ? gdnpy_new_array(3, si, &out.geom_solimp) : NULL;
+    }
     st = PyMem_Calloc((size_t)nbatch, sizeof *st);
-    if (!gu || (want_tangent && !gqt) || (want_param && !gp) || !st) {
+    if (!gu || (want_tangent && !gqt) || (want_param && !gp) || (want_contact && !gsi) || !st) {
         if (!PyErr_Occurred()) {
             PyErr_NoMemory();
         }
@@ -257,9 +267,10 @@ static PyObject* py_rollout_vjp(PyObject* self, PyObject* args)
         goto done;
     }
     status = status_list(st, nbatch);
-    if (status) {
-        result = Py_BuildValue("(OOOOOOO)", J, gq, gqt ? gqt : Py_None, gv, gu,
-                               gp ? gp : Py_None, status);
+    contact = want_contact ? Py_BuildValue("(OOO)", gf, gsr, gsi) : Py_NewRef(Py_None);
+    if (status && contact) {
+        result = Py_BuildValue("(OOOOOOOO)", J, gq, gqt ? gqt : Py_None, gv, gu,
+                               gp ? gp : Py_None, contact, status);
     }
 done:
     Py_XDECREF(J);
@@ -268,6 +279,10 @@ done:
     Py_XDECREF(gv);
     Py_XDECREF(gu);
     Py_XDECREF(gp);
+    Py_XDECREF(gf);
+    Py_XDECREF(gsr);
+    Py_XDECREF(gsi);
+    Py_XDECREF(contact);
     Py_XDECREF(status);
     PyMem_Free(st);
     for (int k = 0; k < 5; k++) {
@@ -283,6 +298,6 @@ PyMethodDef gdnpy_batch_methods[] = {
      "rollout on flat float64 arrays (use gradyn.rollout)"},
     {"_rollout_vjp", py_rollout_vjp, METH_VARARGS,
      "_rollout_vjp(models, nbatch, nstep, qpos0, qvel0, ctrl, cqpos, cqvel, nthread, "
-     "want_param, want_tangent): the C gradient batch (use gradyn.rollout_vjp)"},
+     "want_param, want_tangent[, want_contact]): the C gradient batch (use gradyn.rollout_vjp)"},
     {NULL, NULL, 0, NULL},
 };

@@ -99,3 +99,24 @@ def test_gradcheck_domain_randomization():
     u = f64(0.2 * rng.standard_normal((3, 10, 2)), False)
     assert torch.autograd.gradcheck(lambda p: gt.rollout(models, q0, v0, u, params=p), (p,),
                                     eps=1e-6, atol=1e-6, rtol=1e-4)
+
+
+def test_gradcheck_geom_friction():
+    # a box settled on the floor and pushed: it slides and stops on its four contacts, so the
+    # sliding friction of the floor and the box enters every step (MuJoCo's mixing: the larger)
+    m = gradyn.Model.from_xml_path(model_path("cnstr_box.xml"))
+    m.opt.tolerance = 1e-12
+    m.opt.iterations = 200
+    d = gradyn.Data(m)
+    gradyn.step(m, d, nstep=500)
+    v = np.array(d.qvel)
+    v[0] += 0.5
+    f0 = np.array(m.geom_friction, dtype=np.float64)
+    f0[0, 0] = 0.5  # the floor below the box's 0.8: the box's value is the mixed one
+    fr = f64(f0)
+    q0, v0 = f64(d.qpos, False), f64(v, False)
+    assert torch.autograd.gradcheck(lambda f: gt.rollout(m, q0, v0, nstep=40, geom_friction=f),
+                                    (fr,), eps=1e-7, atol=1e-5, rtol=1e-5)
+    qpos, _ = gt.rollout(m, q0, v0, nstep=40, geom_friction=fr)
+    qpos[-1, 0].backward()
+    assert fr.grad[1, 0] < 0 and fr.grad[0, 0] == 0  # more friction, shorter slide

@@ -93,18 +93,15 @@ def fd_check(m, q0, v0, u, eps, tol):
 
     g = batch.rollout_vjp(m, q0, v0, u, wq, wv)
     assert np.isclose(g["J"], J(q0, v0, u), rtol=1e-12)
-    for name, x, grad in (("qpos0", q0, g["qpos0"]), ("qvel0", v0, g["qvel0"]),
-                          ("ctrl", u, g["ctrl"])):
+    for k, name in enumerate(("qpos0", "qvel0", "ctrl")):
+        x, grad = (q0, v0, u)[k], g[name]
         for i in np.ndindex(x.shape):
-            xp, xm = x.copy(), x.copy()
-            xp[i] += eps
-            xm[i] -= eps
-            args = {"qpos0": (q0, v0, u), "qvel0": (q0, v0, u), "ctrl": (q0, v0, u)}[name]
-            a = list(args)
-            k = ("qpos0", "qvel0", "ctrl").index(name)
-            a[k] = xp
+            a = [q0, v0, u]
+            a[k] = x.copy()
+            a[k][i] += eps
             jp = J(*a)
-            a[k] = xm
+            a[k] = x.copy()
+            a[k][i] -= eps
             fd = (jp - J(*a)) / (2 * eps)
             assert abs(grad[i] - fd) <= tol * max(1, abs(fd)), (name, i, grad[i], fd)
 

@@ -56,20 +56,27 @@ def test_gradcheck_params():
                                     eps=1e-6, atol=1e-6, rtol=1e-4)
 
 
-def test_gradcheck_constrained():
-    # a box settled on the floor, pushed and spun: four contacts through most of the run
+def settled_box(push, spin):
+    """cnstr_box.xml (solver tolerance 1e-12) after 500 steps at rest on the floor, then pushed
+    along x and spun about z: (model, qpos, qvel)."""
     m = gradyn.Model.from_xml_path(model_path("cnstr_box.xml"))
     m.opt.tolerance = 1e-12
     m.opt.iterations = 200
     d = gradyn.Data(m)
     gradyn.step(m, d, nstep=500)
     v = np.array(d.qvel)
-    v[0] += 0.3
-    v[5] += 0.2
-    _, _, ncon = batch.rollout(m, np.array(d.qpos), v, nstep=30, ncon=True)
+    v[0] += push
+    v[5] += spin
+    return m, np.array(d.qpos), v
+
+
+def test_gradcheck_constrained():
+    # a box settled on the floor, pushed and spun: four contacts through most of the run
+    m, q, v = settled_box(0.3, 0.2)
+    _, _, ncon = batch.rollout(m, q, v, nstep=30, ncon=True)
     assert ncon.min() >= 0 and ncon.max() == 4
     assert torch.autograd.gradcheck(lambda q, w: gt.rollout(m, q, w, nstep=30),
-                                    (f64(d.qpos), f64(v)), eps=1e-7, atol=1e-5, rtol=1e-5)
+                                    (f64(q), f64(v)), eps=1e-7, atol=1e-5, rtol=1e-5)
 
 
 def test_refused_tensors():
@@ -104,17 +111,11 @@ def test_gradcheck_domain_randomization():
 def test_gradcheck_geom_friction():
     # a box settled on the floor and pushed: it slides and stops on its four contacts, so the
     # sliding friction of the floor and the box enters every step (MuJoCo's mixing: the larger)
-    m = gradyn.Model.from_xml_path(model_path("cnstr_box.xml"))
-    m.opt.tolerance = 1e-12
-    m.opt.iterations = 200
-    d = gradyn.Data(m)
-    gradyn.step(m, d, nstep=500)
-    v = np.array(d.qvel)
-    v[0] += 0.5
+    m, q, v = settled_box(0.5, 0.0)
     f0 = np.array(m.geom_friction, dtype=np.float64)
     f0[0, 0] = 0.5  # the floor below the box's 0.8: the box's value is the mixed one
     fr = f64(f0)
-    q0, v0 = f64(d.qpos, False), f64(v, False)
+    q0, v0 = f64(q, False), f64(v, False)
     assert torch.autograd.gradcheck(lambda f: gt.rollout(m, q0, v0, nstep=40, geom_friction=f),
                                     (fr,), eps=1e-7, atol=1e-5, rtol=1e-5)
     qpos, _ = gt.rollout(m, q0, v0, nstep=40, geom_friction=fr)

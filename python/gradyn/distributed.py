@@ -48,6 +48,13 @@ def _gather(comm, parts, root):
             if any(b[k] is not None for b in blocks) else None for k in range(len(parts))]
 
 
+def _check_status(comm, status, what):
+    """Every rank sees every entry's status (allgather, in entry order) and raises for the
+    first failed one: a failure on one rank never leaves the others waiting in a collective."""
+    everything = [s for block in comm.allgather(status) for s in block]
+    _batch._raise_failed(everything, what)
+
+
 def _models(model, lo, hi):
     """One shared model, or the block's models of a per-entry list."""
     if isinstance(model, Model):
@@ -60,7 +67,7 @@ def rollout(model, qpos0, qvel0, ctrl=None, *, nstep=None, nthread=0, root=None,
     """gradyn.batch.rollout of a batch [B, ...] split over the ranks of comm (COMM_WORLD).
 
     Returns (qpos [B, T+1, nq], qvel [B, T+1, nv]) on every rank (root None) or on root alone
-    (None elsewhere). A failing entry raises gradyn.Error on the rank that stepped it.
+    (None elsewhere). A failing entry raises gradyn.Error on every rank, naming the entry.
     """
     comm = comm or _mpi().COMM_WORLD
     size, rank = comm.Get_size(), comm.Get_rank()
@@ -68,11 +75,13 @@ def rollout(model, qpos0, qvel0, ctrl=None, *, nstep=None, nthread=0, root=None,
     if q0.ndim != 2:
         raise ValueError("qpos0: expected a batch [nbatch, nq]")
     lo, hi = _block(q0.shape[0], size, rank)
+    q = v = None
+    status = []
     if hi > lo:
-        q, v = _batch.rollout(_models(model, lo, hi), q0[lo:hi], v0[lo:hi],
-                              None if u is None else u[lo:hi], nstep=nstep, nthread=nthread)
-    else:
-        q = v = None
+        q, v, status = _batch.rollout(_models(model, lo, hi), q0[lo:hi], v0[lo:hi],
+                                      None if u is None else u[lo:hi], nstep=nstep,
+                                      nthread=nthread, return_status=True)
+    _check_status(comm, status, "rollout")
     out = _gather(comm, [q, v], root)
     return None if out is None else tuple(out)
 
@@ -80,7 +89,8 @@ def rollout(model, qpos0, qvel0, ctrl=None, *, nstep=None, nthread=0, root=None,
 def rollout_vjp(model, qpos0, qvel0, ctrl, cqpos=None, cqvel=None, *, nstep=None, nthread=0,
                 params=False, root=None, comm=None):
     """gradyn.batch.rollout_vjp of a batch split over the ranks; the dict of gradients, batch
-    axis first, on every rank (root None) or on root alone."""
+    axis first, on every rank (root None) or on root alone. A failing entry raises
+    gradyn.Error on every rank."""
     comm = comm or _mpi().COMM_WORLD
     size, rank = comm.Get_size(), comm.Get_rank()
     q0, v0, u = _share(comm, qpos0), _share(comm, qvel0), _share(comm, ctrl)
@@ -89,14 +99,17 @@ def rollout_vjp(model, qpos0, qvel0, ctrl, cqpos=None, cqvel=None, *, nstep=None
         raise ValueError("qpos0: expected a batch [nbatch, nq]")
     lo, hi = _block(q0.shape[0], size, rank)
     keys = ["J", "qpos0", "qvel0", "ctrl"] + (["param"] if params else [])
+    parts = [None] * len(keys)
+    status = []
     if hi > lo:
         g = _batch.rollout_vjp(_models(model, lo, hi), q0[lo:hi], v0[lo:hi],
                                None if u is None else u[lo:hi],
                                None if cq is None else cq[lo:hi],
                                None if cv is None else cv[lo:hi],
-                               nstep=nstep, nthread=nthread, params=params)
+                               nstep=nstep, nthread=nthread, params=params,
+                               return_status=True)
         parts = [g[k] for k in keys]
-    else:
-        parts = [None] * len(keys)
+        status = g["status"]
+    _check_status(comm, status, "rollout_vjp")
     out = _gather(comm, parts, root)
     return None if out is None else dict(zip(keys, out))

@@ -86,6 +86,12 @@ class _Rollout(torch.autograd.Function):
     @staticmethod
     def backward(ctx, gqpos, gqvel):
         qpos0, qvel0, ctrl, params, friction = ctx.saved_tensors
+        # the model may hold another forward's parameters by now: differentiate at this one's
+        models = (ctx.model,) if isinstance(ctx.model, Model) else tuple(ctx.model)
+        if params is not None:
+            _set_params(models, params)
+        if friction is not None:
+            _set_friction(models, friction)
         want_p = params is not None and ctx.needs_input_grad[6]
         want_f = friction is not None and ctx.needs_input_grad[7]
         g = _batch.rollout_vjp(ctx.model, _numpy(qpos0), _numpy(qvel0), _numpy(ctrl),

@@ -127,6 +127,9 @@ PyObject* gdnpy_new_array(int ndim, const Py_ssize_t* shape, double** data)
 {
     Py_ssize_t n = 1;
     for (int i = 0; i < ndim; i++) {
+        if (shape[i] > 0 && n > PY_SSIZE_T_MAX / (Py_ssize_t)sizeof(double) / shape[i]) {
+            return PyErr_NoMemory(); // (the byte count would overflow)
+        }
         n *= shape[i];
     }
     double* mem = PyMem_Calloc(n > 0 ? (size_t)n : 1, sizeof(double));

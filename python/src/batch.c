@@ -98,10 +98,24 @@ static int batch_begin(const char* what, PyObject* mobj, Py_ssize_t nbatch, Py_s
     if (models_acquire(mobj, nbatch, ms) < 0) {
         return -1;
     }
-    *nq = ms->c[0]->nq;
-    *nv = ms->c[0]->nv;
-    *nu = ms->c[0]->nu;
-    *nbody = ms->c[0]->nbody;
+    const gdnModel* m = ms->c[0];
+    *nq = m->nq;
+    *nv = m->nv;
+    *nu = m->nu;
+    *nbody = m->nbody;
+    // every array of the call has at most nbatch (T + 1) width doubles: their byte counts fit
+    Py_ssize_t width = 1;
+    const Py_ssize_t widths[5] = {m->nq, m->nv, m->nu, (Py_ssize_t)GDN_N_INERTIA_PARAMS * m->nbody,
+                                  (Py_ssize_t)5 * m->ngeom};
+    for (int k = 0; k < 5; k++) {
+        width = widths[k] > width ? widths[k] : width;
+    }
+    if (T + 1 > PY_SSIZE_T_MAX / (Py_ssize_t)sizeof(double) / width / nbatch) {
+        PyErr_Format(PyExc_ValueError, "%s: %zd entries of %zd steps do not fit in memory", what,
+                     nbatch, T);
+        models_release(ms);
+        return -1;
+    }
     return 0;
 }
 

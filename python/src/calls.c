@@ -15,9 +15,7 @@ int gdnpy_acquire(PyObject* mo, PyObject* dobj, gdnpyModel** m, gdnpyData** d)
     }
     *m = (gdnpyModel*)mo;
     *d = (gdnpyData*)dobj;
-    if ((*d)->busy) {
-        PyErr_SetString(PyExc_RuntimeError,
-                        "this gradyn.Data is in use by a call in another thread");
+    if (gdnpy_data_writable(*d) < 0) {
         return -1;
     }
     (*d)->busy = 1;

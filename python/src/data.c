@@ -84,6 +84,16 @@ static PyObject* data_getattro(PyObject* self, PyObject* name)
 }
 
 // d.qpos = values copies into the C array (same size, float64); int arrays are read-only
+int gdnpy_data_writable(const gdnpyData* d)
+{
+    if (d->busy) {
+        PyErr_SetString(PyExc_RuntimeError,
+                        "this gradyn.Data is in use by a call in another thread");
+        return -1;
+    }
+    return 0;
+}
+
 static int data_setattro(PyObject* self, PyObject* name, PyObject* value)
 {
     gdnpyData* d = (gdnpyData*)self;
@@ -97,6 +107,9 @@ static int data_setattro(PyObject* self, PyObject* name, PyObject* value)
     }
     if (!value) {
         PyErr_Format(PyExc_AttributeError, "Data.%s cannot be deleted", s);
+        return -1;
+    }
+    if (gdnpy_data_writable(d) < 0) {
         return -1;
     }
     if (f->type != 'd') {
@@ -131,6 +144,9 @@ static int data_set_time(PyObject* self, PyObject* value, void* closure)
     (void)closure;
     if (!value) {
         PyErr_SetString(PyExc_AttributeError, "Data.time cannot be deleted");
+        return -1;
+    }
+    if (gdnpy_data_writable((gdnpyData*)self) < 0) {
         return -1;
     }
     double t = PyFloat_AsDouble(value);

@@ -90,6 +90,9 @@ void gdnpy_input_release(gdnpyInput* in);
 // ---- helpers of the calls (calls.c)
 // check that d is a Data and m a Model, that d is not busy, and mark both busy; -1 on error
 int gdnpy_acquire(PyObject* mo, PyObject* dobj, gdnpyModel** m, gdnpyData** d);
+// -1 with RuntimeError when a C call runs on d without the GIL (data.c): assignments to its
+// fields are refused then (writes through a numpy view cannot be stopped: docs/python.md)
+int gdnpy_data_writable(const gdnpyData* d);
 void gdnpy_release(gdnpyModel* m, gdnpyData* d);
 
 // ---- method tables of the module functions (calls.c, derivative.c)

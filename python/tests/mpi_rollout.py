@@ -29,6 +29,14 @@ if comm.Get_rank() == 0:
     ok = ok and all(np.array_equal(g[k], gs[k]) for k in gs)
 else:
     ok = g is None and q.shape == (nbatch, 61, m.nq)
+# a diverging entry (on the last rank's block) raises on every rank instead of hanging one
+bad = v0.copy()
+bad[-1] = 1e300
+try:
+    distributed.rollout(m, q0, bad, u, nthread=1)
+    ok = False
+except gradyn.Error as e:
+    ok = ok and f"entry {nbatch - 1}" in str(e)
 ok = comm.allreduce(bool(ok), op=MPI.LAND)
 if comm.Get_rank() == 0:
     print(f"ranks {comm.Get_size()}, batch {nbatch}: {'identical' if ok else 'DIFFERENT'}")

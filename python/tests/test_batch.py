@@ -152,3 +152,15 @@ def test_hostile_inputs(bad, exc):
     with pytest.raises(exc):
         batch.rollout(args["model"], args["qpos0"], args["qvel0"], args["ctrl"],
                       nthread=args["nthread"])
+
+
+def test_huge_batch_refused():
+    # sizes whose byte counts overflow are refused before anything is allocated, and the
+    # models are left free (a setter works afterwards)
+    m = gradyn.Model.from_xml_path(model_path("adj_free_spin.xml"))
+    d = gradyn.Data(m)
+    q0, v0 = np.array(d.qpos)[None], np.zeros((1, m.nv))
+    with pytest.raises(ValueError, match="do not fit"):
+        gradyn._gradyn._rollout((m,), 2**31 - 1, 2**31 - 1, q0, v0, None, 1, False)
+    m.set_body_inertia(1, m.get_body_inertia(1))
+    gradyn.rollout(m, q0, v0, np.zeros((1, 3, m.nu)))

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 # gradyn.distributed under Open MPI's mpirun: 2 and 3 ranks (uneven blocks) give the serial
-# gradyn.batch results bit for bit, rollouts and gradients.
+# gradyn.batch results bit for bit, rollouts and gradients; a failing entry raises on every rank.
 import os
 import shutil
 import subprocess

@@ -51,7 +51,9 @@ def test_busy_data_and_model_raise():
     if t.is_alive():
         for call in (lambda: gradyn.step(m, d), lambda: gradyn.reset(m, d),
                      lambda: m.set_geom_friction(0, [1.0, 0.005, 0.0001]),
-                     lambda: setattr(m.opt, "timestep", 0.001)):
+                     lambda: setattr(m.opt, "timestep", 0.001),
+                     lambda: setattr(d, "qpos", np.zeros(m.nq)),
+                     lambda: setattr(d, "time", 1.0)):
             try:
                 call()
             except RuntimeError as e:
@@ -60,6 +62,6 @@ def test_busy_data_and_model_raise():
     t.join()
     if not checked:
         pytest.skip("the step finished before the checks")
-    assert len(errors) == 4
+    assert len(errors) == 6
     gradyn.step(m, d)  # free again
     assert np.isfinite(d.qpos).all()

@@ -121,3 +121,17 @@ def test_gradcheck_geom_friction():
     qpos, _ = gt.rollout(m, q0, v0, nstep=40, geom_friction=fr)
     qpos[-1, 0].backward()
     assert fr.grad[1, 0] < 0 and fr.grad[0, 0] == 0  # more friction, shorter slide
+
+
+def test_backward_at_its_own_parameters():
+    # two forwards with different inertia parameters on one model, then the first one's
+    # backward: its gradient is the one of a lone forward at its parameters
+    m = pendulum()
+    base = np.stack([m.get_body_inertia(b) for b in range(m.nbody)])
+    q0, v0 = f64([0.2, -0.3], False), f64([0.1, 0.4], False)
+    u = f64(0.2 * np.ones((15, 2)), False)
+    p1, p2 = f64(base), f64(base * np.array([1] + [1.5] * 9))
+    alone = torch.autograd.grad(gt.rollout(m, q0, v0, u, params=p1)[0].sum(), p1)[0]
+    first = gt.rollout(m, q0, v0, u, params=p1)[0].sum()
+    gt.rollout(m, q0, v0, u, params=p2)
+    assert torch.equal(torch.autograd.grad(first, p1)[0], alone)

@@ -23,10 +23,13 @@ def test_view_writes_the_page(tmp_path, monkeypatch):
     path = model_path("double_pendulum.xml")
     m = gradyn.Model.from_xml_path(path)
     qpos, _ = gradyn.rollout(m, [0.3, -0.2], [0, 0], np.zeros((40, 2)))
-    out = gradyn.view(path, qpos, tmp_path / "out.html", timestep=m.opt.timestep)
+    try:
+        out = gradyn.view(path, qpos, tmp_path / "out.html", timestep=m.opt.timestep)
+    except gradyn.Error as e:
+        if "built without the viewer" in str(e):
+            pytest.skip("gradyn was built without the viewer bundle")
+        raise
     html = open(out).read()
-    if "refuse" in html[:200].lower():
-        pytest.skip("gradyn was built without the viewer bundle")
     assert html.lstrip().lower().startswith("<!doctype html")
     assert "three" in html.lower() and len(html) > 100000
     with pytest.raises(ValueError):

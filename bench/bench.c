@@ -20,6 +20,9 @@
 //   --kamino 0|1|only: the issue-10 table (default 1; kamino.c): gdn_kamino_step vs mj_step on
 //       the same closed-loop mechanisms and a contact scene, PADMM iterations per step;
 //       --kamino-steps N (500): the timed window after 0.2 s
+//   --batch 0|1|only: the issue-11 table (default 1; batch.c): gdn_rollout_batch and
+//       gdn_adjoint_batch on 1 and 2 threads vs mj_step run as mujoco.rollout runs it (run it
+//       unpinned: bench/run.sh does)
 //   --source mujoco: gradyn's model is a copy of MuJoCo's compiled model instead of gradyn's own
 //       MJCF loader's (same dynamics, isolates the loader)
 #define _POSIX_C_SOURCE 200809L
@@ -30,6 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "batch.h"
 #include "check.h"
 #include "constrained.h"
 #include "contact.h"
@@ -70,6 +74,7 @@ typedef struct benchOptions {
     int cnstr;              // issue-9 tables: 0 no, 1 after the others, 2 only them
     int kamino;             // issue-10 table: 0 no, 1 after the others, 2 only it
     int kamino_steps;       // its timed window (steps after 0.2 s)
+    int batch;              // issue-11 table: 0 no, 1 after the others, 2 only it
     benchSource source;     // gradyn's own loader or a copy of MuJoCo's compiled model
     int nmodels;
     benchModelSpec models[MAX_MODELS];
@@ -98,7 +103,7 @@ static int usage(void) {
     fprintf(stderr, "usage: gdn_bench [--batches N] [--ms T] [--states S] [--seed X] "
                     "[--model NAME=PATH]... [--rows a,b] [--source xml|mujoco] [--deriv 0|1|only]\n"
                     "                 [--contact 0|1|only] [--contact-steps N] [--cnstr 0|1|only]\n"
-                    "                 [--kamino 0|1|only] [--kamino-steps N]\n"
+                    "                 [--kamino 0|1|only] [--kamino-steps N] [--batch 0|1|only]\n"
                     "       gdn_bench --count MODEL/ROW/ENGINE N [--model NAME=PATH]...\n"
                     "       gdn_bench --list\n");
     return 2;
@@ -144,6 +149,9 @@ static int parse_options(int argc, char** argv, benchOptions* o) {
         } else if (!strcmp(a, "--kamino") && has_value) {
             const char* v = argv[++i];
             o->kamino = !strcmp(v, "only") ? 2 : atoi(v) != 0;
+        } else if (!strcmp(a, "--batch") && has_value) {
+            const char* v = argv[++i];
+            o->batch = !strcmp(v, "only") ? 2 : atoi(v) != 0;
         } else if (!strcmp(a, "--kamino-steps") && has_value) {
             o->kamino_steps = atoi(argv[++i]);
         } else if (!strcmp(a, "--contact-steps") && has_value) {
@@ -420,6 +428,7 @@ int main(int argc, char** argv) {
     o.cnstr = 1;
     o.kamino = 1;
     o.kamino_steps = 500;
+    o.batch = 1;
     default_models(&o);
     if (parse_options(argc, argv, &o)) {
         return usage();
@@ -445,6 +454,9 @@ int main(int argc, char** argv) {
     if (o.count_name) {
         return run_count(&o);
     }
+    if (o.batch == 2) {
+        return bench_batch_table(o.batches) ? 1 : 0;
+    }
     if (o.kamino == 2) {
         return bench_kamino_table(o.batches, o.batch_seconds, o.kamino_steps) ? 1 : 0;
     }
@@ -466,6 +478,9 @@ int main(int argc, char** argv) {
     }
     if (o.kamino) {
         failures += bench_kamino_table(o.batches, o.batch_seconds, o.kamino_steps);
+    }
+    if (o.batch) {
+        failures += bench_batch_table(o.batches);
     }
     return failures ? 1 : 0;
 }

@@ -16,8 +16,11 @@
 # Extra arguments go to gdn_bench (e.g. --rows aba,aba_pre --batches 9 --deriv 0, or
 # --contact only --contact-steps 2000, or --cnstr only, or --kamino only --kamino-steps 1000).
 #
+# Then the issue-11 batch table (gdn_rollout_batch / gdn_adjoint_batch on 1 and 2 threads vs
+# mj_step run as mujoco.rollout runs it; not pinned) and the Python rows (python/bench/).
+#
 # Environment: GDN_BUILD_DIR (default <repo>/build-bench), GDN_BENCH_CORE (default 1),
-# GDN_SKIP_CALLGRIND=1 to print the tables only, GDN_CALLGRIND_FILTER (see callgrind.sh).
+# GDN_SKIP_PYTHON=1 to leave out the Python rows, GDN_SKIP_CALLGRIND=1 to print the tables only, GDN_CALLGRIND_FILTER (see callgrind.sh).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -33,12 +36,47 @@ cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DGDN_BUILD_TESTS=OFF \
 cmake --build "$build" --target gdn_bench -j 2 >"$build/build.log" 2>&1 ||
     { tail -n 60 "$build/build.log"; exit 1; }
 
-# the table: one process, pinned to one core (fall back to unpinned if that core is absent)
-if taskset -c "$core" true 2>/dev/null; then
-    taskset -c "$core" "$build/bench/gdn_bench" "$@"
-else
-    echo "(core $core unavailable: not pinned)"
-    "$build/bench/gdn_bench" "$@"
+# which tables: --batch only / --batch 0 among the arguments decide whether the issue-11
+# batch table runs (unpinned, after the pinned ones: it times 1 and 2 threads)
+batch_table=1
+pinned_only=0
+prev=
+for a in "$@"; do
+    if [[ $prev == --batch ]]; then
+        [[ $a == only ]] && pinned_only=2
+        [[ $a == 0 ]] && batch_table=0
+    elif [[ $a == only ]]; then
+        batch_table=0 # another table alone
+    fi
+    prev=$a
+done
+
+# the tables: one process, pinned to one core (fall back to unpinned if that core is absent)
+if [[ $pinned_only != 2 ]]; then
+    if taskset -c "$core" true 2>/dev/null; then
+        taskset -c "$core" "$build/bench/gdn_bench" "$@" --batch 0
+    else
+        echo "(core $core unavailable: not pinned)"
+        "$build/bench/gdn_bench" "$@" --batch 0
+    fi
+fi
+
+# the batch table (threads: not pinned) and the Python rows: gradyn.step in a Python loop vs
+# the C loop, gradyn.rollout vs the C loop, batches on 1 and 2 threads (python/bench/)
+if [[ $batch_table == 1 ]]; then
+    "$build/bench/gdn_bench" "$@" --batch only
+    py=/usr/bin/python3
+    if [[ ${GDN_SKIP_PYTHON:-0} != 1 ]] && "$py" -c 'import numpy' 2>/dev/null &&
+        cmake --build "$build" --target gradyn_python -j 2 >>"$build/build.log" 2>&1; then
+        echo
+        echo "### Python rows (python/bench/, best of 5; MuJoCo's humanoid)"
+        echo
+        PYTHONPATH="$build/python" "$py" "$root/python/bench/step_overhead.py" \
+            /usr/share/mujoco/model/humanoid/humanoid.xml 2000
+        PYTHONPATH="$build/python" "$py" "$root/python/bench/batch_bench.py"
+    else
+        echo "(Python rows skipped: GDN_SKIP_PYTHON=1, no numpy for $py, or the module did not build)"
+    fi
 fi
 
 # instruction counts

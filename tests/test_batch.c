@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // The batch calls: rollouts and gradients equal the serial calls bit for bit at every thread
 // count, domain randomization, diverging entries, the qpos-gradient convention vs finite
-// differences, hostile inputs.
+// differences, hostile inputs; the batch pool: equal results over repeated calls of varying
+// sizes, no allocation when nothing grows, refused sizes, busy pools.
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +14,7 @@
 #include <gradyn/batch.h>
 #include <gradyn/gradyn.h>
 
+#include "batch/workspace.h"
 #include "runner/models.h"
 #include "runner/test.h"
 
@@ -511,6 +514,69 @@ static void make_cotangents(const gdnModel* m, int nb, int T, unsigned long long
     }
 }
 
+// the serial reference of a gradient batch: gdn_adjoint_rollout_gradient per entry on one tape
+// (entry b on models[b] or models[0]), the qpos0 gradients of both conventions assembled as
+// docs/batch.md says; the contact-parameter arrays when contact_params. 0 when every entry ran
+static int serial_gradients(const gdnModel* const* models, int nmodel, const batch_inputs* in,
+                            const double* cq_all, const double* cv_all, int contact_params,
+                            grad_outputs* ref) {
+    const gdnModel* m0 = models[0];
+    const int nq = m0->nq, nv = m0->nv, nu = m0->nu, np = m0->nbody * 10, T = in->T;
+    gdnTape* tape = NULL;
+    char err[256];
+    CHECK(gdn_tape_create(m0, T, 1, &tape, err, sizeof(err)) == GDN_OK);
+    double* gtan = malloc(sizeof(double) * (size_t)(nv + 1));
+    double* g0 = malloc(sizeof(double) * (size_t)(nv + 1));
+    double* qn = malloc(sizeof(double) * (size_t)(nq + 1));
+    int fail = 0;
+    for (int b = 0; b < in->nbatch && !fail; b++) {
+        const gdnModel* m = models[nmodel == 1 ? 0 : b];
+        gdnRollout r;
+        gdn_rollout_init(m, T, &r);
+        r.qpos0 = in->qpos0 + b * nq;
+        r.qvel0 = in->qvel0 + b * nv;
+        r.ctrl = in->ctrl + (size_t)b * T * (size_t)nu;
+        ref_cost c = {cq_all + (size_t)b * (T + 1) * nq, cv_all + (size_t)b * (T + 1) * nv,
+                      r.qpos0};
+        gdnObjective obj = {.terminal = {ref_cost_fn, &c, 0}, .running = {ref_cost_fn, &c, 0}};
+        gdnAdjointGradients g;
+        memset(&g, 0, sizeof(g));
+        g.qpos0 = gtan;
+        g.qvel0 = ref->qvel0 + b * nv;
+        g.ctrl = ref->ctrl + (size_t)b * T * nu;
+        g.param = ref->param + b * np;
+        if (contact_params) {
+            double** dst[8] = {&g.vert, &g.geom_friction, &g.geom_solref, &g.geom_solimp,
+                               &g.geom_size, &g.pair_friction, &g.pair_solref, &g.pair_solimp};
+            for (int k = 0; k < 8; k++) {
+                *dst[k] = ref->cp[k] + b * cp_size(m0, k);
+            }
+        }
+        gdnStatus st = gdn_adjoint_rollout_gradient(m, &r, &obj, tape, &g, err, sizeof(err));
+        if (st != GDN_OK) {
+            fprintf(stderr, "reference entry %d: %s\n", b, err);
+            fail = 1;
+            break;
+        }
+        ref->J[b] = g.J;
+        gdn_tangent_grad_to_qpos(m, r.qpos0, gtan, ref->qpos0 + b * nq);
+        for (int i = 0; i < nq; i++) {
+            ref->qpos0[b * nq + i] += c.cq[i];
+        }
+        memcpy(qn, r.qpos0, sizeof(double) * (size_t)nq);
+        gdn_normalize_quat(m, qn);
+        gdn_qpos_grad_to_tangent(m, qn, c.cq, g0);
+        for (int i = 0; i < nv; i++) {
+            ref->qtan[b * nv + i] = gtan[i] + g0[i];
+        }
+    }
+    free(gtan);
+    free(g0);
+    free(qn);
+    gdn_tape_free(tape);
+    return fail;
+}
+
 // the batch gradient equals gdn_adjoint_rollout_gradient per entry bit for bit, at every thread
 // count
 static int adjoint_case(const char* file, int as_is, int nb, int T, double qnoise) {
@@ -535,50 +601,8 @@ static int adjoint_case(const char* file, int as_is, int nb, int T, double qnois
         grads_want_contact(m, nb, &out);
     }
     // the reference: one tape, the entries in order
-    gdnTape* tape = NULL;
     char err[256];
-    CHECK(gdn_tape_create(m, T, 1, &tape, err, sizeof(err)) == GDN_OK);
-    double* gtan = malloc(sizeof(double) * (size_t)(nv + 1));
-    double* g0 = malloc(sizeof(double) * (size_t)(nv + 1));
-    double* qn = malloc(sizeof(double) * (size_t)(nq + 1));
-    for (int b = 0; b < nb; b++) {
-        gdnRollout r;
-        gdn_rollout_init(m, T, &r);
-        r.qpos0 = in.qpos0 + b * nq;
-        r.qvel0 = in.qvel0 + b * nv;
-        r.ctrl = in.ctrl + (size_t)b * T * (size_t)nu;
-        ref_cost c = {cq + (size_t)b * (T + 1) * nq, cv + (size_t)b * (T + 1) * nv, r.qpos0};
-        gdnObjective obj = {.terminal = {ref_cost_fn, &c, 0}, .running = {ref_cost_fn, &c, 0}};
-        gdnAdjointGradients g;
-        memset(&g, 0, sizeof(g));
-        g.qpos0 = gtan;
-        g.qvel0 = ref.qvel0 + b * nv;
-        g.ctrl = ref.ctrl + (size_t)b * T * nu;
-        g.param = ref.param + b * np;
-        if (contact_params) {
-            double** dst[8] = {&g.vert, &g.geom_friction, &g.geom_solref, &g.geom_solimp,
-                               &g.geom_size, &g.pair_friction, &g.pair_solref, &g.pair_solimp};
-            for (int k = 0; k < 8; k++) {
-                *dst[k] = ref.cp[k] + b * cp_size(m, k);
-            }
-        }
-        gdnStatus st = gdn_adjoint_rollout_gradient(m, &r, &obj, tape, &g, err, sizeof(err));
-        if (st != GDN_OK) {
-            fprintf(stderr, "%s: reference entry %d: %s\n", file, b, err);
-            return 1;
-        }
-        ref.J[b] = g.J;
-        gdn_tangent_grad_to_qpos(m, r.qpos0, gtan, ref.qpos0 + b * nq);
-        for (int i = 0; i < nq; i++) {
-            ref.qpos0[b * nq + i] += c.cq[i];
-        }
-        memcpy(qn, r.qpos0, sizeof(double) * (size_t)nq);
-        gdn_normalize_quat(m, qn);
-        gdn_qpos_grad_to_tangent(m, qn, c.cq, g0);
-        for (int i = 0; i < nv; i++) {
-            ref.qtan[b * nv + i] = gtan[i] + g0[i];
-        }
-    }
+    CHECK(serial_gradients(models, 1, &in, cq, cv, contact_params, &ref) == 0);
     int fail = 0;
     for (int k = 0; k < NTHREAD_COUNTS; k++) {
         CHECK(gdn_adjoint_batch(models, 1, nb, T, in.qpos0, in.qvel0, in.ctrl, cq, cv,
@@ -630,10 +654,6 @@ static int adjoint_case(const char* file, int as_is, int nb, int T, double qnois
     printf("  %s: %d entries x %d steps: the batch gradient equals the serial adjoint bit for "
            "bit at 1, 2, 3, 7 threads%s (largest contact-parameter gradient %.3g)\n", file, nb,
            T, fail ? ": NO" : "", cpmax);
-    free(gtan);
-    free(g0);
-    free(qn);
-    gdn_tape_free(tape);
     free(cq);
     free(cv);
     grads_free(&ref);
@@ -1123,6 +1143,452 @@ static int test_pullback_identity(void) {
     return 0;
 }
 
+// ---------------------------------------------------------------- the batch pool
+
+// 1 when the gradient outputs of nb entries are equal bit for bit (contact: the contact
+// parameters too)
+static int grads_equal(const gdnModel* m, int nb, int T, int contact, const grad_outputs* a,
+                       const grad_outputs* b) {
+    const size_t nq = (size_t)m->nq, nv = (size_t)m->nv, nu = (size_t)m->nu;
+    int eq = memcmp(a->J, b->J, sizeof(double) * (size_t)nb) == 0 &&
+             memcmp(a->qpos0, b->qpos0, sizeof(double) * (size_t)nb * nq) == 0 &&
+             memcmp(a->qtan, b->qtan, sizeof(double) * (size_t)nb * nv) == 0 &&
+             memcmp(a->qvel0, b->qvel0, sizeof(double) * (size_t)nb * nv) == 0 &&
+             memcmp(a->ctrl, b->ctrl, sizeof(double) * (size_t)nb * (size_t)T * nu) == 0 &&
+             memcmp(a->param, b->param, sizeof(double) * (size_t)nb * (size_t)m->nbody * 10) == 0;
+    for (int k = 0; contact && k < 8; k++) {
+        eq = eq && memcmp(a->cp[k], b->cp[k], sizeof(double) * (size_t)(nb * cp_size(m, k))) == 0;
+    }
+    return eq;
+}
+
+// the calls of one pool test: entries and steps, growing and shrinking T and nbatch
+static const int pool_calls[][2] = {{4, 30}, {2, 10}, {7, 45}, {3, 45}, {5, 20}, {1, 60}};
+#define NPOOL_CALLS 6
+
+// domain-randomized copies of file: entry b's model with its bodies' masses scaled
+static int load_randomized(const char* file, int n, gdnModel** models) {
+    for (int b = 0; b < n; b++) {
+        models[b] = gdn_test_load_model_as_is(file);
+        CHECK(models[b]);
+        for (int body = 1; body < models[b]->nbody; body++) {
+            gdnInertia in;
+            gdn_body_inertia(models[b], body, &in);
+            const double s = 1 + 0.1 * b * (body % 2 ? 1 : -1) / n;
+            in.mass *= s;
+            for (int k = 0; k < 9; k++) {
+                in.inertia[k] *= s;
+            }
+            CHECK(gdn_model_set_body_inertia(models[b], body, &in) == GDN_OK);
+        }
+    }
+    return 0;
+}
+
+// one pool per thread count running the calls of pool_calls in turn: every rollout equals the
+// serial gdn_step loops and gdn_rollout_batch bit for bit, every gradient
+// gdn_adjoint_rollout_gradient per entry and gdn_adjoint_batch bit for bit; randomized: a
+// model per entry (of the 7 made) instead of one shared
+static int pool_case(const char* file, int randomized, int contact) {
+    gdnModel* models[7];
+    CHECK(load_randomized(file, 7, models) == 0);
+    const gdnModel* m = models[0];
+    int fail = 0;
+    for (int k = 0; k < NTHREAD_COUNTS && !fail; k++) {
+        gdnBatchPool* pool = NULL;
+        char err[256];
+        CHECK(gdn_batch_pool_create(m, thread_counts[k], &pool, err, sizeof(err)) == GDN_OK);
+        CHECK(gdn_batch_pool_nthread(pool) == thread_counts[k]);
+        for (int c = 0; c < NPOOL_CALLS && !fail; c++) {
+            const int nb = pool_calls[c][0], T = pool_calls[c][1];
+            const int nmodel = randomized ? nb : 1;
+            const gdnModel* const* ms = (const gdnModel* const*)models;
+            batch_inputs in;
+            inputs_make(m, nb, T, 0.01, 0.3, 0.4, 900 + (unsigned long long)(10 * k + c), &in);
+            for (int b = 0; b < nb; b++) {
+                gdn_normalize_quat(m, in.qpos0 + b * m->nq);
+            }
+            // the rollout: pool == serial loops == one-shot call
+            batch_outputs ref, one, got;
+            outputs_alloc(m, nb, T, &ref);
+            outputs_alloc(m, nb, T, &one);
+            outputs_alloc(m, nb, T, &got);
+            const size_t nqb = sizeof(double) * (size_t)nb * (size_t)(T + 1) * (size_t)m->nq;
+            const size_t nvb = sizeof(double) * (size_t)nb * (size_t)(T + 1) * (size_t)m->nv;
+            const size_t ncb = sizeof(int) * (size_t)nb * (size_t)(T + 1);
+            memset(got.qpos, 0xab, nqb);
+            CHECK(serial_batch(ms, nmodel, &in, &ref) == 0);
+            CHECK(gdn_rollout_batch(ms, nmodel, nb, T, in.qpos0, in.qvel0, in.ctrl,
+                                    thread_counts[k], one.qpos, one.qvel, one.ncon, one.status,
+                                    err, sizeof(err)) == GDN_OK);
+            CHECK(gdn_batch_pool_rollout(pool, ms, nmodel, nb, T, in.qpos0, in.qvel0, in.ctrl,
+                                         got.qpos, got.qvel, got.ncon, got.status, err,
+                                         sizeof(err)) == GDN_OK);
+            for (int b = 0; b < nb; b++) {
+                CHECK(got.status[b].status == GDN_OK && got.status[b].step == -1);
+            }
+            if (memcmp(got.qpos, ref.qpos, nqb) || memcmp(got.qvel, ref.qvel, nvb) ||
+                memcmp(got.ncon, ref.ncon, ncb) || memcmp(got.qpos, one.qpos, nqb) ||
+                memcmp(got.qvel, one.qvel, nvb) || memcmp(got.ncon, one.ncon, ncb)) {
+                fprintf(stderr, "%s: pool of %d threads, call %d (%d x %d): the rollout "
+                        "differs\n", file, thread_counts[k], c, nb, T);
+                fail = 1;
+            }
+            // the gradient: pool == gdn_adjoint_rollout_gradient per entry == one-shot call
+            double *cq, *cv;
+            make_cotangents(m, nb, T, 1000 + (unsigned long long)c, &cq, &cv);
+            grad_outputs gref, gone, ggot;
+            grads_alloc(m, nb, T, &gref);
+            grads_alloc(m, nb, T, &gone);
+            grads_alloc(m, nb, T, &ggot);
+            if (contact) {
+                grads_want_contact(m, nb, &gref);
+                grads_want_contact(m, nb, &gone);
+                grads_want_contact(m, nb, &ggot);
+            }
+            CHECK(serial_gradients(ms, nmodel, &in, cq, cv, contact, &gref) == 0);
+            CHECK(gdn_adjoint_batch(ms, nmodel, nb, T, in.qpos0, in.qvel0, in.ctrl, cq, cv,
+                                    thread_counts[k], &gone.g, gone.status, err,
+                                    sizeof(err)) == GDN_OK);
+            CHECK(gdn_batch_pool_adjoint(pool, ms, nmodel, nb, T, in.qpos0, in.qvel0, in.ctrl,
+                                         cq, cv, &ggot.g, ggot.status, err,
+                                         sizeof(err)) == GDN_OK);
+            for (int b = 0; b < nb; b++) {
+                if (ggot.status[b].status != GDN_OK) {
+                    fprintf(stderr, "%s\n", ggot.status[b].message);
+                    fail = 1;
+                }
+            }
+            if (!grads_equal(m, nb, T, contact, &ggot, &gref) ||
+                !grads_equal(m, nb, T, contact, &ggot, &gone)) {
+                fprintf(stderr, "%s: pool of %d threads, call %d (%d x %d): the gradient "
+                        "differs\n", file, thread_counts[k], c, nb, T);
+                fail = 1;
+            }
+            grads_free(&gref);
+            grads_free(&gone);
+            grads_free(&ggot);
+            free(cq);
+            free(cv);
+            outputs_free(&ref);
+            outputs_free(&one);
+            outputs_free(&got);
+            inputs_free(&in);
+        }
+        gdn_batch_pool_free(pool);
+    }
+    printf("  %s%s: pools of 1, 2, 3, 7 threads, %d calls each (T 30, 10, 45, 45, 20, 60; "
+           "nbatch 4, 2, 7, 3, 5, 1): rollouts and gradients %s\n", file,
+           randomized ? " (a model per entry)" : "", NPOOL_CALLS,
+           fail ? "DIFFER" : "equal the serial and one-shot calls bit for bit");
+    for (int b = 0; b < 7; b++) {
+        gdn_model_free(models[b]);
+    }
+    return fail;
+}
+
+static int test_pool_equal(void) {
+    int fail = 0;
+    fail |= pool_case("double_pendulum.xml", 0, 1);
+    fail |= pool_case("adj_free_leg.xml", 1, 1);
+    fail |= pool_case("scene_drop_box.xml", 0, 1);
+    fail |= pool_case(MUJOCO_MODELS "/humanoid/humanoid.xml", 1, 0);
+    return fail;
+}
+
+// repeated calls with the same or a smaller T and nbatch allocate nothing: the pool's
+// allocation count and every worker's data and tape stay as they are; a longer T grows the
+// tapes (the count moves), more entries give the next worker its memory
+static int test_pool_no_allocation(void) {
+    gdnModel* m = gdn_test_load_model_as_is(MUJOCO_MODELS "/humanoid/humanoid.xml");
+    CHECK(m);
+    const gdnModel* ms[1] = {m};
+    gdnBatchPool* pool = NULL;
+    char err[256];
+    CHECK(gdn_batch_pool_create(m, 2, &pool, err, sizeof(err)) == GDN_OK);
+    const size_t n0 = gdn_batch_pool_allocations(pool);
+    CHECK(n0 > 0);
+    batch_inputs in;
+    inputs_make(m, 4, 40, 0.01, 0.1, 0.3, 5150, &in);
+    batch_outputs o;
+    outputs_alloc(m, 4, 40, &o);
+    grad_outputs g;
+    grads_alloc(m, 4, 40, &g);
+    double *cq, *cv;
+    make_cotangents(m, 4, 40, 5151, &cq, &cv);
+#define ROLL(nb, T)                                                                         \
+    CHECK(gdn_batch_pool_rollout(pool, ms, 1, nb, T, in.qpos0, in.qvel0, in.ctrl, o.qpos,     \
+                                 o.qvel, NULL, o.status, err, sizeof(err)) == GDN_OK)
+#define GRAD(nb, T)                                                                         \
+    CHECK(gdn_batch_pool_adjoint(pool, ms, 1, nb, T, in.qpos0, in.qvel0, in.ctrl, cq, cv,     \
+                                 &g.g, g.status, err, sizeof(err)) == GDN_OK)
+    // one entry: worker 0's data only
+    ROLL(1, 40);
+    CHECK(gdn_batch_pool_allocations(pool) == n0 + 1);
+    CHECK(pool->workers[0].data && !pool->workers[1].data);
+    // two entries or more: worker 1's data too, then nothing
+    ROLL(4, 40);
+    const size_t n1 = gdn_batch_pool_allocations(pool);
+    CHECK(n1 == n0 + 2);
+    const gdnData* d0 = pool->workers[0].data;
+    const gdnData* d1 = pool->workers[1].data;
+    for (int r = 0; r < 5; r++) {
+        ROLL(4, 40);
+        ROLL(2, 10);
+        ROLL(3, 40);
+    }
+    CHECK(gdn_batch_pool_allocations(pool) == n1);
+    CHECK(pool->workers[0].data == d0 && pool->workers[1].data == d1);
+    // the first gradient: a tape and a buffer per worker
+    GRAD(4, 30);
+    const size_t n2 = gdn_batch_pool_allocations(pool);
+    CHECK(n2 == n1 + 4);
+    CHECK(pool->workers[0].tape_steps == 30 && pool->workers[1].tape_steps == 30);
+    const gdnTape* t0 = pool->workers[0].tape;
+    const gdnTape* t1 = pool->workers[1].tape;
+    for (int r = 0; r < 5; r++) {
+        GRAD(4, 30);
+        GRAD(2, 12);
+        GRAD(4, 1);
+        ROLL(4, 40); // rollouts do not touch the tapes, nor the tapes the data
+    }
+    CHECK(gdn_batch_pool_allocations(pool) == n2);
+    CHECK(pool->workers[0].tape == t0 && pool->workers[1].tape == t1);
+    // a longer T: both tapes replaced by tapes of 40 steps, then nothing again
+    GRAD(4, 40);
+    const size_t n3 = gdn_batch_pool_allocations(pool);
+    CHECK(n3 == n2 + 2);
+    CHECK(pool->workers[0].tape_steps == 40 && pool->workers[1].tape_steps == 40);
+    GRAD(4, 40);
+    GRAD(3, 25);
+    CHECK(gdn_batch_pool_allocations(pool) == n3);
+    // the shrunk call's gradient equals a one-shot call's (a tape longer than T gives the
+    // same bits)
+    grad_outputs one;
+    grads_alloc(m, 4, 40, &one);
+    CHECK(gdn_adjoint_batch(ms, 1, 3, 25, in.qpos0, in.qvel0, in.ctrl, cq, cv, 1, &one.g,
+                            one.status, err, sizeof(err)) == GDN_OK);
+    CHECK(grads_equal(m, 3, 25, 0, &g, &one));
+    printf("  humanoid, 2 workers: %zu allocations at creation, %zu after the rollouts, %zu "
+           "after the gradients of T 30, %zu after T 40; 15 repeated rollouts and 20 gradients "
+           "of T <= 40 allocated nothing\n", n0, n1, n2, n3);
+#undef ROLL
+#undef GRAD
+    grads_free(&one);
+    free(cq);
+    free(cv);
+    grads_free(&g);
+    outputs_free(&o);
+    inputs_free(&in);
+    gdn_batch_pool_free(pool);
+    gdn_model_free(m);
+    return 0;
+}
+
+// models of other sizes than the pool's are refused naming the size; a failing call (a NaN
+// control) or a diverging entry leaves the pool usable: the next call equals the serial loops
+static int test_pool_errors(void) {
+    gdnModel* m = gdn_test_load_model_as_is("double_pendulum.xml");
+    gdnModel* other = gdn_test_load_model_as_is("pendulum.xml");
+    CHECK(m && other);
+    enum { NB = 4, T = 50 };
+    gdnBatchPool* pool = NULL;
+    char err[256];
+    CHECK(gdn_batch_pool_create(m, 3, &pool, err, sizeof(err)) == GDN_OK);
+    batch_inputs in;
+    inputs_make(m, NB, T, 0.3, 0.5, 0.5, 4711, &in);
+    batch_outputs o, ref;
+    outputs_alloc(m, NB, T, &o);
+    outputs_alloc(m, NB, T, &ref);
+    grad_outputs g, gref;
+    grads_alloc(m, NB, T, &g);
+    grads_alloc(m, NB, T, &gref);
+    double *cq, *cv;
+    make_cotangents(m, NB, T, 4712, &cq, &cv);
+    const gdnModel* ms[1] = {m};
+    const gdnModel* wrong[1] = {other};
+    const gdnModel* mixed[NB] = {m, m, other, m};
+    // other sizes: the pool's (models[0]) and the batch's (models[2])
+    CHECK(gdn_batch_pool_rollout(pool, wrong, 1, NB, T, in.qpos0, in.qvel0, in.ctrl, o.qpos,
+                                 o.qvel, NULL, o.status, err, sizeof(err)) == GDN_ERR_ARG);
+    CHECK(strstr(err, "models[0] has nq 1") && strstr(err, "pool was created for nq 2"));
+    printf("  %s\n", err);
+    CHECK(gdn_batch_pool_adjoint(pool, wrong, 1, NB, T, in.qpos0, in.qvel0, in.ctrl, cq, cv,
+                                 &g.g, g.status, err, sizeof(err)) == GDN_ERR_ARG);
+    CHECK(strstr(err, "pool was created for nq 2"));
+    CHECK(gdn_batch_pool_rollout(pool, mixed, NB, NB, T, in.qpos0, in.qvel0, in.ctrl, o.qpos,
+                                 o.qvel, NULL, o.status, err, sizeof(err)) == GDN_ERR_ARG);
+    CHECK(strstr(err, "models[2] has nq 1"));
+    // a NaN control: refused before anything runs, naming the entry and the step
+    const size_t at = (size_t)2 * T * (size_t)m->nu + (size_t)(T / 2) * (size_t)m->nu;
+    in.ctrl[at] = NAN;
+    CHECK(gdn_batch_pool_rollout(pool, ms, 1, NB, T, in.qpos0, in.qvel0, in.ctrl, o.qpos,
+                                 o.qvel, NULL, o.status, err, sizeof(err)) == GDN_ERR_NONFINITE);
+    CHECK(strstr(err, "entry 2") && strstr(err, "ctrl[2][25]"));
+    CHECK(gdn_batch_pool_adjoint(pool, ms, 1, NB, T, in.qpos0, in.qvel0, in.ctrl, cq, cv, &g.g,
+                                 g.status, err, sizeof(err)) == GDN_ERR_NONFINITE);
+    in.ctrl[at] = 0.1;
+    // a diverging entry (its state overflows during the rollout): reported, the others exact
+    const double saved = in.qvel0[1 * m->nv + 1];
+    in.qvel0[1 * m->nv + 1] = 1e150;
+    CHECK(gdn_batch_pool_rollout(pool, ms, 1, NB, T, in.qpos0, in.qvel0, in.ctrl, o.qpos,
+                                 o.qvel, o.ncon, o.status, err, sizeof(err)) == GDN_OK);
+    CHECK(o.status[1].status == GDN_ERR_NONFINITE && o.status[1].step >= 0);
+    CHECK(o.status[0].status == GDN_OK && o.status[2].status == GDN_OK);
+    CHECK(isnan(o.qpos[(size_t)(2 * (T + 1) - 1) * (size_t)m->nq]));
+    CHECK(gdn_batch_pool_adjoint(pool, ms, 1, NB, T, in.qpos0, in.qvel0, in.ctrl, cq, cv, &g.g,
+                                 g.status, err, sizeof(err)) == GDN_OK);
+    CHECK(g.status[1].status == GDN_ERR_NONFINITE && isnan(g.J[1]));
+    CHECK(g.status[0].status == GDN_OK && g.status[3].status == GDN_OK);
+    printf("  pool, diverging entry: %s\n", g.status[1].message);
+    // the pool still works: the next calls equal the serial references bit for bit
+    in.qvel0[1 * m->nv + 1] = saved;
+    CHECK(gdn_batch_pool_rollout(pool, ms, 1, NB, T, in.qpos0, in.qvel0, in.ctrl, o.qpos,
+                                 o.qvel, o.ncon, o.status, err, sizeof(err)) == GDN_OK);
+    CHECK(serial_batch(ms, 1, &in, &ref) == 0);
+    CHECK(memcmp(o.qpos, ref.qpos, sizeof(double) * NB * (T + 1) * (size_t)m->nq) == 0);
+    CHECK(memcmp(o.qvel, ref.qvel, sizeof(double) * NB * (T + 1) * (size_t)m->nv) == 0);
+    CHECK(gdn_batch_pool_adjoint(pool, ms, 1, NB, T, in.qpos0, in.qvel0, in.ctrl, cq, cv, &g.g,
+                                 g.status, err, sizeof(err)) == GDN_OK);
+    CHECK(serial_gradients(ms, 1, &in, cq, cv, 0, &gref) == 0);
+    for (int b = 0; b < NB; b++) {
+        CHECK(g.status[b].status == GDN_OK);
+    }
+    CHECK(grads_equal(m, NB, T, 0, &g, &gref));
+    // NULL arguments
+    CHECK(gdn_batch_pool_rollout(NULL, ms, 1, NB, T, in.qpos0, in.qvel0, in.ctrl, o.qpos,
+                                 o.qvel, NULL, o.status, err, sizeof(err)) == GDN_ERR_ARG);
+    CHECK(gdn_batch_pool_adjoint(NULL, ms, 1, NB, T, in.qpos0, in.qvel0, in.ctrl, cq, cv, &g.g,
+                                 g.status, err, sizeof(err)) == GDN_ERR_ARG);
+    CHECK(gdn_batch_pool_rollout(pool, ms, 1, NB, T, in.qpos0, in.qvel0, in.ctrl, NULL, o.qvel,
+                                 NULL, o.status, err, sizeof(err)) == GDN_ERR_ARG);
+    CHECK(gdn_batch_pool_adjoint(pool, ms, 1, NB, T, in.qpos0, in.qvel0, in.ctrl, cq, cv, NULL,
+                                 g.status, err, sizeof(err)) == GDN_ERR_ARG);
+    CHECK(gdn_batch_pool_rollout(pool, NULL, 1, NB, T, in.qpos0, in.qvel0, in.ctrl, o.qpos,
+                                 o.qvel, NULL, o.status, NULL, 0) == GDN_ERR_ARG);
+    gdnBatchPool* none = (gdnBatchPool*)&in; // overwritten with NULL on error
+    CHECK(gdn_batch_pool_create(NULL, 1, &none, err, sizeof(err)) == GDN_ERR_ARG && !none);
+    CHECK(gdn_batch_pool_create(m, -1, &none, err, sizeof(err)) == GDN_ERR_ARG && !none);
+    CHECK(strstr(err, "nthread"));
+    CHECK(gdn_batch_pool_create(m, 1, NULL, err, sizeof(err)) == GDN_ERR_ARG);
+    CHECK(gdn_batch_pool_nthread(NULL) == 0);
+    gdn_batch_pool_free(NULL);
+    // nthread 0: one worker per core; huge counts capped
+    gdnBatchPool* p0 = NULL;
+    CHECK(gdn_batch_pool_create(m, 0, &p0, err, sizeof(err)) == GDN_OK);
+    CHECK(gdn_batch_pool_nthread(p0) == gdn_batch_workers(0, GDN_BATCH_MAX_THREADS));
+    gdn_batch_pool_free(p0);
+    CHECK(gdn_batch_pool_create(m, INT_MAX, &p0, err, sizeof(err)) == GDN_OK);
+    CHECK(gdn_batch_pool_nthread(p0) <= GDN_BATCH_MAX_THREADS);
+    CHECK(gdn_batch_pool_rollout(p0, ms, 1, NB, T, in.qpos0, in.qvel0, in.ctrl, o.qpos, o.qvel,
+                                 NULL, o.status, err, sizeof(err)) == GDN_OK);
+    CHECK(memcmp(o.qpos, ref.qpos, sizeof(double) * NB * (T + 1) * (size_t)m->nq) == 0);
+    gdn_batch_pool_free(p0);
+    free(cq);
+    free(cv);
+    grads_free(&g);
+    grads_free(&gref);
+    outputs_free(&o);
+    outputs_free(&ref);
+    inputs_free(&in);
+    gdn_batch_pool_free(pool);
+    gdn_model_free(other);
+    gdn_model_free(m);
+    return 0;
+}
+
+// a concurrent call on one pool: the pool's flag held (as a running call holds it) makes every
+// call return GDN_ERR_ARG at once without writing the outputs; two threads calling one pool
+// repeatedly get either a correct result or that refusal, never anything else
+typedef struct pool_hammer {
+    gdnBatchPool* pool;
+    const gdnModel* const* models;
+    const batch_inputs* in;
+    const batch_outputs* ref;
+    int calls, ok, busy, wrong;
+} pool_hammer;
+
+static void* hammer_main(void* arg) {
+    pool_hammer* h = arg;
+    const gdnModel* m = h->models[0];
+    const int nb = h->in->nbatch, T = h->in->T;
+    batch_outputs o;
+    outputs_alloc(m, nb, T, &o);
+    char err[256];
+    for (int r = 0; r < h->calls; r++) {
+        gdnStatus st = gdn_batch_pool_rollout(h->pool, h->models, 1, nb, T, h->in->qpos0,
+                                              h->in->qvel0, h->in->ctrl, o.qpos, o.qvel, NULL,
+                                              o.status, err, sizeof(err));
+        if (st == GDN_OK &&
+            memcmp(o.qpos, h->ref->qpos, sizeof(double) * (size_t)nb * (size_t)(T + 1) *
+                                             (size_t)m->nq) == 0) {
+            h->ok++;
+        } else if (st == GDN_ERR_ARG && strstr(err, "busy")) {
+            h->busy++;
+        } else {
+            h->wrong++;
+        }
+    }
+    outputs_free(&o);
+    return NULL;
+}
+
+static int test_pool_busy(void) {
+    gdnModel* m = gdn_test_load_model_as_is("scene_drop_box.xml");
+    CHECK(m);
+    const gdnModel* ms[1] = {m};
+    enum { NB = 3, T = 60 };
+    gdnBatchPool* pool = NULL;
+    char err[256];
+    CHECK(gdn_batch_pool_create(m, 2, &pool, err, sizeof(err)) == GDN_OK);
+    batch_inputs in;
+    inputs_make(m, NB, T, 0.01, 0.3, 0.3, 77, &in);
+    batch_outputs o, ref;
+    outputs_alloc(m, NB, T, &o);
+    outputs_alloc(m, NB, T, &ref);
+    grad_outputs g;
+    grads_alloc(m, NB, T, &g);
+    CHECK(serial_batch(ms, 1, &in, &ref) == 0);
+    // held: refused, the outputs untouched
+    CHECK(gdn_batch_pool_acquire(pool, err, sizeof(err)) == GDN_OK);
+    memset(o.qpos, 0x5a, sizeof(double) * NB * (T + 1) * (size_t)m->nq);
+    const double marker = o.qpos[0];
+    CHECK(gdn_batch_pool_rollout(pool, ms, 1, NB, T, in.qpos0, in.qvel0, in.ctrl, o.qpos,
+                                 o.qvel, NULL, o.status, err, sizeof(err)) == GDN_ERR_ARG);
+    CHECK(strstr(err, "busy"));
+    printf("  %s\n", err);
+    CHECK(gdn_batch_pool_adjoint(pool, ms, 1, NB, T, in.qpos0, in.qvel0, in.ctrl, NULL, NULL,
+                                 &g.g, g.status, err, sizeof(err)) == GDN_ERR_ARG);
+    CHECK(strstr(err, "busy"));
+    CHECK(memcmp(&o.qpos[0], &marker, sizeof(double)) == 0);
+    gdn_batch_pool_release(pool);
+    CHECK(gdn_batch_pool_rollout(pool, ms, 1, NB, T, in.qpos0, in.qvel0, in.ctrl, o.qpos,
+                                 o.qvel, NULL, o.status, err, sizeof(err)) == GDN_OK);
+    CHECK(memcmp(o.qpos, ref.qpos, sizeof(double) * NB * (T + 1) * (size_t)m->nq) == 0);
+    // two threads on one pool
+    pool_hammer h[2];
+    pthread_t th[2];
+    for (int i = 0; i < 2; i++) {
+        h[i] = (pool_hammer){.pool = pool, .models = ms, .in = &in, .ref = &ref, .calls = 40};
+        CHECK(pthread_create(&th[i], NULL, hammer_main, &h[i]) == 0);
+    }
+    for (int i = 0; i < 2; i++) {
+        pthread_join(th[i], NULL);
+    }
+    CHECK(h[0].wrong == 0 && h[1].wrong == 0);
+    CHECK(h[0].ok + h[0].busy == 40 && h[1].ok + h[1].busy == 40);
+    CHECK(h[0].ok + h[1].ok > 0);
+    printf("  two threads x 40 rollouts on one pool: %d ran (bit for bit), %d refused as busy, "
+           "0 other\n", h[0].ok + h[1].ok, h[0].busy + h[1].busy);
+    grads_free(&g);
+    outputs_free(&o);
+    outputs_free(&ref);
+    inputs_free(&in);
+    gdn_batch_pool_free(pool);
+    gdn_model_free(m);
+    return 0;
+}
+
 static const gdnTestCase cases[] = {
     {"rollout_test_models", test_rollout_test_models},
     {"rollout_mujoco_models", test_rollout_mujoco_models},
@@ -1136,6 +1602,10 @@ static const gdnTestCase cases[] = {
     {"adjoint_entry_errors", test_adjoint_entry_errors},
     {"pullback_identity", test_pullback_identity},
     {"hostile_inputs", test_hostile_inputs},
+    {"pool_equal", test_pool_equal},
+    {"pool_no_allocation", test_pool_no_allocation},
+    {"pool_errors", test_pool_errors},
+    {"pool_busy", test_pool_busy},
 };
 
 GDN_TEST_MAIN(cases)

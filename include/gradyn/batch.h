@@ -19,7 +19,9 @@ extern "C" {
 // nmeshface, nmeshgraph), else GDN_ERR_ARG naming the first differing size.
 // nthread: 0 = one thread per core (sysconf), capped at nbatch and at GDN_BATCH_MAX_THREADS;
 // the calling thread is one of them. Results are bit for bit independent of nthread and of
-// which thread runs which entry.
+// which thread runs which entry. Each call starts its threads and allocates its per-thread
+// memory, and frees them before returning; for repeated calls, a gdnBatchPool (below) keeps
+// both.
 
 #define GDN_BATCH_MAX_THREADS 256
 
@@ -109,6 +111,67 @@ GDN_API gdnStatus gdn_adjoint_batch(const gdnModel* const* models, int nmodel, i
                                     const double* cqpos, const double* cqvel, int nthread,
                                     const gdnBatchGradients* out, gdnBatchStatus* status,
                                     char* err, int err_size);
+
+// ---------------------------------------------------------------- the batch pool
+//
+// A persistent workspace for repeated batch calls (MPC: short T, small batches, thousands of
+// calls): parked worker threads and per-worker memory kept from one call to the next.
+// gdn_rollout_batch and gdn_adjoint_batch are a pool created, run once and freed.
+//
+// Threads: nthread workers (0 = one per online core; at most GDN_BATCH_MAX_THREADS), the
+// calling thread being worker 0 of every call and nthread - 1 pthreads parked on a condition
+// variable between calls (started by gdn_batch_pool_create, joined by gdn_batch_pool_free).
+// A call of nbatch entries uses min(nthread, nbatch) workers. When the system refuses a
+// thread the pool keeps those that started (gdn_batch_pool_nthread). Results are bit for bit
+// those of gdn_rollout_batch / gdn_adjoint_batch, independent of nthread and of which worker
+// runs which entry.
+//
+// Memory: each worker gets a gdnData on its first rollout call, and a full tape plus 2 nq +
+// 2 nv doubles on its first gradient call; a tape is replaced by a longer one only when a
+// call's T exceeds its steps (it then has the call's T steps) or the call's model needs a
+// larger solve reserve per step (constraints enabled after a pool's tapes were made for a
+// model with GDN_DSBL_CONSTRAINT). Calls with the same or a smaller T, the same or fewer
+// entries, allocate nothing and start no thread. A tape longer than T reserves more solve
+// memory than gdn_adjoint_batch's tape for T would: an entry that fails there with
+// GDN_ERR_MEMORY (a solve larger than the reserve) may succeed on the pool.
+//
+// Models: every call's models must have the sizes of the model the pool was created for (the
+// list of gdn_rollout_batch), else GDN_ERR_ARG naming the first differing size; the pool
+// keeps only those sizes, not the model (it may be freed).
+//
+// Not reentrant: a call made while another call on the same pool is running (from another
+// thread) returns GDN_ERR_ARG at once ("the batch pool is busy ...") without touching the
+// pool or the outputs. Different pools may run concurrently. gdn_batch_pool_free must not
+// overlap a call on that pool.
+typedef struct gdnBatchPool gdnBatchPool;
+
+// a pool for models of m's sizes and nthread workers (threads started, no data or tape yet).
+// GDN_ERR_ARG for NULL pointers or nthread < 0, GDN_ERR_MEMORY; *pool is NULL on error
+GDN_API gdnStatus gdn_batch_pool_create(const gdnModel* m, int nthread, gdnBatchPool** pool,
+                                        char* err, int err_size);
+
+// join the threads and free everything; NULL is ignored
+GDN_API void gdn_batch_pool_free(gdnBatchPool* pool);
+
+// the pool's workers, the calling thread included (0 for NULL)
+GDN_API int gdn_batch_pool_nthread(const gdnBatchPool* pool);
+
+// gdn_rollout_batch on the pool's workers: the same arguments but nthread, the same results
+// and errors, plus GDN_ERR_ARG for a NULL pool, a busy pool or models of other sizes than the
+// pool's
+GDN_API gdnStatus gdn_batch_pool_rollout(gdnBatchPool* pool, const gdnModel* const* models,
+                                         int nmodel, int nbatch, int T, const double* qpos0,
+                                         const double* qvel0, const double* ctrl, double* qpos,
+                                         double* qvel, int* ncon, gdnBatchStatus* status,
+                                         char* err, int err_size);
+
+// gdn_adjoint_batch on the pool's workers, likewise
+GDN_API gdnStatus gdn_batch_pool_adjoint(gdnBatchPool* pool, const gdnModel* const* models,
+                                         int nmodel, int nbatch, int T, const double* qpos0,
+                                         const double* qvel0, const double* ctrl,
+                                         const double* cqpos, const double* cqvel,
+                                         const gdnBatchGradients* out, gdnBatchStatus* status,
+                                         char* err, int err_size);
 
 // ---------------------------------------------------------------- the qpos pull-back
 //

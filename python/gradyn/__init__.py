@@ -22,7 +22,7 @@ __all__ = [name for name in dir(_gradyn) if not name.startswith("_")]
 # the batch layer (threaded C rollouts and their gradients) and the viewer; gradyn.torch and
 # gradyn.distributed are imported explicitly (they need PyTorch, mpi4py)
 from . import batch  # noqa: E402
-from .batch import rollout, rollout_vjp  # noqa: E402,F401
+from .batch import BatchPool, rollout, rollout_vjp  # noqa: E402,F401
 from .view import view  # noqa: E402,F401
 
-__all__ += ["batch", "rollout", "rollout_vjp", "view"]
+__all__ += ["batch", "BatchPool", "rollout", "rollout_vjp", "view"]

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # Batched rollouts and their vector-Jacobian products on the C thread pool (docs/batch.md):
-# shapes checked here, the stepping and the adjoint in C (gdn_rollout_batch, gdn_adjoint_batch).
+# shapes checked here, the models in C (one check), the stepping and the adjoint in C
+# (gdn_rollout_batch, gdn_adjoint_batch, or a BatchPool's persistent threads and memory).
 """Batched rollouts and gradients.
 
 ``rollout(model, qpos0, qvel0, ctrl)`` steps ``nbatch`` independent copies of the simulator
@@ -8,7 +9,10 @@
 ``qvel[nbatch, T+1, nv]`` (row 0 is the initial state). ``rollout_vjp`` returns the gradients of
 ``J = sum_t <cqpos_t, qpos_t> + <cqvel_t, qvel_t>`` with respect to the initial state, the
 controls and (optionally) the inertia parameters, from one adjoint pass per entry.
-Results never depend on ``nthread``.
+Results never depend on ``nthread``. For many small calls (MPC), a ``BatchPool`` keeps its
+threads parked and its per-thread memory between calls: ``pool.rollout(...)`` /
+``pool.rollout_vjp(...)``, or ``pool=`` on ``rollout`` / ``rollout_vjp``, give the same
+results bit for bit without starting threads or allocating tapes on every call.
 """
 
 import numpy as np
@@ -17,17 +21,18 @@ from . import _gradyn
 from ._gradyn import Error, Model
 
 
-def _models(model, nbatch):
-    """A tuple of Models: one shared, or one per batch entry (domain randomization)."""
+def _models(model):
+    """The models as a tuple (one shared, or one per batch entry: domain randomization).
+
+    Not checked here: the C call checks the count (1 or nbatch) and every model's type, the
+    library their sizes."""
     if isinstance(model, Model):
         return (model,)
-    models = tuple(model)
-    if len(models) not in (1, nbatch):
-        raise ValueError(f"model: {len(models)} models for {nbatch} batch entries (1 or {nbatch})")
-    for i, m in enumerate(models):
-        if not isinstance(m, Model):
-            raise TypeError(f"model[{i}]: expected a gradyn.Model, got {type(m).__name__}")
-    return models
+    try:
+        return tuple(model)
+    except TypeError:
+        raise TypeError(f"model: expected a gradyn.Model or a list of them, got "
+                        f"{type(model).__name__}") from None
 
 
 def _array(x, name, trailing, batched):
@@ -48,16 +53,14 @@ def _array(x, name, trailing, batched):
 
 
 def _inputs(model, qpos0, qvel0, ctrl, nstep):
-    """Batched, checked inputs: (models, nbatch, T, qpos0, qvel0, ctrl, batched)."""
-    if isinstance(model, Model):
-        m0 = model
-    else:
-        model = tuple(model)
-        if not model:
-            raise ValueError("model: an empty list of models")
-        m0 = model[0]
-        if not isinstance(m0, Model):
-            raise TypeError(f"model[0]: expected a gradyn.Model, got {type(m0).__name__}")
+    """Batched, shape-checked inputs: (models, nbatch, T, qpos0, qvel0, ctrl, batched)."""
+    models = _models(model)
+    if not models:
+        raise ValueError("model: an empty list of models")
+    # the shapes below need the first model's sizes (the C call checks the others)
+    m0 = models[0]
+    if not isinstance(m0, Model):
+        raise TypeError(f"model[0]: expected a gradyn.Model, got {type(m0).__name__}")
     nq, nv, nu = m0.nq, m0.nv, m0.nu
     batched = np.ndim(qpos0) == 2
     q0 = _array(qpos0, "qpos0", (nq,), batched)
@@ -85,7 +88,7 @@ def _inputs(model, qpos0, qvel0, ctrl, nstep):
             raise ValueError(f"nstep {nstep} differs from ctrl's {T} steps")
         if T <= 0:
             raise ValueError("ctrl: at least one step")
-    return _models(model, nbatch), nbatch, T, q0, v0, u, batched
+    return models, nbatch, T, q0, v0, u, batched
 
 
 def _raise_failed(status, what):
@@ -100,8 +103,21 @@ def _raise_failed(status, what):
         raise err
 
 
-def rollout(model, qpos0, qvel0, ctrl=None, *, nstep=None, nthread=0, ncon=False,
-            return_status=False):
+def _threads(nthread, pool):
+    """The nthread argument of the C call: the pool's threads run a pool's call."""
+    if pool is not None:
+        if nthread is not None:
+            raise ValueError("nthread: a pool's call runs on the pool's threads (give nthread "
+                             "to BatchPool)")
+        return 0
+    nthread = 0 if nthread is None else int(nthread)
+    if nthread < 0:
+        raise ValueError("nthread: 0 (all cores) or a positive count")
+    return nthread
+
+
+def rollout(model, qpos0, qvel0, ctrl=None, *, nstep=None, nthread=None, ncon=False,
+            return_status=False, pool=None):
     """Step nbatch rollouts on a thread pool.
 
     model: a Model, or a list of nbatch Models of equal sizes (domain randomization).
@@ -111,12 +127,13 @@ def rollout(model, qpos0, qvel0, ctrl=None, *, nstep=None, nthread=0, ncon=False
     with ncon=True, plus the per-entry status list [(status name, code, step, message)] with
     return_status=True. A failing entry (a diverging state) has NaN rows after its failing
     step; without return_status it raises gradyn.Error naming the entry.
+    nthread: None or 0 = all cores. pool: a BatchPool whose threads and memory run the call
+    (then nthread must be None); the results are the same bit for bit.
     """
     models, nbatch, T, q0, v0, u, batched = _inputs(model, qpos0, qvel0, ctrl, nstep)
-    nthread = int(nthread)
-    if nthread < 0:
-        raise ValueError("nthread: 0 (all cores) or a positive count")
-    qpos, qvel, nc, status = _gradyn._rollout(models, nbatch, T, q0, v0, u, nthread, bool(ncon))
+    nthread = _threads(nthread, pool)
+    qpos, qvel, nc, status = _gradyn._rollout(models, nbatch, T, q0, v0, u, nthread, bool(ncon),
+                                              pool)
     if not return_status:
         _raise_failed(status, "rollout")
     if not batched:
@@ -130,8 +147,9 @@ def rollout(model, qpos0, qvel0, ctrl=None, *, nstep=None, nthread=0, ncon=False
     return out
 
 
-def rollout_vjp(model, qpos0, qvel0, ctrl, cqpos=None, cqvel=None, *, nstep=None, nthread=0,
-                params=False, tangent=False, contact=False, return_status=False):
+def rollout_vjp(model, qpos0, qvel0, ctrl, cqpos=None, cqvel=None, *, nstep=None,
+                nthread=None, params=False, tangent=False, contact=False, return_status=False,
+                pool=None):
     """Gradients of J = sum_t <cqpos_t, qpos_t> + <cqvel_t, qvel_t> over rollout's map.
 
     cqpos [nbatch, T+1, nq] and cqvel [nbatch, T+1, nv] (None: zero) are cotangents of
@@ -143,6 +161,7 @@ def rollout_vjp(model, qpos0, qvel0, ctrl, cqpos=None, cqvel=None, *, nstep=None
     (the contact parameters of Model.set_geom_*, summed over the steps' contacts).
     Unbatched inputs give unbatched outputs. A failing entry raises gradyn.Error (its arrays
     are NaN and the call returns with return_status=True, a 'status' list in the dict).
+    nthread and pool as for rollout.
     """
     models, nbatch, T, q0, v0, u, batched = _inputs(model, qpos0, qvel0, ctrl, nstep)
     m0 = models[0]
@@ -151,12 +170,10 @@ def rollout_vjp(model, qpos0, qvel0, ctrl, cqpos=None, cqvel=None, *, nstep=None
     for name, c in (("cqpos", cq), ("cqvel", cv)):
         if c is not None and batched and c.shape[0] != nbatch:
             raise ValueError(f"{name}: {c.shape[0]} entries, qpos0 has {nbatch}")
-    nthread = int(nthread)
-    if nthread < 0:
-        raise ValueError("nthread: 0 (all cores) or a positive count")
+    nthread = _threads(nthread, pool)
     J, gq, gqt, gv, gu, gp, gc, status = _gradyn._rollout_vjp(
         models, nbatch, T, q0, v0, u, cq, cv, nthread, bool(params), bool(tangent),
-        bool(contact))
+        bool(contact), pool)
     if not return_status:
         _raise_failed(status, "rollout_vjp")
     out = {"J": J, "qpos0": gq, "qvel0": gv, "ctrl": gu}
@@ -171,3 +188,26 @@ def rollout_vjp(model, qpos0, qvel0, ctrl, cqpos=None, cqvel=None, *, nstep=None
     if return_status:
         out["status"] = status
     return out
+
+
+class BatchPool(_gradyn._BatchPool):
+    """BatchPool(model, nthread=0): threads and per-thread memory kept for repeated calls.
+
+    nthread workers (0: one per core), the calling thread one of them, the others parked
+    between calls; each keeps a gradyn Data for rollouts and a tape for gradients, allocated
+    on first need and grown only when a call has more steps than any before (docs/batch.md).
+    Calls take models of model's sizes (a list of them for domain randomization; the pool does
+    not keep model itself) and give the results of gradyn.rollout / rollout_vjp bit for bit.
+    The GIL is released while a call runs; a pool runs one call at a time: a call from another
+    thread meanwhile raises RuntimeError (use one pool per thread).
+    """
+
+    __slots__ = ()
+
+    def rollout(self, model, qpos0, qvel0, ctrl=None, **kwargs):
+        """gradyn.rollout(model, qpos0, qvel0, ctrl, ..., pool=self)."""
+        return rollout(model, qpos0, qvel0, ctrl, pool=self, **kwargs)
+
+    def rollout_vjp(self, model, qpos0, qvel0, ctrl, cqpos=None, cqvel=None, **kwargs):
+        """gradyn.rollout_vjp(model, qpos0, qvel0, ctrl, cqpos, cqvel, ..., pool=self)."""
+        return rollout_vjp(model, qpos0, qvel0, ctrl, cqpos, cqvel, pool=self, **kwargs)

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The batch entry points for Python: _rollout and _rollout_vjp over gdn_rollout_batch and
-// gdn_adjoint_batch (include/gradyn/batch.h), flat float64 inputs whose shapes the Python
-// wrappers (gradyn/batch.py) check; the GIL is released around the threaded C call.
+// gdn_adjoint_batch, or a BatchPool's gdn_batch_pool_rollout / gdn_batch_pool_adjoint
+// (include/gradyn/batch.h), flat float64 inputs whose shapes the Python wrappers
+// (gradyn/batch.py) check; the GIL is released around the threaded C call.
 #include "gdnpy.h" // (Python.h first, as CPython requires)
 
 #include <stdint.h>
@@ -27,7 +28,9 @@ static void models_release(gdnpyModels* ms)
     memset(ms, 0, sizeof *ms);
 }
 
-// -1 with TypeError / ValueError unless seq is a non-empty tuple of Models of 1 or nbatch
+// -1 with TypeError / ValueError unless seq is a non-empty tuple of Models of 1 or nbatch.
+// gradyn/batch.py hands a tuple it made from the caller's model argument without checking it:
+// this is the one check of the models' count and types (the C call checks their sizes)
 static int models_acquire(PyObject* seq, Py_ssize_t nbatch, gdnpyModels* ms)
 {
     memset(ms, 0, sizeof *ms);
@@ -119,16 +122,17 @@ static int batch_begin(const char* what, PyObject* mobj, Py_ssize_t nbatch, Py_s
     return 0;
 }
 
-// _rollout(models, nbatch, T, qpos0, qvel0, ctrl, nthread, want_ncon)
-//   -> (qpos [B, T+1, nq], qvel [B, T+1, nv], ncon [B, T+1] float or None, status list)
+// _rollout(models, nbatch, T, qpos0, qvel0, ctrl, nthread, want_ncon[, pool])
+//   -> (qpos [B, T+1, nq], qvel [B, T+1, nv], ncon [B, T+1] float or None, status list);
+//   on a BatchPool (not None) nthread is not used: the pool's workers run the call
 static PyObject* py_rollout(PyObject* self, PyObject* args)
 {
     (void)self;
-    PyObject *mobj, *q0, *v0, *u;
+    PyObject *mobj, *q0, *v0, *u, *pobj = Py_None;
     Py_ssize_t nbatch, T;
     int nthread, want_ncon;
-    if (!PyArg_ParseTuple(args, "OnnOOOip:_rollout", &mobj, &nbatch, &T, &q0, &v0, &u, &nthread,
-                          &want_ncon)) {
+    if (!PyArg_ParseTuple(args, "OnnOOOip|O:_rollout", &mobj, &nbatch, &T, &q0, &v0, &u,
+                          &nthread, &want_ncon, &pobj)) {
         return NULL;
     }
     gdnpyModels ms;
@@ -137,22 +141,30 @@ static PyObject* py_rollout(PyObject* self, PyObject* args)
         return NULL;
     }
     (void)nbody;
+    gdnpyBatchPool* pool;
+    if (gdnpy_pool_acquire(pobj, &pool) < 0) {
+        models_release(&ms);
+        return NULL;
+    }
     gdnpyInput iq, iv, iu;
     PyObject *qpos = NULL, *qvel = NULL, *ncon = NULL, *status = NULL, *result = NULL;
     int* ncon_c = NULL;
     gdnBatchStatus* st = NULL;
     if (gdnpy_input(q0, nbatch * nq, 0, "qpos0", &iq) < 0) {
+        gdnpy_pool_release(pool);
         models_release(&ms);
         return NULL;
     }
     if (gdnpy_input(v0, nbatch * nv, 0, "qvel0", &iv) < 0) {
         gdnpy_input_release(&iq);
+        gdnpy_pool_release(pool);
         models_release(&ms);
         return NULL;
     }
     if (gdnpy_input(u, nbatch * T * nu, nu == 0, "ctrl", &iu) < 0) {
         gdnpy_input_release(&iq);
         gdnpy_input_release(&iv);
+        gdnpy_pool_release(pool);
         models_release(&ms);
         return NULL;
     }
@@ -175,8 +187,13 @@ static PyObject* py_rollout(PyObject* self, PyObject* args)
     char err[512] = "";
     gdnStatus rc;
     Py_BEGIN_ALLOW_THREADS
-    rc = gdn_rollout_batch(ms.c, (int)ms.n, (int)nbatch, (int)T, iq.ptr, iv.ptr, iu.ptr,
-                           nthread, qd, vd, ncon_c, st, err, (int)sizeof err);
+    if (pool) {
+        rc = gdn_batch_pool_rollout(pool->pool, ms.c, (int)ms.n, (int)nbatch, (int)T, iq.ptr,
+                                    iv.ptr, iu.ptr, qd, vd, ncon_c, st, err, (int)sizeof err);
+    } else {
+        rc = gdn_rollout_batch(ms.c, (int)ms.n, (int)nbatch, (int)T, iq.ptr, iv.ptr, iu.ptr,
+                               nthread, qd, vd, ncon_c, st, err, (int)sizeof err);
+    }
     Py_END_ALLOW_THREADS
     if (rc != GDN_OK) {
         gdnpy_raise_status(rc, "rollout", err);
@@ -199,29 +216,36 @@ done:
     gdnpy_input_release(&iq);
     gdnpy_input_release(&iv);
     gdnpy_input_release(&iu);
+    gdnpy_pool_release(pool);
     models_release(&ms);
     return result;
 }
 
 // _rollout_vjp(models, nbatch, T, qpos0, qvel0, ctrl, cqpos, cqvel, nthread, want_param,
-//              want_tangent, want_contact)
+//              want_tangent[, want_contact[, pool]])
 //   -> (J [B], dqpos0 [B, nq], dqpos0_tangent [B, nv] or None, dqvel0 [B, nv],
 //       dctrl [B, T, nu], dparam [B, nbody, 10] or None,
 //       (dgeom_friction [B, ngeom, 3], dgeom_solref [B, ngeom, 2], dgeom_solimp [B, ngeom, 5])
-//       or None, status list)
+//       or None, status list); on a BatchPool nthread is not used
 static PyObject* py_rollout_vjp(PyObject* self, PyObject* args)
 {
     (void)self;
-    PyObject *mobj, *q0, *v0, *u, *cq, *cv;
+    PyObject *mobj, *q0, *v0, *u, *cq, *cv, *pobj = Py_None;
     Py_ssize_t nbatch, T;
     int nthread, want_param, want_tangent, want_contact = 0;
-    if (!PyArg_ParseTuple(args, "OnnOOOOOipp|p:_rollout_vjp", &mobj, &nbatch, &T, &q0, &v0, &u,
-                          &cq, &cv, &nthread, &want_param, &want_tangent, &want_contact)) {
+    if (!PyArg_ParseTuple(args, "OnnOOOOOipp|pO:_rollout_vjp", &mobj, &nbatch, &T, &q0, &v0,
+                          &u, &cq, &cv, &nthread, &want_param, &want_tangent, &want_contact,
+                          &pobj)) {
         return NULL;
     }
     gdnpyModels ms;
     Py_ssize_t nq, nv, nu, nbody;
     if (batch_begin("_rollout_vjp", mobj, nbatch, T, nthread, &ms, &nq, &nv, &nu, &nbody) < 0) {
+        return NULL;
+    }
+    gdnpyBatchPool* pool;
+    if (gdnpy_pool_acquire(pobj, &pool) < 0) {
+        models_release(&ms);
         return NULL;
     }
     gdnpyInput in[5];
@@ -273,8 +297,15 @@ static PyObject* py_rollout_vjp(PyObject* self, PyObject* args)
     char err[512] = "";
     gdnStatus rc;
     Py_BEGIN_ALLOW_THREADS
-    rc = gdn_adjoint_batch(ms.c, (int)ms.n, (int)nbatch, (int)T, in[0].ptr, in[1].ptr, in[2].ptr,
-                           in[3].ptr, in[4].ptr, nthread, &out, st, err, (int)sizeof err);
+    if (pool) {
+        rc = gdn_batch_pool_adjoint(pool->pool, ms.c, (int)ms.n, (int)nbatch, (int)T, in[0].ptr,
+                                    in[1].ptr, in[2].ptr, in[3].ptr, in[4].ptr, &out, st, err,
+                                    (int)sizeof err);
+    } else {
+        rc = gdn_adjoint_batch(ms.c, (int)ms.n, (int)nbatch, (int)T, in[0].ptr, in[1].ptr,
+                               in[2].ptr, in[3].ptr, in[4].ptr, nthread, &out, st, err,
+                               (int)sizeof err);
+    }
     Py_END_ALLOW_THREADS
     if (rc != GDN_OK) {
         gdnpy_raise_status(rc, "rollout_vjp", err);
@@ -302,16 +333,18 @@ done:
     for (int k = 0; k < 5; k++) {
         gdnpy_input_release(in + k);
     }
+    gdnpy_pool_release(pool);
     models_release(&ms);
     return result;
 }
 
 PyMethodDef gdnpy_batch_methods[] = {
     {"_rollout", py_rollout, METH_VARARGS,
-     "_rollout(models, nbatch, nstep, qpos0, qvel0, ctrl, nthread, want_ncon): the C batch "
-     "rollout on flat float64 arrays (use gradyn.rollout)"},
+     "_rollout(models, nbatch, nstep, qpos0, qvel0, ctrl, nthread, want_ncon[, pool]): the C "
+     "batch rollout on flat float64 arrays (use gradyn.rollout)"},
     {"_rollout_vjp", py_rollout_vjp, METH_VARARGS,
      "_rollout_vjp(models, nbatch, nstep, qpos0, qvel0, ctrl, cqpos, cqvel, nthread, "
-     "want_param, want_tangent[, want_contact]): the C gradient batch (use gradyn.rollout_vjp)"},
+     "want_param, want_tangent[, want_contact[, pool]]): the C gradient batch (use "
+     "gradyn.rollout_vjp)"},
     {NULL, NULL, 0, NULL},
 };

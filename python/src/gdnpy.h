@@ -32,6 +32,15 @@ typedef struct {
     gdnpyModel* model;
 } gdnpyOption;
 
+// the batch pool object: owns one gdnBatchPool (threads and per-thread memory, batch.h);
+// busy is 1 while a call runs on it without the GIL (a second call raises instead)
+struct gdnBatchPool;
+typedef struct {
+    PyObject_HEAD
+    struct gdnBatchPool* pool;
+    int busy;
+} gdnpyBatchPool;
+
 // an exporter of one C array through the buffer protocol: it keeps owner alive (a Model or a
 // Data whose memory it points into) or owns its memory (owned, freed with it)
 #define GDNPY_MAXDIM 3
@@ -53,6 +62,7 @@ extern PyTypeObject gdnpyDataType;
 extern PyTypeObject gdnpyBufferType;
 extern PyTypeObject gdnpyOptionType;
 extern PyTypeObject gdnpyNamedType;
+extern PyTypeObject gdnpyBatchPoolType;
 
 // module state kept in globals: the module is single-phase initialized (one interpreter)
 extern PyObject* gdnpy_Error; // gradyn.Error, a subclass of ValueError
@@ -99,6 +109,12 @@ void gdnpy_release(gdnpyModel* m, gdnpyData* d);
 extern PyMethodDef gdnpy_call_methods[];
 extern PyMethodDef gdnpy_derivative_methods[];
 extern PyMethodDef gdnpy_batch_methods[]; // (batch.c)
+
+// ---- the batch pool (batch_pool.c)
+// obj None (or NULL): *out NULL, 0. Else TypeError unless a BatchPool, RuntimeError when a
+// call runs on it; marks it busy (release with gdnpy_pool_release, NULL ignored); -1 on error
+int gdnpy_pool_acquire(PyObject* obj, gdnpyBatchPool** out);
+void gdnpy_pool_release(gdnpyBatchPool* p);
 
 // ---- the model field table (model.c), used by the named access (named.c)
 // one array field of gdnModel or gdnData: where its pointer is, its row count, columns

@@ -102,7 +102,8 @@ PyMODINIT_FUNC PyInit__gradyn(void)
     if (add_type(mod, &gdnpyModelType, "Model") < 0 || add_type(mod, &gdnpyDataType, "Data") < 0 ||
         add_type(mod, &gdnpyBufferType, "Buffer") < 0 ||
         add_type(mod, &gdnpyOptionType, "Option") < 0 ||
-        add_type(mod, &gdnpyNamedType, "Named") < 0) {
+        add_type(mod, &gdnpyNamedType, "Named") < 0 ||
+        add_type(mod, &gdnpyBatchPoolType, "_BatchPool") < 0) {
         Py_DECREF(mod);
         return NULL;
     }

@@ -164,3 +164,120 @@ def test_huge_batch_refused():
         gradyn._gradyn._rollout((m,), 2**31 - 1, 2**31 - 1, q0, v0, None, 1, False)
     m.set_body_inertia(1, m.get_body_inertia(1))
     gradyn.rollout(m, q0, v0, np.zeros((1, 3, m.nu)))
+
+
+# ---------------------------------------------------------------- BatchPool
+
+def test_pool_equals_one_shot_calls():
+    """Repeated pool calls of growing and shrinking T and nbatch, one model or one per entry,
+    equal the one-shot calls (and the gradyn.step loops) bit for bit."""
+    path = model_path("double_pendulum.xml")
+    models = [gradyn.Model.from_xml_path(path) for _ in range(5)]
+    for k, m in enumerate(models):
+        p = np.array(m.get_body_inertia(1))
+        p[0] *= 1 + 0.3 * k
+        m.set_body_inertia(1, p)
+    m = models[0]
+    for nthread in (1, 2, 3):
+        pool = gradyn.BatchPool(m, nthread=nthread)
+        assert pool.nthread == nthread and not pool.busy
+        for c, (nb, T) in enumerate(((3, 20), (1, 5), (5, 40), (2, 40), (4, 12))):
+            q0, v0, u = inputs(m, nb, T, seed=c)
+            q0 = q0 + 0.2
+            model = models[:nb] if c % 2 else m
+            q, v, nc = pool.rollout(model, q0, v0, u, ncon=True)
+            q1, v1, nc1 = batch.rollout(model, q0, v0, u, nthread=nthread, ncon=True)
+            assert np.array_equal(q, q1) and np.array_equal(v, v1) and np.array_equal(nc, nc1)
+            mb = models[nb - 1] if c % 2 else m
+            qs, vs = step_loop(mb, q0[-1], v0[-1], u[-1])
+            assert np.array_equal(q[-1], qs) and np.array_equal(v[-1], vs)
+            cq = np.random.default_rng(c).standard_normal((nb, T + 1, m.nq))
+            g = pool.rollout_vjp(model, q0, v0, u, cq, params=True, tangent=True)
+            g1 = gradyn.rollout_vjp(model, q0, v0, u, cq, nthread=1, params=True, tangent=True)
+            g2 = gradyn.rollout_vjp(model, q0, v0, u, cq, params=True, tangent=True, pool=pool)
+            for key in g1:
+                assert np.array_equal(g[key], g1[key]) and np.array_equal(g2[key], g1[key]), key
+        # unbatched inputs through the pool
+        q0, v0, u = inputs(m, 1, 15)
+        q, v = gradyn.rollout(m, q0[0], v0[0], u[0], pool=pool)
+        assert q.shape == (16, m.nq)
+        assert np.array_equal(q, batch.rollout(m, q0[0], v0[0], u[0])[0])
+
+
+def test_pool_humanoid_threads():
+    m = humanoid()
+    q0, v0, u = inputs(m, 4, 30)
+    ref = batch.rollout(m, q0, v0, u, nthread=1)
+    gref = batch.rollout_vjp(m, q0, v0, u, np.ones((4, 31, m.nq)), nthread=1)
+    for nthread in (1, 2):
+        pool = gradyn.BatchPool(m, nthread)
+        for _ in range(3):
+            q, v = pool.rollout(m, q0, v0, u)
+            assert np.array_equal(q, ref[0]) and np.array_equal(v, ref[1])
+            g = pool.rollout_vjp(m, q0, v0, u, np.ones((4, 31, m.nq)))
+            assert all(np.array_equal(g[k], gref[k]) for k in gref)
+
+
+def test_pool_errors():
+    m = gradyn.Model.from_xml_path(model_path("double_pendulum.xml"))
+    other = gradyn.Model.from_xml_path(model_path("pendulum.xml"))
+    pool = gradyn.BatchPool(m, nthread=2)
+    q0, v0, u = inputs(m, 3, 10)
+    # a model of other sizes than the pool's
+    with pytest.raises(gradyn.Error, match="pool was created for nq 2"):
+        pool.rollout(other, np.zeros((3, 1)), np.zeros((3, 1)), np.zeros((3, 10, other.nu)))
+    with pytest.raises(gradyn.Error, match="models\\[1\\] has nq 1"):
+        pool.rollout([m, other, m], q0, v0, u)
+    # nthread belongs to the pool; wrong pool types
+    with pytest.raises(ValueError, match="nthread"):
+        pool.rollout(m, q0, v0, u, nthread=2)
+    with pytest.raises(TypeError, match="BatchPool"):
+        gradyn.rollout(m, q0, v0, u, pool=m)
+    with pytest.raises(TypeError):
+        gradyn.BatchPool("x")
+    with pytest.raises(ValueError):
+        gradyn.BatchPool(m, nthread=-1)
+    # a failing entry: reported, the pool still usable and exact afterwards
+    v0[1] = 1e300
+    q, v, status = pool.rollout(m, q0, v0, u, return_status=True)
+    assert status[1][1] != 0 and status[0][1] == 0 and np.isnan(q[1, -1]).all()
+    with pytest.raises(gradyn.Error, match="entry 1"):
+        pool.rollout_vjp(m, q0, v0, u, np.ones((3, 11, m.nq)))
+    v0[1] = 0.0
+    u[2, 4, 0] = np.nan
+    with pytest.raises(gradyn.Error, match="entry 2"):
+        pool.rollout(m, q0, v0, u)
+    u[2, 4, 0] = 0.0
+    assert not pool.busy
+    q, v = pool.rollout(m, q0, v0, u)
+    assert np.array_equal(q, batch.rollout(m, q0, v0, u)[0])
+
+
+def test_pool_busy_from_another_thread():
+    """A call on a pool another thread is running a call on raises RuntimeError at once (the
+    GIL is released during the call, so the main thread gets to run)."""
+    import threading
+    m = humanoid()
+    pool = gradyn.BatchPool(m, nthread=1)
+    q0, v0, u = inputs(m, 2, 3000)  # about 150 ms
+    started = threading.Event()
+    result = {}
+
+    def long_call():
+        started.set()
+        result["q"] = pool.rollout(m, q0, v0, u)[0]
+
+    t = threading.Thread(target=long_call)
+    t.start()
+    started.wait()
+    raised = 0
+    for _ in range(2000):  # until the other thread's call runs (busy), then once more
+        if pool.busy:
+            with pytest.raises(RuntimeError, match="in use by a call in another thread"):
+                pool.rollout(m, q0[:, :], v0, u[:, :5])
+            raised = 1
+            break
+        threading.Event().wait(0.001)
+    t.join()
+    assert raised and not pool.busy
+    assert np.array_equal(result["q"], batch.rollout(m, q0, v0, u)[0])

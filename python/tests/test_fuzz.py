@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # Hostile inputs must never crash the interpreter: wrong types, shapes, huge ints, None,
-# NaN states, mutated XML, a Data outliving its model's edits, views outliving their Data.
+# NaN states, mutated XML, a Data outliving its model's edits, views outliving their Data,
+# the batch calls and BatchPool in every argument position, a busy pool.
 import gc
 import random
 
@@ -182,3 +183,64 @@ def test_data_outlives_model_edit_and_views_outlive_data():
         if view.dtype.names:
             view = view["dist"]
         view.sum()
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+def test_hostile_batch_and_pool_arguments_never_crash():
+    """Each argument of the batch calls (one-shot, on a pool, and the C entry points with
+    their pool argument) replaced by every hostile value; the pool works afterwards."""
+    m = gradyn.Model.from_xml_path(model_path("double_pendulum.xml"))
+    other = gradyn.Model.from_xml_path(model_path("pendulum.xml"))
+    pool = gradyn.BatchPool(m, nthread=2)
+    q0, v0, u = np.zeros((2, 2)), np.zeros((2, 2)), np.zeros((2, 5, 2))
+    cq = np.ones((2, 6, 2))
+    hostile = HOSTILE + [other, [m, other], [m, m, m], [None], (), pool, m]
+    ok = (gradyn.Error, ValueError, TypeError, IndexError, KeyError, OverflowError,
+          BufferError, RuntimeError, AttributeError)
+    calls = [
+        (pool.rollout, [m, q0, v0, u]),
+        (pool.rollout_vjp, [m, q0, v0, u, cq, None]),
+        (gradyn.rollout, [m, q0, v0, u]),
+        (gradyn.BatchPool, [m, 1]),
+        (gradyn._gradyn._rollout, [(m,), 2, 5, q0, v0, u, 1, False, pool]),
+        (gradyn._gradyn._rollout_vjp, [(m,), 2, 5, q0, v0, u, cq, None, 1, True, True, True,
+                                       pool]),
+    ]
+    n = 0
+    for fn, args in calls:
+        for i in range(len(args)):
+            for h in hostile:
+                a = list(args)
+                a[i] = h
+                try:
+                    r = fn(*a)
+                    del r
+                except ok:
+                    pass
+                n += 1
+        for key in ("pool", "nthread", "nstep", "ncon", "return_status"):
+            if fn in (gradyn.BatchPool, gradyn._gradyn._rollout, gradyn._gradyn._rollout_vjp):
+                continue
+            for h in hostile:
+                try:
+                    fn(*args, **{key: h})
+                except ok:
+                    pass
+                n += 1
+    assert n > 1000
+    assert not pool.busy
+    q, v = pool.rollout(m, q0, v0, u)  # still usable
+    assert np.array_equal(q, gradyn.rollout(m, q0, v0, u)[0])
+
+
+def test_pool_freed_while_views_and_threads_live():
+    """Outputs outlive their pool; pools created and dropped in a loop (threads joined)."""
+    m = gradyn.Model.from_xml_path(model_path("double_pendulum.xml"))
+    q0, v0, u = np.zeros((3, 2)), np.zeros((3, 2)), np.zeros((3, 4, 2))
+    outs = []
+    for k in range(30):
+        pool = gradyn.BatchPool(m, nthread=1 + k % 3)
+        outs.append(pool.rollout(m, q0, v0, u)[0])
+        del pool
+    gc.collect()
+    assert all(np.array_equal(o, outs[0]) for o in outs)

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 # No leaks: reference counts of Model and Data and traced Python memory do not grow over a loop
-# of every call, view, error and named access.
+# of every call, view, error and named access; the batch calls' and BatchPool's error paths.
 import gc
 import sys
 import tracemalloc
@@ -84,3 +84,96 @@ def test_models_and_datas_are_freed():
     del views
     gc.collect()
     assert sys.getrefcount(m) == rm
+
+
+def batch_round(m, other, pool, q0, v0, u, cq):
+    """Every batch call, one-shot and on the pool, and each of its error paths once."""
+    gradyn.rollout(m, q0, v0, u, ncon=True)
+    pool.rollout(m, q0, v0, u, ncon=True)
+    pool.rollout_vjp(m, q0, v0, u, cq, params=True, tangent=True, contact=True)
+    gradyn.rollout_vjp(m, q0, v0, u, cq, params=True, nthread=1)
+    nan_v = v0.copy()
+    nan_v[1, 2] = np.nan
+    huge_v = v0.copy()
+    huge_v[1] = 1e300
+    bad = [
+        lambda: pool.rollout(m, q0[:, :1], v0, u),                      # shape
+        lambda: pool.rollout(m, q0.astype(np.complex128), v0, u),       # type
+        lambda: pool.rollout_vjp(m, q0, v0, u, cq[:, :2]),              # cotangent shape
+        lambda: pool.rollout([m, None, m], q0, v0, u),                  # not a model
+        lambda: pool.rollout([m, m], q0, v0, u),                        # model count
+        lambda: pool.rollout([m, other, m], q0, v0, u),                 # model sizes
+        lambda: pool.rollout(other, q0[:, :1], v0[:, :1], u[:, :, :0]),  # the pool's sizes
+        lambda: pool.rollout(m, q0, nan_v, u),                          # non-finite input
+        lambda: pool.rollout(m, q0, huge_v, u),                         # failing entry
+        lambda: pool.rollout_vjp(m, q0, huge_v, u, cq),                 # failing entry
+        lambda: pool.rollout(m, q0, v0, u, nthread=1),                  # nthread on a pool
+        lambda: gradyn.rollout(m, q0, v0, u, pool="x"),                 # not a pool
+        lambda: gradyn._gradyn._rollout((m,), 3, 4, q0, v0, u, 0, True, m),
+        lambda: gradyn._gradyn._rollout_vjp((m,), 3, 4, q0, v0, u, cq, None, 0, True, True,
+                                            True, 7),
+        lambda: gradyn.BatchPool(None),
+        lambda: gradyn.BatchPool(m, -2),
+    ]
+    for fn in bad:
+        try:
+            fn()
+        except (gradyn.Error, ValueError, TypeError, RuntimeError):
+            pass
+    # the busy path: the pool marked busy (as during another thread's call)
+    pool2 = gradyn.BatchPool(m, 1)
+    q, v, status = pool2.rollout(m, q0, v0, u, return_status=True)
+    del pool2, q, v, status
+
+
+def busy_round(m, pool, q0, v0, u):
+    """A call refused because another thread's call holds the pool."""
+    import threading
+    long_u = np.zeros((3, 400, m.nu))
+    t = threading.Thread(target=lambda: pool.rollout(m, q0, v0, long_u))
+    t.start()
+    refused = 0
+    while t.is_alive() and not refused:
+        if pool.busy:
+            try:
+                pool.rollout(m, q0, v0, u)
+            except RuntimeError:
+                refused = 1
+    t.join()
+    return refused
+
+
+def test_batch_refcounts_and_memory_stable():
+    m = gradyn.Model.from_xml_path(model_path("sol_stack.xml"))
+    other = gradyn.Model.from_xml_path(model_path("pendulum.xml"))
+    pool = gradyn.BatchPool(m, nthread=2)
+    d = gradyn.Data(m)
+    q0 = np.tile(np.array(d.qpos), (3, 1))
+    v0 = np.zeros((3, m.nv))
+    u = np.zeros((3, 4, m.nu))
+    cq = np.ones((3, 5, m.nq))
+    for _ in range(3):
+        batch_round(m, other, pool, q0, v0, u, cq)
+    busy_round(m, pool, q0, v0, u)
+    gc.collect()
+    counts = [sys.getrefcount(x) for x in (m, other, pool, q0, v0, u, cq)]
+    objects = len(gc.get_objects())
+    tracemalloc.start()
+    sizes = []
+    refused = 0
+    try:
+        for _ in range(6):
+            for _ in range(20):
+                batch_round(m, other, pool, q0, v0, u, cq)
+            refused += busy_round(m, pool, q0, v0, u)
+            gc.collect()
+            sizes.append(tracemalloc.get_traced_memory()[0])
+    finally:
+        tracemalloc.stop()
+    gc.collect()
+    assert [sys.getrefcount(x) for x in (m, other, pool, q0, v0, u, cq)] == counts
+    assert len(gc.get_objects()) <= objects + 10
+    growth = sorted(b - a for a, b in zip(sizes[1:], sizes[2:]))
+    assert growth[len(growth) // 2] < 8000, sizes
+    assert refused > 0  # the busy path ran
+    assert not pool.busy

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// The gradient batch: one trajectory adjoint of a linear objective per entry, on a thread pool.
+// The gradient batch: one trajectory adjoint of a linear objective per entry, on a batch pool's
+// workers (gdn_batch_pool_adjoint; gdn_adjoint_batch on a pool made for the call).
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include <gradyn/batch.h>
@@ -10,6 +10,7 @@
 #include "base/status.h"
 #include "batch/check.h"
 #include "batch/pool.h"
+#include "batch/workspace.h"
 #include "math/vec.h"
 
 // the linear objective of one entry: J = sum_t <cq_t, qpos_t> + <cv_t, qvel_t>
@@ -50,7 +51,7 @@ static gdnStatus linear_cost_fn(const gdnModel* m, gdnData* s, int t, void* user
     return GDN_OK;
 }
 
-// one worker's tape and buffers
+// one worker's tape and its buffers (carved from gdnBatchWorker.buf)
 typedef struct adjoint_worker {
     gdnTape* tape;
     double* qpos_in;  // (nq) the qpos0 handed to the adjoint
@@ -59,13 +60,22 @@ typedef struct adjoint_worker {
     double* g_row0;   // (nv) cq_0 in the tangent space
 } adjoint_worker;
 
+// worker k's tape and buffers
+static adjoint_worker worker_view(const gdnModel* m, const gdnBatchWorker* k) {
+    adjoint_worker w = {.tape = k->tape, .qpos_in = k->buf};
+    w.qpos_n = w.qpos_in + m->nq;
+    w.g_tan = w.qpos_n + m->nq;
+    w.g_row0 = w.g_tan + m->nv;
+    return w;
+}
+
 typedef struct adjoint_job {
     const gdnModel* const* models;
     int nmodel, T;
     const double *qpos0, *qvel0, *ctrl, *cqpos, *cqvel;
     const gdnBatchGradients* out;
     gdnBatchStatus* status;
-    adjoint_worker* workers;
+    gdnBatchWorker* workers; // the pool's: each one's tape and buffers
 } adjoint_job;
 
 // the entry's output arrays NaN
@@ -135,7 +145,8 @@ static void adjoint_entry(void* arg, int wi, int b) {
     const adjoint_job* job = arg;
     const gdnModel* m = gdn_batch_model(job->models, job->nmodel, b);
     const int nq = m->nq, nv = m->nv, nu = m->nu, T = job->T;
-    adjoint_worker* w = job->workers + wi;
+    adjoint_worker wv = worker_view(m, job->workers + wi);
+    adjoint_worker* w = &wv;
     const gdnBatchGradients* o = job->out;
     gdnBatchStatus* s = job->status + b;
     char msg[GDN_BATCH_MESSAGE_SIZE], full[GDN_BATCH_MESSAGE_SIZE + 32];
@@ -207,13 +218,69 @@ static void adjoint_entry(void* arg, int wi, int b) {
     gdn_batch_report(s, GDN_OK, -1, "");
 }
 
-// free the workers' tapes and buffers
-static void free_workers(adjoint_worker* w, int n) {
-    for (int i = 0; w && i < n; i++) {
-        gdn_tape_free(w[i].tape);
-        free(w[i].qpos_in);
+// the checks beyond gdn_batch_check's: the outputs present, the cotangents finite
+static gdnStatus check_gradient_args(const gdnModel* m, int nbatch, int T, const double* cqpos,
+                                     const double* cqvel, const gdnBatchGradients* out,
+                                     const gdnBatchStatus* status, char* err, int err_size) {
+    if (!out || !status) {
+        return gdn_fail(GDN_ERR_ARG, err, err_size, "NULL out or status");
     }
-    free(w);
+    gdnStatus st = GDN_OK;
+    if (cqpos) {
+        st = gdn_batch_check_finite("cqpos", cqpos, nbatch, T + 1, m->nq, err, err_size);
+    }
+    if (st == GDN_OK && cqvel) {
+        st = gdn_batch_check_finite("cqvel", cqvel, nbatch, T + 1, m->nv, err, err_size);
+    }
+    return st;
+}
+
+// the workers' tapes made or grown, the entries run (every argument checked)
+static gdnStatus pool_adjoint(gdnBatchPool* pool, const gdnModel* const* models, int nmodel,
+                              int nbatch, int T, const double* qpos0, const double* qvel0,
+                              const double* ctrl, const double* cqpos, const double* cqvel,
+                              const gdnBatchGradients* out, gdnBatchStatus* status, char* err,
+                              int err_size) {
+    // a full tape for T steps and four small buffers on each worker the call uses
+    const int nuse = gdn_batch_pool_use(pool, nbatch);
+    gdnStatus st = gdn_batch_pool_need_tapes(pool, models[0], T, nuse, err, err_size);
+    if (st != GDN_OK) {
+        return st;
+    }
+    adjoint_job job = {.models = models, .nmodel = nmodel, .T = T, .qpos0 = qpos0,
+                       .qvel0 = qvel0, .ctrl = ctrl, .cqpos = cqpos, .cqvel = cqvel, .out = out,
+                       .status = status, .workers = pool->workers};
+    gdn_batch_threads_run(pool->threads, nuse, nbatch, adjoint_entry, &job);
+    return GDN_OK;
+}
+
+gdnStatus gdn_batch_pool_adjoint(gdnBatchPool* pool, const gdnModel* const* models, int nmodel,
+                                 int nbatch, int T, const double* qpos0, const double* qvel0,
+                                 const double* ctrl, const double* cqpos, const double* cqvel,
+                                 const gdnBatchGradients* out, gdnBatchStatus* status,
+                                 char* err, int err_size) {
+    if (err && err_size > 0) {
+        err[0] = '\0';
+    }
+    if (!pool) {
+        return gdn_fail(GDN_ERR_ARG, err, err_size, "NULL batch pool");
+    }
+    // one call at a time, then the inputs (models of the pool's sizes) and the run
+    gdnStatus st = gdn_batch_pool_acquire(pool, err, err_size);
+    if (st != GDN_OK) {
+        return st;
+    }
+    st = gdn_batch_check(models, nmodel, nbatch, T, 0, qpos0, qvel0, ctrl, &pool->sizes, err,
+                         err_size);
+    if (st == GDN_OK) {
+        st = check_gradient_args(models[0], nbatch, T, cqpos, cqvel, out, status, err, err_size);
+    }
+    if (st == GDN_OK) {
+        st = pool_adjoint(pool, models, nmodel, nbatch, T, qpos0, qvel0, ctrl, cqpos, cqvel, out,
+                          status, err, err_size);
+    }
+    gdn_batch_pool_release(pool);
+    return st;
 }
 
 gdnStatus gdn_adjoint_batch(const gdnModel* const* models, int nmodel, int nbatch, int T,
@@ -224,53 +291,21 @@ gdnStatus gdn_adjoint_batch(const gdnModel* const* models, int nmodel, int nbatc
     if (err && err_size > 0) {
         err[0] = '\0';
     }
-    gdnStatus st = gdn_batch_check(models, nmodel, nbatch, T, nthread, qpos0, qvel0, ctrl, err,
-                                   err_size);
-    if (st != GDN_OK) {
-        return st;
-    }
-    if (!out || !status) {
-        return gdn_fail(GDN_ERR_ARG, err, err_size, "NULL out or status");
-    }
-    const gdnModel* m = models[0];
-    if (cqpos) {
-        st = gdn_batch_check_finite("cqpos", cqpos, nbatch, T + 1, m->nq, err, err_size);
-    }
-    if (st == GDN_OK && cqvel) {
-        st = gdn_batch_check_finite("cqvel", cqvel, nbatch, T + 1, m->nv, err, err_size);
+    gdnStatus st = gdn_batch_check(models, nmodel, nbatch, T, nthread, qpos0, qvel0, ctrl, NULL,
+                                   err, err_size);
+    if (st == GDN_OK) {
+        st = check_gradient_args(models[0], nbatch, T, cqpos, cqvel, out, status, err, err_size);
     }
     if (st != GDN_OK) {
         return st;
     }
-    // one full tape and four small buffers per worker
-    const int nworker = gdn_batch_workers(nthread, nbatch);
-    adjoint_worker* workers = calloc((size_t)nworker, sizeof(adjoint_worker));
-    if (!workers) {
-        return gdn_fail(GDN_ERR_MEMORY, err, err_size, "cannot allocate %d worker slots",
-                        nworker);
+    // a pool for this call only: its threads and tapes, run once, freed
+    gdnBatchPool* pool = NULL;
+    st = gdn_batch_pool_make(models[0], gdn_batch_workers(nthread, nbatch), &pool, err, err_size);
+    if (st == GDN_OK) {
+        st = pool_adjoint(pool, models, nmodel, nbatch, T, qpos0, qvel0, ctrl, cqpos, cqvel, out,
+                          status, err, err_size);
     }
-    for (int i = 0; i < nworker; i++) {
-        adjoint_worker* w = workers + i;
-        const size_t n = 2 * (size_t)m->nq + 2 * (size_t)m->nv;
-        w->qpos_in = malloc(sizeof(double) * (n > 0 ? n : 1));
-        st = w->qpos_in ? gdn_tape_create(m, T, 1, &w->tape, err, err_size) : GDN_ERR_MEMORY;
-        if (st != GDN_OK) {
-            free_workers(workers, nworker);
-            if (st == GDN_ERR_MEMORY) {
-                return gdn_fail(GDN_ERR_MEMORY, err, err_size,
-                                "cannot allocate the tapes of %d worker threads for %d steps",
-                                nworker, T);
-            }
-            return st;
-        }
-        w->qpos_n = w->qpos_in + m->nq;
-        w->g_tan = w->qpos_n + m->nq;
-        w->g_row0 = w->g_tan + m->nv;
-    }
-    adjoint_job job = {.models = models, .nmodel = nmodel, .T = T, .qpos0 = qpos0,
-                       .qvel0 = qvel0, .ctrl = ctrl, .cqpos = cqpos, .cqvel = cqvel, .out = out,
-                       .status = status, .workers = workers};
-    gdn_batch_run(nworker, nbatch, adjoint_entry, &job);
-    free_workers(workers, nworker);
-    return GDN_OK;
+    gdn_batch_pool_free(pool);
+    return st;
 }

@@ -7,17 +7,27 @@
 #include "base/status.h"
 #include "batch/check.h"
 
+// the size fields, in the order the messages name the first that differs
+#define GDN_BATCH_SIZES(X)                                                                      \
+    X(nq) X(nv) X(nu) X(nbody) X(njnt) X(ngeom) X(nsite) X(nvert) X(nconmax) X(njmax) X(npair) \
+    X(nexclude) X(neq) X(nmesh) X(nmeshvert) X(nmeshface) X(nmeshgraph)
+
+void gdn_batch_sizes_of(const gdnModel* m, gdnBatchSizes* s) {
+#define COPY(field) s->field = m->field;
+    GDN_BATCH_SIZES(COPY)
+#undef COPY
+}
+
 // the first size in which b differs from a (NULL when none), its values in *va, *vb
-static const char* size_mismatch(const gdnModel* a, const gdnModel* b, int* va, int* vb) {
+static const char* size_mismatch(const gdnBatchSizes* a, const gdnBatchSizes* b, int* va,
+                                 int* vb) {
 #define SIZE(field)                 \
     if (a->field != b->field) {     \
         *va = a->field;             \
         *vb = b->field;             \
         return #field;              \
     }
-    SIZE(nq) SIZE(nv) SIZE(nu) SIZE(nbody) SIZE(njnt) SIZE(ngeom) SIZE(nsite) SIZE(nvert)
-    SIZE(nconmax) SIZE(njmax) SIZE(npair) SIZE(nexclude) SIZE(neq) SIZE(nmesh) SIZE(nmeshvert)
-    SIZE(nmeshface) SIZE(nmeshgraph)
+    GDN_BATCH_SIZES(SIZE)
 #undef SIZE
     return NULL;
 }
@@ -40,7 +50,8 @@ gdnStatus gdn_batch_check_finite(const char* name, const double* x, int nbatch, 
 
 gdnStatus gdn_batch_check(const gdnModel* const* models, int nmodel, int nbatch, int T,
                           int nthread, const double* qpos0, const double* qvel0,
-                          const double* ctrl, char* err, int err_size) {
+                          const double* ctrl, const gdnBatchSizes* pool, char* err,
+                          int err_size) {
     if (!models) {
         return gdn_fail(GDN_ERR_ARG, err, err_size, "NULL models");
     }
@@ -57,13 +68,27 @@ gdnStatus gdn_batch_check(const gdnModel* const* models, int nmodel, int nbatch,
         return gdn_fail(GDN_ERR_ARG, err, err_size,
                         "nmodel must be 1 or nbatch (%d), got %d", nbatch, nmodel);
     }
-    // every model present and shaped like models[0]
+    // every model present and shaped like models[0], and models[0] like the pool's
+    gdnBatchSizes first, sk;
     for (int k = 0; k < nmodel; k++) {
         if (!models[k]) {
             return gdn_fail(GDN_ERR_ARG, err, err_size, "models[%d] is NULL", k);
         }
         int va = 0, vb = 0;
-        const char* field = size_mismatch(models[0], models[k], &va, &vb);
+        const char* field = NULL;
+        if (k == 0) {
+            gdn_batch_sizes_of(models[0], &first);
+            field = pool ? size_mismatch(pool, &first, &va, &vb) : NULL;
+            if (field) {
+                return gdn_fail(GDN_ERR_ARG, err, err_size,
+                                "models[0] has %s %d, the batch pool was created for %s %d: a "
+                                "pool runs models of its creation model's sizes only", field, vb,
+                                field, va);
+            }
+            continue;
+        }
+        gdn_batch_sizes_of(models[k], &sk);
+        field = size_mismatch(&first, &sk, &va, &vb);
         if (field) {
             return gdn_fail(GDN_ERR_ARG, err, err_size,
                             "models[%d] has %s %d, models[0] has %d: the models of a batch must "

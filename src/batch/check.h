@@ -5,12 +5,23 @@
 
 #include <gradyn/batch.h>
 
+// the sizes every model of a batch (and of a pool's calls) must share
+typedef struct gdnBatchSizes {
+    int nq, nv, nu, nbody, njnt, ngeom, nsite, nvert, nconmax, njmax, npair, nexclude, neq,
+        nmesh, nmeshvert, nmeshface, nmeshgraph;
+} gdnBatchSizes;
+
+// the sizes of m
+void gdn_batch_sizes_of(const gdnModel* m, gdnBatchSizes* s);
+
 // models, nmodel, nbatch, T, nthread, the inputs (NULL, sizes, overflow of
 // nbatch (T + 1) max(nq, nv, nu, 1) elements, finite values of qpos0, qvel0, ctrl); the
-// message names the entry. GDN_ERR_ARG or GDN_ERR_NONFINITE, GDN_OK
+// message names the entry; with pool non-NULL (a pool's call) models[0] must have its sizes
+// too. GDN_ERR_ARG or GDN_ERR_NONFINITE, GDN_OK
 gdnStatus gdn_batch_check(const gdnModel* const* models, int nmodel, int nbatch, int T,
                           int nthread, const double* qpos0, const double* qvel0,
-                          const double* ctrl, char* err, int err_size);
+                          const double* ctrl, const gdnBatchSizes* pool, char* err,
+                          int err_size);
 
 // GDN_ERR_NONFINITE naming the entry, row and column of the first non-finite value of an
 // [nbatch][rows][cols] array (name for the message), else GDN_OK

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// The rollout batch: one gdn_step loop per entry, entries spread over a thread pool.
+// The rollout batch: one gdn_step loop per entry, entries spread over a batch pool's workers
+// (gdn_batch_pool_rollout; gdn_rollout_batch on a pool made for the call).
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include <gradyn/batch.h>
@@ -10,6 +10,7 @@
 #include "base/status.h"
 #include "batch/check.h"
 #include "batch/pool.h"
+#include "batch/workspace.h"
 
 // the call's inputs, outputs and per-worker data
 typedef struct rollout_job {
@@ -19,7 +20,7 @@ typedef struct rollout_job {
     double *qpos, *qvel;
     int* ncon;
     gdnBatchStatus* status;
-    gdnData** data; // one per worker
+    gdnBatchWorker* workers; // the pool's: each one's data
 } rollout_job;
 
 // 1 when every x[i] is finite
@@ -38,7 +39,7 @@ static void rollout_entry(void* arg, int w, int b) {
     const rollout_job* job = arg;
     const gdnModel* m = gdn_batch_model(job->models, job->nmodel, b);
     const int nq = m->nq, nv = m->nv, nu = m->nu, T = job->T;
-    gdnData* d = job->data[w];
+    gdnData* d = job->workers[w].data;
     double* qpos = job->qpos + (size_t)b * (size_t)(T + 1) * (size_t)nq;
     double* qvel = job->qvel + (size_t)b * (size_t)(T + 1) * (size_t)nv;
     int* ncon = job->ncon ? job->ncon + (size_t)b * (size_t)(T + 1) : NULL;
@@ -94,6 +95,52 @@ static void rollout_entry(void* arg, int w, int b) {
     }
 }
 
+// the workers' data made, the entries run (every argument checked)
+static gdnStatus pool_rollout(gdnBatchPool* pool, const gdnModel* const* models, int nmodel,
+                              int nbatch, int T, const double* qpos0, const double* qvel0,
+                              const double* ctrl, double* qpos, double* qvel, int* ncon,
+                              gdnBatchStatus* status, char* err, int err_size) {
+    // a data on each worker the call uses, made for models[0] (every model has its sizes)
+    const int nuse = gdn_batch_pool_use(pool, nbatch);
+    gdnStatus st = gdn_batch_pool_need_data(pool, models[0], nuse, err, err_size);
+    if (st != GDN_OK) {
+        return st;
+    }
+    rollout_job job = {.models = models, .nmodel = nmodel, .T = T, .qpos0 = qpos0,
+                       .qvel0 = qvel0, .ctrl = ctrl, .qpos = qpos, .qvel = qvel, .ncon = ncon,
+                       .status = status, .workers = pool->workers};
+    gdn_batch_threads_run(pool->threads, nuse, nbatch, rollout_entry, &job);
+    return GDN_OK;
+}
+
+gdnStatus gdn_batch_pool_rollout(gdnBatchPool* pool, const gdnModel* const* models, int nmodel,
+                                 int nbatch, int T, const double* qpos0, const double* qvel0,
+                                 const double* ctrl, double* qpos, double* qvel, int* ncon,
+                                 gdnBatchStatus* status, char* err, int err_size) {
+    if (err && err_size > 0) {
+        err[0] = '\0';
+    }
+    if (!pool) {
+        return gdn_fail(GDN_ERR_ARG, err, err_size, "NULL batch pool");
+    }
+    // one call at a time, then the inputs (models of the pool's sizes) and the run
+    gdnStatus st = gdn_batch_pool_acquire(pool, err, err_size);
+    if (st != GDN_OK) {
+        return st;
+    }
+    st = gdn_batch_check(models, nmodel, nbatch, T, 0, qpos0, qvel0, ctrl, &pool->sizes, err,
+                         err_size);
+    if (st == GDN_OK && (!qpos || !qvel || !status)) {
+        st = gdn_fail(GDN_ERR_ARG, err, err_size, "NULL qpos, qvel or status output");
+    }
+    if (st == GDN_OK) {
+        st = pool_rollout(pool, models, nmodel, nbatch, T, qpos0, qvel0, ctrl, qpos, qvel, ncon,
+                          status, err, err_size);
+    }
+    gdn_batch_pool_release(pool);
+    return st;
+}
+
 gdnStatus gdn_rollout_batch(const gdnModel* const* models, int nmodel, int nbatch, int T,
                             const double* qpos0, const double* qvel0, const double* ctrl,
                             int nthread, double* qpos, double* qvel, int* ncon,
@@ -101,38 +148,21 @@ gdnStatus gdn_rollout_batch(const gdnModel* const* models, int nmodel, int nbatc
     if (err && err_size > 0) {
         err[0] = '\0';
     }
-    gdnStatus st = gdn_batch_check(models, nmodel, nbatch, T, nthread, qpos0, qvel0, ctrl, err,
-                                   err_size);
+    gdnStatus st = gdn_batch_check(models, nmodel, nbatch, T, nthread, qpos0, qvel0, ctrl, NULL,
+                                   err, err_size);
     if (st != GDN_OK) {
         return st;
     }
     if (!qpos || !qvel || !status) {
         return gdn_fail(GDN_ERR_ARG, err, err_size, "NULL qpos, qvel or status output");
     }
-    // one data per worker, made for models[0] (every model has its sizes)
-    const int nworker = gdn_batch_workers(nthread, nbatch);
-    gdnData** data = calloc((size_t)nworker, sizeof(gdnData*));
-    if (!data) {
-        return gdn_fail(GDN_ERR_MEMORY, err, err_size, "cannot allocate %d worker slots",
-                        nworker);
+    // a pool for this call only: its threads and data, run once, freed
+    gdnBatchPool* pool = NULL;
+    st = gdn_batch_pool_make(models[0], gdn_batch_workers(nthread, nbatch), &pool, err, err_size);
+    if (st == GDN_OK) {
+        st = pool_rollout(pool, models, nmodel, nbatch, T, qpos0, qvel0, ctrl, qpos, qvel, ncon,
+                          status, err, err_size);
     }
-    for (int w = 0; w < nworker; w++) {
-        if (gdn_data_create(models[0], &data[w]) != GDN_OK) {
-            for (int i = 0; i < w; i++) {
-                gdn_data_free(data[i]);
-            }
-            free(data);
-            return gdn_fail(GDN_ERR_MEMORY, err, err_size, "cannot allocate the data of %d "
-                            "worker threads", nworker);
-        }
-    }
-    rollout_job job = {.models = models, .nmodel = nmodel, .T = T, .qpos0 = qpos0,
-                       .qvel0 = qvel0, .ctrl = ctrl, .qpos = qpos, .qvel = qvel, .ncon = ncon,
-                       .status = status, .data = data};
-    gdn_batch_run(nworker, nbatch, rollout_entry, &job);
-    for (int w = 0; w < nworker; w++) {
-        gdn_data_free(data[w]);
-    }
-    free(data);
-    return GDN_OK;
+    gdn_batch_pool_free(pool);
+    return st;
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The issue-11 table: batched rollouts (gdn_rollout_batch) and batched gradients
-// (gdn_adjoint_batch) on 1 and 2 threads against MuJoCo 2.2.2's mj_step run the way
+// (gdn_adjoint_batch) on 1 and 2 threads, one-shot and on a gdnBatchPool, against MuJoCo 2.2.2's mj_step run the way
 // mujoco.rollout runs it (one mjData per thread, entries claimed from a shared counter, every
 // step's state recorded), on the humanoid state of the mujoco.rollout notebook.
 #include "batch.h"
@@ -242,6 +242,67 @@ static batchTimes time_case(const gdnModel* gm, mujocoBatch* mb, batchBuffers* b
     return r;
 }
 
+// the MPC case: many small calls (nbatch x nstep = 8 x 20), one-shot calls (threads and
+// per-thread data made per call) vs a gdnBatchPool made once; median seconds per call over
+// `batches` rounds of `calls` calls each. out[engine][threads]: engine 0 one-shot rollout,
+// 1 pool rollout, 2 one-shot gradient, 3 pool gradient
+#define SMALL_NBATCH 8
+#define SMALL_NSTEP 20
+static int time_small_calls(const gdnModel* gm, batchBuffers* b, int batches, int calls,
+                            double out[4][BATCH_MAX_THREADS]) {
+    const gdnModel* models[1] = {gm};
+    gdnBatchGradients g = {0};
+    g.J = b->J;
+    g.qpos0 = b->gq0;
+    g.qvel0 = b->gv0;
+    g.ctrl = b->gctrl;
+    gdnBatchPool* pools[BATCH_MAX_THREADS] = {NULL};
+    double* samples = malloc(sizeof(double) * (size_t)batches * 4 * BATCH_MAX_THREADS);
+    int failed = samples == NULL;
+    for (int t = 0; t < BATCH_MAX_THREADS && !failed; t++) {
+        failed |= gdn_batch_pool_create(gm, t + 1, &pools[t], NULL, 0) != GDN_OK;
+    }
+    for (int round = 0; round < batches && !failed; round++) {
+        for (int k = 0; k < 4 * BATCH_MAX_THREADS; k++) {
+            int slot = round % 2 ? 4 * BATCH_MAX_THREADS - 1 - k : k;
+            int engine = slot / BATCH_MAX_THREADS, t = slot % BATCH_MAX_THREADS;
+            double t0 = bench_now();
+            for (int c = 0; c < calls; c++) {
+                gdnStatus st;
+                if (engine == 0) {
+                    st = gdn_rollout_batch(models, 1, SMALL_NBATCH, SMALL_NSTEP, b->qpos0,
+                                           b->qvel0, b->ctrl, t + 1, b->qpos, b->qvel, NULL,
+                                           b->status, NULL, 0);
+                } else if (engine == 1) {
+                    st = gdn_batch_pool_rollout(pools[t], models, 1, SMALL_NBATCH, SMALL_NSTEP,
+                                                b->qpos0, b->qvel0, b->ctrl, b->qpos, b->qvel,
+                                                NULL, b->status, NULL, 0);
+                } else if (engine == 2) {
+                    st = gdn_adjoint_batch(models, 1, SMALL_NBATCH, SMALL_NSTEP, b->qpos0,
+                                           b->qvel0, b->ctrl, b->cqpos, b->cqvel, t + 1, &g,
+                                           b->status, NULL, 0);
+                } else {
+                    st = gdn_batch_pool_adjoint(pools[t], models, 1, SMALL_NBATCH, SMALL_NSTEP,
+                                                b->qpos0, b->qvel0, b->ctrl, b->cqpos,
+                                                b->cqvel, &g, b->status, NULL, 0);
+                }
+                failed |= st != GDN_OK || !all_ok(b->status, SMALL_NBATCH);
+            }
+            samples[(size_t)slot * (size_t)batches + (size_t)round] =
+                (bench_now() - t0) / calls;
+        }
+    }
+    for (int slot = 0; slot < 4 * BATCH_MAX_THREADS && !failed; slot++) {
+        out[slot / BATCH_MAX_THREADS][slot % BATCH_MAX_THREADS] =
+            bench_median(samples + (size_t)slot * (size_t)batches, batches);
+    }
+    for (int t = 0; t < BATCH_MAX_THREADS; t++) {
+        gdn_batch_pool_free(pools[t]);
+    }
+    free(samples);
+    return failed;
+}
+
 int bench_batch_table(int batches) {
     char err[512] = "";
     gdnModel* gm = NULL;
@@ -302,6 +363,27 @@ int bench_batch_table(int batches) {
         diff[c] = r.max_qpos_diff;
         buffers_free(&b);
     }
+    // the small repeated calls: one-shot vs the pool
+    batchBuffers sb;
+    double small[4][BATCH_MAX_THREADS] = {{0}};
+    if (buffers_alloc(&sb, gm, SMALL_NBATCH, SMALL_NSTEP, q0, v0) ||
+        time_small_calls(gm, &sb, batches, 40, small)) {
+        printf("\nsmall repeated calls: failed\n");
+        failures++;
+    } else {
+        printf("\nMany small calls (the MPC case: %d x %d per call, 40 calls per round), per "
+               "call, one-shot calls (threads, data and tapes made per call) vs a gdnBatchPool "
+               "made once (parked threads, data and tapes kept):\n\n",
+               SMALL_NBATCH, SMALL_NSTEP);
+        printf("| threads | rollout one-shot ms | rollout pool ms | pool speedup | gradient "
+               "one-shot ms | gradient pool ms | pool speedup |\n|---|---|---|---|---|---|---|\n");
+        for (int t = 0; t < BATCH_MAX_THREADS; t++) {
+            printf("| %d | %.3f | %.3f | %.2fx | %.3f | %.3f | %.2fx |\n", t + 1,
+                   1e3 * small[0][t], 1e3 * small[1][t], small[0][t] / small[1][t],
+                   1e3 * small[2][t], 1e3 * small[3][t], small[2][t] / small[3][t]);
+        }
+    }
+    buffers_free(&sb);
     printf("\nmax |qpos gradyn - qpos MuJoCo| over each batch:");
     for (int c = 0; c < BATCH_NCASE; c++) {
         printf(" %d x %d: %.1e%s", case_nbatch[c], case_nstep[c], diff[c],

@@ -408,69 +408,34 @@ static int read_trajectory(const viewArgs* a, const gdnModel* m, gdnData* d, vie
 }
 
 
-// a JSON string that is safe inside a <script> element: quotes, backslashes, control
-// characters and < > & escaped
-static void write_json_string(FILE* out, const char* text) {
-    fputc('"', out);
-    for (const unsigned char* s = (const unsigned char*)text; *s; s++) {
-        if (*s == '"' || *s == '\\') {
-            fputc('\\', out);
-            fputc(*s, out);
-        } else if (*s < 0x20 || *s == '<' || *s == '>' || *s == '&') {
-            fprintf(out, "\\u%04x", *s);
-        } else {
-            fputc(*s, out);
-        }
-    }
-    fputc('"', out);
-}
-
-
-// "key":[x0,x1,...], each number in its shortest round-trip form (number_format.h)
-static void write_array(FILE* out, const char* key, const double* x, size_t n) {
-    fprintf(out, "\"%s\":[", key);
-    for (size_t i = 0; i < n; i++) {
-        if (i) {
-            fputc(',', out);
-        }
-        cli_write_double(out, x[i]);
-    }
-    fputc(']', out);
-}
-
-
 // the model description the player builds its scene from: geoms and meshes
-static void write_model_json(FILE* out, const gdnModel* m) {
-    fprintf(out, "\"nbody\":%d,\"geoms\":[", m->nbody);
+static void write_model_json(cliJson* w, const gdnModel* m) {
+    cli_json_int(w, "nbody", m->nbody);
+    cli_json_begin_array(w, "geoms");
     for (int g = 0; g < m->ngeom; g++) {
-        fprintf(out, "%s{\"type\":%d,\"body\":%d,\"mesh\":%d,", g ? "," : "", m->geom_type[g],
-                m->geom_bodyid[g], m->geom_dataid[g]);
-        write_array(out, "size", m->geom_size + 3 * g, 3);
-        fputc(',', out);
-        write_array(out, "pos", m->geom_pos + 3 * g, 3);
-        fputc(',', out);
-        write_array(out, "quat", m->geom_quat + 4 * g, 4);
-        fputc(',', out);
-        write_array(out, "rgba", m->geom_rgba + 4 * g, 4);
-        fputs(",\"rbound\":", out);
-        cli_write_double(out, m->geom_rbound[g]);
-        fputs(",\"name\":", out);
-        write_json_string(out, gdn_id2name(m, "geom", g));
-        fputc('}', out);
+        cli_json_begin_object(w, NULL);
+        cli_json_int(w, "type", m->geom_type[g]);
+        cli_json_int(w, "body", m->geom_bodyid[g]);
+        cli_json_int(w, "mesh", m->geom_dataid[g]);
+        cli_json_numbers(w, "size", m->geom_size + 3 * g, 3);
+        cli_json_numbers(w, "pos", m->geom_pos + 3 * g, 3);
+        cli_json_numbers(w, "quat", m->geom_quat + 4 * g, 4);
+        cli_json_numbers(w, "rgba", m->geom_rgba + 4 * g, 4);
+        cli_json_double(w, "rbound", m->geom_rbound[g]);
+        cli_json_string(w, "name", gdn_id2name(m, "geom", g));
+        cli_json_end_object(w);
     }
-    fputs("],\"meshes\":[", out);
+    cli_json_end_array(w);
+    cli_json_begin_array(w, "meshes");
     for (int k = 0; k < m->nmesh; k++) {
-        fputs(k ? ",{" : "{", out);
-        write_array(out, "vert", m->mesh_vert + 3 * (size_t)m->mesh_vertadr[k],
-                    3 * (size_t)m->mesh_vertnum[k]);
-        fputs(",\"face\":[", out);
-        const int* face = m->mesh_face + 3 * (size_t)m->mesh_faceadr[k];
-        for (int i = 0; i < 3 * m->mesh_facenum[k]; i++) {
-            fprintf(out, i ? ",%d" : "%d", face[i]);
-        }
-        fputs("]}", out);
+        cli_json_begin_object(w, NULL);
+        cli_json_numbers(w, "vert", m->mesh_vert + 3 * (size_t)m->mesh_vertadr[k],
+                         3 * (size_t)m->mesh_vertnum[k]);
+        cli_json_ints(w, "face", m->mesh_face + 3 * (size_t)m->mesh_faceadr[k],
+                      3 * (size_t)m->mesh_facenum[k]);
+        cli_json_end_object(w);
     }
-    fputc(']', out);
+    cli_json_end_array(w);
 }
 
 
@@ -489,26 +454,27 @@ static int write_page(FILE* out, const viewArgs* a, const gdnModel* m, const vie
           "#gradyn-status { padding: 0 6px; color: #a00; }\n"
           "</style>\n</head>\n<body>\n<div id=\"gradyn-view\"></div>\n"
           "<div id=\"gradyn-controls\"></div>\n<div id=\"gradyn-status\"></div>\n"
-          "<script id=\"gradyn-data\" type=\"application/json\">{\"model\":", out);
-    write_json_string(out, a->model);
-    fprintf(out, ",\"nframe\":%d,", f->n);
-    write_model_json(out, m);
-    fputc(',', out);
-    write_array(out, "time", f->time, (size_t)f->n);
-    fputc(',', out);
-    write_array(out, "xpos", f->xpos, (size_t)f->n * (size_t)m->nbody * 3);
-    fputc(',', out);
-    write_array(out, "xquat", f->xquat, (size_t)f->n * (size_t)m->nbody * 4);
+          "<script id=\"gradyn-data\" type=\"application/json\">", out);
+
+    // the data: compact JSON whose strings cannot close the script element
+    cliJson w;
+    cli_json_init_script(&w, out);
+    cli_json_begin_object(&w, NULL);
+    cli_json_string(&w, "model", a->model);
+    cli_json_int(&w, "nframe", f->n);
+    write_model_json(&w, m);
+    cli_json_numbers(&w, "time", f->time, (size_t)f->n);
+    cli_json_numbers(&w, "xpos", f->xpos, (size_t)f->n * (size_t)m->nbody * 3);
+    cli_json_numbers(&w, "xquat", f->xquat, (size_t)f->n * (size_t)m->nbody * 4);
     if (a->contacts) {
-        fprintf(out, ",\"contacts\":{\"maxcount\":%d,\"start\":[", f->maxcon);
-        for (int i = 0; i <= f->n; i++) {
-            fprintf(out, i ? ",%d" : "%d", f->con_start[i]);
-        }
-        fputs("],", out);
-        write_array(out, "pos", f->con_pos, 3 * (size_t)f->ncon);
-        fputc('}', out);
+        cli_json_begin_object(&w, "contacts");
+        cli_json_int(&w, "maxcount", f->maxcon);
+        cli_json_ints(&w, "start", f->con_start, (size_t)f->n + 1);
+        cli_json_numbers(&w, "pos", f->con_pos, 3 * (size_t)f->ncon);
+        cli_json_end_object(&w);
     }
-    fputs("}</script>\n<script>\n", out);
+    cli_json_end_object(&w);
+    fputs("</script>\n<script>\n", out);
     fwrite(cli_viewer_bundle, 1, cli_viewer_bundle_size, out);
     fputs("\n</script>\n</body>\n</html>\n", out);
     return ferror(out) ? 1 : 0;

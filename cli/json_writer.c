@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Streaming JSON writer: separators and indentation tracked per nesting depth.
+// Streaming JSON writer: separators and indentation tracked per nesting depth; compact and
+// script-safe (inside an HTML <script>) for gradyn view's page.
 #include "json_writer.h"
 
 #include <string.h>
@@ -13,8 +14,10 @@ void cli_write_double(FILE* out, double value) {
 }
 
 
-// escaped JSON string literal: quotes, backslashes and control characters
-static void write_string_literal(FILE* out, const char* s, size_t len) {
+// escaped JSON string literal: quotes, backslashes and control characters (and < > & for a
+// script-safe writer, so no "</script>" can end the element early)
+static void write_string_literal(const cliJson* w, const char* s, size_t len) {
+    FILE* out = w->out;
     fputc('"', out);
     for (size_t i = 0; i < len; i++) {
         unsigned char c = (unsigned char)s[i];
@@ -25,7 +28,7 @@ static void write_string_literal(FILE* out, const char* s, size_t len) {
             fputs("\\n", out);
         } else if (c == '\t') {
             fputs("\\t", out);
-        } else if (c < 0x20) {
+        } else if (c < 0x20 || (w->script_safe && (c == '<' || c == '>' || c == '&'))) {
             fprintf(out, "\\u%04x", c);
         } else {
             fputc(c, out);
@@ -35,21 +38,26 @@ static void write_string_literal(FILE* out, const char* s, size_t len) {
 }
 
 
-// separator, newline and indentation before a member, then "key": when inside an object
+// separator, newline and indentation before a member (neither in compact mode), then "key":
+// when inside an object
 static void begin_member(cliJson* w, const char* key) {
     if (w->depth > 0) {
-        if (w->count[w->depth - 1] > 0) {
-            fputc(',', w->out);
+        if (w->depth <= CLI_JSON_MAX_DEPTH) {
+            if (w->count[w->depth - 1] > 0) {
+                fputc(',', w->out);
+            }
+            w->count[w->depth - 1]++;
         }
-        w->count[w->depth - 1]++;
-        fputc('\n', w->out);
-        for (int i = 0; i < w->depth; i++) {
-            fputs("  ", w->out);
+        if (!w->compact) {
+            fputc('\n', w->out);
+            for (int i = 0; i < w->depth; i++) {
+                fputs("  ", w->out);
+            }
         }
     }
     if (key) {
-        write_string_literal(w->out, key, strlen(key));
-        fputs(": ", w->out);
+        write_string_literal(w, key, strlen(key));
+        fputs(w->compact ? ":" : ": ", w->out);
     }
 }
 
@@ -67,14 +75,14 @@ static void open_container(cliJson* w, const char* key, char bracket) {
 
 static void close_container(cliJson* w, char bracket) {
     w->depth--;
-    if (w->depth < CLI_JSON_MAX_DEPTH && w->count[w->depth] > 0) {
+    if (!w->compact && w->depth < CLI_JSON_MAX_DEPTH && w->count[w->depth] > 0) {
         fputc('\n', w->out);
         for (int i = 0; i < w->depth; i++) {
             fputs("  ", w->out);
         }
     }
     fputc(bracket, w->out);
-    if (w->depth == 0) {
+    if (w->depth == 0 && !w->compact) {
         fputc('\n', w->out);
     }
 }
@@ -83,6 +91,13 @@ static void close_container(cliJson* w, char bracket) {
 void cli_json_init(cliJson* w, FILE* out) {
     memset(w, 0, sizeof(*w));
     w->out = out;
+}
+
+
+void cli_json_init_script(cliJson* w, FILE* out) {
+    cli_json_init(w, out);
+    w->compact = 1;
+    w->script_safe = 1;
 }
 
 
@@ -121,7 +136,7 @@ void cli_json_int(cliJson* w, const char* key, long value) {
 void cli_json_string(cliJson* w, const char* key, const char* value) {
     begin_member(w, key);
     if (value) {
-        write_string_literal(w->out, value, strlen(value));
+        write_string_literal(w, value, strlen(value));
     } else {
         fputs("null", w->out);
     }
@@ -134,14 +149,24 @@ void cli_json_null(cliJson* w, const char* key) {
 }
 
 
-void cli_json_numbers(cliJson* w, const char* key, const double* x, int n) {
+void cli_json_numbers(cliJson* w, const char* key, const double* x, size_t n) {
     begin_member(w, key);
     fputc('[', w->out);
-    for (int i = 0; i < n; i++) {
+    for (size_t i = 0; i < n; i++) {
         if (i > 0) {
-            fputs(", ", w->out);
+            fputs(w->compact ? "," : ", ", w->out);
         }
         cli_write_double(w->out, x[i]);
+    }
+    fputc(']', w->out);
+}
+
+
+void cli_json_ints(cliJson* w, const char* key, const int* x, size_t n) {
+    begin_member(w, key);
+    fputc('[', w->out);
+    for (size_t i = 0; i < n; i++) {
+        fprintf(w->out, i > 0 ? (w->compact ? ",%d" : ", %d") : "%d", x[i]);
     }
     fputc(']', w->out);
 }
@@ -150,7 +175,7 @@ void cli_json_numbers(cliJson* w, const char* key, const double* x, int n) {
 void cli_json_matrix(cliJson* w, const char* key, const double* x, int rows, int cols) {
     cli_json_begin_array(w, key);
     for (int r = 0; r < rows; r++) {
-        cli_json_numbers(w, NULL, x + (size_t)r * (size_t)cols, cols);
+        cli_json_numbers(w, NULL, x + (size_t)r * (size_t)cols, (size_t)cols);
     }
     cli_json_end_array(w);
 }
@@ -164,7 +189,7 @@ void cli_json_lines(cliJson* w, const char* key, const char* text) {
         size_t len = end ? (size_t)(end - line) : strlen(line);
         if (len > 0) {
             begin_member(w, NULL);
-            write_string_literal(w->out, line, len);
+            write_string_literal(w, line, len);
         }
         line += len;
         if (*line == '\n') {

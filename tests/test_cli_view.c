@@ -265,11 +265,44 @@ static int test_view_errors(void) {
 }
 
 
+// names end up in the page's JSON escaped so that none can close its script element: a geom
+// named a</script><b>&"q round-trips through the page's data
+static int test_view_script_safe(void) {
+    if (player_missing()) {
+        return 0;
+    }
+    const char* xml = gdn_cli_tmp_file(TMP_DIR, "named.xml",
+        "<mujoco><worldbody><geom name=\"floor\" type=\"plane\" size=\"1 1 0.1\"/>"
+        "<body pos=\"0 0 0.2\"><freejoint/>"
+        "<geom name=\"a&lt;/script&gt;&lt;b&gt;&amp;&quot;q\" type=\"sphere\" size=\"0.1\"/>"
+        "</body></worldbody></mujoco>\n");
+    char args[1024];
+    snprintf(args, sizeof(args), "simulate '%s' --steps 4 --format csv -o '%s/named.csv'", xml,
+             TMP_DIR);
+    CHECK(run_cli(args) == 0);
+    snprintf(args, sizeof(args), "view '%s' '%s/named.csv' -o '%s/named.html'", xml, TMP_DIR,
+             TMP_DIR);
+    CHECK(run_cli(args) == 0);
+    char* html = gdn_cli_slurp(TMP_DIR "/named.html");
+    CHECK(strstr(html, "a\\u003c/script\\u003e\\u003cb\\u003e\\u0026\\\"q") != NULL);
+    free(html);
+    int has_bundle = 0;
+    cJSON* root = page_data(TMP_DIR "/named.html", &has_bundle);
+    CHECK(root != NULL);
+    const cJSON* ball = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "geoms"), 1);
+    const cJSON* name = cJSON_GetObjectItem(ball, "name");
+    CHECK(cJSON_IsString(name) && strcmp(name->valuestring, "a</script><b>&\"q") == 0);
+    cJSON_Delete(root);
+    return 0;
+}
+
+
 static const gdnTestCase cases[] = {
     {"view_ball", test_view_ball},
     {"view_all_geoms", test_view_all_geoms},
     {"view_usage", test_view_usage},
     {"view_errors", test_view_errors},
+    {"view_script_safe", test_view_script_safe},
 };
 
 GDN_TEST_MAIN(cases)

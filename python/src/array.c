@@ -14,19 +14,44 @@ static void buffer_dealloc(PyObject* self)
     Py_TYPE(self)->tp_free(self);
 }
 
-// export the array: a writable request on a read-only array is refused (BufferError)
+// is the (C-ordered) array also Fortran-contiguous: empty, or at most one dimension longer
+// than 1 (CPython's PyBuffer_IsContiguous 'F' rule)
+static int buffer_is_fortran(const gdnpyBuffer* b)
+{
+    int long_dims = 0;
+    for (int i = 0; i < b->ndim; i++) {
+        if (b->shape[i] == 0) {
+            return 1;
+        }
+        long_dims += b->shape[i] > 1;
+    }
+    return long_dims <= 1;
+}
+
+// export the array (the buffer protocol's request flags): a writable request on a read-only
+// array and a Fortran-order request on a 2-D or 3-D array with two dimensions longer than 1
+// are refused (BufferError); shape only with PyBUF_ND (else one dimension of len bytes' items,
+// as PyBuffer_FillInfo), strides only with PyBUF_STRIDES (else C order is implied), the format
+// only with PyBUF_FORMAT (else NULL, unsigned bytes)
 static int buffer_get(PyObject* self, Py_buffer* view, int flags)
 {
     gdnpyBuffer* b = (gdnpyBuffer*)self;
+    view->obj = NULL;
     if ((flags & PyBUF_WRITABLE) && b->readonly) {
         PyErr_SetString(PyExc_BufferError, "gradyn: this array is read-only");
-        view->obj = NULL;
+        return -1;
+    }
+    // C_CONTIGUOUS and ANY_CONTIGUOUS are always met (the arrays are C-ordered)
+    if ((flags & PyBUF_F_CONTIGUOUS) == PyBUF_F_CONTIGUOUS && !buffer_is_fortran(b)) {
+        PyErr_SetString(PyExc_BufferError,
+                        "gradyn: this array is C-contiguous, not Fortran-contiguous");
         return -1;
     }
     Py_ssize_t n = 1;
     for (int i = 0; i < b->ndim; i++) {
         n *= b->shape[i];
     }
+    int nd = (flags & PyBUF_ND) == PyBUF_ND;
     view->buf = b->ptr;
     view->obj = self;
     Py_INCREF(self);
@@ -34,8 +59,8 @@ static int buffer_get(PyObject* self, Py_buffer* view, int flags)
     view->readonly = b->readonly;
     view->itemsize = b->itemsize;
     view->format = (flags & PyBUF_FORMAT) ? b->format : NULL;
-    view->ndim = b->ndim;
-    view->shape = (flags & PyBUF_ND) ? b->shape : NULL;
+    view->ndim = nd ? b->ndim : 1;
+    view->shape = nd ? b->shape : NULL;
     view->strides = ((flags & PyBUF_STRIDES) == PyBUF_STRIDES) ? b->strides : NULL;
     view->suboffsets = NULL;
     view->internal = NULL;

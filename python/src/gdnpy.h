@@ -151,6 +151,11 @@ int gdnpy_model_writable(gdnpyModel* m);
 int gdnpy_model_prepare(void);
 
 // ---- named access (named.c): m.body('torso'), d.joint(3), ...
+// the id of an object of objtype ("body", "joint", "geom", "site", "actuator", "key", "pair")
+// named by key, a name (str) or an id (int) in [0, count); -1 with KeyError (unknown name),
+// IndexError (id out of range) or TypeError (neither) set. The named access and the setters'
+// one parser
+int gdnpy_object_id(const gdnModel* m, const char* objtype, PyObject* key);
 PyObject* gdnpy_named(PyObject* owner, int is_data, const char* objtype, PyObject* key);
 
 #endif

@@ -19,7 +19,7 @@ static const char* model_prefix(const char* objtype)
     return strcmp(objtype, "joint") == 0 ? "jnt" : strcmp(objtype, "key") == 0 ? "key" : objtype;
 }
 
-// the row count of the object type
+// the object count of a type (pairs have ids only, no names)
 static int object_count(const gdnModel* m, const char* objtype)
 {
     if (strcmp(objtype, "body") == 0) return m->nbody;
@@ -28,7 +28,42 @@ static int object_count(const gdnModel* m, const char* objtype)
     if (strcmp(objtype, "site") == 0) return m->nsite;
     if (strcmp(objtype, "actuator") == 0) return m->nu;
     if (strcmp(objtype, "key") == 0) return m->nkey;
+    if (strcmp(objtype, "pair") == 0) return m->npair;
     return 0;
+}
+
+int gdnpy_object_id(const gdnModel* m, const char* objtype, PyObject* key)
+{
+    int count = object_count(m, objtype);
+    // a name: its id, KeyError when no object of the type has it
+    if (PyUnicode_Check(key)) {
+        const char* name = PyUnicode_AsUTF8(key);
+        if (!name) {
+            return -1;
+        }
+        int id = gdn_name2id(m, objtype, name);
+        if (id < 0) {
+            PyErr_Format(PyExc_KeyError, "Invalid name '%s'. No %s of that name.", name,
+                         objtype);
+        }
+        return id;
+    }
+    if (!PyLong_Check(key)) {
+        PyErr_Format(PyExc_TypeError, "%s: expected a name (str) or an id (int), got %s",
+                     objtype, Py_TYPE(key)->tp_name);
+        return -1;
+    }
+    // an id: 0 <= id < count, else IndexError (also for ints beyond a C long)
+    int overflow = 0;
+    long v = PyLong_AsLongAndOverflow(key, &overflow);
+    if (v == -1 && PyErr_Occurred()) {
+        return -1;
+    }
+    if (overflow || v < 0 || v >= count) {
+        PyErr_Format(PyExc_IndexError, "%s id out of range [0, %d)", objtype, count);
+        return -1;
+    }
+    return (int)v;
 }
 
 static const gdnModel* owner_model(const gdnpyNamed* n)
@@ -39,33 +74,8 @@ static const gdnModel* owner_model(const gdnpyNamed* n)
 PyObject* gdnpy_named(PyObject* owner, int is_data, const char* objtype, PyObject* key)
 {
     const gdnModel* m = is_data ? ((gdnpyData*)owner)->model->m : ((gdnpyModel*)owner)->m;
-    int count = object_count(m, objtype);
-    int id;
-    if (PyUnicode_Check(key)) {
-        const char* name = PyUnicode_AsUTF8(key);
-        if (!name) {
-            return NULL;
-        }
-        id = gdn_name2id(m, objtype, name);
-        if (id < 0) {
-            PyErr_Format(PyExc_KeyError, "Invalid name '%s'. No %s of that name.", name,
-                         objtype);
-            return NULL;
-        }
-    } else if (PyLong_Check(key)) {
-        int overflow = 0;
-        long v = PyLong_AsLongAndOverflow(key, &overflow);
-        if (v == -1 && PyErr_Occurred()) {
-            return NULL;
-        }
-        if (overflow || v < 0 || v >= count) {
-            PyErr_Format(PyExc_IndexError, "%s id out of range [0, %d)", objtype, count);
-            return NULL;
-        }
-        id = (int)v;
-    } else {
-        PyErr_Format(PyExc_TypeError, "%s: expected a name (str) or an id (int), got %s",
-                     objtype, Py_TYPE(key)->tp_name);
+    int id = gdnpy_object_id(m, objtype, key);
+    if (id < 0) {
         return NULL;
     }
     gdnpyNamed* n = PyObject_New(gdnpyNamed, &gdnpyNamedType);

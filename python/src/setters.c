@@ -4,38 +4,6 @@
 #include "gdnpy.h" // first: Python.h precedes the standard headers
 #include <string.h>
 
-// an object id from an int or a name of objtype; -1 with an exception on failure
-static int object_id(const gdnModel* m, const char* objtype, PyObject* key)
-{
-    if (PyUnicode_Check(key)) {
-        const char* name = PyUnicode_AsUTF8(key);
-        if (!name) {
-            return -1;
-        }
-        int id = gdn_name2id(m, objtype, name);
-        if (id < 0) {
-            PyErr_Format(PyExc_KeyError, "Invalid name '%s'. No %s of that name.", name,
-                         objtype);
-        }
-        return id;
-    }
-    if (!PyLong_Check(key)) {
-        PyErr_Format(PyExc_TypeError, "%s: expected a name or an id, got %s", objtype,
-                     Py_TYPE(key)->tp_name);
-        return -1;
-    }
-    int overflow = 0;
-    long v = PyLong_AsLongAndOverflow(key, &overflow);
-    if (v == -1 && PyErr_Occurred()) {
-        return -1;
-    }
-    if (overflow || v < 0 || v > 2147483647L) {
-        PyErr_Format(PyExc_IndexError, "%s id out of range", objtype);
-        return -1;
-    }
-    return (int)v; // the C setter checks the upper bound
-}
-
 // the setters taking (id, fixed-size vector)
 typedef gdnStatus (*vecSetter)(gdnModel*, int, const double*);
 
@@ -50,7 +18,7 @@ static PyObject* run_vec_setter(PyObject* self, PyObject* args, const char* name
     if (gdnpy_model_writable(mo) < 0) {
         return NULL;
     }
-    int id = object_id(mo->m, objtype, key);
+    int id = gdnpy_object_id(mo->m, objtype, key);
     if (id < 0) {
         return NULL;
     }
@@ -94,7 +62,7 @@ static PyObject* setter_set_body_inertia(PyObject* self, PyObject* args)
     if (gdnpy_model_writable(mo) < 0) {
         return NULL;
     }
-    int id = object_id(mo->m, "body", key);
+    int id = gdnpy_object_id(mo->m, "body", key);
     if (id < 0) {
         return NULL;
     }
@@ -116,12 +84,8 @@ static PyObject* setter_set_body_inertia(PyObject* self, PyObject* args)
 static PyObject* getter_body_inertia(PyObject* self, PyObject* key)
 {
     gdnpyModel* mo = (gdnpyModel*)self;
-    int id = object_id(mo->m, "body", key);
+    int id = gdnpy_object_id(mo->m, "body", key);
     if (id < 0) {
-        return NULL;
-    }
-    if (id >= mo->m->nbody) {
-        PyErr_Format(PyExc_IndexError, "body id %d out of range [0, %d)", id, mo->m->nbody);
         return NULL;
     }
     gdnInertia inertia;
@@ -167,7 +131,7 @@ static PyObject* setter_set_collision_mesh(PyObject* self, PyObject* args)
     if (gdnpy_model_writable(mo) < 0) {
         return NULL;
     }
-    int id = object_id(mo->m, "body", key);
+    int id = gdnpy_object_id(mo->m, "body", key);
     if (id < 0) {
         return NULL;
     }

@@ -137,3 +137,32 @@ def test_setters():
     with pytest.raises(gradyn.Error):
         m.set_penalty(True, 0.0, -1.0, 0.0)
     assert m.penalty["enabled"] == 0
+
+
+def test_name_or_id_one_parser():
+    # the named access and the setters share one parser: the same key gives the same
+    # exception and message, whichever call takes it
+    m = gradyn.Model.from_xml_path(model_path("humanoid32.xml"))
+    p = m.get_body_inertia(1)
+    cases = [("no such body", KeyError, "Invalid name 'no such body'. No body of that name."),
+             (m.nbody, IndexError, f"body id out of range [0, {m.nbody})"),
+             (-1, IndexError, f"body id out of range [0, {m.nbody})"),
+             (2 ** 70, IndexError, f"body id out of range [0, {m.nbody})"),
+             (1.5, TypeError, "body: expected a name (str) or an id (int), got float")]
+    for key, exc, message in cases:
+        for call in (lambda: m.body(key), lambda: m.get_body_inertia(key),
+                     lambda: m.set_body_inertia(key, p),
+                     lambda: gradyn.Data(m).body(key)):
+            with pytest.raises(exc) as info:
+                call()
+            text = info.value.args[0]
+            assert text == message, (key, text)
+    assert np.array_equal(m.get_body_inertia(1), p)  # nothing was set
+    # geoms by name and id through a setter and the named access alike
+    name = m.names("geom")[1]
+    m.set_geom_friction(name, [0.7, 0.01, 0.001])
+    assert m.geom(name).id == 1 and m.geom(1).friction[0] == 0.7
+    with pytest.raises(IndexError, match=r"geom id out of range \[0, %d\)" % m.ngeom):
+        m.set_geom_friction(m.ngeom, [1.0, 0.0, 0.0])
+    with pytest.raises(IndexError, match=r"pair id out of range \[0, %d\)" % m.npair):
+        m.set_pair_friction(m.npair, [1.0] * 5)

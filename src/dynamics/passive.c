@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Passive joint forces: springs toward qpos_spring and viscous dof damping (MuJoCo mj_passive).
+// Passive forces: joint springs toward qpos_spring, viscous dof damping and tendon
+// spring-dampers (MuJoCo 2.2.2's mj_passive).
 #include "dynamics/passive.h"
 
 #include <string.h>
@@ -81,5 +82,19 @@ void gdn_passive_forces(const gdnModel* m, gdnData* d) {
     // dof dampers
     for (int i = 0; i < m->nv; i++) {
         frc[i] -= m->dof_damping[i] * d->qvel[i];
+    }
+
+    // tendon spring-dampers: f = -k (L - L_spring) - b Ldot along the tendon, qfrc += ten_J' f
+    // (explicit: MuJoCo 2.2.2's Euler integrates only the dof damping implicitly)
+    for (int t = 0; t < m->ntendon; t++) {
+        const double f = -m->tendon_stiffness[t] * (d->ten_length[t] - m->tendon_lengthspring[t]) -
+                         m->tendon_damping[t] * d->ten_velocity[t];
+        if (f == 0) {
+            continue;
+        }
+        const double* J = d->ten_J + (size_t)t * (size_t)m->nv;
+        for (int i = 0; i < m->nv; i++) {
+            frc[i] += J[i] * f;
+        }
     }
 }

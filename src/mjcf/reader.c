@@ -2,6 +2,7 @@
 // MJCF sections -> gdnSpec, in MuJoCo's section order (compiler, option, size, default,
 // worldbody, ..., actuator, keyframe). Unsupported dynamics elements are reported as warnings.
 #include "mjcf/reader.h"
+#include "mjcf/tendon.h"
 #include "model/model_alloc.h"
 
 #include <math.h>
@@ -532,12 +533,9 @@ static int read_equality(gdnSpec* spec, gdnXmlElem* section) {
 
 // ---------------------------------------------------------------- sections
 
-// <tendon>: every child reported as ignored dynamics
+// <tendon>: fixed tendons (mjcf/tendon.c)
 static int read_tendons(gdnSpec* spec, gdnXmlElem* section) {
-    for (gdnXmlElem* e = section->first; e; e = e->next) {
-        warn_ignored(spec, e, "tendon");
-    }
-    return 0;
+    return gdn_mjcf_read_tendons(spec, section);
 }
 
 // <worldbody>: the children of body 0; the world body takes no attributes

@@ -122,7 +122,7 @@ typedef struct gdnSpecActuator {
     double biasprm[GDN_NBIAS];
     const char* target;
     const char* trnattr; // attribute naming the target
-    int trnid;           // compiled: joint id
+    int trnid;           // compiled: joint or tendon id
     const char* name;
     gdnXmlElem* elem;
     int unsupported; // element type gradyn cannot simulate (message already chosen)
@@ -150,6 +150,29 @@ typedef struct gdnSpecExclude {
     int signature; // compiled: ((body1 + 1) << 16) + body2 + 1, body1 <= body2
 } gdnSpecExclude;
 
+// a tendon (<tendon><fixed>; MuJoCo 2.2.2's mjCTendon values)
+typedef struct gdnSpecTendon {
+    int limited; // 0, 1, 2 = auto
+    double range[2];
+    double solref_lim[GDN_NREF], solimp_lim[GDN_NIMP];
+    double solref_fri[GDN_NREF], solimp_fri[GDN_NIMP];
+    double margin, stiffness, damping, frictionloss;
+    double springlength; // < 0: the length at qpos_spring (computed by the loader)
+    // instance
+    const char* name;
+    gdnXmlElem* elem;
+    int wrapadr, nwrap; // its path in spec->wraps
+} gdnSpecTendon;
+
+// one object of a tendon's path (<joint joint coef>)
+typedef struct gdnSpecWrap {
+    int type;          // gdnWrapType
+    const char* name;  // joint name
+    double prm;        // coef
+    gdnXmlElem* elem;
+    int objid;         // compiled: joint id
+} gdnSpecWrap;
+
 typedef struct gdnSpecDefault {
     const char* name;
     int parent;
@@ -158,6 +181,7 @@ typedef struct gdnSpecDefault {
     gdnSpecSite site;
     gdnSpecActuator actuator;
     gdnSpecPair pair;
+    gdnSpecTendon tendon;
     double mesh_scale[3]; // <default><mesh scale>
 } gdnSpecDefault;
 
@@ -283,6 +307,10 @@ typedef struct gdnSpec {
     int npair, cappair;
     gdnSpecExclude* excludes;
     int nexclude, capexclude;
+    gdnSpecTendon* tendons;
+    int ntendon, captendon;
+    gdnSpecWrap* wraps; // every tendon's path objects, tendon after tendon
+    int nwrap, capwrap;
     gdnPenalty penalty;    // <custom><numeric name="gradyn_penalty" data="height k c"/>
     const char* model_dir; // directory of the main file: asset paths resolve against it
 } gdnSpec;

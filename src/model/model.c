@@ -29,6 +29,7 @@ gdnModel* gdn_model_alloc(const gdnModelSizes* s) {
     const size_t nsite = (size_t)s->nsite, nkey = (size_t)s->nkey, nnames = (size_t)s->nnames;
     const size_t npair = (size_t)s->npair, nexclude = (size_t)s->nexclude;
     const size_t neq = (size_t)s->neq;
+    const size_t ntendon = (size_t)s->ntendon, nwrap = (size_t)s->nwrap;
 
     // total size, then carve
     size_t total = 0;
@@ -62,6 +63,8 @@ gdnModel* gdn_model_alloc(const gdnModelSizes* s) {
     m->npair = s->npair;
     m->nexclude = s->nexclude;
     m->neq = s->neq;
+    m->ntendon = s->ntendon;
+    m->nwrap = s->nwrap;
     // a valid model from the start: the options every public call checks are MuJoCo's defaults
     gdn_option_default(&m->opt);
     return m;
@@ -88,7 +91,8 @@ static const int* name_table(const gdnModel* m, const char* objtype, int* n) {
         int n;
     } tables[] = {{"body", m->name_bodyadr, m->nbody},     {"joint", m->name_jntadr, m->njnt},
                   {"geom", m->name_geomadr, m->ngeom},     {"site", m->name_siteadr, m->nsite},
-                  {"actuator", m->name_actuatoradr, m->nu}, {"key", m->name_keyadr, m->nkey}};
+                  {"actuator", m->name_actuatoradr, m->nu}, {"key", m->name_keyadr, m->nkey},
+                  {"tendon", m->name_tendonadr, m->ntendon}};
     for (int i = 0; i < (int)(sizeof(tables) / sizeof(tables[0])); i++) {
         if (!strcmp(objtype, tables[i].type)) {
             *n = tables[i].n;

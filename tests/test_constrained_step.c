@@ -364,9 +364,10 @@ static int matches_newton(const char* file, setupFn* setup, int nsample, int sol
     gdnData* d = NULL;
     CHECK(gdn_data_create(m, &d) == GDN_OK);
     const int nq = m->nq, nv = m->nv;
-    double* buf = calloc((size_t)(nq + 8 * nv + 2), sizeof(double));
+    double* buf = calloc((size_t)(nq + 8 * nv + m->nu + 2), sizeof(double));
     CHECK(buf);
-    double *q = buf, *v = q + nq, *u = v + nv, *dq = u + 1, *dv = dq + nv, *out = dv + nv;
+    double *q = buf, *v = q + nq, *u = v + nv, *dq = u + m->nu + 1, *dv = dq + nv;
+    double* out = dv + nv;
     double* ref = out + 2 * nv;
     unsigned long long rng = 777;
     double worst = 0;
@@ -620,7 +621,9 @@ static int check_params(const char* file, setupFn* setup, int nsample) {
     CHECK(buf);
     double *p0 = buf, *dp = p0 + np, *gp = dp + np, *q = gp + np, *v = q + nq;
     double *jvp = v + nv, *fd = jvp + 2 * nv, *w = fd + 2 * nv, *qa = w + 2 * nv, *qb = qa + nq;
-    double *va = qb + nq, *vb = va + nv, u[1];
+    double *va = qb + nq, *vb = va + nv;
+    double* u = calloc((size_t)m->nu + 1, sizeof(double)); // the setup's controls (unused)
+    CHECK(u);
     for (int b = 0; b < m->nbody; b++) {
         gdnInertia in;
         gdn_body_inertia(m, b, &in);
@@ -685,9 +688,40 @@ static int check_params(const char* file, setupFn* setup, int nsample) {
     }
     printf("    %s: dparam JVP vs FD %.2g, adjoint %.2g (%d samples)\n", file, worst, worst_adj,
            nsample);
+    free(u);
     free(buf);
     gdn_data_free(d);
     gdn_model_free(m);
+    return 0;
+}
+
+// tendon_fixed: a configuration where the coupling tendon's limit is sometimes in its margin,
+// the friction-loss rows in their quadratic and linear zones, controls inside and outside the
+// drive's ctrlrange
+static void setup_tendon(const gdnModel* m, double* q, double* v, double* u,
+                         unsigned long long* rng) {
+    for (int i = 0; i < m->nq; i++) {
+        q[i] = gdn_test_uniform(rng, -0.25, 0.25);
+    }
+    for (int i = 0; i < m->nv; i++) {
+        v[i] = gdn_test_uniform(rng, -2, 2);
+    }
+    for (int i = 0; i < m->nu; i++) {
+        u[i] = gdn_test_uniform(rng, -1.5, 1.5);
+    }
+}
+
+// fixed tendons: limit and friction-loss rows on tendons (constant J spanning several joints),
+// tendon spring-dampers, tendon actuators (motor, position, velocity)
+static int test_tendon(void) {
+    CHECK(check_model("tendon_fixed.xml", setup_tendon, 16, GDN_SOL_NEWTON,
+                      GDN_CONE_PYRAMIDAL) == 0);
+    CHECK(matches_newton("tendon_fixed.xml", setup_tendon, 6, GDN_SOL_CG,
+                         GDN_CONE_PYRAMIDAL) == 0);
+    CHECK(matches_newton("tendon_fixed.xml", setup_tendon, 6, GDN_SOL_PGS,
+                         GDN_CONE_PYRAMIDAL) == 0);
+    // the inertias move the tendon rows' R through tendon_invweight0
+    CHECK(check_params("tendon_fixed.xml", setup_tendon, 6) == 0);
     return 0;
 }
 
@@ -711,6 +745,7 @@ int main(int argc, char** argv) {
         {"connect", test_connect},
         {"weld", test_weld},
         {"inertia_params", test_inertia_params},
+        {"tendon", test_tendon},
         {"report_margins", test_report_margins},
     };
     return gdn_test_main(argc, argv, cases, (int)(sizeof(cases) / sizeof(cases[0])));

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-// Exact derivatives of the actuator forces (joint transmissions, affine gain/bias, clamping).
+// Exact derivatives of the actuator forces (joint and fixed-tendon transmissions, affine
+// gain/bias, clamping).
 #include <string.h>
 
 #include "dynamics/force_derivative.h"
 #include "dynamics/passive.h"
+#include "kinematics/tendon.h"
 #include "math/vec.h"
 
 #define GDN_MAXVAL 1e10
@@ -82,6 +84,38 @@ static void affine_terms(const gdnModel* m, const gdnData* d, int i, int zero_ct
     }
 }
 
+// a fixed-tendon transmission (moment = gear[0] ten_J, constant; length = gear[0] L, velocity =
+// gear[0] Ldot at the primal's values): alpha, beta, gain_c as affine_terms
+static void linearize_tendon(const gdnModel* m, const gdnData* d, int i, int zero_ctrl,
+                             actuator_linear* a) {
+    const int t = m->actuator_trnid[2 * i];
+    const double gear = m->actuator_gear[6 * i];
+    double L, V;
+    gdn_tendon_fixed_value(m, t, d->qpos, d->qvel, &L, &V);
+    a->dof = -1;
+    a->n = a->nl = 0;
+    affine_terms(m, d, i, zero_ctrl, L * gear, V * gear, a);
+}
+
+// d force = alpha gear J dq + beta gear J dv + gain_c du; its moment row gear J over the path
+static double tendon_moment_dot(const gdnModel* m, int i, const double* x) {
+    const int t = m->actuator_trnid[2 * i];
+    const double gear = m->actuator_gear[6 * i];
+    double s = 0;
+    for (int p = m->tendon_adr[t]; p < m->tendon_adr[t] + m->tendon_num[t]; p++) {
+        s += (m->wrap_prm[p] * gear) * x[m->jnt_dofadr[m->wrap_objid[p]]];
+    }
+    return s;
+}
+
+static void tendon_moment_add(const gdnModel* m, int i, double c, double* out) {
+    const int t = m->actuator_trnid[2 * i];
+    const double gear = m->actuator_gear[6 * i];
+    for (int p = m->tendon_adr[t]; p < m->tendon_adr[t] + m->tendon_num[t]; p++) {
+        out[m->jnt_dofadr[m->wrap_objid[p]]] += (m->wrap_prm[p] * gear) * c;
+    }
+}
+
 static void linearize(const gdnModel* m, const gdnData* d, int i, int zero_ctrl,
                       actuator_linear* a) {
     int jnt = m->actuator_trnid[2 * i];
@@ -134,6 +168,14 @@ void gdn_actuation_jvp(const gdnModel* m, const gdnData* d, const double* dq, co
     int zero = bad_controls(m, d);
     for (int i = 0; i < m->nu; i++) {
         actuator_linear a;
+        if (m->actuator_trntype[i] == GDN_TRN_TENDON) {
+            linearize_tendon(m, d, i, zero, &a);
+            double df = (dq ? a.alpha * tendon_moment_dot(m, i, dq) : 0) +
+                        (dv ? a.beta * tendon_moment_dot(m, i, dv) : 0) +
+                        (du ? a.gain_c * du[i] : 0);
+            tendon_moment_add(m, i, df, dfrc);
+            continue;
+        }
         linearize(m, d, i, zero, &a);
         double df = 0;
         for (int k = 0; dq && k < a.nl; k++) {
@@ -162,6 +204,20 @@ void gdn_actuation_vjp(const gdnModel* m, const gdnData* d, const double* y, dou
     for (int i = 0; i < m->nu; i++) {
         actuator_linear a;
         int jnt = m->actuator_trnid[2 * i];
+        if (m->actuator_trntype[i] == GDN_TRN_TENDON) {
+            linearize_tendon(m, d, i, zero, &a);
+            const double fbar = tendon_moment_dot(m, i, y);
+            if (gq) {
+                tendon_moment_add(m, i, a.alpha * fbar, gq);
+            }
+            if (gv) {
+                tendon_moment_add(m, i, a.beta * fbar, gv);
+            }
+            if (gu) {
+                gu[i] += a.gain_c * fbar;
+            }
+            continue;
+        }
         int type = m->jnt_type[jnt];
         if (type == GDN_JNT_HINGE || type == GDN_JNT_SLIDE) {
             const double gear = m->actuator_gear[6 * i];
@@ -207,6 +263,32 @@ void gdn_actuation_dense(const gdnModel* m, const gdnData* d, double scale, doub
     int zero = bad_controls(m, d);
     for (int i = 0; i < m->nu; i++) {
         actuator_linear a;
+        if (m->actuator_trntype[i] == GDN_TRN_TENDON) {
+            // rows and columns over the tendon's path: scale (gear coef_r) (alpha or beta)
+            // (gear coef_c), and the control column scale (gear coef_r) gain_c
+            linearize_tendon(m, d, i, zero, &a);
+            const int t = m->actuator_trnid[2 * i];
+            const double gear = m->actuator_gear[6 * i];
+            const int adr = m->tendon_adr[t], num = m->tendon_num[t];
+            for (int p = adr; p < adr + num; p++) {
+                const size_t row = (size_t)m->jnt_dofadr[m->wrap_objid[p]];
+                const double mr = scale * (m->wrap_prm[p] * gear);
+                for (int q = adr; q < adr + num; q++) {
+                    const size_t col = (size_t)m->jnt_dofadr[m->wrap_objid[q]];
+                    const double mc = m->wrap_prm[q] * gear;
+                    if (Dq) {
+                        Dq[row * stride + col] += mr * a.alpha * mc;
+                    }
+                    if (Dv) {
+                        Dv[row * stride + col] += mr * a.beta * mc;
+                    }
+                }
+                if (Du) {
+                    Du[row * stride + (size_t)i] += mr * a.gain_c;
+                }
+            }
+            continue;
+        }
         linearize(m, d, i, zero, &a);
         for (int r = 0; r < a.n; r++) {
             size_t row = (size_t)(a.dof + r);

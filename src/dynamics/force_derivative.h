@@ -5,8 +5,10 @@
 
 #include <gradyn/gradyn.h>
 
-// Both forces are local to a joint: qfrc_passive and qfrc_actuator of a joint's dofs depend
-// only on that joint's qpos, qvel and the controls of the actuators on it. Position tangents dq
+// Both forces are local to a joint, but for tendons: qfrc_passive and qfrc_actuator of a
+// joint's dofs depend only on that joint's qpos, qvel and the controls of the actuators on it,
+// plus, through a fixed tendon (constant J), on every joint of the tendon's path (J' f(J q,
+// J v)). Position tangents dq
 // follow gdn_integrate_pos (ball and free rotation in the local frame). Every disable flag and
 // clamping branch is the primal's (gdn_passive, gdn_actuation): a clamped control or a clamped
 // force has zero derivative. Inputs NULL mean zero; outputs are ACCUMULATED (+=).

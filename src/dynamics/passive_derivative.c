@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Exact derivatives of the passive forces (joint springs incl. quaternion springs, damping).
+// Exact derivatives of the passive forces (joint springs incl. quaternion springs, damping,
+// fixed-tendon spring-dampers).
 #include <math.h>
 
 #include "dynamics/force_derivative.h"
@@ -108,6 +109,22 @@ static void spring_dense(void* vctx, int dof, int n, const double* J) {
     }
 }
 
+// A fixed tendon t adds J' f, f = -k (J q - L_spring) - b J v with J constant (coef_p on the
+// dof of path joint p): d qfrc = J' (-k J dq - b J dv); its path gives J's nonzeros
+static double tendon_dot(const gdnModel* m, int t, const double* x) {
+    double s = 0;
+    for (int p = m->tendon_adr[t]; p < m->tendon_adr[t] + m->tendon_num[t]; p++) {
+        s += m->wrap_prm[p] * x[m->jnt_dofadr[m->wrap_objid[p]]];
+    }
+    return s;
+}
+
+static void tendon_add(const gdnModel* m, int t, double c, double* out) {
+    for (int p = m->tendon_adr[t]; p < m->tendon_adr[t] + m->tendon_num[t]; p++) {
+        out[m->jnt_dofadr[m->wrap_objid[p]]] += m->wrap_prm[p] * c;
+    }
+}
+
 // qfrc_passive = -k (q (-) q_spring) - b qvel:  d = -k Jinv dq (rotations), -k dq, -b dv
 void gdn_passive_jvp(const gdnModel* m, const gdnData* d, const double* dq, const double* dv,
                      double* dfrc) {
@@ -122,6 +139,12 @@ void gdn_passive_jvp(const gdnModel* m, const gdnData* d, const double* dq, cons
         for (int i = 0; i < m->nv; i++) {
             dfrc[i] -= m->dof_damping[i] * dv[i];
         }
+    }
+    for (int t = 0; t < m->ntendon; t++) {
+        const double k = m->tendon_stiffness[t], b = m->tendon_damping[t];
+        const double df = (dq && k != 0 ? -k * tendon_dot(m, t, dq) : 0) +
+                          (dv && b != 0 ? -b * tendon_dot(m, t, dv) : 0);
+        tendon_add(m, t, df, dfrc);
     }
 }
 
@@ -139,6 +162,15 @@ void gdn_passive_vjp(const gdnModel* m, const gdnData* d, const double* y, doubl
             gv[i] -= m->dof_damping[i] * y[i];
         }
     }
+    for (int t = 0; t < m->ntendon; t++) {
+        const double fbar = tendon_dot(m, t, y);
+        if (gq) {
+            tendon_add(m, t, -m->tendon_stiffness[t] * fbar, gq);
+        }
+        if (gv) {
+            tendon_add(m, t, -m->tendon_damping[t] * fbar, gv);
+        }
+    }
 }
 
 void gdn_passive_dense(const gdnModel* m, const gdnData* d, double scale, double* Dq,
@@ -153,6 +185,24 @@ void gdn_passive_dense(const gdnModel* m, const gdnData* d, double scale, double
     if (Dv) {
         for (int i = 0; i < m->nv; i++) {
             Dv[(size_t)i * (size_t)ld + (size_t)i] -= scale * m->dof_damping[i];
+        }
+    }
+    // tendon t: D(r, c) += scale coef_r (-k or -b) coef_c over its path pairs
+    for (int t = 0; t < m->ntendon; t++) {
+        const int adr = m->tendon_adr[t], num = m->tendon_num[t];
+        const double k = m->tendon_stiffness[t], b = m->tendon_damping[t];
+        for (int p = adr; p < adr + num; p++) {
+            const size_t r = (size_t)m->jnt_dofadr[m->wrap_objid[p]];
+            const double cr = scale * m->wrap_prm[p];
+            for (int q = adr; q < adr + num; q++) {
+                const size_t c = (size_t)m->jnt_dofadr[m->wrap_objid[q]];
+                if (Dq && k != 0) {
+                    Dq[r * (size_t)ld + c] += cr * -k * m->wrap_prm[q];
+                }
+                if (Dv && b != 0) {
+                    Dv[r * (size_t)ld + c] += cr * -b * m->wrap_prm[q];
+                }
+            }
         }
     }
 }

@@ -241,7 +241,8 @@ gdnStatus gdn_adjoint_rollout_gradient(const gdnModel* m, const gdnRollout* r,
         tape->nstep = 0;
         return st;
     }
-    memset(tape->gweights, 0, sizeof(double) * (2 * (size_t)m->nbody + (size_t)m->nv));
+    memset(tape->gweights, 0,
+           sizeof(double) * (2 * (size_t)m->nbody + (size_t)m->nv + (size_t)m->ntendon));
     st = backward(m, r, obj, tape, out, err, err_size);
     // the constrained steps' D moves with the inertias through the inverse weights: their
     // cotangents, summed over the steps, taken to dJ/dpi once (setconst_derivative.h)

@@ -95,7 +95,12 @@ static void rows_position_column(const gdnModel* m, gdnData* d, const gdnConstra
         const int* body = F->body + 2 * i;
         const int dof = F->dof[i], ndof = F->ndof[i];
         double dj = 0, dl = 0;
-        if (ndof > 0) {
+        if (F->tendon[i] >= 0) {
+            // a fixed-tendon row: constant J, djar0 = tq J_ij, dlogD = tl J_ij
+            const double Jij = d->efc_J[(size_t)i * (size_t)m->nv + (size_t)j];
+            dj = F->tq[i] * Jij;
+            dl = F->tl[i] * Jij;
+        } else if (ndof > 0) {
             if (j >= dof && j < dof + ndof) {
                 const int k = j - dof;
                 dj = F->gdq[3 * i + k];
@@ -217,7 +222,7 @@ static gdnStatus constrained_columns(const gdnModel* m, gdnData* d, double* A, d
     for (int i = 0; i < nefc; i++) {
         const int* body = F.body + 2 * i;
         const double Bi = d->efc_KBIP[4 * i + 1];
-        if (F.ndof[i] > 0) {
+        if (F.ndof[i] > 0 || F.tendon[i] >= 0) {
             continue;
         }
         for (int s = 0; s < 2; s++) {

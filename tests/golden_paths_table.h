@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The golden hashes of test_golden_paths.c, printed by `test_golden_paths --print` at the commit
 // that introduced them (before the pipeline refactor of issue 8); see that file for what they cover.
+// tendon_fixed (fixed tendons) added with the tendons, the other rows unchanged.
 static const GoldenRow kGolden[] = {
     {"adj_ball",
      {0x81343cacac57d602ULL, 0x81343cacac57d602ULL, 0x81343cacac57d602ULL,
@@ -138,4 +139,8 @@ static const GoldenRow kGolden[] = {
      {0x07f88d65fb967221ULL, 0x0b68a8ba6338c38aULL, 0x2b19d81e6300958aULL,
       0xfceee66f3749c887ULL, 0x192b1983e1c267e0ULL, 0x4c09bebd98805b34ULL},
      0x548d7c67a52d46e5ULL},
+    {"tendon_fixed",
+     {0x0bbf8703c32ba532ULL, 0x0bbf8703c32ba532ULL, 0xb93b2c3c650981aeULL,
+      0xb93b2c3c650981aeULL, 0xe9117a7bf989f4abULL, 0xe9117a7bf989f4abULL},
+     0x46fea85123c99f02ULL},
 };

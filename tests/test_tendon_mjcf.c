@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: Apache-2.0
+// MJCF <tendon> loading (no MuJoCo): fixed tendons and their defaults, the compiler's checks,
+// the refusals by name of what gradyn does not simulate.
+#include <string.h>
+
+#include <gradyn/gradyn.h>
+
+#include "runner/test.h"
+
+static char g_err[2048];
+static char g_warn[4096];
+
+static gdnStatus load(const char* xml, gdnModel** m) {
+    return gdn_load_xml_string(xml, strlen(xml), NULL, m, g_err, sizeof(g_err), g_warn,
+                               sizeof(g_warn));
+}
+
+// a two-hinge arm, a ball joint and a site; tendon and actuator sections spliced in
+static void arm(char* out, size_t n, const char* defaults, const char* tendon,
+                const char* actuator, const char* compiler) {
+    snprintf(out, n,
+             "<mujoco>%s<default>%s</default><worldbody>"
+             "<body name='a'><joint name='h1'/><geom size='.1'/><site name='s1'/>"
+             "<body name='b' pos='0 0 -0.3'><joint name='h2' type='slide' springref='0.25'/>"
+             "<geom size='.1'/></body></body>"
+             "<body name='c' pos='1 0 0'><joint name='ball' type='ball'/><geom size='.1'/>"
+             "<site name='s2'/></body>"
+             "</worldbody><tendon>%s</tendon><actuator>%s</actuator></mujoco>",
+             compiler, defaults, tendon, actuator);
+}
+
+static int expect(const char* xml, gdnStatus st, const char* frag) {
+    gdnModel* m = NULL;
+    const gdnStatus got = load(xml, &m);
+    if (got != st || (st != GDN_OK && (m || !strstr(g_err, frag)))) {
+        fprintf(stderr, "expected %s with '%s', got %s: %s\n", gdn_status_string(st), frag,
+                gdn_status_string(got), g_err);
+        gdn_model_free(m);
+        return 1;
+    }
+    gdn_model_free(m);
+    return 0;
+}
+
+// values from the element, from its class and from MuJoCo's defaults; the compiler's spring
+// length at qpos_spring (h2's springref) and length0 at qpos0; names; tendon actuators
+static int test_fixed_values(void) {
+    char xml[4096];
+    arm(xml, sizeof(xml),
+        "<tendon damping='0.3'/><default class='c'><tendon stiffness='7' margin='0.01'/>"
+        "</default>",
+        "<fixed name='t1' class='c' limited='true' range='-1 1' frictionloss='0.2'>"
+        "<joint joint='h1' coef='2'/><joint joint='h2' coef='-1'/></fixed>"
+        "<fixed name='t2' springlength='0.5'><joint joint='h2' coef='3'/></fixed>",
+        "<motor name='m' tendon='t2' gear='2'/>", "");
+    gdnModel* m = NULL;
+    CHECK(load(xml, &m) == GDN_OK);
+    CHECK(m->ntendon == 2 && m->nwrap == 3);
+    CHECK(m->tendon_adr[0] == 0 && m->tendon_num[0] == 2 && m->tendon_adr[1] == 2);
+    CHECK(m->wrap_type[0] == GDN_WRAP_JOINT && m->wrap_objid[1] == 1 && m->wrap_prm[1] == -1);
+    CHECK(m->tendon_limited[0] == 1 && m->tendon_limited[1] == 0);
+    CHECK(m->tendon_stiffness[0] == 7 && m->tendon_margin[0] == 0.01);
+    CHECK(m->tendon_damping[0] == 0.3 && m->tendon_damping[1] == 0.3);
+    CHECK(m->tendon_stiffness[1] == 0 && m->tendon_frictionloss[0] == 0.2);
+    CHECK(m->tendon_solref_lim[0] == 0.02 && m->tendon_solimp_fri[2] == 0.001);
+    // springlength -1 (default): the length at qpos_spring = -1 * 0.25; given: kept
+    CHECK(m->tendon_lengthspring[0] == -0.25 && m->tendon_lengthspring[1] == 0.5);
+    CHECK(m->tendon_length0[0] == 0 && m->tendon_length0[1] == 0);
+    CHECK(m->tendon_invweight0[0] > 0 && m->tendon_invweight0[1] > 0);
+    CHECK(gdn_name2id(m, "tendon", "t2") == 1 && !strcmp(gdn_id2name(m, "tendon", 0), "t1"));
+    CHECK(m->actuator_trntype[0] == GDN_TRN_TENDON && m->actuator_trnid[0] == 1);
+    CHECK(!strstr(g_warn, "tendon"));
+    gdn_model_free(m);
+    return 0;
+}
+
+// the compiler's checks and gradyn's refusals, each naming its element
+static int test_errors(void) {
+    char xml[4096];
+    arm(xml, sizeof(xml), "", "<fixed><joint joint='h1'/></fixed>", "", "");
+    CHECK(expect(xml, GDN_ERR_PARSE, "required attribute missing: 'coef'") == 0);
+    arm(xml, sizeof(xml), "", "<fixed><joint coef='1'/></fixed>", "", "");
+    CHECK(expect(xml, GDN_ERR_PARSE, "required attribute missing: 'joint'") == 0);
+    arm(xml, sizeof(xml), "", "<fixed><joint joint='nope' coef='1'/></fixed>", "", "");
+    CHECK(expect(xml, GDN_ERR_MODEL, "joint 'nope' not found") == 0);
+    arm(xml, sizeof(xml), "", "<fixed name='e'/>", "", "");
+    CHECK(expect(xml, GDN_ERR_MODEL, "path cannot be empty") == 0);
+    arm(xml, sizeof(xml), "", "<fixed range='0 1'><joint joint='h1' coef='1'/></fixed>", "", "");
+    CHECK(expect(xml, GDN_ERR_MODEL, "autolimits") == 0);
+    arm(xml, sizeof(xml), "", "<fixed range='1 0' limited='true'><joint joint='h1' coef='1'/>"
+        "</fixed>", "", "");
+    CHECK(expect(xml, GDN_ERR_MODEL, "invalid limits") == 0);
+    arm(xml, sizeof(xml), "", "<fixed range='0 1'><joint joint='h1' coef='1'/></fixed>", "",
+        "<compiler autolimits='true'/>");
+    CHECK(expect(xml, GDN_OK, "") == 0);
+    arm(xml, sizeof(xml), "", "<fixed><joint joint='ball' coef='1'/></fixed>", "", "");
+    CHECK(expect(xml, GDN_ERR_UNSUPPORTED, "ball or free joint") == 0);
+    arm(xml, sizeof(xml), "", "<fixed><joint joint='h1' coef='1'/><joint joint='h1' coef='2'/>"
+        "</fixed>", "", "");
+    CHECK(expect(xml, GDN_ERR_UNSUPPORTED, "repeated") == 0);
+    arm(xml, sizeof(xml), "", "<fixed><site site='s1'/></fixed>", "", "");
+    CHECK(expect(xml, GDN_ERR_PARSE, "unrecognized element in fixed tendon") == 0);
+    arm(xml, sizeof(xml), "", "<fixed name='t'><joint joint='h1' coef='1'/></fixed>",
+        "<motor tendon='nope'/>", "");
+    CHECK(expect(xml, GDN_ERR_MODEL, "unknown transmission target 'nope'") == 0);
+    arm(xml, sizeof(xml), "", "<fixed name='t'><joint joint='h1' coef='1'/></fixed>"
+        "<fixed name='t'><joint joint='h2' coef='1'/></fixed>", "", "");
+    CHECK(expect(xml, GDN_ERR_MODEL, "repeated tendon name 't'") == 0);
+    return 0;
+}
+
+int main(int argc, char** argv) {
+    static const gdnTestCase cases[] = {
+        {"fixed_values", test_fixed_values},
+        {"errors", test_errors},
+    };
+    return gdn_test_main(argc, argv, cases, (int)(sizeof(cases) / sizeof(cases[0])));
+}

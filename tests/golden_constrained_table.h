@@ -6,8 +6,8 @@
 // round-off; test_golden_paths' hashes did not move; and the Newton elliptic
 // paths when a cone in its cone zone stopped reading the kept factor; the damped models' when
 // Xa - X came from gdn_residual_dense_inertia; every row when the inertia parameters' path
-// through the constraint weights took the direct form <dI_b, J_b Y J_b'>; tendon_fixed added
-// with the fixed tendons, the other rows unchanged). See that file.
+// through the constraint weights took the direct form <dI_b, J_b Y J_b'>; tendon_fixed and
+// tendon_spatial added with the tendons, the other rows unchanged). See that file.
 static const GoldenRow kGolden[] = {
     {"cnstr_arm_motor",
      {0x7a9a110184ad24fbULL, 0x7a9a110184ad24fbULL, 0x6b0c14f2ec89d623ULL,
@@ -51,4 +51,7 @@ static const GoldenRow kGolden[] = {
     {"tendon_fixed",
      {0x0f52f4cb25c65f0bULL, 0x0f52f4cb25c65f0bULL, 0x2659c520e66b486bULL,
       0x2659c520e66b486bULL, 0x20b01688830ba424ULL, 0x20b01688830ba424ULL}},
+    {"tendon_spatial",
+     {0xc185312c3cd92e4bULL, 0xc185312c3cd92e4bULL, 0x086690ead4d3f986ULL,
+      0x086690ead4d3f986ULL, 0x922035e6e037c350ULL, 0x922035e6e037c350ULL}},
 };

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The golden hashes of test_golden_paths.c, printed by `test_golden_paths --print` at the commit
 // that introduced them (before the pipeline refactor of issue 8); see that file for what they cover.
-// tendon_fixed (fixed tendons) added with the tendons, the other rows unchanged.
+// tendon_fixed, tendon_spatial added with the tendons, the other rows unchanged.
 static const GoldenRow kGolden[] = {
     {"adj_ball",
      {0x81343cacac57d602ULL, 0x81343cacac57d602ULL, 0x81343cacac57d602ULL,
@@ -143,4 +143,8 @@ static const GoldenRow kGolden[] = {
      {0x0bbf8703c32ba532ULL, 0x0bbf8703c32ba532ULL, 0xb93b2c3c650981aeULL,
       0xb93b2c3c650981aeULL, 0xe9117a7bf989f4abULL, 0xe9117a7bf989f4abULL},
      0x46fea85123c99f02ULL},
+    {"tendon_spatial",
+     {0xc71f4584ab4a0573ULL, 0xc71f4584ab4a0573ULL, 0x9b2882ab09416d9dULL,
+      0x9b2882ab09416d9dULL, 0x692eb272109d0649ULL, 0x692eb272109d0649ULL},
+     0x4a4a320b41108a5bULL},
 };

@@ -349,6 +349,12 @@ static int test_tendon_fixed(void) {
     return constrained_case("tendon_fixed.xml", "tendon_fixed", 150, 8, 0.3, 2.0, 1.0, 150);
 }
 
+// spatial tendons (tendon_spatial.xml: sites, a pulley, a ball joint on a path): the rows' and
+// forces' J(q)
+static int test_tendon_spatial(void) {
+    return constrained_case("tendon_spatial.xml", "tendon_spatial", 150, 10, 0.3, 2.0, 1.0, 150);
+}
+
 // the same rollout without the constraint rows: the smooth steps' tape replay (the tendon
 // forces' derivatives read no stored tendon array)
 static int test_tendon_smooth(void) {
@@ -545,6 +551,7 @@ static const gdnTestCase cases[] = {
     {"weld_boxes", test_weld_boxes},
     {"tendon_fixed", test_tendon_fixed},
     {"tendon_smooth", test_tendon_smooth},
+    {"tendon_spatial", test_tendon_spatial},
     {"checkpoint_determinism", test_checkpoint_determinism},
     {"gradient_errors", test_gradient_errors},
     {"timing", test_timing},

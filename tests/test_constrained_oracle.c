@@ -324,7 +324,10 @@ static int test_limits(void) {
 static int test_tendons(void) {
     static const Scene ten = {"tendon_fixed.xml", "tendon_fixed (tendon rows)",
                               GDN_CONE_PYRAMIDAL, 0.3, 2.0, 1.5, 3, 17, 12, 0x7E4D0ULL};
+    static const Scene spa = {"tendon_spatial.xml", "tendon_spatial (spatial tendon rows)",
+                              GDN_CONE_PYRAMIDAL, 0.3, 2.0, 1.5, 3, 17, 12, 0x7E4D1ULL};
     CHECK(run_scene(&ten) == 0);
+    CHECK(run_scene(&spa) == 0);
     return 0;
 }
 

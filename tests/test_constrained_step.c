@@ -711,9 +711,39 @@ static void setup_tendon(const gdnModel* m, double* q, double* v, double* u,
     }
 }
 
+// the tendon limit rows the setup's states bring (the tests below must see some)
+static int tendon_limit_rows(const char* file, setupFn* setup, int nsample) {
+    gdnModel* m = gdn_test_load_model_as_is(file);
+    gdnData* d = NULL;
+    if (!m || gdn_data_create(m, &d) != GDN_OK) {
+        return -1;
+    }
+    double* q = calloc((size_t)(m->nq + m->nv + m->nu + 1), sizeof(double));
+    unsigned long long rng = 12345;
+    int rows = 0;
+    for (int s = 0; q && s < nsample; s++) {
+        gdn_data_reset(m, d);
+        memcpy(q, d->qpos, sizeof(double) * (size_t)m->nq);
+        memset(q + m->nq, 0, sizeof(double) * (size_t)m->nv);
+        setup(m, q, q + m->nq, q + m->nq + m->nv, &rng);
+        memcpy(d->qpos, q, sizeof(double) * (size_t)m->nq);
+        memcpy(d->qvel, q + m->nq, sizeof(double) * (size_t)m->nv);
+        memcpy(d->ctrl, q + m->nq + m->nv, sizeof(double) * (size_t)m->nu);
+        gdn_forward(m, d);
+        for (int i = 0; i < d->nefc; i++) {
+            rows += d->efc_type[i] == GDN_CNSTR_LIMIT_TENDON;
+        }
+    }
+    free(q);
+    gdn_data_free(d);
+    gdn_model_free(m);
+    return rows;
+}
+
 // fixed tendons: limit and friction-loss rows on tendons (constant J spanning several joints),
 // tendon spring-dampers, tendon actuators (motor, position, velocity)
 static int test_tendon(void) {
+    CHECK(tendon_limit_rows("tendon_fixed.xml", setup_tendon, 16) > 0);
     CHECK(check_model("tendon_fixed.xml", setup_tendon, 16, GDN_SOL_NEWTON,
                       GDN_CONE_PYRAMIDAL) == 0);
     CHECK(matches_newton("tendon_fixed.xml", setup_tendon, 6, GDN_SOL_CG,
@@ -722,6 +752,24 @@ static int test_tendon(void) {
                          GDN_CONE_PYRAMIDAL) == 0);
     // the inertias move the tendon rows' R through tendon_invweight0
     CHECK(check_params("tendon_fixed.xml", setup_tendon, 6) == 0);
+    return 0;
+}
+
+// spatial tendons through sites and a pulley (J moves with q: the rows' d(J) x, the frozen
+// forces' f dJ, the passive and actuator forces' dJ' f), a ball joint on the path
+// (measured: the FD error grows as eps shrinks, 2.9e-7 at 1e-6, 3.3e-6 at 1e-7: the solves'
+// round-off over 2 eps, as CG's above; eps 1e-5 keeps the truncation ~1e-10: 3.1e-8)
+static int test_tendon_spatial(void) {
+    const int limits = tendon_limit_rows("tendon_spatial.xml", setup_tendon, 16);
+    printf("    tendon_spatial.xml: %d tendon limit rows in the 16 states\n", limits);
+    CHECK(limits > 0);
+    EPS_SCALE = 10;
+    CHECK(check_model("tendon_spatial.xml", setup_tendon, 16, GDN_SOL_NEWTON,
+                      GDN_CONE_PYRAMIDAL) == 0);
+    EPS_SCALE = 1;
+    CHECK(matches_newton("tendon_spatial.xml", setup_tendon, 6, GDN_SOL_CG,
+                         GDN_CONE_PYRAMIDAL) == 0);
+    CHECK(check_params("tendon_spatial.xml", setup_tendon, 6) == 0);
     return 0;
 }
 
@@ -746,6 +794,7 @@ int main(int argc, char** argv) {
         {"weld", test_weld},
         {"inertia_params", test_inertia_params},
         {"tendon", test_tendon},
+        {"tendon_spatial", test_tendon_spatial},
         {"report_margins", test_report_margins},
     };
     return gdn_test_main(argc, argv, cases, (int)(sizeof(cases) / sizeof(cases[0])));

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // MJCF <tendon> loading (no MuJoCo): fixed tendons and their defaults, the compiler's checks,
 // the refusals by name of what gradyn does not simulate.
+#include <math.h>
 #include <string.h>
 
 #include <gradyn/gradyn.h>
@@ -100,6 +101,37 @@ static int test_errors(void) {
     CHECK(expect(xml, GDN_ERR_UNSUPPORTED, "repeated") == 0);
     arm(xml, sizeof(xml), "", "<fixed><site site='s1'/></fixed>", "", "");
     CHECK(expect(xml, GDN_ERR_PARSE, "unrecognized element in fixed tendon") == 0);
+    // spatial paths: MuJoCo's checks, a positive divisor, wrapping refused by name
+    arm(xml, sizeof(xml), "", "<spatial><site site='s1'/></spatial>", "", "");
+    CHECK(expect(xml, GDN_ERR_MODEL, "at least two objects") == 0);
+    arm(xml, sizeof(xml), "", "<spatial><site site='s1'/><site site='nope'/></spatial>", "", "");
+    CHECK(expect(xml, GDN_ERR_MODEL, "site 'nope' not found") == 0);
+    arm(xml, sizeof(xml), "", "<spatial><site site='s1'/><site site='s1'/></spatial>", "", "");
+    CHECK(expect(xml, GDN_ERR_MODEL, "site is repeated") == 0);
+    arm(xml, sizeof(xml), "", "<spatial><site site='s1'/><site site='s2'/><pulley divisor='2'/>"
+        "</spatial>", "", "");
+    CHECK(expect(xml, GDN_ERR_MODEL, "ends with pulley") == 0);
+    arm(xml, sizeof(xml), "", "<spatial><site site='s1'/><site site='s2'/><pulley divisor='2'/>"
+        "<pulley divisor='2'/><site site='s2'/><site site='s1'/></spatial>", "", "");
+    CHECK(expect(xml, GDN_ERR_MODEL, "consecutive pulleys") == 0);
+    arm(xml, sizeof(xml), "", "<spatial><site site='s1'/><site site='s2'/><pulley divisor='2'/>"
+        "<site site='s1'/></spatial>", "", "");
+    CHECK(expect(xml, GDN_ERR_MODEL, "neighbor that is not a pulley") == 0);
+    arm(xml, sizeof(xml), "", "<spatial><site site='s1'/><pulley divisor='0'/><site site='s2'/>"
+        "<site site='s1'/></spatial>", "", "");
+    CHECK(expect(xml, GDN_ERR_MODEL, "divisor must be positive") == 0);
+    arm(xml, sizeof(xml), "", "<spatial width='0'><site site='s1'/><site site='s2'/></spatial>",
+        "", "");
+    CHECK(expect(xml, GDN_ERR_MODEL, "positive width") == 0);
+    arm(xml, sizeof(xml), "", "<spatial><site site='s1'/><geom geom='g'/><site site='s2'/>"
+        "</spatial>", "", "");
+    CHECK(expect(xml, GDN_ERR_UNSUPPORTED, "tendon wrapping") == 0);
+    arm(xml, sizeof(xml), "", "<spatial><site site='s1'/><joint joint='h1' coef='1'/></spatial>",
+        "", "");
+    CHECK(expect(xml, GDN_ERR_PARSE, "unrecognized element in spatial tendon") == 0);
+    arm(xml, sizeof(xml), "", "<spatial><site site='s1'/><site site='s2'/><pulley divisor='2'/>"
+        "<site site='s2'/><site site='s1'/></spatial>", "<motor tendon='nope'/>", "");
+    CHECK(expect(xml, GDN_ERR_MODEL, "unknown transmission target") == 0);
     arm(xml, sizeof(xml), "", "<fixed name='t'><joint joint='h1' coef='1'/></fixed>",
         "<motor tendon='nope'/>", "");
     CHECK(expect(xml, GDN_ERR_MODEL, "unknown transmission target 'nope'") == 0);
@@ -109,10 +141,37 @@ static int test_errors(void) {
     return 0;
 }
 
+// a spatial tendon's path arrays and the compiler's length0 (sites 1 m apart at qpos0)
+static int test_spatial_values(void) {
+    char xml[4096];
+    arm(xml, sizeof(xml), "", "<spatial name='sp' stiffness='2'><site site='s1'/>"
+        "<site site='s2'/><pulley divisor='4'/><site site='s2'/><site site='s1'/></spatial>",
+        "<motor tendon='sp'/>", "");
+    gdnModel* m = NULL;
+    CHECK(load(xml, &m) == GDN_OK);
+    CHECK(m->ntendon == 1 && m->nwrap == 5 && m->tendon_num[0] == 5);
+    CHECK(m->wrap_type[0] == GDN_WRAP_SITE && m->wrap_type[2] == GDN_WRAP_PULLEY);
+    CHECK(m->wrap_objid[1] == 1 && m->wrap_objid[2] == -1 && m->wrap_prm[2] == 4);
+    // 1 + 1/4, the spring length defaulting to it
+    CHECK(fabs(m->tendon_length0[0] - 1.25) < 1e-15);
+    CHECK(m->tendon_lengthspring[0] == m->tendon_length0[0]);
+    gdnData* d = NULL;
+    CHECK(gdn_data_create(m, &d) == GDN_OK);
+    gdn_kinematics(m, d);
+    // path points: s1, s2, the pulley, s2, s1
+    CHECK(d->ten_wrapadr[0] == 0 && d->ten_wrapnum[0] == 5);
+    CHECK(d->wrap_obj[0] == -1 && d->wrap_obj[2] == -2 && d->wrap_obj[4] == -1);
+    CHECK(d->wrap_xpos[3] == 1 && d->wrap_xpos[12] == 0);
+    gdn_data_free(d);
+    gdn_model_free(m);
+    return 0;
+}
+
 int main(int argc, char** argv) {
     static const gdnTestCase cases[] = {
         {"fixed_values", test_fixed_values},
         {"errors", test_errors},
+        {"spatial_values", test_spatial_values},
     };
     return gdn_test_main(argc, argv, cases, (int)(sizeof(cases) / sizeof(cases[0])));
 }

@@ -2,6 +2,7 @@
 // Fixed tendons against MuJoCo 2.2.2: the compiled tendon constants, ten_length / ten_J /
 // ten_velocity, tendon passive forces, tendon actuators, the tendon friction-loss and limit rows
 // and the constrained acceleration at random states, and a constrained rollout.
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include "runner/test.h"
 
 #define MODEL GDN_TEST_MODELS "/tendon_fixed.xml"
+#define MODEL_SPATIAL GDN_TEST_MODELS "/tendon_spatial.xml"
 #define NSAMPLES 60
 // values computed by the same formulas in another order: a few ulps of the largest entry
 #define TOL 1e-12
@@ -29,8 +31,8 @@ static double rel(const double* a, const double* b, int n) {
 }
 
 // constraints on in both engines, Newton at tolerance 1e-12, no warm start
-static int load(gdnOracle* o) {
-    if (gdn_oracle_load(o, MODEL)) {
+static int load(gdnOracle* o, const char* path) {
+    if (gdn_oracle_load(o, path)) {
         return 1;
     }
     o->gm->opt.disableflags &= ~(int)GDN_DSBL_CONSTRAINT;
@@ -42,9 +44,9 @@ static int load(gdnOracle* o) {
     return 0;
 }
 
-static int test_model_constants(void) {
+static int model_constants(const char* path) {
     gdnOracle o;
-    CHECK(load(&o) == 0);
+    CHECK(load(&o, path) == 0);
     const gdnModel* gm = o.gm;
     const mjModel* mm = o.mm;
     CHECK(gm->ntendon == mm->ntendon && gm->nwrap == mm->nwrap);
@@ -75,7 +77,7 @@ static int test_model_constants(void) {
         ok &= gm->actuator_trntype[i] == mm->actuator_trntype[i];
         ok &= gm->actuator_trnid[2 * i] == mm->actuator_trnid[2 * i];
     }
-    printf("  tendon constants: worst relative error %.3g\n", e);
+    printf("  %s: tendon constants: worst relative error %.3g\n", o.name, e);
     gdn_oracle_free(&o);
     CHECK(ok);
     CHECK(e <= TOL);
@@ -94,6 +96,14 @@ static int compare_state(gdnOracle* o, double* err, double* err_solve, int* nrow
     e = gdn_oracle_worst(e, rel(gd->ten_length, md->ten_length, nt));
     e = gdn_oracle_worst(e, rel(gd->ten_velocity, md->ten_velocity, nt));
     e = gdn_oracle_worst(e, rel(gd->ten_J, md->ten_J, nt * nv));
+    for (int t = 0; t < nt; t++) {
+        CHECK(gd->ten_wrapadr[t] == md->ten_wrapadr[t] && gd->ten_wrapnum[t] == md->ten_wrapnum[t]);
+    }
+    const int nw = nt > 0 ? gd->ten_wrapadr[nt - 1] + gd->ten_wrapnum[nt - 1] : 0;
+    for (int k = 0; k < nw; k++) {
+        CHECK(gd->wrap_obj[k] == md->wrap_obj[k]);
+    }
+    e = gdn_oracle_worst(e, rel(gd->wrap_xpos, md->wrap_xpos, 3 * nw));
     e = gdn_oracle_worst(e, rel(gd->qfrc_passive, md->qfrc_passive, nv));
     e = gdn_oracle_worst(e, rel(gd->actuator_length, md->actuator_length, nu));
     e = gdn_oracle_worst(e, rel(gd->actuator_velocity, md->actuator_velocity, nu));
@@ -122,9 +132,9 @@ static int compare_state(gdnOracle* o, double* err, double* err_solve, int* nrow
     return 0;
 }
 
-static int test_random_states(void) {
+static int random_states(const char* path) {
     gdnOracle o;
-    CHECK(load(&o) == 0);
+    CHECK(load(&o, path) == 0);
     o.gm->opt.enableflags |= GDN_ENBL_ENERGY;
     o.mm->opt.enableflags |= mjENBL_ENERGY;
     unsigned long long rng = 77;
@@ -147,9 +157,9 @@ static int test_random_states(void) {
             fric_rows += o.gd->efc_type[i] == GDN_CNSTR_FRICTION_TENDON;
         }
     }
-    printf("  %d states, %d rows (%d tendon limits, %d tendon friction): worst %.3g, solve "
+    printf("  %s: %d states, %d rows (%d tendon limits, %d tendon friction): worst %.3g, solve "
            "%.3g, potential energy %.3g\n",
-           NSAMPLES, rows, limit_rows, fric_rows, e, es, ee);
+           o.name, NSAMPLES, rows, limit_rows, fric_rows, e, es, ee);
     gdn_oracle_free(&o);
     CHECK(limit_rows > 0 && fric_rows > 0);
     CHECK(e <= TOL);
@@ -159,17 +169,22 @@ static int test_random_states(void) {
 }
 
 // 1000 steps from a tilted start with constant controls: qpos and qvel after every step
-static int test_rollout(void) {
+static int rollout(const char* path) {
     gdnOracle o;
-    CHECK(load(&o) == 0);
+    CHECK(load(&o, path) == 0);
     const gdnModel* gm = o.gm;
     gdnData* gd = o.gd;
     gdn_data_reset(gm, gd);
-    const double q0[4] = {0.35, -0.4, 0.12, 0.5};
-    memcpy(gd->qpos, q0, sizeof(q0));
-    gd->ctrl[0] = 0.7;
-    gd->ctrl[1] = 0.1;
-    gd->ctrl[2] = -0.5;
+    double* dq = calloc((size_t)gm->nv + 1, sizeof(double));
+    CHECK(dq);
+    for (int k = 0; k < gm->nv; k++) {
+        dq[k] = 0.4 * sin(1.7 * k + 1);
+    }
+    gdn_integrate_pos(gm, gd->qpos, dq, 1);
+    free(dq);
+    for (int i = 0; i < gm->nu; i++) {
+        gd->ctrl[i] = 0.7 - 0.6 * i;
+    }
     gdn_oracle_copy_state(&o);
     double* scratch = calloc((size_t)gm->nv, sizeof(double));
     double worst = 0;
@@ -187,12 +202,30 @@ static int test_rollout(void) {
                                                                  scratch));
         worst = gdn_oracle_worst(worst, rel(gd->qvel, o.md->qvel, gm->nv));
     }
-    printf("  rollout 1000 steps (%d with a tendon limit row): worst |q - q_mj|, |v - v_mj| "
-           "%.3g\n", limit_steps, worst);
+    printf("  %s: rollout 1000 steps (%d with a tendon limit row): worst |q - q_mj|, |v - v_mj| "
+           "%.3g\n", o.name, limit_steps, worst);
     free(scratch);
     gdn_oracle_free(&o);
     CHECK(limit_steps > 0);
     CHECK(worst <= TOL_ROLLOUT);
+    return 0;
+}
+
+static int test_model_constants(void) {
+    CHECK(model_constants(MODEL) == 0);
+    CHECK(model_constants(MODEL_SPATIAL) == 0);
+    return 0;
+}
+
+static int test_random_states(void) {
+    CHECK(random_states(MODEL) == 0);
+    CHECK(random_states(MODEL_SPATIAL) == 0);
+    return 0;
+}
+
+static int test_rollout(void) {
+    CHECK(rollout(MODEL) == 0);
+    CHECK(rollout(MODEL_SPATIAL) == 0);
     return 0;
 }
 

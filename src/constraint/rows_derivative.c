@@ -10,6 +10,7 @@
 #include "constraint/constraint.h"
 #include "constraint/solver.h"
 #include "kinematics/kinematics_derivative_sweep.h"
+#include "kinematics/tendon_derivative.h"
 #include "math/vec.h"
 
 static const double kIdentity[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
@@ -24,8 +25,10 @@ typedef struct {
     double cb[3];        // b = sum_k cb_k frame row k
     int dof;             // dof-type rows: the (first) dof, else -1
     int ndof;            // dof-type rows: 1, or 3 for a ball joint's limit
-    int tendon;          // fixed-tendon rows (limit, friction loss): the tendon, else -1; J
-                         // is constant (the row of efc_J), no body sites
+    int tendon;          // tendon rows (limit, friction loss): the tendon, else -1; the row's
+                         // J is the row of efc_J, no body sites
+    int djrow;           // a spatial tendon's row: its DJ = d J / dq (nv x nv) at lin->tDJ +
+                         // djrow nv^2; -1 for a fixed tendon (constant J)
     int contact;         // contact rows: the contact, else -1
     int eqrow;           // equality rows: the row within the equality (connect 0..2, weld
                          // 0..5), else -1
@@ -166,7 +169,7 @@ static int group_first(const gdnData* d, int i) {
 // the site of row i; 0, or -1 with *what naming a row kind without a derivative yet
 static int row_site(const gdnModel* m, const gdnData* d, int i, rowSite* s, const char** what) {
     memset(s, 0, sizeof(*s));
-    s->dof = s->contact = s->eqrow = s->tendon = -1;
+    s->dof = s->contact = s->eqrow = s->tendon = s->djrow = -1;
     s->ndof = 1;
     s->frame = kIdentity;
     const int id = d->efc_id[i];
@@ -238,10 +241,6 @@ static int row_site(const gdnModel* m, const gdnData* d, int i, rowSite* s, cons
         return 0;
     case GDN_CNSTR_LIMIT_TENDON:
     case GDN_CNSTR_FRICTION_TENDON:
-        if (m->tendon_num[id] > 0 && m->wrap_type[m->tendon_adr[id]] != GDN_WRAP_JOINT) {
-            *what = "spatial tendon row";
-            return -1;
-        }
         s->tendon = id;
         return 0;
     default:
@@ -250,7 +249,9 @@ static int row_site(const gdnModel* m, const gdnData* d, int i, rowSite* s, cons
     }
 }
 
-// A fixed-tendon row (J_i the constant row of efc_J): d vel = J_i dv; a limit's pos =
+// A tendon row (J_i the row of efc_J; a spatial tendon's moves by DJ_i dq, which adds
+// (DJ_i dq) . x to djar0, (DJ_i dq) . v to d vel and f DJ_i dq to the frozen force J_i' f,
+// below): d vel = J_i dv; a limit's pos =
 // dist = -side (L - range) moves by d pos = J_i dq (its J is -side ten_J), and so does its
 // violation; a friction-loss row has pos 0. With dv = 0:
 //   djar0_i = -d aref_i = K (imp' (pos - margin) + imp) J_i dq =: tq_i J_i dq,
@@ -420,6 +421,7 @@ gdnStatus gdn_rows_linear_build(const gdnModel* m, gdnData* d, const double* S, 
         return GDN_ERR_MEMORY;
     }
     lin->site = site;
+    int nspatial = 0;
     for (int i = 0; i < nefc; i++) {
         rowSite* s = site + i;
         if (row_site(m, d, i, s, what) != 0) {
@@ -427,6 +429,41 @@ gdnStatus gdn_rows_linear_build(const gdnModel* m, gdnData* d, const double* S, 
         }
         combine_rows(lin->a + 3 * i, s->frame, s->ca);
         combine_rows(lin->b + 3 * i, s->frame, s->cb);
+        if (s->tendon >= 0 && gdn_tendon_is_spatial(m, s->tendon)) {
+            s->djrow = nspatial++;
+        }
+    }
+    // the spatial tendon rows' DJ_i = sign_i DJ (sign_i: the row's J is ten_J or -ten_J)
+    lin->tDJ = NULL;
+    if (nspatial > 0) {
+        const size_t n = (size_t)nv;
+        lin->tDJ = gdn_arena_doubles(d, (size_t)nspatial * n * n);
+        size_t mark = gdn_arena_mark(d);
+        gdnTendonWork w;
+        if (!lin->tDJ || gdn_tendon_work_alloc(m, d, &w) != GDN_OK) {
+            return GDN_ERR_MEMORY;
+        }
+        for (int i = 0; i < nefc; i++) {
+            const rowSite* s = site + i;
+            if (s->djrow < 0) {
+                continue;
+            }
+            double L, V;
+            double* DJ = lin->tDJ + (size_t)s->djrow * n * n;
+            gdn_tendon_linear(m, d, w.S, s->tendon, &L, &V, w.J, DJ, w.scratch);
+            const double* Ji = d->efc_J + (size_t)i * n;
+            const double* Jt = d->ten_J + (size_t)s->tendon * n;
+            int kmax = 0;
+            for (int k = 1; k < nv; k++) {
+                kmax = fabs(Jt[k]) > fabs(Jt[kmax]) ? k : kmax;
+            }
+            if (nv > 0 && Ji[kmax] != Jt[kmax]) {
+                for (size_t k = 0; k < n * n; k++) {
+                    DJ[k] = -DJ[k];
+                }
+            }
+        }
+        gdn_arena_reset(d, mark);
     }
     // every included contact's pair has a geometry derivative
     for (int k = 0; k < d->ncon; k++) {
@@ -582,6 +619,21 @@ static void row_tangent(const gdnModel* m, const gdnData* d, const gdnRowsLinear
             dpos += dq && d->efc_type[i] == GDN_CNSTR_LIMIT_TENDON ? J[k] * dq[k] : 0;
         }
         dviol = dpos;
+        if (sp->djrow >= 0 && dq) {
+            // w = DJ_i dq: djx = w . x, d vel += w . v, the frozen force's f w
+            const double* DJ = lin->tDJ + (size_t)sp->djrow * (size_t)nv * (size_t)nv;
+            for (int r = 0; r < nv; r++) {
+                double wr = 0;
+                for (int c = 0; c < nv; c++) {
+                    wr += DJ[(size_t)r * (size_t)nv + (size_t)c] * dq[c];
+                }
+                djx += wr * lin->x[r];
+                dvel += wr * d->qvel[r];
+                if (dqfrc) {
+                    dqfrc[r] += f * wr;
+                }
+            }
+        }
     } else if (sp->dof >= 0) {
         // J_i = c on the row's dofs: d vel = c dv + d(c) v, a limit's d pos = c dq; c is
         // constant but for a ball limit's (-n: dc = -A dq, and the frozen force -f n moves
@@ -726,7 +778,7 @@ gdnStatus gdn_rows_twist_forms(const gdnModel* m, gdnData* d, const gdnRowsLinea
     const size_t ne = (size_t)(nefc > 0 ? nefc : 1);
     const rowSite* site = lin->site;
     // the groups: consecutive body rows of one constraint (same type and id)
-    F->group = gdn_arena_ints(d, 7 * ne + 1);
+    F->group = gdn_arena_ints(d, 8 * ne + 1);
     if (!F->group) {
         return GDN_ERR_MEMORY;
     }
@@ -734,7 +786,8 @@ gdnStatus gdn_rows_twist_forms(const gdnModel* m, gdnData* d, const gdnRowsLinea
     F->dof = F->body + 2 * ne;
     F->ndof = F->dof + ne;
     F->tendon = F->ndof + ne;
-    F->group_row = F->tendon + ne;
+    F->djrow = F->tendon + ne;
+    F->group_row = F->djrow + ne;
     int ng = 0;
     for (int i = 0; i < nefc; i++) {
         F->body[2 * i] = site[i].body[0];
@@ -770,10 +823,34 @@ gdnStatus gdn_rows_twist_forms(const gdnModel* m, gdnData* d, const gdnRowsLinea
     // zero: the forms of the sides welded to the world and the dof and tendon rows' unused
     // entries (gT included: a body row's is set below)
     memset(F->gxi, 0, sizeof(double) * 36 * ne);
+    F->tDJ = lin->tDJ;
+    F->tz = NULL;
+    int nspatial = 0;
     for (int i = 0; i < nefc; i++) {
         F->tq[i] = F->tl[i] = 0;
+        F->djrow[i] = site[i].djrow;
+        nspatial += site[i].djrow >= 0;
         if (site[i].tendon >= 0) {
             tendon_row_coefs(d, lin, i, F->tq + i, F->tl + i);
+        }
+    }
+    if (nspatial > 0) {
+        // tz_i = DJ_i' (x + B_i v): a position column's d(J_i) x + B_i d(J_i) v
+        const size_t n = (size_t)nv;
+        F->tz = gdn_arena_doubles(d, (size_t)nefc * n + 1);
+        double* u = gdn_arena_doubles(d, n + 1);
+        if (!F->tz || !u) {
+            return GDN_ERR_MEMORY;
+        }
+        for (int i = 0; i < nefc; i++) {
+            if (site[i].djrow < 0) {
+                continue;
+            }
+            const double Bi = d->efc_KBIP[4 * i + 1];
+            for (int r = 0; r < nv; r++) {
+                u[r] = lin->x[r] + Bi * d->qvel[r];
+            }
+            gdn_tendon_dj_mul_t(nv, lin->tDJ + (size_t)site[i].djrow * n * n, u, F->tz + i * n);
         }
     }
     memset(F->gdq, 0, sizeof(double) * 15 * ne);
@@ -941,6 +1018,17 @@ gdnStatus gdn_rows_vjp(const gdnModel* m, gdnData* d, const gdnRowsLinear* lin,
                 }
                 if (gq && limit) {
                     gq[k] += J[k] * (dposbar + dviolbar);
+                }
+            }
+            if (s.djrow >= 0 && gq) {
+                // gq += DJ_i' (jb x + dvelbar v + f dqfrcbar)
+                const double* DJ = lin->tDJ + (size_t)s.djrow * (size_t)nv * (size_t)nv;
+                for (int r = 0; r < nv; r++) {
+                    const double ur = jb * lin->x[r] + dvelbar * d->qvel[r] +
+                                      (dqfrcbar ? f * dqfrcbar[r] : 0);
+                    for (int c = 0; ur != 0 && c < nv; c++) {
+                        gq[c] += DJ[(size_t)r * (size_t)nv + (size_t)c] * ur;
+                    }
                 }
             }
             continue;

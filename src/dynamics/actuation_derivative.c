@@ -5,7 +5,9 @@
 
 #include "dynamics/force_derivative.h"
 #include "dynamics/passive.h"
+#include "base/arena.h"
 #include "kinematics/tendon.h"
+#include "kinematics/tendon_derivative.h"
 #include "math/vec.h"
 
 #define GDN_MAXVAL 1e10
@@ -19,6 +21,7 @@ typedef struct {
     double moment[6];
     double lrow[3];
     double alpha, beta, gain_c;
+    double force; // the primal's (clamped) force
 } actuator_linear;
 
 // the primal's control: clamped to ctrlrange when limited and clamping is on; *active is 0 when
@@ -74,14 +77,17 @@ static void affine_terms(const gdnModel* m, const gdnData* d, int i, int zero_ct
     a->alpha = alpha;
     a->beta = beta;
     a->gain_c = active ? gain : 0;
+    double force = gain * c;
+    force += bias;
     // the primal's force clamp (clip: x < lo -> lo, x > hi -> hi): zero derivative when engaged
     if (m->actuator_forcelimited[i]) {
-        double force = gain * c;
-        force += bias;
-        if (force < m->actuator_forcerange[2 * i] || force > m->actuator_forcerange[2 * i + 1]) {
+        const double lo = m->actuator_forcerange[2 * i], hi = m->actuator_forcerange[2 * i + 1];
+        if (force < lo || force > hi) {
             a->alpha = a->beta = a->gain_c = 0;
+            force = force < lo ? lo : hi;
         }
     }
+    a->force = force;
 }
 
 // a fixed-tendon transmission (moment = gear[0] ten_J, constant; length = gear[0] L, velocity =
@@ -104,6 +110,41 @@ static double tendon_moment_dot(const gdnModel* m, int i, const double* x) {
     double s = 0;
     for (int p = m->tendon_adr[t]; p < m->tendon_adr[t] + m->tendon_num[t]; p++) {
         s += (m->wrap_prm[p] * gear) * x[m->jnt_dofadr[m->wrap_objid[p]]];
+    }
+    return s;
+}
+
+// an actuator on a spatial tendon (moment gear J(q)): d qfrc = gear J dF + gear F DJ dq,
+// dF = alpha gear J dq + beta gear (J dv + (DJ dq) . v) + gain_c du
+static int on_spatial(const gdnModel* m, int i) {
+    return m->actuator_trntype[i] == GDN_TRN_TENDON &&
+           gdn_tendon_is_spatial(m, m->actuator_trnid[2 * i]);
+}
+
+static int any_on_spatial(const gdnModel* m) {
+    for (int i = 0; i < m->nu; i++) {
+        if (on_spatial(m, i)) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+// the linearization of actuator i on a spatial tendon: w's J, DJ and the affine terms
+static void linearize_spatial(const gdnModel* m, gdnData* d, gdnTendonWork* w, int i,
+                              int zero_ctrl, actuator_linear* a) {
+    const double gear = m->actuator_gear[6 * i];
+    double L, V;
+    gdn_tendon_linear(m, d, w->S, m->actuator_trnid[2 * i], &L, &V, w->J, w->DJ, w->scratch);
+    a->dof = -1;
+    a->n = a->nl = 0;
+    affine_terms(m, d, i, zero_ctrl, L * gear, V * gear, a);
+}
+
+static double dotn(const double* a, const double* b, int n) {
+    double s = 0;
+    for (int k = 0; k < n; k++) {
+        s += a[k] * b[k];
     }
     return s;
 }
@@ -160,14 +201,41 @@ static void linearize(const gdnModel* m, const gdnData* d, int i, int zero_ctrl,
     affine_terms(m, d, i, zero_ctrl, length, velocity, a);
 }
 
-void gdn_actuation_jvp(const gdnModel* m, const gdnData* d, const double* dq, const double* dv,
-                       const double* du, double* dfrc) {
+gdnStatus gdn_actuation_jvp(const gdnModel* m, gdnData* d, const double* dq, const double* dv,
+                            const double* du, double* dfrc) {
     if (m->opt.disableflags & GDN_DSBL_ACTUATION) {
-        return;
+        return GDN_OK;
     }
     int zero = bad_controls(m, d);
+    const int nv = m->nv;
+    size_t mark = gdn_arena_mark(d);
+    gdnTendonWork w;
+    if (any_on_spatial(m) && gdn_tendon_work_alloc(m, d, &w) != GDN_OK) {
+        gdn_arena_reset(d, mark);
+        return GDN_ERR_MEMORY;
+    }
     for (int i = 0; i < m->nu; i++) {
         actuator_linear a;
+        if (on_spatial(m, i)) {
+            const double gear = m->actuator_gear[6 * i];
+            linearize_spatial(m, d, &w, i, zero, &a);
+            double dL = 0, dV = 0;
+            if (dq) {
+                gdn_tendon_dj_mul(nv, w.DJ, dq, w.w);
+                dL = dotn(w.J, dq, nv);
+                dV = dotn(w.w, d->qvel, nv);
+            } else {
+                memset(w.w, 0, sizeof(double) * (size_t)nv);
+            }
+            if (dv) {
+                dV += dotn(w.J, dv, nv);
+            }
+            const double dF = a.alpha * gear * dL + a.beta * gear * dV + (du ? a.gain_c * du[i] : 0);
+            for (int k = 0; k < nv; k++) {
+                dfrc[k] += gear * (w.J[k] * dF + a.force * w.w[k]);
+            }
+            continue;
+        }
         if (m->actuator_trntype[i] == GDN_TRN_TENDON) {
             linearize_tendon(m, d, i, zero, &a);
             double df = (dq ? a.alpha * tendon_moment_dot(m, i, dq) : 0) +
@@ -191,19 +259,53 @@ void gdn_actuation_jvp(const gdnModel* m, const gdnData* d, const double* dq, co
             dfrc[a.dof + k] += a.moment[k] * df;
         }
     }
+    gdn_arena_reset(d, mark);
+    return GDN_OK;
 }
 
 // hinge and slide transmissions (moment = lrow = gear, one dof) take a scalar path: the same
 // terms as linearize
-void gdn_actuation_vjp(const gdnModel* m, const gdnData* d, const double* y, double* gq,
-                       double* gv, double* gu) {
+gdnStatus gdn_actuation_vjp(const gdnModel* m, gdnData* d, const double* y, double* gq,
+                            double* gv, double* gu) {
     if (m->opt.disableflags & GDN_DSBL_ACTUATION) {
-        return;
+        return GDN_OK;
     }
     int zero = bad_controls(m, d);
+    const int nv = m->nv;
+    size_t mark = gdn_arena_mark(d);
+    gdnTendonWork w;
+    double* u = any_on_spatial(m) ? gdn_arena_doubles(d, (size_t)nv + 1) : NULL;
+    if (any_on_spatial(m) && (!u || gdn_tendon_work_alloc(m, d, &w) != GDN_OK)) {
+        gdn_arena_reset(d, mark);
+        return GDN_ERR_MEMORY;
+    }
     for (int i = 0; i < m->nu; i++) {
         actuator_linear a;
         int jnt = m->actuator_trnid[2 * i];
+        if (on_spatial(m, i)) {
+            // fbar = gear J . y; gq += alpha gear fbar J + DJ' (beta gear fbar v + gear F y)
+            const double gear = m->actuator_gear[6 * i];
+            linearize_spatial(m, d, &w, i, zero, &a);
+            const double fbar = gear * dotn(w.J, y, nv);
+            if (gq) {
+                for (int k = 0; k < nv; k++) {
+                    u[k] = a.beta * gear * fbar * d->qvel[k] + gear * a.force * y[k];
+                }
+                gdn_tendon_dj_mul_t(nv, w.DJ, u, w.w);
+                for (int k = 0; k < nv; k++) {
+                    gq[k] += a.alpha * gear * fbar * w.J[k] + w.w[k];
+                }
+            }
+            if (gv) {
+                for (int k = 0; k < nv; k++) {
+                    gv[k] += a.beta * gear * fbar * w.J[k];
+                }
+            }
+            if (gu) {
+                gu[i] += a.gain_c * fbar;
+            }
+            continue;
+        }
         if (m->actuator_trntype[i] == GDN_TRN_TENDON) {
             linearize_tendon(m, d, i, zero, &a);
             const double fbar = tendon_moment_dot(m, i, y);
@@ -252,17 +354,48 @@ void gdn_actuation_vjp(const gdnModel* m, const gdnData* d, const double* y, dou
             gu[i] += a.gain_c * fbar;
         }
     }
+    gdn_arena_reset(d, mark);
+    return GDN_OK;
 }
 
-void gdn_actuation_dense(const gdnModel* m, const gdnData* d, double scale, double* Dq,
-                         double* Dv, double* Du, int ld) {
+gdnStatus gdn_actuation_dense(const gdnModel* m, gdnData* d, double scale, double* Dq,
+                              double* Dv, double* Du, int ld) {
     if (m->opt.disableflags & GDN_DSBL_ACTUATION) {
-        return;
+        return GDN_OK;
     }
     const size_t stride = (size_t)ld;
     int zero = bad_controls(m, d);
+    const int nv = m->nv;
+    const size_t n = (size_t)nv;
+    size_t mark = gdn_arena_mark(d);
+    gdnTendonWork w;
+    if (any_on_spatial(m) && gdn_tendon_work_alloc(m, d, &w) != GDN_OK) {
+        gdn_arena_reset(d, mark);
+        return GDN_ERR_MEMORY;
+    }
     for (int i = 0; i < m->nu; i++) {
         actuator_linear a;
+        if (on_spatial(m, i)) {
+            // Dq(r, c) += scale gear (J_r (alpha gear J_c + beta gear (DJ' v)_c) + F DJ(r, c)),
+            // Dv(r, c) += scale gear J_r beta gear J_c, Du(r, i) += scale gear J_r gain_c
+            const double gear = m->actuator_gear[6 * i];
+            linearize_spatial(m, d, &w, i, zero, &a);
+            gdn_tendon_dj_mul_t(nv, w.DJ, d->qvel, w.w);
+            for (size_t r = 0; r < n; r++) {
+                const double jr = scale * gear * w.J[r];
+                for (size_t c = 0; Dq && c < n; c++) {
+                    Dq[r * stride + c] += jr * (a.alpha * gear * w.J[c] + a.beta * gear * w.w[c]) +
+                                          scale * gear * a.force * w.DJ[r * n + c];
+                }
+                for (size_t c = 0; Dv && c < n; c++) {
+                    Dv[r * stride + c] += jr * a.beta * gear * w.J[c];
+                }
+                if (Du) {
+                    Du[r * stride + (size_t)i] += jr * a.gain_c;
+                }
+            }
+            continue;
+        }
         if (m->actuator_trntype[i] == GDN_TRN_TENDON) {
             // rows and columns over the tendon's path: scale (gear coef_r) (alpha or beta)
             // (gear coef_c), and the control column scale (gear coef_r) gain_c
@@ -304,4 +437,6 @@ void gdn_actuation_dense(const gdnModel* m, const gdnData* d, double scale, doub
             }
         }
     }
+    gdn_arena_reset(d, mark);
+    return GDN_OK;
 }

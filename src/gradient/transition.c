@@ -96,10 +96,20 @@ static void rows_position_column(const gdnModel* m, gdnData* d, const gdnConstra
         const int dof = F->dof[i], ndof = F->ndof[i];
         double dj = 0, dl = 0;
         if (F->tendon[i] >= 0) {
-            // a fixed-tendon row: constant J, djar0 = tq J_ij, dlogD = tl J_ij
-            const double Jij = d->efc_J[(size_t)i * (size_t)m->nv + (size_t)j];
+            // a tendon row: djar0 = tq J_ij (+ tz_ij), dlogD = tl J_ij; a spatial tendon's
+            // frozen force moves by f_i DJ_i e_j
+            const size_t n = (size_t)m->nv;
+            const double Jij = d->efc_J[(size_t)i * n + (size_t)j];
             dj = F->tq[i] * Jij;
             dl = F->tl[i] * Jij;
+            if (F->djrow[i] >= 0) {
+                const double* DJ = F->tDJ + (size_t)F->djrow[i] * n * n;
+                const double f = d->efc_force[i];
+                dj += F->tz[(size_t)i * n + (size_t)j];
+                for (size_t r = 0; f != 0 && r < n; r++) {
+                    dqfrc[r] += f * DJ[r * n + (size_t)j];
+                }
+            }
         } else if (ndof > 0) {
             if (j >= dof && j < dof + ndof) {
                 const int k = j - dof;

@@ -392,7 +392,7 @@ gdnModel* gdn_compile_model(gdnSpec* spec) {
     // names: unique per type; body and geom lookup for equalities and contact pairs, joint
     // lookup for actuators; the names buffer's size (offset 0 is the empty string)
     size_t nnames = 1;
-    gdnNameIndex bodies, geoms, idx, joints, tendons;
+    gdnNameIndex bodies, geoms, idx, joints, tendons, sites;
     INDEX_NAMES(spec, bodies, spec->nbody, "body", &bodies, nnames);
 
     // equality constraints: body ids (body2 absent = the world), distinct bodies
@@ -417,7 +417,7 @@ gdnModel* gdn_compile_model(gdnSpec* spec) {
         }
     }
     INDEX_NAMES(spec, geoms, spec->ngeom, "geom", &geoms, nnames);
-    INDEX_NAMES(spec, sites, spec->nsite, "site", &idx, nnames);
+    INDEX_NAMES(spec, sites, spec->nsite, "site", &sites, nnames);
     INDEX_NAMES(spec, actuators, spec->nu, "actuator", &idx, nnames);
     INDEX_NAMES(spec, keys, spec->nkey, "key", &idx, nnames);
     INDEX_NAMES(spec, joints, spec->njnt, "joint", &joints, nnames);
@@ -436,7 +436,15 @@ gdnModel* gdn_compile_model(gdnSpec* spec) {
     for (int k = 0; k < spec->njnt; k++) {
         jnt_id[tree.jnt_order[k]] = k;
     }
-    if (gdn_mjcf_compile_tendons(spec, &joints, jnt_id) < 0) {
+    // site id of each spec site (ids follow body order)
+    int* site_id = gdn_pool_alloc(spec->pool, (size_t)(spec->nsite + 1) * sizeof(int));
+    if (!site_id) {
+        return fail(spec, GDN_ERR_MEMORY, NULL, "%s", "out of memory");
+    }
+    for (int k = 0; k < spec->nsite; k++) {
+        site_id[tree.site_order[k]] = k;
+    }
+    if (gdn_mjcf_compile_tendons(spec, &joints, jnt_id, &sites, site_id) < 0) {
         return NULL;
     }
     for (int i = 0; i < spec->nu; i++) {

@@ -150,9 +150,10 @@ typedef struct gdnSpecExclude {
     int signature; // compiled: ((body1 + 1) << 16) + body2 + 1, body1 <= body2
 } gdnSpecExclude;
 
-// a tendon (<tendon><fixed>; MuJoCo 2.2.2's mjCTendon values)
+// a tendon (<tendon><fixed> or <spatial>; MuJoCo 2.2.2's mjCTendon values)
 typedef struct gdnSpecTendon {
     int limited; // 0, 1, 2 = auto
+    double width; // spatial: must be positive (visual otherwise)
     double range[2];
     double solref_lim[GDN_NREF], solimp_lim[GDN_NIMP];
     double solref_fri[GDN_NREF], solimp_fri[GDN_NIMP];
@@ -164,13 +165,13 @@ typedef struct gdnSpecTendon {
     int wrapadr, nwrap; // its path in spec->wraps
 } gdnSpecTendon;
 
-// one object of a tendon's path (<joint joint coef>)
+// one object of a tendon's path (<joint joint coef>, <site site>, <pulley divisor>)
 typedef struct gdnSpecWrap {
     int type;          // gdnWrapType
-    const char* name;  // joint name
-    double prm;        // coef
+    const char* name;  // joint or site name ("" for a pulley)
+    double prm;        // coef (joint), divisor (pulley)
     gdnXmlElem* elem;
-    int objid;         // compiled: joint id
+    int objid;         // compiled: joint or site id (-1 for a pulley)
 } gdnSpecWrap;
 
 typedef struct gdnSpecDefault {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// MJCF <tendon>: fixed tendons (MuJoCo 2.2.2's mjCTendon / mjCWrap), read, compiled, copied.
+// MJCF <tendon>: fixed tendons and spatial tendons through sites and pulleys (MuJoCo 2.2.2's
+// mjCTendon / mjCWrap), read, compiled, copied.
 #include "mjcf/tendon.h"
 
 #include <string.h>
@@ -9,6 +10,7 @@
 void gdn_spec_tendon_init(gdnSpecTendon* t) {
     memset(t, 0, sizeof(*t));
     t->limited = 2;
+    t->width = 0.003;
     t->solref_lim[0] = t->solref_fri[0] = 0.02;
     t->solref_lim[1] = t->solref_fri[1] = 1;
     const double solimp[GDN_NIMP] = {0.9, 0.95, 0.001, 0.5, 2};
@@ -23,14 +25,14 @@ void gdn_spec_tendon_init(gdnSpecTendon* t) {
 int gdn_read_tendon(gdnSpec* spec, gdnXmlElem* e, gdnSpecTendon* t, int in_default) {
     gdnDiag* d = spec->diag;
     // visual attributes
-    static const char* const ignored[] = {"class", "group", "width", "material", "rgba",
-                                          "user", NULL};
+    static const char* const ignored[] = {"class", "group", "material", "rgba", "user", NULL};
     gdn_attr_ignore(e, ignored);
     if (!in_default) {
         const char* name = gdn_xml_attr(e, "name");
         t->name = name ? name : "";
     }
     GDN_TRY(gdn_attr_tfauto(d, e, "limited", &t->limited));
+    GDN_TRY(gdn_attr_doubles(d, e, "width", 1, &t->width, 1));
     GDN_TRY(gdn_attr_doubles(d, e, "range", 2, t->range, 1));
     GDN_TRY(gdn_attr_doubles(d, e, "solreflimit", GDN_NREF, t->solref_lim, 0));
     GDN_TRY(gdn_attr_doubles(d, e, "solimplimit", GDN_NIMP, t->solimp_lim, 0));
@@ -65,15 +67,44 @@ static int read_joint_wrap(gdnSpec* spec, gdnXmlElem* e, gdnSpecWrap* w) {
     return 0;
 }
 
+// one <site site> or <pulley divisor> of a spatial tendon; a <geom> (wrapping) is refused
+static int read_spatial_wrap(gdnSpec* spec, gdnXmlElem* e, gdnSpecWrap* w) {
+    gdnDiag* d = spec->diag;
+    memset(w, 0, sizeof(*w));
+    w->elem = e;
+    w->objid = -1;
+    w->name = "";
+    if (!strcmp(e->name, "geom")) {
+        return gdn_xml_error(d, GDN_ERR_UNSUPPORTED, e,
+                             "tendon wrapping (a sphere or cylinder geom in a spatial tendon) "
+                             "is not supported");
+    }
+    if (!strcmp(e->name, "site")) {
+        w->type = GDN_WRAP_SITE;
+        w->name = gdn_xml_attr(e, "site");
+        if (!w->name) {
+            return gdn_xml_error(d, GDN_ERR_PARSE, e, "required attribute missing: 'site'");
+        }
+    } else if (!strcmp(e->name, "pulley")) {
+        w->type = GDN_WRAP_PULLEY;
+        int n;
+        GDN_TRY(n = gdn_attr_doubles(d, e, "divisor", 1, &w->prm, 1));
+        if (n == 0) {
+            return gdn_xml_error(d, GDN_ERR_PARSE, e, "required attribute missing: 'divisor'");
+        }
+    } else {
+        return gdn_xml_error(d, GDN_ERR_PARSE, e, "unrecognized element in spatial tendon");
+    }
+    gdn_attr_warn_unused(d, e);
+    return 0;
+}
+
 int gdn_mjcf_read_tendons(gdnSpec* spec, gdnXmlElem* section) {
     gdnDiag* d = spec->diag;
     gdn_attr_warn_unused(d, section);
     for (gdnXmlElem* e = section->first; e; e = e->next) {
-        if (!strcmp(e->name, "spatial")) {
-            return gdn_xml_error(d, GDN_ERR_UNSUPPORTED, e,
-                                 "spatial tendons are not supported (fixed tendons only)");
-        }
-        if (strcmp(e->name, "fixed")) {
+        const int fixed = !strcmp(e->name, "fixed");
+        if (!fixed && strcmp(e->name, "spatial")) {
             return gdn_xml_error(d, GDN_ERR_PARSE, e, "unrecognized element in tendon");
         }
         int def;
@@ -90,14 +121,15 @@ int gdn_mjcf_read_tendons(gdnSpec* spec, gdnXmlElem* section) {
         t->wrapadr = spec->nwrap;
         t->nwrap = 0;
         for (gdnXmlElem* c = e->first; c; c = c->next) {
-            if (strcmp(c->name, "joint")) {
+            if (fixed && strcmp(c->name, "joint")) {
                 return gdn_xml_error(d, GDN_ERR_PARSE, c, "unrecognized element in fixed tendon");
             }
             if (!gdn_pool_reserve(spec->pool, (void**)&spec->wraps, &spec->capwrap,
                                   spec->nwrap + 1, sizeof(gdnSpecWrap))) {
                 return gdn_xml_error(d, GDN_ERR_MEMORY, c, "out of memory");
             }
-            GDN_TRY(read_joint_wrap(spec, c, &spec->wraps[spec->nwrap]));
+            gdnSpecWrap* w = &spec->wraps[spec->nwrap];
+            GDN_TRY(fixed ? read_joint_wrap(spec, c, w) : read_spatial_wrap(spec, c, w));
             spec->nwrap++;
             t->nwrap++;
         }
@@ -105,15 +137,72 @@ int gdn_mjcf_read_tendons(gdnSpec* spec, gdnXmlElem* section) {
     return 0;
 }
 
+// a spatial path's objects: sites (names to ids) and pulleys, in MuJoCo 2.2.2's order of checks
+static int compile_spatial(gdnSpec* spec, gdnSpecTendon* t, const gdnNameIndex* sites,
+                           const int* site_id_of_spec) {
+    gdnDiag* d = spec->diag;
+    if (t->nwrap < 2) {
+        return gdn_xml_error(d, GDN_ERR_MODEL, t->elem,
+                             "spatial tendon path must contain at least two objects");
+    }
+    if (t->width <= 0) {
+        return gdn_xml_error(d, GDN_ERR_MODEL, t->elem, "tendon must have positive width");
+    }
+    for (int k = t->wrapadr; k < t->wrapadr + t->nwrap; k++) {
+        gdnSpecWrap* w = &spec->wraps[k];
+        if (w->type == GDN_WRAP_SITE) {
+            const int ss = gdn_name_find(sites, w->name);
+            if (ss < 0) {
+                return gdn_xml_error(d, GDN_ERR_MODEL, w->elem, "site '%.64s' not found in tendon",
+                                     w->name);
+            }
+            w->objid = site_id_of_spec[ss];
+        } else if (w->prm <= 0) {
+            // MuJoCo refuses a negative divisor; a zero one would divide by zero
+            return gdn_xml_error(d, GDN_ERR_MODEL, w->elem, "pulley divisor must be positive");
+        }
+    }
+    const int first = t->wrapadr, last = t->wrapadr + t->nwrap - 1;
+    for (int k = first; k <= last; k++) {
+        const gdnSpecWrap* w = &spec->wraps[k];
+        const int prev_pulley = k == first || spec->wraps[k - 1].type == GDN_WRAP_PULLEY;
+        const int next_pulley = k == last || spec->wraps[k + 1].type == GDN_WRAP_PULLEY;
+        if (w->type == GDN_WRAP_PULLEY) {
+            if (k > first && spec->wraps[k - 1].type == GDN_WRAP_PULLEY) {
+                return gdn_xml_error(d, GDN_ERR_MODEL, w->elem, "consecutive pulleys in tendon");
+            }
+            if (k == last) {
+                return gdn_xml_error(d, GDN_ERR_MODEL, w->elem, "tendon path ends with pulley");
+            }
+        } else {
+            if (prev_pulley && next_pulley) {
+                return gdn_xml_error(d, GDN_ERR_MODEL, w->elem,
+                                     "tendon site needs a neighbor that is not a pulley");
+            }
+            if (k < last && spec->wraps[k + 1].type == GDN_WRAP_SITE &&
+                spec->wraps[k + 1].objid == w->objid) {
+                return gdn_xml_error(d, GDN_ERR_MODEL, w->elem, "tendon site is repeated");
+            }
+        }
+    }
+    return 0;
+}
+
 int gdn_mjcf_compile_tendons(gdnSpec* spec, const gdnNameIndex* joints,
-                             const int* jnt_id_of_spec) {
+                             const int* jnt_id_of_spec, const gdnNameIndex* sites,
+                             const int* site_id_of_spec) {
     gdnDiag* d = spec->diag;
     for (int i = 0; i < spec->ntendon; i++) {
         gdnSpecTendon* t = &spec->tendons[i];
         if (t->nwrap == 0) {
             return gdn_xml_error(d, GDN_ERR_MODEL, t->elem, "tendon path cannot be empty");
         }
-        for (int k = t->wrapadr; k < t->wrapadr + t->nwrap; k++) {
+        if (spec->wraps[t->wrapadr].type != GDN_WRAP_JOINT) {
+            GDN_TRY(compile_spatial(spec, t, sites, site_id_of_spec));
+        }
+        for (int k = t->wrapadr; spec->wraps[t->wrapadr].type == GDN_WRAP_JOINT &&
+                                 k < t->wrapadr + t->nwrap;
+             k++) {
             gdnSpecWrap* w = &spec->wraps[k];
             const int sj = gdn_name_find(joints, w->name);
             if (sj < 0) {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Internal: MJCF <tendon> (fixed tendons; MuJoCo 2.2.2 semantics): reading, compiling, arrays.
+// Internal: MJCF <tendon> (fixed tendons, spatial tendons through sites and pulleys; MuJoCo
+// 2.2.2 semantics): reading, compiling, arrays.
 #ifndef GDN_MJCF_TENDON_H
 #define GDN_MJCF_TENDON_H
 
@@ -13,15 +14,18 @@ void gdn_spec_tendon_init(gdnSpecTendon* t);
 // the attributes of a <fixed> element or of <default><tendon>; 0 ok, -1 after an error
 int gdn_read_tendon(gdnSpec* spec, gdnXmlElem* e, gdnSpecTendon* t, int in_default);
 
-// a <tendon> section: <fixed> tendons with their <joint joint coef> children; <spatial>
-// is refused (GDN_ERR_UNSUPPORTED, by name); 0 ok, -1 after an error
+// a <tendon> section: <fixed> tendons with their <joint joint coef> children, <spatial>
+// tendons with <site site> and <pulley divisor> children; a wrapping <geom> is refused
+// (GDN_ERR_UNSUPPORTED, naming "tendon wrapping"); 0 ok, -1 after an error
 int gdn_mjcf_read_tendons(gdnSpec* spec, gdnXmlElem* section);
 
-// joint names to joint ids (jnt_id_of_spec: id of each spec joint), the checks of MuJoCo's
-// compiler (non-empty path, limited auto, range) and gradyn's (hinge and slide joints only,
-// no joint twice in one tendon); 0 ok, -1 after an error
+// joint and site names to ids (jnt_id_of_spec, site_id_of_spec: the id of each spec joint,
+// site), the checks of MuJoCo's compiler (non-empty path, a spatial path's pulleys and sites,
+// width, limited auto, range) and gradyn's (hinge and slide joints only, no joint twice in one
+// fixed tendon, a positive pulley divisor); 0 ok, -1 after an error
 int gdn_mjcf_compile_tendons(gdnSpec* spec, const gdnNameIndex* joints,
-                             const int* jnt_id_of_spec);
+                             const int* jnt_id_of_spec, const gdnNameIndex* sites,
+                             const int* site_id_of_spec);
 
 // the tendon_* and wrap_* arrays (tendon_lengthspring as given: the loader replaces negative
 // values by the length at qpos_spring; tendon_length0, tendon_invweight0 are the loader's)

@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: Apache-2.0
+// The tendon Jacobian's q-derivative (kinematics/tendon_derivative.h) against central
+// differences of the primal's ten_J, and its J against the primal's, on spatial tendons.
+#include <stdlib.h>
+#include <string.h>
+
+#include <gradyn/gradyn.h>
+
+#include "kinematics/jacobian.h"
+#include "kinematics/tendon_derivative.h"
+#include "runner/models.h"
+#include "runner/test.h"
+
+// central differences with eps 1e-6: truncation ~1e-12 of the curvature scale, round-off
+// ~1e-16 / 1e-6; the bound 1e-7 relative to max(|DJ|, 1)
+#define EPS 1e-6
+#define TOL_FD 1e-7
+
+static int check_model(const char* file, int nsample) {
+    gdnModel* m = gdn_test_load_model(file);
+    CHECK(m);
+    gdnData* d = NULL;
+    CHECK(gdn_data_create(m, &d) == GDN_OK);
+    const int nv = m->nv, nq = m->nq, nt = m->ntendon;
+    const size_t n = (size_t)nv;
+    double* buf = calloc(6 * n + 6 * ((size_t)m->nbody + n) + 3 * n + 2 * n * n + 2 * (size_t)nq +
+                             n * (size_t)nt * 2,
+                         sizeof(double));
+    CHECK(buf);
+    double *S = buf, *scratch = S + 6 * n, *J = scratch + 6 * ((size_t)m->nbody + n);
+    double *e = J + n, *col = e + n, *DJ = col + n, *fd = DJ + n * n, *q0 = fd + n * n;
+    double *qa = q0 + nq, *Jp = qa + nq, *Jm = Jp + n * (size_t)nt;
+    unsigned long long rng = 99;
+    double worst_j = 0, worst_fd = 0;
+    for (int s = 0; s < nsample; s++) {
+        gdn_test_random_qpos(m, d, &rng);
+        for (int i = 0; i < nv; i++) {
+            d->qvel[i] = gdn_test_uniform(&rng, -1, 1);
+        }
+        memcpy(q0, d->qpos, sizeof(double) * (size_t)nq);
+        gdn_kinematics(m, d);
+        gdn_dof_axes_about(m, d, 0, S);
+        for (int t = 0; t < nt; t++) {
+            double L, V;
+            gdn_tendon_linear(m, d, S, t, &L, &V, J, DJ, scratch);
+            worst_j = fmax(worst_j, gdn_test_relerr(J, d->ten_J + (size_t)t * n, nv, 1));
+            worst_j = fmax(worst_j, fabs(L - d->ten_length[t]) / fmax(1, fabs(L)));
+            worst_j = fmax(worst_j, fabs(V - d->ten_velocity[t]) / fmax(1, fabs(V)));
+            // FD of ten_J along each e_c: column c of DJ
+            for (int c = 0; c < nv; c++) {
+                memset(e, 0, sizeof(double) * n);
+                e[c] = 1;
+                for (int sg = 0; sg < 2; sg++) {
+                    memcpy(qa, q0, sizeof(double) * (size_t)nq);
+                    gdn_integrate_pos(m, qa, e, sg ? -EPS : EPS);
+                    memcpy(d->qpos, qa, sizeof(double) * (size_t)nq);
+                    gdn_kinematics(m, d);
+                    memcpy(sg ? Jm : Jp, d->ten_J + (size_t)t * n, sizeof(double) * n);
+                }
+                for (int r = 0; r < nv; r++) {
+                    fd[(size_t)r * n + (size_t)c] = (Jp[r] - Jm[r]) / (2 * EPS);
+                }
+            }
+            memcpy(d->qpos, q0, sizeof(double) * (size_t)nq);
+            gdn_kinematics(m, d);
+            const double err = gdn_test_relerr(DJ, fd, nv * nv, 1);
+            worst_fd = fmax(worst_fd, err);
+            if (!(err <= TOL_FD)) {
+                fprintf(stderr, "%s sample %d tendon %d: DJ vs FD %.3g\n", file, s, t, err);
+                gdn_test_print_worst(DJ, fd, nv * nv);
+                return 1;
+            }
+        }
+    }
+    printf("  %s: J, L, V vs the primal %.3g; DJ vs FD %.3g (%d samples x %d tendons)\n", file,
+           worst_j, worst_fd, nsample, nt);
+    free(buf);
+    gdn_data_free(d);
+    gdn_model_free(m);
+    CHECK(worst_j <= 1e-13);
+    return 0;
+}
+
+static int test_jacobian_motion(void) {
+    CHECK(check_model("tendon_spatial.xml", 8) == 0);
+    CHECK(check_model("tendon_fixed.xml", 2) == 0);
+    return 0;
+}
+
+int main(int argc, char** argv) {
+    static const gdnTestCase cases[] = {
+        {"jacobian_motion", test_jacobian_motion},
+    };
+    return gdn_test_main(argc, argv, cases, (int)(sizeof(cases) / sizeof(cases[0])));
+}

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gradyn/adjoint.h>
+#include <gradyn/derivative.h>
 #include <gradyn/gradyn.h>
 
 #include "kinematics/jacobian.h"
@@ -87,9 +89,57 @@ static int test_jacobian_motion(void) {
     return 0;
 }
 
+// a model whose tendon wraps around a geom: every derivative entry refuses it by name, the
+// forward pass runs
+static int test_wrap_refused(void) {
+    gdnModel* m = gdn_test_load_model_as_is("tendon_arm26.xml");
+    CHECK(m);
+    gdnData* d = NULL;
+    CHECK(gdn_data_create(m, &d) == GDN_OK);
+    const int nv = m->nv, nu = m->nu, n = 2 * nv;
+    double* buf = calloc((size_t)(n * n + n * nu + 4 * n + nu + 4 * nv + 20 * nu), sizeof(double));
+    CHECK(buf);
+    double *A = buf, *B = A + n * n, *x = B + n * nu, *y = x + n, *g = y + n, *gu = g + n;
+    double *q0 = gu + nu, *gq0 = q0 + 2 * nv, *ctrl = gq0 + 2 * nv;
+    CHECK(gdn_step(m, d) == GDN_OK);
+    CHECK(gdn_step_jvp(m, d, x, x + nv, NULL, NULL, NULL, y, y + nv) == GDN_ERR_UNSUPPORTED);
+    CHECK(gdn_step_vjp(m, d, x, x + nv, g, g + nv, gu, NULL, NULL) == GDN_ERR_UNSUPPORTED);
+    CHECK(gdn_transition_jacobians(m, d, A, B) == GDN_ERR_UNSUPPORTED);
+    // without its constraint rows too (the smooth path)
+    m->opt.disableflags |= GDN_DSBL_CONSTRAINT;
+    CHECK(gdn_step_jvp(m, d, x, x + nv, NULL, NULL, NULL, y, y + nv) == GDN_ERR_UNSUPPORTED);
+    CHECK(gdn_transition_jacobians(m, d, A, B) == GDN_ERR_UNSUPPORTED);
+    // the trajectory adjoint names it
+    gdnRollout r;
+    gdn_rollout_init(m, 10, &r);
+    memcpy(q0, m->qpos0, sizeof(double) * (size_t)m->nq);
+    r.qpos0 = q0;
+    r.qvel0 = q0 + m->nq;
+    r.ctrl = ctrl;
+    gdnTargetObjective spec = {1, {0.5, 0, 0}, {0.3, 0.3, 0}, 1, 0, 0};
+    gdnObjective obj;
+    CHECK(gdn_objective_target(m, &spec, &obj) == GDN_OK);
+    gdnTape* tape = NULL;
+    char err[512] = "";
+    CHECK(gdn_tape_create(m, 10, 1, &tape, err, (int)sizeof(err)) == GDN_OK);
+    gdnAdjointGradients out;
+    memset(&out, 0, sizeof(out));
+    out.qpos0 = gq0;
+    CHECK(gdn_adjoint_rollout_gradient(m, &r, &obj, tape, &out, err, (int)sizeof(err)) ==
+          GDN_ERR_UNSUPPORTED);
+    printf("  adjoint: %s\n", err);
+    CHECK(strstr(err, "tendon wrapping"));
+    gdn_tape_free(tape);
+    free(buf);
+    gdn_data_free(d);
+    gdn_model_free(m);
+    return 0;
+}
+
 int main(int argc, char** argv) {
     static const gdnTestCase cases[] = {
         {"jacobian_motion", test_jacobian_motion},
+        {"wrap_refused", test_wrap_refused},
     };
     return gdn_test_main(argc, argv, cases, (int)(sizeof(cases) / sizeof(cases[0])));
 }

@@ -125,7 +125,10 @@ static int test_errors(void) {
     CHECK(expect(xml, GDN_ERR_MODEL, "positive width") == 0);
     arm(xml, sizeof(xml), "", "<spatial><site site='s1'/><geom geom='g'/><site site='s2'/>"
         "</spatial>", "", "");
-    CHECK(expect(xml, GDN_ERR_UNSUPPORTED, "tendon wrapping") == 0);
+    CHECK(expect(xml, GDN_ERR_MODEL, "geom 'g' not found") == 0);
+    arm(xml, sizeof(xml), "", "<spatial><site site='s1'/><geom/><site site='s2'/></spatial>", "",
+        "");
+    CHECK(expect(xml, GDN_ERR_PARSE, "required attribute missing: 'geom'") == 0);
     arm(xml, sizeof(xml), "", "<spatial><site site='s1'/><joint joint='h1' coef='1'/></spatial>",
         "", "");
     CHECK(expect(xml, GDN_ERR_PARSE, "unrecognized element in spatial tendon") == 0);
@@ -138,6 +141,37 @@ static int test_errors(void) {
     arm(xml, sizeof(xml), "", "<fixed name='t'><joint joint='h1' coef='1'/></fixed>"
         "<fixed name='t'><joint joint='h2' coef='1'/></fixed>", "", "");
     CHECK(expect(xml, GDN_ERR_MODEL, "repeated tendon name 't'") == 0);
+    return 0;
+}
+
+// wrapping geoms: the compiler's checks (sphere or cylinder, bracketed by sites, the side site)
+static int test_wrap_errors(void) {
+    static const char* const fmt =
+        "<mujoco><worldbody><site name='a' pos='-1 0 0'/>"
+        "<body><joint/><geom name='sph' size='0.1'/><geom name='box' type='box' size='.1 .1 .1'/>"
+        "<geom name='cyl' type='cylinder' size='.1 .1'/><site name='b' pos='1 0 0'/></body>"
+        "</worldbody><tendon><spatial>%s</spatial></tendon></mujoco>";
+    const char* cases[][3] = {
+        {"<site site='a'/><geom geom='box'/><site site='b'/>", "not sphere or cylinder", ""},
+        {"<site site='a'/><geom geom='sph'/>", "not bracketed by sites", ""},
+        {"<geom geom='sph'/><site site='a'/><site site='b'/>", "not bracketed by sites", ""},
+        {"<site site='a'/><geom geom='sph' sidesite='zz'/><site site='b'/>",
+         "side site 'zz' not found", ""},
+        {"<site site='a'/><geom geom='cyl' sidesite='b'/><site site='b'/>", "", "ok"},
+    };
+    for (int k = 0; k < (int)(sizeof(cases) / sizeof(cases[0])); k++) {
+        char xml[2048];
+        snprintf(xml, sizeof(xml), fmt, cases[k][0]);
+        if (cases[k][2][0]) {
+            gdnModel* m = NULL;
+            CHECK(load(xml, &m) == GDN_OK);
+            CHECK(m->wrap_type[1] == GDN_WRAP_CYLINDER && m->wrap_objid[1] == 2);
+            CHECK(m->wrap_prm[1] == 1); // the side site's id
+            gdn_model_free(m);
+            continue;
+        }
+        CHECK(expect(xml, GDN_ERR_MODEL, cases[k][1]) == 0);
+    }
     return 0;
 }
 
@@ -172,6 +206,7 @@ int main(int argc, char** argv) {
         {"fixed_values", test_fixed_values},
         {"errors", test_errors},
         {"spatial_values", test_spatial_values},
+        {"wrap_errors", test_wrap_errors},
     };
     return gdn_test_main(argc, argv, cases, (int)(sizeof(cases) / sizeof(cases[0])));
 }

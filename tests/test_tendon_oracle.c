@@ -15,6 +15,7 @@
 
 #define MODEL GDN_TEST_MODELS "/tendon_fixed.xml"
 #define MODEL_SPATIAL GDN_TEST_MODELS "/tendon_spatial.xml"
+#define MODEL_WRAP GDN_TEST_MODELS "/tendon_arm26.xml"
 #define NSAMPLES 60
 // values computed by the same formulas in another order: a few ulps of the largest entry
 #define TOL 1e-12
@@ -139,7 +140,7 @@ static int random_states(const char* path) {
     o.mm->opt.enableflags |= mjENBL_ENERGY;
     unsigned long long rng = 77;
     double e = 0, es = 0, ee = 0;
-    int rows = 0, limit_rows = 0, fric_rows = 0;
+    int rows = 0, limit_rows = 0, fric_rows = 0, wrapped = 0, wrapped_last = 0;
     for (int s = 0; s < NSAMPLES; s++) {
         gdn_oracle_random_state(&o, &rng, GDN_RAND_QPOS | GDN_RAND_QVEL | GDN_RAND_CTRL, 2.0);
         // shrink the configuration on every other sample: the limits are then sometimes
@@ -156,10 +157,25 @@ static int random_states(const char* path) {
             limit_rows += o.gd->efc_type[i] == GDN_CNSTR_LIMIT_TENDON;
             fric_rows += o.gd->efc_type[i] == GDN_CNSTR_FRICTION_TENDON;
         }
+        // wrapped tendons (a tangent point pair on a geom), the last tendon's apart (in
+        // tendon_arm26 it wraps the sphere with its side site inside)
+        for (int t = 0; t < o.gm->ntendon; t++) {
+            int on_geom = 0;
+            for (int k = 0; k < o.gd->ten_wrapnum[t]; k++) {
+                on_geom |= o.gd->wrap_obj[o.gd->ten_wrapadr[t] + k] >= 0;
+            }
+            wrapped += on_geom;
+            wrapped_last += on_geom && t == o.gm->ntendon - 1;
+        }
     }
-    printf("  %s: %d states, %d rows (%d tendon limits, %d tendon friction): worst %.3g, solve "
-           "%.3g, potential energy %.3g\n",
-           o.name, NSAMPLES, rows, limit_rows, fric_rows, e, es, ee);
+    printf("  %s: %d states, %d rows (%d tendon limits, %d tendon friction), %d wrapped tendon "
+           "paths (%d of the last tendon): worst %.3g, solve %.3g, potential energy %.3g\n",
+           o.name, NSAMPLES, rows, limit_rows, fric_rows, wrapped, wrapped_last, e, es, ee);
+    const int wraps = strstr(path, "arm26") != NULL;
+    if (wraps && (wrapped_last == 0 || wrapped_last == NSAMPLES)) {
+        fprintf(stderr, "the inside wrap must be on in some states and off in others\n");
+        return 1;
+    }
     gdn_oracle_free(&o);
     CHECK(limit_rows > 0 && fric_rows > 0);
     CHECK(e <= TOL);
@@ -214,18 +230,21 @@ static int rollout(const char* path) {
 static int test_model_constants(void) {
     CHECK(model_constants(MODEL) == 0);
     CHECK(model_constants(MODEL_SPATIAL) == 0);
+    CHECK(model_constants(MODEL_WRAP) == 0);
     return 0;
 }
 
 static int test_random_states(void) {
     CHECK(random_states(MODEL) == 0);
     CHECK(random_states(MODEL_SPATIAL) == 0);
+    CHECK(random_states(MODEL_WRAP) == 0);
     return 0;
 }
 
 static int test_rollout(void) {
     CHECK(rollout(MODEL) == 0);
     CHECK(rollout(MODEL_SPATIAL) == 0);
+    CHECK(rollout(MODEL_WRAP) == 0);
     return 0;
 }
 

@@ -398,6 +398,9 @@ gdnStatus gdn_rows_linear_build(const gdnModel* m, gdnData* d, const double* S, 
     const int nefc = d->nefc, nv = m->nv;
     const size_t ne = (size_t)(nefc > 0 ? nefc : 1), nb6 = 6 * (size_t)m->nbody;
     *what = NULL;
+    if (gdn_tendon_derivative_check(m, what) != GDN_OK) {
+        return GDN_ERR_UNSUPPORTED;
+    }
     lin->a = gdn_arena_doubles(d, 13 * ne + 2 * nb6); // a, b (3), Hs (6), c (1); Tx, Tv
     lin->hs_kind = gdn_arena_ints(d, 2 * ne);
     // scratch: the xi output of the twist sweeps, jar, the saved forces

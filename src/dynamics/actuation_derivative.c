@@ -203,6 +203,9 @@ static void linearize(const gdnModel* m, const gdnData* d, int i, int zero_ctrl,
 
 gdnStatus gdn_actuation_jvp(const gdnModel* m, gdnData* d, const double* dq, const double* dv,
                             const double* du, double* dfrc) {
+    if (gdn_tendon_derivative_check(m, NULL) != GDN_OK) {
+        return GDN_ERR_UNSUPPORTED;
+    }
     if (m->opt.disableflags & GDN_DSBL_ACTUATION) {
         return GDN_OK;
     }
@@ -267,6 +270,9 @@ gdnStatus gdn_actuation_jvp(const gdnModel* m, gdnData* d, const double* dq, con
 // terms as linearize
 gdnStatus gdn_actuation_vjp(const gdnModel* m, gdnData* d, const double* y, double* gq,
                             double* gv, double* gu) {
+    if (gdn_tendon_derivative_check(m, NULL) != GDN_OK) {
+        return GDN_ERR_UNSUPPORTED;
+    }
     if (m->opt.disableflags & GDN_DSBL_ACTUATION) {
         return GDN_OK;
     }
@@ -360,6 +366,9 @@ gdnStatus gdn_actuation_vjp(const gdnModel* m, gdnData* d, const double* y, doub
 
 gdnStatus gdn_actuation_dense(const gdnModel* m, gdnData* d, double scale, double* Dq,
                               double* Dv, double* Du, int ld) {
+    if (gdn_tendon_derivative_check(m, NULL) != GDN_OK) {
+        return GDN_ERR_UNSUPPORTED;
+    }
     if (m->opt.disableflags & GDN_DSBL_ACTUATION) {
         return GDN_OK;
     }

@@ -166,6 +166,9 @@ static double dotn(const double* a, const double* b, int n) {
 // qfrc_passive = -k (q (-) q_spring) - b qvel:  d = -k Jinv dq (rotations), -k dq, -b dv
 gdnStatus gdn_passive_jvp(const gdnModel* m, gdnData* d, const double* dq, const double* dv,
                           double* dfrc) {
+    if (gdn_tendon_derivative_check(m, NULL) != GDN_OK) {
+        return GDN_ERR_UNSUPPORTED;
+    }
     if (m->opt.disableflags & GDN_DSBL_PASSIVE) {
         return GDN_OK;
     }
@@ -225,6 +228,9 @@ gdnStatus gdn_passive_jvp(const gdnModel* m, gdnData* d, const double* dq, const
 // the transpose: fbar = J . y;  gq += -k fbar J + DJ' (f y - b fbar v),  gv += -b fbar J
 gdnStatus gdn_passive_vjp(const gdnModel* m, gdnData* d, const double* y, double* gq,
                           double* gv) {
+    if (gdn_tendon_derivative_check(m, NULL) != GDN_OK) {
+        return GDN_ERR_UNSUPPORTED;
+    }
     if (m->opt.disableflags & GDN_DSBL_PASSIVE) {
         return GDN_OK;
     }
@@ -290,6 +296,9 @@ gdnStatus gdn_passive_vjp(const gdnModel* m, gdnData* d, const double* y, double
 // (-b J_c) for a spatial tendon; the fixed ones over their path pairs
 gdnStatus gdn_passive_dense(const gdnModel* m, gdnData* d, double scale, double* Dq,
                             double* Dv, int ld) {
+    if (gdn_tendon_derivative_check(m, NULL) != GDN_OK) {
+        return GDN_ERR_UNSUPPORTED;
+    }
     if (m->opt.disableflags & GDN_DSBL_PASSIVE) {
         return GDN_OK;
     }

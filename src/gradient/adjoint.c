@@ -13,6 +13,7 @@
 #include "gradient/rollout.h"
 #include "gradient/step_derivative.h"
 #include "gradient/tape.h"
+#include "kinematics/tendon_derivative.h"
 
 // the warm start step t read (tape.h): zero at t = 0, the checkpoint's at a segment start
 // (K > 1), else what step t - 1 left in d->qacc_warmstart (the solver's acceleration after a
@@ -209,6 +210,12 @@ gdnStatus gdn_adjoint_rollout_gradient(const gdnModel* m, const gdnRollout* r,
     gdnStatus st = gdn_rollout_validate(m, r, obj, tape, err, err_size);
     if (st != GDN_OK) {
         return st;
+    }
+    // refused before any work: no tangent of a tendon's wrap around a geom yet
+    if (gdn_tendon_wrapping(m) >= 0) {
+        return gdn_fail(GDN_ERR_UNSUPPORTED, err, err_size,
+                        "tendon %d: no derivative through %s yet", gdn_tendon_wrapping(m),
+                        GDN_TENDON_WRAP_WHAT);
     }
     // a size that moves its body's inertia is chained through dJ/dpi, which must be wanted then
     const int size_inertia = out->geom_size && gdn_geom_size_moves_inertia(m);

@@ -14,6 +14,7 @@
 #include "gradient/step_derivative.h"
 #include "kinematics/kinematics.h"
 #include "kinematics/kinematics_derivative.h"
+#include "kinematics/tendon_derivative.h"
 #include "model/configuration_derivative.h"
 #include "model/validate.h"
 #include "penalty/penalty.h"
@@ -74,6 +75,9 @@ static gdnStatus step_jvp_ex(const gdnModel* m, gdnData* d, const double* dqpos,
         return GDN_ERR_ARG;
     }
     gdn_deriv_report_clear(d);
+    if (gdn_tendon_derivative_check(m, NULL) != GDN_OK) {
+        return GDN_ERR_UNSUPPORTED;
+    }
     const int nv = m->nv;
     const double h = m->opt.timestep;
     size_t mark = gdn_arena_mark(d);
@@ -274,6 +278,9 @@ gdnStatus gdn_step_vjp_explained(const gdnModel* m, gdnData* d, const double* gq
         return GDN_ERR_ARG;
     }
     gdn_deriv_report_clear(d);
+    if (gdn_tendon_derivative_check(m, what) != GDN_OK) {
+        return GDN_ERR_UNSUPPORTED;
+    }
     size_t mark = gdn_arena_mark(d);
     gdnAbaFactor f;
     gdnStatus status = gdn_aba_factor_alloc(m, d, &f);

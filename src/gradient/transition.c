@@ -9,6 +9,7 @@
 #include "penalty/body_wrench.h"
 #include "penalty/penalty.h"
 #include "kinematics/kinematics_derivative.h"
+#include "kinematics/tendon_derivative.h"
 #include "dynamics/damped_mass.h"
 #include "model/configuration_derivative.h"
 #include "constraint/rows_derivative.h"
@@ -362,6 +363,9 @@ gdnStatus gdn_transition_jacobians(const gdnModel* m, gdnData* d, double* A, dou
         return GDN_ERR_ARG;
     }
     gdn_deriv_report_clear(d);
+    if (gdn_tendon_derivative_check(m, NULL) != GDN_OK) {
+        return GDN_ERR_UNSUPPORTED;
+    }
     const int nv = m->nv, nu = m->nu, n = 2 * nv;
     // X's row stride: even, so that the dr/du columns are solved as whole SSE2 pairs (the
     // padding column is zero)

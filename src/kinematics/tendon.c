@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/arena.h"
+#include "kinematics/tendon_wrap.h"
 #include "math/cholesky.h"
 #include "math/vec.h"
 
@@ -45,16 +46,15 @@ int gdn_tendon_all_fixed(const gdnModel* m) {
 // of divisor div: L += |p1 - p0| / div and, when the bodies differ, with u = (p1 - p0) / |.|,
 // J += (jac(p1, b1) - jac(p0, b0))' u / div (MuJoCo 2.2.2's order: jacdif' u summed over the
 // three rows, the rows with u_r = 0 skipped, then scaled by 1 / div); jac1, jac2: 3 nv scratch
-static void segment(const gdnModel* m, const gdnData* d, const double p0[3], int b0,
-                    const double p1[3], int b1, double div, double* L, double* J, double* jac1,
-                    double* jac2) {
+static void segment_jac(const gdnModel* m, const gdnData* d, const double p0[3], int b0,
+                        const double p1[3], int b1, double div, double* J, double* jac1,
+                        double* jac2) {
     const int nv = m->nv;
     double dif[3];
-    gdn_sub3(dif, p1, p0);
-    *L += gdn_norm3(dif) / div;
     if (b0 == b1) {
         return;
     }
+    gdn_sub3(dif, p1, p0);
     gdn_normalize3(dif);
     gdn_jac(m, d, jac1, NULL, p0, b0);
     gdn_jac(m, d, jac2, NULL, p1, b1);
@@ -70,10 +70,12 @@ static void segment(const gdnModel* m, const gdnData* d, const double p0[3], int
     }
 }
 
-// a spatial tendon's path (MuJoCo 2.2.2's mj_tendon without wrapping geoms, which the loader
-// refuses): consecutive sites joined by straight segments; a pulley sets the divisor of the
-// segments after it and starts a new branch; wrap_obj / wrap_xpos record the path points
-// (-1 a site, -2 a pulley at the origin)
+// a spatial tendon's path (MuJoCo 2.2.2's mj_tendon): consecutive sites joined by straight
+// segments, or, with a sphere or cylinder geom between two sites, by the wrap around it when
+// the straight segment would cross it (two tangent lines and the arc, gdn_tendon_wrap; the arc
+// adds length, its ends on the geom's body); a pulley sets the divisor of the segments after
+// it and starts a new branch; wrap_obj / wrap_xpos record the path points (-1 a site, -2 a
+// pulley at the origin, the geom id for the tangent points)
 static void spatial(const gdnModel* m, gdnData* d, int t, int* wcnt, double* jac1,
                     double* jac2) {
     const int adr = m->tendon_adr[t], num = m->tendon_num[t];
@@ -93,16 +95,49 @@ static void spatial(const gdnModel* m, gdnData* d, int t, int* wcnt, double* jac
             j++;
             continue;
         }
-        const int s0 = m->wrap_objid[adr + j], s1 = m->wrap_objid[adr + j + 1];
+        const int s0 = m->wrap_objid[adr + j];
+        const int geom = tp1 == GDN_WRAP_SPHERE || tp1 == GDN_WRAP_CYLINDER;
+        const int s1 = m->wrap_objid[adr + j + (geom ? 2 : 1)];
         const double* p0 = d->site_xpos + 3 * s0;
         const double* p1 = d->site_xpos + 3 * s1;
-        segment(m, d, p0, m->site_bodyid[s0], p1, m->site_bodyid[s1], divisor,
-                d->ten_length + t, J, jac1, jac2);
-        gdn_copy3(d->wrap_xpos + 3 * *wcnt, p0);
-        d->wrap_obj[*wcnt] = -1;
-        d->ten_wrapnum[t]++;
-        (*wcnt)++;
-        j++;
+        const int b0 = m->site_bodyid[s0], b1 = m->site_bodyid[s1];
+        double wpnt[6], wlen = -1;
+        int g = -1;
+        if (geom) {
+            g = m->wrap_objid[adr + j + 1];
+            const int side = (int)lround(m->wrap_prm[adr + j + 1]);
+            wlen = gdn_tendon_wrap(wpnt, p0, p1, d->geom_xpos + 3 * g, d->geom_xmat + 9 * g,
+                                   m->geom_size[3 * g], tp1 == GDN_WRAP_CYLINDER,
+                                   side >= 0 ? d->site_xpos + 3 * side : NULL);
+        }
+        if (wlen < 0) {
+            double dif[3];
+            gdn_sub3(dif, p1, p0);
+            d->ten_length[t] += gdn_norm3(dif) / divisor;
+            segment_jac(m, d, p0, b0, p1, b1, divisor, J, jac1, jac2);
+            gdn_copy3(d->wrap_xpos + 3 * *wcnt, p0);
+            d->wrap_obj[*wcnt] = -1;
+            d->ten_wrapnum[t]++;
+            (*wcnt)++;
+        } else {
+            // p0, the tangent points (on the geom's body), p1
+            const int bg = m->geom_bodyid[g];
+            double a[3], b[3];
+            gdn_sub3(a, wpnt, p0);
+            gdn_sub3(b, p1, wpnt + 3);
+            d->ten_length[t] += (gdn_norm3(a) + wlen + gdn_norm3(b)) / divisor;
+            segment_jac(m, d, p0, b0, wpnt, bg, divisor, J, jac1, jac2);
+            segment_jac(m, d, wpnt + 3, bg, p1, b1, divisor, J, jac1, jac2);
+            double* w = d->wrap_xpos + 3 * *wcnt;
+            gdn_copy3(w, p0);
+            gdn_copy3(w + 3, wpnt);
+            gdn_copy3(w + 6, wpnt + 3);
+            d->wrap_obj[*wcnt] = -1;
+            d->wrap_obj[*wcnt + 1] = d->wrap_obj[*wcnt + 2] = g;
+            d->ten_wrapnum[t] += 3;
+            *wcnt += 3;
+        }
+        j += geom ? 2 : 1;
         // the last site before a pulley or the path's end
         if (j == num - 1 || m->wrap_type[adr + j + 1] == GDN_WRAP_PULLEY) {
             gdn_copy3(d->wrap_xpos + 3 * *wcnt, p1);

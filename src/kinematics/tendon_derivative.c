@@ -79,6 +79,11 @@ int gdn_tendon_linear(const gdnModel* m, const gdnData* d, const double* S, int 
         gdn_tendon_fixed_value(m, t, d->qpos, d->qvel, L, V);
         return 0;
     }
+    for (int k = adr; k < adr + num; k++) {
+        if (m->wrap_type[k] == GDN_WRAP_SPHERE || m->wrap_type[k] == GDN_WRAP_CYLINDER) {
+            return -1;
+        }
+    }
     double* xi = scratch;
     double* dS = scratch + 6 * (size_t)m->nbody;
     double divisor = 1, length = 0;
@@ -182,6 +187,19 @@ void gdn_tendon_dj_mul_t(int nv, const double* DJ, const double* x, double* out)
             out[c] += DJ[(size_t)r * (size_t)nv + (size_t)c] * xr;
         }
     }
+}
+
+int gdn_tendon_wrapping(const gdnModel* m) {
+    for (int k = 0; k < m->nwrap; k++) {
+        if (m->wrap_type[k] == GDN_WRAP_SPHERE || m->wrap_type[k] == GDN_WRAP_CYLINDER) {
+            for (int t = 0; t < m->ntendon; t++) {
+                if (k >= m->tendon_adr[t] && k < m->tendon_adr[t] + m->tendon_num[t]) {
+                    return t;
+                }
+            }
+        }
+    }
+    return -1;
 }
 
 int gdn_tendon_is_spatial(const gdnModel* m, int t) {

@@ -444,7 +444,14 @@ gdnModel* gdn_compile_model(gdnSpec* spec) {
     for (int k = 0; k < spec->nsite; k++) {
         site_id[tree.site_order[k]] = k;
     }
-    if (gdn_mjcf_compile_tendons(spec, &joints, jnt_id, &sites, site_id) < 0) {
+    int* geom_id = gdn_pool_alloc(spec->pool, (size_t)(spec->ngeom + 1) * sizeof(int));
+    if (!geom_id) {
+        return fail(spec, GDN_ERR_MEMORY, NULL, "%s", "out of memory");
+    }
+    for (int k = 0; k < spec->ngeom; k++) {
+        geom_id[tree.geom_order[k]] = k;
+    }
+    if (gdn_mjcf_compile_tendons(spec, &joints, jnt_id, &sites, site_id, &geoms, geom_id) < 0) {
         return NULL;
     }
     for (int i = 0; i < spec->nu; i++) {

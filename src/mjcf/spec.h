@@ -168,10 +168,11 @@ typedef struct gdnSpecTendon {
 // one object of a tendon's path (<joint joint coef>, <site site>, <pulley divisor>)
 typedef struct gdnSpecWrap {
     int type;          // gdnWrapType
-    const char* name;  // joint or site name ("" for a pulley)
-    double prm;        // coef (joint), divisor (pulley)
+    const char* name;  // joint, site or geom name ("" for a pulley)
+    const char* side;  // a wrapping geom's side site ("" none)
+    double prm;        // coef (joint), divisor (pulley), side site id or -1 (geom, compiled)
     gdnXmlElem* elem;
-    int objid;         // compiled: joint or site id (-1 for a pulley)
+    int objid;         // compiled: joint, site or geom id (-1 for a pulley)
 } gdnSpecWrap;
 
 typedef struct gdnSpecDefault {

@@ -67,19 +67,24 @@ static int read_joint_wrap(gdnSpec* spec, gdnXmlElem* e, gdnSpecWrap* w) {
     return 0;
 }
 
-// one <site site> or <pulley divisor> of a spatial tendon; a <geom> (wrapping) is refused
+// one <site site>, <geom geom sidesite> or <pulley divisor> of a spatial tendon
 static int read_spatial_wrap(gdnSpec* spec, gdnXmlElem* e, gdnSpecWrap* w) {
     gdnDiag* d = spec->diag;
     memset(w, 0, sizeof(*w));
     w->elem = e;
     w->objid = -1;
     w->name = "";
+    w->side = "";
     if (!strcmp(e->name, "geom")) {
-        return gdn_xml_error(d, GDN_ERR_UNSUPPORTED, e,
-                             "tendon wrapping (a sphere or cylinder geom in a spatial tendon) "
-                             "is not supported");
-    }
-    if (!strcmp(e->name, "site")) {
+        // the wrap type (sphere or cylinder) follows the geom's, at compile time
+        w->type = GDN_WRAP_SPHERE;
+        w->name = gdn_xml_attr(e, "geom");
+        if (!w->name) {
+            return gdn_xml_error(d, GDN_ERR_PARSE, e, "required attribute missing: 'geom'");
+        }
+        const char* side = gdn_xml_attr(e, "sidesite");
+        w->side = side ? side : "";
+    } else if (!strcmp(e->name, "site")) {
         w->type = GDN_WRAP_SITE;
         w->name = gdn_xml_attr(e, "site");
         if (!w->name) {
@@ -139,7 +144,8 @@ int gdn_mjcf_read_tendons(gdnSpec* spec, gdnXmlElem* section) {
 
 // a spatial path's objects: sites (names to ids) and pulleys, in MuJoCo 2.2.2's order of checks
 static int compile_spatial(gdnSpec* spec, gdnSpecTendon* t, const gdnNameIndex* sites,
-                           const int* site_id_of_spec) {
+                           const int* site_id_of_spec, const gdnNameIndex* geoms,
+                           const int* geom_id_of_spec) {
     gdnDiag* d = spec->diag;
     if (t->nwrap < 2) {
         return gdn_xml_error(d, GDN_ERR_MODEL, t->elem,
@@ -157,6 +163,28 @@ static int compile_spatial(gdnSpec* spec, gdnSpecTendon* t, const gdnNameIndex* 
                                      w->name);
             }
             w->objid = site_id_of_spec[ss];
+        } else if (w->type == GDN_WRAP_SPHERE) {
+            const int sg = gdn_name_find(geoms, w->name);
+            if (sg < 0) {
+                return gdn_xml_error(d, GDN_ERR_MODEL, w->elem, "geom '%.64s' not found in tendon",
+                                     w->name);
+            }
+            const int type = spec->geoms[sg].type;
+            if (type != GDN_GEOM_SPHERE && type != GDN_GEOM_CYLINDER) {
+                return gdn_xml_error(d, GDN_ERR_MODEL, w->elem,
+                                     "geom '%.64s' in tendon is not sphere or cylinder", w->name);
+            }
+            w->type = type == GDN_GEOM_CYLINDER ? GDN_WRAP_CYLINDER : GDN_WRAP_SPHERE;
+            w->objid = geom_id_of_spec[sg];
+            w->prm = -1;
+            if (w->side[0]) {
+                const int ss = gdn_name_find(sites, w->side);
+                if (ss < 0) {
+                    return gdn_xml_error(d, GDN_ERR_MODEL, w->elem,
+                                         "side site '%.64s' not found in tendon", w->side);
+                }
+                w->prm = site_id_of_spec[ss];
+            }
         } else if (w->prm <= 0) {
             // MuJoCo refuses a negative divisor; a zero one would divide by zero
             return gdn_xml_error(d, GDN_ERR_MODEL, w->elem, "pulley divisor must be positive");
@@ -167,7 +195,13 @@ static int compile_spatial(gdnSpec* spec, gdnSpecTendon* t, const gdnNameIndex* 
         const gdnSpecWrap* w = &spec->wraps[k];
         const int prev_pulley = k == first || spec->wraps[k - 1].type == GDN_WRAP_PULLEY;
         const int next_pulley = k == last || spec->wraps[k + 1].type == GDN_WRAP_PULLEY;
-        if (w->type == GDN_WRAP_PULLEY) {
+        if (w->type == GDN_WRAP_SPHERE || w->type == GDN_WRAP_CYLINDER) {
+            if (k == first || k == last || spec->wraps[k - 1].type != GDN_WRAP_SITE ||
+                spec->wraps[k + 1].type != GDN_WRAP_SITE) {
+                return gdn_xml_error(d, GDN_ERR_MODEL, w->elem,
+                                     "tendon geom not bracketed by sites");
+            }
+        } else if (w->type == GDN_WRAP_PULLEY) {
             if (k > first && spec->wraps[k - 1].type == GDN_WRAP_PULLEY) {
                 return gdn_xml_error(d, GDN_ERR_MODEL, w->elem, "consecutive pulleys in tendon");
             }
@@ -190,7 +224,8 @@ static int compile_spatial(gdnSpec* spec, gdnSpecTendon* t, const gdnNameIndex* 
 
 int gdn_mjcf_compile_tendons(gdnSpec* spec, const gdnNameIndex* joints,
                              const int* jnt_id_of_spec, const gdnNameIndex* sites,
-                             const int* site_id_of_spec) {
+                             const int* site_id_of_spec, const gdnNameIndex* geoms,
+                             const int* geom_id_of_spec) {
     gdnDiag* d = spec->diag;
     for (int i = 0; i < spec->ntendon; i++) {
         gdnSpecTendon* t = &spec->tendons[i];
@@ -198,7 +233,7 @@ int gdn_mjcf_compile_tendons(gdnSpec* spec, const gdnNameIndex* joints,
             return gdn_xml_error(d, GDN_ERR_MODEL, t->elem, "tendon path cannot be empty");
         }
         if (spec->wraps[t->wrapadr].type != GDN_WRAP_JOINT) {
-            GDN_TRY(compile_spatial(spec, t, sites, site_id_of_spec));
+            GDN_TRY(compile_spatial(spec, t, sites, site_id_of_spec, geoms, geom_id_of_spec));
         }
         for (int k = t->wrapadr; spec->wraps[t->wrapadr].type == GDN_WRAP_JOINT &&
                                  k < t->wrapadr + t->nwrap;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Internal: MJCF <tendon> (fixed tendons, spatial tendons through sites and pulleys; MuJoCo
-// 2.2.2 semantics): reading, compiling, arrays.
+// Internal: MJCF <tendon> (fixed tendons, spatial tendons through sites, pulleys and wrapping
+// geoms; MuJoCo 2.2.2 semantics): reading, compiling, arrays.
 #ifndef GDN_MJCF_TENDON_H
 #define GDN_MJCF_TENDON_H
 
@@ -15,17 +15,19 @@ void gdn_spec_tendon_init(gdnSpecTendon* t);
 int gdn_read_tendon(gdnSpec* spec, gdnXmlElem* e, gdnSpecTendon* t, int in_default);
 
 // a <tendon> section: <fixed> tendons with their <joint joint coef> children, <spatial>
-// tendons with <site site> and <pulley divisor> children; a wrapping <geom> is refused
-// (GDN_ERR_UNSUPPORTED, naming "tendon wrapping"); 0 ok, -1 after an error
+// tendons with <site site>, <geom geom sidesite> (wrapping) and <pulley divisor> children;
+// 0 ok, -1 after an error
 int gdn_mjcf_read_tendons(gdnSpec* spec, gdnXmlElem* section);
 
-// joint and site names to ids (jnt_id_of_spec, site_id_of_spec: the id of each spec joint,
-// site), the checks of MuJoCo's compiler (non-empty path, a spatial path's pulleys and sites,
+// joint, site and geom names to ids (*_id_of_spec: the id of each spec joint, site, geom), the
+// checks of MuJoCo's compiler (non-empty path, a spatial path's pulleys, sites and sphere or
+// cylinder geoms bracketed by sites,
 // width, limited auto, range) and gradyn's (hinge and slide joints only, no joint twice in one
 // fixed tendon, a positive pulley divisor); 0 ok, -1 after an error
 int gdn_mjcf_compile_tendons(gdnSpec* spec, const gdnNameIndex* joints,
                              const int* jnt_id_of_spec, const gdnNameIndex* sites,
-                             const int* site_id_of_spec);
+                             const int* site_id_of_spec, const gdnNameIndex* geoms,
+                             const int* geom_id_of_spec);
 
 // the tendon_* and wrap_* arrays (tendon_lengthspring as given: the loader replaces negative
 // values by the length at qpos_spring; tendon_length0, tendon_invweight0 are the loader's)

@@ -158,8 +158,9 @@ gdnStatus gdn_rows_vjp(const gdnModel* m, gdnData* d, const gdnRowsLinear* lin,
 
 // the inertia-parameter path of D (R = (1 - imp) / imp diagApprox, diagApprox from the inverse
 // weights), weights stacked as w = (body_invweight0 (2 nbody), dof_invweight0 (nv),
-// tendon_invweight0 (ntendon)): the adjoint ACCUMULATES gw (2 nbody + nv + ntendon) from dlogDbar (nefc); the tangent ADDS to dlogD
-// (nefc) the share of the weights' tangent dw. setconst_derivative.h links w to the inertias
+// tendon_invweight0 (ntendon)): the adjoint ACCUMULATES gw (2 nbody + nv + ntendon) from
+// dlogDbar (nefc); the tangent ADDS to dlogD (nefc) the share of the weights' tangent dw.
+// setconst_derivative.h links w to the inertias
 void gdn_rows_weights_vjp(const gdnModel* m, const gdnData* d, const double* dlogDbar,
                           double* gw);
 void gdn_rows_weights_jvp(const gdnModel* m, const gdnData* d, const double* dw,

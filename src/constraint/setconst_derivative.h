@@ -15,8 +15,8 @@
 gdnStatus gdn_constraint_weights_vjp(const gdnModel* m, gdnData* d, const double* gbw,
                                      const double* gdw, double* gparam);
 
-// the tangent: dbw (2 nbody), ddw (nv + ntendon: dof, then tendon weights) of the weights under dparam (nbody x 10; NULL: zeros),
-// d used as scratch as above
+// the tangent: dbw (2 nbody), ddw (nv + ntendon: dof, then tendon weights) of the weights
+// under dparam (nbody x 10; NULL: zeros), d used as scratch as above
 gdnStatus gdn_constraint_weights_jvp(const gdnModel* m, gdnData* d, const double* dparam,
                                      double* dbw, double* ddw);
 

@@ -233,7 +233,8 @@ gdnStatus gdn_actuation_jvp(const gdnModel* m, gdnData* d, const double* dq, con
             if (dv) {
                 dV += dotn(w.J, dv, nv);
             }
-            const double dF = a.alpha * gear * dL + a.beta * gear * dV + (du ? a.gain_c * du[i] : 0);
+            const double dF =
+                a.alpha * gear * dL + a.beta * gear * dV + (du ? a.gain_c * du[i] : 0);
             for (int k = 0; k < nv; k++) {
                 dfrc[k] += gear * (w.J[k] * dF + a.force * w.w[k]);
             }

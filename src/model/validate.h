@@ -6,9 +6,10 @@
 #include <gradyn/gradyn.h>
 
 // signature of the sizes that fix a gdnData's layout (nq, nv, nu, nbody, njnt, ngeom, nsite,
-// nvert, nconmax, njmax, ntendon, nwrap): gdn_data_create stores it in d->model_signature_. A model with other
-// sizes has another signature; a copy of the model, or a model of the same sizes, has the same
-// one and may share the data (every array then has the size the model indexes).
+// nvert, nconmax, njmax, ntendon, nwrap): gdn_data_create stores it in d->model_signature_. A
+// model with other sizes has another signature; a copy of the model, or a model of the same
+// sizes, has the same one and may share the data (every array then has the size the model
+// indexes).
 // Each size times its own odd 64-bit constant, summed, then mixed: independent products, a few
 // cycles (inline: it runs in every public call); two size lists collide only when a combination
 // of the constants with small integer coefficients is 0 mod 2^64

@@ -178,7 +178,7 @@ gdnStatus gdn_tape_create_opt(const gdnModel* m, const gdnTapeOptions* opt, gdnT
     gdnTapeInter plan;
     const size_t inter_stride = store ? plan_inter(m, d, vert, &plan) : 0;
     size_t nd = (size_t)ncheck * (size_t)stride + (every > 1 ? (size_t)ncheck * nvz : 0) +
-                (size_t)(every - 1) * (size_t)stride + (size_t)stride + (size_t)nq + 4 * nvz +
+                (size_t)(every - 1) * (size_t)stride + 2 * (size_t)stride + (size_t)nq + 4 * nvz +
                 (size_t)(nq > nv ? nq : nv) + 2 * nvz + (size_t)nu +
                 2 * (size_t)m->nbody + nvz;
     const size_t head = round8(sizeof(gdnTape)) + round8(sizeof(gdnTapeEntry) * (size_t)nslot);
@@ -231,6 +231,7 @@ gdnStatus gdn_tape_create_opt(const gdnModel* m, const gdnTapeOptions* opt, gdnT
     tp->warm = every > 1 ? take(&p, (size_t)ncheck * nvz) : NULL;
     tp->segment = every > 1 ? take(&p, (size_t)(every - 1) * (size_t)stride) : NULL;
     tp->final = take(&p, (size_t)stride);
+    tp->replay_next = take(&p, (size_t)stride);
     tp->qpos0 = take(&p, (size_t)nq);
     tp->lam_q = take(&p, nvz);
     tp->lam_v = take(&p, nvz);

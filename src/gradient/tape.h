@@ -88,6 +88,7 @@ struct gdnTape {
     double* warm;        // (ncheck x nv), NULL when K = 1
     double* segment;     // ((K - 1) x stride), NULL when K = 1
     double* final;       // (stride)
+    double* replay_next; // (stride) an RK4 reverse step's replayed x_{t+1}
 
     double* inter;       // (nslot x inter_stride) the stored intermediates, NULL when off
     gdnTapeEntry* entry; // (nslot) the index of the step records
@@ -181,6 +182,12 @@ static inline gdnStatus gdn_tape_record(gdnTape* tape, int slot, int t, const gd
     memcpy(tape->pool + tape->pool_used, d->qacc, bytes);
     tape->pool_used += bytes;
     return GDN_OK;
+}
+
+// whether the forward pass keeps the steps' front-half intermediates: asked for, and the
+// model's integrator is Euler (an RK4 step has four front halves: its reverse step replays it)
+static inline int gdn_tape_keeps_inter(const gdnModel* m, const gdnTape* tape) {
+    return tape->store_inter && m->opt.integrator == GDN_INT_EULER;
 }
 
 #endif

@@ -217,10 +217,12 @@ static int read_option(gdnSpec* spec, gdnXmlElem* e) {
     }
     int integrator = 0;
     GDN_TRY(gdn_attr_keyword(d, e, "integrator", integrators, codes, 3, &integrator));
-    if (integrator != 0) {
+    if (integrator == 2) {
         gdn_diag_warn(d, e->file, e->line, e->name,
                       "integrator \"%s\" not supported; semi-implicit Euler is used",
                       integrators[integrator]);
+    } else {
+        o->integrator = (gdnIntegrator)integrator; // Euler or RK4
     }
     // medium forces change the dynamics when nonzero
     double wind[3] = {0, 0, 0}, density = 0, viscosity = 0;

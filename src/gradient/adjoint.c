@@ -68,6 +68,10 @@ static gdnStatus reverse_constrained(const gdnModel* m, gdnTape* tape, int t,
                         t, rec.solver_iter, rec.solver_residual, what ? "; " : "",
                         what ? what : "");
     }
+    if (st != GDN_OK) {
+        return gdn_fail(st, err, err_size, "step %d: the step VJP failed (%s)%s%s", t,
+                        gdn_status_string(st), what ? ": " : "", what ? what : "");
+    }
     // the step's derivative report into its record (gdnTapeStep.deriv_*)
     const int slot = gdn_tape_slot_of(tape, t);
     if (slot >= 0) {

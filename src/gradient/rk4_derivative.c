@@ -50,10 +50,13 @@ static void entry_restore(const gdnModel* m, gdnData* d, const entryState* e, co
     d->time = e->time;
 }
 
-// stage i's state and warm start into d (time as the primal's stage)
-static void stage_load(const gdnModel* m, gdnData* d, const gdnRk4Record* rec, int i,
-                       double time) {
-    memcpy(d->qpos, rec->q[i], sizeof(double) * (size_t)m->nq);
+// stage i's state and warm start into d (time as the primal's stage); stage 0 from the entry
+// qpos, which its front half normalizes as the primal's did (rec->q[0] is normalized already,
+// and normalizing twice need not give the same bits)
+static void stage_load(const gdnModel* m, gdnData* d, const gdnRk4Record* rec,
+                       const entryState* e, int i) {
+    const double time = e->time;
+    memcpy(d->qpos, i == 0 ? e->qpos : rec->q[i], sizeof(double) * (size_t)m->nq);
     memcpy(d->qvel, rec->v[i], sizeof(double) * (size_t)m->nv);
     memcpy(d->qacc_warmstart, rec->warm[i], sizeof(double) * (size_t)m->nv);
     d->time = i == 0 ? time : time + gdn_rk4_A[i - 1] * m->opt.timestep;
@@ -216,7 +219,7 @@ gdnStatus gdn_rk4_step_vjp(const gdnModel* m, gdnData* d, const double* gq_next,
     // stages 3 .. 1, then 0: a_i's adjoint at its replayed front half, then x_i's inputs
     for (int i = 3; i >= 0 && status == GDN_OK; i--) {
         double *gqi = i == 0 ? GQ : gq + (size_t)i * nvs, *gvi = gv + (size_t)i * nvs;
-        stage_load(m, d, &rec, i, e.time);
+        stage_load(m, d, &rec, &e, i);
         status = gdn_accel_vjp(m, d, ga + (size_t)i * nvs, gqi, gvi, gctrl, gparam, gvert, gw,
                                cp, what);
         if (status == GDN_OK && memcmp(d->qacc, rec.a[i], sizeof(double) * (size_t)nv) != 0) {

@@ -518,8 +518,9 @@ static double rollout_J(const gdnModel* m, const gdnObjective* obj, gdnTape* tap
 }
 
 // dJ/du_t and dJ/dv0 from one adjoint pass vs central differences of the rollout, on tapes
-// with every state and with checkpoints every 7 steps (bit for bit the same gradient); the
-// adjoint's forward pass equals a gdn_step loop bit for bit
+// with every state and with checkpoints every 7 steps, and on one without the recorded stage
+// accelerations (bit for bit the same gradient); the adjoint's forward pass equals a gdn_step
+// loop bit for bit
 static int adjoint_check(const char* file, int constrained, int T) {
     gdnModel* m = load_rk4(file, constrained);
     CHECK(m != NULL);
@@ -568,6 +569,20 @@ static int adjoint_check(const char* file, int constrained, int T) {
     CHECK(memcmp(g1, g7, sizeof(double) * (size_t)T * (size_t)nu) == 0);
     CHECK(memcmp(gv1, gv7, sizeof(double) * (size_t)nv) == 0);
     CHECK(out1.J == out7.J);
+    // a tape made while the model was Euler keeps no stage accelerations: its reverse pass
+    // replays every step to find them, with the same bits
+    {
+        m->opt.integrator = GDN_INT_EULER;
+        gdnTape* tape_e = NULL;
+        CHECK(gdn_tape_create(m, T, 1, &tape_e, NULL, 0) == GDN_OK);
+        m->opt.integrator = GDN_INT_RK4;
+        gdnAdjointGradients oute = {.qvel0 = gv7, .ctrl = g7};
+        CHECK(gdn_adjoint_rollout_gradient(m, &r, &obj, tape_e, &oute, err, sizeof(err)) ==
+              GDN_OK);
+        CHECK(memcmp(g1, g7, sizeof(double) * (size_t)T * (size_t)nu) == 0);
+        CHECK(memcmp(gv1, gv7, sizeof(double) * (size_t)nv) == 0);
+        gdn_tape_free(tape_e);
+    }
     // the forward pass is the simulator: the same final state as a gdn_step loop
     memcpy(d->qpos, q0, sizeof(double) * (size_t)nq);
     memcpy(d->qvel, v0, sizeof(double) * (size_t)nv);

@@ -49,7 +49,9 @@ static gdnStatus reverse_constrained(const gdnModel* m, gdnTape* tape, int t,
     gdnStatus st;
     if (rk4) {
         st = gdn_rk4_step_vjp(m, d, tape->lam_q, tape->lam_v, tape->g_q, tape->g_v, gctrl,
-                              gparam, gvert, tape->gweights, cp, tape->replay_next, &what);
+                              gparam, gvert, tape->gweights, cp,
+                              gdn_tape_rk4_acc(m, tape, gdn_tape_slot_of(tape, t)),
+                              tape->replay_next, &what);
     } else {
         st = gdn_step_vjp_explained(m, d, tape->lam_q, tape->lam_v, tape->g_q, tape->g_v, gctrl,
                                     gparam, gvert, tape->gweights, cp, &what);

@@ -160,8 +160,8 @@ gdnStatus gdn_rk4_step_jvp(const gdnModel* m, gdnData* d, const double* dq0, con
 gdnStatus gdn_rk4_step_vjp(const gdnModel* m, gdnData* d, const double* gq_next,
                            const double* gv_next, double* gqpos, double* gqvel, double* gctrl,
                            double* gparam, double* gvert, double* gweights,
-                           const gdnContactParamGradients* cp, double* x_next,
-                           const char** what) {
+                           const gdnContactParamGradients* cp, const double* stage_acc,
+                           double* x_next, const char** what) {
     const int nv = m->nv, nu = m->nu;
     const double h = m->opt.timestep;
     size_t mark = gdn_arena_mark(d);
@@ -171,13 +171,33 @@ gdnStatus gdn_rk4_step_vjp(const gdnModel* m, gdnData* d, const double* gq_next,
     if (status == GDN_OK) {
         status = gdn_rk4_record_alloc(m, d, &rec);
     }
-    // the replay: the primal step, recording its stages (the same front halves and bits)
-    if (status == GDN_OK) {
+    if (status == GDN_OK && !stage_acc) {
+        // the replay: the primal step, recording its stages (the same front halves and bits)
         status = gdn_rk4_step(m, d, GDN_PIPE_DERIVATIVE, &rec);
-    }
-    if (status == GDN_OK && x_next) {
-        memcpy(x_next, d->qpos, sizeof(double) * (size_t)m->nq);
-        memcpy(x_next + m->nq, d->qvel, sizeof(double) * (size_t)nv);
+        if (status == GDN_OK && x_next) {
+            memcpy(x_next, d->qpos, sizeof(double) * (size_t)m->nq);
+            memcpy(x_next + m->nq, d->qvel, sizeof(double) * (size_t)nv);
+        }
+    } else if (status == GDN_OK) {
+        // the stages from the recorded accelerations: q_0 normalized as the first front half
+        // normalizes it, each later stage's warm start the previous stage's acceleration (the
+        // solve's, which an RK4 stage integrates undamped); the reverse pass checks every
+        // replayed acceleration against the record
+        memcpy(rec.q[0], d->qpos, sizeof(double) * (size_t)m->nq);
+        gdn_normalize_quat(m, rec.q[0]);
+        memcpy(rec.v[0], d->qvel, sizeof(double) * (size_t)nv);
+        memcpy(rec.warm[0], d->qacc_warmstart, sizeof(double) * (size_t)nv);
+        for (int i = 0; i < 4; i++) {
+            memcpy(rec.a[i], stage_acc + (size_t)i * (size_t)nv, sizeof(double) * (size_t)nv);
+        }
+        for (int i = 1; i < 4; i++) {
+            gdn_rk4_stage_state(m, &rec, i);
+            memcpy(rec.warm[i], rec.a[i - 1], sizeof(double) * (size_t)nv);
+        }
+        gdn_rk4_combine(m, &rec);
+        if (x_next) {
+            gdn_rk4_advance(m, &rec, x_next, x_next + m->nq);
+        }
     }
     // GQ, GV: the cotangents of q_0, v_0; gq_i, gv_i, ga_i per stage (4 nv each); gdX, gdq (nv);
     // the inverse weights' own buffer when the caller finishes none

@@ -14,14 +14,17 @@ gdnStatus gdn_rk4_step_jvp(const gdnModel* m, gdnData* d, const double* dq0, con
                            const gdnContactParamGradients* dcp, double* dq_next,
                            double* dv_next, const char** what);
 
-// gdn_step_vjp_explained for RK4 (the same arguments and conventions); x_next (NULL: not
-// wanted; nq + nv) receives the replayed step's next state, which the trajectory adjoint
-// compares with its record. The entry state is restored after
+// gdn_step_vjp_explained for RK4 (the same arguments and conventions). stage_acc (NULL: the
+// step is replayed to find them): the step's four stage accelerations (4 x nv, d->qacc_rk4
+// after it, as a tape records them), from which the stage states follow without a front
+// half. x_next (NULL: not wanted; nq + nv) receives the step's next state from the replay or
+// the record, which the trajectory adjoint compares with its own. The entry state is restored
+// after
 gdnStatus gdn_rk4_step_vjp(const gdnModel* m, gdnData* d, const double* gq_next,
                            const double* gv_next, double* gqpos, double* gqvel, double* gctrl,
                            double* gparam, double* gvert, double* gweights,
-                           const gdnContactParamGradients* cp, double* x_next,
-                           const char** what);
+                           const gdnContactParamGradients* cp, const double* stage_acc,
+                           double* x_next, const char** what);
 
 // gdn_transition_jacobians for RK4: A (2nv x 2nv), B (2nv x nu), either may be NULL
 gdnStatus gdn_rk4_transition(const gdnModel* m, gdnData* d, double* A, double* B);

@@ -215,6 +215,7 @@ forward_pass(const gdnModel* m, const gdnRollout* r, const gdnObjective* obj, gd
             if (st != GDN_OK) {
                 return st;
             }
+            gdn_tape_record_rk4(m, tape, t / K, d);
             // a step with rows leaves no ABA factor (and has no gradient)
             if (store && d->nefc == 0) {
                 gdn_tape_inter_save(tape, t / K, gdn_penalty_active(m));
@@ -274,6 +275,7 @@ gdnStatus gdn_rollout_replay(const gdnModel* m, const gdnRollout* r, gdnTape* ta
         gdnStatus st = step_into(m, r, tape, d, t, keep ? slot : -1, err, err_size);
         if (st == GDN_OK) {
             st = gdn_tape_record(tape, slot, t, d, err, err_size);
+            gdn_tape_record_rk4(m, tape, slot, d);
         }
         if (st == GDN_OK && keep && d->nefc == 0) {
             gdn_tape_inter_save(tape, slot, gdn_penalty_active(m));

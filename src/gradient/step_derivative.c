@@ -283,7 +283,7 @@ gdnStatus gdn_step_vjp_explained(const gdnModel* m, gdnData* d, const double* gq
     gdn_deriv_report_clear(d);
     if (m->opt.integrator == GDN_INT_RK4) {
         return gdn_rk4_step_vjp(m, d, gqpos_next, gqvel_next, gqpos, gqvel, gctrl, gparam, gvert,
-                                gweights, cp, NULL, what);
+                                gweights, cp, NULL, NULL, what);
     }
     size_t mark = gdn_arena_mark(d);
     gdnAbaFactor f;

@@ -61,6 +61,7 @@
     X(efc_force, maxefc)                \
     X(qfrc_constraint, nv)              \
     X(qacc_warmstart, nv)               \
+    X(qacc_rk4, nv * 4)                 \
     X(solver_H, nv * nv)
 
 // contact capacity: the model's nconmax, else 10 per geom within [100, 10000]

@@ -45,11 +45,16 @@ void gdn_rk4_stage_state(const gdnModel* m, gdnRk4Record* rec, int i);
 // the step's combination of the four stages: vbar, abar
 void gdn_rk4_combine(const gdnModel* m, gdnRk4Record* rec);
 
+// the step's update from the combined stages (MuJoCo's mj_advance with an explicit velocity):
+// qvel = v_0 + h abar, qpos = q_0 (+) h vbar
+void gdn_rk4_advance(const gdnModel* m, const gdnRk4Record* rec, double* qpos, double* qvel);
+
 // MuJoCo 2.2.2's mj_RungeKutta(m, d, 4) after mj_forward: four front halves of the pipeline
 // (mode: GDN_PIPE_STEP, or GDN_PIPE_DERIVATIVE for a derivative's replay), then
 //   v' = v_0 + h abar,  q' = q_0 (+) h vbar,  time += h
 // d is left as the fourth stage's front half left it (kinematics, qacc = a_3, the warm start
-// of the next step), as MuJoCo leaves mjData. rec (NULL: a local one) receives the stages.
+// of the next step), as MuJoCo leaves mjData; d->qacc_rk4 holds a_0 .. a_3. rec (NULL: a
+// local one) receives the stages.
 // A failed stage leaves qpos, qvel and time as they were on entry and returns its status.
 gdnStatus gdn_rk4_step(const gdnModel* m, gdnData* d, gdnPipelineMode mode, gdnRk4Record* rec);
 

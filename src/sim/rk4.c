@@ -57,6 +57,16 @@ void gdn_rk4_combine(const gdnModel* m, gdnRk4Record* rec) {
     }
 }
 
+// mj_advance: v' = v_0 + h abar, q' = q_0 (+) h vbar
+void gdn_rk4_advance(const gdnModel* m, const gdnRk4Record* rec, double* qpos, double* qvel) {
+    const double h = m->opt.timestep;
+    for (int k = 0; k < m->nv; k++) {
+        qvel[k] = rec->v[0][k] + rec->abar[k] * h;
+    }
+    memcpy(qpos, rec->q[0], sizeof(double) * (size_t)m->nq);
+    gdn_integrate_pos(m, qpos, rec->vbar, h);
+}
+
 // one stage's front half at the state in d: its warm start and acceleration into the record
 static gdnStatus stage_front(const gdnModel* m, gdnData* d, gdnPipelineMode mode,
                              gdnRk4Record* rec, int i) {
@@ -105,13 +115,12 @@ gdnStatus gdn_rk4_step(const gdnModel* m, gdnData* d, gdnPipelineMode mode,
     if (status == GDN_OK) {
         gdn_rk4_combine(m, rec);
     }
-    // mj_advance: v' = v_0 + h abar, q' = q_0 (+) h vbar; committed only when finite
+    // mj_advance (committed only when finite); the stage accelerations kept in d->qacc_rk4
     if (status == GDN_OK) {
-        for (int k = 0; k < nv; k++) {
-            d->qvel[k] = rec->v[0][k] + rec->abar[k] * h;
+        gdn_rk4_advance(m, rec, d->qpos, d->qvel);
+        for (int i = 0; i < 4; i++) {
+            memcpy(d->qacc_rk4 + (size_t)i * (size_t)nv, rec->a[i], vbytes);
         }
-        memcpy(d->qpos, rec->q[0], qbytes);
-        gdn_integrate_pos(m, d->qpos, rec->vbar, h);
         if (!gdn_all_finite(d->qvel, nv)) {
             d->warning[GDN_WARN_BADQACC]++;
             status = GDN_ERR_NONFINITE;

@@ -84,7 +84,7 @@ static int test_info_sizes(void) {
 
 // the loader's warnings appear in info's JSON and on forward's stderr, without failing
 static int test_warnings(void) {
-    const char* path = tmp_file("warn.xml", "<mujoco>\n<option integrator=\"RK4\"/>\n"
+    const char* path = tmp_file("warn.xml", "<mujoco>\n<option integrator=\"implicit\"/>\n"
                                 "<worldbody>\n<body><joint type=\"ball\"/><geom size=\".1\"/>"
                                 "</body>\n</worldbody>\n</mujoco>\n");
     CHECK(run_cli_on("info", path) == 0);
@@ -103,6 +103,21 @@ static int test_warnings(void) {
 
     CHECK(run_cli_on("forward", path) == 0);
     CHECK(strstr(run_err, "warning") && strstr(run_err, "integrator"));
+
+    // RK4 is simulated: no warning, info names it, and --integrator overrides the file's
+    const char* rk4 = tmp_file("rk4.xml", "<mujoco>\n<option integrator=\"RK4\"/>\n"
+                               "<worldbody>\n<body><joint type=\"ball\"/><geom size=\".1\"/>"
+                               "</body>\n</worldbody>\n</mujoco>\n");
+    CHECK(run_cli_on("info", rk4) == 0);
+    root = cJSON_Parse(run_out);
+    CHECK(root != NULL);
+    CHECK(cJSON_GetArraySize(cJSON_GetObjectItem(root, "warnings")) == 0);
+    const cJSON* opt = cJSON_GetObjectItem(root, "option");
+    CHECK(strcmp(cJSON_GetObjectItem(opt, "integrator")->valuestring, "rk4") == 0);
+    cJSON_Delete(root);
+    char cmd[1200];
+    snprintf(cmd, sizeof(cmd), "info '%s' --integrator euler", rk4);
+    CHECK(run_cli(cmd) != 0); // info takes no solver options: a usage error, never a crash
     return 0;
 }
 

@@ -352,7 +352,7 @@ static int test_includes(void) {
 // elements that change dynamics but are not simulated produce file:line warnings
 static int test_warnings(void) {
     const char* xml =
-        "<mujoco>\n<option integrator='RK4' density='1.2'/>\n"
+        "<mujoco>\n<option integrator='implicit' density='1.2'/>\n"
         "<worldbody><body name='a'><joint name='j'/><geom size='.1'/>"
         "<site name='s'/></body>\n<body name='b'><joint/><geom size='.1'/></body></worldbody>\n"
         "<tendon><fixed name='t'><joint joint='j' coef='1'/></fixed></tendon>\n"
@@ -362,7 +362,7 @@ static int test_warnings(void) {
         "</mujoco>";
     gdnModel* m = NULL;
     CHECK(load(xml, &m) == GDN_OK);
-    CHECK(strstr(g_warn, "<string>:2: option: integrator \"RK4\""));
+    CHECK(strstr(g_warn, "<string>:2: option: integrator \"implicit\""));
     CHECK(strstr(g_warn, "<string>:2: option: fluid forces"));
     CHECK(!strstr(g_warn, "tendon")); // fixed tendons are simulated (issue 12)
     CHECK(m->ntendon == 1 && m->tendon_num[0] == 1);

@@ -32,6 +32,10 @@ typedef struct gdnData {
     // user inputs
     double* qfrc_applied;   // (nv) applied generalized force
     double* xfrc_applied;   // (nbody x 6) applied Cartesian [force; torque] at the COM, world frame
+    double* mocap_pos;      // (nmocap x 3) positions of the mocap bodies, world frame (inputs,
+                            // as MuJoCo's: reset to their body_pos, keyframes set key_mpos)
+    double* mocap_quat;     // (nmocap x 4) their orientations (normalized in place by the
+                            // kinematics, as MuJoCo does)
 
     // outputs of forward dynamics
     double* qacc;           // (nv) acceleration
@@ -120,6 +124,8 @@ typedef struct gdnData {
     double* efc_force;      // (maxefc) constraint force at the solution
     double* qfrc_constraint; // (nv) J' efc_force
     double* qacc_warmstart; // (nv) acceleration used to warm-start the next solve
+    double* qacc_rk4;       // (4 x nv) the stage accelerations a_0 .. a_3 of the last RK4
+                            // step (docs/derivatives.md; unspecified after an Euler step)
 
     // solver report of the last constrained step
     int solver_iter;        // iterations taken

@@ -44,7 +44,8 @@ typedef enum gdnSameFrame {
 
 // integrators
 typedef enum gdnIntegrator {
-    GDN_INT_EULER = 0 // semi-implicit Euler, joint damping implicit (MuJoCo mjINT_EULER)
+    GDN_INT_EULER = 0, // semi-implicit Euler, joint damping implicit (MuJoCo mjINT_EULER)
+    GDN_INT_RK4 = 1    // explicit 4th-order Runge-Kutta on the manifold (MuJoCo mjINT_RK4)
 } gdnIntegrator;
 
 // disable flags: bit values equal MuJoCo 2.2.2's mjtDisableBit
@@ -99,7 +100,7 @@ typedef enum gdnBiasType { GDN_BIAS_NONE = 0, GDN_BIAS_AFFINE = 1 } gdnBiasType;
 typedef struct gdnOption {
     double timestep;    // integration step (s)
     double gravity[3];  // gravitational acceleration, world frame (m/s^2)
-    gdnIntegrator integrator; // GDN_INT_EULER
+    gdnIntegrator integrator; // GDN_INT_EULER or GDN_INT_RK4
     int disableflags;   // gdnDisableBit mask
     int enableflags;    // gdnEnableBit mask
 
@@ -153,6 +154,7 @@ typedef struct gdnModel {
     int npair;    // explicit geom pairs (MJCF <contact><pair>), sorted by pair_signature
     int nexclude; // excluded body pairs (MJCF <contact><exclude>), sorted by exclude_signature
     int neq;     // number of equality constraints
+    int nmocap;  // mocap bodies (MJCF body mocap="true": posed by d->mocap_pos, mocap_quat)
     int nmesh;      // convex collision meshes (MJCF <asset><mesh>)
     int nmeshvert;  // vertices of all meshes
     int nmeshface;  // triangles of all meshes
@@ -183,6 +185,7 @@ typedef struct gdnModel {
     double* body_subtreemass; // (nbody) mass of the subtree rooted at this body
     double* body_inertia;   // (nbody x 3) principal moments of inertia about the COM
     int* body_sameframe;    // derived: inertial frame vs body frame (gdnSameFrame; 0 general)
+    int* body_mocapid;      // index into d->mocap_pos / mocap_quat, -1: not a mocap body
     double* body_invweight0; // (nbody x 2) mean inverse translational, rotational inertia at
                              // qpos0: diag(J M^-1 J') of the COM Jacobian averaged (MuJoCo's)
     int* body_inertiasource; // where the compiler took mass, ipos, iquat, inertia from (the
@@ -319,6 +322,8 @@ typedef struct gdnModel {
     double* key_qpos;       // (nkey x nq)
     double* key_qvel;       // (nkey x nv)
     double* key_ctrl;       // (nkey x nu)
+    double* key_mpos;       // (nkey x nmocap x 3) mocap positions
+    double* key_mquat;      // (nkey x nmocap x 4) mocap orientations (unit)
 
     // default configuration and spring reference
     double* qpos0;          // (nq) neutral configuration

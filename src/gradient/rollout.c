@@ -83,6 +83,14 @@ gdnStatus gdn_rollout_validate(const gdnModel* m, const gdnRollout* r, const gdn
         return gdn_fail(GDN_ERR_NONFINITE, err, err_size, "xfrc_applied[%d][%d] is not finite",
                         i / 6, i % 6);
     }
+    if (r->mocap_pos && (i = first_nonfinite(r->mocap_pos, 3 * m->nmocap)) >= 0) {
+        return gdn_fail(GDN_ERR_NONFINITE, err, err_size, "mocap_pos[%d][%d] is not finite",
+                        i / 3, i % 3);
+    }
+    if (r->mocap_quat && (i = first_nonfinite(r->mocap_quat, 4 * m->nmocap)) >= 0) {
+        return gdn_fail(GDN_ERR_NONFINITE, err, err_size, "mocap_quat[%d][%d] is not finite",
+                        i / 4, i % 4);
+    }
     // quaternions: unit within the tolerance, then normalized
     memcpy(tape->qpos0, r->qpos0, sizeof(double) * (size_t)m->nq);
     for (int j = 0; j < m->njnt; j++) {
@@ -118,6 +126,17 @@ static void load_inputs(const gdnModel* m, const gdnRollout* r, gdnData* d) {
         memcpy(d->xfrc_applied, r->xfrc_applied, sizeof(double) * 6 * (size_t)m->nbody);
     } else {
         memset(d->xfrc_applied, 0, sizeof(double) * 6 * (size_t)m->nbody);
+    }
+    // the mocap poses: the caller's, else the mocap bodies' own
+    for (int b = 0; b < m->nbody; b++) {
+        const int id = m->body_mocapid[b];
+        if (id >= 0) {
+            memcpy(d->mocap_pos + 3 * id, r->mocap_pos ? r->mocap_pos + 3 * id : m->body_pos + 3 * b,
+                   3 * sizeof(double));
+            memcpy(d->mocap_quat + 4 * id,
+                   r->mocap_quat ? r->mocap_quat + 4 * id : m->body_quat + 4 * b,
+                   4 * sizeof(double));
+        }
     }
     d->time = 0;
     // the first solve starts from a zero warm start, as in a fresh gdnData
@@ -215,6 +234,7 @@ forward_pass(const gdnModel* m, const gdnRollout* r, const gdnObjective* obj, gd
             if (st != GDN_OK) {
                 return st;
             }
+            gdn_tape_record_rk4(m, tape, t / K, d);
             // a step with rows leaves no ABA factor (and has no gradient)
             if (store && d->nefc == 0) {
                 gdn_tape_inter_save(tape, t / K, gdn_penalty_active(m));
@@ -242,7 +262,8 @@ forward_pass(const gdnModel* m, const gdnRollout* r, const gdnObjective* obj, gd
 // the forward pass; on error nothing stays recorded (no state, no step record)
 gdnStatus gdn_rollout_forward(const gdnModel* m, const gdnRollout* r, const gdnObjective* obj,
                               gdnTape* tape, int store, double* J, char* err, int err_size) {
-    gdnStatus st = store && tape->store_inter
+    // stored intermediates are the Euler step's front half (one per step; RK4 has four)
+    gdnStatus st = store && gdn_tape_keeps_inter(m, tape)
                        ? forward_pass(m, r, obj, tape, 1, J, err, err_size)
                        : forward_pass(m, r, obj, tape, 0, J, err, err_size);
     if (st != GDN_OK) {
@@ -269,11 +290,13 @@ gdnStatus gdn_rollout_replay(const gdnModel* m, const gdnRollout* r, gdnTape* ta
            sizeof(double) * (size_t)m->nv);
     for (int t = t0; t < t1 - 1; t++) {
         const int slot = tape->ncheck + (t - t0);
-        gdnStatus st = step_into(m, r, tape, d, t, tape->store_inter ? slot : -1, err, err_size);
+        const int keep = gdn_tape_keeps_inter(m, tape);
+        gdnStatus st = step_into(m, r, tape, d, t, keep ? slot : -1, err, err_size);
         if (st == GDN_OK) {
             st = gdn_tape_record(tape, slot, t, d, err, err_size);
+            gdn_tape_record_rk4(m, tape, slot, d);
         }
-        if (st == GDN_OK && tape->store_inter && d->nefc == 0) {
+        if (st == GDN_OK && keep && d->nefc == 0) {
             gdn_tape_inter_save(tape, slot, gdn_penalty_active(m));
         }
         if (st != GDN_OK) {

@@ -10,6 +10,7 @@
 #include "kinematics/kinematics.h"
 #include "model/validate.h"
 #include "penalty/penalty.h"
+#include "sim/integrator.h"
 #include "dynamics/applied.h"
 #include "dynamics/com.h"
 #include "dynamics/crb.h"
@@ -23,7 +24,8 @@ const gdnFormulation* gdn_formulation(const gdnModel* m) {
 
 // ---------------------------------------------------------------- stages
 
-// check: qpos, qvel and ctrl finite; else a warning count and GDN_ERR_NONFINITE
+// check: qpos, qvel, ctrl and the mocap poses finite; else a warning count and
+// GDN_ERR_NONFINITE
 static gdnStatus stage_check(const gdnModel* m, gdnData* d) {
     if (!gdn_all_finite(d->qpos, m->nq)) {
         d->warning[GDN_WARN_BADQPOS]++;
@@ -35,6 +37,12 @@ static gdnStatus stage_check(const gdnModel* m, gdnData* d) {
     }
     if (!gdn_all_finite(d->ctrl, m->nu)) {
         d->warning[GDN_WARN_BADCTRL]++;
+        return GDN_ERR_NONFINITE;
+    }
+    // the mocap poses are configuration too
+    if (!gdn_all_finite(d->mocap_pos, 3 * m->nmocap) ||
+        !gdn_all_finite(d->mocap_quat, 4 * m->nmocap)) {
+        d->warning[GDN_WARN_BADQPOS]++;
         return GDN_ERR_NONFINITE;
     }
     return GDN_OK;
@@ -148,6 +156,10 @@ gdnStatus gdn_step_keep(const gdnModel* m, gdnData* d, const gdnAbaFactor* facto
     if (status != GDN_OK) {
         return status;
     }
+    if (m->opt.integrator == GDN_INT_RK4) {
+        // four front halves (sim/rk4.c); no single factor or front configuration to keep
+        return gdn_rk4_step(m, d, GDN_PIPE_STEP, NULL);
+    }
     status = gdn_pipeline_front(m, d, GDN_PIPE_STEP, factor);
     if (status == GDN_OK) {
         if (qpos_front) {
@@ -158,7 +170,8 @@ gdnStatus gdn_step_keep(const gdnModel* m, gdnData* d, const gdnAbaFactor* facto
     return status;
 }
 
-// MuJoCo 2.2.2's mj_step with the Euler integrator: the front half (GDN_PIPE_STEP), then the
+// MuJoCo 2.2.2's mj_step: with the Euler integrator the front half (GDN_PIPE_STEP), then the
+// integration; with RK4 mj_RungeKutta's four front halves and its update (sim/rk4.c). Euler's
 // integration (gdn_step_keep without a factor: its one body, so the integration stays inline).
 // An unconverged solve is not a failure: the step is taken and d->solver_converged = 0 reports
 // it. docs/architecture.md lists what each output holds after.

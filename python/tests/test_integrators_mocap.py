@@ -6,7 +6,7 @@ import numpy as np
 
 import gradyn
 
-RK4_XML = """<mujoco><option integrator="RK4"/><worldbody><body><joint type="hinge"/>
+RK4_XML = """<mujoco><option integrator="RK4"/><worldbody><body><joint type="hinge" axis="0 1 0"/>
 <geom type="capsule" size="0.05" fromto="0 0 0 0 0 -0.5"/></body></worldbody></mujoco>"""
 
 MOCAP_XML = """<mujoco><worldbody>

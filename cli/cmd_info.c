@@ -130,6 +130,9 @@ static void write_options(cliJson* w, const gdnModel* m) {
     cli_json_int(w, "mpr_iterations", o->mpr_iterations);
     cli_json_double(w, "mpr_tolerance", o->mpr_tolerance);
     cli_json_double(w, "box_edge_bias", o->box_edge_bias);
+    cli_json_double(w, "density", o->density);
+    cli_json_double(w, "viscosity", o->viscosity);
+    cli_json_numbers(w, "wind", o->wind, 3);
     cli_json_int(w, "disableflags", o->disableflags);
     write_flag_names(w, "disabled", o->disableflags, disable_names, 12);
     cli_json_int(w, "enableflags", o->enableflags);

@@ -363,8 +363,44 @@ static int test_adjoint(void) {
     return 0;
 }
 
+// the parameter channel of a model in a medium is refused by name, never a wrong dJ/dpi
+static int test_param_refused(void) {
+    gdnModel* m = NULL;
+    char err[512];
+    CHECK(gdn_load_xml_string(kWater, sizeof(kWater) - 1, NULL, &m, err, sizeof(err), NULL, 0) ==
+          GDN_OK);
+    gdnData* d = NULL;
+    CHECK(gdn_data_create(m, &d) == GDN_OK);
+    const int nv = m->nv, np = GDN_N_INERTIA_PARAMS * m->nbody;
+    double* b = calloc(4 * (size_t)nv + 2 * (size_t)np, sizeof(double));
+    double *o1 = b, *o2 = b + nv, *w = b + 2 * nv, *p = b + 4 * nv, *gp = p + np;
+    p[GDN_N_INERTIA_PARAMS] = 1;
+    CHECK(gdn_step_jvp(m, d, NULL, NULL, NULL, p, NULL, o1, o2) == GDN_ERR_UNSUPPORTED);
+    CHECK(gdn_step_vjp(m, d, w, w, o1, o2, NULL, gp, NULL) == GDN_ERR_UNSUPPORTED);
+    CHECK(gdn_step_jvp(m, d, w, w, NULL, NULL, NULL, o1, o2) == GDN_OK);
+    gdnRollout r;
+    gdn_rollout_init(m, 5, &r);
+    r.qpos0 = d->qpos;
+    r.qvel0 = d->qvel;
+    gdnTargetObjective spec = {.body = 1, .target = {0, 0, 1}, .weight = 1};
+    gdnObjective obj;
+    CHECK(gdn_objective_target(m, &spec, &obj) == GDN_OK);
+    gdnTape* tape = NULL;
+    CHECK(gdn_tape_create(m, 5, 1, &tape, NULL, 0) == GDN_OK);
+    gdnAdjointGradients out = {.param = gp};
+    CHECK(gdn_adjoint_rollout_gradient(m, &r, &obj, tape, &out, err, sizeof(err)) ==
+          GDN_ERR_UNSUPPORTED);
+    CHECK(strstr(err, "fluid") != NULL);
+    gdn_tape_free(tape);
+    free(b);
+    gdn_data_free(d);
+    gdn_model_free(m);
+    return 0;
+}
+
 int main(int argc, char** argv) {
     static const gdnTestCase cases[] = {
+        {"param_refused", test_param_refused},
         {"loaded", test_loaded},         {"passive_oracle", test_passive_oracle},
         {"rollouts", test_rollouts},     {"derivatives", test_derivatives},
         {"adjoint", test_adjoint},

@@ -21,6 +21,12 @@ static inline int gdn_fluid_active(const gdnModel* m) {
            !(m->opt.disableflags & GDN_DSBL_PASSIVE);
 }
 
+// The inertia parameters move the fluid law's box (mass, principal moments) and frame (the COM
+// and principal axes): that derivative is not implemented, so every derivative asked for the
+// parameter channel of a model in a medium refuses it (GDN_ERR_UNSUPPORTED) with this reason
+#define GDN_FLUID_PARAM_REFUSAL \
+    "inertia-parameter derivative of the fluid forces (density / viscosity > 0)"
+
 // W (6 x nbody) += the fluid wrenches at the state of the last kinematics, V the body twists
 // (dynamics/body_wrench.h: gdn_body_velocities)
 void gdn_fluid_wrenches(const gdnModel* m, const gdnData* d, const double* V, double* W);

@@ -78,6 +78,9 @@ static gdnStatus step_jvp_ex(const gdnModel* m, gdnData* d, const double* dqpos,
         return GDN_ERR_ARG;
     }
     gdn_deriv_report_clear(d);
+    if (dparam && gdn_fluid_active(m)) {
+        return GDN_ERR_UNSUPPORTED; // GDN_FLUID_PARAM_REFUSAL (dynamics/fluid.h)
+    }
     if (m->opt.integrator == GDN_INT_RK4) {
         const char* what = NULL;
         return gdn_rk4_step_jvp(m, d, dqpos, dqvel, dctrl, dparam, dvert, dcp, dqpos_next,
@@ -282,6 +285,10 @@ gdnStatus gdn_step_vjp_explained(const gdnModel* m, gdnData* d, const double* gq
         return GDN_ERR_ARG;
     }
     gdn_deriv_report_clear(d);
+    if (gparam && gdn_fluid_active(m)) {
+        *what = GDN_FLUID_PARAM_REFUSAL;
+        return GDN_ERR_UNSUPPORTED;
+    }
     if (m->opt.integrator == GDN_INT_RK4) {
         return gdn_rk4_step_vjp(m, d, gqpos_next, gqvel_next, gqpos, gqvel, gctrl, gparam, gvert,
                                 gweights, cp, NULL, NULL, what);

@@ -18,7 +18,7 @@ const gdnpyField gdnpy_model_fields[] = {
     MF(body_quat, 'd', NBODY, 4), MF(body_ipos, 'd', NBODY, 3),
     MF(body_iquat, 'd', NBODY, 4), MF(body_mass, 'd', NBODY, 1),
     MF(body_subtreemass, 'd', NBODY, 1), MF(body_inertia, 'd', NBODY, 3),
-    MF(body_sameframe, 'i', NBODY, 1), MF(body_invweight0, 'd', NBODY, 2),
+    MF(body_sameframe, 'i', NBODY, 1), MF(body_mocapid, 'i', NBODY, 1), MF(body_invweight0, 'd', NBODY, 2),
     MF(body_inertiasource, 'i', NBODY, 1),
     MF(jnt_type, 'i', NJNT, 1), MF(jnt_qposadr, 'i', NJNT, 1), MF(jnt_dofadr, 'i', NJNT, 1),
     MF(jnt_bodyid, 'i', NJNT, 1), MF(jnt_limited, 'i', NJNT, 1), MF(jnt_pos, 'd', NJNT, 3),
@@ -65,7 +65,7 @@ const gdnpyField gdnpy_model_fields[] = {
     MF(tendon_invweight0, 'd', NTENDON, 1),
     MF(wrap_type, 'i', NWRAP, 1), MF(wrap_objid, 'i', NWRAP, 1), MF(wrap_prm, 'd', NWRAP, 1),
     MF(key_time, 'd', NKEY, 1), MF(key_qpos, 'd', NKEY, -1), MF(key_qvel, 'd', NKEY, -2),
-    MF(key_ctrl, 'd', NKEY, -3),
+    MF(key_ctrl, 'd', NKEY, -3), MF(key_mpos, 'd', NKEY, -5), MF(key_mquat, 'd', NKEY, -6),
     MF(qpos0, 'd', NQ, 1), MF(qpos_spring, 'd', NQ, 1),
     MF(mesh_vertadr, 'i', NMESH, 1), MF(mesh_vertnum, 'i', NMESH, 1),
     MF(mesh_faceadr, 'i', NMESH, 1), MF(mesh_facenum, 'i', NMESH, 1),
@@ -96,6 +96,7 @@ Py_ssize_t gdnpy_rows(const gdnModel* m, const gdnData* d, int rows)
     case GDNPY_ROWS_NEFC: // the rows of the last step, never beyond the capacity
         return d ? (d->nefc < 0 ? 0 : d->nefc > d->maxefc ? d->maxefc : d->nefc) : 0;
     case GDNPY_ROWS_MAXEFC: return d ? d->maxefc : 0;
+    case GDNPY_ROWS_NMOCAP: return m->nmocap;
     case GDNPY_ROWS_NTENDON: return m->ntendon;
     case GDNPY_ROWS_NWRAP: return m->nwrap;
     case GDNPY_ROWS_NWRAP2: return 2 * (Py_ssize_t)m->nwrap;
@@ -112,7 +113,8 @@ PyObject* gdnpy_field_view(PyObject* owner, const void* base, const gdnpyField* 
     shape[0] = gdnpy_rows(m, d, f->rows);
     // negative column counts: the state sizes (keyframes hold nq, nv, nu per row)
     int cols = f->cols == -1 ? m->nq : f->cols == -2 ? m->nv : f->cols == -3 ? m->nu
-             : f->cols == -4 ? m->nv : f->cols;
+             : f->cols == -4 ? m->nv : f->cols == -5 ? 3 * m->nmocap
+             : f->cols == -6 ? 4 * m->nmocap : f->cols;
     shape[1] = cols;
     if (!ptr) {
         shape[0] = 0;
@@ -221,7 +223,7 @@ static const struct {
 } model_sizes[] = {
 #define MS(n) {#n, offsetof(gdnModel, n)}
     MS(nq), MS(nv), MS(nu), MS(nbody), MS(njnt), MS(ngeom), MS(nsite), MS(nkey), MS(nnames),
-    MS(nvert), MS(nconmax), MS(njmax), MS(npair), MS(nexclude), MS(neq), MS(nmesh),
+    MS(nvert), MS(nconmax), MS(njmax), MS(npair), MS(nexclude), MS(neq), MS(nmocap), MS(nmesh),
     MS(nmeshvert), MS(nmeshface), MS(nmeshgraph), MS(ntendon), MS(nwrap),
 #undef MS
 };

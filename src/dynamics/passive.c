@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
-// Passive forces: joint springs toward qpos_spring, viscous dof damping and tendon
-// spring-dampers (MuJoCo 2.2.2's mj_passive).
+// Passive forces: joint springs toward qpos_spring, viscous dof damping, tendon
+// spring-dampers and the medium's fluid forces (MuJoCo 2.2.2's mj_passive, in its order).
 #include "dynamics/passive.h"
 
+#include <math.h>
 #include <string.h>
 
 #include <gradyn/gradyn.h>
 
+#include "dynamics/fluid.h"
 #include "math/vec.h"
 #include "model/validate.h"
 
@@ -95,6 +97,14 @@ void gdn_passive_forces(const gdnModel* m, gdnData* d) {
         const double* J = d->ten_J + (size_t)t * (size_t)m->nv;
         for (int i = 0; i < m->nv; i++) {
             frc[i] += J[i] * f;
+        }
+    }
+
+    // the medium's forces on every body (MuJoCo's inertia-box model: dynamics/fluid.h); an
+    // exhausted arena leaves NaN, which the step refuses
+    if (gdn_fluid_active(m) && gdn_fluid_forces(m, d, frc) != GDN_OK) {
+        for (int i = 0; i < m->nv; i++) {
+            frc[i] = NAN;
         }
     }
 }

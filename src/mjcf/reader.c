@@ -225,14 +225,10 @@ static int read_option(gdnSpec* spec, gdnXmlElem* e) {
     } else {
         o->integrator = (gdnIntegrator)integrator; // Euler or RK4
     }
-    // medium forces change the dynamics when nonzero
-    double wind[3] = {0, 0, 0}, density = 0, viscosity = 0;
-    GDN_TRY(gdn_attr_doubles(d, e, "wind", 3, wind, 1));
-    GDN_TRY(gdn_attr_doubles(d, e, "density", 1, &density, 1));
-    GDN_TRY(gdn_attr_doubles(d, e, "viscosity", 1, &viscosity, 1));
-    if (wind[0] || wind[1] || wind[2] || density || viscosity) {
-        warn_ignored(spec, e, "fluid forces (wind, density, viscosity)");
-    }
+    // the medium: MuJoCo's inertia-box fluid forces (dynamics/fluid.h)
+    GDN_TRY(gdn_attr_doubles(d, e, "wind", 3, o->wind, 1));
+    GDN_TRY(gdn_attr_doubles(d, e, "density", 1, &o->density, 1));
+    GDN_TRY(gdn_attr_doubles(d, e, "viscosity", 1, &o->viscosity, 1));
     gdn_attr_warn_unused(d, e);
     for (gdnXmlElem* c = e->first; c; c = c->next) {
         if (!strcmp(c->name, "flag")) {

@@ -6,8 +6,9 @@
 // round-off; test_golden_paths' hashes did not move; and the Newton elliptic
 // paths when a cone in its cone zone stopped reading the kept factor; the damped models' when
 // Xa - X came from gdn_residual_dense_inertia; every row when the inertia parameters' path
-// through the constraint weights took the direct form <dI_b, J_b Y J_b'>; tendon_fixed and
-// tendon_spatial added with the tendons, the other rows unchanged). See that file.
+// through the constraint weights took the direct form <dI_b, J_b Y J_b'>; tendon_fixed,
+// tendon_spatial and tendon_wrap added with the tendons, the other rows unchanged). See that
+// file.
 static const GoldenRow kGolden[] = {
     {"cnstr_arm_motor",
      {0x7a9a110184ad24fbULL, 0x7a9a110184ad24fbULL, 0x6b0c14f2ec89d623ULL,
@@ -54,4 +55,7 @@ static const GoldenRow kGolden[] = {
     {"tendon_spatial",
      {0xc185312c3cd92e4bULL, 0xc185312c3cd92e4bULL, 0x086690ead4d3f986ULL,
       0x086690ead4d3f986ULL, 0x922035e6e037c350ULL, 0x922035e6e037c350ULL}},
+    {"tendon_wrap",
+     {0xd81789ff0f87d810ULL, 0xd81789ff0f87d810ULL, 0xe72ac8ff1ae19ee1ULL,
+      0xe72ac8ff1ae19ee1ULL, 0x2e7ede419d662f31ULL, 0x2e7ede419d662f31ULL}},
 };

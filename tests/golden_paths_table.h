@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The golden hashes of test_golden_paths.c, printed by `test_golden_paths --print` at the commit
 // that introduced them (before the pipeline refactor of issue 8); see that file for what they cover.
-// tendon_fixed, tendon_spatial added with the tendons, the other rows unchanged.
+// tendon_fixed, tendon_spatial, tendon_wrap added with the tendons, the other rows
+// unchanged.
 static const GoldenRow kGolden[] = {
     {"adj_ball",
      {0x81343cacac57d602ULL, 0x81343cacac57d602ULL, 0x81343cacac57d602ULL,
@@ -147,4 +148,8 @@ static const GoldenRow kGolden[] = {
      {0xc71f4584ab4a0573ULL, 0xc71f4584ab4a0573ULL, 0x9b2882ab09416d9dULL,
       0x9b2882ab09416d9dULL, 0x692eb272109d0649ULL, 0x692eb272109d0649ULL},
      0x4a4a320b41108a5bULL},
+    {"tendon_wrap",
+     {0x09b9588c1abe5755ULL, 0x09b9588c1abe5755ULL, 0xb32becbfe5d02706ULL,
+      0xb32becbfe5d02706ULL, 0x5d9b72de2f6b2c03ULL, 0x5d9b72de2f6b2c03ULL},
+     0x00914cdb1b4bdc44ULL},
 };

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The golden hashes of test_golden_rk4.c, printed by `test_golden_rk4 --print` at the commit that
-// introduced the RK4 integrator (tendon_fixed, tendon_spatial added with the tendons, the other
-// rows unchanged); see that file for what they cover.
+// introduced the RK4 integrator (tendon_fixed, tendon_spatial, tendon_wrap added with the
+// tendons, the other rows unchanged); see that file for what they cover.
 static const GoldenRow kGolden[] = {
     {"adj_ball",
      {0xfdf0ea7681a915dfULL, 0xfdf0ea7681a915dfULL, 0xfdf0ea7681a915dfULL,
@@ -147,4 +147,8 @@ static const GoldenRow kGolden[] = {
      {0x2495f761907318d9ULL, 0x2495f761907318d9ULL, 0x27c8730faaaa2977ULL,
       0x27c8730faaaa2977ULL, 0x79e84f1b2123c4b0ULL, 0x79e84f1b2123c4b0ULL},
      0x546ce22e433ff97aULL},
+    {"tendon_wrap",
+     {0x0558c477aadcfb72ULL, 0x0558c477aadcfb72ULL, 0xa0de027958b1fcd8ULL,
+      0xa0de027958b1fcd8ULL, 0xfa5cd457340ca5c4ULL, 0xfa5cd457340ca5c4ULL},
+     0x5629cc80b17af34bULL},
 };

@@ -355,6 +355,11 @@ static int test_tendon_spatial(void) {
     return constrained_case("tendon_spatial.xml", "tendon_spatial", 150, 10, 0.3, 2.0, 1.0, 150);
 }
 
+// outside wraps around cylinders and a sphere (tendon_wrap.xml)
+static int test_tendon_wrap(void) {
+    return constrained_case("tendon_wrap.xml", "tendon_wrap", 150, 11, 0.3, 2.0, 0.5, 150);
+}
+
 // the same rollout without the constraint rows: the smooth steps' tape replay (the tendon
 // forces' derivatives read no stored tendon array)
 static int test_tendon_smooth(void) {
@@ -552,6 +557,7 @@ static const gdnTestCase cases[] = {
     {"tendon_fixed", test_tendon_fixed},
     {"tendon_smooth", test_tendon_smooth},
     {"tendon_spatial", test_tendon_spatial},
+    {"tendon_wrap", test_tendon_wrap},
     {"checkpoint_determinism", test_checkpoint_determinism},
     {"gradient_errors", test_gradient_errors},
     {"timing", test_timing},

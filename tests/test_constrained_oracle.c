@@ -327,7 +327,10 @@ static int test_tendons(void) {
     static const Scene spa = {"tendon_spatial.xml", "tendon_spatial (spatial tendon rows)",
                               GDN_CONE_PYRAMIDAL, 0.3, 2.0, 1.5, 3, 17, 12, 0x7E4D1ULL};
     CHECK(run_scene(&ten) == 0);
+    static const Scene wra = {"tendon_wrap.xml", "tendon_wrap (wrapping tendons)",
+                              GDN_CONE_PYRAMIDAL, 0.3, 2.0, 0.5, 3, 17, 12, 0x7E4D2ULL};
     CHECK(run_scene(&spa) == 0);
+    CHECK(run_scene(&wra) == 0);
     return 0;
 }
 

@@ -773,6 +773,32 @@ static int test_tendon_spatial(void) {
     return 0;
 }
 
+// tendons wrapping around cylinders and a sphere (outside wraps: the tangent points slide on
+// their geoms), joint limits, tendon friction loss and a tendon limit
+static void setup_wrap(const gdnModel* m, double* q, double* v, double* u,
+                       unsigned long long* rng) {
+    for (int i = 0; i < m->nq; i++) {
+        q[i] = gdn_test_uniform(rng, 0.3, 1.8);
+    }
+    for (int i = 0; i < m->nv; i++) {
+        v[i] = gdn_test_uniform(rng, -2, 2);
+    }
+    for (int i = 0; i < m->nu; i++) {
+        u[i] = gdn_test_uniform(rng, -1, 0.2);
+    }
+}
+
+// (the FD error falls as eps grows: 1.5e-6 at eps 3e-7, 1.2e-7 at 3e-6, 6.5e-8 at 1e-5: the
+// solves' round-off over 2 eps, as tendon_spatial's)
+static int test_tendon_wrap(void) {
+    EPS_SCALE = 10;
+    CHECK(check_model("tendon_wrap.xml", setup_wrap, 16, GDN_SOL_NEWTON, GDN_CONE_PYRAMIDAL) ==
+          0);
+    EPS_SCALE = 1;
+    CHECK(check_params("tendon_wrap.xml", setup_wrap, 6) == 0);
+    return 0;
+}
+
 static int test_inertia_params(void) {
     CHECK(check_params("cnstr_arm_motor.xml", setup_frictionloss, 4) == 0);
     CHECK(check_params("cnstr_fourbar.xml", setup_loop, 4) == 0);
@@ -795,6 +821,7 @@ int main(int argc, char** argv) {
         {"inertia_params", test_inertia_params},
         {"tendon", test_tendon},
         {"tendon_spatial", test_tendon_spatial},
+        {"tendon_wrap", test_tendon_wrap},
         {"report_margins", test_report_margins},
     };
     return gdn_test_main(argc, argv, cases, (int)(sizeof(cases) / sizeof(cases[0])));

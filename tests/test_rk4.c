@@ -373,7 +373,8 @@ static int check_derivatives(const char* file, int constrained, int nstate, int*
 static int test_derivatives_smooth(void) {
     static const char* const models[] = {"arm7.xml", "ball_chain.xml", "adj_free_spin.xml",
                                          "adj_free_leg.xml", "humanoid32.xml",
-                                         "tendon_fixed.xml", "tendon_spatial.xml"};
+                                         "tendon_fixed.xml", "tendon_spatial.xml",
+                                         "tendon_wrap.xml"};
     for (size_t i = 0; i < sizeof(models) / sizeof(models[0]); i++) {
         int compared = 0;
         CHECK(check_derivatives(models[i], 0, 4, &compared) == 0);
@@ -636,6 +637,7 @@ static int test_adjoint(void) {
     CHECK(adjoint_check("scene_slide.xml", 1, 30) == 0);
     CHECK(adjoint_check("tendon_fixed.xml", 1, 30) == 0);
     CHECK(adjoint_check("tendon_spatial.xml", 1, 30) == 0);
+    CHECK(adjoint_check("tendon_wrap.xml", 1, 30) == 0);
     return 0;
 }
 

@@ -34,6 +34,7 @@ static int check_model(const char* file, int nsample) {
     double *qa = q0 + nq, *Jp = qa + nq, *Jm = Jp + n * (size_t)nt;
     unsigned long long rng = 99;
     double worst_j = 0, worst_fd = 0;
+    int refused = 0, wrapped = 0;
     for (int s = 0; s < nsample; s++) {
         gdn_test_random_qpos(m, d, &rng);
         for (int i = 0; i < nv; i++) {
@@ -44,7 +45,11 @@ static int check_model(const char* file, int nsample) {
         gdn_dof_axes_about(m, d, 0, S);
         for (int t = 0; t < nt; t++) {
             double L, V;
-            gdn_tendon_linear(m, d, S, t, &L, &V, J, DJ, scratch);
+            if (gdn_tendon_linear(m, d, S, t, &L, &V, J, DJ, scratch) < 0) {
+                refused++; // an inside wrap
+                continue;
+            }
+            wrapped += d->ten_wrapnum[t] > 0 && d->wrap_obj[d->ten_wrapadr[t] + 1] >= 0;
             worst_j = fmax(worst_j, gdn_test_relerr(J, d->ten_J + (size_t)t * n, nv, 1));
             worst_j = fmax(worst_j, fabs(L - d->ten_length[t]) / fmax(1, fabs(L)));
             worst_j = fmax(worst_j, fabs(V - d->ten_velocity[t]) / fmax(1, fabs(V)));
@@ -74,8 +79,9 @@ static int check_model(const char* file, int nsample) {
             }
         }
     }
-    printf("  %s: J, L, V vs the primal %.3g; DJ vs FD %.3g (%d samples x %d tendons)\n", file,
-           worst_j, worst_fd, nsample, nt);
+    printf("  %s: J, L, V vs the primal %.3g; DJ vs FD %.3g (%d samples x %d tendons, %d wrapped, "
+           "%d inside wraps refused)\n",
+           file, worst_j, worst_fd, nsample, nt, wrapped, refused);
     free(buf);
     gdn_data_free(d);
     gdn_model_free(m);
@@ -86,33 +92,52 @@ static int check_model(const char* file, int nsample) {
 static int test_jacobian_motion(void) {
     CHECK(check_model("tendon_spatial.xml", 8) == 0);
     CHECK(check_model("tendon_fixed.xml", 2) == 0);
+    CHECK(check_model("tendon_arm26.xml", 12) == 0);
     return 0;
 }
 
-// a model whose tendon wraps around a geom: every derivative entry refuses it by name, the
-// forward pass runs
-static int test_wrap_refused(void) {
+// a step whose tendon wraps with its side site inside the geom (tendon_arm26's last tendon,
+// given a spring):
+// every derivative entry refuses it, the trajectory adjoint by name; a state where that wrap is
+// off is differentiated
+static int test_inside_wrap_refused(void) {
     gdnModel* m = gdn_test_load_model_as_is("tendon_arm26.xml");
     CHECK(m);
     gdnData* d = NULL;
     CHECK(gdn_data_create(m, &d) == GDN_OK);
-    const int nv = m->nv, nu = m->nu, n = 2 * nv;
+    const int nv = m->nv, nu = m->nu, n = 2 * nv, last = m->ntendon - 1;
+    // a spring on it, so that the step needs its linearization (a force-free tendon needs none)
+    m->tendon_stiffness[last] = 2;
     double* buf = calloc((size_t)(n * n + n * nu + 4 * n + nu + 4 * nv + 20 * nu), sizeof(double));
     CHECK(buf);
     double *A = buf, *B = A + n * n, *x = B + n * nu, *y = x + n, *g = y + n, *gu = g + n;
     double *q0 = gu + nu, *gq0 = q0 + 2 * nv, *ctrl = gq0 + 2 * nv;
-    CHECK(gdn_step(m, d) == GDN_OK);
+    // the states whose last tendon wraps (inside: its side site is within the sphere) or not
+    unsigned long long rng = 5;
+    int found[2] = {0, 0};
+    double q_in[2] = {0, 0}, q_out[2] = {0, 0};
+    for (int s = 0; s < 200 && !(found[0] && found[1]); s++) {
+        gdn_data_reset(m, d);
+        for (int k = 0; k < m->nq; k++) {
+            d->qpos[k] = gdn_test_uniform(&rng, 0, 2);
+        }
+        gdn_kinematics(m, d);
+        const int on = d->wrap_obj[d->ten_wrapadr[last] + 1] >= 0;
+        if (!found[on]) {
+            found[on] = 1;
+            memcpy(on ? q_in : q_out, d->qpos, sizeof(double) * 2);
+        }
+    }
+    CHECK(found[0] && found[1] && m->nq == 2);
+    gdn_data_reset(m, d);
+    memcpy(d->qpos, q_in, sizeof(q_in));
     CHECK(gdn_step_jvp(m, d, x, x + nv, NULL, NULL, NULL, y, y + nv) == GDN_ERR_UNSUPPORTED);
     CHECK(gdn_step_vjp(m, d, x, x + nv, g, g + nv, gu, NULL, NULL) == GDN_ERR_UNSUPPORTED);
     CHECK(gdn_transition_jacobians(m, d, A, B) == GDN_ERR_UNSUPPORTED);
-    // without its constraint rows too (the smooth path)
-    m->opt.disableflags |= GDN_DSBL_CONSTRAINT;
-    CHECK(gdn_step_jvp(m, d, x, x + nv, NULL, NULL, NULL, y, y + nv) == GDN_ERR_UNSUPPORTED);
-    CHECK(gdn_transition_jacobians(m, d, A, B) == GDN_ERR_UNSUPPORTED);
-    // the trajectory adjoint names it
+    // the trajectory adjoint from that state names it
     gdnRollout r;
     gdn_rollout_init(m, 10, &r);
-    memcpy(q0, m->qpos0, sizeof(double) * (size_t)m->nq);
+    memcpy(q0, q_in, sizeof(q_in));
     r.qpos0 = q0;
     r.qvel0 = q0 + m->nq;
     r.ctrl = ctrl;
@@ -129,6 +154,17 @@ static int test_wrap_refused(void) {
           GDN_ERR_UNSUPPORTED);
     printf("  adjoint: %s\n", err);
     CHECK(strstr(err, "tendon wrapping"));
+    // the same without its rows (the smooth path: the passive force of its spring)
+    m->opt.disableflags |= GDN_DSBL_CONSTRAINT;
+    CHECK(gdn_adjoint_rollout_gradient(m, &r, &obj, tape, &out, err, (int)sizeof(err)) ==
+          GDN_ERR_UNSUPPORTED);
+    printf("  adjoint without rows: %s\n", err);
+    CHECK(strstr(err, "tendon wrapping"));
+    m->opt.disableflags &= ~GDN_DSBL_CONSTRAINT;
+    // the other state: differentiated
+    gdn_data_reset(m, d);
+    memcpy(d->qpos, q_out, sizeof(q_out));
+    CHECK(gdn_step_jvp(m, d, x, x + nv, NULL, NULL, NULL, y, y + nv) == GDN_OK);
     gdn_tape_free(tape);
     free(buf);
     gdn_data_free(d);
@@ -139,7 +175,7 @@ static int test_wrap_refused(void) {
 int main(int argc, char** argv) {
     static const gdnTestCase cases[] = {
         {"jacobian_motion", test_jacobian_motion},
-        {"wrap_refused", test_wrap_refused},
+        {"inside_wrap_refused", test_inside_wrap_refused},
     };
     return gdn_test_main(argc, argv, cases, (int)(sizeof(cases) / sizeof(cases[0])));
 }

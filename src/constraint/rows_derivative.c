@@ -398,9 +398,6 @@ gdnStatus gdn_rows_linear_build(const gdnModel* m, gdnData* d, const double* S, 
     const int nefc = d->nefc, nv = m->nv;
     const size_t ne = (size_t)(nefc > 0 ? nefc : 1), nb6 = 6 * (size_t)m->nbody;
     *what = NULL;
-    if (gdn_tendon_derivative_check(m, what) != GDN_OK) {
-        return GDN_ERR_UNSUPPORTED;
-    }
     lin->a = gdn_arena_doubles(d, 13 * ne + 2 * nb6); // a, b (3), Hs (6), c (1); Tx, Tv
     lin->hs_kind = gdn_arena_ints(d, 2 * ne);
     // scratch: the xi output of the twist sweeps, jar, the saved forces
@@ -453,7 +450,10 @@ gdnStatus gdn_rows_linear_build(const gdnModel* m, gdnData* d, const double* S, 
             }
             double L, V;
             double* DJ = lin->tDJ + (size_t)s->djrow * n * n;
-            gdn_tendon_linear(m, d, w.S, s->tendon, &L, &V, w.J, DJ, w.scratch);
+            if (gdn_tendon_linear(m, d, w.S, s->tendon, &L, &V, w.J, DJ, w.scratch) < 0) {
+                *what = GDN_TENDON_WRAP_WHAT;
+                return GDN_ERR_UNSUPPORTED;
+            }
             const double* Ji = d->efc_J + (size_t)i * n;
             const double* Jt = d->ten_J + (size_t)s->tendon * n;
             int kmax = 0;

@@ -130,15 +130,20 @@ static int any_on_spatial(const gdnModel* m) {
     return 0;
 }
 
-// the linearization of actuator i on a spatial tendon: w's J, DJ and the affine terms
-static void linearize_spatial(const gdnModel* m, gdnData* d, gdnTendonWork* w, int i,
-                              int zero_ctrl, actuator_linear* a) {
+// the linearization of actuator i on a spatial tendon: w's J, DJ and the affine terms; -1
+// when the tendon has none (gdn_tendon_linear: the caller refuses)
+static int linearize_spatial(const gdnModel* m, gdnData* d, gdnTendonWork* w, int i,
+                             int zero_ctrl, actuator_linear* a) {
     const double gear = m->actuator_gear[6 * i];
     double L, V;
-    gdn_tendon_linear(m, d, w->S, m->actuator_trnid[2 * i], &L, &V, w->J, w->DJ, w->scratch);
+    if (gdn_tendon_linear(m, d, w->S, m->actuator_trnid[2 * i], &L, &V, w->J, w->DJ,
+                          w->scratch) < 0) {
+        return -1;
+    }
     a->dof = -1;
     a->n = a->nl = 0;
     affine_terms(m, d, i, zero_ctrl, L * gear, V * gear, a);
+    return 0;
 }
 
 static double dotn(const double* a, const double* b, int n) {
@@ -203,9 +208,6 @@ static void linearize(const gdnModel* m, const gdnData* d, int i, int zero_ctrl,
 
 gdnStatus gdn_actuation_jvp(const gdnModel* m, gdnData* d, const double* dq, const double* dv,
                             const double* du, double* dfrc) {
-    if (gdn_tendon_derivative_check(m, NULL) != GDN_OK) {
-        return GDN_ERR_UNSUPPORTED;
-    }
     if (m->opt.disableflags & GDN_DSBL_ACTUATION) {
         return GDN_OK;
     }
@@ -221,7 +223,10 @@ gdnStatus gdn_actuation_jvp(const gdnModel* m, gdnData* d, const double* dq, con
         actuator_linear a;
         if (on_spatial(m, i)) {
             const double gear = m->actuator_gear[6 * i];
-            linearize_spatial(m, d, &w, i, zero, &a);
+            if (linearize_spatial(m, d, &w, i, zero, &a) < 0) {
+                gdn_arena_reset(d, mark);
+                return GDN_ERR_UNSUPPORTED;
+            }
             double dL = 0, dV = 0;
             if (dq) {
                 gdn_tendon_dj_mul(nv, w.DJ, dq, w.w);
@@ -271,9 +276,6 @@ gdnStatus gdn_actuation_jvp(const gdnModel* m, gdnData* d, const double* dq, con
 // terms as linearize
 gdnStatus gdn_actuation_vjp(const gdnModel* m, gdnData* d, const double* y, double* gq,
                             double* gv, double* gu) {
-    if (gdn_tendon_derivative_check(m, NULL) != GDN_OK) {
-        return GDN_ERR_UNSUPPORTED;
-    }
     if (m->opt.disableflags & GDN_DSBL_ACTUATION) {
         return GDN_OK;
     }
@@ -292,7 +294,10 @@ gdnStatus gdn_actuation_vjp(const gdnModel* m, gdnData* d, const double* y, doub
         if (on_spatial(m, i)) {
             // fbar = gear J . y; gq += alpha gear fbar J + DJ' (beta gear fbar v + gear F y)
             const double gear = m->actuator_gear[6 * i];
-            linearize_spatial(m, d, &w, i, zero, &a);
+            if (linearize_spatial(m, d, &w, i, zero, &a) < 0) {
+                gdn_arena_reset(d, mark);
+                return GDN_ERR_UNSUPPORTED;
+            }
             const double fbar = gear * dotn(w.J, y, nv);
             if (gq) {
                 for (int k = 0; k < nv; k++) {
@@ -367,9 +372,6 @@ gdnStatus gdn_actuation_vjp(const gdnModel* m, gdnData* d, const double* y, doub
 
 gdnStatus gdn_actuation_dense(const gdnModel* m, gdnData* d, double scale, double* Dq,
                               double* Dv, double* Du, int ld) {
-    if (gdn_tendon_derivative_check(m, NULL) != GDN_OK) {
-        return GDN_ERR_UNSUPPORTED;
-    }
     if (m->opt.disableflags & GDN_DSBL_ACTUATION) {
         return GDN_OK;
     }
@@ -389,7 +391,10 @@ gdnStatus gdn_actuation_dense(const gdnModel* m, gdnData* d, double scale, doubl
             // Dq(r, c) += scale gear (J_r (alpha gear J_c + beta gear (DJ' v)_c) + F DJ(r, c)),
             // Dv(r, c) += scale gear J_r beta gear J_c, Du(r, i) += scale gear J_r gain_c
             const double gear = m->actuator_gear[6 * i];
-            linearize_spatial(m, d, &w, i, zero, &a);
+            if (linearize_spatial(m, d, &w, i, zero, &a) < 0) {
+                gdn_arena_reset(d, mark);
+                return GDN_ERR_UNSUPPORTED;
+            }
             gdn_tendon_dj_mul_t(nv, w.DJ, d->qvel, w.w);
             for (size_t r = 0; r < n; r++) {
                 const double jr = scale * gear * w.J[r];

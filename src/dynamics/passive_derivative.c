@@ -135,13 +135,16 @@ static int tendon_passive(const gdnModel* m, int t) {
     return m->tendon_stiffness[t] != 0 || m->tendon_damping[t] != 0;
 }
 
-// the spatial tendon t's linearization and its force f; 0 when t needs nothing here
+// the spatial tendon t's linearization and its force f; 0 when t needs nothing here, -1 when
+// it has no linearization (gdn_tendon_linear: the caller refuses)
 static int spatial_passive(const gdnModel* m, gdnData* d, gdnTendonWork* w, int t, double* f) {
     if (!gdn_tendon_is_spatial(m, t) || !tendon_passive(m, t)) {
         return 0;
     }
     double L, V;
-    gdn_tendon_linear(m, d, w->S, t, &L, &V, w->J, w->DJ, w->scratch);
+    if (gdn_tendon_linear(m, d, w->S, t, &L, &V, w->J, w->DJ, w->scratch) < 0) {
+        return -1;
+    }
     *f = -m->tendon_stiffness[t] * (L - m->tendon_lengthspring[t]) - m->tendon_damping[t] * V;
     return 1;
 }
@@ -166,9 +169,6 @@ static double dotn(const double* a, const double* b, int n) {
 // qfrc_passive = -k (q (-) q_spring) - b qvel:  d = -k Jinv dq (rotations), -k dq, -b dv
 gdnStatus gdn_passive_jvp(const gdnModel* m, gdnData* d, const double* dq, const double* dv,
                           double* dfrc) {
-    if (gdn_tendon_derivative_check(m, NULL) != GDN_OK) {
-        return GDN_ERR_UNSUPPORTED;
-    }
     if (m->opt.disableflags & GDN_DSBL_PASSIVE) {
         return GDN_OK;
     }
@@ -202,7 +202,12 @@ gdnStatus gdn_passive_jvp(const gdnModel* m, gdnData* d, const double* dq, const
     }
     for (int t = 0; t < m->ntendon; t++) {
         double f;
-        if (!spatial_passive(m, d, &w, t, &f)) {
+        const int lin = spatial_passive(m, d, &w, t, &f);
+        if (lin < 0) {
+            gdn_arena_reset(d, mark);
+            return GDN_ERR_UNSUPPORTED;
+        }
+        if (!lin) {
             continue;
         }
         double dL = 0, dV = 0;
@@ -228,9 +233,6 @@ gdnStatus gdn_passive_jvp(const gdnModel* m, gdnData* d, const double* dq, const
 // the transpose: fbar = J . y;  gq += -k fbar J + DJ' (f y - b fbar v),  gv += -b fbar J
 gdnStatus gdn_passive_vjp(const gdnModel* m, gdnData* d, const double* y, double* gq,
                           double* gv) {
-    if (gdn_tendon_derivative_check(m, NULL) != GDN_OK) {
-        return GDN_ERR_UNSUPPORTED;
-    }
     if (m->opt.disableflags & GDN_DSBL_PASSIVE) {
         return GDN_OK;
     }
@@ -268,7 +270,12 @@ gdnStatus gdn_passive_vjp(const gdnModel* m, gdnData* d, const double* y, double
     }
     for (int t = 0; t < m->ntendon; t++) {
         double f;
-        if (!spatial_passive(m, d, &w, t, &f)) {
+        const int lin = spatial_passive(m, d, &w, t, &f);
+        if (lin < 0) {
+            gdn_arena_reset(d, mark);
+            return GDN_ERR_UNSUPPORTED;
+        }
+        if (!lin) {
             continue;
         }
         const double k = m->tendon_stiffness[t], b = m->tendon_damping[t];
@@ -296,9 +303,6 @@ gdnStatus gdn_passive_vjp(const gdnModel* m, gdnData* d, const double* y, double
 // (-b J_c) for a spatial tendon; the fixed ones over their path pairs
 gdnStatus gdn_passive_dense(const gdnModel* m, gdnData* d, double scale, double* Dq,
                             double* Dv, int ld) {
-    if (gdn_tendon_derivative_check(m, NULL) != GDN_OK) {
-        return GDN_ERR_UNSUPPORTED;
-    }
     if (m->opt.disableflags & GDN_DSBL_PASSIVE) {
         return GDN_OK;
     }
@@ -344,7 +348,12 @@ gdnStatus gdn_passive_dense(const gdnModel* m, gdnData* d, double scale, double*
     }
     for (int t = 0; t < m->ntendon; t++) {
         double f;
-        if (!spatial_passive(m, d, &w, t, &f)) {
+        const int lin = spatial_passive(m, d, &w, t, &f);
+        if (lin < 0) {
+            gdn_arena_reset(d, mark);
+            return GDN_ERR_UNSUPPORTED;
+        }
+        if (!lin) {
             continue;
         }
         const double k = m->tendon_stiffness[t], b = m->tendon_damping[t];

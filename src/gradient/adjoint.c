@@ -58,6 +58,12 @@ static gdnStatus reverse_constrained(const gdnModel* m, gdnTape* tape, int t,
         st = gdn_step_vjp_explained(m, d, tape->lam_q, tape->lam_v, tape->g_q, tape->g_v, gctrl,
                                     gparam, gvert, tape->gweights, cp, &what);
     }
+    // a tendon the step cannot linearize (its force terms say no more than the status)
+    if (st == GDN_ERR_UNSUPPORTED && (!what || !strcmp(what, GDN_TENDON_WRAP_WHAT)) &&
+        m->ntendon > 0) {
+        return gdn_fail(st, err, err_size, "step %d: no derivative through %s", t,
+                        GDN_TENDON_WRAP_WHAT);
+    }
     if (st == GDN_ERR_UNSUPPORTED && what) {
         return gdn_fail(st, err, err_size,
                         "step %d has %d constraint rows and no derivative through its "
@@ -142,8 +148,11 @@ static gdnStatus reverse_step(const gdnModel* m, const gdnRollout* r, const gdnO
                              tape->g_v, gctrl, out->param, gvert);
     }
     if (st != GDN_OK) {
-        return gdn_fail(st, err, err_size, "step %d: the step VJP failed (%s)", t,
-                        gdn_status_string(st));
+        // (a smooth step of a model with tendons refuses through a tendon it cannot linearize)
+        const int tendon = st == GDN_ERR_UNSUPPORTED && m->ntendon > 0;
+        return gdn_fail(st, err, err_size, "step %d: the step VJP failed (%s%s%s)", t,
+                        gdn_status_string(st), tendon ? ": " : "",
+                        tendon ? GDN_TENDON_WRAP_WHAT : "");
     }
     if (obj->running.fn) {
         double value;
@@ -238,12 +247,6 @@ gdnStatus gdn_adjoint_rollout_gradient(const gdnModel* m, const gdnRollout* r,
     gdnStatus st = gdn_rollout_validate(m, r, obj, tape, err, err_size);
     if (st != GDN_OK) {
         return st;
-    }
-    // refused before any work: no tangent of a tendon's wrap around a geom yet
-    if (gdn_tendon_wrapping(m) >= 0) {
-        return gdn_fail(GDN_ERR_UNSUPPORTED, err, err_size,
-                        "tendon %d: no derivative through %s yet", gdn_tendon_wrapping(m),
-                        GDN_TENDON_WRAP_WHAT);
     }
     if (out->param && gdn_fluid_active(m)) {
         return gdn_fail(GDN_ERR_UNSUPPORTED, err, err_size, "dJ/dpi: no %s yet",

@@ -17,7 +17,6 @@
 #include "gradient/wrench.h"
 #include "kinematics/kinematics.h"
 #include "kinematics/kinematics_derivative.h"
-#include "kinematics/tendon_derivative.h"
 #include "model/configuration_derivative.h"
 #include "model/validate.h"
 #include "penalty/penalty.h"
@@ -79,9 +78,6 @@ static gdnStatus step_jvp_ex(const gdnModel* m, gdnData* d, const double* dqpos,
         return GDN_ERR_ARG;
     }
     gdn_deriv_report_clear(d);
-    if (gdn_tendon_derivative_check(m, NULL) != GDN_OK) {
-        return GDN_ERR_UNSUPPORTED;
-    }
     if (dparam && gdn_fluid_active(m)) {
         return GDN_ERR_UNSUPPORTED; // GDN_FLUID_PARAM_REFUSAL (dynamics/fluid.h)
     }
@@ -290,9 +286,6 @@ gdnStatus gdn_step_vjp_explained(const gdnModel* m, gdnData* d, const double* gq
         return GDN_ERR_ARG;
     }
     gdn_deriv_report_clear(d);
-    if (gdn_tendon_derivative_check(m, what) != GDN_OK) {
-        return GDN_ERR_UNSUPPORTED;
-    }
     if (gparam && gdn_fluid_active(m)) {
         *what = GDN_FLUID_PARAM_REFUSAL;
         return GDN_ERR_UNSUPPORTED;

@@ -9,7 +9,6 @@
 #include "dynamics/body_wrench.h"
 #include "penalty/penalty.h"
 #include "kinematics/kinematics_derivative.h"
-#include "kinematics/tendon_derivative.h"
 #include "dynamics/damped_mass.h"
 #include "model/configuration_derivative.h"
 #include "constraint/rows_derivative.h"
@@ -381,9 +380,6 @@ gdnStatus gdn_transition_jacobians(const gdnModel* m, gdnData* d, double* A, dou
         return GDN_ERR_ARG;
     }
     gdn_deriv_report_clear(d);
-    if (gdn_tendon_derivative_check(m, NULL) != GDN_OK) {
-        return GDN_ERR_UNSUPPORTED;
-    }
     if (m->opt.integrator == GDN_INT_RK4) {
         return gdn_rk4_transition(m, d, A, B);
     }

@@ -108,7 +108,7 @@ static void spatial(const gdnModel* m, gdnData* d, int t, int* wcnt, double* jac
             const int side = (int)lround(m->wrap_prm[adr + j + 1]);
             wlen = gdn_tendon_wrap(wpnt, p0, p1, d->geom_xpos + 3 * g, d->geom_xmat + 9 * g,
                                    m->geom_size[3 * g], tp1 == GDN_WRAP_CYLINDER,
-                                   side >= 0 ? d->site_xpos + 3 * side : NULL);
+                                   side >= 0 ? d->site_xpos + 3 * side : NULL, NULL);
         }
         if (wlen < 0) {
             double dif[3];

@@ -2,14 +2,18 @@
 // A tendon's Jacobian row and its q-derivative (see tendon_derivative.h).
 #include "kinematics/tendon_derivative.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "base/arena.h"
 #include "kinematics/jacobian.h"
 #include "kinematics/jacobian_derivative.h"
 #include "kinematics/tendon.h"
+#include "kinematics/tendon_wrap.h"
 #include "math/spatial.h"
 #include "math/vec.h"
+
+static const double kPi = 3.14159265358979323846;
 
 // p = xpos_b + xmat_b site_pos: a site's world position from its body's frame
 static void site_point(const gdnModel* m, const gdnData* d, int site, double p[3]) {
@@ -55,14 +59,128 @@ static void unit_tangent(const gdnModel* m, const gdnData* d, const double* S, i
     }
 }
 
-// one segment's share of J (dir = sign u / div on body b's chain at point p)
-static void segment_row(const gdnModel* m, const double* S, int b, const double p[3],
-                        const double dir[3], double* J) {
-    for (int k = gdn_jac_last_dof(m, b); k >= 0; k = m->dof_parentid[k]) {
-        double ck[3];
-        axis_at(S + 6 * k, p, ck);
-        J[k] += gdn_dot3(dir, ck);
+// a geom's world frame from its body's (the tangent's geom frame moves with the body)
+static void geom_frame(const gdnModel* m, const gdnData* d, int g, double pos[3], double mat[9]) {
+    const int b = m->geom_bodyid[g];
+    double local[9];
+    gdn_mulmat3(pos, d->xmat + 9 * b, m->geom_pos + 3 * g);
+    gdn_add3(pos, pos, d->xpos + 3 * b);
+    gdn_quat2mat(local, m->geom_quat + 4 * g);
+    gdn_mulmatmat3(mat, d->xmat + 9 * b, local);
+}
+
+// One straight piece of a path from a (body ba) to b (body bb), over divisor div: J_k +=
+// sg u . c_k(x) at both ends (sg -1 at a, +1 at b, over div), or with the ends' motion da, db
+// (the actual motion of the points: a wrap's tangent point slides on its geom) DJ's column c
+//   += sg (du . c_k(x) + u . (dS_k,ang x x + S_k,ang x dx + dS_k,lin)),
+//   du = (I - u u') (db - da) / |b - a|
+static void piece(const gdnModel* m, const double* S, const double* dS, const double a[3],
+                  int ba, const double da[3], const double b[3], int bb, const double db[3],
+                  double div, int c, double* J, double* DJ) {
+    if (ba == bb) {
+        return;
     }
+    const int nv = m->nv;
+    double u[3], dd[3], du[3] = {0, 0, 0};
+    gdn_sub3(u, b, a);
+    const double l = gdn_normalize3(u);
+    if (DJ) {
+        gdn_sub3(dd, db, da);
+        if (l >= GDN_MINVAL) {
+            gdn_addscl3(du, dd, u, -gdn_dot3(u, dd));
+            gdn_scl3(du, du, 1 / l);
+        }
+    }
+    for (int s = 0; s < 2; s++) {
+        const double sg = (s ? 1 : -1) / div;
+        const double* x = s ? b : a;
+        const double* dx = s ? db : da;
+        for (int k = gdn_jac_last_dof(m, s ? bb : ba); k >= 0; k = m->dof_parentid[k]) {
+            const double* Sk = S + 6 * k;
+            double ck[3];
+            axis_at(Sk, x, ck);
+            if (!DJ) {
+                J[k] += gdn_dot3(u, ck) * sg;
+                continue;
+            }
+            double dck[3], t1[3];
+            axis_at(dS + 6 * k, x, dck);
+            gdn_cross3(t1, Sk, dx);
+            gdn_add3(dck, dck, t1);
+            DJ[(size_t)k * (size_t)nv + (size_t)c] += sg * (gdn_dot3(du, ck) + gdn_dot3(u, dck));
+        }
+    }
+}
+
+// The tangent points' motion in the geom frame (centre 0, radius r) under the ends' local
+// motion dP0, dP1, for the outside wrap the primal chose (tendon_wrap.c: sgn = sigma):
+//   T0 = a0 P0 - sigma b0 (n x P0),  T1 = a1 P1 + sigma b1 (n x P1),
+//   a = r^2 / |P|^2,  b = r sqrt(|P|^2 - r^2) / |P|^2,
+// with n = unit(P0 x P1) on a sphere; on a cylinder P, dP projected on the cross-section, n = z,
+// and the axial coordinates T0z = P0z + dz L0 / Lt, T1z = P0z + dz (L0 + w) / Lt (dz = P1z - P0z,
+// L = sqrt(|P|^2 - r^2) the tangent lengths, w the arc r theta, theta = acos(T0 . T1 / r^2) or
+// 2 pi minus it, Lt = L0 + w + L1)
+static void wrap_tangent(int cyl, double r, int sigma, int flip, const double P0[3],
+                         const double P1[3], const double dP0[3], const double dP1[3],
+                         double dT0[3], double dT1[3]) {
+    double p[2][3], dp[2][3], n[3], dn[3] = {0, 0, 0}, T[2][3];
+    gdn_copy3(p[0], P0);
+    gdn_copy3(p[1], P1);
+    gdn_copy3(dp[0], dP0);
+    gdn_copy3(dp[1], dP1);
+    if (cyl) {
+        p[0][2] = p[1][2] = dp[0][2] = dp[1][2] = 0;
+        n[0] = n[1] = 0;
+        n[2] = 1;
+    } else {
+        double t[3], u[3];
+        gdn_cross3(n, p[0], p[1]);
+        const double nn = gdn_normalize3(n);
+        gdn_cross3(t, dp[0], p[1]);
+        gdn_cross3(u, p[0], dp[1]);
+        gdn_add3(t, t, u);
+        gdn_addscl3(dn, t, n, -gdn_dot3(n, t));
+        gdn_scl3(dn, dn, 1 / nn);
+    }
+    double L[2], dL[2], dT[2][3];
+    for (int e = 0; e < 2; e++) {
+        const double sg = e ? sigma : -sigma;
+        const double q = gdn_dot3(p[e], p[e]), dq = 2 * gdn_dot3(p[e], dp[e]);
+        L[e] = sqrt(q - r * r);
+        dL[e] = 0.5 * dq / L[e];
+        const double a = r * r / q, b = r * L[e] / q;
+        const double da = -r * r * dq / (q * q), db = r * (dL[e] * q - L[e] * dq) / (q * q);
+        double nxp[3], t1[3], t2[3];
+        gdn_cross3(nxp, n, p[e]);
+        gdn_scl3(T[e], p[e], a);
+        gdn_addscl3(T[e], T[e], nxp, sg * b);
+        gdn_scl3(dT[e], p[e], da);
+        gdn_addscl3(dT[e], dT[e], dp[e], a);
+        gdn_addscl3(dT[e], dT[e], nxp, sg * db);
+        gdn_cross3(t1, dn, p[e]);
+        gdn_cross3(t2, n, dp[e]);
+        gdn_add3(t1, t1, t2);
+        gdn_addscl3(dT[e], dT[e], t1, sg * b);
+    }
+    if (cyl) {
+        const double c = gdn_dot3(T[0], T[1]) / (r * r);
+        const double dc = (gdn_dot3(dT[0], T[1]) + gdn_dot3(T[0], dT[1])) / (r * r);
+        const double th0 = acos(c), dth0 = -dc / sqrt(1 - c * c);
+        const double w = r * (flip ? 2 * kPi - th0 : th0), dw = r * (flip ? -dth0 : dth0);
+        const double Lt = L[0] + w + L[1], dLt = dL[0] + dw + dL[1];
+        const double dz = P1[2] - P0[2], ddz = dP1[2] - dP0[2];
+        dT[0][2] = dP0[2] + ddz * L[0] / Lt + dz * (dL[0] * Lt - L[0] * dLt) / (Lt * Lt);
+        dT[1][2] = dP0[2] + ddz * (L[0] + w) / Lt +
+                   dz * ((dL[0] + dw) * Lt - (L[0] + w) * dLt) / (Lt * Lt);
+    }
+    gdn_copy3(dT0, dT[0]);
+    gdn_copy3(dT1, dT[1]);
+}
+
+// the rigid motion of a point x on a body moving by the twist xb: xb_ang x x + xb_lin
+static void rigid(const double* xb, const double x[3], double dx[3]) {
+    gdn_cross3(dx, xb, x);
+    gdn_add3(dx, dx, xb + 3);
 }
 
 int gdn_tendon_linear(const gdnModel* m, const gdnData* d, const double* S, int t, double* L,
@@ -79,14 +197,9 @@ int gdn_tendon_linear(const gdnModel* m, const gdnData* d, const double* S, int 
         gdn_tendon_fixed_value(m, t, d->qpos, d->qvel, L, V);
         return 0;
     }
-    for (int k = adr; k < adr + num; k++) {
-        if (m->wrap_type[k] == GDN_WRAP_SPHERE || m->wrap_type[k] == GDN_WRAP_CYLINDER) {
-            return -1;
-        }
-    }
     double* xi = scratch;
     double* dS = scratch + 6 * (size_t)m->nbody;
-    double divisor = 1, length = 0;
+    double length = 0;
     for (int pass = 0; pass < 2; pass++) {
         // pass 0: L and J; pass 1: DJ, column by column
         for (int c = 0; c < (pass ? nv : 1); c++) {
@@ -96,7 +209,8 @@ int gdn_tendon_linear(const gdnModel* m, const gdnData* d, const double* S, int 
                 }
                 unit_tangent(m, d, S, c, xi, dS);
             }
-            divisor = 1;
+            double* dj = pass ? DJ : NULL;
+            double divisor = 1;
             for (int j = 0; j < num - 1;) {
                 const int tp0 = m->wrap_type[adr + j], tp1 = m->wrap_type[adr + j + 1];
                 if (tp0 == GDN_WRAP_PULLEY || tp1 == GDN_WRAP_PULLEY) {
@@ -106,55 +220,80 @@ int gdn_tendon_linear(const gdnModel* m, const gdnData* d, const double* S, int 
                     j++;
                     continue;
                 }
-                const int s0 = m->wrap_objid[adr + j], s1 = m->wrap_objid[adr + j + 1];
-                const int b[2] = {m->site_bodyid[s0], m->site_bodyid[s1]};
-                double p[2][3], u[3];
-                site_point(m, d, s0, p[0]);
-                site_point(m, d, s1, p[1]);
-                gdn_sub3(u, p[1], p[0]);
-                const double l = gdn_normalize3(u);
-                j++;
-                if (!pass) {
-                    length += l / divisor;
+                const int geom = tp1 == GDN_WRAP_SPHERE || tp1 == GDN_WRAP_CYLINDER;
+                const int s0 = m->wrap_objid[adr + j];
+                const int s1 = m->wrap_objid[adr + j + (geom ? 2 : 1)];
+                const int b0 = m->site_bodyid[s0], b1 = m->site_bodyid[s1];
+                double p0[3], p1[3], dp0[3] = {0, 0, 0}, dp1[3] = {0, 0, 0};
+                site_point(m, d, s0, p0);
+                site_point(m, d, s1, p1);
+                if (pass) {
+                    rigid(xi + 6 * b0, p0, dp0);
+                    rigid(xi + 6 * b1, p1, dp1);
                 }
-                if (b[0] == b[1]) {
-                    continue;
-                }
-                if (!pass) {
-                    for (int s = 0; s < 2; s++) {
-                        double dir[3];
-                        gdn_scl3(dir, u, (s ? 1 : -1) / divisor);
-                        segment_row(m, S, b[s], p[s], dir, J);
+                double wp[6], wlen = -1, gpos[3], gmat[9];
+                gdnWrapInfo info;
+                int g = -1;
+                if (geom) {
+                    g = m->wrap_objid[adr + j + 1];
+                    const int side = (int)lround(m->wrap_prm[adr + j + 1]);
+                    double sp[3];
+                    if (side >= 0) {
+                        site_point(m, d, side, sp);
                     }
-                    continue;
-                }
-                // the ends' motion, the direction's (0 at a degenerate segment, whose direction
-                // the primal fixes)
-                double dp[2][3], dd[3], du[3] = {0, 0, 0};
-                for (int s = 0; s < 2; s++) {
-                    const double* x = xi + 6 * b[s];
-                    gdn_cross3(dp[s], x, p[s]);
-                    gdn_add3(dp[s], dp[s], x + 3);
-                }
-                gdn_sub3(dd, dp[1], dp[0]);
-                if (l >= GDN_MINVAL) {
-                    gdn_addscl3(du, dd, u, -gdn_dot3(u, dd));
-                    gdn_scl3(du, du, 1 / l);
-                }
-                for (int s = 0; s < 2; s++) {
-                    const double sg = (s ? 1 : -1) / divisor;
-                    for (int k = gdn_jac_last_dof(m, b[s]); k >= 0; k = m->dof_parentid[k]) {
-                        const double* Sk = S + 6 * k;
-                        const double* dSk = dS + 6 * k;
-                        double ck[3], dck[3], t1[3];
-                        axis_at(Sk, p[s], ck);
-                        axis_at(dSk, p[s], dck);
-                        gdn_cross3(t1, Sk, dp[s]);
-                        gdn_add3(dck, dck, t1);
-                        DJ[(size_t)k * (size_t)nv + (size_t)c] +=
-                            sg * (gdn_dot3(du, ck) + gdn_dot3(u, dck));
+                    geom_frame(m, d, g, gpos, gmat);
+                    wlen = gdn_tendon_wrap(wp, p0, p1, gpos, gmat, m->geom_size[3 * g],
+                                           tp1 == GDN_WRAP_CYLINDER, side >= 0 ? sp : NULL,
+                                           &info);
+                    // the inside wrap (a Newton solve stopped at 1e-6) and a sphere's fallback
+                    // plane have no derivative here
+                    if (wlen >= 0 && (info.inside || info.parallel)) {
+                        return -1;
                     }
                 }
+                j += geom ? 2 : 1;
+                if (wlen < 0) {
+                    if (!pass) {
+                        double dif[3];
+                        gdn_sub3(dif, p1, p0);
+                        length += gdn_norm3(dif) / divisor;
+                    }
+                    piece(m, S, dS, p0, b0, dp0, p1, b1, dp1, divisor, c, J, dj);
+                    continue;
+                }
+                const int bg = m->geom_bodyid[g];
+                double dw0[3] = {0, 0, 0}, dw1[3] = {0, 0, 0};
+                if (!pass) {
+                    double a[3], b[3];
+                    gdn_sub3(a, wp, p0);
+                    gdn_sub3(b, p1, wp + 3);
+                    length += (gdn_norm3(a) + wlen + gdn_norm3(b)) / divisor;
+                } else {
+                    // the ends relative to the geom frame, the tangent points' local motion,
+                    // then their world motion: rigid with the geom's body plus the slide
+                    const double* xg = xi + 6 * bg;
+                    double P[2][3], dP[2][3], dT[2][3], tmp[3], r0[3], r1[3];
+                    const double* pe[2] = {p0, p1};
+                    const double* dpe[2] = {dp0, dp1};
+                    for (int e = 0; e < 2; e++) {
+                        gdn_sub3(tmp, pe[e], gpos);
+                        gdn_mulmat3T(P[e], gmat, tmp);
+                        rigid(xg, pe[e], r0);
+                        gdn_sub3(tmp, dpe[e], r0);
+                        gdn_mulmat3T(dP[e], gmat, tmp);
+                    }
+                    wrap_tangent(tp1 == GDN_WRAP_CYLINDER, m->geom_size[3 * g],
+                                 info.sol == 0 ? 1 : -1, info.flip, P[0], P[1], dP[0], dP[1],
+                                 dT[0], dT[1]);
+                    rigid(xg, wp, r0);
+                    rigid(xg, wp + 3, r1);
+                    gdn_mulmat3(tmp, gmat, dT[0]);
+                    gdn_add3(dw0, r0, tmp);
+                    gdn_mulmat3(tmp, gmat, dT[1]);
+                    gdn_add3(dw1, r1, tmp);
+                }
+                piece(m, S, dS, p0, b0, dp0, wp, bg, dw0, divisor, c, J, dj);
+                piece(m, S, dS, wp + 3, bg, dw1, p1, b1, dp1, divisor, c, J, dj);
             }
         }
     }
@@ -187,19 +326,6 @@ void gdn_tendon_dj_mul_t(int nv, const double* DJ, const double* x, double* out)
             out[c] += DJ[(size_t)r * (size_t)nv + (size_t)c] * xr;
         }
     }
-}
-
-int gdn_tendon_wrapping(const gdnModel* m) {
-    for (int k = 0; k < m->nwrap; k++) {
-        if (m->wrap_type[k] == GDN_WRAP_SPHERE || m->wrap_type[k] == GDN_WRAP_CYLINDER) {
-            for (int t = 0; t < m->ntendon; t++) {
-                if (k >= m->tendon_adr[t] && k < m->tendon_adr[t] + m->tendon_num[t]) {
-                    return t;
-                }
-            }
-        }
-    }
-    return -1;
 }
 
 int gdn_tendon_is_spatial(const gdnModel* m, int t) {

@@ -19,8 +19,12 @@
 //   dp = xi_b,ang x p + xi_b,lin,  du = (I - u u') (dp1 - dp0) / l,
 //   dc_k = dS_k,ang x p + S_k,ang x dp + dS_k,lin  (dS_k: gdn_axis_motion).
 // S: the world-origin axes (gdn_dof_axes_about(m, d, 0, S)); scratch: 6 (nbody + nv) doubles.
-// Returns 1 when DJ is not identically zero (a spatial tendon), else 0; -1 (nothing computed)
-// for a tendon that wraps around a geom.
+// A wrap around a sphere or cylinder geom: the straight segment when it clears the geom, else
+// the pieces p0 -> T0 and T1 -> p1 with the tangent points T on the geom's body; under e_c a
+// tangent point moves rigidly with that body plus its slide on the geom, the closed form of the
+// outside wrap's tangent points (tendon_derivative.c, wrap_tangent) differentiated.
+// Returns 1 when DJ is not identically zero (a spatial tendon), else 0; -1 (nothing
+// guaranteed) for an inside wrap or a degenerate sphere wrap (GDN_TENDON_WRAP_WHAT).
 int gdn_tendon_linear(const gdnModel* m, const gdnData* d, const double* S, int t, double* L,
                       double* V, double* J, double* DJ, double* scratch);
 
@@ -36,20 +40,11 @@ gdnStatus gdn_tendon_work_alloc(const gdnModel* m, gdnData* d, gdnTendonWork* w)
 // 1 when tendon t is spatial (its J moves with q)
 int gdn_tendon_is_spatial(const gdnModel* m, int t);
 
-// the first tendon whose path wraps around a geom, -1 when none: the derivatives have no
-// tangent of the wrap (gdn_tendon_wrap) yet and refuse such a model (GDN_ERR_UNSUPPORTED,
-// GDN_TENDON_WRAP_WHAT)
-int gdn_tendon_wrapping(const gdnModel* m);
-#define GDN_TENDON_WRAP_WHAT "tendon wrapping (a spatial tendon around a sphere or cylinder geom)"
-static inline gdnStatus gdn_tendon_derivative_check(const gdnModel* m, const char** what) {
-    if (gdn_tendon_wrapping(m) >= 0) {
-        if (what) {
-            *what = GDN_TENDON_WRAP_WHAT;
-        }
-        return GDN_ERR_UNSUPPORTED;
-    }
-    return GDN_OK;
-}
+// the refusal of a tendon linearization gdn_tendon_linear cannot give (-1): the inside wrap
+// (a side site within the geom: the primal's Newton solve stops at 1e-6, its derivative is not
+// that of the primal) or a sphere wrap whose ends are parallel through its centre
+#define GDN_TENDON_WRAP_WHAT \
+    "tendon wrapping with a side site inside its geom (or ends parallel through a sphere)"
 
 // (DJ x) (nv) and (DJ' x) (nv) for a row-major nv x nv DJ
 void gdn_tendon_dj_mul(int nv, const double* DJ, const double* x, double* out);

@@ -39,13 +39,14 @@ static int segments_intersect(const double* p1, const double* p2, const double* 
 
 // the arc length rad * angle from p0 to p1; the angle in [0, pi] flipped to 2 pi - angle when
 // the turn's sense disagrees with the solution's (ind)
-static double arc_length(const double* p0, const double* p1, int ind, double rad) {
+static double arc_length(const double* p0, const double* p1, int ind, double rad, int* flip) {
     double a[2] = {p0[0], p0[1]}, b[2] = {p1[0], p1[1]};
     normalize2(a);
     normalize2(b);
     double angle = acos(a[0] * b[0] + a[1] * b[1]);
     const double cross = p0[1] * p1[0] - p0[0] * p1[1];
-    if ((cross > 0 && ind) || (cross < 0 && !ind)) {
+    *flip = (cross > 0 && ind) || (cross < 0 && !ind);
+    if (*flip) {
         angle = 2 * kPi - angle;
     }
     return rad * angle;
@@ -53,7 +54,8 @@ static double arc_length(const double* p0, const double* p1, int ind, double rad
 
 // the 2D circle wrap of d = (x0, x1) around the circle of radius rad at the origin, side point
 // sd (or NULL): tangent points into pnt (4), the arc length, or -1 for no wrap
-static double wrap_circle(double pnt[4], const double d[4], const double* sd, double rad) {
+static double wrap_circle(double pnt[4], const double d[4], const double* sd, double rad,
+                          int* sol_out, int* flip) {
     const double sqlen0 = d[0] * d[0] + d[1] * d[1];
     const double sqlen1 = d[2] * d[2] + d[3] * d[3];
     const double sqrad = rad * rad;
@@ -105,7 +107,8 @@ static double wrap_circle(double pnt[4], const double d[4], const double* sd, do
     if (segments_intersect(d, pnt, d + 2, pnt + 2)) {
         return -1;
     }
-    return arc_length(sol[i][0], sol[i][1], i, rad);
+    *sol_out = i;
+    return arc_length(sol[i][0], sol[i][1], i, rad, flip);
 }
 
 // the 2D inside wrap (side point inside the circle): one point of the circle into pnt (both
@@ -194,8 +197,13 @@ static double wrap_inside(double pnt[4], const double d[4], double rad) {
 
 double gdn_tendon_wrap(double wpnt[6], const double x0[3], const double x1[3],
                        const double xpos[3], const double xmat[9], double rad, int cylinder,
-                       const double* side) {
+                       const double* side, gdnWrapInfo* info) {
     double tmp[3], p[2][3], normal[3], axis[2][3];
+    gdnWrapInfo own;
+    if (!info) {
+        info = &own;
+    }
+    info->inside = info->sol = info->flip = info->parallel = 0;
     gdn_sub3(tmp, x0, xpos);
     gdn_mulmat3T(p[0], xmat, tmp);
     gdn_sub3(tmp, x1, xpos);
@@ -209,6 +217,7 @@ double gdn_tendon_wrap(double wpnt[6], const double x0[3], const double x1[3],
         gdn_normalize3(axis[0]);
         gdn_cross3(normal, p[0], p[1]);
         if (gdn_normalize3(normal) < GDN_MINVAL) {
+            info->parallel = 1;
             // p0, p1 parallel: a normal from the axis and (1, 1, 1) without its largest entry
             int i = 0;
             if (fabs(axis[0][1]) > fabs(axis[0][0]) && fabs(axis[0][1]) > fabs(axis[0][2])) {
@@ -249,8 +258,9 @@ double gdn_tendon_wrap(double wpnt[6], const double x0[3], const double x1[3],
             sd[0] = sd[1] = 0;
         }
     }
-    double wlen = side && sd[0] == 0 && sd[1] == 0 ? wrap_inside(pnt, d, rad)
-                                                    : wrap_circle(pnt, d, side ? sd : NULL, rad);
+    info->inside = side && sd[0] == 0 && sd[1] == 0;
+    double wlen = info->inside ? wrap_inside(pnt, d, rad)
+                               : wrap_circle(pnt, d, side ? sd : NULL, rad, &info->sol, &info->flip);
     if (wlen < 0) {
         return -1;
     }

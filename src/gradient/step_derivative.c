@@ -394,6 +394,11 @@ static gdnStatus vjp_from_front(const gdnModel* m, gdnData* d, const gdnAbaFacto
     }
     double* W = V + nb6;
     double* tree[4] = {W + nb6, W + nb6 + 6 * nvs, W + nb6 + 12 * nvs, V};
+    // the fluid's ellipsoid elements sit at the geoms: their frames from the bodies' (restored
+    // or recomputed without them)
+    if (gdn_fluid_active(m)) {
+        gdn_kinematics_geoms(m, d);
+    }
     gdn_dof_axes_about(m, d, 0, tree[0]);
     gdn_com_vel(m, d, tree[0], V, tree[1], tree[2]);
     // the penalty wrenches (from the stored vertex outputs, or the vertices again), plus the

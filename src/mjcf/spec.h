@@ -85,6 +85,7 @@ typedef struct gdnSpecGeom {
     double quat[4];
     gdnSpecAlt alt;
     int fluid;         // fluidshape="ellipsoid"
+    double fluidcoef[5]; // blunt, slender, angular drag, Kutta and Magnus lift coefficients
     const char* mesh;  // mesh asset name ("" none)
     const char* hfield;
     // instance

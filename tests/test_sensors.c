@@ -25,7 +25,7 @@
 #define NSTEPS 150
 
 static const char* const kModels[] = {"sensors_chain.xml", "sensors_contact.xml",
-                                      "sensors_humanoid.xml"};
+                                      "sensors_deriv.xml", "sensors_humanoid.xml"};
 
 // the whole of a file in malloc'ed memory, NULL when unreadable
 static char* read_file(const char* path) {
@@ -365,7 +365,145 @@ static int test_sensor_disable_and_rk4_clock(void) {
     return 0;
 }
 
+// sensordata of gdn_forward at q (+) eps dq, v + eps dv (scratch state restored)
+static int forward_at(const gdnModel* m, gdnData* d, const double* q0, const double* v0,
+                      const double* dq, const double* dv, double eps, double* out) {
+    memcpy(d->qpos, q0, sizeof(double) * (size_t)m->nq);
+    memcpy(d->qvel, v0, sizeof(double) * (size_t)m->nv);
+    if (dq) {
+        gdn_integrate_pos(m, d->qpos, dq, eps);
+    }
+    for (int k = 0; dv && k < m->nv; k++) {
+        d->qvel[k] += eps * dv[k];
+    }
+    if (gdn_forward(m, d) != GDN_OK) {
+        return 0;
+    }
+    memcpy(out, d->sensordata, sizeof(double) * (size_t)m->nsensordata);
+    return 1;
+}
+
+// gdn_sensor_jvp against central differences of gdn_forward's sensordata (eps 1e-6: the
+// truncation error eps^2 |f^(3)| ~ 1e-12 relative, the round-off 1e-16 / eps ~ 1e-10), per
+// sensor relative to max(|FD|, 1); the dot-product identity <g, J u> = <J^T g, u> to 1e-12;
+// the refusal of a model with an acceleration sensor or a rangefinder, by name
+#define FD_TOL 1e-7
+static int test_sensor_derivatives(void) {
+    char path[1024];
+    snprintf(path, sizeof(path), "%s/sensors_deriv.xml", GDN_TEST_MODELS);
+    char err[512] = "";
+    gdnModel* m = NULL;
+    CHECK(gdn_load_xml(path, &m, err, sizeof(err), NULL, 0) == GDN_OK);
+    if (!m) {
+        return 0;
+    }
+    CHECK(gdn_sensor_unsupported_derivative(m) == NULL);
+    gdnData* d = NULL;
+    CHECK(gdn_data_create(m, &d) == GDN_OK);
+    const int nq = m->nq, nv = m->nv, ns = m->nsensordata;
+    double* buf = calloc((size_t)(2 * nq + 8 * nv + 6 * ns + 8), sizeof(double));
+    double *q0 = buf, *v0 = q0 + nq, *dq = v0 + nv, *dv = dq + nv, *gq = dv + nv, *gv = gq + nv;
+    double *js = gv + nv, *fp = js + ns, *fm = fp + ns, *g = fm + ns;
+    unsigned long long rng = 4242;
+    double worst_fd = 0, worst_dot = 0;
+    int checked = 0;
+    for (int sample = 0; sample < 30; sample++) {
+        gdn_data_reset(m, d);
+        for (int k = 0; k < nv; k++) {
+            dq[k] = gdn_test_uniform(&rng, -1, 1);
+            v0[k] = gdn_test_uniform(&rng, -2, 2);
+        }
+        memcpy(q0, m->qpos0, sizeof(double) * (size_t)nq);
+        gdn_integrate_pos(m, q0, dq, 0.6);
+        for (int k = 0; k < nv; k++) {
+            dq[k] = gdn_test_uniform(&rng, -1, 1);
+            dv[k] = gdn_test_uniform(&rng, -1, 1);
+        }
+        for (int k = 0; k < ns; k++) {
+            g[k] = gdn_test_uniform(&rng, -1, 1);
+        }
+        const double eps = 1e-6;
+        if (!forward_at(m, d, q0, v0, dq, dv, eps, fp) ||
+            !forward_at(m, d, q0, v0, dq, dv, -eps, fm) ||
+            !forward_at(m, d, q0, v0, NULL, NULL, 0, js)) {
+            CHECK(0);
+            break;
+        }
+        // a sample whose limit rows or cutoffs switch within +-eps (a kink) is not compared
+        // with FD (the identity still holds)
+        int kink = 0;
+        for (int i = 0; i < m->nsensor; i++) {
+            const int a = m->sensor_adr[i];
+            const double c = m->sensor_cutoff[i];
+            kink |= (fp[a] == 0) != (fm[a] == 0) || (fp[a] == 0) != (js[a] == 0);
+            for (int k = 0; c > 0 && k < m->sensor_dim[i]; k++) {
+                kink |= (fabs(fp[a + k]) == c) != (fabs(fm[a + k]) == c);
+            }
+        }
+        CHECK(gdn_sensor_jvp(m, d, dq, dv, NULL, js) == GDN_OK);
+        CHECK(gdn_sensor_vjp(m, d, g, gq, gv, NULL) == GDN_OK);
+        CHECK(d->parena == 0);
+        double lhs = 0, rhs = 0, scale = 0;
+        for (int k = 0; k < ns; k++) {
+            lhs += g[k] * js[k];
+            scale += fabs(g[k] * js[k]);
+        }
+        for (int k = 0; k < nv; k++) {
+            rhs += gq[k] * dq[k] + gv[k] * dv[k];
+        }
+        worst_dot = gdn_oracle_worst(worst_dot, fabs(lhs - rhs) / fmax(scale, 1));
+        if (kink) {
+            continue;
+        }
+        checked++;
+        for (int i = 0; i < m->nsensor; i++) {
+            const int adr = m->sensor_adr[i], dim = m->sensor_dim[i];
+            double e = 0, mag = 1;
+            for (int k = 0; k < dim; k++) {
+                const double fd = (fp[adr + k] - fm[adr + k]) / (2 * eps);
+                e = fmax(e, fabs(js[adr + k] - fd));
+                mag = fmax(mag, fabs(fd));
+            }
+            if (e / mag > FD_TOL) {
+                fprintf(stderr, "sample %d sensor %d '%s' (type %d): JVP vs FD %.3g\n", sample, i,
+                        gdn_id2name(m, "sensor", i), m->sensor_type[i], e / mag);
+            }
+            worst_fd = gdn_oracle_worst(worst_fd, e / mag);
+        }
+    }
+    printf("sensor derivatives: %d samples, JVP vs central FD %.2e, dot identity %.2e\n",
+           checked, worst_fd, worst_dot);
+    CHECK(checked >= 20);
+    CHECK(worst_fd <= FD_TOL);
+    CHECK(worst_dot <= 1e-12);
+    free(buf);
+    gdn_data_free(d);
+    gdn_model_free(m);
+
+    // an acceleration sensor or a rangefinder: refused by name, nothing written
+    snprintf(path, sizeof(path), "%s/sensors_chain.xml", GDN_TEST_MODELS);
+    CHECK(gdn_load_xml(path, &m, err, sizeof(err), NULL, 0) == GDN_OK);
+    if (!m) {
+        return 0;
+    }
+    CHECK(gdn_data_create(m, &d) == GDN_OK);
+    CHECK(gdn_forward(m, d) == GDN_OK);
+    const char* name = gdn_sensor_unsupported_derivative(m);
+    CHECK(name && !strcmp(name, "acc_tip"));
+    double* out = calloc((size_t)m->nsensordata, sizeof(double));
+    out[0] = 7;
+    CHECK(gdn_sensor_jvp(m, d, NULL, NULL, NULL, out) == GDN_ERR_UNSUPPORTED);
+    CHECK(out[0] == 7);
+    CHECK(gdn_sensor_vjp(m, d, out, NULL, NULL, NULL) == GDN_ERR_UNSUPPORTED);
+    CHECK(gdn_sensor_jvp(NULL, d, NULL, NULL, NULL, out) == GDN_ERR_ARG);
+    free(out);
+    gdn_data_free(d);
+    gdn_model_free(m);
+    return 0;
+}
+
 static const gdnTestCase kCases[] = {
+    {"sensor_derivatives", test_sensor_derivatives},
     {"sensors_vs_mujoco", test_sensors_vs_mujoco},
     {"sensor_refusals", test_sensor_refusals},
     {"sensor_noise", test_sensor_noise},

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <gradyn/adjoint.h>
 #include <gradyn/gradyn.h>
 #include <gradyn/sensor.h>
 #include <mujoco/mujoco.h>
@@ -502,7 +503,119 @@ static int test_sensor_derivatives(void) {
     return 0;
 }
 
+// a sensor objective for the trajectory adjoint: 0.5 sum_k w_k s_k^2 over sensordata, with
+// its gradient from gdn_sensor_vjp (tangent coordinates: grad_tangent = 1); the clock (time in
+// the scratch data is unspecified) weighs 0
+static gdnStatus sensor_cost(const gdnModel* m, gdnData* scratch, int t, void* user,
+                             double* value, double* gqpos, double* gqvel, double* gctrl) {
+    (void)t;
+    (void)gctrl;
+    const double* w = user;
+    gdnStatus st = gdn_forward(m, scratch);
+    if (st != GDN_OK) {
+        return st;
+    }
+    double g[256];
+    *value = 0;
+    for (int k = 0; k < m->nsensordata && k < 256; k++) {
+        *value += 0.5 * w[k] * scratch->sensordata[k] * scratch->sensordata[k];
+        g[k] = w[k] * scratch->sensordata[k];
+    }
+    if (!gqpos && !gqvel) {
+        return GDN_OK;
+    }
+    return gdn_sensor_vjp(m, scratch, g, gqpos, gqvel, NULL);
+}
+
+// the trajectory adjoint of a rollout whose running and terminal costs are sensor objectives
+// (every position and velocity sensor of sensors_deriv.xml, limits active on the way) against
+// central differences of gdn_rollout_objective along random directions of q0, v0 and the
+// controls (eps 1e-6; rollouts of 40 steps amplify FD round-off to ~1e-9 relative): 1e-6
+static int test_sensor_adjoint_objective(void) {
+    char path[1024], err[256] = "";
+    snprintf(path, sizeof(path), "%s/sensors_deriv.xml", GDN_TEST_MODELS);
+    gdnModel* m = NULL;
+    CHECK(gdn_load_xml(path, &m, err, sizeof(err), NULL, 0) == GDN_OK);
+    if (!m || m->nsensordata > 256) {
+        gdn_model_free(m);
+        return 0;
+    }
+    const int T = 40, nq = m->nq, nv = m->nv, nu = m->nu;
+    double* buf = calloc((size_t)(8 * nv + 2 * nq + 4 * T * nu + 256 + 8), sizeof(double));
+    double *w = buf, *q0 = w + 256, *v0 = q0 + nq, *u = v0 + nv, *gq = u + T * nu;
+    double *gv = gq + nv, *gu = gv + nv, *dq = gu + T * nu, *dv = dq + nv, *du = dv + nv;
+    double *qp = du + T * nu, *vp = qp + nq, *up = vp + nv;
+    unsigned long long rng = 31;
+    for (int k = 0; k < m->nsensordata; k++) {
+        w[k] = gdn_test_uniform(&rng, 0.1, 1);
+    }
+    for (int i = 0; i < m->nsensor; i++) {
+        if (m->sensor_type[i] == GDN_SENS_CLOCK) {
+            w[m->sensor_adr[i]] = 0;
+        }
+    }
+    memcpy(q0, m->qpos0, sizeof(double) * (size_t)nq);
+    for (int k = 0; k < nv; k++) {
+        v0[k] = gdn_test_uniform(&rng, -1, 1);
+        dq[k] = gdn_test_uniform(&rng, -1, 1);
+        dv[k] = gdn_test_uniform(&rng, -1, 1);
+    }
+    for (int k = 0; k < T * nu; k++) {
+        u[k] = gdn_test_uniform(&rng, -0.5, 0.5);
+        du[k] = gdn_test_uniform(&rng, -1, 1);
+    }
+    gdnRollout r;
+    gdn_rollout_init(m, T, &r);
+    r.qpos0 = q0;
+    r.qvel0 = v0;
+    r.ctrl = u;
+    gdnObjective obj = {{sensor_cost, w, 1}, {sensor_cost, w, 1}};
+    gdnTape* tape = NULL;
+    CHECK(gdn_tape_create(m, T, 0, &tape, err, sizeof(err)) == GDN_OK);
+    gdnAdjointGradients out = {0};
+    out.qpos0 = gq;
+    out.qvel0 = gv;
+    out.ctrl = gu;
+    CHECK(gdn_adjoint_rollout_gradient(m, &r, &obj, tape, &out, err, sizeof(err)) == GDN_OK);
+    double analytic = 0;
+    for (int k = 0; k < nv; k++) {
+        analytic += gq[k] * dq[k] + gv[k] * dv[k];
+    }
+    for (int k = 0; k < T * nu; k++) {
+        analytic += gu[k] * du[k];
+    }
+    // J(q0 (+) eps dq, v0 + eps dv, u + eps du), central
+    const double eps = 1e-6;
+    double J[2];
+    r.qpos0 = qp;
+    r.qvel0 = vp;
+    r.ctrl = up;
+    for (int s = 0; s < 2; s++) {
+        const double e = s ? -eps : eps;
+        memcpy(qp, q0, sizeof(double) * (size_t)nq);
+        gdn_integrate_pos(m, qp, dq, e);
+        for (int k = 0; k < nv; k++) {
+            vp[k] = v0[k] + e * dv[k];
+        }
+        for (int k = 0; k < T * nu; k++) {
+            up[k] = u[k] + e * du[k];
+        }
+        CHECK(gdn_rollout_objective(m, &r, &obj, tape, &J[s], err, sizeof(err)) == GDN_OK);
+    }
+    const double fd = (J[0] - J[1]) / (2 * eps);
+    const double rel = fabs(analytic - fd) / fmax(fabs(fd), 1e-12);
+    printf("sensor objective adjoint (T = %d): J = %.6g, <grad, dir> = %.12g, central FD "
+           "%.12g, relative %.2e\n",
+           T, out.J, analytic, fd, rel);
+    CHECK(rel < 1e-6);
+    gdn_tape_free(tape);
+    free(buf);
+    gdn_model_free(m);
+    return 0;
+}
+
 static const gdnTestCase kCases[] = {
+    {"sensor_adjoint_objective", test_sensor_adjoint_objective},
     {"sensor_derivatives", test_sensor_derivatives},
     {"sensors_vs_mujoco", test_sensors_vs_mujoco},
     {"sensor_refusals", test_sensor_refusals},

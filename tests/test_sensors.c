@@ -393,9 +393,13 @@ static int test_sensor_disable_and_rk4_clock(void) {
 
 // sensordata of gdn_forward at q (+) eps dq, v + eps dv (scratch state restored)
 static int forward_at(const gdnModel* m, gdnData* d, const double* q0, const double* v0,
-                      const double* dq, const double* dv, double eps, double* out) {
+                      const double* u0, const double* dq, const double* dv, const double* du,
+                      double eps, double* out) {
     memcpy(d->qpos, q0, sizeof(double) * (size_t)m->nq);
     memcpy(d->qvel, v0, sizeof(double) * (size_t)m->nv);
+    for (int k = 0; k < m->nu; k++) {
+        d->ctrl[k] = u0[k] + (du ? eps * du[k] : 0);
+    }
     if (dq) {
         gdn_integrate_pos(m, d->qpos, dq, eps);
     }
@@ -427,9 +431,11 @@ static int test_sensor_derivatives(void) {
     gdnData* d = NULL;
     CHECK(gdn_data_create(m, &d) == GDN_OK);
     const int nq = m->nq, nv = m->nv, ns = m->nsensordata;
-    double* buf = calloc((size_t)(2 * nq + 8 * nv + 6 * ns + 8), sizeof(double));
+    const int nu = m->nu;
+    double* buf = calloc((size_t)(2 * nq + 8 * nv + 6 * ns + 4 * nu + 8), sizeof(double));
     double *q0 = buf, *v0 = q0 + nq, *dq = v0 + nv, *dv = dq + nv, *gq = dv + nv, *gv = gq + nv;
     double *js = gv + nv, *fp = js + ns, *fm = fp + ns, *g = fm + ns;
+    double *u0 = g + ns, *du = u0 + nu, *gu = du + nu;
     unsigned long long rng = 4242;
     double worst_fd = 0, worst_dot = 0;
     int checked = 0;
@@ -448,10 +454,14 @@ static int test_sensor_derivatives(void) {
         for (int k = 0; k < ns; k++) {
             g[k] = gdn_test_uniform(&rng, -1, 1);
         }
+        for (int k = 0; k < nu; k++) {
+            u0[k] = gdn_test_uniform(&rng, -0.5, 0.5);
+            du[k] = gdn_test_uniform(&rng, -1, 1);
+        }
         const double eps = 1e-6;
-        if (!forward_at(m, d, q0, v0, dq, dv, eps, fp) ||
-            !forward_at(m, d, q0, v0, dq, dv, -eps, fm) ||
-            !forward_at(m, d, q0, v0, NULL, NULL, 0, js)) {
+        if (!forward_at(m, d, q0, v0, u0, dq, dv, du, eps, fp) ||
+            !forward_at(m, d, q0, v0, u0, dq, dv, du, -eps, fm) ||
+            !forward_at(m, d, q0, v0, u0, NULL, NULL, NULL, 0, js)) {
             CHECK(0);
             break;
         }
@@ -466,8 +476,8 @@ static int test_sensor_derivatives(void) {
                 kink |= (fabs(fp[a + k]) == c) != (fabs(fm[a + k]) == c);
             }
         }
-        CHECK(gdn_sensor_jvp(m, d, dq, dv, NULL, js) == GDN_OK);
-        CHECK(gdn_sensor_vjp(m, d, g, gq, gv, NULL) == GDN_OK);
+        CHECK(gdn_sensor_jvp(m, d, dq, dv, du, js) == GDN_OK);
+        CHECK(gdn_sensor_vjp(m, d, g, gq, gv, gu) == GDN_OK);
         CHECK(d->parena == 0);
         double lhs = 0, rhs = 0, scale = 0;
         for (int k = 0; k < ns; k++) {
@@ -476,6 +486,9 @@ static int test_sensor_derivatives(void) {
         }
         for (int k = 0; k < nv; k++) {
             rhs += gq[k] * dq[k] + gv[k] * dv[k];
+        }
+        for (int k = 0; k < nu; k++) {
+            rhs += gu[k] * du[k];
         }
         worst_dot = gdn_oracle_worst(worst_dot, fabs(lhs - rhs) / fmax(scale, 1));
         if (kink) {
@@ -529,13 +542,20 @@ static int test_sensor_derivatives(void) {
 }
 
 // a sensor objective for the trajectory adjoint: 0.5 sum_k w_k s_k^2 over sensordata, with
-// its gradient from gdn_sensor_vjp (tangent coordinates: grad_tangent = 1); the clock (time in
-// the scratch data is unspecified) weighs 0
+// its gradient from gdn_sensor_vjp (tangent coordinates: grad_tangent = 1; gctrl through the
+// actuatorfrc sensors); the clock (time in the scratch data is unspecified) weighs 0, and the
+// terminal cost (whose scratch->ctrl is unspecified) reads zero controls
+typedef struct {
+    const double* w;
+    int T;
+} SensorCost;
+
 static gdnStatus sensor_cost(const gdnModel* m, gdnData* scratch, int t, void* user,
                              double* value, double* gqpos, double* gqvel, double* gctrl) {
-    (void)t;
-    (void)gctrl;
-    const double* w = user;
+    const SensorCost* c = user;
+    if (t == c->T) {
+        memset(scratch->ctrl, 0, sizeof(double) * (size_t)m->nu);
+    }
     gdnStatus st = gdn_forward(m, scratch);
     if (st != GDN_OK) {
         return st;
@@ -543,13 +563,13 @@ static gdnStatus sensor_cost(const gdnModel* m, gdnData* scratch, int t, void* u
     double g[256];
     *value = 0;
     for (int k = 0; k < m->nsensordata && k < 256; k++) {
-        *value += 0.5 * w[k] * scratch->sensordata[k] * scratch->sensordata[k];
-        g[k] = w[k] * scratch->sensordata[k];
+        *value += 0.5 * c->w[k] * scratch->sensordata[k] * scratch->sensordata[k];
+        g[k] = c->w[k] * scratch->sensordata[k];
     }
-    if (!gqpos && !gqvel) {
+    if (!gqpos && !gqvel && !gctrl) {
         return GDN_OK;
     }
-    return gdn_sensor_vjp(m, scratch, g, gqpos, gqvel, NULL);
+    return gdn_sensor_vjp(m, scratch, g, gqpos, gqvel, gctrl);
 }
 
 // the trajectory adjoint of a rollout whose running and terminal costs are sensor objectives
@@ -594,7 +614,8 @@ static int test_sensor_adjoint_objective(void) {
     r.qpos0 = q0;
     r.qvel0 = v0;
     r.ctrl = u;
-    gdnObjective obj = {{sensor_cost, w, 1}, {sensor_cost, w, 1}};
+    SensorCost cost = {w, T};
+    gdnObjective obj = {{sensor_cost, &cost, 1}, {sensor_cost, &cost, 1}};
     gdnTape* tape = NULL;
     CHECK(gdn_tape_create(m, T, 0, &tape, err, sizeof(err)) == GDN_OK);
     gdnAdjointGradients out = {0};

@@ -93,9 +93,11 @@ typedef enum gdnStage {
 // du (nu), each NULL = zero; dsensordata (nsensordata). A quaternion sensor (framequat,
 // ballquat) gets the tangent of its 4 values. Adjoint: gq (nv), gv (nv), gu (nu) = the
 // transposed map applied to gsensordata (nsensordata), overwritten (NULL: not wanted).
-// Exact for the position- and velocity-stage sensors; a clamped cutoff has derivative 0 (the
-// value sits on the bound). GDN_ERR_UNSUPPORTED when the model has a sensor whose derivative
-// is not implemented (every acceleration-stage sensor, the rangefinder, user sensors), with
+// Exact for the position- and velocity-stage sensors and actuatorfrc (a function of q, v and
+// ctrl: the only sensor du reaches); a clamped cutoff has derivative 0 (the value sits on the
+// bound); user sensors are zeros (derivative 0). GDN_ERR_UNSUPPORTED when the model has a
+// sensor whose derivative is not implemented (the other acceleration-stage sensors, the
+// rangefinder, actuatorpos / vel on ball or free joints, jointlimitvel of a ball joint), with
 // nothing written; GDN_ERR_ARG for a NULL m / d or another model's data. Arena balanced.
 GDN_API gdnStatus gdn_sensor_jvp(const gdnModel* m, gdnData* d, const double* dq,
                                  const double* dv, const double* du, double* dsensordata);

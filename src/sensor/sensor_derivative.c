@@ -10,6 +10,7 @@
 
 #include "base/arena.h"
 #include "dynamics/com.h"
+#include "dynamics/force_derivative.h"
 #include "kinematics/jacobian.h"
 #include "kinematics/kinematics_derivative.h"
 #include "model/validate.h"
@@ -29,11 +30,11 @@ typedef struct {
     int adjoint;
     int dim;
     // tangent: inputs and the sensor's output
-    const double *xi, *eta, *dq, *dv;
+    const double *xi, *eta, *dq, *dv, *du;
     double* out;
     // adjoint: the sensor's cotangent and the accumulated outputs
     const double* g;
-    double *xibar, *etabar, *gq, *gv;
+    double *xibar, *etabar, *gq, *gv, *gu;
 } Lin;
 
 // out += K x_b (tangent) or xbar_b += K' g (adjoint); kind 0: xi, 1: eta
@@ -78,6 +79,17 @@ static void emit_dof(Lin* c, int j, int kind, const double* col) {
             s += col[r] * c->g[r];
         }
         gx[j] += s;
+    }
+}
+
+// out += coef du_i (a scalar sensor); adjoint: gu_i += coef g
+static void emit_ctrl(Lin* c, int i, double coef) {
+    if (!c->adjoint) {
+        if (c->du) {
+            c->out[0] += coef * c->du[i];
+        }
+    } else if (c->gu) {
+        c->gu[i] += coef * c->g[0];
     }
 }
 
@@ -206,6 +218,18 @@ static void sensor_linear(const gdnModel* m, const gdnData* d, int i, const doub
         col[0] = m->actuator_gear[6 * id];
         emit_dof(c, m->jnt_dofadr[m->actuator_trnid[2 * id]], type == GDN_SENS_ACTUATORVEL, col);
         return;
+    case GDN_SENS_ACTUATORFRC: {
+        // the actuator's own linearization (dynamics/force_derivative.h), ctrl included
+        int dof;
+        double cq[6], cv[6], cu;
+        const int n = gdn_actuator_force_row(m, d, id, &dof, cq, cv, &cu);
+        for (int k = 0; k < n; k++) {
+            emit_dof(c, dof + k, 0, cq + k);
+            emit_dof(c, dof + k, 1, cv + k);
+        }
+        emit_ctrl(c, id, cu);
+        return;
+    }
     case GDN_SENS_BALLANGVEL:
         for (int k = 0; k < 3; k++) {
             double e[3] = {0, 0, 0};
@@ -496,6 +520,8 @@ static int supported(const gdnModel* m, int i) {
         const int j = m->actuator_trnid[2 * id];
         return m->jnt_type[j] == GDN_JNT_HINGE || m->jnt_type[j] == GDN_JNT_SLIDE;
     }
+    case GDN_SENS_ACTUATORFRC:
+        return 1; // a function of (q, v, u) alone
     case GDN_SENS_JOINTLIMITVEL:
         return m->jnt_type[id] == GDN_JNT_HINGE || m->jnt_type[id] == GDN_JNT_SLIDE;
     default:
@@ -534,8 +560,8 @@ static int clamped(const gdnModel* m, const gdnData* d, int i, int k) {
 
 // the shared front: checks, then S, V, and (tangent) xi, eta in scratch
 static gdnStatus sensor_derivative(const gdnModel* m, gdnData* d, int adjoint, const double* dq,
-                                   const double* dv, double* ds, const double* gs, double* gq,
-                                   double* gv, double* gu) {
+                                   const double* dv, const double* du, double* ds,
+                                   const double* gs, double* gq, double* gv, double* gu) {
     if (gdn_check_model_data(m, d) != GDN_OK) {
         return GDN_ERR_ARG;
     }
@@ -564,6 +590,7 @@ static gdnStatus sensor_derivative(const gdnModel* m, gdnData* d, int adjoint, c
         c.eta = eta;
         c.dq = dq;
         c.dv = dv;
+        c.du = du;
         memset(ds, 0, sizeof(double) * (size_t)m->nsensordata);
     } else {
         memset(xi, 0, sizeof(double) * 6 * (size_t)nb);
@@ -573,6 +600,10 @@ static gdnStatus sensor_derivative(const gdnModel* m, gdnData* d, int adjoint, c
         c.etabar = eta;
         c.gq = gqv;
         c.gv = gqv + nv;
+        c.gu = gu;
+        if (gu) {
+            memset(gu, 0, sizeof(double) * (size_t)m->nu);
+        }
     }
     for (int i = 0; i < m->nsensor; i++) {
         const int adr = m->sensor_adr[i], dim = m->sensor_dim[i];
@@ -617,9 +648,6 @@ static gdnStatus sensor_derivative(const gdnModel* m, gdnData* d, int adjoint, c
         memcpy(tq, gqv, sizeof(double) * (size_t)nv);
         memcpy(tv, gqv + nv, sizeof(double) * (size_t)nv);
         gdn_body_tangent_vjp(m, d, xi, eta, tq, tv);
-        if (gu) {
-            memset(gu, 0, sizeof(double) * (size_t)m->nu);
-        }
     }
     gdn_arena_reset(d, mark);
     return GDN_OK;
@@ -627,11 +655,10 @@ static gdnStatus sensor_derivative(const gdnModel* m, gdnData* d, int adjoint, c
 
 gdnStatus gdn_sensor_jvp(const gdnModel* m, gdnData* d, const double* dq, const double* dv,
                          const double* du, double* dsensordata) {
-    (void)du; // no position- or velocity-stage sensor reads ctrl
     if (!dsensordata && m && m->nsensordata > 0) {
         return GDN_ERR_ARG;
     }
-    return sensor_derivative(m, d, 0, dq, dv, dsensordata, NULL, NULL, NULL, NULL);
+    return sensor_derivative(m, d, 0, dq, dv, du, dsensordata, NULL, NULL, NULL, NULL);
 }
 
 gdnStatus gdn_sensor_vjp(const gdnModel* m, gdnData* d, const double* gsensordata, double* gq,
@@ -639,5 +666,5 @@ gdnStatus gdn_sensor_vjp(const gdnModel* m, gdnData* d, const double* gsensordat
     if (!gsensordata && m && m->nsensordata > 0) {
         return GDN_ERR_ARG;
     }
-    return sensor_derivative(m, d, 1, NULL, NULL, NULL, gsensordata, gq, gv, gu);
+    return sensor_derivative(m, d, 1, NULL, NULL, NULL, NULL, gsensordata, gq, gv, gu);
 }

@@ -82,7 +82,8 @@ typedef enum gdnStage {
 
 // When sensordata is computed: by every gdn_forward and gdn_step, at the state the call starts
 // from (MuJoCo 2.2.2's mj_forward / mj_step: an RK4 step computes them in its first stage only),
-// unless opt.disableflags has GDN_DSBL_SENSOR (then sensordata keeps its values). Noise: MuJoCo
+// unless opt.disableflags has GDN_DSBL_SENSOR (then sensordata keeps its values). The step
+// derivatives (derivative.h) do not compute them (sensordata keeps its values). Noise: MuJoCo
 // adds noise only with enableflags sensornoise (off by default); gradyn never adds it (the
 // loader warns when a model enables it with noise > 0). cutoff clamps as MuJoCo does.
 

@@ -75,7 +75,9 @@ gdnStatus gdn_smooth_forces(const gdnModel* m, gdnData* d, double* tau) {
 gdnStatus gdn_pipeline_front(const gdnModel* m, gdnData* d, gdnPipelineMode mode,
                              const gdnAbaFactor* factor) {
     const int nq = m->nq, nv = m->nv;
-    const int sensors = !(mode & GDN_PIPE_NOSENSOR) && gdn_sensors_enabled(m);
+    // sensors: gdn_forward and gdn_step, not the derivatives' fronts (nor RK4's stages 1..3)
+    const int sensors = !(mode & GDN_PIPE_NOSENSOR) && mode != GDN_PIPE_DERIVATIVE &&
+                        gdn_sensors_enabled(m);
     mode = (gdnPipelineMode)(mode & ~GDN_PIPE_NOSENSOR);
     gdnStatus status = stage_check(m, d);
     if (status != GDN_OK) {

@@ -60,8 +60,10 @@ static const char kHumanoidSensors[] =
     "    <framepos objtype=\"geom\" objname=\"left_hand\" reftype=\"xbody\" refname=\"torso\"/>\n"
     "    <framequat objtype=\"geom\" objname=\"left_hand\" reftype=\"body\" refname=\"pelvis\"/>\n"
     "    <framelinvel objtype=\"body\" objname=\"right_foot\"/>\n"
-    "    <frameangvel objtype=\"geom\" objname=\"left_left_foot\" reftype=\"body\" refname=\"pelvis\"/>\n"
-    "    <framelinvel objtype=\"xbody\" objname=\"right_hand\" reftype=\"geom\" refname=\"torso\"/>\n"
+    "    <frameangvel objtype=\"geom\" objname=\"left_left_foot\" reftype=\"body\"\n"
+    "     refname=\"pelvis\"/>\n"
+    "    <framelinvel objtype=\"xbody\" objname=\"right_hand\" reftype=\"geom\"\n"
+    "     refname=\"torso\"/>\n"
     "    <framelinacc objtype=\"body\" objname=\"left_foot\"/>\n"
     "    <frameangacc objtype=\"geom\" objname=\"head\"/>\n"
     "    <subtreecom body=\"torso\"/>\n"
@@ -134,6 +136,7 @@ static int arrays_match(const gdnOracle* o) {
         return 0;
     }
     for (int i = 0; i < g->nsensor; i++) {
+        const char* mname = mj_id2name(m, mjOBJ_SENSOR, i);
         if (g->sensor_type[i] != m->sensor_type[i] ||
             g->sensor_datatype[i] != m->sensor_datatype[i] ||
             g->sensor_needstage[i] != m->sensor_needstage[i] ||
@@ -143,14 +146,15 @@ static int arrays_match(const gdnOracle* o) {
             g->sensor_refid[i] != m->sensor_refid[i] || g->sensor_dim[i] != m->sensor_dim[i] ||
             g->sensor_adr[i] != m->sensor_adr[i] || g->sensor_cutoff[i] != m->sensor_cutoff[i] ||
             g->sensor_noise[i] != m->sensor_noise[i] ||
-            strcmp(gdn_id2name(g, "sensor", i), mj_id2name(m, mjOBJ_SENSOR, i) ? mj_id2name(m, mjOBJ_SENSOR, i) : "")) {
+            strcmp(gdn_id2name(g, "sensor", i), mname ? mname : "")) {
             fprintf(stderr, "%s: sensor %d's arrays differ from MuJoCo's\n", o->name, i);
             return 0;
         }
     }
     for (int s = 0; s < g->nsite; s++) {
         for (int k = 0; k < 3; k++) {
-            if (g->site_type[s] != m->site_type[s] || g->site_size[3 * s + k] != m->site_size[3 * s + k]) {
+            if (g->site_type[s] != m->site_type[s] ||
+                g->site_size[3 * s + k] != m->site_size[3 * s + k]) {
                 fprintf(stderr, "%s: site %d's type or size differs\n", o->name, s);
                 return 0;
             }

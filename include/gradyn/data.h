@@ -66,6 +66,7 @@ typedef struct gdnData {
     double* cvel;           // (nbody x 6) body velocities
     double* cdof_dot;       // (nv x 6) time derivatives of cdof (written by gdn_rne, not ABA)
     double* cacc;           // (nbody x 6) body accelerations of the last inverse-dynamics RNE
+                            // or post-solve pass (cfrc_ext below)
     double* cfrc_int;       // (nbody x 6) subtree forces of that RNE (gdn_rne with flg_acc)
     double* cfrc_ext;       // (nbody x 6) external wrenches (xfrc_applied, contacts, connect and
                             // weld forces) in the com frame: mj_rnePostConstraint's, with cacc and

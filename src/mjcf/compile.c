@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // Model assembly: actuators, names, sizes, then every gdnModel array from the compiled spec
 // (MuJoCo 2.2.2's CopyTree/CopyObjects, keyframes, settotalmass and subtree masses).
+#include "mjcf/fluid_coef.h"
 #include "mjcf/compile.h"
 #include "mjcf/contact.h"
 #include "mjcf/mesh.h"
+#include "mjcf/sensor.h"
 #include "mjcf/skin.h"
 #include "mjcf/tendon.h"
 
@@ -310,6 +312,8 @@ static void fill_geoms_sites(const gdnSpec* spec, const gdnSpecTree* tree, gdnMo
         m->site_bodyid[sid] = s->body;
         memcpy(m->site_pos + 3 * sid, s->pos, 3 * sizeof(double));
         memcpy(m->site_quat + 4 * sid, s->quat, 4 * sizeof(double));
+        m->site_type[sid] = s->type;
+        memcpy(m->site_size + 3 * sid, s->size, 3 * sizeof(double));
     }
 }
 
@@ -445,6 +449,7 @@ gdnModel* gdn_compile_model(gdnSpec* spec) {
     INDEX_NAMES(spec, keys, spec->nkey, "key", &idx, nnames);
     INDEX_NAMES(spec, joints, spec->njnt, "joint", &joints, nnames);
     INDEX_NAMES(spec, tendons, spec->ntendon, "tendon", &tendons, nnames);
+    INDEX_NAMES(spec, sensors, spec->nsensor, "sensor", &idx, nnames);
 
     // contact pairs and excludes: geom / body names to ids, signatures, sorted
     if (gdn_mjcf_compile_contact(spec, tree.geom_order, &geoms, &bodies) < 0) {
@@ -520,6 +525,10 @@ gdnModel* gdn_compile_model(gdnSpec* spec) {
     sz.ntendon = spec->ntendon;
     sz.nwrap = spec->nwrap;
     sz.nmocap = nmocap;
+    sz.nsensor = spec->nsensor;
+    if (gdn_mjcf_sensor_count(spec, &sz.nsensordata) < 0) {
+        return NULL;
+    }
 
     gdnModel* m = gdn_model_alloc(&sz);
     if (!m) {
@@ -539,6 +548,14 @@ gdnModel* gdn_compile_model(gdnSpec* spec) {
     if (gdn_mjcf_fill_meshes(spec, tree.geom_order, m) < 0) {
         gdn_model_free(m);
         return NULL;
+    }
+    // the ellipsoid fluid coefficients, from the geoms' final sizes (meshes fitted)
+    for (int gid = 0; gid < m->ngeom; gid++) {
+        const gdnSpecGeom* g = &spec->geoms[tree.geom_order[gid]];
+        if (g->fluid) {
+            gdn_fluid_coefficients(m->geom_type[gid], m->geom_size + 3 * gid, g->fluidcoef,
+                                   m->geom_fluid + (size_t)gid * GDN_NFLUID);
+        }
     }
     if (gdn_mjcf_skins(spec, &tree, m) < 0) {
         gdn_model_free(m);
@@ -600,6 +617,13 @@ gdnModel* gdn_compile_model(gdnSpec* spec) {
     }
     for (int i = 0; i < m->ntendon; i++) {
         m->name_tendonadr[i] = put_name(m->names, &pos, spec->tendons[i].name);
+    }
+    for (int i = 0; i < m->nsensor; i++) {
+        m->name_sensoradr[i] = put_name(m->names, &pos, spec->sensors[i].name);
+    }
+    if (gdn_mjcf_fill_sensors(spec, m) < 0) {
+        gdn_model_free(m);
+        return NULL;
     }
     for (int i = 0; i < m->neq; i++) {
         const gdnSpecEquality* q = &spec->equalities[i];

@@ -146,10 +146,6 @@ static int compile_geom(gdnSpec* spec, gdnSpecGeom* g, int weldid, int infer_ine
         gdn_diag_warn(spec->diag, e->file, e->line, e->name,
                       "height-field geoms not supported; geom has no mass or size");
     }
-    if (g->fluid) {
-        gdn_diag_warn(spec->diag, e->file, e->line, e->name,
-                      "fluid forces (fluidshape) not supported; ignored");
-    }
     gdn_mj_normvec(g->quat, 4);
     if (!isnan(g->fromto[0])) {
         if (apply_fromto(spec, e, g->type, g->fromto, g->pos, g->quat, g->size) < 0) {

@@ -85,6 +85,7 @@ typedef struct gdnSpecGeom {
     double quat[4];
     gdnSpecAlt alt;
     int fluid;         // fluidshape="ellipsoid"
+    double fluidcoef[5]; // blunt, slender, angular drag, Kutta and Magnus lift coefficients
     const char* mesh;  // mesh asset name ("" none)
     const char* hfield;
     // instance
@@ -265,6 +266,19 @@ typedef struct gdnSpecEquality {
     gdnXmlElem* elem;
 } gdnSpecEquality;
 
+// a sensor (<sensor> children, MuJoCo 2.2.2's mjCSensor before compile; mjcf/sensor.c)
+typedef struct gdnSpecSensor {
+    int type;            // gdnSensorType
+    int objtype;         // gdnObjType (GDN_OBJ_UNKNOWN: none)
+    const char* objname; // "" when absent
+    int reftype;         // gdnObjType of the reference frame (GDN_OBJ_UNKNOWN: none)
+    const char* refname;
+    double cutoff, noise;
+    int dim, datatype, needstage; // given for user sensors, else set by the compiler
+    const char* name;
+    gdnXmlElem* elem;
+} gdnSpecSensor;
+
 // compiler settings (MJCF <compiler>)
 typedef struct gdnSpecCompiler {
     int autolimits;
@@ -315,6 +329,8 @@ typedef struct gdnSpec {
     int ntendon, captendon;
     gdnSpecWrap* wraps; // every tendon's path objects, tendon after tendon
     int nwrap, capwrap;
+    gdnSpecSensor* sensors; // file order
+    int nsensor, capsensor;
     gdnPenalty penalty;    // <custom><numeric name="gradyn_penalty" data="height k c"/>
     const char* model_dir; // directory of the main file: asset paths resolve against it
 } gdnSpec;

@@ -10,6 +10,7 @@ typedef struct gdnModelSizes {
     int npair, nexclude; // explicit contact pairs, excluded body pairs
     int ntendon, nwrap;  // tendons, their path objects
     int nmocap;          // mocap bodies
+    int nsensor, nsensordata; // sensors, their values
 } gdnModelSizes;
 
 // a zeroed model with every array allocated for the given sizes (NULL on failure or on a

@@ -612,7 +612,8 @@ static int read_sensors(gdnSpec* spec, gdnXmlElem* section) {
         }
         if (kinds[k].objtype == GDN_OBJ_TENDON) {
             return gdn_xml_error(d, GDN_ERR_UNSUPPORTED, e,
-                                 "tendon sensors are not supported (gradyn has no tendons yet)");
+                                 "tendon sensors are not supported yet (tendonpos, tendonvel, "
+                                 "tendonlimitpos/vel/frc)");
         }
         gdnSpecSensor* s = SPEC_PUSH(spec, e, sensors, nsensor, capsensor);
         if (!s) {

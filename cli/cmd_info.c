@@ -76,13 +76,14 @@ static void write_bodies(cliJson* w, const gdnModel* m) {
 static void write_actuators(cliJson* w, const gdnModel* m) {
     cli_json_begin_array(w, "actuators");
     for (int a = 0; a < m->nu; a++) {
-        int joint = m->actuator_trnid[2 * a];
-        const char* joint_name = gdn_id2name(m, "joint", joint);
+        int target = m->actuator_trnid[2 * a];
+        const int tendon = m->actuator_trntype[a] == GDN_TRN_TENDON;
+        const char* target_name = gdn_id2name(m, tendon ? "tendon" : "joint", target);
         cli_json_begin_object(w, NULL);
         cli_json_int(w, "id", a);
         cli_json_string(w, "name", gdn_id2name(m, "actuator", a));
-        cli_json_int(w, "joint", joint);
-        cli_json_string(w, "joint_name", joint_name ? joint_name : "");
+        cli_json_int(w, tendon ? "tendon" : "joint", target);
+        cli_json_string(w, tendon ? "tendon_name" : "joint_name", target_name ? target_name : "");
         cli_json_double(w, "gear", m->actuator_gear[6 * a]);
         if (m->actuator_ctrllimited[a]) {
             cli_json_numbers(w, "ctrlrange", m->actuator_ctrlrange + 2 * a, 2);

@@ -319,7 +319,8 @@ int grad_library_error(const char* what, gdnStatus status, const char* message) 
     char name[32];
     cli_fail("%s: %s (status %s: %s)", what, message && message[0] ? message : "failed",
              grad_status_name(status, name, (int)sizeof(name)), gdn_status_string(status));
-    if (status == GDN_ERR_UNSUPPORTED) {
+    // (rows can be switched off; a wrapping tendon cannot)
+    if (status == GDN_ERR_UNSUPPORTED && !(message && strstr(message, "tendon wrapping"))) {
         fputs("gradyn: hint: --noconstraint (or --nocontact when only contacts are active) "
               "differentiates the model without its constraint rows\n", stderr);
     }

@@ -6,7 +6,9 @@
 // round-off; test_golden_paths' hashes did not move; and the Newton elliptic
 // paths when a cone in its cone zone stopped reading the kept factor; the damped models' when
 // Xa - X came from gdn_residual_dense_inertia; every row when the inertia parameters' path
-// through the constraint weights took the direct form <dI_b, J_b Y J_b'>). See that file.
+// through the constraint weights took the direct form <dI_b, J_b Y J_b'>; tendon_fixed,
+// tendon_spatial and tendon_wrap added with the tendons, the other rows unchanged). See that
+// file.
 static const GoldenRow kGolden[] = {
     {"cnstr_arm_motor",
      {0x7a9a110184ad24fbULL, 0x7a9a110184ad24fbULL, 0x6b0c14f2ec89d623ULL,
@@ -47,4 +49,13 @@ static const GoldenRow kGolden[] = {
     {"tangent_box_scene",
      {0x03005a6d5e0acf5cULL, 0x223c089bf7923c96ULL, 0x67efa0c444a0001aULL,
       0x85cd29bc2b3d0954ULL, 0x2140a5e3b28f6df3ULL, 0x3ad28d05a76a96f3ULL}},
+    {"tendon_fixed",
+     {0x0f52f4cb25c65f0bULL, 0x0f52f4cb25c65f0bULL, 0x2659c520e66b486bULL,
+      0x2659c520e66b486bULL, 0x20b01688830ba424ULL, 0x20b01688830ba424ULL}},
+    {"tendon_spatial",
+     {0xc185312c3cd92e4bULL, 0xc185312c3cd92e4bULL, 0x086690ead4d3f986ULL,
+      0x086690ead4d3f986ULL, 0x922035e6e037c350ULL, 0x922035e6e037c350ULL}},
+    {"tendon_wrap",
+     {0xd81789ff0f87d810ULL, 0xd81789ff0f87d810ULL, 0xe72ac8ff1ae19ee1ULL,
+      0xe72ac8ff1ae19ee1ULL, 0x2e7ede419d662f31ULL, 0x2e7ede419d662f31ULL}},
 };

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The golden hashes of test_golden_paths.c, printed by `test_golden_paths --print` at the commit
 // that introduced them (before the pipeline refactor of issue 8); see that file for what they cover.
+// tendon_fixed, tendon_spatial, tendon_wrap added with the tendons, the other rows
+// unchanged.
 static const GoldenRow kGolden[] = {
     {"adj_ball",
      {0x81343cacac57d602ULL, 0x81343cacac57d602ULL, 0x81343cacac57d602ULL,
@@ -138,4 +140,16 @@ static const GoldenRow kGolden[] = {
      {0x07f88d65fb967221ULL, 0x0b68a8ba6338c38aULL, 0x2b19d81e6300958aULL,
       0xfceee66f3749c887ULL, 0x192b1983e1c267e0ULL, 0x4c09bebd98805b34ULL},
      0x548d7c67a52d46e5ULL},
+    {"tendon_fixed",
+     {0x0bbf8703c32ba532ULL, 0x0bbf8703c32ba532ULL, 0xb93b2c3c650981aeULL,
+      0xb93b2c3c650981aeULL, 0xe9117a7bf989f4abULL, 0xe9117a7bf989f4abULL},
+     0x46fea85123c99f02ULL},
+    {"tendon_spatial",
+     {0xc71f4584ab4a0573ULL, 0xc71f4584ab4a0573ULL, 0x9b2882ab09416d9dULL,
+      0x9b2882ab09416d9dULL, 0x692eb272109d0649ULL, 0x692eb272109d0649ULL},
+     0x4a4a320b41108a5bULL},
+    {"tendon_wrap",
+     {0x09b9588c1abe5755ULL, 0x09b9588c1abe5755ULL, 0xb32becbfe5d02706ULL,
+      0xb32becbfe5d02706ULL, 0x5d9b72de2f6b2c03ULL, 0x5d9b72de2f6b2c03ULL},
+     0x00914cdb1b4bdc44ULL},
 };

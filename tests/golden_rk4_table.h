@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The golden hashes of test_golden_rk4.c, printed by `test_golden_rk4 --print` at the commit that
-// introduced the RK4 integrator; see that file for what they cover.
+// introduced the RK4 integrator (tendon_fixed, tendon_spatial, tendon_wrap added with the
+// tendons, the other rows unchanged); see that file for what they cover.
 static const GoldenRow kGolden[] = {
     {"adj_ball",
      {0xfdf0ea7681a915dfULL, 0xfdf0ea7681a915dfULL, 0xfdf0ea7681a915dfULL,
@@ -138,4 +139,16 @@ static const GoldenRow kGolden[] = {
      {0x5a96455fa9e318a4ULL, 0xaa22f15c42342013ULL, 0xca57a3318b959aadULL,
       0x12613c5a86185c15ULL, 0xc66963aa4eaadc1eULL, 0xcac0b154afc571a9ULL},
      0xd6b91cd1b0e4adfaULL},
+    {"tendon_fixed",
+     {0xc49a4e263fae312fULL, 0xc49a4e263fae312fULL, 0xa92fb05bceb245a9ULL,
+      0xa92fb05bceb245a9ULL, 0x60a6ea10dc19a424ULL, 0x60a6ea10dc19a424ULL},
+     0xbdab83825a2b9352ULL},
+    {"tendon_spatial",
+     {0x2495f761907318d9ULL, 0x2495f761907318d9ULL, 0x27c8730faaaa2977ULL,
+      0x27c8730faaaa2977ULL, 0x79e84f1b2123c4b0ULL, 0x79e84f1b2123c4b0ULL},
+     0x546ce22e433ff97aULL},
+    {"tendon_wrap",
+     {0x0558c477aadcfb72ULL, 0x0558c477aadcfb72ULL, 0xa0de027958b1fcd8ULL,
+      0xa0de027958b1fcd8ULL, 0xfa5cd457340ca5c4ULL, 0xfa5cd457340ca5c4ULL},
+     0x5629cc80b17af34bULL},
 };

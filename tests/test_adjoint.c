@@ -343,6 +343,35 @@ static int test_frictionloss_arm(void) {
     return constrained_case("cnstr_frictionloss.xml", "frictionloss", 150, 5, 0.5, 2.0, 0, 150);
 }
 
+// fixed tendons (tendon_fixed.xml): tendon friction-loss rows every step, the limit row on
+// some, tendon springs, dampers and actuators in every step
+static int test_tendon_fixed(void) {
+    return constrained_case("tendon_fixed.xml", "tendon_fixed", 150, 8, 0.3, 2.0, 1.0, 150);
+}
+
+// spatial tendons (tendon_spatial.xml: sites, a pulley, a ball joint on a path): the rows' and
+// forces' J(q)
+static int test_tendon_spatial(void) {
+    return constrained_case("tendon_spatial.xml", "tendon_spatial", 150, 10, 0.3, 2.0, 1.0, 150);
+}
+
+// outside wraps around cylinders and a sphere (tendon_wrap.xml)
+static int test_tendon_wrap(void) {
+    return constrained_case("tendon_wrap.xml", "tendon_wrap", 150, 11, 0.3, 2.0, 0.5, 150);
+}
+
+// the same rollout without the constraint rows: the smooth steps' tape replay (the tendon
+// forces' derivatives read no stored tendon array)
+static int test_tendon_smooth(void) {
+    Problem p;
+    gdnModel* m = gdn_test_load_model("tendon_fixed.xml");
+    CHECK(m);
+    CHECK(problem_init(&p, "tendon_smooth", m, 150, 9, 0.3, 2.0, 1.0));
+    int bad = check_all(&p, 1, 1);
+    gdn_fd_problem_free(&p);
+    return bad;
+}
+
 // ---------------------------------------------------------------- tape, determinism, errors
 
 static int same(const double* a, const double* b, int n) {
@@ -525,6 +554,10 @@ static const gdnTestCase cases[] = {
     {"frictionloss_arm", test_frictionloss_arm},
     {"limits_motor_arm", test_limits_motor_arm},
     {"weld_boxes", test_weld_boxes},
+    {"tendon_fixed", test_tendon_fixed},
+    {"tendon_smooth", test_tendon_smooth},
+    {"tendon_spatial", test_tendon_spatial},
+    {"tendon_wrap", test_tendon_wrap},
     {"checkpoint_determinism", test_checkpoint_determinism},
     {"gradient_errors", test_gradient_errors},
     {"timing", test_timing},

@@ -319,6 +319,21 @@ static int test_limits(void) {
     return 0;
 }
 
+// fixed tendons (tendon_fixed): tendon limit and friction-loss rows, tendon spring-dampers,
+// tendon actuators
+static int test_tendons(void) {
+    static const Scene ten = {"tendon_fixed.xml", "tendon_fixed (tendon rows)",
+                              GDN_CONE_PYRAMIDAL, 0.3, 2.0, 1.5, 3, 17, 12, 0x7E4D0ULL};
+    static const Scene spa = {"tendon_spatial.xml", "tendon_spatial (spatial tendon rows)",
+                              GDN_CONE_PYRAMIDAL, 0.3, 2.0, 1.5, 3, 17, 12, 0x7E4D1ULL};
+    CHECK(run_scene(&ten) == 0);
+    static const Scene wra = {"tendon_wrap.xml", "tendon_wrap (wrapping tendons)",
+                              GDN_CONE_PYRAMIDAL, 0.3, 2.0, 0.5, 3, 17, 12, 0x7E4D2ULL};
+    CHECK(run_scene(&spa) == 0);
+    CHECK(run_scene(&wra) == 0);
+    return 0;
+}
+
 // a connect loop (cnstr_fourbar) and welds (cnstr_weld)
 static int test_loops(void) {
     static const Scene four = {"cnstr_fourbar.xml", "cnstr_fourbar (connect)",
@@ -358,6 +373,7 @@ static int test_boxes(void) {
 static const gdnTestCase CASES[] = {
     {"boxes", test_boxes},
     {"limits", test_limits},
+    {"tendons", test_tendons},
     {"loops", test_loops},
     {"pairs", test_pairs},
     {"humanoid", test_humanoid},

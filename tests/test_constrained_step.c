@@ -364,9 +364,10 @@ static int matches_newton(const char* file, setupFn* setup, int nsample, int sol
     gdnData* d = NULL;
     CHECK(gdn_data_create(m, &d) == GDN_OK);
     const int nq = m->nq, nv = m->nv;
-    double* buf = calloc((size_t)(nq + 8 * nv + 2), sizeof(double));
+    double* buf = calloc((size_t)(nq + 8 * nv + m->nu + 2), sizeof(double));
     CHECK(buf);
-    double *q = buf, *v = q + nq, *u = v + nv, *dq = u + 1, *dv = dq + nv, *out = dv + nv;
+    double *q = buf, *v = q + nq, *u = v + nv, *dq = u + m->nu + 1, *dv = dq + nv;
+    double* out = dv + nv;
     double* ref = out + 2 * nv;
     unsigned long long rng = 777;
     double worst = 0;
@@ -620,7 +621,9 @@ static int check_params(const char* file, setupFn* setup, int nsample) {
     CHECK(buf);
     double *p0 = buf, *dp = p0 + np, *gp = dp + np, *q = gp + np, *v = q + nq;
     double *jvp = v + nv, *fd = jvp + 2 * nv, *w = fd + 2 * nv, *qa = w + 2 * nv, *qb = qa + nq;
-    double *va = qb + nq, *vb = va + nv, u[1];
+    double *va = qb + nq, *vb = va + nv;
+    double* u = calloc((size_t)m->nu + 1, sizeof(double)); // the setup's controls (unused)
+    CHECK(u);
     for (int b = 0; b < m->nbody; b++) {
         gdnInertia in;
         gdn_body_inertia(m, b, &in);
@@ -685,9 +688,114 @@ static int check_params(const char* file, setupFn* setup, int nsample) {
     }
     printf("    %s: dparam JVP vs FD %.2g, adjoint %.2g (%d samples)\n", file, worst, worst_adj,
            nsample);
+    free(u);
     free(buf);
     gdn_data_free(d);
     gdn_model_free(m);
+    return 0;
+}
+
+// tendon_fixed: a configuration where the coupling tendon's limit is sometimes in its margin,
+// the friction-loss rows in their quadratic and linear zones, controls inside and outside the
+// drive's ctrlrange
+static void setup_tendon(const gdnModel* m, double* q, double* v, double* u,
+                         unsigned long long* rng) {
+    for (int i = 0; i < m->nq; i++) {
+        q[i] = gdn_test_uniform(rng, -0.25, 0.25);
+    }
+    for (int i = 0; i < m->nv; i++) {
+        v[i] = gdn_test_uniform(rng, -2, 2);
+    }
+    for (int i = 0; i < m->nu; i++) {
+        u[i] = gdn_test_uniform(rng, -1.5, 1.5);
+    }
+}
+
+// the tendon limit rows the setup's states bring (the tests below must see some)
+static int tendon_limit_rows(const char* file, setupFn* setup, int nsample) {
+    gdnModel* m = gdn_test_load_model_as_is(file);
+    gdnData* d = NULL;
+    if (!m || gdn_data_create(m, &d) != GDN_OK) {
+        return -1;
+    }
+    double* q = calloc((size_t)(m->nq + m->nv + m->nu + 1), sizeof(double));
+    unsigned long long rng = 12345;
+    int rows = 0;
+    for (int s = 0; q && s < nsample; s++) {
+        gdn_data_reset(m, d);
+        memcpy(q, d->qpos, sizeof(double) * (size_t)m->nq);
+        memset(q + m->nq, 0, sizeof(double) * (size_t)m->nv);
+        setup(m, q, q + m->nq, q + m->nq + m->nv, &rng);
+        memcpy(d->qpos, q, sizeof(double) * (size_t)m->nq);
+        memcpy(d->qvel, q + m->nq, sizeof(double) * (size_t)m->nv);
+        memcpy(d->ctrl, q + m->nq + m->nv, sizeof(double) * (size_t)m->nu);
+        gdn_forward(m, d);
+        for (int i = 0; i < d->nefc; i++) {
+            rows += d->efc_type[i] == GDN_CNSTR_LIMIT_TENDON;
+        }
+    }
+    free(q);
+    gdn_data_free(d);
+    gdn_model_free(m);
+    return rows;
+}
+
+// fixed tendons: limit and friction-loss rows on tendons (constant J spanning several joints),
+// tendon spring-dampers, tendon actuators (motor, position, velocity)
+static int test_tendon(void) {
+    CHECK(tendon_limit_rows("tendon_fixed.xml", setup_tendon, 16) > 0);
+    CHECK(check_model("tendon_fixed.xml", setup_tendon, 16, GDN_SOL_NEWTON,
+                      GDN_CONE_PYRAMIDAL) == 0);
+    CHECK(matches_newton("tendon_fixed.xml", setup_tendon, 6, GDN_SOL_CG,
+                         GDN_CONE_PYRAMIDAL) == 0);
+    CHECK(matches_newton("tendon_fixed.xml", setup_tendon, 6, GDN_SOL_PGS,
+                         GDN_CONE_PYRAMIDAL) == 0);
+    // the inertias move the tendon rows' R through tendon_invweight0
+    CHECK(check_params("tendon_fixed.xml", setup_tendon, 6) == 0);
+    return 0;
+}
+
+// spatial tendons through sites and a pulley (J moves with q: the rows' d(J) x, the frozen
+// forces' f dJ, the passive and actuator forces' dJ' f), a ball joint on the path
+// (measured: the FD error grows as eps shrinks, 2.9e-7 at 1e-6, 3.3e-6 at 1e-7: the solves'
+// round-off over 2 eps, as CG's above; eps 1e-5 keeps the truncation ~1e-10: 3.1e-8)
+static int test_tendon_spatial(void) {
+    const int limits = tendon_limit_rows("tendon_spatial.xml", setup_tendon, 16);
+    printf("    tendon_spatial.xml: %d tendon limit rows in the 16 states\n", limits);
+    CHECK(limits > 0);
+    EPS_SCALE = 10;
+    CHECK(check_model("tendon_spatial.xml", setup_tendon, 16, GDN_SOL_NEWTON,
+                      GDN_CONE_PYRAMIDAL) == 0);
+    EPS_SCALE = 1;
+    CHECK(matches_newton("tendon_spatial.xml", setup_tendon, 6, GDN_SOL_CG,
+                         GDN_CONE_PYRAMIDAL) == 0);
+    CHECK(check_params("tendon_spatial.xml", setup_tendon, 6) == 0);
+    return 0;
+}
+
+// tendons wrapping around cylinders and a sphere (outside wraps: the tangent points slide on
+// their geoms), joint limits, tendon friction loss and a tendon limit
+static void setup_wrap(const gdnModel* m, double* q, double* v, double* u,
+                       unsigned long long* rng) {
+    for (int i = 0; i < m->nq; i++) {
+        q[i] = gdn_test_uniform(rng, 0.3, 1.8);
+    }
+    for (int i = 0; i < m->nv; i++) {
+        v[i] = gdn_test_uniform(rng, -2, 2);
+    }
+    for (int i = 0; i < m->nu; i++) {
+        u[i] = gdn_test_uniform(rng, -1, 0.2);
+    }
+}
+
+// (the FD error falls as eps grows: 1.5e-6 at eps 3e-7, 1.2e-7 at 3e-6, 6.5e-8 at 1e-5: the
+// solves' round-off over 2 eps, as tendon_spatial's)
+static int test_tendon_wrap(void) {
+    EPS_SCALE = 10;
+    CHECK(check_model("tendon_wrap.xml", setup_wrap, 16, GDN_SOL_NEWTON, GDN_CONE_PYRAMIDAL) ==
+          0);
+    EPS_SCALE = 1;
+    CHECK(check_params("tendon_wrap.xml", setup_wrap, 6) == 0);
     return 0;
 }
 
@@ -711,6 +819,9 @@ int main(int argc, char** argv) {
         {"connect", test_connect},
         {"weld", test_weld},
         {"inertia_params", test_inertia_params},
+        {"tendon", test_tendon},
+        {"tendon_spatial", test_tendon_spatial},
+        {"tendon_wrap", test_tendon_wrap},
         {"report_margins", test_report_margins},
     };
     return gdn_test_main(argc, argv, cases, (int)(sizeof(cases) / sizeof(cases[0])));

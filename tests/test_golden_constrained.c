@@ -22,7 +22,8 @@
 static const char* const kModels[] = {
     "cnstr_arm_motor", "cnstr_box",   "cnstr_fourbar",  "cnstr_frictionloss", "cnstr_pendulum",
     "cnstr_sphere",    "cnstr_weld",  "dcon_pairs",     "scene_drop_box",     "scene_tip",
-    "sol_fourbar",     "sol_stack",   "tangent_box_scene",
+    "sol_fourbar",     "sol_stack",   "tangent_box_scene", "tendon_fixed", "tendon_spatial",
+    "tendon_wrap",
 };
 #define NMODEL ((int)(sizeof(kModels) / sizeof(kModels[0])))
 

@@ -21,7 +21,8 @@ static const char* const kModels[] = {
     "scene_drop_box",  "scene_drop_capsule", "scene_drop_cylinder", "scene_drop_sphere",
     "scene_meshes",    "scene_slide",      "scene_slide_elliptic", "scene_tip",
     "slider",          "sol_box",          "sol_fourbar",         "sol_frictionloss",
-    "sol_pendulum_limit", "sol_stack",
+    "sol_pendulum_limit", "sol_stack",    "tendon_fixed",        "tendon_spatial",
+    "tendon_wrap",
 };
 #define NMODEL ((int)(sizeof(kModels) / sizeof(kModels[0])))
 

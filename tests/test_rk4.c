@@ -128,7 +128,8 @@ static int smooth_rollout(const char* path) {
 static int test_rollout_smooth(void) {
     static const char* const models[] = {"pendulum.xml", "double_pendulum.xml", "arm7.xml",
                                          "ball_chain.xml", "box_spin.xml", "adj_free_spin.xml",
-                                         "humanoid32.xml"};
+                                         "humanoid32.xml", "tendon_fixed.xml",
+                                         "tendon_spatial.xml", "tendon_arm26.xml"};
     for (size_t i = 0; i < sizeof(models) / sizeof(models[0]); i++) {
         char path[1024];
         snprintf(path, sizeof(path), "%s/%s", GDN_TEST_MODELS, models[i]);
@@ -371,7 +372,9 @@ static int check_derivatives(const char* file, int constrained, int nstate, int*
 
 static int test_derivatives_smooth(void) {
     static const char* const models[] = {"arm7.xml", "ball_chain.xml", "adj_free_spin.xml",
-                                         "adj_free_leg.xml", "humanoid32.xml"};
+                                         "adj_free_leg.xml", "humanoid32.xml",
+                                         "tendon_fixed.xml", "tendon_spatial.xml",
+                                         "tendon_wrap.xml"};
     for (size_t i = 0; i < sizeof(models) / sizeof(models[0]); i++) {
         int compared = 0;
         CHECK(check_derivatives(models[i], 0, 4, &compared) == 0);
@@ -383,7 +386,8 @@ static int test_derivatives_smooth(void) {
 static int test_derivatives_constrained(void) {
     static const char* const models[] = {"scene_slide.xml", "scene_slide_elliptic.xml",
                                          "sol_pendulum_limit.xml", "sol_fourbar.xml",
-                                         "cnstr_frictionloss.xml", "scene_drop_box.xml"};
+                                         "cnstr_frictionloss.xml", "scene_drop_box.xml",
+                                         "tendon_fixed.xml", "tendon_spatial.xml"};
     for (size_t i = 0; i < sizeof(models) / sizeof(models[0]); i++) {
         int compared = 0;
         CHECK(check_derivatives(models[i], 1, 6, &compared) == 0);
@@ -631,6 +635,9 @@ static int test_adjoint(void) {
     CHECK(adjoint_check("adj_free_leg.xml", 0, 40) == 0);
     CHECK(adjoint_check("sol_pendulum_limit.xml", 1, 40) == 0);
     CHECK(adjoint_check("scene_slide.xml", 1, 30) == 0);
+    CHECK(adjoint_check("tendon_fixed.xml", 1, 30) == 0);
+    CHECK(adjoint_check("tendon_spatial.xml", 1, 30) == 0);
+    CHECK(adjoint_check("tendon_wrap.xml", 1, 30) == 0);
     return 0;
 }
 

@@ -41,7 +41,8 @@ static void random_state(const gdnModel* m, gdnData* d, unsigned long long* rng,
 
 static const char* const MODELS[] = {"pendulum.xml", "double_pendulum.xml", "arm7.xml",
                                      "ball_chain.xml", "box_spin.xml", "slider.xml",
-                                     "humanoid32.xml"};
+                                     "humanoid32.xml", "tendon_fixed.xml",
+                                     "tendon_spatial.xml", "tendon_wrap.xml"};
 #define NMODEL ((int)(sizeof(MODELS) / sizeof(MODELS[0])))
 
 // ---------------------------------------------------------------- Lie-group maps

@@ -55,6 +55,15 @@ typedef struct gdnData {
     double* site_xmat;      // (nsite x 9)
     double* subtree_com;    // (nbody x 3) centre of mass of each subtree
 
+    // tendons (MuJoCo 2.2.2's names; filled by the kinematics stage after the site frames)
+    double* ten_length;     // (ntendon) length
+    double* ten_velocity;   // (ntendon) d length / dt = ten_J qvel
+    double* ten_J;          // (ntendon x nv) dense Jacobian of the length, row-major
+    int* ten_wrapadr;       // (ntendon) first path point of each tendon in wrap_obj / wrap_xpos
+    int* ten_wrapnum;       // (ntendon) its number of path points (0 for a fixed tendon)
+    int* wrap_obj;          // (2 nwrap) path point object: -1 site, -2 pulley, >= 0 geom id
+    double* wrap_xpos;      // (2 nwrap x 3) path points, world frame
+
     // position-dependent: dynamics
     double* qM;             // (nv x nv) dense joint-space inertia, armature included
 

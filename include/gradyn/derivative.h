@@ -18,13 +18,14 @@ extern "C" {
 // intermediates. Returns GDN_ERR_NONFINITE for a non-finite state, GDN_ERR_MEMORY when the arena
 // is too small, GDN_ERR_ARG (as gdn_step) for NULL arguments, a d created for a model of other
 // sizes or options out of range. No allocation. A step with constraint rows (contacts, joint
-// limits, dof friction loss, connect and weld equalities) is differentiated by the implicit
-// function theorem at its solve's solution with the row states held (docs/derivatives.md);
+// and tendon limits, dof and tendon friction loss, connect and weld equalities) is
+// differentiated by the implicit function theorem at its solve's solution with the row states
+// held (docs/derivatives.md);
 // GDN_ERR_UNCONVERGED when that solve did not converge (or its forces are not the primal
 // optimum's at its acceleration), GDN_ERR_SINGULAR for a singular linearization and
-// GDN_ERR_UNSUPPORTED for rows without a derivative yet (tendon rows) or a contact whose
-// geometry has none (an MPR limit that is not differentiable: docs/derivatives.md): never a
-// derivative of another step.
+// GDN_ERR_UNSUPPORTED for a step with a tendon's inside wrap (a side site within its geom) or
+// a contact whose geometry has none (an MPR limit that is not differentiable:
+// docs/derivatives.md): never a derivative of another step.
 //
 // After each call d->deriv_flags, d->deriv_state_margin and d->deriv_activation_margin report
 // on the step differentiated (data.h):

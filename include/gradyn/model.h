@@ -77,7 +77,17 @@ typedef enum gdnEnableBit {
 } gdnEnableBit;
 
 // actuator transmission, dynamics, gain and bias types (MuJoCo's values)
-typedef enum gdnTrnType { GDN_TRN_JOINT = 0 } gdnTrnType;
+typedef enum gdnTrnType { GDN_TRN_JOINT = 0, GDN_TRN_TENDON = 3 } gdnTrnType;
+
+// tendon path objects (wrap_type): values equal MuJoCo's mjtWrap
+typedef enum gdnWrapType {
+    GDN_WRAP_NONE = 0,
+    GDN_WRAP_JOINT = 1,   // a fixed tendon's joint (wrap_prm: coef)
+    GDN_WRAP_PULLEY = 2,  // a spatial tendon's pulley (wrap_prm: divisor)
+    GDN_WRAP_SITE = 3,    // a spatial tendon's site
+    GDN_WRAP_SPHERE = 4,  // a wrapping sphere geom (wrap_prm: side site id or -1)
+    GDN_WRAP_CYLINDER = 5 // a wrapping cylinder geom (wrap_prm: side site id or -1)
+} gdnWrapType;
 typedef enum gdnDynType { GDN_DYN_NONE = 0 } gdnDynType;
 typedef enum gdnGainType { GDN_GAIN_FIXED = 0, GDN_GAIN_AFFINE = 1 } gdnGainType;
 typedef enum gdnBiasType { GDN_BIAS_NONE = 0, GDN_BIAS_AFFINE = 1 } gdnBiasType;
@@ -160,6 +170,8 @@ typedef struct gdnModel {
     int nmeshvert;  // vertices of all meshes
     int nmeshface;  // triangles of all meshes
     int nmeshgraph; // ints in mesh_graph
+    int ntendon;    // tendons (MJCF <tendon><fixed>, <spatial>)
+    int nwrap;      // path objects of all tendons
     int nsensor;     // sensors (MJCF <sensor>; include/gradyn/sensor.h)
     int nsensordata; // doubles in gdnData's sensordata (the sum of sensor_dim)
 
@@ -289,6 +301,31 @@ typedef struct gdnModel {
     double* actuator_ctrlrange; // (nu x 2)
     double* actuator_forcerange;// (nu x 2)
 
+    // tendons (ntendon; MuJoCo 2.2.2's tendon_* fields): each tendon's path is
+    // wrap_*[tendon_adr .. tendon_adr + tendon_num); a fixed tendon's length is
+    // sum coef q_joint, its Jacobian ten_J (gdnData) constant
+    int* tendon_adr;        // first path object
+    int* tendon_num;        // number of path objects
+    int* tendon_limited;    // has a length range (limit constraint rows)
+    double* tendon_range;   // (ntendon x 2) length limits
+    double* tendon_solref_lim; // (ntendon x 2) limit solref
+    double* tendon_solimp_lim; // (ntendon x 5) limit solimp
+    double* tendon_solref_fri; // (ntendon x 2) friction-loss solref
+    double* tendon_solimp_fri; // (ntendon x 5) friction-loss solimp
+    double* tendon_margin;     // limit margin
+    double* tendon_stiffness;  // spring: qfrc_passive -= ten_J' k (length - lengthspring)
+    double* tendon_damping;    // damper: qfrc_passive -= ten_J' b velocity (explicit)
+    double* tendon_frictionloss; // dry friction (a constraint row when > 0)
+    double* tendon_lengthspring; // spring rest length (springlength; < 0 in MJCF: the length
+                                 // at qpos_spring, computed by the loader)
+    double* tendon_length0;    // length at qpos0
+    double* tendon_invweight0; // J M^-1 J' at qpos0 (the rows' diagApprox)
+
+    // tendon path objects (nwrap)
+    int* wrap_type;         // gdnWrapType
+    int* wrap_objid;        // joint, site or geom id (-1 for a pulley)
+    double* wrap_prm;       // coef (joint), divisor (pulley), side site (geom)
+
     // equality constraints (neq): MuJoCo 2.2.2's eq_* layout (src/constraint/constraint.h)
     int* eq_type;           // 0 connect, 1 weld (MuJoCo's mjtEq)
     int* eq_obj1id;         // body 1
@@ -348,6 +385,7 @@ typedef struct gdnModel {
     int* name_siteadr;      // (nsite)
     int* name_actuatoradr;  // (nu)
     int* name_keyadr;       // (nkey)
+    int* name_tendonadr;    // (ntendon)
     int* name_sensoradr;    // (nsensor)
     char* names;            // (nnames)
 

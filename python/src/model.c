@@ -62,6 +62,15 @@ const gdnpyField gdnpy_model_fields[] = {
     MF(eq_type, 'i', NEQ, 1), MF(eq_obj1id, 'i', NEQ, 1), MF(eq_obj2id, 'i', NEQ, 1),
     MF(eq_active, 'i', NEQ, 1), MF(eq_solref, 'd', NEQ, 2), MF(eq_solimp, 'd', NEQ, 5),
     MF(eq_data, 'd', NEQ, GDN_NEQDATA),
+    MF(tendon_adr, 'i', NTENDON, 1), MF(tendon_num, 'i', NTENDON, 1),
+    MF(tendon_limited, 'i', NTENDON, 1), MF(tendon_range, 'd', NTENDON, 2),
+    MF(tendon_solref_lim, 'd', NTENDON, 2), MF(tendon_solimp_lim, 'd', NTENDON, 5),
+    MF(tendon_solref_fri, 'd', NTENDON, 2), MF(tendon_solimp_fri, 'd', NTENDON, 5),
+    MF(tendon_margin, 'd', NTENDON, 1), MF(tendon_stiffness, 'd', NTENDON, 1),
+    MF(tendon_damping, 'd', NTENDON, 1), MF(tendon_frictionloss, 'd', NTENDON, 1),
+    MF(tendon_lengthspring, 'd', NTENDON, 1), MF(tendon_length0, 'd', NTENDON, 1),
+    MF(tendon_invweight0, 'd', NTENDON, 1),
+    MF(wrap_type, 'i', NWRAP, 1), MF(wrap_objid, 'i', NWRAP, 1), MF(wrap_prm, 'd', NWRAP, 1),
     MF(key_time, 'd', NKEY, 1), MF(key_qpos, 'd', NKEY, -1), MF(key_qvel, 'd', NKEY, -2),
     MF(key_ctrl, 'd', NKEY, -3), MF(key_mpos, 'd', NKEY, -5), MF(key_mquat, 'd', NKEY, -6),
     MF(qpos0, 'd', NQ, 1), MF(qpos_spring, 'd', NQ, 1),
@@ -95,6 +104,9 @@ Py_ssize_t gdnpy_rows(const gdnModel* m, const gdnData* d, int rows)
         return d ? (d->nefc < 0 ? 0 : d->nefc > d->maxefc ? d->maxefc : d->nefc) : 0;
     case GDNPY_ROWS_MAXEFC: return d ? d->maxefc : 0;
     case GDNPY_ROWS_NMOCAP: return m->nmocap;
+    case GDNPY_ROWS_NTENDON: return m->ntendon;
+    case GDNPY_ROWS_NWRAP: return m->nwrap;
+    case GDNPY_ROWS_NWRAP2: return 2 * (Py_ssize_t)m->nwrap;
     case GDNPY_ROWS_NSENSOR: return m->nsensor;
     case GDNPY_ROWS_NSENSORDATA: return m->nsensordata;
     default: return 1;
@@ -221,7 +233,8 @@ static const struct {
 #define MS(n) {#n, offsetof(gdnModel, n)}
     MS(nq), MS(nv), MS(nu), MS(nbody), MS(njnt), MS(ngeom), MS(nsite), MS(nkey), MS(nnames),
     MS(nvert), MS(nconmax), MS(njmax), MS(npair), MS(nexclude), MS(neq), MS(nmocap), MS(nmesh),
-    MS(nmeshvert), MS(nmeshface), MS(nmeshgraph), MS(nsensor), MS(nsensordata),
+    MS(nmeshvert), MS(nmeshface), MS(nmeshgraph), MS(nsensor), MS(nsensordata), MS(ntendon),
+    MS(nwrap),
 #undef MS
 };
 

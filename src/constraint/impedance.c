@@ -31,6 +31,14 @@ static void row_params(const gdnModel* m, const gdnData* d, int i, double solref
         ref = m->dof_solref + GDN_NREF * id;
         imp = m->dof_solimp + GDN_NIMP * id;
         break;
+    case GDN_CNSTR_LIMIT_TENDON:
+        ref = m->tendon_solref_lim + GDN_NREF * id;
+        imp = m->tendon_solimp_lim + GDN_NIMP * id;
+        break;
+    case GDN_CNSTR_FRICTION_TENDON:
+        ref = m->tendon_solref_fri + GDN_NREF * id;
+        imp = m->tendon_solimp_fri + GDN_NIMP * id;
+        break;
     default:
         ref = d->contact[id].solref;
         imp = d->contact[id].solimp;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// The constraint rows (MuJoCo 2.2.2's mj_makeConstraint): driver, row storage, dof friction,
-// joint limits, diagApprox, and the row-space products the solvers use.
+// The constraint rows (MuJoCo 2.2.2's mj_makeConstraint): driver, row storage, dof and tendon
+// friction, joint and tendon limits, diagApprox, and the row-space products the solvers use.
 #include <math.h>
 #include <string.h>
 
@@ -107,6 +107,48 @@ static void rows_friction(const gdnModel* m, gdnData* d, double* jac) {
     }
 }
 
+// one friction-loss row per tendon with tendon_frictionloss > 0: J = ten_J (after the dofs')
+static void rows_friction_tendon(const gdnModel* m, gdnData* d) {
+    int full = 0;
+    for (int t = 0; t < m->ntendon; t++) {
+        if (m->tendon_frictionloss[t] > 0) {
+            if (full) {
+                d->nefc_overflow += 1;
+                continue;
+            }
+            full = gdn_rows_add(m, d, d->ten_J + (size_t)t * (size_t)m->nv, NULL, NULL,
+                                m->tendon_frictionloss[t], 1, GDN_CNSTR_FRICTION_TENDON, t);
+        }
+    }
+}
+
+// tendon limits (after the joints'): dist = side (range[side] - ten_length) for side -1
+// (lower) and +1 (upper), J = -side ten_J; a row when dist < margin
+static void rows_limit_tendon(const gdnModel* m, gdnData* d, double* jac) {
+    const int nv = m->nv;
+    int full = 0;
+    for (int t = 0; t < m->ntendon; t++) {
+        if (!m->tendon_limited[t]) {
+            continue;
+        }
+        const double margin = m->tendon_margin[t];
+        const double* J = d->ten_J + (size_t)t * (size_t)nv;
+        for (int side = -1; side <= 1; side += 2) {
+            double dist = side * (m->tendon_range[2 * t + (side + 1) / 2] - d->ten_length[t]);
+            if (dist < margin) {
+                if (full) {
+                    d->nefc_overflow += 1;
+                    continue;
+                }
+                for (int k = 0; k < nv; k++) {
+                    jac[k] = J[k] * -(double)side;
+                }
+                full = gdn_rows_add(m, d, jac, &dist, &margin, 0, 1, GDN_CNSTR_LIMIT_TENDON, t);
+            }
+        }
+    }
+}
+
 // joint limits: hinge/slide dist = side (range[side] - q) for side -1 (lower) and +1 (upper),
 // J = -side e_dof; ball dist = max(range) - angle, J = -axis. A row when dist < margin
 static void rows_limit(const gdnModel* m, gdnData* d, double* jac) {
@@ -180,6 +222,10 @@ void gdn_rows_diag_approx(const gdnModel* m, gdnData* d) {
         case GDN_CNSTR_LIMIT_JOINT:
             dA[i] = m->dof_invweight0[m->jnt_dofadr[id]];
             break;
+        case GDN_CNSTR_FRICTION_TENDON:
+        case GDN_CNSTR_LIMIT_TENDON:
+            dA[i] = m->tendon_invweight0[id];
+            break;
         case GDN_CNSTR_CONTACT_FRICTIONLESS:
         case GDN_CNSTR_CONTACT_PYRAMIDAL:
         case GDN_CNSTR_CONTACT_ELLIPTIC: {
@@ -232,9 +278,11 @@ gdnStatus gdn_make_constraint(const gdnModel* m, gdnData* d) {
     }
     if (!(m->opt.disableflags & GDN_DSBL_FRICTIONLOSS)) {
         rows_friction(m, d, scratch);
+        rows_friction_tendon(m, d);
     }
     if (!(m->opt.disableflags & GDN_DSBL_LIMIT)) {
         rows_limit(m, d, scratch);
+        rows_limit_tendon(m, d, scratch);
     }
     if (!(m->opt.disableflags & GDN_DSBL_CONTACT)) {
         gdn_rows_contact(m, d, scratch);

@@ -10,6 +10,7 @@
 #include "constraint/constraint.h"
 #include "constraint/solver.h"
 #include "kinematics/kinematics_derivative_sweep.h"
+#include "kinematics/tendon_derivative.h"
 #include "math/vec.h"
 
 static const double kIdentity[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
@@ -24,6 +25,10 @@ typedef struct {
     double cb[3];        // b = sum_k cb_k frame row k
     int dof;             // dof-type rows: the (first) dof, else -1
     int ndof;            // dof-type rows: 1, or 3 for a ball joint's limit
+    int tendon;          // tendon rows (limit, friction loss): the tendon, else -1; the row's
+                         // J is the row of efc_J, no body sites
+    int djrow;           // a spatial tendon's row: its DJ = d J / dq (nv x nv) at lin->tDJ +
+                         // djrow nv^2; -1 for a fixed tendon (constant J)
     int contact;         // contact rows: the contact, else -1
     int eqrow;           // equality rows: the row within the equality (connect 0..2, weld
                          // 0..5), else -1
@@ -164,7 +169,7 @@ static int group_first(const gdnData* d, int i) {
 // the site of row i; 0, or -1 with *what naming a row kind without a derivative yet
 static int row_site(const gdnModel* m, const gdnData* d, int i, rowSite* s, const char** what) {
     memset(s, 0, sizeof(*s));
-    s->dof = s->contact = s->eqrow = -1;
+    s->dof = s->contact = s->eqrow = s->tendon = s->djrow = -1;
     s->ndof = 1;
     s->frame = kIdentity;
     const int id = d->efc_id[i];
@@ -234,10 +239,32 @@ static int row_site(const gdnModel* m, const gdnData* d, int i, rowSite* s, cons
     case GDN_CNSTR_FRICTION_DOF:
         s->dof = id;
         return 0;
+    case GDN_CNSTR_LIMIT_TENDON:
+    case GDN_CNSTR_FRICTION_TENDON:
+        s->tendon = id;
+        return 0;
     default:
-        *what = "tendon row";
+        *what = "constraint row kind";
         return -1;
     }
+}
+
+// A tendon row (J_i the row of efc_J; a spatial tendon's moves by DJ_i dq, which adds
+// (DJ_i dq) . x to djar0, (DJ_i dq) . v to d vel and f DJ_i dq to the frozen force J_i' f,
+// below): d vel = J_i dv; a limit's pos =
+// dist = -side (L - range) moves by d pos = J_i dq (its J is -side ten_J), and so does its
+// violation; a friction-loss row has pos 0. With dv = 0:
+//   djar0_i = -d aref_i = K (imp' (pos - margin) + imp) J_i dq =: tq_i J_i dq,
+//   dlogD_i = c_i imp' J_i dq =: tl_i J_i dq
+static void tendon_row_coefs(const gdnData* d, const gdnRowsLinear* lin, int i, double* tq,
+                             double* tl) {
+    const double* kbip = d->efc_KBIP + 4 * i;
+    if (d->efc_type[i] != GDN_CNSTR_LIMIT_TENDON) {
+        *tq = *tl = 0;
+        return;
+    }
+    *tq = kbip[0] * (kbip[3] * (d->efc_pos[i] - d->efc_margin[i]) + kbip[2]);
+    *tl = lin->c[i] * kbip[3];
 }
 
 // r = sum_k c_k frame row k
@@ -339,7 +366,8 @@ static void lin_margins(const gdnModel* m, const gdnData* d, const double* jar,
     for (int i = 0; i < d->nefc; i++) {
         const int type = d->efc_type[i];
         const double scale = fabs(jar[i] + d->efc_aref[i]) + fabs(d->efc_aref[i]) + 1e-300;
-        if (type == GDN_CNSTR_LIMIT_JOINT || type == GDN_CNSTR_CONTACT_FRICTIONLESS ||
+        if (type == GDN_CNSTR_LIMIT_JOINT || type == GDN_CNSTR_LIMIT_TENDON ||
+            type == GDN_CNSTR_CONTACT_FRICTIONLESS ||
             type == GDN_CNSTR_CONTACT_PYRAMIDAL || type == GDN_CNSTR_CONTACT_ELLIPTIC) {
             act = fmin(act, fabs(d->efc_pos[i] - d->efc_margin[i]));
         }
@@ -393,6 +421,7 @@ gdnStatus gdn_rows_linear_build(const gdnModel* m, gdnData* d, const double* S, 
         return GDN_ERR_MEMORY;
     }
     lin->site = site;
+    int nspatial = 0;
     for (int i = 0; i < nefc; i++) {
         rowSite* s = site + i;
         if (row_site(m, d, i, s, what) != 0) {
@@ -400,6 +429,44 @@ gdnStatus gdn_rows_linear_build(const gdnModel* m, gdnData* d, const double* S, 
         }
         combine_rows(lin->a + 3 * i, s->frame, s->ca);
         combine_rows(lin->b + 3 * i, s->frame, s->cb);
+        if (s->tendon >= 0 && gdn_tendon_is_spatial(m, s->tendon)) {
+            s->djrow = nspatial++;
+        }
+    }
+    // the spatial tendon rows' DJ_i = sign_i DJ (sign_i: the row's J is ten_J or -ten_J)
+    lin->tDJ = NULL;
+    if (nspatial > 0) {
+        const size_t n = (size_t)nv;
+        lin->tDJ = gdn_arena_doubles(d, (size_t)nspatial * n * n);
+        size_t mark = gdn_arena_mark(d);
+        gdnTendonWork w;
+        if (!lin->tDJ || gdn_tendon_work_alloc(m, d, &w) != GDN_OK) {
+            return GDN_ERR_MEMORY;
+        }
+        for (int i = 0; i < nefc; i++) {
+            const rowSite* s = site + i;
+            if (s->djrow < 0) {
+                continue;
+            }
+            double L, V;
+            double* DJ = lin->tDJ + (size_t)s->djrow * n * n;
+            if (gdn_tendon_linear(m, d, w.S, s->tendon, &L, &V, w.J, DJ, w.scratch) < 0) {
+                *what = GDN_TENDON_WRAP_WHAT;
+                return GDN_ERR_UNSUPPORTED;
+            }
+            const double* Ji = d->efc_J + (size_t)i * n;
+            const double* Jt = d->ten_J + (size_t)s->tendon * n;
+            int kmax = 0;
+            for (int k = 1; k < nv; k++) {
+                kmax = fabs(Jt[k]) > fabs(Jt[kmax]) ? k : kmax;
+            }
+            if (nv > 0 && Ji[kmax] != Jt[kmax]) {
+                for (size_t k = 0; k < n * n; k++) {
+                    DJ[k] = -DJ[k];
+                }
+            }
+        }
+        gdn_arena_reset(d, mark);
     }
     // every included contact's pair has a geometry derivative
     for (int k = 0; k < d->ncon; k++) {
@@ -483,6 +550,14 @@ void gdn_rows_wrench(const gdnModel* m, const gdnData* d, const gdnRowsLinear* l
         if (f == 0) {
             continue;
         }
+        if (s.tendon >= 0) {
+            // J' f over every column (constant J: no body wrench moves with it)
+            const double* J = d->efc_J + (size_t)i * (size_t)m->nv;
+            for (int k = 0; qfrc && k < m->nv; k++) {
+                qfrc[k] += J[k] * f;
+            }
+            continue;
+        }
         if (s.dof >= 0) {
             if (qfrc) {
                 qfrc[s.dof] += d->efc_J[(size_t)i * (size_t)m->nv + (size_t)s.dof] * f;
@@ -540,7 +615,29 @@ static void row_tangent(const gdnModel* m, const gdnData* d, const gdnRowsLinear
     const double* b = lin->b + 3 * i;
     const double f = d->efc_force[i];
     double djx = 0, dvel = 0, dpos = 0, dviol = 0;
-    if (sp->dof >= 0) {
+    if (sp->tendon >= 0) {
+        const double* J = d->efc_J + (size_t)i * (size_t)nv;
+        for (int k = 0; k < nv; k++) {
+            dvel += dv ? J[k] * dv[k] : 0;
+            dpos += dq && d->efc_type[i] == GDN_CNSTR_LIMIT_TENDON ? J[k] * dq[k] : 0;
+        }
+        dviol = dpos;
+        if (sp->djrow >= 0 && dq) {
+            // w = DJ_i dq: djx = w . x, d vel += w . v, the frozen force's f w
+            const double* DJ = lin->tDJ + (size_t)sp->djrow * (size_t)nv * (size_t)nv;
+            for (int r = 0; r < nv; r++) {
+                double wr = 0;
+                for (int c = 0; c < nv; c++) {
+                    wr += DJ[(size_t)r * (size_t)nv + (size_t)c] * dq[c];
+                }
+                djx += wr * lin->x[r];
+                dvel += wr * d->qvel[r];
+                if (dqfrc) {
+                    dqfrc[r] += f * wr;
+                }
+            }
+        }
+    } else if (sp->dof >= 0) {
         // J_i = c on the row's dofs: d vel = c dv + d(c) v, a limit's d pos = c dq; c is
         // constant but for a ball limit's (-n: dc = -A dq, and the frozen force -f n moves
         // by -f A dq)
@@ -660,7 +757,7 @@ gdnStatus gdn_rows_jvp(const gdnModel* m, gdnData* d, const gdnRowsLinear* lin,
     for (int i = 0; i < d->nefc; i++) {
         const rowSite* sp = site + i;
         // a body row whose two bodies do not move along this direction: no tangent
-        if (moved && !lin->dsize && sp->dof < 0 && !moved[sp->body[0]] &&
+        if (moved && !lin->dsize && sp->dof < 0 && sp->tendon < 0 && !moved[sp->body[0]] &&
             !moved[sp->body[1]]) {
             djar0[i] = 0;
             dlogD[i] = 0;
@@ -684,25 +781,29 @@ gdnStatus gdn_rows_twist_forms(const gdnModel* m, gdnData* d, const gdnRowsLinea
     const size_t ne = (size_t)(nefc > 0 ? nefc : 1);
     const rowSite* site = lin->site;
     // the groups: consecutive body rows of one constraint (same type and id)
-    F->group = gdn_arena_ints(d, 6 * ne + 1);
+    F->group = gdn_arena_ints(d, 8 * ne + 1);
     if (!F->group) {
         return GDN_ERR_MEMORY;
     }
     F->body = F->group + ne;
     F->dof = F->body + 2 * ne;
     F->ndof = F->dof + ne;
-    F->group_row = F->ndof + ne;
+    F->tendon = F->ndof + ne;
+    F->djrow = F->tendon + ne;
+    F->group_row = F->djrow + ne;
     int ng = 0;
     for (int i = 0; i < nefc; i++) {
         F->body[2 * i] = site[i].body[0];
         F->body[2 * i + 1] = site[i].body[1];
         F->dof[i] = site[i].dof;
         F->ndof[i] = site[i].dof >= 0 ? site[i].ndof : 0;
-        if (site[i].dof >= 0) {
+        F->tendon[i] = site[i].tendon;
+        if (site[i].dof >= 0 || site[i].tendon >= 0) {
             F->group[i] = -1;
             continue;
         }
-        if (i == 0 || site[i - 1].dof >= 0 || d->efc_type[i - 1] != d->efc_type[i] ||
+        if (i == 0 || site[i - 1].dof >= 0 || site[i - 1].tendon >= 0 ||
+            d->efc_type[i - 1] != d->efc_type[i] ||
             d->efc_id[i - 1] != d->efc_id[i]) {
             F->group_row[ng++] = i;
         }
@@ -710,7 +811,7 @@ gdnStatus gdn_rows_twist_forms(const gdnModel* m, gdnData* d, const gdnRowsLinea
     }
     F->ngroup = ng;
     F->group_row[ng] = nefc;
-    F->gxi = gdn_arena_doubles(d, 51 * ne + 144 * (size_t)(ng > 0 ? ng : 1));
+    F->gxi = gdn_arena_doubles(d, 53 * ne + 144 * (size_t)(ng > 0 ? ng : 1));
     if (!F->gxi) {
         return GDN_ERR_MEMORY;
     }
@@ -719,9 +820,42 @@ gdnStatus gdn_rows_twist_forms(const gdnModel* m, gdnData* d, const gdnRowsLinea
     F->gdq = F->gT + 12 * ne;
     F->ldq = F->gdq + 3 * ne;
     F->Qdq = F->ldq + 3 * ne;
-    F->GW = F->Qdq + 9 * ne;
-    // zero: the forms of the sides welded to the world and the dof rows' unused entries
-    memset(F->gxi, 0, sizeof(double) * 24 * ne);
+    F->tq = F->Qdq + 9 * ne;
+    F->tl = F->tq + ne;
+    F->GW = F->tl + ne;
+    // zero: the forms of the sides welded to the world and the dof and tendon rows' unused
+    // entries (gT included: a body row's is set below)
+    memset(F->gxi, 0, sizeof(double) * 36 * ne);
+    F->tDJ = lin->tDJ;
+    F->tz = NULL;
+    int nspatial = 0;
+    for (int i = 0; i < nefc; i++) {
+        F->tq[i] = F->tl[i] = 0;
+        F->djrow[i] = site[i].djrow;
+        nspatial += site[i].djrow >= 0;
+        if (site[i].tendon >= 0) {
+            tendon_row_coefs(d, lin, i, F->tq + i, F->tl + i);
+        }
+    }
+    if (nspatial > 0) {
+        // tz_i = DJ_i' (x + B_i v): a position column's d(J_i) x + B_i d(J_i) v
+        const size_t n = (size_t)nv;
+        F->tz = gdn_arena_doubles(d, (size_t)nefc * n + 1);
+        double* u = gdn_arena_doubles(d, n + 1);
+        if (!F->tz || !u) {
+            return GDN_ERR_MEMORY;
+        }
+        for (int i = 0; i < nefc; i++) {
+            if (site[i].djrow < 0) {
+                continue;
+            }
+            const double Bi = d->efc_KBIP[4 * i + 1];
+            for (int r = 0; r < nv; r++) {
+                u[r] = lin->x[r] + Bi * d->qvel[r];
+            }
+            gdn_tendon_dj_mul_t(nv, lin->tDJ + (size_t)site[i].djrow * n * n, u, F->tz + i * n);
+        }
+    }
     memset(F->gdq, 0, sizeof(double) * 15 * ne);
     memset(F->GW, 0, sizeof(double) * 144 * (size_t)ng);
 
@@ -877,6 +1011,31 @@ gdnStatus gdn_rows_vjp(const gdnModel* m, gdnData* d, const gdnRowsLinear* lin,
             dimpbar += lin->c[i] * dlogDbar[i];
         }
         const double dviolbar = kbip[3] * dimpbar;
+        if (s.tendon >= 0) {
+            // dvel = J dv, a limit's dpos = dviol = J dq
+            const double* J = d->efc_J + (size_t)i * (size_t)nv;
+            const int limit = d->efc_type[i] == GDN_CNSTR_LIMIT_TENDON;
+            for (int k = 0; k < nv; k++) {
+                if (gv) {
+                    gv[k] += J[k] * dvelbar;
+                }
+                if (gq && limit) {
+                    gq[k] += J[k] * (dposbar + dviolbar);
+                }
+            }
+            if (s.djrow >= 0 && gq) {
+                // gq += DJ_i' (jb x + dvelbar v + f dqfrcbar)
+                const double* DJ = lin->tDJ + (size_t)s.djrow * (size_t)nv * (size_t)nv;
+                for (int r = 0; r < nv; r++) {
+                    const double ur = jb * lin->x[r] + dvelbar * d->qvel[r] +
+                                      (dqfrcbar ? f * dqfrcbar[r] : 0);
+                    for (int c = 0; ur != 0 && c < nv; c++) {
+                        gq[c] += DJ[(size_t)r * (size_t)nv + (size_t)c] * ur;
+                    }
+                }
+            }
+            continue;
+        }
         if (s.dof >= 0) {
             const double* cj = d->efc_J + (size_t)i * (size_t)nv + (size_t)s.dof;
             for (int k = 0; k < s.ndof; k++) {
@@ -982,8 +1141,9 @@ gdnStatus gdn_rows_vjp(const gdnModel* m, gdnData* d, const gdnRowsLinear* lin,
 // gdn_rows_diag_approx; a contact's rows all follow its first row's R, whose dA is tran =
 // bw[2 b1] + bw[2 b2] times (1 + mu_0^2) for a pyramid, a factor that cancels in d log dA):
 // d log D_i = -d log dA = -(sum of the weights' tangents) / dA. idx[0..n) are the weights'
-// indices into (body_invweight0, dof_invweight0) stacked (2 nbody + nv); returns n (0: the row
-// does not follow them: R clamped at GDN_MINVAL, dA <= 0 or a tendon row) and dA
+// indices into (body_invweight0, dof_invweight0, tendon_invweight0) stacked (2 nbody + nv +
+// ntendon); returns n (0: the row does not follow them: R clamped at GDN_MINVAL or dA <= 0) and
+// dA
 static int row_weights(const gdnModel* m, const gdnData* d, int i, int idx[2], double* dA) {
     const double* bw = m->body_invweight0;
     const int id = d->efc_id[i], nb2 = 2 * m->nbody;
@@ -1003,6 +1163,11 @@ static int row_weights(const gdnModel* m, const gdnData* d, int i, int idx[2], d
         *dA = m->dof_invweight0[dof];
         return *dA > 0 ? n : 0;
     }
+    case GDN_CNSTR_FRICTION_TENDON:
+    case GDN_CNSTR_LIMIT_TENDON:
+        idx[n++] = nb2 + m->nv + id;
+        *dA = m->tendon_invweight0[id];
+        return *dA > 0 ? n : 0;
     case GDN_CNSTR_CONTACT_FRICTIONLESS:
     case GDN_CNSTR_CONTACT_PYRAMIDAL:
     case GDN_CNSTR_CONTACT_ELLIPTIC:

@@ -19,7 +19,8 @@
 // row j - 3). Connect: b_0 = body 1 at its anchor (+1), b_1 = body 2 at its anchor (-1), a_i the
 // world axis of row i; a weld's rotation rows b_i = columns of 0.5 ts R2 (e0 I + [ev]x) (rows_
 // derivative.c). Joint limits and dof friction loss: J_i = c_i on the joint's dofs, constant
-// but for a ball limit's -n (n the unit rotation vector). The rows' generalized force J' f is
+// but for a ball limit's -n (n the unit rotation vector). Fixed-tendon limits and friction
+// loss: J_i = -side ten_J or ten_J, constant, on any dofs. The rows' generalized force J' f is
 // then the body wrenches
 //   W_s = sigma_s sum_i f_i [p_s x a_i + b_i; a_i]
 // plus c_i f_i at the dofs of dof-type rows.
@@ -54,6 +55,8 @@ typedef struct gdnRowsLinear {
     const double* dsize; // NULL (gdn_rows_linear_build), or ngeom x 3: a direction in the geom
                          // sizes that gdn_rows_jvp's contact geometry tangents then include
     const void* site;         // nefc: each row's site (rows_derivative.c)
+    double* tDJ;              // the spatial tendon rows' DJ_i = d J_i / dq (nv x nv each, in
+                              // row order; NULL without such rows)
     double state_margin;      // how far from another branch (d->deriv_state_margin, data.h)
     double activation_margin; // (d->deriv_activation_margin)
 } gdnRowsLinear;
@@ -65,7 +68,7 @@ typedef struct gdnRowsLinear {
 // The linearization at x: directions, H_s from the row states of the primal update at
 // jar = J x - aref (the states and forces in d are left as the solve left them), Tx and Tv
 // from the dof axes S (gdn_dof_axes_about(m, d, 0, S)). GDN_ERR_UNSUPPORTED (with *what naming the row
-// kind) for rows without a derivative yet (tendon rows) or a contact
+// kind) for rows without a derivative or a contact
 // pair without a geometry derivative; GDN_ERR_UNCONVERGED when the solver's forces are not the
 // primal update's at x (GDN_ROWS_FORCE_TOL; also with GDN_ENBL_ONESIDED: such an iterate is
 // no branch's solution); GDN_ERR_MEMORY when the arena is short.
@@ -124,6 +127,17 @@ typedef struct gdnRowsTwistForms {
     int* body;      // 2 nefc: each body row's site bodies b_0, b_1 (0 for a dof row)
     int* dof;       // nefc: a dof row's first dof (-1 for a body row)
     int* ndof;      // nefc: a dof row's dof count (0 for a body row)
+    int* tendon;    // nefc: a tendon row's tendon (-1 otherwise): J_i the row of efc_J, no
+                    // sites, no wrenches; for a position direction dq
+                    //   djar0_i = tq_i J_i dq + (DJ_i dq) . (x + B_i v),  dlogD_i = tl_i J_i dq,
+                    //   dqfrc += f_i DJ_i dq,
+                    // and for dv: djar0_i = B_i J_i dv. DJ_i = d J_i / dq is 0 for a fixed
+                    // tendon (constant J), else at tDJ + djrow_i nv^2
+    double* tq;     // nefc
+    double* tl;     // nefc
+    int* djrow;     // nefc: -1, or a spatial tendon row's DJ_i index
+    const double* tDJ; // the linearization's DJ_i (lin->tDJ)
+    double* tz;     // nefc x nv: DJ_i' (x + B_i v) on the spatial tendon rows (NULL without)
 } gdnRowsTwistForms;
 
 gdnStatus gdn_rows_twist_forms(const gdnModel* m, gdnData* d, const gdnRowsLinear* lin,
@@ -143,9 +157,10 @@ gdnStatus gdn_rows_vjp(const gdnModel* m, gdnData* d, const gdnRowsLinear* lin,
                        double* gq, double* gv);
 
 // the inertia-parameter path of D (R = (1 - imp) / imp diagApprox, diagApprox from the inverse
-// weights), weights stacked as w = (body_invweight0 (2 nbody), dof_invweight0 (nv)):
-// the adjoint ACCUMULATES gw (2 nbody + nv) from dlogDbar (nefc); the tangent ADDS to dlogD
-// (nefc) the share of the weights' tangent dw. setconst_derivative.h links w to the inertias
+// weights), weights stacked as w = (body_invweight0 (2 nbody), dof_invweight0 (nv),
+// tendon_invweight0 (ntendon)): the adjoint ACCUMULATES gw (2 nbody + nv + ntendon) from
+// dlogDbar (nefc); the tangent ADDS to dlogD (nefc) the share of the weights' tangent dw.
+// setconst_derivative.h links w to the inertias
 void gdn_rows_weights_vjp(const gdnModel* m, const gdnData* d, const double* dlogDbar,
                           double* gw);
 void gdn_rows_weights_jvp(const gdnModel* m, const gdnData* d, const double* dw,

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Compile-time constants of the constraint model at qpos0 (MuJoCo 2.2.2's mj_setConst part):
-// body_invweight0, dof_invweight0 and the derived eq_data anchors / relative poses.
+// body_invweight0, dof_invweight0, tendon_invweight0, the derived eq_data anchors / relative
+// poses, tendon_length0 and the tendon spring lengths MJCF left to the compiler.
 #include <stdlib.h>
 #include <string.h>
 
@@ -104,6 +105,7 @@ static gdnStatus set_weights(gdnModel* m, gdnData* d) {
     }
     memset(m->body_invweight0, 0, sizeof(double) * 2 * (size_t)m->nbody);
     memset(m->dof_invweight0, 0, sizeof(double) * (size_t)nv);
+    memset(m->tendon_invweight0, 0, sizeof(double) * (size_t)m->ntendon);
     if (nv == 0) {
         goto done;
     }
@@ -170,6 +172,11 @@ static gdnStatus set_weights(gdnModel* m, gdnData* d) {
             }
         }
     }
+
+    // tendons: ten_J M^-1 ten_J' at qpos0 (a tendon may span trees: every dof visited)
+    for (int t = 0; t < m->ntendon; t++) {
+        m->tendon_invweight0[t] = mean_inverse_weight(L, nv, first, d->ten_J, t, 1, 0, nv, y);
+    }
 done:
     free(L);
     free(J);
@@ -200,8 +207,20 @@ static gdnStatus constants_at_qpos0(gdnModel* m, int complete_eq) {
     }
     if (complete_eq) {
         complete_eq_data(m, d);
+        // tendon_length0 at qpos0; a negative spring length: the length at qpos_spring
+        // (MuJoCo's setSpring)
+        memcpy(m->tendon_length0, d->ten_length, sizeof(double) * (size_t)m->ntendon);
     }
     st = set_weights(m, d);
+    if (complete_eq && st == GDN_OK && m->ntendon > 0) {
+        memcpy(d->qpos, m->qpos_spring, sizeof(double) * (size_t)m->nq);
+        gdn_kinematics(m, d);
+        for (int t = 0; t < m->ntendon; t++) {
+            if (m->tendon_lengthspring[t] < 0) {
+                m->tendon_lengthspring[t] = d->ten_length[t];
+            }
+        }
+    }
     gdn_data_free(d);
     return st;
 }

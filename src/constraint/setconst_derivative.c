@@ -19,9 +19,11 @@
 // At qpos0, W = M^-1 and for body b the COM Jacobian (Jp; Jr) (gdn_jac_body_com):
 //   body_invweight0[2b] = tr(Jp W Jp') / 3,  body_invweight0[2b+1] = tr(Jr W Jr') / 3,
 //   dof_invweight0 of a joint's group g (hinge/slide; ball; free translation, free rotation) =
-//   sum_{k in g} W_kk / |g| on every dof of g.
+//   sum_{k in g} W_kk / |g| on every dof of g, tendon_invweight0[t] = J_t W J_t' (J_t = ten_J at
+//   qpos0, which the inertias do not move).
 // With the cotangents gbw, gdw: s = <gbw, body_invweight0> + <gdw, dof_invweight0> = tr(W G),
-//   G = sum_b (gbw_2b / 3) Jp' Jp + (gbw_2b+1 / 3) Jr' Jr + sum_g (sum_{i in g} gdw_i / |g|) I_g.
+//   G = sum_b (gbw_2b / 3) Jp' Jp + (gbw_2b+1 / 3) Jr' Jr + sum_g (sum_{i in g} gdw_i / |g|) I_g
+//       + sum_t gdw_(nv + t) J_t' J_t.
 // Then ds = -<dM, Y> (Y = W G W) + sum_b (2 gbw_2b / 3) tr(Jp W dJp'), where M(pi) enters as
 //   <dM, Y> = sum_b <dI_b, J_b Y J_b'>  (M = sum_b J_b' I_b J_b, J_b the body's 6 x nv Jacobian
 // about the origin: the dof axes on its path) and the COM c_b = xpos + R ipos moves Jp's
@@ -61,7 +63,7 @@ gdnStatus gdn_constraint_weights_vjp(const gdnModel* m, gdnData* d, const double
     for (int i = 0; gbw && i < 2 * m->nbody; i++) {
         any |= gbw[i] != 0;
     }
-    for (int i = 0; gdw && i < nv; i++) {
+    for (int i = 0; gdw && i < nv + m->ntendon; i++) {
         any |= gdw[i] != 0;
     }
     if (nv == 0 || !any) {
@@ -141,6 +143,16 @@ gdnStatus gdn_constraint_weights_vjp(const gdnModel* m, gdnData* d, const double
         }
     }
 
+    for (int t = 0; status == GDN_OK && gdw && t < m->ntendon; t++) {
+        const double c = gdw[nv + t];
+        const double* Jt = d->ten_J + (size_t)t * n;
+        for (size_t i = 0; c != 0 && i < n; i++) {
+            for (size_t k = 0; Jt[i] != 0 && k < n; k++) {
+                G[i * n + k] += c * Jt[i] * Jt[k];
+            }
+        }
+    }
+
     // Y = W G W;  gparam += -sum_k (dr(a = Y_k)/dpi)' e_k + (dr(a = 0)/dpi)' 1
     for (size_t i = 0; status == GDN_OK && i < n; i++) {
         for (size_t k = 0; k < n; k++) {
@@ -189,7 +201,7 @@ gdnStatus gdn_constraint_weights_jvp(const gdnModel* m, gdnData* d, const double
                                      double* dbw, double* ddw) {
     const int nv = m->nv, nq = m->nq;
     memset(dbw, 0, sizeof(double) * 2 * (size_t)m->nbody);
-    memset(ddw, 0, sizeof(double) * (size_t)(nv > 0 ? nv : 1));
+    memset(ddw, 0, sizeof(double) * (size_t)(nv + m->ntendon > 0 ? nv + m->ntendon : 1));
     if (nv == 0 || !dparam) {
         return GDN_OK;
     }
@@ -264,6 +276,16 @@ gdnStatus gdn_constraint_weights_jvp(const gdnModel* m, gdnData* d, const double
                 ddw[dof + k] = ddw[dof];
             }
         }
+    }
+    // tendons: x = J_t (fixed by the kinematics at qpos0), d(x W x') = -w' (dr(w) - dr(0))
+    for (int t = 0; status == GDN_OK && t < m->ntendon; t++) {
+        gdn_chol_solve(w, L, d->ten_J + (size_t)t * n, nv);
+        status = gdn_residual_jvp_ex(m, d, w, NULL, &dir, dMw);
+        double val = 0;
+        for (size_t k = 0; k < n; k++) {
+            val -= w[k] * (dMw[k] - dr0[k]);
+        }
+        ddw[nv + t] = val;
     }
     if (status == GDN_ERR_SINGULAR) {
         status = GDN_OK;

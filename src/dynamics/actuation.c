@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Actuation: joint transmissions, gain/bias force laws and qfrc_actuator (MuJoCo 2.2.2 semantics).
+// Actuation: joint and tendon transmissions, gain/bias force laws and qfrc_actuator (MuJoCo 2.2.2
+// semantics).
 #include <string.h>
 
 #include <gradyn/gradyn.h>
@@ -24,10 +25,17 @@ static int is_bad(double x) {
 // on a hinge/slide dof, gear[0:3] on a ball's dofs, gear[0:6] on a free joint's dofs;
 // length = gear[0] q (hinge, slide), gear[0:3] . rotvec(quat) (ball), 0 (free: MuJoCo defines
 // no meaningful length)
+// A tendon transmission: length = gear[0] ten_length, velocity = gear[0] ten_velocity, moment =
+// ten_J gear[0]
 static void joint_transmission(const gdnModel* m, const gdnData* d, int i,
                                       double* length, double* velocity) {
     int jnt = m->actuator_trnid[2 * i];
     const double* gear = m->actuator_gear + 6 * i;
+    if (m->actuator_trntype[i] == GDN_TRN_TENDON) {
+        *length = d->ten_length[jnt] * gear[0];
+        *velocity = d->ten_velocity[jnt] * gear[0];
+        return;
+    }
     const double* q = d->qpos + m->jnt_qposadr[jnt];
     const double* v = d->qvel + m->jnt_dofadr[jnt];
     double axis[3];
@@ -73,10 +81,17 @@ static inline double actuator_force(const gdnModel* m, int i, double ctrl, doubl
 }
 
 // qfrc_actuator += moment_i' force (the moment row of joint_transmission)
-static inline void add_moment_force(const gdnModel* m, double* qfrc_actuator, int i,
-                                    double force) {
+static inline void add_moment_force(const gdnModel* m, const gdnData* d,
+                                    double* qfrc_actuator, int i, double force) {
     int jnt = m->actuator_trnid[2 * i];
     const double* gear = m->actuator_gear + 6 * i;
+    if (m->actuator_trntype[i] == GDN_TRN_TENDON) {
+        const double* J = d->ten_J + (size_t)jnt * (size_t)m->nv;
+        for (int k = 0; k < m->nv; k++) {
+            qfrc_actuator[k] += (J[k] * gear[0]) * force;
+        }
+        return;
+    }
     double* qfrc = qfrc_actuator + m->jnt_dofadr[jnt];
     switch (m->jnt_type[jnt]) {
     case GDN_JNT_FREE:
@@ -128,9 +143,10 @@ void gdn_actuator_forces(const gdnModel* m, gdnData* d) {
     for (int i = 0; i < nu; i++) {
         // a hinge or slide transmission (the common case) inline, the others out of line
         int jnt = m->actuator_trnid[2 * i];
-        int scalar = m->jnt_type[jnt] == GDN_JNT_HINGE || m->jnt_type[jnt] == GDN_JNT_SLIDE;
+        int scalar = m->actuator_trntype[i] == GDN_TRN_JOINT &&
+                     (m->jnt_type[jnt] == GDN_JNT_HINGE || m->jnt_type[jnt] == GDN_JNT_SLIDE);
         double gear = m->actuator_gear[6 * i];
-        int dof = m->jnt_dofadr[jnt];
+        int dof = scalar ? m->jnt_dofadr[jnt] : -1;
         double len, vel;
         if (scalar) {
             len = d->qpos[m->jnt_qposadr[jnt]] * gear;
@@ -150,7 +166,7 @@ void gdn_actuator_forces(const gdnModel* m, gdnData* d) {
         if (scalar) {
             qfrc[dof] += gear * f;
         } else {
-            add_moment_force(m, qfrc, i, f);
+            add_moment_force(m, d, qfrc, i, f);
         }
     }
     if (bad_ctrl) {
@@ -158,7 +174,7 @@ void gdn_actuator_forces(const gdnModel* m, gdnData* d) {
         memset(qfrc, 0, sizeof(double) * (size_t)m->nv);
         for (int i = 0; i < nu; i++) {
             force[i] = actuator_force(m, i, 0, length[i], velocity[i]);
-            add_moment_force(m, qfrc, i, force[i]);
+            add_moment_force(m, d, qfrc, i, force[i]);
         }
     }
 }

@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-// Exact derivatives of the actuator forces (joint transmissions, affine gain/bias, clamping).
+// Exact derivatives of the actuator forces (joint and fixed-tendon transmissions, affine
+// gain/bias, clamping).
 #include <string.h>
 
 #include "dynamics/force_derivative.h"
 #include "dynamics/passive.h"
+#include "base/arena.h"
+#include "kinematics/tendon.h"
+#include "kinematics/tendon_derivative.h"
 #include "math/vec.h"
 
 #define GDN_MAXVAL 1e10
@@ -17,6 +21,7 @@ typedef struct {
     double moment[6];
     double lrow[3];
     double alpha, beta, gain_c;
+    double force; // the primal's (clamped) force
 } actuator_linear;
 
 // the primal's control: clamped to ctrlrange when limited and clamping is on; *active is 0 when
@@ -72,13 +77,88 @@ static void affine_terms(const gdnModel* m, const gdnData* d, int i, int zero_ct
     a->alpha = alpha;
     a->beta = beta;
     a->gain_c = active ? gain : 0;
+    double force = gain * c;
+    force += bias;
     // the primal's force clamp (clip: x < lo -> lo, x > hi -> hi): zero derivative when engaged
     if (m->actuator_forcelimited[i]) {
-        double force = gain * c;
-        force += bias;
-        if (force < m->actuator_forcerange[2 * i] || force > m->actuator_forcerange[2 * i + 1]) {
+        const double lo = m->actuator_forcerange[2 * i], hi = m->actuator_forcerange[2 * i + 1];
+        if (force < lo || force > hi) {
             a->alpha = a->beta = a->gain_c = 0;
+            force = force < lo ? lo : hi;
         }
+    }
+    a->force = force;
+}
+
+// a fixed-tendon transmission (moment = gear[0] ten_J, constant; length = gear[0] L, velocity =
+// gear[0] Ldot at the primal's values): alpha, beta, gain_c as affine_terms
+static void linearize_tendon(const gdnModel* m, const gdnData* d, int i, int zero_ctrl,
+                             actuator_linear* a) {
+    const int t = m->actuator_trnid[2 * i];
+    const double gear = m->actuator_gear[6 * i];
+    double L, V;
+    gdn_tendon_fixed_value(m, t, d->qpos, d->qvel, &L, &V);
+    a->dof = -1;
+    a->n = a->nl = 0;
+    affine_terms(m, d, i, zero_ctrl, L * gear, V * gear, a);
+}
+
+// d force = alpha gear J dq + beta gear J dv + gain_c du; its moment row gear J over the path
+static double tendon_moment_dot(const gdnModel* m, int i, const double* x) {
+    const int t = m->actuator_trnid[2 * i];
+    const double gear = m->actuator_gear[6 * i];
+    double s = 0;
+    for (int p = m->tendon_adr[t]; p < m->tendon_adr[t] + m->tendon_num[t]; p++) {
+        s += (m->wrap_prm[p] * gear) * x[m->jnt_dofadr[m->wrap_objid[p]]];
+    }
+    return s;
+}
+
+// an actuator on a spatial tendon (moment gear J(q)): d qfrc = gear J dF + gear F DJ dq,
+// dF = alpha gear J dq + beta gear (J dv + (DJ dq) . v) + gain_c du
+static int on_spatial(const gdnModel* m, int i) {
+    return m->actuator_trntype[i] == GDN_TRN_TENDON &&
+           gdn_tendon_is_spatial(m, m->actuator_trnid[2 * i]);
+}
+
+static int any_on_spatial(const gdnModel* m) {
+    for (int i = 0; i < m->nu; i++) {
+        if (on_spatial(m, i)) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+// the linearization of actuator i on a spatial tendon: w's J, DJ and the affine terms; -1
+// when the tendon has none (gdn_tendon_linear: the caller refuses)
+static int linearize_spatial(const gdnModel* m, gdnData* d, gdnTendonWork* w, int i,
+                             int zero_ctrl, actuator_linear* a) {
+    const double gear = m->actuator_gear[6 * i];
+    double L, V;
+    if (gdn_tendon_linear(m, d, w->S, m->actuator_trnid[2 * i], &L, &V, w->J, w->DJ,
+                          w->scratch) < 0) {
+        return -1;
+    }
+    a->dof = -1;
+    a->n = a->nl = 0;
+    affine_terms(m, d, i, zero_ctrl, L * gear, V * gear, a);
+    return 0;
+}
+
+static double dotn(const double* a, const double* b, int n) {
+    double s = 0;
+    for (int k = 0; k < n; k++) {
+        s += a[k] * b[k];
+    }
+    return s;
+}
+
+static void tendon_moment_add(const gdnModel* m, int i, double c, double* out) {
+    const int t = m->actuator_trnid[2 * i];
+    const double gear = m->actuator_gear[6 * i];
+    for (int p = m->tendon_adr[t]; p < m->tendon_adr[t] + m->tendon_num[t]; p++) {
+        out[m->jnt_dofadr[m->wrap_objid[p]]] += (m->wrap_prm[p] * gear) * c;
     }
 }
 
@@ -126,14 +206,53 @@ static void linearize(const gdnModel* m, const gdnData* d, int i, int zero_ctrl,
     affine_terms(m, d, i, zero_ctrl, length, velocity, a);
 }
 
-void gdn_actuation_jvp(const gdnModel* m, const gdnData* d, const double* dq, const double* dv,
-                       const double* du, double* dfrc) {
+gdnStatus gdn_actuation_jvp(const gdnModel* m, gdnData* d, const double* dq, const double* dv,
+                            const double* du, double* dfrc) {
     if (m->opt.disableflags & GDN_DSBL_ACTUATION) {
-        return;
+        return GDN_OK;
     }
     int zero = bad_controls(m, d);
+    const int nv = m->nv;
+    size_t mark = gdn_arena_mark(d);
+    gdnTendonWork w;
+    if (any_on_spatial(m) && gdn_tendon_work_alloc(m, d, &w) != GDN_OK) {
+        gdn_arena_reset(d, mark);
+        return GDN_ERR_MEMORY;
+    }
     for (int i = 0; i < m->nu; i++) {
         actuator_linear a;
+        if (on_spatial(m, i)) {
+            const double gear = m->actuator_gear[6 * i];
+            if (linearize_spatial(m, d, &w, i, zero, &a) < 0) {
+                gdn_arena_reset(d, mark);
+                return GDN_ERR_UNSUPPORTED;
+            }
+            double dL = 0, dV = 0;
+            if (dq) {
+                gdn_tendon_dj_mul(nv, w.DJ, dq, w.w);
+                dL = dotn(w.J, dq, nv);
+                dV = dotn(w.w, d->qvel, nv);
+            } else {
+                memset(w.w, 0, sizeof(double) * (size_t)nv);
+            }
+            if (dv) {
+                dV += dotn(w.J, dv, nv);
+            }
+            const double dF =
+                a.alpha * gear * dL + a.beta * gear * dV + (du ? a.gain_c * du[i] : 0);
+            for (int k = 0; k < nv; k++) {
+                dfrc[k] += gear * (w.J[k] * dF + a.force * w.w[k]);
+            }
+            continue;
+        }
+        if (m->actuator_trntype[i] == GDN_TRN_TENDON) {
+            linearize_tendon(m, d, i, zero, &a);
+            double df = (dq ? a.alpha * tendon_moment_dot(m, i, dq) : 0) +
+                        (dv ? a.beta * tendon_moment_dot(m, i, dv) : 0) +
+                        (du ? a.gain_c * du[i] : 0);
+            tendon_moment_add(m, i, df, dfrc);
+            continue;
+        }
         linearize(m, d, i, zero, &a);
         double df = 0;
         for (int k = 0; dq && k < a.nl; k++) {
@@ -149,19 +268,70 @@ void gdn_actuation_jvp(const gdnModel* m, const gdnData* d, const double* dq, co
             dfrc[a.dof + k] += a.moment[k] * df;
         }
     }
+    gdn_arena_reset(d, mark);
+    return GDN_OK;
 }
 
 // hinge and slide transmissions (moment = lrow = gear, one dof) take a scalar path: the same
 // terms as linearize
-void gdn_actuation_vjp(const gdnModel* m, const gdnData* d, const double* y, double* gq,
-                       double* gv, double* gu) {
+gdnStatus gdn_actuation_vjp(const gdnModel* m, gdnData* d, const double* y, double* gq,
+                            double* gv, double* gu) {
     if (m->opt.disableflags & GDN_DSBL_ACTUATION) {
-        return;
+        return GDN_OK;
     }
     int zero = bad_controls(m, d);
+    const int nv = m->nv;
+    size_t mark = gdn_arena_mark(d);
+    gdnTendonWork w;
+    double* u = any_on_spatial(m) ? gdn_arena_doubles(d, (size_t)nv + 1) : NULL;
+    if (any_on_spatial(m) && (!u || gdn_tendon_work_alloc(m, d, &w) != GDN_OK)) {
+        gdn_arena_reset(d, mark);
+        return GDN_ERR_MEMORY;
+    }
     for (int i = 0; i < m->nu; i++) {
         actuator_linear a;
         int jnt = m->actuator_trnid[2 * i];
+        if (on_spatial(m, i)) {
+            // fbar = gear J . y; gq += alpha gear fbar J + DJ' (beta gear fbar v + gear F y)
+            const double gear = m->actuator_gear[6 * i];
+            if (linearize_spatial(m, d, &w, i, zero, &a) < 0) {
+                gdn_arena_reset(d, mark);
+                return GDN_ERR_UNSUPPORTED;
+            }
+            const double fbar = gear * dotn(w.J, y, nv);
+            if (gq) {
+                for (int k = 0; k < nv; k++) {
+                    u[k] = a.beta * gear * fbar * d->qvel[k] + gear * a.force * y[k];
+                }
+                gdn_tendon_dj_mul_t(nv, w.DJ, u, w.w);
+                for (int k = 0; k < nv; k++) {
+                    gq[k] += a.alpha * gear * fbar * w.J[k] + w.w[k];
+                }
+            }
+            if (gv) {
+                for (int k = 0; k < nv; k++) {
+                    gv[k] += a.beta * gear * fbar * w.J[k];
+                }
+            }
+            if (gu) {
+                gu[i] += a.gain_c * fbar;
+            }
+            continue;
+        }
+        if (m->actuator_trntype[i] == GDN_TRN_TENDON) {
+            linearize_tendon(m, d, i, zero, &a);
+            const double fbar = tendon_moment_dot(m, i, y);
+            if (gq) {
+                tendon_moment_add(m, i, a.alpha * fbar, gq);
+            }
+            if (gv) {
+                tendon_moment_add(m, i, a.beta * fbar, gv);
+            }
+            if (gu) {
+                gu[i] += a.gain_c * fbar;
+            }
+            continue;
+        }
         int type = m->jnt_type[jnt];
         if (type == GDN_JNT_HINGE || type == GDN_JNT_SLIDE) {
             const double gear = m->actuator_gear[6 * i];
@@ -196,17 +366,77 @@ void gdn_actuation_vjp(const gdnModel* m, const gdnData* d, const double* y, dou
             gu[i] += a.gain_c * fbar;
         }
     }
+    gdn_arena_reset(d, mark);
+    return GDN_OK;
 }
 
-void gdn_actuation_dense(const gdnModel* m, const gdnData* d, double scale, double* Dq,
-                         double* Dv, double* Du, int ld) {
+gdnStatus gdn_actuation_dense(const gdnModel* m, gdnData* d, double scale, double* Dq,
+                              double* Dv, double* Du, int ld) {
     if (m->opt.disableflags & GDN_DSBL_ACTUATION) {
-        return;
+        return GDN_OK;
     }
     const size_t stride = (size_t)ld;
     int zero = bad_controls(m, d);
+    const int nv = m->nv;
+    const size_t n = (size_t)nv;
+    size_t mark = gdn_arena_mark(d);
+    gdnTendonWork w;
+    if (any_on_spatial(m) && gdn_tendon_work_alloc(m, d, &w) != GDN_OK) {
+        gdn_arena_reset(d, mark);
+        return GDN_ERR_MEMORY;
+    }
     for (int i = 0; i < m->nu; i++) {
         actuator_linear a;
+        if (on_spatial(m, i)) {
+            // Dq(r, c) += scale gear (J_r (alpha gear J_c + beta gear (DJ' v)_c) + F DJ(r, c)),
+            // Dv(r, c) += scale gear J_r beta gear J_c, Du(r, i) += scale gear J_r gain_c
+            const double gear = m->actuator_gear[6 * i];
+            if (linearize_spatial(m, d, &w, i, zero, &a) < 0) {
+                gdn_arena_reset(d, mark);
+                return GDN_ERR_UNSUPPORTED;
+            }
+            gdn_tendon_dj_mul_t(nv, w.DJ, d->qvel, w.w);
+            for (size_t r = 0; r < n; r++) {
+                const double jr = scale * gear * w.J[r];
+                for (size_t c = 0; Dq && c < n; c++) {
+                    Dq[r * stride + c] += jr * (a.alpha * gear * w.J[c] + a.beta * gear * w.w[c]) +
+                                          scale * gear * a.force * w.DJ[r * n + c];
+                }
+                for (size_t c = 0; Dv && c < n; c++) {
+                    Dv[r * stride + c] += jr * a.beta * gear * w.J[c];
+                }
+                if (Du) {
+                    Du[r * stride + (size_t)i] += jr * a.gain_c;
+                }
+            }
+            continue;
+        }
+        if (m->actuator_trntype[i] == GDN_TRN_TENDON) {
+            // rows and columns over the tendon's path: scale (gear coef_r) (alpha or beta)
+            // (gear coef_c), and the control column scale (gear coef_r) gain_c
+            linearize_tendon(m, d, i, zero, &a);
+            const int t = m->actuator_trnid[2 * i];
+            const double gear = m->actuator_gear[6 * i];
+            const int adr = m->tendon_adr[t], num = m->tendon_num[t];
+            for (int p = adr; p < adr + num; p++) {
+                const size_t row = (size_t)m->jnt_dofadr[m->wrap_objid[p]];
+                const double mr = scale * (m->wrap_prm[p] * gear);
+                for (int q = adr; q < adr + num; q++) {
+                    const size_t col = (size_t)m->jnt_dofadr[m->wrap_objid[q]];
+                    const double mc = m->wrap_prm[q] * gear;
+                    if (Dq) {
+                        Dq[row * stride + col] += mr * a.alpha * mc;
+                    }
+                    if (Dv) {
+                        Dv[row * stride + col] += mr * a.beta * mc;
+                    }
+                }
+                if (Du) {
+                    Du[row * stride + (size_t)i] += mr * a.gain_c;
+                }
+            }
+            continue;
+        }
         linearize(m, d, i, zero, &a);
         for (int r = 0; r < a.n; r++) {
             size_t row = (size_t)(a.dof + r);
@@ -222,6 +452,8 @@ void gdn_actuation_dense(const gdnModel* m, const gdnData* d, double scale, doub
             }
         }
     }
+    gdn_arena_reset(d, mark);
+    return GDN_OK;
 }
 
 int gdn_actuator_force_row(const gdnModel* m, const gdnData* d, int i, int* dof, double cq[6],

@@ -13,6 +13,7 @@
 // U = -sum_b m_b g . xipos_b  (unless gravity is disabled)
 //   + sum_j 0.5 k_j |q_j (-) q_spring_j|^2  (unless passive forces are disabled; the free joint
 //     contributes its position and its orientation terms, each with the joint's stiffness)
+//   + sum_t 0.5 k_t (ten_length_t - tendon_lengthspring_t)^2  (tendon springs, same flag)
 static double potential_energy(const gdnModel* m, const gdnData* d) {
     double energy = 0;
     if (!(m->opt.disableflags & GDN_DSBL_GRAVITY)) {
@@ -43,6 +44,10 @@ static double potential_energy(const gdnModel* m, const gdnData* d) {
             energy += 0.5 * k * (q[0] - q0[0]) * (q[0] - q0[0]);
             break;
         }
+    }
+    for (int t = 0; t < m->ntendon; t++) {
+        const double dl = d->ten_length[t] - m->tendon_lengthspring[t];
+        energy += 0.5 * m->tendon_stiffness[t] * dl * dl;
     }
     return energy;
 }

@@ -5,8 +5,10 @@
 
 #include <gradyn/gradyn.h>
 
-// Both forces are local to a joint: qfrc_passive and qfrc_actuator of a joint's dofs depend
-// only on that joint's qpos, qvel and the controls of the actuators on it. Position tangents dq
+// Both forces are local to a joint, but for tendons: qfrc_passive and qfrc_actuator of a
+// joint's dofs depend only on that joint's qpos, qvel and the controls of the actuators on it,
+// plus, through a fixed tendon (constant J), on every joint of the tendon's path (J' f(J q,
+// J v)). Position tangents dq
 // follow gdn_integrate_pos (ball and free rotation in the local frame). Every disable flag and
 // clamping branch is the primal's (gdn_passive, gdn_actuation): a clamped control or a clamped
 // force has zero derivative. Inputs NULL mean zero; outputs are ACCUMULATED (+=).
@@ -15,30 +17,35 @@
 // theta + Jinv delta + O(delta^2); Jinv row-major 3x3
 void gdn_so3_right_jacobian_inv(const double theta[3], double Jinv[9]);
 
+// A spatial tendon's J moves with q (kinematics/tendon_derivative.h: DJ), so its forces J' f add
+// f DJ dq, and its velocity J v adds (DJ dq) . v; these need arena scratch (S, DJ: nv x nv per
+// tendon at a time): every function returns GDN_ERR_MEMORY when the arena is short (nothing
+// is then guaranteed about the outputs), else GDN_OK.
+
 // dfrc += d qfrc_passive (dq, dv)
-void gdn_passive_jvp(const gdnModel* m, const gdnData* d, const double* dq, const double* dv,
-                     double* dfrc);
+gdnStatus gdn_passive_jvp(const gdnModel* m, gdnData* d, const double* dq, const double* dv,
+                          double* dfrc);
 
 // gq += (d qfrc_passive / dq)' y,  gv += (d qfrc_passive / dv)' y
-void gdn_passive_vjp(const gdnModel* m, const gdnData* d, const double* y, double* gq,
-                     double* gv);
+gdnStatus gdn_passive_vjp(const gdnModel* m, gdnData* d, const double* y, double* gq,
+                          double* gv);
 
 // Dq += scale * d qfrc_passive / dq,  Dv += scale * d qfrc_passive / dv (nv x nv, row stride
 // ld; either may be NULL)
-void gdn_passive_dense(const gdnModel* m, const gdnData* d, double scale, double* Dq,
-                       double* Dv, int ld);
+gdnStatus gdn_passive_dense(const gdnModel* m, gdnData* d, double scale, double* Dq,
+                            double* Dv, int ld);
 
 // dfrc += d qfrc_actuator (dq, dv, dctrl), at d->ctrl
-void gdn_actuation_jvp(const gdnModel* m, const gdnData* d, const double* dq, const double* dv,
-                       const double* du, double* dfrc);
+gdnStatus gdn_actuation_jvp(const gdnModel* m, gdnData* d, const double* dq, const double* dv,
+                            const double* du, double* dfrc);
 
 // gq, gv, gu += the transposed partials applied to y
-void gdn_actuation_vjp(const gdnModel* m, const gdnData* d, const double* y, double* gq,
-                       double* gv, double* gu);
+gdnStatus gdn_actuation_vjp(const gdnModel* m, gdnData* d, const double* y, double* gq,
+                            double* gv, double* gu);
 
 // Dq, Dv (nv x nv), Du (nv x nu), row stride ld, += scale * the partials (any may be NULL)
-void gdn_actuation_dense(const gdnModel* m, const gdnData* d, double scale, double* Dq,
-                         double* Dv, double* Du, int ld);
+gdnStatus gdn_actuation_dense(const gdnModel* m, gdnData* d, double scale, double* Dq,
+                              double* Dv, double* Du, int ld);
 
 // the linearization of actuator i's scalar force (d->actuator_force[i]) alone:
 //   d force = cq . dq[dof ..] + cv . dv[dof ..] + cu du_i  over the returned n dofs

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Passive forces: joint springs toward qpos_spring, viscous dof damping and the medium's fluid
-// forces (MuJoCo mj_passive).
+// Passive forces: joint springs toward qpos_spring, viscous dof damping, tendon
+// spring-dampers and the medium's fluid forces (MuJoCo 2.2.2's mj_passive, in its order).
 #include "dynamics/passive.h"
 
 #include <math.h>
@@ -84,6 +84,20 @@ void gdn_passive_forces(const gdnModel* m, gdnData* d) {
     // dof dampers
     for (int i = 0; i < m->nv; i++) {
         frc[i] -= m->dof_damping[i] * d->qvel[i];
+    }
+
+    // tendon spring-dampers: f = -k (L - L_spring) - b Ldot along the tendon, qfrc += ten_J' f
+    // (explicit: MuJoCo 2.2.2's Euler integrates only the dof damping implicitly)
+    for (int t = 0; t < m->ntendon; t++) {
+        const double f = -m->tendon_stiffness[t] * (d->ten_length[t] - m->tendon_lengthspring[t]) -
+                         m->tendon_damping[t] * d->ten_velocity[t];
+        if (f == 0) {
+            continue;
+        }
+        const double* J = d->ten_J + (size_t)t * (size_t)m->nv;
+        for (int i = 0; i < m->nv; i++) {
+            frc[i] += J[i] * f;
+        }
     }
 
     // the medium's forces on every body (MuJoCo's inertia-box model: dynamics/fluid.h); an

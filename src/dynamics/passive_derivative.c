@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-// Exact derivatives of the passive forces (joint springs incl. quaternion springs, damping).
+// Exact derivatives of the passive forces (joint springs incl. quaternion springs, damping,
+// fixed-tendon spring-dampers).
 #include <math.h>
+#include <string.h>
 
+#include "base/arena.h"
 #include "dynamics/force_derivative.h"
 #include "dynamics/passive.h"
+#include "kinematics/tendon_derivative.h"
 #include "math/vec.h"
 
 // Jinv = I + 1/2 [t]x + c [t]x^2,  c = 1/|t|^2 - cot(|t|/2) / (2 |t|)
@@ -108,11 +112,65 @@ static void spring_dense(void* vctx, int dof, int n, const double* J) {
     }
 }
 
+// A fixed tendon t adds J' f, f = -k (J q - L_spring) - b J v with J constant (coef_p on the
+// dof of path joint p): d qfrc = J' (-k J dq - b J dv); its path gives J's nonzeros
+static double tendon_dot(const gdnModel* m, int t, const double* x) {
+    double s = 0;
+    for (int p = m->tendon_adr[t]; p < m->tendon_adr[t] + m->tendon_num[t]; p++) {
+        s += m->wrap_prm[p] * x[m->jnt_dofadr[m->wrap_objid[p]]];
+    }
+    return s;
+}
+
+static void tendon_add(const gdnModel* m, int t, double c, double* out) {
+    for (int p = m->tendon_adr[t]; p < m->tendon_adr[t] + m->tendon_num[t]; p++) {
+        out[m->jnt_dofadr[m->wrap_objid[p]]] += m->wrap_prm[p] * c;
+    }
+}
+
+// A spatial tendon: f = -k (L - L_spring) - b J v, qfrc += J' f with J = J(q):
+//   d qfrc = J' df + f DJ dq,  df = -k J dq - b (J dv + (DJ dq) . v)
+// (fixed tendons: DJ = 0, the path's coefficients above). The tendons with a spring or damper
+static int tendon_passive(const gdnModel* m, int t) {
+    return m->tendon_stiffness[t] != 0 || m->tendon_damping[t] != 0;
+}
+
+// the spatial tendon t's linearization and its force f; 0 when t needs nothing here, -1 when
+// it has no linearization (gdn_tendon_linear: the caller refuses)
+static int spatial_passive(const gdnModel* m, gdnData* d, gdnTendonWork* w, int t, double* f) {
+    if (!gdn_tendon_is_spatial(m, t) || !tendon_passive(m, t)) {
+        return 0;
+    }
+    double L, V;
+    if (gdn_tendon_linear(m, d, w->S, t, &L, &V, w->J, w->DJ, w->scratch) < 0) {
+        return -1;
+    }
+    *f = -m->tendon_stiffness[t] * (L - m->tendon_lengthspring[t]) - m->tendon_damping[t] * V;
+    return 1;
+}
+
+static int any_spatial_passive(const gdnModel* m) {
+    for (int t = 0; t < m->ntendon; t++) {
+        if (gdn_tendon_is_spatial(m, t) && tendon_passive(m, t)) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static double dotn(const double* a, const double* b, int n) {
+    double s = 0;
+    for (int i = 0; i < n; i++) {
+        s += a[i] * b[i];
+    }
+    return s;
+}
+
 // qfrc_passive = -k (q (-) q_spring) - b qvel:  d = -k Jinv dq (rotations), -k dq, -b dv
-void gdn_passive_jvp(const gdnModel* m, const gdnData* d, const double* dq, const double* dv,
-                     double* dfrc) {
+gdnStatus gdn_passive_jvp(const gdnModel* m, gdnData* d, const double* dq, const double* dv,
+                          double* dfrc) {
     if (m->opt.disableflags & GDN_DSBL_PASSIVE) {
-        return;
+        return GDN_OK;
     }
     if (dq) {
         spring_ctx c = {dq, dfrc, NULL, 0, 0};
@@ -123,12 +181,60 @@ void gdn_passive_jvp(const gdnModel* m, const gdnData* d, const double* dq, cons
             dfrc[i] -= m->dof_damping[i] * dv[i];
         }
     }
+    for (int t = 0; t < m->ntendon; t++) {
+        if (gdn_tendon_is_spatial(m, t)) {
+            continue;
+        }
+        const double k = m->tendon_stiffness[t], b = m->tendon_damping[t];
+        const double df = (dq && k != 0 ? -k * tendon_dot(m, t, dq) : 0) +
+                          (dv && b != 0 ? -b * tendon_dot(m, t, dv) : 0);
+        tendon_add(m, t, df, dfrc);
+    }
+    if (!any_spatial_passive(m)) {
+        return GDN_OK;
+    }
+    const int nv = m->nv;
+    size_t mark = gdn_arena_mark(d);
+    gdnTendonWork w;
+    if (gdn_tendon_work_alloc(m, d, &w) != GDN_OK) {
+        gdn_arena_reset(d, mark);
+        return GDN_ERR_MEMORY;
+    }
+    for (int t = 0; t < m->ntendon; t++) {
+        double f;
+        const int lin = spatial_passive(m, d, &w, t, &f);
+        if (lin < 0) {
+            gdn_arena_reset(d, mark);
+            return GDN_ERR_UNSUPPORTED;
+        }
+        if (!lin) {
+            continue;
+        }
+        double dL = 0, dV = 0;
+        if (dq) {
+            gdn_tendon_dj_mul(nv, w.DJ, dq, w.w);
+            dL = dotn(w.J, dq, nv);
+            dV = dotn(w.w, d->qvel, nv);
+        } else {
+            memset(w.w, 0, sizeof(double) * (size_t)nv);
+        }
+        if (dv) {
+            dV += dotn(w.J, dv, nv);
+        }
+        const double df = -m->tendon_stiffness[t] * dL - m->tendon_damping[t] * dV;
+        for (int i = 0; i < nv; i++) {
+            dfrc[i] += w.J[i] * df + f * w.w[i];
+        }
+    }
+    gdn_arena_reset(d, mark);
+    return GDN_OK;
 }
 
-void gdn_passive_vjp(const gdnModel* m, const gdnData* d, const double* y, double* gq,
-                     double* gv) {
+// the transpose: fbar = J . y;  gq += -k fbar J + DJ' (f y - b fbar v),  gv += -b fbar J
+gdnStatus gdn_passive_vjp(const gdnModel* m, gdnData* d, const double* y, double* gq,
+                          double* gv) {
     if (m->opt.disableflags & GDN_DSBL_PASSIVE) {
-        return;
+        return GDN_OK;
     }
     if (gq) {
         spring_ctx c = {y, gq, NULL, 0, 0};
@@ -139,12 +245,66 @@ void gdn_passive_vjp(const gdnModel* m, const gdnData* d, const double* y, doubl
             gv[i] -= m->dof_damping[i] * y[i];
         }
     }
+    for (int t = 0; t < m->ntendon; t++) {
+        if (gdn_tendon_is_spatial(m, t)) {
+            continue;
+        }
+        const double fbar = tendon_dot(m, t, y);
+        if (gq) {
+            tendon_add(m, t, -m->tendon_stiffness[t] * fbar, gq);
+        }
+        if (gv) {
+            tendon_add(m, t, -m->tendon_damping[t] * fbar, gv);
+        }
+    }
+    if (!any_spatial_passive(m)) {
+        return GDN_OK;
+    }
+    const int nv = m->nv;
+    size_t mark = gdn_arena_mark(d);
+    gdnTendonWork w;
+    double* u = gdn_arena_doubles(d, (size_t)nv + 1);
+    if (!u || gdn_tendon_work_alloc(m, d, &w) != GDN_OK) {
+        gdn_arena_reset(d, mark);
+        return GDN_ERR_MEMORY;
+    }
+    for (int t = 0; t < m->ntendon; t++) {
+        double f;
+        const int lin = spatial_passive(m, d, &w, t, &f);
+        if (lin < 0) {
+            gdn_arena_reset(d, mark);
+            return GDN_ERR_UNSUPPORTED;
+        }
+        if (!lin) {
+            continue;
+        }
+        const double k = m->tendon_stiffness[t], b = m->tendon_damping[t];
+        const double fbar = dotn(w.J, y, nv);
+        if (gq) {
+            for (int i = 0; i < nv; i++) {
+                u[i] = f * y[i] - b * fbar * d->qvel[i];
+            }
+            gdn_tendon_dj_mul_t(nv, w.DJ, u, w.w);
+            for (int i = 0; i < nv; i++) {
+                gq[i] += -k * fbar * w.J[i] + w.w[i];
+            }
+        }
+        if (gv) {
+            for (int i = 0; i < nv; i++) {
+                gv[i] += -b * fbar * w.J[i];
+            }
+        }
+    }
+    gdn_arena_reset(d, mark);
+    return GDN_OK;
 }
 
-void gdn_passive_dense(const gdnModel* m, const gdnData* d, double scale, double* Dq,
-                       double* Dv, int ld) {
+// dense: Dq(r, c) += scale (J_r (-k J_c - b (DJ' v)_c) + f DJ(r, c)), Dv(r, c) += scale J_r
+// (-b J_c) for a spatial tendon; the fixed ones over their path pairs
+gdnStatus gdn_passive_dense(const gdnModel* m, gdnData* d, double scale, double* Dq,
+                            double* Dv, int ld) {
     if (m->opt.disableflags & GDN_DSBL_PASSIVE) {
-        return;
+        return GDN_OK;
     }
     if (Dq) {
         spring_ctx c = {NULL, NULL, Dq, scale, (size_t)ld};
@@ -155,4 +315,62 @@ void gdn_passive_dense(const gdnModel* m, const gdnData* d, double scale, double
             Dv[(size_t)i * (size_t)ld + (size_t)i] -= scale * m->dof_damping[i];
         }
     }
+    for (int t = 0; t < m->ntendon; t++) {
+        if (gdn_tendon_is_spatial(m, t)) {
+            continue;
+        }
+        const int adr = m->tendon_adr[t], num = m->tendon_num[t];
+        const double k = m->tendon_stiffness[t], b = m->tendon_damping[t];
+        for (int p = adr; p < adr + num; p++) {
+            const size_t r = (size_t)m->jnt_dofadr[m->wrap_objid[p]];
+            const double cr = scale * m->wrap_prm[p];
+            for (int q = adr; q < adr + num; q++) {
+                const size_t c = (size_t)m->jnt_dofadr[m->wrap_objid[q]];
+                if (Dq && k != 0) {
+                    Dq[r * (size_t)ld + c] += cr * -k * m->wrap_prm[q];
+                }
+                if (Dv && b != 0) {
+                    Dv[r * (size_t)ld + c] += cr * -b * m->wrap_prm[q];
+                }
+            }
+        }
+    }
+    if (!any_spatial_passive(m)) {
+        return GDN_OK;
+    }
+    const int nv = m->nv;
+    const size_t lds = (size_t)ld, n = (size_t)nv;
+    size_t mark = gdn_arena_mark(d);
+    gdnTendonWork w;
+    if (gdn_tendon_work_alloc(m, d, &w) != GDN_OK) {
+        gdn_arena_reset(d, mark);
+        return GDN_ERR_MEMORY;
+    }
+    for (int t = 0; t < m->ntendon; t++) {
+        double f;
+        const int lin = spatial_passive(m, d, &w, t, &f);
+        if (lin < 0) {
+            gdn_arena_reset(d, mark);
+            return GDN_ERR_UNSUPPORTED;
+        }
+        if (!lin) {
+            continue;
+        }
+        const double k = m->tendon_stiffness[t], b = m->tendon_damping[t];
+        gdn_tendon_dj_mul_t(nv, w.DJ, d->qvel, w.w); // (DJ' v)_c
+        for (size_t r = 0; r < n; r++) {
+            const double jr = scale * w.J[r];
+            for (size_t c = 0; c < n; c++) {
+                if (Dq) {
+                    Dq[r * lds + c] += jr * (-k * w.J[c] - b * w.w[c]) +
+                                       scale * f * w.DJ[r * n + c];
+                }
+                if (Dv) {
+                    Dv[r * lds + c] += jr * (-b * w.J[c]);
+                }
+            }
+        }
+    }
+    gdn_arena_reset(d, mark);
+    return GDN_OK;
 }

@@ -15,6 +15,7 @@
 #include "gradient/rollout.h"
 #include "gradient/step_derivative.h"
 #include "gradient/tape.h"
+#include "kinematics/tendon_derivative.h"
 
 // the warm start step t read (tape.h): zero at t = 0, the checkpoint's at a segment start
 // (K > 1), else what step t - 1 left in d->qacc_warmstart (the solver's acceleration after a
@@ -56,6 +57,12 @@ static gdnStatus reverse_constrained(const gdnModel* m, gdnTape* tape, int t,
     } else {
         st = gdn_step_vjp_explained(m, d, tape->lam_q, tape->lam_v, tape->g_q, tape->g_v, gctrl,
                                     gparam, gvert, tape->gweights, cp, &what);
+    }
+    // a tendon the step cannot linearize (its force terms say no more than the status)
+    if (st == GDN_ERR_UNSUPPORTED && (!what || !strcmp(what, GDN_TENDON_WRAP_WHAT)) &&
+        m->ntendon > 0) {
+        return gdn_fail(st, err, err_size, "step %d: no derivative through %s", t,
+                        GDN_TENDON_WRAP_WHAT);
     }
     if (st == GDN_ERR_UNSUPPORTED && what) {
         return gdn_fail(st, err, err_size,
@@ -141,8 +148,11 @@ static gdnStatus reverse_step(const gdnModel* m, const gdnRollout* r, const gdnO
                              tape->g_v, gctrl, out->param, gvert);
     }
     if (st != GDN_OK) {
-        return gdn_fail(st, err, err_size, "step %d: the step VJP failed (%s)", t,
-                        gdn_status_string(st));
+        // (a smooth step of a model with tendons refuses through a tendon it cannot linearize)
+        const int tendon = st == GDN_ERR_UNSUPPORTED && m->ntendon > 0;
+        return gdn_fail(st, err, err_size, "step %d: the step VJP failed (%s%s%s)", t,
+                        gdn_status_string(st), tendon ? ": " : "",
+                        tendon ? GDN_TENDON_WRAP_WHAT : "");
     }
     if (obj->running.fn) {
         double value;
@@ -273,7 +283,8 @@ gdnStatus gdn_adjoint_rollout_gradient(const gdnModel* m, const gdnRollout* r,
         tape->nstep = 0;
         return st;
     }
-    memset(tape->gweights, 0, sizeof(double) * (2 * (size_t)m->nbody + (size_t)m->nv));
+    memset(tape->gweights, 0,
+           sizeof(double) * (2 * (size_t)m->nbody + (size_t)m->nv + (size_t)m->ntendon));
     st = backward(m, r, obj, tape, out, err, err_size);
     // the constrained steps' D moves with the inertias through the inverse weights: their
     // cotangents, summed over the steps, taken to dJ/dpi once (setconst_derivative.h)

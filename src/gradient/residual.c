@@ -212,13 +212,15 @@ gdnStatus gdn_residual_jvp_ex(const gdnModel* m, gdnData* d, const double* a, co
     }
     double* dtau = dS; // reuse: the axes' tangents are consumed
     memset(dtau, 0, sizeof(double) * (size_t)nv);
-    gdn_passive_jvp(m, d, dir->dq, dir->dv, dtau);
-    gdn_actuation_jvp(m, d, dir->dq, dir->dv, dir->du, dtau);
+    gdnStatus st = gdn_passive_jvp(m, d, dir->dq, dir->dv, dtau);
+    if (st == GDN_OK) {
+        st = gdn_actuation_jvp(m, d, dir->dq, dir->dv, dir->du, dtau);
+    }
     for (int i = 0; i < nv; i++) {
         dr[i] -= dtau[i];
     }
     gdn_arena_reset(d, mark);
-    return GDN_OK;
+    return st;
 }
 
 gdnStatus gdn_residual_jvp(const gdnModel* m, gdnData* d, const double* a, const double* dq,
@@ -392,11 +394,17 @@ gdnStatus gdn_residual_vjp_ex(const gdnModel* m, gdnData* d, const double* a, co
     for (int i = 0; i < nv; i++) {
         ny[i] = -y[i];
     }
-    gdn_passive_vjp(m, d, ny, gq, gv);
+    gdnStatus fst = gdn_passive_vjp(m, d, ny, gq, gv);
     if (out->gu) {
         memset(out->gu, 0, sizeof(double) * (size_t)m->nu);
     }
-    gdn_actuation_vjp(m, d, ny, gq, gv, out->gu);
+    if (fst == GDN_OK) {
+        fst = gdn_actuation_vjp(m, d, ny, gq, gv, out->gu);
+    }
+    if (fst != GDN_OK) {
+        gdn_arena_reset(d, mark);
+        return fst;
+    }
 
     // the body tangents: returned (split form)
     if (out->xibar) {

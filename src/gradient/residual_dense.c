@@ -414,10 +414,12 @@ static gdnStatus residual_dense(const gdnModel* m, gdnData* d, const double* a, 
             xk[nv + i] = lane1(sg);
         }
     }
-    gdn_passive_dense(m, d, -1, X, X + nv, ldx);
-    gdn_actuation_dense(m, d, -1, X, X + nv, X + 2 * nv, ldx);
+    gdnStatus st = gdn_passive_dense(m, d, -1, X, X + nv, ldx);
+    if (st == GDN_OK) {
+        st = gdn_actuation_dense(m, d, -1, X, X + nv, X + 2 * nv, ldx);
+    }
     gdn_arena_reset(d, mark);
-    return GDN_OK;
+    return st;
 }
 
 gdnStatus gdn_residual_dense_ex(const gdnModel* m, gdnData* d, const double* a, const double* W,

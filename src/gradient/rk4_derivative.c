@@ -69,7 +69,8 @@ static gdnStatus weights_tangent(const gdnModel* m, gdnData* d, const double* dp
     if (!dparam || (m->opt.disableflags & GDN_DSBL_CONSTRAINT)) {
         return GDN_OK;
     }
-    *dweights = gdn_arena_doubles(d, 2 * (size_t)m->nbody + (size_t)(m->nv > 0 ? m->nv : 1));
+    *dweights = gdn_arena_doubles(d, 2 * (size_t)m->nbody + (size_t)m->nv +
+                                         (size_t)m->ntendon + 1);
     return *dweights ? gdn_constraint_weights_jvp(m, d, dparam, *dweights,
                                                   *dweights + 2 * m->nbody)
                      : GDN_ERR_MEMORY;
@@ -202,7 +203,7 @@ gdnStatus gdn_rk4_step_vjp(const gdnModel* m, gdnData* d, const double* gq_next,
     // GQ, GV: the cotangents of q_0, v_0; gq_i, gv_i, ga_i per stage (4 nv each); gdX, gdq (nv);
     // the inverse weights' own buffer when the caller finishes none
     const size_t nvs = (size_t)(nv > 0 ? nv : 1);
-    const size_t nw = 2 * (size_t)m->nbody + nvs;
+    const size_t nw = 2 * (size_t)m->nbody + nvs + (size_t)m->ntendon;
     double* GQ = status == GDN_OK ? gdn_arena_doubles(d, 16 * nvs + nw) : NULL;
     if (status == GDN_OK && !GQ) {
         status = GDN_ERR_MEMORY;

@@ -77,8 +77,8 @@ static inline void gdn_deriv_report_clear(gdnData* d) {
     d->deriv_activation_margin = INFINITY;
 }
 
-// dweights (2 nbody + nv; NULL when dparam is): the tangent of the inverse weights under
-// dparam (gdn_constraint_weights_jvp, computed before the front half: it uses d as scratch)
+// dweights (2 nbody + nv + ntendon; NULL when dparam is): the tangent of the inverse weights
+// under dparam (gdn_constraint_weights_jvp, computed before the front half: it uses d as scratch)
 // dcp (NULL: none): a direction in the contact parameters (gdn_step_jvp_contact_params)
 gdnStatus gdn_step_jvp_constrained(const gdnModel* m, gdnData* d, const double* dq,
                                    const double* dv, const double* du, const double* dparam,
@@ -88,9 +88,10 @@ gdnStatus gdn_step_jvp_constrained(const gdnModel* m, gdnData* d, const double* 
 
 // cp (NULL: none): the contact parameters' cotangents, accumulated
 // (constraint/rows_param_derivative.h).
-// gweights (2 nbody + nv, accumulated; used when gparam is wanted): the cotangents of
-// body_invweight0 and dof_invweight0, through which the inertia parameters also move the rows'
-// D; the caller finishes gparam with gdn_constraint_weights_vjp (once for a whole trajectory)
+// gweights (2 nbody + nv + ntendon, accumulated; used when gparam is wanted): the cotangents of
+// body_invweight0, dof_invweight0 and tendon_invweight0, through which the inertia parameters
+// also move the rows' D; the caller finishes gparam with gdn_constraint_weights_vjp (once for a
+// whole trajectory)
 gdnStatus gdn_step_vjp_constrained(const gdnModel* m, gdnData* d, const double* gq_next,
                                    const double* gv_next, double* gqpos, double* gqvel,
                                    double* gctrl, double* gparam, double* gvert,

@@ -124,7 +124,8 @@ static gdnStatus step_jvp_ex(const gdnModel* m, gdnData* d, const double* dqpos,
     double* dweights = NULL;
     gdnStatus status = GDN_OK;
     if (dparam && !(m->opt.disableflags & GDN_DSBL_CONSTRAINT)) {
-        dweights = gdn_arena_doubles(d, 2 * (size_t)m->nbody + (size_t)(nv > 0 ? nv : 1));
+        dweights = gdn_arena_doubles(d, 2 * (size_t)m->nbody + (size_t)nv +
+                                            (size_t)m->ntendon + 1);
         status = dweights ? gdn_constraint_weights_jvp(m, d, dparam, dweights,
                                                        dweights + 2 * m->nbody)
                           : GDN_ERR_MEMORY;
@@ -319,7 +320,7 @@ gdnStatus gdn_step_vjp_explained(const gdnModel* m, gdnData* d, const double* gq
     if (status == GDN_OK && d->nefc > 0) {
         // the inverse weights' cotangents: the caller's (a trajectory sums them), or this
         // call's, finished here into gparam
-        const size_t nw = 2 * (size_t)m->nbody + (size_t)m->nv;
+        const size_t nw = 2 * (size_t)m->nbody + (size_t)m->nv + (size_t)m->ntendon;
         double* own = gparam && !gweights ? gdn_arena_doubles(d, nw) : NULL;
         status = gdn_constrained_admissible(m, d);
         if (status == GDN_OK && gparam && !gweights && !own) {

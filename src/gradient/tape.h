@@ -112,8 +112,9 @@ struct gdnTape {
     double* cost_qt;     // (nv) the same in the tangent space
     double* cost_v;      // (nv)
     double* cost_u;      // (nu)
-    double* gweights;    // (2 nbody + nv) the backward pass's cotangents of body_invweight0
-                         // and dof_invweight0 (constrained steps' D), summed over the steps
+    double* gweights;    // (2 nbody + nv + ntendon) the backward pass's cotangents of
+                         // body_invweight0, dof_invweight0 and tendon_invweight0
+                         // (constrained steps' D), summed over the steps
 
     gdnData* d;          // the data the rollout steps
     gdnData* scratch;    // the objective callbacks' workspace

@@ -98,7 +98,22 @@ static void rows_position_column(const gdnModel* m, gdnData* d, const gdnConstra
         const int* body = F->body + 2 * i;
         const int dof = F->dof[i], ndof = F->ndof[i];
         double dj = 0, dl = 0;
-        if (ndof > 0) {
+        if (F->tendon[i] >= 0) {
+            // a tendon row: djar0 = tq J_ij (+ tz_ij), dlogD = tl J_ij; a spatial tendon's
+            // frozen force moves by f_i DJ_i e_j
+            const size_t n = (size_t)m->nv;
+            const double Jij = d->efc_J[(size_t)i * n + (size_t)j];
+            dj = F->tq[i] * Jij;
+            dl = F->tl[i] * Jij;
+            if (F->djrow[i] >= 0) {
+                const double* DJ = F->tDJ + (size_t)F->djrow[i] * n * n;
+                const double f = d->efc_force[i];
+                dj += F->tz[(size_t)i * n + (size_t)j];
+                for (size_t r = 0; f != 0 && r < n; r++) {
+                    dqfrc[r] += f * DJ[r * n + (size_t)j];
+                }
+            }
+        } else if (ndof > 0) {
             if (j >= dof && j < dof + ndof) {
                 const int k = j - dof;
                 dj = F->gdq[3 * i + k];
@@ -220,7 +235,7 @@ static gdnStatus constrained_columns(const gdnModel* m, gdnData* d, double* Xout
     for (int i = 0; i < nefc; i++) {
         const int* body = F.body + 2 * i;
         const double Bi = d->efc_KBIP[4 * i + 1];
-        if (F.ndof[i] > 0) {
+        if (F.ndof[i] > 0 || F.tendon[i] >= 0) {
             continue;
         }
         for (int s = 0; s < 2; s++) {

@@ -310,6 +310,10 @@ gdnStatus gdn_kamino_model_create(const gdnModel* m, const gdnKaminoSettings* se
     if (st != GDN_OK) {
         return st;
     }
+    if (m->ntendon > 0) {
+        return fail(err, es, GDN_ERR_UNSUPPORTED, "tendons (%d) are not supported by Kamino",
+                    m->ntendon);
+    }
     int nb = m->nbody, neq = m->neq;
     gdnKaminoModel* km = calloc(1, sizeof(gdnKaminoModel));
     if (!km) {

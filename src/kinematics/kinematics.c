@@ -7,6 +7,7 @@
 
 #include "base/arena.h"
 #include "kinematics/kinematics.h"
+#include "kinematics/tendon.h"
 #include "model/validate.h"
 #include "math/vec.h"
 
@@ -226,4 +227,7 @@ void gdn_kinematics_stage(const gdnModel* m, gdnData* d) {
     gdn_kinematics_geoms(m, d);
     attached_frames(d, m->nsite, m->site_bodyid, 0, m->site_sameframe, m->site_pos,
                     m->site_quat, d->site_xpos, d->site_xmat);
+
+    // tendons (after the site frames a spatial path reads)
+    gdn_tendon(m, d);
 }

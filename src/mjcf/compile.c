@@ -7,6 +7,7 @@
 #include "mjcf/mesh.h"
 #include "mjcf/sensor.h"
 #include "mjcf/skin.h"
+#include "mjcf/tendon.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -111,7 +112,7 @@ static int put_name(char* buf, int* pos, const char* name) {
 
 // resolve limits, check ranges, find the joint; -1 after an error
 static int compile_actuator(gdnSpec* spec, gdnSpecActuator* a, const gdnNameIndex* joints,
-                            const int* jnt_id_of_spec) {
+                            const int* jnt_id_of_spec, const gdnNameIndex* tendons) {
     gdnXmlElem* e = a->elem;
     gdnDiag* d = spec->diag;
     const char* autolimit_msg =
@@ -148,9 +149,19 @@ static int compile_actuator(gdnSpec* spec, gdnSpecActuator* a, const gdnNameInde
     if (!a->target[0]) {
         return gdn_xml_error(d, GDN_ERR_MODEL, e, "missing transmission target");
     }
+    if (a->trntype == GDN_TRN_TENDON) {
+        // tendon transmission: length = gear[0] ten_length, moment = gear[0] ten_J
+        a->trnid = gdn_name_find(tendons, a->target);
+        if (a->trnid < 0) {
+            return gdn_xml_error(d, GDN_ERR_MODEL, e, "unknown transmission target '%.64s'",
+                                 a->target);
+        }
+        return 0;
+    }
     if (a->trntype != GDN_TRN_JOINT && a->trntype != GDN_MJ_TRN_JOINTINPARENT) {
         return gdn_xml_error(d, GDN_ERR_UNSUPPORTED, e,
-                             "transmission '%s' not supported (joint transmissions only)",
+                             "transmission '%s' not supported (joint and tendon transmissions "
+                             "only)",
                              a->trnattr[0] ? a->trnattr : "slider-crank/site");
     }
     int sj = gdn_name_find(joints, a->target);
@@ -309,7 +320,7 @@ static void fill_geoms_sites(const gdnSpec* spec, const gdnSpecTree* tree, gdnMo
 static void fill_actuators(const gdnSpec* spec, gdnModel* m) {
     for (int i = 0; i < m->nu; i++) {
         const gdnSpecActuator* a = &spec->actuators[i];
-        m->actuator_trntype[i] = GDN_TRN_JOINT;
+        m->actuator_trntype[i] = a->trntype == GDN_TRN_TENDON ? GDN_TRN_TENDON : GDN_TRN_JOINT;
         m->actuator_dyntype[i] = a->dyntype;
         m->actuator_gaintype[i] = a->gaintype;
         m->actuator_biastype[i] = a->biastype;
@@ -408,7 +419,7 @@ gdnModel* gdn_compile_model(gdnSpec* spec) {
     // names: unique per type; body and geom lookup for equalities and contact pairs, joint
     // lookup for actuators; the names buffer's size (offset 0 is the empty string)
     size_t nnames = 1;
-    gdnNameIndex bodies, geoms, idx, joints;
+    gdnNameIndex bodies, geoms, idx, joints, tendons, sites;
     INDEX_NAMES(spec, bodies, spec->nbody, "body", &bodies, nnames);
 
     // equality constraints: body ids (body2 absent = the world), distinct bodies
@@ -433,10 +444,11 @@ gdnModel* gdn_compile_model(gdnSpec* spec) {
         }
     }
     INDEX_NAMES(spec, geoms, spec->ngeom, "geom", &geoms, nnames);
-    INDEX_NAMES(spec, sites, spec->nsite, "site", &idx, nnames);
+    INDEX_NAMES(spec, sites, spec->nsite, "site", &sites, nnames);
     INDEX_NAMES(spec, actuators, spec->nu, "actuator", &idx, nnames);
     INDEX_NAMES(spec, keys, spec->nkey, "key", &idx, nnames);
     INDEX_NAMES(spec, joints, spec->njnt, "joint", &joints, nnames);
+    INDEX_NAMES(spec, tendons, spec->ntendon, "tendon", &tendons, nnames);
     INDEX_NAMES(spec, sensors, spec->nsensor, "sensor", &idx, nnames);
 
     // contact pairs and excludes: geom / body names to ids, signatures, sorted
@@ -452,8 +464,26 @@ gdnModel* gdn_compile_model(gdnSpec* spec) {
     for (int k = 0; k < spec->njnt; k++) {
         jnt_id[tree.jnt_order[k]] = k;
     }
+    // site id of each spec site (ids follow body order)
+    int* site_id = gdn_pool_alloc(spec->pool, (size_t)(spec->nsite + 1) * sizeof(int));
+    if (!site_id) {
+        return fail(spec, GDN_ERR_MEMORY, NULL, "%s", "out of memory");
+    }
+    for (int k = 0; k < spec->nsite; k++) {
+        site_id[tree.site_order[k]] = k;
+    }
+    int* geom_id = gdn_pool_alloc(spec->pool, (size_t)(spec->ngeom + 1) * sizeof(int));
+    if (!geom_id) {
+        return fail(spec, GDN_ERR_MEMORY, NULL, "%s", "out of memory");
+    }
+    for (int k = 0; k < spec->ngeom; k++) {
+        geom_id[tree.geom_order[k]] = k;
+    }
+    if (gdn_mjcf_compile_tendons(spec, &joints, jnt_id, &sites, site_id, &geoms, geom_id) < 0) {
+        return NULL;
+    }
     for (int i = 0; i < spec->nu; i++) {
-        if (compile_actuator(spec, &spec->actuators[i], &joints, jnt_id) < 0) {
+        if (compile_actuator(spec, &spec->actuators[i], &joints, jnt_id, &tendons) < 0) {
             return NULL;
         }
     }
@@ -492,6 +522,8 @@ gdnModel* gdn_compile_model(gdnSpec* spec) {
     sz.neq = spec->neq;
     sz.npair = spec->npair;
     sz.nexclude = spec->nexclude;
+    sz.ntendon = spec->ntendon;
+    sz.nwrap = spec->nwrap;
     sz.nmocap = nmocap;
     sz.nsensor = spec->nsensor;
     if (gdn_mjcf_sensor_count(spec, &sz.nsensordata) < 0) {
@@ -511,6 +543,7 @@ gdnModel* gdn_compile_model(gdnSpec* spec) {
     fill_tree(spec, &tree, m, lastdof);
     fill_geoms_sites(spec, &tree, m);
     fill_actuators(spec, m);
+    gdn_mjcf_fill_tendons(spec, m);
     gdn_mjcf_fill_contact(spec, m);
     if (gdn_mjcf_fill_meshes(spec, tree.geom_order, m) < 0) {
         gdn_model_free(m);
@@ -581,6 +614,9 @@ gdnModel* gdn_compile_model(gdnSpec* spec) {
     }
     for (int i = 0; i < m->nkey; i++) {
         m->name_keyadr[i] = i < spec->nkey ? put_name(m->names, &pos, spec->keys[i].name) : 0;
+    }
+    for (int i = 0; i < m->ntendon; i++) {
+        m->name_tendonadr[i] = put_name(m->names, &pos, spec->tendons[i].name);
     }
     for (int i = 0; i < m->nsensor; i++) {
         m->name_sensoradr[i] = put_name(m->names, &pos, spec->sensors[i].name);

@@ -6,6 +6,7 @@
 
 #include "mjcf/contact.h"
 #include "mjcf/elements.h"
+#include "mjcf/tendon.h"
 
 int gdn_defaults_init(gdnSpec* spec) {
     if (!gdn_pool_reserve(spec->pool, (void**)&spec->defs, &spec->capdef, 1,
@@ -20,6 +21,7 @@ int gdn_defaults_init(gdnSpec* spec) {
     gdn_spec_site_init(&d->site);
     gdn_spec_actuator_init(&d->actuator);
     gdn_spec_pair_init(&d->pair);
+    gdn_spec_tendon_init(&d->tendon);
     d->mesh_scale[0] = d->mesh_scale[1] = d->mesh_scale[2] = 1;
     spec->ndef = 1;
     return 0;
@@ -65,12 +67,13 @@ static int read_class(gdnSpec* spec, gdnXmlElem* section, int id, int depth) {
             r = gdn_read_actuator(spec, e, &def->actuator, 1);
         } else if (!strcmp(e->name, "pair")) {
             r = gdn_read_pair(spec, e, &def->pair, 1);
+        } else if (!strcmp(e->name, "tendon")) {
+            r = gdn_read_tendon(spec, e, &def->tendon, 1);
         } else if (!strcmp(e->name, "mesh")) {
             r = gdn_attr_doubles(diag, e, "scale", 3, def->mesh_scale, 1);
         } else if (!strcmp(e->name, "material") ||
                    !strcmp(e->name, "camera") || !strcmp(e->name, "light") ||
-                   !strcmp(e->name, "equality") ||
-                   !strcmp(e->name, "tendon")) {
+                   !strcmp(e->name, "equality")) {
             continue; // visual, or used only by elements that are reported when used
         } else {
             return gdn_xml_error(diag, GDN_ERR_PARSE, e, "unrecognized element in default class");

@@ -225,7 +225,7 @@ int gdn_read_site(gdnSpec* spec, gdnXmlElem* e, gdnSpecSite* s, int in_default) 
 static int read_transmission(gdnSpec* spec, gdnXmlElem* e, gdnSpecActuator* a) {
     static const char* const attrs[] = {"joint", "jointinparent", "tendon", "cranksite",
                                         "site", "body"};
-    static const int types[] = {GDN_TRN_JOINT, GDN_MJ_TRN_JOINTINPARENT, GDN_MJ_TRN_OTHER,
+    static const int types[] = {GDN_TRN_JOINT, GDN_MJ_TRN_JOINTINPARENT, GDN_TRN_TENDON,
                                 GDN_MJ_TRN_OTHER, GDN_MJ_TRN_OTHER, GDN_MJ_TRN_OTHER};
     int count = 0;
     for (int i = 0; i < 6; i++) {

@@ -2,6 +2,7 @@
 // MJCF sections -> gdnSpec, in MuJoCo's section order (compiler, option, size, default,
 // worldbody, ..., actuator, keyframe). Unsupported dynamics elements are reported as warnings.
 #include "mjcf/reader.h"
+#include "mjcf/tendon.h"
 #include "model/model_alloc.h"
 
 #include <math.h>
@@ -611,7 +612,8 @@ static int read_sensors(gdnSpec* spec, gdnXmlElem* section) {
         }
         if (kinds[k].objtype == GDN_OBJ_TENDON) {
             return gdn_xml_error(d, GDN_ERR_UNSUPPORTED, e,
-                                 "tendon sensors are not supported (gradyn has no tendons yet)");
+                                 "tendon sensors are not supported yet (tendonpos, tendonvel, "
+                                 "tendonlimitpos/vel/frc)");
         }
         gdnSpecSensor* s = SPEC_PUSH(spec, e, sensors, nsensor, capsensor);
         if (!s) {
@@ -686,12 +688,9 @@ static int read_sensors(gdnSpec* spec, gdnXmlElem* section) {
 
 // ---------------------------------------------------------------- sections
 
-// <tendon>: every child reported as ignored dynamics
+// <tendon>: fixed tendons (mjcf/tendon.c)
 static int read_tendons(gdnSpec* spec, gdnXmlElem* section) {
-    for (gdnXmlElem* e = section->first; e; e = e->next) {
-        warn_ignored(spec, e, "tendon");
-    }
-    return 0;
+    return gdn_mjcf_read_tendons(spec, section);
 }
 
 // <worldbody>: the children of body 0; the world body takes no attributes

@@ -123,7 +123,7 @@ typedef struct gdnSpecActuator {
     double biasprm[GDN_NBIAS];
     const char* target;
     const char* trnattr; // attribute naming the target
-    int trnid;           // compiled: joint id
+    int trnid;           // compiled: joint or tendon id
     const char* name;
     gdnXmlElem* elem;
     int unsupported; // element type gradyn cannot simulate (message already chosen)
@@ -151,6 +151,31 @@ typedef struct gdnSpecExclude {
     int signature; // compiled: ((body1 + 1) << 16) + body2 + 1, body1 <= body2
 } gdnSpecExclude;
 
+// a tendon (<tendon><fixed> or <spatial>; MuJoCo 2.2.2's mjCTendon values)
+typedef struct gdnSpecTendon {
+    int limited; // 0, 1, 2 = auto
+    double width; // spatial: must be positive (visual otherwise)
+    double range[2];
+    double solref_lim[GDN_NREF], solimp_lim[GDN_NIMP];
+    double solref_fri[GDN_NREF], solimp_fri[GDN_NIMP];
+    double margin, stiffness, damping, frictionloss;
+    double springlength; // < 0: the length at qpos_spring (computed by the loader)
+    // instance
+    const char* name;
+    gdnXmlElem* elem;
+    int wrapadr, nwrap; // its path in spec->wraps
+} gdnSpecTendon;
+
+// one object of a tendon's path (<joint joint coef>, <site site>, <pulley divisor>)
+typedef struct gdnSpecWrap {
+    int type;          // gdnWrapType
+    const char* name;  // joint, site or geom name ("" for a pulley)
+    const char* side;  // a wrapping geom's side site ("" none)
+    double prm;        // coef (joint), divisor (pulley), side site id or -1 (geom, compiled)
+    gdnXmlElem* elem;
+    int objid;         // compiled: joint, site or geom id (-1 for a pulley)
+} gdnSpecWrap;
+
 typedef struct gdnSpecDefault {
     const char* name;
     int parent;
@@ -159,6 +184,7 @@ typedef struct gdnSpecDefault {
     gdnSpecSite site;
     gdnSpecActuator actuator;
     gdnSpecPair pair;
+    gdnSpecTendon tendon;
     double mesh_scale[3]; // <default><mesh scale>
 } gdnSpecDefault;
 
@@ -299,6 +325,10 @@ typedef struct gdnSpec {
     int npair, cappair;
     gdnSpecExclude* excludes;
     int nexclude, capexclude;
+    gdnSpecTendon* tendons;
+    int ntendon, captendon;
+    gdnSpecWrap* wraps; // every tendon's path objects, tendon after tendon
+    int nwrap, capwrap;
     gdnSpecSensor* sensors; // file order
     int nsensor, capsensor;
     gdnPenalty penalty;    // <custom><numeric name="gradyn_penalty" data="height k c"/>

@@ -32,6 +32,10 @@
     X(site_xpos, nsite * 3)             \
     X(site_xmat, nsite * 9)             \
     X(subtree_com, nbody * 3)           \
+    X(ten_length, ntendon)              \
+    X(ten_velocity, ntendon)            \
+    X(ten_J, ntendon * nv)              \
+    X(wrap_xpos, nwrap * 6)             \
     X(qM, nv * nv)                      \
     X(cdof, nv * 6)                     \
     X(cinert, nbody * 10)               \
@@ -79,12 +83,13 @@ static size_t contact_capacity(const gdnModel* m) {
     return n < 100 ? 100 : (n > 10000 ? 10000 : n);
 }
 
-// constraint-row capacity: the model's njmax, else 6 rows per contact plus 2 per dof
+// constraint-row capacity: the model's njmax, else 6 rows per contact plus 2 per dof and 3 per
+// tendon (friction loss and two limits)
 static size_t efc_capacity(const gdnModel* m) {
     if (m->njmax > 0) {
         return (size_t)m->njmax;
     }
-    return 6 * contact_capacity(m) + 2 * (size_t)m->nv;
+    return 6 * contact_capacity(m) + 2 * (size_t)m->nv + 3 * (size_t)m->ntendon;
 }
 
 // arena size: generous per-body and per-dof scratch for every algorithm, plus 16 doubles per
@@ -110,6 +115,7 @@ gdnStatus gdn_data_create(const gdnModel* m, gdnData** out) {
     const size_t nq = (size_t)m->nq, nv = (size_t)m->nv, nu = (size_t)m->nu;
     const size_t nbody = (size_t)m->nbody, njnt = (size_t)m->njnt, ngeom = (size_t)m->ngeom;
     const size_t nsite = (size_t)m->nsite, nvert = (size_t)m->nvert;
+    const size_t ntendon = (size_t)m->ntendon, nwrap = (size_t)m->nwrap;
     const size_t nmocap = (size_t)m->nmocap;
     const size_t nsensordata = (size_t)m->nsensordata;
     const size_t maxcon = contact_capacity(m), maxefc = efc_capacity(m);
@@ -120,8 +126,9 @@ gdnStatus gdn_data_create(const gdnModel* m, gdnData** out) {
     // contacts and the int rows after the double arrays
     size_t contact_bytes = (maxcon * sizeof(gdnContact) + 63u) & ~(size_t)63u;
     // efc_type, efc_id, efc_state, efc_rownnz, efc_rowadr (maxefc each), efc_colind (maxefc nv),
-    // solver_H_first (nv)
-    size_t int_bytes = (((5 + nv) * maxefc + nv) * sizeof(int) + 63u) & ~(size_t)63u;
+    // solver_H_first (nv), ten_wrapadr, ten_wrapnum (ntendon each), wrap_obj (2 nwrap)
+    size_t int_bytes =
+        (((5 + nv) * maxefc + nv + 2 * ntendon + 2 * nwrap) * sizeof(int) + 63u) & ~(size_t)63u;
     total += contact_bytes + int_bytes;
     size_t narena = aligned_bytes(arena_doubles(m));
     gdnData* d = calloc(1, sizeof(gdnData));
@@ -147,6 +154,9 @@ gdnStatus gdn_data_create(const gdnModel* m, gdnData** out) {
     d->efc_rowadr = d->efc_rownnz + maxefc;
     d->efc_colind = d->efc_rowadr + maxefc;
     d->solver_H_first = d->efc_colind + maxefc * nv;
+    d->ten_wrapadr = d->solver_H_first + nv;
+    d->ten_wrapnum = d->ten_wrapadr + ntendon;
+    d->wrap_obj = d->ten_wrapnum + ntendon;
     p += int_bytes;
     d->maxcon = (int)maxcon;
     d->maxefc = (int)maxefc;

@@ -29,6 +29,7 @@ gdnModel* gdn_model_alloc(const gdnModelSizes* s) {
     const size_t nsite = (size_t)s->nsite, nkey = (size_t)s->nkey, nnames = (size_t)s->nnames;
     const size_t npair = (size_t)s->npair, nexclude = (size_t)s->nexclude;
     const size_t neq = (size_t)s->neq, nmocap = (size_t)s->nmocap;
+    const size_t ntendon = (size_t)s->ntendon, nwrap = (size_t)s->nwrap;
     const size_t nsensor = (size_t)s->nsensor;
 
     // total size, then carve
@@ -63,6 +64,8 @@ gdnModel* gdn_model_alloc(const gdnModelSizes* s) {
     m->npair = s->npair;
     m->nexclude = s->nexclude;
     m->neq = s->neq;
+    m->ntendon = s->ntendon;
+    m->nwrap = s->nwrap;
     m->nmocap = s->nmocap;
     // no body is a mocap body until its producer says so (0 would be mocap index 0)
     for (int b = 0; b < s->nbody; b++) {
@@ -97,6 +100,7 @@ static const int* name_table(const gdnModel* m, const char* objtype, int* n) {
     } tables[] = {{"body", m->name_bodyadr, m->nbody},     {"joint", m->name_jntadr, m->njnt},
                   {"geom", m->name_geomadr, m->ngeom},     {"site", m->name_siteadr, m->nsite},
                   {"actuator", m->name_actuatoradr, m->nu}, {"key", m->name_keyadr, m->nkey},
+                  {"tendon", m->name_tendonadr, m->ntendon},
                   {"sensor", m->name_sensoradr, m->nsensor}};
     for (int i = 0; i < (int)(sizeof(tables) / sizeof(tables[0])); i++) {
         if (!strcmp(objtype, tables[i].type)) {

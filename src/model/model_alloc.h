@@ -8,6 +8,7 @@
 typedef struct gdnModelSizes {
     int nq, nv, nu, nbody, njnt, ngeom, nsite, nkey, nnames, neq;
     int npair, nexclude; // explicit contact pairs, excluded body pairs
+    int ntendon, nwrap;  // tendons, their path objects
     int nmocap;          // mocap bodies
     int nsensor, nsensordata; // sensors, their values
 } gdnModelSizes;

@@ -8,7 +8,7 @@
 
 // the model's arrays in layout order: X(type, field, count-expression); the count expressions
 // use the size_t locals nq, nv, nu, nbody, njnt, ngeom, nsite, nkey, nnames, npair, nexclude, neq,
-// nmocap, nsensor
+// nmocap, nsensor, ntendon, nwrap
 #define GDN_MODEL_ARRAYS(X)                      \
     X(int, body_parentid, nbody)                 \
     X(int, body_rootid, nbody)                   \
@@ -104,6 +104,24 @@
     X(double, actuator_biasprm, nu * GDN_NBIAS)  \
     X(double, actuator_ctrlrange, nu * 2)        \
     X(double, actuator_forcerange, nu * 2)       \
+    X(int, tendon_adr, ntendon)                  \
+    X(int, tendon_num, ntendon)                  \
+    X(int, tendon_limited, ntendon)              \
+    X(double, tendon_range, ntendon * 2)         \
+    X(double, tendon_solref_lim, ntendon * GDN_NREF) \
+    X(double, tendon_solimp_lim, ntendon * GDN_NIMP) \
+    X(double, tendon_solref_fri, ntendon * GDN_NREF) \
+    X(double, tendon_solimp_fri, ntendon * GDN_NIMP) \
+    X(double, tendon_margin, ntendon)            \
+    X(double, tendon_stiffness, ntendon)         \
+    X(double, tendon_damping, ntendon)           \
+    X(double, tendon_frictionloss, ntendon)      \
+    X(double, tendon_lengthspring, ntendon)      \
+    X(double, tendon_length0, ntendon)           \
+    X(double, tendon_invweight0, ntendon)        \
+    X(int, wrap_type, nwrap)                     \
+    X(int, wrap_objid, nwrap)                    \
+    X(double, wrap_prm, nwrap)                   \
     X(int, eq_type, neq)                         \
     X(int, eq_obj1id, neq)                       \
     X(int, eq_obj2id, neq)                       \
@@ -138,6 +156,7 @@
     X(int, name_siteadr, nsite)                  \
     X(int, name_actuatoradr, nu)                 \
     X(int, name_keyadr, nkey)                    \
+    X(int, name_tendonadr, ntendon)              \
     X(int, name_sensoradr, nsensor)              \
     X(char, names, nnames)
 

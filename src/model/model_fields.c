@@ -8,7 +8,7 @@
 // arrays of the single allocation are covered by model_arrays.h automatically)
 _Static_assert(sizeof(gdnOption) == 248, "gdnOption changed: update gdn_model_fields");
 _Static_assert(sizeof(gdnPenalty) == 32, "gdnPenalty changed: update gdn_model_fields");
-_Static_assert(sizeof(gdnModel) == 1512, "gdnModel changed: update gdn_model_fields");
+_Static_assert(sizeof(gdnModel) == 1672, "gdnModel changed: update gdn_model_fields");
 
 // the field type of a C type name, by the pointer type
 #define FIELD_TYPE(type) \
@@ -48,6 +48,8 @@ int gdn_model_fields(const gdnModel* m, gdnModelField* out, int cap) {
     PUT("nmeshvert", &m->nmeshvert, 1, GDN_FIELD_INT);
     PUT("nmeshface", &m->nmeshface, 1, GDN_FIELD_INT);
     PUT("nmeshgraph", &m->nmeshgraph, 1, GDN_FIELD_INT);
+    PUT("ntendon", &m->ntendon, 1, GDN_FIELD_INT);
+    PUT("nwrap", &m->nwrap, 1, GDN_FIELD_INT);
     PUT("nsensor", &m->nsensor, 1, GDN_FIELD_INT);
     PUT("nsensordata", &m->nsensordata, 1, GDN_FIELD_INT);
 
@@ -86,6 +88,7 @@ int gdn_model_fields(const gdnModel* m, gdnModelField* out, int cap) {
     const size_t nsite = (size_t)m->nsite, nkey = (size_t)m->nkey, nnames = (size_t)m->nnames;
     const size_t npair = (size_t)m->npair, nexclude = (size_t)m->nexclude;
     const size_t neq = (size_t)m->neq, nmocap = (size_t)m->nmocap;
+    const size_t ntendon = (size_t)m->ntendon, nwrap = (size_t)m->nwrap;
     const size_t nsensor = (size_t)m->nsensor;
 #define X(type, field, count) PUT(#field, m->field, count, FIELD_TYPE(type));
     GDN_MODEL_ARRAYS(X)

@@ -6,9 +6,10 @@
 #include <gradyn/gradyn.h>
 
 // signature of the sizes that fix a gdnData's layout (nq, nv, nu, nbody, njnt, ngeom, nsite,
-// nvert, nconmax, njmax, nmocap, nsensordata): gdn_data_create stores it in
-// d->model_signature_. A model with other sizes has another signature; a copy of the model, or a model of the same sizes, has the same
-// one and may share the data (every array then has the size the model indexes).
+// nvert, nconmax, njmax, nmocap, nsensordata, ntendon, nwrap): gdn_data_create stores it in
+// d->model_signature_. A model with other sizes has another signature; a copy of the model, or
+// a model of the same sizes, has the same one and may share the data (every array then has the
+// size the model indexes).
 // Each size times its own odd 64-bit constant, summed, then mixed: independent products, a few
 // cycles (inline: it runs in every public call); two size lists collide only when a combination
 // of the constants with small integer coefficients is 0 mod 2^64
@@ -25,7 +26,9 @@ static inline unsigned long long gdn_model_signature(const gdnModel* m) {
         (unsigned long long)(unsigned)m->nconmax * 0x1d8e4e27c47d124full +
         (unsigned long long)(unsigned)m->njmax * 0xc2b2ae3d27d4eb4full +
         (unsigned long long)(unsigned)m->nmocap * 0x165667b19e3779f9ull +
-        (unsigned long long)(unsigned)m->nsensordata * 0x27d4eb2f165667c5ull;
+        (unsigned long long)(unsigned)m->nsensordata * 0x27d4eb2f165667c5ull +
+        (unsigned long long)(unsigned)m->ntendon * 0x2545f4914f6cdd1dull +
+        (unsigned long long)(unsigned)m->nwrap * 0xff51afd7ed558ccdull;
     return s ^ (s >> 29);
 }
 

@@ -517,11 +517,15 @@ static int supported(const gdnModel* m, int i) {
         return 0;
     case GDN_SENS_ACTUATORPOS:
     case GDN_SENS_ACTUATORVEL: {
+        // (a tendon transmission's row spans its path: not here yet)
         const int j = m->actuator_trnid[2 * id];
-        return m->jnt_type[j] == GDN_JNT_HINGE || m->jnt_type[j] == GDN_JNT_SLIDE;
+        return m->actuator_trntype[id] == GDN_TRN_JOINT &&
+               (m->jnt_type[j] == GDN_JNT_HINGE || m->jnt_type[j] == GDN_JNT_SLIDE);
     }
     case GDN_SENS_ACTUATORFRC:
-        return 1; // a function of (q, v, u) alone
+        // a function of (q, v, u) alone; a tendon transmission's row spans its path (not in
+        // gdn_actuator_force_row's dof range yet)
+        return m->actuator_trntype[id] == GDN_TRN_JOINT;
     case GDN_SENS_JOINTLIMITVEL:
         return m->jnt_type[id] == GDN_JNT_HINGE || m->jnt_type[id] == GDN_JNT_SLIDE;
     default:

@@ -19,15 +19,17 @@
 #endif
 
 // the scenes: MuJoCo's humanoid with constraints off (smooth) and falling on its floor
-// (contacts), the 7-dof arm (smooth, damped), the five-box stack (contacts)
-#define NSCENE 4
+// (contacts), the 7-dof arm (smooth, damped), the five-box stack (contacts), and arm26's
+// spatial tendons with sphere and cylinder wrapping driven by motors (tendon-driven; its
+// muscles are not simulated yet)
+#define NSCENE 5
 static const char* const scene_names[NSCENE] = {"humanoid (smooth)", "humanoid (floor)", "arm7",
-                                                "stack5"};
+                                                "stack5", "arm26 tendons"};
 static const char* const scene_paths[NSCENE] = {
     "/usr/share/mujoco/model/humanoid/humanoid.xml",
     "/usr/share/mujoco/model/humanoid/humanoid.xml", GDN_TEST_MODELS "/arm7.xml",
-    GDN_TEST_MODELS "/sol_stack.xml"};
-static const int scene_smooth[NSCENE] = {1, 0, 1, 0};
+    GDN_TEST_MODELS "/sol_stack.xml", GDN_TEST_MODELS "/tendon_arm26.xml"};
+static const int scene_smooth[NSCENE] = {1, 0, 1, 0, 0};
 
 typedef struct scene {
     gdnModel* gm;

@@ -242,7 +242,7 @@ double gdn_tendon_wrap(double wpnt[6], const double x0[3], const double x1[3],
     }
     double d[4] = {gdn_dot3(p[0], axis[0]), gdn_dot3(p[0], axis[1]), gdn_dot3(p[1], axis[0]),
                    gdn_dot3(p[1], axis[1])};
-    double sd[2] = {0, 0}, pnt[4];
+    double sd[2] = {0, 0}, pnt[4] = {0, 0, 0, 0};
     if (side) {
         // the side point in the same 2D frame, on the circle when outside it, else 0
         double s[3];

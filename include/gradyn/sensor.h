@@ -10,8 +10,8 @@
 extern "C" {
 #endif
 
-// sensor types: values equal MuJoCo 2.2.2's mjtSensor. The tendon sensors are refused by the
-// loader (GDN_ERR_UNSUPPORTED) until tendons land; user sensors (MuJoCo fills them in a
+// sensor types: values equal MuJoCo 2.2.2's mjtSensor. The tendon sensors have no derivative
+// yet (gdn_sensor_unsupported_derivative names them); user sensors (MuJoCo fills them in a
 // callback, gradyn has none) keep zeros in sensordata
 typedef enum gdnSensorType {
     GDN_SENS_TOUCH = 0,      // contact normal forces summed over the site's zone (acc)

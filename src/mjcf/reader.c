@@ -547,8 +547,8 @@ static int read_objtype(gdnSpec* spec, gdnXmlElem* e, const char* attr, int* out
 
 // <sensor>: MuJoCo 2.2.2's sensor elements and attributes (name, cutoff, noise, user and the
 // object: site, joint, tendon, actuator, body, or objtype / objname with reftype / refname for
-// the frame sensors); no default classes (2.2.2 has none for sensors). The tendon sensors are
-// refused until gradyn has tendons. Compiled by mjcf/sensor.c
+// the frame sensors); no default classes (2.2.2 has none for sensors). Compiled by
+// mjcf/sensor.c
 static int read_sensors(gdnSpec* spec, gdnXmlElem* section) {
     gdnDiag* d = spec->diag;
     // element, type, the attribute naming the object ("" objtype / objname, NULL none),
@@ -609,11 +609,6 @@ static int read_sensors(gdnSpec* spec, gdnXmlElem* section) {
                 continue;
             }
             return gdn_xml_error(d, GDN_ERR_PARSE, e, "unrecognized element in sensor");
-        }
-        if (kinds[k].objtype == GDN_OBJ_TENDON) {
-            return gdn_xml_error(d, GDN_ERR_UNSUPPORTED, e,
-                                 "tendon sensors are not supported yet (tendonpos, tendonvel, "
-                                 "tendonlimitpos/vel/frc)");
         }
         gdnSpecSensor* s = SPEC_PUSH(spec, e, sensors, nsensor, capsensor);
         if (!s) {

@@ -57,16 +57,21 @@ static void sensor_shape(const gdnSpecSensor* s, int* dim, int* datatype, int* s
     case GDN_SENS_JOINTPOS:
     case GDN_SENS_ACTUATORPOS:
     case GDN_SENS_JOINTLIMITPOS:
+    case GDN_SENS_TENDONPOS:
+    case GDN_SENS_TENDONLIMITPOS:
     case GDN_SENS_CLOCK:
         *stage = GDN_STAGE_POS;
         return;
     case GDN_SENS_JOINTVEL:
     case GDN_SENS_ACTUATORVEL:
     case GDN_SENS_JOINTLIMITVEL:
+    case GDN_SENS_TENDONVEL:
+    case GDN_SENS_TENDONLIMITVEL:
         *stage = GDN_STAGE_VEL;
         return;
     case GDN_SENS_ACTUATORFRC:
     case GDN_SENS_JOINTLIMITFRC:
+    case GDN_SENS_TENDONLIMITFRC:
         *stage = GDN_STAGE_ACC;
         return;
     default: // user
@@ -112,6 +117,8 @@ static int find_object(const gdnModel* m, int type, const char* name) {
         return gdn_name2id(m, "site", name);
     case GDN_OBJ_ACTUATOR:
         return gdn_name2id(m, "actuator", name);
+    case GDN_OBJ_TENDON:
+        return gdn_name2id(m, "tendon", name);
     default:
         return -1;
     }
@@ -210,6 +217,19 @@ static int compile_sensor(gdnSpec* spec, gdnModel* m, int i, int adr) {
             need = "sensor must be attached to joint";
         } else if (m->jnt_type[objid] != GDN_JNT_BALL) {
             need = "joint must be ball in sensor";
+        }
+        break;
+    case GDN_SENS_TENDONPOS:
+    case GDN_SENS_TENDONVEL:
+        need = s->objtype == GDN_OBJ_TENDON ? NULL : "sensor must be attached to tendon";
+        break;
+    case GDN_SENS_TENDONLIMITPOS:
+    case GDN_SENS_TENDONLIMITVEL:
+    case GDN_SENS_TENDONLIMITFRC:
+        if (s->objtype != GDN_OBJ_TENDON) {
+            need = "sensor must be attached to tendon";
+        } else if (!m->tendon_limited[objid]) {
+            need = "tendon must be limited in sensor";
         }
         break;
     case GDN_SENS_JOINTLIMITPOS:

@@ -67,13 +67,17 @@ void gdn_sensor_xquat(const gdnModel* m, const gdnData* d, int type, int id, dou
     }
 }
 
-int gdn_sensor_limit_row(const gdnData* d, int j) {
+int gdn_sensor_limit_row_of(const gdnData* d, int type, int j) {
     for (int r = d->ne + d->nf; r < d->nefc; r++) {
-        if (d->efc_type[r] == GDN_CNSTR_LIMIT_JOINT && d->efc_id[r] == j) {
+        if (d->efc_type[r] == type && d->efc_id[r] == j) {
             return r;
         }
     }
     return -1;
+}
+
+int gdn_sensor_limit_row(const gdnData* d, int j) {
+    return gdn_sensor_limit_row_of(d, GDN_CNSTR_LIMIT_JOINT, j);
 }
 
 // mj_objectVelocity: the 6-velocity [w; v] of an object's origin, world axes (local: the
@@ -171,6 +175,14 @@ static void sensor_pos(const gdnModel* m, gdnData* d, int i, double* out) {
         out[0] = r < 0 ? 0 : d->efc_pos[r] - d->efc_margin[r];
         return;
     }
+    case GDN_SENS_TENDONPOS:
+        out[0] = d->ten_length[id];
+        return;
+    case GDN_SENS_TENDONLIMITPOS: {
+        const int r = gdn_sensor_limit_row_of(d, GDN_CNSTR_LIMIT_TENDON, id);
+        out[0] = r < 0 ? 0 : d->efc_pos[r] - d->efc_margin[r];
+        return;
+    }
     case GDN_SENS_FRAMEPOS:
     case GDN_SENS_FRAMEXAXIS:
     case GDN_SENS_FRAMEYAXIS:
@@ -244,6 +256,14 @@ static void sensor_vel(const gdnModel* m, gdnData* d, int i, double* out) {
         return;
     case GDN_SENS_JOINTLIMITVEL: {
         const int r = gdn_sensor_limit_row(d, id);
+        out[0] = r < 0 ? 0 : d->efc_vel[r];
+        return;
+    }
+    case GDN_SENS_TENDONVEL:
+        out[0] = d->ten_velocity[id];
+        return;
+    case GDN_SENS_TENDONLIMITVEL: {
+        const int r = gdn_sensor_limit_row_of(d, GDN_CNSTR_LIMIT_TENDON, id);
         out[0] = r < 0 ? 0 : d->efc_vel[r];
         return;
     }
@@ -333,6 +353,11 @@ static void sensor_acc(const gdnModel* m, gdnData* d, int i, double* out) {
         return;
     case GDN_SENS_JOINTLIMITFRC: {
         const int r = gdn_sensor_limit_row(d, id);
+        out[0] = r < 0 ? 0 : d->efc_force[r];
+        return;
+    }
+    case GDN_SENS_TENDONLIMITFRC: {
+        const int r = gdn_sensor_limit_row_of(d, GDN_CNSTR_LIMIT_TENDON, id);
         out[0] = r < 0 ? 0 : d->efc_force[r];
         return;
     }

@@ -35,4 +35,7 @@ int gdn_sensor_body(const gdnModel* m, int type, int id);
 // the constraint row of joint j's limit among the limit rows, -1 without
 int gdn_sensor_limit_row(const gdnData* d, int j);
 
+// the same for a limit row of another type (GDN_CNSTR_LIMIT_TENDON: j a tendon)
+int gdn_sensor_limit_row_of(const gdnData* d, int type, int j);
+
 #endif

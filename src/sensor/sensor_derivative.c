@@ -528,6 +528,11 @@ static int supported(const gdnModel* m, int i) {
         return m->actuator_trntype[id] == GDN_TRN_JOINT;
     case GDN_SENS_JOINTLIMITVEL:
         return m->jnt_type[id] == GDN_JNT_HINGE || m->jnt_type[id] == GDN_JNT_SLIDE;
+    case GDN_SENS_TENDONPOS:
+    case GDN_SENS_TENDONVEL:
+    case GDN_SENS_TENDONLIMITPOS:
+    case GDN_SENS_TENDONLIMITVEL:
+        return 0; // the tendon sensors' derivatives are not written yet
     default:
         return m->sensor_needstage[i] != GDN_STAGE_ACC;
     }

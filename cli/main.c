@@ -44,7 +44,15 @@ static const char usage_head[] =
     "\n"
     "Commands: info, forward, simulate, contacts, grad, gradcheck, view. Each is described\n"
     "below with every option it takes; the options several commands share (the objective of\n"
-    "grad and gradcheck, the initial state, the solver) are described after them.\n";
+    "grad and gradcheck, the initial state, the solver) are described after them.\n"
+    "\n"
+    "Every command that loads a model takes --accept-unsupported. Without it, a model using\n"
+    "anything that changes the dynamics but gradyn does not simulate (tendons, fluid forces,\n"
+    "the RK4 or implicit integrator, mocap bodies, joint / tendon / distance equalities,\n"
+    "springdamper, noslip_iterations, collision=\"predefined\", fusestatic, height fields,\n"
+    "shellinertia) is refused, naming the element and its file:line. With it the model loads,\n"
+    "each such feature replaced by the substitute a warning on stderr names (e.g. \"semi-implicit\n"
+    "Euler is used\", \"the tendon is dropped\").\n";
 
 static const char usage_tail[] =
     "State files are JSON objects, every field optional: {\"qpos\": [nq numbers], \"qvel\": [nv],\n"
@@ -138,6 +146,18 @@ int main(int argc, char** argv) {
         printf("gradyn %s\n", GDN_VERSION_STRING);
         return CLI_EXIT_OK;
     }
+
+    // --accept-unsupported, taken by every command: removed here, read by the model loads
+    int kept = 2;
+    for (int i = 2; i < argc; i++) {
+        if (strcmp(argv[i], "--accept-unsupported") == 0) {
+            cli_load_options.accept_unsupported = 1;
+        } else {
+            argv[kept++] = argv[i];
+        }
+    }
+    argc = kept;
+    argv[argc] = NULL;
 
     // subcommands receive argv from their own name on
     for (size_t i = 0; i < NCOMMANDS; i++) {

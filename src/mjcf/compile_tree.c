@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "mjcf/compile.h"
+#include "mjcf/policy.h"
 #include "mjcf/inertia.h"
 #include "mjcf/mesh.h"
 #include "mjcf/orientation.h"
@@ -143,8 +144,12 @@ static int compile_geom(gdnSpec* spec, gdnSpecGeom* g, int weldid, int infer_ine
         return fail(spec, GDN_ERR_MODEL, e, "%s", "plane and hfield only allowed in static bodies");
     }
     if (g->type == GDN_GEOM_HFIELD) {
-        gdn_diag_warn(spec->diag, e->file, e->line, e->name,
-                      "height-field geoms not supported; geom has no mass or size");
+        GDN_TRY(gdn_mjcf_unsupported(spec->diag, e, "a height-field geom",
+                                     "the geom has no mass, size or contacts"));
+    }
+    if (g->shellinertia) {
+        GDN_TRY(gdn_mjcf_unsupported(spec->diag, e, "shellinertia=\"true\"",
+                                     "the volume inertia is used"));
     }
     if (g->fluid) {
         gdn_diag_warn(spec->diag, e->file, e->line, e->name,
@@ -214,8 +219,8 @@ static int compile_joint(gdnSpec* spec, gdnSpecJoint* j) {
             return fail(spec, GDN_ERR_MODEL, e, "%s",
                         "when defined, springdamper values must be positive");
         }
-        gdn_diag_warn(spec->diag, e->file, e->line, e->name,
-                      "springdamper not supported; stiffness and damping are used as given");
+        GDN_TRY(gdn_mjcf_unsupported(spec->diag, e, "springdamper",
+                                     "stiffness and damping are used as given"));
     }
     if (j->type == GDN_JNT_FREE) {
         j->limited = 0;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // MJCF sections -> gdnSpec, in MuJoCo's section order (compiler, option, size, default,
-// worldbody, ..., actuator, keyframe). Unsupported dynamics elements are reported as warnings.
+// worldbody, ..., actuator, keyframe). What changes the dynamics but is not simulated is refused
+// by name unless the load accepts it (mjcf/policy.h).
 #include "mjcf/reader.h"
 #include "model/model_alloc.h"
 
@@ -12,6 +13,7 @@
 #include "mjcf/orientation.h"
 #include "mjcf/assets.h"
 #include "mjcf/contact.h"
+#include "mjcf/policy.h"
 
 #define GDN_MAX_BODY_DEPTH 1000
 
@@ -22,9 +24,9 @@
          ? &(spec)->arr[(spec)->n++]                                                         \
          : (gdn_xml_error((spec)->diag, GDN_ERR_MEMORY, (e), "out of memory"), NULL))
 
-// warn that an element changing the dynamics is ignored
-static void warn_ignored(gdnSpec* spec, gdnXmlElem* e, const char* what) {
-    gdn_diag_warn(spec->diag, e->file, e->line, e->name, "%s not supported; ignored", what);
+// what at e changes the dynamics and is not simulated: refused, or substituted with a warning
+static int unsupported(gdnSpec* spec, gdnXmlElem* e, const char* what, const char* substitute) {
+    return gdn_mjcf_unsupported(spec->diag, e, what, substitute);
 }
 
 gdnStatus gdn_spec_init(gdnSpec* spec, gdnPool* pool, gdnDiag* diag) {
@@ -100,8 +102,8 @@ static int read_compiler(gdnSpec* spec, gdnXmlElem* e) {
     int fuse = 0;
     GDN_TRY(gdn_attr_bool(d, e, "fusestatic", &fuse));
     if (fuse) {
-        gdn_diag_warn(d, e->file, e->line, e->name,
-                      "fusestatic not supported; static bodies are kept as separate bodies");
+        GDN_TRY(unsupported(spec, e, "fusestatic=\"true\"",
+                            "static bodies are kept as separate bodies"));
     }
     GDN_TRY(gdn_attr_tfauto(d, e, "inertiafromgeom", &c->inertiafromgeom));
     double range[2];
@@ -158,8 +160,8 @@ static int read_flags(gdnSpec* spec, gdnXmlElem* e) {
 }
 
 // the constraint solver attributes of <option>: solver, iterations, tolerance, cone, impratio
-// (MuJoCo 2.2.2 keywords and ranges); noslip_iterations is read and warned about when nonzero
-// (the no-slip post-pass is not implemented)
+// (MuJoCo 2.2.2 keywords and ranges); noslip_iterations > 0 goes through the policy (the
+// no-slip post-pass is not implemented)
 static int read_solver_options(gdnSpec* spec, gdnXmlElem* e) {
     gdnDiag* d = spec->diag;
     gdnOption* o = &spec->opt;
@@ -186,9 +188,8 @@ static int read_solver_options(gdnSpec* spec, gdnXmlElem* e) {
                              "tolerance must be non-negative and impratio positive");
     }
     if (noslip > 0) {
-        gdn_diag_warn(d, e->file, e->line, e->name,
-                      "noslip_iterations=%d ignored: the no-slip post-pass is not implemented",
-                      noslip);
+        GDN_TRY(unsupported(spec, e, "noslip_iterations > 0 (the no-slip post-pass)",
+                            "no no-slip pass is run"));
     }
     return 0;
 }
@@ -198,8 +199,9 @@ static int read_option(gdnSpec* spec, gdnXmlElem* e) {
     gdnOption* o = &spec->opt;
     static const char* const silent[] = {"apirate",  "noslip_tolerance", "magnetic",
                                          "o_margin", "o_solref",         "o_solimp",
-                                         "collision", "jacobian",        NULL};
+                                         "jacobian", NULL};
     static const char* const integrators[] = {"Euler", "RK4", "implicit"};
+    static const char* const collision_keys[] = {"all", "predefined", "dynamic"};
     static const int codes[] = {0, 1, 2};
     gdn_attr_ignore(e, silent);
     GDN_TRY(read_solver_options(spec, e));
@@ -218,9 +220,8 @@ static int read_option(gdnSpec* spec, gdnXmlElem* e) {
     int integrator = 0;
     GDN_TRY(gdn_attr_keyword(d, e, "integrator", integrators, codes, 3, &integrator));
     if (integrator != 0) {
-        gdn_diag_warn(d, e->file, e->line, e->name,
-                      "integrator \"%s\" not supported; semi-implicit Euler is used",
-                      integrators[integrator]);
+        GDN_TRY(unsupported(spec, e, integrator == 1 ? "integrator \"RK4\"" : "integrator \"implicit\"",
+                            "semi-implicit Euler is used"));
     }
     // medium forces change the dynamics when nonzero
     double wind[3] = {0, 0, 0}, density = 0, viscosity = 0;
@@ -228,7 +229,16 @@ static int read_option(gdnSpec* spec, gdnXmlElem* e) {
     GDN_TRY(gdn_attr_doubles(d, e, "density", 1, &density, 1));
     GDN_TRY(gdn_attr_doubles(d, e, "viscosity", 1, &viscosity, 1));
     if (wind[0] || wind[1] || wind[2] || density || viscosity) {
-        warn_ignored(spec, e, "fluid forces (wind, density, viscosity)");
+        GDN_TRY(unsupported(spec, e, "fluid forces (wind, density, viscosity)",
+                            "no medium forces are applied"));
+    }
+    // collision="predefined" (pairs only) or "dynamic" (no pairs) filter the contacts
+    int collision = 0;
+    GDN_TRY(gdn_attr_keyword(d, e, "collision", collision_keys, codes, 3, &collision));
+    if (collision != 0) {
+        GDN_TRY(unsupported(spec, e,
+                            collision == 1 ? "collision=\"predefined\"" : "collision=\"dynamic\"",
+                            "collision=\"all\" is used"));
     }
     gdn_attr_warn_unused(d, e);
     for (gdnXmlElem* c = e->first; c; c = c->next) {
@@ -325,8 +335,7 @@ static int read_child_body(gdnSpec* spec, gdnXmlElem* e, int parent) {
     GDN_TRY(gdn_attr_doubles(d, e, "quat", 4, b->quat, 1));
     GDN_TRY(gdn_attr_bool(d, e, "mocap", &b->mocap));
     if (b->mocap) {
-        gdn_diag_warn(d, e->file, e->line, e->name,
-                      "mocap bodies not supported; treated as a static body");
+        GDN_TRY(unsupported(spec, e, "a mocap body", "it is treated as a static body"));
     }
     GDN_TRY(gdn_read_alt(spec, e, &b->alt, 0));
     gdn_attr_warn_unused(d, e);
@@ -346,10 +355,9 @@ static int read_body(gdnSpec* spec, gdnXmlElem* section, int body) {
         if (!strcmp(n, "camera") || !strcmp(n, "light")) {
             continue; // visual only
         }
-        if (!strcmp(n, "composite") || !strcmp(n, "flexcomp") || !strcmp(n, "plugin") ||
-            !strcmp(n, "frame") || !strcmp(n, "replicate") || !strcmp(n, "attach")) {
-            warn_ignored(spec, e, "element");
-            continue;
+        if (!strcmp(n, "composite")) {
+            return gdn_xml_error(d, GDN_ERR_UNSUPPORTED, e,
+                                 "<composite> is not supported (planned: a later issue)");
         }
         if ((world && (!strcmp(n, "inertial") || !strcmp(n, "joint") ||
                        !strcmp(n, "freejoint")))) {
@@ -419,10 +427,6 @@ static int read_actuators(gdnSpec* spec, gdnXmlElem* section) {
     gdnDiag* d = spec->diag;
     for (gdnXmlElem* e = section->first; e; e = e->next) {
         if (!gdn_is_actuator_element(e->name)) {
-            if (!strcmp(e->name, "plugin")) {
-                warn_ignored(spec, e, "actuator plugin");
-                continue;
-            }
             return gdn_xml_error(d, GDN_ERR_PARSE, e, "unrecognized element in actuator");
         }
         int def;
@@ -477,13 +481,17 @@ static int read_keyframes(gdnSpec* spec, gdnXmlElem* section) {
 
 // <connect body1 body2 anchor> and <weld body1 body2 relpose anchor torquescale>, each with
 // active, solref, solimp (MuJoCo 2.2.2 semantics: body2 absent = the world; connect's anchor is
-// in body1's frame, weld's in body2's); other equality types are reported as ignored
+// in body1's frame, weld's in body2's); joint, tendon and distance go through the policy
 static int read_equality(gdnSpec* spec, gdnXmlElem* section) {
     gdnDiag* d = spec->diag;
     for (gdnXmlElem* e = section->first; e; e = e->next) {
         int connect = !strcmp(e->name, "connect"), weld = !strcmp(e->name, "weld");
         if (!connect && !weld) {
-            warn_ignored(spec, e, "equality constraint");
+            if (strcmp(e->name, "joint") && strcmp(e->name, "tendon") &&
+                strcmp(e->name, "distance")) {
+                return gdn_xml_error(d, GDN_ERR_PARSE, e, "unrecognized element in equality");
+            }
+            GDN_TRY(unsupported(spec, e, "this equality constraint", "the constraint is dropped"));
             continue;
         }
         gdnSpecEquality* q = SPEC_PUSH(spec, e, equalities, neq, capeq);
@@ -532,10 +540,10 @@ static int read_equality(gdnSpec* spec, gdnXmlElem* section) {
 
 // ---------------------------------------------------------------- sections
 
-// <tendon>: every child reported as ignored dynamics
+// <tendon>: every child goes through the policy (not simulated)
 static int read_tendons(gdnSpec* spec, gdnXmlElem* section) {
     for (gdnXmlElem* e = section->first; e; e = e->next) {
-        warn_ignored(spec, e, "tendon");
+        GDN_TRY(unsupported(spec, e, "tendon", "the tendon is dropped"));
     }
     return 0;
 }
@@ -591,10 +599,6 @@ gdnStatus gdn_mjcf_read(gdnSpec* spec, gdnXmlElem* root) {
     // check every top-level name once
     for (gdnXmlElem* e = root->first; e; e = e->next) {
         if (section_of(e->name) >= 0) {
-            continue;
-        }
-        if (!strcmp(e->name, "extension") || !strcmp(e->name, "deformable")) {
-            warn_ignored(spec, e, "section");
             continue;
         }
         return gdn_diag_error(d, GDN_ERR_PARSE, e->file, e->line, e->name,

@@ -85,6 +85,7 @@ typedef struct gdnSpecGeom {
     double quat[4];
     gdnSpecAlt alt;
     int fluid;         // fluidshape="ellipsoid"
+    int shellinertia;  // shellinertia="true" (not simulated: policy at compile)
     const char* mesh;  // mesh asset name ("" none)
     const char* hfield;
     // instance

@@ -12,7 +12,7 @@
 #define GDN_XML_MAX_FILE_BYTES (64u * 1024u * 1024u) // one file
 #define GDN_XML_MAX_DEPTH 128                        // element nesting
 #define GDN_XML_MAX_ELEMENTS 1000000                 // elements over all files
-#define GDN_XML_MAX_ATTR_BYTES (4u * 1024u * 1024u)  // one attribute value
+#define GDN_XML_MAX_ATTR_BYTES GDN_XML_MAX_FILE_BYTES // one attribute value (none in MuJoCo)
 #define GDN_XML_MAX_ATTRS 128                        // attributes of one element
 #define GDN_XML_MAX_INCLUDE_DEPTH 16                 // nested <include>
 #define GDN_XML_MAX_INCLUDES 256                     // <include> elements over all files

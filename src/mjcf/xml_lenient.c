@@ -15,12 +15,17 @@
 //     white space between them -> one space inserted; bytes of no UTF-8 sequence in an
 //     attribute value -> kept as raw bytes, as tinyxml2 keeps them (through U+E080..U+E0FF)
 //   a NUL byte -> the end of the document (tinyxml2 parses a C string)
+// and what tinyxml2 refuses is refused, e.g. nesting past its depth limit (98 open elements)
 //   everything after the root element's end tag -> checked as tinyxml2 checks it (elements
 //     well nested, comments closed, no declaration), then blanked; a stray end tag at the
 //     document level ends the document, as in tinyxml2
 #include "mjcf/xml_lenient.h"
 
 #include <string.h>
+
+// tinyxml2 9 refuses a document nesting more than 98 elements that have content (its depth
+// limit of 100 counts the document and each such element; a self-closing one adds none)
+#define GDN_TINYXML2_OPEN_DEPTH 98
 
 // the rewrite in progress
 typedef struct Lenient {
@@ -412,8 +417,9 @@ gdnStatus gdn_xml_lenient(gdnXmlContext* ctx, const char* xml, size_t len, const
             }
             continue;
         }
-        if (depth >= GDN_XML_MAX_DEPTH) {
-            fail(&L, p, "elements nested too deeply");
+        if (depth >= GDN_TINYXML2_OPEN_DEPTH) {
+            fail(&L, p, "elements nested too deeply (MuJoCo 2.2.2's XML parser reads at most "
+                        "98 nested elements that are not self-closing)");
             return ctx->diag->status;
         }
         if (depth == cap) {

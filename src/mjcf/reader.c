@@ -84,12 +84,7 @@ static int read_compiler(gdnSpec* spec, gdnXmlElem* e) {
     GDN_TRY(gdn_attr_doubles(d, e, "boundinertia", 1, &c->boundinertia, 1));
     GDN_TRY(gdn_attr_doubles(d, e, "settotalmass", 1, &c->settotalmass, 1));
     GDN_TRY(gdn_attr_bool(d, e, "balanceinertia", &c->balanceinertia));
-    int global = 0;
-    GDN_TRY(gdn_attr_keyword(d, e, "coordinate", coord_keys, zero_one, 2, &global));
-    if (global) {
-        return gdn_xml_error(d, GDN_ERR_UNSUPPORTED, e,
-                             "coordinate=\"global\" is not supported (use local coordinates)");
-    }
+    GDN_TRY(gdn_attr_keyword(d, e, "coordinate", coord_keys, zero_one, 2, &c->global));
     GDN_TRY(gdn_attr_keyword(d, e, "angle", angle_keys, zero_one, 2, &c->degree));
     const char* seq = gdn_xml_attr(e, "eulerseq");
     if (seq) {

@@ -199,6 +199,7 @@ typedef struct gdnSpecKey {
 // a mesh asset (<asset><mesh>), compiled as MuJoCo 2.2.2's user_mesh does (src/mjcf/mesh.h)
 typedef struct gdnSpecMesh {
     const char* name;
+    int named;         // the name was given (not taken from the file name)
     const char* file;  // "" when the vertices are inline
     double scale[3];
     double refpos[3];
@@ -252,6 +253,7 @@ typedef struct gdnSpecCompiler {
     const char* assetdir; // NULL when unset (meshdir takes precedence)
     int exactmeshinertia; // 0 (MuJoCo's default): volumes of pyramids taken as |volume|
     int convexhull;       // 1 (default): hull graphs for colliding meshes
+    int global;           // coordinate="global": frames given in the world frame
 } gdnSpecCompiler;
 
 // the whole uncompiled model

@@ -147,6 +147,9 @@ static int compile_geom(gdnSpec* spec, gdnSpecGeom* g, int weldid, int infer_ine
         GDN_TRY(gdn_mjcf_unsupported(spec->diag, e, "a height-field geom",
                                      "the geom has no mass, size or contacts"));
     }
+    if (g->shellinertia && g->type != GDN_GEOM_MESH) {
+        return fail(spec, GDN_ERR_MODEL, e, "%s", "shellinertia is only available for meshes");
+    }
     if (g->shellinertia) {
         GDN_TRY(gdn_mjcf_unsupported(spec->diag, e, "shellinertia=\"true\"",
                                      "the volume inertia is used"));

@@ -327,6 +327,11 @@ gdnStatus gdn_xml_lenient(gdnXmlContext* ctx, const char* xml, size_t len, const
             while (q < len && L.in[q] != '<') {
                 q++;
             }
+            if (q >= len && depth > 0) {
+                blank(&L, p, q);
+                p = q;
+                break; // an element not closed: reported below
+            }
             if (q >= len) {
                 fail(&L, p, "text not followed by markup at the end of the document "
                             "(MuJoCo's XML parser refuses it too)");

@@ -212,7 +212,14 @@ static int test_xml_reading(void) {
          "<mujoco><worldbody><geom name='caf\xc3\xa9' size='1'/></worldbody></mujoco>", 1},
         {"attr_no_space.xml",
          "<mujoco><worldbody><geom type='sphere'size='.1'/></worldbody></mujoco>", 1},
+        {"tag_space.xml", "< mujoco>\n<worldbody>< body name='b'>\n<freejoint/>" GEOM_B
+                          "</body></worldbody>< /mujoco>",
+         1},
+        {"end_tag_attrs.xml", "<mujoco>" BODY "</mujoco x='1' y='>'>", 1},
         // refused by both
+        {"end_tag_space.xml", "<mujoco>" BODY "</ mujoco>", 0},
+        {"end_tag_closed.xml", "<mujoco>" BODY "</mujoco/>", 0},
+        {"after_bad_end_tag.xml", "<mujoco>" BODY "</mujoco>\n</ bad", 0},
         {"after_text_end.xml", "<mujoco>" BODY "</mujoco>\ntrailing text\n", 0},
         {"after_unclosed.xml", "<mujoco>" BODY "</mujoco>\n<unclosed>\n", 0},
         {"after_mismatch.xml", "<mujoco>" BODY "</mujoco>\n<a><b></a>\n", 0},

@@ -12,7 +12,8 @@
 //     by a '<' (tinyxml2's rule)
 //   '&' starting no character or predefined entity reference in an attribute value (tinyxml2
 //     keeps it literally) -> "&amp;"; '<' in an attribute value -> "&lt;"; attributes without
-//     white space between them -> one space inserted; bytes of no UTF-8 sequence in an
+//     white space between them -> one space inserted; white space after '<' moved after
+//     the name; attributes in an end tag blanked; bytes of no UTF-8 sequence in an
 //     attribute value -> kept as raw bytes, as tinyxml2 keeps them (through U+E080..U+E0FF)
 //   a NUL byte -> the end of the document (tinyxml2 parses a C string)
 // and what tinyxml2 refuses is refused, e.g. nesting past its depth limit (98 open elements)
@@ -155,21 +156,32 @@ static int good_reference(const Lenient* L, size_t i, size_t vend) {
     return j > digits && j - digits <= 8 && j < vend && L->in[j] == ';';
 }
 
-// one start tag at p ('<' name attributes '>' or '/>'), written out with the attribute values
-// escaped where needed, or blanked (out_blank). Sets *closed for '/>' and the name's span;
-// returns the offset past the tag, 0 after an error
-static size_t start_tag(Lenient* L, size_t p, int out_blank, int* closed, size_t* name,
+// how a tag is written out
+enum { TAG_COPY, TAG_BLANK, TAG_END };
+
+// one tag at p: '<', white space, ['/' for an end tag], the name at ns, attributes, then '>' or
+// '/>' (tinyxml2 reads attributes in end tags too). TAG_COPY writes it with the attribute
+// values escaped where needed (the white space before the name moved after it), TAG_BLANK
+// blanks it, TAG_END writes "</name" and '>' with the rest blanked. Sets *closed for '/>' and
+// the name's span; returns the offset past the tag, 0 after an error
+static size_t start_tag(Lenient* L, size_t p, size_t ns, int mode, int* closed, size_t* name,
                         size_t* name_len) {
-    size_t ne = name_end(L, p + 1);
-    if (ne == p + 1) {
+    const int out_blank = mode != TAG_COPY;
+    size_t ne = name_end(L, ns);
+    if (ne == ns) {
         fail(L, p, "bad element name (MuJoCo's XML parser refuses it too)");
         return 0;
     }
-    *name = p + 1;
-    *name_len = ne - (p + 1);
+    *name = ns;
+    *name_len = ne - ns;
     size_t attr_names[GDN_XML_MAX_ATTRS], attr_lens[GDN_XML_MAX_ATTRS];
     int nattr = 0;
-    size_t i = ne, done = p; // input before done is written out
+    size_t i = ne, done = ne; // input before done is written out
+    if (mode == TAG_COPY) {
+        L->out[L->n++] = '<';
+        copy(L, ns, ne);
+        blank(L, p + 1, ns);
+    }
     for (;;) {
         size_t ws = i;
         while (i < L->len && is_ws(L->in[i])) {
@@ -268,8 +280,15 @@ static size_t start_tag(Lenient* L, size_t p, int out_blank, int* closed, size_t
         }
         i = ve + 1;
     }
-    if (out_blank) {
+    if (mode == TAG_BLANK) {
         blank(L, p, i);
+    } else if (mode == TAG_END) {
+        L->out[L->n++] = '<';
+        L->out[L->n++] = '/';
+        copy(L, ns, ne);
+        blank(L, p + 1, ns - 1);
+        blank(L, ne, i - 1);
+        L->out[L->n++] = '>';
     } else {
         copy(L, done, i);
     }
@@ -283,8 +302,8 @@ gdnStatus gdn_xml_lenient(gdnXmlContext* ctx, const char* xml, size_t len, const
     if (nul) {
         len = (size_t)(nul - xml);
     }
-    // room for the escapes: "&amp;" for '&', "&lt;" for '<', a space per attribute (at most
-    // one per quote), "&#xE0XX;" for a byte from 0x80
+    // room for the escapes: "&amp;" for '&', "&lt;" for '<' (and the '/' an end tag gains),
+    // a space per attribute (at most one per quote), "&#xE0XX;" for a byte from 0x80
     size_t grow = 0;
     for (size_t i = 0; i < len; i++) {
         unsigned char c = (unsigned char)xml[i];
@@ -373,36 +392,39 @@ gdnStatus gdn_xml_lenient(gdnXmlContext* ctx, const char* xml, size_t len, const
             p = e;
             continue;
         }
-        if (starts(&L, p, "</")) {
-            if (depth == 0) {
-                // tinyxml2 ends the document at an end tag of the document level
-                blank(&L, p, len);
-                p = len;
-                break;
+        // '<', white space, then '/' for an end tag, the name
+        size_t ns = p + 1;
+        while (ns < len && is_ws(L.in[ns])) {
+            ns++;
+        }
+        if (ns < len && L.in[ns] == '/') {
+            int closed = 0;
+            size_t name = 0, name_len = 0;
+            size_t e = start_tag(&L, p, ns + 1, depth == 0 || trailing ? TAG_BLANK : TAG_END,
+                                 &closed, &name, &name_len);
+            if (!e) {
+                return ctx->diag->status;
             }
-            size_t ne = name_end(&L, p + 2), i = ne;
-            while (i < len && is_ws(L.in[i])) {
-                i++;
-            }
-            if (i >= len || L.in[i] != '>') {
+            if (closed) {
                 fail(&L, p, "bad end tag");
                 return ctx->diag->status;
             }
+            if (depth == 0) {
+                // tinyxml2 ends the document at an end tag of the document level
+                blank(&L, e, len);
+                p = len;
+                break;
+            }
             depth--;
-            if (ne - (p + 2) != open_len[depth] ||
-                memcmp(L.in + p + 2, L.in + open_at[depth], open_len[depth])) {
+            if (name_len != open_len[depth] ||
+                memcmp(L.in + name, L.in + open_at[depth], open_len[depth])) {
                 gdn_diag_error(ctx->diag, GDN_ERR_PARSE, file, line_of(&L, p), "xml",
                                "end tag does not match <%.*s> (line %d)",
                                (int)(open_len[depth] < 64 ? open_len[depth] : 64),
                                L.in + open_at[depth], line_of(&L, open_at[depth]));
                 return ctx->diag->status;
             }
-            if (trailing) {
-                blank(&L, p, i + 1);
-            } else {
-                copy(&L, p, i + 1);
-            }
-            p = i + 1;
+            p = e;
             if (depth == 0 && !trailing) {
                 root_done = 1;
             }
@@ -411,7 +433,8 @@ gdnStatus gdn_xml_lenient(gdnXmlContext* ctx, const char* xml, size_t len, const
         // a start tag: the root, one of its descendants, or an element after the root
         int closed = 0;
         size_t name = 0, name_len = 0;
-        size_t e = start_tag(&L, p, trailing, &closed, &name, &name_len);
+        size_t e = start_tag(&L, p, ns, trailing ? TAG_BLANK : TAG_COPY, &closed, &name,
+                             &name_len);
         if (!e) {
             return ctx->diag->status;
         }

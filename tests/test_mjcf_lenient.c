@@ -717,6 +717,19 @@ static int test_unsupported_policy(void) {
         }
         free_pair(&p);
     }
+    // the contact override values were dropped silently; they are read as MuJoCo reads them
+    bad += check_case("override.xml",
+                      "<mujoco><option o_margin='0.01' o_solref='0.05 0.8' "
+                      "o_solimp='0.8 0.9 0.002 0.4 3'><flag override='enable'/></option>"
+                      "<worldbody><geom type='plane' size='1 1 .1'/><body pos='0 0 .1'>"
+                      "<freejoint/><geom size='.1'/></body></worldbody></mujoco>",
+                      0, 1);
+    Pair ov;
+    load_pair(&ov, "override.xml", 0);
+    CHECK(ov.gm && ov.mm && ov.gm->opt.o_margin == ov.mm->opt.o_margin);
+    CHECK(!memcmp(ov.gm->opt.o_solref, ov.mm->opt.o_solref, sizeof(ov.gm->opt.o_solref)));
+    CHECK(!memcmp(ov.gm->opt.o_solimp, ov.mm->opt.o_solimp, sizeof(ov.gm->opt.o_solimp)));
+    free_pair(&ov);
     // what does not change the dynamics loads silently as before: visual, sensors, rgba
     // MuJoCo refuses shellinertia on a primitive; so does gradyn
     bad += check_case("shell_primitive.xml",

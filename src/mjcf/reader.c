@@ -192,9 +192,8 @@ static int read_solver_options(gdnSpec* spec, gdnXmlElem* e) {
 static int read_option(gdnSpec* spec, gdnXmlElem* e) {
     gdnDiag* d = spec->diag;
     gdnOption* o = &spec->opt;
-    static const char* const silent[] = {"apirate",  "noslip_tolerance", "magnetic",
-                                         "o_margin", "o_solref",         "o_solimp",
-                                         "jacobian", NULL};
+    static const char* const silent[] = {"apirate", "noslip_tolerance", "magnetic", "jacobian",
+                                         NULL};
     static const char* const integrators[] = {"Euler", "RK4", "implicit"};
     static const char* const collision_keys[] = {"all", "predefined", "dynamic"};
     static const int codes[] = {0, 1, 2};
@@ -205,6 +204,10 @@ static int read_option(gdnSpec* spec, gdnXmlElem* e) {
         return gdn_xml_error(d, GDN_ERR_MODEL, e, "timestep must be positive");
     }
     GDN_TRY(gdn_attr_doubles(d, e, "gravity", 3, o->gravity, 1));
+    // the contact override (used under <flag override="enable">)
+    GDN_TRY(gdn_attr_doubles(d, e, "o_margin", 1, &o->o_margin, 1));
+    GDN_TRY(gdn_attr_doubles(d, e, "o_solref", GDN_NREF, o->o_solref, 0));
+    GDN_TRY(gdn_attr_doubles(d, e, "o_solimp", GDN_NIMP, o->o_solimp, 0));
     // general convex collision (MPR): iteration limit and tolerance
     GDN_TRY(gdn_attr_int(d, e, "mpr_iterations", &o->mpr_iterations));
     GDN_TRY(gdn_attr_doubles(d, e, "mpr_tolerance", 1, &o->mpr_tolerance, 1));

@@ -49,10 +49,10 @@ static const char usage_head[] =
     "Every command that loads a model takes --accept-unsupported. Without it, a model using\n"
     "anything that changes the dynamics but gradyn does not simulate (tendons, fluid forces,\n"
     "the RK4 or implicit integrator, mocap bodies, joint / tendon / distance equalities,\n"
-    "springdamper, noslip_iterations, collision=\"predefined\", fusestatic, height fields,\n"
-    "shellinertia) is refused, naming the element and its file:line. With it the model loads,\n"
-    "each such feature replaced by the substitute a warning on stderr names (e.g. \"semi-implicit\n"
-    "Euler is used\", \"the tendon is dropped\").\n";
+    "springdamper, noslip_iterations, collision=\"predefined\", multiccd, fusestatic, height\n"
+    "fields, shellinertia) is refused, naming the element and its file:line. With it the model\n"
+    "loads, each such feature replaced by the substitute a warning on stderr names (e.g.\n"
+    "\"semi-implicit Euler is used\", \"the tendon is dropped\").\n";
 
 static const char usage_tail[] =
     "State files are JSON objects, every field optional: {\"qpos\": [nq numbers], \"qvel\": [nv],\n"

@@ -664,6 +664,8 @@ static int test_unsupported_policy(void) {
         {"fluid forces", "no medium forces", "<option wind='1 0 0'/>"},
         {"noslip_iterations", "no no-slip pass", "<option noslip_iterations='3'/>"},
         {"collision=\"predefined\"", "collision=\"all\"", "<option collision='predefined'/>"},
+        {"multiccd", "one contact per convex pair",
+         "<option><flag multiccd='enable'/></option>"},
         {"fusestatic", "separate bodies", "<compiler fusestatic='true'/>"},
         {"mocap", "static body",
          "<worldbody><body mocap='true' pos='1 0 0'><geom size='.1'/></body></worldbody>"},

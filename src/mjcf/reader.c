@@ -145,6 +145,11 @@ static int read_flags(gdnSpec* spec, gdnXmlElem* e) {
     for (size_t i = 0; i < sizeof(enable) / sizeof(enable[0]); i++) {
         int on = 0, r;
         GDN_TRY(r = gdn_attr_keyword(d, e, enable[i].name, keys, values, 2, &on));
+        // multiccd adds contacts to convex pairs: not simulated
+        if (r > 0 && on && !strcmp(enable[i].name, "multiccd")) {
+            GDN_TRY(unsupported(spec, e, "multiccd=\"enable\"",
+                                "one contact per convex pair (no multi-contact)"));
+        }
         if (r > 0) {
             spec->opt.enableflags &= ~enable[i].bit;
             spec->opt.enableflags |= on ? enable[i].bit : 0;

@@ -103,6 +103,10 @@ void cli_print_help(const char* command) {
                 fputs(shared_help[k], stdout);
             }
         }
+        fputs("\n--accept-unsupported loads a model using what gradyn does not simulate, each "
+              "feature\nreplaced by the substitute a warning names (gradyn --help lists "
+              "them).\n",
+              stdout);
     }
 }
 

@@ -490,6 +490,15 @@ static int test_includes_and_length(void) {
                      "<mujoco><worldbody><geom name='sub_leaf' size='1'/></worldbody></mujoco>",
                      0) == 0);
     bad += check_case("nested_dir.xml", "<mujoco><include file='inc/mid.xml'/></mujoco>", 0, 1);
+    // an included file is read the same way (DOCTYPE, comments, declaration, trailing content)
+    CHECK(write_case("lenient_part.xml",
+                     "<?xml version='1.0' encoding='latin-1'?>\n<!DOCTYPE x>\n<mujoco>\n"
+                     "<!-- caf\xe9 -- -->\n" BODY "</mujoco>\n<after/>\n",
+                     0) == 0);
+    bad += check_case("include_lenient.xml", "<mujoco><include file='lenient_part.xml'/></mujoco>",
+                      0, 1);
+    CHECK(write_case("bad_part.xml", "<mujoco>" BODY "</mujoco>\ntrailing text", 0) == 0);
+    bad += check_case("include_bad.xml", "<mujoco><include file='bad_part.xml'/></mujoco>", 0, 0);
     // a 5 MiB attribute value (a vertex list padded with spaces; gradyn allowed 4 MiB)
     size_t pad = 5u << 20;
     char* big = malloc(pad + 1024);

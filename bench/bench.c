@@ -20,6 +20,9 @@
 //   --kamino 0|1|only: the issue-10 table (default 1; kamino.c): gdn_kamino_step vs mj_step on
 //       the same closed-loop mechanisms and a contact scene, PADMM iterations per step;
 //       --kamino-steps N (500): the timed window after 0.2 s
+//   --integ 0|1|only: the issue-12 integrator tables (default 1; integrator.c): gdn_step vs
+//       mj_step under Euler and RK4, and the trajectory adjoint's cost under RK4;
+//       --integ-steps N (500): their rollout length
 //   --batch 0|1|only: the issue-11 table (default 1; batch.c): gdn_rollout_batch and
 //       gdn_adjoint_batch on 1 and 2 threads vs mj_step run as mujoco.rollout runs it (run it
 //       unpinned: bench/run.sh does)
@@ -38,6 +41,7 @@
 #include "constrained.h"
 #include "contact.h"
 #include "derivative.h"
+#include "integrator.h"
 #include "kamino.h"
 #include "rows.h"
 #include "timer.h"
@@ -75,6 +79,8 @@ typedef struct benchOptions {
     int kamino;             // issue-10 table: 0 no, 1 after the others, 2 only it
     int kamino_steps;       // its timed window (steps after 0.2 s)
     int batch;              // issue-11 table: 0 no, 1 after the others, 2 only it
+    int integ;              // issue-12 integrator tables: 0 no, 1 after the others, 2 only them
+    int integ_steps;        // their rollout length
     benchSource source;     // gradyn's own loader or a copy of MuJoCo's compiled model
     int nmodels;
     benchModelSpec models[MAX_MODELS];
@@ -104,6 +110,7 @@ static int usage(void) {
                     "[--model NAME=PATH]... [--rows a,b] [--source xml|mujoco] [--deriv 0|1|only]\n"
                     "                 [--contact 0|1|only] [--contact-steps N] [--cnstr 0|1|only]\n"
                     "                 [--kamino 0|1|only] [--kamino-steps N] [--batch 0|1|only]\n"
+                    "                 [--integ 0|1|only] [--integ-steps N]\n"
                     "       gdn_bench --count MODEL/ROW/ENGINE N [--model NAME=PATH]...\n"
                     "       gdn_bench --list\n");
     return 2;
@@ -152,6 +159,11 @@ static int parse_options(int argc, char** argv, benchOptions* o) {
         } else if (!strcmp(a, "--batch") && has_value) {
             const char* v = argv[++i];
             o->batch = !strcmp(v, "only") ? 2 : atoi(v) != 0;
+        } else if (!strcmp(a, "--integ") && has_value) {
+            const char* v = argv[++i];
+            o->integ = !strcmp(v, "only") ? 2 : atoi(v) != 0;
+        } else if (!strcmp(a, "--integ-steps") && has_value) {
+            o->integ_steps = atoi(argv[++i]);
         } else if (!strcmp(a, "--kamino-steps") && has_value) {
             o->kamino_steps = atoi(argv[++i]);
         } else if (!strcmp(a, "--contact-steps") && has_value) {
@@ -429,6 +441,8 @@ int main(int argc, char** argv) {
     o.kamino = 1;
     o.kamino_steps = 500;
     o.batch = 1;
+    o.integ = 1;
+    o.integ_steps = 500;
     default_models(&o);
     if (parse_options(argc, argv, &o)) {
         return usage();
@@ -457,6 +471,9 @@ int main(int argc, char** argv) {
     if (o.batch == 2) {
         return bench_batch_table(o.batches) ? 1 : 0;
     }
+    if (o.integ == 2) {
+        return bench_integrator_table(o.batches, o.integ_steps) ? 1 : 0;
+    }
     if (o.kamino == 2) {
         return bench_kamino_table(o.batches, o.batch_seconds, o.kamino_steps) ? 1 : 0;
     }
@@ -478,6 +495,9 @@ int main(int argc, char** argv) {
     }
     if (o.kamino) {
         failures += bench_kamino_table(o.batches, o.batch_seconds, o.kamino_steps);
+    }
+    if (o.integ) {
+        failures += bench_integrator_table(o.batches, o.integ_steps);
     }
     if (o.batch) {
         failures += bench_batch_table(o.batches);

@@ -10,11 +10,15 @@
 # with contacts, per-step derivative cost), the issue-10 Kamino table (gdn_kamino_step with the
 # default PADMM settings vs mj_step on the same MJCF files: the four-bar, the slider-crank, the
 # Jansen leg with cranks at 3 rad/s and the five-box stack; per-step time and steps/s over a
-# window after 0.2 s, PADMM iterations and unconverged steps, loop closure), all in one process
+# window after 0.2 s, PADMM iterations and unconverged steps, loop closure), the issue-12
+# integrator tables (gdn_step vs mj_step under Euler and RK4 on the humanoid smooth and on its
+# floor, arm7 and the box stack; the trajectory adjoint's gradient / rollout ratio under RK4),
+# all in one process
 # pinned to core 1, then the callgrind instruction counts and the Kamino step's cost split
 # (assembly, factorization, iterations: callgrind inclusive counts per function).
 # Extra arguments go to gdn_bench (e.g. --rows aba,aba_pre --batches 9 --deriv 0, or
-# --contact only --contact-steps 2000, or --cnstr only, or --kamino only --kamino-steps 1000).
+# --contact only --contact-steps 2000, or --cnstr only, or --kamino only --kamino-steps 1000,
+# or --integ only --integ-steps 1000).
 #
 # Then the issue-11 batch table (gdn_rollout_batch / gdn_adjoint_batch on 1 and 2 threads vs
 # mj_step run as mujoco.rollout runs it; not pinned) and the Python rows (python/bench/).

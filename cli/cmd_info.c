@@ -121,7 +121,7 @@ static void write_options(cliJson* w, const gdnModel* m) {
     cli_json_begin_object(w, "option");
     cli_json_double(w, "timestep", o->timestep);
     cli_json_numbers(w, "gravity", o->gravity, 3);
-    cli_json_string(w, "integrator", o->integrator == GDN_INT_EULER ? "euler" : "unknown");
+    cli_json_string(w, "integrator", cli_integrator_name(o->integrator));
     cli_json_string(w, "solver", cli_solver_name(o->solver));
     cli_json_string(w, "cone", cli_cone_name(o->cone));
     cli_json_int(w, "iterations", o->iterations);

@@ -407,6 +407,7 @@ void grad_step_report_free(gradStepReport* r) {
 void grad_write_solver(cliJson* w, const gdnModel* m) {
     const gdnOption* o = &m->opt;
     cli_json_begin_object(w, "solver");
+    cli_json_string(w, "integrator", cli_integrator_name(o->integrator));
     cli_json_string(w, "solver", cli_solver_name(o->solver));
     cli_json_string(w, "cone", cli_cone_name(o->cone));
     cli_json_int(w, "iterations", o->iterations);

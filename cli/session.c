@@ -197,6 +197,7 @@ void cli_solver_args_init(cliSolverArgs* args) {
     args->onesided = 0;
     args->kamino = 0;
     args->kamino_ok = 0;
+    args->integrator = -1;
 }
 
 
@@ -217,7 +218,8 @@ int cli_solver_option(cliSolverArgs* args, const char* command, int argc, char**
         return 1;
     }
     if (strcmp(option, "--solver") != 0 && strcmp(option, "--cone") != 0 &&
-        strcmp(option, "--iterations") != 0 && strcmp(option, "--tolerance") != 0) {
+        strcmp(option, "--iterations") != 0 && strcmp(option, "--tolerance") != 0 &&
+        strcmp(option, "--integrator") != 0) {
         return 0;
     }
 
@@ -253,6 +255,15 @@ int cli_solver_option(cliSolverArgs* args, const char* command, int argc, char**
             cli_usage_error(command, "--cone: '%s' is not pyramidal or elliptic", value);
             return -1;
         }
+    } else if (strcmp(option, "--integrator") == 0) {
+        if (strcmp(value, "euler") == 0) {
+            args->integrator = GDN_INT_EULER;
+        } else if (strcmp(value, "rk4") == 0) {
+            args->integrator = GDN_INT_RK4;
+        } else {
+            cli_usage_error(command, "--integrator: '%s' is not euler or rk4", value);
+            return -1;
+        }
     } else if (strcmp(option, "--iterations") == 0) {
         if (cli_parse_int(value, 0, 1000000L, &args->iterations) != 0) {
             cli_usage_error(command, "--iterations: '%s' is not an integer in [0, 1e6]", value);
@@ -270,6 +281,10 @@ int cli_solver_option(cliSolverArgs* args, const char* command, int argc, char**
     return 1;
 }
 
+
+const char* cli_integrator_name(int integrator) {
+    return integrator == GDN_INT_EULER ? "euler" : integrator == GDN_INT_RK4 ? "rk4" : "unknown";
+}
 
 const char* cli_solver_name(int solver) {
     return solver == GDN_SOL_NEWTON ? "newton"
@@ -307,5 +322,8 @@ void cli_solver_apply(const cliSolverArgs* args, gdnModel* m) {
     }
     if (args->onesided) {
         m->opt.enableflags |= GDN_ENBL_ONESIDED;
+    }
+    if (args->integrator >= 0) {
+        m->opt.integrator = (gdnIntegrator)args->integrator;
     }
 }

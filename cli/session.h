@@ -24,6 +24,7 @@ typedef struct cliSolverArgs {
     int onesided;      // 1: set GDN_ENBL_ONESIDED
     int kamino;        // 1: --solver kamino (only where kamino_ok)
     int kamino_ok;     // set by a command that runs Kamino (simulate) before parsing
+    int integrator;    // gdnIntegrator, -1: the model's
 } cliSolverArgs;
 
 // options that choose the initial state; NULL when not given
@@ -37,7 +38,8 @@ typedef struct cliStateArgs {
 // every usage text so that no command describes them differently
 #define CLI_SOLVER_SYNOPSIS \
     "    [--solver newton|cg|pgs|kamino] [--cone pyramidal|elliptic] [--iterations N]\n" \
-    "    [--tolerance T] [--nocontact] [--noconstraint] [--onesided]\n"
+    "    [--tolerance T] [--nocontact] [--noconstraint] [--onesided]\n" \
+    "    [--integrator euler|rk4]\n"
 #define CLI_SOLVER_HELP \
     "Solver options (default: the model's <option>): --solver picks MuJoCo's Newton, CG or\n" \
     "PGS solve, --cone the friction cone, --iterations the maximum solver iterations,\n" \
@@ -48,7 +50,9 @@ typedef struct cliStateArgs {
     "refusing it (GDN_ENBL_ONESIDED). --solver kamino (simulate only) runs the Kamino\n" \
     "maximal-coordinate hard-contact solver instead (docs/kamino.md), --iterations and\n" \
     "--tolerance then its PADMM's; a model whose <custom> gradyn_solver is kamino runs it by\n" \
-    "default in simulate, and the other commands refuse it unless --solver names MuJoCo's.\n"
+    "default in simulate, and the other commands refuse it unless --solver names MuJoCo's.\n" \
+    "--integrator picks MuJoCo's semi-implicit Euler or RK4 (<option integrator>); every\n" \
+    "derivative differentiates the integrator the step runs.\n"
 
 // the options that choose the initial state (every command but info)
 #define CLI_STATE_SYNOPSIS "[--state FILE|-] [--key K]"
@@ -60,11 +64,15 @@ typedef struct cliStateArgs {
 void cli_solver_args_init(cliSolverArgs* args);
 
 // consume argv[*i] (and its value) when it is --solver, --cone, --iterations, --tolerance,
-// --nocontact, --noconstraint or --onesided: 1 consumed, 0 not ours, -1 bad or missing value (printed)
+// --integrator, --nocontact, --noconstraint or --onesided: 1 consumed, 0 not ours, -1 bad or
+// missing value (printed)
 int cli_solver_option(cliSolverArgs* args, const char* command, int argc, char** argv, int* i);
 
 // the command-line names of a solver and a cone code ("newton", "elliptic"; "unknown")
 const char* cli_solver_name(int solver);
+
+// "euler", "rk4" ("unknown" for another code)
+const char* cli_integrator_name(int integrator);
 const char* cli_cone_name(int cone);
 
 // write the given options into the model's gdnOption

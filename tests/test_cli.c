@@ -85,11 +85,12 @@ static int test_info_sizes(void) {
 // an unsimulated feature is refused by name; --accept-unsupported (any command, any
 // position) loads it: the loader's warnings appear in info's JSON and on forward's stderr
 static int test_warnings(void) {
-    const char* path = tmp_file("warn.xml", "<mujoco>\n<option integrator=\"RK4\"/>\n"
+    const char* path = tmp_file("warn.xml", "<mujoco>\n<option integrator=\"implicit\"/>\n"
                                 "<worldbody>\n<body><joint type=\"ball\"/><geom size=\".1\"/>"
                                 "</body>\n</worldbody>\n</mujoco>\n");
     CHECK(run_cli_on("info", path) == 1);
-    CHECK(strstr(run_err, "warn.xml:2: option: integrator \"RK4\" is not simulated by gradyn"));
+    CHECK(strstr(run_err,
+                 "warn.xml:2: option: integrator \"implicit\" is not simulated by gradyn"));
     CHECK(strstr(run_err, "--accept-unsupported"));
     CHECK(run_cli_on("info --accept-unsupported", path) == 0);
     cJSON* root = cJSON_Parse(run_out);
@@ -109,6 +110,21 @@ static int test_warnings(void) {
     CHECK(run_cli_on("forward --accept-unsupported", path) == 0);
     CHECK(strstr(run_err, "warning") && strstr(run_err, "integrator") &&
           strstr(run_err, "semi-implicit Euler is used"));
+
+    // RK4 is simulated: no warning, info names it, and --integrator overrides the file's
+    const char* rk4 = tmp_file("rk4.xml", "<mujoco>\n<option integrator=\"RK4\"/>\n"
+                               "<worldbody>\n<body><joint type=\"ball\"/><geom size=\".1\"/>"
+                               "</body>\n</worldbody>\n</mujoco>\n");
+    CHECK(run_cli_on("info", rk4) == 0);
+    root = cJSON_Parse(run_out);
+    CHECK(root != NULL);
+    CHECK(cJSON_GetArraySize(cJSON_GetObjectItem(root, "warnings")) == 0);
+    const cJSON* opt = cJSON_GetObjectItem(root, "option");
+    CHECK(strcmp(cJSON_GetObjectItem(opt, "integrator")->valuestring, "rk4") == 0);
+    cJSON_Delete(root);
+    char cmd[1200];
+    snprintf(cmd, sizeof(cmd), "info '%s' --integrator euler", rk4);
+    CHECK(run_cli(cmd) != 0); // info takes no solver options: a usage error, never a crash
     return 0;
 }
 

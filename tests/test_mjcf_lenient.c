@@ -169,8 +169,9 @@ static int check_case(const char* name, const char* xml, size_t len, int mj_load
 }
 
 #define GEOM "<geom name='g' type='sphere' size='.1'/>"
-#define BODY "<worldbody>" GEOM "<body name='b' pos='0 0 1'><freejoint/>" GEOM_B "</body></worldbody>"
 #define GEOM_B "<geom name='gb' type='box' size='.1 .2 .3'/>"
+#define BODY                                                                                  \
+    "<worldbody>" GEOM "<body name='b' pos='0 0 1'><freejoint/>" GEOM_B "</body></worldbody>"
 
 // ---------------------------------------------------------------- 1. XML reading
 
@@ -666,7 +667,6 @@ static int test_unsupported_policy(void) {
         const char* substitute; // in the warning
         const char* xml;  // the model's <option> ... before a pendulum
     } cases[] = {
-        {"integrator \"RK4\"", "semi-implicit Euler is used", "<option integrator='RK4'/>"},
         {"integrator \"implicit\"", "semi-implicit Euler", "<option integrator='implicit'/>"},
         {"fluid forces", "no medium forces", "<option density='1.2'/>"},
         {"fluid forces", "no medium forces", "<option viscosity='0.1'/>"},

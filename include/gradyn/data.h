@@ -111,6 +111,8 @@ typedef struct gdnData {
     double* efc_force;      // (maxefc) constraint force at the solution
     double* qfrc_constraint; // (nv) J' efc_force
     double* qacc_warmstart; // (nv) acceleration used to warm-start the next solve
+    double* qacc_rk4;       // (4 x nv) the stage accelerations a_0 .. a_3 of the last RK4
+                            // step (docs/derivatives.md; unspecified after an Euler step)
 
     // solver report of the last constrained step
     int solver_iter;        // iterations taken

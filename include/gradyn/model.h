@@ -44,7 +44,8 @@ typedef enum gdnSameFrame {
 
 // integrators
 typedef enum gdnIntegrator {
-    GDN_INT_EULER = 0 // semi-implicit Euler, joint damping implicit (MuJoCo mjINT_EULER)
+    GDN_INT_EULER = 0, // semi-implicit Euler, joint damping implicit (MuJoCo mjINT_EULER)
+    GDN_INT_RK4 = 1    // explicit 4th-order Runge-Kutta on the manifold (MuJoCo mjINT_RK4)
 } gdnIntegrator;
 
 // disable flags: bit values equal MuJoCo 2.2.2's mjtDisableBit
@@ -89,7 +90,7 @@ typedef enum gdnBiasType { GDN_BIAS_NONE = 0, GDN_BIAS_AFFINE = 1 } gdnBiasType;
 typedef struct gdnOption {
     double timestep;    // integration step (s)
     double gravity[3];  // gravitational acceleration, world frame (m/s^2)
-    gdnIntegrator integrator; // GDN_INT_EULER
+    gdnIntegrator integrator; // GDN_INT_EULER or GDN_INT_RK4
     int disableflags;   // gdnDisableBit mask
     int enableflags;    // gdnEnableBit mask
 

@@ -10,6 +10,7 @@
 #include "constraint/geom_size_derivative.h"
 #include "constraint/setconst_derivative.h"
 #include "gradient/cost.h"
+#include "gradient/rk4_derivative.h"
 #include "gradient/rollout.h"
 #include "gradient/step_derivative.h"
 #include "gradient/tape.h"
@@ -32,17 +33,29 @@ static void warm_before(const gdnModel* m, const gdnTape* tape, int t, double* w
 // A reverse step through a step with constraint rows: its front half is run again from x_t,
 // u_t and the warm start it read, which reproduces its solve bit for bit (checked against the
 // recorded acceleration), then the constrained step VJP (gradient/step_constrained.c) at it
-static gdnStatus reverse_constrained(const gdnModel* m, gdnTape* tape, int t, double* gctrl,
-                                     double* gparam, double* gvert,
-                                     const gdnContactParamGradients* cp, char* err,
-                                     int err_size) {
+// An RK4 step (every one, with rows or not) is replayed the same way, its four front halves
+// from x_t and the warm start (gradient/rk4_derivative.c), and checked by its next state: the
+// replay's x_{t+1} must be the recorded one bit for bit
+static gdnStatus reverse_constrained(const gdnModel* m, gdnTape* tape, int t,
+                                     const double* xnext, double* gctrl, double* gparam,
+                                     double* gvert, const gdnContactParamGradients* cp,
+                                     char* err, int err_size) {
     gdnData* d = tape->d;
     gdnTapeStep rec;
     gdn_tape_step(tape, t, &rec);
     warm_before(m, tape, t, d->qacc_warmstart);
     const char* what = NULL;
-    gdnStatus st = gdn_step_vjp_explained(m, d, tape->lam_q, tape->lam_v, tape->g_q, tape->g_v,
-                                          gctrl, gparam, gvert, tape->gweights, cp, &what);
+    const int rk4 = m->opt.integrator == GDN_INT_RK4;
+    gdnStatus st;
+    if (rk4) {
+        st = gdn_rk4_step_vjp(m, d, tape->lam_q, tape->lam_v, tape->g_q, tape->g_v, gctrl,
+                              gparam, gvert, tape->gweights, cp,
+                              gdn_tape_rk4_acc(m, tape, gdn_tape_slot_of(tape, t)),
+                              tape->replay_next, &what);
+    } else {
+        st = gdn_step_vjp_explained(m, d, tape->lam_q, tape->lam_v, tape->g_q, tape->g_v, gctrl,
+                                    gparam, gvert, tape->gweights, cp, &what);
+    }
     if (st == GDN_ERR_UNSUPPORTED && what) {
         return gdn_fail(st, err, err_size,
                         "step %d has %d constraint rows and no derivative through its "
@@ -57,6 +70,10 @@ static gdnStatus reverse_constrained(const gdnModel* m, gdnTape* tape, int t, do
                         t, rec.solver_iter, rec.solver_residual, what ? "; " : "",
                         what ? what : "");
     }
+    if (st != GDN_OK) {
+        return gdn_fail(st, err, err_size, "step %d: the step VJP failed (%s)%s%s", t,
+                        gdn_status_string(st), what ? ": " : "", what ? what : "");
+    }
     // the step's derivative report into its record (gdnTapeStep.deriv_*)
     const int slot = gdn_tape_slot_of(tape, t);
     if (slot >= 0) {
@@ -64,8 +81,13 @@ static gdnStatus reverse_constrained(const gdnModel* m, gdnTape* tape, int t, do
         tape->entry[slot].deriv_state_margin = d->deriv_state_margin;
         tape->entry[slot].deriv_activation_margin = d->deriv_activation_margin;
     }
-    if (st == GDN_OK && (d->nefc != rec.nefc ||
-                         memcmp(d->qacc, rec.qacc, sizeof(double) * (size_t)m->nv) != 0)) {
+    if (st == GDN_OK && rk4 &&
+        memcmp(tape->replay_next, xnext, sizeof(double) * (size_t)tape->stride) != 0) {
+        return gdn_fail(GDN_ERR_ARG, err, err_size,
+                        "step %d: the replayed RK4 step differs from the recorded one", t);
+    }
+    if (st == GDN_OK && !rk4 &&
+        (d->nefc != rec.nefc || memcmp(d->qacc, rec.qacc, sizeof(double) * (size_t)m->nv) != 0)) {
         return gdn_fail(GDN_ERR_ARG, err, err_size,
                         "step %d: the replayed solve differs from the recorded one", t);
     }
@@ -77,8 +99,8 @@ static gdnStatus reverse_constrained(const gdnModel* m, gdnTape* tape, int t, do
 //   on the step's stored intermediates, else gdn_step_vjp_at)
 //   g += grad l(x_t, u_t)           then lam <- g
 static gdnStatus reverse_step(const gdnModel* m, const gdnRollout* r, const gdnObjective* obj,
-                              gdnTape* tape, const double* x, int t, gdnAdjointGradients* out,
-                              char* err, int err_size) {
+                              gdnTape* tape, const double* x, const double* xnext, int t,
+                              gdnAdjointGradients* out, char* err, int err_size) {
     const int nv = m->nv, nu = m->nu;
     gdnData* d = tape->d;
     gdn_rollout_load_state(m, d, x);
@@ -93,7 +115,7 @@ static gdnStatus reverse_step(const gdnModel* m, const gdnRollout* r, const gdnO
     const int slot = tape->store_inter ? gdn_tape_slot_of(tape, t) : -1;
     const int tslot = gdn_tape_slot_of(tape, t);
     gdnStatus st;
-    if (tslot >= 0 && tape->entry[tslot].nefc > 0) {
+    if ((tslot >= 0 && tape->entry[tslot].nefc > 0) || m->opt.integrator == GDN_INT_RK4) {
         // the contact parameters' channels (NULL when none is wanted)
         const gdnContactParamGradients cp = {out->geom_friction, out->geom_solref,
                                              out->geom_solimp,   out->geom_size,
@@ -101,8 +123,8 @@ static gdnStatus reverse_step(const gdnModel* m, const gdnRollout* r, const gdnO
                                              out->pair_solimp};
         const int any = cp.geom_friction || cp.geom_solref || cp.geom_solimp ||
                         cp.geom_size || cp.pair_friction || cp.pair_solref || cp.pair_solimp;
-        st = reverse_constrained(m, tape, t, gctrl, out->param, gvert, any ? &cp : NULL, err,
-                                 err_size);
+        st = reverse_constrained(m, tape, t, xnext, gctrl, out->param, gvert, any ? &cp : NULL,
+                                 err, err_size);
         if (st != GDN_OK) {
             return st;
         }
@@ -181,7 +203,12 @@ static gdnStatus backward(const gdnModel* m, const gdnRollout* r, const gdnObjec
         for (int t = t1 - 1; t >= t0; t--) {
             const double* x =
                 t == t0 ? xcheck : tape->segment + (size_t)(t - t0 - 1) * (size_t)tape->stride;
-            gdnStatus st = reverse_step(m, r, obj, tape, x, t, out, err, err_size);
+            // x_{t+1}: the final state, the next segment's checkpoint, or this segment's
+            const double* xnext =
+                t + 1 == T ? tape->final
+                : t + 1 == t1 ? tape->checkpoint + (size_t)(s + 1) * (size_t)tape->stride
+                              : tape->segment + (size_t)(t - t0) * (size_t)tape->stride;
+            gdnStatus st = reverse_step(m, r, obj, tape, x, xnext, t, out, err, err_size);
             if (st != GDN_OK) {
                 return st;
             }

@@ -215,6 +215,7 @@ forward_pass(const gdnModel* m, const gdnRollout* r, const gdnObjective* obj, gd
             if (st != GDN_OK) {
                 return st;
             }
+            gdn_tape_record_rk4(m, tape, t / K, d);
             // a step with rows leaves no ABA factor (and has no gradient)
             if (store && d->nefc == 0) {
                 gdn_tape_inter_save(tape, t / K, gdn_penalty_active(m));
@@ -242,7 +243,8 @@ forward_pass(const gdnModel* m, const gdnRollout* r, const gdnObjective* obj, gd
 // the forward pass; on error nothing stays recorded (no state, no step record)
 gdnStatus gdn_rollout_forward(const gdnModel* m, const gdnRollout* r, const gdnObjective* obj,
                               gdnTape* tape, int store, double* J, char* err, int err_size) {
-    gdnStatus st = store && tape->store_inter
+    // stored intermediates are the Euler step's front half (one per step; RK4 has four)
+    gdnStatus st = store && gdn_tape_keeps_inter(m, tape)
                        ? forward_pass(m, r, obj, tape, 1, J, err, err_size)
                        : forward_pass(m, r, obj, tape, 0, J, err, err_size);
     if (st != GDN_OK) {
@@ -269,11 +271,13 @@ gdnStatus gdn_rollout_replay(const gdnModel* m, const gdnRollout* r, gdnTape* ta
            sizeof(double) * (size_t)m->nv);
     for (int t = t0; t < t1 - 1; t++) {
         const int slot = tape->ncheck + (t - t0);
-        gdnStatus st = step_into(m, r, tape, d, t, tape->store_inter ? slot : -1, err, err_size);
+        const int keep = gdn_tape_keeps_inter(m, tape);
+        gdnStatus st = step_into(m, r, tape, d, t, keep ? slot : -1, err, err_size);
         if (st == GDN_OK) {
             st = gdn_tape_record(tape, slot, t, d, err, err_size);
+            gdn_tape_record_rk4(m, tape, slot, d);
         }
-        if (st == GDN_OK && tape->store_inter && d->nefc == 0) {
+        if (st == GDN_OK && keep && d->nefc == 0) {
             gdn_tape_inter_save(tape, slot, gdn_penalty_active(m));
         }
         if (st != GDN_OK) {

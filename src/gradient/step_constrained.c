@@ -18,6 +18,7 @@
 #include "math/cholesky.h"
 #include "model/configuration_derivative.h"
 #include "penalty/penalty.h"
+#include "sim/integrator.h"
 
 // The constrained step (sim/reduced.c), h = timestep, D = diag(dof_damping):
 //   x  solves  r(q, v, x; W + W_c(f)) = 0,  f = f(J x - aref) with the row states held
@@ -108,7 +109,7 @@ gdnStatus gdn_constrained_linearize(const gdnModel* m, gdnData* d, gdnConstraine
                                     const char** what) {
     const int nv = m->nv;
     const size_t nb6 = 6 * (size_t)m->nbody;
-    const double h = m->opt.timestep;
+    const double hd = gdn_damping_h(m);
     L->x = d->qacc_warmstart;
     L->dtheta = NULL;
     L->S = gdn_arena_doubles(d, 6 * (size_t)nv + (size_t)nv * (size_t)nv + nb6 + (size_t)nv);
@@ -137,8 +138,8 @@ gdnStatus gdn_constrained_linearize(const gdnModel* m, gdnData* d, gdnConstraine
     }
     L->damped = 0;
     for (int i = 0; i < nv; i++) {
-        extra[i] = h * m->dof_damping[i];
-        L->damped |= m->dof_damping[i] > 0;
+        extra[i] = hd * m->dof_damping[i];
+        L->damped |= hd > 0 && m->dof_damping[i] > 0;
     }
     if (L->damped) {
         status = gdn_mass_factor_alloc(m, d, NULL, &L->damp);
@@ -196,14 +197,39 @@ gdnStatus gdn_step_jvp_linear(const gdnModel* m, gdnData* d, const gdnConstraine
                               const double* dparam, const double* dweights,
                               const double* dvert, double* dq_next, double* dv_next,
                               const char** what) {
+    const int nv = m->nv;
+    const double h = m->opt.timestep;
+    size_t mark = gdn_arena_mark(d);
+    double* da = gdn_arena_doubles(d, 2 * (size_t)(nv > 0 ? nv : 1));
+    if (!da) {
+        return GDN_ERR_MEMORY;
+    }
+    double* qvel_next = da + nv;
+    gdnStatus status =
+        gdn_accel_jvp_linear(m, d, Lp, dq, dv, du, dparam, dweights, dvert, da, what);
+    if (status == GDN_OK) {
+        // dv' = dv + h da,  dq' = Phi_q dq + h Phi_v dv'
+        for (int i = 0; i < nv; i++) {
+            qvel_next[i] = d->qvel[i] + h * d->qacc[i];
+            dv_next[i] = (dv ? dv[i] : 0) + h * da[i];
+        }
+        gdn_integrate_pos_jvp(m, qvel_next, h, dq, dv_next, dq_next);
+    }
+    gdn_arena_reset(d, mark);
+    return status;
+}
+
+gdnStatus gdn_accel_jvp_linear(const gdnModel* m, gdnData* d, const gdnConstrainedLinear* Lp,
+                               const double* dq, const double* dv, const double* du,
+                               const double* dparam, const double* dweights,
+                               const double* dvert, double* da, const char** what) {
     const int nv = m->nv, nefc = d->nefc;
     const size_t nb6 = 6 * (size_t)m->nbody;
-    const double h = m->opt.timestep;
     (void)what; // the linearization named any refusal
     size_t mark = gdn_arena_mark(d);
     const gdnConstrainedLinear L = *Lp;
     // xi, eta, etax, xi2 (6 nbody); dW (6 nbody); djar0, dlogD, df, tmp, dfj (nefc); dr, rhs,
-    // qvel', dqfrc (nv)
+    // (unused), dqfrc (nv)
     double* xi = gdn_arena_doubles(d, 5 * nb6 + 5 * (size_t)nefc + 4 * (size_t)nv);
     if (!xi) {
         gdn_arena_reset(d, mark);
@@ -220,8 +246,7 @@ gdnStatus gdn_step_jvp_linear(const gdnModel* m, gdnData* d, const gdnConstraine
     double* tmp = df + nefc;
     double* dr = tmp + nefc;
     double* rhs = dr + nv;
-    double* qvel_next = rhs + nv;
-    double* dqfrc = qvel_next + nv;
+    double* dqfrc = rhs + 2 * nv;
     double* dfj = dqfrc + nv;
     memset(dqfrc, 0, sizeof(double) * (size_t)nv);
     memset(dfj, 0, sizeof(double) * (size_t)nefc);
@@ -283,12 +308,7 @@ gdnStatus gdn_step_jvp_linear(const gdnModel* m, gdnData* d, const gdnConstraine
         }
     }
     if (status == GDN_OK) {
-        // dv' = dv + h da,  dq' = Phi_q dq + h Phi_v dv'
-        for (int i = 0; i < nv; i++) {
-            qvel_next[i] = d->qvel[i] + h * d->qacc[i];
-            dv_next[i] = (dv ? dv[i] : 0) + h * rhs[i];
-        }
-        gdn_integrate_pos_jvp(m, qvel_next, h, dq, dv_next, dq_next);
+        memcpy(da, rhs, sizeof(double) * (size_t)nv);
     }
     gdn_arena_reset(d, mark);
     return status;
@@ -299,25 +319,55 @@ gdnStatus gdn_step_vjp_constrained(const gdnModel* m, gdnData* d, const double* 
                                    double* gctrl, double* gparam, double* gvert,
                                    double* gweights, const gdnContactParamGradients* cp,
                                    const char** what) {
+    const int nv = m->nv, nu = m->nu;
+    size_t mark = gdn_arena_mark(d);
+    // qvel', gq, gv, abar (nv)
+    double* qvel_next = gdn_arena_doubles(d, 4 * (size_t)(nv > 0 ? nv : 1));
+    if (!qvel_next) {
+        return GDN_ERR_MEMORY;
+    }
+    double* gq = qvel_next + nv;
+    double* gv = gq + nv;
+    double* abar = gv + nv;
+    // integration: gq = Phi_q' gq',  gv = w = gv' + h Phi_v' gq',  abar = h w
+    gdn_step_integration_vjp(m, d, d->qacc, gq_next, gv_next, qvel_next, gq, gv, abar);
+    if (gctrl) {
+        memset(gctrl, 0, sizeof(double) * (size_t)nu);
+    }
+    gdnStatus status =
+        gdn_accel_vjp_constrained(m, d, abar, gq, gv, gctrl, gparam, gvert, gweights, cp, what);
+    if (status == GDN_OK) {
+        if (gqpos) {
+            memcpy(gqpos, gq, sizeof(double) * (size_t)nv);
+        }
+        if (gqvel) {
+            memcpy(gqvel, gv, sizeof(double) * (size_t)nv);
+        }
+    }
+    gdn_arena_reset(d, mark);
+    return status;
+}
+
+gdnStatus gdn_accel_vjp_constrained(const gdnModel* m, gdnData* d, const double* abar,
+                                    double* gq, double* gv, double* gctrl, double* gparam,
+                                    double* gvert, double* gweights,
+                                    const gdnContactParamGradients* cp, const char** what) {
     const int nv = m->nv, nu = m->nu, nefc = d->nefc;
     const size_t nb6 = 6 * (size_t)m->nbody;
     size_t mark = gdn_arena_mark(d);
     gdnConstrainedLinear L;
     gdnStatus status = gdn_constrained_linearize(m, d, &L, what);
-    // qvel', gq, gv, y, z (nv); dfbar, deltabar, tmp (nefc); xibar, etabar, etaxbar, Wbar,
-    // Wbar2, xibar2, etabar2 (6 nbody); gu2 (nu); dqfrcbar (nv)
-    double* qvel_next = gdn_arena_doubles(d, 6 * (size_t)nv + 3 * (size_t)nefc + 7 * nb6 +
-                                                 (size_t)(nu > 0 ? nu : 1));
-    if (status == GDN_OK && !qvel_next) {
+    // y, z (nv); dfbar, deltabar, tmp (nefc); xibar, etabar, etaxbar, Wbar, Wbar2, xibar2,
+    // etabar2 (6 nbody); gu1, gu2 (nu); dqfrcbar (nv)
+    const size_t nus = (size_t)(nu > 0 ? nu : 1);
+    double* y = gdn_arena_doubles(d, 3 * (size_t)nv + 3 * (size_t)nefc + 7 * nb6 + 2 * nus);
+    if (status == GDN_OK && !y) {
         status = GDN_ERR_MEMORY;
     }
     if (status != GDN_OK) {
         gdn_arena_reset(d, mark);
         return status;
     }
-    double* gq = qvel_next + nv;
-    double* gv = gq + nv;
-    double* y = gv + nv;
     double* z = y + nv;
     double* dfbar = z + nv;
     double* deltabar = dfbar + nefc;
@@ -329,11 +379,10 @@ gdnStatus gdn_step_vjp_constrained(const gdnModel* m, gdnData* d, const double* 
     double* Wbar2 = Wbar + nb6;
     double* xibar2 = Wbar2 + nb6;
     double* etabar2 = xibar2 + nb6;
-    double* gu2 = etabar2 + nb6;
-    double* dqfrcbar = gu2 + (nu > 0 ? nu : 1);
-
-    // integration: gq = Phi_q' gq',  gv = w = gv' + h Phi_v' gq',  abar = h w (into y)
-    gdn_step_integration_vjp(m, d, d->qacc, gq_next, gv_next, qvel_next, gq, gv, y);
+    double* gu1 = etabar2 + nb6;
+    double* gu2 = gu1 + nus;
+    double* dqfrcbar = gu2 + nus;
+    memcpy(y, abar, sizeof(double) * (size_t)nv);
     memset(dfbar, 0, sizeof(double) * (size_t)nefc);
     if (L.damped) {
         // da = (M + hD)^-1 (-dr_a + J' df): y = (M + hD)^-1 abar, rbar_a = -y, dfbar = J y;
@@ -366,8 +415,8 @@ gdnStatus gdn_step_vjp_constrained(const gdnModel* m, gdnData* d, const double* 
         tmp[i] = gdn_rows_scaled_force(d, &L.lin, i) * deltabar[i];
     }
     // residual adjoints at x (rbar_x = z) and, damped, at a (rbar_a = y)
-    gdnResidualAdjoint out = {gq, gv, NULL, gctrl, gparam, Wbar, xibar, etabar, NULL, NULL,
-                              NULL, NULL, NULL, NULL};
+    gdnResidualAdjoint out = {gq, gv, NULL, gctrl ? gu1 : NULL, gparam, Wbar, xibar, etabar,
+                              NULL, NULL, NULL, NULL, NULL, NULL};
     status = gdn_residual_vjp_ex(m, d, L.x, L.W, z, &out);
     if (status == GDN_OK && L.damped) {
         gdnResidualAdjoint out2 = {gq, gv, NULL, gctrl ? gu2 : NULL, gparam, Wbar2, xibar2,
@@ -379,8 +428,12 @@ gdnStatus gdn_step_vjp_constrained(const gdnModel* m, gdnData* d, const double* 
             etabar[k] += etabar2[k];
         }
         for (int k = 0; gctrl && k < nu; k++) {
-            gctrl[k] += gu2[k];
+            gu1[k] += gu2[k];
         }
+    }
+    // gctrl accumulates (the RK4 step sums its stages)
+    for (int k = 0; status == GDN_OK && gctrl && k < nu; k++) {
+        gctrl[k] += gu1[k];
     }
     // the inertia parameters also move D through the inverse weights (setconst_derivative.h)
     if (gparam && gweights) {
@@ -410,14 +463,6 @@ gdnStatus gdn_step_vjp_constrained(const gdnModel* m, gdnData* d, const double* 
     }
     if (status == GDN_OK) {
         status = gdn_body_tangent_vjp_axes(m, d, L.S, L.x, NULL, etaxbar, gq, NULL);
-    }
-    if (status == GDN_OK) {
-        if (gqpos) {
-            memcpy(gqpos, gq, sizeof(double) * (size_t)nv);
-        }
-        if (gqvel) {
-            memcpy(gqvel, gv, sizeof(double) * (size_t)nv);
-        }
     }
     gdn_arena_reset(d, mark);
     return status;

@@ -42,6 +42,21 @@ gdnStatus gdn_step_jvp_linear(const gdnModel* m, gdnData* d, const gdnConstraine
                               const double* dvert, double* dq_next, double* dv_next,
                               const char** what);
 
+// the tangent of the solved acceleration alone, da (nv) = dx (undamped; the RK4 stages) or the
+// damped step's da (Euler with dof damping), at the same linearization; every direction as
+// gdn_step_jvp_linear
+gdnStatus gdn_accel_jvp_linear(const gdnModel* m, gdnData* d, const gdnConstrainedLinear* L,
+                               const double* dq, const double* dv, const double* du,
+                               const double* dparam, const double* dweights,
+                               const double* dvert, double* da, const char** what);
+
+// the adjoint of that acceleration at the solve in d: gq, gv (nv, both required), gctrl (nu),
+// gparam, gvert, gweights and cp all ACCUMULATE the transposed partials applied to abar (nv)
+gdnStatus gdn_accel_vjp_constrained(const gdnModel* m, gdnData* d, const double* abar,
+                                    double* gq, double* gv, double* gctrl, double* gparam,
+                                    double* gvert, double* gweights,
+                                    const gdnContactParamGradients* cp, const char** what);
+
 // whether the solve in d has a derivative: GDN_ERR_UNCONVERGED when it did not converge, unless
 // the model opts into one-sided derivatives (GDN_ENBL_ONESIDED: flagged GDN_DERIV_ONESIDED)
 static inline gdnStatus gdn_constrained_admissible(const gdnModel* m, gdnData* d) {

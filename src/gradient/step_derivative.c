@@ -8,8 +8,10 @@
 #include "dynamics/aba.h"
 #include "dynamics/com.h"
 #include "constraint/geom_size_derivative.h"
+#include "constraint/rows_param_derivative.h"
 #include "constraint/setconst_derivative.h"
 #include "gradient/residual.h"
+#include "gradient/rk4_derivative.h"
 #include "gradient/step_constrained.h"
 #include "gradient/step_derivative.h"
 #include "kinematics/kinematics.h"
@@ -17,6 +19,7 @@
 #include "model/configuration_derivative.h"
 #include "model/validate.h"
 #include "penalty/penalty.h"
+#include "sim/integrator.h"
 #include "sim/pipeline.h"
 
 // The step (sim/pipeline.c), from (q, v, u; pi, V) with h = timestep, D = diag(dof_damping):
@@ -74,6 +77,11 @@ static gdnStatus step_jvp_ex(const gdnModel* m, gdnData* d, const double* dqpos,
         return GDN_ERR_ARG;
     }
     gdn_deriv_report_clear(d);
+    if (m->opt.integrator == GDN_INT_RK4) {
+        const char* what = NULL;
+        return gdn_rk4_step_jvp(m, d, dqpos, dqvel, dctrl, dparam, dvert, dcp, dqpos_next,
+                                dqvel_next, &what);
+    }
     const int nv = m->nv;
     const double h = m->opt.timestep;
     size_t mark = gdn_arena_mark(d);
@@ -273,6 +281,10 @@ gdnStatus gdn_step_vjp_explained(const gdnModel* m, gdnData* d, const double* gq
         return GDN_ERR_ARG;
     }
     gdn_deriv_report_clear(d);
+    if (m->opt.integrator == GDN_INT_RK4) {
+        return gdn_rk4_step_vjp(m, d, gqpos_next, gqvel_next, gqpos, gqvel, gctrl, gparam, gvert,
+                                gweights, cp, NULL, NULL, what);
+    }
     size_t mark = gdn_arena_mark(d);
     gdnAbaFactor f;
     gdnStatus status = gdn_aba_factor_alloc(m, d, &f);
@@ -396,7 +408,7 @@ gdnStatus gdn_step_vjp_at(const gdnModel* m, gdnData* d, const double* qacc,
         return GDN_ERR_ARG;
     }
     const int nv = m->nv;
-    const double h = m->opt.timestep;
+    const double hd = gdn_damping_h(m);
     size_t mark = gdn_arena_mark(d);
     gdnAbaFactor f;
     gdnStatus status = gdn_aba_factor_alloc(m, d, &f);
@@ -408,8 +420,8 @@ gdnStatus gdn_step_vjp_at(const gdnModel* m, gdnData* d, const double* qacc,
     }
     int damped = 0;
     for (int i = 0; i < nv; i++) {
-        extra[i] = h * m->dof_damping[i];
-        damped |= m->dof_damping[i] > 0;
+        extra[i] = hd * m->dof_damping[i];
+        damped |= hd > 0 && m->dof_damping[i] > 0;
     }
     // body frames only: nothing below reads a geom or site frame (the penalty vertices are in
     // body frames, applied forces act at xipos)
@@ -432,4 +444,104 @@ gdnStatus gdn_step_vjp_stored(const gdnModel* m, gdnData* d, const gdnAbaFactor*
     }
     return vjp_from_front(m, d, f, qacc, vert_stored, gqpos_next, gqvel_next, gqpos, gqvel,
                           gctrl, gparam, gvert);
+}
+
+// ---------------------------------------------------------------- the acceleration alone
+
+// The front half at the state in d, then the tangent of its acceleration a (RK4's stage
+// derivative; with Euler and dof damping the damped a): without rows da = -(M + hD)^-1 dr,
+// with rows the implicit differentiation of the solve (step_constrained.h)
+gdnStatus gdn_accel_jvp(const gdnModel* m, gdnData* d, const double* dq, const double* dv,
+                        const double* du, const double* dparam, const double* dweights,
+                        const double* dvert, const gdnContactParamGradients* dcp, double* da,
+                        const char** what) {
+    const int nv = m->nv;
+    size_t mark = gdn_arena_mark(d);
+    double* dW = gdn_arena_doubles(d, 6 * (size_t)m->nbody);
+    gdnAbaFactor f;
+    gdnStatus status = dW ? gdn_aba_factor_alloc(m, d, &f) : GDN_ERR_MEMORY;
+    if (status == GDN_OK) {
+        status = gdn_pipeline_front(m, d, GDN_PIPE_DERIVATIVE, &f);
+    }
+    if (status == GDN_OK && d->nefc > 0) {
+        status = gdn_constrained_admissible(m, d);
+        gdnConstrainedLinear L;
+        if (status == GDN_OK) {
+            status = gdn_constrained_linearize(m, d, &L, what);
+        }
+        if (status == GDN_OK && dcp) {
+            status = gdn_rows_param_direction(m, d, dcp, &L.dtheta, what);
+            L.lin.dsize = dcp->geom_size;
+        }
+        if (status == GDN_OK) {
+            status = gdn_accel_jvp_linear(m, d, &L, dq, dv, du, dparam, dweights, dvert, da,
+                                          what);
+        }
+    } else if (status == GDN_OK) {
+        if (gdn_penalty_active(m)) {
+            status = gdn_contact_wrench_jvp(m, d, dq, dv, dvert, dW);
+        }
+        if (status == GDN_OK) {
+            status = gdn_residual_jvp(m, d, d->qacc, dq, dv, du, dparam,
+                                      gdn_penalty_active(m) ? dW : NULL, da);
+        }
+        if (status == GDN_OK) {
+            status = gdn_aba_solve(m, d, &f, da);
+        }
+        for (int i = 0; status == GDN_OK && i < nv; i++) {
+            da[i] = -da[i];
+        }
+    }
+    gdn_arena_reset(d, mark);
+    return status;
+}
+
+// The front half at the state in d, then the adjoint of its acceleration: every output
+// accumulates (gdn_accel_jvp's transpose applied to abar)
+gdnStatus gdn_accel_vjp(const gdnModel* m, gdnData* d, const double* abar, double* gq,
+                        double* gv, double* gctrl, double* gparam, double* gvert,
+                        double* gweights, const gdnContactParamGradients* cp,
+                        const char** what) {
+    const int nv = m->nv, nu = m->nu;
+    size_t mark = gdn_arena_mark(d);
+    double* rbar = gdn_arena_doubles(d, (size_t)(nv > 0 ? nv : 1) + (size_t)(nu > 0 ? nu : 1));
+    gdnAbaFactor f;
+    gdnStatus status = rbar ? gdn_aba_factor_alloc(m, d, &f) : GDN_ERR_MEMORY;
+    if (status == GDN_OK) {
+        status = gdn_pipeline_front(m, d, GDN_PIPE_DERIVATIVE, &f);
+    }
+    if (status == GDN_OK && d->nefc > 0) {
+        status = gdn_constrained_admissible(m, d);
+        if (status == GDN_OK) {
+            status = gdn_accel_vjp_constrained(m, d, abar, gq, gv, gctrl, gparam, gvert,
+                                               gweights, cp, what);
+        }
+    } else if (status == GDN_OK) {
+        // rbar = -(M + hD)^-1 abar, then the residual's adjoint (gu overwritten: summed here)
+        double* gu = rbar + (nv > 0 ? nv : 1);
+        memcpy(rbar, abar, sizeof(double) * (size_t)nv);
+        status = gdn_aba_solve(m, d, &f, rbar);
+        for (int i = 0; i < nv; i++) {
+            rbar[i] = -rbar[i];
+        }
+        penaltyAdjoint pen = {m, d, gvert};
+        gdnResidualAdjoint out = {gq, gv, NULL, gctrl ? gu : NULL, gparam, NULL, NULL, NULL,
+                                  NULL, NULL, NULL, NULL, NULL, NULL};
+        double* Wbar = NULL;
+        if (status == GDN_OK && gdn_penalty_active(m)) {
+            Wbar = gdn_arena_doubles(d, 6 * (size_t)m->nbody);
+            status = Wbar ? GDN_OK : GDN_ERR_MEMORY;
+            out.Wbar = Wbar;
+            out.wrench_vjp = penalty_vjp;
+            out.wrench_ctx = &pen;
+        }
+        if (status == GDN_OK) {
+            status = gdn_residual_vjp_primal(m, d, d->qacc, rbar, &out);
+        }
+        for (int k = 0; status == GDN_OK && gctrl && k < nu; k++) {
+            gctrl[k] += gu[k];
+        }
+    }
+    gdn_arena_reset(d, mark);
+    return status;
 }

@@ -54,4 +54,27 @@ gdnStatus gdn_step_vjp_explained(const gdnModel* m, gdnData* d, const double* gq
 gdnStatus gdn_contact_wrench_jvp(const gdnModel* m, gdnData* d, const double* dq,
                                  const double* dv, const double* dvert, double* dW);
 
+// The acceleration alone (RK4's stage derivatives): the front half (GDN_PIPE_DERIVATIVE) at the
+// state in d, then da (nv, overwritten) = the tangent of d->qacc along (dq, dv, du, dparam,
+// dvert; dweights the inverse weights' tangent as gdn_step_jvp_constrained, dcp a contact
+// parameter direction; any NULL = 0). GDN_ERR_UNSUPPORTED / GDN_ERR_UNCONVERGED /
+// GDN_ERR_SINGULAR with *what as the constrained step's
+gdnStatus gdn_accel_jvp(const gdnModel* m, gdnData* d, const double* dq, const double* dv,
+                        const double* du, const double* dparam, const double* dweights,
+                        const double* dvert, const gdnContactParamGradients* dcp, double* da,
+                        const char** what);
+
+// its adjoint: the front half, then gq, gv (nv, required), gctrl (nu), gparam, gvert, gweights
+// (2 nbody + nv: the constrained rows' inverse-weight cotangents, finished by the caller) and
+// cp ACCUMULATE the transposed partials applied to abar (nv)
+gdnStatus gdn_accel_vjp(const gdnModel* m, gdnData* d, const double* abar, double* gq,
+                        double* gv, double* gctrl, double* gparam, double* gvert,
+                        double* gweights, const gdnContactParamGradients* cp,
+                        const char** what);
+
+// the acceleration's dense Jacobian Xa = [da/dq | da/dv | da/du] (nv rows of 2 nv + nu,
+// row-major) at the front half (GDN_PIPE_DERIVATIVE) the caller ran in d (gradient/transition.c);
+// a solve without a derivative: GDN_ERR_UNCONVERGED, GDN_ERR_UNSUPPORTED
+gdnStatus gdn_accel_columns(const gdnModel* m, gdnData* d, double* Xa);
+
 #endif

@@ -178,12 +178,15 @@ gdnStatus gdn_tape_create_opt(const gdnModel* m, const gdnTapeOptions* opt, gdnT
     gdnTapeInter plan;
     const size_t inter_stride = store ? plan_inter(m, d, vert, &plan) : 0;
     size_t nd = (size_t)ncheck * (size_t)stride + (every > 1 ? (size_t)ncheck * nvz : 0) +
-                (size_t)(every - 1) * (size_t)stride + (size_t)stride + (size_t)nq + 4 * nvz +
+                (size_t)(every - 1) * (size_t)stride + 2 * (size_t)stride + (size_t)nq + 4 * nvz +
                 (size_t)(nq > nv ? nq : nv) + 2 * nvz + (size_t)nu +
                 2 * (size_t)m->nbody + nvz;
     const size_t head = round8(sizeof(gdnTape)) + round8(sizeof(gdnTapeEntry) * (size_t)nslot);
     size_t reserve = 0, pool = 0, bytes = 0;
-    const int fits = mul_add((size_t)nslot, inter_stride, nd, &nd) &&
+    // an RK4 model's stage accelerations per record slot (4 nv: the reverse pass then needs no
+    // replay of the step to find its stages)
+    const size_t rk4_stride = m->opt.integrator == GDN_INT_RK4 ? 4 * nvz : 0;
+    const int fits = mul_add((size_t)nslot, inter_stride + rk4_stride, nd, &nd) &&
                      mul_add((size_t)nslot, per_slot, 0, &reserve) &&
                      mul_add((size_t)nslot, sizeof(double) * nvz, reserve, &pool) &&
                      pool < SIZE_MAX / 2 &&
@@ -231,6 +234,7 @@ gdnStatus gdn_tape_create_opt(const gdnModel* m, const gdnTapeOptions* opt, gdnT
     tp->warm = every > 1 ? take(&p, (size_t)ncheck * nvz) : NULL;
     tp->segment = every > 1 ? take(&p, (size_t)(every - 1) * (size_t)stride) : NULL;
     tp->final = take(&p, (size_t)stride);
+    tp->replay_next = take(&p, (size_t)stride);
     tp->qpos0 = take(&p, (size_t)nq);
     tp->lam_q = take(&p, nvz);
     tp->lam_v = take(&p, nvz);
@@ -242,6 +246,7 @@ gdnStatus gdn_tape_create_opt(const gdnModel* m, const gdnTapeOptions* opt, gdnT
     tp->cost_u = take(&p, (size_t)nu);
     tp->gweights = take(&p, 2 * (size_t)m->nbody + nvz);
     tp->inter = store ? take(&p, (size_t)nslot * inter_stride) : NULL;
+    tp->rk4_acc = rk4_stride ? take(&p, (size_t)nslot * rk4_stride) : NULL;
     tp->pool = (unsigned char*)(((uintptr_t)p + 63u) & ~(uintptr_t)63u);
     tp->pool_bytes = pool;
     tp->solve_reserve = reserve;

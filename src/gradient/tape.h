@@ -88,6 +88,9 @@ struct gdnTape {
     double* warm;        // (ncheck x nv), NULL when K = 1
     double* segment;     // ((K - 1) x stride), NULL when K = 1
     double* final;       // (stride)
+    double* replay_next; // (stride) an RK4 reverse step's replayed x_{t+1}
+    double* rk4_acc;     // (nslot x 4 nv) per record slot the step's RK4 stage accelerations
+                         // (d->qacc_rk4); NULL unless the model was RK4 at creation
 
     double* inter;       // (nslot x inter_stride) the stored intermediates, NULL when off
     gdnTapeEntry* entry; // (nslot) the index of the step records
@@ -181,6 +184,29 @@ static inline gdnStatus gdn_tape_record(gdnTape* tape, int slot, int t, const gd
     memcpy(tape->pool + tape->pool_used, d->qacc, bytes);
     tape->pool_used += bytes;
     return GDN_OK;
+}
+
+// whether the forward pass keeps the steps' front-half intermediates: asked for, and the
+// model's integrator is Euler (an RK4 step has four front halves: its reverse step replays it)
+static inline int gdn_tape_keeps_inter(const gdnModel* m, const gdnTape* tape) {
+    return tape->store_inter && m->opt.integrator == GDN_INT_EULER;
+}
+
+// an RK4 step's stage accelerations (d->qacc_rk4) into record slot's storage, when the tape
+// has it and the model steps with RK4 (the step's record is written by gdn_tape_record)
+static inline void gdn_tape_record_rk4(const gdnModel* m, gdnTape* tape, int slot,
+                                       const gdnData* d) {
+    if (tape->rk4_acc && m->opt.integrator == GDN_INT_RK4) {
+        memcpy(tape->rk4_acc + (size_t)slot * 4 * (size_t)m->nv, d->qacc_rk4,
+               sizeof(double) * 4 * (size_t)m->nv);
+    }
+}
+
+// the stage accelerations recorded for step t (NULL: none kept)
+static inline const double* gdn_tape_rk4_acc(const gdnModel* m, const gdnTape* tape, int slot) {
+    return tape->rk4_acc && slot >= 0 && m->opt.integrator == GDN_INT_RK4
+               ? tape->rk4_acc + (size_t)slot * 4 * (size_t)m->nv
+               : NULL;
 }
 
 #endif

@@ -13,12 +13,14 @@
 #include "model/configuration_derivative.h"
 #include "constraint/rows_derivative.h"
 #include "gradient/columns.h"
+#include "gradient/rk4_derivative.h"
 #include "gradient/residual.h"
 #include "gradient/step_constrained.h"
 #include "gradient/step_derivative.h"
 #include "math/spatial.h"
 #include "math/vecn.h"
 #include "model/validate.h"
+#include "sim/integrator.h"
 #include "sim/pipeline.h"
 
 // the contact's share of [dr/dq | dr/dv] added into the first 2 nv columns of X (row stride
@@ -157,11 +159,11 @@ static void rows_position_column(const gdnModel* m, gdnData* d, const gdnConstra
 // Damped, (M + hD) da = -(Xa_c - qw) + dqfrc + J' df with df = delta f - H_s J dx and Xa the
 // residual's columns at a; H = M + J' H_s J turns that into (M + hD) da = M dx - (Xa - X), i.e.
 //   da = dx - (M + hD)^-1 (hD dx + Xa - X)
-// (Xa - X = d(M(q) (a - x))/dq: the position columns only). A, B from da as the smooth path does
-static gdnStatus constrained_columns(const gdnModel* m, gdnData* d, double* A, double* B) {
+// (Xa - X = d(M(q) (a - x))/dq: the position columns only). The result, [da/dq | da/dv | da/du],
+// goes to Xout (nv rows of 2 nv + nu); A, B come from it as from the smooth path's
+static gdnStatus constrained_columns(const gdnModel* m, gdnData* d, double* Xout) {
     const int nv = m->nv, nu = m->nu, n = 2 * nv, ncol = n + nu, nefc = d->nefc;
     const size_t nb6 = 6 * (size_t)m->nbody;
-    const double h = m->opt.timestep;
     gdnStatus status = gdn_constrained_admissible(m, d);
     if (status != GDN_OK) {
         return status;
@@ -294,7 +296,7 @@ static gdnStatus constrained_columns(const gdnModel* m, gdnData* d, double* A, d
             for (int k = 0; k < nv; k++) {
                 double* Xak = Xa + (size_t)k * cols;
                 const double* Xk = X + (size_t)k * cols;
-                const double hd = h * m->dof_damping[k];
+                const double hd = gdn_damping_h(m) * m->dof_damping[k];
                 for (int c = 0; c < nv; c++) {
                     Xak[c] += hd * Xk[c];
                 }
@@ -309,97 +311,95 @@ static gdnStatus constrained_columns(const gdnModel* m, gdnData* d, double* A, d
         }
     }
     if (status == GDN_OK) {
+        memcpy(Xout, X, sizeof(double) * nvs * cols);
+    }
+    gdn_arena_reset(d, mark);
+    return status;
+}
+
+// The acceleration's columns Xa = [da/dq | da/dv | da/du] (nv rows of 2 nv + nu) at the front
+// half in d. Without rows: X = [dr/dq | dr/dv | dr/du] (nv x (2nv + nu)), the contact part added
+// column by column through its JVP (dr/dW dW = -sum_b J_b' dW_b); Xa = -(M + hD)^-1 X (hD: the
+// integrator's damping, gdn_damping_h)
+gdnStatus gdn_accel_columns(const gdnModel* m, gdnData* d, double* Xa) {
+    if (d->nefc > 0) {
+        return constrained_columns(m, d, Xa);
+    }
+    const int nv = m->nv, nu = m->nu, n = 2 * nv;
+    // X's row stride: even, so that the dr/du columns are solved as whole SSE2 pairs (the
+    // padding column is zero)
+    const int nu_pad = nu + (nu & 1), ncol = n + nu_pad;
+    size_t mark = gdn_arena_mark(d);
+    double* X = gdn_arena_doubles(d, (size_t)nv * (size_t)(ncol + nv) + 1);
+    if (!X) {
+        return GDN_ERR_MEMORY;
+    }
+    double* M = X + (size_t)nv * (size_t)ncol; // the mass matrix from the residual's sweep
+    gdnStatus status = gdn_residual_dense_mass(m, d, d->qacc, X, ncol, M);
+    if (status == GDN_OK && gdn_penalty_active(m)) {
+        status = contact_residual_columns(m, d, X, ncol);
+    }
+    gdnDampedMass dm;
+    if (status == GDN_OK) {
+        status = gdn_damped_mass_factor_from(m, d, gdn_damping_h(m), M, &dm);
+    }
+    if (status == GDN_OK) {
+        // every column at once (the padding column of dr/du zeroed first): X <- (M + hD)^-1 X
+        for (int i = 0; nu_pad > nu && i < nv; i++) {
+            X[(size_t)i * ncol + n + nu] = 0;
+        }
+        gdn_damped_mass_solve_columns(&dm, X, ncol, ncol);
         for (int i = 0; i < nv; i++) {
-            qvel_next[i] = d->qvel[i] + h * d->qacc[i];
-        }
-        if (A) {
-            // dv'/dx = [0 I] + h da/dx; dq' rows from them
-            for (int i = 0; i < nv; i++) {
-                double* row = A + (size_t)(nv + i) * (size_t)n;
-                for (int c = 0; c < n; c++) {
-                    row[c] = h * X[(size_t)i * cols + (size_t)c];
-                }
-                row[nv + i] += 1;
-            }
-            gdn_integrate_pos_jvp_columns(m, qvel_next, h, n, A + (size_t)nv * n, n, 0, A, n);
-        }
-        if (B && nu > 0) {
-            for (int i = 0; i < nv; i++) {
-                double* row = B + (size_t)(nv + i) * (size_t)nu;
-                for (int c = 0; c < nu; c++) {
-                    row[c] = h * X[(size_t)i * cols + (size_t)(n + c)];
-                }
-            }
-            gdn_integrate_pos_jvp_columns(m, qvel_next, h, nu, B + (size_t)nv * nu, nu, -1, B,
-                                          nu);
+            gdn_scl_n(Xa + (size_t)i * (size_t)(n + nu), X + (size_t)i * ncol, -1.0, n + nu);
         }
     }
     gdn_arena_reset(d, mark);
     return status;
 }
 
-// Dense: X = [dr/dq | dr/dv | dr/du] (nv x (2nv + nu)), the contact part added column by column
-// through its JVP (dr/dW dW = -sum_b J_b' dW_b); X <- -(M + hD)^-1 X = [da/dq | da/dv | da/du];
-//   dv'/dq = h da/dq,  dv'/dv = I + h da/dv,  dv'/du = h da/du
-//   dq'/dx = Phi_q [x = q] + h Phi_v dv'/dx
+// Euler: dv'/dq = h da/dq,  dv'/dv = I + h da/dv,  dv'/du = h da/du,
+//        dq'/dx = Phi_q [x = q] + h Phi_v dv'/dx
 gdnStatus gdn_transition_jacobians(const gdnModel* m, gdnData* d, double* A, double* B) {
     if (gdn_check_call(m, d) != GDN_OK) {
         return GDN_ERR_ARG;
     }
     gdn_deriv_report_clear(d);
-    const int nv = m->nv, nu = m->nu, n = 2 * nv;
-    // X's row stride: even, so that the dr/du columns are solved as whole SSE2 pairs (the
-    // padding column is zero)
-    const int nu_pad = nu + (nu & 1), ncol = n + nu_pad;
+    if (m->opt.integrator == GDN_INT_RK4) {
+        return gdn_rk4_transition(m, d, A, B);
+    }
+    const int nv = m->nv, nu = m->nu, n = 2 * nv, ncol = n + nu;
     const double h = m->opt.timestep;
     size_t mark = gdn_arena_mark(d);
-    double* qvel_next = gdn_arena_doubles(d, (size_t)nv + (size_t)nv * (size_t)(ncol + nv));
+    double* qvel_next = gdn_arena_doubles(d, (size_t)nv + (size_t)nv * (size_t)ncol + 1);
     if (!qvel_next) {
         return GDN_ERR_MEMORY;
     }
-    double* X = qvel_next + nv;
-    double* M = X + (size_t)nv * (size_t)ncol; // the mass matrix from the residual's sweep
+    double* Xa = qvel_next + nv;
     // the primal front half: a = d->qacc, v' = v + h a
     gdnStatus status = gdn_pipeline_front(m, d, GDN_PIPE_DERIVATIVE, NULL);
-    if (status == GDN_OK && d->nefc > 0) {
-        gdn_arena_reset(d, mark);
-        return constrained_columns(m, d, A, B);
-    }
-    for (int i = 0; status == GDN_OK && i < nv; i++) {
-        qvel_next[i] = d->qvel[i] + h * d->qacc[i];
-    }
     if (status == GDN_OK) {
-        status = gdn_residual_dense_mass(m, d, d->qacc, X, ncol, M);
-    }
-    if (status == GDN_OK && gdn_penalty_active(m)) {
-        status = contact_residual_columns(m, d, X, ncol);
-    }
-    gdnDampedMass dm;
-    if (status == GDN_OK) {
-        status = gdn_damped_mass_factor_from(m, d, h, M, &dm);
+        status = gdn_accel_columns(m, d, Xa);
     }
     if (status != GDN_OK) {
         gdn_arena_reset(d, mark);
         return status;
     }
-    // every column at once (the padding column of dr/du zeroed first): X <- (M + hD)^-1 X
-    for (int i = 0; nu_pad > nu && i < nv; i++) {
-        X[(size_t)i * ncol + n + nu] = 0;
+    for (int i = 0; i < nv; i++) {
+        qvel_next[i] = d->qvel[i] + h * d->qacc[i];
     }
-    gdn_damped_mass_solve_columns(&dm, X, ncol, ncol);
     if (A) {
-        // bottom rows: dv'/dq = -h X_q, dv'/dv = I - h X_v; top rows from them
+        // bottom rows: dv'/dx = [0 I] + h da/dx; top rows from them
         for (int i = 0; i < nv; i++) {
-            double* row = A + (size_t)(nv + i) * n;
-            gdn_scl_n(row, X + (size_t)i * ncol, -h, n);
+            double* row = A + (size_t)(nv + i) * (size_t)n;
+            gdn_scl_n(row, Xa + (size_t)i * (size_t)ncol, h, n);
             row[nv + i] += 1;
         }
         gdn_integrate_pos_jvp_columns(m, qvel_next, h, n, A + (size_t)nv * n, n, 0, A, n);
     }
     if (B && nu > 0) {
         for (int i = 0; i < nv; i++) {
-            double* row = B + (size_t)(nv + i) * nu;
-            gdn_scl_n(row, X + (size_t)i * ncol + n, -h, nu);
+            double* row = B + (size_t)(nv + i) * (size_t)nu;
+            gdn_scl_n(row, Xa + (size_t)i * (size_t)ncol + n, h, nu);
         }
         gdn_integrate_pos_jvp_columns(m, qvel_next, h, nu, B + (size_t)nv * nu, nu, -1, B, nu);
     }

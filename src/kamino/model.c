@@ -499,6 +499,14 @@ gdnStatus gdn_kamino_model_create(const gdnModel* m, const gdnKaminoSettings* se
                         "actuator %d: only joint actuators on a lone hinge or slide", a);
         }
     }
+    // Kamino takes one semi-implicit step of its own (docs/kamino.md): the model's RK4 would be
+    // replaced by different physics
+    if (m->opt.integrator != GDN_INT_EULER) {
+        gdn_kamino_model_free(km);
+        return fail(err, es, GDN_ERR_UNSUPPORTED,
+                    "integrator RK4: Kamino integrates with its own semi-implicit step; use "
+                    "integrator=\"Euler\" or MuJoCo's formulation");
+    }
     // what Kamino does not model (yet): warnings
     int arm = 0, damp = 0, stiff = 0, fl = 0;
     for (int i = 0; i < m->nv; i++) {

@@ -5,7 +5,7 @@
 
 #include "mjcf/xml_tree.h"
 
-// what (e.g. "tendon", "integrator \"RK4\"") at element e changes the dynamics and gradyn
+// what (e.g. "tendon", "integrator \"implicit\"") at element e changes the dynamics and gradyn
 // does not simulate it. By default: GDN_ERR_UNSUPPORTED, "file:line: element: <what> is not
 // simulated by gradyn; ...", returns -1. With the load option accept_unsupported: a warning
 // naming the substitute (e.g. "semi-implicit Euler is used"), returns 0.

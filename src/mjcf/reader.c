@@ -222,9 +222,10 @@ static int read_option(gdnSpec* spec, gdnXmlElem* e) {
     }
     int integrator = 0;
     GDN_TRY(gdn_attr_keyword(d, e, "integrator", integrators, codes, 3, &integrator));
-    if (integrator != 0) {
-        GDN_TRY(unsupported(spec, e, integrator == 1 ? "integrator \"RK4\"" : "integrator \"implicit\"",
-                            "semi-implicit Euler is used"));
+    if (integrator == 2) {
+        GDN_TRY(unsupported(spec, e, "integrator \"implicit\"", "semi-implicit Euler is used"));
+    } else {
+        o->integrator = (gdnIntegrator)integrator; // Euler or RK4
     }
     // medium forces change the dynamics when nonzero
     double wind[3] = {0, 0, 0}, density = 0, viscosity = 0;

@@ -61,6 +61,7 @@
     X(efc_force, maxefc)                \
     X(qfrc_constraint, nv)              \
     X(qacc_warmstart, nv)               \
+    X(qacc_rk4, nv * 4)                 \
     X(solver_H, nv * nv)
 
 // contact capacity: the model's nconmax, else 10 per geom within [100, 10000]
@@ -84,8 +85,11 @@ static size_t efc_capacity(const gdnModel* m) {
 // constraint row (the Newton solver takes 12 per row and two nv x nv factors) and nv per row
 // (the PGS solver's rows of J L^-T) (doubles)
 static size_t arena_doubles(const gdnModel* m) {
-    size_t nb = (size_t)m->nbody, nv = (size_t)m->nv;
-    return 256 * nb + 16 * nv * nv + 64 * nv + (16 + nv) * efc_capacity(m) + 4096;
+    size_t nb = (size_t)m->nbody, nv = (size_t)m->nv, nu = (size_t)m->nu;
+    // the RK4 transition Jacobians' seven nv x (2 nv + nu) matrices (any model: the integrator
+    // is an option the caller may change after creating the data)
+    return 256 * nb + 16 * nv * nv + 64 * nv + (16 + nv) * efc_capacity(m) +
+           7 * nv * (2 * nv + nu) + 4096;
 }
 
 static size_t aligned_bytes(size_t count) {

@@ -10,6 +10,7 @@
 #include "kinematics/kinematics.h"
 #include "model/validate.h"
 #include "penalty/penalty.h"
+#include "sim/integrator.h"
 #include "dynamics/applied.h"
 #include "dynamics/com.h"
 #include "dynamics/crb.h"
@@ -148,6 +149,10 @@ gdnStatus gdn_step_keep(const gdnModel* m, gdnData* d, const gdnAbaFactor* facto
     if (status != GDN_OK) {
         return status;
     }
+    if (m->opt.integrator == GDN_INT_RK4) {
+        // four front halves (sim/rk4.c); no single factor or front configuration to keep
+        return gdn_rk4_step(m, d, GDN_PIPE_STEP, NULL);
+    }
     status = gdn_pipeline_front(m, d, GDN_PIPE_STEP, factor);
     if (status == GDN_OK) {
         if (qpos_front) {
@@ -158,7 +163,8 @@ gdnStatus gdn_step_keep(const gdnModel* m, gdnData* d, const gdnAbaFactor* facto
     return status;
 }
 
-// MuJoCo 2.2.2's mj_step with the Euler integrator: the front half (GDN_PIPE_STEP), then the
+// MuJoCo 2.2.2's mj_step: with the Euler integrator the front half (GDN_PIPE_STEP), then the
+// integration; with RK4 mj_RungeKutta's four front halves and its update (sim/rk4.c). Euler's
 // integration (gdn_step_keep without a factor: its one body, so the integration stays inline).
 // An unconverged solve is not a failure: the step is taken and d->solver_converged = 0 reports
 // it. docs/architecture.md lists what each output holds after.

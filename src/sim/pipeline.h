@@ -63,7 +63,7 @@ gdnStatus gdn_pipeline_front(const gdnModel* m, gdnData* d, gdnPipelineMode mode
 // gdn_step (the same checks, stages and bits), keeping ABA's factorization of M + h D in factor
 // (caller's arrays, dynamics/aba.h; written only when the step has no rows) and copying the
 // normalized qpos the front half leaves (before the integration) to qpos_front (nq) when
-// non-NULL. After it the kinematics, d->cdof and d->cinert in d are those of the step's state
+// non-NULL (Euler only: an RK4 step is gdn_step and writes neither). After it the kinematics, d->cdof and d->cinert in d are those of the step's state
 gdnStatus gdn_step_keep(const gdnModel* m, gdnData* d, const gdnAbaFactor* factor,
                         double* qpos_front);
 

@@ -15,6 +15,7 @@
 #include "dynamics/com.h"
 #include "dynamics/crb.h"
 #include "dynamics/rne.h"
+#include "sim/integrator.h"
 #include "sim/pipeline.h"
 
 gdnStatus gdn_constraint_rows_stage(const gdnModel* m, gdnData* d) {
@@ -101,7 +102,8 @@ static void unconstrained_report(const gdnModel* m, gdnData* d) {
     d->solver_H_valid = 0;
 }
 
-// The acceleration stage (pipeline.h), with D = diag(dof_damping), h = timestep:
+// The acceleration stage (pipeline.h), with D = diag(dof_damping), h = gdn_damping_h (the
+// timestep for Euler, 0 for RK4: its stages integrate mj_forward's acceleration):
 //   no rows, GDN_PIPE_FORWARD: qM, qfrc_bias, qfrc_smooth = tau - qfrc_bias,
 //       qacc = qacc_smooth = M^-1 qfrc_smooth by ABA (with the bias inside it)
 //   no rows, step modes: qacc = qacc_smooth = (M + h D)^-1 (tau - C) in one ABA (the damping
@@ -113,7 +115,7 @@ static gdnStatus reduced_acceleration(const gdnModel* m, gdnData* d, gdnPipeline
                                       const double* tau, const gdnAbaFactor* factor,
                                       double* work) {
     const int nv = m->nv;
-    const double h = m->opt.timestep;
+    const double hd = gdn_damping_h(m); // h for Euler, 0 for RK4's stages
     const size_t bytes = sizeof(double) * (size_t)nv;
     if (d->nefc == 0 && mode == GDN_PIPE_FORWARD) {
         gdn_com_pos(m, d);
@@ -139,8 +141,8 @@ static gdnStatus reduced_acceleration(const gdnModel* m, gdnData* d, gdnPipeline
     double* qacc = rhs + nv;
     int damped = 0;
     for (int i = 0; i < nv; i++) {
-        extra[i] = h * m->dof_damping[i];
-        damped |= m->dof_damping[i] > 0;
+        extra[i] = hd * m->dof_damping[i];
+        damped |= hd > 0 && m->dof_damping[i] > 0;
     }
     gdnStatus status = GDN_OK;
     if (d->nefc == 0) {

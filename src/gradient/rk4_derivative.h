@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: Apache-2.0
+// Internal: the tangent, adjoint and transition Jacobians of one RK4 step (rk4_derivative.c).
+#ifndef GDN_GRADIENT_RK4_DERIVATIVE_H
+#define GDN_GRADIENT_RK4_DERIVATIVE_H
+
+#include <gradyn/derivative.h>
+#include <gradyn/gradyn.h>
+
+// gdn_step_jvp_contact_params for m->opt.integrator == GDN_INT_RK4 (the same arguments and
+// conventions; dcp NULL: none). The entry state (qpos normalized, qvel, warm start, time) is
+// restored after. *what names a refusal (as gdn_step_vjp_explained)
+gdnStatus gdn_rk4_step_jvp(const gdnModel* m, gdnData* d, const double* dq0, const double* dv0,
+                           const double* du, const double* dparam, const double* dvert,
+                           const gdnContactParamGradients* dcp, double* dq_next,
+                           double* dv_next, const char** what);
+
+// gdn_step_vjp_explained for RK4 (the same arguments and conventions). stage_acc (NULL: the
+// step is replayed to find them): the step's four stage accelerations (4 x nv, d->qacc_rk4
+// after it, as a tape records them), from which the stage states follow without a front
+// half. x_next (NULL: not wanted; nq + nv) receives the step's next state from the replay or
+// the record, which the trajectory adjoint compares with its own. The entry state is restored
+// after
+gdnStatus gdn_rk4_step_vjp(const gdnModel* m, gdnData* d, const double* gq_next,
+                           const double* gv_next, double* gqpos, double* gqvel, double* gctrl,
+                           double* gparam, double* gvert, double* gweights,
+                           const gdnContactParamGradients* cp, const double* stage_acc,
+                           double* x_next, const char** what);
+
+// gdn_transition_jacobians for RK4: A (2nv x 2nv), B (2nv x nu), either may be NULL
+gdnStatus gdn_rk4_transition(const gdnModel* m, gdnData* d, double* A, double* B);
+
+#endif

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: Apache-2.0
+// Internal: the integrators (Euler, RK4): the damping each one folds into its acceleration, the
+// RK4 tableau, the RK4 step.
+#ifndef GDN_SIM_INTEGRATOR_H
+#define GDN_SIM_INTEGRATOR_H
+
+#include <gradyn/gradyn.h>
+
+#include "sim/pipeline.h"
+
+// The factor of D = diag(dof_damping) in the acceleration the step integrates: h for Euler
+// (mj_Euler solves (M + h D) a = qfrc_smooth + qfrc_constraint), 0 for RK4 (each stage's
+// acceleration is mj_forward's, M a = qfrc_smooth + qfrc_constraint). Every place that adds
+// h D to M asks this one function.
+static inline double gdn_damping_h(const gdnModel* m) {
+    return m->opt.integrator == GDN_INT_EULER ? m->opt.timestep : 0.0;
+}
+
+// MuJoCo 2.2.2's RK4 tableau (sim/rk4.c): stage i = 1..3 starts from x_0 along
+// gdn_rk4_A[i-1] times stage i-1's derivative (the tableau's only nonzero entry in its row:
+// MuJoCo's sum over j < i adds exact zeros for the others), at time t + gdn_rk4_A[i-1] h (C, the
+// row sums, equal A's entries); the step combines the four with gdn_rk4_B
+extern const double gdn_rk4_A[3];
+extern const double gdn_rk4_B[4];
+
+// The four stages of one RK4 step, in the caller's arrays (gdn_rk4_record_alloc): the stage
+// states x_i = (q_i, v_i), their accelerations a_i, the warm start each stage's solve read,
+// and the combined velocity and acceleration the step integrates
+typedef struct gdnRk4Record {
+    double* q[4];    // nq each: q_0 as the front half normalized it, q_i = q_0 (+) h dX_i
+    double* v[4];    // nv each: v_i = v_0 + h dA_i
+    double* a[4];    // nv each: the stage accelerations (d->qacc after stage i's front half)
+    double* warm[4]; // nv each: d->qacc_warmstart before stage i
+    double* dq[3];   // nv each: dX_i = sum_j A(i-1, j) v_j, the velocity stage i integrates
+    double* vbar;    // nv: sum_j B_j v_j, the velocity the step integrates
+    double* abar;    // nv: sum_j B_j a_j, its acceleration
+} gdnRk4Record;
+
+// arrays of a record from the arena (the caller resets it); GDN_ERR_MEMORY when short
+gdnStatus gdn_rk4_record_alloc(const gdnModel* m, gdnData* d, gdnRk4Record* rec);
+
+// stage i's state (1..3) from the record's q_0, v_0 and stage i-1: dq[i-1], q[i], v[i]
+void gdn_rk4_stage_state(const gdnModel* m, gdnRk4Record* rec, int i);
+
+// the step's combination of the four stages: vbar, abar
+void gdn_rk4_combine(const gdnModel* m, gdnRk4Record* rec);
+
+// the step's update from the combined stages (MuJoCo's mj_advance with an explicit velocity):
+// qvel = v_0 + h abar, qpos = q_0 (+) h vbar
+void gdn_rk4_advance(const gdnModel* m, const gdnRk4Record* rec, double* qpos, double* qvel);
+
+// MuJoCo 2.2.2's mj_RungeKutta(m, d, 4) after mj_forward: four front halves of the pipeline
+// (mode: GDN_PIPE_STEP, or GDN_PIPE_DERIVATIVE for a derivative's replay), then
+//   v' = v_0 + h abar,  q' = q_0 (+) h vbar,  time += h
+// d is left as the fourth stage's front half left it (kinematics, qacc = a_3, the warm start
+// of the next step), as MuJoCo leaves mjData; d->qacc_rk4 holds a_0 .. a_3. rec (NULL: a
+// local one) receives the stages.
+// A failed stage leaves qpos, qvel and time as they were on entry and returns its status.
+gdnStatus gdn_rk4_step(const gdnModel* m, gdnData* d, gdnPipelineMode mode, gdnRk4Record* rec);
+
+#endif

@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: Apache-2.0
+// The golden path hashes shared by the Euler and RK4 tables: 1000-step rollouts per solver and
+// cone, and the derivative hash (JVP, VJP, A, B, the trajectory adjoint).
+#ifndef GDN_TEST_RUNNER_GOLDEN_PATHS_H
+#define GDN_TEST_RUNNER_GOLDEN_PATHS_H
+
+#include <stdint.h>
+
+#include <gradyn/gradyn.h>
+
+// a test model by name (tests/models/<name>.xml), with its own options; NULL on failure
+gdnModel* gdn_golden_load(const char* name);
+
+// FNV-1a over every step of a 1000-step rollout (qpos, qvel, qacc, the rows' forces and
+// states, the iteration count, each step's status) under one solver and cone, from keyframe 0
+// (else qpos0) with a small deterministic velocity and controls redrawn every 50 steps
+uint64_t gdn_golden_rollout_hash(gdnModel* m, int solver, int cone);
+
+// FNV-1a over A, B, one JVP and one VJP with every channel at 5 states of a 100-step rollout
+// (constraints disabled; penalty models keep the penalty contact), then a 60-step trajectory
+// adjoint of the target objective with full and checkpointed tapes
+uint64_t gdn_golden_derivative_hash(gdnModel* m);
+
+#endif

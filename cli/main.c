@@ -48,7 +48,7 @@ static const char usage_head[] =
     "\n"
     "Every command that loads a model takes --accept-unsupported. Without it, a model using\n"
     "anything that changes the dynamics but gradyn does not simulate (tendons, fluid forces,\n"
-    "the implicit integrator, mocap bodies, joint / tendon / distance equalities,\n"
+    "the implicit integrator, joint / tendon / distance equalities,\n"
     "springdamper, noslip_iterations, collision=\"predefined\", multiccd, fusestatic, height\n"
     "fields, shellinertia) is refused, naming the element and its file:line. With it the model\n"
     "loads, each such feature replaced by the substitute a warning on stderr names (e.g.\n"

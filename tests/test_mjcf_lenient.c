@@ -676,8 +676,6 @@ static int test_unsupported_policy(void) {
         {"multiccd", "one contact per convex pair",
          "<option><flag multiccd='enable'/></option>"},
         {"fusestatic", "separate bodies", "<compiler fusestatic='true'/>"},
-        {"mocap", "static body",
-         "<worldbody><body mocap='true' pos='1 0 0'><geom size='.1'/></body></worldbody>"},
         {"springdamper", "stiffness and damping",
          "<worldbody><body pos='0 1 0'><joint springdamper='1 .5'/><geom size='.1'/></body>"
          "</worldbody>"},

@@ -93,38 +93,10 @@ static double quat_err(const double* a, const double* b, int n) {
     return worst;
 }
 
-// test models using what gradyn does not simulate: the default load must refuse them
-// (GDN_ERR_UNSUPPORTED); their arrays are compared as loaded with accept_unsupported
-static const char* const accepting[] = {
-    "tc_equality.xml", // a mocap body (a static body in gradyn; equal arrays in MuJoCo)
-};
-
-static int needs_accept(const char* path) {
-    const char* base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-    for (size_t k = 0; k < sizeof(accepting) / sizeof(accepting[0]); k++) {
-        if (!strcmp(base, accepting[k])) {
-            return 1;
-        }
-    }
-    return 0;
-}
-
 static int compare_model(const char* path, Worst* w) {
     char err[1024], warn[4096];
     gdnModel* g = NULL;
-    gdnLoadOptions opt = {0};
-    if (needs_accept(path)) {
-        gdnStatus refused = gdn_load_xml(path, &g, err, sizeof(err), NULL, 0);
-        if (refused != GDN_ERR_UNSUPPORTED || !strstr(err, "is not simulated by gradyn")) {
-            fprintf(stderr, "%s: expected the default load to refuse it, got %s: %s\n", path,
-                    gdn_status_string(refused), err);
-            gdn_model_free(g);
-            w->failed++;
-            return 1;
-        }
-        opt.accept_unsupported = 1;
-    }
-    gdnStatus st = gdn_load_xml_ex(path, &opt, &g, err, sizeof(err), warn, sizeof(warn));
+    gdnStatus st = gdn_load_xml(path, &g, err, sizeof(err), warn, sizeof(warn));
     if (st != GDN_OK) {
         fprintf(stderr, "%s: gradyn load failed: %s\n", path, err);
         return 1;

@@ -45,7 +45,6 @@ typedef struct {
     double eps;     // FD step (Newton)
     double jvp_tol; // A, B vs the JVP
     double fd_tol;  // A, B vs FD (Newton)
-    int accept_unsupported; // the load option (tc_equality's mocap body: a static body)
 } Scene;
 
 // the outcome of one scene under one solver / cone
@@ -136,7 +135,7 @@ static int jacobians(gdnModel* m, gdnData* d, const double* q, const double* v, 
 static int check_scene(const Scene* sc, int solver, int cone, Outcome* out) {
     // GDN_TC_MODEL: another file in place of the scene's (investigating a failure)
     const char* file = getenv("GDN_TC_MODEL") ? getenv("GDN_TC_MODEL") : sc->file;
-    gdnModel* m = gdn_test_load_model_opt(file, sc->accept_unsupported);
+    gdnModel* m = gdn_test_load_model_as_is(file);
     CHECK(m);
     m->opt.cone = cone;
     m->opt.tolerance = solver == GDN_SOL_PGS ? 1e-12 : 1e-14;
@@ -396,13 +395,13 @@ static void setup_ball_limit(const gdnModel* m, double* q, double* v, double* u,
 // form (3d23ac1) as well, i.e. conditioning, hence 3e-11 and 1e-5 there. The humanoid's FD is
 // limited by the step itself: eps 1e-5 gives 9e-4 (truncation, the free joint's z against
 // solimp width 0.003), 1e-6 gives 3.5e-6, 1e-7 gives 2e-5 (round-off), hence 1e-5 at 1e-6
-static const Scene BRANCHES = {"tc_branches.xml", setup_near, 4, 1e-7, 1e-12, 1e-6, 0};
-static const Scene BALL_LIMIT = {"tc_branches.xml", setup_ball_limit, 3, 1e-7, 1e-12, 1e-6, 0};
-static const Scene CHAIN = {"tc_chain.xml", setup_chain, 4, 1e-7, 1e-12, 1e-6, 0};
-static const Scene EQUALITY = {"tc_equality.xml", setup_near, 4, 1e-7, 3e-11, 1e-5, 1};
-static const Scene BRANCHES_SETTLED = {"tc_branches.xml", setup_settled, 3, 1e-7, 1e-12, 1e-6, 0};
+static const Scene BRANCHES = {"tc_branches.xml", setup_near, 4, 1e-7, 1e-12, 1e-6};
+static const Scene BALL_LIMIT = {"tc_branches.xml", setup_ball_limit, 3, 1e-7, 1e-12, 1e-6};
+static const Scene CHAIN = {"tc_chain.xml", setup_chain, 4, 1e-7, 1e-12, 1e-6};
+static const Scene EQUALITY = {"tc_equality.xml", setup_near, 4, 1e-7, 3e-11, 1e-5};
+static const Scene BRANCHES_SETTLED = {"tc_branches.xml", setup_settled, 3, 1e-7, 1e-12, 1e-6};
 static const Scene HUMANOID = {"/usr/share/mujoco/model/humanoid/humanoid.xml",
-                               setup_humanoid, 4, 1e-6, 1e-12, 1e-5, 0};
+                               setup_humanoid, 4, 1e-6, 1e-12, 1e-5};
 
 static int run_all(const Scene* sc) {
     int rc = 0;

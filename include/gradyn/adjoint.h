@@ -34,6 +34,9 @@ typedef struct gdnRollout {
     const double* qfrc_applied;  // (nv) applied generalized force held constant, NULL: zero
     const double* xfrc_applied;  // (nbody x 6) applied [force; torque] at each body COM, world
                                  // frame, held constant; NULL: zero
+    const double* mocap_pos;     // (nmocap x 3) mocap body positions held constant; NULL: the
+                                 // model's (their body_pos, as gdn_data_reset sets them)
+    const double* mocap_quat;    // (nmocap x 4) their orientations; NULL: the model's
 } gdnRollout;
 
 // tolerance on | |q| - 1 | for the quaternions of qpos0

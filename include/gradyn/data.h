@@ -32,6 +32,10 @@ typedef struct gdnData {
     // user inputs
     double* qfrc_applied;   // (nv) applied generalized force
     double* xfrc_applied;   // (nbody x 6) applied Cartesian [force; torque] at the COM, world frame
+    double* mocap_pos;      // (nmocap x 3) positions of the mocap bodies, world frame (inputs,
+                            // as MuJoCo's: reset to their body_pos, keyframes set key_mpos)
+    double* mocap_quat;     // (nmocap x 4) their orientations (normalized in place by the
+                            // kinematics, as MuJoCo does)
 
     // outputs of forward dynamics
     double* qacc;           // (nv) acceleration

@@ -144,6 +144,7 @@ typedef struct gdnModel {
     int npair;    // explicit geom pairs (MJCF <contact><pair>), sorted by pair_signature
     int nexclude; // excluded body pairs (MJCF <contact><exclude>), sorted by exclude_signature
     int neq;     // number of equality constraints
+    int nmocap;  // mocap bodies (MJCF body mocap="true": posed by d->mocap_pos, mocap_quat)
     int nmesh;      // convex collision meshes (MJCF <asset><mesh>)
     int nmeshvert;  // vertices of all meshes
     int nmeshface;  // triangles of all meshes
@@ -172,6 +173,7 @@ typedef struct gdnModel {
     double* body_subtreemass; // (nbody) mass of the subtree rooted at this body
     double* body_inertia;   // (nbody x 3) principal moments of inertia about the COM
     int* body_sameframe;    // derived: inertial frame vs body frame (gdnSameFrame; 0 general)
+    int* body_mocapid;      // index into d->mocap_pos / mocap_quat, -1: not a mocap body
     double* body_invweight0; // (nbody x 2) mean inverse translational, rotational inertia at
                              // qpos0: diag(J M^-1 J') of the COM Jacobian averaged (MuJoCo's)
     int* body_inertiasource; // where the compiler took mass, ipos, iquat, inertia from (the
@@ -283,6 +285,8 @@ typedef struct gdnModel {
     double* key_qpos;       // (nkey x nq)
     double* key_qvel;       // (nkey x nv)
     double* key_ctrl;       // (nkey x nu)
+    double* key_mpos;       // (nkey x nmocap x 3) mocap positions
+    double* key_mquat;      // (nkey x nmocap x 4) mocap orientations (unit)
 
     // default configuration and spring reference
     double* qpos0;          // (nq) neutral configuration

@@ -11,7 +11,8 @@
 // (nefc), the capacity stays the data's: a view taken before a step never overruns
 const gdnpyField gdnpy_data_fields[] = {
     DF(qpos, 'd', NQ, 1), DF(qvel, 'd', NV, 1), DF(ctrl, 'd', NU, 1),
-    DF(qfrc_applied, 'd', NV, 1), DF(xfrc_applied, 'd', NBODY, 6), DF(qacc, 'd', NV, 1),
+    DF(qfrc_applied, 'd', NV, 1), DF(xfrc_applied, 'd', NBODY, 6), DF(mocap_pos, 'd', NMOCAP, 3),
+    DF(mocap_quat, 'd', NMOCAP, 4), DF(qacc, 'd', NV, 1),
     DF(qacc_smooth, 'd', NV, 1), DF(xpos, 'd', NBODY, 3), DF(xquat, 'd', NBODY, 4),
     DF(xmat, 'd', NBODY, 9), DF(xipos, 'd', NBODY, 3), DF(ximat, 'd', NBODY, 9),
     DF(xanchor, 'd', NJNT, 3), DF(xaxis, 'd', NJNT, 3), DF(geom_xpos, 'd', NGEOM, 3),

@@ -18,7 +18,7 @@ const gdnpyField gdnpy_model_fields[] = {
     MF(body_quat, 'd', NBODY, 4), MF(body_ipos, 'd', NBODY, 3),
     MF(body_iquat, 'd', NBODY, 4), MF(body_mass, 'd', NBODY, 1),
     MF(body_subtreemass, 'd', NBODY, 1), MF(body_inertia, 'd', NBODY, 3),
-    MF(body_sameframe, 'i', NBODY, 1), MF(body_invweight0, 'd', NBODY, 2),
+    MF(body_sameframe, 'i', NBODY, 1), MF(body_mocapid, 'i', NBODY, 1), MF(body_invweight0, 'd', NBODY, 2),
     MF(body_inertiasource, 'i', NBODY, 1),
     MF(jnt_type, 'i', NJNT, 1), MF(jnt_qposadr, 'i', NJNT, 1), MF(jnt_dofadr, 'i', NJNT, 1),
     MF(jnt_bodyid, 'i', NJNT, 1), MF(jnt_limited, 'i', NJNT, 1), MF(jnt_pos, 'd', NJNT, 3),
@@ -56,7 +56,7 @@ const gdnpyField gdnpy_model_fields[] = {
     MF(eq_active, 'i', NEQ, 1), MF(eq_solref, 'd', NEQ, 2), MF(eq_solimp, 'd', NEQ, 5),
     MF(eq_data, 'd', NEQ, GDN_NEQDATA),
     MF(key_time, 'd', NKEY, 1), MF(key_qpos, 'd', NKEY, -1), MF(key_qvel, 'd', NKEY, -2),
-    MF(key_ctrl, 'd', NKEY, -3),
+    MF(key_ctrl, 'd', NKEY, -3), MF(key_mpos, 'd', NKEY, -5), MF(key_mquat, 'd', NKEY, -6),
     MF(qpos0, 'd', NQ, 1), MF(qpos_spring, 'd', NQ, 1),
     MF(mesh_vertadr, 'i', NMESH, 1), MF(mesh_vertnum, 'i', NMESH, 1),
     MF(mesh_faceadr, 'i', NMESH, 1), MF(mesh_facenum, 'i', NMESH, 1),
@@ -87,6 +87,7 @@ Py_ssize_t gdnpy_rows(const gdnModel* m, const gdnData* d, int rows)
     case GDNPY_ROWS_NEFC: // the rows of the last step, never beyond the capacity
         return d ? (d->nefc < 0 ? 0 : d->nefc > d->maxefc ? d->maxefc : d->nefc) : 0;
     case GDNPY_ROWS_MAXEFC: return d ? d->maxefc : 0;
+    case GDNPY_ROWS_NMOCAP: return m->nmocap;
     default: return 1;
     }
 }
@@ -100,7 +101,8 @@ PyObject* gdnpy_field_view(PyObject* owner, const void* base, const gdnpyField* 
     shape[0] = gdnpy_rows(m, d, f->rows);
     // negative column counts: the state sizes (keyframes hold nq, nv, nu per row)
     int cols = f->cols == -1 ? m->nq : f->cols == -2 ? m->nv : f->cols == -3 ? m->nu
-             : f->cols == -4 ? m->nv : f->cols;
+             : f->cols == -4 ? m->nv : f->cols == -5 ? 3 * m->nmocap
+             : f->cols == -6 ? 4 * m->nmocap : f->cols;
     shape[1] = cols;
     if (!ptr) {
         shape[0] = 0;
@@ -251,7 +253,7 @@ static const struct {
 } model_sizes[] = {
 #define MS(n) {#n, offsetof(gdnModel, n)}
     MS(nq), MS(nv), MS(nu), MS(nbody), MS(njnt), MS(ngeom), MS(nsite), MS(nkey), MS(nnames),
-    MS(nvert), MS(nconmax), MS(njmax), MS(npair), MS(nexclude), MS(neq), MS(nmesh),
+    MS(nvert), MS(nconmax), MS(njmax), MS(npair), MS(nexclude), MS(neq), MS(nmocap), MS(nmesh),
     MS(nmeshvert), MS(nmeshface), MS(nmeshgraph),
 #undef MS
 };
@@ -384,7 +386,7 @@ static PyMethodDef model_methods[] = {
      METH_VARARGS | METH_KEYWORDS | METH_STATIC,
      "Model.from_xml_path(path, accept_unsupported=False): load an MJCF file (gradyn.Error "
      "with the loader's message). A file using what changes the dynamics but gradyn does not "
-     "simulate (tendons, fluid forces, the implicit integrator, mocap, ...) is refused unless "
+     "simulate (tendons, fluid forces, the implicit integrator, ...) is refused unless "
      "accept_unsupported=True, which loads it with a UserWarning naming each substitute"},
     {"from_xml_string", (PyCFunction)(void (*)(void))model_from_xml_string,
      METH_VARARGS | METH_KEYWORDS | METH_STATIC,

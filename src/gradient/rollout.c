@@ -83,6 +83,14 @@ gdnStatus gdn_rollout_validate(const gdnModel* m, const gdnRollout* r, const gdn
         return gdn_fail(GDN_ERR_NONFINITE, err, err_size, "xfrc_applied[%d][%d] is not finite",
                         i / 6, i % 6);
     }
+    if (r->mocap_pos && (i = first_nonfinite(r->mocap_pos, 3 * m->nmocap)) >= 0) {
+        return gdn_fail(GDN_ERR_NONFINITE, err, err_size, "mocap_pos[%d][%d] is not finite",
+                        i / 3, i % 3);
+    }
+    if (r->mocap_quat && (i = first_nonfinite(r->mocap_quat, 4 * m->nmocap)) >= 0) {
+        return gdn_fail(GDN_ERR_NONFINITE, err, err_size, "mocap_quat[%d][%d] is not finite",
+                        i / 4, i % 4);
+    }
     // quaternions: unit within the tolerance, then normalized
     memcpy(tape->qpos0, r->qpos0, sizeof(double) * (size_t)m->nq);
     for (int j = 0; j < m->njnt; j++) {
@@ -118,6 +126,17 @@ static void load_inputs(const gdnModel* m, const gdnRollout* r, gdnData* d) {
         memcpy(d->xfrc_applied, r->xfrc_applied, sizeof(double) * 6 * (size_t)m->nbody);
     } else {
         memset(d->xfrc_applied, 0, sizeof(double) * 6 * (size_t)m->nbody);
+    }
+    // the mocap poses: the caller's, else the mocap bodies' own
+    for (int b = 0; b < m->nbody; b++) {
+        const int id = m->body_mocapid[b];
+        if (id >= 0) {
+            memcpy(d->mocap_pos + 3 * id, r->mocap_pos ? r->mocap_pos + 3 * id : m->body_pos + 3 * b,
+                   3 * sizeof(double));
+            memcpy(d->mocap_quat + 4 * id,
+                   r->mocap_quat ? r->mocap_quat + 4 * id : m->body_quat + 4 * b,
+                   4 * sizeof(double));
+        }
     }
     d->time = 0;
     // the first solve starts from a zero warm start, as in a fresh gdnData

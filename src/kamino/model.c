@@ -499,6 +499,12 @@ gdnStatus gdn_kamino_model_create(const gdnModel* m, const gdnKaminoSettings* se
                         "actuator %d: only joint actuators on a lone hinge or slide", a);
         }
     }
+    // mocap bodies move by the user's poses: Kamino's bodies are either integrated or static
+    if (m->nmocap > 0) {
+        gdn_kamino_model_free(km);
+        return fail(err, es, GDN_ERR_UNSUPPORTED,
+                    "mocap bodies: Kamino has no kinematically driven bodies yet");
+    }
     // Kamino takes one semi-implicit step of its own (docs/kamino.md): the model's RK4 would be
     // replaced by different physics
     if (m->opt.integrator != GDN_INT_EULER) {

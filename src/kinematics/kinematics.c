@@ -73,11 +73,16 @@ static void attached_frames(const gdnData* d, int n, const int* bodyid, int firs
 //          then pos moves so that the anchor stays fixed: pos += (xanchor - pos) - R(quat) jnt_pos
 //          (with jnt_pos = 0: xanchor = pos and pos does not move)
 // The quaternions in qpos are normalized in place first (as MuJoCo's mj_normalizeQuat; here
-// each one just before its joint reads it: every joint belongs to exactly one body).
+// each one just before its joint reads it: every joint belongs to exactly one body). A mocap
+// body (a fixed child of the world) takes d->mocap_pos, mocap_quat for body_pos, body_quat.
 static void body_frames(const gdnModel* m, gdnData* d) {
     double* qpos = d->qpos;
     const int* jnt_type = m->jnt_type;
     const int* jnt_qposadr = m->jnt_qposadr;
+    // the mocap orientations are normalized in place too (MuJoCo's mj_kinematics)
+    for (int i = 0; i < m->nmocap; i++) {
+        gdn_normalize4(d->mocap_quat + 4 * i);
+    }
     for (int b = 1; b < m->nbody; b++) {
         double pos[3], quat[4];
         int jnt0 = m->body_jntadr[b];
@@ -92,11 +97,13 @@ static void body_frames(const gdnModel* m, gdnData* d) {
             xaxis[0] = xaxis[1] = 0;
             xaxis[2] = 1;
         } else {
-            int p = m->body_parentid[b];
+            // a mocap body's frame relative to its parent (the world) is the data's pose
+            const int p = m->body_parentid[b], mocap = m->body_mocapid[b];
+            const double* bpos = mocap >= 0 ? d->mocap_pos + 3 * mocap : m->body_pos + 3 * b;
             double v[3];
-            gdn_mulmat3(v, d->xmat + 9 * p, m->body_pos + 3 * b);
+            gdn_mulmat3(v, d->xmat + 9 * p, bpos);
             gdn_add3(pos, d->xpos + 3 * p, v);
-            const double* bquat = m->body_quat + 4 * b;
+            const double* bquat = mocap >= 0 ? d->mocap_quat + 4 * mocap : m->body_quat + 4 * b;
             if (gdn_is_identity_quat(bquat)) {
                 gdn_copy4(quat, d->xquat + 4 * p);
             } else {

@@ -179,10 +179,11 @@ static int inertia_from_geoms(const gdnSpec* spec, int i) {
 // fill body, joint and dof arrays (MuJoCo's CopyTree)
 // lastdof (nbody) is scratch: the last dof on the path from each body to the root
 static void fill_tree(const gdnSpec* spec, const gdnSpecTree* tree, gdnModel* m, int* lastdof) {
-    int jntadr = 0, dofadr = 0, qposadr = 0;
+    int jntadr = 0, dofadr = 0, qposadr = 0, mocapid = 0;
     for (int i = 0; i < m->nbody; i++) {
         const gdnSpecBody* b = &spec->bodies[i];
         m->body_parentid[i] = i == 0 ? 0 : b->parent;
+        m->body_mocapid[i] = b->mocap ? mocapid++ : -1;
         m->body_weldid[i] = b->weldid;
         m->body_rootid[i] = (i == 0 || b->parent == 0) ? i : m->body_rootid[b->parent];
         m->body_jntnum[i] = b->njnt;
@@ -320,12 +321,34 @@ static void fill_actuators(const gdnSpec* spec, gdnModel* m) {
     }
 }
 
+// key k's mocap poses: key's mpos / mquat when given (key NULL: none), else the mocap bodies'
+// own; orientations normalized once (MuJoCo's compiler)
+static void fill_key_mocap(const gdnSpecKey* key, gdnModel* m, int k) {
+    const size_t nmocap = (size_t)m->nmocap;
+    double* mpos = m->key_mpos + (size_t)k * 3 * nmocap;
+    double* mquat = m->key_mquat + (size_t)k * 4 * nmocap;
+    for (int b = 0; b < m->nbody; b++) {
+        const int id = m->body_mocapid[b];
+        if (id < 0) {
+            continue;
+        }
+        memcpy(mpos + 3 * id, key && key->nmpos ? key->mpos + 3 * id : m->body_pos + 3 * b,
+               3 * sizeof(double));
+        memcpy(mquat + 4 * id, key && key->nmquat ? key->mquat + 4 * id : m->body_quat + 4 * b,
+               4 * sizeof(double));
+    }
+    for (size_t j = 0; j < nmocap; j++) {
+        gdn_normalize4(mquat + 4 * j);
+    }
+}
+
 // keyframes: missing parts default to qpos0 / 0; quaternions normalized
 static int fill_keys(gdnSpec* spec, gdnModel* m, int nmocap) {
     for (int k = 0; k < m->nkey; k++) {
         double* qpos = m->key_qpos + (size_t)k * (size_t)m->nq;
         double* qvel = m->key_qvel + (size_t)k * (size_t)m->nv;
         double* ctrl = m->key_ctrl + (size_t)k * (size_t)m->nu;
+        fill_key_mocap(k < spec->nkey ? &spec->keys[k] : NULL, m, k);
         if (k >= spec->nkey) {
             memcpy(qpos, m->qpos0, (size_t)m->nq * sizeof(double));
             continue;
@@ -433,9 +456,15 @@ gdnModel* gdn_compile_model(gdnSpec* spec) {
     // sizes
     gdnModelSizes sz;
     memset(&sz, 0, sizeof(sz));
+    // mocap bodies: fixed children of the world (MuJoCo's compiler check)
     int nmocap = 0;
     for (int i = 0; i < spec->nbody; i++) {
-        nmocap += spec->bodies[i].mocap;
+        const gdnSpecBody* b = &spec->bodies[i];
+        if (b->mocap && (b->parent != 0 || b->njnt > 0)) {
+            return fail(spec, GDN_ERR_MODEL, b->elem,
+                        "mocap body '%s' is not a fixed child of world", b->name ? b->name : "");
+        }
+        nmocap += b->mocap;
     }
     for (int i = 0; i < spec->njnt; i++) {
         sz.nq += gdn_joint_nq(spec->joints[i].type);
@@ -458,6 +487,7 @@ gdnModel* gdn_compile_model(gdnSpec* spec) {
     sz.neq = spec->neq;
     sz.npair = spec->npair;
     sz.nexclude = spec->nexclude;
+    sz.nmocap = nmocap;
 
     gdnModel* m = gdn_model_alloc(&sz);
     if (!m) {

@@ -338,9 +338,6 @@ static int read_child_body(gdnSpec* spec, gdnXmlElem* e, int parent) {
     GDN_TRY(gdn_attr_doubles(d, e, "pos", 3, b->pos, 1));
     GDN_TRY(gdn_attr_doubles(d, e, "quat", 4, b->quat, 1));
     GDN_TRY(gdn_attr_bool(d, e, "mocap", &b->mocap));
-    if (b->mocap) {
-        GDN_TRY(unsupported(spec, e, "a mocap body", "it is treated as a static body"));
-    }
     GDN_TRY(gdn_read_alt(spec, e, &b->alt, 0));
     gdn_attr_warn_unused(d, e);
     return read_body(spec, e, id);
@@ -474,8 +471,8 @@ static int read_keyframes(gdnSpec* spec, gdnXmlElem* section) {
         GDN_TRY(k->nctrl = gdn_attr_double_list(d, spec->pool, e, "ctrl", maxn, &k->ctrl));
         double* unused;
         GDN_TRY(k->nact = gdn_attr_double_list(d, spec->pool, e, "act", maxn, &unused));
-        GDN_TRY(k->nmpos = gdn_attr_double_list(d, spec->pool, e, "mpos", maxn, &unused));
-        GDN_TRY(k->nmquat = gdn_attr_double_list(d, spec->pool, e, "mquat", maxn, &unused));
+        GDN_TRY(k->nmpos = gdn_attr_double_list(d, spec->pool, e, "mpos", maxn, &k->mpos));
+        GDN_TRY(k->nmquat = gdn_attr_double_list(d, spec->pool, e, "mquat", maxn, &k->mquat));
         gdn_attr_warn_unused(d, e);
     }
     return 0;

@@ -193,6 +193,8 @@ typedef struct gdnSpecKey {
     int nqvel;
     double* ctrl;
     int nctrl;
+    double* mpos;  // (nmpos) mocap positions
+    double* mquat; // (nmquat) mocap orientations
     int nact, nmpos, nmquat;
 } gdnSpecKey;
 

@@ -16,6 +16,8 @@
     X(ctrl, nu)                         \
     X(qfrc_applied, nv)                 \
     X(xfrc_applied, nbody * 6)          \
+    X(mocap_pos, nmocap * 3)            \
+    X(mocap_quat, nmocap * 4)           \
     X(qacc, nv)                         \
     X(qacc_smooth, nv)                  \
     X(xpos, nbody * 3)                  \
@@ -104,6 +106,7 @@ gdnStatus gdn_data_create(const gdnModel* m, gdnData** out) {
     const size_t nq = (size_t)m->nq, nv = (size_t)m->nv, nu = (size_t)m->nu;
     const size_t nbody = (size_t)m->nbody, njnt = (size_t)m->njnt, ngeom = (size_t)m->ngeom;
     const size_t nsite = (size_t)m->nsite, nvert = (size_t)m->nvert;
+    const size_t nmocap = (size_t)m->nmocap;
     const size_t maxcon = contact_capacity(m), maxefc = efc_capacity(m);
     size_t total = 0;
 #define X(field, count) total += aligned_bytes(count);
@@ -170,6 +173,14 @@ void gdn_data_reset(const gdnModel* m, gdnData* d) {
     memset(d->ctrl, 0, sizeof(double) * (size_t)m->nu);
     memset(d->qfrc_applied, 0, sizeof(double) * (size_t)m->nv);
     memset(d->xfrc_applied, 0, sizeof(double) * 6 * (size_t)m->nbody);
+    // mocap poses = the mocap bodies' own (MuJoCo's mj_resetData)
+    for (int b = 0; b < m->nbody; b++) {
+        const int id = m->body_mocapid[b];
+        if (id >= 0) {
+            memcpy(d->mocap_pos + 3 * id, m->body_pos + 3 * b, 3 * sizeof(double));
+            memcpy(d->mocap_quat + 4 * id, m->body_quat + 4 * b, 4 * sizeof(double));
+        }
+    }
     memset(d->warning, 0, sizeof(d->warning));
     memset(d->qacc_warmstart, 0, sizeof(double) * (size_t)m->nv);
     memset(d->qfrc_constraint, 0, sizeof(double) * (size_t)m->nv);
@@ -194,5 +205,8 @@ gdnStatus gdn_data_reset_keyframe(const gdnModel* m, gdnData* d, int key) {
     memcpy(d->qpos, m->key_qpos + (size_t)key * (size_t)m->nq, sizeof(double) * (size_t)m->nq);
     memcpy(d->qvel, m->key_qvel + (size_t)key * (size_t)m->nv, sizeof(double) * (size_t)m->nv);
     memcpy(d->ctrl, m->key_ctrl + (size_t)key * (size_t)m->nu, sizeof(double) * (size_t)m->nu);
+    const size_t nmocap = (size_t)m->nmocap;
+    memcpy(d->mocap_pos, m->key_mpos + (size_t)key * 3 * nmocap, sizeof(double) * 3 * nmocap);
+    memcpy(d->mocap_quat, m->key_mquat + (size_t)key * 4 * nmocap, sizeof(double) * 4 * nmocap);
     return GDN_OK;
 }

@@ -28,7 +28,7 @@ gdnModel* gdn_model_alloc(const gdnModelSizes* s) {
     const size_t nbody = (size_t)s->nbody, njnt = (size_t)s->njnt, ngeom = (size_t)s->ngeom;
     const size_t nsite = (size_t)s->nsite, nkey = (size_t)s->nkey, nnames = (size_t)s->nnames;
     const size_t npair = (size_t)s->npair, nexclude = (size_t)s->nexclude;
-    const size_t neq = (size_t)s->neq;
+    const size_t neq = (size_t)s->neq, nmocap = (size_t)s->nmocap;
 
     // total size, then carve
     size_t total = 0;
@@ -62,6 +62,11 @@ gdnModel* gdn_model_alloc(const gdnModelSizes* s) {
     m->npair = s->npair;
     m->nexclude = s->nexclude;
     m->neq = s->neq;
+    m->nmocap = s->nmocap;
+    // no body is a mocap body until its producer says so (0 would be mocap index 0)
+    for (int b = 0; b < s->nbody; b++) {
+        m->body_mocapid[b] = -1;
+    }
     // a valid model from the start: the options every public call checks are MuJoCo's defaults
     gdn_option_default(&m->opt);
     return m;

@@ -7,7 +7,8 @@
 #include <gradyn/model.h>
 
 // the model's arrays in layout order: X(type, field, count-expression); the count expressions
-// use the size_t locals nq, nv, nu, nbody, njnt, ngeom, nsite, nkey, nnames, npair, nexclude, neq
+// use the size_t locals nq, nv, nu, nbody, njnt, ngeom, nsite, nkey, nnames, npair, nexclude, neq,
+// nmocap
 #define GDN_MODEL_ARRAYS(X)                      \
     X(int, body_parentid, nbody)                 \
     X(int, body_rootid, nbody)                   \
@@ -26,6 +27,7 @@
     X(double, body_subtreemass, nbody)           \
     X(double, body_inertia, nbody * 3)           \
     X(int, body_sameframe, nbody)                \
+    X(int, body_mocapid, nbody)                  \
     X(double, body_invweight0, nbody * 2)        \
     X(int, body_inertiasource, nbody)            \
     X(int, jnt_type, njnt)                       \
@@ -110,6 +112,8 @@
     X(double, key_qpos, nkey * nq)               \
     X(double, key_qvel, nkey * nv)               \
     X(double, key_ctrl, nkey * nu)               \
+    X(double, key_mpos, nkey * nmocap * 3)       \
+    X(double, key_mquat, nkey * nmocap * 4)      \
     X(double, qpos0, nq)                         \
     X(double, qpos_spring, nq)                   \
     X(int, body_vertadr, nbody)                  \

@@ -8,7 +8,7 @@
 // arrays of the single allocation are covered by model_arrays.h automatically)
 _Static_assert(sizeof(gdnOption) == 184, "gdnOption changed: update gdn_model_fields");
 _Static_assert(sizeof(gdnPenalty) == 32, "gdnPenalty changed: update gdn_model_fields");
-_Static_assert(sizeof(gdnModel) == 1296, "gdnModel changed: update gdn_model_fields");
+_Static_assert(sizeof(gdnModel) == 1320, "gdnModel changed: update gdn_model_fields");
 
 // the field type of a C type name, by the pointer type
 #define FIELD_TYPE(type) \
@@ -43,6 +43,7 @@ int gdn_model_fields(const gdnModel* m, gdnModelField* out, int cap) {
     PUT("npair", &m->npair, 1, GDN_FIELD_INT);
     PUT("nexclude", &m->nexclude, 1, GDN_FIELD_INT);
     PUT("neq", &m->neq, 1, GDN_FIELD_INT);
+    PUT("nmocap", &m->nmocap, 1, GDN_FIELD_INT);
     PUT("nmesh", &m->nmesh, 1, GDN_FIELD_INT);
     PUT("nmeshvert", &m->nmeshvert, 1, GDN_FIELD_INT);
     PUT("nmeshface", &m->nmeshface, 1, GDN_FIELD_INT);
@@ -78,7 +79,7 @@ int gdn_model_fields(const gdnModel* m, gdnModelField* out, int cap) {
     const size_t nbody = (size_t)m->nbody, njnt = (size_t)m->njnt, ngeom = (size_t)m->ngeom;
     const size_t nsite = (size_t)m->nsite, nkey = (size_t)m->nkey, nnames = (size_t)m->nnames;
     const size_t npair = (size_t)m->npair, nexclude = (size_t)m->nexclude;
-    const size_t neq = (size_t)m->neq;
+    const size_t neq = (size_t)m->neq, nmocap = (size_t)m->nmocap;
 #define X(type, field, count) PUT(#field, m->field, count, FIELD_TYPE(type));
     GDN_MODEL_ARRAYS(X)
 #undef X

@@ -6,7 +6,7 @@
 #include <gradyn/gradyn.h>
 
 // signature of the sizes that fix a gdnData's layout (nq, nv, nu, nbody, njnt, ngeom, nsite,
-// nvert, nconmax, njmax): gdn_data_create stores it in d->model_signature_. A model with other
+// nvert, nconmax, njmax, nmocap): gdn_data_create stores it in d->model_signature_. A model with other
 // sizes has another signature; a copy of the model, or a model of the same sizes, has the same
 // one and may share the data (every array then has the size the model indexes).
 // Each size times its own odd 64-bit constant, summed, then mixed: independent products, a few
@@ -23,7 +23,8 @@ static inline unsigned long long gdn_model_signature(const gdnModel* m) {
         (unsigned long long)(unsigned)m->nsite * 0x8ebc6af09c88c6e3ull +
         (unsigned long long)(unsigned)m->nvert * 0x589965cc75374cc3ull +
         (unsigned long long)(unsigned)m->nconmax * 0x1d8e4e27c47d124full +
-        (unsigned long long)(unsigned)m->njmax * 0xc2b2ae3d27d4eb4full;
+        (unsigned long long)(unsigned)m->njmax * 0xc2b2ae3d27d4eb4full +
+        (unsigned long long)(unsigned)m->nmocap * 0x165667b19e3779f9ull;
     return s ^ (s >> 29);
 }
 

@@ -24,7 +24,8 @@ const gdnFormulation* gdn_formulation(const gdnModel* m) {
 
 // ---------------------------------------------------------------- stages
 
-// check: qpos, qvel and ctrl finite; else a warning count and GDN_ERR_NONFINITE
+// check: qpos, qvel, ctrl and the mocap poses finite; else a warning count and
+// GDN_ERR_NONFINITE
 static gdnStatus stage_check(const gdnModel* m, gdnData* d) {
     if (!gdn_all_finite(d->qpos, m->nq)) {
         d->warning[GDN_WARN_BADQPOS]++;
@@ -36,6 +37,12 @@ static gdnStatus stage_check(const gdnModel* m, gdnData* d) {
     }
     if (!gdn_all_finite(d->ctrl, m->nu)) {
         d->warning[GDN_WARN_BADCTRL]++;
+        return GDN_ERR_NONFINITE;
+    }
+    // the mocap poses are configuration too
+    if (!gdn_all_finite(d->mocap_pos, 3 * m->nmocap) ||
+        !gdn_all_finite(d->mocap_quat, 4 * m->nmocap)) {
+        d->warning[GDN_WARN_BADQPOS]++;
         return GDN_ERR_NONFINITE;
     }
     return GDN_OK;

@@ -69,6 +69,7 @@ gdnModel* gdn_model_from_mujoco(const mjModel* m) {
         .npair = m->npair,
         .nexclude = m->nexclude,
         .neq = m->neq,
+        .nmocap = m->nmocap,
     };
     gdnModel* g = gdn_model_alloc(&sizes);
     if (!g) {
@@ -96,6 +97,7 @@ gdnModel* gdn_model_from_mujoco(const mjModel* m) {
     COPY(body_parentid, nb);
     COPY(body_rootid, nb);
     COPY(body_weldid, nb);
+    COPY(body_mocapid, nb);
     COPY(body_jntnum, nb);
     COPY(body_jntadr, nb);
     COPY(body_dofnum, nb);
@@ -198,6 +200,8 @@ gdnModel* gdn_model_from_mujoco(const mjModel* m) {
     COPY(key_qpos, nk * m->nq);
     COPY(key_qvel, nk * nv);
     COPY(key_ctrl, nk * nu);
+    COPY(key_mpos, nk * m->nmocap * 3);
+    COPY(key_mquat, nk * m->nmocap * 4);
     COPY(qpos0, m->nq);
     COPY(qpos_spring, m->nq);
 

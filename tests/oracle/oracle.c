@@ -153,6 +153,8 @@ void gdn_oracle_copy_state(gdnOracle* o) {
     memcpy(md->ctrl, gd->ctrl, sizeof(double) * (size_t)g->nu);
     memcpy(md->qfrc_applied, gd->qfrc_applied, sizeof(double) * (size_t)g->nv);
     memcpy(md->xfrc_applied, gd->xfrc_applied, sizeof(double) * 6 * (size_t)g->nbody);
+    memcpy(md->mocap_pos, gd->mocap_pos, sizeof(double) * 3 * (size_t)g->nmocap);
+    memcpy(md->mocap_quat, gd->mocap_quat, sizeof(double) * 4 * (size_t)g->nmocap);
 }
 
 void gdn_oracle_random_state(gdnOracle* o, unsigned long long* rng, int what, double vel_scale) {

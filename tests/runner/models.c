@@ -7,10 +7,6 @@
 #include "runner/test.h"
 
 gdnModel* gdn_test_load_model_as_is(const char* file) {
-    return gdn_test_load_model_opt(file, 0);
-}
-
-gdnModel* gdn_test_load_model_opt(const char* file, int accept_unsupported) {
     char path[1024], err[1024] = "";
     if (file[0] == '/') {
         snprintf(path, sizeof(path), "%s", file);
@@ -18,9 +14,7 @@ gdnModel* gdn_test_load_model_opt(const char* file, int accept_unsupported) {
         snprintf(path, sizeof(path), "%s/%s", GDN_TEST_MODELS, file);
     }
     gdnModel* m = NULL;
-    gdnLoadOptions opt = {0};
-    opt.accept_unsupported = accept_unsupported;
-    gdnStatus st = gdn_load_xml_ex(path, &opt, &m, err, (int)sizeof(err), NULL, 0);
+    gdnStatus st = gdn_load_xml(path, &m, err, (int)sizeof(err), NULL, 0);
     if (st != GDN_OK) {
         fprintf(stderr, "%s: %s: %s\n", path, gdn_status_string(st), err);
         return NULL;

@@ -13,10 +13,6 @@ gdnModel* gdn_test_load_model(const char* file);
 // the same with the model's own options (constraints as the file says)
 gdnModel* gdn_test_load_model_as_is(const char* file);
 
-// gdn_test_load_model_as_is with the load option accept_unsupported (features gradyn does not
-// simulate replaced by the substitutes the loader's warnings name)
-gdnModel* gdn_test_load_model_opt(const char* file, int accept_unsupported);
-
 // reset d, then qpos uniform in [-1, 1) with ball and free quaternions normalized
 void gdn_test_random_qpos(const gdnModel* m, gdnData* d, unsigned long long* rng);
 

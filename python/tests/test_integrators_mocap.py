@@ -1,0 +1,52 @@
+# SPDX-License-Identifier: Apache-2.0
+# The RK4 integrator and mocap bodies from Python: m.opt.integrator switches gradyn.step and its
+# derivatives (RK4 from XML, INT_EULER / INT_RK4 constants), d.mocap_pos / d.mocap_quat are
+# writable views that pose the mocap bodies, keyframes set them.
+import numpy as np
+
+import gradyn
+
+RK4_XML = """<mujoco><option integrator="RK4"/><worldbody><body><joint type="hinge" axis="0 1 0"/>
+<geom type="capsule" size="0.05" fromto="0 0 0 0 0 -0.5"/></body></worldbody></mujoco>"""
+
+MOCAP_XML = """<mujoco><worldbody>
+<body name="hand" mocap="true" pos="0 0 1"><geom size="0.05" contype="0" conaffinity="0"/></body>
+<body name="ball" pos="0 0 0.5"><freejoint/><geom size="0.1"/></body>
+</worldbody><keyframe><key mpos="0.5 0 1" mquat="0 0 0 2"/></keyframe></mujoco>"""
+
+
+def test_rk4_option():
+    m = gradyn.Model.from_xml_string(RK4_XML)
+    assert m.opt.integrator == gradyn.INT_RK4
+    d = gradyn.Data(m)
+    d.qpos[0] = 0.5
+    gradyn.step(m, d, nstep=10)
+    rk4 = d.qpos.copy()
+    m.opt.integrator = gradyn.INT_EULER
+    gradyn.reset(m, d)
+    d.qpos[0] = 0.5
+    gradyn.step(m, d, nstep=10)
+    assert not np.array_equal(rk4, d.qpos)
+    # the derivative follows the integrator: RK4's A differs from Euler's
+    m.opt.integrator = gradyn.INT_RK4
+    gradyn.reset(m, d)
+    d.qpos[0] = 0.5
+    a_rk4, _ = gradyn.transition_jacobians(m, d)
+    m.opt.integrator = gradyn.INT_EULER
+    a_euler, _ = gradyn.transition_jacobians(m, d)
+    assert a_rk4.shape == (2, 2) and not np.allclose(a_rk4, a_euler, rtol=0, atol=1e-9)
+
+
+def test_mocap_views():
+    m = gradyn.Model.from_xml_string(MOCAP_XML)
+    assert m.nmocap == 1
+    assert list(m.body_mocapid) == [-1, 0, -1]
+    d = gradyn.Data(m)
+    assert d.mocap_pos.shape == (1, 3) and d.mocap_quat.shape == (1, 4)
+    np.testing.assert_array_equal(d.mocap_pos[0], [0, 0, 1])
+    d.mocap_pos[0] = [0.2, 0.3, 0.4]
+    gradyn.kinematics(m, d)
+    np.testing.assert_array_equal(d.xpos[1], [0.2, 0.3, 0.4])
+    gradyn.reset_keyframe(m, d, 0)
+    np.testing.assert_array_equal(d.mocap_pos[0], [0.5, 0, 1])
+    np.testing.assert_array_equal(d.mocap_quat[0], [0, 0, 0, 1])

@@ -217,6 +217,9 @@ static int test_xml_reading(void) {
                           "</body></worldbody>< /mujoco>",
          1},
         {"end_tag_attrs.xml", "<mujoco>" BODY "</mujoco x='1' y='>'>", 1},
+        {"end_tag_empty.xml",
+         "<mujoco><worldbody><body name='b'></freejoint/>" GEOM_B "</body></worldbody></mujoco>",
+         1},
         // refused by both
         {"end_tag_space.xml", "<mujoco>" BODY "</ mujoco>", 0},
         {"end_tag_closed.xml", "<mujoco>" BODY "</mujoco/>", 0},

@@ -13,7 +13,8 @@
 //   '&' starting no character or predefined entity reference in an attribute value (tinyxml2
 //     keeps it literally) -> "&amp;"; '<' in an attribute value -> "&lt;"; attributes without
 //     white space between them -> one space inserted; white space after '<' moved after
-//     the name; attributes in an end tag blanked; bytes of no UTF-8 sequence in an
+//     the name; attributes in an end tag blanked; "</name .../>" read as "<name .../>" (tinyxml2
+//     takes it for an empty element); bytes of no UTF-8 sequence in an
 //     attribute value -> kept as raw bytes, as tinyxml2 keeps them (through U+E080..U+E0FF)
 //   a NUL byte -> the end of the document (tinyxml2 parses a C string)
 // and what tinyxml2 refuses is refused, e.g. nesting past its depth limit (98 open elements)
@@ -397,38 +398,41 @@ gdnStatus gdn_xml_lenient(gdnXmlContext* ctx, const char* xml, size_t len, const
         while (ns < len && is_ws(L.in[ns])) {
             ns++;
         }
-        if (ns < len && L.in[ns] == '/') {
+        int end_tag = ns < len && L.in[ns] == '/';
+        if (end_tag) {
             int closed = 0;
-            size_t name = 0, name_len = 0;
+            size_t name = 0, name_len = 0, mark = L.n;
             size_t e = start_tag(&L, p, ns + 1, depth == 0 || trailing ? TAG_BLANK : TAG_END,
                                  &closed, &name, &name_len);
             if (!e) {
                 return ctx->diag->status;
             }
             if (closed) {
-                fail(&L, p, "bad end tag");
-                return ctx->diag->status;
+                // "</name .../>" is an empty element for tinyxml2: read again as "<name .../>"
+                L.n = mark;
+                ns++;
+            } else {
+                if (depth == 0) {
+                    // tinyxml2 ends the document at an end tag of the document level
+                    blank(&L, e, len);
+                    p = len;
+                    break;
+                }
+                depth--;
+                if (name_len != open_len[depth] ||
+                    memcmp(L.in + name, L.in + open_at[depth], open_len[depth])) {
+                    gdn_diag_error(ctx->diag, GDN_ERR_PARSE, file, line_of(&L, p), "xml",
+                                   "end tag does not match <%.*s> (line %d)",
+                                   (int)(open_len[depth] < 64 ? open_len[depth] : 64),
+                                   L.in + open_at[depth], line_of(&L, open_at[depth]));
+                    return ctx->diag->status;
+                }
+                p = e;
+                if (depth == 0 && !trailing) {
+                    root_done = 1;
+                }
+                continue;
             }
-            if (depth == 0) {
-                // tinyxml2 ends the document at an end tag of the document level
-                blank(&L, e, len);
-                p = len;
-                break;
-            }
-            depth--;
-            if (name_len != open_len[depth] ||
-                memcmp(L.in + name, L.in + open_at[depth], open_len[depth])) {
-                gdn_diag_error(ctx->diag, GDN_ERR_PARSE, file, line_of(&L, p), "xml",
-                               "end tag does not match <%.*s> (line %d)",
-                               (int)(open_len[depth] < 64 ? open_len[depth] : 64),
-                               L.in + open_at[depth], line_of(&L, open_at[depth]));
-                return ctx->diag->status;
-            }
-            p = e;
-            if (depth == 0 && !trailing) {
-                root_done = 1;
-            }
-            continue;
         }
         // a start tag: the root, one of its descendants, or an element after the root
         int closed = 0;

@@ -12,8 +12,9 @@ const char cli_info_usage[] =
     "usage: gradyn info MODEL.xml\n"
     "Prints the model as JSON: its sizes (nq, nv, nu, nbody, njnt, ngeom, nsite, nkey, nmesh,\n"
     "nvert), every physics option (\"option\": timestep, gravity, integrator, solver, cone,\n"
-    "iterations, tolerance, impratio, mpr_iterations, mpr_tolerance, box_edge_bias, the\n"
-    "disable and enable flags as masks and by name, the override margin, solref and solimp),\n"
+    "iterations, tolerance, impratio, mpr_iterations, mpr_tolerance, box_edge_bias, density,\n"
+    "viscosity, wind, the disable and enable flags as masks and by name, the override margin,\n"
+    "solref and solimp),\n"
     "the penalty ground"
     " contact (enabled, height, stiffness, damping), qpos0, the body tree (id, name, parent,\n"
     "mass, pos, quat and joints of each body), the actuators, the keyframes and the loader's\n"
@@ -130,6 +131,9 @@ static void write_options(cliJson* w, const gdnModel* m) {
     cli_json_int(w, "mpr_iterations", o->mpr_iterations);
     cli_json_double(w, "mpr_tolerance", o->mpr_tolerance);
     cli_json_double(w, "box_edge_bias", o->box_edge_bias);
+    cli_json_double(w, "density", o->density);
+    cli_json_double(w, "viscosity", o->viscosity);
+    cli_json_numbers(w, "wind", o->wind, 3);
     cli_json_int(w, "disableflags", o->disableflags);
     write_flag_names(w, "disabled", o->disableflags, disable_names, 12);
     cli_json_int(w, "enableflags", o->enableflags);

@@ -374,8 +374,8 @@ static int test_warnings(void) {
                                  g_warn, sizeof(g_warn)) == GDN_OK);
     CHECK(strstr(g_warn, "<string>:2: option: integrator \"implicit\" is not simulated by "
                          "gradyn; accepted (accept_unsupported): semi-implicit Euler is used"));
-    CHECK(strstr(g_warn, "<string>:2: option: fluid forces (wind, density, viscosity) is not "
-                         "simulated by gradyn; accepted (accept_unsupported): no medium forces"));
+    CHECK(!strstr(g_warn, "fluid")); // the inertia-box fluid forces are simulated (issue 12)
+    CHECK(m->opt.density == 1.2);
     CHECK(strstr(g_warn, "<string>:5: fixed: tendon is not simulated by gradyn; accepted "
                          "(accept_unsupported): the tendon is dropped"));
     CHECK(!strstr(g_warn, "connect")); // equality connect is simulated (issue 4)

@@ -11,7 +11,7 @@
 #include <gradyn/gradyn.h>
 #include <mujoco/mujoco.h>
 
-#include "penalty/body_wrench.h"
+#include "dynamics/body_wrench.h"
 #include "kinematics/kinematics_derivative.h"
 #include "mjcf/mesh_file.h"
 #include "penalty/penalty.h"

@@ -51,7 +51,7 @@ GDN_API gdnStatus gdn_load_xml_string(const char* xml, size_t len, const char* d
 
 // how a model is loaded. Zero-initialize (gdnLoadOptions o = {0}) for the defaults, which
 // are gdn_load_xml's: a file using anything gradyn does not simulate that changes the
-// dynamics (tendons, fluid forces, the implicit integrator, ...) is
+// dynamics (tendons, the implicit integrator, ...) is
 // refused with GDN_ERR_UNSUPPORTED and "file:line: element: X is not simulated by gradyn".
 // accept_unsupported = 1 loads it anyway: each such feature is replaced by the substitute
 // its warning names (e.g. "semi-implicit Euler is used", "the tendon is dropped").

@@ -113,6 +113,12 @@ typedef struct gdnOption {
     // name="kamino_restitution" data="e"/>. gdn_step ignores both
     int gradyn_solver;         // 0: the reduced-coordinate MuJoCo model, 1: Kamino
     double kamino_restitution; // contact restitution of the Kamino solver (0)
+
+    // the medium (MuJoCo's <option wind density viscosity>): the inertia-box fluid forces on
+    // every body when density or viscosity is > 0 (src/dynamics/fluid.h), in qfrc_passive
+    double wind[3];    // medium velocity, world frame (m/s)
+    double density;    // medium density (kg/m^3; air 1.2, water 1000)
+    double viscosity;  // medium viscosity (Pa s; air 1.8e-5, water 9e-4)
 } gdnOption;
 
 // per-vertex penalty ground contact (docs/contact_penalty.md): a plane at z = height; every

@@ -31,6 +31,8 @@ static optField opt_o_margin = OF(o_margin, 'd');
 static optField opt_mpr_iterations = OF(mpr_iterations, 'i');
 static optField opt_mpr_tolerance = OF(mpr_tolerance, 'd');
 static optField opt_box_edge_bias = OF(box_edge_bias, 'd');
+static optField opt_density = OF(density, 'd');
+static optField opt_viscosity = OF(viscosity, 'd');
 #undef OF
 
 static PyObject* opt_get(PyObject* self, void* closure)
@@ -100,6 +102,14 @@ static PyObject* opt_gravity(PyObject* self, void* closure)
     return gdnpy_view((PyObject*)mo, mo->m->opt.gravity, 'd', 1, shape, 0);
 }
 
+static PyObject* opt_wind(PyObject* self, void* closure)
+{
+    (void)closure;
+    gdnpyModel* mo = ((gdnpyOption*)self)->model;
+    Py_ssize_t shape[1] = {3};
+    return gdnpy_view((PyObject*)mo, mo->m->opt.wind, 'd', 1, shape, 0);
+}
+
 static PyObject* opt_o_solref(PyObject* self, void* closure)
 {
     (void)closure;
@@ -123,6 +133,8 @@ static PyGetSetDef opt_getset[] = {
      (void*)&opt_integrator},
     RW(disableflags), RW(enableflags), RW(solver), RW(iterations), RW(tolerance), RW(cone),
     RW(impratio), RW(o_margin), RW(mpr_iterations), RW(mpr_tolerance), RW(box_edge_bias),
+    RW(density), RW(viscosity),
+    {"wind", opt_wind, NULL, "medium velocity (3,), a writable view", NULL},
     {"gravity", opt_gravity, NULL, "gravity (3,), a writable view", NULL},
     {"o_solref", opt_o_solref, NULL, "override solref (2,), a writable view", NULL},
     {"o_solimp", opt_o_solimp, NULL, "override solimp (5,), a writable view", NULL},

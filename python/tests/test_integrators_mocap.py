@@ -50,3 +50,19 @@ def test_mocap_views():
     gradyn.reset_keyframe(m, d, 0)
     np.testing.assert_array_equal(d.mocap_pos[0], [0.5, 0, 1])
     np.testing.assert_array_equal(d.mocap_quat[0], [0, 0, 0, 1])
+
+
+def test_fluid_options():
+    xml = """<mujoco><option density="1000" viscosity="0.001" wind="0.5 0 0"/><worldbody>
+<body><freejoint/><geom type="box" size="0.2 0.1 0.05"/></body></worldbody></mujoco>"""
+    m = gradyn.Model.from_xml_string(xml)
+    assert m.opt.density == 1000 and m.opt.viscosity == 0.001
+    np.testing.assert_array_equal(m.opt.wind, [0.5, 0, 0])
+    d = gradyn.Data(m)
+    gradyn.forward(m, d)
+    # at rest in a current along +x the box is dragged along +x
+    assert d.qfrc_passive[0] > 0
+    m.opt.wind[0] = 0
+    m.opt.density = 0
+    gradyn.forward(m, d)
+    assert d.qfrc_passive[0] == 0

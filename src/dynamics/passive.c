@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
-// Passive joint forces: springs toward qpos_spring and viscous dof damping (MuJoCo mj_passive).
+// Passive forces: joint springs toward qpos_spring, viscous dof damping and the medium's fluid
+// forces (MuJoCo mj_passive).
 #include "dynamics/passive.h"
 
+#include <math.h>
 #include <string.h>
 
 #include <gradyn/gradyn.h>
 
+#include "dynamics/fluid.h"
 #include "math/vec.h"
 #include "model/validate.h"
 
@@ -81,5 +84,13 @@ void gdn_passive_forces(const gdnModel* m, gdnData* d) {
     // dof dampers
     for (int i = 0; i < m->nv; i++) {
         frc[i] -= m->dof_damping[i] * d->qvel[i];
+    }
+
+    // the medium's forces on every body (MuJoCo's inertia-box model: dynamics/fluid.h); an
+    // exhausted arena leaves NaN, which the step refuses
+    if (gdn_fluid_active(m) && gdn_fluid_forces(m, d, frc) != GDN_OK) {
+        for (int i = 0; i < m->nv; i++) {
+            frc[i] = NAN;
+        }
     }
 }

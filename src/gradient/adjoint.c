@@ -9,6 +9,7 @@
 #include "base/status.h"
 #include "constraint/geom_size_derivative.h"
 #include "constraint/setconst_derivative.h"
+#include "dynamics/fluid.h"
 #include "gradient/cost.h"
 #include "gradient/rk4_derivative.h"
 #include "gradient/rollout.h"
@@ -236,6 +237,10 @@ gdnStatus gdn_adjoint_rollout_gradient(const gdnModel* m, const gdnRollout* r,
     gdnStatus st = gdn_rollout_validate(m, r, obj, tape, err, err_size);
     if (st != GDN_OK) {
         return st;
+    }
+    if (out->param && gdn_fluid_active(m)) {
+        return gdn_fail(GDN_ERR_UNSUPPORTED, err, err_size, "dJ/dpi: no %s yet",
+                        GDN_FLUID_PARAM_REFUSAL);
     }
     // a size that moves its body's inertia is chained through dJ/dpi, which must be wanted then
     const int size_inertia = out->geom_size && gdn_geom_size_moves_inertia(m);

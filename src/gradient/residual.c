@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The smooth residual r = M a + C - tau and its exact tangent and adjoint.
 #include "gradient/residual.h"
+#include "gradient/wrench.h"
 
 #include <math.h>
 #include <string.h>
@@ -15,7 +16,7 @@
 #include "kinematics/jacobian_derivative.h"
 #include "math/spatial.h"
 #include "math/vec.h"
-#include "penalty/body_wrench.h"
+#include "dynamics/body_wrench.h"
 #include "penalty/penalty.h"
 
 // The notation and the primal: gradient/residual_tangent.h (shared with residual_dense.c)
@@ -224,7 +225,7 @@ gdnStatus gdn_residual_jvp(const gdnModel* m, gdnData* d, const double* a, const
                            const double* dv, const double* du, const double* dparam,
                            const double* dW, double* dr) {
     size_t mark = gdn_arena_mark(d);
-    const double* W = gdn_penalty_wrenches_from_outputs(m, d);
+    const double* W = gdn_wrenches_from_outputs(m, d);
     gdnResidualDirection dir = {dq, dv, NULL, du, dparam, dW, NULL, NULL};
     gdnStatus status = gdn_residual_jvp_ex(m, d, a, W, &dir, dr);
     gdn_arena_reset(d, mark);
@@ -428,7 +429,7 @@ gdnStatus gdn_residual_vjp(const gdnModel* m, gdnData* d, const double* a, const
 gdnStatus gdn_residual_vjp_primal(const gdnModel* m, gdnData* d, const double* a,
                                   const double* y, const gdnResidualAdjoint* out) {
     size_t mark = gdn_arena_mark(d);
-    const double* W = gdn_penalty_wrenches_from_outputs(m, d);
+    const double* W = gdn_wrenches_from_outputs(m, d);
     gdnStatus status = gdn_residual_vjp_ex(m, d, a, W, y, out);
     gdn_arena_reset(d, mark);
     return status;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Dense residual Jacobians X = [dr/dq | dr/dv | dr/du] in one forward and one backward sweep.
 #include "gradient/residual.h"
+#include "gradient/wrench.h"
 
 #include <string.h>
 
@@ -432,7 +433,7 @@ gdnStatus gdn_residual_dense(const gdnModel* m, gdnData* d, const double* a, dou
 gdnStatus gdn_residual_dense_mass(const gdnModel* m, gdnData* d, const double* a, double* X,
                                   int ldx, double* M) {
     size_t mark = gdn_arena_mark(d);
-    const double* W = gdn_penalty_wrenches_from_outputs(m, d);
+    const double* W = gdn_wrenches_from_outputs(m, d);
     gdnStatus status = residual_dense(m, d, a, W, X, ldx, M);
     gdn_arena_reset(d, mark);
     return status;

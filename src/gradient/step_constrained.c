@@ -13,6 +13,7 @@
 #include "dynamics/mass_factor.h"
 #include "gradient/residual.h"
 #include "gradient/step_derivative.h"
+#include "gradient/wrench.h"
 #include "kinematics/jacobian.h"
 #include "kinematics/kinematics_derivative_sweep.h"
 #include "math/cholesky.h"
@@ -149,10 +150,9 @@ gdnStatus gdn_constrained_linearize(const gdnModel* m, gdnData* d, gdnConstraine
         gdn_mass_factor(m, d->qM, extra, &L->damp);
     }
     // W: the penalty wrenches as the step summed them, plus the rows' at the solved forces
-    if (gdn_penalty_active(m)) {
-        gdn_penalty_wrenches_again(m, d, L->W);
-    } else {
-        memset(L->W, 0, sizeof(double) * nb6);
+    gdnStatus wst = gdn_wrenches_again(m, d, NULL, L->W);
+    if (wst != GDN_OK) {
+        return wst;
     }
     gdn_rows_wrench(m, d, &L->lin, L->W, NULL);
     // the report: how far this linearization is from another branch
@@ -255,11 +255,7 @@ gdnStatus gdn_accel_jvp_linear(const gdnModel* m, gdnData* d, const gdnConstrain
     gdn_body_tangent_jvp_axes(m, d, L.S, d->qvel, dq, dv, xi, eta);
     gdn_body_tangent_jvp_axes(m, d, L.S, L.x, dq, NULL, xi2, etax);
     // dW: the penalty wrench tangent, then the rows' frozen-force tangent
-    if (gdn_penalty_active(m)) {
-        status = gdn_penalty_wrench_jvp(m, d, xi, eta, dvert, dW);
-    } else {
-        memset(dW, 0, sizeof(double) * nb6);
-    }
+    status = gdn_wrench_jvp(m, d, xi, eta, dvert, dW);
     if (status == GDN_OK) {
         status = gdn_rows_jvp(m, d, &L.lin, xi, eta, etax, dq, dv, NULL, djar0, dlogD, dW,
                               dqfrc);
@@ -451,8 +447,8 @@ gdnStatus gdn_accel_vjp_constrained(const gdnModel* m, gdnData* d, const double*
     }
     // Wbar into the penalty model and the rows; then the body tangents
     memset(etaxbar, 0, sizeof(double) * nb6);
-    if (status == GDN_OK && gdn_penalty_active(m)) {
-        status = gdn_penalty_wrench_vjp(m, d, Wbar, xibar, etabar, gvert);
+    if (status == GDN_OK && gdn_wrench_active(m)) {
+        status = gdn_wrench_vjp(m, d, Wbar, xibar, etabar, gvert);
     }
     if (status == GDN_OK) {
         status = gdn_rows_vjp(m, d, &L.lin, dfbar, tmp, Wbar, dqfrcbar, xibar, etabar, etaxbar,

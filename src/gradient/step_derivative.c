@@ -14,6 +14,7 @@
 #include "gradient/rk4_derivative.h"
 #include "gradient/step_constrained.h"
 #include "gradient/step_derivative.h"
+#include "gradient/wrench.h"
 #include "kinematics/kinematics.h"
 #include "kinematics/kinematics_derivative.h"
 #include "model/configuration_derivative.h"
@@ -63,7 +64,7 @@ gdnStatus gdn_contact_wrench_jvp(const gdnModel* m, gdnData* d, const double* dq
     }
     double* eta = xi + nb6;
     gdn_body_tangent_jvp(m, d, dq, dv, xi, eta);
-    gdnStatus status = gdn_penalty_wrench_jvp(m, d, xi, eta, dvert, dW);
+    gdnStatus status = gdn_wrench_jvp(m, d, xi, eta, dvert, dW);
     gdn_arena_reset(d, mark);
     return status;
 }
@@ -77,6 +78,9 @@ static gdnStatus step_jvp_ex(const gdnModel* m, gdnData* d, const double* dqpos,
         return GDN_ERR_ARG;
     }
     gdn_deriv_report_clear(d);
+    if (dparam && gdn_fluid_active(m)) {
+        return GDN_ERR_UNSUPPORTED; // GDN_FLUID_PARAM_REFUSAL (dynamics/fluid.h)
+    }
     if (m->opt.integrator == GDN_INT_RK4) {
         const char* what = NULL;
         return gdn_rk4_step_jvp(m, d, dqpos, dqvel, dctrl, dparam, dvert, dcp, dqpos_next,
@@ -115,12 +119,12 @@ static gdnStatus step_jvp_ex(const gdnModel* m, gdnData* d, const double* dqpos,
         gdn_arena_reset(d, mark);
         return status;
     }
-    if (status == GDN_OK && gdn_penalty_active(m)) {
+    if (status == GDN_OK && gdn_wrench_active(m)) {
         status = gdn_contact_wrench_jvp(m, d, dqpos, dqvel, dvert, dW);
     }
     if (status == GDN_OK) {
         status = gdn_residual_jvp(m, d, d->qacc, dqpos, dqvel, dctrl, dparam,
-                                  gdn_penalty_active(m) ? dW : NULL, dr);
+                                  gdn_wrench_active(m) ? dW : NULL, dr);
     }
     // da = -(M + hD)^-1 dr;  dv' = dv + h da
     if (status == GDN_OK) {
@@ -206,7 +210,7 @@ typedef struct {
 
 static gdnStatus penalty_vjp(void* ctx, const double* Wbar, double* xibar, double* etabar) {
     penaltyAdjoint* pen = ctx;
-    return gdn_penalty_wrench_vjp(pen->m, pen->d, Wbar, xibar, etabar, pen->gvert);
+    return gdn_wrench_vjp(pen->m, pen->d, Wbar, xibar, etabar, pen->gvert);
 }
 
 // The backward half shared by gdn_step_vjp and gdn_step_vjp_at, once the front half left the
@@ -249,7 +253,7 @@ static gdnStatus step_vjp_back(const gdnModel* m, gdnData* d, const gdnAbaFactor
             out.Vpre = tree[2];
             out.V = tree[3];
         }
-        if (gdn_penalty_active(m)) {
+        if (gdn_wrench_active(m)) {
             out.Wbar = Wbar;
             out.wrench_vjp = penalty_vjp;
             out.wrench_ctx = &pen;
@@ -281,6 +285,10 @@ gdnStatus gdn_step_vjp_explained(const gdnModel* m, gdnData* d, const double* gq
         return GDN_ERR_ARG;
     }
     gdn_deriv_report_clear(d);
+    if (gparam && gdn_fluid_active(m)) {
+        *what = GDN_FLUID_PARAM_REFUSAL;
+        return GDN_ERR_UNSUPPORTED;
+    }
     if (m->opt.integrator == GDN_INT_RK4) {
         return gdn_rk4_step_vjp(m, d, gqpos_next, gqvel_next, gqpos, gqvel, gctrl, gparam, gvert,
                                 gweights, cp, NULL, NULL, what);
@@ -368,12 +376,12 @@ static gdnStatus vjp_from_front(const gdnModel* m, gdnData* d, const gdnAbaFacto
                                 const double* qacc, int vert_stored, const double* gqpos_next,
                                 const double* gqvel_next, double* gqpos, double* gqvel,
                                 double* gctrl, double* gparam, double* gvert) {
-    const int pen = gdn_penalty_active(m);
-    if (!pen) {
+    if (!gdn_wrench_active(m)) {
         return step_vjp_back(m, d, f, qacc, NULL, NULL, gqpos_next, gqvel_next, gqpos, gqvel,
                              gctrl, gparam, gvert);
     }
-    if (d->nvert != m->nvert) {
+    const int pen = gdn_penalty_active(m);
+    if (pen && d->nvert != m->nvert) {
         return GDN_ERR_ARG;
     }
     const size_t nb6 = 6 * (size_t)m->nbody;
@@ -388,12 +396,20 @@ static gdnStatus vjp_from_front(const gdnModel* m, gdnData* d, const gdnAbaFacto
     double* tree[4] = {W + nb6, W + nb6 + 6 * nvs, W + nb6 + 12 * nvs, V};
     gdn_dof_axes_about(m, d, 0, tree[0]);
     gdn_com_vel(m, d, tree[0], V, tree[1], tree[2]);
-    if (vert_stored) {
+    // the penalty wrenches (from the stored vertex outputs, or the vertices again), plus the
+    // fluid wrenches at these twists
+    gdnStatus status = GDN_OK;
+    if (!pen) {
+        memset(W, 0, sizeof(double) * nb6);
+    } else if (vert_stored) {
         gdn_penalty_wrenches_again(m, d, W);
     } else {
         gdn_penalty_wrenches(m, d, V, W);
     }
-    gdnStatus status = step_vjp_back(m, d, f, qacc, W, tree, gqpos_next, gqvel_next, gqpos,
+    if (gdn_fluid_active(m)) {
+        gdn_fluid_wrenches(m, d, V, W);
+    }
+    status = step_vjp_back(m, d, f, qacc, W, tree, gqpos_next, gqvel_next, gqpos,
                                      gqvel, gctrl, gparam, gvert);
     gdn_arena_reset(d, mark);
     return status;
@@ -478,12 +494,12 @@ gdnStatus gdn_accel_jvp(const gdnModel* m, gdnData* d, const double* dq, const d
                                           what);
         }
     } else if (status == GDN_OK) {
-        if (gdn_penalty_active(m)) {
+        if (gdn_wrench_active(m)) {
             status = gdn_contact_wrench_jvp(m, d, dq, dv, dvert, dW);
         }
         if (status == GDN_OK) {
             status = gdn_residual_jvp(m, d, d->qacc, dq, dv, du, dparam,
-                                      gdn_penalty_active(m) ? dW : NULL, da);
+                                      gdn_wrench_active(m) ? dW : NULL, da);
         }
         if (status == GDN_OK) {
             status = gdn_aba_solve(m, d, &f, da);
@@ -528,7 +544,7 @@ gdnStatus gdn_accel_vjp(const gdnModel* m, gdnData* d, const double* abar, doubl
         gdnResidualAdjoint out = {gq, gv, NULL, gctrl ? gu : NULL, gparam, NULL, NULL, NULL,
                                   NULL, NULL, NULL, NULL, NULL, NULL};
         double* Wbar = NULL;
-        if (status == GDN_OK && gdn_penalty_active(m)) {
+        if (status == GDN_OK && gdn_wrench_active(m)) {
             Wbar = gdn_arena_doubles(d, 6 * (size_t)m->nbody);
             status = Wbar ? GDN_OK : GDN_ERR_MEMORY;
             out.Wbar = Wbar;

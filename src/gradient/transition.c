@@ -6,7 +6,7 @@
 
 #include "base/arena.h"
 #include "kinematics/kinematics_derivative_sweep.h"
-#include "penalty/body_wrench.h"
+#include "dynamics/body_wrench.h"
 #include "penalty/penalty.h"
 #include "kinematics/kinematics_derivative.h"
 #include "dynamics/damped_mass.h"
@@ -17,6 +17,7 @@
 #include "gradient/residual.h"
 #include "gradient/step_constrained.h"
 #include "gradient/step_derivative.h"
+#include "gradient/wrench.h"
 #include "math/spatial.h"
 #include "math/vecn.h"
 #include "model/validate.h"
@@ -245,7 +246,7 @@ static gdnStatus constrained_columns(const gdnModel* m, gdnData* d, double* Xout
         }
         status = gdn_residual_dense_inertia(m, d, qw, Xa, ncol);
     }
-    if (status == GDN_OK && gdn_penalty_active(m)) {
+    if (status == GDN_OK && gdn_wrench_active(m)) {
         status = contact_residual_columns(m, d, X, ncol);
     }
     // the position columns: delta f into column c of Delta, the right-hand side
@@ -336,7 +337,7 @@ gdnStatus gdn_accel_columns(const gdnModel* m, gdnData* d, double* Xa) {
     }
     double* M = X + (size_t)nv * (size_t)ncol; // the mass matrix from the residual's sweep
     gdnStatus status = gdn_residual_dense_mass(m, d, d->qacc, X, ncol, M);
-    if (status == GDN_OK && gdn_penalty_active(m)) {
+    if (status == GDN_OK && gdn_wrench_active(m)) {
         status = contact_residual_columns(m, d, X, ncol);
     }
     gdnDampedMass dm;

@@ -227,15 +227,10 @@ static int read_option(gdnSpec* spec, gdnXmlElem* e) {
     } else {
         o->integrator = (gdnIntegrator)integrator; // Euler or RK4
     }
-    // medium forces change the dynamics when nonzero
-    double wind[3] = {0, 0, 0}, density = 0, viscosity = 0;
-    GDN_TRY(gdn_attr_doubles(d, e, "wind", 3, wind, 1));
-    GDN_TRY(gdn_attr_doubles(d, e, "density", 1, &density, 1));
-    GDN_TRY(gdn_attr_doubles(d, e, "viscosity", 1, &viscosity, 1));
-    if (wind[0] || wind[1] || wind[2] || density || viscosity) {
-        GDN_TRY(unsupported(spec, e, "fluid forces (wind, density, viscosity)",
-                            "no medium forces are applied"));
-    }
+    // the medium: MuJoCo's inertia-box fluid forces (dynamics/fluid.h)
+    GDN_TRY(gdn_attr_doubles(d, e, "wind", 3, o->wind, 1));
+    GDN_TRY(gdn_attr_doubles(d, e, "density", 1, &o->density, 1));
+    GDN_TRY(gdn_attr_doubles(d, e, "viscosity", 1, &o->viscosity, 1));
     // collision="predefined" (pairs only) or "dynamic" (no pairs) filter the contacts
     int collision = 0;
     GDN_TRY(gdn_attr_keyword(d, e, "collision", collision_keys, codes, 3, &collision));

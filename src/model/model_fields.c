@@ -6,9 +6,9 @@
 
 // a struct member added to gdnModel or gdnOption must also be added to the lists below (the
 // arrays of the single allocation are covered by model_arrays.h automatically)
-_Static_assert(sizeof(gdnOption) == 184, "gdnOption changed: update gdn_model_fields");
+_Static_assert(sizeof(gdnOption) == 224, "gdnOption changed: update gdn_model_fields");
 _Static_assert(sizeof(gdnPenalty) == 32, "gdnPenalty changed: update gdn_model_fields");
-_Static_assert(sizeof(gdnModel) == 1320, "gdnModel changed: update gdn_model_fields");
+_Static_assert(sizeof(gdnModel) == 1360, "gdnModel changed: update gdn_model_fields");
 
 // the field type of a C type name, by the pointer type
 #define FIELD_TYPE(type) \
@@ -68,6 +68,9 @@ int gdn_model_fields(const gdnModel* m, gdnModelField* out, int cap) {
     PUT("opt.box_edge_bias", &m->opt.box_edge_bias, 1, GDN_FIELD_DOUBLE);
     PUT("opt.gradyn_solver", &m->opt.gradyn_solver, 1, GDN_FIELD_INT);
     PUT("opt.kamino_restitution", &m->opt.kamino_restitution, 1, GDN_FIELD_DOUBLE);
+    PUT("opt.wind", m->opt.wind, 3, GDN_FIELD_DOUBLE);
+    PUT("opt.density", &m->opt.density, 1, GDN_FIELD_DOUBLE);
+    PUT("opt.viscosity", &m->opt.viscosity, 1, GDN_FIELD_DOUBLE);
     PUT("penalty.enabled", &m->penalty.enabled, 1, GDN_FIELD_INT);
     PUT("penalty.height", &m->penalty.height, 1, GDN_FIELD_DOUBLE);
     PUT("penalty.stiffness", &m->penalty.stiffness, 1, GDN_FIELD_DOUBLE);

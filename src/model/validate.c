@@ -21,6 +21,9 @@ gdnStatus gdn_check_options(const gdnOption* o) {
     good &= (o->impratio > 0) & (o->impratio <= DBL_MAX);
     good &= (o->mpr_iterations >= 0) & (o->mpr_tolerance >= 0) & (o->mpr_tolerance <= DBL_MAX);
     good &= (o->box_edge_bias >= 0) & (o->box_edge_bias <= DBL_MAX);
+    good &= (fabs(o->wind[0]) <= DBL_MAX) & (fabs(o->wind[1]) <= DBL_MAX) &
+            (fabs(o->wind[2]) <= DBL_MAX) & (fabs(o->density) <= DBL_MAX) &
+            (fabs(o->viscosity) <= DBL_MAX);
     good &= ((o->disableflags & ~GDN_DSBL_ALL) | (o->enableflags & ~GDN_ENBL_ALL)) == 0;
     if (good && (o->enableflags & GDN_ENBL_OVERRIDE)) {
         // the override parameters replace the contacts' margin, solref and solimp

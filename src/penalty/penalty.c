@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "base/arena.h"
-#include "penalty/body_wrench.h"
+#include "dynamics/body_wrench.h"
 #include "math/vec.h"
 
 // per vertex: x = o + R p, depth = h - x_z, xdot_z = (w x x)_z + v_z, f_z = k depth - c xdot_z;

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "base/arena.h"
-#include "penalty/body_wrench.h"
+#include "dynamics/body_wrench.h"
 #include "penalty/penalty.h"
 #include "math/vec.h"
 

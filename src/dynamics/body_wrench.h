@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Body velocities and body wrenches in world axes about the world origin
 // (kinematics/kinematics_derivative.h).
-#ifndef GDN_PENALTY_BODY_WRENCH_H
-#define GDN_PENALTY_BODY_WRENCH_H
+#ifndef GDN_DYNAMICS_BODY_WRENCH_H
+#define GDN_DYNAMICS_BODY_WRENCH_H
 
 #include <gradyn/gradyn.h>
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Body velocities and the generalized force of body wrenches, both about the world origin.
-#include "penalty/body_wrench.h"
+#include "dynamics/body_wrench.h"
 
 #include <string.h>
 

@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: Apache-2.0
+// Internal: MuJoCo 2.2.2's inertia-box fluid model (density, viscosity, wind) as body wrenches,
+// and their tangent and adjoint.
+#ifndef GDN_DYNAMICS_FLUID_H
+#define GDN_DYNAMICS_FLUID_H
+
+#include <gradyn/gradyn.h>
+
+// The model (mj_inertiaBoxFluidModel), per body b with mass >= GDN_MINVAL, c = xipos_b,
+// R = ximat_b, V_b = [w; v_O] (world-origin twist), box_k the sides of the box with b's
+// principal inertia (box_0 = sqrt(6 (I_1 + I_2 - I_0) / mass), ...), r = (box_0+box_1+box_2)/3:
+//   l = [R' w; R' (w x c + v_O - wind)]                         (local velocity at the COM)
+//   f_k = -beta_k l_k - gamma_k |l_k| l_k                        (per component, local)
+//     beta = viscosity (pi r^3 (3x), 3 pi r (3x)),
+//     gamma = density (b0 (b1^4 + b2^4) / 64, ..., b1 b2 / 2, b0 b2 / 2, b0 b1 / 2)
+//   W_b += [R f_ang + c x R f_lin; R f_lin]                      (torque about the origin; force)
+// Active when density > 0 or viscosity > 0 and passive forces are enabled (MuJoCo's
+// mj_passive); the ellipsoid model (geom fluidshape) is refused by the loader.
+static inline int gdn_fluid_active(const gdnModel* m) {
+    return (m->opt.density > 0 || m->opt.viscosity > 0) &&
+           !(m->opt.disableflags & GDN_DSBL_PASSIVE);
+}
+
+// The inertia parameters move the fluid law's box (mass, principal moments) and frame (the COM
+// and principal axes): that derivative is not implemented, so every derivative asked for the
+// parameter channel of a model in a medium refuses it (GDN_ERR_UNSUPPORTED) with this reason
+#define GDN_FLUID_PARAM_REFUSAL \
+    "inertia-parameter derivative of the fluid forces (density / viscosity > 0)"
+
+// W (6 x nbody) += the fluid wrenches at the state of the last kinematics, V the body twists
+// (dynamics/body_wrench.h: gdn_body_velocities)
+void gdn_fluid_wrenches(const gdnModel* m, const gdnData* d, const double* V, double* W);
+
+// qfrc += sum_b J_b' W_b of the fluid wrenches (into qfrc_passive by the passive stage);
+// GDN_ERR_MEMORY when the arena is short. Needs kinematics
+gdnStatus gdn_fluid_forces(const gdnModel* m, gdnData* d, double* qfrc);
+
+// dW (6 x nbody) += the wrenches' tangent along the body tangents xi (displacement twists) and
+// eta (twist tangents) of kinematics/kinematics_derivative.h, at V
+void gdn_fluid_wrench_jvp(const gdnModel* m, const gdnData* d, const double* V, const double* xi,
+                          const double* eta, double* dW);
+
+// the adjoint: xibar, etabar (6 x nbody) += the transposed map applied to Wbar
+void gdn_fluid_wrench_vjp(const gdnModel* m, const gdnData* d, const double* V,
+                          const double* Wbar, double* xibar, double* etabar);
+
+#endif

@@ -1,0 +1,409 @@
+// SPDX-License-Identifier: Apache-2.0
+// The medium's fluid forces (MuJoCo 2.2.2's inertia-box model: density, viscosity, wind) against
+// MuJoCo's qfrc_passive at random states and along rollouts (Euler and RK4), and their exact
+// derivatives: the step JVP vs central differences, the dot-product identity, A, B vs the JVPs
+// and the trajectory adjoint vs FD.
+//
+// Tolerances: qfrc_passive 1e-12 relative to its scale (the same law evaluated on velocities
+// that agree to round-off; gradyn sums the wrench about the world origin where MuJoCo applies it
+// at the COM, which moves the last bits); rollouts 1e-9 relative per step (constraints off, as
+// test_oracle_rollout) and 1e-6 in qpos with contacts; derivatives as test_rk4's (relative
+// 1e-6; the drag |l| l is C1 with a kink in its second derivative at l = 0, which the states
+// drawn here never sit on).
+#include <stdlib.h>
+#include <string.h>
+
+#include <gradyn/adjoint.h>
+#include <gradyn/derivative.h>
+#include <gradyn/gradyn.h>
+
+#include "oracle/mj_from_string.h"
+#include "oracle/oracle.h"
+#include "runner/models.h"
+#include "runner/test.h"
+
+// three free bodies of different inertia boxes, one on a hinge chain, in water with a current
+static const char kWater[] =
+    "<mujoco>\n"
+    "  <option density='1000' viscosity='0.0009' wind='0.3 -0.2 0.1' timestep='0.002'/>\n"
+    "  <worldbody>\n"
+    "    <geom type='plane' size='5 5 0.1' pos='0 0 0.75'/>\n"
+    "    <body pos='0 0 1'><freejoint/>\n"
+    "      <geom type='box' size='0.2 0.05 0.02' mass='2'/></body>\n"
+    "    <body pos='1 0 1'><freejoint/>\n"
+    "      <geom type='capsule' size='0.05' fromto='0 0 0 0.3 0.1 0' mass='1'/></body>\n"
+    "    <body pos='0 1 1'><freejoint/>\n"
+    "      <geom type='ellipsoid' size='0.1 0.2 0.05' mass='0.5'/></body>\n"
+    "    <body pos='-1 0 1'><joint type='hinge' axis='0 1 0'/>\n"
+    "      <geom type='capsule' size='0.04' fromto='0 0 0 0 0 -0.4' mass='1'/>\n"
+    "      <body pos='0 0 -0.4'><joint type='ball'/>\n"
+    "        <geom type='box' size='0.1 0.1 0.02' pos='0 0 -0.1' mass='0.7'/></body>\n"
+    "    </body>\n"
+    "  </worldbody>\n"
+    "</mujoco>\n";
+
+static double inf_norm(const double* a, int n) {
+    double r = 0;
+    for (int i = 0; i < n; i++) {
+        r = fabs(a[i]) <= r ? r : fabs(a[i]);
+    }
+    return r;
+}
+
+static int open_both(const char* xml, gdnOracle* o, int constraints) {
+    char path[GDN_ORACLE_TMP_PATH];
+    if (gdn_oracle_tmp_xml(xml, path)) {
+        return 1;
+    }
+    const int status = gdn_oracle_load(o, path);
+    remove(path);
+    if (status) {
+        return 1;
+    }
+    if (constraints) {
+        o->gm->opt.disableflags &= ~GDN_DSBL_CONSTRAINT;
+        o->mm->opt.disableflags &= ~mjDSBL_CONSTRAINT;
+    }
+    return 0;
+}
+
+static int test_loaded(void) {
+    gdnModel* m = NULL;
+    char err[512];
+    CHECK(gdn_load_xml_string(kWater, sizeof(kWater) - 1, NULL, &m, err, sizeof(err), NULL, 0) ==
+          GDN_OK);
+    CHECK(m->opt.density == 1000 && m->opt.viscosity == 0.0009);
+    CHECK(m->opt.wind[0] == 0.3 && m->opt.wind[1] == -0.2 && m->opt.wind[2] == 0.1);
+    gdn_model_free(m);
+    return 0;
+}
+
+// qfrc_passive equal to MuJoCo's at random states: water, air without wind, viscosity alone
+static int test_passive_oracle(void) {
+    static const double media[3][5] = {
+        {1000, 0.0009, 0.3, -0.2, 0.1}, {1.2, 0, 0, 0, 0}, {0, 0.5, 0, 0, 0}};
+    for (int c = 0; c < 3; c++) {
+        gdnOracle o;
+        CHECK(open_both(kWater, &o, 0) == 0);
+        o.gm->opt.density = o.mm->opt.density = media[c][0];
+        o.gm->opt.viscosity = o.mm->opt.viscosity = media[c][1];
+        for (int k = 0; k < 3; k++) {
+            o.gm->opt.wind[k] = o.mm->opt.wind[k] = media[c][2 + k];
+        }
+        unsigned long long rng = 0x1234567887654321ULL + (unsigned long long)c;
+        double worst = 0;
+        for (int s = 0; s < 50; s++) {
+            gdn_oracle_random_state(&o, &rng, GDN_RAND_QPOS | GDN_RAND_QVEL, 3.0);
+            CHECK(gdn_forward(o.gm, o.gd) == GDN_OK);
+            mj_forward(o.mm, o.md);
+            const double scale = fmax(inf_norm(o.md->qfrc_passive, o.gm->nv), 1e-3);
+            for (int i = 0; i < o.gm->nv; i++) {
+                worst = gdn_oracle_worst(
+                    worst, fabs(o.gd->qfrc_passive[i] - o.md->qfrc_passive[i]) / scale);
+            }
+        }
+        printf("  density %g viscosity %g wind (%g %g %g): qfrc_passive vs MuJoCo %.2e "
+               "(50 states)\n",
+               media[c][0], media[c][1], media[c][2], media[c][3], media[c][4], worst);
+        gdn_oracle_free(&o);
+        CHECK(worst <= 1e-12);
+    }
+    return 0;
+}
+
+static int rollout(int rk4, int constraints) {
+    gdnOracle o;
+    CHECK(open_both(kWater, &o, constraints) == 0);
+    o.gm->opt.integrator = rk4 ? GDN_INT_RK4 : GDN_INT_EULER;
+    o.mm->opt.integrator = rk4 ? mjINT_RK4 : mjINT_EULER;
+    unsigned long long rng = 0xABCDEF0123456789ULL;
+    gdn_oracle_random_state(&o, &rng, GDN_RAND_QVEL, 2.0);
+    double* scratch = calloc((size_t)o.gm->nv + 1, sizeof(double));
+    double worst = 0;
+    int maxcon = 0;
+    for (int k = 0; k < 400; k++) {
+        mj_step(o.mm, o.md);
+        CHECK(gdn_step(o.gm, o.gd) == GDN_OK);
+        maxcon = o.gd->ncon > maxcon ? o.gd->ncon : maxcon;
+        double e = gdn_oracle_qpos_distance(&o, o.gd->qpos, o.md->qpos, scratch);
+        if (!constraints) {
+            e /= fmax(inf_norm(o.md->qpos, o.gm->nq), 1);
+        }
+        worst = gdn_oracle_worst(worst, e);
+    }
+    printf("  %s, %s: 400 steps in water (up to %d contacts): worst qpos error %.2e\n",
+           rk4 ? "RK4" : "Euler", constraints ? "contacts on" : "constraints off", maxcon, worst);
+    free(scratch);
+    gdn_oracle_free(&o);
+    CHECK(!constraints || maxcon > 0);
+    CHECK(worst <= (constraints ? 1e-6 : 1e-9));
+    return 0;
+}
+
+static int test_rollouts(void) {
+    for (int rk4 = 0; rk4 < 2; rk4++) {
+        for (int c = 0; c < 2; c++) {
+            CHECK(rollout(rk4, c) == 0);
+        }
+    }
+    return 0;
+}
+
+// ------------------------------------------------------------------ derivatives
+
+static int step_at(const gdnModel* m, gdnData* d, const double* q0, const double* v0,
+                   const double* dq, const double* dv, double s, double* out) {
+    memcpy(d->qpos, q0, sizeof(double) * (size_t)m->nq);
+    memcpy(d->qvel, v0, sizeof(double) * (size_t)m->nv);
+    gdn_integrate_pos(m, d->qpos, dq, s);
+    for (int i = 0; i < m->nv; i++) {
+        d->qvel[i] += s * dv[i];
+    }
+    memset(d->qacc_warmstart, 0, sizeof(double) * (size_t)m->nv);
+    if (gdn_step(m, d) != GDN_OK) {
+        return 1;
+    }
+    memcpy(out, d->qpos, sizeof(double) * (size_t)m->nq);
+    memcpy(out + m->nq, d->qvel, sizeof(double) * (size_t)m->nv);
+    return 0;
+}
+
+// constrained: the states are those of a rollout in contact with the floor (Newton at 1e-12,
+// warm start off, Richardson's fourth-order quotient at eps 1e-5, samples on the nominal row
+// count only)
+static int derivatives(int rk4, int constrained) {
+    gdnModel* m = NULL;
+    char err[512];
+    CHECK(gdn_load_xml_string(kWater, sizeof(kWater) - 1, NULL, &m, err, sizeof(err), NULL, 0) ==
+          GDN_OK);
+    if (constrained) {
+        m->opt.tolerance = 1e-12;
+        m->opt.iterations = 1000;
+        m->opt.disableflags |= GDN_DSBL_WARMSTART;
+    } else {
+        m->opt.disableflags |= GDN_DSBL_CONSTRAINT;
+    }
+    m->opt.integrator = rk4 ? GDN_INT_RK4 : GDN_INT_EULER;
+    gdnData* d = NULL;
+    CHECK(gdn_data_create(m, &d) == GDN_OK);
+    const int nq = m->nq, nv = m->nv, n = 2 * nv;
+    unsigned long long rng = 0x0F1E2D3C4B5A6978ULL;
+    double* buf = calloc(12 * (size_t)(nq + nv) + 2 * (size_t)n * (size_t)n, sizeof(double));
+    double* q0 = buf;
+    double* v0 = q0 + nq;
+    double* dq = v0 + nv;
+    double* dv = dq + nv;
+    double* jq = dv + nv;
+    double* jv = jq + nv;
+    double* wq = jv + nv;
+    double* wv = wq + nv;
+    double* gq = wv + nv;
+    double* gv = gq + nv;
+    double* xp = gv + nv;
+    double* xm = xp + nq + nv;
+    double* fq = xm + nq + nv;
+    double* A = fq + nv + nq;
+    double* xp2 = calloc(2 * (size_t)(nq + nv) + (size_t)nv, sizeof(double));
+    double* xm2 = xp2 + nq + nv;
+    double* fq2 = xm2 + nq + nv;
+    double worst_fd = 0, worst_dot = 0, worst_a = 0;
+    int compared = 0, with_rows = 0;
+    for (int s = 0; s < 5; s++) {
+        if (constrained) {
+            for (int k = 0; k < 60; k++) {
+                CHECK(gdn_step(m, d) == GDN_OK);
+            }
+        } else {
+            gdn_test_random_qpos_qvel(m, d, &rng);
+        }
+        memcpy(q0, d->qpos, sizeof(double) * (size_t)nq);
+        memcpy(v0, d->qvel, sizeof(double) * (size_t)nv);
+        for (int i = 0; i < nv; i++) {
+            dq[i] = gdn_test_uniform(&rng, -1, 1);
+            dv[i] = gdn_test_uniform(&rng, -1, 1);
+            wq[i] = gdn_test_uniform(&rng, -1, 1);
+            wv[i] = gdn_test_uniform(&rng, -1, 1);
+        }
+        memset(d->qacc_warmstart, 0, sizeof(double) * (size_t)nv);
+        CHECK(gdn_step_jvp(m, d, dq, dv, NULL, NULL, NULL, jq, jv) == GDN_OK);
+        const int nefc0 = d->nefc;
+        with_rows += nefc0 > 0;
+        const double eps = constrained ? 1e-5 : 1e-6;
+        int same = 1;
+        CHECK(step_at(m, d, q0, v0, dq, dv, eps, xp) == 0);
+        same &= d->nefc == nefc0;
+        CHECK(step_at(m, d, q0, v0, dq, dv, -eps, xm) == 0);
+        same &= d->nefc == nefc0;
+        gdn_difference_pos(m, fq, 2 * eps, xm, xp);
+        if (constrained) {
+            CHECK(step_at(m, d, q0, v0, dq, dv, 2 * eps, xp2) == 0);
+            same &= d->nefc == nefc0;
+            CHECK(step_at(m, d, q0, v0, dq, dv, -2 * eps, xm2) == 0);
+            same &= d->nefc == nefc0;
+            gdn_difference_pos(m, fq2, 4 * eps, xm2, xp2);
+        }
+        double scale = fmax(fmax(inf_norm(jq, nv), inf_norm(jv, nv)), 1), e = 0;
+        for (int i = 0; i < nv; i++) {
+            double fqi = fq[i], fv = (xp[nq + i] - xm[nq + i]) / (2 * eps);
+            if (constrained) {
+                fqi = (4 * fqi - fq2[i]) / 3;
+                fv = (4 * fv - (xp2[nq + i] - xm2[nq + i]) / (4 * eps)) / 3;
+            }
+            e = gdn_oracle_worst(e, fmax(fabs(fqi - jq[i]), fabs(fv - jv[i])) / scale);
+        }
+        if (same) {
+            worst_fd = gdn_oracle_worst(worst_fd, e);
+            compared++;
+        }
+        // the rollout continues from the sampled state
+        memcpy(d->qpos, q0, sizeof(double) * (size_t)nq);
+        memcpy(d->qvel, v0, sizeof(double) * (size_t)nv);
+        // <w, J u> = <J' w, u>
+        memcpy(d->qpos, q0, sizeof(double) * (size_t)nq);
+        memcpy(d->qvel, v0, sizeof(double) * (size_t)nv);
+        CHECK(gdn_step_vjp(m, d, wq, wv, gq, gv, NULL, NULL, NULL) == GDN_OK);
+        double lhs = 0, rhs = 0, mag = 0;
+        for (int i = 0; i < nv; i++) {
+            lhs += wq[i] * jq[i] + wv[i] * jv[i];
+            rhs += gq[i] * dq[i] + gv[i] * dv[i];
+            mag += fabs(wq[i] * jq[i]) + fabs(wv[i] * jv[i]);
+        }
+        worst_dot = gdn_oracle_worst(worst_dot, fabs(lhs - rhs) / mag);
+        // A [dq; dv] = the JVP
+        memcpy(d->qpos, q0, sizeof(double) * (size_t)nq);
+        memcpy(d->qvel, v0, sizeof(double) * (size_t)nv);
+        CHECK(gdn_transition_jacobians(m, d, A, NULL) == GDN_OK);
+        e = 0;
+        for (int r = 0; r < n; r++) {
+            double y = 0;
+            for (int c = 0; c < nv; c++) {
+                y += A[(size_t)r * n + c] * dq[c] + A[(size_t)r * n + nv + c] * dv[c];
+            }
+            e = gdn_oracle_worst(e, fabs(y - (r < nv ? jq[r] : jv[r - nv])) / scale);
+        }
+        worst_a = gdn_oracle_worst(worst_a, e);
+    }
+    printf("  %s, %s: JVP vs FD %.2e (%d of 5 states on one branch), dot identity %.2e, A vs "
+           "JVP %.2e\n",
+           rk4 ? "RK4" : "Euler", constrained ? "in contact" : "constraints off", worst_fd,
+           compared, worst_dot, worst_a);
+    free(xp2);
+    free(buf);
+    gdn_data_free(d);
+    gdn_model_free(m);
+    CHECK(compared >= 3);
+    CHECK(!constrained || with_rows == 5);
+    CHECK(worst_fd <= 1e-6);
+    CHECK(worst_dot <= 1e-12);
+    CHECK(worst_a <= 1e-10);
+    return 0;
+}
+
+static int test_derivatives(void) {
+    for (int rk4 = 0; rk4 < 2; rk4++) {
+        for (int c = 0; c < 2; c++) {
+            CHECK(derivatives(rk4, c) == 0);
+        }
+    }
+    return 0;
+}
+
+// dJ/dv0 of a 50-step rollout in water vs central differences (Euler and RK4)
+static int adjoint(int rk4) {
+    gdnModel* m = NULL;
+    char err[512];
+    CHECK(gdn_load_xml_string(kWater, sizeof(kWater) - 1, NULL, &m, err, sizeof(err), NULL, 0) ==
+          GDN_OK);
+    m->opt.disableflags |= GDN_DSBL_CONSTRAINT;
+    m->opt.integrator = rk4 ? GDN_INT_RK4 : GDN_INT_EULER;
+    gdnData* d = NULL;
+    CHECK(gdn_data_create(m, &d) == GDN_OK);
+    const int T = 50, nv = m->nv;
+    double* v0 = calloc(2 * (size_t)nv, sizeof(double));
+    double* g = v0 + nv;
+    for (int i = 0; i < nv; i++) {
+        v0[i] = 0.5 * sin(0.7 * i + 0.3);
+    }
+    gdnRollout r;
+    gdn_rollout_init(m, T, &r);
+    r.qpos0 = d->qpos;
+    r.qvel0 = v0;
+    gdnTargetObjective spec = {.body = 3, .point = {0, 0, 0}, .target = {0.2, 1.1, 0.8},
+                               .weight = 1, .vel_weight = 1e-2};
+    gdnObjective obj;
+    CHECK(gdn_objective_target(m, &spec, &obj) == GDN_OK);
+    gdnTape* tape = NULL;
+    CHECK(gdn_tape_create(m, T, 1, &tape, NULL, 0) == GDN_OK);
+    gdnAdjointGradients out = {.qvel0 = g};
+    CHECK(gdn_adjoint_rollout_gradient(m, &r, &obj, tape, &out, err, sizeof(err)) == GDN_OK);
+    double worst = 0;
+    const double scale = inf_norm(g, nv);
+    for (int i = 0; i < nv; i++) {
+        const double keep = v0[i];
+        double Jp, Jm;
+        v0[i] = keep + 1e-6;
+        CHECK(gdn_rollout_objective(m, &r, &obj, tape, &Jp, err, sizeof(err)) == GDN_OK);
+        v0[i] = keep - 1e-6;
+        CHECK(gdn_rollout_objective(m, &r, &obj, tape, &Jm, err, sizeof(err)) == GDN_OK);
+        v0[i] = keep;
+        worst = gdn_oracle_worst(worst, fabs((Jp - Jm) / 2e-6 - g[i]) / scale);
+    }
+    printf("  %s: %d steps in water: dJ/dv0 vs FD %.2e\n", rk4 ? "RK4" : "Euler", T, worst);
+    gdn_tape_free(tape);
+    free(v0);
+    gdn_data_free(d);
+    gdn_model_free(m);
+    CHECK(worst <= 1e-6);
+    return 0;
+}
+
+static int test_adjoint(void) {
+    CHECK(adjoint(0) == 0);
+    CHECK(adjoint(1) == 0);
+    return 0;
+}
+
+// the parameter channel of a model in a medium is refused by name, never a wrong dJ/dpi
+static int test_param_refused(void) {
+    gdnModel* m = NULL;
+    char err[512];
+    CHECK(gdn_load_xml_string(kWater, sizeof(kWater) - 1, NULL, &m, err, sizeof(err), NULL, 0) ==
+          GDN_OK);
+    gdnData* d = NULL;
+    CHECK(gdn_data_create(m, &d) == GDN_OK);
+    const int nv = m->nv, np = GDN_N_INERTIA_PARAMS * m->nbody;
+    double* b = calloc(4 * (size_t)nv + 2 * (size_t)np, sizeof(double));
+    double *o1 = b, *o2 = b + nv, *w = b + 2 * nv, *p = b + 4 * nv, *gp = p + np;
+    p[GDN_N_INERTIA_PARAMS] = 1;
+    CHECK(gdn_step_jvp(m, d, NULL, NULL, NULL, p, NULL, o1, o2) == GDN_ERR_UNSUPPORTED);
+    CHECK(gdn_step_vjp(m, d, w, w, o1, o2, NULL, gp, NULL) == GDN_ERR_UNSUPPORTED);
+    CHECK(gdn_step_jvp(m, d, w, w, NULL, NULL, NULL, o1, o2) == GDN_OK);
+    gdnRollout r;
+    gdn_rollout_init(m, 5, &r);
+    r.qpos0 = d->qpos;
+    r.qvel0 = d->qvel;
+    gdnTargetObjective spec = {.body = 1, .target = {0, 0, 1}, .weight = 1};
+    gdnObjective obj;
+    CHECK(gdn_objective_target(m, &spec, &obj) == GDN_OK);
+    gdnTape* tape = NULL;
+    CHECK(gdn_tape_create(m, 5, 1, &tape, NULL, 0) == GDN_OK);
+    gdnAdjointGradients out = {.param = gp};
+    CHECK(gdn_adjoint_rollout_gradient(m, &r, &obj, tape, &out, err, sizeof(err)) ==
+          GDN_ERR_UNSUPPORTED);
+    CHECK(strstr(err, "fluid") != NULL);
+    gdn_tape_free(tape);
+    free(b);
+    gdn_data_free(d);
+    gdn_model_free(m);
+    return 0;
+}
+
+int main(int argc, char** argv) {
+    static const gdnTestCase cases[] = {
+        {"param_refused", test_param_refused},
+        {"loaded", test_loaded},         {"passive_oracle", test_passive_oracle},
+        {"rollouts", test_rollouts},     {"derivatives", test_derivatives},
+        {"adjoint", test_adjoint},
+    };
+    return gdn_test_main(argc, argv, cases, (int)(sizeof(cases) / sizeof(cases[0])));
+}

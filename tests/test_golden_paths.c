@@ -46,25 +46,7 @@ typedef struct GoldenRow {
 // the model's six rollout hashes (Newton, CG, PGS x pyramidal, elliptic), then its derivative
 // hash
 static int compute(const char* name, uint64_t* hash) {
-    const int solvers[3] = {GDN_SOL_NEWTON, GDN_SOL_CG, GDN_SOL_PGS};
-    const int cones[2] = {GDN_CONE_PYRAMIDAL, GDN_CONE_ELLIPTIC};
-    for (int s = 0; s < 3; s++) {
-        for (int c = 0; c < 2; c++) {
-            gdnModel* m = gdn_golden_load(name);
-            if (!m) {
-                return 1;
-            }
-            hash[2 * s + c] = gdn_golden_rollout_hash(m, solvers[s], cones[c]);
-            gdn_model_free(m);
-        }
-    }
-    gdnModel* m = gdn_golden_load(name);
-    if (!m) {
-        return 1;
-    }
-    hash[6] = gdn_golden_derivative_hash(m);
-    gdn_model_free(m);
-    return 0;
+    return gdn_golden_compute(name, GDN_INT_EULER, hash);
 }
 
 // committed row i: its six rollout hashes, then its derivative hash

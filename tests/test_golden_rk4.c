@@ -34,34 +34,9 @@ typedef struct GoldenRow {
 
 #include "golden_rk4_table.h"
 
-static gdnModel* load_rk4(const char* name) {
-    gdnModel* m = gdn_golden_load(name);
-    if (m) {
-        m->opt.integrator = GDN_INT_RK4;
-    }
-    return m;
-}
 
 static int compute(const char* name, uint64_t* hash) {
-    const int solvers[3] = {GDN_SOL_NEWTON, GDN_SOL_CG, GDN_SOL_PGS};
-    const int cones[2] = {GDN_CONE_PYRAMIDAL, GDN_CONE_ELLIPTIC};
-    for (int s = 0; s < 3; s++) {
-        for (int c = 0; c < 2; c++) {
-            gdnModel* m = load_rk4(name);
-            if (!m) {
-                return 1;
-            }
-            hash[2 * s + c] = gdn_golden_rollout_hash(m, solvers[s], cones[c]);
-            gdn_model_free(m);
-        }
-    }
-    gdnModel* m = load_rk4(name);
-    if (!m) {
-        return 1;
-    }
-    hash[6] = gdn_golden_derivative_hash(m);
-    gdn_model_free(m);
-    return 0;
+    return gdn_golden_compute(name, GDN_INT_RK4, hash);
 }
 
 static const char* committed(int i, uint64_t* hash) {

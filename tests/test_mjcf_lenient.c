@@ -671,9 +671,6 @@ static int test_unsupported_policy(void) {
         const char* xml;  // the model's <option> ... before a pendulum
     } cases[] = {
         {"integrator \"implicit\"", "semi-implicit Euler", "<option integrator='implicit'/>"},
-        {"fluidshape=\"ellipsoid\" in a medium", "inertia-box fluid forces",
-         "<option density='1.2'/><worldbody><body pos='0 3 0'><joint/>"
-         "<geom size='.1' fluidshape='ellipsoid'/></body></worldbody>"},
         {"noslip_iterations", "no no-slip pass", "<option noslip_iterations='3'/>"},
         {"collision=\"predefined\"", "collision=\"all\"", "<option collision='predefined'/>"},
         {"multiccd", "one contact per convex pair",

@@ -85,6 +85,7 @@ typedef enum gdnBiasType { GDN_BIAS_NONE = 0, GDN_BIAS_AFFINE = 1 } gdnBiasType;
 #define GDN_NREF 2
 #define GDN_NIMP 5
 #define GDN_NEQDATA 11 // doubles per equality constraint (MuJoCo 2.2.2's mjNEQDATA)
+#define GDN_NFLUID 12  // doubles per geom of the ellipsoid fluid model (MuJoCo's mjNFLUID)
 
 // physics options (MJCF <option>)
 typedef struct gdnOption {
@@ -229,6 +230,9 @@ typedef struct gdnModel {
     double* geom_solimp;    // (ngeom x 5)
     double* geom_margin;    // contact margin
     double* geom_gap;       // contact gap
+    double* geom_fluid;     // (ngeom x GDN_NFLUID) the ellipsoid fluid model (fluidshape): on
+                            // (0, 1), blunt, slender and angular drag, Kutta and Magnus lift
+                            // coefficients, virtual mass (3), virtual inertia (3)
     double* geom_rgba;      // (ngeom x 4)
     int* geom_sameframe;    // derived: geom frame vs body/inertial frame (gdnSameFrame)
     double* geom_rbound;    // radius of the bounding sphere about geom_xpos (0: plane, none)

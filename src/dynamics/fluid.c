@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// MuJoCo 2.2.2's inertia-box fluid forces as body wrenches, with their tangent and adjoint.
+// MuJoCo 2.2.2's fluid forces (inertia box, ellipsoid) as body wrenches, with their tangent
+// and adjoint.
 #include "dynamics/fluid.h"
 
 #include <math.h>
@@ -11,13 +12,10 @@
 
 #define GDN_PI 3.14159265358979323846
 
-// the local law's coefficients of body b: f_k = -beta_k l_k - gamma_k |l_k| l_k (fluid.h);
-// 0 when the body is below MuJoCo's mass threshold
-static int fluid_coefficients(const gdnModel* m, int b, double beta[6], double gamma[6]) {
+// the inertia-box law's coefficients of body b (mass >= GDN_MINVAL):
+// f_k = -beta_k l_k - gamma_k |l_k| l_k (fluid.h)
+static void box_coefficients(const gdnModel* m, int b, double beta[6], double gamma[6]) {
     const double mass = m->body_mass[b];
-    if (mass < GDN_MINVAL) {
-        return 0;
-    }
     const double* I = m->body_inertia + 3 * b;
     double box[3];
     box[0] = sqrt(fmax(GDN_MINVAL, I[1] + I[2] - I[0]) / mass * 6.0);
@@ -37,49 +35,274 @@ static int fluid_coefficients(const gdnModel* m, int b, double beta[6], double g
     gamma[3] = rho > 0 ? 0.5 * rho * box[1] * box[2] : 0;
     gamma[4] = rho > 0 ? 0.5 * rho * box[0] * box[2] : 0;
     gamma[5] = rho > 0 ? 0.5 * rho * box[0] * box[1] : 0;
-    return 1;
 }
 
-// one body's kinematic quantities: c, R, the world twist about the COM (w, v_c - wind) and the
-// local velocity l
+// the ellipsoid law of a geom (MuJoCo 2.2.2's mj_ellipsoidFluidModel, fluid.h) at the local
+// velocity l = [w; v]: the local force f (6) and, when J is non-NULL, its Jacobian J = df/dl
+// (6 x 6 row-major; valid where v is not 0). With rho, mu the medium, s the semi-axes,
+// fl = geom_fluid (coef, blunt, slender, angular drag, Kutta, Magnus, vm, vi):
+//   added mass  p = rho vm.v, L = rho vi.w:  f_ang += p x v + L x w,  f_lin += p x w
+//   Magnus      f_lin += cm (w x v),  cm = Magnus rho volume
+//   Kutta       f_lin += ks ((n x v) x v) = ks (pn v - |v|^2 n),  n = c.v, pn = n.v,
+//               pd = a.v.v, ks = Kutta rho pi sqrt(pn) / (|v| sqrt(pd))  (a_k = c_k^2,
+//               c = ((s1 s2)^2, (s2 s0)^2, (s0 s1)^2))
+//   drag        f_lin -= (mu 3 pi D + rho |v| (blunt A + slender (A_max - A))) v,
+//               A = pi sqrt(pd / pn), D = 2 (s0 + s1 + s2) / 3, A_max = pi d_max d_mid
+//               f_ang -= (mu pi D^3 + rho |mv|) w,  mv_k = w_k (angular II_k + slender
+//               (I_max - II_k))
+//   f *= coef (fl[0])
+static void ellipsoid_law(const double* fl, const double s[3], double rho, double mu,
+                          const double l[6], double f[6], double* J) {
+    const double* w = l;
+    const double* v = l + 3;
+    const double* vm = fl + 6;
+    const double* vi = fl + 9;
+    const double coef = fl[0], blunt = fl[1], slender = fl[2], angular = fl[3];
+    const double kutta = fl[4], magnus = fl[5];
+    // added mass
+    double p[3], L[3], t[3];
+    for (int k = 0; k < 3; k++) {
+        p[k] = rho * vm[k] * v[k];
+        L[k] = rho * vi[k] * w[k];
+    }
+    memset(f, 0, 6 * sizeof(double));
+    gdn_cross3(f + 3, p, w);
+    gdn_cross3(t, p, v);
+    gdn_add3(f, f, t);
+    gdn_cross3(t, L, w);
+    gdn_add3(f, f, t);
+    // the shape's constants
+    const double volume = 4.0 / 3.0 * GDN_PI * s[0] * s[1] * s[2];
+    const double dmax = fmax(fmax(s[0], s[1]), s[2]), dmin = fmin(fmin(s[0], s[1]), s[2]);
+    const double dmid = s[0] + s[1] + s[2] - dmax - dmin;
+    const double Amax = GDN_PI * dmax * dmid;
+    const double c[3] = {s[1] * s[2] * s[1] * s[2], s[2] * s[0] * s[2] * s[0],
+                         s[0] * s[1] * s[0] * s[1]};
+    // Magnus
+    const double cm = magnus * rho * volume;
+    double mag[3];
+    gdn_cross3(mag, w, v);
+    gdn_scl3(mag, mag, cm);
+    // Kutta and the projected area
+    const double pd = c[0] * c[0] * v[0] * v[0] + c[1] * c[1] * v[1] * v[1] +
+                      c[2] * c[2] * v[2] * v[2];
+    const double pn = c[0] * v[0] * v[0] + c[1] * v[1] * v[1] + c[2] * v[2] * v[2];
+    const double A = GDN_PI * sqrt(pd / fmax(GDN_MINVAL, pn));
+    const double n[3] = {c[0] * v[0], c[1] * v[1], c[2] * v[2]};
+    const double speed = gdn_norm3(v);
+    const double cosa = pn / fmax(GDN_MINVAL, speed * pd);
+    const double ks = kutta * rho * cosa * A;
+    double kc[3], kf[3];
+    gdn_cross3(kc, n, v);
+    gdn_scl3(kc, kc, ks);
+    gdn_cross3(kf, kc, v);
+    // drag
+    const double D = 2.0 / 3.0 * (s[0] + s[1] + s[2]);
+    const double Imax = 8.0 / 15.0 * GDN_PI * dmid * dmax * dmax * dmax * dmax;
+    double mvc[3], mv[3];
+    for (int k = 0; k < 3; k++) {
+        const double e = fmax(s[(k + 1) % 3], s[(k + 2) % 3]);
+        const double II = 8.0 / 15.0 * GDN_PI * s[k] * e * e * e * e;
+        mvc[k] = angular * II + slender * (Imax - II);
+        mv[k] = w[k] * mvc[k];
+    }
+    const double mvn = gdn_norm3(mv);
+    const double Blin = slender * Amax + (blunt - slender) * A;
+    const double dlin = mu * 3.0 * GDN_PI * D + rho * speed * (A * blunt + slender * (Amax - A));
+    const double dang = mu * GDN_PI * D * D * D + rho * mvn;
+    for (int k = 0; k < 3; k++) {
+        f[k] -= dang * w[k];
+        f[3 + k] += mag[k] + kf[k] - dlin * v[k];
+    }
+    for (int k = 0; k < 6; k++) {
+        f[k] *= coef;
+    }
+    if (!J) {
+        return;
+    }
+    // J = df/dl in blocks: J[r][col], r, col in 0..5, l = [w; v]
+    memset(J, 0, 36 * sizeof(double));
+#define JE(r, col) J[6 * (r) + (col)]
+    for (int r = 0; r < 3; r++) {
+        for (int k = 0; k < 3; k++) {
+            // added mass: d(p x v)/dv = [p]x - [v]x diag(rho vm), d(L x w)/dw = [L]x -
+            // [w]x diag(rho vi), d(p x w)/dw = [p]x, d(p x w)/dv = -[w]x diag(rho vm)
+            double ek[3] = {0, 0, 0}, x1[3], x2[3];
+            ek[k] = 1;
+            gdn_cross3(x1, p, ek);
+            gdn_cross3(x2, v, ek);
+            JE(r, 3 + k) += x1[r] - x2[r] * rho * vm[k];
+            gdn_cross3(x1, L, ek);
+            gdn_cross3(x2, w, ek);
+            JE(r, k) += x1[r] - x2[r] * rho * vi[k];
+            gdn_cross3(x1, p, ek);
+            JE(3 + r, k) += x1[r];
+            JE(3 + r, 3 + k) -= x2[r] * rho * vm[k];
+            // Magnus: d(w x v)/dw = -[v]x, d(w x v)/dv = [w]x
+            gdn_cross3(x1, ek, v);
+            JE(3 + r, k) += cm * x1[r];
+            gdn_cross3(x1, w, ek);
+            JE(3 + r, 3 + k) += cm * x1[r];
+        }
+    }
+    // angular drag: -dang I - w (rho mv.mvc / |mv|)'
+    for (int r = 0; r < 3; r++) {
+        JE(r, r) -= dang;
+        for (int k = 0; k < 3; k++) {
+            JE(r, k) -= mvn > 0 ? w[r] * rho * mv[k] * mvc[k] / mvn : 0;
+        }
+    }
+    if (speed > 0 && pn > GDN_MINVAL && pd > 0) {
+        // the projected area's gradient: grad A = pi sqrt(pn / pd) (a.v pn - c.v pd) / pn^2
+        double gA[3], gks[3], g[3];
+        const double r = GDN_PI * sqrt(pn / pd) / (pn * pn);
+        for (int k = 0; k < 3; k++) {
+            gA[k] = r * (c[k] * c[k] * v[k] * pn - c[k] * v[k] * pd);
+            // ks = Kutta rho pi sqrt(pn) / (|v| sqrt(pd)):
+            // grad ks = ks (c.v / pn - v / |v|^2 - a.v / pd)
+            gks[k] = ks * (c[k] * v[k] / pn - v[k] / (speed * speed) - c[k] * c[k] * v[k] / pd);
+            g[k] = pn * v[k] - speed * speed * n[k];
+        }
+        for (int row = 0; row < 3; row++) {
+            for (int k = 0; k < 3; k++) {
+                // drag: -dlin I - v (grad dlin)',  grad dlin = rho (Blin v / |v| + |v| (blunt -
+                // slender) grad A)
+                const double gd = rho * (Blin * v[k] / speed + speed * (blunt - slender) * gA[k]);
+                double jl = -v[row] * gd - (row == k ? dlin : 0);
+                // Kutta: g grad ks' + ks (v (2 c.v)' + pn I - n (2 v)' - |v|^2 diag(c))
+                jl += g[row] * gks[k] +
+                      ks * (v[row] * 2 * c[k] * v[k] + (row == k ? pn : 0) -
+                            n[row] * 2 * v[k] - (row == k ? speed * speed * c[k] : 0));
+                JE(3 + row, 3 + k) += jl;
+            }
+        }
+    } else {
+        for (int row = 0; row < 3; row++) {
+            JE(3 + row, 3 + row) -= dlin;
+        }
+    }
+#undef JE
+    for (int k = 0; k < 36; k++) {
+        J[k] *= coef;
+    }
+}
+
+// one fluid element: the point c the force acts at, the frame R its law is written in, the
+// twist about c (w, vrel = w x c + v_O - wind) and the local velocity l; the law: the inertia
+// box (beta, gamma) or a geom's ellipsoid (fl, semi-axes)
 typedef struct {
     const double* c;
     const double* R;
-    double w[3], vrel[3]; // w and v_c - wind (world)
-    double l[6];          // [R' w; R' vrel]
-} fluidBody;
+    double w[3], vrel[3];
+    double l[6];
+    int ellipsoid;
+    double beta[6], gamma[6];
+    const double* fl;
+    double semi[3];
+} fluidElem;
 
-static void fluid_body(const gdnModel* m, const gdnData* d, const double* V, int b,
-                       fluidBody* fb) {
-    fb->c = d->xipos + 3 * b;
-    fb->R = d->ximat + 9 * b;
+static void elem_kinematics(const gdnModel* m, const double* V, int b, fluidElem* e) {
     const double* Vb = V + 6 * b;
     double wc[3];
-    gdn_copy3(fb->w, Vb);
-    gdn_cross3(wc, Vb, fb->c);
+    gdn_copy3(e->w, Vb);
+    gdn_cross3(wc, Vb, e->c);
     for (int k = 0; k < 3; k++) {
-        fb->vrel[k] = wc[k] + Vb[3 + k] - m->opt.wind[k];
+        e->vrel[k] = wc[k] + Vb[3 + k] - m->opt.wind[k];
     }
-    gdn_mulmat3T(fb->l, fb->R, fb->w);
-    gdn_mulmat3T(fb->l + 3, fb->R, fb->vrel);
+    gdn_mulmat3T(e->l, e->R, e->w);
+    gdn_mulmat3T(e->l + 3, e->R, e->vrel);
 }
 
+// the local force f and (J non-NULL) its Jacobian df/dl
+static void elem_law(const gdnModel* m, const fluidElem* e, double f[6], double* J) {
+    if (e->ellipsoid) {
+        ellipsoid_law(e->fl, e->semi, m->opt.density, m->opt.viscosity, e->l, f, J);
+        return;
+    }
+    if (J) {
+        memset(J, 0, 36 * sizeof(double));
+    }
+    for (int k = 0; k < 6; k++) {
+        f[k] = -e->beta[k] * e->l[k] - e->gamma[k] * fabs(e->l[k]) * e->l[k];
+        if (J) {
+            J[7 * k] = -(e->beta[k] + 2 * e->gamma[k] * fabs(e->l[k]));
+        }
+    }
+}
+
+// 1 when body b uses the ellipsoid model (MuJoCo's rule: any of its geoms has it on)
+static int body_ellipsoid(const gdnModel* m, int b) {
+    for (int g = m->body_geomadr[b]; g >= 0 && g < m->body_geomadr[b] + m->body_geomnum[b];
+         g++) {
+        if (m->geom_fluid[(size_t)g * GDN_NFLUID] > 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+// the fluid elements of body b: none below MuJoCo's mass threshold, else its inertia box, or
+// (ellipsoid model) one per geom whose interaction coefficient is nonzero; the element of
+// geom g (-1: the box) is set up by elem_setup
+static int elem_next(const gdnModel* m, int b, int g) {
+    const int end = m->body_geomadr[b] + m->body_geomnum[b];
+    for (g = g < 0 ? m->body_geomadr[b] : g + 1; g >= 0 && g < end; g++) {
+        if (m->geom_fluid[(size_t)g * GDN_NFLUID] != 0) {
+            return g;
+        }
+    }
+    return end;
+}
+
+static void elem_setup(const gdnModel* m, const gdnData* d, const double* V, int b, int g,
+                       fluidElem* e) {
+    if (g < 0) {
+        e->c = d->xipos + 3 * b;
+        e->R = d->ximat + 9 * b;
+        e->ellipsoid = 0;
+        box_coefficients(m, b, e->beta, e->gamma);
+    } else {
+        e->c = d->geom_xpos + 3 * g;
+        e->R = d->geom_xmat + 9 * g;
+        e->ellipsoid = 1;
+        e->fl = m->geom_fluid + (size_t)g * GDN_NFLUID;
+        const double* size = m->geom_size + 3 * g;
+        const int type = m->geom_type[g];
+        // the equivalent ellipsoid's semi-axes (MuJoCo's mju_geomSemiAxes)
+        if (type == GDN_GEOM_SPHERE) {
+            e->semi[0] = e->semi[1] = e->semi[2] = size[0];
+        } else if (type == GDN_GEOM_CAPSULE) {
+            e->semi[0] = e->semi[1] = size[0];
+            e->semi[2] = size[1] + size[0];
+        } else if (type == GDN_GEOM_CYLINDER) {
+            e->semi[0] = e->semi[1] = size[0];
+            e->semi[2] = size[1];
+        } else {
+            gdn_copy3(e->semi, size);
+        }
+    }
+    elem_kinematics(m, V, b, e);
+}
+
+// every fluid element e of every body b: the box (g = -1) or each ellipsoid geom g
+#define FOR_EACH_ELEM(m, b, g)                                                           \
+    for (int b = 1; b < (m)->nbody; b++)                                                 \
+        if ((m)->body_mass[b] >= GDN_MINVAL)                                             \
+            for (int ell_ = body_ellipsoid(m, b), g = ell_ ? elem_next(m, b, -1) : -1;   \
+                 ell_ ? g < (m)->body_geomadr[b] + (m)->body_geomnum[b] : g == -1;       \
+                 g = ell_ ? elem_next(m, b, g) : 0)
+
 void gdn_fluid_wrenches(const gdnModel* m, const gdnData* d, const double* V, double* W) {
-    for (int b = 1; b < m->nbody; b++) {
-        double beta[6], gamma[6];
-        if (!fluid_coefficients(m, b, beta, gamma)) {
-            continue;
-        }
-        fluidBody fb;
-        fluid_body(m, d, V, b, &fb);
-        // f = -beta l - gamma |l| l, then the world torque about c and the force
+    FOR_EACH_ELEM(m, b, g) {
+        fluidElem el, *e = &el;
+        elem_setup(m, d, V, b, g, e);
+        // the local force, then the world torque about c and the force: W_b += [R f_ang + c x
+        // R f_lin; R f_lin]
         double f[6], tau[3], F[3], cF[3];
-        for (int k = 0; k < 6; k++) {
-            f[k] = -beta[k] * fb.l[k] - gamma[k] * fabs(fb.l[k]) * fb.l[k];
-        }
-        gdn_mulmat3(tau, fb.R, f);
-        gdn_mulmat3(F, fb.R, f + 3);
-        gdn_cross3(cF, fb.c, F);
+        elem_law(m, e, f, NULL);
+        gdn_mulmat3(tau, e->R, f);
+        gdn_mulmat3(F, e->R, f + 3);
+        gdn_cross3(cF, e->c, F);
         double* Wb = W + 6 * b;
         for (int k = 0; k < 3; k++) {
             Wb[k] += tau[k] + cF[k];
@@ -107,59 +330,56 @@ gdnStatus gdn_fluid_forces(const gdnModel* m, gdnData* d, double* qfrc) {
     return GDN_OK;
 }
 
-// Tangent, with xi_b = [dth; dp] and eta_b = [dw; dv_O]:
+// Tangent per element, with xi_b = [dth; dp] and eta_b = [dw; dv_O]:
 //   dc = dth x c + dp,  dR = [dth]x R,  dvrel = dw x c + w x dc + dv_O
-//   dl = [R' (dw - dth x w); R' (dvrel - dth x vrel)],  df_k = -(beta_k + 2 gamma_k |l_k|) dl_k
+//   dl = [R' (dw - dth x w); R' (dvrel - dth x vrel)],  df = J dl  (J = df/dl of the law)
 //   dtau = dth x tau + R df_ang,  dF = dth x F + R df_lin
 //   dW_b += [dtau + dc x F + c x dF; dF]
 void gdn_fluid_wrench_jvp(const gdnModel* m, const gdnData* d, const double* V, const double* xi,
                           const double* eta, double* dW) {
-    for (int b = 1; b < m->nbody; b++) {
-        double beta[6], gamma[6];
-        if (!fluid_coefficients(m, b, beta, gamma)) {
-            continue;
-        }
-        fluidBody fb;
-        fluid_body(m, d, V, b, &fb);
+    FOR_EACH_ELEM(m, b, g) {
+        fluidElem el, *e = &el;
+        elem_setup(m, d, V, b, g, e);
         const double zero[6] = {0, 0, 0, 0, 0, 0};
         const double* x = xi ? xi + 6 * b : zero;
-        const double* e = eta ? eta + 6 * b : zero;
-        double f[6], tau[3], F[3];
-        for (int k = 0; k < 6; k++) {
-            f[k] = -beta[k] * fb.l[k] - gamma[k] * fabs(fb.l[k]) * fb.l[k];
-        }
-        gdn_mulmat3(tau, fb.R, f);
-        gdn_mulmat3(F, fb.R, f + 3);
+        const double* et = eta ? eta + 6 * b : zero;
+        double f[6], J[36], tau[3], F[3];
+        elem_law(m, e, f, J);
+        gdn_mulmat3(tau, e->R, f);
+        gdn_mulmat3(F, e->R, f + 3);
         // dc, dvrel, dl
         double dc[3], t1[3], t2[3], dvrel[3], u[3], dl[6];
-        gdn_cross3(t1, x, fb.c);
+        gdn_cross3(t1, x, e->c);
         gdn_add3(dc, t1, x + 3);
-        gdn_cross3(t1, e, fb.c);
-        gdn_cross3(t2, fb.w, dc);
+        gdn_cross3(t1, et, e->c);
+        gdn_cross3(t2, e->w, dc);
         for (int k = 0; k < 3; k++) {
-            dvrel[k] = t1[k] + t2[k] + e[3 + k];
+            dvrel[k] = t1[k] + t2[k] + et[3 + k];
         }
-        gdn_cross3(t1, x, fb.w);
-        gdn_sub3(u, e, t1);
-        gdn_mulmat3T(dl, fb.R, u);
-        gdn_cross3(t1, x, fb.vrel);
+        gdn_cross3(t1, x, e->w);
+        gdn_sub3(u, et, t1);
+        gdn_mulmat3T(dl, e->R, u);
+        gdn_cross3(t1, x, e->vrel);
         gdn_sub3(u, dvrel, t1);
-        gdn_mulmat3T(dl + 3, fb.R, u);
+        gdn_mulmat3T(dl + 3, e->R, u);
         // df, dtau, dF
         double df[6], dtau[3], dF[3];
-        for (int k = 0; k < 6; k++) {
-            df[k] = -(beta[k] + 2 * gamma[k] * fabs(fb.l[k])) * dl[k];
+        for (int r = 0; r < 6; r++) {
+            df[r] = 0;
+            for (int k = 0; k < 6; k++) {
+                df[r] += J[6 * r + k] * dl[k];
+            }
         }
-        gdn_mulmat3(t1, fb.R, df);
+        gdn_mulmat3(t1, e->R, df);
         gdn_cross3(t2, x, tau);
         gdn_add3(dtau, t1, t2);
-        gdn_mulmat3(t1, fb.R, df + 3);
+        gdn_mulmat3(t1, e->R, df + 3);
         gdn_cross3(t2, x, F);
         gdn_add3(dF, t1, t2);
         // dW_b += [dtau + dc x F + c x dF; dF]
         double* dWb = dW + 6 * b;
         gdn_cross3(t1, dc, F);
-        gdn_cross3(t2, fb.c, dF);
+        gdn_cross3(t2, e->c, dF);
         for (int k = 0; k < 3; k++) {
             dWb[k] += dtau[k] + t1[k] + t2[k];
             dWb[3 + k] += dF[k];
@@ -169,57 +389,54 @@ void gdn_fluid_wrench_jvp(const gdnModel* m, const gdnData* d, const double* V, 
 
 // The adjoint of the tangent above, with Wbar_b = [tb; Fb]:
 //   Fbar = Fb + tb x c,  cbar = F x tb,  taubar = tb
-//   dthbar += tau x taubar + F x Fbar,  fbar = [R' taubar; R' Fbar],  lbar_k = D_k fbar_k
+//   dthbar += tau x taubar + F x Fbar,  fbar = [R' taubar; R' Fbar],  lbar = J' fbar
 //   ua = R lbar_ang, ul = R lbar_lin:  dwbar += ua,  dthbar -= w x ua + vrel x ul,  vrelbar = ul
 //   dwbar += c x vrelbar,  cbar += vrelbar x w,  dvbar += vrelbar
 //   dthbar += c x cbar,  dpbar += cbar
 void gdn_fluid_wrench_vjp(const gdnModel* m, const gdnData* d, const double* V,
                           const double* Wbar, double* xibar, double* etabar) {
-    for (int b = 1; b < m->nbody; b++) {
-        double beta[6], gamma[6];
-        if (!fluid_coefficients(m, b, beta, gamma)) {
-            continue;
-        }
-        fluidBody fb;
-        fluid_body(m, d, V, b, &fb);
-        double f[6], tau[3], F[3];
-        for (int k = 0; k < 6; k++) {
-            f[k] = -beta[k] * fb.l[k] - gamma[k] * fabs(fb.l[k]) * fb.l[k];
-        }
-        gdn_mulmat3(tau, fb.R, f);
-        gdn_mulmat3(F, fb.R, f + 3);
+    FOR_EACH_ELEM(m, b, g) {
+        fluidElem el, *e = &el;
+        elem_setup(m, d, V, b, g, e);
+        double f[6], J[36], tau[3], F[3];
+        elem_law(m, e, f, J);
+        gdn_mulmat3(tau, e->R, f);
+        gdn_mulmat3(F, e->R, f + 3);
         const double* tb = Wbar + 6 * b;
         const double* Fb = Wbar + 6 * b + 3;
         double Fbar[3], cbar[3], thbar[3], t1[3], t2[3];
-        gdn_cross3(t1, tb, fb.c);
+        gdn_cross3(t1, tb, e->c);
         gdn_add3(Fbar, Fb, t1);
         gdn_cross3(cbar, F, tb);
         gdn_cross3(t1, tau, tb);
         gdn_cross3(t2, F, Fbar);
         gdn_add3(thbar, t1, t2);
         double fbar[6], lbar[6], ua[3], ul[3];
-        gdn_mulmat3T(fbar, fb.R, tb);
-        gdn_mulmat3T(fbar + 3, fb.R, Fbar);
+        gdn_mulmat3T(fbar, e->R, tb);
+        gdn_mulmat3T(fbar + 3, e->R, Fbar);
         for (int k = 0; k < 6; k++) {
-            lbar[k] = -(beta[k] + 2 * gamma[k] * fabs(fb.l[k])) * fbar[k];
+            lbar[k] = 0;
+            for (int r = 0; r < 6; r++) {
+                lbar[k] += J[6 * r + k] * fbar[r];
+            }
         }
-        gdn_mulmat3(ua, fb.R, lbar);
-        gdn_mulmat3(ul, fb.R, lbar + 3);
+        gdn_mulmat3(ua, e->R, lbar);
+        gdn_mulmat3(ul, e->R, lbar + 3);
         double wbar[3], vbar[3];
         gdn_copy3(wbar, ua);
-        gdn_cross3(t1, fb.w, ua);
-        gdn_cross3(t2, fb.vrel, ul);
+        gdn_cross3(t1, e->w, ua);
+        gdn_cross3(t2, e->vrel, ul);
         for (int k = 0; k < 3; k++) {
             thbar[k] -= t1[k] + t2[k];
         }
         // vrel = w x c + v_O - wind
-        gdn_cross3(t1, fb.c, ul);
+        gdn_cross3(t1, e->c, ul);
         gdn_add3(wbar, wbar, t1);
-        gdn_cross3(t1, ul, fb.w);
+        gdn_cross3(t1, ul, e->w);
         gdn_add3(cbar, cbar, t1);
         gdn_copy3(vbar, ul);
         // c moves with the body: dc = dth x c + dp
-        gdn_cross3(t1, fb.c, cbar);
+        gdn_cross3(t1, e->c, cbar);
         gdn_add3(thbar, thbar, t1);
         if (xibar) {
             double* xb = xibar + 6 * b;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Internal: MuJoCo 2.2.2's inertia-box fluid model (density, viscosity, wind) as body wrenches,
-// and their tangent and adjoint.
+// Internal: MuJoCo 2.2.2's fluid models (inertia box, ellipsoid; density, viscosity, wind) as
+// body wrenches, and their tangent and adjoint.
 #ifndef GDN_DYNAMICS_FLUID_H
 #define GDN_DYNAMICS_FLUID_H
 
@@ -14,8 +14,11 @@
 //     beta = viscosity (pi r^3 (3x), 3 pi r (3x)),
 //     gamma = density (b0 (b1^4 + b2^4) / 64, ..., b1 b2 / 2, b0 b2 / 2, b0 b1 / 2)
 //   W_b += [R f_ang + c x R f_lin; R f_lin]                      (torque about the origin; force)
-// Active when density > 0 or viscosity > 0 and passive forces are enabled (MuJoCo's
-// mj_passive); the ellipsoid model (geom fluidshape) is refused by the loader.
+// A body with a geom in the ellipsoid model (geom fluidshape="ellipsoid": geom_fluid, the
+// compiler's coefficients, mjcf/fluid_coef.c) uses MuJoCo's ellipsoid law instead, per such
+// geom at its center and in its frame (fluid.c: added mass, Magnus and Kutta lift, linear and
+// quadratic drag). Active when density > 0 or viscosity > 0 and passive forces are enabled
+// (MuJoCo's mj_passive).
 static inline int gdn_fluid_active(const gdnModel* m) {
     return (m->opt.density > 0 || m->opt.viscosity > 0) &&
            !(m->opt.disableflags & GDN_DSBL_PASSIVE);

@@ -69,6 +69,30 @@ gdnStatus gdn_contact_wrench_jvp(const gdnModel* m, gdnData* d, const double* dq
     return status;
 }
 
+// the smooth acceleration's tangent at the front half in d (ABA's factor f of M + hD):
+//   da = -(M + hD)^-1 (dr/dq dq + dr/dv dv + dr/du du + dr/dpi dpi + dr/dW dW)
+// dW (6 nbody) scratch for the body wrenches' tangent
+static gdnStatus smooth_accel_jvp(const gdnModel* m, gdnData* d, const gdnAbaFactor* f,
+                                  const double* dq, const double* dv, const double* du,
+                                  const double* dparam, const double* dvert, double* dW,
+                                  double* da) {
+    gdnStatus status = GDN_OK;
+    if (gdn_wrench_active(m)) {
+        status = gdn_contact_wrench_jvp(m, d, dq, dv, dvert, dW);
+    }
+    if (status == GDN_OK) {
+        status = gdn_residual_jvp(m, d, d->qacc, dq, dv, du, dparam,
+                                  gdn_wrench_active(m) ? dW : NULL, da);
+    }
+    if (status == GDN_OK) {
+        status = gdn_aba_solve(m, d, f, da);
+    }
+    for (int i = 0; status == GDN_OK && i < m->nv; i++) {
+        da[i] = -da[i];
+    }
+    return status;
+}
+
 // gdn_step_jvp with a direction in the contact parameters (NULL: none)
 static gdnStatus step_jvp_ex(const gdnModel* m, gdnData* d, const double* dqpos,
                              const double* dqvel, const double* dctrl, const double* dparam,
@@ -119,23 +143,16 @@ static gdnStatus step_jvp_ex(const gdnModel* m, gdnData* d, const double* dqpos,
         gdn_arena_reset(d, mark);
         return status;
     }
-    if (status == GDN_OK && gdn_wrench_active(m)) {
-        status = gdn_contact_wrench_jvp(m, d, dqpos, dqvel, dvert, dW);
-    }
+    // da (in dr) = -(M + hD)^-1 dr_a;  dv' = dv + h da
     if (status == GDN_OK) {
-        status = gdn_residual_jvp(m, d, d->qacc, dqpos, dqvel, dctrl, dparam,
-                                  gdn_wrench_active(m) ? dW : NULL, dr);
-    }
-    // da = -(M + hD)^-1 dr;  dv' = dv + h da
-    if (status == GDN_OK) {
-        status = gdn_aba_solve(m, d, &f, dr);
+        status = smooth_accel_jvp(m, d, &f, dqpos, dqvel, dctrl, dparam, dvert, dW, dr);
     }
     if (status != GDN_OK) {
         gdn_arena_reset(d, mark);
         return status;
     }
     for (int i = 0; i < nv; i++) {
-        dqvel_next[i] = (dqvel ? dqvel[i] : 0) - h * dr[i];
+        dqvel_next[i] = (dqvel ? dqvel[i] : 0) + h * dr[i];
     }
     gdn_integrate_pos_jvp(m, qvel_next, h, dqpos, dqvel_next, dqpos_next);
     gdn_arena_reset(d, mark);
@@ -394,6 +411,11 @@ static gdnStatus vjp_from_front(const gdnModel* m, gdnData* d, const gdnAbaFacto
     }
     double* W = V + nb6;
     double* tree[4] = {W + nb6, W + nb6 + 6 * nvs, W + nb6 + 12 * nvs, V};
+    // the fluid's ellipsoid elements sit at the geoms: their frames from the bodies' (restored
+    // or recomputed without them)
+    if (gdn_fluid_active(m)) {
+        gdn_kinematics_geoms(m, d);
+    }
     gdn_dof_axes_about(m, d, 0, tree[0]);
     gdn_com_vel(m, d, tree[0], V, tree[1], tree[2]);
     // the penalty wrenches (from the stored vertex outputs, or the vertices again), plus the
@@ -471,7 +493,6 @@ gdnStatus gdn_accel_jvp(const gdnModel* m, gdnData* d, const double* dq, const d
                         const double* du, const double* dparam, const double* dweights,
                         const double* dvert, const gdnContactParamGradients* dcp, double* da,
                         const char** what) {
-    const int nv = m->nv;
     size_t mark = gdn_arena_mark(d);
     double* dW = gdn_arena_doubles(d, 6 * (size_t)m->nbody);
     gdnAbaFactor f;
@@ -494,19 +515,7 @@ gdnStatus gdn_accel_jvp(const gdnModel* m, gdnData* d, const double* dq, const d
                                           what);
         }
     } else if (status == GDN_OK) {
-        if (gdn_wrench_active(m)) {
-            status = gdn_contact_wrench_jvp(m, d, dq, dv, dvert, dW);
-        }
-        if (status == GDN_OK) {
-            status = gdn_residual_jvp(m, d, d->qacc, dq, dv, du, dparam,
-                                      gdn_wrench_active(m) ? dW : NULL, da);
-        }
-        if (status == GDN_OK) {
-            status = gdn_aba_solve(m, d, &f, da);
-        }
-        for (int i = 0; status == GDN_OK && i < nv; i++) {
-            da[i] = -da[i];
-        }
+        status = smooth_accel_jvp(m, d, &f, dq, dv, du, dparam, dvert, dW, da);
     }
     gdn_arena_reset(d, mark);
     return status;

@@ -214,12 +214,16 @@ void gdn_kinematics(const gdnModel* m, gdnData* d) {
     }
 }
 
+void gdn_kinematics_geoms(const gdnModel* m, gdnData* d) {
+    attached_frames(d, m->ngeom, m->geom_bodyid, 0, m->geom_sameframe, m->geom_pos,
+                    m->geom_quat, d->geom_xpos, d->geom_xmat);
+}
+
 void gdn_kinematics_stage(const gdnModel* m, gdnData* d) {
     gdn_kinematics_bodies(m, d);
 
     // geoms and sites (after the inertial frames: they may copy one)
-    attached_frames(d, m->ngeom, m->geom_bodyid, 0, m->geom_sameframe, m->geom_pos,
-                    m->geom_quat, d->geom_xpos, d->geom_xmat);
+    gdn_kinematics_geoms(m, d);
     attached_frames(d, m->nsite, m->site_bodyid, 0, m->site_sameframe, m->site_pos,
                     m->site_quat, d->site_xpos, d->site_xmat);
 }

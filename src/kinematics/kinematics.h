@@ -11,6 +11,11 @@
 // they were. For passes that read no geom or site frame (the derivative front halves).
 void gdn_kinematics_bodies(const gdnModel* m, gdnData* d);
 
+// the geom frames (geom_xpos, geom_xmat) from the body and inertial frames in d, bit for bit
+// gdn_kinematics' (for a pass that restored or recomputed the bodies alone and then needs them:
+// the ellipsoid fluid model)
+void gdn_kinematics_geoms(const gdnModel* m, gdnData* d);
+
 // gdn_kinematics without its argument check: for the pipeline, whose entries checked the model
 // and data once (model/validate.h)
 void gdn_kinematics_stage(const gdnModel* m, gdnData* d);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Model assembly: actuators, names, sizes, then every gdnModel array from the compiled spec
 // (MuJoCo 2.2.2's CopyTree/CopyObjects, keyframes, settotalmass and subtree masses).
+#include "mjcf/fluid_coef.h"
 #include "mjcf/compile.h"
 #include "mjcf/contact.h"
 #include "mjcf/mesh.h"
@@ -506,6 +507,14 @@ gdnModel* gdn_compile_model(gdnSpec* spec) {
     if (gdn_mjcf_fill_meshes(spec, tree.geom_order, m) < 0) {
         gdn_model_free(m);
         return NULL;
+    }
+    // the ellipsoid fluid coefficients, from the geoms' final sizes (meshes fitted)
+    for (int gid = 0; gid < m->ngeom; gid++) {
+        const gdnSpecGeom* g = &spec->geoms[tree.geom_order[gid]];
+        if (g->fluid) {
+            gdn_fluid_coefficients(m->geom_type[gid], m->geom_size + 3 * gid, g->fluidcoef,
+                                   m->geom_fluid + (size_t)gid * GDN_NFLUID);
+        }
     }
     if (gdn_mjcf_skins(spec, &tree, m) < 0) {
         gdn_model_free(m);

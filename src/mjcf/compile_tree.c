@@ -154,11 +154,6 @@ static int compile_geom(gdnSpec* spec, gdnSpecGeom* g, int weldid, int infer_ine
         GDN_TRY(gdn_mjcf_unsupported(spec->diag, e, "shellinertia=\"true\"",
                                      "the volume inertia is used"));
     }
-    // the ellipsoid fluid model acts only in a medium (no force without density or viscosity)
-    if (g->fluid && (spec->opt.density != 0 || spec->opt.viscosity != 0)) {
-        GDN_TRY(gdn_mjcf_unsupported(spec->diag, e, "fluidshape=\"ellipsoid\" in a medium",
-                                     "the body's inertia-box fluid forces are used"));
-    }
     gdn_mj_normvec(g->quat, 4);
     if (!isnan(g->fromto[0])) {
         if (apply_fromto(spec, e, g->type, g->fromto, g->pos, g->quat, g->size) < 0) {

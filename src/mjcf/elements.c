@@ -48,6 +48,10 @@ void gdn_spec_geom_init(gdnSpecGeom* g) {
     g->mesh = "";
     g->meshid = -1;
     g->fitscale = 1;
+    // MuJoCo 2.2.2's ellipsoid fluid coefficients: blunt, slender and angular drag, Kutta and
+    // Magnus lift
+    const double fluidcoef[5] = {0.5, 0.25, 1.5, 1.0, 1.0};
+    memcpy(g->fluidcoef, fluidcoef, sizeof(fluidcoef));
     g->hfield = "";
     g->name = "";
 }
@@ -151,8 +155,7 @@ int gdn_read_joint(gdnSpec* spec, gdnXmlElem* e, gdnSpecJoint* j, int in_default
 
 int gdn_read_geom(gdnSpec* spec, gdnXmlElem* e, gdnSpecGeom* g, int in_default) {
     gdnDiag* d = spec->diag;
-    static const char* const ignored[] = {"class",     "material", "user",
-                                          "fluidcoef", NULL};
+    static const char* const ignored[] = {"class", "material", "user", NULL};
     static const char* const fluid_keys[] = {"none", "ellipsoid"};
     static const int fluid_values[] = {0, 1};
     gdn_attr_ignore(e, ignored);
@@ -184,6 +187,7 @@ int gdn_read_geom(gdnSpec* spec, gdnXmlElem* e, gdnSpecGeom* g, int in_default) 
     GDN_TRY(gdn_attr_bool(d, e, "shellinertia", &g->shellinertia));
     GDN_TRY(gdn_attr_doubles(d, e, "rgba", 4, g->rgba, 1));
     GDN_TRY(gdn_attr_keyword(d, e, "fluidshape", fluid_keys, fluid_values, 2, &g->fluid));
+    GDN_TRY(gdn_attr_doubles(d, e, "fluidcoef", 5, g->fluidcoef, 0));
     GDN_TRY(gdn_attr_doubles(d, e, "mass", 1, &g->mass_attr, 1));
     GDN_TRY(gdn_attr_doubles(d, e, "density", 1, &g->density, 1));
     GDN_TRY(gdn_attr_doubles(d, e, "fromto", 6, g->fromto, 1));

@@ -86,6 +86,7 @@ typedef struct gdnSpecGeom {
     gdnSpecAlt alt;
     int fluid;         // fluidshape="ellipsoid"
     int shellinertia;  // shellinertia="true" (not simulated: policy at compile)
+    double fluidcoef[5]; // blunt, slender, angular drag, Kutta and Magnus lift coefficients
     const char* mesh;  // mesh asset name ("" none)
     const char* hfield;
     // instance

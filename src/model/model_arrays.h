@@ -67,6 +67,7 @@
     X(double, geom_solimp, ngeom * GDN_NIMP)     \
     X(double, geom_margin, ngeom)                \
     X(double, geom_gap, ngeom)                   \
+    X(double, geom_fluid, ngeom * GDN_NFLUID)    \
     X(double, geom_rgba, ngeom * 4)              \
     X(int, geom_sameframe, ngeom)                \
     X(int, geom_dataid, ngeom)                   \

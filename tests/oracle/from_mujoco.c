@@ -152,6 +152,7 @@ gdnModel* gdn_model_from_mujoco(const mjModel* m) {
     COPY(geom_solimp, GDN_NIMP * ng);
     COPY(geom_margin, ng);
     COPY(geom_gap, ng);
+    COPY(geom_fluid, ng * GDN_NFLUID);
     CONVERT(geom_rgba, 4 * ng);
     COPY(geom_rbound, ng);
     COPY(geom_dataid, ng);

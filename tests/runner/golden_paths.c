@@ -193,3 +193,19 @@ uint64_t gdn_golden_derivative_hash(gdnModel* m) {
     return h;
 }
 
+
+int gdn_golden_compute(const char* name, int integrator, uint64_t* hash) {
+    const int solvers[3] = {GDN_SOL_NEWTON, GDN_SOL_CG, GDN_SOL_PGS};
+    const int cones[2] = {GDN_CONE_PYRAMIDAL, GDN_CONE_ELLIPTIC};
+    for (int k = 0; k < 7; k++) {
+        gdnModel* m = gdn_golden_load(name);
+        if (!m) {
+            return 1;
+        }
+        m->opt.integrator = (gdnIntegrator)integrator;
+        hash[k] = k < 6 ? gdn_golden_rollout_hash(m, solvers[k / 2], cones[k % 2])
+                        : gdn_golden_derivative_hash(m);
+        gdn_model_free(m);
+    }
+    return 0;
+}

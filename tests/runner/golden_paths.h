@@ -21,4 +21,8 @@ uint64_t gdn_golden_rollout_hash(gdnModel* m, int solver, int cone);
 // adjoint of the target objective with full and checkpointed tapes
 uint64_t gdn_golden_derivative_hash(gdnModel* m);
 
+// the seven hashes of a model under an integrator: the six rollouts (Newton, CG, PGS x
+// pyramidal, elliptic), then the derivative hash; 0 on success
+int gdn_golden_compute(const char* name, int integrator, uint64_t* hash);
+
 #endif

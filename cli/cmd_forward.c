@@ -15,7 +15,9 @@ const char cli_forward_usage[] =
     "(qacc without constraint forces; equal to qacc when no constraint is active);\n"
     "qfrc_constraint; qM (dense nv x nv); qfrc_bias, qfrc_passive, qfrc_actuator,\n"
     "actuator_force; energy [potential, kinetic]; xpos (nbody x 3); and the constraint\n"
-    "solve's ncon, nefc, solver_iter, solver_converged and solver_residual.\n";
+    "solve's ncon, nefc, solver_iter, solver_converged and solver_residual; with sensors,\n"
+    "sensordata (nsensordata, MuJoCo's layout) and sensors: each sensor's values by name\n"
+    "(unnamed ones as sensor<id>).\n";
 
 
 // the results of gdn_forward and gdn_energy at the state in d
@@ -37,6 +39,20 @@ static void write_forward(cliJson* w, const gdnModel* m, const gdnData* d) {
     cli_json_int(w, "solver_iter", d->solver_iter);
     cli_json_int(w, "solver_converged", d->solver_converged);
     cli_json_double(w, "solver_residual", d->solver_residual);
+    if (m->nsensor > 0) {
+        cli_json_numbers(w, "sensordata", d->sensordata, m->nsensordata);
+        cli_json_begin_object(w, "sensors");
+        for (int i = 0; i < m->nsensor; i++) {
+            char key[32];
+            const char* name = gdn_id2name(m, "sensor", i);
+            if (!name || !name[0]) {
+                snprintf(key, sizeof(key), "sensor%d", i);
+                name = key;
+            }
+            cli_json_numbers(w, name, d->sensordata + m->sensor_adr[i], m->sensor_dim[i]);
+        }
+        cli_json_end_object(w);
+    }
     cli_json_end_object(w);
 }
 

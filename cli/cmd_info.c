@@ -11,11 +11,10 @@
 const char cli_info_usage[] =
     "usage: gradyn info MODEL.xml\n"
     "Prints the model as JSON: its sizes (nq, nv, nu, nbody, njnt, ngeom, nsite, nkey, nmesh,\n"
-    "nvert), every physics option (\"option\": timestep, gravity, integrator, solver, cone,\n"
-    "iterations, tolerance, impratio, mpr_iterations, mpr_tolerance, box_edge_bias, density,\n"
-    "viscosity, wind, the disable and enable flags as masks and by name, the override margin,\n"
-    "solref and solimp),\n"
-    "the penalty ground"
+    "nvert, nsensor, nsensordata), every physics option (\"option\": timestep, gravity,\n"
+    "integrator, solver, cone, iterations, tolerance, impratio, mpr_iterations, mpr_tolerance,\n"
+    "box_edge_bias, density, viscosity, wind, the disable and enable flags as masks and by\n"
+    "name, the override margin, solref and solimp, the magnetic field), the penalty ground"
     " contact (enabled, height, stiffness, damping), qpos0, the body tree (id, name, parent,\n"
     "mass, pos, quat and joints of each body), the actuators, the keyframes and the loader's\n"
     "warnings.\n";
@@ -114,9 +113,10 @@ static void write_flag_names(cliJson* w, const char* key, int mask, const char* 
 static void write_options(cliJson* w, const gdnModel* m) {
     static const char* const disable_names[] = {
         "constraint", "equality", "frictionloss", "limit",        "contact",  "passive",
-        "gravity",    "clampctrl", "warmstart",   "filterparent", "actuation", "refsafe"};
-    // bit k's name; bit 8 is gradyn's GDN_ENBL_ONESIDED (bits 2..7 MuJoCo's, unused here)
-    static const char* const enable_names[] = {"override", "energy", NULL, NULL, NULL,
+        "gravity",    "clampctrl", "warmstart",   "filterparent", "actuation", "refsafe",
+        "sensor"};
+    // bit k's name; bit 8 is gradyn's GDN_ENBL_ONESIDED (bits 2, 4..7 MuJoCo's, unused here)
+    static const char* const enable_names[] = {"override", "energy", NULL, "sensornoise", NULL,
                                                NULL,       NULL,     NULL, "onesided"};
     const gdnOption* o = &m->opt;
     cli_json_begin_object(w, "option");
@@ -135,12 +135,13 @@ static void write_options(cliJson* w, const gdnModel* m) {
     cli_json_double(w, "viscosity", o->viscosity);
     cli_json_numbers(w, "wind", o->wind, 3);
     cli_json_int(w, "disableflags", o->disableflags);
-    write_flag_names(w, "disabled", o->disableflags, disable_names, 12);
+    write_flag_names(w, "disabled", o->disableflags, disable_names, 13);
     cli_json_int(w, "enableflags", o->enableflags);
     write_flag_names(w, "enabled", o->enableflags, enable_names, 9);
     cli_json_double(w, "o_margin", o->o_margin);
     cli_json_numbers(w, "o_solref", o->o_solref, GDN_NREF);
     cli_json_numbers(w, "o_solimp", o->o_solimp, GDN_NIMP);
+    cli_json_numbers(w, "magnetic", o->magnetic, 3);
     cli_json_end_object(w);
 
     cli_json_begin_object(w, "penalty");
@@ -207,6 +208,8 @@ int cli_info(int argc, char** argv) {
     cli_json_int(&w, "nkey", m->nkey);
     cli_json_int(&w, "nmesh", m->nmesh);
     cli_json_int(&w, "nvert", m->nvert);
+    cli_json_int(&w, "nsensor", m->nsensor);
+    cli_json_int(&w, "nsensordata", m->nsensordata);
     cli_json_double(&w, "timestep", m->opt.timestep);
     cli_json_numbers(&w, "gravity", m->opt.gravity, 3);
     cli_json_int(&w, "disableflags", m->opt.disableflags);

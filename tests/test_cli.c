@@ -201,6 +201,20 @@ static int check_forward_model(const char* path, unsigned long long seed) {
         for (int b = 0; b < m->nbody; b++) {
             CHECK(item_double(cJSON_GetArrayItem(xpos, b), 2) == d->xpos[3 * b + 2]);
         }
+        // sensors: the array and the by-name object, only when the model has sensors
+        const cJSON* sd = cJSON_GetObjectItem(root, "sensordata");
+        const cJSON* byname = cJSON_GetObjectItem(root, "sensors");
+        CHECK((sd != NULL) == (m->nsensor > 0) && (byname != NULL) == (m->nsensor > 0));
+        if (sd && byname) {
+            CHECK(cJSON_GetArraySize(sd) == m->nsensordata);
+            for (int i = 0; i < m->nsensordata; i++) {
+                CHECK(item_double(sd, i) == d->sensordata[i]);
+            }
+            const int last = m->nsensor - 1;
+            const cJSON* v = cJSON_GetObjectItem(byname, gdn_id2name(m, "sensor", last));
+            CHECK(cJSON_GetArraySize(v) == m->sensor_dim[last]);
+            CHECK(item_double(v, 0) == d->sensordata[m->sensor_adr[last]]);
+        }
         cJSON_Delete(root);
     }
     gdn_data_free(d);
@@ -214,6 +228,7 @@ static int test_forward_matches_library(void) {
     CHECK(check_forward_model(GDN_TEST_MODELS "/humanoid32.xml", 12) == 0);
     CHECK(check_forward_model(GDN_TEST_MODELS "/ball_chain.xml", 13) == 0);
     CHECK(check_forward_model(HUMANOID_XML, 14) == 0);
+    CHECK(check_forward_model(GDN_TEST_MODELS "/sensors_chain.xml", 15) == 0);
     return 0;
 }
 

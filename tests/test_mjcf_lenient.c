@@ -659,6 +659,8 @@ static int test_composite_and_unknown(void) {
     }
     bad += check_case("unknown_actuator_plugin.xml",
                       "<mujoco><worldbody/><actuator><plugin/></actuator></mujoco>", 0, 0);
+    bad += check_case("unknown_sensor_plugin.xml",
+                      "<mujoco><worldbody/><sensor><plugin/></sensor></mujoco>", 0, 0);
     return bad;
 }
 

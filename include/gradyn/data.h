@@ -66,7 +66,16 @@ typedef struct gdnData {
     double* cvel;           // (nbody x 6) body velocities
     double* cdof_dot;       // (nv x 6) time derivatives of cdof (written by gdn_rne, not ABA)
     double* cacc;           // (nbody x 6) body accelerations of the last inverse-dynamics RNE
+                            // or post-solve pass (cfrc_ext below)
     double* cfrc_int;       // (nbody x 6) subtree forces of that RNE (gdn_rne with flg_acc)
+    double* cfrc_ext;       // (nbody x 6) external wrenches (xfrc_applied, contacts, connect and
+                            // weld forces) in the com frame: mj_rnePostConstraint's, with cacc and
+                            // cfrc_int, computed only for a sensor that needs them (sensor.h)
+
+    // sensors (include/gradyn/sensor.h)
+    double* sensordata;     // (nsensordata) sensor values at the state of the last forward / step
+    double* subtree_linvel; // (nbody x 3) subtree COM velocities (for the subtree sensors only)
+    double* subtree_angmom; // (nbody x 3) subtree angular momenta about the subtree COM (ditto)
 
     // velocity-dependent
     double* qfrc_bias;      // (nv) C(q, v): Coriolis, centrifugal and gravity

@@ -61,7 +61,8 @@ typedef enum gdnDisableBit {
     GDN_DSBL_WARMSTART = 1 << 8,
     GDN_DSBL_FILTERPARENT = 1 << 9,
     GDN_DSBL_ACTUATION = 1 << 10,
-    GDN_DSBL_REFSAFE = 1 << 11
+    GDN_DSBL_REFSAFE = 1 << 11,
+    GDN_DSBL_SENSOR = 1 << 12 // no sensor is computed (sensordata keeps its values)
 } gdnDisableBit;
 
 // enable flags: bit values equal MuJoCo 2.2.2's mjtEnableBit; GDN_ENBL_ONESIDED is gradyn's own
@@ -71,6 +72,7 @@ typedef enum gdnDisableBit {
 typedef enum gdnEnableBit {
     GDN_ENBL_OVERRIDE = 1 << 0,
     GDN_ENBL_ENERGY = 1 << 1,
+    GDN_ENBL_SENSORNOISE = 1 << 3, // accepted; gradyn never adds sensor noise (sensor.h)
     GDN_ENBL_ONESIDED = 1 << 8
 } gdnEnableBit;
 
@@ -114,9 +116,11 @@ typedef struct gdnOption {
     // name="kamino_restitution" data="e"/>. gdn_step ignores both
     int gradyn_solver;         // 0: the reduced-coordinate MuJoCo model, 1: Kamino
     double kamino_restitution; // contact restitution of the Kamino solver (0)
+    double magnetic[3];        // global magnetic flux, world frame (MuJoCo's opt.magnetic,
+                               // default (0, -0.5, 0)): the magnetometer sensor's field
 
-    // the medium (MuJoCo's <option wind density viscosity>): the inertia-box fluid forces on
-    // every body when density or viscosity is > 0 (src/dynamics/fluid.h), in qfrc_passive
+    // the medium (MuJoCo's <option wind density viscosity>): the fluid forces on every body
+    // when density or viscosity is > 0 (src/dynamics/fluid.h), in qfrc_passive
     double wind[3];    // medium velocity, world frame (m/s)
     double density;    // medium density (kg/m^3; air 1.2, water 1000)
     double viscosity;  // medium viscosity (Pa s; air 1.8e-5, water 9e-4)
@@ -156,6 +160,8 @@ typedef struct gdnModel {
     int nmeshvert;  // vertices of all meshes
     int nmeshface;  // triangles of all meshes
     int nmeshgraph; // ints in mesh_graph
+    int nsensor;     // sensors (MJCF <sensor>; include/gradyn/sensor.h)
+    int nsensordata; // doubles in gdnData's sensordata (the sum of sensor_dim)
 
     gdnOption opt;
     gdnPenalty penalty; // penalty ground contact (off unless enabled)
@@ -266,6 +272,8 @@ typedef struct gdnModel {
     double* site_pos;       // (nsite x 3) position in body frame
     double* site_quat;      // (nsite x 4) orientation in body frame
     int* site_sameframe;    // derived: site frame vs body/inertial frame (gdnSameFrame)
+    int* site_type;         // gdnGeomType of the site's shape (the touch sensor's zone)
+    double* site_size;      // (nsite x 3) shape sizes (geom semantics)
 
     // actuators (nu)
     int* actuator_trntype;    // gdnTrnType
@@ -290,6 +298,18 @@ typedef struct gdnModel {
     double* eq_solimp;      // (neq x 5)
     double* eq_data;        // (neq x GDN_NEQDATA) anchors, relpose, torquescale
 
+    // sensors (nsensor; MuJoCo 2.2.2's sensor_* fields, include/gradyn/sensor.h)
+    int* sensor_type;       // gdnSensorType
+    int* sensor_datatype;   // gdnDataType (real, positive, axis, quaternion)
+    int* sensor_needstage;  // gdnStage: position, velocity or acceleration
+    int* sensor_objtype;    // gdnObjType of the sensorized object
+    int* sensor_objid;      // its id (-1: none, e.g. clock)
+    int* sensor_reftype;    // gdnObjType of the reference frame (frame sensors; 0: world)
+    int* sensor_refid;      // its id (-1: the world frame)
+    int* sensor_dim;        // number of values
+    int* sensor_adr;        // first value in sensordata
+    double* sensor_cutoff;  // clamp: |value| <= cutoff (real), value <= cutoff (positive); 0 off
+    double* sensor_noise;   // noise standard deviation (kept, never applied: sensor.h)
     // keyframes (nkey)
     double* key_time;       // (nkey)
     double* key_qpos;       // (nkey x nq)
@@ -328,6 +348,7 @@ typedef struct gdnModel {
     int* name_siteadr;      // (nsite)
     int* name_actuatoradr;  // (nu)
     int* name_keyadr;       // (nkey)
+    int* name_sensoradr;    // (nsensor)
     char* names;            // (nnames)
 
     void* buffer_;          // internal: the single allocation backing every array

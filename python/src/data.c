@@ -19,7 +19,9 @@ const gdnpyField gdnpy_data_fields[] = {
     DF(geom_xmat, 'd', NGEOM, 9), DF(site_xpos, 'd', NSITE, 3), DF(site_xmat, 'd', NSITE, 9),
     DF(subtree_com, 'd', NBODY, 3), DF(qM, 'd', NV, -2), DF(cdof, 'd', NV, 6),
     DF(cinert, 'd', NBODY, 10), DF(cvel, 'd', NBODY, 6), DF(cdof_dot, 'd', NV, 6),
-    DF(cacc, 'd', NBODY, 6), DF(cfrc_int, 'd', NBODY, 6), DF(qfrc_bias, 'd', NV, 1),
+    DF(cacc, 'd', NBODY, 6), DF(cfrc_int, 'd', NBODY, 6), DF(cfrc_ext, 'd', NBODY, 6),
+    DF(sensordata, 'd', NSENSORDATA, 1), DF(subtree_linvel, 'd', NBODY, 3),
+    DF(subtree_angmom, 'd', NBODY, 3), DF(qfrc_bias, 'd', NV, 1),
     DF(qfrc_passive, 'd', NV, 1), DF(actuator_length, 'd', NU, 1),
     DF(actuator_velocity, 'd', NU, 1), DF(actuator_force, 'd', NU, 1),
     DF(qfrc_actuator, 'd', NV, 1), DF(qfrc_smooth, 'd', NV, 1), DF(vert_xpos, 'd', DNVERT, 3),
@@ -330,6 +332,7 @@ NAMED(joint)
 NAMED(geom)
 NAMED(site)
 NAMED(actuator)
+NAMED(sensor)
 #undef NAMED
 
 static PyObject* data_fields(PyObject* self, PyObject* unused)
@@ -355,6 +358,7 @@ static PyMethodDef data_methods[] = {
     {"geom", data_named_geom, METH_O, "d.geom(name or id): xpos, xmat"},
     {"site", data_named_site, METH_O, "d.site(name or id): xpos, xmat"},
     {"actuator", data_named_actuator, METH_O, "d.actuator(name or id): ctrl, force, ..."},
+    {"sensor", data_named_sensor, METH_O, "d.sensor(name or id).data: its sensordata values"},
     {"fields", data_fields, METH_NOARGS, "d.fields(): the names of the array fields"},
     {NULL, NULL, 0, NULL},
 };

@@ -4,6 +4,8 @@
 #include "gdnpy.h" // first: Python.h precedes the standard headers
 #include <string.h>
 
+#include <gradyn/sensor.h>
+
 // release every input of a call
 static void release_inputs(gdnpyInput* in, int n)
 {
@@ -64,6 +66,111 @@ static PyObject* deriv_step_jvp(PyObject* self, PyObject* args, PyObject* kw)
         return gdnpy_raise_status(st, "step_jvp", NULL);
     }
     return Py_BuildValue("(NN)", aq, av);
+}
+
+// the status of a sensor derivative as an exception; GDN_ERR_UNSUPPORTED names the sensor
+static PyObject* sensor_status(gdnStatus st, const gdnModel* m, const char* what)
+{
+    char detail[160];
+    const char* name = gdn_sensor_unsupported_derivative(m);
+    snprintf(detail, sizeof detail, "no derivative of sensor '%s'", name ? name : "?");
+    return gdnpy_raise_status(st, what, st == GDN_ERR_UNSUPPORTED ? detail : NULL);
+}
+
+// sensor_jvp(m, d, dqpos=None, dqvel=None, dctrl=None) -> dsensordata (nsensordata,), at the
+// state of the last forward in d
+static PyObject* deriv_sensor_jvp(PyObject* self, PyObject* args, PyObject* kw)
+{
+    (void)self;
+    static char* kwlist[] = {"m", "d", "dqpos", "dqvel", "dctrl", NULL};
+    PyObject *mo, *dobj;
+    PyObject* obj[3] = {Py_None, Py_None, Py_None};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|OOO:sensor_jvp", kwlist, &mo, &dobj, &obj[0],
+                                     &obj[1], &obj[2])) {
+        return NULL;
+    }
+    gdnpyModel* m;
+    gdnpyData* d;
+    if (gdnpy_acquire(mo, dobj, &m, &d) < 0) {
+        return NULL;
+    }
+    const gdnModel* mm = m->m;
+    Py_ssize_t sizes[3] = {mm->nv, mm->nv, mm->nu};
+    static const char* names[3] = {"dqpos", "dqvel", "dctrl"};
+    gdnpyInput in[3];
+    for (int k = 0; k < 3; k++) {
+        if (gdnpy_input(obj[k], sizes[k], 1, names[k], &in[k]) < 0) {
+            release_inputs(in, k);
+            gdnpy_release(m, d);
+            return NULL;
+        }
+    }
+    Py_ssize_t shape[1] = {mm->nsensordata};
+    double* out;
+    PyObject* a = gdnpy_new_array(1, shape, &out);
+    if (!a) {
+        release_inputs(in, 3);
+        gdnpy_release(m, d);
+        return NULL;
+    }
+    gdnStatus st;
+    Py_BEGIN_ALLOW_THREADS
+    st = gdn_sensor_jvp(mm, d->d, in[0].ptr, in[1].ptr, in[2].ptr, out);
+    Py_END_ALLOW_THREADS
+    release_inputs(in, 3);
+    gdnpy_release(m, d);
+    if (st != GDN_OK) {
+        Py_DECREF(a);
+        return sensor_status(st, mm, "sensor_jvp");
+    }
+    return a;
+}
+
+// sensor_vjp(m, d, gsensordata) -> (gqpos (nv,), gqvel (nv,), gctrl (nu,))
+static PyObject* deriv_sensor_vjp(PyObject* self, PyObject* args, PyObject* kw)
+{
+    (void)self;
+    static char* kwlist[] = {"m", "d", "gsensordata", NULL};
+    PyObject *mo, *dobj, *gobj;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOO:sensor_vjp", kwlist, &mo, &dobj, &gobj)) {
+        return NULL;
+    }
+    gdnpyModel* m;
+    gdnpyData* d;
+    if (gdnpy_acquire(mo, dobj, &m, &d) < 0) {
+        return NULL;
+    }
+    const gdnModel* mm = m->m;
+    gdnpyInput in;
+    if (gdnpy_input(gobj, mm->nsensordata, 0, "gsensordata", &in) < 0) {
+        gdnpy_release(m, d);
+        return NULL;
+    }
+    Py_ssize_t sv[1] = {mm->nv}, su[1] = {mm->nu};
+    double *gq, *gv, *gu;
+    PyObject* aq = gdnpy_new_array(1, sv, &gq);
+    PyObject* av = aq ? gdnpy_new_array(1, sv, &gv) : NULL;
+    PyObject* au = av ? gdnpy_new_array(1, su, &gu) : NULL;
+    if (!au) {
+        Py_XDECREF(aq);
+        Py_XDECREF(av);
+        release_inputs(&in, 1);
+        gdnpy_release(m, d);
+        return NULL;
+    }
+    gdnStatus st;
+    Py_BEGIN_ALLOW_THREADS
+    st = gdn_sensor_vjp(mm, d->d, in.ptr, gq, gv, gu);
+    Py_END_ALLOW_THREADS
+    release_inputs(&in, 1);
+    gdnpy_release(m, d);
+    if (st != GDN_OK) {
+        Py_DECREF(aq);
+        Py_DECREF(av);
+        Py_DECREF(au);
+        return sensor_status(st, mm, "sensor_vjp");
+    }
+    return Py_BuildValue("(NNN)", aq, av, au);
 }
 
 // the contact-parameter cotangent arrays of step_vjp(contact_params=True): a dict of new
@@ -233,6 +340,11 @@ PyMethodDef gdnpy_derivative_methods[] = {
     {"step_vjp", (PyCFunction)(void (*)(void))deriv_step_vjp, METH_VARARGS | METH_KEYWORDS,
      "step_vjp(m, d, gqpos_next=None, gqvel_next=None, params=False, contact_params=False, "
      "geom_size=False) -> (gqpos, gqvel, gctrl[, gparam, gvert][, dict]): the step's adjoint"},
+    {"sensor_jvp", (PyCFunction)(void (*)(void))deriv_sensor_jvp, METH_VARARGS | METH_KEYWORDS,
+     "sensor_jvp(m, d, dqpos=None, dqvel=None, dctrl=None) -> dsensordata: the sensors' "
+     "tangent at the state of the last forward (position and velocity sensors, actuatorfrc)"},
+    {"sensor_vjp", (PyCFunction)(void (*)(void))deriv_sensor_vjp, METH_VARARGS | METH_KEYWORDS,
+     "sensor_vjp(m, d, gsensordata) -> (gqpos, gqvel, gctrl): the sensors' adjoint"},
     {"transition_jacobians", deriv_transition_jacobians, METH_VARARGS,
      "transition_jacobians(m, d) -> (A (2nv, 2nv), B (2nv, nu)) in the tangent space"},
     {NULL, NULL, 0, NULL},

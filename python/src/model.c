@@ -45,7 +45,14 @@ const gdnpyField gdnpy_model_fields[] = {
     MF(pair_solimp, 'd', NPAIR, 5), MF(pair_margin, 'd', NPAIR, 1), MF(pair_gap, 'd', NPAIR, 1),
     MF(pair_friction, 'd', NPAIR, 5), MF(exclude_signature, 'i', NEXCLUDE, 1),
     MF(site_bodyid, 'i', NSITE, 1), MF(site_pos, 'd', NSITE, 3), MF(site_quat, 'd', NSITE, 4),
-    MF(site_sameframe, 'i', NSITE, 1),
+    MF(site_sameframe, 'i', NSITE, 1), MF(site_type, 'i', NSITE, 1),
+    MF(site_size, 'd', NSITE, 3),
+    MF(sensor_type, 'i', NSENSOR, 1), MF(sensor_datatype, 'i', NSENSOR, 1),
+    MF(sensor_needstage, 'i', NSENSOR, 1), MF(sensor_objtype, 'i', NSENSOR, 1),
+    MF(sensor_objid, 'i', NSENSOR, 1), MF(sensor_reftype, 'i', NSENSOR, 1),
+    MF(sensor_refid, 'i', NSENSOR, 1), MF(sensor_dim, 'i', NSENSOR, 1),
+    MF(sensor_adr, 'i', NSENSOR, 1), MF(sensor_cutoff, 'd', NSENSOR, 1),
+    MF(sensor_noise, 'd', NSENSOR, 1),
     MF(actuator_trntype, 'i', NU, 1), MF(actuator_dyntype, 'i', NU, 1),
     MF(actuator_gaintype, 'i', NU, 1), MF(actuator_biastype, 'i', NU, 1),
     MF(actuator_trnid, 'i', NU, 2), MF(actuator_ctrllimited, 'i', NU, 1),
@@ -88,6 +95,8 @@ Py_ssize_t gdnpy_rows(const gdnModel* m, const gdnData* d, int rows)
         return d ? (d->nefc < 0 ? 0 : d->nefc > d->maxefc ? d->maxefc : d->nefc) : 0;
     case GDNPY_ROWS_MAXEFC: return d ? d->maxefc : 0;
     case GDNPY_ROWS_NMOCAP: return m->nmocap;
+    case GDNPY_ROWS_NSENSOR: return m->nsensor;
+    case GDNPY_ROWS_NSENSORDATA: return m->nsensordata;
     default: return 1;
     }
 }
@@ -254,7 +263,7 @@ static const struct {
 #define MS(n) {#n, offsetof(gdnModel, n)}
     MS(nq), MS(nv), MS(nu), MS(nbody), MS(njnt), MS(ngeom), MS(nsite), MS(nkey), MS(nnames),
     MS(nvert), MS(nconmax), MS(njmax), MS(npair), MS(nexclude), MS(neq), MS(nmocap), MS(nmesh),
-    MS(nmeshvert), MS(nmeshface), MS(nmeshgraph),
+    MS(nmeshvert), MS(nmeshface), MS(nmeshgraph), MS(nsensor), MS(nsensordata),
 #undef MS
 };
 
@@ -343,6 +352,7 @@ NAMED(geom)
 NAMED(site)
 NAMED(actuator)
 NAMED(key)
+NAMED(sensor)
 #undef NAMED
 
 // the list of names of one object type
@@ -353,14 +363,15 @@ static PyObject* model_names(PyObject* self, PyObject* arg)
     if (!objtype) {
         return NULL;
     }
-    static const char* types[] = {"body", "joint", "geom", "site", "actuator", "key"};
+    static const char* types[] = {"body", "joint", "geom", "site", "actuator", "key", "sensor"};
     int known = 0;
     for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
         known |= strcmp(objtype, types[i]) == 0;
     }
     if (!known) {
         PyErr_Format(PyExc_ValueError,
-                     "names: unknown object type '%s' (body, joint, geom, site, actuator, key)",
+                     "names: unknown object type '%s' (body, joint, geom, site, actuator, key, "
+                     "sensor)",
                      objtype);
         return NULL;
     }
@@ -399,6 +410,8 @@ static PyMethodDef model_methods[] = {
     {"site", model_named_site, METH_O, "m.site(name or id)"},
     {"actuator", model_named_actuator, METH_O, "m.actuator(name or id)"},
     {"key", model_named_key, METH_O, "m.key(name or id)"},
+    {"sensor", model_named_sensor, METH_O,
+     "m.sensor(name or id): type, dim, adr, objid, cutoff, ... (the sensor_* rows)"},
     {"names", model_names, METH_O, "m.names(objtype): the names of every object of a type"},
     {NULL, NULL, 0, NULL},
 };

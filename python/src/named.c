@@ -29,6 +29,7 @@ static int object_count(const gdnModel* m, const char* objtype)
     if (strcmp(objtype, "actuator") == 0) return m->nu;
     if (strcmp(objtype, "key") == 0) return m->nkey;
     if (strcmp(objtype, "pair") == 0) return m->npair;
+    if (strcmp(objtype, "sensor") == 0) return m->nsensor;
     return 0;
 }
 
@@ -150,6 +151,12 @@ static PyObject* named_getattro(PyObject* self, PyObject* name)
         }
     } else {
         gdnpyData* dobj = (gdnpyData*)n->owner;
+        // sensors: data, the sensor's slice of sensordata (writable, as MuJoCo's)
+        if (strcmp(n->objtype, "sensor") == 0 && strcmp(s, "data") == 0) {
+            const gdnData* d = dobj->d;
+            Py_ssize_t shape[1] = {m->sensor_dim[n->id]};
+            return gdnpy_view(n->owner, d->sensordata + m->sensor_adr[n->id], 'd', 1, shape, 0);
+        }
         // joints: qpos, qvel, qacc, qfrc_* sliced by address; others: prefixed or plain rows
         const gdnpyField* f = gdnpy_find_field(gdnpy_data_fields, s);
         if (strcmp(n->objtype, "joint") == 0 && f && f->cols == 1 &&

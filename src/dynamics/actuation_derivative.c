@@ -223,3 +223,25 @@ void gdn_actuation_dense(const gdnModel* m, const gdnData* d, double scale, doub
         }
     }
 }
+
+int gdn_actuator_force_row(const gdnModel* m, const gdnData* d, int i, int* dof, double cq[6],
+                           double cv[6], double* cu) {
+    memset(cq, 0, 6 * sizeof(double));
+    memset(cv, 0, 6 * sizeof(double));
+    *cu = 0;
+    *dof = 0;
+    if (m->opt.disableflags & GDN_DSBL_ACTUATION) {
+        return 0;
+    }
+    actuator_linear a;
+    linearize(m, d, i, bad_controls(m, d), &a);
+    *dof = a.dof;
+    for (int k = 0; k < a.nl; k++) {
+        cq[k] = a.alpha * a.lrow[k];
+    }
+    for (int k = 0; k < a.n; k++) {
+        cv[k] = a.beta * a.moment[k];
+    }
+    *cu = a.gain_c;
+    return a.n;
+}

@@ -40,4 +40,10 @@ void gdn_actuation_vjp(const gdnModel* m, const gdnData* d, const double* y, dou
 void gdn_actuation_dense(const gdnModel* m, const gdnData* d, double scale, double* Dq,
                          double* Dv, double* Du, int ld);
 
+// the linearization of actuator i's scalar force (d->actuator_force[i]) alone:
+//   d force = cq . dq[dof ..] + cv . dv[dof ..] + cu du_i  over the returned n dofs
+// (a clamped control or force has zero coefficients; disabled actuation returns 0, all zero)
+int gdn_actuator_force_row(const gdnModel* m, const gdnData* d, int i, int* dof, double cq[6],
+                           double cv[6], double* cu);
+
 #endif

@@ -5,6 +5,7 @@
 #include "mjcf/compile.h"
 #include "mjcf/contact.h"
 #include "mjcf/mesh.h"
+#include "mjcf/sensor.h"
 #include "mjcf/skin.h"
 
 #include <math.h>
@@ -300,6 +301,8 @@ static void fill_geoms_sites(const gdnSpec* spec, const gdnSpecTree* tree, gdnMo
         m->site_bodyid[sid] = s->body;
         memcpy(m->site_pos + 3 * sid, s->pos, 3 * sizeof(double));
         memcpy(m->site_quat + 4 * sid, s->quat, 4 * sizeof(double));
+        m->site_type[sid] = s->type;
+        memcpy(m->site_size + 3 * sid, s->size, 3 * sizeof(double));
     }
 }
 
@@ -434,6 +437,7 @@ gdnModel* gdn_compile_model(gdnSpec* spec) {
     INDEX_NAMES(spec, actuators, spec->nu, "actuator", &idx, nnames);
     INDEX_NAMES(spec, keys, spec->nkey, "key", &idx, nnames);
     INDEX_NAMES(spec, joints, spec->njnt, "joint", &joints, nnames);
+    INDEX_NAMES(spec, sensors, spec->nsensor, "sensor", &idx, nnames);
 
     // contact pairs and excludes: geom / body names to ids, signatures, sorted
     if (gdn_mjcf_compile_contact(spec, tree.geom_order, &geoms, &bodies) < 0) {
@@ -489,6 +493,10 @@ gdnModel* gdn_compile_model(gdnSpec* spec) {
     sz.npair = spec->npair;
     sz.nexclude = spec->nexclude;
     sz.nmocap = nmocap;
+    sz.nsensor = spec->nsensor;
+    if (gdn_mjcf_sensor_count(spec, &sz.nsensordata) < 0) {
+        return NULL;
+    }
 
     gdnModel* m = gdn_model_alloc(&sz);
     if (!m) {
@@ -573,6 +581,13 @@ gdnModel* gdn_compile_model(gdnSpec* spec) {
     }
     for (int i = 0; i < m->nkey; i++) {
         m->name_keyadr[i] = i < spec->nkey ? put_name(m->names, &pos, spec->keys[i].name) : 0;
+    }
+    for (int i = 0; i < m->nsensor; i++) {
+        m->name_sensoradr[i] = put_name(m->names, &pos, spec->sensors[i].name);
+    }
+    if (gdn_mjcf_fill_sensors(spec, m) < 0) {
+        gdn_model_free(m);
+        return NULL;
     }
     for (int i = 0; i < m->neq; i++) {
         const gdnSpecEquality* q = &spec->equalities[i];

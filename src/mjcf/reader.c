@@ -15,6 +15,8 @@
 #include "mjcf/contact.h"
 #include "mjcf/policy.h"
 
+#include <gradyn/sensor.h>
+
 #define GDN_MAX_BODY_DEPTH 1000
 
 // append one zeroed element to a spec array; NULL after recording an error
@@ -129,9 +131,9 @@ static int read_flags(gdnSpec* spec, gdnXmlElem* e) {
                    {"gravity", GDN_DSBL_GRAVITY},          {"clampctrl", GDN_DSBL_CLAMPCTRL},
                    {"warmstart", GDN_DSBL_WARMSTART},      {"filterparent", GDN_DSBL_FILTERPARENT},
                    {"actuation", GDN_DSBL_ACTUATION},      {"refsafe", GDN_DSBL_REFSAFE},
-                   {"sensor", 0}},
+                   {"sensor", GDN_DSBL_SENSOR}},
       enable[] = {{"override", GDN_ENBL_OVERRIDE}, {"energy", GDN_ENBL_ENERGY},
-                  {"fwdinv", 0},                   {"sensornoise", 0},
+                  {"fwdinv", 0},                   {"sensornoise", GDN_ENBL_SENSORNOISE},
                   {"multiccd", 0}};
     gdnDiag* d = spec->diag;
     for (size_t i = 0; i < sizeof(disable) / sizeof(disable[0]); i++) {
@@ -197,8 +199,7 @@ static int read_solver_options(gdnSpec* spec, gdnXmlElem* e) {
 static int read_option(gdnSpec* spec, gdnXmlElem* e) {
     gdnDiag* d = spec->diag;
     gdnOption* o = &spec->opt;
-    static const char* const silent[] = {"apirate", "noslip_tolerance", "magnetic", "jacobian",
-                                         NULL};
+    static const char* const silent[] = {"apirate", "noslip_tolerance", "jacobian", NULL};
     static const char* const integrators[] = {"Euler", "RK4", "implicit"};
     static const char* const collision_keys[] = {"all", "predefined", "dynamic"};
     static const int codes[] = {0, 1, 2};
@@ -209,6 +210,7 @@ static int read_option(gdnSpec* spec, gdnXmlElem* e) {
         return gdn_xml_error(d, GDN_ERR_MODEL, e, "timestep must be positive");
     }
     GDN_TRY(gdn_attr_doubles(d, e, "gravity", 3, o->gravity, 1));
+    GDN_TRY(gdn_attr_doubles(d, e, "magnetic", 3, o->magnetic, 1));
     // the contact override (used under <flag override="enable">)
     GDN_TRY(gdn_attr_doubles(d, e, "o_margin", 1, &o->o_margin, 1));
     GDN_TRY(gdn_attr_doubles(d, e, "o_solref", GDN_NREF, o->o_solref, 0));
@@ -534,6 +536,160 @@ static int read_equality(gdnSpec* spec, gdnXmlElem* section) {
     return 0;
 }
 
+// ---------------------------------------------------------------- sensors
+
+// the object type of an MJCF type name (MuJoCo's mju_str2Type over the types gradyn has; any
+// other MuJoCo type is 99: the compiler then refuses it as MuJoCo does); 1 read, 0 absent,
+// -1 after an error
+static int read_objtype(gdnSpec* spec, gdnXmlElem* e, const char* attr, int* out) {
+    static const char* const keys[] = {"body",   "xbody", "joint",  "geom",    "site",
+                                       "camera", "tendon", "actuator", "dof",   "light",
+                                       "mesh",   "skin",  "hfield", "texture", "material",
+                                       "pair",   "exclude", "equality", "sensor", "numeric",
+                                       "text",   "tuple", "key"};
+    static const int values[] = {GDN_OBJ_BODY,   GDN_OBJ_XBODY,  GDN_OBJ_JOINT,    GDN_OBJ_GEOM,
+                                 GDN_OBJ_SITE,   GDN_OBJ_CAMERA, GDN_OBJ_TENDON,   GDN_OBJ_ACTUATOR,
+                                 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99};
+    return gdn_attr_keyword(spec->diag, e, attr, keys, values, 23, out);
+}
+
+// <sensor>: MuJoCo 2.2.2's sensor elements and attributes (name, cutoff, noise, user and the
+// object: site, joint, tendon, actuator, body, or objtype / objname with reftype / refname for
+// the frame sensors); no default classes (2.2.2 has none for sensors). The tendon sensors are
+// refused until gradyn has tendons. Compiled by mjcf/sensor.c
+static int read_sensors(gdnSpec* spec, gdnXmlElem* section) {
+    gdnDiag* d = spec->diag;
+    // element, type, the attribute naming the object ("" objtype / objname, NULL none),
+    // its object type, whether reftype / refname are read
+    static const struct {
+        const char* name;
+        int type;
+        const char* attr;
+        int objtype, ref;
+    } kinds[] = {
+        {"touch", GDN_SENS_TOUCH, "site", GDN_OBJ_SITE, 0},
+        {"accelerometer", GDN_SENS_ACCELEROMETER, "site", GDN_OBJ_SITE, 0},
+        {"velocimeter", GDN_SENS_VELOCIMETER, "site", GDN_OBJ_SITE, 0},
+        {"gyro", GDN_SENS_GYRO, "site", GDN_OBJ_SITE, 0},
+        {"force", GDN_SENS_FORCE, "site", GDN_OBJ_SITE, 0},
+        {"torque", GDN_SENS_TORQUE, "site", GDN_OBJ_SITE, 0},
+        {"magnetometer", GDN_SENS_MAGNETOMETER, "site", GDN_OBJ_SITE, 0},
+        {"rangefinder", GDN_SENS_RANGEFINDER, "site", GDN_OBJ_SITE, 0},
+        {"jointpos", GDN_SENS_JOINTPOS, "joint", GDN_OBJ_JOINT, 0},
+        {"jointvel", GDN_SENS_JOINTVEL, "joint", GDN_OBJ_JOINT, 0},
+        {"tendonpos", GDN_SENS_TENDONPOS, "tendon", GDN_OBJ_TENDON, 0},
+        {"tendonvel", GDN_SENS_TENDONVEL, "tendon", GDN_OBJ_TENDON, 0},
+        {"actuatorpos", GDN_SENS_ACTUATORPOS, "actuator", GDN_OBJ_ACTUATOR, 0},
+        {"actuatorvel", GDN_SENS_ACTUATORVEL, "actuator", GDN_OBJ_ACTUATOR, 0},
+        {"actuatorfrc", GDN_SENS_ACTUATORFRC, "actuator", GDN_OBJ_ACTUATOR, 0},
+        {"ballquat", GDN_SENS_BALLQUAT, "joint", GDN_OBJ_JOINT, 0},
+        {"ballangvel", GDN_SENS_BALLANGVEL, "joint", GDN_OBJ_JOINT, 0},
+        {"jointlimitpos", GDN_SENS_JOINTLIMITPOS, "joint", GDN_OBJ_JOINT, 0},
+        {"jointlimitvel", GDN_SENS_JOINTLIMITVEL, "joint", GDN_OBJ_JOINT, 0},
+        {"jointlimitfrc", GDN_SENS_JOINTLIMITFRC, "joint", GDN_OBJ_JOINT, 0},
+        {"tendonlimitpos", GDN_SENS_TENDONLIMITPOS, "tendon", GDN_OBJ_TENDON, 0},
+        {"tendonlimitvel", GDN_SENS_TENDONLIMITVEL, "tendon", GDN_OBJ_TENDON, 0},
+        {"tendonlimitfrc", GDN_SENS_TENDONLIMITFRC, "tendon", GDN_OBJ_TENDON, 0},
+        {"framepos", GDN_SENS_FRAMEPOS, "", 0, 1},
+        {"framequat", GDN_SENS_FRAMEQUAT, "", 0, 1},
+        {"framexaxis", GDN_SENS_FRAMEXAXIS, "", 0, 1},
+        {"frameyaxis", GDN_SENS_FRAMEYAXIS, "", 0, 1},
+        {"framezaxis", GDN_SENS_FRAMEZAXIS, "", 0, 1},
+        {"framelinvel", GDN_SENS_FRAMELINVEL, "", 0, 1},
+        {"frameangvel", GDN_SENS_FRAMEANGVEL, "", 0, 1},
+        {"framelinacc", GDN_SENS_FRAMELINACC, "", 0, 0},
+        {"frameangacc", GDN_SENS_FRAMEANGACC, "", 0, 0},
+        {"subtreecom", GDN_SENS_SUBTREECOM, "body", GDN_OBJ_BODY, 0},
+        {"subtreelinvel", GDN_SENS_SUBTREELINVEL, "body", GDN_OBJ_BODY, 0},
+        {"subtreeangmom", GDN_SENS_SUBTREEANGMOM, "body", GDN_OBJ_BODY, 0},
+        {"clock", GDN_SENS_CLOCK, NULL, GDN_OBJ_UNKNOWN, 0},
+        {"user", GDN_SENS_USER, "", 0, 0},
+    };
+    const int nkind = (int)(sizeof(kinds) / sizeof(kinds[0]));
+    for (gdnXmlElem* e = section->first; e; e = e->next) {
+        int k = 0;
+        while (k < nkind && strcmp(e->name, kinds[k].name)) {
+            k++;
+        }
+        if (k == nkind) {
+            // a sensor <plugin> too: MuJoCo 2.2.2 has none
+            return gdn_xml_error(d, GDN_ERR_PARSE, e, "unrecognized element in sensor");
+        }
+        if (kinds[k].objtype == GDN_OBJ_TENDON) {
+            return gdn_xml_error(d, GDN_ERR_UNSUPPORTED, e,
+                                 "tendon sensors are not supported (gradyn has no tendons yet)");
+        }
+        gdnSpecSensor* s = SPEC_PUSH(spec, e, sensors, nsensor, capsensor);
+        if (!s) {
+            return -1;
+        }
+        memset(s, 0, sizeof(*s));
+        s->elem = e;
+        s->type = kinds[k].type;
+        s->objtype = kinds[k].objtype;
+        s->objname = "";
+        s->refname = "";
+        const char* name = gdn_xml_attr(e, "name");
+        s->name = name ? name : "";
+        gdn_xml_attr(e, "user"); // user data: MuJoCo's sensor_user, unused by the physics
+        GDN_TRY(gdn_attr_doubles(d, e, "cutoff", 1, &s->cutoff, 1));
+        GDN_TRY(gdn_attr_doubles(d, e, "noise", 1, &s->noise, 1));
+        const char* attr = kinds[k].attr;
+        if (attr && attr[0]) {
+            const char* obj = gdn_xml_attr(e, attr);
+            if (!obj) {
+                return gdn_xml_error(d, GDN_ERR_PARSE, e, "required attribute missing: '%s'",
+                                     attr);
+            }
+            s->objname = obj;
+        } else if (attr) {
+            int r;
+            GDN_TRY(r = read_objtype(spec, e, "objtype", &s->objtype));
+            const char* obj = gdn_xml_attr(e, "objname");
+            if (r == 0 || !obj) {
+                return gdn_xml_error(d, GDN_ERR_PARSE, e, "required attribute missing: '%s'",
+                                     r == 0 ? "objtype" : "objname");
+            }
+            s->objname = obj;
+        }
+        if (kinds[k].ref) {
+            int r;
+            GDN_TRY(r = read_objtype(spec, e, "reftype", &s->reftype));
+            const char* ref = gdn_xml_attr(e, "refname");
+            if (r > 0) {
+                if (!ref) {
+                    return gdn_xml_error(d, GDN_ERR_PARSE, e,
+                                         "required attribute missing: 'refname'");
+                }
+                s->refname = ref;
+            } else if (ref) {
+                return gdn_xml_error(d, GDN_ERR_MODEL, e,
+                                     "refname '%.64s' given but reftype is missing", ref);
+            }
+        }
+        if (s->type == GDN_SENS_USER) {
+            static const char* const stages[] = {"none", "pos", "vel", "acc"};
+            static const int stage_codes[] = {GDN_STAGE_NONE, GDN_STAGE_POS, GDN_STAGE_VEL,
+                                              GDN_STAGE_ACC};
+            static const char* const types[] = {"real", "positive", "axis", "quaternion"};
+            static const int type_codes[] = {GDN_DATATYPE_REAL, GDN_DATATYPE_POSITIVE,
+                                             GDN_DATATYPE_AXIS, GDN_DATATYPE_QUATERNION};
+            int rd, rs, rt;
+            GDN_TRY(rd = gdn_attr_int(d, e, "dim", &s->dim));
+            GDN_TRY(rs = gdn_attr_keyword(d, e, "needstage", stages, stage_codes, 4,
+                                          &s->needstage));
+            GDN_TRY(rt = gdn_attr_keyword(d, e, "datatype", types, type_codes, 4,
+                                          &s->datatype));
+            if (!rd || !rs || !rt) {
+                return gdn_xml_error(d, GDN_ERR_PARSE, e, "required attribute missing: '%s'",
+                                     !rd ? "dim" : !rs ? "needstage" : "datatype");
+            }
+        }
+        gdn_attr_warn_unused(d, e);
+    }
+    return 0;
+}
+
 // ---------------------------------------------------------------- sections
 
 // <tendon>: every child goes through the policy (not simulated)
@@ -567,7 +723,7 @@ static const struct {
     {"equality", 6, read_equality},         {"tendon", 6, read_tendons},
     {"actuator", 7, read_actuators},        {"keyframe", 8, read_keyframes},
     {"visual", -1, NULL},                   {"statistic", -1, NULL},
-    {"sensor", -1, NULL},
+    {"sensor", 7, read_sensors},
 };
 #define GDN_NSECTION ((int)(sizeof(sections) / sizeof(sections[0])))
 #define GDN_NPASS 9

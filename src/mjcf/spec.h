@@ -242,6 +242,19 @@ typedef struct gdnSpecEquality {
     gdnXmlElem* elem;
 } gdnSpecEquality;
 
+// a sensor (<sensor> children, MuJoCo 2.2.2's mjCSensor before compile; mjcf/sensor.c)
+typedef struct gdnSpecSensor {
+    int type;            // gdnSensorType
+    int objtype;         // gdnObjType (GDN_OBJ_UNKNOWN: none)
+    const char* objname; // "" when absent
+    int reftype;         // gdnObjType of the reference frame (GDN_OBJ_UNKNOWN: none)
+    const char* refname;
+    double cutoff, noise;
+    int dim, datatype, needstage; // given for user sensors, else set by the compiler
+    const char* name;
+    gdnXmlElem* elem;
+} gdnSpecSensor;
+
 // compiler settings (MJCF <compiler>)
 typedef struct gdnSpecCompiler {
     int autolimits;
@@ -289,6 +302,8 @@ typedef struct gdnSpec {
     int npair, cappair;
     gdnSpecExclude* excludes;
     int nexclude, capexclude;
+    gdnSpecSensor* sensors; // file order
+    int nsensor, capsensor;
     gdnPenalty penalty;    // <custom><numeric name="gradyn_penalty" data="height k c"/>
     const char* model_dir; // directory of the main file: asset paths resolve against it
 } gdnSpec;

@@ -39,6 +39,10 @@
     X(cdof_dot, nv * 6)                 \
     X(cacc, nbody * 6)                  \
     X(cfrc_int, nbody * 6)              \
+    X(cfrc_ext, nbody * 6)              \
+    X(sensordata, nsensordata)          \
+    X(subtree_linvel, nbody * 3)        \
+    X(subtree_angmom, nbody * 3)        \
     X(qfrc_bias, nv)                    \
     X(qfrc_passive, nv)                 \
     X(actuator_length, nu)              \
@@ -107,6 +111,7 @@ gdnStatus gdn_data_create(const gdnModel* m, gdnData** out) {
     const size_t nbody = (size_t)m->nbody, njnt = (size_t)m->njnt, ngeom = (size_t)m->ngeom;
     const size_t nsite = (size_t)m->nsite, nvert = (size_t)m->nvert;
     const size_t nmocap = (size_t)m->nmocap;
+    const size_t nsensordata = (size_t)m->nsensordata;
     const size_t maxcon = contact_capacity(m), maxefc = efc_capacity(m);
     size_t total = 0;
 #define X(field, count) total += aligned_bytes(count);
@@ -184,6 +189,7 @@ void gdn_data_reset(const gdnModel* m, gdnData* d) {
     memset(d->warning, 0, sizeof(d->warning));
     memset(d->qacc_warmstart, 0, sizeof(double) * (size_t)m->nv);
     memset(d->qfrc_constraint, 0, sizeof(double) * (size_t)m->nv);
+    memset(d->sensordata, 0, sizeof(double) * (size_t)m->nsensordata);
     d->ncon = d->ncon_overflow = d->nefc = 0;
     d->ne = d->nf = d->nefc_overflow = 0;
     d->solver_iter = d->solver_converged = 0;

@@ -29,6 +29,7 @@ gdnModel* gdn_model_alloc(const gdnModelSizes* s) {
     const size_t nsite = (size_t)s->nsite, nkey = (size_t)s->nkey, nnames = (size_t)s->nnames;
     const size_t npair = (size_t)s->npair, nexclude = (size_t)s->nexclude;
     const size_t neq = (size_t)s->neq, nmocap = (size_t)s->nmocap;
+    const size_t nsensor = (size_t)s->nsensor;
 
     // total size, then carve
     size_t total = 0;
@@ -67,6 +68,8 @@ gdnModel* gdn_model_alloc(const gdnModelSizes* s) {
     for (int b = 0; b < s->nbody; b++) {
         m->body_mocapid[b] = -1;
     }
+    m->nsensor = s->nsensor;
+    m->nsensordata = s->nsensordata;
     // a valid model from the start: the options every public call checks are MuJoCo's defaults
     gdn_option_default(&m->opt);
     return m;
@@ -93,7 +96,8 @@ static const int* name_table(const gdnModel* m, const char* objtype, int* n) {
         int n;
     } tables[] = {{"body", m->name_bodyadr, m->nbody},     {"joint", m->name_jntadr, m->njnt},
                   {"geom", m->name_geomadr, m->ngeom},     {"site", m->name_siteadr, m->nsite},
-                  {"actuator", m->name_actuatoradr, m->nu}, {"key", m->name_keyadr, m->nkey}};
+                  {"actuator", m->name_actuatoradr, m->nu}, {"key", m->name_keyadr, m->nkey},
+                  {"sensor", m->name_sensoradr, m->nsensor}};
     for (int i = 0; i < (int)(sizeof(tables) / sizeof(tables[0])); i++) {
         if (!strcmp(objtype, tables[i].type)) {
             *n = tables[i].n;

@@ -9,6 +9,7 @@ typedef struct gdnModelSizes {
     int nq, nv, nu, nbody, njnt, ngeom, nsite, nkey, nnames, neq;
     int npair, nexclude; // explicit contact pairs, excluded body pairs
     int nmocap;          // mocap bodies
+    int nsensor, nsensordata; // sensors, their values
 } gdnModelSizes;
 
 // a zeroed model with every array allocated for the given sizes (NULL on failure or on a

@@ -8,7 +8,7 @@
 
 // the model's arrays in layout order: X(type, field, count-expression); the count expressions
 // use the size_t locals nq, nv, nu, nbody, njnt, ngeom, nsite, nkey, nnames, npair, nexclude, neq,
-// nmocap
+// nmocap, nsensor
 #define GDN_MODEL_ARRAYS(X)                      \
     X(int, body_parentid, nbody)                 \
     X(int, body_rootid, nbody)                   \
@@ -90,6 +90,8 @@
     X(double, site_pos, nsite * 3)               \
     X(double, site_quat, nsite * 4)              \
     X(int, site_sameframe, nsite)                \
+    X(int, site_type, nsite)                     \
+    X(double, site_size, nsite * 3)              \
     X(int, actuator_trntype, nu)                 \
     X(int, actuator_dyntype, nu)                 \
     X(int, actuator_gaintype, nu)                \
@@ -109,6 +111,17 @@
     X(double, eq_solref, neq * GDN_NREF)         \
     X(double, eq_solimp, neq * GDN_NIMP)         \
     X(double, eq_data, neq * GDN_NEQDATA)        \
+    X(int, sensor_type, nsensor)                 \
+    X(int, sensor_datatype, nsensor)             \
+    X(int, sensor_needstage, nsensor)            \
+    X(int, sensor_objtype, nsensor)              \
+    X(int, sensor_objid, nsensor)                \
+    X(int, sensor_reftype, nsensor)              \
+    X(int, sensor_refid, nsensor)                \
+    X(int, sensor_dim, nsensor)                  \
+    X(int, sensor_adr, nsensor)                  \
+    X(double, sensor_cutoff, nsensor)            \
+    X(double, sensor_noise, nsensor)             \
     X(double, key_time, nkey)                    \
     X(double, key_qpos, nkey * nq)               \
     X(double, key_qvel, nkey * nv)               \
@@ -125,6 +138,7 @@
     X(int, name_siteadr, nsite)                  \
     X(int, name_actuatoradr, nu)                 \
     X(int, name_keyadr, nkey)                    \
+    X(int, name_sensoradr, nsensor)              \
     X(char, names, nnames)
 
 #endif

@@ -6,9 +6,9 @@
 
 // a struct member added to gdnModel or gdnOption must also be added to the lists below (the
 // arrays of the single allocation are covered by model_arrays.h automatically)
-_Static_assert(sizeof(gdnOption) == 224, "gdnOption changed: update gdn_model_fields");
+_Static_assert(sizeof(gdnOption) == 248, "gdnOption changed: update gdn_model_fields");
 _Static_assert(sizeof(gdnPenalty) == 32, "gdnPenalty changed: update gdn_model_fields");
-_Static_assert(sizeof(gdnModel) == 1368, "gdnModel changed: update gdn_model_fields");
+_Static_assert(sizeof(gdnModel) == 1512, "gdnModel changed: update gdn_model_fields");
 
 // the field type of a C type name, by the pointer type
 #define FIELD_TYPE(type) \
@@ -48,6 +48,8 @@ int gdn_model_fields(const gdnModel* m, gdnModelField* out, int cap) {
     PUT("nmeshvert", &m->nmeshvert, 1, GDN_FIELD_INT);
     PUT("nmeshface", &m->nmeshface, 1, GDN_FIELD_INT);
     PUT("nmeshgraph", &m->nmeshgraph, 1, GDN_FIELD_INT);
+    PUT("nsensor", &m->nsensor, 1, GDN_FIELD_INT);
+    PUT("nsensordata", &m->nsensordata, 1, GDN_FIELD_INT);
 
     // options, penalty contact, statistics
     PUT("opt.timestep", &m->opt.timestep, 1, GDN_FIELD_DOUBLE);
@@ -68,6 +70,7 @@ int gdn_model_fields(const gdnModel* m, gdnModelField* out, int cap) {
     PUT("opt.box_edge_bias", &m->opt.box_edge_bias, 1, GDN_FIELD_DOUBLE);
     PUT("opt.gradyn_solver", &m->opt.gradyn_solver, 1, GDN_FIELD_INT);
     PUT("opt.kamino_restitution", &m->opt.kamino_restitution, 1, GDN_FIELD_DOUBLE);
+    PUT("opt.magnetic", m->opt.magnetic, 3, GDN_FIELD_DOUBLE);
     PUT("opt.wind", m->opt.wind, 3, GDN_FIELD_DOUBLE);
     PUT("opt.density", &m->opt.density, 1, GDN_FIELD_DOUBLE);
     PUT("opt.viscosity", &m->opt.viscosity, 1, GDN_FIELD_DOUBLE);
@@ -83,6 +86,7 @@ int gdn_model_fields(const gdnModel* m, gdnModelField* out, int cap) {
     const size_t nsite = (size_t)m->nsite, nkey = (size_t)m->nkey, nnames = (size_t)m->nnames;
     const size_t npair = (size_t)m->npair, nexclude = (size_t)m->nexclude;
     const size_t neq = (size_t)m->neq, nmocap = (size_t)m->nmocap;
+    const size_t nsensor = (size_t)m->nsensor;
 #define X(type, field, count) PUT(#field, m->field, count, FIELD_TYPE(type));
     GDN_MODEL_ARRAYS(X)
 #undef X

@@ -22,4 +22,5 @@ void gdn_option_default(gdnOption* opt) {
     opt->o_solref[1] = 1;
     const double solimp[GDN_NIMP] = {0.9, 0.95, 0.001, 0.5, 2};
     memcpy(opt->o_solimp, solimp, sizeof(solimp));
+    opt->magnetic[1] = -0.5;
 }

@@ -6,8 +6,9 @@
 #include <math.h>
 
 // every disable / enable bit the library knows
-#define GDN_DSBL_ALL ((GDN_DSBL_REFSAFE << 1) - 1)
-#define GDN_ENBL_ALL (GDN_ENBL_OVERRIDE | GDN_ENBL_ENERGY | GDN_ENBL_ONESIDED)
+#define GDN_DSBL_ALL ((GDN_DSBL_SENSOR << 1) - 1)
+#define GDN_ENBL_ALL \
+    (GDN_ENBL_OVERRIDE | GDN_ENBL_ENERGY | GDN_ENBL_SENSORNOISE | GDN_ENBL_ONESIDED)
 
 gdnStatus gdn_check_options(const gdnOption* o) {
     // one flag of all the ranges, no branch per field; every comparison is written so that NaN

@@ -6,8 +6,8 @@
 #include <gradyn/gradyn.h>
 
 // signature of the sizes that fix a gdnData's layout (nq, nv, nu, nbody, njnt, ngeom, nsite,
-// nvert, nconmax, njmax, nmocap): gdn_data_create stores it in d->model_signature_. A model with other
-// sizes has another signature; a copy of the model, or a model of the same sizes, has the same
+// nvert, nconmax, njmax, nmocap, nsensordata): gdn_data_create stores it in
+// d->model_signature_. A model with other sizes has another signature; a copy of the model, or a model of the same sizes, has the same
 // one and may share the data (every array then has the size the model indexes).
 // Each size times its own odd 64-bit constant, summed, then mixed: independent products, a few
 // cycles (inline: it runs in every public call); two size lists collide only when a combination
@@ -24,7 +24,8 @@ static inline unsigned long long gdn_model_signature(const gdnModel* m) {
         (unsigned long long)(unsigned)m->nvert * 0x589965cc75374cc3ull +
         (unsigned long long)(unsigned)m->nconmax * 0x1d8e4e27c47d124full +
         (unsigned long long)(unsigned)m->njmax * 0xc2b2ae3d27d4eb4full +
-        (unsigned long long)(unsigned)m->nmocap * 0x165667b19e3779f9ull;
+        (unsigned long long)(unsigned)m->nmocap * 0x165667b19e3779f9ull +
+        (unsigned long long)(unsigned)m->nsensordata * 0x27d4eb2f165667c5ull;
     return s ^ (s >> 29);
 }
 

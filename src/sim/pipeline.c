@@ -11,6 +11,7 @@
 #include "model/validate.h"
 #include "penalty/penalty.h"
 #include "sim/integrator.h"
+#include "sensor/sensor.h"
 #include "dynamics/applied.h"
 #include "dynamics/com.h"
 #include "dynamics/crb.h"
@@ -74,6 +75,10 @@ gdnStatus gdn_smooth_forces(const gdnModel* m, gdnData* d, double* tau) {
 gdnStatus gdn_pipeline_front(const gdnModel* m, gdnData* d, gdnPipelineMode mode,
                              const gdnAbaFactor* factor) {
     const int nq = m->nq, nv = m->nv;
+    // sensors: gdn_forward and gdn_step, not the derivatives' fronts (nor RK4's stages 1..3)
+    const int sensors = !(mode & GDN_PIPE_NOSENSOR) && mode != GDN_PIPE_DERIVATIVE &&
+                        gdn_sensors_enabled(m);
+    mode = (gdnPipelineMode)(mode & ~GDN_PIPE_NOSENSOR);
     gdnStatus status = stage_check(m, d);
     if (status != GDN_OK) {
         return status;
@@ -100,10 +105,15 @@ gdnStatus gdn_pipeline_front(const gdnModel* m, gdnData* d, gdnPipelineMode mode
         d->warning[GDN_WARN_BADQACC]++;
         status = GDN_ERR_NONFINITE;
     }
-    // the inverse-dynamics intermediates are not computed by the front (MuJoCo computes them
-    // after the solve, in mj_rnePostConstraint, which gradyn does not have yet)
+    // the post-solve intermediates (mj_rnePostConstraint) only for a sensor that needs them
     gdn_poison(d->cacc, 6 * m->nbody, 1);
     gdn_poison(d->cfrc_int, 6 * m->nbody, 1);
+    gdn_poison(d->cfrc_ext, 6 * m->nbody, 1);
+    // sensors at the state the front started from (mj_sensorPos / Vel / Acc); d->qacc is the
+    // step's damped acceleration in the step modes under Euler (gdn_damping_h)
+    if (status == GDN_OK && sensors) {
+        status = gdn_sensor_stages(m, d, tau, mode == GDN_PIPE_FORWARD ? 0 : gdn_damping_h(m));
+    }
     if (status != GDN_OK) {
         memcpy(d->qpos, qpos_saved, sizeof(double) * (size_t)nq);
     }

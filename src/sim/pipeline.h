@@ -30,6 +30,10 @@ typedef enum gdnPipelineMode {
     // the step's front half for a derivative: as GDN_PIPE_STEP (the derivative then reads the
     // solve from d: gradient/step_constrained.h)
     GDN_PIPE_DERIVATIVE = 2,
+    // a flag or-ed into any mode: the sensors are not computed (the RK4 step's stages 1..3,
+    // MuJoCo's mj_forwardSkip with skipsensor; d->sensordata keeps the first stage's). The
+    // derivative mode never computes them
+    GDN_PIPE_NOSENSOR = 16,
 } gdnPipelineMode;
 
 // The formulation slot: how a formulation adds constraints to the smooth dynamics. Reduced

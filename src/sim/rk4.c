@@ -72,7 +72,7 @@ static gdnStatus stage_front(const gdnModel* m, gdnData* d, gdnPipelineMode mode
                              gdnRk4Record* rec, int i) {
     const size_t bytes = sizeof(double) * (size_t)m->nv;
     memcpy(rec->warm[i], d->qacc_warmstart, bytes);
-    gdnStatus status = gdn_pipeline_front(m, d, mode, NULL);
+    gdnStatus status = gdn_pipeline_front(m, d, mode | (i ? GDN_PIPE_NOSENSOR : 0), NULL);
     if (status == GDN_OK) {
         memcpy(rec->a[i], d->qacc, bytes);
     }

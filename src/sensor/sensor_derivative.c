@@ -1,0 +1,670 @@
+// SPDX-License-Identifier: Apache-2.0
+// Tangent and adjoint of the position- and velocity-stage sensors: each sensor's linear map
+// from the body tangents xi_b (position) and eta_b (velocity) of kinematics_derivative.h, and
+// from dq, dv directly, written once as small blocks that the JVP applies and the VJP
+// transposes.
+#include <gradyn/sensor.h>
+
+#include <math.h>
+#include <string.h>
+
+#include "base/arena.h"
+#include "dynamics/com.h"
+#include "dynamics/force_derivative.h"
+#include "kinematics/jacobian.h"
+#include "kinematics/kinematics_derivative.h"
+#include "model/validate.h"
+#include "sensor/sensor.h"
+
+// Frames (kinematics_derivative.h): world axes about the world origin. For body b,
+// xi_b = [om; t] moves an attached point x by om x x + t; V_b = [w; v0] its velocity (an
+// attached point moves with w x x + v0); eta_b = [dw; dv0] the tangent of V_b. With [a] the
+// cross-product matrix, an attached point p and its velocity v_p = w x p + v0:
+//   dp   = [-[p] | I] xi_b
+//   dv_p = [-[p] | I] eta_b + [-[w][p] | [w]] xi_b
+//   d(R' y) = R' dy + R' [y] om       (R the body's rotation, y a world vector)
+// Each sensor below is a sum of blocks K (dim x 6) times xi_b or eta_b, and of columns times
+// dq_j or dv_j.
+
+typedef struct {
+    int adjoint;
+    int dim;
+    // tangent: inputs and the sensor's output
+    const double *xi, *eta, *dq, *dv, *du;
+    double* out;
+    // adjoint: the sensor's cotangent and the accumulated outputs
+    const double* g;
+    double *xibar, *etabar, *gq, *gv, *gu;
+} Lin;
+
+// out += K x_b (tangent) or xbar_b += K' g (adjoint); kind 0: xi, 1: eta
+static void emit_body(Lin* c, int b, int kind, const double* K) {
+    if (b <= 0) {
+        return; // the world does not move
+    }
+    if (!c->adjoint) {
+        const double* x = (kind ? c->eta : c->xi) + 6 * b;
+        for (int r = 0; r < c->dim; r++) {
+            double s = 0;
+            for (int k = 0; k < 6; k++) {
+                s += K[6 * r + k] * x[k];
+            }
+            c->out[r] += s;
+        }
+    } else {
+        double* xb = (kind ? c->etabar : c->xibar) + 6 * b;
+        for (int k = 0; k < 6; k++) {
+            double s = 0;
+            for (int r = 0; r < c->dim; r++) {
+                s += K[6 * r + k] * c->g[r];
+            }
+            xb[k] += s;
+        }
+    }
+}
+
+// out += col dq_j (kind 0) or col dv_j (kind 1); adjoint: gq_j / gv_j += col' g
+static void emit_dof(Lin* c, int j, int kind, const double* col) {
+    if (!c->adjoint) {
+        const double* x = kind ? c->dv : c->dq;
+        if (x) {
+            for (int r = 0; r < c->dim; r++) {
+                c->out[r] += col[r] * x[j];
+            }
+        }
+    } else {
+        double* gx = kind ? c->gv : c->gq;
+        double s = 0;
+        for (int r = 0; r < c->dim; r++) {
+            s += col[r] * c->g[r];
+        }
+        gx[j] += s;
+    }
+}
+
+// out += coef du_i (a scalar sensor); adjoint: gu_i += coef g
+static void emit_ctrl(Lin* c, int i, double coef) {
+    if (!c->adjoint) {
+        if (c->du) {
+            c->out[0] += coef * c->du[i];
+        }
+    } else if (c->gu) {
+        c->gu[i] += coef * c->g[0];
+    }
+}
+
+// ---------------------------------------------------------------- 3x3 blocks
+
+// [a]: the cross-product matrix (row-major)
+static void cross_matrix(double X[9], const double a[3]) {
+    X[0] = 0, X[1] = -a[2], X[2] = a[1];
+    X[3] = a[2], X[4] = 0, X[5] = -a[0];
+    X[6] = -a[1], X[7] = a[0], X[8] = 0;
+}
+
+// C = A B
+static void mul33(double C[9], const double A[9], const double B[9]) {
+    gdn_mulmatmat3(C, A, B);
+}
+
+static void scale33(double A[9], double s) {
+    for (int k = 0; k < 9; k++) {
+        A[k] *= s;
+    }
+}
+
+// K (3 x 6) = s [A | B] (A or B NULL: zero)
+static void block(double K[18], const double* A, const double* B, double s) {
+    for (int r = 0; r < 3; r++) {
+        for (int k = 0; k < 3; k++) {
+            K[6 * r + k] = A ? s * A[3 * r + k] : 0;
+            K[6 * r + 3 + k] = B ? s * B[3 * r + k] : 0;
+        }
+    }
+}
+
+// K = R' K (R NULL: unchanged)
+static void rotate_block(double K[18], const double* R) {
+    if (!R) {
+        return;
+    }
+    double T[18];
+    for (int r = 0; r < 3; r++) {
+        for (int k = 0; k < 6; k++) {
+            T[6 * r + k] = R[r] * K[k] + R[3 + r] * K[6 + k] + R[6 + r] * K[12 + k];
+        }
+    }
+    memcpy(K, T, sizeof(T));
+}
+
+static const double kIdentity[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+
+// the blocks of dp (kind xi) for a point p of body b, rotated by R' and scaled: dp = [-[p] | I]
+static void emit_point(Lin* c, int b, const double p[3], const double* R, double s) {
+    double X[9], K[18];
+    cross_matrix(X, p);
+    scale33(X, -1);
+    block(K, X, kIdentity, s);
+    rotate_block(K, R);
+    emit_body(c, b, 0, K);
+}
+
+// the blocks of dv_p for a point p of body b with velocity V (about the origin), R', scaled:
+// [-[p] | I] eta + [-[w][p] | [w]] xi
+static void emit_point_velocity(Lin* c, int b, const double p[3], const double V[6],
+                                const double* R, double s) {
+    double P[9], W[9], WP[9], K[18];
+    cross_matrix(P, p);
+    scale33(P, -1);
+    block(K, P, kIdentity, s);
+    rotate_block(K, R);
+    emit_body(c, b, 1, K);
+    cross_matrix(W, V);
+    mul33(WP, W, P);
+    block(K, WP, W, s);
+    rotate_block(K, R);
+    emit_body(c, b, 0, K);
+}
+
+// R' [y] om of body b (the rotation term of a vector y seen in the frame R of body b)
+static void emit_rotation_term(Lin* c, int b, const double y[3], const double R[9], double s) {
+    double Y[9], K[18];
+    cross_matrix(Y, y);
+    block(K, Y, NULL, s);
+    rotate_block(K, R);
+    emit_body(c, b, 0, K);
+}
+
+// ---------------------------------------------------------------- sensors
+
+// 1 when body b is in the subtree of body s
+static int in_subtree(const gdnModel* m, int b, int s) {
+    while (b > s) {
+        b = m->body_parentid[b];
+    }
+    return b == s;
+}
+
+// the velocity of an attached point p of body b: w x p + v0
+static void point_velocity(const double V[6], const double p[3], double v[3]) {
+    gdn_cross3(v, V, p);
+    gdn_add3(v, v, V + 3);
+}
+
+// the linear map of sensor i (a supported type); V: body velocities about the origin
+static void sensor_linear(const gdnModel* m, const gdnData* d, int i, const double* V, Lin* c) {
+    const int type = m->sensor_type[i], objtype = m->sensor_objtype[i];
+    const int id = m->sensor_objid[i], reftype = m->sensor_reftype[i], refid = m->sensor_refid[i];
+    const double *p = NULL, *R = NULL, *pr = NULL, *Rr = NULL;
+    int b = -1, br = -1;
+    if (objtype == GDN_OBJ_BODY || objtype == GDN_OBJ_XBODY || objtype == GDN_OBJ_GEOM ||
+        objtype == GDN_OBJ_SITE) {
+        gdn_sensor_frame(m, d, objtype, id, &p, &R);
+        b = gdn_sensor_body(m, objtype, id);
+    }
+    if (refid >= 0) {
+        gdn_sensor_frame(m, d, reftype, refid, &pr, &Rr);
+        br = gdn_sensor_body(m, reftype, refid);
+    }
+    double K[24], X[9], col[4];
+    switch (type) {
+    case GDN_SENS_JOINTPOS:
+    case GDN_SENS_JOINTVEL:
+        col[0] = 1;
+        emit_dof(c, m->jnt_dofadr[id], type == GDN_SENS_JOINTVEL, col);
+        return;
+    case GDN_SENS_ACTUATORPOS:
+    case GDN_SENS_ACTUATORVEL:
+        col[0] = m->actuator_gear[6 * id];
+        emit_dof(c, m->jnt_dofadr[m->actuator_trnid[2 * id]], type == GDN_SENS_ACTUATORVEL, col);
+        return;
+    case GDN_SENS_ACTUATORFRC: {
+        // the actuator's own linearization (dynamics/force_derivative.h), ctrl included
+        int dof;
+        double cq[6], cv[6], cu;
+        const int n = gdn_actuator_force_row(m, d, id, &dof, cq, cv, &cu);
+        for (int k = 0; k < n; k++) {
+            emit_dof(c, dof + k, 0, cq + k);
+            emit_dof(c, dof + k, 1, cv + k);
+        }
+        emit_ctrl(c, id, cu);
+        return;
+    }
+    case GDN_SENS_BALLANGVEL:
+        for (int k = 0; k < 3; k++) {
+            double e[3] = {0, 0, 0};
+            e[k] = 1;
+            emit_dof(c, m->jnt_dofadr[id] + k, 1, e);
+        }
+        return;
+    case GDN_SENS_BALLQUAT: {
+        // q (+) eps w = q exp(eps w / 2): dq = q (0, w / 2)
+        const double* q = d->qpos + m->jnt_qposadr[id];
+        for (int k = 0; k < 3; k++) {
+            double e[4] = {0, 0, 0, 0};
+            e[k + 1] = 0.5;
+            gdn_mulquat(col, q, e);
+            emit_dof(c, m->jnt_dofadr[id] + k, 0, col);
+        }
+        return;
+    }
+    case GDN_SENS_JOINTLIMITPOS:
+    case GDN_SENS_JOINTLIMITVEL: {
+        // efc_pos - margin has the tangent J dq (the limit row's Jacobian is the gradient of
+        // its distance); a hinge or slide row's J is constant, so efc_vel = J v has J dv
+        const int r = gdn_sensor_limit_row(d, id);
+        if (r < 0) {
+            return;
+        }
+        const double* J = d->efc_J + (size_t)r * (size_t)m->nv;
+        for (int k = 0; k < m->nv; k++) {
+            if (J[k] != 0) {
+                col[0] = J[k];
+                emit_dof(c, k, type == GDN_SENS_JOINTLIMITVEL, col);
+            }
+        }
+        return;
+    }
+    case GDN_SENS_FRAMEPOS:
+        // R_r' (p - p_r): R_r' [-[p] | I] xi_b + R_r' [[p] | -I] xi_r
+        emit_point(c, b, p, Rr, 1);
+        if (refid >= 0) {
+            emit_point(c, br, p, Rr, -1);
+        }
+        return;
+    case GDN_SENS_FRAMEXAXIS:
+    case GDN_SENS_FRAMEYAXIS:
+    case GDN_SENS_FRAMEZAXIS: {
+        // da = om x a: R_r' [-[a] | 0] (xi_b - xi_r)
+        const int k = type - GDN_SENS_FRAMEXAXIS;
+        const double a[3] = {R[k], R[k + 3], R[k + 6]};
+        cross_matrix(X, a);
+        block(K, X, NULL, -1);
+        rotate_block(K, Rr);
+        emit_body(c, b, 0, K);
+        if (refid >= 0) {
+            block(K, X, NULL, 1);
+            rotate_block(K, Rr);
+            emit_body(c, br, 0, K);
+        }
+        return;
+    }
+    case GDN_SENS_FRAMEQUAT: {
+        // conj(q_r) q perturbed: 0.5 conj(q_r) (0, om - om_r) q, one column per component
+        double q[4], qr[4] = {1, 0, 0, 0}, t[4];
+        gdn_sensor_xquat(m, d, objtype, id, q);
+        if (refid >= 0) {
+            gdn_sensor_xquat(m, d, reftype, refid, qr);
+        }
+        gdn_negquat(qr, qr);
+        double C[12]; // 4 x 3
+        for (int k = 0; k < 3; k++) {
+            double e[4] = {0, 0, 0, 0};
+            e[k + 1] = 0.5;
+            gdn_mulquat(t, e, q);
+            gdn_mulquat(t, qr, t);
+            for (int r = 0; r < 4; r++) {
+                C[3 * r + k] = t[r];
+            }
+        }
+        for (int s = 0; s < 2; s++) {
+            for (int r = 0; r < 4; r++) {
+                for (int k = 0; k < 6; k++) {
+                    K[6 * r + k] = k < 3 ? (s ? -C[3 * r + k] : C[3 * r + k]) : 0;
+                }
+            }
+            emit_body(c, s ? br : b, 0, K);
+            if (refid < 0) {
+                break;
+            }
+        }
+        return;
+    }
+    case GDN_SENS_MAGNETOMETER: {
+        // R_s' B: R_s' [B] om
+        emit_rotation_term(c, b, m->opt.magnetic, R, 1);
+        return;
+    }
+    case GDN_SENS_SUBTREECOM:
+    case GDN_SENS_SUBTREELINVEL: {
+        // sum over the subtree of m_b / M times dc_b or dv_c(b)
+        const double M = fmax(GDN_MINVAL, m->body_subtreemass[id]);
+        for (int k = 1; k < m->nbody; k++) {
+            if (m->body_mass[k] != 0 && in_subtree(m, k, id)) {
+                if (type == GDN_SENS_SUBTREECOM) {
+                    emit_point(c, k, d->xipos + 3 * k, NULL, m->body_mass[k] / M);
+                } else {
+                    emit_point_velocity(c, k, d->xipos + 3 * k, V + 6 * k, NULL,
+                                        m->body_mass[k] / M);
+                }
+            }
+        }
+        return;
+    }
+    case GDN_SENS_SUBTREEANGMOM: {
+        // L = sum_b (I_b w_b + m_b c_b x v_b) - M C x V over the subtree (C, V its COM and COM
+        // velocity): the same value as MuJoCo's recursion about each subtree COM
+        const double M = fmax(GDN_MINVAL, m->body_subtreemass[id]);
+        double C[3] = {0, 0, 0}, Vs[3] = {0, 0, 0};
+        for (int k = 1; k < m->nbody; k++) {
+            if (in_subtree(m, k, id)) {
+                double v[3];
+                point_velocity(V + 6 * k, d->xipos + 3 * k, v);
+                gdn_addscl3(C, C, d->xipos + 3 * k, m->body_mass[k] / M);
+                gdn_addscl3(Vs, Vs, v, m->body_mass[k] / M);
+            }
+        }
+        double XC[9], XV[9];
+        cross_matrix(XC, C);
+        cross_matrix(XV, Vs);
+        for (int k = 1; k < m->nbody; k++) {
+            if (!in_subtree(m, k, id)) {
+                continue;
+            }
+            const double mk = m->body_mass[k];
+            const double* ck = d->xipos + 3 * k;
+            const double* w = V + 6 * k;
+            double vc[3], Iw[3], I[9], T[9], D[9], P[9], Wm[9], WP[9], A[9], B[9];
+            point_velocity(w, ck, vc);
+            // I = R diag(inertia) R'
+            const double* Rk = d->ximat + 9 * k;
+            for (int r = 0; r < 3; r++) {
+                for (int s = 0; s < 3; s++) {
+                    T[3 * r + s] = Rk[3 * r + s] * m->body_inertia[3 * k + s];
+                }
+            }
+            for (int r = 0; r < 3; r++) {
+                for (int s = 0; s < 3; s++) {
+                    I[3 * r + s] = T[3 * r] * Rk[3 * s] + T[3 * r + 1] * Rk[3 * s + 1] +
+                                   T[3 * r + 2] * Rk[3 * s + 2];
+                }
+            }
+            gdn_mulmat3(Iw, I, w);
+            // d(I w) = I dw + (-[I w] + I [w]) om
+            cross_matrix(Wm, w);
+            cross_matrix(D, Iw);
+            mul33(A, I, Wm);
+            for (int r = 0; r < 9; r++) {
+                A[r] -= D[r];
+            }
+            block(K, I, NULL, 1);
+            emit_body(c, k, 1, K);
+            block(K, A, NULL, 1);
+            emit_body(c, k, 0, K);
+            // d(m c x v_c) = m (-[v_c] dc + [c] dv_c), dc = [-[c] | I] xi,
+            // dv_c = [-[c] | I] eta + [-[w][c] | [w]] xi; and -M (dC x V + C x dV) per body:
+            // m ([V] dc - [C] dv_c)
+            cross_matrix(P, ck);
+            scale33(P, -1); // -[c]
+            mul33(WP, Wm, P); // -[w][c]
+            double Xv[9], Xc[9], E[9], F[9];
+            cross_matrix(Xv, vc);
+            cross_matrix(Xc, ck);
+            for (int r = 0; r < 9; r++) {
+                E[r] = XV[r] - Xv[r]; // [V] - [v_c] multiplies dc
+                F[r] = Xc[r] - XC[r]; // [c] - [C] multiplies dv_c
+            }
+            // xi blocks: E [-[c] | I] + F [-[w][c] | [w]];  eta blocks: F [-[c] | I]
+            mul33(A, E, P);
+            mul33(T, F, WP);
+            mul33(B, F, Wm);
+            for (int r = 0; r < 9; r++) {
+                A[r] += T[r];
+                B[r] += E[r];
+            }
+            block(K, A, B, mk);
+            emit_body(c, k, 0, K);
+            mul33(A, F, P);
+            block(K, A, F, mk);
+            emit_body(c, k, 1, K);
+        }
+        return;
+    }
+    case GDN_SENS_GYRO:
+    case GDN_SENS_VELOCIMETER: {
+        // R_s' w: R_s' dw + R_s' [w] om;  R_s' v_p: R_s' dv_p + R_s' [v_p] om
+        const double* Vb = V + 6 * b;
+        if (type == GDN_SENS_GYRO) {
+            block(K, kIdentity, NULL, 1);
+            rotate_block(K, R);
+            emit_body(c, b, 1, K);
+            emit_rotation_term(c, b, Vb, R, 1);
+        } else {
+            double vp[3];
+            point_velocity(Vb, p, vp);
+            emit_point_velocity(c, b, p, Vb, R, 1);
+            emit_rotation_term(c, b, vp, R, 1);
+        }
+        return;
+    }
+    case GDN_SENS_FRAMEANGVEL:
+    case GDN_SENS_FRAMELINVEL: {
+        const double* Vb = V + 6 * b;
+        if (type == GDN_SENS_FRAMEANGVEL) {
+            // R_r' (w - w_r) (+ R_r' [rel] om_r)
+            block(K, kIdentity, NULL, 1);
+            rotate_block(K, Rr);
+            emit_body(c, b, 1, K);
+            if (refid >= 0) {
+                double rel[3]; // V of the world body is 0
+                gdn_sub3(rel, Vb, V + 6 * br);
+                block(K, kIdentity, NULL, -1);
+                rotate_block(K, Rr);
+                emit_body(c, br, 1, K);
+                emit_rotation_term(c, br, rel, Rr, 1);
+            }
+            return;
+        }
+        emit_point_velocity(c, b, p, Vb, Rr, 1);
+        if (refid >= 0 && br > 0) {
+            // rel = v_p - v_pr + y x w_r, y = p - p_r; d out = R_r' d rel + R_r' [rel] om_r
+            const double* Vr = V + 6 * br;
+            double vp[3], vpr[3], y[3], rel[3], yw[3], Wr[9], Y[9], P[9], Pr[9];
+            point_velocity(Vb, p, vp);
+            point_velocity(Vr, pr, vpr);
+            gdn_sub3(y, p, pr);
+            gdn_cross3(yw, y, Vr);
+            gdn_sub3(rel, vp, vpr);
+            gdn_add3(rel, rel, yw);
+            emit_point_velocity(c, br, pr, Vr, Rr, -1);
+            // dy x w_r = -[w_r] (dp - dp_r)
+            cross_matrix(Wr, Vr);
+            cross_matrix(P, p);
+            cross_matrix(Pr, pr);
+            double A[9], B[9];
+            mul33(A, Wr, P); // -[w_r] (-[p]) = [w_r][p]
+            block(K, A, Wr, 1);
+            for (int k = 0; k < 18; k++) {
+                if (k % 6 >= 3) {
+                    K[k] = -K[k]; // -[w_r] I
+                }
+            }
+            rotate_block(K, Rr);
+            emit_body(c, b, 0, K);
+            mul33(B, Wr, Pr);
+            block(K, B, Wr, -1);
+            for (int k = 0; k < 18; k++) {
+                if (k % 6 >= 3) {
+                    K[k] = -K[k];
+                }
+            }
+            rotate_block(K, Rr);
+            emit_body(c, br, 0, K);
+            // y x dw_r = [y] dw_r
+            cross_matrix(Y, y);
+            block(K, Y, NULL, 1);
+            rotate_block(K, Rr);
+            emit_body(c, br, 1, K);
+            emit_rotation_term(c, br, rel, Rr, 1);
+        }
+        // (a reference frame on the world is fixed: R_r' dv_p alone)
+        return;
+    }
+    case GDN_SENS_CLOCK:
+    case GDN_SENS_USER:
+    default:
+        return; // constant in (q, v, u): zero (user sensors are zeros)
+    }
+}
+
+// 1 when sensor i's derivative is implemented
+static int supported(const gdnModel* m, int i) {
+    const int type = m->sensor_type[i], id = m->sensor_objid[i];
+    switch (type) {
+    case GDN_SENS_USER:
+        return 1; // zeros
+    case GDN_SENS_RANGEFINDER:
+        return 0;
+    case GDN_SENS_ACTUATORPOS:
+    case GDN_SENS_ACTUATORVEL: {
+        const int j = m->actuator_trnid[2 * id];
+        return m->jnt_type[j] == GDN_JNT_HINGE || m->jnt_type[j] == GDN_JNT_SLIDE;
+    }
+    case GDN_SENS_ACTUATORFRC:
+        return 1; // a function of (q, v, u) alone
+    case GDN_SENS_JOINTLIMITVEL:
+        return m->jnt_type[id] == GDN_JNT_HINGE || m->jnt_type[id] == GDN_JNT_SLIDE;
+    default:
+        return m->sensor_needstage[i] != GDN_STAGE_ACC;
+    }
+}
+
+const char* gdn_sensor_unsupported_derivative(const gdnModel* m) {
+    static const char* const type_names[] = {
+        "touch",          "accelerometer",  "velocimeter",    "gyro",          "force",
+        "torque",         "magnetometer",   "rangefinder",    "jointpos",      "jointvel",
+        "tendonpos",      "tendonvel",      "actuatorpos",    "actuatorvel",   "actuatorfrc",
+        "ballquat",       "ballangvel",     "jointlimitpos",  "jointlimitvel", "jointlimitfrc",
+        "tendonlimitpos", "tendonlimitvel", "tendonlimitfrc", "framepos",      "framequat",
+        "framexaxis",     "frameyaxis",     "framezaxis",     "framelinvel",   "frameangvel",
+        "framelinacc",    "frameangacc",    "subtreecom",     "subtreelinvel", "subtreeangmom",
+        "clock",          "user"};
+    if (!m) {
+        return NULL;
+    }
+    for (int i = 0; i < m->nsensor; i++) {
+        if (!supported(m, i)) {
+            const char* name = gdn_id2name(m, "sensor", i);
+            const int t = m->sensor_type[i];
+            return name && name[0] ? name : (t >= 0 && t <= GDN_SENS_USER ? type_names[t] : "?");
+        }
+    }
+    return NULL;
+}
+
+// 1 when sensor i's value sits on its cutoff (clamped: derivative 0)
+static int clamped(const gdnModel* m, const gdnData* d, int i, int k) {
+    const double c = m->sensor_cutoff[i], x = d->sensordata[m->sensor_adr[i] + k];
+    return c > 0 && (x == c || (m->sensor_datatype[i] == GDN_DATATYPE_REAL && x == -c));
+}
+
+// the shared front: checks, then S, V, and (tangent) xi, eta in scratch
+static gdnStatus sensor_derivative(const gdnModel* m, gdnData* d, int adjoint, const double* dq,
+                                   const double* dv, const double* du, double* ds,
+                                   const double* gs, double* gq, double* gv, double* gu) {
+    if (gdn_check_model_data(m, d) != GDN_OK) {
+        return GDN_ERR_ARG;
+    }
+    if (gdn_sensor_unsupported_derivative(m)) {
+        return GDN_ERR_UNSUPPORTED;
+    }
+    const int nv = m->nv, nb = m->nbody;
+    size_t mark = gdn_arena_mark(d);
+    double* S = gdn_arena_doubles(d, 6 * (size_t)nv + 1);
+    double* V = gdn_arena_doubles(d, 6 * (size_t)nb);
+    double* xi = gdn_arena_doubles(d, 6 * (size_t)nb);
+    double* eta = gdn_arena_doubles(d, 6 * (size_t)nb);
+    double* gqv = gdn_arena_doubles(d, 2 * (size_t)nv + 1);
+    if (!S || !V || !xi || !eta || !gqv) {
+        gdn_arena_reset(d, mark);
+        return GDN_ERR_MEMORY;
+    }
+    gdn_dof_axes_about(m, d, 0, S);
+    gdn_com_vel(m, d, S, V, NULL, NULL);
+    Lin c;
+    memset(&c, 0, sizeof(c));
+    c.adjoint = adjoint;
+    if (!adjoint) {
+        gdn_body_tangent_jvp(m, d, dq, dv, xi, eta);
+        c.xi = xi;
+        c.eta = eta;
+        c.dq = dq;
+        c.dv = dv;
+        c.du = du;
+        memset(ds, 0, sizeof(double) * (size_t)m->nsensordata);
+    } else {
+        memset(xi, 0, sizeof(double) * 6 * (size_t)nb);
+        memset(eta, 0, sizeof(double) * 6 * (size_t)nb);
+        memset(gqv, 0, sizeof(double) * 2 * (size_t)nv);
+        c.xibar = xi;
+        c.etabar = eta;
+        c.gq = gqv;
+        c.gv = gqv + nv;
+        c.gu = gu;
+        if (gu) {
+            memset(gu, 0, sizeof(double) * (size_t)m->nu);
+        }
+    }
+    for (int i = 0; i < m->nsensor; i++) {
+        const int adr = m->sensor_adr[i], dim = m->sensor_dim[i];
+        double g[4];
+        int any = 0;
+        c.dim = dim;
+        if (!adjoint) {
+            c.out = ds + adr;
+        } else {
+            if (dim > 4) {
+                continue; // user sensors only (zeros)
+            }
+            for (int k = 0; k < dim; k++) {
+                g[k] = clamped(m, d, i, k) ? 0 : gs[adr + k];
+                any |= g[k] != 0;
+            }
+            if (!any) {
+                continue;
+            }
+            c.g = g;
+        }
+        if (m->sensor_type[i] == GDN_SENS_USER) {
+            continue;
+        }
+        sensor_linear(m, d, i, V, &c);
+        if (!adjoint) {
+            for (int k = 0; k < dim; k++) {
+                if (clamped(m, d, i, k)) {
+                    ds[adr + k] = 0;
+                }
+            }
+        }
+    }
+    if (adjoint) {
+        // the body cotangents through the kinematics, plus the direct dof terms
+        double* tq = gq ? gq : gdn_arena_doubles(d, (size_t)nv + 1);
+        double* tv = gv ? gv : gdn_arena_doubles(d, (size_t)nv + 1);
+        if (!tq || !tv) {
+            gdn_arena_reset(d, mark);
+            return GDN_ERR_MEMORY;
+        }
+        memcpy(tq, gqv, sizeof(double) * (size_t)nv);
+        memcpy(tv, gqv + nv, sizeof(double) * (size_t)nv);
+        gdn_body_tangent_vjp(m, d, xi, eta, tq, tv);
+    }
+    gdn_arena_reset(d, mark);
+    return GDN_OK;
+}
+
+gdnStatus gdn_sensor_jvp(const gdnModel* m, gdnData* d, const double* dq, const double* dv,
+                         const double* du, double* dsensordata) {
+    if (!dsensordata && m && m->nsensordata > 0) {
+        return GDN_ERR_ARG;
+    }
+    return sensor_derivative(m, d, 0, dq, dv, du, dsensordata, NULL, NULL, NULL, NULL);
+}
+
+gdnStatus gdn_sensor_vjp(const gdnModel* m, gdnData* d, const double* gsensordata, double* gq,
+                         double* gv, double* gu) {
+    if (!gsensordata && m && m->nsensordata > 0) {
+        return GDN_ERR_ARG;
+    }
+    return sensor_derivative(m, d, 1, NULL, NULL, NULL, NULL, gsensordata, gq, gv, gu);
+}

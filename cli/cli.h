@@ -14,6 +14,10 @@
 #define CLI_EXIT_ERROR 1
 #define CLI_EXIT_USAGE 2
 
+// how every command loads its model: --accept-unsupported (any position, removed from argv
+// by main) sets accept_unsupported
+extern gdnLoadOptions cli_load_options;
+
 // subcommands; argv[0] is the subcommand name, options follow
 int cli_info(int argc, char** argv);
 int cli_forward(int argc, char** argv);

@@ -137,7 +137,8 @@ static int objective(checkContext* c, const gdnModel* m, double* J) {
 // failure
 static gdnModel* fresh_model(checkContext* c) {
     gdnModel* m = NULL;
-    if (gdn_load_xml(c->a->path, &m, c->err, (int)sizeof(c->err), NULL, 0) != GDN_OK) {
+    if (gdn_load_xml_ex(c->a->path, &cli_load_options, &m, c->err, (int)sizeof(c->err), NULL,
+                        0) != GDN_OK) {
         return NULL;
     }
     m->opt = c->p->s.m->opt; // --nocontact, --noconstraint and the solver options

@@ -44,7 +44,15 @@ static const char usage_head[] =
     "\n"
     "Commands: info, forward, simulate, contacts, grad, gradcheck, view. Each is described\n"
     "below with every option it takes; the options several commands share (the objective of\n"
-    "grad and gradcheck, the initial state, the solver) are described after them.\n";
+    "grad and gradcheck, the initial state, the solver) are described after them.\n"
+    "\n"
+    "Every command that loads a model takes --accept-unsupported. Without it, a model using\n"
+    "anything that changes the dynamics but gradyn does not simulate (tendons, the implicit\n"
+    "integrator, joint / tendon / distance equalities, springdamper, noslip_iterations,\n"
+    "collision=\"predefined\", multiccd, fusestatic, height fields, shellinertia) is refused,\n"
+    "naming the element and its file:line. With it the model loads, each such feature\n"
+    "replaced by the substitute a warning on stderr names (e.g. \"semi-implicit Euler is\n"
+    "used\", \"the tendon is dropped\").\n";
 
 static const char usage_tail[] =
     "State files are JSON objects, every field optional: {\"qpos\": [nq numbers], \"qvel\": [nv],\n"
@@ -95,6 +103,10 @@ void cli_print_help(const char* command) {
                 fputs(shared_help[k], stdout);
             }
         }
+        fputs("\n--accept-unsupported loads a model using what gradyn does not simulate, each "
+              "feature\nreplaced by the substitute a warning names (gradyn --help lists "
+              "them).\n",
+              stdout);
     }
 }
 
@@ -138,6 +150,18 @@ int main(int argc, char** argv) {
         printf("gradyn %s\n", GDN_VERSION_STRING);
         return CLI_EXIT_OK;
     }
+
+    // --accept-unsupported, taken by every command: removed here, read by the model loads
+    int kept = 2;
+    for (int i = 2; i < argc; i++) {
+        if (strcmp(argv[i], "--accept-unsupported") == 0) {
+            cli_load_options.accept_unsupported = 1;
+        } else {
+            argv[kept++] = argv[i];
+        }
+    }
+    argc = kept;
+    argv[argc] = NULL;
 
     // subcommands receive argv from their own name on
     for (size_t i = 0; i < NCOMMANDS; i++) {

@@ -12,11 +12,14 @@
 #include "number_format.h"
 
 
+gdnLoadOptions cli_load_options = {0};
+
+
 int cli_session_load(cliSession* s, const char* path) {
     memset(s, 0, sizeof(*s));
     char err[CLI_ERR_SIZE] = "";
-    gdnStatus status = gdn_load_xml(path, &s->m, err, (int)sizeof(err), s->warnings,
-                                    (int)sizeof(s->warnings));
+    gdnStatus status = gdn_load_xml_ex(path, &cli_load_options, &s->m, err, (int)sizeof(err),
+                                       s->warnings, (int)sizeof(s->warnings));
     if (status != GDN_OK || !s->m) {
         s->m = NULL;
         if (err[0]) {

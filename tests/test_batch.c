@@ -211,7 +211,9 @@ static int test_rollout_mujoco_models(void) {
     fail |= rollout_case(MUJOCO_MODELS "/humanoid/humanoid.xml", 1, 8, 300, 0.02);
     fail |= rollout_case(MUJOCO_MODELS "/mug/mug.xml", 1, 4, 200, 0.01);
     fail |= rollout_case(MUJOCO_MODELS "/humanoid100/humanoid100.xml", 1, 2, 20, 0.0);
-    fail |= rollout_case(MUJOCO_MODELS "/flag/flag.xml", 1, 3, 10, 0.0); // nq = nv = 0
+    // nq = nv = 0 (MuJoCo's flag.xml was that case while its <composite> was dropped; the
+    // loader refuses <composite> by name now)
+    fail |= rollout_case("static_scene.xml", 1, 3, 10, 0.0);
     return fail;
 }
 

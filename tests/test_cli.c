@@ -82,12 +82,17 @@ static int test_info_sizes(void) {
 }
 
 
-// the loader's warnings appear in info's JSON and on forward's stderr, without failing
+// an unsimulated feature is refused by name; --accept-unsupported (any command, any
+// position) loads it: the loader's warnings appear in info's JSON and on forward's stderr
 static int test_warnings(void) {
     const char* path = tmp_file("warn.xml", "<mujoco>\n<option integrator=\"implicit\"/>\n"
                                 "<worldbody>\n<body><joint type=\"ball\"/><geom size=\".1\"/>"
                                 "</body>\n</worldbody>\n</mujoco>\n");
-    CHECK(run_cli_on("info", path) == 0);
+    CHECK(run_cli_on("info", path) == 1);
+    CHECK(strstr(run_err,
+                 "warn.xml:2: option: integrator \"implicit\" is not simulated by gradyn"));
+    CHECK(strstr(run_err, "--accept-unsupported"));
+    CHECK(run_cli_on("info --accept-unsupported", path) == 0);
     cJSON* root = cJSON_Parse(run_out);
     CHECK(root != NULL);
     const cJSON* warnings = cJSON_GetObjectItem(root, "warnings");
@@ -101,8 +106,10 @@ static int test_warnings(void) {
     CHECK(cJSON_GetObjectItem(root, "nq")->valueint == 4);
     cJSON_Delete(root);
 
-    CHECK(run_cli_on("forward", path) == 0);
-    CHECK(strstr(run_err, "warning") && strstr(run_err, "integrator"));
+    CHECK(run_cli_on("forward", path) == 1);
+    CHECK(run_cli_on("forward --accept-unsupported", path) == 0);
+    CHECK(strstr(run_err, "warning") && strstr(run_err, "integrator") &&
+          strstr(run_err, "semi-implicit Euler is used"));
 
     // RK4 is simulated: no warning, info names it, and --integrator overrides the file's
     const char* rk4 = tmp_file("rk4.xml", "<mujoco>\n<option integrator=\"RK4\"/>\n"

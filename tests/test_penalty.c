@@ -633,11 +633,28 @@ static int has_point(const gdnModel* m, int first, int n, double x, double y, do
     return 0;
 }
 
-// STL (binary, ASCII) and OBJ files through meshdir, with scale and refpos, deduplicated
+// binary STL of ntri triangles p[9 t .. 9 t + 8] (the header says "solid", as some do)
+static size_t make_stl(unsigned char* out, const float* p, int ntri) {
+    memset(out, 0, 84 + 50 * (size_t)ntri);
+    memcpy(out, "solid", 5);
+    out[80] = (unsigned char)ntri;
+    for (int t = 0; t < ntri; t++) {
+        memcpy(out + 84 + 50 * t + 12, p + 9 * t, 9 * sizeof(float));
+    }
+    return 84 + 50 * (size_t)ntri;
+}
+
+// STL (binary) and OBJ files through meshdir, with scale and refpos, deduplicated; an ASCII
+// STL is refused naming the file, as MuJoCo 2.2.2 refuses it
 static int test_mjcf_mesh_files(void) {
     unsigned char stl[284];
     size_t n = make_binary_stl(stl);
     CHECK(write_tmp("meshes_bin.stl", stl, n));
+    // the ASCII file's four triangles, binary
+    const float asc[36] = {0, 0, 0, 0, 1, 0, 1, 0, 0,      0, 0, 0, 1, 0, 0, 0, 0, -1.5e-1f,
+                           1, 0, 0, 0, 1, 0, 0, 0, -1.5e-1f, 0, 1, 0, 0, 0, 0, 0, 0, -1.5e-1f};
+    unsigned char asc_bin[284];
+    CHECK(write_tmp("asc_bin.stl", asc_bin, make_stl(asc_bin, asc, 4)));
     const char* ascii = "solid tri\n"
                         " facet normal 0 0 0\n outer loop\n vertex 0 0 0\n vertex 0 1 0\n"
                         " vertex 1 0 0\n endloop\n endfacet\n"
@@ -648,6 +665,11 @@ static int test_mjcf_mesh_files(void) {
                         " facet normal 0 0 0\n outer loop\n vertex 0 1 0\n vertex 0 0 0\n"
                         " vertex 0 0 -1.5e-1\n endloop\n endfacet\nendsolid\n";
     CHECK(write_tmp("ascii.STL", ascii, strlen(ascii)));
+    gdnModel* m = NULL;
+    CHECK(load_string("<mujoco><asset><mesh name='asc' file='ascii.STL'/></asset><worldbody>"
+                      "<body><geom type='mesh' mesh='asc'/></body></worldbody></mujoco>",
+                      TMP_DIR, &m) == GDN_ERR_PARSE && !m);
+    CHECK(strstr(g_err, "ascii.STL") && strstr(g_err, "binary STL only"));
     const char* obj = "# corner\nmtllib x.mtl\nvn 0 0 1\nv 1 2 3\nv -1 -2 -3 1.0\n"
                       "vt 0.5 0.5\nv 1 2 3\nv 2 2 3\nv 1 3 3\nv 1 2 4\n";
     CHECK(write_tmp("shape.obj", obj, strlen(obj)));
@@ -657,7 +679,7 @@ static int test_mjcf_mesh_files(void) {
     const char* xml =
         "<mujoco><compiler meshdir='.'/><asset>"
         "<mesh file='meshes_bin.stl' scale='2 3 4'/>"
-        "<mesh name='asc' file='ascii.STL'/>"
+        "<mesh name='asc' file='asc_bin.stl'/>"
         "<mesh file='shape.obj' refpos='1 0 0'/>"
         "<mesh name='inline' vertex='0 0 0  0 0 1  0 0 1  1 0 0  0 1 0'/>"
         "<texture name='tx' type='2d' builtin='checker' width='8' height='8'/>"
@@ -668,7 +690,6 @@ static int test_mjcf_mesh_files(void) {
         "<geom type='mesh' mesh='inline'/>"
         "<geom type='box' size='.1 .1 .1' contype='0' conaffinity='0'/>"
         "</body></worldbody></mujoco>";
-    gdnModel* m = NULL;
     gdnStatus st = load_string(xml, TMP_DIR, &m);
     if (st != GDN_OK) {
         fprintf(stderr, "%s\n", g_err);
@@ -711,8 +732,8 @@ static int test_mjcf_bad_meshes(void) {
     struct {
         const char* file;
         const char* cause;
-    } cases[] = {{"missing.stl", "cannot open"},   {"truncated.stl", "not an STL"},
-                 {"badascii.stl", "line 2"},       {"nan.obj", "line 2"},
+    } cases[] = {{"missing.stl", "cannot open"},   {"truncated.stl", "wrong size"},
+                 {"badascii.stl", "binary STL only"}, {"nan.obj", "line 2"},
                  {"empty.obj", "no vertices"},     {"mesh.ply", "unsupported"},
                  {"inf.stl", "non-finite"}};
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

@@ -40,14 +40,31 @@ GDN_API const char* gdn_status_string(gdnStatus status);
 // ---------------------------------------------------------------- loading
 
 // load an MJCF file; on failure *m is NULL and err holds "file:line: element: cause".
-// warnings (non-fatal, e.g. an ignored element that changes dynamics) go to warn when non-NULL,
-// one per line
+// warnings (non-fatal, e.g. an unknown attribute) go to warn when non-NULL, one per line.
+// Features that change the dynamics but are not simulated are refused (gdnLoadOptions below)
 GDN_API gdnStatus gdn_load_xml(const char* path, gdnModel** m, char* err, int err_size,
                                char* warn, int warn_size);
 
 // load MJCF from memory; dir resolves <include> and asset files (NULL: current directory)
 GDN_API gdnStatus gdn_load_xml_string(const char* xml, size_t len, const char* dir, gdnModel** m,
                                       char* err, int err_size, char* warn, int warn_size);
+
+// how a model is loaded. Zero-initialize (gdnLoadOptions o = {0}) for the defaults, which
+// are gdn_load_xml's: a file using anything gradyn does not simulate that changes the
+// dynamics (tendons, the implicit integrator, ...) is
+// refused with GDN_ERR_UNSUPPORTED and "file:line: element: X is not simulated by gradyn".
+// accept_unsupported = 1 loads it anyway: each such feature is replaced by the substitute
+// its warning names (e.g. "semi-implicit Euler is used", "the tendon is dropped").
+typedef struct gdnLoadOptions {
+    int accept_unsupported;
+} gdnLoadOptions;
+
+// gdn_load_xml / gdn_load_xml_string with options; opt NULL means the defaults
+GDN_API gdnStatus gdn_load_xml_ex(const char* path, const gdnLoadOptions* opt, gdnModel** m,
+                                  char* err, int err_size, char* warn, int warn_size);
+GDN_API gdnStatus gdn_load_xml_string_ex(const char* xml, size_t len, const char* dir,
+                                         const gdnLoadOptions* opt, gdnModel** m, char* err,
+                                         int err_size, char* warn, int warn_size);
 
 GDN_API void gdn_model_free(gdnModel* m);
 

@@ -173,48 +173,90 @@ static PyObject* load_error(gdnStatus st, const char* err)
 }
 
 #define GDNPY_ERRLEN 1024
+#define GDNPY_WARNLEN 8192
 
-static PyObject* model_from_xml_path(PyObject* cls, PyObject* args)
+// the loader's warnings about features it substituted (accept_unsupported) as Python
+// warnings, one per line; -1 when a warning was turned into an exception
+static int warn_substitutes(const char* warn)
 {
-    (void)cls;
-    PyObject* pathobj;
-    if (!PyArg_ParseTuple(args, "O&:from_xml_path", PyUnicode_FSConverter, &pathobj)) {
-        return NULL;
+    for (const char* line = warn; *line;) {
+        const char* end = strchr(line, '\n');
+        size_t len = end ? (size_t)(end - line) : strlen(line);
+        char buf[GDNPY_ERRLEN];
+        if (len >= sizeof buf) {
+            len = sizeof buf - 1;
+        }
+        memcpy(buf, line, len);
+        buf[len] = '\0';
+        if (strstr(buf, "is not simulated by gradyn") &&
+            PyErr_WarnEx(PyExc_UserWarning, buf, 2) < 0) {
+            return -1;
+        }
+        line = end ? end + 1 : line + len;
     }
-    char err[GDNPY_ERRLEN] = "";
-    gdnModel* m = NULL;
-    gdnStatus st;
-    const char* path = PyBytes_AS_STRING(pathobj);
-    Py_BEGIN_ALLOW_THREADS
-    st = gdn_load_xml(path, &m, err, (int)sizeof err, NULL, 0);
-    Py_END_ALLOW_THREADS
-    Py_DECREF(pathobj);
+    return 0;
+}
+
+// a loaded model, its substitution warnings raised; NULL with the exception set
+static PyObject* model_loaded(gdnStatus st, gdnModel* m, const char* err, const char* warn)
+{
     if (st != GDN_OK || !m) {
         return load_error(st, err);
     }
+    if (warn_substitutes(warn) < 0) {
+        gdn_model_free(m);
+        return NULL;
+    }
     return model_wrap(m);
+}
+
+static PyObject* model_from_xml_path(PyObject* cls, PyObject* args, PyObject* kw)
+{
+    (void)cls;
+    static char* kwlist[] = {"path", "accept_unsupported", NULL};
+    PyObject* pathobj;
+    int accept = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O&|p:from_xml_path", kwlist,
+                                     PyUnicode_FSConverter, &pathobj, &accept)) {
+        return NULL;
+    }
+    char err[GDNPY_ERRLEN] = "";
+    char warn[GDNPY_WARNLEN] = "";
+    gdnModel* m = NULL;
+    gdnStatus st;
+    const char* path = PyBytes_AS_STRING(pathobj);
+    gdnLoadOptions opt = {0};
+    opt.accept_unsupported = accept;
+    Py_BEGIN_ALLOW_THREADS
+    st = gdn_load_xml_ex(path, &opt, &m, err, (int)sizeof err, warn, (int)sizeof warn);
+    Py_END_ALLOW_THREADS
+    Py_DECREF(pathobj);
+    return model_loaded(st, m, err, warn);
 }
 
 static PyObject* model_from_xml_string(PyObject* cls, PyObject* args, PyObject* kw)
 {
     (void)cls;
-    static char* kwlist[] = {"xml", "dir", NULL};
+    static char* kwlist[] = {"xml", "dir", "accept_unsupported", NULL};
     const char* xml;
     Py_ssize_t len;
     const char* dir = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "s#|z:from_xml_string", kwlist, &xml, &len, &dir)) {
+    int accept = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "s#|zp:from_xml_string", kwlist, &xml, &len,
+                                     &dir, &accept)) {
         return NULL;
     }
     char err[GDNPY_ERRLEN] = "";
+    char warn[GDNPY_WARNLEN] = "";
     gdnModel* m = NULL;
     gdnStatus st;
+    gdnLoadOptions opt = {0};
+    opt.accept_unsupported = accept;
     Py_BEGIN_ALLOW_THREADS
-    st = gdn_load_xml_string(xml, (size_t)len, dir, &m, err, (int)sizeof err, NULL, 0);
+    st = gdn_load_xml_string_ex(xml, (size_t)len, dir, &opt, &m, err, (int)sizeof err, warn,
+                                (int)sizeof warn);
     Py_END_ALLOW_THREADS
-    if (st != GDN_OK || !m) {
-        return load_error(st, err);
-    }
-    return model_wrap(m);
+    return model_loaded(st, m, err, warn);
 }
 
 static void model_dealloc(PyObject* self)
@@ -364,11 +406,16 @@ static PyObject* model_names(PyObject* self, PyObject* arg)
 }
 
 static PyMethodDef model_methods[] = {
-    {"from_xml_path", model_from_xml_path, METH_VARARGS | METH_STATIC,
-     "Model.from_xml_path(path): load an MJCF file (gradyn.Error with the loader's message)"},
+    {"from_xml_path", (PyCFunction)(void (*)(void))model_from_xml_path,
+     METH_VARARGS | METH_KEYWORDS | METH_STATIC,
+     "Model.from_xml_path(path, accept_unsupported=False): load an MJCF file (gradyn.Error "
+     "with the loader's message). A file using what changes the dynamics but gradyn does not "
+     "simulate (tendons, the implicit integrator, ...) is refused unless "
+     "accept_unsupported=True, which loads it with a UserWarning naming each substitute"},
     {"from_xml_string", (PyCFunction)(void (*)(void))model_from_xml_string,
      METH_VARARGS | METH_KEYWORDS | METH_STATIC,
-     "Model.from_xml_string(xml, dir=None): load MJCF from a string; dir resolves includes "
+     "Model.from_xml_string(xml, dir=None, accept_unsupported=False): load MJCF from a string; "
+     "dir resolves includes "
      "and assets"},
     {"body", model_named_body, METH_O, "m.body(name or id): a named body (.id, .name, fields)"},
     {"joint", model_named_joint, METH_O, "m.joint(name or id)"},

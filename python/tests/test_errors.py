@@ -27,10 +27,34 @@ def test_load_error_carries_loader_message(tmp_path):
 
 
 def test_load_error_from_mujoco_sample():
+    # its tendons are simulated; its muscles are refused by name, with or without the opt-in
     path = sample_path("tendon_arm/arm26.xml")
-    with pytest.raises(gradyn.Error) as e:
-        gradyn.Model.from_xml_path(path)
-    assert str(e.value).startswith(path + ":113: muscle: "), str(e.value)
+    for accept in (False, True):
+        with pytest.raises(gradyn.Error) as e:
+            gradyn.Model.from_xml_path(path, accept_unsupported=accept)
+        assert str(e.value).startswith(path + ":113: muscle: "), str(e.value)
+
+
+UNSUPPORTED = ("<mujoco>\n<option integrator=\"implicit\"/>\n<worldbody><body><joint/>"
+               "<geom size=\".1\"/></body></worldbody>\n</mujoco>\n")
+
+
+def test_unsupported_refused_unless_accepted(tmp_path):
+    # refused by name by default; accept_unsupported=True loads with a UserWarning that names
+    # the substitute (never silently)
+    path = tmp_path / "rk4.xml"
+    path.write_text(UNSUPPORTED)
+    for load in (lambda **k: gradyn.Model.from_xml_path(str(path), **k),
+                 lambda **k: gradyn.Model.from_xml_string(UNSUPPORTED, **k)):
+        with pytest.raises(gradyn.Error) as e:
+            load()
+        assert ':2: option: integrator "implicit" is not simulated by gradyn' in str(e.value)
+        assert e.value.status == gradyn.ERR_UNSUPPORTED
+        with pytest.warns(UserWarning, match="semi-implicit Euler is used"):
+            m = load(accept_unsupported=True)
+        assert m.nv == 1
+    with pytest.warns(UserWarning):
+        gradyn.Model.from_xml_path(str(path), True)
 
 
 def test_load_errors_of_strings_and_files(tmp_path):

@@ -81,15 +81,19 @@ static int read_mesh(gdnSpec* spec, gdnXmlElem* e) {
     }
     me->file = file ? file : "";
     const char* name = gdn_xml_attr(e, "name");
-    me->name = name && name[0] ? name : file ? name_from_file(spec->pool, file) : "";
+    me->named = name && name[0];
+    me->name = me->named ? name : file ? name_from_file(spec->pool, file) : "";
     if (!me->name) {
         return fail(spec, GDN_ERR_MEMORY, e, "out of memory");
     }
     if (!me->name[0]) {
         return fail(spec, GDN_ERR_MODEL, e, "mesh needs a name");
     }
-    for (int i = 0; i < spec->nmesh; i++) {
-        if (!strcmp(spec->meshes[i].name, me->name)) {
+    // MuJoCo 2.2.2 checks repeated names before it gives unnamed meshes their file's name: two
+    // given names may not repeat, a name from a file may repeat any other (a.stl and sub/a.stl
+    // are both "a"); geoms naming it get the first mesh of that name
+    for (int i = 0; me->named && i < spec->nmesh; i++) {
+        if (spec->meshes[i].named && !strcmp(spec->meshes[i].name, me->name)) {
             return gdn_xml_error(d, GDN_ERR_MODEL, e, "repeated mesh name '%s'", me->name);
         }
     }

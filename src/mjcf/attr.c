@@ -129,21 +129,26 @@ int gdn_attr_double_list(gdnDiag* diag, gdnPool* pool, gdnXmlElem* e, const char
     return count;
 }
 
+// MuJoCo 2.2.2 reads ints with sscanf("%d"): white space, a sign and decimal digits, the rest
+// ignored ("2.5" is 2, "1e3" is 1, "3abc" is 3, "1 2" is 1); no digit (" ", ".5") is an error.
+// A value past the int range keeps its low 32 bits (glibc's conversion of strtol's long)
 int gdn_attr_int(gdnDiag* diag, gdnXmlElem* e, const char* name, int* out) {
     const char* s = gdn_xml_attr(e, name);
     if (!s) {
         return 0;
     }
-    char* end = NULL;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    while (end && is_space(*end)) {
-        end++;
+    const char* p = s;
+    while (is_space(*p) || *p == '\v' || *p == '\f') {
+        p++;
     }
-    if (end == s || !end || *end || errno == ERANGE || v < INT_MIN || v > INT_MAX) {
+    const char* digits = p + (*p == '+' || *p == '-');
+    if (*digits < '0' || *digits > '9') {
         return gdn_xml_error(diag, GDN_ERR_PARSE, e, "attribute '%s': single int expected", name);
     }
-    *out = (int)v;
+    errno = 0;
+    long v = strtol(p, NULL, 10);
+    unsigned int low = (unsigned int)(unsigned long)v;
+    *out = low <= (unsigned int)INT_MAX ? (int)low : -(int)(UINT_MAX - low) - 1;
     return 1;
 }
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "mjcf/compile.h"
+#include "mjcf/policy.h"
 #include "mjcf/inertia.h"
 #include "mjcf/mesh.h"
 #include "mjcf/orientation.h"
@@ -143,8 +144,15 @@ static int compile_geom(gdnSpec* spec, gdnSpecGeom* g, int weldid, int infer_ine
         return fail(spec, GDN_ERR_MODEL, e, "%s", "plane and hfield only allowed in static bodies");
     }
     if (g->type == GDN_GEOM_HFIELD) {
-        gdn_diag_warn(spec->diag, e->file, e->line, e->name,
-                      "height-field geoms not supported; geom has no mass or size");
+        GDN_TRY(gdn_mjcf_unsupported(spec->diag, e, "a height-field geom",
+                                     "the geom has no mass, size or contacts"));
+    }
+    if (g->shellinertia && g->type != GDN_GEOM_MESH) {
+        return fail(spec, GDN_ERR_MODEL, e, "%s", "shellinertia is only available for meshes");
+    }
+    if (g->shellinertia) {
+        GDN_TRY(gdn_mjcf_unsupported(spec->diag, e, "shellinertia=\"true\"",
+                                     "the volume inertia is used"));
     }
     gdn_mj_normvec(g->quat, 4);
     if (!isnan(g->fromto[0])) {
@@ -210,8 +218,8 @@ static int compile_joint(gdnSpec* spec, gdnSpecJoint* j) {
             return fail(spec, GDN_ERR_MODEL, e, "%s",
                         "when defined, springdamper values must be positive");
         }
-        gdn_diag_warn(spec->diag, e->file, e->line, e->name,
-                      "springdamper not supported; stiffness and damping are used as given");
+        GDN_TRY(gdn_mjcf_unsupported(spec->diag, e, "springdamper",
+                                     "stiffness and damping are used as given"));
     }
     if (j->type == GDN_JNT_FREE) {
         j->limited = 0;
@@ -309,10 +317,17 @@ static int compile_inertia(gdnSpec* spec, const gdnSpecTree* tree, int id) {
             return fail(spec, GDN_ERR_MODEL, e, "inertia from geoms: %s", err);
         }
     }
-    // no inertial frame: the body frame (MuJoCo copies the body pose)
+    // no inertial frame: the body frame (MuJoCo copies the body pose); no body frame
+    // (coordinate="global" only): the inertial frame
+    if (isnan(b->ipos[0]) && isnan(b->pos[0])) {
+        return fail(spec, GDN_ERR_MODEL, e, "%s", "body pos and ipos are both undefined");
+    }
     if (isnan(b->ipos[0])) {
         memcpy(b->ipos, b->pos, sizeof(b->ipos));
         memcpy(b->iquat, b->quat, sizeof(b->iquat));
+    } else if (isnan(b->pos[0])) {
+        memcpy(b->pos, b->ipos, sizeof(b->pos));
+        memcpy(b->quat, b->iquat, sizeof(b->quat));
     }
     if (id == 0) {
         return 0;
@@ -346,7 +361,9 @@ static int compile_body(gdnSpec* spec, const gdnSpecTree* tree, int id) {
     const gdnSpecCompiler* c = &spec->compiler;
     gdnXmlElem* e = b->elem;
     b->weldid = id == 0 ? 0 : (b->njnt > 0 ? id : spec->bodies[b->parent].weldid);
-    if (isnan(b->pos[0])) {
+    // pos defaults to 0 in local coordinates; in global ones the world's is 0 and a body's
+    // comes from its inertial frame when not given (compile_inertia)
+    if (isnan(b->pos[0]) && (!c->global || id == 0)) {
         b->pos[0] = b->pos[1] = b->pos[2] = 0;
     }
     gdn_mj_normvec(b->quat, 4);
@@ -438,6 +455,87 @@ static int check_moving_mass(gdnSpec* spec) {
     return 0;
 }
 
+// ---------------------------------------------------------------- coordinate="global"
+
+// a world-frame point or direction in the frame (x, q), as MuJoCo's compiler converts them:
+// a_local = R(conj(q)) a, R's rows applied in order
+static void local_axis(double out[3], const double a[3], const double q[4]) {
+    const double neg[4] = {q[0], -q[1], -q[2], -q[3]};
+    double R[9];
+    gdn_quat2mat(R, neg);
+    double r[3];
+    for (int k = 0; k < 3; k++) {
+        r[k] = R[3 * k] * a[0] + R[3 * k + 1] * a[1] + R[3 * k + 2] * a[2];
+    }
+    memcpy(out, r, sizeof(r));
+}
+
+// p_local = R(conj(q)) (p - x)
+static void local_pos(double p[3], const double x[3], const double q[4]) {
+    const double d[3] = {p[0] - x[0], p[1] - x[1], p[2] - x[2]};
+    local_axis(p, d, q);
+}
+
+// q_local = conj(q) * q_child, normalized
+static void local_quat(double child[4], const double q[4]) {
+    const double neg[4] = {q[0], -q[1], -q[2], -q[3]};
+    double r[4];
+    gdn_mj_mulquat(r, neg, child);
+    memcpy(child, r, sizeof(r));
+}
+
+// the spec index of the body named name, -1 when none
+static int body_named(const gdnSpec* spec, const char* name) {
+    for (int i = 0; name && name[0] && i < spec->nbody; i++) {
+        if (!strcmp(spec->bodies[i].name, name)) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+// every frame was given and compiled in the world frame: make geoms, sites, joints and the
+// inertial frame local to their body, each body local to its parent, a connect anchor local
+// to body1 and a weld anchor to body2 (MuJoCo's MakeLocal). Bodies go from the last id down,
+// so a parent's frame is still the world one when its children use it
+static void make_local(gdnSpec* spec, const gdnSpecTree* tree) {
+    for (int k = 0; k < spec->neq; k++) {
+        gdnSpecEquality* q = &spec->equalities[k];
+        int b = body_named(spec, q->type == 0 ? q->body1 : q->body2);
+        if (b >= 0) {
+            local_pos(q->data, spec->bodies[b].pos, spec->bodies[b].quat);
+        }
+    }
+    for (int id = spec->nbody - 1; id >= 0; id--) {
+        gdnSpecBody* b = &spec->bodies[id];
+        for (int k = 0; k < b->ngeom; k++) {
+            gdnSpecGeom* g = &spec->geoms[tree->geom_order[tree->body_geomadr[id] + k]];
+            local_pos(g->pos, b->pos, b->quat);
+            local_quat(g->quat, b->quat);
+        }
+        for (int k = 0; k < b->nsite; k++) {
+            gdnSpecSite* s = &spec->sites[tree->site_order[tree->body_siteadr[id] + k]];
+            local_pos(s->pos, b->pos, b->quat);
+            local_quat(s->quat, b->quat);
+        }
+        for (int k = 0; k < b->njnt; k++) {
+            gdnSpecJoint* j = &spec->joints[tree->jnt_order[tree->body_jntadr[id] + k]];
+            if (j->type != GDN_JNT_FREE) {
+                local_pos(j->pos, b->pos, b->quat);
+            }
+            local_axis(j->axis, j->axis, b->quat);
+        }
+        if (id == 0) {
+            continue;
+        }
+        local_pos(b->ipos, b->pos, b->quat);
+        local_quat(b->iquat, b->quat);
+        const gdnSpecBody* parent = &spec->bodies[b->parent];
+        local_pos(b->pos, parent->pos, parent->quat);
+        local_quat(b->quat, parent->quat);
+    }
+}
+
 int gdn_compile_tree(gdnSpec* spec, const gdnSpecTree* tree) {
     if (gdn_mjcf_compile_meshes(spec) < 0) {
         return -1;
@@ -446,6 +544,9 @@ int gdn_compile_tree(gdnSpec* spec, const gdnSpecTree* tree) {
         if (compile_body(spec, tree, i) < 0) {
             return -1;
         }
+    }
+    if (spec->compiler.global) {
+        make_local(spec, tree);
     }
     return check_moving_mass(spec);
 }

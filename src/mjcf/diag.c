@@ -14,6 +14,7 @@ void gdn_diag_init(gdnDiag* d, char* err, int err_size, char* warn, int warn_siz
     d->warn_len = 0;
     d->nwarn = 0;
     d->status = GDN_OK;
+    d->accept_unsupported = 0;
     if (d->err) {
         d->err[0] = '\0';
     }

@@ -15,6 +15,7 @@ typedef struct gdnDiag {
     int warn_len;    // bytes used in warn
     int nwarn;       // warnings reported (including those that did not fit)
     gdnStatus status; // first error, GDN_OK while none
+    int accept_unsupported; // gdnLoadOptions: unsimulated dynamics warned and substituted
 } gdnDiag;
 
 // an empty diagnostics record writing into the caller's buffers

@@ -184,12 +184,7 @@ int gdn_read_geom(gdnSpec* spec, gdnXmlElem* e, gdnSpecGeom* g, int in_default) 
         g->mesh = s;
     }
     GDN_TRY(gdn_attr_doubles(d, e, "fitscale", 1, &g->fitscale, 1));
-    int shell = 0;
-    GDN_TRY(gdn_attr_bool(d, e, "shellinertia", &shell));
-    if (shell) {
-        gdn_diag_warn(d, e->file, e->line, e->name,
-                      "shellinertia not supported; the mesh's volume inertia is used");
-    }
+    GDN_TRY(gdn_attr_bool(d, e, "shellinertia", &g->shellinertia));
     GDN_TRY(gdn_attr_doubles(d, e, "rgba", 4, g->rgba, 1));
     GDN_TRY(gdn_attr_keyword(d, e, "fluidshape", fluid_keys, fluid_values, 2, &g->fluid));
     GDN_TRY(gdn_attr_doubles(d, e, "fluidcoef", 5, g->fluidcoef, 0));

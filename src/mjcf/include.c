@@ -1,33 +1,41 @@
 // SPDX-License-Identifier: Apache-2.0
-// <include file="..."/> resolution: splice the included file's top-level children in place.
+// <include file="..."/> resolution as MuJoCo 2.2.2 does it: splice the included file's top-level
+// children in place; every path relative to the main file's directory; each file once.
 #define _XOPEN_SOURCE 700
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "mjcf/xml_tree.h"
 
-// the files currently being included, outermost first (canonical paths)
-typedef struct IncludeStack {
-    const char* path[GDN_XML_MAX_INCLUDE_DEPTH + 2];
-    int depth;
-} IncludeStack;
+// the files included so far (the main file first), as MuJoCo names them: directory + file
+typedef struct Included {
+    const char** path;
+    int n, cap;
+    const char* dir; // the main file's directory: every include resolves against it
+} Included;
 
-// canonical path (symlinks, "..", "." resolved) in pool memory; NULL if the file does not exist
-static char* canonical_path(gdnPool* pool, const char* path) {
-    char* real = realpath(path, NULL);
-    if (!real) {
-        return NULL;
+// a path without its leading "./" (MuJoCo's directory of a bare file name is empty)
+static const char* strip_dot(const char* p) {
+    while (p[0] == '.' && p[1] == '/') {
+        p += 2;
     }
-    char* r = gdn_pool_strndup(pool, real, strlen(real));
-    free(real);
-    return r;
+    return p;
 }
 
-static gdnStatus resolve_children(gdnXmlContext* ctx, gdnXmlElem* parent, IncludeStack* stack);
+// MuJoCo compares the names case-insensitively
+static int already_included(const Included* inc, const char* path) {
+    for (int i = 0; i < inc->n; i++) {
+        if (!strcasecmp(strip_dot(inc->path[i]), strip_dot(path))) {
+            return 1;
+        }
+    }
+    return 0;
+}
 
-// load the file named by one <include> element and return the root of its resolved tree
-static gdnXmlElem* load_include(gdnXmlContext* ctx, gdnXmlElem* inc, IncludeStack* stack) {
+// the root of the file named by one <include> element (parsed, its own includes not yet
+// resolved); NULL after an error
+static gdnXmlElem* load_include(gdnXmlContext* ctx, gdnXmlElem* inc, Included* done) {
     gdnDiag* diag = ctx->diag;
     if (inc->first) {
         gdn_xml_error(diag, GDN_ERR_PARSE, inc, "include element cannot have children");
@@ -49,38 +57,28 @@ static gdnXmlElem* load_include(gdnXmlContext* ctx, gdnXmlElem* inc, IncludeStac
                       GDN_XML_MAX_INCLUDES);
         return NULL;
     }
-    if (stack->depth >= GDN_XML_MAX_INCLUDE_DEPTH) {
-        gdn_xml_error(diag, GDN_ERR_PARSE, inc, "includes nested deeper than %d",
-                      GDN_XML_MAX_INCLUDE_DEPTH);
-        return NULL;
-    }
-    char* path = gdn_pool_join_path(ctx->pool, inc->dir, file);
+    char* path = gdn_pool_join_path(ctx->pool, done->dir, file);
     if (!path) {
         gdn_xml_error(diag, GDN_ERR_MEMORY, inc, "out of memory");
         return NULL;
     }
-    char* canon = canonical_path(ctx->pool, path);
-    if (!canon) {
-        gdn_xml_error(diag, GDN_ERR_IO, inc, "cannot open '%s'", path);
+    // MuJoCo 2.2.2 includes a file once (an include cycle is a repeat too)
+    if (already_included(done, path)) {
+        gdn_xml_error(diag, GDN_ERR_MODEL, inc, "file '%s' already included", path);
         return NULL;
     }
-    for (int i = 0; i < stack->depth; i++) {
-        if (!strcmp(stack->path[i], canon)) {
-            gdn_xml_error(diag, GDN_ERR_MODEL, inc, "include cycle: '%s' includes itself", path);
-            return NULL;
-        }
+    if (!gdn_pool_reserve(ctx->pool, (void**)&done->path, &done->cap, done->n + 1,
+                          sizeof(const char*))) {
+        gdn_xml_error(diag, GDN_ERR_MEMORY, inc, "out of memory");
+        return NULL;
     }
+    done->path[done->n++] = path;
     size_t len = 0;
     char* text = gdn_xml_read_file(ctx, path, &len, inc->file, inc->line);
     if (!text) {
         return NULL;
     }
-    char* dir = gdn_xml_dirname(ctx->pool, path);
-    if (!dir) {
-        gdn_xml_error(diag, GDN_ERR_MEMORY, inc, "out of memory");
-        return NULL;
-    }
-    gdnXmlElem* root = gdn_xml_parse(ctx, text, len, path, dir);
+    gdnXmlElem* root = gdn_xml_parse(ctx, text, len, path, done->dir);
     if (!root) {
         return NULL;
     }
@@ -88,24 +86,30 @@ static gdnXmlElem* load_include(gdnXmlContext* ctx, gdnXmlElem* inc, IncludeStac
         gdn_xml_error(diag, GDN_ERR_MODEL, inc, "empty include file '%s'", path);
         return NULL;
     }
-    stack->path[stack->depth++] = canon;
-    gdnStatus st = resolve_children(ctx, root, stack);
-    stack->depth--;
-    return st == GDN_OK ? root : NULL;
+    return root;
 }
 
-// resolve includes among the descendants of parent
-static gdnStatus resolve_children(gdnXmlContext* ctx, gdnXmlElem* parent, IncludeStack* stack) {
+// resolve includes among the descendants of parent (depth: parent's depth in the tree); an
+// included file's children take the include's place and are read next, so nested includes
+// need no recursion
+static gdnStatus resolve_children(gdnXmlContext* ctx, gdnXmlElem* parent, Included* done,
+                                  int depth) {
+    if (depth > GDN_XML_MAX_TREE_DEPTH) {
+        gdn_xml_error(ctx->diag, GDN_ERR_PARSE, parent,
+                      "elements nested deeper than %d with the included files",
+                      GDN_XML_MAX_TREE_DEPTH);
+        return ctx->diag->status;
+    }
     gdnXmlElem* prev = NULL;
     gdnXmlElem* e = parent->first;
     while (e) {
         gdnXmlElem* next = e->next;
         if (!strcmp(e->name, "include")) {
-            gdnXmlElem* root = load_include(ctx, e, stack);
+            gdnXmlElem* root = load_include(ctx, e, done);
             if (!root) {
                 return ctx->diag->status;
             }
-            // splice root's children between prev and next
+            // splice root's children between prev and next; read them next
             for (gdnXmlElem* c = root->first; c; c = c->next) {
                 c->parent = parent;
             }
@@ -118,29 +122,27 @@ static gdnStatus resolve_children(gdnXmlContext* ctx, gdnXmlElem* parent, Includ
             if (!next) {
                 parent->last = root->last;
             }
-            prev = root->last;
-        } else {
-            gdnStatus st = resolve_children(ctx, e, stack);
-            if (st != GDN_OK) {
-                return st;
-            }
-            prev = e;
+            e = root->first;
+            continue;
         }
+        gdnStatus st = resolve_children(ctx, e, done, depth + 1);
+        if (st != GDN_OK) {
+            return st;
+        }
+        prev = e;
         e = next;
     }
     return GDN_OK;
 }
 
 gdnStatus gdn_xml_resolve_includes(gdnXmlContext* ctx, gdnXmlElem* root) {
-    IncludeStack stack;
-    stack.depth = 0;
-    // the top file is part of the chain when it exists on disk
-    if (root->file && root->dir) {
-        char* top = gdn_pool_join_path(ctx->pool, NULL, root->file);
-        char* canon = top ? canonical_path(ctx->pool, top) : NULL;
-        if (canon) {
-            stack.path[stack.depth++] = canon;
+    Included done = {NULL, 0, 0, root->dir};
+    // the main file is included already (a string has no file)
+    if (root->file && root->file[0] != '<') {
+        if (!gdn_pool_reserve(ctx->pool, (void**)&done.path, &done.cap, 1, sizeof(const char*))) {
+            return gdn_diag_error(ctx->diag, GDN_ERR_MEMORY, NULL, 0, NULL, "out of memory");
         }
+        done.path[done.n++] = root->file;
     }
-    return resolve_children(ctx, root, &stack);
+    return resolve_children(ctx, root, &done, 1);
 }

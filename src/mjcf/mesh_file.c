@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Mesh file readers: binary / ASCII STL and OBJ vertex lists (deduplicated) and triangles.
+// Mesh file readers: binary STL and OBJ vertex lists (deduplicated) and triangles.
 #include "mjcf/mesh_file.h"
 
 #include <ctype.h>
@@ -246,6 +246,12 @@ static gdnStatus parse_stl_binary(const unsigned char* b, size_t len, VertList* 
                 return gdn_fail(GDN_ERR_PARSE, cause, cause_size,
                                 "binary STL: non-finite coordinate in triangle %u", (unsigned)t);
             }
+            // MuJoCo's bound (vertex coordinates must convert to int safely)
+            if (fabs(x) > 1073741824.0 || fabs(y) > 1073741824.0 || fabs(z) > 1073741824.0) {
+                return gdn_fail(GDN_ERR_PARSE, cause, cause_size,
+                                "binary STL: vertex coordinates exceed 2^30 (triangle %u)",
+                                (unsigned)t);
+            }
             if (!push_vertex(l, x, y, z)) {
                 return gdn_fail(GDN_ERR_MEMORY, cause, cause_size,
                                 "binary STL: out of memory or more than %d vertices",
@@ -254,40 +260,6 @@ static gdnStatus parse_stl_binary(const unsigned char* b, size_t len, VertList* 
         }
     }
     (void)len;
-    return GDN_OK;
-}
-
-// ASCII STL: every "vertex" keyword is followed by three numbers; other tokens are structure
-static gdnStatus parse_stl_ascii(const unsigned char* b, size_t len, VertList* l, char* cause,
-                                 int cause_size) {
-    Cursor c = {b, b + len, 1};
-    char tok[128];
-    int too_long;
-    for (;;) {
-        int have = next_token(&c, 1, tok, sizeof(tok), &too_long);
-        if (!have && !too_long && c.p >= c.end) {
-            break;
-        }
-        if (!have) {
-            // an overlong token (e.g. a solid name): skip it
-            while (c.p < c.end && !is_blank(*c.p) && *c.p != '\n') {
-                c.p++;
-            }
-            continue;
-        }
-        if (strcmp(tok, "vertex")) {
-            continue;
-        }
-        double xyz[3];
-        if (!read_xyz(&c, xyz)) {
-            return gdn_fail(GDN_ERR_PARSE, cause, cause_size,
-                            "ASCII STL line %d: 'vertex' needs three finite numbers", c.line);
-        }
-        if (!push_vertex(l, xyz[0], xyz[1], xyz[2])) {
-            return gdn_fail(GDN_ERR_MEMORY, cause, cause_size,
-                            "ASCII STL: out of memory or more than %d vertices", MAX_RAW_VERTICES);
-        }
-    }
     return GDN_OK;
 }
 
@@ -384,21 +356,32 @@ static gdnStatus parse_obj(const unsigned char* b, size_t len, VertList* l, Face
     return GDN_OK;
 }
 
-// a binary STL has exactly 84 + 50 * count bytes; anything else starting with "solid" is ASCII
-static int stl_is_binary(const unsigned char* b, size_t len) {
+// MuJoCo 2.2.2 reads binary STL only: at least the 84-byte header, 1 to 200000 triangles,
+// exactly 84 + 50 * count bytes (an ASCII STL fails these, as it does in MuJoCo)
+static gdnStatus stl_check_binary(const unsigned char* b, size_t len, char* cause,
+                                  int cause_size) {
+    int binary_size = len >= 84 && (uint64_t)len == 84 + 50 * (uint64_t)read_u32le(b + 80);
+    const char* ascii = len >= 5 && !memcmp(b, "solid", 5) && !binary_size
+                            ? " (an ASCII STL: MuJoCo 2.2.2 reads binary STL only)"
+                            : "; perhaps this is an ASCII file? (MuJoCo 2.2.2 reads binary STL "
+                              "only)";
+    if (len == 0) {
+        return gdn_fail(GDN_ERR_PARSE, cause, cause_size, "STL file is empty");
+    }
     if (len < 84) {
-        return 0;
+        return gdn_fail(GDN_ERR_PARSE, cause, cause_size, "invalid STL header%s", ascii);
     }
     uint64_t ntri = read_u32le(b + 80);
-    return (uint64_t)len == 84 + 50 * ntri;
-}
-
-static int stl_is_ascii(const unsigned char* b, size_t len) {
-    size_t i = 0;
-    while (i < len && (is_blank(b[i]) || b[i] == '\n')) {
-        i++;
+    if (ntri < 1 || ntri > 200000) {
+        return gdn_fail(GDN_ERR_PARSE, cause, cause_size,
+                        "number of faces should be between 1 and 200000%s", ascii);
     }
-    return len - i >= 5 && !memcmp(b + i, "solid", 5);
+    if ((uint64_t)len != 84 + 50 * ntri) {
+        return gdn_fail(GDN_ERR_PARSE, cause, cause_size,
+                        "STL has the wrong size (not 84 + 50 * %u triangles)%s", (unsigned)ntri,
+                        ascii);
+    }
+    return GDN_OK;
 }
 
 // vertices (and faces when faces is not NULL) of any supported format, not deduplicated
@@ -406,14 +389,9 @@ static gdnStatus parse_any(gdnMeshFormat format, const unsigned char* bytes, siz
                            VertList* l, FaceList* faces, char* cause, int cause_size) {
     gdnStatus status;
     if (format == GDN_MESH_STL) {
-        if (stl_is_binary(bytes, len)) {
+        status = stl_check_binary(bytes, len, cause, cause_size);
+        if (status == GDN_OK) {
             status = parse_stl_binary(bytes, len, l, cause, cause_size);
-        } else if (stl_is_ascii(bytes, len)) {
-            status = parse_stl_ascii(bytes, len, l, cause, cause_size);
-        } else {
-            status = gdn_fail(GDN_ERR_PARSE, cause, cause_size,
-                              "not an STL file (binary size is not 84 + 50 * triangles, and it "
-                              "does not start with 'solid')");
         }
         if (status == GDN_OK && l->n % 3) {
             status = gdn_fail(GDN_ERR_PARSE, cause, cause_size,

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Mesh file readers: vertex lists and triangles of binary / ASCII STL and OBJ files.
+// Mesh file readers: vertex lists and triangles of binary STL and OBJ files.
 #ifndef GDN_MJCF_MESH_FILE_H
 #define GDN_MJCF_MESH_FILE_H
 
@@ -16,8 +16,8 @@ typedef enum gdnMeshFormat { GDN_MESH_UNKNOWN = 0, GDN_MESH_STL, GDN_MESH_OBJ } 
 gdnMeshFormat gdn_mesh_format_of(const char* path);
 
 // the distinct vertices (exact duplicates removed, first-appearance order) of a mesh held in
-// memory: STL (binary when the size is 84 + 50 * triangle count, else ASCII "solid ... vertex
-// x y z ...") or OBJ ("v x y z [w]" lines; everything else ignored). *verts (n x 3) is
+// memory: STL (binary only, as MuJoCo 2.2.2: 1 to 200000 triangles, the size exactly 84 + 50 *
+// triangle count; an ASCII STL is refused) or OBJ ("v x y z [w]" lines; everything else ignored). *verts (n x 3) is
 // malloc'ed, the caller frees it. On failure *verts is NULL and cause (cause_size bytes) says
 // why: GDN_ERR_PARSE for malformed or non-finite data or no vertices, GDN_ERR_MEMORY,
 // GDN_ERR_UNSUPPORTED for an unknown format

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // MJCF sections -> gdnSpec, in MuJoCo's section order (compiler, option, size, default,
-// worldbody, ..., actuator, keyframe). Unsupported dynamics elements are reported as warnings.
+// worldbody, ..., actuator, keyframe). What changes the dynamics but is not simulated is refused
+// by name unless the load accepts it (mjcf/policy.h).
 #include "mjcf/reader.h"
 #include "mjcf/tendon.h"
 #include "model/model_alloc.h"
@@ -13,6 +14,7 @@
 #include "mjcf/orientation.h"
 #include "mjcf/assets.h"
 #include "mjcf/contact.h"
+#include "mjcf/policy.h"
 
 #include <gradyn/sensor.h>
 
@@ -25,9 +27,9 @@
          ? &(spec)->arr[(spec)->n++]                                                         \
          : (gdn_xml_error((spec)->diag, GDN_ERR_MEMORY, (e), "out of memory"), NULL))
 
-// warn that an element changing the dynamics is ignored
-static void warn_ignored(gdnSpec* spec, gdnXmlElem* e, const char* what) {
-    gdn_diag_warn(spec->diag, e->file, e->line, e->name, "%s not supported; ignored", what);
+// what at e changes the dynamics and is not simulated: refused, or substituted with a warning
+static int unsupported(gdnSpec* spec, gdnXmlElem* e, const char* what, const char* substitute) {
+    return gdn_mjcf_unsupported(spec->diag, e, what, substitute);
 }
 
 gdnStatus gdn_spec_init(gdnSpec* spec, gdnPool* pool, gdnDiag* diag) {
@@ -85,12 +87,7 @@ static int read_compiler(gdnSpec* spec, gdnXmlElem* e) {
     GDN_TRY(gdn_attr_doubles(d, e, "boundinertia", 1, &c->boundinertia, 1));
     GDN_TRY(gdn_attr_doubles(d, e, "settotalmass", 1, &c->settotalmass, 1));
     GDN_TRY(gdn_attr_bool(d, e, "balanceinertia", &c->balanceinertia));
-    int global = 0;
-    GDN_TRY(gdn_attr_keyword(d, e, "coordinate", coord_keys, zero_one, 2, &global));
-    if (global) {
-        return gdn_xml_error(d, GDN_ERR_UNSUPPORTED, e,
-                             "coordinate=\"global\" is not supported (use local coordinates)");
-    }
+    GDN_TRY(gdn_attr_keyword(d, e, "coordinate", coord_keys, zero_one, 2, &c->global));
     GDN_TRY(gdn_attr_keyword(d, e, "angle", angle_keys, zero_one, 2, &c->degree));
     const char* seq = gdn_xml_attr(e, "eulerseq");
     if (seq) {
@@ -103,8 +100,8 @@ static int read_compiler(gdnSpec* spec, gdnXmlElem* e) {
     int fuse = 0;
     GDN_TRY(gdn_attr_bool(d, e, "fusestatic", &fuse));
     if (fuse) {
-        gdn_diag_warn(d, e->file, e->line, e->name,
-                      "fusestatic not supported; static bodies are kept as separate bodies");
+        GDN_TRY(unsupported(spec, e, "fusestatic=\"true\"",
+                            "static bodies are kept as separate bodies"));
     }
     GDN_TRY(gdn_attr_tfauto(d, e, "inertiafromgeom", &c->inertiafromgeom));
     double range[2];
@@ -151,6 +148,11 @@ static int read_flags(gdnSpec* spec, gdnXmlElem* e) {
     for (size_t i = 0; i < sizeof(enable) / sizeof(enable[0]); i++) {
         int on = 0, r;
         GDN_TRY(r = gdn_attr_keyword(d, e, enable[i].name, keys, values, 2, &on));
+        // multiccd adds contacts to convex pairs: not simulated
+        if (r > 0 && on && !strcmp(enable[i].name, "multiccd")) {
+            GDN_TRY(unsupported(spec, e, "multiccd=\"enable\"",
+                                "one contact per convex pair (no multi-contact)"));
+        }
         if (r > 0) {
             spec->opt.enableflags &= ~enable[i].bit;
             spec->opt.enableflags |= on ? enable[i].bit : 0;
@@ -161,8 +163,8 @@ static int read_flags(gdnSpec* spec, gdnXmlElem* e) {
 }
 
 // the constraint solver attributes of <option>: solver, iterations, tolerance, cone, impratio
-// (MuJoCo 2.2.2 keywords and ranges); noslip_iterations is read and warned about when nonzero
-// (the no-slip post-pass is not implemented)
+// (MuJoCo 2.2.2 keywords and ranges); noslip_iterations > 0 goes through the policy (the
+// no-slip post-pass is not implemented)
 static int read_solver_options(gdnSpec* spec, gdnXmlElem* e) {
     gdnDiag* d = spec->diag;
     gdnOption* o = &spec->opt;
@@ -189,9 +191,8 @@ static int read_solver_options(gdnSpec* spec, gdnXmlElem* e) {
                              "tolerance must be non-negative and impratio positive");
     }
     if (noslip > 0) {
-        gdn_diag_warn(d, e->file, e->line, e->name,
-                      "noslip_iterations=%d ignored: the no-slip post-pass is not implemented",
-                      noslip);
+        GDN_TRY(unsupported(spec, e, "noslip_iterations > 0 (the no-slip post-pass)",
+                            "no no-slip pass is run"));
     }
     return 0;
 }
@@ -199,10 +200,9 @@ static int read_solver_options(gdnSpec* spec, gdnXmlElem* e) {
 static int read_option(gdnSpec* spec, gdnXmlElem* e) {
     gdnDiag* d = spec->diag;
     gdnOption* o = &spec->opt;
-    static const char* const silent[] = {"apirate",  "noslip_tolerance",
-                                         "o_margin", "o_solref",         "o_solimp",
-                                         "collision", "jacobian",        NULL};
+    static const char* const silent[] = {"apirate", "noslip_tolerance", "jacobian", NULL};
     static const char* const integrators[] = {"Euler", "RK4", "implicit"};
+    static const char* const collision_keys[] = {"all", "predefined", "dynamic"};
     static const int codes[] = {0, 1, 2};
     gdn_attr_ignore(e, silent);
     GDN_TRY(read_solver_options(spec, e));
@@ -212,6 +212,10 @@ static int read_option(gdnSpec* spec, gdnXmlElem* e) {
     }
     GDN_TRY(gdn_attr_doubles(d, e, "gravity", 3, o->gravity, 1));
     GDN_TRY(gdn_attr_doubles(d, e, "magnetic", 3, o->magnetic, 1));
+    // the contact override (used under <flag override="enable">)
+    GDN_TRY(gdn_attr_doubles(d, e, "o_margin", 1, &o->o_margin, 1));
+    GDN_TRY(gdn_attr_doubles(d, e, "o_solref", GDN_NREF, o->o_solref, 0));
+    GDN_TRY(gdn_attr_doubles(d, e, "o_solimp", GDN_NIMP, o->o_solimp, 0));
     // general convex collision (MPR): iteration limit and tolerance
     GDN_TRY(gdn_attr_int(d, e, "mpr_iterations", &o->mpr_iterations));
     GDN_TRY(gdn_attr_doubles(d, e, "mpr_tolerance", 1, &o->mpr_tolerance, 1));
@@ -222,9 +226,7 @@ static int read_option(gdnSpec* spec, gdnXmlElem* e) {
     int integrator = 0;
     GDN_TRY(gdn_attr_keyword(d, e, "integrator", integrators, codes, 3, &integrator));
     if (integrator == 2) {
-        gdn_diag_warn(d, e->file, e->line, e->name,
-                      "integrator \"%s\" not supported; semi-implicit Euler is used",
-                      integrators[integrator]);
+        GDN_TRY(unsupported(spec, e, "integrator \"implicit\"", "semi-implicit Euler is used"));
     } else {
         o->integrator = (gdnIntegrator)integrator; // Euler or RK4
     }
@@ -232,6 +234,14 @@ static int read_option(gdnSpec* spec, gdnXmlElem* e) {
     GDN_TRY(gdn_attr_doubles(d, e, "wind", 3, o->wind, 1));
     GDN_TRY(gdn_attr_doubles(d, e, "density", 1, &o->density, 1));
     GDN_TRY(gdn_attr_doubles(d, e, "viscosity", 1, &o->viscosity, 1));
+    // collision="predefined" (pairs only) or "dynamic" (no pairs) filter the contacts
+    int collision = 0;
+    GDN_TRY(gdn_attr_keyword(d, e, "collision", collision_keys, codes, 3, &collision));
+    if (collision != 0) {
+        GDN_TRY(unsupported(spec, e,
+                            collision == 1 ? "collision=\"predefined\"" : "collision=\"dynamic\"",
+                            "collision=\"all\" is used"));
+    }
     gdn_attr_warn_unused(d, e);
     for (gdnXmlElem* c = e->first; c; c = c->next) {
         if (!strcmp(c->name, "flag")) {
@@ -344,10 +354,9 @@ static int read_body(gdnSpec* spec, gdnXmlElem* section, int body) {
         if (!strcmp(n, "camera") || !strcmp(n, "light")) {
             continue; // visual only
         }
-        if (!strcmp(n, "composite") || !strcmp(n, "flexcomp") || !strcmp(n, "plugin") ||
-            !strcmp(n, "frame") || !strcmp(n, "replicate") || !strcmp(n, "attach")) {
-            warn_ignored(spec, e, "element");
-            continue;
+        if (!strcmp(n, "composite")) {
+            return gdn_xml_error(d, GDN_ERR_UNSUPPORTED, e,
+                                 "<composite> is not supported (planned: a later issue)");
         }
         if ((world && (!strcmp(n, "inertial") || !strcmp(n, "joint") ||
                        !strcmp(n, "freejoint")))) {
@@ -417,10 +426,6 @@ static int read_actuators(gdnSpec* spec, gdnXmlElem* section) {
     gdnDiag* d = spec->diag;
     for (gdnXmlElem* e = section->first; e; e = e->next) {
         if (!gdn_is_actuator_element(e->name)) {
-            if (!strcmp(e->name, "plugin")) {
-                warn_ignored(spec, e, "actuator plugin");
-                continue;
-            }
             return gdn_xml_error(d, GDN_ERR_PARSE, e, "unrecognized element in actuator");
         }
         int def;
@@ -475,13 +480,17 @@ static int read_keyframes(gdnSpec* spec, gdnXmlElem* section) {
 
 // <connect body1 body2 anchor> and <weld body1 body2 relpose anchor torquescale>, each with
 // active, solref, solimp (MuJoCo 2.2.2 semantics: body2 absent = the world; connect's anchor is
-// in body1's frame, weld's in body2's); other equality types are reported as ignored
+// in body1's frame, weld's in body2's); joint, tendon and distance go through the policy
 static int read_equality(gdnSpec* spec, gdnXmlElem* section) {
     gdnDiag* d = spec->diag;
     for (gdnXmlElem* e = section->first; e; e = e->next) {
         int connect = !strcmp(e->name, "connect"), weld = !strcmp(e->name, "weld");
         if (!connect && !weld) {
-            warn_ignored(spec, e, "equality constraint");
+            if (strcmp(e->name, "joint") && strcmp(e->name, "tendon") &&
+                strcmp(e->name, "distance")) {
+                return gdn_xml_error(d, GDN_ERR_PARSE, e, "unrecognized element in equality");
+            }
+            GDN_TRY(unsupported(spec, e, "this equality constraint", "the constraint is dropped"));
             continue;
         }
         gdnSpecEquality* q = SPEC_PUSH(spec, e, equalities, neq, capeq);
@@ -604,10 +613,7 @@ static int read_sensors(gdnSpec* spec, gdnXmlElem* section) {
             k++;
         }
         if (k == nkind) {
-            if (!strcmp(e->name, "plugin")) {
-                warn_ignored(spec, e, "sensor plugin");
-                continue;
-            }
+            // a sensor <plugin> too: MuJoCo 2.2.2 has none
             return gdn_xml_error(d, GDN_ERR_PARSE, e, "unrecognized element in sensor");
         }
         gdnSpecSensor* s = SPEC_PUSH(spec, e, sensors, nsensor, capsensor);
@@ -683,7 +689,7 @@ static int read_sensors(gdnSpec* spec, gdnXmlElem* section) {
 
 // ---------------------------------------------------------------- sections
 
-// <tendon>: fixed tendons (mjcf/tendon.c)
+// <tendon>: fixed and spatial tendons (mjcf/tendon.c)
 static int read_tendons(gdnSpec* spec, gdnXmlElem* section) {
     return gdn_mjcf_read_tendons(spec, section);
 }
@@ -739,10 +745,6 @@ gdnStatus gdn_mjcf_read(gdnSpec* spec, gdnXmlElem* root) {
     // check every top-level name once
     for (gdnXmlElem* e = root->first; e; e = e->next) {
         if (section_of(e->name) >= 0) {
-            continue;
-        }
-        if (!strcmp(e->name, "extension") || !strcmp(e->name, "deformable")) {
-            warn_ignored(spec, e, "section");
             continue;
         }
         return gdn_diag_error(d, GDN_ERR_PARSE, e->file, e->line, e->name,

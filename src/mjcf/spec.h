@@ -85,6 +85,7 @@ typedef struct gdnSpecGeom {
     double quat[4];
     gdnSpecAlt alt;
     int fluid;         // fluidshape="ellipsoid"
+    int shellinertia;  // shellinertia="true" (not simulated: policy at compile)
     double fluidcoef[5]; // blunt, slender, angular drag, Kutta and Magnus lift coefficients
     const char* mesh;  // mesh asset name ("" none)
     const char* hfield;
@@ -227,6 +228,7 @@ typedef struct gdnSpecKey {
 // a mesh asset (<asset><mesh>), compiled as MuJoCo 2.2.2's user_mesh does (src/mjcf/mesh.h)
 typedef struct gdnSpecMesh {
     const char* name;
+    int named;         // the name was given (not taken from the file name)
     const char* file;  // "" when the vertices are inline
     double scale[3];
     double refpos[3];
@@ -293,6 +295,7 @@ typedef struct gdnSpecCompiler {
     const char* assetdir; // NULL when unset (meshdir takes precedence)
     int exactmeshinertia; // 0 (MuJoCo's default): volumes of pyramids taken as |volume|
     int convexhull;       // 1 (default): hull graphs for colliding meshes
+    int global;           // coordinate="global": frames given in the world frame
 } gdnSpecCompiler;
 
 // the whole uncompiled model

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // XML element tree from expat events, with limits on size, depth, element count and attributes.
 #include "mjcf/xml_tree.h"
+#include "mjcf/xml_lenient.h"
 
 #include <expat.h>
 #include <stdarg.h>
@@ -17,6 +18,7 @@ typedef struct TreeBuilder {
     gdnXmlElem* current;
     int depth;
     int failed; // an error was recorded; stop building
+    int raw;    // attribute values carry non-UTF-8 bytes as U+E080..U+E0FF (xml_lenient.h)
 } TreeBuilder;
 
 // record an error at the parser's current line and stop expat
@@ -68,11 +70,15 @@ static void XMLCALL on_start(void* user, const XML_Char* name, const XML_Char** 
             return;
         }
         attr[i].name = gdn_pool_strndup(pool, atts[2 * i], strlen(atts[2 * i]));
-        attr[i].value = gdn_pool_strndup(pool, atts[2 * i + 1], vlen);
-        if (!attr[i].name || !attr[i].value) {
+        char* value = gdn_pool_strndup(pool, atts[2 * i + 1], vlen);
+        if (!attr[i].name || !value) {
             builder_fail(b, GDN_ERR_MEMORY, name, "out of memory", NULL);
             return;
         }
+        if (b->raw) {
+            gdn_xml_raw_bytes(value);
+        }
+        attr[i].value = value;
     }
     e->name = ename;
     e->attr = attr;
@@ -124,12 +130,19 @@ gdnXmlElem* gdn_xml_parse(gdnXmlContext* ctx, const char* xml, size_t len, const
                        (unsigned)GDN_XML_MAX_FILE_BYTES);
         return NULL;
     }
-    XML_Parser parser = XML_ParserCreate(NULL);
+    // read as MuJoCo's parser reads it (comments, declarations, DOCTYPE, trailing content)
+    char* lenient = NULL;
+    int raw = 0;
+    if (gdn_xml_lenient(ctx, xml ? xml : "", len, file, &lenient, &len, &raw) != GDN_OK) {
+        return NULL;
+    }
+    xml = lenient;
+    XML_Parser parser = XML_ParserCreate("UTF-8");
     if (!parser) {
         gdn_diag_error(ctx->diag, GDN_ERR_MEMORY, file, 0, NULL, "cannot create XML parser");
         return NULL;
     }
-    TreeBuilder b = {ctx, parser, file, dir, NULL, NULL, 0, 0};
+    TreeBuilder b = {ctx, parser, file, dir, NULL, NULL, 0, 0, raw};
     XML_SetUserData(parser, &b);
     XML_SetElementHandler(parser, on_start, on_end);
     XML_SetStartDoctypeDeclHandler(parser, on_doctype);

@@ -12,10 +12,13 @@
 #define GDN_XML_MAX_FILE_BYTES (64u * 1024u * 1024u) // one file
 #define GDN_XML_MAX_DEPTH 128                        // element nesting
 #define GDN_XML_MAX_ELEMENTS 1000000                 // elements over all files
-#define GDN_XML_MAX_ATTR_BYTES (4u * 1024u * 1024u)  // one attribute value
+#define GDN_XML_MAX_ATTR_BYTES GDN_XML_MAX_FILE_BYTES // one attribute value (none in MuJoCo)
 #define GDN_XML_MAX_ATTRS 128                        // attributes of one element
-#define GDN_XML_MAX_INCLUDE_DEPTH 16                 // nested <include>
-#define GDN_XML_MAX_INCLUDES 256                     // <include> elements over all files
+#define GDN_XML_MAX_TREE_DEPTH 1000                  // nesting with the included files
+// <include> elements over all files. MuJoCo 2.2.2 has no limit on includes or their nesting
+// (each file is included once; a chain of 3000 nested includes loads, 10000 overflows its
+// stack); gradyn resolves nested includes without recursion
+#define GDN_XML_MAX_INCLUDES 65536
 
 typedef struct gdnXmlAttr {
     const char* name;
@@ -55,7 +58,8 @@ char* gdn_xml_read_file(gdnXmlContext* ctx, const char* path, size_t* len, const
                         int from_line);
 
 // replace every <include file="..."/> below root by the children of the included file's root,
-// recursively (paths relative to the including file); detects cycles and runaway depth
+// the included files' own includes too, as MuJoCo 2.2.2: every path relative to the main
+// file's directory, a file included twice (a cycle included) refused
 gdnStatus gdn_xml_resolve_includes(gdnXmlContext* ctx, gdnXmlElem* root);
 
 // record an error at element e ("file:line: name: text"; no position when e is NULL) and

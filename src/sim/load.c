@@ -44,8 +44,19 @@ static gdnStatus load_document(gdnXmlContext* ctx, const char* xml, size_t len, 
 
 gdnStatus gdn_load_xml(const char* path, gdnModel** m, char* err, int err_size, char* warn,
                        int warn_size) {
+    return gdn_load_xml_ex(path, NULL, m, err, err_size, warn, warn_size);
+}
+
+gdnStatus gdn_load_xml_string(const char* xml, size_t len, const char* dir, gdnModel** m,
+                              char* err, int err_size, char* warn, int warn_size) {
+    return gdn_load_xml_string_ex(xml, len, dir, NULL, m, err, err_size, warn, warn_size);
+}
+
+gdnStatus gdn_load_xml_ex(const char* path, const gdnLoadOptions* opt, gdnModel** m, char* err,
+                          int err_size, char* warn, int warn_size) {
     gdnDiag diag;
     gdn_diag_init(&diag, err, err_size, warn, warn_size);
+    diag.accept_unsupported = opt && opt->accept_unsupported;
     if (!m) {
         return gdn_diag_error(&diag, GDN_ERR_ARG, NULL, 0, NULL, "model pointer is NULL");
     }
@@ -73,10 +84,12 @@ gdnStatus gdn_load_xml(const char* path, gdnModel** m, char* err, int err_size, 
     return diag.status;
 }
 
-gdnStatus gdn_load_xml_string(const char* xml, size_t len, const char* dir, gdnModel** m,
-                              char* err, int err_size, char* warn, int warn_size) {
+gdnStatus gdn_load_xml_string_ex(const char* xml, size_t len, const char* dir,
+                                 const gdnLoadOptions* opt, gdnModel** m, char* err,
+                                 int err_size, char* warn, int warn_size) {
     gdnDiag diag;
     gdn_diag_init(&diag, err, err_size, warn, warn_size);
+    diag.accept_unsupported = opt && opt->accept_unsupported;
     if (!m) {
         return gdn_diag_error(&diag, GDN_ERR_ARG, NULL, 0, NULL, "model pointer is NULL");
     }

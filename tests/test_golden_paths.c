@@ -20,27 +20,6 @@
 #include "runner/models.h"
 #include "runner/test.h"
 
-static const char* const kModels[] = {
-    "adj_ball",        "adj_box",          "adj_chain2",          "adj_flywheel",
-    "adj_free_leg",    "adj_free_spin",    "adj_rpf",             "arm7",
-    "ball_chain",      "box_penalty",      "box_spin",            "cnstr_box",
-    "cnstr_fourbar",   "cnstr_frictionloss", "cnstr_pendulum",    "cnstr_sphere",
-    "cnstr_weld",      "double_pendulum",  "humanoid32",          "pendulum",
-    "scene_drop_box",  "scene_drop_capsule", "scene_drop_cylinder", "scene_drop_sphere",
-    "scene_meshes",    "scene_slide",      "scene_slide_elliptic", "scene_tip",
-    "slider",          "sol_box",          "sol_fourbar",         "sol_frictionloss",
-    "sol_pendulum_limit", "sol_stack",    "tendon_fixed",        "tendon_spatial",
-    "tendon_wrap",
-};
-#define NMODEL ((int)(sizeof(kModels) / sizeof(kModels[0])))
-
-// one row of the table: a model, its six rollout hashes (Newton, CG, PGS x pyramidal,
-// elliptic) and its derivative hash
-typedef struct GoldenRow {
-    const char* model;
-    uint64_t rollout[6];
-    uint64_t derivative;
-} GoldenRow;
 
 #include "golden_paths_table.h"
 
@@ -57,10 +36,11 @@ static const char* committed(int i, uint64_t* hash) {
     return kGolden[i].model;
 }
 
-static const gdnTestGolden kTable = {kModels, NMODEL, (int)(sizeof(kGolden) / sizeof(kGolden[0])),
-                                     7, "7 paths", compute, committed};
 
 // every model's seven hashes equal the committed table
 int main(int argc, char** argv) {
-    return gdn_test_golden_main(argc, argv, "golden_paths", &kTable);
+    const gdnTestGolden table = {gdn_golden_models, gdn_golden_nmodels,
+                                 (int)(sizeof(kGolden) / sizeof(kGolden[0])), 7, "7 paths",
+                                 compute, committed};
+    return gdn_test_golden_main(argc, argv, "golden_paths", &table);
 }

@@ -13,6 +13,20 @@
 
 #define NSTEP 1000
 
+const char* const gdn_golden_models[] = {
+    "adj_ball",        "adj_box",          "adj_chain2",          "adj_flywheel",
+    "adj_free_leg",    "adj_free_spin",    "adj_rpf",             "arm7",
+    "ball_chain",      "box_penalty",      "box_spin",            "cnstr_box",
+    "cnstr_fourbar",   "cnstr_frictionloss", "cnstr_pendulum",    "cnstr_sphere",
+    "cnstr_weld",      "double_pendulum",  "humanoid32",          "pendulum",
+    "scene_drop_box",  "scene_drop_capsule", "scene_drop_cylinder", "scene_drop_sphere",
+    "scene_meshes",    "scene_slide",      "scene_slide_elliptic", "scene_tip",
+    "slider",          "sol_box",          "sol_fourbar",         "sol_frictionloss",
+    "sol_pendulum_limit", "sol_stack",    "tendon_fixed",        "tendon_spatial",
+    "tendon_wrap",
+};
+const int gdn_golden_nmodels = (int)(sizeof(gdn_golden_models) / sizeof(gdn_golden_models[0]));
+
 // a test model by name, with its own options
 gdnModel* gdn_golden_load(const char* name) {
     char file[256];

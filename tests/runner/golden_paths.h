@@ -8,6 +8,18 @@
 
 #include <gradyn/gradyn.h>
 
+// the test models of the golden path tables (Euler and RK4), in table order
+extern const char* const gdn_golden_models[];
+extern const int gdn_golden_nmodels;
+
+// one committed row: a model, its six rollout hashes (Newton, CG, PGS x pyramidal, elliptic)
+// and its derivative hash
+typedef struct GoldenRow {
+    const char* model;
+    uint64_t rollout[6];
+    uint64_t derivative;
+} GoldenRow;
+
 // a test model by name (tests/models/<name>.xml), with its own options; NULL on failure
 gdnModel* gdn_golden_load(const char* name);
 

@@ -47,7 +47,7 @@ static const char usage_head[] =
     "grad and gradcheck, the initial state, the solver) are described after them.\n"
     "\n"
     "Every command that loads a model takes --accept-unsupported. Without it, a model using\n"
-    "anything that changes the dynamics but gradyn does not simulate (tendons, the implicit\n"
+    "anything that changes the dynamics but gradyn does not simulate (the implicit\n"
     "integrator, joint / tendon / distance equalities, springdamper, noslip_iterations,\n"
     "collision=\"predefined\", multiccd, fusestatic, height fields, shellinertia) is refused,\n"
     "naming the element and its file:line. With it the model loads, each such feature\n"

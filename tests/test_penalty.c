@@ -705,8 +705,11 @@ static int test_mjcf_mesh_files(void) {
     CHECK(has_point(m, 13, 4, 0, 0, 1));
     gdn_model_free(m);
 
-    // assetdir relative to the model directory
-    CHECK(load_string("<mujoco><compiler assetdir='sub'/><asset><mesh file='moved.obj'/></asset>"
+    // assetdir is not MJCF 2.2.2 (its schema refuses it, as MuJoCo 2.2.2 does); meshdir,
+    // relative to the model directory
+    CHECK(load_string("<mujoco><compiler assetdir='sub'/></mujoco>", TMP_DIR, &m) ==
+          GDN_ERR_PARSE);
+    CHECK(load_string("<mujoco><compiler meshdir='sub'/><asset><mesh file='moved.obj'/></asset>"
                       "<worldbody><body><geom type='mesh' mesh='moved'/>"
                       "<geom size='1' contype='0' conaffinity='0'/></body></worldbody></mujoco>",
                       TMP_DIR, &m) == GDN_OK);

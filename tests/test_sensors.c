@@ -308,14 +308,16 @@ static int test_sensor_refusals(void) {
         {"<ballquat joint=\"hinge\"/>", GDN_ERR_MODEL, "joint must be ball"},
         {"<jointlimitpos joint=\"hinge\"/>", GDN_ERR_MODEL, "joint must be limited"},
         {"<tendonlimitpos tendon=\"t\"/>", GDN_ERR_MODEL, "tendon must be limited"},
-        {"<tendonpos joint=\"hinge\"/>", GDN_ERR_PARSE, "required attribute missing: 'tendon'"},
+        {"<tendonpos/>", GDN_ERR_PARSE, "required attribute missing: 'tendon'"},
+        {"<tendonpos joint=\"hinge\" tendon=\"t\"/>", GDN_ERR_PARSE,
+         "unrecognized attribute 'joint'"},
         {"<framexaxis objtype=\"site\" objname=\"s\" cutoff=\"1\"/>", GDN_ERR_MODEL,
          "cutoff applied to axis"},
         {"<framepos objtype=\"site\" objname=\"s\" refname=\"s\"/>", GDN_ERR_MODEL,
          "reftype is missing"},
         {"<gyro site=\"s\" noise=\"-1\"/>", GDN_ERR_MODEL, "negative noise"},
         {"<gyro/>", GDN_ERR_PARSE, "required attribute missing: 'site'"},
-        {"<subtreecom objtype=\"body\"/>", GDN_ERR_PARSE, "required attribute missing: 'body'"},
+        {"<subtreecom/>", GDN_ERR_PARSE, "required attribute missing: 'body'"},
         {"<barometer site=\"s\"/>", GDN_ERR_PARSE, "unrecognized element in sensor"},
     };
     for (int i = 0; i < (int)(sizeof(cases) / sizeof(cases[0])); i++) {

@@ -8,6 +8,7 @@
 #include "constraint/constraint.h"
 #include "mjcf/compile.h"
 #include "mjcf/reader.h"
+#include "mjcf/schema.h"
 #include "mjcf/xml_tree.h"
 
 #define GDN_LOADER_MEMORY_LIMIT ((size_t)1 << 30) // loader scratch, not the model
@@ -20,6 +21,9 @@ static gdnStatus load_document(gdnXmlContext* ctx, const char* xml, size_t len, 
         return ctx->diag->status;
     }
     if (gdn_xml_resolve_includes(ctx, root) != GDN_OK) {
+        return ctx->diag->status;
+    }
+    if (gdn_mjcf_schema_check(ctx->diag, root) != GDN_OK) {
         return ctx->diag->status;
     }
     gdnSpec spec;

@@ -277,8 +277,8 @@ static int test_error_messages(void) {
     CHECK(!expect_error("<mujoco><worldbody><body><joint/></body></worldbody></mujoco>",
                         GDN_ERR_MODEL, "mass and inertia", NULL));
     CHECK(!expect_error("<mujoco><worldbody><body><joint name='j'/><geom size='1'/></body>"
-                        "</worldbody><actuator>\n<cylinder joint='j'/></actuator></mujoco>",
-                        GDN_ERR_UNSUPPORTED, "<string>:2: cylinder:", NULL));
+                        "</worldbody><actuator>\n<adhesion body='b'/></actuator></mujoco>",
+                        GDN_ERR_UNSUPPORTED, "<string>:2: adhesion:", "adhesion"));
     CHECK(!expect_error("<mujoco><worldbody><body><joint name='j'/><geom size='1'/></body>"
                         "</worldbody><actuator><motor joint='k'/></actuator></mujoco>",
                         GDN_ERR_MODEL, "motor:", "'k'"));

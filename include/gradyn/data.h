@@ -19,6 +19,7 @@ typedef enum gdnWarning {
     GDN_WARN_BADQACC,     // non-finite qacc detected
     GDN_WARN_BADCTRL,     // non-finite ctrl detected
     GDN_WARN_ARENA,       // arena exhausted
+    GDN_WARN_BADACT,      // non-finite act detected
     GDN_NWARNING
 } gdnWarning;
 
@@ -28,6 +29,7 @@ typedef struct gdnData {
     double* qpos;           // (nq) position
     double* qvel;           // (nv) velocity
     double* ctrl;           // (nu) control
+    double* act;            // (na) actuator activation (state of the last na actuators)
 
     // user inputs
     double* qfrc_applied;   // (nv) applied generalized force
@@ -93,6 +95,7 @@ typedef struct gdnData {
     double* actuator_velocity; // (nu)
     double* actuator_force;    // (nu) scalar actuator force
     double* qfrc_actuator;  // (nv) actuator force in joint space
+    double* act_dot;        // (na) d act / dt (the actuation stage's; the step integrates it)
     double* qfrc_smooth;    // (nv) qfrc_passive + qfrc_actuator + qfrc_applied + J'xfrc
                             // + qfrc_penalty - qfrc_bias
 

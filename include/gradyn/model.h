@@ -88,9 +88,26 @@ typedef enum gdnWrapType {
     GDN_WRAP_SPHERE = 4,  // a wrapping sphere geom (wrap_prm: side site id or -1)
     GDN_WRAP_CYLINDER = 5 // a wrapping cylinder geom (wrap_prm: side site id or -1)
 } gdnWrapType;
-typedef enum gdnDynType { GDN_DYN_NONE = 0 } gdnDynType;
-typedef enum gdnGainType { GDN_GAIN_FIXED = 0, GDN_GAIN_AFFINE = 1 } gdnGainType;
-typedef enum gdnBiasType { GDN_BIAS_NONE = 0, GDN_BIAS_AFFINE = 1 } gdnBiasType;
+// actuator dynamics (MuJoCo 2.2.2's mjtDyn): act_dot = ctrl (integrator), (ctrl - act) / tau
+// (filter), the muscle activation dynamics (muscle); a stateful actuator's force reads act
+typedef enum gdnDynType {
+    GDN_DYN_NONE = 0,
+    GDN_DYN_INTEGRATOR = 1,
+    GDN_DYN_FILTER = 2,
+    GDN_DYN_MUSCLE = 3
+} gdnDynType;
+typedef enum gdnGainType {
+    GDN_GAIN_FIXED = 0,
+    GDN_GAIN_AFFINE = 1,
+    GDN_GAIN_MUSCLE = 2 // MuJoCo's mju_muscleGain (active force-length-velocity curve)
+} gdnGainType;
+typedef enum gdnBiasType {
+    GDN_BIAS_NONE = 0,
+    GDN_BIAS_AFFINE = 1,
+    GDN_BIAS_MUSCLE = 2 // MuJoCo's mju_muscleBias (passive force-length curve)
+} gdnBiasType;
+
+#define GDN_NDYN 10
 
 #define GDN_NGAIN 10
 #define GDN_NBIAS 10
@@ -153,6 +170,7 @@ typedef struct gdnModel {
     int nq;     // number of generalized coordinates
     int nv;     // number of degrees of freedom
     int nu;     // number of actuators / controls
+    int na;     // number of activation states (actuators with dynamics: the last na of nu)
     int nbody;  // number of bodies, world included
     int njnt;   // number of joints
     int ngeom;  // number of geoms
@@ -300,6 +318,13 @@ typedef struct gdnModel {
     double* actuator_biasprm;   // (nu x GDN_NBIAS) bias parameters
     double* actuator_ctrlrange; // (nu x 2)
     double* actuator_forcerange;// (nu x 2)
+    int* actuator_actlimited;   // clamp act to actrange after each step's integration
+    double* actuator_dynprm;    // (nu x GDN_NDYN) dynamics parameters (filter: tau; muscle:
+                                // tau_act, tau_deact)
+    double* actuator_actrange;  // (nu x 2)
+    double* actuator_lengthrange; // (nu x 2) transmission length range (muscles' L0)
+    double* actuator_acc0;      // (nu) |M^-1 moment| at qpos0 (MuJoCo's; the muscles' force
+                                // scale when force < 0)
 
     // tendons (ntendon; MuJoCo 2.2.2's tendon_* fields): each tendon's path is
     // wrap_*[tendon_adr .. tendon_adr + tendon_num); a fixed tendon's length is
@@ -352,6 +377,7 @@ typedef struct gdnModel {
     double* key_qpos;       // (nkey x nq)
     double* key_qvel;       // (nkey x nv)
     double* key_ctrl;       // (nkey x nu)
+    double* key_act;        // (nkey x na)
     double* key_mpos;       // (nkey x nmocap x 3) mocap positions
     double* key_mquat;      // (nkey x nmocap x 4) mocap orientations (unit)
 

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // Compile-time constants of the constraint model at qpos0 (MuJoCo 2.2.2's mj_setConst part):
 // body_invweight0, dof_invweight0, tendon_invweight0, the derived eq_data anchors / relative
-// poses, tendon_length0 and the tendon spring lengths MJCF left to the compiler.
+// poses, tendon_length0, the tendon spring lengths MJCF left to the compiler, actuator_acc0.
 #include <stdlib.h>
 #include <string.h>
 
 #include "constraint/constraint.h"
+#include "dynamics/actuator_setconst.h"
 #include "math/vec.h"
 
 // dense Cholesky M = L L' in place (lower triangle); 0 on success. Row i of M (and of L) has
@@ -212,6 +213,11 @@ static gdnStatus constants_at_qpos0(gdnModel* m, int complete_eq) {
         memcpy(m->tendon_length0, d->ten_length, sizeof(double) * (size_t)m->ntendon);
     }
     st = set_weights(m, d);
+    if (st == GDN_OK) {
+        // the actuators' |M^-1 moment| (M from set_weights' CRB at qpos0): it moves with the
+        // inertias, as MuJoCo's mj_setConst recomputes it
+        st = gdn_actuator_acc0(m, d);
+    }
     if (complete_eq && st == GDN_OK && m->ntendon > 0) {
         memcpy(d->qpos, m->qpos_spring, sizeof(double) * (size_t)m->nq);
         gdn_kinematics(m, d);

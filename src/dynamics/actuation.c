@@ -5,6 +5,8 @@
 
 #include <gradyn/gradyn.h>
 
+#include "dynamics/activation.h"
+#include "dynamics/muscle.h"
 #include "dynamics/passive.h"
 #include "math/vec.h"
 #include "model/validate.h"
@@ -56,23 +58,30 @@ static void joint_transmission(const gdnModel* m, const gdnData* d, int i,
     }
 }
 
-// force of actuator i for a given (clamped) control:
-//   gain  = prm[0] (fixed) or prm[0] + prm[1] length + prm[2] velocity (affine)
-//   bias  = 0 (none) or prm[0] + prm[1] length + prm[2] velocity (affine)
-//   force = clamp(gain ctrl + bias, forcerange) when forcelimited
-static inline double actuator_force(const gdnModel* m, int i, double ctrl, double length,
-                                    double velocity) {
+// force of actuator i for a given input (its clamped control, or act when it has a state):
+//   gain  = prm[0] (fixed), prm[0] + prm[1] length + prm[2] velocity (affine), or the
+//           muscle's active force-length-velocity curve (dynamics/muscle.h)
+//   bias  = 0 (none), prm[0] + prm[1] length + prm[2] velocity (affine), or the muscle's
+//           passive force
+//   force = clamp(gain input + bias, forcerange) when forcelimited
+double gdn_actuator_force_law(const gdnModel* m, int i, double input, double length,
+                              double velocity) {
     const double* gprm = m->actuator_gainprm + GDN_NGAIN * i;
     const double* bprm = m->actuator_biasprm + GDN_NBIAS * i;
+    const double* lrange = m->actuator_lengthrange + 2 * i;
     double gain = gprm[0];
     if (m->actuator_gaintype[i] == GDN_GAIN_AFFINE) {
         gain = gprm[0] + gprm[1] * length + gprm[2] * velocity;
+    } else if (m->actuator_gaintype[i] == GDN_GAIN_MUSCLE) {
+        gain = gdn_muscle_gain(length, velocity, lrange, m->actuator_acc0[i], gprm, NULL, NULL);
     }
     double bias = 0;
     if (m->actuator_biastype[i] == GDN_BIAS_AFFINE) {
         bias = bprm[0] + bprm[1] * length + bprm[2] * velocity;
+    } else if (m->actuator_biastype[i] == GDN_BIAS_MUSCLE) {
+        bias = gdn_muscle_bias(length, lrange, m->actuator_acc0[i], bprm, NULL);
     }
-    double force = gain * ctrl;
+    double force = gain * input;
     force += bias;
     if (m->actuator_forcelimited[i]) {
         force = clip(force, m->actuator_forcerange[2 * i], m->actuator_forcerange[2 * i + 1]);
@@ -80,9 +89,14 @@ static inline double actuator_force(const gdnModel* m, int i, double ctrl, doubl
     return force;
 }
 
-// qfrc_actuator += moment_i' force (the moment row of joint_transmission)
-static inline void add_moment_force(const gdnModel* m, const gdnData* d,
-                                    double* qfrc_actuator, int i, double force) {
+// the force law's input: act[i - (nu - na)] for a stateful actuator, else the control c
+static inline double force_input(const gdnModel* m, const gdnData* d, int i, double c) {
+    return gdn_actuator_stateful(m, i) ? d->act[i - (m->nu - m->na)] : c;
+}
+
+// qfrc_actuator += moment_i' force (the moment row of joint_transmission; passive.h)
+void gdn_actuator_moment_add(const gdnModel* m, const gdnData* d, double* qfrc_actuator, int i,
+                             double force) {
     int jnt = m->actuator_trnid[2 * i];
     const double* gear = m->actuator_gear + 6 * i;
     if (m->actuator_trntype[i] == GDN_TRN_TENDON) {
@@ -132,6 +146,9 @@ void gdn_actuator_forces(const gdnModel* m, gdnData* d) {
     memset(qfrc, 0, sizeof(double) * (size_t)m->nv);
     memset(force, 0, sizeof(double) * (size_t)nu);
     if (m->opt.disableflags & GDN_DSBL_ACTUATION) {
+        // MuJoCo returns before its act_dot loop, leaving act_dot as it was (0 from the reset
+        // unless the flag changed mid-run): 0, so act is constant
+        memset(d->act_dot, 0, sizeof(double) * (size_t)m->na);
         for (int i = 0; i < nu; i++) {
             joint_transmission(m, d, i, length + i, velocity + i);
         }
@@ -161,20 +178,34 @@ void gdn_actuator_forces(const gdnModel* m, gdnData* d) {
             c = clip(c, m->actuator_ctrlrange[2 * i], m->actuator_ctrlrange[2 * i + 1]);
         }
         bad_ctrl |= is_bad(c);
-        double f = actuator_force(m, i, c, len, vel);
+        double f = gdn_actuator_force_law(m, i, force_input(m, d, i, c), len, vel);
         force[i] = f;
         if (scalar) {
             qfrc[dof] += gear * f;
         } else {
-            add_moment_force(m, d, qfrc, i, f);
+            gdn_actuator_moment_add(m, d, qfrc, i, f);
         }
+    }
+    // act_dot of the stateful actuators at the controls the forces used (all zero after a
+    // bad one, as MuJoCo zeroes them)
+    for (int i = nu - m->na; i < nu; i++) {
+        double c = 0;
+        if (!bad_ctrl) {
+            c = ctrl[i];
+            if (clamp && m->actuator_ctrllimited[i]) {
+                c = clip(c, m->actuator_ctrlrange[2 * i], m->actuator_ctrlrange[2 * i + 1]);
+            }
+        }
+        const int j = i - (nu - m->na);
+        d->act_dot[j] = gdn_act_dot(m, i, c, d->act[j], NULL, NULL);
     }
     if (bad_ctrl) {
         d->warning[GDN_WARN_BADCTRL]++;
         memset(qfrc, 0, sizeof(double) * (size_t)m->nv);
         for (int i = 0; i < nu; i++) {
-            force[i] = actuator_force(m, i, 0, length[i], velocity[i]);
-            add_moment_force(m, d, qfrc, i, force[i]);
+            force[i] = gdn_actuator_force_law(m, i, force_input(m, d, i, 0), length[i],
+                                              velocity[i]);
+            gdn_actuator_moment_add(m, d, qfrc, i, force[i]);
         }
     }
 }

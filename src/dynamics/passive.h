@@ -11,6 +11,15 @@
 void gdn_passive_forces(const gdnModel* m, gdnData* d);
 void gdn_actuator_forces(const gdnModel* m, gdnData* d);
 
+// actuator i's force for an input (its clamped control, or its act), at a transmission length
+// and velocity: the gain and bias laws and the force clamp (dynamics/actuation.c)
+// out (nv) += moment_i' force: actuator i's moment row (the transmission's) times force
+void gdn_actuator_moment_add(const gdnModel* m, const gdnData* d, double* out, int i,
+                             double force);
+
+double gdn_actuator_force_law(const gdnModel* m, int i, double input, double length,
+                              double velocity);
+
 // rotation vector of a unit quaternion, angle wrapped into (-pi, pi]:
 //   res = axis * 2 atan2(|v|, w), minus 2 pi when that exceeds pi (MuJoCo's mju_quat2Vel, dt 1)
 void gdn_quat2vel(double res[3], const double quat[4]);

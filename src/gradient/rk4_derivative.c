@@ -197,7 +197,7 @@ gdnStatus gdn_rk4_step_vjp(const gdnModel* m, gdnData* d, const double* gq_next,
         }
         gdn_rk4_combine(m, &rec);
         if (x_next) {
-            gdn_rk4_advance(m, &rec, x_next, x_next + m->nq);
+            gdn_rk4_advance(m, &rec, x_next, x_next + m->nq, NULL);
         }
     }
     // GQ, GV: the cotangents of q_0, v_0; gq_i, gv_i, ga_i per stage (4 nv each); gdX, gdq (nv);

@@ -138,13 +138,29 @@ static int compile_actuator(gdnSpec* spec, gdnSpecActuator* a, const gdnNameInde
     if (a->actlimited && a->dyntype == GDN_DYN_NONE) {
         return gdn_xml_error(d, GDN_ERR_MODEL, e, "actrange specified but dyntype is 'none'");
     }
-    if (a->dyntype != GDN_DYN_NONE) {
+    if (a->dyntype > GDN_DYN_MUSCLE || a->gaintype > GDN_GAIN_MUSCLE ||
+        a->biastype > GDN_BIAS_MUSCLE) {
         return gdn_xml_error(d, GDN_ERR_UNSUPPORTED, e,
-                             "actuator dynamics (dyntype other than 'none') are not supported");
+                             "user actuator dynamics, gain or bias (MuJoCo's callbacks) are "
+                             "not supported");
     }
-    if (a->gaintype > GDN_GAIN_AFFINE || a->biastype > GDN_BIAS_AFFINE) {
-        return gdn_xml_error(d, GDN_ERR_UNSUPPORTED, e,
-                             "muscle and user gain/bias types are not supported");
+    // muscle parameters (gain and bias alike): range, lmin < 1 < lmax, positive scales
+    for (int k = 0; k < 2; k++) {
+        const double* prm = k == 0 ? (a->gaintype == GDN_GAIN_MUSCLE ? a->gainprm : NULL)
+                                   : (a->biastype == GDN_BIAS_MUSCLE ? a->biasprm : NULL);
+        if (!prm) {
+            continue;
+        }
+        if (prm[0] >= prm[1]) {
+            return gdn_xml_error(d, GDN_ERR_MODEL, e, "range[0]<range[1] required in muscle");
+        }
+        if (prm[4] >= 1 || prm[5] <= 1) {
+            return gdn_xml_error(d, GDN_ERR_MODEL, e, "lmin<1<lmax required in muscle");
+        }
+        if (prm[3] <= 0 || prm[6] <= 0 || prm[7] <= 0 || prm[8] <= 0) {
+            return gdn_xml_error(d, GDN_ERR_MODEL, e,
+                                 "positive scale, vmax, fpmax, fvmax required in muscle");
+        }
     }
     if (!a->target[0]) {
         return gdn_xml_error(d, GDN_ERR_MODEL, e, "missing transmission target");
@@ -333,6 +349,10 @@ static void fill_actuators(const gdnSpec* spec, gdnModel* m) {
         memcpy(m->actuator_biasprm + GDN_NBIAS * i, a->biasprm, GDN_NBIAS * sizeof(double));
         memcpy(m->actuator_ctrlrange + 2 * i, a->ctrlrange, 2 * sizeof(double));
         memcpy(m->actuator_forcerange + 2 * i, a->forcerange, 2 * sizeof(double));
+        m->actuator_actlimited[i] = a->actlimited;
+        memcpy(m->actuator_dynprm + GDN_NDYN * i, a->dynprm, GDN_NDYN * sizeof(double));
+        memcpy(m->actuator_actrange + 2 * i, a->actrange, 2 * sizeof(double));
+        memcpy(m->actuator_lengthrange + 2 * i, a->lengthrange, 2 * sizeof(double));
     }
 }
 
@@ -363,6 +383,7 @@ static int fill_keys(gdnSpec* spec, gdnModel* m, int nmocap) {
         double* qpos = m->key_qpos + (size_t)k * (size_t)m->nq;
         double* qvel = m->key_qvel + (size_t)k * (size_t)m->nv;
         double* ctrl = m->key_ctrl + (size_t)k * (size_t)m->nu;
+        double* act = m->key_act + (size_t)k * (size_t)m->na;
         fill_key_mocap(k < spec->nkey ? &spec->keys[k] : NULL, m, k);
         if (k >= spec->nkey) {
             memcpy(qpos, m->qpos0, (size_t)m->nq * sizeof(double));
@@ -375,7 +396,7 @@ static int fill_keys(gdnSpec* spec, gdnModel* m, int nmocap) {
             int n, want;
             const char* what;
         } checks[] = {{key->nqpos, m->nq, "qpos"}, {key->nqvel, m->nv, "qvel"},
-                      {key->nctrl, m->nu, "ctrl"}, {key->nact, 0, "act"},
+                      {key->nctrl, m->nu, "ctrl"}, {key->nact, m->na, "act"},
                       {key->nmpos, 3 * nmocap, "mpos"}, {key->nmquat, 4 * nmocap, "mquat"}};
         for (int c = 0; c < 6; c++) {
             if (checks[c].n && checks[c].n != checks[c].want) {
@@ -394,6 +415,9 @@ static int fill_keys(gdnSpec* spec, gdnModel* m, int nmocap) {
         }
         if (key->nctrl) {
             memcpy(ctrl, key->ctrl, (size_t)m->nu * sizeof(double));
+        }
+        if (key->nact) {
+            memcpy(act, key->act, (size_t)m->na * sizeof(double));
         }
         // normalize ball and free quaternions by multiplying with 1 / norm; MuJoCo 2.2.2's
         // compiled key_qpos equals this applied twice (measured), so apply it twice
@@ -482,9 +506,17 @@ gdnModel* gdn_compile_model(gdnSpec* spec) {
     if (gdn_mjcf_compile_tendons(spec, &joints, jnt_id, &sites, site_id, &geoms, geom_id) < 0) {
         return NULL;
     }
+    int na = 0;
     for (int i = 0; i < spec->nu; i++) {
         if (compile_actuator(spec, &spec->actuators[i], &joints, jnt_id, &tendons) < 0) {
             return NULL;
+        }
+        // act[i - (nu - na)] is actuator i's state: the stateful ones come last (MuJoCo 2.2.2)
+        if (spec->actuators[i].dyntype != GDN_DYN_NONE) {
+            na++;
+        } else if (na) {
+            return fail(spec, GDN_ERR_MODEL, spec->actuators[i].elem, "%s",
+                        "stateless actuators must come before stateful actuators");
         }
     }
 
@@ -506,12 +538,13 @@ gdnModel* gdn_compile_model(gdnSpec* spec) {
         sz.nv += gdn_joint_nv(spec->joints[i].type);
     }
     sz.nu = spec->nu;
+    sz.na = na;
     sz.nbody = spec->nbody;
     sz.njnt = spec->njnt;
     sz.ngeom = spec->ngeom;
     sz.nsite = spec->nsite;
     sz.nkey = spec->nkey > spec->size_nkey ? spec->nkey : spec->size_nkey;
-    double key_values = (double)sz.nkey * ((double)sz.nq + sz.nv + sz.nu + 1);
+    double key_values = (double)sz.nkey * ((double)sz.nq + sz.nv + sz.nu + sz.na + 1);
     if (sz.nkey < 0 || key_values > GDN_MAX_KEY_VALUES) {
         return fail(spec, GDN_ERR_MODEL, NULL, "%s", "size: too many keyframes (nkey)");
     }

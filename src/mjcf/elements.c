@@ -245,8 +245,7 @@ static int read_transmission(gdnSpec* spec, gdnXmlElem* e, gdnSpecActuator* a) {
 
 int gdn_read_actuator(gdnSpec* spec, gdnXmlElem* e, gdnSpecActuator* a, int in_default) {
     gdnDiag* d = spec->diag;
-    static const char* const ignored[] = {"class", "group", "user", "lengthrange",
-                                          "cranklength", NULL};
+    static const char* const ignored[] = {"class", "group", "user", "cranklength", NULL};
     static const char* const dyn_keys[] = {"none", "integrator", "filter", "muscle", "user"};
     static const char* const gain_keys[] = {"fixed", "affine", "muscle", "user"};
     static const char* const bias_keys[] = {"none", "affine", "muscle", "user"};
@@ -262,6 +261,7 @@ int gdn_read_actuator(gdnSpec* spec, gdnXmlElem* e, gdnSpecActuator* a, int in_d
     GDN_TRY(gdn_attr_doubles(d, e, "ctrlrange", 2, a->ctrlrange, 1));
     GDN_TRY(gdn_attr_doubles(d, e, "forcerange", 2, a->forcerange, 1));
     GDN_TRY(gdn_attr_doubles(d, e, "actrange", 2, a->actrange, 1));
+    GDN_TRY(gdn_attr_doubles(d, e, "lengthrange", 2, a->lengthrange, 1));
     GDN_TRY(gdn_attr_doubles(d, e, "gear", 6, a->gear, 0));
     if (!in_default) {
         GDN_TRY(read_transmission(spec, e, a));
@@ -309,24 +309,65 @@ int gdn_read_actuator(gdnSpec* spec, gdnXmlElem* e, gdnSpecActuator* a, int in_d
         a->dyntype = GDN_DYN_NONE;
         a->gaintype = GDN_GAIN_AFFINE;
         a->biastype = GDN_BIAS_NONE;
+    } else if (!strcmp(type, "intvelocity")) {
+        // act_dot = ctrl, force = kp act - kp q: a position servo on the integrated velocity
+        memset(a->biasprm, 0, sizeof(a->biasprm));
+        GDN_TRY(gdn_attr_doubles(d, e, "kp", 1, a->gainprm, 1));
+        a->biasprm[1] = -a->gainprm[0];
+        a->dyntype = GDN_DYN_INTEGRATOR;
+        a->gaintype = GDN_GAIN_FIXED;
+        a->biastype = GDN_BIAS_AFFINE;
+        a->actlimited = 1;
+    } else if (!strcmp(type, "cylinder")) {
+        // act_dot = (ctrl - act) / timeconst, force = area act + bias0 + bias1 q + bias2 qdot
+        double diameter;
+        GDN_TRY(gdn_attr_doubles(d, e, "timeconst", 1, a->dynprm, 0));
+        GDN_TRY(gdn_attr_doubles(d, e, "bias", 3, a->biasprm, 0));
+        GDN_TRY(gdn_attr_doubles(d, e, "area", 1, a->gainprm, 1));
+        if (gdn_xml_attr(e, "diameter")) {
+            GDN_TRY(gdn_attr_doubles(d, e, "diameter", 1, &diameter, 1));
+            a->gainprm[0] = GDN_MJ_PI / 4 * diameter * diameter;
+        }
+        a->dyntype = GDN_DYN_FILTER;
+        a->gaintype = GDN_GAIN_FIXED;
+        a->biastype = GDN_BIAS_AFFINE;
+    } else if (!strcmp(type, "muscle")) {
+        // MuJoCo's muscle defaults where the class left the global defaults, then the
+        // attributes; biasprm = gainprm (range, force, scale, lmin, lmax, vmax, fpmax, fvmax)
+        static const struct {
+            double* field;
+            double global, muscle;
+        } defaults[] = {{NULL, 1, 0.01}, {NULL, 0, 0.04}, {NULL, 1, 0.75}, {NULL, 0, 1.05},
+                        {NULL, 0, -1},   {NULL, 0, 200},  {NULL, 0, 0.5},  {NULL, 0, 1.6},
+                        {NULL, 0, 1.5},  {NULL, 0, 1.3},  {NULL, 0, 1.2}};
+        double* slot[11] = {a->dynprm,      a->dynprm + 1,  a->gainprm,     a->gainprm + 1,
+                            a->gainprm + 2, a->gainprm + 3, a->gainprm + 4, a->gainprm + 5,
+                            a->gainprm + 6, a->gainprm + 7, a->gainprm + 8};
+        for (int k = 0; k < 11; k++) {
+            if (*slot[k] == defaults[k].global) {
+                *slot[k] = defaults[k].muscle;
+            }
+        }
+        static const struct {
+            const char* name;
+            int n, at; // count, gainprm index (-1: dynprm)
+        } attrs[] = {{"timeconst", 2, -1}, {"range", 2, 0}, {"force", 1, 2}, {"scale", 1, 3},
+                     {"lmin", 1, 4},       {"lmax", 1, 5},  {"vmax", 1, 6},  {"fpmax", 1, 7},
+                     {"fvmax", 1, 8}};
+        for (size_t k = 0; k < sizeof(attrs) / sizeof(attrs[0]); k++) {
+            double* dst = attrs[k].at < 0 ? a->dynprm : a->gainprm + attrs[k].at;
+            GDN_TRY(gdn_attr_doubles(d, e, attrs[k].name, attrs[k].n, dst, 0));
+        }
+        memcpy(a->biasprm, a->gainprm, 9 * sizeof(double));
+        a->dyntype = GDN_DYN_MUSCLE;
+        a->gaintype = GDN_GAIN_MUSCLE;
+        a->biastype = GDN_BIAS_MUSCLE;
     } else {
-        // actuators with activation dynamics or special transmissions: recorded, not simulated
-        static const char* const extra[] = {"kp", "kv", "timeconst", "area", "diameter",
-                                            "bias", "range", "force", "scale", "lmin", "lmax",
-                                            "vmax", "fpmax", "fvmax", "gain", NULL};
+        // adhesion: a body transmission, recorded, not simulated
+        static const char* const extra[] = {"gain", NULL};
         gdn_attr_ignore(e, extra);
         a->unsupported = 1;
-        if (!strcmp(type, "intvelocity")) {
-            a->dyntype = GDN_MJ_DYN_INTEGRATOR;
-        } else if (!strcmp(type, "cylinder")) {
-            a->dyntype = GDN_MJ_DYN_FILTER;
-        } else if (!strcmp(type, "muscle")) {
-            a->dyntype = GDN_MJ_DYN_MUSCLE;
-            a->gaintype = GDN_MJ_GAIN_MUSCLE;
-            a->biastype = GDN_MJ_BIAS_MUSCLE;
-        } else {
-            a->trntype = GDN_MJ_TRN_OTHER; // adhesion: body transmission
-        }
+        a->trntype = GDN_MJ_TRN_OTHER;
     }
     a->elem = e;
     return 0;

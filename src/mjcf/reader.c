@@ -45,6 +45,7 @@ gdnStatus gdn_spec_init(gdnSpec* spec, gdnPool* pool, gdnDiag* diag) {
     c->inertiafromgeom = 2;
     c->inertiagrouprange[0] = 0;
     c->inertiagrouprange[1] = 5;
+    gdn_length_range_opt_default(&c->lengthrange);
     c->convexhull = 1;
     gdn_option_default(&spec->opt);
     if (gdn_defaults_init(spec) < 0) {
@@ -116,6 +117,29 @@ static int read_compiler(gdnSpec* spec, gdnXmlElem* e) {
         c->inertiagrouprange[1] = (int)range[1];
     }
     gdn_attr_warn_unused(d, e);
+    // <lengthrange>: the options of the muscles' length-range computation (MuJoCo's mjLROpt)
+    for (gdnXmlElem* l = e->first; l; l = l->next) {
+        if (strcmp(l->name, "lengthrange")) {
+            continue;
+        }
+        static const char* const mode_keys[] = {"none", "muscle", "muscleuser", "all"};
+        static const int modes[] = {0, 1, 2, 3};
+        gdnLengthRangeOpt* o = &c->lengthrange;
+        GDN_TRY(gdn_attr_keyword(d, l, "mode", mode_keys, modes, 4, &o->mode));
+        GDN_TRY(gdn_attr_bool(d, l, "useexisting", &o->useexisting));
+        GDN_TRY(gdn_attr_bool(d, l, "uselimit", &o->uselimit));
+        const struct {
+            const char* name;
+            double* field;
+        } values[] = {{"accel", &o->accel},       {"maxforce", &o->maxforce},
+                      {"timeconst", &o->timeconst}, {"timestep", &o->timestep},
+                      {"inttotal", &o->inttotal}, {"inteval", &o->inteval},
+                      {"tolrange", &o->tolrange}};
+        for (size_t k = 0; k < sizeof(values) / sizeof(values[0]); k++) {
+            GDN_TRY(gdn_attr_doubles(d, l, values[k].name, 1, values[k].field, 1));
+        }
+        gdn_attr_warn_unused(d, l);
+    }
     return 0;
 }
 
@@ -441,8 +465,8 @@ static int read_actuators(gdnSpec* spec, gdnXmlElem* section) {
         GDN_TRY(gdn_read_actuator(spec, e, a, 0));
         if (a->unsupported) {
             return gdn_xml_error(d, GDN_ERR_UNSUPPORTED, e,
-                                 "actuators with activation dynamics or non-joint "
-                                 "transmissions are not supported");
+                                 "adhesion actuators (body transmission) are not "
+                                 "supported");
         }
         gdn_attr_warn_unused(d, e);
     }
@@ -467,8 +491,7 @@ static int read_keyframes(gdnSpec* spec, gdnXmlElem* section) {
         GDN_TRY(k->nqpos = gdn_attr_double_list(d, spec->pool, e, "qpos", maxn, &k->qpos));
         GDN_TRY(k->nqvel = gdn_attr_double_list(d, spec->pool, e, "qvel", maxn, &k->qvel));
         GDN_TRY(k->nctrl = gdn_attr_double_list(d, spec->pool, e, "ctrl", maxn, &k->ctrl));
-        double* unused;
-        GDN_TRY(k->nact = gdn_attr_double_list(d, spec->pool, e, "act", maxn, &unused));
+        GDN_TRY(k->nact = gdn_attr_double_list(d, spec->pool, e, "act", maxn, &k->act));
         GDN_TRY(k->nmpos = gdn_attr_double_list(d, spec->pool, e, "mpos", maxn, &k->mpos));
         GDN_TRY(k->nmquat = gdn_attr_double_list(d, spec->pool, e, "mquat", maxn, &k->mquat));
         gdn_attr_warn_unused(d, e);

@@ -6,6 +6,7 @@
 #include <gradyn/model.h>
 
 #include "math/vec.h"
+#include "dynamics/actuator_setconst.h"
 #include "mjcf/attr.h"
 
 // MuJoCo's numeric thresholds used by the compiler
@@ -116,6 +117,7 @@ typedef struct gdnSpecSite {
 typedef struct gdnSpecActuator {
     int ctrllimited, forcelimited, actlimited; // 0, 1, 2 = auto
     double ctrlrange[2], forcerange[2], actrange[2];
+    double lengthrange[2]; // given (0 0: computed by the compiler for muscles)
     double gear[6];
     int trntype; // GDN_TRN_JOINT, GDN_MJ_TRN_*
     int dyntype, gaintype, biastype;
@@ -222,6 +224,7 @@ typedef struct gdnSpecKey {
     int nctrl;
     double* mpos;  // (nmpos) mocap positions
     double* mquat; // (nmquat) mocap orientations
+    double* act;   // (nact) activations
     int nact, nmpos, nmquat;
 } gdnSpecKey;
 
@@ -296,6 +299,7 @@ typedef struct gdnSpecCompiler {
     int exactmeshinertia; // 0 (MuJoCo's default): volumes of pyramids taken as |volume|
     int convexhull;       // 1 (default): hull graphs for colliding meshes
     int global;           // coordinate="global": frames given in the world frame
+    gdnLengthRangeOpt lengthrange; // <compiler><lengthrange>
 } gdnSpecCompiler;
 
 // the whole uncompiled model

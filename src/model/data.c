@@ -14,6 +14,8 @@
     X(qpos, nq)                         \
     X(qvel, nv)                         \
     X(ctrl, nu)                         \
+    X(act, na)                          \
+    X(act_dot, na)                      \
     X(qfrc_applied, nv)                 \
     X(xfrc_applied, nbody * 6)          \
     X(mocap_pos, nmocap * 3)            \
@@ -112,7 +114,7 @@ gdnStatus gdn_data_create(const gdnModel* m, gdnData** out) {
         return GDN_ERR_ARG;
     }
     *out = NULL;
-    const size_t nq = (size_t)m->nq, nv = (size_t)m->nv, nu = (size_t)m->nu;
+    const size_t nq = (size_t)m->nq, nv = (size_t)m->nv, nu = (size_t)m->nu, na = (size_t)m->na;
     const size_t nbody = (size_t)m->nbody, njnt = (size_t)m->njnt, ngeom = (size_t)m->ngeom;
     const size_t nsite = (size_t)m->nsite, nvert = (size_t)m->nvert;
     const size_t ntendon = (size_t)m->ntendon, nwrap = (size_t)m->nwrap;
@@ -186,6 +188,8 @@ void gdn_data_reset(const gdnModel* m, gdnData* d) {
     memset(d->qvel, 0, sizeof(double) * (size_t)m->nv);
     memset(d->qacc, 0, sizeof(double) * (size_t)m->nv);
     memset(d->ctrl, 0, sizeof(double) * (size_t)m->nu);
+    memset(d->act, 0, sizeof(double) * (size_t)m->na);
+    memset(d->act_dot, 0, sizeof(double) * (size_t)m->na);
     memset(d->qfrc_applied, 0, sizeof(double) * (size_t)m->nv);
     memset(d->xfrc_applied, 0, sizeof(double) * 6 * (size_t)m->nbody);
     // mocap poses = the mocap bodies' own (MuJoCo's mj_resetData)
@@ -221,6 +225,7 @@ gdnStatus gdn_data_reset_keyframe(const gdnModel* m, gdnData* d, int key) {
     memcpy(d->qpos, m->key_qpos + (size_t)key * (size_t)m->nq, sizeof(double) * (size_t)m->nq);
     memcpy(d->qvel, m->key_qvel + (size_t)key * (size_t)m->nv, sizeof(double) * (size_t)m->nv);
     memcpy(d->ctrl, m->key_ctrl + (size_t)key * (size_t)m->nu, sizeof(double) * (size_t)m->nu);
+    memcpy(d->act, m->key_act + (size_t)key * (size_t)m->na, sizeof(double) * (size_t)m->na);
     const size_t nmocap = (size_t)m->nmocap;
     memcpy(d->mocap_pos, m->key_mpos + (size_t)key * 3 * nmocap, sizeof(double) * 3 * nmocap);
     memcpy(d->mocap_quat, m->key_mquat + (size_t)key * 4 * nmocap, sizeof(double) * 4 * nmocap);

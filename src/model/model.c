@@ -24,7 +24,7 @@ gdnModel* gdn_model_alloc(const gdnModelSizes* s) {
             return NULL;
         }
     }
-    const size_t nq = (size_t)s->nq, nv = (size_t)s->nv, nu = (size_t)s->nu;
+    const size_t nq = (size_t)s->nq, nv = (size_t)s->nv, nu = (size_t)s->nu, na = (size_t)s->na;
     const size_t nbody = (size_t)s->nbody, njnt = (size_t)s->njnt, ngeom = (size_t)s->ngeom;
     const size_t nsite = (size_t)s->nsite, nkey = (size_t)s->nkey, nnames = (size_t)s->nnames;
     const size_t npair = (size_t)s->npair, nexclude = (size_t)s->nexclude;
@@ -55,6 +55,7 @@ gdnModel* gdn_model_alloc(const gdnModelSizes* s) {
     m->nq = s->nq;
     m->nv = s->nv;
     m->nu = s->nu;
+    m->na = s->na;
     m->nbody = s->nbody;
     m->njnt = s->njnt;
     m->ngeom = s->ngeom;

@@ -6,7 +6,7 @@
 #include <gradyn/model.h>
 
 typedef struct gdnModelSizes {
-    int nq, nv, nu, nbody, njnt, ngeom, nsite, nkey, nnames, neq;
+    int nq, nv, nu, na, nbody, njnt, ngeom, nsite, nkey, nnames, neq;
     int npair, nexclude; // explicit contact pairs, excluded body pairs
     int ntendon, nwrap;  // tendons, their path objects
     int nmocap;          // mocap bodies

@@ -104,6 +104,11 @@
     X(double, actuator_biasprm, nu * GDN_NBIAS)  \
     X(double, actuator_ctrlrange, nu * 2)        \
     X(double, actuator_forcerange, nu * 2)       \
+    X(int, actuator_actlimited, nu)              \
+    X(double, actuator_dynprm, nu * GDN_NDYN)    \
+    X(double, actuator_actrange, nu * 2)         \
+    X(double, actuator_lengthrange, nu * 2)      \
+    X(double, actuator_acc0, nu)                 \
     X(int, tendon_adr, ntendon)                  \
     X(int, tendon_num, ntendon)                  \
     X(int, tendon_limited, ntendon)              \
@@ -144,6 +149,7 @@
     X(double, key_qpos, nkey * nq)               \
     X(double, key_qvel, nkey * nv)               \
     X(double, key_ctrl, nkey * nu)               \
+    X(double, key_act, nkey * na)                \
     X(double, key_mpos, nkey * nmocap * 3)       \
     X(double, key_mquat, nkey * nmocap * 4)      \
     X(double, qpos0, nq)                         \

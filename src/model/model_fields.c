@@ -8,7 +8,7 @@
 // arrays of the single allocation are covered by model_arrays.h automatically)
 _Static_assert(sizeof(gdnOption) == 248, "gdnOption changed: update gdn_model_fields");
 _Static_assert(sizeof(gdnPenalty) == 32, "gdnPenalty changed: update gdn_model_fields");
-_Static_assert(sizeof(gdnModel) == 1672, "gdnModel changed: update gdn_model_fields");
+_Static_assert(sizeof(gdnModel) == 1728, "gdnModel changed: update gdn_model_fields");
 
 // the field type of a C type name, by the pointer type
 #define FIELD_TYPE(type) \
@@ -31,6 +31,7 @@ int gdn_model_fields(const gdnModel* m, gdnModelField* out, int cap) {
     PUT("nq", &m->nq, 1, GDN_FIELD_INT);
     PUT("nv", &m->nv, 1, GDN_FIELD_INT);
     PUT("nu", &m->nu, 1, GDN_FIELD_INT);
+    PUT("na", &m->na, 1, GDN_FIELD_INT);
     PUT("nbody", &m->nbody, 1, GDN_FIELD_INT);
     PUT("njnt", &m->njnt, 1, GDN_FIELD_INT);
     PUT("ngeom", &m->ngeom, 1, GDN_FIELD_INT);
@@ -83,7 +84,7 @@ int gdn_model_fields(const gdnModel* m, gdnModelField* out, int cap) {
     PUT("stat_meaninertia", &m->stat_meaninertia, 1, GDN_FIELD_DOUBLE);
 
     // the arrays of the single allocation, with the allocator's count expressions
-    const size_t nq = (size_t)m->nq, nv = (size_t)m->nv, nu = (size_t)m->nu;
+    const size_t nq = (size_t)m->nq, nv = (size_t)m->nv, nu = (size_t)m->nu, na = (size_t)m->na;
     const size_t nbody = (size_t)m->nbody, njnt = (size_t)m->njnt, ngeom = (size_t)m->ngeom;
     const size_t nsite = (size_t)m->nsite, nkey = (size_t)m->nkey, nnames = (size_t)m->nnames;
     const size_t npair = (size_t)m->npair, nexclude = (size_t)m->nexclude;

@@ -5,7 +5,7 @@
 
 #include <gradyn/gradyn.h>
 
-// signature of the sizes that fix a gdnData's layout (nq, nv, nu, nbody, njnt, ngeom, nsite,
+// signature of the sizes that fix a gdnData's layout (nq, nv, nu, na, nbody, njnt, ngeom, nsite,
 // nvert, nconmax, njmax, nmocap, nsensordata, ntendon, nwrap): gdn_data_create stores it in
 // d->model_signature_. A model with other sizes has another signature; a copy of the model, or
 // a model of the same sizes, has the same one and may share the data (every array then has the
@@ -28,7 +28,8 @@ static inline unsigned long long gdn_model_signature(const gdnModel* m) {
         (unsigned long long)(unsigned)m->nmocap * 0x165667b19e3779f9ull +
         (unsigned long long)(unsigned)m->nsensordata * 0x27d4eb2f165667c5ull +
         (unsigned long long)(unsigned)m->ntendon * 0x2545f4914f6cdd1dull +
-        (unsigned long long)(unsigned)m->nwrap * 0xff51afd7ed558ccdull;
+        (unsigned long long)(unsigned)m->nwrap * 0xff51afd7ed558ccdull +
+        (unsigned long long)(unsigned)m->na * 0xc4ceb9fe1a85ec53ull;
     return s ^ (s >> 29);
 }
 

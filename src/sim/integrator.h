@@ -34,6 +34,9 @@ typedef struct gdnRk4Record {
     double* dq[3];   // nv each: dX_i = sum_j A(i-1, j) v_j, the velocity stage i integrates
     double* vbar;    // nv: sum_j B_j v_j, the velocity the step integrates
     double* abar;    // nv: sum_j B_j a_j, its acceleration
+    double* act[4];  // na each: the stage activations act_i = act_0 + h A_i act_dot_{i-1}
+    double* adot[4]; // na each: their act_dot (d->act_dot after stage i's front half)
+    double* adotbar; // na: sum_j B_j adot_j, the act_dot the step integrates
 } gdnRk4Record;
 
 // arrays of a record from the arena (the caller resets it); GDN_ERR_MEMORY when short
@@ -46,8 +49,9 @@ void gdn_rk4_stage_state(const gdnModel* m, gdnRk4Record* rec, int i);
 void gdn_rk4_combine(const gdnModel* m, gdnRk4Record* rec);
 
 // the step's update from the combined stages (MuJoCo's mj_advance with an explicit velocity):
-// qvel = v_0 + h abar, qpos = q_0 (+) h vbar
-void gdn_rk4_advance(const gdnModel* m, const gdnRk4Record* rec, double* qpos, double* qvel);
+// act = clamp(act_0 + h adotbar) (act NULL: not wanted), qvel = v_0 + h abar, qpos = q_0 (+) h vbar
+void gdn_rk4_advance(const gdnModel* m, const gdnRk4Record* rec, double* qpos, double* qvel,
+                     double* act);
 
 // MuJoCo 2.2.2's mj_RungeKutta(m, d, 4) after mj_forward: four front halves of the pipeline
 // (mode: GDN_PIPE_STEP, or GDN_PIPE_DERIVATIVE for a derivative's replay), then

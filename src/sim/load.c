@@ -6,6 +6,7 @@
 #include <gradyn/gradyn.h>
 
 #include "constraint/constraint.h"
+#include "dynamics/actuator_setconst.h"
 #include "mjcf/compile.h"
 #include "mjcf/reader.h"
 #include "mjcf/schema.h"
@@ -42,6 +43,15 @@ static gdnStatus load_document(gdnXmlContext* ctx, const char* xml, size_t len, 
     if (*m && gdn_constraint_set_const(*m) != GDN_OK) {
         gdn_diag_error(ctx->diag, GDN_ERR_MEMORY, file, 0, NULL,
                        "out of memory (constraint weights)");
+    }
+    // the muscles' length ranges (MuJoCo's compiler runs mj_setLengthRange after mj_setConst)
+    if (*m && ctx->diag->status == GDN_OK) {
+        char msg[256] = "";
+        gdnStatus st = gdn_actuator_length_range(*m, &spec.compiler.lengthrange, msg, sizeof msg);
+        if (st != GDN_OK) {
+            gdn_diag_error(ctx->diag, st, file, 0, NULL, "%s",
+                           st == GDN_ERR_MEMORY ? "out of memory (length range)" : msg);
+        }
     }
     return ctx->diag->status;
 }

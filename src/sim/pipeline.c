@@ -12,6 +12,7 @@
 #include "penalty/penalty.h"
 #include "sim/integrator.h"
 #include "sensor/sensor.h"
+#include "dynamics/activation.h"
 #include "dynamics/applied.h"
 #include "dynamics/com.h"
 #include "dynamics/crb.h"
@@ -38,6 +39,10 @@ static gdnStatus stage_check(const gdnModel* m, gdnData* d) {
     }
     if (!gdn_all_finite(d->ctrl, m->nu)) {
         d->warning[GDN_WARN_BADCTRL]++;
+        return GDN_ERR_NONFINITE;
+    }
+    if (!gdn_all_finite(d->act, m->na)) {
+        d->warning[GDN_WARN_BADACT]++;
         return GDN_ERR_NONFINITE;
     }
     // the mocap poses are configuration too
@@ -121,15 +126,17 @@ gdnStatus gdn_pipeline_front(const gdnModel* m, gdnData* d, gdnPipelineMode mode
     return status;
 }
 
-// integrate (semi-implicit Euler): v' = v + h qacc, q' = q (+) h v', time += h, into scratch
-// and committed only when finite: a finite but huge qacc can overflow v', a huge position plus
-// h v' can overflow q'; a refused step leaves qpos and qvel as they were
+// integrate (semi-implicit Euler): act' = clamp(act + h act_dot), v' = v + h qacc,
+// q' = q (+) h v', time += h, into scratch and committed only when finite: a finite but huge
+// qacc can overflow v', a huge position plus h v' can overflow q'; a refused step leaves the
+// state as it was
 static gdnStatus stage_integrate(const gdnModel* m, gdnData* d) {
     const double h = m->opt.timestep;
     size_t mark = gdn_arena_mark(d);
     double* qpos_next = gdn_arena_doubles(d, (size_t)m->nq);
     double* qvel_next = gdn_arena_doubles(d, (size_t)m->nv);
-    if (!qpos_next || !qvel_next) {
+    double* act_next = gdn_arena_doubles(d, (size_t)m->na + 1);
+    if (!qpos_next || !qvel_next || !act_next) {
         gdn_arena_reset(d, mark);
         return GDN_ERR_MEMORY;
     }
@@ -141,6 +148,12 @@ static gdnStatus stage_integrate(const gdnModel* m, gdnData* d) {
         d->warning[GDN_WARN_BADQACC]++;
         return GDN_ERR_NONFINITE;
     }
+    gdn_act_advance(m, d->act, d->act_dot, h, act_next, NULL);
+    if (!gdn_all_finite(act_next, m->na)) {
+        gdn_arena_reset(d, mark);
+        d->warning[GDN_WARN_BADQACC]++;
+        return GDN_ERR_NONFINITE;
+    }
     memcpy(qpos_next, d->qpos, sizeof(double) * (size_t)m->nq);
     gdn_integrate_pos(m, qpos_next, qvel_next, h);
     if (!gdn_all_finite(qpos_next, m->nq)) {
@@ -148,6 +161,7 @@ static gdnStatus stage_integrate(const gdnModel* m, gdnData* d) {
         d->warning[GDN_WARN_BADQPOS]++;
         return GDN_ERR_NONFINITE;
     }
+    memcpy(d->act, act_next, sizeof(double) * (size_t)m->na);
     memcpy(d->qvel, qvel_next, sizeof(double) * (size_t)m->nv);
     memcpy(d->qpos, qpos_next, sizeof(double) * (size_t)m->nq);
     gdn_arena_reset(d, mark);

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "base/arena.h"
+#include "dynamics/activation.h"
 #include "sim/integrator.h"
 #include "sim/pipeline.h"
 
@@ -10,8 +11,8 @@ const double gdn_rk4_A[3] = {0.5, 0.5, 1};
 const double gdn_rk4_B[4] = {1.0 / 6.0, 1.0 / 3.0, 1.0 / 3.0, 1.0 / 6.0};
 
 gdnStatus gdn_rk4_record_alloc(const gdnModel* m, gdnData* d, gdnRk4Record* rec) {
-    const size_t nq = (size_t)m->nq, nv = (size_t)(m->nv > 0 ? m->nv : 1);
-    double* p = gdn_arena_doubles(d, 4 * nq + 17 * nv);
+    const size_t nq = (size_t)m->nq, nv = (size_t)(m->nv > 0 ? m->nv : 1), na = (size_t)m->na;
+    double* p = gdn_arena_doubles(d, 4 * nq + 17 * nv + 9 * na + 1);
     if (!p) {
         return GDN_ERR_MEMORY;
     }
@@ -28,6 +29,13 @@ gdnStatus gdn_rk4_record_alloc(const gdnModel* m, gdnData* d, gdnRk4Record* rec)
     }
     rec->vbar = p;
     rec->abar = p + nv;
+    p += 2 * nv;
+    for (int i = 0; i < 4; i++) {
+        rec->act[i] = p;
+        rec->adot[i] = p + na;
+        p += 2 * na;
+    }
+    rec->adotbar = p;
     return GDN_OK;
 }
 
@@ -39,6 +47,9 @@ void gdn_rk4_stage_state(const gdnModel* m, gdnRk4Record* rec, int i) {
     for (int k = 0; k < m->nv; k++) {
         dq[k] = rec->v[i - 1][k] * c;
         rec->v[i][k] = rec->v[0][k] + (rec->a[i - 1][k] * c) * h;
+    }
+    for (int k = 0; k < m->na; k++) {
+        rec->act[i][k] = rec->act[0][k] + (rec->adot[i - 1][k] * c) * h;
     }
     memcpy(rec->q[i], rec->q[0], sizeof(double) * (size_t)m->nq);
     gdn_integrate_pos(m, rec->q[i], dq, h);
@@ -55,11 +66,22 @@ void gdn_rk4_combine(const gdnModel* m, gdnRk4Record* rec) {
         rec->vbar[k] = sv;
         rec->abar[k] = sa;
     }
+    for (int k = 0; k < m->na; k++) {
+        double s = 0;
+        for (int j = 0; j < 4; j++) {
+            s += rec->adot[j][k] * gdn_rk4_B[j];
+        }
+        rec->adotbar[k] = s;
+    }
 }
 
-// mj_advance: v' = v_0 + h abar, q' = q_0 (+) h vbar
-void gdn_rk4_advance(const gdnModel* m, const gdnRk4Record* rec, double* qpos, double* qvel) {
+// mj_advance: act' = clamp(act_0 + h adotbar), v' = v_0 + h abar, q' = q_0 (+) h vbar
+void gdn_rk4_advance(const gdnModel* m, const gdnRk4Record* rec, double* qpos, double* qvel,
+                     double* act) {
     const double h = m->opt.timestep;
+    if (act) {
+        gdn_act_advance(m, rec->act[0], rec->adotbar, h, act, NULL);
+    }
     for (int k = 0; k < m->nv; k++) {
         qvel[k] = rec->v[0][k] + rec->abar[k] * h;
     }
@@ -75,6 +97,7 @@ static gdnStatus stage_front(const gdnModel* m, gdnData* d, gdnPipelineMode mode
     gdnStatus status = gdn_pipeline_front(m, d, mode | (i ? GDN_PIPE_NOSENSOR : 0), NULL);
     if (status == GDN_OK) {
         memcpy(rec->a[i], d->qacc, bytes);
+        memcpy(rec->adot[i], d->act_dot, sizeof(double) * (size_t)m->na);
     }
     return status;
 }
@@ -99,7 +122,9 @@ gdnStatus gdn_rk4_step(const gdnModel* m, gdnData* d, gdnPipelineMode mode,
     }
     memcpy(qpos_entry, d->qpos, qbytes);
     // stage 0 at x_0 (mj_step's mj_forward): q_0 is qpos as the front half normalized it
+    const size_t abytes = sizeof(double) * (size_t)m->na;
     memcpy(rec->v[0], d->qvel, vbytes);
+    memcpy(rec->act[0], d->act, abytes);
     status = stage_front(m, d, mode, rec, 0);
     if (status == GDN_OK) {
         memcpy(rec->q[0], d->qpos, qbytes);
@@ -109,6 +134,7 @@ gdnStatus gdn_rk4_step(const gdnModel* m, gdnData* d, gdnPipelineMode mode,
         gdn_rk4_stage_state(m, rec, i);
         memcpy(d->qpos, rec->q[i], qbytes);
         memcpy(d->qvel, rec->v[i], vbytes);
+        memcpy(d->act, rec->act[i], abytes);
         d->time = time + gdn_rk4_A[i - 1] * h;
         status = stage_front(m, d, mode, rec, i); // its check refuses a non-finite x_i
     }
@@ -117,7 +143,7 @@ gdnStatus gdn_rk4_step(const gdnModel* m, gdnData* d, gdnPipelineMode mode,
     }
     // mj_advance (committed only when finite); the stage accelerations kept in d->qacc_rk4
     if (status == GDN_OK) {
-        gdn_rk4_advance(m, rec, d->qpos, d->qvel);
+        gdn_rk4_advance(m, rec, d->qpos, d->qvel, d->act);
         for (int i = 0; i < 4; i++) {
             memcpy(d->qacc_rk4 + (size_t)i * (size_t)nv, rec->a[i], vbytes);
         }
@@ -127,6 +153,9 @@ gdnStatus gdn_rk4_step(const gdnModel* m, gdnData* d, gdnPipelineMode mode,
         } else if (!gdn_all_finite(d->qpos, nq)) {
             d->warning[GDN_WARN_BADQPOS]++;
             status = GDN_ERR_NONFINITE;
+        } else if (!gdn_all_finite(d->act, m->na)) {
+            d->warning[GDN_WARN_BADACT]++;
+            status = GDN_ERR_NONFINITE;
         }
     }
     if (status == GDN_OK) {
@@ -134,6 +163,7 @@ gdnStatus gdn_rk4_step(const gdnModel* m, gdnData* d, gdnPipelineMode mode,
     } else {
         memcpy(d->qpos, qpos_entry, qbytes);
         memcpy(d->qvel, rec->v[0], vbytes);
+        memcpy(d->act, rec->act[0], abytes);
         d->time = time;
     }
     gdn_arena_reset(d, mark);

@@ -60,6 +60,7 @@ gdnModel* gdn_model_from_mujoco(const mjModel* m) {
         .nq = m->nq,
         .nv = m->nv,
         .nu = m->nu,
+        .na = m->na,
         .nbody = m->nbody,
         .njnt = m->njnt,
         .ngeom = m->ngeom,
@@ -187,6 +188,11 @@ gdnModel* gdn_model_from_mujoco(const mjModel* m) {
     COPY(actuator_biasprm, GDN_NBIAS * nu);
     COPY(actuator_ctrlrange, 2 * nu);
     COPY(actuator_forcerange, 2 * nu);
+    CONVERT(actuator_actlimited, nu);
+    COPY(actuator_dynprm, GDN_NDYN * nu);
+    COPY(actuator_actrange, 2 * nu);
+    COPY(actuator_lengthrange, 2 * nu);
+    COPY(actuator_acc0, nu);
 
     int ne = m->neq;
     COPY(eq_type, ne);
@@ -201,6 +207,7 @@ gdnModel* gdn_model_from_mujoco(const mjModel* m) {
     COPY(key_qpos, nk * m->nq);
     COPY(key_qvel, nk * nv);
     COPY(key_ctrl, nk * nu);
+    COPY(key_act, nk * m->na);
     COPY(key_mpos, nk * m->nmocap * 3);
     COPY(key_mquat, nk * m->nmocap * 4);
     COPY(qpos0, m->nq);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gradyn/derivative.h>
 #include <gradyn/gradyn.h>
 #include <mujoco/mujoco.h>
 
@@ -298,6 +299,69 @@ static int test_defaults(void) {
     return 0;
 }
 
+// a tendon equality on a tendon whose wrap can be inside its geom (tendon_arm26's last, KI):
+// the forward follows MuJoCo either way; every derivative entry refuses a step where that wrap
+// is on, by name, and differentiates one where it is off
+static int test_wrap_refused(void) {
+    char* text = NULL;
+    {
+        FILE* f = fopen(GDN_TEST_MODELS "/tendon_arm26.xml", "rb");
+        CHECK(f);
+        fseek(f, 0, SEEK_END);
+        const long len = ftell(f);
+        fseek(f, 0, SEEK_SET);
+        text = calloc((size_t)len + 256, 1);
+        CHECK(text && fread(text, 1, (size_t)len, f) == (size_t)len);
+        fclose(f);
+    }
+    char* end = strstr(text, "</mujoco>");
+    CHECK(end);
+    strcpy(end, "<equality><tendon tendon1='EF' tendon2='KI' polycoef='0 0.5 1 0 0'/>"
+                "</equality>\n</mujoco>\n");
+    char path[512];
+    snprintf(path, sizeof(path), "%s/eq_case_wrap.xml", GDN_BINARY_DIR);
+    FILE* f = fopen(path, "w");
+    CHECK(f);
+    fputs(text, f);
+    fclose(f);
+    free(text);
+    gdnOracle o;
+    CHECK(load(&o, path) == 0);
+    const gdnModel* gm = o.gm;
+    gdnData* gd = o.gd;
+    const int nv = gm->nv, last = gm->ntendon - 1;
+    double x[64] = {0}, y[64], g[64];
+    CHECK(2 * nv <= 64);
+    unsigned long long rng = 5;
+    int seen[2] = {0, 0};
+    double e = 0, es = 0;
+    for (int s = 0; s < 200 && !(seen[0] && seen[1]); s++) {
+        gdn_data_reset(gm, gd);
+        for (int k = 0; k < gm->nq; k++) {
+            gd->qpos[k] = gdn_test_uniform(&rng, 0, 2);
+        }
+        gdn_kinematics(gm, gd);
+        const int inside = gd->wrap_obj[gd->ten_wrapadr[last] + 1] >= 0;
+        if (seen[inside]) {
+            continue;
+        }
+        seen[inside] = 1;
+        gdn_oracle_copy_state(&o);
+        CHECK(compare_state(&o, &e, &es) == 0);
+        const gdnStatus want = inside ? GDN_ERR_UNSUPPORTED : GDN_OK;
+        x[0] = 1;
+        CHECK(gdn_step_jvp(gm, gd, x, x + nv, NULL, NULL, NULL, y, y + nv) == want);
+        CHECK(gdn_step_vjp(gm, gd, x, x + nv, g, g + nv, NULL, NULL, NULL) == want);
+        CHECK(gdn_transition_jacobians(gm, gd, NULL, NULL) == want);
+    }
+    printf("  %s: inside wrap refused, outside differentiated; rows vs MuJoCo %.3g, solve "
+           "%.3g\n", o.name, e, es);
+    gdn_oracle_free(&o);
+    CHECK(seen[0] && seen[1]);
+    CHECK(e <= TOL && es <= TOL_SOLVE);
+    return 0;
+}
+
 int main(int argc, char** argv) {
     static const gdnTestCase cases[] = {
         {"model_constants", test_model_constants},
@@ -305,6 +369,7 @@ int main(int argc, char** argv) {
         {"rollout", test_rollout},
         {"refusals", test_refusals},
         {"defaults", test_defaults},
+        {"wrap_refused", test_wrap_refused},
     };
     return gdn_test_main(argc, argv, cases, (int)(sizeof(cases) / sizeof(cases[0])));
 }

@@ -48,11 +48,10 @@ static const char usage_head[] =
     "\n"
     "Every command that loads a model takes --accept-unsupported. Without it, a model using\n"
     "anything that changes the dynamics but gradyn does not simulate (the implicit\n"
-    "integrator, joint / tendon / distance equalities, springdamper, noslip_iterations,\n"
-    "collision=\"predefined\", multiccd, fusestatic, height fields, shellinertia) is refused,\n"
-    "naming the element and its file:line. With it the model loads, each such feature\n"
-    "replaced by the substitute a warning on stderr names (e.g. \"semi-implicit Euler is\n"
-    "used\", \"the tendon is dropped\").\n";
+    "integrator, springdamper, noslip_iterations, collision=\"predefined\", multiccd,\n"
+    "fusestatic, height fields, shellinertia) is refused, naming the element and its\n"
+    "file:line. With it the model loads, each such feature replaced by the substitute a\n"
+    "warning on stderr names (e.g. \"semi-implicit Euler is used\").\n";
 
 static const char usage_tail[] =
     "State files are JSON objects, every field optional: {\"qpos\": [nq numbers], \"qvel\": [nv],\n"

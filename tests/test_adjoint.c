@@ -539,6 +539,17 @@ static int test_timing(void) {
     return 0;
 }
 
+// joint equalities (eq_joint.xml: hinges and slides coupled by polynomials, a held joint) and
+// tendon equalities (eq_tendon.xml: a fixed tendon following a cubic of a spatial one, a held
+// spatial tendon): one row per equality every step, J(q) through the polynomials and ten_J
+static int test_equality_joint(void) {
+    return constrained_case("eq_joint.xml", "eq_joint", 150, 12, 0.3, 2.0, 1.0, 150);
+}
+
+static int test_equality_tendon(void) {
+    return constrained_case("eq_tendon.xml", "eq_tendon", 150, 13, 0.3, 2.0, 1.0, 150);
+}
+
 static const gdnTestCase cases[] = {
     {"pendulum", test_pendulum},
     {"chain_damped", test_chain_damped},
@@ -558,6 +569,8 @@ static const gdnTestCase cases[] = {
     {"tendon_smooth", test_tendon_smooth},
     {"tendon_spatial", test_tendon_spatial},
     {"tendon_wrap", test_tendon_wrap},
+    {"equality_joint", test_equality_joint},
+    {"equality_tendon", test_equality_tendon},
     {"checkpoint_determinism", test_checkpoint_determinism},
     {"gradient_errors", test_gradient_errors},
     {"timing", test_timing},

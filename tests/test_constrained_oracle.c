@@ -345,6 +345,19 @@ static int test_loops(void) {
     return 0;
 }
 
+// joint equalities (eq_joint: polynomial couplings of hinges and slides, a held joint) and
+// tendon equalities (eq_tendon: a fixed tendon following a cubic of a spatial one, a held
+// spatial tendon)
+static int test_equalities(void) {
+    static const Scene jnt = {"eq_joint.xml", "eq_joint (joint equalities)", GDN_CONE_PYRAMIDAL,
+                              0.3, 2.0, 0, 3, 17, 12, 0xE0A1ULL};
+    static const Scene ten = {"eq_tendon.xml", "eq_tendon (tendon equalities)",
+                              GDN_CONE_PYRAMIDAL, 0.3, 2.0, 0, 3, 17, 12, 0xE0A2ULL};
+    CHECK(run_scene(&jnt) == 0);
+    CHECK(run_scene(&ten) == 0);
+    return 0;
+}
+
 // every closed-form pair resting on a floor and on each other, both cones
 static int test_pairs(void) {
     static const Scene pyr = {"dcon_pairs.xml", "dcon_pairs (pyramidal)", GDN_CONE_PYRAMIDAL,
@@ -375,6 +388,7 @@ static const gdnTestCase CASES[] = {
     {"limits", test_limits},
     {"tendons", test_tendons},
     {"loops", test_loops},
+    {"equalities", test_equalities},
     {"pairs", test_pairs},
     {"humanoid", test_humanoid},
 };

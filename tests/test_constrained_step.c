@@ -799,6 +799,47 @@ static int test_tendon_wrap(void) {
     return 0;
 }
 
+// joint / tendon equalities (eq_joint: hinges and slides coupled by quartic and quadratic
+// polynomials, one joint held at an offset; eq_tendon: a fixed tendon following a cubic of a
+// spatial tendon, a spatial tendon held): random configurations about qpos0 (the polynomials'
+// curvature and a soft solimp's impedance slope both enter), random velocities and forces
+static void setup_equality(const gdnModel* m, double* q, double* v, double* u,
+                           unsigned long long* rng) {
+    for (int i = 0; i < m->nq; i++) {
+        q[i] = m->qpos0[i] + gdn_test_uniform(rng, -0.6, 0.6);
+    }
+    for (int i = 0; i < m->nv; i++) {
+        v[i] = gdn_test_uniform(rng, -2, 2);
+    }
+    for (int i = 0; i < m->nu; i++) {
+        u[i] = gdn_test_uniform(rng, -1, 1);
+    }
+}
+
+// (eq_joint's control columns are small, |dv'/du| ~ 1e-3 at h = 2e-3, so the FD_FLOOR-relative
+// error is the solves' absolute round-off over 2 eps: measured 3.5e-6 at eps 1e-7, 3.4e-6 at
+// 1e-6, 1.7e-7 at 1e-5, falling as eps grows, as tendon_spatial's; eps 1e-5 keeps the
+// truncation ~1e-10)
+static int test_equality_joint(void) {
+    EPS_SCALE = 10;
+    CHECK(check_model("eq_joint.xml", setup_equality, 16, GDN_SOL_NEWTON, 0) == 0);
+    EPS_SCALE = 1;
+    CHECK(matches_newton("eq_joint.xml", setup_equality, 6, GDN_SOL_CG, 0) == 0);
+    CHECK(matches_newton("eq_joint.xml", setup_equality, 6, GDN_SOL_PGS, 0) == 0);
+    // the inertias move the rows' R through dof_invweight0
+    CHECK(check_params("eq_joint.xml", setup_equality, 6) == 0);
+    return 0;
+}
+
+static int test_equality_tendon(void) {
+    CHECK(check_model("eq_tendon.xml", setup_equality, 16, GDN_SOL_NEWTON, 0) == 0);
+    CHECK(matches_newton("eq_tendon.xml", setup_equality, 6, GDN_SOL_CG, 0) == 0);
+    CHECK(matches_newton("eq_tendon.xml", setup_equality, 6, GDN_SOL_PGS, 0) == 0);
+    // the inertias move the rows' R through tendon_invweight0
+    CHECK(check_params("eq_tendon.xml", setup_equality, 6) == 0);
+    return 0;
+}
+
 static int test_inertia_params(void) {
     CHECK(check_params("cnstr_arm_motor.xml", setup_frictionloss, 4) == 0);
     CHECK(check_params("cnstr_fourbar.xml", setup_loop, 4) == 0);
@@ -823,6 +864,8 @@ int main(int argc, char** argv) {
         {"tendon_spatial", test_tendon_spatial},
         {"tendon_wrap", test_tendon_wrap},
         {"report_margins", test_report_margins},
+        {"equality_joint", test_equality_joint},
+        {"equality_tendon", test_equality_tendon},
     };
     return gdn_test_main(argc, argv, cases, (int)(sizeof(cases) / sizeof(cases[0])));
 }

@@ -688,10 +688,6 @@ static int test_unsupported_policy(void) {
         {"height-field", "no mass, size or contacts",
          "<asset><hfield name='h' nrow='3' ncol='3' size='1 1 .1 .1'/></asset>"
          "<worldbody><geom type='hfield' hfield='h'/></worldbody>"},
-        {"equality constraint", "dropped",
-         "<worldbody><body name='e1' pos='0 3 0'><joint name='q1'/><geom size='.1'/></body>"
-         "<body name='e2' pos='0 4 0'><joint name='q2'/><geom size='.1'/></body></worldbody>"
-         "<equality><joint joint1='q1' joint2='q2'/></equality>"},
     };
     int bad = 0;
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -725,6 +721,19 @@ static int test_unsupported_policy(void) {
         }
         free_pair(&p);
     }
+    // joint and tendon equalities are simulated (loaded as MuJoCo loads them); distance
+    // equalities are refused by both, as MuJoCo 2.2.2 refuses them
+    bad += check_case("eq_joint.xml",
+                      "<mujoco><worldbody><body><joint name='q1'/><geom size='.1'/></body>"
+                      "<body pos='0 1 0'><joint name='q2'/><geom size='.1'/></body></worldbody>"
+                      "<equality><joint joint1='q1' joint2='q2' polycoef='0 1 .5 0 0'/>"
+                      "</equality></mujoco>",
+                      0, 1);
+    bad += check_case("eq_distance.xml",
+                      "<mujoco><worldbody><geom name='a' size='.1'/><body><joint/>"
+                      "<geom name='b' size='.1'/></body></worldbody>"
+                      "<equality><distance geom1='a' geom2='b'/></equality></mujoco>",
+                      0, 0);
     // the contact override values were dropped silently; they are read as MuJoCo reads them
     bad += check_case("override.xml",
                       "<mujoco><option o_margin='0.01' o_solref='0.05 0.8' "

@@ -387,7 +387,8 @@ static int test_derivatives_constrained(void) {
     static const char* const models[] = {"scene_slide.xml", "scene_slide_elliptic.xml",
                                          "sol_pendulum_limit.xml", "sol_fourbar.xml",
                                          "cnstr_frictionloss.xml", "scene_drop_box.xml",
-                                         "tendon_fixed.xml", "tendon_spatial.xml"};
+                                         "tendon_fixed.xml", "tendon_spatial.xml",
+                                         "eq_joint.xml", "eq_tendon.xml"};
     for (size_t i = 0; i < sizeof(models) / sizeof(models[0]); i++) {
         int compared = 0;
         CHECK(check_derivatives(models[i], 1, 6, &compared) == 0);
@@ -638,6 +639,8 @@ static int test_adjoint(void) {
     CHECK(adjoint_check("tendon_fixed.xml", 1, 30) == 0);
     CHECK(adjoint_check("tendon_spatial.xml", 1, 30) == 0);
     CHECK(adjoint_check("tendon_wrap.xml", 1, 30) == 0);
+    CHECK(adjoint_check("eq_joint.xml", 1, 30) == 0);
+    CHECK(adjoint_check("eq_tendon.xml", 1, 30) == 0);
     return 0;
 }
 

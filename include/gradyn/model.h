@@ -352,13 +352,13 @@ typedef struct gdnModel {
     double* wrap_prm;       // coef (joint), divisor (pulley), side site (geom)
 
     // equality constraints (neq): MuJoCo 2.2.2's eq_* layout (src/constraint/constraint.h)
-    int* eq_type;           // 0 connect, 1 weld (MuJoCo's mjtEq)
-    int* eq_obj1id;         // body 1
-    int* eq_obj2id;         // body 2 (0: the world)
+    int* eq_type;           // 0 connect, 1 weld, 2 joint, 3 tendon (MuJoCo's mjtEq)
+    int* eq_obj1id;         // body 1 (connect, weld), joint 1 (joint) or tendon 1 (tendon)
+    int* eq_obj2id;         // body 2 (0: the world), or joint / tendon 2 (-1: absent)
     int* eq_active;         // 1: enforced
     double* eq_solref;      // (neq x 2)
     double* eq_solimp;      // (neq x 5)
-    double* eq_data;        // (neq x GDN_NEQDATA) anchors, relpose, torquescale
+    double* eq_data;        // (neq x GDN_NEQDATA) anchors, relpose, torquescale; polycoef
 
     // sensors (nsensor; MuJoCo 2.2.2's sensor_* fields, include/gradyn/sensor.h)
     int* sensor_type;       // gdnSensorType

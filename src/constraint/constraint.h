@@ -9,12 +9,31 @@
 #include "math/vec.h"
 #include "model/inertia_set.h"
 
-// MuJoCo's equality types (mjtEq values; only connect and weld are supported)
-typedef enum gdnEqType { GDN_EQ_CONNECT = 0, GDN_EQ_WELD = 1 } gdnEqType;
+// MuJoCo's equality types (mjtEq values; distance, 4, is refused at load as MuJoCo 2.2.2
+// refuses it)
+typedef enum gdnEqType {
+    GDN_EQ_CONNECT = 0,
+    GDN_EQ_WELD = 1,
+    GDN_EQ_JOINT = 2,
+    GDN_EQ_TENDON = 3
+} gdnEqType;
 
 // m->eq_data rows (GDN_NEQDATA doubles, model.h):
 //   connect: [0-2] anchor in body1, [3-5] anchor in body2
 //   weld:    [0-2] anchor in body2, [3-5] anchor in body1, [6-9] relpose quat, [10] torquescale
+//   joint, tendon: [0-4] polycoef c (default 0 1 0 0 0)
+// eq_obj1id / eq_obj2id: bodies for connect and weld (obj2 absent: 0, the world); joints or
+// tendons for joint and tendon equalities (obj2 absent: -1), as MuJoCo stores them. A joint or
+// tendon equality is one row (obj1's scalar x1, obj2's x2, their references r = qpos0 or
+// tendon_length0, dif = x2 - r2):
+//   pos = x1 - r1 - c0 - (c1 dif + c2 dif^2 + c3 dif^3 + c4 dif^4),
+//   J = J1 - (c1 + 2 c2 dif + 3 c3 dif^2 + 4 c4 dif^3) J2
+// (without obj2: pos = x1 - r1 - c0, J = J1); J_k = e_dof (a hinge or slide) or ten_J's row
+
+// 1 when the equality's objects are joints or tendons (eq_obj2id -1 = absent), not bodies
+static inline int gdn_eq_is_scalar(int type) {
+    return type == GDN_EQ_JOINT || type == GDN_EQ_TENDON;
+}
 
 // impedance bounds (MuJoCo's mjMINIMP, mjMAXIMP); GDN_MINVAL is math/vec.h's
 #define GDN_MINIMP 0.0001

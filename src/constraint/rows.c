@@ -211,9 +211,22 @@ void gdn_rows_diag_approx(const gdnModel* m, gdnData* d) {
         case GDN_CNSTR_EQUALITY: {
             // connect and weld: translational inverse weights of both bodies. MuJoCo 2.2.2
             // meant the rotational weight for weld rows 3-5, but its row counter is reset on
-            // every equality row, so every weld row gets the translational one: reproduced
-            int b1 = m->eq_obj1id[id], b2 = m->eq_obj2id[id];
-            dA[i] = bw[2 * b1] + bw[2 * b2];
+            // every equality row, so every weld row gets the translational one: reproduced.
+            // joint / tendon: obj1's dof_invweight0 or tendon_invweight0, plus obj2's if any
+            int o1 = m->eq_obj1id[id], o2 = m->eq_obj2id[id];
+            if (m->eq_type[id] == GDN_EQ_JOINT) {
+                dA[i] = m->dof_invweight0[m->jnt_dofadr[o1]];
+                if (o2 >= 0) {
+                    dA[i] += m->dof_invweight0[m->jnt_dofadr[o2]];
+                }
+            } else if (m->eq_type[id] == GDN_EQ_TENDON) {
+                dA[i] = m->tendon_invweight0[o1];
+                if (o2 >= 0) {
+                    dA[i] += m->tendon_invweight0[o2];
+                }
+            } else {
+                dA[i] = bw[2 * o1] + bw[2 * o2];
+            }
             break;
         }
         case GDN_CNSTR_FRICTION_DOF:

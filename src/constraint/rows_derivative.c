@@ -25,10 +25,14 @@ typedef struct {
     double cb[3];        // b = sum_k cb_k frame row k
     int dof;             // dof-type rows: the (first) dof, else -1
     int ndof;            // dof-type rows: 1, or 3 for a ball joint's limit
-    int tendon;          // tendon rows (limit, friction loss): the tendon, else -1; the row's
-                         // J is the row of efc_J, no body sites
-    int djrow;           // a spatial tendon's row: its DJ = d J / dq (nv x nv) at lin->tDJ +
-                         // djrow nv^2; -1 for a fixed tendon (constant J)
+    int tendon;          // tendon rows (limit, friction loss): the tendon, else -1
+    int jrow;            // 1 when the row's J is its row of efc_J, with no body sites: tendon
+                         // rows and joint / tendon equalities (constraint.h)
+    int pos_moves;       // a J row whose pos moves by J dq (tendon limits, joint / tendon
+                         // equalities); its violation is its pos
+    int djrow;           // a J row whose J moves with q (a spatial tendon's row, a joint /
+                         // tendon equality with obj2 or on a spatial tendon): its DJ = d J / dq
+                         // (nv x nv) at lin->tDJ + djrow nv^2; -1 for a constant J
     int contact;         // contact rows: the contact, else -1
     int eqrow;           // equality rows: the row within the equality (connect 0..2, weld
                          // 0..5), else -1
@@ -210,6 +214,11 @@ static int row_site(const gdnModel* m, const gdnData* d, int i, rowSite* s, cons
         return 0;
     }
     case GDN_CNSTR_EQUALITY: {
+        if (gdn_eq_is_scalar(m->eq_type[id])) {
+            // joint / tendon: J = J1 - P'(dif) J2 on any dofs, d pos = J dq
+            s->jrow = s->pos_moves = 1;
+            return 0;
+        }
         // connect: anchors data[0..3) on body 1, data[3..6) on body 2; weld: data[3..6) on
         // body 1, data[0..3) on body 2, then the rotation rows
         const double* data = m->eq_data + GDN_NEQDATA * id;
@@ -242,6 +251,8 @@ static int row_site(const gdnModel* m, const gdnData* d, int i, rowSite* s, cons
     case GDN_CNSTR_LIMIT_TENDON:
     case GDN_CNSTR_FRICTION_TENDON:
         s->tendon = id;
+        s->jrow = 1;
+        s->pos_moves = d->efc_type[i] == GDN_CNSTR_LIMIT_TENDON;
         return 0;
     default:
         *what = "constraint row kind";
@@ -249,22 +260,65 @@ static int row_site(const gdnModel* m, const gdnData* d, int i, rowSite* s, cons
     }
 }
 
-// A tendon row (J_i the row of efc_J; a spatial tendon's moves by DJ_i dq, which adds
-// (DJ_i dq) . x to djar0, (DJ_i dq) . v to d vel and f DJ_i dq to the frozen force J_i' f,
-// below): d vel = J_i dv; a limit's pos =
+// A J row (J_i the row of efc_J: tendon rows, joint / tendon equalities; a moving J_i
+// changes by DJ_i dq, which adds (DJ_i dq) . x to djar0, (DJ_i dq) . v to d vel and f DJ_i dq
+// to the frozen force J_i' f, below): d vel = J_i dv; a tendon limit's pos =
 // dist = -side (L - range) moves by d pos = J_i dq (its J is -side ten_J), and so does its
-// violation; a friction-loss row has pos 0. With dv = 0:
+// violation; so does an equality's pos = x1 - r1 - c0 - P(dif) (J = J1 - P' J2); a
+// friction-loss row has pos 0. With dv = 0:
 //   djar0_i = -d aref_i = K (imp' (pos - margin) + imp) J_i dq =: tq_i J_i dq,
 //   dlogD_i = c_i imp' J_i dq =: tl_i J_i dq
-static void tendon_row_coefs(const gdnData* d, const gdnRowsLinear* lin, int i, double* tq,
-                             double* tl) {
+static void tendon_row_coefs(const gdnData* d, const gdnRowsLinear* lin, int i, int pos_moves,
+                             double* tq, double* tl) {
     const double* kbip = d->efc_KBIP + 4 * i;
-    if (d->efc_type[i] != GDN_CNSTR_LIMIT_TENDON) {
+    if (!pos_moves) {
         *tq = *tl = 0;
         return;
     }
     *tq = kbip[0] * (kbip[3] * (d->efc_pos[i] - d->efc_margin[i]) + kbip[2]);
     *tl = lin->c[i] * kbip[3];
+}
+
+// A joint / tendon equality's DJ = d J / dq for its row J = J1 - P'(dif) J2 (constraint.h):
+//   DJ = DJ1 - P'(dif) DJ2 - P''(dif) J2 J2',  P'' = 2 c2 + 6 c3 dif + 12 c4 dif^2
+// (DJ_k a spatial tendon's motion, gdn_tendon_linear; 0 for a joint or a fixed tendon; no
+// obj2: DJ = DJ1). w: the tendon work arrays. 0, or -1 when a tendon's linearization is
+// refused (GDN_TENDON_WRAP_WHAT)
+static int eq_scalar_dj(const gdnModel* m, const gdnData* d, int id, gdnTendonWork* w,
+                        double* DJ) {
+    const int nv = m->nv, joint = m->eq_type[id] == GDN_EQ_JOINT;
+    const int o1 = m->eq_obj1id[id], o2 = m->eq_obj2id[id];
+    const double* c = m->eq_data + GDN_NEQDATA * id;
+    const size_t n = (size_t)nv;
+    double L, V;
+    if (joint) {
+        memset(DJ, 0, sizeof(double) * n * n);
+    } else if (gdn_tendon_linear(m, d, w->S, o1, &L, &V, w->J, DJ, w->scratch) < 0) {
+        return -1;
+    }
+    if (o2 < 0) {
+        return 0;
+    }
+    const double dif = joint ? d->qpos[m->jnt_qposadr[o2]] - m->qpos0[m->jnt_qposadr[o2]]
+                             : d->ten_length[o2] - m->tendon_length0[o2];
+    const double deriv = c[1] + 2 * c[2] * dif + 3 * c[3] * dif * dif +
+                         4 * c[4] * dif * dif * dif;
+    const double curv = 2 * c[2] + 6 * c[3] * dif + 12 * c[4] * dif * dif;
+    if (joint) {
+        const size_t k = (size_t)m->jnt_dofadr[o2];
+        DJ[k * n + k] -= curv;
+        return 0;
+    }
+    if (gdn_tendon_linear(m, d, w->S, o2, &L, &V, w->J, w->DJ, w->scratch) < 0) {
+        return -1;
+    }
+    const double* J2 = d->ten_J + (size_t)o2 * n;
+    for (size_t r = 0; r < n; r++) {
+        for (size_t k = 0; k < n; k++) {
+            DJ[r * n + k] -= deriv * w->DJ[r * n + k] + curv * J2[r] * J2[k];
+        }
+    }
+    return 0;
 }
 
 // r = sum_k c_k frame row k
@@ -431,9 +485,17 @@ gdnStatus gdn_rows_linear_build(const gdnModel* m, gdnData* d, const double* S, 
         combine_rows(lin->b + 3 * i, s->frame, s->cb);
         if (s->tendon >= 0 && gdn_tendon_is_spatial(m, s->tendon)) {
             s->djrow = nspatial++;
+        } else if (s->jrow && s->tendon < 0) {
+            // a joint / tendon equality: J moves unless it is one joint or one fixed tendon
+            const int id = d->efc_id[i], o1 = m->eq_obj1id[id];
+            if (m->eq_obj2id[id] >= 0 ||
+                (m->eq_type[id] == GDN_EQ_TENDON && gdn_tendon_is_spatial(m, o1))) {
+                s->djrow = nspatial++;
+            }
         }
     }
-    // the spatial tendon rows' DJ_i = sign_i DJ (sign_i: the row's J is ten_J or -ten_J)
+    // the moving J rows' DJ_i: a spatial tendon row's sign_i DJ (sign_i: the row's J is ten_J
+    // or -ten_J), an equality's eq_scalar_dj
     lin->tDJ = NULL;
     if (nspatial > 0) {
         const size_t n = (size_t)nv;
@@ -450,6 +512,13 @@ gdnStatus gdn_rows_linear_build(const gdnModel* m, gdnData* d, const double* S, 
             }
             double L, V;
             double* DJ = lin->tDJ + (size_t)s->djrow * n * n;
+            if (s->tendon < 0) {
+                if (eq_scalar_dj(m, d, d->efc_id[i], &w, DJ) < 0) {
+                    *what = GDN_TENDON_WRAP_WHAT;
+                    return GDN_ERR_UNSUPPORTED;
+                }
+                continue;
+            }
             if (gdn_tendon_linear(m, d, w.S, s->tendon, &L, &V, w.J, DJ, w.scratch) < 0) {
                 *what = GDN_TENDON_WRAP_WHAT;
                 return GDN_ERR_UNSUPPORTED;
@@ -550,8 +619,8 @@ void gdn_rows_wrench(const gdnModel* m, const gdnData* d, const gdnRowsLinear* l
         if (f == 0) {
             continue;
         }
-        if (s.tendon >= 0) {
-            // J' f over every column (constant J: no body wrench moves with it)
+        if (s.jrow) {
+            // J' f over every column (no body wrench moves with it)
             const double* J = d->efc_J + (size_t)i * (size_t)m->nv;
             for (int k = 0; qfrc && k < m->nv; k++) {
                 qfrc[k] += J[k] * f;
@@ -615,11 +684,11 @@ static void row_tangent(const gdnModel* m, const gdnData* d, const gdnRowsLinear
     const double* b = lin->b + 3 * i;
     const double f = d->efc_force[i];
     double djx = 0, dvel = 0, dpos = 0, dviol = 0;
-    if (sp->tendon >= 0) {
+    if (sp->jrow) {
         const double* J = d->efc_J + (size_t)i * (size_t)nv;
         for (int k = 0; k < nv; k++) {
             dvel += dv ? J[k] * dv[k] : 0;
-            dpos += dq && d->efc_type[i] == GDN_CNSTR_LIMIT_TENDON ? J[k] * dq[k] : 0;
+            dpos += dq && sp->pos_moves ? J[k] * dq[k] : 0;
         }
         dviol = dpos;
         if (sp->djrow >= 0 && dq) {
@@ -757,7 +826,7 @@ gdnStatus gdn_rows_jvp(const gdnModel* m, gdnData* d, const gdnRowsLinear* lin,
     for (int i = 0; i < d->nefc; i++) {
         const rowSite* sp = site + i;
         // a body row whose two bodies do not move along this direction: no tangent
-        if (moved && !lin->dsize && sp->dof < 0 && sp->tendon < 0 && !moved[sp->body[0]] &&
+        if (moved && !lin->dsize && sp->dof < 0 && !sp->jrow && !moved[sp->body[0]] &&
             !moved[sp->body[1]]) {
             djar0[i] = 0;
             dlogD[i] = 0;
@@ -797,12 +866,12 @@ gdnStatus gdn_rows_twist_forms(const gdnModel* m, gdnData* d, const gdnRowsLinea
         F->body[2 * i + 1] = site[i].body[1];
         F->dof[i] = site[i].dof;
         F->ndof[i] = site[i].dof >= 0 ? site[i].ndof : 0;
-        F->tendon[i] = site[i].tendon;
-        if (site[i].dof >= 0 || site[i].tendon >= 0) {
+        F->tendon[i] = site[i].jrow ? d->efc_id[i] : -1;
+        if (site[i].dof >= 0 || site[i].jrow) {
             F->group[i] = -1;
             continue;
         }
-        if (i == 0 || site[i - 1].dof >= 0 || site[i - 1].tendon >= 0 ||
+        if (i == 0 || site[i - 1].dof >= 0 || site[i - 1].jrow ||
             d->efc_type[i - 1] != d->efc_type[i] ||
             d->efc_id[i - 1] != d->efc_id[i]) {
             F->group_row[ng++] = i;
@@ -833,8 +902,8 @@ gdnStatus gdn_rows_twist_forms(const gdnModel* m, gdnData* d, const gdnRowsLinea
         F->tq[i] = F->tl[i] = 0;
         F->djrow[i] = site[i].djrow;
         nspatial += site[i].djrow >= 0;
-        if (site[i].tendon >= 0) {
-            tendon_row_coefs(d, lin, i, F->tq + i, F->tl + i);
+        if (site[i].jrow) {
+            tendon_row_coefs(d, lin, i, site[i].pos_moves, F->tq + i, F->tl + i);
         }
     }
     if (nspatial > 0) {
@@ -1011,10 +1080,10 @@ gdnStatus gdn_rows_vjp(const gdnModel* m, gdnData* d, const gdnRowsLinear* lin,
             dimpbar += lin->c[i] * dlogDbar[i];
         }
         const double dviolbar = kbip[3] * dimpbar;
-        if (s.tendon >= 0) {
-            // dvel = J dv, a limit's dpos = dviol = J dq
+        if (s.jrow) {
+            // dvel = J dv, a limit's or an equality's dpos = dviol = J dq
             const double* J = d->efc_J + (size_t)i * (size_t)nv;
-            const int limit = d->efc_type[i] == GDN_CNSTR_LIMIT_TENDON;
+            const int limit = s.pos_moves;
             for (int k = 0; k < nv; k++) {
                 if (gv) {
                     gv[k] += J[k] * dvelbar;
@@ -1155,6 +1224,18 @@ static int row_weights(const gdnModel* m, const gdnData* d, int i, int idx[2], d
     case GDN_CNSTR_EQUALITY:
         b1 = m->eq_obj1id[id];
         b2 = m->eq_obj2id[id];
+        if (gdn_eq_is_scalar(m->eq_type[id])) {
+            // joint / tendon: obj1's (and obj2's) dof_invweight0 or tendon_invweight0
+            const int joint = m->eq_type[id] == GDN_EQ_JOINT;
+            *dA = 0;
+            for (int k = 0; k < 1 + (b2 >= 0); k++) {
+                const int o = k ? b2 : b1;
+                idx[n] = joint ? nb2 + m->jnt_dofadr[o] : nb2 + m->nv + o;
+                *dA += joint ? m->dof_invweight0[m->jnt_dofadr[o]] : m->tendon_invweight0[o];
+                n++;
+            }
+            return *dA > 0 ? n : 0;
+        }
         break;
     case GDN_CNSTR_FRICTION_DOF:
     case GDN_CNSTR_LIMIT_JOINT: {

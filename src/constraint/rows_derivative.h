@@ -20,7 +20,10 @@
 // world axis of row i; a weld's rotation rows b_i = columns of 0.5 ts R2 (e0 I + [ev]x) (rows_
 // derivative.c). Joint limits and dof friction loss: J_i = c_i on the joint's dofs, constant
 // but for a ball limit's -n (n the unit rotation vector). Fixed-tendon limits and friction
-// loss: J_i = -side ten_J or ten_J, constant, on any dofs. The rows' generalized force J' f is
+// loss: J_i = -side ten_J or ten_J, constant, on any dofs. Joint / tendon equalities ("J rows"
+// as the tendon rows, constraint.h): J_i = J1 - P'(dif) J2 on any dofs, d pos_i = J_i dq, and
+// J_i moves with q (DJ_i) through P'(dif) and a spatial tendon's ten_J. The rows' generalized
+// force J' f is
 // then the body wrenches
 //   W_s = sigma_s sum_i f_i [p_s x a_i + b_i; a_i]
 // plus c_i f_i at the dofs of dof-type rows.
@@ -55,8 +58,9 @@ typedef struct gdnRowsLinear {
     const double* dsize; // NULL (gdn_rows_linear_build), or ngeom x 3: a direction in the geom
                          // sizes that gdn_rows_jvp's contact geometry tangents then include
     const void* site;         // nefc: each row's site (rows_derivative.c)
-    double* tDJ;              // the spatial tendon rows' DJ_i = d J_i / dq (nv x nv each, in
-                              // row order; NULL without such rows)
+    double* tDJ;              // the moving J rows' DJ_i = d J_i / dq (nv x nv each, in row
+                              // order: spatial tendon rows, joint / tendon equalities whose J
+                              // moves; NULL without such rows)
     double state_margin;      // how far from another branch (d->deriv_state_margin, data.h)
     double activation_margin; // (d->deriv_activation_margin)
 } gdnRowsLinear;
@@ -127,12 +131,13 @@ typedef struct gdnRowsTwistForms {
     int* body;      // 2 nefc: each body row's site bodies b_0, b_1 (0 for a dof row)
     int* dof;       // nefc: a dof row's first dof (-1 for a body row)
     int* ndof;      // nefc: a dof row's dof count (0 for a body row)
-    int* tendon;    // nefc: a tendon row's tendon (-1 otherwise): J_i the row of efc_J, no
+    int* tendon;    // nefc: a J row's object, -1 otherwise: a tendon row's tendon or a
+                    // joint / tendon equality's id (efc_id); J_i the row of efc_J, no
                     // sites, no wrenches; for a position direction dq
                     //   djar0_i = tq_i J_i dq + (DJ_i dq) . (x + B_i v),  dlogD_i = tl_i J_i dq,
                     //   dqfrc += f_i DJ_i dq,
                     // and for dv: djar0_i = B_i J_i dv. DJ_i = d J_i / dq is 0 for a fixed
-                    // tendon (constant J), else at tDJ + djrow_i nv^2
+                    // tendon or a one-joint equality (constant J), else at tDJ + djrow_i nv^2
     double* tq;     // nefc
     double* tl;     // nefc
     int* djrow;     // nefc: -1, or a spatial tendon row's DJ_i index

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Equality-constraint rows (MuJoCo 2.2.2): connect (3 rows) and weld (6 rows), body1 - body2.
+// Equality-constraint rows (MuJoCo 2.2.2): connect (3 rows) and weld (6 rows), body1 - body2;
+// joint and tendon (1 row each), obj1 - polynomial(obj2).
 #include <string.h>
 
 #include "constraint/constraint.h"
@@ -79,6 +80,47 @@ static int rows_weld(const gdnModel* m, gdnData* d, int i, double* s) {
     return gdn_rows_add(m, d, jac, pos, NULL, 0, 6, GDN_CNSTR_EQUALITY, i);
 }
 
+// joint / tendon: x_k the joint's qpos or the tendon's length, J_k e_dof or its ten_J row,
+// r_k qpos0 or tendon_length0, c = data[0..5), dif = x2 - r2:
+//   pos = x1 - r1 - c0 - (c1 dif + c2 dif^2 + c3 dif^3 + c4 dif^4),
+//   J = J1 + (-(c1 + 2 c2 dif + 3 c3 dif^2 + 4 c4 dif^3)) J2
+// (no obj2: pos = x1 - r1 - c0, J = J1), evaluated in MuJoCo's order
+static int rows_scalar(const gdnModel* m, gdnData* d, int i, double* s) {
+    const int nv = m->nv, joint = m->eq_type[i] == GDN_EQ_JOINT;
+    const int id[2] = {m->eq_obj1id[i], m->eq_obj2id[i]};
+    const double* data = m->eq_data + GDN_NEQDATA * i;
+    double x[2] = {0, 0}, ref[2] = {0, 0};
+    double* jac[2] = {s, s + nv};
+    for (int k = 0; k < 1 + (id[1] >= 0); k++) {
+        if (joint) {
+            const int adr = m->jnt_qposadr[id[k]];
+            x[k] = d->qpos[adr];
+            ref[k] = m->qpos0[adr];
+            memset(jac[k], 0, sizeof(double) * (size_t)nv);
+            jac[k][m->jnt_dofadr[id[k]]] = 1;
+        } else {
+            x[k] = d->ten_length[id[k]];
+            ref[k] = m->tendon_length0[id[k]];
+            memcpy(jac[k], d->ten_J + (size_t)id[k] * (size_t)nv, sizeof(double) * (size_t)nv);
+        }
+    }
+    double pos;
+    if (id[1] >= 0) {
+        const double dif = x[1] - ref[1];
+        pos = x[0] - ref[0] - data[0] -
+              (data[1] * dif + data[2] * dif * dif + data[3] * dif * dif * dif +
+               data[4] * dif * dif * dif * dif);
+        const double deriv = data[1] + 2 * data[2] * dif + 3 * data[3] * dif * dif +
+                             4 * data[4] * dif * dif * dif;
+        for (int k = 0; k < nv; k++) {
+            jac[0][k] += jac[1][k] * -deriv;
+        }
+    } else {
+        pos = x[0] - ref[0] - data[0];
+    }
+    return gdn_rows_add(m, d, jac[0], &pos, NULL, 0, 1, GDN_CNSTR_EQUALITY, i);
+}
+
 void gdn_rows_equality(const gdnModel* m, gdnData* d, double* scratch) {
     int full = 0;
     for (int i = 0; i < m->neq; i++) {
@@ -86,7 +128,7 @@ void gdn_rows_equality(const gdnModel* m, gdnData* d, double* scratch) {
             continue;
         }
         int type = m->eq_type[i];
-        int size = type == GDN_EQ_CONNECT ? 3 : type == GDN_EQ_WELD ? 6 : 0;
+        int size = type == GDN_EQ_CONNECT ? 3 : type == GDN_EQ_WELD ? 6 : 1;
         if (!size) {
             continue;
         }
@@ -95,6 +137,7 @@ void gdn_rows_equality(const gdnModel* m, gdnData* d, double* scratch) {
             continue;
         }
         full = type == GDN_EQ_CONNECT ? rows_connect(m, d, i, scratch)
-                                      : rows_weld(m, d, i, scratch);
+               : type == GDN_EQ_WELD  ? rows_weld(m, d, i, scratch)
+                                      : rows_scalar(m, d, i, scratch);
     }
 }

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "constraint/constraint.h"
 #include "math/vec.h"
 #include "model/model_alloc.h"
 
@@ -446,25 +447,29 @@ gdnModel* gdn_compile_model(gdnSpec* spec) {
     gdnNameIndex bodies, geoms, idx, joints, tendons, sites;
     INDEX_NAMES(spec, bodies, spec->nbody, "body", &bodies, nnames);
 
-    // equality constraints: body ids (body2 absent = the world), distinct bodies
+    // equality constraints: body ids (body2 absent = the world), distinct bodies; the
+    // joint and tendon equalities' objects after the joints and tendons are indexed, below
     int* eq_body = gdn_pool_alloc(spec->pool, (size_t)(2 * spec->neq + 1) * sizeof(int));
     if (!eq_body) {
         return fail(spec, GDN_ERR_MEMORY, NULL, "%s", "out of memory");
     }
     for (int i = 0; i < spec->neq; i++) {
         const gdnSpecEquality* q = &spec->equalities[i];
-        eq_body[2 * i] = gdn_name_find(&bodies, q->body1);
-        eq_body[2 * i + 1] = q->body2[0] ? gdn_name_find(&bodies, q->body2) : 0;
+        if (q->type > GDN_EQ_WELD) {
+            continue;
+        }
+        eq_body[2 * i] = gdn_name_find(&bodies, q->name1);
+        eq_body[2 * i + 1] = q->name2[0] ? gdn_name_find(&bodies, q->name2) : 0;
         for (int k = 0; k < 2; k++) {
             if (eq_body[2 * i + k] < 0) {
                 return fail(spec, GDN_ERR_MODEL, q->elem,
                             "unknown body '%.64s' in equality constraint",
-                            k ? q->body2 : q->body1);
+                            k ? q->name2 : q->name1);
             }
         }
         if (eq_body[2 * i] == eq_body[2 * i + 1]) {
             return fail(spec, GDN_ERR_MODEL, q->elem,
-                        "body '%.64s' is repeated in equality constraint", q->body1);
+                        "body '%.64s' is repeated in equality constraint", q->name1);
         }
     }
     INDEX_NAMES(spec, geoms, spec->ngeom, "geom", &geoms, nnames);
@@ -474,6 +479,45 @@ gdnModel* gdn_compile_model(gdnSpec* spec) {
     INDEX_NAMES(spec, joints, spec->njnt, "joint", &joints, nnames);
     INDEX_NAMES(spec, tendons, spec->ntendon, "tendon", &tendons, nnames);
     INDEX_NAMES(spec, sensors, spec->nsensor, "sensor", &idx, nnames);
+
+    // joint / tendon equalities: the objects' ids (obj2 absent: -1), distinct, joints scalar
+    // (MuJoCo 2.2.2's mjCEquality::Compile and its messages)
+    for (int i = 0; i < spec->neq; i++) {
+        const gdnSpecEquality* q = &spec->equalities[i];
+        if (q->type <= GDN_EQ_WELD) {
+            continue;
+        }
+        const gdnNameIndex* index = q->type == GDN_EQ_JOINT ? &joints : &tendons;
+        int* id = eq_body + 2 * i;
+        id[0] = gdn_name_find(index, q->name1);
+        id[1] = q->name2[0] ? gdn_name_find(index, q->name2) : -1;
+        for (int k = 0; k < 2; k++) {
+            if (id[k] < 0 && (k == 0 || q->name2[0])) {
+                gdn_xml_error(spec->diag, GDN_ERR_MODEL, q->elem,
+                              "unknown element '%.64s' in equality constraint %d",
+                              k ? q->name2 : q->name1, i);
+                return NULL;
+            }
+        }
+        if (id[0] == id[1]) {
+            gdn_xml_error(spec->diag, GDN_ERR_MODEL, q->elem,
+                          "element '%.64s' is repeated in equality constraint %d", q->name1, i);
+            return NULL;
+        }
+        if (q->type == GDN_EQ_JOINT) {
+            for (int k = 0; k < 2; k++) {
+                const int t = id[k] >= 0 ? spec->joints[id[k]].type : GDN_JNT_HINGE;
+                if (t != GDN_JNT_HINGE && t != GDN_JNT_SLIDE) {
+                    const char* name = gdn_xml_attr(q->elem, "name");
+                    gdn_xml_error(spec->diag, GDN_ERR_MODEL, q->elem,
+                                  "only HINGE and SLIDE joint allowed in constraint '%.64s' "
+                                  "(id = %d)",
+                                  name ? name : "", i);
+                    return NULL;
+                }
+            }
+        }
+    }
 
     // contact pairs and excludes: geom / body names to ids, signatures, sorted
     if (gdn_mjcf_compile_contact(spec, tree.geom_order, &geoms, &bodies) < 0) {
@@ -487,6 +531,13 @@ gdnModel* gdn_compile_model(gdnSpec* spec) {
     }
     for (int k = 0; k < spec->njnt; k++) {
         jnt_id[tree.jnt_order[k]] = k;
+    }
+    for (int i = 0; i < spec->neq; i++) {
+        int* id = eq_body + 2 * i;
+        if (spec->equalities[i].type == GDN_EQ_JOINT) {
+            id[0] = jnt_id[id[0]];
+            id[1] = id[1] >= 0 ? jnt_id[id[1]] : -1;
+        }
     }
     // site id of each spec site (ids follow body order)
     int* site_id = gdn_pool_alloc(spec->pool, (size_t)(spec->nsite + 1) * sizeof(int));

@@ -501,7 +501,10 @@ static int body_named(const gdnSpec* spec, const char* name) {
 static void make_local(gdnSpec* spec, const gdnSpecTree* tree) {
     for (int k = 0; k < spec->neq; k++) {
         gdnSpecEquality* q = &spec->equalities[k];
-        int b = body_named(spec, q->type == 0 ? q->body1 : q->body2);
+        if (q->type > 1) {
+            continue; // joint / tendon: no frame
+        }
+        int b = body_named(spec, q->type == 0 ? q->name1 : q->name2);
         if (b >= 0) {
             local_pos(q->data, spec->bodies[b].pos, spec->bodies[b].quat);
         }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "mjcf/contact.h"
+#include "mjcf/equality.h"
 #include "mjcf/elements.h"
 #include "mjcf/tendon.h"
 
@@ -22,6 +23,7 @@ int gdn_defaults_init(gdnSpec* spec) {
     gdn_spec_actuator_init(&d->actuator);
     gdn_spec_pair_init(&d->pair);
     gdn_spec_tendon_init(&d->tendon);
+    gdn_spec_equality_init(&d->equality);
     d->mesh_scale[0] = d->mesh_scale[1] = d->mesh_scale[2] = 1;
     spec->ndef = 1;
     return 0;
@@ -71,9 +73,10 @@ static int read_class(gdnSpec* spec, gdnXmlElem* section, int id, int depth) {
             r = gdn_read_tendon(spec, e, &def->tendon, 1);
         } else if (!strcmp(e->name, "mesh")) {
             r = gdn_attr_doubles(diag, e, "scale", 3, def->mesh_scale, 1);
+        } else if (!strcmp(e->name, "equality")) {
+            r = gdn_read_equality_default(spec, e, &def->equality);
         } else if (!strcmp(e->name, "material") ||
-                   !strcmp(e->name, "camera") || !strcmp(e->name, "light") ||
-                   !strcmp(e->name, "equality")) {
+                   !strcmp(e->name, "camera") || !strcmp(e->name, "light")) {
             continue; // visual, or used only by elements that are reported when used
         } else {
             return gdn_xml_error(diag, GDN_ERR_PARSE, e, "unrecognized element in default class");

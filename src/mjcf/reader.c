@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "mjcf/defaults.h"
+#include "mjcf/equality.h"
 #include "mjcf/elements.h"
 #include "mjcf/orientation.h"
 #include "mjcf/assets.h"
@@ -499,67 +500,6 @@ static int read_keyframes(gdnSpec* spec, gdnXmlElem* section) {
     return 0;
 }
 
-// ---------------------------------------------------------------- equality constraints
-
-// <connect body1 body2 anchor> and <weld body1 body2 relpose anchor torquescale>, each with
-// active, solref, solimp (MuJoCo 2.2.2 semantics: body2 absent = the world; connect's anchor is
-// in body1's frame, weld's in body2's); joint, tendon and distance go through the policy
-static int read_equality(gdnSpec* spec, gdnXmlElem* section) {
-    gdnDiag* d = spec->diag;
-    for (gdnXmlElem* e = section->first; e; e = e->next) {
-        int connect = !strcmp(e->name, "connect"), weld = !strcmp(e->name, "weld");
-        if (!connect && !weld) {
-            if (strcmp(e->name, "joint") && strcmp(e->name, "tendon") &&
-                strcmp(e->name, "distance")) {
-                return gdn_xml_error(d, GDN_ERR_PARSE, e, "unrecognized element in equality");
-            }
-            GDN_TRY(unsupported(spec, e, "this equality constraint", "the constraint is dropped"));
-            continue;
-        }
-        gdnSpecEquality* q = SPEC_PUSH(spec, e, equalities, neq, capeq);
-        if (!q) {
-            return -1;
-        }
-        memset(q, 0, sizeof(*q));
-        static const char* const ignored[] = {"name", "class", NULL};
-        gdn_attr_ignore(e, ignored);
-        q->type = connect ? 0 : 1;
-        q->elem = e;
-        q->active = 1;
-        q->data[1] = 1;
-        q->data[10] = 1;
-        q->solref[0] = 0.02;
-        q->solref[1] = 1;
-        const double solimp[GDN_NIMP] = {0.9, 0.95, 0.001, 0.5, 2};
-        memcpy(q->solimp, solimp, sizeof(solimp));
-        const char* b1 = gdn_xml_attr(e, "body1");
-        const char* b2 = gdn_xml_attr(e, "body2");
-        if (!b1) {
-            return gdn_xml_error(d, GDN_ERR_PARSE, e, "required attribute missing: 'body1'");
-        }
-        q->body1 = b1;
-        q->body2 = b2 ? b2 : "";
-        if (connect) {
-            int n;
-            GDN_TRY(n = gdn_attr_doubles(d, e, "anchor", 3, q->data, 1));
-            if (n == 0) {
-                return gdn_xml_error(d, GDN_ERR_PARSE, e, "required attribute missing: 'anchor'");
-            }
-        } else {
-            GDN_TRY(gdn_attr_doubles(d, e, "relpose", 7, q->data + 3, 1));
-            GDN_TRY(gdn_attr_doubles(d, e, "torquescale", 1, q->data + 10, 1));
-            double anchor[3] = {0, 0, 0};
-            GDN_TRY(gdn_attr_doubles(d, e, "anchor", 3, anchor, 1));
-            memcpy(q->data, anchor, sizeof(anchor));
-        }
-        GDN_TRY(gdn_attr_bool(d, e, "active", &q->active));
-        GDN_TRY(gdn_attr_doubles(d, e, "solref", GDN_NREF, q->solref, 0));
-        GDN_TRY(gdn_attr_doubles(d, e, "solimp", GDN_NIMP, q->solimp, 0));
-        gdn_attr_warn_unused(d, e);
-    }
-    return 0;
-}
-
 // ---------------------------------------------------------------- sensors
 
 // the object type of an MJCF type name (MuJoCo's mju_str2Type over the types gradyn has; any
@@ -737,7 +677,7 @@ static const struct {
     {"size", 2, read_size},                 {"default", 3, gdn_defaults_read},
     {"asset", 4, gdn_mjcf_read_assets},     {"custom", 4, gdn_mjcf_read_custom},
     {"worldbody", 5, read_worldbody},       {"contact", 6, gdn_mjcf_read_contact},
-    {"equality", 6, read_equality},         {"tendon", 6, read_tendons},
+    {"equality", 6, gdn_mjcf_read_equality}, {"tendon", 6, read_tendons},
     {"actuator", 7, read_actuators},        {"keyframe", 8, read_keyframes},
     {"visual", -1, NULL},                   {"statistic", -1, NULL},
     {"sensor", 7, read_sensors},

@@ -179,6 +179,19 @@ typedef struct gdnSpecWrap {
     int objid;         // compiled: joint, site or geom id (-1 for a pulley)
 } gdnSpecWrap;
 
+// an equality constraint (<equality><connect>, <weld>, <joint> or <tendon>)
+typedef struct gdnSpecEquality {
+    int type;          // GDN_EQ_CONNECT, GDN_EQ_WELD, GDN_EQ_JOINT or GDN_EQ_TENDON (0-3)
+    const char* name1; // body1, joint1 or tendon1
+    const char* name2; // body2 ("" = the world), joint2 or tendon2 ("" = absent)
+    double data[GDN_NEQDATA]; // MuJoCo's eq_data before compile (anchor, relpose, torquescale;
+                              // polycoef)
+    int active;
+    double solref[GDN_NREF];
+    double solimp[GDN_NIMP];
+    gdnXmlElem* elem;
+} gdnSpecEquality;
+
 typedef struct gdnSpecDefault {
     const char* name;
     int parent;
@@ -188,6 +201,7 @@ typedef struct gdnSpecDefault {
     gdnSpecActuator actuator;
     gdnSpecPair pair;
     gdnSpecTendon tendon;
+    gdnSpecEquality equality; // <default><equality active solref solimp>
     double mesh_scale[3]; // <default><mesh scale>
 } gdnSpecDefault;
 
@@ -258,18 +272,6 @@ typedef struct gdnSpecMesh {
     double aabb[3];    // largest |vertex| per axis after the transformation
     const char* invalid; // why geoms cannot use it (degenerate volume or inertia), or NULL
 } gdnSpecMesh;
-
-// an equality constraint (<equality><connect> or <weld>)
-typedef struct gdnSpecEquality {
-    int type;          // GDN_EQ_CONNECT or GDN_EQ_WELD (0, 1)
-    const char* body1;
-    const char* body2; // "" = the world
-    double data[GDN_NEQDATA]; // MuJoCo's eq_data before compile (anchor, relpose, torquescale)
-    int active;
-    double solref[GDN_NREF];
-    double solimp[GDN_NIMP];
-    gdnXmlElem* elem;
-} gdnSpecEquality;
 
 // a sensor (<sensor> children, MuJoCo 2.2.2's mjCSensor before compile; mjcf/sensor.c)
 typedef struct gdnSpecSensor {

@@ -27,12 +27,13 @@ def test_load_error_carries_loader_message(tmp_path):
 
 
 def test_load_error_from_mujoco_sample():
-    # its tendons are simulated; its muscles are refused by name, with or without the opt-in
-    path = sample_path("tendon_arm/arm26.xml")
+    # <composite> (a later issue) is refused by name, with or without the opt-in
+    path = sample_path("composite/rope.xml")
     for accept in (False, True):
         with pytest.raises(gradyn.Error) as e:
             gradyn.Model.from_xml_path(path, accept_unsupported=accept)
-        assert str(e.value).startswith(path + ":113: muscle: "), str(e.value)
+        assert str(e.value).startswith(path + ":26: composite: "), str(e.value)
+        assert "<composite>" in str(e.value)
 
 
 UNSUPPORTED = ("<mujoco>\n<option integrator=\"implicit\"/>\n<worldbody><body><joint/>"

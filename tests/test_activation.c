@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gradyn/derivative.h>
 #include <gradyn/gradyn.h>
 #include <mujoco/mujoco.h>
 
@@ -223,12 +224,250 @@ static int compiler_refusals(void) {
     return 0;
 }
 
+// ---------------------------------------------------------------- derivatives (Euler)
+
+#define NX (2 * 3 + 7) // 2 nv + na of act_arm
+#define NU 9
+// central differences of the step at eps 1e-6 on a smooth branch: truncation O(eps^2 f^(3))
+// and round-off O(1e-16 / eps) relative to the entries
+#define TOL_FD 1e-6
+#define FD_EPS 1e-6
+
+// x = (q, v, act) of d (hinges and slides only: the tangent space is qpos's)
+static void get_x(const gdnModel* m, const gdnData* d, double* x) {
+    memcpy(x, d->qpos, sizeof(double) * (size_t)m->nq);
+    memcpy(x + m->nv, d->qvel, sizeof(double) * (size_t)m->nv);
+    memcpy(x + 2 * m->nv, d->act, sizeof(double) * (size_t)m->na);
+}
+
+static void set_x(const gdnModel* m, gdnData* d, const double* x) {
+    memcpy(d->qpos, x, sizeof(double) * (size_t)m->nq);
+    memcpy(d->qvel, x + m->nv, sizeof(double) * (size_t)m->nv);
+    memcpy(d->act, x + 2 * m->nv, sizeof(double) * (size_t)m->na);
+}
+
+// d at (x, u) with time 0 and no warm start
+static void set_xu(const gdnModel* m, gdnData* d, const double* x, const double* u) {
+    set_x(m, d, x);
+    memcpy(d->ctrl, u, sizeof(double) * (size_t)m->nu);
+    d->time = 0;
+    memset(d->qacc_warmstart, 0, sizeof(double) * (size_t)m->nv);
+}
+
+// x' of one step from (x, u)
+static int step_from(const gdnModel* m, gdnData* d, const double* x, const double* u,
+                     double* x_next) {
+    set_xu(m, d, x, u);
+    if (gdn_step(m, d) != GDN_OK) {
+        return 1;
+    }
+    get_x(m, d, x_next);
+    return 0;
+}
+
+// central FD of the step along (dx, du)
+static int step_fd(const gdnModel* m, gdnData* d, const double* x0, const double* u0,
+                   const double* dx, const double* du, double* out) {
+    double xp[NX], xm[NX], up[NU], um[NU], yp[NX], ym[NX];
+    for (int k = 0; k < NX; k++) {
+        xp[k] = x0[k] + FD_EPS * dx[k];
+        xm[k] = x0[k] - FD_EPS * dx[k];
+    }
+    for (int k = 0; k < NU; k++) {
+        up[k] = u0[k] + FD_EPS * du[k];
+        um[k] = u0[k] - FD_EPS * du[k];
+    }
+    if (step_from(m, d, xp, up, yp) || step_from(m, d, xm, um, ym)) {
+        return 1;
+    }
+    for (int k = 0; k < NX; k++) {
+        out[k] = (yp[k] - ym[k]) / (2 * FD_EPS);
+    }
+    return 0;
+}
+
+static int step_derivatives(void) {
+    gdnOracle o;
+    CHECK(gdn_oracle_load(&o, MODEL) == 0);
+    gdnModel* gm = o.gm;
+    gdnData* d = o.gd;
+    CHECK(2 * gm->nv + gm->na == NX && gm->nu == NU && gm->nq == gm->nv);
+    unsigned long long rng = 0xd1ff5ULL;
+    double e_fd = 0, e_dot = 0, e_ab = 0, e_mj = 0, e_mjself = 0;
+    int nclamped = 0;
+    static double A[NX * NX], B[NX * NU], Amj[NX * NX], Bmj[NX * NU], Amj2[NX * NX],
+        Bmj2[NX * NU];
+    for (int s = 0; s < 20; s++) {
+        random_state(&o, &rng);
+        double x0[NX], u0[NU];
+        get_x(gm, d, x0);
+        memcpy(u0, d->ctrl, sizeof u0);
+        // the limited activations near a bound of their range (alternately inside and beyond
+        // it) but not within the FD step of it: a clamp switching between the two samples has
+        // no derivative
+        for (int j = 0; j < gm->na; j++) {
+            const int i = gm->nu - gm->na + j;
+            if (gm->actuator_actlimited[i]) {
+                const double bound = gm->actuator_actrange[2 * i + (s & 1)];
+                x0[2 * gm->nv + j] = bound * (s % 4 < 2 ? 0.9 : 1.05);
+            }
+        }
+        double dx[NX], du[NU], w[NX], y[NX];
+        for (int k = 0; k < NX; k++) {
+            dx[k] = gdn_test_uniform(&rng, -1, 1);
+            w[k] = gdn_test_uniform(&rng, -1, 1);
+        }
+        for (int k = 0; k < NU; k++) {
+            du[k] = gdn_test_uniform(&rng, -1, 1);
+        }
+        // JVP vs central FD
+        set_xu(gm, d, x0, u0);
+        CHECK(gdn_step_jvp_act(gm, d, dx, dx + 3, dx + 6, du, NULL, NULL, y, y + 3, y + 6) ==
+              GDN_OK);
+        double fd[NX];
+        CHECK(step_fd(gm, d, x0, u0, dx, du, fd) == 0);
+        e_fd = gdn_oracle_worst(e_fd, rel(y, fd, NX));
+        // <J (dx, du), w> = <(dx, du), J' w>
+        double gx[NX], gu[NU];
+        set_xu(gm, d, x0, u0);
+        CHECK(gdn_step_vjp_act(gm, d, w, w + 3, w + 6, gx, gx + 3, gx + 6, gu, NULL, NULL) ==
+              GDN_OK);
+        double lhs = 0, rhs = 0, scale = 0;
+        for (int k = 0; k < NX; k++) {
+            lhs += y[k] * w[k];
+            rhs += dx[k] * gx[k];
+            scale += fabs(y[k] * w[k]);
+        }
+        for (int k = 0; k < NU; k++) {
+            rhs += du[k] * gu[k];
+        }
+        e_dot = gdn_oracle_worst(e_dot, fabs(lhs - rhs) / fmax(scale, 1));
+        // A dx + B du equals the JVP; A, B against MuJoCo's mjd_transitionFD
+        set_xu(gm, d, x0, u0);
+        CHECK(gdn_transition_jacobians(gm, d, A, B) == GDN_OK);
+        double ab[NX];
+        for (int r = 0; r < NX; r++) {
+            ab[r] = 0;
+            for (int c = 0; c < NX; c++) {
+                ab[r] += A[r * NX + c] * dx[c];
+            }
+            for (int c = 0; c < NU; c++) {
+                ab[r] += B[r * NU + c] * du[c];
+            }
+        }
+        e_ab = gdn_oracle_worst(e_ab, rel(ab, y, NX));
+        mj_resetData(o.mm, o.md);
+        memcpy(o.md->qpos, x0, sizeof(double) * 3);
+        memcpy(o.md->qvel, x0 + 3, sizeof(double) * 3);
+        memcpy(o.md->act, x0 + 6, sizeof(double) * 7);
+        memcpy(o.md->ctrl, u0, sizeof u0);
+        mjd_transitionFD(o.mm, o.md, FD_EPS, 1, Amj, Bmj, NULL, NULL);
+        mjd_transitionFD(o.mm, o.md, 4 * FD_EPS, 1, Amj2, Bmj2, NULL, NULL);
+        e_mj = gdn_oracle_worst(e_mj, rel(A, Amj, NX * NX));
+        e_mj = gdn_oracle_worst(e_mj, rel(B, Bmj, NX * NU));
+        e_mjself = gdn_oracle_worst(e_mjself, rel(Amj2, Amj, NX * NX));
+        e_mjself = gdn_oracle_worst(e_mjself, rel(Bmj2, Bmj, NX * NU));
+        for (int j = 0; j < gm->na; j++) {
+            nclamped += A[(6 + j) * NX + 6 + j] == 0;
+        }
+    }
+    printf("  20 random states (Euler): JVP vs central FD %.1e, dot identity %.1e, A dx + B du "
+           "vs JVP %.1e; A, B vs mjd_transitionFD %.1e (its own eps 1e-6 vs 4e-6: %.1e); "
+           "%d clamped activations\n",
+           e_fd, e_dot, e_ab, e_mj, e_mjself, nclamped);
+    CHECK(e_fd <= TOL_FD && e_dot <= 1e-13 && e_ab <= 1e-12);
+    CHECK(e_mj <= fmax(10 * e_mjself, TOL_FD));
+    CHECK(nclamped > 0);
+    // RK4 with activations: refused, never another step's derivative
+    gm->opt.integrator = GDN_INT_RK4;
+    CHECK(gdn_transition_jacobians(gm, d, A, B) == GDN_ERR_UNSUPPORTED);
+    double z[NX] = {0};
+    CHECK(gdn_step_jvp_act(gm, d, z, z, z, NULL, NULL, NULL, z, z, z) == GDN_ERR_UNSUPPORTED);
+    gdn_oracle_free(&o);
+    return 0;
+}
+
+// a constrained step (joint limit rows) with activations: the implicit differentiation of the
+// solve carries the act tangents through the force laws' inputs
+static int constrained_step_derivatives(void) {
+    gdnModel* m = NULL;
+    char err[500];
+    CHECK(gdn_load_xml(GDN_TEST_MODELS "/act_limit.xml", &m, err, sizeof err, NULL, 0) ==
+          GDN_OK);
+    gdnData* d = NULL;
+    CHECK(gdn_data_create(m, &d) == GDN_OK);
+    enum { X = 2 * 2 + 3, U = 4 };
+    CHECK(2 * m->nv + m->na == X && m->nu == U);
+    unsigned long long rng = 0x11e17ULL;
+    double e_fd = 0, e_dot = 0;
+    int rows = 0;
+    for (int s = 0; s < 10; s++) {
+        // beyond a limit of each joint (rows active), moving into it
+        double x0[X] = {0.65 * (s & 1 ? 1 : -1), s & 2 ? 0.35 : -1.05,
+                        gdn_test_uniform(&rng, -1, 1), gdn_test_uniform(&rng, -1, 1),
+                        gdn_test_uniform(&rng, -1, 1), gdn_test_uniform(&rng, -1, 0.4),
+                        gdn_test_uniform(&rng, 0.1, 0.9)};
+        double u0[U], dx[X], du[U], w[X], y[X], fd[X], gx[X], gu[U];
+        for (int k = 0; k < U; k++) {
+            u0[k] = gdn_test_uniform(&rng, 0.1, 0.9);
+            du[k] = gdn_test_uniform(&rng, -1, 1);
+        }
+        for (int k = 0; k < X; k++) {
+            dx[k] = gdn_test_uniform(&rng, -1, 1);
+            w[k] = gdn_test_uniform(&rng, -1, 1);
+        }
+        set_xu(m, d, x0, u0);
+        CHECK(gdn_forward(m, d) == GDN_OK);
+        rows += d->nefc;
+        set_xu(m, d, x0, u0);
+        CHECK(gdn_step_jvp_act(m, d, dx, dx + 2, dx + 4, du, NULL, NULL, y, y + 2, y + 4) ==
+              GDN_OK);
+        // central FD of the step (the rows' states held: eps well inside their margins)
+        double xp[X], xm[X], up[U], um[U], yp[X], ym[X];
+        for (int k = 0; k < X; k++) {
+            xp[k] = x0[k] + FD_EPS * dx[k];
+            xm[k] = x0[k] - FD_EPS * dx[k];
+        }
+        for (int k = 0; k < U; k++) {
+            up[k] = u0[k] + FD_EPS * du[k];
+            um[k] = u0[k] - FD_EPS * du[k];
+        }
+        CHECK(step_from(m, d, xp, up, yp) == 0 && step_from(m, d, xm, um, ym) == 0);
+        for (int k = 0; k < X; k++) {
+            fd[k] = (yp[k] - ym[k]) / (2 * FD_EPS);
+        }
+        e_fd = gdn_oracle_worst(e_fd, rel(y, fd, X));
+        set_xu(m, d, x0, u0);
+        CHECK(gdn_step_vjp_act(m, d, w, w + 2, w + 4, gx, gx + 2, gx + 4, gu, NULL, NULL) ==
+              GDN_OK);
+        double lhs = 0, rhs = 0, scale = 0;
+        for (int k = 0; k < X; k++) {
+            lhs += y[k] * w[k];
+            rhs += dx[k] * gx[k];
+            scale += fabs(y[k] * w[k]);
+        }
+        for (int k = 0; k < U; k++) {
+            rhs += du[k] * gu[k];
+        }
+        e_dot = gdn_oracle_worst(e_dot, fabs(lhs - rhs) / fmax(scale, 1));
+    }
+    printf("  act_limit, 10 states with %d limit rows: JVP vs central FD %.1e, dot identity "
+           "%.1e\n",
+           rows, e_fd, e_dot);
+    CHECK(rows >= 10 && e_fd <= TOL_FD && e_dot <= 1e-13);
+    gdn_data_free(d);
+    gdn_model_free(m);
+    return 0;
+}
+
 int main(int argc, char** argv) {
     static const gdnTestCase cases[] = {
         {"compiled_constants", compiled_constants},
         {"forward_random_states", forward_random_states},
         {"rollouts_euler_rk4", rollouts_euler_rk4},
         {"compiler_refusals", compiler_refusals},
+        {"step_derivatives", step_derivatives},
+        {"constrained_step_derivatives", constrained_step_derivatives},
     };
     return gdn_test_main(argc, argv, cases, (int)(sizeof(cases) / sizeof(cases[0])));
 }

@@ -63,6 +63,24 @@ GDN_API gdnStatus gdn_step_vjp(const gdnModel* m, gdnData* d, const double* gqpo
                                const double* gqvel_next, double* gqpos, double* gqvel,
                                double* gctrl, double* gparam, double* gvert);
 
+// With actuator activations (m->na > 0; MuJoCo's state x = (qpos, qvel, act)): the step maps
+// act to act' = clamp(act + h act_dot(ctrl, act), actrange) and the force of a stateful
+// actuator reads act (not its control). gdn_step_jvp / gdn_step_vjp are these with dact = 0 and
+// gact_next = 0, dact_next and gact not returned. dact (na, NULL: 0) is a direction in act,
+// dact_next (na) its image (required when na > 0, else GDN_ERR_ARG); gact_next (na, NULL: 0) a
+// cotangent of act', gact (na, NULL: not wanted) its pull-back. A control's tangent reaches a
+// stateful actuator through act' only. Euler only for now: GDN_ERR_UNSUPPORTED with RK4 when
+// na > 0 (also from gdn_step_jvp / gdn_step_vjp / gdn_transition_jacobians there).
+GDN_API gdnStatus gdn_step_jvp_act(const gdnModel* m, gdnData* d, const double* dqpos,
+                                   const double* dqvel, const double* dact,
+                                   const double* dctrl, const double* dparam,
+                                   const double* dvert, double* dqpos_next, double* dqvel_next,
+                                   double* dact_next);
+GDN_API gdnStatus gdn_step_vjp_act(const gdnModel* m, gdnData* d, const double* gqpos_next,
+                                   const double* gqvel_next, const double* gact_next,
+                                   double* gqpos, double* gqvel, double* gact, double* gctrl,
+                                   double* gparam, double* gvert);
+
 // Cotangents of the contact parameters (MJCF attributes, layouts as the model setters
 // gdn_model_set_geom_* / gdn_model_set_pair_* in gradyn.h take them): each array NULL (not
 // wanted) or ACCUMULATED (+=), like gparam. How a contact's parameters come from its geoms
@@ -103,9 +121,9 @@ GDN_API gdnStatus gdn_step_jvp_contact_params(const gdnModel* m, gdnData* d,
                                               const gdnContactParamGradients* dcp,
                                               double* dqpos_next, double* dqvel_next);
 
-// Transition Jacobians of x' = step(x, u) with x = (dqpos, dqvel) in the tangent space:
-// A (2nv x 2nv) and B (2nv x nu), row-major, either may be NULL. The layout of MuJoCo's
-// mjd_transitionFD (without activations): rows and columns [dq (nv), dv (nv)].
+// Transition Jacobians of x' = step(x, u) with x = (dqpos, dqvel, act) in the tangent space:
+// A ((2nv + na) x (2nv + na)) and B ((2nv + na) x nu), row-major, either may be NULL. The
+// layout of MuJoCo's mjd_transitionFD: rows and columns [dq (nv), dv (nv), act (na)].
 GDN_API gdnStatus gdn_transition_jacobians(const gdnModel* m, gdnData* d, double* A, double* B);
 
 #ifdef __cplusplus

@@ -39,27 +39,31 @@ double gdn_act_dot(const gdnModel* m, int i, double c, double act, double* dctrl
     return value;
 }
 
+double gdn_act_advance_one(const gdnModel* m, int i, double act, double act_dot, double h,
+                           double* keep) {
+    // act' = act + h act_dot, then mju_clip to actrange when limited
+    double x = act + h * act_dot;
+    double k = 1;
+    if (m->actuator_actlimited[i]) {
+        const double lo = m->actuator_actrange[2 * i], hi = m->actuator_actrange[2 * i + 1];
+        if (x < lo) {
+            x = lo;
+            k = 0;
+        } else if (x > hi) {
+            x = hi;
+            k = 0;
+        }
+    }
+    if (keep) {
+        *keep = k;
+    }
+    return x;
+}
+
 void gdn_act_advance(const gdnModel* m, const double* act, const double* act_dot, double h,
                      double* act_next, double* keep) {
-    const int na = m->na, first = m->nu - m->na;
-    for (int j = 0; j < na; j++) {
-        // act' = act + h act_dot, then mju_clip to actrange when limited
-        double x = act[j] + h * act_dot[j];
-        double k = 1;
-        const int i = first + j;
-        if (m->actuator_actlimited[i]) {
-            const double lo = m->actuator_actrange[2 * i], hi = m->actuator_actrange[2 * i + 1];
-            if (x < lo) {
-                x = lo;
-                k = 0;
-            } else if (x > hi) {
-                x = hi;
-                k = 0;
-            }
-        }
-        act_next[j] = x;
-        if (keep) {
-            keep[j] = k;
-        }
+    const int first = m->nu - m->na;
+    for (int j = 0; j < m->na; j++) {
+        act_next[j] = gdn_act_advance_one(m, first + j, act[j], act_dot[j], h, keep ? keep + j : NULL);
     }
 }

@@ -17,6 +17,10 @@ double gdn_act_dot(const gdnModel* m, int i, double c, double act, double* dctrl
 void gdn_act_advance(const gdnModel* m, const double* act, const double* act_dot, double h,
                      double* act_next, double* keep);
 
+// one activation of it: actuator i's (stateful) act' from act, act_dot; *keep as above
+double gdn_act_advance_one(const gdnModel* m, int i, double act, double act_dot, double h,
+                           double* keep);
+
 // the input the force law multiplies by the gain: act of a stateful actuator, else its control
 // c; 1 when actuator i has a state (its act index is i - (nu - na))
 static inline int gdn_actuator_stateful(const gdnModel* m, int i) {

@@ -3,7 +3,9 @@
 // gain/bias, clamping).
 #include <string.h>
 
+#include "dynamics/activation.h"
 #include "dynamics/force_derivative.h"
+#include "dynamics/muscle.h"
 #include "dynamics/passive.h"
 #include "base/arena.h"
 #include "kinematics/tendon.h"
@@ -54,25 +56,43 @@ static int bad_controls(const gdnModel* m, const gdnData* d) {
     return 0;
 }
 
-// the affine gain/bias and the force clamp of actuator i at (length, velocity, ctrl):
-// a->alpha, a->beta, a->gain_c (the transmission fields are the caller's)
+// the gain/bias laws and the force clamp of actuator i at (length, velocity, input), the input
+// being its clamped control, or its act when it has a state (the tangent the callers' du
+// carries for it: gdn_actuator_input_tangent): a->alpha, a->beta, a->gain_c (the transmission
+// fields are the caller's)
 static void affine_terms(const gdnModel* m, const gdnData* d, int i, int zero_ctrl,
                          double length, double velocity, actuator_linear* a) {
-    int active = 0;
-    double c = zero_ctrl ? 0 : effective_ctrl(m, d, i, &active);
+    int active = 1;
+    double c;
+    if (gdn_actuator_stateful(m, i)) {
+        c = d->act[i - (m->nu - m->na)];
+    } else {
+        active = 0;
+        c = zero_ctrl ? 0 : effective_ctrl(m, d, i, &active);
+    }
     const double* gprm = m->actuator_gainprm + GDN_NGAIN * i;
     const double* bprm = m->actuator_biasprm + GDN_NBIAS * i;
+    const double* lrange = m->actuator_lengthrange + 2 * i;
     double gain = gprm[0], alpha = 0, beta = 0;
     if (m->actuator_gaintype[i] == GDN_GAIN_AFFINE) {
         gain = gprm[0] + gprm[1] * length + gprm[2] * velocity;
         alpha = c * gprm[1];
         beta = c * gprm[2];
+    } else if (m->actuator_gaintype[i] == GDN_GAIN_MUSCLE) {
+        double dlen, dvel;
+        gain = gdn_muscle_gain(length, velocity, lrange, m->actuator_acc0[i], gprm, &dlen, &dvel);
+        alpha = c * dlen;
+        beta = c * dvel;
     }
     double bias = 0;
     if (m->actuator_biastype[i] == GDN_BIAS_AFFINE) {
         bias = bprm[0] + bprm[1] * length + bprm[2] * velocity;
         alpha += bprm[1];
         beta += bprm[2];
+    } else if (m->actuator_biastype[i] == GDN_BIAS_MUSCLE) {
+        double dlen;
+        bias = gdn_muscle_bias(length, lrange, m->actuator_acc0[i], bprm, &dlen);
+        alpha += dlen;
     }
     a->alpha = alpha;
     a->beta = beta;

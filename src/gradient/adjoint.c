@@ -55,7 +55,8 @@ static gdnStatus reverse_constrained(const gdnModel* m, gdnTape* tape, int t,
                               gdn_tape_rk4_acc(m, tape, gdn_tape_slot_of(tape, t)),
                               tape->replay_next, &what);
     } else {
-        st = gdn_step_vjp_explained(m, d, tape->lam_q, tape->lam_v, tape->g_q, tape->g_v, gctrl,
+        st = gdn_step_vjp_explained(m, d, tape->lam_q, tape->lam_v, NULL, tape->g_q, tape->g_v,
+                                    NULL, gctrl,
                                     gparam, gvert, tape->gweights, cp, &what);
     }
     // a tendon the step cannot linearize (its force terms say no more than the status)

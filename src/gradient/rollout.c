@@ -58,6 +58,14 @@ gdnStatus gdn_rollout_validate(const gdnModel* m, const gdnRollout* r, const gdn
     if (r->nstep <= 0) {
         return gdn_fail(GDN_ERR_ARG, err, err_size, "nstep must be positive (got %d)", r->nstep);
     }
+    if (m->na > 0) {
+        return gdn_fail(GDN_ERR_UNSUPPORTED, err, err_size,
+                        "the model has %d actuator activation states: the rollout tape and "
+                        "the trajectory adjoint do not carry act yet (one step's derivatives "
+                        "with act: gdn_step_jvp_act, gdn_step_vjp_act, "
+                        "gdn_transition_jacobians)",
+                        m->na);
+    }
     if (r->nstep > tape->max_steps) {
         return gdn_fail(GDN_ERR_ARG, err, err_size, "nstep %d exceeds the tape's max_steps %d",
                         r->nstep, tape->max_steps);

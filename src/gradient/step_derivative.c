@@ -10,6 +10,7 @@
 #include "constraint/geom_size_derivative.h"
 #include "constraint/rows_param_derivative.h"
 #include "constraint/setconst_derivative.h"
+#include "gradient/activation_derivative.h"
 #include "gradient/residual.h"
 #include "gradient/rk4_derivative.h"
 #include "gradient/step_constrained.h"
@@ -93,8 +94,9 @@ static gdnStatus smooth_accel_jvp(const gdnModel* m, gdnData* d, const gdnAbaFac
     return status;
 }
 
-// gdn_step_jvp with a direction in the contact parameters (NULL: none)
-static gdnStatus step_jvp_ex(const gdnModel* m, gdnData* d, const double* dqpos,
+// gdn_step_jvp with a direction in the contact parameters (NULL: none); dctrl is the force
+// laws' input tangent (activation_derivative.h)
+static gdnStatus step_jvp_core(const gdnModel* m, gdnData* d, const double* dqpos,
                              const double* dqvel, const double* dctrl, const double* dparam,
                              const double* dvert, const gdnContactParamGradients* dcp,
                              double* dqpos_next, double* dqvel_next) {
@@ -160,10 +162,62 @@ static gdnStatus step_jvp_ex(const gdnModel* m, gdnData* d, const double* dqpos,
     return GDN_OK;
 }
 
+// the RK4 step's chain of stages does not carry activation tangents yet
+static int act_refused(const gdnModel* m) {
+    return m->na > 0 && m->opt.integrator == GDN_INT_RK4;
+}
+
+// step_jvp_core with the activations: du = (dctrl | dact) into the force laws, then the
+// update's tangent dact_next (NULL: not wanted)
+static gdnStatus step_jvp_ex(const gdnModel* m, gdnData* d, const double* dqpos,
+                             const double* dqvel, const double* dact, const double* dctrl,
+                             const double* dparam, const double* dvert,
+                             const gdnContactParamGradients* dcp, double* dqpos_next,
+                             double* dqvel_next, double* dact_next) {
+    if (gdn_check_call(m, d) != GDN_OK) {
+        return GDN_ERR_ARG;
+    }
+    if (m->na == 0) {
+        return step_jvp_core(m, d, dqpos, dqvel, dctrl, dparam, dvert, dcp, dqpos_next,
+                             dqvel_next);
+    }
+    if (act_refused(m)) {
+        return GDN_ERR_UNSUPPORTED; // GDN_ACT_RK4_REFUSAL
+    }
+    const size_t nu = (size_t)m->nu, na = (size_t)m->na;
+    size_t mark = gdn_arena_mark(d);
+    double* du = gdn_arena_doubles(d, nu + 3 * na);
+    if (!du) {
+        return GDN_ERR_MEMORY;
+    }
+    double *ga = du + nu, *gc = ga + na, *keep = gc + na;
+    gdn_actuator_input_tangent(m, dctrl, dact, du);
+    gdn_act_update_partials(m, d, ga, gc, keep);
+    gdnStatus status = step_jvp_core(m, d, dqpos, dqvel, du, dparam, dvert, dcp, dqpos_next,
+                                     dqvel_next);
+    if (status == GDN_OK && dact_next) {
+        gdn_act_update_jvp(m, ga, gc, keep, dctrl, dact, dact_next);
+    }
+    gdn_arena_reset(d, mark);
+    return status;
+}
+
 gdnStatus gdn_step_jvp(const gdnModel* m, gdnData* d, const double* dqpos, const double* dqvel,
                        const double* dctrl, const double* dparam, const double* dvert,
                        double* dqpos_next, double* dqvel_next) {
-    return step_jvp_ex(m, d, dqpos, dqvel, dctrl, dparam, dvert, NULL, dqpos_next, dqvel_next);
+    return step_jvp_ex(m, d, dqpos, dqvel, NULL, dctrl, dparam, dvert, NULL, dqpos_next,
+                       dqvel_next, NULL);
+}
+
+gdnStatus gdn_step_jvp_act(const gdnModel* m, gdnData* d, const double* dqpos,
+                           const double* dqvel, const double* dact, const double* dctrl,
+                           const double* dparam, const double* dvert, double* dqpos_next,
+                           double* dqvel_next, double* dact_next) {
+    if (m && m->na > 0 && !dact_next) {
+        return GDN_ERR_ARG;
+    }
+    return step_jvp_ex(m, d, dqpos, dqvel, dact, dctrl, dparam, dvert, NULL, dqpos_next,
+                       dqvel_next, dact_next);
 }
 
 gdnStatus gdn_step_jvp_contact_params(const gdnModel* m, gdnData* d, const double* dqpos,
@@ -172,8 +226,8 @@ gdnStatus gdn_step_jvp_contact_params(const gdnModel* m, gdnData* d, const doubl
                                       const gdnContactParamGradients* dcp, double* dqpos_next,
                                       double* dqvel_next) {
     if (!dcp || !dcp->geom_size || !m || !gdn_geom_size_moves_inertia(m)) {
-        return step_jvp_ex(m, d, dqpos, dqvel, dctrl, dparam, dvert, dcp, dqpos_next,
-                           dqvel_next);
+        return step_jvp_ex(m, d, dqpos, dqvel, NULL, dctrl, dparam, dvert, dcp, dqpos_next,
+                           dqvel_next, NULL);
     }
     // sizes that move their bodies' inertias: dparam + (d p / d size) dsize
     if (gdn_check_call(m, d) != GDN_OK) {
@@ -190,7 +244,7 @@ gdnStatus gdn_step_jvp_contact_params(const gdnModel* m, gdnData* d, const doubl
     }
     gdn_geom_size_inertia_jvp(m, dcp->geom_size, dp);
     gdnStatus status =
-        step_jvp_ex(m, d, dqpos, dqvel, dctrl, dp, dvert, dcp, dqpos_next, dqvel_next);
+        step_jvp_ex(m, d, dqpos, dqvel, NULL, dctrl, dp, dvert, dcp, dqpos_next, dqvel_next, NULL);
     gdn_arena_reset(d, mark);
     return status;
 }
@@ -294,10 +348,12 @@ static gdnStatus step_vjp_back(const gdnModel* m, gdnData* d, const gdnAbaFactor
     return status;
 }
 
-gdnStatus gdn_step_vjp_explained(const gdnModel* m, gdnData* d, const double* gqpos_next,
-                                 const double* gqvel_next, double* gqpos, double* gqvel,
-                                 double* gctrl, double* gparam, double* gvert, double* gweights,
-                                 const gdnContactParamGradients* cp, const char** what) {
+// the adjoint of the step without the activation update: gctrl is the force laws' input
+// cotangent (activation_derivative.h)
+static gdnStatus step_vjp_core(const gdnModel* m, gdnData* d, const double* gqpos_next,
+                               const double* gqvel_next, double* gqpos, double* gqvel,
+                               double* gctrl, double* gparam, double* gvert, double* gweights,
+                               const gdnContactParamGradients* cp, const char** what) {
     *what = NULL;
     if (gdn_check_call(m, d) != GDN_OK) {
         return GDN_ERR_ARG;
@@ -344,12 +400,57 @@ gdnStatus gdn_step_vjp_explained(const gdnModel* m, gdnData* d, const double* gq
     return status;
 }
 
+gdnStatus gdn_step_vjp_explained(const gdnModel* m, gdnData* d, const double* gqpos_next,
+                                 const double* gqvel_next, const double* gact_next,
+                                 double* gqpos, double* gqvel, double* gact, double* gctrl,
+                                 double* gparam, double* gvert, double* gweights,
+                                 const gdnContactParamGradients* cp, const char** what) {
+    *what = NULL;
+    if (gdn_check_call(m, d) != GDN_OK) {
+        return GDN_ERR_ARG;
+    }
+    if (m->na == 0) {
+        return step_vjp_core(m, d, gqpos_next, gqvel_next, gqpos, gqvel, gctrl, gparam, gvert,
+                             gweights, cp, what);
+    }
+    if (act_refused(m)) {
+        *what = GDN_ACT_RK4_REFUSAL;
+        return GDN_ERR_UNSUPPORTED;
+    }
+    // gu: the force laws' input cotangent, split into (gctrl, gact) with the update's share
+    const size_t nu = (size_t)m->nu, na = (size_t)m->na;
+    size_t mark = gdn_arena_mark(d);
+    double* gu = gdn_arena_doubles(d, nu + 3 * na);
+    if (!gu) {
+        return GDN_ERR_MEMORY;
+    }
+    double *ga = gu + nu, *gc = ga + na, *keep = gc + na;
+    memset(gu, 0, sizeof(double) * nu);
+    gdn_act_update_partials(m, d, ga, gc, keep);
+    gdnStatus status = step_vjp_core(m, d, gqpos_next, gqvel_next, gqpos, gqvel, gu, gparam,
+                                     gvert, gweights, cp, what);
+    if (status == GDN_OK) {
+        gdn_act_update_vjp(m, ga, gc, keep, gu, gact_next, gctrl, gact);
+    }
+    gdn_arena_reset(d, mark);
+    return status;
+}
+
 gdnStatus gdn_step_vjp(const gdnModel* m, gdnData* d, const double* gqpos_next,
                        const double* gqvel_next, double* gqpos, double* gqvel, double* gctrl,
                        double* gparam, double* gvert) {
     const char* what = NULL;
-    return gdn_step_vjp_explained(m, d, gqpos_next, gqvel_next, gqpos, gqvel, gctrl, gparam,
-                                  gvert, NULL, NULL, &what);
+    return gdn_step_vjp_explained(m, d, gqpos_next, gqvel_next, NULL, gqpos, gqvel, NULL, gctrl,
+                                  gparam, gvert, NULL, NULL, &what);
+}
+
+gdnStatus gdn_step_vjp_act(const gdnModel* m, gdnData* d, const double* gqpos_next,
+                           const double* gqvel_next, const double* gact_next, double* gqpos,
+                           double* gqvel, double* gact, double* gctrl, double* gparam,
+                           double* gvert) {
+    const char* what = NULL;
+    return gdn_step_vjp_explained(m, d, gqpos_next, gqvel_next, gact_next, gqpos, gqvel, gact,
+                                  gctrl, gparam, gvert, NULL, NULL, &what);
 }
 
 gdnStatus gdn_step_vjp_contact_params(const gdnModel* m, gdnData* d, const double* gqpos_next,
@@ -358,8 +459,8 @@ gdnStatus gdn_step_vjp_contact_params(const gdnModel* m, gdnData* d, const doubl
                                       const gdnContactParamGradients* cp) {
     const char* what = NULL;
     if (!cp || !cp->geom_size || !m || !gdn_geom_size_moves_inertia(m)) {
-        return gdn_step_vjp_explained(m, d, gqpos_next, gqvel_next, gqpos, gqvel, gctrl,
-                                      gparam, gvert, NULL, cp, &what);
+        return gdn_step_vjp_explained(m, d, gqpos_next, gqvel_next, NULL, gqpos, gqvel, NULL,
+                                      gctrl, gparam, gvert, NULL, cp, &what);
     }
     // sizes that move their bodies' inertias: this step's full dJ/dpi (its own buffer) taken
     // through the inertia's size tangent (constraint/geom_size_derivative.h)
@@ -373,8 +474,8 @@ gdnStatus gdn_step_vjp_contact_params(const gdnModel* m, gdnData* d, const doubl
         return GDN_ERR_MEMORY;
     }
     memset(own, 0, sizeof(double) * np);
-    gdnStatus status = gdn_step_vjp_explained(m, d, gqpos_next, gqvel_next, gqpos, gqvel, gctrl,
-                                              own, gvert, NULL, cp, &what);
+    gdnStatus status = gdn_step_vjp_explained(m, d, gqpos_next, gqvel_next, NULL, gqpos, gqvel,
+                                              NULL, gctrl, own, gvert, NULL, cp, &what);
     if (status == GDN_OK) {
         gdn_geom_size_inertia_vjp(m, own, cp->geom_size);
         for (size_t k = 0; gparam && k < np; k++) {

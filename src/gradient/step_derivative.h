@@ -43,10 +43,16 @@ void gdn_step_integration_vjp(const gdnModel* m, const gdnData* d, const double*
 // else (2 nbody + nv) the inverse weights' cotangents of a constrained step are ACCUMULATED
 // there and gparam lacks their part until the caller applies gdn_constraint_weights_vjp.
 // cp (NULL: none): the contact parameters' cotangents, accumulated (gdn_step_vjp_contact_params)
+// With activations (gdn_step_vjp_act's gact_next, gact; NULL: zero, not wanted).
 gdnStatus gdn_step_vjp_explained(const gdnModel* m, gdnData* d, const double* gqpos_next,
-                                 const double* gqvel_next, double* gqpos, double* gqvel,
-                                 double* gctrl, double* gparam, double* gvert, double* gweights,
+                                 const double* gqvel_next, const double* gact_next,
+                                 double* gqpos, double* gqvel, double* gact, double* gctrl,
+                                 double* gparam, double* gvert, double* gweights,
                                  const gdnContactParamGradients* cp, const char** what);
+
+// the refusal of a step derivative with activation states under RK4
+#define GDN_ACT_RK4_REFUSAL \
+    "the RK4 step's derivative with actuator activation states (na > 0; Euler has it)"
 
 // dW (6 x nbody) from (dq, dv, dvert) through the body tangents and the penalty contact's JVP,
 // at the state of the last primal front half (penalty contact active); any input NULL = 0.

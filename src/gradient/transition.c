@@ -12,6 +12,7 @@
 #include "dynamics/damped_mass.h"
 #include "model/configuration_derivative.h"
 #include "constraint/rows_derivative.h"
+#include "gradient/activation_derivative.h"
 #include "gradient/columns.h"
 #include "gradient/rk4_derivative.h"
 #include "gradient/residual.h"
@@ -375,11 +376,76 @@ gdnStatus gdn_accel_columns(const gdnModel* m, gdnData* d, double* Xa) {
 
 // Euler: dv'/dq = h da/dq,  dv'/dv = I + h da/dv,  dv'/du = h da/du,
 //        dq'/dx = Phi_q [x = q] + h Phi_v dv'/dx
+// Euler with activations, x = (dq, dv, act) (MuJoCo's 2 nv + na): the acceleration's columns
+// Xa = [da/dq | da/dv | da/du] with du the force laws' inputs (activation_derivative.h), so
+//   dv'/dq = h da/dq, dv'/dv = I + h da/dv, dv'/dact_j = h da/du_i (i = nu - na + j),
+//   dv'/dctrl_i = h da/du_i on the stateless actuators (0 on the stateful ones),
+//   dact'_j = keep_j (ga_j dact_j + gc_j dctrl_i),  dq' rows = Phi_q (dq) + h Phi_v dv'
+static gdnStatus transition_act(const gdnModel* m, gdnData* d, double* A, double* B) {
+    const int nv = m->nv, nu = m->nu, na = m->na, n = 2 * nv, ncol = n + nu, nx = n + na;
+    const int first = nu - na;
+    const double h = m->opt.timestep;
+    size_t mark = gdn_arena_mark(d);
+    double* qvel_next = gdn_arena_doubles(d, (size_t)nv + (size_t)nv * (size_t)ncol +
+                                                 3 * (size_t)na + 1);
+    if (!qvel_next) {
+        return GDN_ERR_MEMORY;
+    }
+    double* Xa = qvel_next + nv;
+    double* ga = Xa + (size_t)nv * (size_t)ncol;
+    double *gc = ga + na, *keep = gc + na;
+    gdn_act_update_partials(m, d, ga, gc, keep);
+    gdnStatus status = gdn_pipeline_front(m, d, GDN_PIPE_DERIVATIVE, NULL);
+    if (status == GDN_OK) {
+        status = gdn_accel_columns(m, d, Xa);
+    }
+    if (status != GDN_OK) {
+        gdn_arena_reset(d, mark);
+        return status;
+    }
+    for (int i = 0; i < nv; i++) {
+        qvel_next[i] = d->qvel[i] + h * d->qacc[i];
+    }
+    if (A) {
+        memset(A, 0, sizeof(double) * (size_t)nx * (size_t)nx);
+        for (int i = 0; i < nv; i++) {
+            double* row = A + (size_t)(nv + i) * (size_t)nx;
+            const double* xa = Xa + (size_t)i * (size_t)ncol;
+            gdn_scl_n(row, xa, h, n);
+            row[nv + i] += 1;
+            for (int j = 0; j < na; j++) {
+                row[n + j] = h * xa[n + first + j];
+            }
+        }
+        gdn_integrate_pos_jvp_columns(m, qvel_next, h, nx, A + (size_t)nv * nx, nx, 0, A, nx);
+        for (int j = 0; j < na; j++) {
+            A[(size_t)(n + j) * (size_t)nx + (size_t)(n + j)] = keep[j] * ga[j];
+        }
+    }
+    if (B && nu > 0) {
+        memset(B, 0, sizeof(double) * (size_t)nx * (size_t)nu);
+        for (int i = 0; i < nv; i++) {
+            double* row = B + (size_t)(nv + i) * (size_t)nu;
+            gdn_scl_n(row, Xa + (size_t)i * (size_t)ncol + n, h, first);
+        }
+        gdn_integrate_pos_jvp_columns(m, qvel_next, h, nu, B + (size_t)nv * nu, nu, -1, B, nu);
+        for (int j = 0; j < na; j++) {
+            B[(size_t)(n + j) * (size_t)nu + (size_t)(first + j)] = keep[j] * gc[j];
+        }
+    }
+    gdn_arena_reset(d, mark);
+    return GDN_OK;
+}
+
 gdnStatus gdn_transition_jacobians(const gdnModel* m, gdnData* d, double* A, double* B) {
     if (gdn_check_call(m, d) != GDN_OK) {
         return GDN_ERR_ARG;
     }
     gdn_deriv_report_clear(d);
+    if (m->na > 0) {
+        return m->opt.integrator == GDN_INT_RK4 ? GDN_ERR_UNSUPPORTED // GDN_ACT_RK4_REFUSAL
+                                                : transition_act(m, d, A, B);
+    }
     if (m->opt.integrator == GDN_INT_RK4) {
         return gdn_rk4_transition(m, d, A, B);
     }

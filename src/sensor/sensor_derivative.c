@@ -524,8 +524,9 @@ static int supported(const gdnModel* m, int i) {
     }
     case GDN_SENS_ACTUATORFRC:
         // a function of (q, v, u) alone; a tendon transmission's row spans its path (not in
-        // gdn_actuator_force_row's dof range yet)
-        return m->actuator_trntype[id] == GDN_TRN_JOINT;
+        // gdn_actuator_force_row's dof range yet); a stateful actuator's force reads act,
+        // which the sensor tangents do not carry yet
+        return m->actuator_trntype[id] == GDN_TRN_JOINT && id < m->nu - m->na;
     case GDN_SENS_JOINTLIMITVEL:
         return m->jnt_type[id] == GDN_JNT_HINGE || m->jnt_type[id] == GDN_JNT_SLIDE;
     case GDN_SENS_TENDONPOS:

@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: Apache-2.0
+// The activation part of a step's tangent and adjoint: the input tangent of the force laws and
+// the clamped update act' = clamp(act + h act_dot).
+#include "gradient/activation_derivative.h"
+
+#include "dynamics/activation.h"
+
+#define GDN_MAXVAL 1e10 // MuJoCo's mju_isBad bound
+
+void gdn_actuator_input_tangent(const gdnModel* m, const double* dctrl, const double* dact,
+                                double* du) {
+    const int first = m->nu - m->na;
+    for (int i = 0; i < m->nu; i++) {
+        const double* src = i < first ? dctrl : dact;
+        const int k = i < first ? i : i - first;
+        du[i] = src ? src[k] : 0;
+    }
+}
+
+// the control act_dot reads: clamped to ctrlrange when limited and clamping is on; *pass = 0
+// when that clamp holds it
+static double clamped_ctrl(const gdnModel* m, const gdnData* d, int i, int* pass) {
+    double c = d->ctrl[i];
+    *pass = 1;
+    if (!(m->opt.disableflags & GDN_DSBL_CLAMPCTRL) && m->actuator_ctrllimited[i]) {
+        const double lo = m->actuator_ctrlrange[2 * i], hi = m->actuator_ctrlrange[2 * i + 1];
+        if (c < lo || c > hi) {
+            c = c < lo ? lo : hi;
+            *pass = 0;
+        }
+    }
+    return c;
+}
+
+void gdn_act_update_partials(const gdnModel* m, const gdnData* d, double* ga, double* gc,
+                             double* keep) {
+    const int nu = m->nu, na = m->na, first = nu - na;
+    const double h = m->opt.timestep;
+    if (na == 0) {
+        return;
+    }
+    // a bad control anywhere zeroes every control (the actuation stage's rule)
+    int bad = 0;
+    for (int i = 0; i < nu; i++) {
+        int pass;
+        const double c = clamped_ctrl(m, d, i, &pass);
+        bad |= c != c || c > GDN_MAXVAL || c < -GDN_MAXVAL;
+    }
+    const int disabled = (m->opt.disableflags & GDN_DSBL_ACTUATION) != 0;
+    for (int j = 0; j < na; j++) {
+        const int i = first + j;
+        int pass = 0;
+        const double c = bad ? 0 : clamped_ctrl(m, d, i, &pass);
+        double fc = 0, fa = 0;
+        // act_dot as the actuation stage computes it (0 when actuation is disabled)
+        const double act_dot = disabled ? 0 : gdn_act_dot(m, i, c, d->act[j], &fc, &fa);
+        if (disabled) {
+            fc = fa = 0;
+        }
+        ga[j] = 1 + h * fa;
+        gc[j] = bad || !pass ? 0 : h * fc;
+        gdn_act_advance_one(m, i, d->act[j], act_dot, h, keep + j);
+    }
+}
+
+void gdn_act_update_jvp(const gdnModel* m, const double* ga, const double* gc,
+                        const double* keep, const double* dctrl, const double* dact,
+                        double* dact_next) {
+    const int first = m->nu - m->na;
+    for (int j = 0; j < m->na; j++) {
+        const double da = dact ? dact[j] : 0, dc = dctrl ? dctrl[first + j] : 0;
+        dact_next[j] = keep[j] * (ga[j] * da + gc[j] * dc);
+    }
+}
+
+void gdn_act_update_vjp(const gdnModel* m, const double* ga, const double* gc,
+                        const double* keep, const double* gu, const double* gact_next,
+                        double* gctrl, double* gact) {
+    const int first = m->nu - m->na;
+    for (int i = 0; gctrl && i < first; i++) {
+        gctrl[i] = gu[i];
+    }
+    for (int j = 0; j < m->na; j++) {
+        const double g = gact_next ? keep[j] * gact_next[j] : 0;
+        if (gctrl) {
+            gctrl[first + j] = gc[j] * g;
+        }
+        if (gact) {
+            gact[j] = gu[first + j] + ga[j] * g;
+        }
+    }
+}

@@ -15,7 +15,7 @@ extern "C" {
 
 // ---------------------------------------------------------------- the rollout
 //
-// x_{t+1} = gdn_step(x_t, u_t) for t = 0 .. T-1, x = (qpos, qvel): exactly the step the
+// x_{t+1} = gdn_step(x_t, u_t) for t = 0 .. T-1, x = (qpos, qvel, act): exactly the step the
 // simulator runs (same function, same penalty contact from m->penalty, same implicit damping),
 // so the recorded states are bit-identical to a gdn_step loop started from the same data.
 //
@@ -37,6 +37,8 @@ typedef struct gdnRollout {
     const double* mocap_pos;     // (nmocap x 3) mocap body positions held constant; NULL: the
                                  // model's (their body_pos, as gdn_data_reset sets them)
     const double* mocap_quat;    // (nmocap x 4) their orientations; NULL: the model's
+    int na;                      // activation states (the model's; gdn_rollout_init copies it)
+    const double* act0;          // (na) initial activations; NULL: zero (as gdn_data_reset)
 } gdnRollout;
 
 // tolerance on | |q| - 1 | for the quaternions of qpos0
@@ -288,6 +290,8 @@ typedef struct gdnAdjointGradients {
     double J;             // objective value (bit-identical to gdn_rollout_objective's)
     double* qpos0;        // (nv) dJ/dq0 in the tangent space: J(q0 (+) dq) = J + <g, dq>
     double* qvel0;        // (nv) dJ/dv0
+    double* act0;         // (na) dJ/dact0 (the objective's terms do not read act: it acts
+                          // through the dynamics)
     double* ctrl;         // (T x nu) dJ/du_t (zero where a control is clamped by ctrlrange)
     double* param;        // (nbody x 10) dJ/dpi, canonical packing [m, cx, cy, cz, Ixx, Iyy,
                           // Izz, Ixy, Ixz, Iyz] (gdn_inertia_params); world row 0 is zero

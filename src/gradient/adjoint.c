@@ -55,9 +55,9 @@ static gdnStatus reverse_constrained(const gdnModel* m, gdnTape* tape, int t,
                               gdn_tape_rk4_acc(m, tape, gdn_tape_slot_of(tape, t)),
                               tape->replay_next, &what);
     } else {
-        st = gdn_step_vjp_explained(m, d, tape->lam_q, tape->lam_v, NULL, tape->g_q, tape->g_v,
-                                    NULL, gctrl,
-                                    gparam, gvert, tape->gweights, cp, &what);
+        st = gdn_step_vjp_explained(m, d, tape->lam_q, tape->lam_v, tape->lam_a, tape->g_q,
+                                    tape->g_v, tape->g_a, gctrl, gparam, gvert, tape->gweights,
+                                    cp, &what);
     }
     // a tendon the step cannot linearize (its force terms say no more than the status)
     if (st == GDN_ERR_UNSUPPORTED && (!what || !strcmp(what, GDN_TENDON_WRAP_WHAT)) &&
@@ -124,7 +124,9 @@ static gdnStatus reverse_step(const gdnModel* m, const gdnRollout* r, const gdnO
     const int slot = tape->store_inter ? gdn_tape_slot_of(tape, t) : -1;
     const int tslot = gdn_tape_slot_of(tape, t);
     gdnStatus st;
-    if ((tslot >= 0 && tape->entry[tslot].nefc > 0) || m->opt.integrator == GDN_INT_RK4) {
+    // (a model with activations takes this path for every step: its VJP carries act)
+    if ((tslot >= 0 && tape->entry[tslot].nefc > 0) || m->opt.integrator == GDN_INT_RK4 ||
+        m->na > 0) {
         // the contact parameters' channels (NULL when none is wanted)
         const gdnContactParamGradients cp = {out->geom_friction, out->geom_solref,
                                              out->geom_solimp,   out->geom_size,
@@ -177,6 +179,9 @@ static gdnStatus reverse_step(const gdnModel* m, const gdnRollout* r, const gdnO
     swap = tape->lam_v;
     tape->lam_v = tape->g_v;
     tape->g_v = swap;
+    swap = tape->lam_a;
+    tape->lam_a = tape->g_a;
+    tape->g_a = swap;
     return GDN_OK;
 }
 
@@ -190,6 +195,7 @@ static gdnStatus backward(const gdnModel* m, const gdnRollout* r, const gdnObjec
     // lambda_T = grad g(x_T) (tangent)
     memset(tape->lam_q, 0, sizeof(double) * (size_t)nv);
     memset(tape->lam_v, 0, sizeof(double) * (size_t)nv);
+    memset(tape->lam_a, 0, sizeof(double) * (size_t)m->na);
     if (obj->terminal.fn) {
         double value;
         gdnStatus st = gdn_cost_eval(m, tape, &obj->terminal, T, tape->final, tape->final + nq,
@@ -231,6 +237,9 @@ static gdnStatus backward(const gdnModel* m, const gdnRollout* r, const gdnObjec
     }
     if (out->qvel0) {
         memcpy(out->qvel0, tape->lam_v, sizeof(double) * (size_t)nv);
+    }
+    if (out->act0 && m->na > 0) {
+        memcpy(out->act0, tape->lam_a, sizeof(double) * (size_t)m->na);
     }
     return GDN_OK;
 }

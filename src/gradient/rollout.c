@@ -8,6 +8,7 @@
 #include "base/status.h"
 #include "gradient/cost.h"
 #include "gradient/rollout.h"
+#include "gradient/step_derivative.h"
 #include "gradient/tape.h"
 #include "penalty/penalty.h"
 #include "sim/pipeline.h"
@@ -33,6 +34,7 @@ void gdn_rollout_init(const gdnModel* m, int nstep, gdnRollout* r) {
         r->nv = m->nv;
         r->nu = m->nu;
         r->nbody = m->nbody;
+        r->na = m->na;
     }
 }
 
@@ -58,13 +60,21 @@ gdnStatus gdn_rollout_validate(const gdnModel* m, const gdnRollout* r, const gdn
     if (r->nstep <= 0) {
         return gdn_fail(GDN_ERR_ARG, err, err_size, "nstep must be positive (got %d)", r->nstep);
     }
-    if (m->na > 0) {
-        return gdn_fail(GDN_ERR_UNSUPPORTED, err, err_size,
-                        "the model has %d actuator activation states: the rollout tape and "
-                        "the trajectory adjoint do not carry act yet (one step's derivatives "
-                        "with act: gdn_step_jvp_act, gdn_step_vjp_act, "
-                        "gdn_transition_jacobians)",
-                        m->na);
+    if (r->na != m->na || tape->na != m->na) {
+        return gdn_fail(GDN_ERR_ARG, err, err_size,
+                        "rollout or tape activations (na %d, %d) differ from the model's (%d)",
+                        r->na, tape->na, m->na);
+    }
+    if (m->na > 0 && m->opt.integrator == GDN_INT_RK4) {
+        return gdn_fail(GDN_ERR_UNSUPPORTED, err, err_size, "no %s yet",
+                        GDN_ACT_RK4_REFUSAL);
+    }
+    if (r->act0) {
+        for (int j = 0; j < m->na; j++) {
+            if (!isfinite(r->act0[j])) {
+                return gdn_fail(GDN_ERR_NONFINITE, err, err_size, "act0[%d] is not finite", j);
+            }
+        }
     }
     if (r->nstep > tape->max_steps) {
         return gdn_fail(GDN_ERR_ARG, err, err_size, "nstep %d exceeds the tape's max_steps %d",
@@ -154,11 +164,13 @@ static void load_inputs(const gdnModel* m, const gdnRollout* r, gdnData* d) {
 void gdn_rollout_save_state(const gdnModel* m, const gdnData* d, double* x) {
     memcpy(x, d->qpos, sizeof(double) * (size_t)m->nq);
     memcpy(x + m->nq, d->qvel, sizeof(double) * (size_t)m->nv);
+    memcpy(x + m->nq + m->nv, d->act, sizeof(double) * (size_t)m->na);
 }
 
 void gdn_rollout_load_state(const gdnModel* m, gdnData* d, const double* x) {
     memcpy(d->qpos, x, sizeof(double) * (size_t)m->nq);
     memcpy(d->qvel, x + m->nq, sizeof(double) * (size_t)m->nv);
+    memcpy(d->act, x + m->nq + m->nv, sizeof(double) * (size_t)m->na);
 }
 
 const double* gdn_rollout_ctrl_row(const gdnModel* m, const gdnRollout* r, int t) {
@@ -207,6 +219,11 @@ forward_pass(const gdnModel* m, const gdnRollout* r, const gdnObjective* obj, gd
     load_inputs(m, r, d);
     memcpy(d->qpos, tape->qpos0, sizeof(double) * (size_t)m->nq);
     memcpy(d->qvel, r->qvel0, sizeof(double) * (size_t)m->nv);
+    if (r->act0) {
+        memcpy(d->act, r->act0, sizeof(double) * (size_t)m->na);
+    } else {
+        memset(d->act, 0, sizeof(double) * (size_t)m->na);
+    }
     double sum = 0;
     for (int t = 0; t < T; t++) {
         if (t % K == 0) {

@@ -144,7 +144,7 @@ gdnStatus gdn_tape_create_opt(const gdnModel* m, const gdnTapeOptions* opt, gdnT
     }
     const int max_steps = opt->max_steps;
     const int nq = m->nq, nv = m->nv, nu = m->nu;
-    const int stride = nq + nv;
+    const int na = m->na, stride = nq + nv + na;
     const int ncheck = (max_steps + every - 1) / every;
     const int nslot = ncheck + every - 1;
 
@@ -180,7 +180,7 @@ gdnStatus gdn_tape_create_opt(const gdnModel* m, const gdnTapeOptions* opt, gdnT
     size_t nd = (size_t)ncheck * (size_t)stride + (every > 1 ? (size_t)ncheck * nvz : 0) +
                 (size_t)(every - 1) * (size_t)stride + 2 * (size_t)stride + (size_t)nq + 4 * nvz +
                 (size_t)(nq > nv ? nq : nv) + 2 * nvz + (size_t)nu +
-                2 * (size_t)m->nbody + nvz + (size_t)m->ntendon;
+                2 * (size_t)m->nbody + nvz + (size_t)m->ntendon + 2 * (size_t)na;
     const size_t head = round8(sizeof(gdnTape)) + round8(sizeof(gdnTapeEntry) * (size_t)nslot);
     size_t reserve = 0, pool = 0, bytes = 0;
     // an RK4 model's stage accelerations per record slot (4 nv: the reverse pass then needs no
@@ -206,6 +206,7 @@ gdnStatus gdn_tape_create_opt(const gdnModel* m, const gdnTapeOptions* opt, gdnT
     tp->nq = nq;
     tp->nv = nv;
     tp->nu = nu;
+    tp->na = na;
     tp->nbody = m->nbody;
     tp->nvert = m->nvert;
     tp->njnt = m->njnt;
@@ -240,6 +241,8 @@ gdnStatus gdn_tape_create_opt(const gdnModel* m, const gdnTapeOptions* opt, gdnT
     tp->lam_v = take(&p, nvz);
     tp->g_q = take(&p, nvz);
     tp->g_v = take(&p, nvz);
+    tp->lam_a = take(&p, (size_t)na);
+    tp->g_a = take(&p, (size_t)na);
     tp->cost_q = take(&p, (size_t)(nq > nv ? nq : nv));
     tp->cost_qt = take(&p, nvz);
     tp->cost_v = take(&p, nvz);
@@ -263,7 +266,8 @@ void gdn_tape_free(gdnTape* tape) {
     free(tape->buffer);
 }
 
-// per step of a full tape: the state (nq + nv doubles) and the acceleration it integrates (nv)
+// per step of a full tape: the state (nq + nv + na doubles) and the acceleration it integrates
+// (nv)
 size_t gdn_tape_bytes_per_step(const gdnTape* tape) {
     return tape ? sizeof(double) * (size_t)(tape->stride + tape->nv) : 0;
 }

@@ -9,7 +9,8 @@
 
 #include "dynamics/aba.h"
 
-// State record: a state is (qpos nq, qvel nv) contiguous, `stride` = nq + nv doubles.
+// State record: a state is (qpos nq, qvel nv, act na) contiguous, `stride` = nq + nv + na
+// doubles.
 //   checkpoint[c] = x_{cK}  for c = 0 .. ncheck-1 (K = 1: every state x_0 .. x_{T-1})
 //   warm[c]       = d->qacc_warmstart before step cK (K > 1 only: the segment replay's start)
 //   segment[s]    = x_{t0+1+s} for s = 0 .. K-2, refilled per segment in the backward pass
@@ -68,11 +69,11 @@ typedef struct gdnTapeEntry {
 
 struct gdnTape {
     // the model's shape at creation (a call with another shape is refused)
-    int nq, nv, nu, nbody, nvert, njnt;
+    int nq, nv, nu, na, nbody, nvert, njnt;
     int max_steps;     // largest T
     int every;         // K: checkpoint interval (1 = full tape)
     int ncheck;        // checkpoint slots: ceil(max_steps / K)
-    int stride;        // nq + nv
+    int stride;        // nq + nv + na
     int nstep;         // T of the last successful rollout, 0 before any
     int constrained;   // first step t of the last rollout with constraint rows, -1 for none
     int constrained_nefc; // its row count
@@ -108,6 +109,8 @@ struct gdnTape {
     double* lam_v;       // (nv) lambda_{t+1}, velocity part
     double* g_q;         // (nv) lambda_t being formed
     double* g_v;         // (nv)
+    double* lam_a;       // (na) lambda_{t+1}, activation part
+    double* g_a;         // (na)
     double* cost_q;      // (max(nq, nv)) a cost term's position gradient as returned
     double* cost_qt;     // (nv) the same in the tangent space
     double* cost_v;      // (nv)

@@ -10,7 +10,8 @@
 // every array of gdnData; cols -2 is nv. The efc_* views hold the rows of the last step
 // (nefc), the capacity stays the data's: a view taken before a step never overruns
 const gdnpyField gdnpy_data_fields[] = {
-    DF(qpos, 'd', NQ, 1), DF(qvel, 'd', NV, 1), DF(ctrl, 'd', NU, 1),
+    DF(qpos, 'd', NQ, 1), DF(qvel, 'd', NV, 1), DF(ctrl, 'd', NU, 1), DF(act, 'd', NA, 1),
+    DF(act_dot, 'd', NA, 1),
     DF(qfrc_applied, 'd', NV, 1), DF(xfrc_applied, 'd', NBODY, 6), DF(mocap_pos, 'd', NMOCAP, 3),
     DF(mocap_quat, 'd', NMOCAP, 4), DF(qacc, 'd', NV, 1),
     DF(qacc_smooth, 'd', NV, 1), DF(xpos, 'd', NBODY, 3), DF(xquat, 'd', NBODY, 4),
@@ -217,14 +218,6 @@ static PyObject* data_get_warning(PyObject* self, void* closure)
     return gdnpy_view(self, ((gdnpyData*)self)->d->warning, 'i', 1, shape, 1);
 }
 
-// act: gradyn has no activation dynamics (na = 0), an empty array like mujoco's for such models
-static PyObject* data_get_act(PyObject* self, void* closure)
-{
-    (void)closure;
-    Py_ssize_t shape[1] = {0};
-    return gdnpy_view(self, NULL, 'd', 1, shape, 0);
-}
-
 static PyObject* data_get_model(PyObject* self, void* closure)
 {
     (void)closure;
@@ -317,7 +310,6 @@ static PyGetSetDef data_getset[] = {
     SC(deriv_activation_margin, "margin of the contact and limit rows' inclusion"),
     {"energy", data_get_energy, NULL, "[potential, kinetic] (with ENBL_ENERGY)", NULL},
     {"warning", data_get_warning, NULL, "warning counts (read-only)", NULL},
-    {"act", data_get_act, NULL, "actuator activations (always empty: na = 0)", NULL},
     {"contact", data_get_contact, NULL, "the ncon contacts: a read-only numpy record array",
      NULL},
     {"model", data_get_model, NULL, "the Model this Data was made for", NULL},

@@ -294,8 +294,8 @@ static PyObject* deriv_step_vjp(PyObject* self, PyObject* args, PyObject* kw)
     return tuple;
 }
 
-// transition_jacobians(m, d) -> (A (2nv, 2nv), B (2nv, nu)), row-major, MuJoCo's
-// mjd_transitionFD layout
+// transition_jacobians(m, d) -> (A (2nv + na, 2nv + na), B (2nv + na, nu)), row-major,
+// MuJoCo's mjd_transitionFD layout
 static PyObject* deriv_transition_jacobians(PyObject* self, PyObject* args)
 {
     (void)self;
@@ -309,8 +309,9 @@ static PyObject* deriv_transition_jacobians(PyObject* self, PyObject* args)
         return NULL;
     }
     const gdnModel* mm = m->m;
-    Py_ssize_t sa[2] = {2 * (Py_ssize_t)mm->nv, 2 * (Py_ssize_t)mm->nv};
-    Py_ssize_t sb[2] = {2 * (Py_ssize_t)mm->nv, mm->nu};
+    const Py_ssize_t nx = 2 * (Py_ssize_t)mm->nv + mm->na;
+    Py_ssize_t sa[2] = {nx, nx};
+    Py_ssize_t sb[2] = {nx, mm->nu};
     double *pa, *pb;
     PyObject* a = gdnpy_new_array(2, sa, &pa);
     PyObject* b = a ? gdnpy_new_array(2, sb, &pb) : NULL;
@@ -332,6 +333,86 @@ static PyObject* deriv_transition_jacobians(PyObject* self, PyObject* args)
     return Py_BuildValue("(NN)", a, b);
 }
 
+// step_jvp_act(m, d, dqpos, dqvel, dact, dctrl) -> (dqpos_next (nv,), dqvel_next (nv,),
+// dact_next (na,)) and step_vjp_act(m, d, gqpos_next, gqvel_next, gact_next) -> (gqpos (nv,),
+// gqvel (nv,), gact (na,), gctrl (nu,)): gdn_step_jvp_act / gdn_step_vjp_act
+static PyObject* act_call(PyObject* args, PyObject* kw, int adjoint)
+{
+    static char* jvp_kw[] = {"m", "d", "dqpos", "dqvel", "dact", "dctrl", NULL};
+    static char* vjp_kw[] = {"m", "d", "gqpos_next", "gqvel_next", "gact_next", NULL};
+    PyObject *mo, *dobj;
+    PyObject* obj[4] = {Py_None, Py_None, Py_None, Py_None};
+    const int ok_args =
+        adjoint ? PyArg_ParseTupleAndKeywords(args, kw, "OO|OOO:step_vjp_act", vjp_kw, &mo,
+                                              &dobj, &obj[0], &obj[1], &obj[2])
+                : PyArg_ParseTupleAndKeywords(args, kw, "OO|OOOO:step_jvp_act", jvp_kw, &mo,
+                                              &dobj, &obj[0], &obj[1], &obj[2], &obj[3]);
+    if (!ok_args) {
+        return NULL;
+    }
+    gdnpyModel* m;
+    gdnpyData* d;
+    if (gdnpy_acquire(mo, dobj, &m, &d) < 0) {
+        return NULL;
+    }
+    const gdnModel* mm = m->m;
+    const int nin = adjoint ? 3 : 4, nout = adjoint ? 4 : 3;
+    const Py_ssize_t insz[4] = {mm->nv, mm->nv, mm->na, mm->nu};
+    const Py_ssize_t outsz[4] = {mm->nv, mm->nv, mm->na, mm->nu};
+    static const char* jvp_names[4] = {"dqpos", "dqvel", "dact", "dctrl"};
+    static const char* vjp_names[3] = {"gqpos_next", "gqvel_next", "gact_next"};
+    gdnpyInput in[4];
+    int got = 0;
+    for (; got < nin; got++) {
+        if (gdnpy_input(obj[got], insz[got], 1, adjoint ? vjp_names[got] : jvp_names[got],
+                        &in[got]) < 0) {
+            release_inputs(in, got);
+            gdnpy_release(m, d);
+            return NULL;
+        }
+    }
+    PyObject* out[4] = {NULL, NULL, NULL, NULL};
+    double* ptr[4] = {NULL, NULL, NULL, NULL};
+    int ok = 1;
+    for (int i = 0; i < nout && ok; i++) {
+        Py_ssize_t shape[1] = {outsz[i]};
+        out[i] = gdnpy_new_array(1, shape, &ptr[i]);
+        ok = out[i] != NULL;
+    }
+    gdnStatus st = GDN_ERR_MEMORY;
+    if (ok) {
+        Py_BEGIN_ALLOW_THREADS
+        st = adjoint ? gdn_step_vjp_act(mm, d->d, in[0].ptr, in[1].ptr, in[2].ptr, ptr[0],
+                                        ptr[1], ptr[2], ptr[3], NULL, NULL)
+                     : gdn_step_jvp_act(mm, d->d, in[0].ptr, in[1].ptr, in[2].ptr, in[3].ptr,
+                                        NULL, NULL, ptr[0], ptr[1], ptr[2]);
+        Py_END_ALLOW_THREADS
+    }
+    release_inputs(in, nin);
+    gdnpy_release(m, d);
+    if (!ok || st != GDN_OK) {
+        for (int i = 0; i < 4; i++) {
+            Py_XDECREF(out[i]);
+        }
+        return ok ? gdnpy_raise_status(st, adjoint ? "step_vjp_act" : "step_jvp_act", NULL)
+                  : NULL;
+    }
+    return adjoint ? Py_BuildValue("(NNNN)", out[0], out[1], out[2], out[3])
+                   : Py_BuildValue("(NNN)", out[0], out[1], out[2]);
+}
+
+static PyObject* deriv_step_jvp_act(PyObject* self, PyObject* args, PyObject* kw)
+{
+    (void)self;
+    return act_call(args, kw, 0);
+}
+
+static PyObject* deriv_step_vjp_act(PyObject* self, PyObject* args, PyObject* kw)
+{
+    (void)self;
+    return act_call(args, kw, 1);
+}
+
 PyMethodDef gdnpy_derivative_methods[] = {
     {"step_jvp", (PyCFunction)(void (*)(void))deriv_step_jvp, METH_VARARGS | METH_KEYWORDS,
      "step_jvp(m, d, dqpos=None, dqvel=None, dctrl=None, dparam=None, dvert=None) -> "
@@ -346,6 +427,13 @@ PyMethodDef gdnpy_derivative_methods[] = {
     {"sensor_vjp", (PyCFunction)(void (*)(void))deriv_sensor_vjp, METH_VARARGS | METH_KEYWORDS,
      "sensor_vjp(m, d, gsensordata) -> (gqpos, gqvel, gctrl): the sensors' adjoint"},
     {"transition_jacobians", deriv_transition_jacobians, METH_VARARGS,
-     "transition_jacobians(m, d) -> (A (2nv, 2nv), B (2nv, nu)) in the tangent space"},
+     "transition_jacobians(m, d) -> (A (2nv+na, 2nv+na), B (2nv+na, nu)) in the tangent "
+     "space, rows and columns [dq, dv, act]"},
+    {"step_jvp_act", (PyCFunction)(void (*)(void))deriv_step_jvp_act, METH_VARARGS | METH_KEYWORDS,
+     "step_jvp_act(m, d, dqpos=None, dqvel=None, dact=None, dctrl=None) -> (dqpos_next, "
+     "dqvel_next, dact_next): the step's tangent with the actuator activations"},
+    {"step_vjp_act", (PyCFunction)(void (*)(void))deriv_step_vjp_act, METH_VARARGS | METH_KEYWORDS,
+     "step_vjp_act(m, d, gqpos_next=None, gqvel_next=None, gact_next=None) -> (gqpos, gqvel, "
+     "gact, gctrl): the step's adjoint with the actuator activations"},
     {NULL, NULL, 0, NULL},
 };

@@ -59,6 +59,9 @@ const gdnpyField gdnpy_model_fields[] = {
     MF(actuator_forcelimited, 'i', NU, 1), MF(actuator_gear, 'd', NU, 6),
     MF(actuator_gainprm, 'd', NU, GDN_NGAIN), MF(actuator_biasprm, 'd', NU, GDN_NBIAS),
     MF(actuator_ctrlrange, 'd', NU, 2), MF(actuator_forcerange, 'd', NU, 2),
+    MF(actuator_actlimited, 'i', NU, 1), MF(actuator_dynprm, 'd', NU, GDN_NDYN),
+    MF(actuator_actrange, 'd', NU, 2), MF(actuator_lengthrange, 'd', NU, 2),
+    MF(actuator_acc0, 'd', NU, 1),
     MF(eq_type, 'i', NEQ, 1), MF(eq_obj1id, 'i', NEQ, 1), MF(eq_obj2id, 'i', NEQ, 1),
     MF(eq_active, 'i', NEQ, 1), MF(eq_solref, 'd', NEQ, 2), MF(eq_solimp, 'd', NEQ, 5),
     MF(eq_data, 'd', NEQ, GDN_NEQDATA),
@@ -72,7 +75,7 @@ const gdnpyField gdnpy_model_fields[] = {
     MF(tendon_invweight0, 'd', NTENDON, 1),
     MF(wrap_type, 'i', NWRAP, 1), MF(wrap_objid, 'i', NWRAP, 1), MF(wrap_prm, 'd', NWRAP, 1),
     MF(key_time, 'd', NKEY, 1), MF(key_qpos, 'd', NKEY, -1), MF(key_qvel, 'd', NKEY, -2),
-    MF(key_ctrl, 'd', NKEY, -3), MF(key_mpos, 'd', NKEY, -5), MF(key_mquat, 'd', NKEY, -6),
+    MF(key_ctrl, 'd', NKEY, -3), MF(key_act, 'd', NKEY, -7), MF(key_mpos, 'd', NKEY, -5), MF(key_mquat, 'd', NKEY, -6),
     MF(qpos0, 'd', NQ, 1), MF(qpos_spring, 'd', NQ, 1),
     MF(mesh_vertadr, 'i', NMESH, 1), MF(mesh_vertnum, 'i', NMESH, 1),
     MF(mesh_faceadr, 'i', NMESH, 1), MF(mesh_facenum, 'i', NMESH, 1),
@@ -87,6 +90,7 @@ Py_ssize_t gdnpy_rows(const gdnModel* m, const gdnData* d, int rows)
     case GDNPY_ROWS_NQ: return m->nq;
     case GDNPY_ROWS_NV: return m->nv;
     case GDNPY_ROWS_NU: return m->nu;
+    case GDNPY_ROWS_NA: return m->na;
     case GDNPY_ROWS_NBODY: return m->nbody;
     case GDNPY_ROWS_NJNT: return m->njnt;
     case GDNPY_ROWS_NGEOM: return m->ngeom;
@@ -123,7 +127,7 @@ PyObject* gdnpy_field_view(PyObject* owner, const void* base, const gdnpyField* 
     // negative column counts: the state sizes (keyframes hold nq, nv, nu per row)
     int cols = f->cols == -1 ? m->nq : f->cols == -2 ? m->nv : f->cols == -3 ? m->nu
              : f->cols == -4 ? m->nv : f->cols == -5 ? 3 * m->nmocap
-             : f->cols == -6 ? 4 * m->nmocap : f->cols;
+             : f->cols == -6 ? 4 * m->nmocap : f->cols == -7 ? m->na : f->cols;
     shape[1] = cols;
     if (!ptr) {
         shape[0] = 0;
@@ -273,7 +277,7 @@ static const struct {
     size_t offset;
 } model_sizes[] = {
 #define MS(n) {#n, offsetof(gdnModel, n)}
-    MS(nq), MS(nv), MS(nu), MS(nbody), MS(njnt), MS(ngeom), MS(nsite), MS(nkey), MS(nnames),
+    MS(nq), MS(nv), MS(nu), MS(na), MS(nbody), MS(njnt), MS(ngeom), MS(nsite), MS(nkey), MS(nnames),
     MS(nvert), MS(nconmax), MS(njmax), MS(npair), MS(nexclude), MS(neq), MS(nmocap), MS(nmesh),
     MS(nmeshvert), MS(nmeshface), MS(nmeshgraph), MS(nsensor), MS(nsensordata), MS(ntendon),
     MS(nwrap),

@@ -19,17 +19,19 @@
 #endif
 
 // the scenes: MuJoCo's humanoid with constraints off (smooth) and falling on its floor
-// (contacts), the 7-dof arm (smooth, damped), the five-box stack (contacts), and arm26's
-// spatial tendons with sphere and cylinder wrapping driven by motors (tendon-driven; its
-// muscles are not simulated yet)
-#define NSCENE 5
+// (contacts), the 7-dof arm (smooth, damped), the five-box stack (contacts), arm26's spatial
+// tendons with sphere and cylinder wrapping driven by motors (tendon-driven), and MuJoCo's own
+// arm26 sample: the same tendons driven by six muscles (activation states, muscle gain and
+// bias, length ranges simulated at load)
+#define NSCENE 6
 static const char* const scene_names[NSCENE] = {"humanoid (smooth)", "humanoid (floor)", "arm7",
-                                                "stack5", "arm26 tendons"};
+                                                "stack5", "arm26 tendons", "arm26 muscles"};
 static const char* const scene_paths[NSCENE] = {
     "/usr/share/mujoco/model/humanoid/humanoid.xml",
     "/usr/share/mujoco/model/humanoid/humanoid.xml", GDN_TEST_MODELS "/arm7.xml",
-    GDN_TEST_MODELS "/sol_stack.xml", GDN_TEST_MODELS "/tendon_arm26.xml"};
-static const int scene_smooth[NSCENE] = {1, 0, 1, 0, 0};
+    GDN_TEST_MODELS "/sol_stack.xml", GDN_TEST_MODELS "/tendon_arm26.xml",
+    "/usr/share/mujoco/model/tendon_arm/arm26.xml"};
+static const int scene_smooth[NSCENE] = {1, 0, 1, 0, 0, 0};
 
 typedef struct scene {
     gdnModel* gm;
@@ -221,5 +223,7 @@ int bench_integrator_table(int batches, int steps) {
             failures += adjoint_row(adj_scenes[k], rk4, batches, adj_steps);
         }
     }
+    // the muscle model (activation states; Euler: RK4's derivative with act is not written)
+    failures += adjoint_row(5, 0, batches, adj_steps);
     return failures;
 }

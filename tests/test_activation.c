@@ -266,6 +266,44 @@ static int step_from(const gdnModel* m, gdnData* d, const double* x, const doubl
     return 0;
 }
 
+// [A | B] by central differences of MuJoCo's mj_step (eps FD_EPS, state (q, v, act) and ctrl
+// columns; hinges and slides: qpos is the tangent space), from a reset data each sample
+static void mujoco_fd(const mjModel* mm, mjData* md, const double* x0, const double* u0,
+                      double* A, double* B) {
+    for (int c = 0; c < NX + NU; c++) {
+        double y[2][NX];
+        for (int side = 0; side < 2; side++) {
+            const double s = side ? -FD_EPS : FD_EPS;
+            mj_resetData(mm, md);
+            memcpy(md->qpos, x0, sizeof(double) * 3);
+            memcpy(md->qvel, x0 + 3, sizeof(double) * 3);
+            memcpy(md->act, x0 + 6, sizeof(double) * 7);
+            memcpy(md->ctrl, u0, sizeof(double) * NU);
+            if (c < 3) {
+                md->qpos[c] += s;
+            } else if (c < 6) {
+                md->qvel[c - 3] += s;
+            } else if (c < NX) {
+                md->act[c - 6] += s;
+            } else {
+                md->ctrl[c - NX] += s;
+            }
+            mj_step(mm, md);
+            memcpy(y[side], md->qpos, sizeof(double) * 3);
+            memcpy(y[side] + 3, md->qvel, sizeof(double) * 3);
+            memcpy(y[side] + 6, md->act, sizeof(double) * 7);
+        }
+        for (int r = 0; r < NX; r++) {
+            const double v = (y[0][r] - y[1][r]) / (2 * FD_EPS);
+            if (c < NX) {
+                A[r * NX + c] = v;
+            } else {
+                B[r * NU + c - NX] = v;
+            }
+        }
+    }
+}
+
 // central FD of the step along (dx, du)
 static int step_fd(const gdnModel* m, gdnData* d, const double* x0, const double* u0,
                    const double* dx, const double* du, double* out) {
@@ -287,14 +325,16 @@ static int step_fd(const gdnModel* m, gdnData* d, const double* x0, const double
     return 0;
 }
 
-static int step_derivatives(void) {
+static int step_derivatives_for(int integrator) {
     gdnOracle o;
     CHECK(gdn_oracle_load(&o, MODEL) == 0);
     gdnModel* gm = o.gm;
     gdnData* d = o.gd;
+    gm->opt.integrator = integrator;
+    o.mm->opt.integrator = integrator == GDN_INT_RK4 ? mjINT_RK4 : mjINT_EULER;
     CHECK(2 * gm->nv + gm->na == NX && gm->nu == NU && gm->nq == gm->nv);
     unsigned long long rng = 0xd1ff5ULL;
-    double e_fd = 0, e_dot = 0, e_ab = 0, e_mj = 0, e_mjself = 0;
+    double e_fd = 0, e_dot = 0, e_ab = 0, e_mj = 0, e_mjself = 0, e_mjfd = 0;
     int nclamped = 0;
     static double A[NX * NX], B[NX * NU], Amj[NX * NX], Bmj[NX * NU], Amj2[NX * NX],
         Bmj2[NX * NU];
@@ -362,30 +402,42 @@ static int step_derivatives(void) {
         memcpy(o.md->qvel, x0 + 3, sizeof(double) * 3);
         memcpy(o.md->act, x0 + 6, sizeof(double) * 7);
         memcpy(o.md->ctrl, u0, sizeof u0);
-        mjd_transitionFD(o.mm, o.md, FD_EPS, 1, Amj, Bmj, NULL, NULL);
-        mjd_transitionFD(o.mm, o.md, 4 * FD_EPS, 1, Amj2, Bmj2, NULL, NULL);
-        e_mj = gdn_oracle_worst(e_mj, rel(A, Amj, NX * NX));
-        e_mj = gdn_oracle_worst(e_mj, rel(B, Bmj, NX * NU));
-        e_mjself = gdn_oracle_worst(e_mjself, rel(Amj2, Amj, NX * NX));
-        e_mjself = gdn_oracle_worst(e_mjself, rel(Bmj2, Bmj, NX * NU));
+        if (integrator == GDN_INT_EULER) {
+            // MuJoCo 2.2.2's own FD Jacobians (its RK4 ones are not self-consistent: their
+            // eps 1e-6 and 4e-6 results differ by 0.75 here, so RK4 takes the FD below only)
+            mjd_transitionFD(o.mm, o.md, FD_EPS, 1, Amj, Bmj, NULL, NULL);
+            mjd_transitionFD(o.mm, o.md, 4 * FD_EPS, 1, Amj2, Bmj2, NULL, NULL);
+            e_mj = gdn_oracle_worst(e_mj, rel(A, Amj, NX * NX));
+            e_mj = gdn_oracle_worst(e_mj, rel(B, Bmj, NX * NU));
+            e_mjself = gdn_oracle_worst(e_mjself, rel(Amj2, Amj, NX * NX));
+            e_mjself = gdn_oracle_worst(e_mjself, rel(Bmj2, Bmj, NX * NU));
+        }
+        // central differences of mj_step itself, both integrators
+        mujoco_fd(o.mm, o.md, x0, u0, Amj, Bmj);
+        e_mjfd = gdn_oracle_worst(e_mjfd, rel(A, Amj, NX * NX));
+        e_mjfd = gdn_oracle_worst(e_mjfd, rel(B, Bmj, NX * NU));
         for (int j = 0; j < gm->na; j++) {
             nclamped += A[(6 + j) * NX + 6 + j] == 0;
         }
     }
-    printf("  20 random states (Euler): JVP vs central FD %.1e, dot identity %.1e, A dx + B du "
-           "vs JVP %.1e; A, B vs mjd_transitionFD %.1e (its own eps 1e-6 vs 4e-6: %.1e); "
-           "%d clamped activations\n",
-           e_fd, e_dot, e_ab, e_mj, e_mjself, nclamped);
+    printf("  20 random states (%s): JVP vs central FD %.1e, dot identity %.1e, A dx + B du "
+           "vs JVP %.1e; A, B vs central FD of mj_step %.1e, vs mjd_transitionFD %.1e (its own eps "
+           "1e-6 vs 4e-6: %.1e; Euler only); %d clamped activations\n",
+           integrator == GDN_INT_RK4 ? "RK4" : "Euler", e_fd, e_dot, e_ab, e_mjfd, e_mj,
+           e_mjself, nclamped);
     CHECK(e_fd <= TOL_FD && e_dot <= 1e-13 && e_ab <= 1e-12);
-    CHECK(e_mj <= fmax(10 * e_mjself, TOL_FD));
+    CHECK(e_mj <= fmax(10 * e_mjself, TOL_FD) && e_mjfd <= TOL_FD);
     CHECK(nclamped > 0);
-    // RK4 with activations: refused, never another step's derivative
-    gm->opt.integrator = GDN_INT_RK4;
-    CHECK(gdn_transition_jacobians(gm, d, A, B) == GDN_ERR_UNSUPPORTED);
-    double z[NX] = {0};
-    CHECK(gdn_step_jvp_act(gm, d, z, z, z, NULL, NULL, NULL, z, z, z) == GDN_ERR_UNSUPPORTED);
     gdn_oracle_free(&o);
     return 0;
+}
+
+static int step_derivatives(void) {
+    return step_derivatives_for(GDN_INT_EULER);
+}
+
+static int step_derivatives_rk4(void) {
+    return step_derivatives_for(GDN_INT_RK4);
 }
 
 // a constrained step (joint limit rows) with activations: the implicit differentiation of the
@@ -464,10 +516,11 @@ static int constrained_step_derivatives(void) {
 // the trajectory adjoint with activations: dJ/d(q0, v0, act0, u) of a 200-step rollout against
 // central differences of the rollout objective (eps 1e-6; a smooth rollout: the clamps the
 // states visit are held over the perturbation)
-static int trajectory_adjoint(void) {
+static int trajectory_adjoint_for(int integrator) {
     gdnModel* m = NULL;
     char err[500];
     CHECK(gdn_load_xml(MODEL, &m, err, sizeof err, NULL, 0) == GDN_OK);
+    m->opt.integrator = integrator;
     enum { T = 200 };
     const int nv = m->nv, nu = m->nu, na = m->na;
     gdnTargetObjective spec = {.body = 3, .point = {0.05, 0, 0}, .target = {0.3, 0, 0.5},
@@ -513,13 +566,17 @@ static int trajectory_adjoint(void) {
         worst = gdn_oracle_worst(worst, fabs(*grads[k] - fd));
         gmax = fmax(gmax, fabs(fd));
     }
-    printf("  200-step adjoint with %d activations: dJ/d(q0, v0, act0, u) vs central FD over %d "
+    printf("  200-step %s adjoint with %d activations: dJ/d(q0, v0, act0, u) vs central FD over %d "
            "coordinates %.1e (relative to the largest %.2e: %.1e)\n",
-           na, n, worst, gmax, worst / gmax);
+           integrator == GDN_INT_RK4 ? "RK4" : "Euler", na, n, worst, gmax, worst / gmax);
     CHECK(worst <= TOL_FD * fmax(gmax, 1));
     // the activations matter: dJ/dact0 is not zero
     CHECK(fabs(ga[0]) + fabs(ga[6]) > 1e-6);
-    // the rollout the adjoint differentiates is the simulator's, bit for bit
+    // the rollout the adjoint differentiates is the simulator's, bit for bit (the tape holds
+    // the last FD sample's rollout: the nominal one again first)
+    double J0;
+    CHECK(gdn_rollout_objective(m, &r, &obj, tape, &J0, err, sizeof err) == GDN_OK);
+    CHECK(J0 == g.J);
     gdnData* d = NULL;
     CHECK(gdn_data_create(m, &d) == GDN_OK);
     memcpy(d->qpos, q0, sizeof q0);
@@ -539,6 +596,14 @@ static int trajectory_adjoint(void) {
     return 0;
 }
 
+static int trajectory_adjoint(void) {
+    return trajectory_adjoint_for(GDN_INT_EULER);
+}
+
+static int trajectory_adjoint_rk4(void) {
+    return trajectory_adjoint_for(GDN_INT_RK4);
+}
+
 int main(int argc, char** argv) {
     static const gdnTestCase cases[] = {
         {"compiled_constants", compiled_constants},
@@ -546,8 +611,10 @@ int main(int argc, char** argv) {
         {"rollouts_euler_rk4", rollouts_euler_rk4},
         {"compiler_refusals", compiler_refusals},
         {"step_derivatives", step_derivatives},
+        {"step_derivatives_rk4", step_derivatives_rk4},
         {"constrained_step_derivatives", constrained_step_derivatives},
         {"trajectory_adjoint", trajectory_adjoint},
+        {"trajectory_adjoint_rk4", trajectory_adjoint_rk4},
     };
     return gdn_test_main(argc, argv, cases, (int)(sizeof(cases) / sizeof(cases[0])));
 }

@@ -69,8 +69,8 @@ GDN_API gdnStatus gdn_step_vjp(const gdnModel* m, gdnData* d, const double* gqpo
 // gact_next = 0, dact_next and gact not returned. dact (na, NULL: 0) is a direction in act,
 // dact_next (na) its image (required when na > 0, else GDN_ERR_ARG); gact_next (na, NULL: 0) a
 // cotangent of act', gact (na, NULL: not wanted) its pull-back. A control's tangent reaches a
-// stateful actuator through act' only. Euler only for now: GDN_ERR_UNSUPPORTED with RK4 when
-// na > 0 (also from gdn_step_jvp / gdn_step_vjp / gdn_transition_jacobians there).
+// stateful actuator through act' only. Under RK4 the four stages carry act (MuJoCo's
+// mj_RungeKutta integrates act with the same tableau, and clamps only the final act').
 GDN_API gdnStatus gdn_step_jvp_act(const gdnModel* m, gdnData* d, const double* dqpos,
                                    const double* dqvel, const double* dact,
                                    const double* dctrl, const double* dparam,

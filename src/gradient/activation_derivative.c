@@ -32,13 +32,9 @@ static double clamped_ctrl(const gdnModel* m, const gdnData* d, int i, int* pass
     return c;
 }
 
-void gdn_act_update_partials(const gdnModel* m, const gdnData* d, double* ga, double* gc,
-                             double* keep) {
+void gdn_act_dot_partials(const gdnModel* m, const gdnData* d, double* value, double* fa,
+                          double* fc) {
     const int nu = m->nu, na = m->na, first = nu - na;
-    const double h = m->opt.timestep;
-    if (na == 0) {
-        return;
-    }
     // a bad control anywhere zeroes every control (the actuation stage's rule)
     int bad = 0;
     for (int i = 0; i < nu; i++) {
@@ -51,15 +47,28 @@ void gdn_act_update_partials(const gdnModel* m, const gdnData* d, double* ga, do
         const int i = first + j;
         int pass = 0;
         const double c = bad ? 0 : clamped_ctrl(m, d, i, &pass);
-        double fc = 0, fa = 0;
-        // act_dot as the actuation stage computes it (0 when actuation is disabled)
-        const double act_dot = disabled ? 0 : gdn_act_dot(m, i, c, d->act[j], &fc, &fa);
-        if (disabled) {
-            fc = fa = 0;
+        double dc = 0, da = 0, v = 0;
+        if (!disabled) {
+            v = gdn_act_dot(m, i, c, d->act[j], &dc, &da);
         }
-        ga[j] = 1 + h * fa;
-        gc[j] = bad || !pass ? 0 : h * fc;
-        gdn_act_advance_one(m, i, d->act[j], act_dot, h, keep + j);
+        if (value) {
+            value[j] = v;
+        }
+        fa[j] = da;
+        fc[j] = bad || !pass ? 0 : dc;
+    }
+}
+
+void gdn_act_update_partials(const gdnModel* m, const gdnData* d, double* ga, double* gc,
+                             double* keep) {
+    const int na = m->na, first = m->nu - na;
+    const double h = m->opt.timestep;
+    // keep holds act_dot until the clamp's pass flags replace it
+    gdn_act_dot_partials(m, d, keep, ga, gc);
+    for (int j = 0; j < na; j++) {
+        ga[j] = 1 + h * ga[j];
+        gc[j] = h * gc[j];
+        gdn_act_advance_one(m, first + j, d->act[j], keep[j], h, keep + j);
     }
 }
 

@@ -20,6 +20,12 @@ void gdn_actuator_input_tangent(const gdnModel* m, const double* dctrl, const do
 void gdn_act_update_partials(const gdnModel* m, const gdnData* d, double* ga, double* gc,
                              double* keep);
 
+// act_dot (value, na; NULL: not wanted) at d's act and ctrl, as the actuation stage computes
+// it, and its partials: fa (na) = d act_dot / d act, fc (na) = d act_dot / d ctrl (0 where
+// ctrlrange clamps the control, every control is bad or actuation is off)
+void gdn_act_dot_partials(const gdnModel* m, const gdnData* d, double* value, double* fa,
+                          double* fc);
+
 // dact_next (na) = the update's tangent; ga, gc, keep from gdn_act_update_partials
 void gdn_act_update_jvp(const gdnModel* m, const double* ga, const double* gc,
                         const double* keep, const double* dctrl, const double* dact,

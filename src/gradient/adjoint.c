@@ -50,8 +50,8 @@ static gdnStatus reverse_constrained(const gdnModel* m, gdnTape* tape, int t,
     const int rk4 = m->opt.integrator == GDN_INT_RK4;
     gdnStatus st;
     if (rk4) {
-        st = gdn_rk4_step_vjp(m, d, tape->lam_q, tape->lam_v, tape->g_q, tape->g_v, gctrl,
-                              gparam, gvert, tape->gweights, cp,
+        st = gdn_rk4_step_vjp(m, d, tape->lam_q, tape->lam_v, tape->lam_a, tape->g_q,
+                              tape->g_v, tape->g_a, gctrl, gparam, gvert, tape->gweights, cp,
                               gdn_tape_rk4_acc(m, tape, gdn_tape_slot_of(tape, t)),
                               tape->replay_next, &what);
     } else {

@@ -6,6 +6,8 @@
 
 #include "base/arena.h"
 #include "constraint/setconst_derivative.h"
+#include "dynamics/activation.h"
+#include "gradient/activation_derivative.h"
 #include "gradient/step_derivative.h"
 #include "model/configuration_derivative.h"
 #include "sim/integrator.h"
@@ -19,35 +21,69 @@
 //   dq' = Phi_q(vbar) dq_0 + h Phi_v(vbar) sum_j B_j dv_j,  dv' = dv_0 + h sum_j B_j da_j
 // Adjoint: the exact transpose, stages in reverse; each stage's front half is replayed from
 // its recorded state and warm start, so it linearizes at the primal's very solve.
+// With activations the stages carry act too (f = act_dot, its partials fa, fc at the stage):
+//   act_i = act_0 + h c_i f_{i-1},  a_i = a(q_i, v_i; du_i = (dctrl | dact_i)),
+//   dact_i = dact_0 + h c_i df_{i-1},  df_i = fa_i dact_i + fc_i dctrl,
+//   act' = clamp(act_0 + h sum_j B_j f_j): dact' = keep (dact_0 + h sum_j B_j df_j)
 
 // the entry state a derivative restores (it runs the front halves at the stage states)
 typedef struct {
     double* qpos;
     double* qvel;
     double* warm;
+    double* act;
     double time;
 } entryState;
 
 static gdnStatus entry_save(const gdnModel* m, gdnData* d, entryState* e) {
-    e->qpos = gdn_arena_doubles(d, (size_t)m->nq + 2 * (size_t)m->nv + 1);
+    e->qpos = gdn_arena_doubles(d, (size_t)m->nq + 2 * (size_t)m->nv + (size_t)m->na + 1);
     if (!e->qpos) {
         return GDN_ERR_MEMORY;
     }
     e->qvel = e->qpos + m->nq;
     e->warm = e->qvel + m->nv;
+    e->act = e->warm + m->nv;
     e->time = d->time;
     memcpy(e->qpos, d->qpos, sizeof(double) * (size_t)m->nq);
     memcpy(e->qvel, d->qvel, sizeof(double) * (size_t)m->nv);
     memcpy(e->warm, d->qacc_warmstart, sizeof(double) * (size_t)m->nv);
+    memcpy(e->act, d->act, sizeof(double) * (size_t)m->na);
     return GDN_OK;
 }
 
-// qpos (normalized by the first front half when q0 is given), qvel, warm start and time
+// qpos (normalized by the first front half when q0 is given), qvel, warm start, act and time
 static void entry_restore(const gdnModel* m, gdnData* d, const entryState* e, const double* q0) {
     memcpy(d->qpos, q0 ? q0 : e->qpos, sizeof(double) * (size_t)m->nq);
     memcpy(d->qvel, e->qvel, sizeof(double) * (size_t)m->nv);
     memcpy(d->qacc_warmstart, e->warm, sizeof(double) * (size_t)m->nv);
+    memcpy(d->act, e->act, sizeof(double) * (size_t)m->na);
     d->time = e->time;
+}
+
+// the activation scratch of a derivative: the force laws' input tangent or cotangent du (nu),
+// per stage dact_i and df_i (4 na each), the stage partials fa, fc (na each), act_0's own
+// (na); NULL without activations
+typedef struct {
+    double *du, *tA, *tD, *fa, *fc, *base;
+} actWork;
+
+static gdnStatus act_work_alloc(const gdnModel* m, gdnData* d, actWork* w) {
+    memset(w, 0, sizeof(*w));
+    if (m->na == 0) {
+        return GDN_OK;
+    }
+    const size_t na = (size_t)m->na;
+    w->du = gdn_arena_doubles(d, (size_t)m->nu + 11 * na);
+    if (!w->du) {
+        return GDN_ERR_MEMORY;
+    }
+    w->tA = w->du + m->nu;
+    w->tD = w->tA + 4 * na;
+    w->fa = w->tD + 4 * na;
+    w->fc = w->fa + na;
+    w->base = w->fc + na;
+    memset(w->tA, 0, sizeof(double) * 11 * na);
+    return GDN_OK;
 }
 
 // stage i's state and warm start into d (time as the primal's stage); stage 0 from the entry
@@ -59,6 +95,7 @@ static void stage_load(const gdnModel* m, gdnData* d, const gdnRk4Record* rec,
     memcpy(d->qpos, i == 0 ? e->qpos : rec->q[i], sizeof(double) * (size_t)m->nq);
     memcpy(d->qvel, rec->v[i], sizeof(double) * (size_t)m->nv);
     memcpy(d->qacc_warmstart, rec->warm[i], sizeof(double) * (size_t)m->nv);
+    memcpy(d->act, i == 0 ? e->act : rec->act[i], sizeof(double) * (size_t)m->na);
     d->time = i == 0 ? time : time + gdn_rk4_A[i - 1] * m->opt.timestep;
 }
 
@@ -76,16 +113,30 @@ static gdnStatus weights_tangent(const gdnModel* m, gdnData* d, const double* dp
                      : GDN_ERR_MEMORY;
 }
 
+// stage i's activation tangents after its front half (d at act_i, rec->adot[i] recorded):
+// df_i = fa_i dact_i + fc_i dctrl
+static void stage_act_jvp(const gdnModel* m, const gdnData* d, actWork* w, const double* dctrl,
+                          int i) {
+    const int na = m->na, first = m->nu - na;
+    gdn_act_dot_partials(m, d, NULL, w->fa, w->fc);
+    for (int j = 0; j < na; j++) {
+        w->tD[(size_t)i * na + j] =
+            w->fa[j] * w->tA[(size_t)i * na + j] + w->fc[j] * (dctrl ? dctrl[first + j] : 0);
+    }
+}
+
 gdnStatus gdn_rk4_step_jvp(const gdnModel* m, gdnData* d, const double* dq0, const double* dv0,
-                           const double* du, const double* dparam, const double* dvert,
-                           const gdnContactParamGradients* dcp, double* dq_next,
-                           double* dv_next, const char** what) {
-    const int nv = m->nv;
+                           const double* dact0, const double* dctrl, const double* dparam,
+                           const double* dvert, const gdnContactParamGradients* dcp,
+                           double* dq_next, double* dv_next, double* dact_next,
+                           const char** what) {
+    const int nv = m->nv, na = m->na;
     const double h = m->opt.timestep;
     size_t mark = gdn_arena_mark(d);
     entryState e;
     gdnRk4Record rec;
     double* dweights = NULL;
+    actWork w;
     gdnStatus status = weights_tangent(m, d, dparam, &dweights);
     if (status == GDN_OK) {
         status = entry_save(m, d, &e);
@@ -93,6 +144,11 @@ gdnStatus gdn_rk4_step_jvp(const gdnModel* m, gdnData* d, const double* dq0, con
     if (status == GDN_OK) {
         status = gdn_rk4_record_alloc(m, d, &rec);
     }
+    if (status == GDN_OK) {
+        status = act_work_alloc(m, d, &w);
+    }
+    // the force laws' input tangent: the controls' without activations, else (dctrl | dact_i)
+    const double* du = na ? w.du : dctrl;
     // dq_i, dv_i (4 x nv each), da_i (4 x nv), ddX (nv)
     const size_t nvs = (size_t)(nv > 0 ? nv : 1);
     double* tq = status == GDN_OK ? gdn_arena_doubles(d, 13 * nvs) : NULL;
@@ -113,10 +169,21 @@ gdnStatus gdn_rk4_step_jvp(const gdnModel* m, gdnData* d, const double* dq0, con
     // stage 0 at x_0
     memcpy(rec.v[0], d->qvel, sizeof(double) * (size_t)nv);
     memcpy(rec.warm[0], d->qacc_warmstart, sizeof(double) * (size_t)nv);
+    memcpy(rec.act[0], d->act, sizeof(double) * (size_t)na);
+    for (int j = 0; j < na; j++) {
+        w.tA[j] = dact0 ? dact0[j] : 0;
+    }
+    if (na) {
+        gdn_actuator_input_tangent(m, dctrl, w.tA, w.du);
+    }
     status = gdn_accel_jvp(m, d, tq, tv, du, dparam, dweights, dvert, dcp, ta, what);
     if (status == GDN_OK) {
         memcpy(rec.q[0], d->qpos, sizeof(double) * (size_t)m->nq);
         memcpy(rec.a[0], d->qacc, sizeof(double) * (size_t)nv);
+        memcpy(rec.adot[0], d->act_dot, sizeof(double) * (size_t)na);
+        if (na) {
+            stage_act_jvp(m, d, &w, dctrl, 0);
+        }
     }
     // stages 1..3: the primal's stage state (sim/rk4.c, the same expressions), its tangent
     for (int i = 1; i < 4 && status == GDN_OK; i++) {
@@ -129,13 +196,24 @@ gdnStatus gdn_rk4_step_jvp(const gdnModel* m, gdnData* d, const double* dq0, con
             tvi[k] = tv[k] + h * (c * tap[k]);
         }
         gdn_integrate_pos_jvp(m, rec.dq[i - 1], h, tq, ddx, tqi);
+        for (int j = 0; j < na; j++) {
+            w.tA[(size_t)i * na + j] = w.tA[j] + h * (c * w.tD[(size_t)(i - 1) * na + j]);
+        }
         memcpy(d->qpos, rec.q[i], sizeof(double) * (size_t)m->nq);
         memcpy(d->qvel, rec.v[i], sizeof(double) * (size_t)nv);
+        memcpy(d->act, rec.act[i], sizeof(double) * (size_t)na);
         d->time = e.time + c * h;
+        if (na) {
+            gdn_actuator_input_tangent(m, dctrl, w.tA + (size_t)i * na, w.du);
+        }
         status = gdn_accel_jvp(m, d, tqi, tvi, du, dparam, dweights, dvert, dcp,
                                ta + (size_t)i * nvs, what);
         if (status == GDN_OK) {
             memcpy(rec.a[i], d->qacc, sizeof(double) * (size_t)nv);
+            memcpy(rec.adot[i], d->act_dot, sizeof(double) * (size_t)na);
+            if (na) {
+                stage_act_jvp(m, d, &w, dctrl, i);
+            }
         }
     }
     // the update: vbar, abar as the primal; dv' = dv_0 + h sum_j B_j da_j,
@@ -152,6 +230,17 @@ gdnStatus gdn_rk4_step_jvp(const gdnModel* m, gdnData* d, const double* dq0, con
             dv_next[k] = tv[k] + h * sda;
         }
         gdn_integrate_pos_jvp(m, rec.vbar, h, tq, ddx, dq_next);
+        // dact' = keep (dact_0 + h sum_j B_j df_j), keep of the primal's clamp
+        for (int j = 0; j < na; j++) {
+            double sdf = 0, keep;
+            for (int k = 0; k < 4; k++) {
+                sdf += gdn_rk4_B[k] * w.tD[(size_t)k * na + j];
+            }
+            gdn_act_advance_one(m, m->nu - na + j, rec.act[0][j], rec.adotbar[j], h, &keep);
+            if (dact_next) {
+                dact_next[j] = keep * (w.tA[j] + h * sdf);
+            }
+        }
     }
     entry_restore(m, d, &e, status == GDN_OK ? rec.q[0] : NULL);
     gdn_arena_reset(d, mark);
@@ -159,18 +248,26 @@ gdnStatus gdn_rk4_step_jvp(const gdnModel* m, gdnData* d, const double* dq0, con
 }
 
 gdnStatus gdn_rk4_step_vjp(const gdnModel* m, gdnData* d, const double* gq_next,
-                           const double* gv_next, double* gqpos, double* gqvel, double* gctrl,
-                           double* gparam, double* gvert, double* gweights,
-                           const gdnContactParamGradients* cp, const double* stage_acc,
-                           double* x_next, const char** what) {
-    const int nv = m->nv, nu = m->nu;
+                           const double* gv_next, const double* gact_next, double* gqpos,
+                           double* gqvel, double* gact, double* gctrl, double* gparam,
+                           double* gvert, double* gweights, const gdnContactParamGradients* cp,
+                           const double* stage_acc, double* x_next, const char** what) {
+    const int nv = m->nv, nu = m->nu, na = m->na, first = nu - na;
     const double h = m->opt.timestep;
     size_t mark = gdn_arena_mark(d);
     entryState e;
     gdnRk4Record rec;
+    actWork w;
     gdnStatus status = entry_save(m, d, &e);
     if (status == GDN_OK) {
         status = gdn_rk4_record_alloc(m, d, &rec);
+    }
+    if (status == GDN_OK) {
+        status = act_work_alloc(m, d, &w);
+    }
+    // the stage activations are not in a tape's record: replayed
+    if (na) {
+        stage_acc = NULL;
     }
     if (status == GDN_OK && !stage_acc) {
         // the replay: the primal step, recording its stages (the same front halves and bits)
@@ -178,6 +275,7 @@ gdnStatus gdn_rk4_step_vjp(const gdnModel* m, gdnData* d, const double* gq_next,
         if (status == GDN_OK && x_next) {
             memcpy(x_next, d->qpos, sizeof(double) * (size_t)m->nq);
             memcpy(x_next + m->nq, d->qvel, sizeof(double) * (size_t)nv);
+            memcpy(x_next + m->nq + nv, d->act, sizeof(double) * (size_t)na);
         }
     } else if (status == GDN_OK) {
         // the stages from the recorded accelerations: q_0 normalized as the first front half
@@ -225,6 +323,17 @@ gdnStatus gdn_rk4_step_vjp(const gdnModel* m, gdnData* d, const double* gq_next,
     if (gctrl) {
         memset(gctrl, 0, sizeof(double) * (size_t)nu);
     }
+    // the update's activations: act' = clamp(act_0 + h sum_j B_j f_j): GA = keep gact',
+    // gf_j = h B_j keep gact' (w.base: GA, w.tD: gf_i, w.tA: gact_i)
+    for (int j = 0; j < na; j++) {
+        double keep;
+        gdn_act_advance_one(m, first + j, rec.act[0][j], rec.adotbar[j], h, &keep);
+        const double g = gact_next ? keep * gact_next[j] : 0;
+        w.base[j] = g;
+        for (int k = 0; k < 4; k++) {
+            w.tD[(size_t)k * na + j] = h * gdn_rk4_B[k] * g;
+        }
+    }
     // the update: q' = q_0 (+) h vbar, v' = v_0 + h abar
     if (gq_next) {
         gdn_integrate_pos_vjp(m, rec.vbar, h, gq_next, GQ, gdx);
@@ -241,11 +350,34 @@ gdnStatus gdn_rk4_step_vjp(const gdnModel* m, gdnData* d, const double* gq_next,
     for (int i = 3; i >= 0 && status == GDN_OK; i--) {
         double *gqi = i == 0 ? GQ : gq + (size_t)i * nvs, *gvi = gv + (size_t)i * nvs;
         stage_load(m, d, &rec, &e, i);
-        status = gdn_accel_vjp(m, d, ga + (size_t)i * nvs, gqi, gvi, gctrl, gparam, gvert, gw,
-                               cp, what);
+        if (na) {
+            memset(w.du, 0, sizeof(double) * (size_t)nu);
+        }
+        status = gdn_accel_vjp(m, d, ga + (size_t)i * nvs, gqi, gvi, na ? w.du : gctrl, gparam,
+                               gvert, gw, cp, what);
         if (status == GDN_OK && memcmp(d->qacc, rec.a[i], sizeof(double) * (size_t)nv) != 0) {
             *what = "RK4 stage replay (its solve differs from the primal's)";
             status = GDN_ERR_ARG;
+        }
+        if (status == GDN_OK && na) {
+            // the input cotangent split (control | act_i), then f_i = act_dot(ctrl, act_i):
+            // gact_i += fa_i gf_i, gctrl += fc_i gf_i; act_i = act_0 + h c_i f_{i-1}
+            gdn_act_dot_partials(m, d, NULL, w.fa, w.fc);
+            double* gAi = w.tA + (size_t)i * na;
+            const double* gfi = w.tD + (size_t)i * na;
+            for (int k = 0; gctrl && k < first; k++) {
+                gctrl[k] += w.du[k];
+            }
+            for (int j = 0; j < na; j++) {
+                gAi[j] = w.du[first + j] + w.fa[j] * gfi[j];
+                if (gctrl) {
+                    gctrl[first + j] += w.fc[j] * gfi[j];
+                }
+                w.base[j] += gAi[j];
+                if (i > 0) {
+                    w.tD[(size_t)(i - 1) * na + j] += h * gdn_rk4_A[i - 1] * gAi[j];
+                }
+            }
         }
         if (status != GDN_OK || i == 0) {
             break;
@@ -273,6 +405,9 @@ gdnStatus gdn_rk4_step_vjp(const gdnModel* m, gdnData* d, const double* gq_next,
         }
         if (gqvel) {
             memcpy(gqvel, GV, sizeof(double) * (size_t)nv);
+        }
+        if (gact && na) {
+            memcpy(gact, w.base, sizeof(double) * (size_t)na);
         }
     }
     entry_restore(m, d, &e, rec.q[0]);

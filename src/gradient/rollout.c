@@ -65,10 +65,6 @@ gdnStatus gdn_rollout_validate(const gdnModel* m, const gdnRollout* r, const gdn
                         "rollout or tape activations (na %d, %d) differ from the model's (%d)",
                         r->na, tape->na, m->na);
     }
-    if (m->na > 0 && m->opt.integrator == GDN_INT_RK4) {
-        return gdn_fail(GDN_ERR_UNSUPPORTED, err, err_size, "no %s yet",
-                        GDN_ACT_RK4_REFUSAL);
-    }
     if (r->act0) {
         for (int j = 0; j < m->na; j++) {
             if (!isfinite(r->act0[j])) {

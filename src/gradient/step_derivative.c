@@ -109,8 +109,8 @@ static gdnStatus step_jvp_core(const gdnModel* m, gdnData* d, const double* dqpo
     }
     if (m->opt.integrator == GDN_INT_RK4) {
         const char* what = NULL;
-        return gdn_rk4_step_jvp(m, d, dqpos, dqvel, dctrl, dparam, dvert, dcp, dqpos_next,
-                                dqvel_next, &what);
+        return gdn_rk4_step_jvp(m, d, dqpos, dqvel, NULL, dctrl, dparam, dvert, dcp, dqpos_next,
+                                dqvel_next, NULL, &what);
     }
     const int nv = m->nv;
     const double h = m->opt.timestep;
@@ -162,11 +162,6 @@ static gdnStatus step_jvp_core(const gdnModel* m, gdnData* d, const double* dqpo
     return GDN_OK;
 }
 
-// the RK4 step's chain of stages does not carry activation tangents yet
-static int act_refused(const gdnModel* m) {
-    return m->na > 0 && m->opt.integrator == GDN_INT_RK4;
-}
-
 // step_jvp_core with the activations: du = (dctrl | dact) into the force laws, then the
 // update's tangent dact_next (NULL: not wanted)
 static gdnStatus step_jvp_ex(const gdnModel* m, gdnData* d, const double* dqpos,
@@ -181,8 +176,15 @@ static gdnStatus step_jvp_ex(const gdnModel* m, gdnData* d, const double* dqpos,
         return step_jvp_core(m, d, dqpos, dqvel, dctrl, dparam, dvert, dcp, dqpos_next,
                              dqvel_next);
     }
-    if (act_refused(m)) {
-        return GDN_ERR_UNSUPPORTED; // GDN_ACT_RK4_REFUSAL
+    if (m->opt.integrator == GDN_INT_RK4) {
+        // the stages carry the activations themselves
+        gdn_deriv_report_clear(d);
+        if (dparam && gdn_fluid_active(m)) {
+            return GDN_ERR_UNSUPPORTED; // GDN_FLUID_PARAM_REFUSAL (dynamics/fluid.h)
+        }
+        const char* what = NULL;
+        return gdn_rk4_step_jvp(m, d, dqpos, dqvel, dact, dctrl, dparam, dvert, dcp, dqpos_next,
+                                dqvel_next, dact_next, &what);
     }
     const size_t nu = (size_t)m->nu, na = (size_t)m->na;
     size_t mark = gdn_arena_mark(d);
@@ -364,8 +366,8 @@ static gdnStatus step_vjp_core(const gdnModel* m, gdnData* d, const double* gqpo
         return GDN_ERR_UNSUPPORTED;
     }
     if (m->opt.integrator == GDN_INT_RK4) {
-        return gdn_rk4_step_vjp(m, d, gqpos_next, gqvel_next, gqpos, gqvel, gctrl, gparam, gvert,
-                                gweights, cp, NULL, NULL, what);
+        return gdn_rk4_step_vjp(m, d, gqpos_next, gqvel_next, NULL, gqpos, gqvel, NULL, gctrl,
+                                gparam, gvert, gweights, cp, NULL, NULL, what);
     }
     size_t mark = gdn_arena_mark(d);
     gdnAbaFactor f;
@@ -413,9 +415,15 @@ gdnStatus gdn_step_vjp_explained(const gdnModel* m, gdnData* d, const double* gq
         return step_vjp_core(m, d, gqpos_next, gqvel_next, gqpos, gqvel, gctrl, gparam, gvert,
                              gweights, cp, what);
     }
-    if (act_refused(m)) {
-        *what = GDN_ACT_RK4_REFUSAL;
-        return GDN_ERR_UNSUPPORTED;
+    if (m->opt.integrator == GDN_INT_RK4) {
+        // the stages carry the activations themselves
+        gdn_deriv_report_clear(d);
+        if (gparam && gdn_fluid_active(m)) {
+            *what = GDN_FLUID_PARAM_REFUSAL;
+            return GDN_ERR_UNSUPPORTED;
+        }
+        return gdn_rk4_step_vjp(m, d, gqpos_next, gqvel_next, gact_next, gqpos, gqvel, gact,
+                                gctrl, gparam, gvert, gweights, cp, NULL, NULL, what);
     }
     // gu: the force laws' input cotangent, split into (gctrl, gact) with the update's share
     const size_t nu = (size_t)m->nu, na = (size_t)m->na;

@@ -50,9 +50,6 @@ gdnStatus gdn_step_vjp_explained(const gdnModel* m, gdnData* d, const double* gq
                                  double* gparam, double* gvert, double* gweights,
                                  const gdnContactParamGradients* cp, const char** what);
 
-// the refusal of a step derivative with activation states under RK4
-#define GDN_ACT_RK4_REFUSAL \
-    "the RK4 step's derivative with actuator activation states (na > 0; Euler has it)"
 
 // dW (6 x nbody) from (dq, dv, dvert) through the body tangents and the penalty contact's JVP,
 // at the state of the last primal front half (penalty contact active); any input NULL = 0.

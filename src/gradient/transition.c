@@ -437,13 +437,44 @@ static gdnStatus transition_act(const gdnModel* m, gdnData* d, double* A, double
     return GDN_OK;
 }
 
+// RK4 with activations: one exact tangent (gdn_step_jvp_act) per column of [A | B], the unit
+// directions in (dq, dv, act, ctrl); each leaves the state as it found it
+static gdnStatus transition_by_columns(const gdnModel* m, gdnData* d, double* A, double* B) {
+    const int nv = m->nv, na = m->na, nu = m->nu, nx = 2 * nv + na;
+    size_t mark = gdn_arena_mark(d);
+    double* dir = gdn_arena_doubles(d, 2 * ((size_t)nx + (size_t)nu) + 1);
+    if (!dir) {
+        return GDN_ERR_MEMORY;
+    }
+    double* out = dir + nx + nu;
+    gdnStatus status = GDN_OK;
+    for (int c = 0; c < nx + nu && status == GDN_OK; c++) {
+        if ((c < nx && !A) || (c >= nx && !B)) {
+            continue;
+        }
+        memset(dir, 0, sizeof(double) * ((size_t)nx + (size_t)nu));
+        dir[c] = 1;
+        status = gdn_step_jvp_act(m, d, dir, dir + nv, dir + 2 * nv, dir + nx, NULL, NULL, out,
+                                  out + nv, out + 2 * nv);
+        for (int r = 0; status == GDN_OK && r < nx; r++) {
+            if (c < nx) {
+                A[(size_t)r * (size_t)nx + (size_t)c] = out[r];
+            } else {
+                B[(size_t)r * (size_t)nu + (size_t)(c - nx)] = out[r];
+            }
+        }
+    }
+    gdn_arena_reset(d, mark);
+    return status;
+}
+
 gdnStatus gdn_transition_jacobians(const gdnModel* m, gdnData* d, double* A, double* B) {
     if (gdn_check_call(m, d) != GDN_OK) {
         return GDN_ERR_ARG;
     }
     gdn_deriv_report_clear(d);
     if (m->na > 0) {
-        return m->opt.integrator == GDN_INT_RK4 ? GDN_ERR_UNSUPPORTED // GDN_ACT_RK4_REFUSAL
+        return m->opt.integrator == GDN_INT_RK4 ? transition_by_columns(m, d, A, B)
                                                 : transition_act(m, d, A, B);
     }
     if (m->opt.integrator == GDN_INT_RK4) {

@@ -202,6 +202,7 @@ int cli_info(int argc, char** argv) {
     cli_json_int(&w, "nq", m->nq);
     cli_json_int(&w, "nv", m->nv);
     cli_json_int(&w, "nu", m->nu);
+    cli_json_int(&w, "na", m->na);
     cli_json_int(&w, "nbody", m->nbody);
     cli_json_int(&w, "njnt", m->njnt);
     cli_json_int(&w, "ngeom", m->ngeom);

@@ -586,9 +586,10 @@ static int trajectory_adjoint_for(int integrator) {
         memcpy(d->ctrl, u + (size_t)t * NU, sizeof(double) * NU);
         CHECK(gdn_step(m, d) == GDN_OK);
     }
-    double qT[3], vT[3];
-    CHECK(gdn_tape_state(tape, T, qT, vT) == GDN_OK);
-    CHECK(!memcmp(qT, d->qpos, sizeof qT) && !memcmp(vT, d->qvel, sizeof vT));
+    double qT[3], vT[3], aT[7];
+    CHECK(gdn_tape_state(tape, T, qT, vT) == GDN_OK && gdn_tape_state_act(tape, T, aT) == GDN_OK);
+    CHECK(!memcmp(qT, d->qpos, sizeof qT) && !memcmp(vT, d->qvel, sizeof vT) &&
+          !memcmp(aT, d->act, sizeof aT));
     gdn_data_free(d);
     (void)nv;
     gdn_tape_free(tape);

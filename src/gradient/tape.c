@@ -535,3 +535,15 @@ gdnStatus gdn_tape_state(const gdnTape* tape, int t, double* qpos, double* qvel)
     }
     return GDN_OK;
 }
+
+gdnStatus gdn_tape_state_act(const gdnTape* tape, int t, double* act) {
+    if (!tape || tape->nstep <= 0 || !act) {
+        return GDN_ERR_ARG;
+    }
+    const double* x = gdn_tape_slot(tape, t);
+    if (!x) {
+        return GDN_ERR_ARG;
+    }
+    memcpy(act, x + tape->nq + tape->nv, sizeof(double) * (size_t)tape->na);
+    return GDN_OK;
+}

@@ -25,9 +25,9 @@
 #define NSAMPLES 40
 #define NSTEPS 150
 
-static const char* const kModels[] = {"sensors_chain.xml", "sensors_contact.xml",
-                                      "sensors_deriv.xml", "sensors_tendon.xml",
-                                      "humanoid+sensors"};
+static const char* const kModels[] = {"sensors_chain.xml",  "sensors_contact.xml",
+                                      "sensors_deriv.xml",  "sensors_tendon.xml",
+                                      "sensors_tendon_deriv.xml", "humanoid+sensors"};
 
 // the whole of a file in malloc'ed memory, NULL when unreadable
 static char* read_file(const char* path) {
@@ -339,14 +339,14 @@ static int test_sensor_refusals(void) {
         }
         gdn_model_free(m);
     }
-    // the tendon sensors are simulated, their derivatives not yet: refused by name
+    // the acceleration-stage tendonlimitfrc has no derivative yet: refused by name
     {
         char path[1024], err[512];
         snprintf(path, sizeof(path), "%s/sensors_tendon.xml", GDN_TEST_MODELS);
         gdnModel* m = NULL;
         CHECK(gdn_load_xml(path, &m, err, sizeof(err), NULL, 0) == GDN_OK);
         const char* what = gdn_sensor_unsupported_derivative(m);
-        CHECK(what != NULL && strstr(what, "tendon") != NULL);
+        CHECK(what != NULL && strstr(what, "tendonlimitfrc") != NULL);
         gdn_model_free(m);
     }
     return 0;
@@ -435,9 +435,9 @@ static int forward_at(const gdnModel* m, gdnData* d, const double* q0, const dou
 // sensor relative to max(|FD|, 1); the dot-product identity <g, J u> = <J^T g, u> to 1e-12;
 // the refusal of a model with an acceleration sensor or a rangefinder, by name
 #define FD_TOL 1e-7
-static int test_sensor_derivatives(void) {
+static int sensor_derivatives_of(const char* file) {
     char path[1024];
-    snprintf(path, sizeof(path), "%s/sensors_deriv.xml", GDN_TEST_MODELS);
+    snprintf(path, sizeof(path), "%s/%s", GDN_TEST_MODELS, file);
     char err[512] = "";
     gdnModel* m = NULL;
     CHECK(gdn_load_xml(path, &m, err, sizeof(err), NULL, 0) == GDN_OK);
@@ -527,14 +527,25 @@ static int test_sensor_derivatives(void) {
             worst_fd = gdn_oracle_worst(worst_fd, e / mag);
         }
     }
-    printf("sensor derivatives: %d samples, JVP vs central FD %.2e, dot identity %.2e\n",
-           checked, worst_fd, worst_dot);
+    printf("sensor derivatives (%s): %d samples, JVP vs central FD %.2e, dot identity %.2e\n",
+           file, checked, worst_fd, worst_dot);
     CHECK(checked >= 20);
     CHECK(worst_fd <= FD_TOL);
     CHECK(worst_dot <= 1e-12);
     free(buf);
     gdn_data_free(d);
     gdn_model_free(m);
+    return 0;
+}
+
+static int test_sensor_derivatives(void) {
+    CHECK(sensor_derivatives_of("sensors_deriv.xml") == 0);
+    // the tendon sensors (fixed and spatial, their limit rows, tendon actuators' length and
+    // velocity): J dq, J dv + (DJ' v) . dq
+    CHECK(sensor_derivatives_of("sensors_tendon_deriv.xml") == 0);
+    char path[1024], err[512] = "";
+    gdnModel* m = NULL;
+    gdnData* d = NULL;
 
     // an acceleration sensor or a rangefinder: refused by name, nothing written
     snprintf(path, sizeof(path), "%s/sensors_chain.xml", GDN_TEST_MODELS);

@@ -81,7 +81,6 @@ static int read_compiler(gdnSpec* spec, gdnXmlElem* e) {
     static const int zero_one[] = {0, 1};
     gdn_attr_ignore(e, silent);
     c->meshdir = gdn_xml_attr(e, "meshdir");
-    c->assetdir = gdn_xml_attr(e, "assetdir");
     GDN_TRY(gdn_attr_bool(d, e, "exactmeshinertia", &c->exactmeshinertia));
     GDN_TRY(gdn_attr_bool(d, e, "convexhull", &c->convexhull));
     GDN_TRY(gdn_attr_bool(d, e, "autolimits", &c->autolimits));

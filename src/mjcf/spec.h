@@ -302,7 +302,6 @@ typedef struct gdnSpecCompiler {
     int inertiagrouprange[2];
     int discardvisual;
     const char* meshdir;  // NULL when unset
-    const char* assetdir; // NULL when unset (meshdir takes precedence)
     int exactmeshinertia; // 0 (MuJoCo's default): volumes of pyramids taken as |volume|
     int convexhull;       // 1 (default): hull graphs for colliding meshes
     int global;           // coordinate="global": frames given in the world frame

@@ -13,6 +13,7 @@
 #include "dynamics/force_derivative.h"
 #include "kinematics/jacobian.h"
 #include "kinematics/kinematics_derivative.h"
+#include "kinematics/tendon_derivative.h"
 #include "model/validate.h"
 #include "sensor/sensor.h"
 
@@ -507,6 +508,67 @@ static void sensor_linear(const gdnModel* m, const gdnData* d, int i, const doub
     }
 }
 
+// the tendon of a tendon-valued sensor: its own (tendonpos, vel, limitpos, limitvel) or its
+// actuator's tendon transmission (actuatorpos, vel); -1 for any other sensor
+static int sensor_tendon(const gdnModel* m, int i) {
+    const int type = m->sensor_type[i], id = m->sensor_objid[i];
+    switch (type) {
+    case GDN_SENS_TENDONPOS:
+    case GDN_SENS_TENDONVEL:
+    case GDN_SENS_TENDONLIMITPOS:
+    case GDN_SENS_TENDONLIMITVEL:
+        return id;
+    case GDN_SENS_ACTUATORPOS:
+    case GDN_SENS_ACTUATORVEL:
+        return m->actuator_trntype[id] == GDN_TRN_TENDON ? m->actuator_trnid[2 * id] : -1;
+    default:
+        return -1;
+    }
+}
+
+// A tendon-valued sensor: s L (position) or s Ldot = s J v (velocity), with L the tendon's
+// length and J its Jacobian row at the state (kinematics/tendon_derivative.h, DJ its
+// q-derivative):
+//   d(s L) = s J dq,   d(s J v) = s (J dv + (DJ' v) . dq)
+// s = gear for an actuator, +-1 for a limit row (efc_J = s J; no row: the sensor is 0), else 1.
+// -1 for a tendon without a linearization (the inside wrap), 0 otherwise
+static int tendon_sensor_linear(const gdnModel* m, gdnData* d, int i, gdnTendonWork* w,
+                                Lin* c) {
+    const int type = m->sensor_type[i], t = sensor_tendon(m, i), nv = m->nv;
+    const int velocity = type == GDN_SENS_TENDONVEL || type == GDN_SENS_TENDONLIMITVEL ||
+                         type == GDN_SENS_ACTUATORVEL;
+    double L, V, s = 1;
+    if (gdn_tendon_linear(m, d, w->S, t, &L, &V, w->J, w->DJ, w->scratch) < 0) {
+        return -1;
+    }
+    if (type == GDN_SENS_ACTUATORPOS || type == GDN_SENS_ACTUATORVEL) {
+        s = m->actuator_gear[6 * m->sensor_objid[i]];
+    } else if (type == GDN_SENS_TENDONLIMITPOS || type == GDN_SENS_TENDONLIMITVEL) {
+        const int r = gdn_sensor_limit_row_of(d, GDN_CNSTR_LIMIT_TENDON, t);
+        if (r < 0) {
+            return 0;
+        }
+        double dot = 0;
+        const double* Jr = d->efc_J + (size_t)r * (size_t)nv;
+        for (int k = 0; k < nv; k++) {
+            dot += Jr[k] * w->J[k];
+        }
+        s = dot < 0 ? -1 : 1;
+    }
+    if (velocity) {
+        gdn_tendon_dj_mul_t(nv, w->DJ, d->qvel, w->w);
+    }
+    for (int k = 0; k < nv; k++) {
+        double col = s * w->J[k];
+        emit_dof(c, k, velocity, &col);
+        if (velocity) {
+            col = s * w->w[k];
+            emit_dof(c, k, 0, &col);
+        }
+    }
+    return 0;
+}
+
 // 1 when sensor i's derivative is implemented
 static int supported(const gdnModel* m, int i) {
     const int type = m->sensor_type[i], id = m->sensor_objid[i];
@@ -517,10 +579,11 @@ static int supported(const gdnModel* m, int i) {
         return 0;
     case GDN_SENS_ACTUATORPOS:
     case GDN_SENS_ACTUATORVEL: {
-        // (a tendon transmission's row spans its path: not here yet)
+        // a tendon transmission: tendon_sensor_linear
         const int j = m->actuator_trnid[2 * id];
-        return m->actuator_trntype[id] == GDN_TRN_JOINT &&
-               (m->jnt_type[j] == GDN_JNT_HINGE || m->jnt_type[j] == GDN_JNT_SLIDE);
+        return m->actuator_trntype[id] == GDN_TRN_TENDON ||
+               (m->actuator_trntype[id] == GDN_TRN_JOINT &&
+                (m->jnt_type[j] == GDN_JNT_HINGE || m->jnt_type[j] == GDN_JNT_SLIDE));
     }
     case GDN_SENS_ACTUATORFRC:
         // a function of (q, v, u) alone; a tendon transmission's row spans its path (not in
@@ -533,7 +596,7 @@ static int supported(const gdnModel* m, int i) {
     case GDN_SENS_TENDONVEL:
     case GDN_SENS_TENDONLIMITPOS:
     case GDN_SENS_TENDONLIMITVEL:
-        return 0; // the tendon sensors' derivatives are not written yet
+        return 1; // tendon_sensor_linear
     default:
         return m->sensor_needstage[i] != GDN_STAGE_ACC;
     }
@@ -591,6 +654,16 @@ static gdnStatus sensor_derivative(const gdnModel* m, gdnData* d, int adjoint, c
     }
     gdn_dof_axes_about(m, d, 0, S);
     gdn_com_vel(m, d, S, V, NULL, NULL);
+    // the tendon linearization's scratch when a sensor reads a tendon
+    gdnTendonWork tw;
+    int any_tendon = 0;
+    for (int i = 0; i < m->nsensor; i++) {
+        any_tendon |= sensor_tendon(m, i) >= 0;
+    }
+    if (any_tendon && gdn_tendon_work_alloc(m, d, &tw) != GDN_OK) {
+        gdn_arena_reset(d, mark);
+        return GDN_ERR_MEMORY;
+    }
     Lin c;
     memset(&c, 0, sizeof(c));
     c.adjoint = adjoint;
@@ -638,7 +711,14 @@ static gdnStatus sensor_derivative(const gdnModel* m, gdnData* d, int adjoint, c
         if (m->sensor_type[i] == GDN_SENS_USER) {
             continue;
         }
-        sensor_linear(m, d, i, V, &c);
+        if (sensor_tendon(m, i) >= 0) {
+            if (tendon_sensor_linear(m, d, i, &tw, &c) < 0) {
+                gdn_arena_reset(d, mark);
+                return GDN_ERR_UNSUPPORTED; // GDN_TENDON_WRAP_WHAT
+            }
+        } else {
+            sensor_linear(m, d, i, V, &c);
+        }
         if (!adjoint) {
             for (int k = 0; k < dim; k++) {
                 if (clamped(m, d, i, k)) {

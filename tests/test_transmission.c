@@ -4,7 +4,8 @@
 // force, qfrc_actuator, qacc (and act_dot with stateful actuators on them) at random states;
 // 1000-step rollouts vs mj_step (Euler, RK4); the linearization (dynamics/transmission.h) vs
 // central differences of the primal; transition Jacobians vs central FD of gdn_step and vs
-// mjd_transitionFD; the JVP / VJP dot-product identity; the trajectory adjoint vs FD; the body
+// mjd_transitionFD; the JVP / VJP dot-product identity; the trajectory adjoint vs FD;
+// actuatorpos / actuatorvel sensors on them (values vs MuJoCo, JVP vs FD, VJP); the body
 // transmission's derivative refused by name.
 #include <math.h>
 #include <stdio.h>
@@ -14,6 +15,7 @@
 #include <gradyn/adjoint.h>
 #include <gradyn/derivative.h>
 #include <gradyn/gradyn.h>
+#include <gradyn/sensor.h>
 #include <mujoco/mujoco.h>
 
 #include "dynamics/transmission.h"
@@ -652,6 +654,92 @@ static int test_loader(void) {
     return 0;
 }
 
+// ---------------------------------------------------------------- actuator sensors
+
+// actuatorpos / actuatorvel on the new transmissions: sensordata vs MuJoCo; gdn_sensor_jvp vs
+// central FD of sensordata along a random (dq, dv) (eps 1e-6: the bound TOL_FD), gdn_sensor_vjp
+// by the dot-product identity
+static int sensor_model(const char* file) {
+    char path[1024];
+    path_of(file, path, sizeof(path));
+    gdnOracle o;
+    CHECK(gdn_oracle_load(&o, path) == 0);
+    const gdnModel* m = o.gm;
+    gdnData* d = o.gd;
+    const int nv = m->nv, nq = m->nq, ns = m->nsensordata;
+    if (ns == 0) {
+        gdn_oracle_free(&o);
+        return 0;
+    }
+    CHECK(gdn_sensor_unsupported_derivative(m) == NULL);
+    double* buf = calloc((size_t)(6 * ns + 6 * nv + 2 * nq), sizeof(double));
+    CHECK(buf);
+    double *ds = buf, *sp = ds + ns, *sm = sp + ns, *fd = sm + ns, *y = fd + ns;
+    double *x = y + ns, *g = x + 2 * nv, *v0 = g + 2 * nv, *q0 = v0 + nv;
+    unsigned long long rng = 515;
+    double e_mj = 0, e_fd = 0, e_dot = 0;
+    for (int s = 0; s < 6; s++) {
+        gdn_oracle_random_state(&o, &rng, GDN_RAND_QPOS | GDN_RAND_QVEL | GDN_RAND_CTRL, 2.0);
+        gdn_oracle_copy_state(&o);
+        mj_forward(o.mm, o.md);
+        CHECK(gdn_forward(m, d) == GDN_OK);
+        e_mj = fmax(e_mj, gdn_test_relerr(d->sensordata, o.md->sensordata, ns, 1));
+        memcpy(q0, d->qpos, sizeof(double) * (size_t)nq);
+        memcpy(v0, d->qvel, sizeof(double) * (size_t)nv);
+        for (int k = 0; k < 2 * nv; k++) {
+            x[k] = gdn_test_uniform(&rng, -1, 1);
+        }
+        for (int k = 0; k < ns; k++) {
+            y[k] = gdn_test_uniform(&rng, -1, 1);
+        }
+        CHECK(gdn_sensor_jvp(m, d, x, x + nv, NULL, ds) == GDN_OK);
+        CHECK(gdn_sensor_vjp(m, d, y, g, g + nv, NULL) == GDN_OK);
+        for (int sg = 0; sg < 2; sg++) {
+            const double h = sg ? -EPS : EPS;
+            memcpy(d->qpos, q0, sizeof(double) * (size_t)nq);
+            gdn_integrate_pos(m, d->qpos, x, h);
+            for (int k = 0; k < nv; k++) {
+                d->qvel[k] = v0[k] + h * x[nv + k];
+            }
+            CHECK(gdn_forward(m, d) == GDN_OK);
+            memcpy(sg ? sm : sp, d->sensordata, sizeof(double) * (size_t)ns);
+        }
+        memcpy(d->qpos, q0, sizeof(double) * (size_t)nq);
+        memcpy(d->qvel, v0, sizeof(double) * (size_t)nv);
+        CHECK(gdn_forward(m, d) == GDN_OK);
+        for (int k = 0; k < ns; k++) {
+            fd[k] = (sp[k] - sm[k]) / (2 * EPS);
+        }
+        e_fd = fmax(e_fd, gdn_test_relerr(ds, fd, ns, 1));
+        double lhs = 0, rhs = 0, mag = 0;
+        for (int k = 0; k < ns; k++) {
+            lhs += y[k] * ds[k];
+            mag += fabs(y[k] * ds[k]);
+        }
+        for (int k = 0; k < 2 * nv; k++) {
+            rhs += g[k] * x[k];
+            mag += fabs(g[k] * x[k]);
+        }
+        e_dot = fmax(e_dot, fabs(lhs - rhs) / fmax(1, mag));
+    }
+    printf("  %s: %d actuator sensor values: vs MuJoCo %.3g; JVP vs FD %.3g; dot-product "
+           "identity %.3g\n",
+           o.name, ns, e_mj, e_fd, e_dot);
+    free(buf);
+    gdn_oracle_free(&o);
+    CHECK(e_mj <= TOL);
+    CHECK(e_fd <= TOL_FD);
+    CHECK(e_dot <= TOL_DOT);
+    return 0;
+}
+
+static int test_sensors(void) {
+    for (int k = 0; k < NMODEL; k++) {
+        CHECK(sensor_model(MODELS[k]) == 0);
+    }
+    return 0;
+}
+
 // ---------------------------------------------------------------- body (adhesion)
 
 #define ADHESION GDN_TEST_MODELS "/trn_adhesion.xml"
@@ -811,6 +899,7 @@ static const gdnTestCase CASES[] = {
     {"linearization", test_linearization},
     {"step_derivatives", test_step_derivatives},
     {"adjoint", test_adjoint},
+    {"sensors", test_sensors},
     {"adhesion", test_adhesion},
     {"adhesion_refused", test_adhesion_refused},
 };

@@ -10,6 +10,7 @@
 #include "constraint/geom_size_derivative.h"
 #include "constraint/setconst_derivative.h"
 #include "dynamics/fluid.h"
+#include "gradient/activation_derivative.h"
 #include "gradient/cost.h"
 #include "gradient/rk4_derivative.h"
 #include "gradient/rollout.h"
@@ -124,9 +125,20 @@ static gdnStatus reverse_step(const gdnModel* m, const gdnRollout* r, const gdnO
     const int slot = tape->store_inter ? gdn_tape_slot_of(tape, t) : -1;
     const int tslot = gdn_tape_slot_of(tape, t);
     gdnStatus st;
-    // (a model with activations takes this path for every step: its VJP carries act)
-    if ((tslot >= 0 && tape->entry[tslot].nefc > 0) || m->opt.integrator == GDN_INT_RK4 ||
-        m->na > 0) {
+    // a smooth Euler step of a model with activations: the force laws' input cotangent gu, then
+    // the activation update's share (gradient/activation_derivative.h)
+    const int na = m->na;
+    double* gu = gctrl;
+    double *ga = NULL, *gc = NULL, *keep = NULL;
+    if ((tslot < 0 || tape->entry[tslot].nefc == 0) && m->opt.integrator != GDN_INT_RK4 && na) {
+        gu = tape->act_work;
+        ga = gu + nu;
+        gc = ga + na;
+        keep = gc + na;
+        memset(gu, 0, sizeof(double) * (size_t)nu);
+        gdn_act_update_partials(m, d, ga, gc, keep);
+    }
+    if ((tslot >= 0 && tape->entry[tslot].nefc > 0) || m->opt.integrator == GDN_INT_RK4) {
         // the contact parameters' channels (NULL when none is wanted)
         const gdnContactParamGradients cp = {out->geom_friction, out->geom_solref,
                                              out->geom_solimp,   out->geom_size,
@@ -145,10 +157,13 @@ static gdnStatus reverse_step(const gdnModel* m, const gdnRollout* r, const gdnO
         gdn_tape_inter_restore(tape, slot);
         st = gdn_step_vjp_stored(m, d, &f, gdn_tape_acc(tape, t),
                                  (tape->entry[slot].inter & 2) != 0, tape->lam_q, tape->lam_v,
-                                 tape->g_q, tape->g_v, gctrl, out->param, gvert);
+                                 tape->g_q, tape->g_v, gu, out->param, gvert);
     } else {
         st = gdn_step_vjp_at(m, d, gdn_tape_acc(tape, t), tape->lam_q, tape->lam_v, tape->g_q,
-                             tape->g_v, gctrl, out->param, gvert);
+                             tape->g_v, gu, out->param, gvert);
+    }
+    if (st == GDN_OK && ga) {
+        gdn_act_update_vjp(m, ga, gc, keep, gu, tape->lam_a, gctrl, tape->g_a);
     }
     if (st != GDN_OK) {
         // (a smooth step of a model with tendons refuses through a tendon it cannot linearize)

@@ -98,8 +98,9 @@ typedef enum gdnStage {
 // ctrl: the only sensor du reaches); a clamped cutoff has derivative 0 (the value sits on the
 // bound); user sensors are zeros (derivative 0). GDN_ERR_UNSUPPORTED when the model has a
 // sensor whose derivative is not implemented (the other acceleration-stage sensors, the
-// rangefinder, actuatorpos / vel on ball or free joints, jointlimitvel of a ball joint), with
-// nothing written; GDN_ERR_ARG for a NULL m / d or another model's data. Arena balanced.
+// rangefinder, actuatorpos / vel on ball or free joints and on a body transmission,
+// actuatorfrc on a non-joint transmission, jointlimitvel of a ball joint), with nothing
+// written; GDN_ERR_ARG for a NULL m / d or another model's data. Arena balanced.
 GDN_API gdnStatus gdn_sensor_jvp(const gdnModel* m, gdnData* d, const double* dq,
                                  const double* dv, const double* du, double* dsensordata);
 GDN_API gdnStatus gdn_sensor_vjp(const gdnModel* m, gdnData* d, const double* gsensordata,

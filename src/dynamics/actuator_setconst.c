@@ -10,6 +10,7 @@
 #include "base/arena.h"
 #include "dynamics/mass_factor.h"
 #include "dynamics/passive.h"
+#include "dynamics/transmission.h"
 
 #define GDN_MINVAL 1e-15 // MuJoCo's mjMINVAL
 
@@ -48,6 +49,7 @@ gdnStatus gdn_actuator_acc0(gdnModel* m, gdnData* d) {
         return GDN_ERR_MEMORY;
     }
     gdn_mass_factor(m, d->qM, NULL, &f);
+    gdn_transmission(m, d); // the moment rows at this configuration
     for (int i = 0; i < m->nu; i++) {
         // acc0 = |M^-1 moment_i|
         memset(x, 0, sizeof(double) * (size_t)nv);

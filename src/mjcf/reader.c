@@ -463,11 +463,6 @@ static int read_actuators(gdnSpec* spec, gdnXmlElem* section) {
         a->trnattr = "";
         a->trntype = GDN_MJ_TRN_UNDEFINED;
         GDN_TRY(gdn_read_actuator(spec, e, a, 0));
-        if (a->unsupported) {
-            return gdn_xml_error(d, GDN_ERR_UNSUPPORTED, e,
-                                 "adhesion actuators (body transmission) are not "
-                                 "supported");
-        }
         gdn_attr_warn_unused(d, e);
     }
     return 0;

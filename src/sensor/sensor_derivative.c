@@ -11,6 +11,7 @@
 #include "base/arena.h"
 #include "dynamics/com.h"
 #include "dynamics/force_derivative.h"
+#include "dynamics/transmission.h"
 #include "kinematics/jacobian.h"
 #include "kinematics/kinematics_derivative.h"
 #include "kinematics/tendon_derivative.h"
@@ -569,6 +570,39 @@ static int tendon_sensor_linear(const gdnModel* m, gdnData* d, int i, gdnTendonW
     return 0;
 }
 
+// 1 for actuatorpos / vel on a moving transmission other than a tendon (dynamics/
+// transmission.h: slider-crank, site, joint-in-parent on a ball or free joint)
+static int sensor_on_transmission(const gdnModel* m, int i) {
+    const int type = m->sensor_type[i], id = m->sensor_objid[i];
+    if (type != GDN_SENS_ACTUATORPOS && type != GDN_SENS_ACTUATORVEL) {
+        return 0;
+    }
+    const int trn = m->actuator_trntype[id];
+    return trn != GDN_TRN_TENDON && trn != GDN_TRN_BODY && gdn_transmission_moving(m, id);
+}
+
+// Such a sensor: the actuator's length or velocity g M v, with (up to the factor g of
+// gdn_transmission_linear) l its length row, M its moment row, H = dM/dq:
+//   d length = g l . dq,   d (g M v) = g (M . dv + (H' v) . dq)
+static void transmission_sensor_linear(const gdnModel* m, gdnData* d, int i,
+                                       gdnTransmissionWork* w, Lin* c) {
+    const int nv = m->nv, velocity = m->sensor_type[i] == GDN_SENS_ACTUATORVEL;
+    double L, V, g;
+    gdn_transmission_linear(m, d, w->S, m->sensor_objid[i], &L, &V, w->lrow, w->M,
+                            velocity ? w->H : NULL, &g, w->scratch);
+    if (velocity) {
+        gdn_tendon_dj_mul_t(nv, w->H, d->qvel, w->w);
+    }
+    for (int k = 0; k < nv; k++) {
+        double col = g * (velocity ? w->M[k] : w->lrow[k]);
+        emit_dof(c, k, velocity, &col);
+        if (velocity) {
+            col = g * w->w[k];
+            emit_dof(c, k, 0, &col);
+        }
+    }
+}
+
 // 1 when sensor i's derivative is implemented
 static int supported(const gdnModel* m, int i) {
     const int type = m->sensor_type[i], id = m->sensor_objid[i];
@@ -581,7 +615,7 @@ static int supported(const gdnModel* m, int i) {
     case GDN_SENS_ACTUATORVEL: {
         // a tendon transmission: tendon_sensor_linear
         const int j = m->actuator_trnid[2 * id];
-        return m->actuator_trntype[id] == GDN_TRN_TENDON ||
+        return m->actuator_trntype[id] == GDN_TRN_TENDON || sensor_on_transmission(m, i) ||
                (m->actuator_trntype[id] == GDN_TRN_JOINT &&
                 (m->jnt_type[j] == GDN_JNT_HINGE || m->jnt_type[j] == GDN_JNT_SLIDE));
     }
@@ -664,6 +698,16 @@ static gdnStatus sensor_derivative(const gdnModel* m, gdnData* d, int adjoint, c
         gdn_arena_reset(d, mark);
         return GDN_ERR_MEMORY;
     }
+    // and the transmission linearization's when one reads a moving transmission
+    gdnTransmissionWork trw;
+    int any_trn = 0;
+    for (int i = 0; i < m->nsensor; i++) {
+        any_trn |= sensor_on_transmission(m, i);
+    }
+    if (any_trn && gdn_transmission_work_alloc(m, d, &trw) != GDN_OK) {
+        gdn_arena_reset(d, mark);
+        return GDN_ERR_MEMORY;
+    }
     Lin c;
     memset(&c, 0, sizeof(c));
     c.adjoint = adjoint;
@@ -716,6 +760,8 @@ static gdnStatus sensor_derivative(const gdnModel* m, gdnData* d, int adjoint, c
                 gdn_arena_reset(d, mark);
                 return GDN_ERR_UNSUPPORTED; // GDN_TENDON_WRAP_WHAT
             }
+        } else if (sensor_on_transmission(m, i)) {
+            transmission_sensor_linear(m, d, i, &trw, &c);
         } else {
             sensor_linear(m, d, i, V, &c);
         }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "base/arena.h"
+#include "collision/ray.h"
 #include "dynamics/com.h"
 #include "dynamics/force_derivative.h"
 #include "dynamics/transmission.h"
@@ -603,6 +604,124 @@ static void transmission_sensor_linear(const gdnModel* m, gdnData* d, int i,
     }
 }
 
+// a unit normal (world) of geom g's surface at the world point h on it (a primitive: the
+// face, side or cap h lies on; a mesh: the triangle the ray p + x a hit, its sign free: the
+// rangefinder's formula is even in n); 0 for a height field or a degenerate triangle
+static int surface_normal(const gdnModel* m, const gdnData* d, int g, const double h[3],
+                          const double p[3], const double a[3], double n[3]) {
+    const double* c = d->geom_xpos + 3 * g;
+    const double* R = d->geom_xmat + 9 * g;
+    const double* s = m->geom_size + 3 * g;
+    double w[3], l[3], nl[3] = {0, 0, 0};
+    gdn_sub3(w, h, c);
+    gdn_mulmat3T(l, R, w); // the point in the geom frame
+    switch (m->geom_type[g]) {
+    case GDN_GEOM_PLANE:
+        nl[2] = 1;
+        break;
+    case GDN_GEOM_SPHERE:
+        gdn_copy3(nl, l);
+        break;
+    case GDN_GEOM_CAPSULE: {
+        // the nearest point of the axis segment [-s1, s1] to l, then radial
+        const double z = l[2] > s[1] ? s[1] : (l[2] < -s[1] ? -s[1] : l[2]);
+        nl[0] = l[0], nl[1] = l[1], nl[2] = l[2] - z;
+        break;
+    }
+    case GDN_GEOM_ELLIPSOID:
+        for (int k = 0; k < 3; k++) {
+            nl[k] = l[k] / (s[k] * s[k]);
+        }
+        break;
+    case GDN_GEOM_CYLINDER: {
+        // the cap when l is nearer the cap plane than the side
+        const double rad = sqrt(l[0] * l[0] + l[1] * l[1]);
+        if (fabs(fabs(l[2]) - s[1]) < fabs(rad - s[0])) {
+            nl[2] = l[2] > 0 ? 1 : -1;
+        } else {
+            nl[0] = l[0], nl[1] = l[1];
+        }
+        break;
+    }
+    case GDN_GEOM_MESH: {
+        const int f = gdn_ray_mesh_face(m, d, g, p, a);
+        const int mesh = m->geom_dataid[g];
+        if (f < 0 || mesh < 0) {
+            return 0;
+        }
+        const double* vert = m->mesh_vert + 3 * m->mesh_vertadr[mesh];
+        const int* tri = m->mesh_face + 3 * f;
+        double e1[3], e2[3];
+        gdn_sub3(e1, vert + 3 * tri[1], vert + 3 * tri[0]);
+        gdn_sub3(e2, vert + 3 * tri[2], vert + 3 * tri[0]);
+        gdn_cross3(nl, e1, e2);
+        break;
+    }
+    case GDN_GEOM_BOX: {
+        // the face whose plane l is nearest
+        int k = 0;
+        double best = INFINITY;
+        for (int ax = 0; ax < 3; ax++) {
+            const double gap = fabs(fabs(l[ax]) - s[ax]);
+            if (gap < best) {
+                best = gap;
+                k = ax;
+            }
+        }
+        nl[k] = l[k] > 0 ? 1 : -1;
+        break;
+    }
+    default:
+        return 0;
+    }
+    gdn_mulmat3(n, R, nl);
+    const double len = sqrt(gdn_dot3(n, n));
+    if (!(len > 0)) {
+        return 0;
+    }
+    gdn_scl3(n, n, 1 / len);
+    return 1;
+}
+
+// The rangefinder: x the distance along the site's z axis a from its origin p to the hit h =
+// p + x a on geom g. h stays on g's surface (normal n) as both move rigidly with their bodies:
+//   n . (dh_site + a dx - dh_geom) = 0,  dh_b = [-[h] | I] xi_b  (h attached to body b)
+//   dx = (n . dh_geom - n . dh_site) / (n . a),  n' [-[h] | I] = [(h x n)' | n']
+// A miss (-1) is constant. -1 for a hit without a derivative (a grazing ray, a height field)
+static int rangefinder_linear(const gdnModel* m, const gdnData* d, int i, Lin* c) {
+    const int site = m->sensor_objid[i];
+    const double* R = d->site_xmat + 9 * site;
+    const double a[3] = {R[2], R[5], R[8]};
+    const double* p = d->site_xpos + 3 * site;
+    int g = -1;
+    const double x = gdn_ray(m, d, p, a, m->site_bodyid[site], &g);
+    if (x < 0 || g < 0) {
+        return 0;
+    }
+    double h[3], n[3], hn[3], K[6];
+    for (int k = 0; k < 3; k++) {
+        h[k] = p[k] + x * a[k];
+    }
+    if (!surface_normal(m, d, g, h, p, a, n)) {
+        return -1;
+    }
+    const double na = gdn_dot3(n, a);
+    if (!(fabs(na) > 1e-12)) {
+        return -1;
+    }
+    gdn_cross3(hn, h, n);
+    for (int k = 0; k < 3; k++) {
+        K[k] = hn[k] / na;
+        K[3 + k] = n[k] / na;
+    }
+    emit_body(c, m->geom_bodyid[g], 0, K);
+    for (int k = 0; k < 6; k++) {
+        K[k] = -K[k];
+    }
+    emit_body(c, m->site_bodyid[site], 0, K);
+    return 0;
+}
+
 // 1 when sensor i's derivative is implemented
 static int supported(const gdnModel* m, int i) {
     const int type = m->sensor_type[i], id = m->sensor_objid[i];
@@ -610,7 +729,7 @@ static int supported(const gdnModel* m, int i) {
     case GDN_SENS_USER:
         return 1; // zeros
     case GDN_SENS_RANGEFINDER:
-        return 0;
+        return 1; // rangefinder_linear
     case GDN_SENS_ACTUATORPOS:
     case GDN_SENS_ACTUATORVEL: {
         // a tendon transmission: tendon_sensor_linear
@@ -762,6 +881,11 @@ static gdnStatus sensor_derivative(const gdnModel* m, gdnData* d, int adjoint, c
             }
         } else if (sensor_on_transmission(m, i)) {
             transmission_sensor_linear(m, d, i, &trw, &c);
+        } else if (m->sensor_type[i] == GDN_SENS_RANGEFINDER) {
+            if (rangefinder_linear(m, d, i, &c) < 0) {
+                gdn_arena_reset(d, mark);
+                return GDN_ERR_UNSUPPORTED; // a grazing ray
+            }
         } else {
             sensor_linear(m, d, i, V, &c);
         }

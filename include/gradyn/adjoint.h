@@ -52,10 +52,12 @@ GDN_API void gdn_rollout_init(const gdnModel* m, int nstep, gdnRollout* r);
 //   J = g(q_T, v_T) + sum_{t=0}^{T-1} l(q_t, v_t, u_t)
 //
 // Each term is a callback that returns its value and, when asked, its analytic gradient.
-// The state to evaluate is in scratch->qpos, scratch->qvel, scratch->ctrl (copies: scratch is
-// a workspace the callback may use freely, e.g. gdn_kinematics(m, scratch) then gdn_jac; it
-// is never the data the rollout steps). t is the time index (t = T for the terminal cost, whose
-// scratch->ctrl is unspecified).
+// The state to evaluate is in scratch->qpos, scratch->qvel, scratch->act, scratch->ctrl
+// (copies: scratch is a workspace the callback may use freely, e.g. gdn_kinematics(m, scratch)
+// then gdn_jac; it is never the data the rollout steps). t is the time index (t = T for the
+// terminal cost, whose scratch->ctrl is unspecified). A term's gradient has no act part: a
+// term may read act (its value is the trajectory's), but dJ/dact flows through the dynamics
+// only.
 //   value  : always non-NULL; write the term's value.
 //   gqpos  : NULL when no gradient is wanted. Otherwise dl/dqpos, pre-zeroed by the driver, in
 //            the coordinates the term declares (gdnCost.grad_tangent): nq qpos coordinates

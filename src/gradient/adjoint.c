@@ -174,8 +174,8 @@ static gdnStatus reverse_step(const gdnModel* m, const gdnRollout* r, const gdnO
     }
     if (obj->running.fn) {
         double value;
-        st = gdn_cost_eval(m, tape, &obj->running, t, x, x + m->nq, u ? u : tape->cost_u, &value, 1,
-                           gctrl != NULL, err, err_size);
+        st = gdn_cost_eval(m, tape, &obj->running, t, x, x + m->nq, x + m->nq + nv,
+                           u ? u : tape->cost_u, &value, 1, gctrl != NULL, err, err_size);
         if (st != GDN_OK) {
             return st;
         }
@@ -214,7 +214,7 @@ static gdnStatus backward(const gdnModel* m, const gdnRollout* r, const gdnObjec
     if (obj->terminal.fn) {
         double value;
         gdnStatus st = gdn_cost_eval(m, tape, &obj->terminal, T, tape->final, tape->final + nq,
-                                     NULL, &value, 1, 0, err, err_size);
+                                     tape->final + nq + nv, NULL, &value, 1, 0, err, err_size);
         if (st != GDN_OK) {
             return st;
         }

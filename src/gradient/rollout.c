@@ -239,7 +239,7 @@ forward_pass(const gdnModel* m, const gdnRollout* r, const gdnObjective* obj, gd
         if (obj->running.fn) {
             double value;
             gdnStatus st = gdn_cost_eval(
-                m, tape, &obj->running, t, d->qpos, d->qvel,
+                m, tape, &obj->running, t, d->qpos, d->qvel, d->act,
                 gdn_rollout_ctrl_row(m, r, t) ? gdn_rollout_ctrl_row(m, r, t) : tape->cost_u,
                 &value, 0, 0, err, err_size);
             if (st != GDN_OK) {
@@ -275,8 +275,8 @@ forward_pass(const gdnModel* m, const gdnRollout* r, const gdnObjective* obj, gd
     tape->nstep = T;
     if (obj->terminal.fn) {
         double value;
-        gdnStatus st = gdn_cost_eval(m, tape, &obj->terminal, T, d->qpos, d->qvel, NULL, &value, 0,
-                                     0, err, err_size);
+        gdnStatus st = gdn_cost_eval(m, tape, &obj->terminal, T, d->qpos, d->qvel, d->act, NULL,
+                                     &value, 0, 0, err, err_size);
         if (st != GDN_OK) {
             tape->nstep = 0;
             return st;

@@ -497,3 +497,45 @@ int gdn_actuator_force_row(const gdnModel* m, const gdnData* d, int i, int* dof,
     *cu = a.gain_c;
     return a.n;
 }
+
+int gdn_actuator_force_full(const gdnModel* m, gdnData* d, int i, gdnTransmissionWork* w,
+                            double* cq, double* cv, double* cu) {
+    const int nv = m->nv;
+    memset(cq, 0, sizeof(double) * (size_t)nv);
+    memset(cv, 0, sizeof(double) * (size_t)nv);
+    *cu = 0;
+    if (m->opt.disableflags & GDN_DSBL_ACTUATION) {
+        return 0;
+    }
+    const int zero = bad_controls(m, d);
+    actuator_linear a;
+    if (on_moving(m, i)) {
+        // dF = alpha g l . dq + beta g (M . dv + (H' v) . dq) + gain_c du
+        double g;
+        if (linearize_moving(m, d, w, i, zero, &a, &g) < 0) {
+            return -1;
+        }
+        gdn_tendon_dj_mul_t(nv, w->H, d->qvel, w->w);
+        for (int k = 0; k < nv; k++) {
+            cq[k] = a.alpha * g * w->lrow[k] + a.beta * g * w->w[k];
+            cv[k] = a.beta * g * w->M[k];
+        }
+    } else if (m->actuator_trntype[i] == GDN_TRN_TENDON) {
+        // a fixed tendon: the constant row gear coef over its path
+        linearize_tendon(m, d, i, zero, &a);
+        tendon_moment_add(m, i, a.alpha, cq);
+        tendon_moment_add(m, i, a.beta, cv);
+    } else if (m->actuator_trntype[i] == GDN_TRN_JOINT) {
+        linearize(m, d, i, zero, &a);
+        for (int k = 0; k < a.nl; k++) {
+            cq[a.dof + k] = a.alpha * a.lrow[k];
+        }
+        for (int k = 0; k < a.n; k++) {
+            cv[a.dof + k] = a.beta * a.moment[k];
+        }
+    } else {
+        return -1; // the body transmission (GDN_TRN_BODY_WHAT)
+    }
+    *cu = a.gain_c;
+    return 0;
+}

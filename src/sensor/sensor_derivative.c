@@ -582,6 +582,31 @@ static int sensor_on_transmission(const gdnModel* m, int i) {
     return trn != GDN_TRN_TENDON && trn != GDN_TRN_BODY && gdn_transmission_moving(m, id);
 }
 
+// an actuatorfrc sensor of a stateless actuator on a tendon, site, slider-crank or
+// joint-in-parent transmission (the joint ones take gdn_actuator_force_row's short rows)
+static int sensor_force_full(const gdnModel* m, int i) {
+    const int id = m->sensor_objid[i];
+    return m->sensor_type[i] == GDN_SENS_ACTUATORFRC && id < m->nu - m->na &&
+           m->actuator_trntype[id] != GDN_TRN_JOINT && m->actuator_trntype[id] != GDN_TRN_BODY;
+}
+
+// its linearization as full rows (dynamics/force_derivative.h): d force = cq . dq + cv . dv +
+// cu du; rows (2 nv) scratch; -1 for a tendon wrapping inside
+static int force_full_linear(const gdnModel* m, gdnData* d, int i, gdnTransmissionWork* w,
+                             double* rows, Lin* c) {
+    const int nv = m->nv, id = m->sensor_objid[i];
+    double cu;
+    if (gdn_actuator_force_full(m, d, id, w, rows, rows + nv, &cu) < 0) {
+        return -1;
+    }
+    for (int k = 0; k < nv; k++) {
+        emit_dof(c, k, 0, rows + k);
+        emit_dof(c, k, 1, rows + nv + k);
+    }
+    emit_ctrl(c, id, cu);
+    return 0;
+}
+
 // Such a sensor: the actuator's length or velocity g M v, with (up to the factor g of
 // gdn_transmission_linear) l its length row, M its moment row, H = dM/dq:
 //   d length = g l . dq,   d (g M v) = g (M . dv + (H' v) . dq)
@@ -739,10 +764,11 @@ static int supported(const gdnModel* m, int i) {
                 (m->jnt_type[j] == GDN_JNT_HINGE || m->jnt_type[j] == GDN_JNT_SLIDE));
     }
     case GDN_SENS_ACTUATORFRC:
-        // a function of (q, v, u) alone; a tendon transmission's row spans its path (not in
-        // gdn_actuator_force_row's dof range yet); a stateful actuator's force reads act,
-        // which the sensor tangents do not carry yet
-        return m->actuator_trntype[id] == GDN_TRN_JOINT && id < m->nu - m->na;
+        // a function of (q, v, u) alone (joint transmissions: gdn_actuator_force_row, the
+        // others: force_full_linear); a stateful actuator's force reads act, which the sensor
+        // tangents do not carry yet; the body transmission's has no derivative yet
+        return (m->actuator_trntype[id] == GDN_TRN_JOINT && id < m->nu - m->na) ||
+               sensor_force_full(m, i);
     case GDN_SENS_JOINTLIMITVEL:
         return m->jnt_type[id] == GDN_JNT_HINGE || m->jnt_type[id] == GDN_JNT_SLIDE;
     case GDN_SENS_TENDONPOS:
@@ -821,9 +847,10 @@ static gdnStatus sensor_derivative(const gdnModel* m, gdnData* d, int adjoint, c
     gdnTransmissionWork trw;
     int any_trn = 0;
     for (int i = 0; i < m->nsensor; i++) {
-        any_trn |= sensor_on_transmission(m, i);
+        any_trn |= sensor_on_transmission(m, i) || sensor_force_full(m, i);
     }
-    if (any_trn && gdn_transmission_work_alloc(m, d, &trw) != GDN_OK) {
+    double* rows = any_trn ? gdn_arena_doubles(d, 2 * (size_t)nv + 1) : NULL;
+    if (any_trn && (!rows || gdn_transmission_work_alloc(m, d, &trw) != GDN_OK)) {
         gdn_arena_reset(d, mark);
         return GDN_ERR_MEMORY;
     }
@@ -881,6 +908,11 @@ static gdnStatus sensor_derivative(const gdnModel* m, gdnData* d, int adjoint, c
             }
         } else if (sensor_on_transmission(m, i)) {
             transmission_sensor_linear(m, d, i, &trw, &c);
+        } else if (sensor_force_full(m, i)) {
+            if (force_full_linear(m, d, i, &trw, rows, &c) < 0) {
+                gdn_arena_reset(d, mark);
+                return GDN_ERR_UNSUPPORTED; // GDN_TENDON_WRAP_WHAT
+            }
         } else if (m->sensor_type[i] == GDN_SENS_RANGEFINDER) {
             if (rangefinder_linear(m, d, i, &c) < 0) {
                 gdn_arena_reset(d, mark);

@@ -172,10 +172,12 @@ gdnStatus gdn_actuator_length_range(gdnModel* m, const gdnLengthRangeOpt* opt, c
     if (!any) {
         return GDN_OK;
     }
-    // MuJoCo's LengthRange options: these disabled, the range's own timestep
+    // MuJoCo's LengthRange options: these disabled, the range's own timestep, and Euler (its
+    // evalAct steps with mj_step1 / mj_step2, which integrate RK4 models with Euler)
     const gdnOption saved = m->opt;
     m->opt.disableflags = GDN_DSBL_FRICTIONLOSS | GDN_DSBL_CONTACT | GDN_DSBL_PASSIVE |
                           GDN_DSBL_GRAVITY | GDN_DSBL_ACTUATION;
+    m->opt.integrator = GDN_INT_EULER;
     if (opt->timestep > 0) {
         m->opt.timestep = opt->timestep;
     }
@@ -191,7 +193,9 @@ gdnStatus gdn_actuator_length_range(gdnModel* m, const gdnLengthRangeOpt* opt, c
         }
         // the joint's or tendon's own range when asked for and limited
         const int id = m->actuator_trnid[2 * i];
-        if (opt->uselimit && m->actuator_trntype[i] == GDN_TRN_JOINT && m->jnt_limited[id]) {
+        const int joint = m->actuator_trntype[i] == GDN_TRN_JOINT ||
+                          m->actuator_trntype[i] == GDN_TRN_JOINTINPARENT;
+        if (opt->uselimit && joint && m->jnt_limited[id]) {
             memcpy(m->actuator_lengthrange + 2 * i, m->jnt_range + 2 * id, 2 * sizeof(double));
             continue;
         }

@@ -12,6 +12,7 @@
 #include "dynamics/fluid.h"
 #include "gradient/activation_derivative.h"
 #include "gradient/cost.h"
+#include "gradient/param_refusal.h"
 #include "gradient/rk4_derivative.h"
 #include "gradient/rollout.h"
 #include "gradient/step_derivative.h"
@@ -273,9 +274,9 @@ gdnStatus gdn_adjoint_rollout_gradient(const gdnModel* m, const gdnRollout* r,
     if (st != GDN_OK) {
         return st;
     }
-    if (out->param && gdn_fluid_active(m)) {
+    if (out->param && gdn_param_refusal(m)) {
         return gdn_fail(GDN_ERR_UNSUPPORTED, err, err_size, "dJ/dpi: no %s yet",
-                        GDN_FLUID_PARAM_REFUSAL);
+                        gdn_param_refusal(m));
     }
     // a size that moves its body's inertia is chained through dJ/dpi, which must be wanted then
     const int size_inertia = out->geom_size && gdn_geom_size_moves_inertia(m);

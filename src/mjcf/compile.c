@@ -135,7 +135,8 @@ static int compile_actuator(gdnSpec* spec, gdnSpecActuator* a, const gdnNameInde
             *limited[k] = hasrange;
         }
         if (*limited[k] && range[k][0] >= range[k][1]) {
-            return gdn_xml_error(d, GDN_ERR_MODEL, e, "invalid %s range", word[k]);
+            static const char* const names[3] = {"force", "control", "activation"};
+            return gdn_xml_error(d, GDN_ERR_MODEL, e, "invalid %s range", names[k]);
         }
     }
     if (a->actlimited && a->dyntype == GDN_DYN_NONE) {

@@ -347,7 +347,7 @@ int gdn_read_actuator(gdnSpec* spec, gdnXmlElem* e, gdnSpecActuator* a, int in_d
         // act_dot = (ctrl - act) / timeconst, force = area act + bias0 + bias1 q + bias2 qdot
         double diameter;
         GDN_TRY(gdn_attr_doubles(d, e, "timeconst", 1, a->dynprm, 0));
-        GDN_TRY(gdn_attr_doubles(d, e, "bias", 3, a->biasprm, 0));
+        GDN_TRY(gdn_attr_doubles(d, e, "bias", 3, a->biasprm, 1));
         GDN_TRY(gdn_attr_doubles(d, e, "area", 1, a->gainprm, 1));
         if (gdn_xml_attr(e, "diameter")) {
             GDN_TRY(gdn_attr_doubles(d, e, "diameter", 1, &diameter, 1));
@@ -381,7 +381,7 @@ int gdn_read_actuator(gdnSpec* spec, gdnXmlElem* e, gdnSpecActuator* a, int in_d
                      {"fvmax", 1, 8}};
         for (size_t k = 0; k < sizeof(attrs) / sizeof(attrs[0]); k++) {
             double* dst = attrs[k].at < 0 ? a->dynprm : a->gainprm + attrs[k].at;
-            GDN_TRY(gdn_attr_doubles(d, e, attrs[k].name, attrs[k].n, dst, 0));
+            GDN_TRY(gdn_attr_doubles(d, e, attrs[k].name, attrs[k].n, dst, 1));
         }
         memcpy(a->biasprm, a->gainprm, 9 * sizeof(double));
         a->dyntype = GDN_DYN_MUSCLE;

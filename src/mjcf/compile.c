@@ -598,18 +598,21 @@ gdnModel* gdn_compile_model(gdnSpec* spec) {
     if (gdn_mjcf_compile_tendons(spec, &joints, jnt_id, &sites, site_id, &geoms, geom_id) < 0) {
         return NULL;
     }
+    // act[i - (nu - na)] is actuator i's state: the stateful ones come last (MuJoCo 2.2.2
+    // checks this before it compiles any actuator)
     int na = 0;
     for (int i = 0; i < spec->nu; i++) {
-        if (compile_actuator(spec, &spec->actuators[i], &joints, jnt_id, &tendons, &sites,
-                             site_id, &bodies) < 0) {
-            return NULL;
-        }
-        // act[i - (nu - na)] is actuator i's state: the stateful ones come last (MuJoCo 2.2.2)
         if (spec->actuators[i].dyntype != GDN_DYN_NONE) {
             na++;
         } else if (na) {
             return fail(spec, GDN_ERR_MODEL, spec->actuators[i].elem, "%s",
                         "stateless actuators must come before stateful actuators");
+        }
+    }
+    for (int i = 0; i < spec->nu; i++) {
+        if (compile_actuator(spec, &spec->actuators[i], &joints, jnt_id, &tendons, &sites,
+                             site_id, &bodies) < 0) {
+            return NULL;
         }
     }
 

@@ -278,6 +278,10 @@ gdnStatus gdn_adjoint_rollout_gradient(const gdnModel* m, const gdnRollout* r,
         return gdn_fail(GDN_ERR_UNSUPPORTED, err, err_size, "dJ/dpi: no %s yet",
                         gdn_param_refusal(m));
     }
+    if (out->geom_size && gdn_fluid_uses_ellipsoid(m)) {
+        return gdn_fail(GDN_ERR_UNSUPPORTED, err, err_size, "dJ/d geom_size: no %s yet",
+                        GDN_FLUID_SIZE_REFUSAL);
+    }
     // a size that moves its body's inertia is chained through dJ/dpi, which must be wanted then
     const int size_inertia = out->geom_size && gdn_geom_size_moves_inertia(m);
     if (size_inertia && !out->param) {

@@ -5,7 +5,7 @@
 #include "dynamics/fluid.h"
 
 const char* gdn_param_refusal(const gdnModel* m) {
-    if (gdn_fluid_active(m)) {
+    if (gdn_fluid_uses_box(m)) {
         return GDN_FLUID_PARAM_REFUSAL;
     }
     return NULL;

@@ -174,6 +174,9 @@ static gdnStatus step_jvp_ex(const gdnModel* m, gdnData* d, const double* dqpos,
     if (gdn_check_call(m, d) != GDN_OK || !dqpos_next || !dqvel_next) {
         return GDN_ERR_ARG;
     }
+    if (dcp && dcp->geom_size && gdn_fluid_uses_ellipsoid(m)) {
+        return GDN_ERR_UNSUPPORTED; // GDN_FLUID_SIZE_REFUSAL (dynamics/fluid.h)
+    }
     if (m->na == 0) {
         return step_jvp_core(m, d, dqpos, dqvel, dctrl, dparam, dvert, dcp, dqpos_next,
                              dqvel_next);
@@ -419,6 +422,10 @@ gdnStatus gdn_step_vjp_explained(const gdnModel* m, gdnData* d, const double* gq
     *what = NULL;
     if (gdn_check_call(m, d) != GDN_OK) {
         return GDN_ERR_ARG;
+    }
+    if (cp && cp->geom_size && gdn_fluid_uses_ellipsoid(m)) {
+        *what = GDN_FLUID_SIZE_REFUSAL;
+        return GDN_ERR_UNSUPPORTED;
     }
     if (m->na == 0) {
         return step_vjp_core(m, d, gqpos_next, gqvel_next, gqpos, gqvel, gctrl, gparam, gvert,

@@ -432,6 +432,35 @@ static int step_derivatives_for(int integrator) {
     CHECK(e_fd <= TOL_FD && e_dot <= 1e-13 && e_ab <= 1e-12);
     CHECK(e_mj <= fmax(10 * e_mjself, TOL_FD) && e_mjfd <= TOL_FD);
     CHECK(nclamped > 0);
+    // a muscle in steady state (act equal to its control, the time constant's switch): the
+    // derivative is the primal's branch (deactivation: control <= act), flagged one-sided;
+    // its one-sided FD (act raised: the same branch) agrees
+    {
+        double x0[NX] = {0.2, -0.3, 0.01, 0.1, -0.1, 0.2, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1};
+        double u0[NU] = {0.2, 0.1, 0.3, -0.2, 0.5, 0.4, 0.6, 0.3, 0.5};
+        x0[2 * gm->nv + 4] = u0[6]; // muscle_spatial: act = its control
+        double dx[NX] = {0}, y[NX], yp[NX], y0[NX];
+        dx[2 * gm->nv + 4] = 1;
+        set_xu(gm, d, x0, u0);
+        CHECK(gdn_step_jvp_act(gm, d, dx, dx + 3, dx + 6, NULL, NULL, NULL, y, y + 3, y + 6) ==
+              GDN_OK);
+        CHECK((d->deriv_flags & GDN_DERIV_NEAR_STATE) && d->deriv_state_margin == 0);
+        double xp[NX];
+        memcpy(xp, x0, sizeof xp);
+        xp[2 * gm->nv + 4] += FD_EPS;
+        CHECK(step_from(gm, d, xp, u0, yp) == 0 && step_from(gm, d, x0, u0, y0) == 0);
+        double fd[NX];
+        for (int k = 0; k < NX; k++) {
+            fd[k] = (yp[k] - y0[k]) / FD_EPS;
+        }
+        CHECK(rel(y, fd, NX) <= 1e-5); // one-sided: O(eps) truncation
+        // away from the switch: not flagged
+        x0[2 * gm->nv + 4] = 0.3;
+        set_xu(gm, d, x0, u0);
+        CHECK(gdn_step_jvp_act(gm, d, dx, dx + 3, dx + 6, NULL, NULL, NULL, y, y + 3, y + 6) ==
+              GDN_OK);
+        CHECK(!(d->deriv_flags & GDN_DERIV_NEAR_STATE));
+    }
     // NULL outputs are an argument error on every path (was a crash under RK4 with act)
     double z[NX] = {0};
     CHECK(gdn_step_jvp_act(gm, d, z, z, z, NULL, NULL, NULL, NULL, z, z) == GDN_ERR_ARG);

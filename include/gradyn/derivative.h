@@ -34,7 +34,11 @@ extern "C" {
 //                             states held (without the flag such a step is GDN_ERR_UNCONVERGED)
 //   GDN_DERIV_NEAR_STATE      a row is within GDN_DERIV_MARGIN_TOL (relative) of a boundary of
 //                             its state (stick/slip, contact force vanishing, friction loss
-//                             saturating): the derivative is one-sided there
+//                             saturating), or an activation of a branch point of its update
+//                             (a muscle's control equal to its activation, where its time
+//                             constant switches, as a constant control makes it in steady
+//                             state; act at 0 or 1; act' at an actrange bound): the derivative
+//                             is one-sided there (the primal's branch)
 //   GDN_DERIV_NEAR_ACTIVATION a contact or limit row is within GDN_DERIV_MARGIN_TOL (m or rad)
 //                             of its inclusion margin: a nearby state has other rows
 //   GDN_DERIV_MPR_LIMIT       a contact comes from MPR with a curved shape or a margin: its

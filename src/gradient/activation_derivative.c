@@ -3,6 +3,10 @@
 // the clamped update act' = clamp(act + h act_dot).
 #include "gradient/activation_derivative.h"
 
+#include <math.h>
+
+#include <gradyn/derivative.h>
+
 #include "dynamics/activation.h"
 
 #define GDN_MAXVAL 1e10 // MuJoCo's mju_isBad bound
@@ -69,6 +73,40 @@ void gdn_act_update_partials(const gdnModel* m, const gdnData* d, double* ga, do
         ga[j] = 1 + h * ga[j];
         gc[j] = h * gc[j];
         gdn_act_advance_one(m, first + j, d->act[j], keep[j], h, keep + j);
+    }
+}
+
+double gdn_act_branch_margin(const gdnModel* m, const gdnData* d) {
+    const int first = m->nu - m->na;
+    const double h = m->opt.timestep;
+    double margin = INFINITY;
+    for (int j = 0; j < m->na; j++) {
+        const int i = first + j;
+        int pass;
+        const double c = clamped_ctrl(m, d, i, &pass);
+        const double act = d->act[j];
+        if (m->actuator_dyntype[i] == GDN_DYN_MUSCLE) {
+            const double cc = c < 0 ? 0 : (c > 1 ? 1 : c);
+            margin = fmin(margin, fabs(cc - act));
+            margin = fmin(margin, fmin(fabs(act), fabs(act - 1)));
+        }
+        if (m->actuator_actlimited[i]) {
+            double dc, da;
+            const double x = act + h * gdn_act_dot(m, i, c, act, &dc, &da);
+            margin = fmin(margin, fmin(fabs(x - m->actuator_actrange[2 * i]),
+                                       fabs(x - m->actuator_actrange[2 * i + 1])));
+        }
+    }
+    return margin;
+}
+
+void gdn_act_report(const gdnModel* m, gdnData* d) {
+    const double margin = gdn_act_branch_margin(m, d);
+    if (margin < d->deriv_state_margin) {
+        d->deriv_state_margin = margin;
+    }
+    if (margin < GDN_DERIV_MARGIN_TOL) {
+        d->deriv_flags |= GDN_DERIV_NEAR_STATE;
     }
 }
 

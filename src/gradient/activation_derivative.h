@@ -26,6 +26,14 @@ void gdn_act_update_partials(const gdnModel* m, const gdnData* d, double* ga, do
 void gdn_act_dot_partials(const gdnModel* m, const gdnData* d, double* value, double* fa,
                           double* fc);
 
+// how far d's activations are from a branch point of their update: a muscle's clamped control
+// equal to its activation (the time constant switches), a muscle activation at 0 or 1 (its
+// clamp inside the time constant), act + h act_dot at an actrange bound; +inf without one.
+// gdn_act_report merges it into d's derivative report (GDN_DERIV_NEAR_STATE below
+// GDN_DERIV_MARGIN_TOL, d->deriv_state_margin the smaller)
+double gdn_act_branch_margin(const gdnModel* m, const gdnData* d);
+void gdn_act_report(const gdnModel* m, gdnData* d);
+
 // dact_next (na) = the update's tangent; ga, gc, keep from gdn_act_update_partials
 void gdn_act_update_jvp(const gdnModel* m, const double* ga, const double* gc,
                         const double* keep, const double* dctrl, const double* dact,

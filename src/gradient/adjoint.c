@@ -165,6 +165,15 @@ static gdnStatus reverse_step(const gdnModel* m, const gdnRollout* r, const gdnO
     }
     if (st == GDN_OK && ga) {
         gdn_act_update_vjp(m, ga, gc, keep, gu, tape->lam_a, gctrl, tape->g_a);
+        // the activations' branch margin into the step's derivative report
+        if (tslot >= 0) {
+            const double margin = gdn_act_branch_margin(m, d);
+            tape->entry[tslot].deriv_flags |= margin < GDN_DERIV_MARGIN_TOL ? GDN_DERIV_NEAR_STATE
+                                                                           : 0;
+            if (margin < tape->entry[tslot].deriv_state_margin) {
+                tape->entry[tslot].deriv_state_margin = margin;
+            }
+        }
     }
     if (st != GDN_OK) {
         // (a smooth step of a model with tendons refuses through a tendon it cannot linearize)

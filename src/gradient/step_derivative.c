@@ -188,8 +188,12 @@ static gdnStatus step_jvp_ex(const gdnModel* m, gdnData* d, const double* dqpos,
             return GDN_ERR_UNSUPPORTED; // gradient/param_refusal.h
         }
         const char* what = NULL;
-        return gdn_rk4_step_jvp(m, d, dqpos, dqvel, dact, dctrl, dparam, dvert, dcp, dqpos_next,
-                                dqvel_next, dact_next, &what);
+        gdnStatus st = gdn_rk4_step_jvp(m, d, dqpos, dqvel, dact, dctrl, dparam, dvert, dcp,
+                                        dqpos_next, dqvel_next, dact_next, &what);
+        if (st == GDN_OK) {
+            gdn_act_report(m, d);
+        }
+        return st;
     }
     const size_t nu = (size_t)m->nu, na = (size_t)m->na;
     size_t mark = gdn_arena_mark(d);
@@ -204,6 +208,9 @@ static gdnStatus step_jvp_ex(const gdnModel* m, gdnData* d, const double* dqpos,
                                      dqvel_next);
     if (status == GDN_OK && dact_next) {
         gdn_act_update_jvp(m, ga, gc, keep, dctrl, dact, dact_next);
+    }
+    if (status == GDN_OK) {
+        gdn_act_report(m, d);
     }
     gdn_arena_reset(d, mark);
     return status;
@@ -438,8 +445,13 @@ gdnStatus gdn_step_vjp_explained(const gdnModel* m, gdnData* d, const double* gq
             *what = gdn_param_refusal(m);
             return GDN_ERR_UNSUPPORTED;
         }
-        return gdn_rk4_step_vjp(m, d, gqpos_next, gqvel_next, gact_next, gqpos, gqvel, gact,
-                                gctrl, gparam, gvert, gweights, cp, NULL, NULL, what);
+        gdnStatus st = gdn_rk4_step_vjp(m, d, gqpos_next, gqvel_next, gact_next, gqpos, gqvel,
+                                        gact, gctrl, gparam, gvert, gweights, cp, NULL, NULL,
+                                        what);
+        if (st == GDN_OK) {
+            gdn_act_report(m, d);
+        }
+        return st;
     }
     // gu: the force laws' input cotangent, split into (gctrl, gact) with the update's share
     const size_t nu = (size_t)m->nu, na = (size_t)m->na;
@@ -455,6 +467,7 @@ gdnStatus gdn_step_vjp_explained(const gdnModel* m, gdnData* d, const double* gq
                                      gvert, gweights, cp, what);
     if (status == GDN_OK) {
         gdn_act_update_vjp(m, ga, gc, keep, gu, gact_next, gctrl, gact);
+        gdn_act_report(m, d);
     }
     gdn_arena_reset(d, mark);
     return status;

@@ -434,6 +434,9 @@ static gdnStatus transition_euler(const gdnModel* m, gdnData* d, double* A, doub
             B[(size_t)(n + j) * (size_t)nu + (size_t)(first + j)] = keep[j] * gc[j];
         }
     }
+    if (na > 0) {
+        gdn_act_report(m, d);
+    }
     gdn_arena_reset(d, mark);
     return GDN_OK;
 }

@@ -20,10 +20,12 @@
 // tests/test_contact_rollout.c does). The horizon is 1000 steps, cut to max(100, 40000 / nv)
 // for the many-body scenes (22 humanoids, humanoid100) to bound the sanitizer run's time.
 #include <dirent.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include <gradyn/derivative.h>
 #include <gradyn/gradyn.h>
 #include <mujoco/mujoco.h>
 
@@ -329,8 +331,129 @@ static int test_public_models(void) {
     return check_set(GDN_TEST_MODELS "/public", pending_public, 20);
 }
 
+// ---------------------------------------------------------------- derivatives on public models
+
+// [A | B] by central differences of MuJoCo's mj_step at d0's state (eps; the position columns
+// in MuJoCo's tangent space, the position rows as docs/derivatives.md measures them:
+// (q'_+ (-) q'_-) / 2 eps), into A (nx x nx) and B (nx x nu)
+static void mj_step_fd(const mjModel* m, const mjData* d0, double eps, double* A, double* B) {
+    const int nq = m->nq, nv = m->nv, na = m->na, nu = m->nu, nx = 2 * nv + na;
+    mjData* d = mj_makeData(m);
+    double* y = malloc(sizeof(double) * (size_t)(2 * nx + nv + 2 * nq));
+    double* dq = y + 2 * nx;
+    double* qs = dq + nv; // the two perturbed next configurations
+    for (int c = 0; c < nx + nu; c++) {
+        for (int s = 0; s < 2; s++) {
+            mj_copyData(d, m, d0);
+            const double e = s ? -eps : eps;
+            if (c < nv) {
+                memset(dq, 0, sizeof(double) * (size_t)nv);
+                dq[c] = 1;
+                mj_integratePos(m, d->qpos, dq, e);
+            } else if (c < 2 * nv) {
+                d->qvel[c - nv] += e;
+            } else if (c < nx) {
+                d->act[c - 2 * nv] += e;
+            } else {
+                d->ctrl[c - nx] += e;
+            }
+            mj_step(m, d);
+            double* ys = y + s * nx;
+            memcpy(qs + s * nq, d->qpos, sizeof(double) * (size_t)nq);
+            memcpy(ys + nv, d->qvel, sizeof(double) * (size_t)nv);
+            memcpy(ys + 2 * nv, d->act, sizeof(double) * (size_t)na);
+        }
+        mj_differentiatePos(m, y, 2 * eps, qs + nq, qs);
+        for (int r = 0; r < nx; r++) {
+            const double v = r < nv ? y[r] : (y[r] - y[nx + r]) / (2 * eps);
+            if (c < nx) {
+                A[(size_t)r * (size_t)nx + (size_t)c] = v;
+            } else {
+                B[(size_t)r * (size_t)nu + (size_t)(c - nx)] = v;
+            }
+        }
+    }
+    free(y);
+    mj_deleteData(d);
+}
+
+// ||a - b||_inf / max(||b||_inf, 1)
+static double rel_inf(const double* a, const double* b, size_t n) {
+    double e = 0, s = 1;
+    for (size_t i = 0; i < n; i++) {
+        s = fmax(s, fabs(b[i]));
+        e = gdn_oracle_worst(e, fabs(a[i] - b[i]));
+    }
+    return e / s;
+}
+
+// gradyn's exact A, B against central differences of mj_step on public models (contacts,
+// limits, RK4, fluid, tendons), at the state 200 MuJoCo steps of constant mid-range controls
+// reach. The FD's own error is measured as |FD(eps 1e-6) - FD(eps 4e-6)|; the bound is 3 times
+// it, at least 1e-8. A state within GDN_DERIV_MARGIN_TOL of a branch (a contact appearing, a
+// muscle at its switch) is reported and skipped: FD straddles the branch there.
+static int test_public_derivatives(void) {
+    static const char* const names[] = {"acrobot", "cartpole", "cheetah", "finger", "fish",
+                                        "hopper", "humanoid", "manipulator", "reacher",
+                                        "swimmer", "walker"};
+    int bad = 0, checked = 0;
+    for (size_t f = 0; f < sizeof(names) / sizeof(names[0]); f++) {
+        char path[1024], err[1000] = "";
+        snprintf(path, sizeof(path), "%s/public/dm_control/%s.xml", GDN_TEST_MODELS, names[f]);
+        mjModel* mm = mj_loadXML(path, NULL, err, (int)sizeof(err));
+        gdnModel* gm = NULL;
+        CHECK(mm && gdn_load_xml(path, &gm, err, (int)sizeof(err), NULL, 0) == GDN_OK);
+        mjData* md = mj_makeData(mm);
+        gdnData* gd = NULL;
+        CHECK(gdn_data_create(gm, &gd) == GDN_OK);
+        for (int i = 0; i < mm->nu; i++) {
+            double lo = -1, hi = 1;
+            if (mm->actuator_ctrllimited[i]) {
+                lo = mm->actuator_ctrlrange[2 * i];
+                hi = mm->actuator_ctrlrange[2 * i + 1];
+            }
+            md->ctrl[i] = gd->ctrl[i] = lo + (hi - lo) * (0.35 + 0.3 * (double)(i % 3) / 2);
+        }
+        for (int t = 0; t < 200; t++) {
+            mj_step(mm, md);
+        }
+        memcpy(gd->qpos, md->qpos, sizeof(double) * (size_t)mm->nq);
+        memcpy(gd->qvel, md->qvel, sizeof(double) * (size_t)mm->nv);
+        memcpy(gd->act, md->act, sizeof(double) * (size_t)mm->na);
+        memcpy(gd->qacc_warmstart, md->qacc_warmstart, sizeof(double) * (size_t)mm->nv);
+        const size_t nx = (size_t)(2 * mm->nv + mm->na), nu = (size_t)mm->nu;
+        double* A = calloc(3 * nx * nx + 3 * nx * nu + 1, sizeof(double));
+        double *A1 = A + nx * nx, *A4 = A1 + nx * nx, *B = A4 + nx * nx, *B1 = B + nx * nu,
+               *B4 = B1 + nx * nu;
+        CHECK(A && gdn_transition_jacobians(gm, gd, A, B) == GDN_OK);
+        const int flags = gd->deriv_flags;
+        mj_step_fd(mm, md, 1e-6, A1, B1);
+        mj_step_fd(mm, md, 4e-6, A4, B4);
+        const double ea = rel_inf(A, A1, nx * nx), eb = rel_inf(B, B1, nx * nu);
+        const double na_ = rel_inf(A4, A1, nx * nx), nb_ = rel_inf(B4, B1, nx * nu);
+        const int near = (flags & (GDN_DERIV_NEAR_STATE | GDN_DERIV_NEAR_ACTIVATION)) != 0;
+        const int ok = near || (ea <= fmax(3 * na_, 1e-8) && eb <= fmax(3 * nb_, 1e-8));
+        printf("  %-12s nv %2d nefc %2d %s: A vs FD of mj_step %.1e (FD noise %.1e), B %.1e "
+               "(%.1e)%s\n",
+               names[f], mm->nv, md->nefc, mm->opt.integrator == mjINT_RK4 ? "RK4  " : "Euler",
+               ea, na_, eb, nb_, near ? " (near a branch: not compared)" : "");
+        bad |= !ok;
+        checked += !near;
+        free(A);
+        gdn_data_free(gd);
+        gdn_model_free(gm);
+        mj_deleteData(md);
+        mj_deleteModel(mm);
+    }
+    printf("  %d of the public models compared\n", checked);
+    CHECK(checked >= 8);
+    CHECK(!bad);
+    return 0;
+}
+
 static const gdnTestCase cases[] = {
     {"sample_models", test_sample_models},
     {"public_models", test_public_models},
+    {"public_derivatives", test_public_derivatives},
 };
 GDN_TEST_MAIN(cases)

@@ -211,8 +211,16 @@ static int objective_params(checkContext* c, gdnModel* m, int b, const double* p
                             double* J) {
     gdnInertia in;
     gdn_inertia_from_params(params, &in);
-    if (gdn_model_set_body_inertia(m, b, &in) != GDN_OK) {
-        snprintf(c->err, sizeof(c->err), "body %d: perturbed inertia refused", b);
+    const gdnStatus st = gdn_model_set_body_inertia(m, b, &in);
+    if (st != GDN_OK) {
+        const char* name = gdn_id2name(m, "body", b);
+        snprintf(c->err, sizeof(c->err),
+                 "body %d '%s': the inertia setter refuses the perturbed inertia (%s)%s; "
+                 "--blocks without params checks the other blocks",
+                 b, name ? name : "", gdn_status_string(st),
+                 st == GDN_ERR_UNSUPPORTED ? ": the compiler rescaled its mass (settotalmass, "
+                                             "boundmass or boundinertia)"
+                                           : "");
         return 1;
     }
     return objective(c, m, J);

@@ -21,6 +21,26 @@ void gdn_act_advance(const gdnModel* m, const double* act, const double* act_dot
 double gdn_act_advance_one(const gdnModel* m, int i, double act, double act_dot, double h,
                            double* keep);
 
+// actuator i's control as the actuation stage uses it: c clamped to ctrlrange when limited and
+// clamping is on (mju_clip: NaN passes); *pass = 0 when the clamp holds it (NULL: not wanted)
+static inline double gdn_actuator_ctrl_clamped(const gdnModel* m, int i, double c, int* pass) {
+    int p = 1;
+    if (!(m->opt.disableflags & GDN_DSBL_CLAMPCTRL) && m->actuator_ctrllimited[i]) {
+        const double lo = m->actuator_ctrlrange[2 * i], hi = m->actuator_ctrlrange[2 * i + 1];
+        if (c < lo) {
+            c = lo;
+            p = 0;
+        } else if (c > hi) {
+            c = hi;
+            p = 0;
+        }
+    }
+    if (pass) {
+        *pass = p;
+    }
+    return c;
+}
+
 // the input the force law multiplies by the gain: act of a stateful actuator, else its control
 // c; 1 when actuator i has a state (its act index is i - (nu - na))
 static inline int gdn_actuator_stateful(const gdnModel* m, int i) {

@@ -95,7 +95,6 @@ void gdn_actuator_forces(const gdnModel* m, gdnData* d) {
         return;
     }
 
-    const int clamp = !(m->opt.disableflags & GDN_DSBL_CLAMPCTRL);
     int bad_ctrl = 0;
     for (int i = 0; i < nu; i++) {
         // a hinge or slide transmission (the common case) inline, the others out of line
@@ -106,9 +105,7 @@ void gdn_actuator_forces(const gdnModel* m, gdnData* d) {
         int dof = scalar ? m->jnt_dofadr[jnt] : -1;
         const double len = length[i], vel = velocity[i];
         double c = ctrl[i];
-        if (clamp && m->actuator_ctrllimited[i]) {
-            c = clip(c, m->actuator_ctrlrange[2 * i], m->actuator_ctrlrange[2 * i + 1]);
-        }
+        c = gdn_actuator_ctrl_clamped(m, i, c, NULL);
         bad_ctrl |= is_bad(c);
         double f = gdn_actuator_force_law(m, i, force_input(m, d, i, c), len, vel);
         force[i] = f;
@@ -124,9 +121,7 @@ void gdn_actuator_forces(const gdnModel* m, gdnData* d) {
         double c = 0;
         if (!bad_ctrl) {
             c = ctrl[i];
-            if (clamp && m->actuator_ctrllimited[i]) {
-                c = clip(c, m->actuator_ctrlrange[2 * i], m->actuator_ctrlrange[2 * i + 1]);
-            }
+            c = gdn_actuator_ctrl_clamped(m, i, c, NULL);
         }
         const int j = i - (nu - m->na);
         d->act_dot[j] = gdn_act_dot(m, i, c, d->act[j], NULL, NULL);

@@ -31,19 +31,7 @@ typedef struct {
 // the primal's control: clamped to ctrlrange when limited and clamping is on; *active is 0 when
 // that clamp is engaged (x < lo or x > hi as in the primal's clip)
 static double effective_ctrl(const gdnModel* m, const gdnData* d, int i, int* active) {
-    double c = d->ctrl[i];
-    *active = 1;
-    if (!(m->opt.disableflags & GDN_DSBL_CLAMPCTRL) && m->actuator_ctrllimited[i]) {
-        double lo = m->actuator_ctrlrange[2 * i], hi = m->actuator_ctrlrange[2 * i + 1];
-        if (c < lo) {
-            c = lo;
-            *active = 0;
-        } else if (c > hi) {
-            c = hi;
-            *active = 0;
-        }
-    }
-    return c;
+    return gdn_actuator_ctrl_clamped(m, i, d->ctrl[i], active);
 }
 
 // 1 when the primal zeroes every control (a non-finite or huge effective control)

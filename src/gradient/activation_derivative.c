@@ -21,19 +21,9 @@ void gdn_actuator_input_tangent(const gdnModel* m, const double* dctrl, const do
     }
 }
 
-// the control act_dot reads: clamped to ctrlrange when limited and clamping is on; *pass = 0
-// when that clamp holds it
+// the control act_dot reads (dynamics/activation.h)
 static double clamped_ctrl(const gdnModel* m, const gdnData* d, int i, int* pass) {
-    double c = d->ctrl[i];
-    *pass = 1;
-    if (!(m->opt.disableflags & GDN_DSBL_CLAMPCTRL) && m->actuator_ctrllimited[i]) {
-        const double lo = m->actuator_ctrlrange[2 * i], hi = m->actuator_ctrlrange[2 * i + 1];
-        if (c < lo || c > hi) {
-            c = c < lo ? lo : hi;
-            *pass = 0;
-        }
-    }
-    return c;
+    return gdn_actuator_ctrl_clamped(m, i, d->ctrl[i], pass);
 }
 
 void gdn_act_dot_partials(const gdnModel* m, const gdnData* d, double* value, double* fa,

@@ -48,7 +48,7 @@ static const char usage_head[] =
     "\n"
     "Every command that loads a model takes --accept-unsupported. Without it, a model using\n"
     "anything that changes the dynamics but gradyn does not simulate (the implicit\n"
-    "integrator, springdamper, noslip_iterations, collision=\"predefined\", multiccd,\n"
+    "integrator in a medium, springdamper, noslip_iterations, collision=\"predefined\", multiccd,\n"
     "fusestatic, height fields, shellinertia) is refused, naming the element and its\n"
     "file:line. With it the model loads, each such feature replaced by the substitute a\n"
     "warning on stderr names (e.g. \"semi-implicit Euler is used\").\n";

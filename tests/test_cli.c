@@ -85,12 +85,13 @@ static int test_info_sizes(void) {
 // an unsimulated feature is refused by name; --accept-unsupported (any command, any
 // position) loads it: the loader's warnings appear in info's JSON and on forward's stderr
 static int test_warnings(void) {
-    const char* path = tmp_file("warn.xml", "<mujoco>\n<option integrator=\"implicit\"/>\n"
+    const char* path = tmp_file("warn.xml", "<mujoco>\n<option integrator=\"implicit\" density=\"1.2\"/>\n"
                                 "<worldbody>\n<body><joint type=\"ball\"/><geom size=\".1\"/>"
                                 "</body>\n</worldbody>\n</mujoco>\n");
     CHECK(run_cli_on("info", path) == 1);
     CHECK(strstr(run_err,
-                 "warn.xml:2: option: integrator \"implicit\" is not simulated by gradyn"));
+                 "warn.xml:2: option: integrator \"implicit\" in a medium (density or viscosity > "
+                 "0) is not simulated by gradyn"));
     CHECK(strstr(run_err, "--accept-unsupported"));
     CHECK(run_cli_on("info --accept-unsupported", path) == 0);
     cJSON* root = cJSON_Parse(run_out);

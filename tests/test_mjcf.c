@@ -367,13 +367,16 @@ static int test_warnings(void) {
     gdnModel* m = NULL;
     CHECK(load(xml, &m) == GDN_ERR_UNSUPPORTED && !m);
     CHECK(strstr(g_err,
-                 "<string>:2: option: integrator \"implicit\" is not simulated by gradyn"));
+                 "<string>:2: option: integrator \"implicit\" in a medium (density or "
+                 "viscosity > 0) is not simulated by gradyn"));
     CHECK(strstr(g_err, "accept_unsupported") && strstr(g_err, "semi-implicit Euler"));
     const gdnLoadOptions accept = {1};
     CHECK(gdn_load_xml_string_ex(xml, strlen(xml), NULL, &accept, &m, g_err, sizeof(g_err),
                                  g_warn, sizeof(g_warn)) == GDN_OK);
-    CHECK(strstr(g_warn, "<string>:2: option: integrator \"implicit\" is not simulated by "
-                         "gradyn; accepted (accept_unsupported): semi-implicit Euler is used"));
+    CHECK(strstr(g_warn, "<string>:2: option: integrator \"implicit\" in a medium (density or "
+                         "viscosity > 0) is not simulated by gradyn; accepted "
+                         "(accept_unsupported): semi-implicit Euler is used"));
+    CHECK(m->opt.integrator == GDN_INT_EULER);
     CHECK(!strstr(g_warn, "fluid")); // the inertia-box fluid forces are simulated (issue 12)
     CHECK(m->opt.density == 1.2);
     CHECK(!strstr(g_warn, "tendon")); // fixed tendons are simulated (issue 12)

@@ -10,6 +10,7 @@
 #include "constraint/geom_size_derivative.h"
 #include "constraint/setconst_derivative.h"
 #include "dynamics/fluid.h"
+#include "sim/integrator.h"
 #include "gradient/cost.h"
 #include "gradient/rk4_derivative.h"
 #include "gradient/rollout.h"
@@ -257,6 +258,9 @@ gdnStatus gdn_adjoint_rollout_gradient(const gdnModel* m, const gdnRollout* r,
     gdnStatus st = gdn_rollout_validate(m, r, obj, tape, err, err_size);
     if (st != GDN_OK) {
         return st;
+    }
+    if (m->opt.integrator == GDN_INT_IMPLICIT) {
+        return gdn_fail(GDN_ERR_UNSUPPORTED, err, err_size, "%s", GDN_IMPLICIT_DERIV_REFUSAL);
     }
     if (out->param && gdn_fluid_active(m)) {
         return gdn_fail(GDN_ERR_UNSUPPORTED, err, err_size, "dJ/dpi: no %s yet",

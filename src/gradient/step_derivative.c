@@ -107,6 +107,9 @@ static gdnStatus step_jvp_core(const gdnModel* m, gdnData* d, const double* dqpo
     if (dparam && gdn_fluid_active(m)) {
         return GDN_ERR_UNSUPPORTED; // GDN_FLUID_PARAM_REFUSAL (dynamics/fluid.h)
     }
+    if (m->opt.integrator == GDN_INT_IMPLICIT) {
+        return GDN_ERR_UNSUPPORTED; // GDN_IMPLICIT_DERIV_REFUSAL (sim/integrator.h)
+    }
     if (m->opt.integrator == GDN_INT_RK4) {
         const char* what = NULL;
         return gdn_rk4_step_jvp(m, d, dqpos, dqvel, NULL, dctrl, dparam, dvert, dcp, dqpos_next,
@@ -365,6 +368,10 @@ static gdnStatus step_vjp_core(const gdnModel* m, gdnData* d, const double* gqpo
         *what = GDN_FLUID_PARAM_REFUSAL;
         return GDN_ERR_UNSUPPORTED;
     }
+    if (m->opt.integrator == GDN_INT_IMPLICIT) {
+        *what = GDN_IMPLICIT_DERIV_REFUSAL;
+        return GDN_ERR_UNSUPPORTED;
+    }
     if (m->opt.integrator == GDN_INT_RK4) {
         return gdn_rk4_step_vjp(m, d, gqpos_next, gqvel_next, NULL, gqpos, gqvel, NULL, gctrl,
                                 gparam, gvert, gweights, cp, NULL, NULL, what);
@@ -554,6 +561,9 @@ gdnStatus gdn_step_vjp_at(const gdnModel* m, gdnData* d, const double* qacc,
                           double* gqvel, double* gctrl, double* gparam, double* gvert) {
     if (!m || !d || !qacc) {
         return GDN_ERR_ARG;
+    }
+    if (m->opt.integrator == GDN_INT_IMPLICIT) {
+        return GDN_ERR_UNSUPPORTED; // GDN_IMPLICIT_DERIV_REFUSAL (sim/integrator.h)
     }
     const int nv = m->nv;
     const double hd = gdn_damping_h(m);

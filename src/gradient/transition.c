@@ -473,6 +473,9 @@ gdnStatus gdn_transition_jacobians(const gdnModel* m, gdnData* d, double* A, dou
         return GDN_ERR_ARG;
     }
     gdn_deriv_report_clear(d);
+    if (m->opt.integrator == GDN_INT_IMPLICIT) {
+        return GDN_ERR_UNSUPPORTED; // GDN_IMPLICIT_DERIV_REFUSAL (sim/integrator.h)
+    }
     if (m->na > 0) {
         return m->opt.integrator == GDN_INT_RK4 ? transition_by_columns(m, d, A, B)
                                                 : transition_act(m, d, A, B);

@@ -12,18 +12,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gradyn/adjoint.h>
 #include <gradyn/derivative.h>
 #include <gradyn/gradyn.h>
 
+#include "oracle/mj_from_string.h"
 #include "oracle/oracle.h"
 #include "runner/models.h"
 #include "runner/test.h"
+#include "gradient/step_derivative.h"
 #include "sim/integrator.h"
 
 #define QDERIV_TOL 1e-12
 #define STEP_TOL 1e-12
 #define ROLLOUT_STEPS 1000
 #define ROLLOUT_TOL 1e-6
+#define FD_EPS 1e-6
+#define FD_TOL 1e-6
+#define DOT_TOL 1e-13
 
 static double inf_norm(const double* a, int n) {
     double r = 0;
@@ -73,9 +79,6 @@ static int test_load(void) {
     d->qvel[0] = 1.0;
     CHECK(gdn_step(m, d) == GDN_OK);
     CHECK(d->time == 0.005);
-    // derivatives refused by name (not yet implemented)
-    double dq = 1, dv = 0, oq, ov;
-    CHECK(gdn_step_jvp(m, d, &dq, &dv, NULL, NULL, NULL, &oq, &ov) == GDN_ERR_UNSUPPORTED);
     // programmatic fluid forces under implicit: the step refuses, the state unchanged
     m->opt.density = 1.2;
     const double q = d->qpos[0];
@@ -272,12 +275,447 @@ static int test_sensors(void) {
     return 0;
 }
 
+
+// ------------------------------------------------------------------ derivatives
+
+// every term of the implicit derivative: hinge, ball and slide joints with damping, a damped
+// fixed tendon with a velocity actuator on it, an affine-bias actuator (kp, kv), an affine
+// velocity gain on a stateless actuator (kv times ctrl) and on a filter (kv times act), an
+// integrator; no control or force limits (no clamp kinks in the differences)
+static const char IMPL_XML[] =
+    "<mujoco><option timestep='0.01' integrator='implicit'/><worldbody>"
+    "<body pos='0 0 1'><joint name='j1' type='hinge' axis='0 1 0' damping='0.3'/>"
+    "<geom type='capsule' fromto='0 0 0 0.5 0 0' size='0.05'/>"
+    "<body pos='0.5 0 0'><joint name='j2' type='hinge' axis='0 0 1' damping='0.1'/>"
+    "<geom type='capsule' fromto='0 0 0 0.4 0 0' size='0.04'/>"
+    "<body pos='0.4 0 0'><joint name='j3' type='ball' damping='0.05'/>"
+    "<geom type='box' size='0.1 0.05 0.03' pos='0.1 0 0'/>"
+    "<body pos='0.2 0 0'><joint name='j4' type='slide' axis='1 0 0' damping='0.2'/>"
+    "<geom type='sphere' size='0.05'/></body></body></body></body></worldbody>"
+    "<tendon><fixed name='t' damping='0.4'><joint joint='j1' coef='1'/>"
+    "<joint joint='j2' coef='-0.5'/></fixed></tendon>"
+    "<actuator><general joint='j1' gainprm='20' biastype='affine' biasprm='0 -20 -2'/>"
+    "<velocity tendon='t' kv='1.5'/>"
+    "<general joint='j4' gaintype='affine' gainprm='2 0.5 -0.3' biastype='affine'"
+    " biasprm='0 0 -0.4'/>"
+    "<general joint='j2' gaintype='affine' gainprm='1 0 -0.7' dyntype='filter' dynprm='0.1'/>"
+    "<general joint='j2' gear='0.5' dyntype='integrator'/></actuator></mujoco>";
+
+static gdnModel* load_any(const char* file) {
+    if (!strcmp(file, "IMPL_XML")) {
+        gdnModel* m = NULL;
+        char err[512];
+        if (gdn_load_xml_string(IMPL_XML, sizeof(IMPL_XML) - 1, NULL, &m, err, sizeof(err),
+                                NULL, 0) != GDN_OK) {
+            fprintf(stderr, "IMPL_XML: %s\n", err);
+            return NULL;
+        }
+        return m;
+    }
+    gdnModel* m = gdn_test_load_model(file);
+    if (m) {
+        m->opt.integrator = GDN_INT_IMPLICIT;
+    }
+    return m;
+}
+
+static double urand(unsigned long long* s, double lo, double hi) {
+    *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
+    return lo + (hi - lo) * (double)(*s >> 11) / 9007199254740992.0;
+}
+
+// a random state (q, v, act, u) of moderate size in d
+static void random_state(const gdnModel* m, gdnData* d, unsigned long long* rng) {
+    gdn_test_random_qpos_qvel(m, d, rng);
+    for (int i = 0; i < m->nv; i++) {
+        d->qvel[i] *= 0.5;
+    }
+    for (int i = 0; i < m->na; i++) {
+        d->act[i] = urand(rng, -0.5, 0.5);
+    }
+    for (int i = 0; i < m->nu; i++) {
+        d->ctrl[i] = urand(rng, -0.5, 0.5);
+    }
+}
+
+// the state in x = (q, v, act) and u (nu), stepped from x (+) s dx, u + s du, into y
+static int step_from(const gdnModel* m, gdnData* d, const double* x, const double* u,
+                     const double* dx, const double* du, double s, double* y) {
+    const int nq = m->nq, nv = m->nv, na = m->na;
+    memcpy(d->qpos, x, sizeof(double) * (size_t)nq);
+    memcpy(d->qvel, x + nq, sizeof(double) * (size_t)nv);
+    memcpy(d->act, x + nq + nv, sizeof(double) * (size_t)na);
+    memcpy(d->ctrl, u, sizeof(double) * (size_t)m->nu);
+    gdn_integrate_pos(m, d->qpos, dx, s);
+    for (int i = 0; i < nv; i++) {
+        d->qvel[i] += s * dx[nv + i];
+    }
+    for (int i = 0; i < na; i++) {
+        d->act[i] += s * dx[2 * nv + i];
+    }
+    for (int i = 0; i < m->nu; i++) {
+        d->ctrl[i] += s * du[i];
+    }
+    if (gdn_step(m, d) != GDN_OK) {
+        return 1;
+    }
+    memcpy(y, d->qpos, sizeof(double) * (size_t)nq);
+    memcpy(y + nq, d->qvel, sizeof(double) * (size_t)nv);
+    memcpy(y + nq + nv, d->act, sizeof(double) * (size_t)na);
+    return 0;
+}
+
+static void set_state(const gdnModel* m, gdnData* d, const double* x, const double* u) {
+    memcpy(d->qpos, x, sizeof(double) * (size_t)m->nq);
+    memcpy(d->qvel, x + m->nq, sizeof(double) * (size_t)m->nv);
+    memcpy(d->act, x + m->nq + m->nv, sizeof(double) * (size_t)m->na);
+    memcpy(d->ctrl, u, sizeof(double) * (size_t)m->nu);
+}
+
+// JVP vs central FD of the implicit step and the VJP's dot identity at random states
+static int jvp_vjp(const char* file, int nsample, double* efd, double* edot) {
+    gdnModel* m = load_any(file);
+    CHECK(m != NULL);
+    gdnData* d = NULL;
+    CHECK(gdn_data_create(m, &d) == GDN_OK);
+    const int nq = m->nq, nv = m->nv, na = m->na, nu = m->nu, nx = 2 * nv + na;
+    const size_t nbig = 4 * (size_t)(nq + nv + na) + 8 * (size_t)(nx + nu) + 8;
+    double* buf = calloc(nbig, sizeof(double));
+    double* x = buf;
+    double* yp = x + nq + nv + na;
+    double* ym = yp + nq + nv + na;
+    double* u = ym + nq + nv + na;
+    double* dx = u + nu + 1;
+    double* du = dx + nx;
+    double* jo = du + nu + 1; // JVP output (nx)
+    double* fd = jo + nx;
+    double* w = fd + nx;      // cotangent (nx)
+    double* gx = w + nx;      // VJP outputs (nx) and gu (nu)
+    double* gu = gx + nx;
+    unsigned long long rng = 0xD1B54A32D192ED03ULL;
+    *efd = *edot = 0;
+    for (int s = 0; s < nsample; s++) {
+        random_state(m, d, &rng);
+        memcpy(x, d->qpos, sizeof(double) * (size_t)nq);
+        memcpy(x + nq, d->qvel, sizeof(double) * (size_t)nv);
+        memcpy(x + nq + nv, d->act, sizeof(double) * (size_t)na);
+        memcpy(u, d->ctrl, sizeof(double) * (size_t)nu);
+        for (int i = 0; i < nx; i++) {
+            dx[i] = urand(&rng, -1, 1);
+            w[i] = urand(&rng, -1, 1);
+        }
+        for (int i = 0; i < nu; i++) {
+            du[i] = urand(&rng, -1, 1);
+        }
+        set_state(m, d, x, u);
+        gdnStatus st = gdn_step_jvp_act(m, d, dx, dx + nv, dx + 2 * nv, du, NULL, NULL, jo,
+                                        jo + nv, jo + 2 * nv);
+        if (st != GDN_OK) {
+            fprintf(stderr, "%s: jvp status %d\n", file, st);
+            return 1;
+        }
+        CHECK(step_from(m, d, x, u, dx, du, FD_EPS, yp) == 0);
+        CHECK(step_from(m, d, x, u, dx, du, -FD_EPS, ym) == 0);
+        gdn_difference_pos(m, fd, 2 * FD_EPS, ym, yp);
+        for (int i = 0; i < nv + na; i++) {
+            fd[nv + i] = (yp[nq + i] - ym[nq + i]) / (2 * FD_EPS);
+        }
+        double scale = 1, err = 0;
+        for (int i = 0; i < nx; i++) {
+            scale = fmax(scale, fabs(fd[i]));
+            err = gdn_oracle_worst(err, fabs(jo[i] - fd[i]));
+        }
+        *efd = gdn_oracle_worst(*efd, err / scale);
+        // <w, J dx> = <J' w, dx>
+        set_state(m, d, x, u);
+        st = gdn_step_vjp_act(m, d, w, w + nv, w + 2 * nv, gx, gx + nv, gx + 2 * nv, gu, NULL,
+                              NULL);
+        CHECK(st == GDN_OK);
+        double lhs = 0, rhs = 0, mag = 0;
+        for (int i = 0; i < nx; i++) {
+            lhs += w[i] * jo[i];
+            rhs += gx[i] * dx[i];
+            mag += fabs(w[i] * jo[i]) + fabs(gx[i] * dx[i]);
+        }
+        for (int i = 0; i < nu; i++) {
+            rhs += gu[i] * du[i];
+            mag += fabs(gu[i] * du[i]);
+        }
+        *edot = gdn_oracle_worst(*edot, fabs(lhs - rhs) / fmax(mag, 1e-300));
+    }
+    printf("  %-22s %d states: JVP vs central FD %.2e, dot identity %.2e\n", file, nsample,
+           *efd, *edot);
+    free(buf);
+    gdn_data_free(d);
+    gdn_model_free(m);
+    return 0;
+}
+
+static const char* const g_deriv_models[] = {"IMPL_XML",       "arm7.xml",
+                                             "tendon_fixed.xml", "ball_chain.xml",
+                                             "adj_free_spin.xml", "double_pendulum.xml",
+                                             GDN_ORACLE_MJ_HUMANOID};
+
+static int test_jvp_vjp(void) {
+    int bad = 0;
+    for (size_t i = 0; i < sizeof(g_deriv_models) / sizeof(g_deriv_models[0]); i++) {
+        double efd, edot;
+        CHECK(jvp_vjp(g_deriv_models[i], 5, &efd, &edot) == 0);
+        bad += !(efd <= FD_TOL) || !(edot <= DOT_TOL);
+    }
+    CHECK(bad == 0);
+    return 0;
+}
+
+// A, B (gdn_transition_jacobians, MuJoCo's (2 nv + na) layout) vs central FD of MuJoCo's
+// mj_step with mjINT_IMPLICIT (eps 1e-6) and vs gradyn's JVPs of unit directions
+static int mj_step_state(const mjModel* mm, mjData* md, const double* x, const double* u,
+                         int col, double s, double* y) {
+    const int nq = mm->nq, nv = mm->nv, na = mm->na, nx = 2 * nv + na;
+    mj_resetData(mm, md);
+    memcpy(md->qpos, x, sizeof(double) * (size_t)nq);
+    memcpy(md->qvel, x + nq, sizeof(double) * (size_t)nv);
+    memcpy(md->act, x + nq + nv, sizeof(double) * (size_t)na);
+    memcpy(md->ctrl, u, sizeof(double) * (size_t)mm->nu);
+    if (col < nv) {
+        double dq[512] = {0};
+        dq[col] = 1;
+        mj_integratePos(mm, md->qpos, dq, s);
+    } else if (col < 2 * nv) {
+        md->qvel[col - nv] += s;
+    } else if (col < nx) {
+        md->act[col - 2 * nv] += s;
+    } else {
+        md->ctrl[col - nx] += s;
+    }
+    mj_step(mm, md);
+    memcpy(y, md->qpos, sizeof(double) * (size_t)nq);
+    memcpy(y + nq, md->qvel, sizeof(double) * (size_t)nv);
+    memcpy(y + nq + nv, md->act, sizeof(double) * (size_t)na);
+    return 0;
+}
+
+static int transition_check(const char* file, double* efd, double* ejvp) {
+    gdnModel* m = load_any(file);
+    CHECK(m != NULL);
+    mjModel* mm = NULL;
+    if (!strcmp(file, "IMPL_XML")) {
+        mm = gdn_oracle_mj_from_string(IMPL_XML);
+    } else {
+        char buf[1024], e[512];
+        mm = mj_loadXML(model_path(file, buf, sizeof(buf)), NULL, e, sizeof(e));
+    }
+    CHECK(mm != NULL);
+    mm->opt.integrator = mjINT_IMPLICIT;
+    mm->opt.disableflags |= mjDSBL_CONSTRAINT;
+    memcpy(m->actuator_lengthrange, mm->actuator_lengthrange, 2 * sizeof(double) * (size_t)mm->nu);
+    mjData* md = mj_makeData(mm);
+    gdnData* d = NULL;
+    CHECK(gdn_data_create(m, &d) == GDN_OK);
+    const int nq = m->nq, nv = m->nv, na = m->na, nu = m->nu, nx = 2 * nv + na;
+    CHECK(nv <= 512);
+    double* A = calloc(4 * ((size_t)nx * nx + (size_t)nx * (size_t)(nu + 1)) +
+                           4 * (size_t)(nq + nv + na) + 4 * (size_t)(nx + nu),
+                       sizeof(double));
+    double* B = A + (size_t)nx * nx;
+    double* Af = B + (size_t)nx * (size_t)(nu + 1);
+    double* Bf = Af + (size_t)nx * nx;
+    double* x = Bf + (size_t)nx * (size_t)(nu + 1);
+    double* u = x + nq + nv + na;
+    double* yp = u + nu + 1;
+    double* ym = yp + nq + nv + na;
+    double* dir = ym + nq + nv + na;
+    double* out = dir + nx + nu;
+    double* dq = out + nx;
+    unsigned long long rng = 0x2545F4914F6CDD1DULL;
+    random_state(m, d, &rng);
+    memcpy(x, d->qpos, sizeof(double) * (size_t)nq);
+    memcpy(x + nq, d->qvel, sizeof(double) * (size_t)nv);
+    memcpy(x + nq + nv, d->act, sizeof(double) * (size_t)na);
+    memcpy(u, d->ctrl, sizeof(double) * (size_t)nu);
+    CHECK(gdn_transition_jacobians(m, d, A, B) == GDN_OK);
+    for (int col = 0; col < nx + nu; col++) {
+        mj_step_state(mm, md, x, u, col, FD_EPS, yp);
+        mj_step_state(mm, md, x, u, col, -FD_EPS, ym);
+        mj_differentiatePos(mm, dq, 2 * FD_EPS, ym, yp);
+        for (int r = 0; r < nx; r++) {
+            const double val =
+                r < nv ? dq[r] : (yp[nq + r - nv] - ym[nq + r - nv]) / (2 * FD_EPS);
+            if (col < nx) {
+                Af[(size_t)r * nx + col] = val;
+            } else {
+                Bf[(size_t)r * nu + col - nx] = val;
+            }
+        }
+    }
+    double sa = 1, sb = 1, ea = 0, eb = 0;
+    for (int k = 0; k < nx * nx; k++) {
+        sa = fmax(sa, fabs(Af[k]));
+    }
+    for (int k = 0; k < nx * nu; k++) {
+        sb = fmax(sb, fabs(Bf[k]));
+    }
+    for (int k = 0; k < nx * nx; k++) {
+        ea = gdn_oracle_worst(ea, fabs(A[k] - Af[k]) / sa);
+    }
+    for (int k = 0; k < nx * nu; k++) {
+        eb = gdn_oracle_worst(eb, fabs(B[k] - Bf[k]) / sb);
+    }
+    *efd = fmax(ea, eb);
+    // vs the JVP of unit directions
+    *ejvp = 0;
+    for (int col = 0; col < nx + nu; col++) {
+        memset(dir, 0, sizeof(double) * (size_t)(nx + nu));
+        dir[col] = 1;
+        set_state(m, d, x, u);
+        CHECK(gdn_step_jvp_act(m, d, dir, dir + nv, dir + 2 * nv, dir + nx, NULL, NULL, out,
+                               out + nv, out + 2 * nv) == GDN_OK);
+        for (int r = 0; r < nx; r++) {
+            const double ref = col < nx ? A[(size_t)r * nx + col] : B[(size_t)r * nu + col - nx];
+            *ejvp = gdn_oracle_worst(*ejvp, fabs(out[r] - ref) / (col < nx ? sa : sb));
+        }
+    }
+    printf("  %-22s A, B vs central FD of MuJoCo's implicit mj_step %.2e (A %.2e, B %.2e), vs "
+           "JVPs %.2e\n",
+           file, *efd, ea, eb, *ejvp);
+    free(A);
+    mj_deleteData(md);
+    mj_deleteModel(mm);
+    gdn_data_free(d);
+    gdn_model_free(m);
+    return 0;
+}
+
+static int test_transition(void) {
+    int bad = 0;
+    static const char* const models[] = {"IMPL_XML", "arm7.xml", "tendon_fixed.xml",
+                                         "ball_chain.xml", GDN_ORACLE_MJ_HUMANOID};
+    for (size_t i = 0; i < sizeof(models) / sizeof(models[0]); i++) {
+        double efd, ejvp;
+        CHECK(transition_check(models[i], &efd, &ejvp) == 0);
+        bad += !(efd <= FD_TOL) || !(ejvp <= 1e-15);
+    }
+    CHECK(bad == 0);
+    return 0;
+}
+
+// what the implicit derivative does not cover is refused by name, never a derivative without
+// the change of qDeriv
+static int test_refusals(void) {
+    static const struct {
+        const char* file;
+        int rows;
+        const char* what;
+    } cases[] = {{"tendon_spatial.xml", 0, "spatial tendon damping"},
+                 {"act_arm.xml", 0, "muscles"},
+                 {"sol_pendulum_limit.xml", 1, "constraint rows"}};
+    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        gdnModel* m = cases[k].rows ? gdn_test_load_model_as_is(cases[k].file)
+                                    : gdn_test_load_model(cases[k].file);
+        CHECK(m != NULL);
+        m->opt.integrator = GDN_INT_IMPLICIT;
+        gdnData* d = NULL;
+        CHECK(gdn_data_create(m, &d) == GDN_OK);
+        if (cases[k].rows) {
+            d->qpos[0] = 10; // past the limit: a row
+        }
+        const int nv = m->nv, na = m->na, nx = 2 * nv + na;
+        double* buf = calloc(4 * (size_t)nx + (size_t)m->nu + 1, sizeof(double));
+        double *dx = buf, *out = buf + nx, *g = out + nx, *gu = g + nx;
+        dx[0] = 1;
+        CHECK(gdn_step_jvp_act(m, d, dx, dx + nv, dx + 2 * nv, NULL, NULL, NULL, out, out + nv,
+                               out + 2 * nv) == GDN_ERR_UNSUPPORTED);
+        const char* what = NULL;
+        CHECK(gdn_step_vjp_explained(m, d, dx, dx + nv, na ? dx + 2 * nv : NULL, g, g + nv,
+                                     na ? g + 2 * nv : NULL, gu, NULL, NULL, NULL, NULL,
+                                     &what) == GDN_ERR_UNSUPPORTED);
+        CHECK(what && strstr(what, cases[k].what));
+        printf("  %-22s refused: %s\n", cases[k].file, what);
+        free(buf);
+        gdn_data_free(d);
+        gdn_model_free(m);
+    }
+    return 0;
+}
+
+// the trajectory adjoint (gdn_adjoint_rollout_gradient) vs central FD of the rollout's
+// objective, on IMPL_XML (activations and controls) over 150 steps
+static int test_trajectory_adjoint(void) {
+    gdnModel* m = load_any("IMPL_XML");
+    CHECK(m != NULL);
+    enum { T = 150, NU = 5 };
+    CHECK(m->nu == NU);
+    const int nv = m->nv, nq = m->nq, na = m->na;
+    char err[512];
+    gdnTargetObjective spec = {.body = m->nbody - 1, .point = {0.02, 0, 0},
+                               .target = {0.5, 0.3, 0.6}, .weight = 1, .ctrl_weight = 1e-3,
+                               .vel_weight = 0.1};
+    gdnObjective obj;
+    CHECK(gdn_objective_target(m, &spec, &obj) == GDN_OK);
+    gdnTape* tape = NULL;
+    CHECK(gdn_tape_create(m, T, 1, &tape, err, sizeof err) == GDN_OK);
+    gdnData* d = NULL;
+    CHECK(gdn_data_create(m, &d) == GDN_OK);
+    unsigned long long rng = 0xa0761d6478bd642fULL;
+    random_state(m, d, &rng);
+    double q0[16], v0[16], act0[8];
+    CHECK(nq <= 16 && nv <= 16 && na <= 8);
+    memcpy(q0, d->qpos, sizeof(double) * (size_t)nq);
+    memcpy(v0, d->qvel, sizeof(double) * (size_t)nv);
+    memcpy(act0, d->act, sizeof(double) * (size_t)na);
+    static double u[T * NU], gu[T * NU];
+    for (int k = 0; k < T * NU; k++) {
+        u[k] = urand(&rng, -0.5, 0.5);
+    }
+    gdnRollout r;
+    gdn_rollout_init(m, T, &r);
+    r.qpos0 = q0;
+    r.qvel0 = v0;
+    r.act0 = act0;
+    r.ctrl = u;
+    double gq[16], gv[16], ga[8];
+    gdnAdjointGradients g = {.qpos0 = gq, .qvel0 = gv, .act0 = ga, .ctrl = gu};
+    CHECK(gdn_adjoint_rollout_gradient(m, &r, &obj, tape, &g, err, sizeof err) == GDN_OK);
+    // central differences of J along velocity / activation coordinates and a spread of controls
+    // (q0 along hinge 1 too: q0[0])
+    double* coords[] = {q0, v0, v0 + 2, v0 + nv - 1, act0, act0 + na - 1, u, u + 7,
+                        u + 40 * NU + 2, u + 100 * NU + 3, u + 149 * NU + 4};
+    const double* grads[] = {gq, gv, gv + 2, gv + nv - 1, ga, ga + na - 1, gu, gu + 7,
+                             gu + 40 * NU + 2, gu + 100 * NU + 3, gu + 149 * NU + 4};
+    const int n = (int)(sizeof(coords) / sizeof(coords[0]));
+    double worst = 0, gmax = 0;
+    for (int k = 0; k < n; k++) {
+        const double x0 = *coords[k];
+        double Jp, Jm;
+        *coords[k] = x0 + FD_EPS;
+        CHECK(gdn_rollout_objective(m, &r, &obj, tape, &Jp, err, sizeof err) == GDN_OK);
+        *coords[k] = x0 - FD_EPS;
+        CHECK(gdn_rollout_objective(m, &r, &obj, tape, &Jm, err, sizeof err) == GDN_OK);
+        *coords[k] = x0;
+        const double fd = (Jp - Jm) / (2 * FD_EPS);
+        worst = gdn_oracle_worst(worst, fabs(*grads[k] - fd));
+        gmax = fmax(gmax, fabs(fd));
+    }
+    printf("  %d-step implicit adjoint: dJ/d(q0, v0, act0, u) vs central FD over %d coordinates "
+           "%.1e (relative to the largest %.2e: %.1e)\n",
+           T, n, worst, gmax, worst / gmax);
+    CHECK(worst <= FD_TOL * fmax(gmax, 1));
+    gdn_data_free(d);
+    gdn_tape_free(tape);
+    gdn_model_free(m);
+    return 0;
+}
+
 int main(int argc, char** argv) {
     static const gdnTestCase cases[] = {
         {"load", test_load},
         {"step_random", test_step_random},
         {"rollouts", test_rollouts},
         {"sensors", test_sensors},
+        {"jvp_vjp", test_jvp_vjp},
+        {"transition", test_transition},
+        {"refusals", test_refusals},
+        {"trajectory_adjoint", test_trajectory_adjoint},
     };
     return gdn_test_main(argc, argv, cases, (int)(sizeof(cases) / sizeof(cases[0])));
 }

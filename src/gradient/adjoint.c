@@ -66,6 +66,9 @@ static gdnStatus reverse_constrained(const gdnModel* m, gdnTape* tape, int t,
         return gdn_fail(st, err, err_size, "step %d: no derivative through %s", t,
                         GDN_TENDON_WRAP_WHAT);
     }
+    if (st == GDN_ERR_UNSUPPORTED && what && m->opt.integrator == GDN_INT_IMPLICIT) {
+        return gdn_fail(st, err, err_size, "step %d: no derivative through %s", t, what);
+    }
     if (st == GDN_ERR_UNSUPPORTED && what) {
         return gdn_fail(st, err, err_size,
                         "step %d has %d constraint rows and no derivative through its "
@@ -125,9 +128,10 @@ static gdnStatus reverse_step(const gdnModel* m, const gdnRollout* r, const gdnO
     const int slot = tape->store_inter ? gdn_tape_slot_of(tape, t) : -1;
     const int tslot = gdn_tape_slot_of(tape, t);
     gdnStatus st;
-    // (a model with activations takes this path for every step: its VJP carries act)
+    // (a model with activations takes this path for every step: its VJP carries act; so does
+    // every implicit step: its VJP refactors M - h qDeriv at the replayed front)
     if ((tslot >= 0 && tape->entry[tslot].nefc > 0) || m->opt.integrator == GDN_INT_RK4 ||
-        m->na > 0) {
+        m->opt.integrator == GDN_INT_IMPLICIT || m->na > 0) {
         // the contact parameters' channels (NULL when none is wanted)
         const gdnContactParamGradients cp = {out->geom_friction, out->geom_solref,
                                              out->geom_solimp,   out->geom_size,
@@ -259,9 +263,7 @@ gdnStatus gdn_adjoint_rollout_gradient(const gdnModel* m, const gdnRollout* r,
     if (st != GDN_OK) {
         return st;
     }
-    if (m->opt.integrator == GDN_INT_IMPLICIT) {
-        return gdn_fail(GDN_ERR_UNSUPPORTED, err, err_size, "%s", GDN_IMPLICIT_DERIV_REFUSAL);
-    }
+
     if (out->param && gdn_fluid_active(m)) {
         return gdn_fail(GDN_ERR_UNSUPPORTED, err, err_size, "dJ/dpi: no %s yet",
                         GDN_FLUID_PARAM_REFUSAL);

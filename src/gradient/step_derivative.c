@@ -21,6 +21,7 @@
 #include "model/configuration_derivative.h"
 #include "model/validate.h"
 #include "penalty/penalty.h"
+#include "gradient/implicit_derivative.h"
 #include "sim/integrator.h"
 #include "sim/pipeline.h"
 
@@ -107,9 +108,6 @@ static gdnStatus step_jvp_core(const gdnModel* m, gdnData* d, const double* dqpo
     if (dparam && gdn_fluid_active(m)) {
         return GDN_ERR_UNSUPPORTED; // GDN_FLUID_PARAM_REFUSAL (dynamics/fluid.h)
     }
-    if (m->opt.integrator == GDN_INT_IMPLICIT) {
-        return GDN_ERR_UNSUPPORTED; // GDN_IMPLICIT_DERIV_REFUSAL (sim/integrator.h)
-    }
     if (m->opt.integrator == GDN_INT_RK4) {
         const char* what = NULL;
         return gdn_rk4_step_jvp(m, d, dqpos, dqvel, NULL, dctrl, dparam, dvert, dcp, dqpos_next,
@@ -139,7 +137,13 @@ static gdnStatus step_jvp_core(const gdnModel* m, gdnData* d, const double* dqpo
     if (status == GDN_OK) {
         status = primal_front(m, d, &f, qvel_next);
     }
-    if (status == GDN_OK && d->nefc > 0) {
+    // the implicit integrator: da = (M - h qDeriv)^-1 (-dr + h (dqDeriv) a)
+    const int implicit = m->opt.integrator == GDN_INT_IMPLICIT;
+    if (status == GDN_OK && implicit) {
+        status = gdn_implicit_deriv_refusal(m, d) || dvert || dcp
+                     ? GDN_ERR_UNSUPPORTED
+                     : gdn_implicit_accel_jvp(m, d, dqpos, dqvel, dctrl, dparam, dr);
+    } else if (status == GDN_OK && d->nefc > 0) {
         const char* what = NULL;
         status = gdn_constrained_admissible(m, d);
         if (status == GDN_OK) {
@@ -150,7 +154,7 @@ static gdnStatus step_jvp_core(const gdnModel* m, gdnData* d, const double* dqpo
         return status;
     }
     // da (in dr) = -(M + hD)^-1 dr_a;  dv' = dv + h da
-    if (status == GDN_OK) {
+    if (status == GDN_OK && !implicit) {
         status = smooth_accel_jvp(m, d, &f, dqpos, dqvel, dctrl, dparam, dvert, dW, dr);
     }
     if (status != GDN_OK) {
@@ -353,6 +357,34 @@ static gdnStatus step_vjp_back(const gdnModel* m, gdnData* d, const gdnAbaFactor
     return status;
 }
 
+// the implicit integrator's backward half at the front in d: the integration's adjoint, then
+// the acceleration's (gradient/implicit_derivative.h)
+static gdnStatus implicit_vjp_back(const gdnModel* m, gdnData* d, const double* gqpos_next,
+                                   const double* gqvel_next, double* gqpos, double* gqvel,
+                                   double* gctrl, double* gparam) {
+    const int nv = m->nv;
+    size_t mark = gdn_arena_mark(d);
+    double* qvel_next = gdn_arena_doubles(d, 4 * (size_t)nv + 1);
+    if (!qvel_next) {
+        return GDN_ERR_MEMORY;
+    }
+    double* abar = qvel_next + nv;
+    double* gq = abar + nv;
+    double* gv = gq + nv;
+    gdn_step_integration_vjp(m, d, d->qacc, gqpos_next, gqvel_next, qvel_next, gq, gv, abar);
+    gdnStatus status = gdn_implicit_accel_vjp(m, d, abar, gq, gv, gctrl, gparam);
+    if (status == GDN_OK) {
+        if (gqpos) {
+            memcpy(gqpos, gq, sizeof(double) * (size_t)nv);
+        }
+        if (gqvel) {
+            memcpy(gqvel, gv, sizeof(double) * (size_t)nv);
+        }
+    }
+    gdn_arena_reset(d, mark);
+    return status;
+}
+
 // the adjoint of the step without the activation update: gctrl is the force laws' input
 // cotangent (activation_derivative.h)
 static gdnStatus step_vjp_core(const gdnModel* m, gdnData* d, const double* gqpos_next,
@@ -368,10 +400,6 @@ static gdnStatus step_vjp_core(const gdnModel* m, gdnData* d, const double* gqpo
         *what = GDN_FLUID_PARAM_REFUSAL;
         return GDN_ERR_UNSUPPORTED;
     }
-    if (m->opt.integrator == GDN_INT_IMPLICIT) {
-        *what = GDN_IMPLICIT_DERIV_REFUSAL;
-        return GDN_ERR_UNSUPPORTED;
-    }
     if (m->opt.integrator == GDN_INT_RK4) {
         return gdn_rk4_step_vjp(m, d, gqpos_next, gqvel_next, NULL, gqpos, gqvel, NULL, gctrl,
                                 gparam, gvert, gweights, cp, NULL, NULL, what);
@@ -382,7 +410,15 @@ static gdnStatus step_vjp_core(const gdnModel* m, gdnData* d, const double* gqpo
     if (status == GDN_OK) {
         status = gdn_pipeline_front(m, d, GDN_PIPE_DERIVATIVE, &f);
     }
-    if (status == GDN_OK && d->nefc > 0) {
+    if (status == GDN_OK && m->opt.integrator == GDN_INT_IMPLICIT) {
+        *what = gdn_implicit_deriv_refusal(m, d);
+        if (!*what && (gvert || cp)) {
+            *what = "the implicit integrator's derivative in the contact channels";
+        }
+        status = *what ? GDN_ERR_UNSUPPORTED
+                       : implicit_vjp_back(m, d, gqpos_next, gqvel_next, gqpos, gqvel, gctrl,
+                                           gparam);
+    } else if (status == GDN_OK && d->nefc > 0) {
         // the inverse weights' cotangents: the caller's (a trajectory sums them), or this
         // call's, finished here into gparam
         const size_t nw = 2 * (size_t)m->nbody + (size_t)m->nv + (size_t)m->ntendon;
@@ -563,7 +599,7 @@ gdnStatus gdn_step_vjp_at(const gdnModel* m, gdnData* d, const double* qacc,
         return GDN_ERR_ARG;
     }
     if (m->opt.integrator == GDN_INT_IMPLICIT) {
-        return GDN_ERR_UNSUPPORTED; // GDN_IMPLICIT_DERIV_REFUSAL (sim/integrator.h)
+        return GDN_ERR_UNSUPPORTED; // (the adjoint replays implicit steps instead)
     }
     const int nv = m->nv;
     const double hd = gdn_damping_h(m);
@@ -599,6 +635,9 @@ gdnStatus gdn_step_vjp_stored(const gdnModel* m, gdnData* d, const gdnAbaFactor*
                               double* gctrl, double* gparam, double* gvert) {
     if (!m || !d || !f || !qacc) {
         return GDN_ERR_ARG;
+    }
+    if (m->opt.integrator == GDN_INT_IMPLICIT) {
+        return GDN_ERR_UNSUPPORTED; // (the adjoint replays implicit steps instead)
     }
     return vjp_from_front(m, d, f, qacc, vert_stored, gqpos_next, gqvel_next, gqpos, gqvel,
                           gctrl, gparam, gvert);

@@ -437,7 +437,8 @@ static gdnStatus transition_act(const gdnModel* m, gdnData* d, double* A, double
     return GDN_OK;
 }
 
-// RK4 with activations: one exact tangent (gdn_step_jvp_act) per column of [A | B], the unit
+// RK4 with activations and the implicit integrator: one exact tangent (gdn_step_jvp_act) per
+// column of [A | B], the unit
 // directions in (dq, dv, act, ctrl); each leaves the state as it found it
 static gdnStatus transition_by_columns(const gdnModel* m, gdnData* d, double* A, double* B) {
     const int nv = m->nv, na = m->na, nu = m->nu, nx = 2 * nv + na;
@@ -474,7 +475,8 @@ gdnStatus gdn_transition_jacobians(const gdnModel* m, gdnData* d, double* A, dou
     }
     gdn_deriv_report_clear(d);
     if (m->opt.integrator == GDN_INT_IMPLICIT) {
-        return GDN_ERR_UNSUPPORTED; // GDN_IMPLICIT_DERIV_REFUSAL (sim/integrator.h)
+        // one exact tangent per column (gradient/implicit_derivative.h)
+        return transition_by_columns(m, d, A, B);
     }
     if (m->na > 0) {
         return m->opt.integrator == GDN_INT_RK4 ? transition_by_columns(m, d, A, B)

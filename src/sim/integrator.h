@@ -77,10 +77,6 @@ gdnStatus gdn_rk4_step(const gdnModel* m, gdnData* d, gdnPipelineMode mode, gdnR
 #define GDN_IMPLICIT_FLUID_REFUSAL \
     "the implicit integrator with fluid forces (density or viscosity > 0): its fluid velocity derivative is not implemented"
 
-// the step derivatives under the implicit integrator are not implemented yet: refused
-#define GDN_IMPLICIT_DERIV_REFUSAL \
-    "derivatives of the implicit integrator's step (the velocity derivative's own change, d qDeriv, is not implemented)"
-
 // qDeriv dense (nv x nv, every entry written; the off-pattern ones are not read by the
 // factor). Needs the acceleration stage's d (kinematics, cdof, cinert, ten_J, actuator_length
 // and velocity). GDN_ERR_UNSUPPORTED with fluid forces, GDN_ERR_MEMORY

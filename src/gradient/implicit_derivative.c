@@ -1,0 +1,318 @@
+// SPDX-License-Identifier: Apache-2.0
+// The exact tangent and adjoint of the implicit integrator's step acceleration
+// (implicit_derivative.h).
+#include "gradient/implicit_derivative.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "base/arena.h"
+#include "dynamics/activation.h"
+#include "dynamics/passive.h"
+#include "gradient/residual.h"
+#include "penalty/penalty.h"
+#include "sim/integrator.h"
+
+// a fixed tendon: every path object a joint (its J constant)
+static int tendon_fixed(const gdnModel* m, int t) {
+    for (int k = 0; k < m->tendon_num[t]; k++) {
+        if (m->wrap_type[m->tendon_adr[t] + k] != GDN_WRAP_JOINT) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+// the velocity-gain slope of actuator i's qDeriv coefficient per unit input (affine gain kv)
+static double gain_kv(const gdnModel* m, int i) {
+    return m->actuator_gaintype[i] == GDN_GAIN_AFFINE ? m->actuator_gainprm[GDN_NGAIN * i + 2]
+                                                       : 0.0;
+}
+
+const char* gdn_implicit_deriv_refusal(const gdnModel* m, const gdnData* d) {
+    if (gdn_penalty_active(m)) {
+        return "the implicit integrator's derivative with the penalty contact model";
+    }
+    if (d->nefc > 0) {
+        return "the implicit integrator's derivative of a step with constraint rows";
+    }
+    if (!(m->opt.disableflags & GDN_DSBL_PASSIVE)) {
+        for (int t = 0; t < m->ntendon; t++) {
+            if (m->tendon_damping[t] > 0 && !tendon_fixed(m, t)) {
+                return "the implicit integrator's derivative with spatial tendon damping (d(J'J) "
+                       "not implemented)";
+            }
+        }
+    }
+    if (!(m->opt.disableflags & GDN_DSBL_ACTUATION)) {
+        for (int i = 0; i < m->nu; i++) {
+            if (m->actuator_gaintype[i] == GDN_GAIN_MUSCLE) {
+                return "the implicit integrator's derivative with muscles (the second partials of "
+                       "mjd_muscleGain_vel not implemented)";
+            }
+            const int kv = (m->actuator_biastype[i] == GDN_BIAS_AFFINE &&
+                            m->actuator_biasprm[GDN_NBIAS * i + 2] != 0) ||
+                           gain_kv(m, i) != 0;
+            if (!kv) {
+                continue;
+            }
+            const int trn = m->actuator_trntype[i], id = m->actuator_trnid[2 * i];
+            const int constant =
+                (trn == GDN_TRN_JOINT && (m->jnt_type[id] == GDN_JNT_HINGE ||
+                                          m->jnt_type[id] == GDN_JNT_SLIDE)) ||
+                (trn == GDN_TRN_TENDON && tendon_fixed(m, id));
+            if (!constant) {
+                return "the implicit integrator's derivative with a velocity-gain actuator whose "
+                       "moment moves with q (ball or free joint, spatial tendon or other "
+                       "transmissions: d moment not implemented)";
+            }
+        }
+    }
+    return NULL;
+}
+
+// H^-T x in place with gdn_implicit_factor's (U + I) L: L' y = x (from the last dof up), then
+// (U + I)' z = y (from the root down)
+static gdnStatus solve_transposed(const gdnModel* m, const double* LU, double* x) {
+    const int nv = m->nv;
+    for (int i = nv - 1; i >= 0; i--) {
+        x[i] /= LU[(size_t)i * (size_t)(nv + 1)];
+        for (int k = m->dof_parentid[i]; k >= 0; k = m->dof_parentid[k]) {
+            x[k] -= LU[(size_t)i * (size_t)nv + (size_t)k] * x[i];
+        }
+    }
+    for (int i = 0; i < nv; i++) {
+        for (int k = m->dof_parentid[i]; k >= 0; k = m->dof_parentid[k]) {
+            x[i] -= LU[(size_t)k * (size_t)nv + (size_t)i] * x[k];
+        }
+    }
+    return GDN_OK;
+}
+
+static double inf_norm(const double* x, int n) {
+    double r = 0;
+    for (int i = 0; i < n; i++) {
+        r = fabs(x[i]) > r ? fabs(x[i]) : r;
+    }
+    return r;
+}
+
+// the polarization's setup: the model with the forces, gravity and penalty off (a shallow copy:
+// the same arrays), s, the saved qvel and xfrc_applied (then zeroed), a zero acceleration
+typedef struct {
+    gdnModel mc;
+    double s;
+    double* v0;
+    double* xfrc;
+    double* zero;
+} polar;
+
+// 0: nothing to do (a = 0), 1: set up, -1: arena short
+static int polar_begin(const gdnModel* m, gdnData* d, const double* a, polar* p) {
+    const int nv = m->nv;
+    const double na = inf_norm(a, nv), nvel = inf_norm(d->qvel, nv);
+    if (na == 0) {
+        return 0;
+    }
+    p->v0 = gdn_arena_doubles(d, 2 * (size_t)nv + 6 * (size_t)m->nbody + 1);
+    if (!p->v0) {
+        return -1;
+    }
+    p->zero = p->v0 + nv;
+    p->xfrc = p->zero + nv;
+    memcpy(p->v0, d->qvel, sizeof(double) * (size_t)nv);
+    memset(p->zero, 0, sizeof(double) * (size_t)nv);
+    memcpy(p->xfrc, d->xfrc_applied, sizeof(double) * 6 * (size_t)m->nbody);
+    memset(d->xfrc_applied, 0, sizeof(double) * 6 * (size_t)m->nbody);
+    p->mc = *m;
+    p->mc.opt.disableflags |= GDN_DSBL_PASSIVE | GDN_DSBL_ACTUATION | GDN_DSBL_GRAVITY;
+    p->mc.penalty.enabled = 0;
+    p->s = nvel > 0 ? nvel / na : 1 / na;
+    return 1;
+}
+
+// qvel = v0 + sign s a
+static void polar_velocity(const gdnModel* m, gdnData* d, const polar* p, const double* a,
+                           double sign) {
+    for (int i = 0; i < m->nv; i++) {
+        d->qvel[i] = p->v0[i] + sign * p->s * a[i];
+    }
+}
+
+static void polar_end(const gdnModel* m, gdnData* d, const polar* p) {
+    memcpy(d->qvel, p->v0, sizeof(double) * (size_t)m->nv);
+    memcpy(d->xfrc_applied, p->xfrc, sizeof(double) * 6 * (size_t)m->nbody);
+}
+
+// out (nv) = the tangent of (d C / d v) a along (dq, dv, dparam), a held fixed
+static gdnStatus rne_term_jvp(const gdnModel* m, gdnData* d, const double* a, const double* dq,
+                              const double* dv, const double* dparam, double* out) {
+    const int nv = m->nv;
+    memset(out, 0, sizeof(double) * (size_t)nv);
+    size_t mark = gdn_arena_mark(d);
+    polar p;
+    const int begun = polar_begin(m, d, a, &p);
+    if (begun <= 0) {
+        gdn_arena_reset(d, mark);
+        return begun < 0 ? GDN_ERR_MEMORY : GDN_OK;
+    }
+    double* r = gdn_arena_doubles(d, (size_t)nv + 1);
+    gdnStatus status = r ? GDN_OK : GDN_ERR_MEMORY;
+    const gdnResidualDirection dir = {dq, dv, NULL, NULL, dparam, NULL, NULL, NULL};
+    for (int k = 0; k < 2 && status == GDN_OK; k++) {
+        const double sign = k == 0 ? 1.0 : -1.0;
+        polar_velocity(m, d, &p, a, sign);
+        status = gdn_residual_jvp_ex(&p.mc, d, p.zero, NULL, &dir, r);
+        for (int i = 0; status == GDN_OK && i < nv; i++) {
+            out[i] += sign * r[i] / (2 * p.s);
+        }
+    }
+    polar_end(m, d, &p);
+    gdn_arena_reset(d, mark);
+    return status;
+}
+
+// gq, gv, gparam += the transpose of rne_term_jvp applied to y
+static gdnStatus rne_term_vjp(const gdnModel* m, gdnData* d, const double* a, const double* y,
+                              double* gq, double* gv, double* gparam) {
+    const int nv = m->nv;
+    size_t mark = gdn_arena_mark(d);
+    polar p;
+    const int begun = polar_begin(m, d, a, &p);
+    if (begun <= 0) {
+        gdn_arena_reset(d, mark);
+        return begun < 0 ? GDN_ERR_MEMORY : GDN_OK;
+    }
+    double* ys = gdn_arena_doubles(d, (size_t)nv + 1);
+    gdnStatus status = ys ? GDN_OK : GDN_ERR_MEMORY;
+    for (int k = 0; k < 2 && status == GDN_OK; k++) {
+        const double sign = k == 0 ? 1.0 : -1.0;
+        for (int i = 0; i < nv; i++) {
+            ys[i] = sign * y[i] / (2 * p.s);
+        }
+        polar_velocity(m, d, &p, a, sign);
+        gdnResidualAdjoint out = {gq, gv, NULL, NULL, gparam, NULL, NULL, NULL, NULL, NULL,
+                                  NULL, NULL, NULL, NULL};
+        status = gdn_residual_vjp_ex(&p.mc, d, p.zero, NULL, ys, &out);
+    }
+    polar_end(m, d, &p);
+    gdn_arena_reset(d, mark);
+    return status;
+}
+
+// the actuators' part: out += sum_i gainprm2_i m_i (m_i . a) du_i (jvp), or
+// gu_i += gainprm2_i (m_i . a) (m_i . z) (vjp, gu non-NULL)
+static gdnStatus actuator_term(const gdnModel* m, gdnData* d, const double* a, const double* du,
+                               double* out, const double* z, double* gu) {
+    if (m->opt.disableflags & GDN_DSBL_ACTUATION) {
+        return GDN_OK;
+    }
+    const int nv = m->nv;
+    size_t mark = gdn_arena_mark(d);
+    double* row = gdn_arena_doubles(d, (size_t)nv + 1);
+    if (!row) {
+        return GDN_ERR_MEMORY;
+    }
+    for (int i = 0; i < m->nu; i++) {
+        const double g = gain_kv(m, i);
+        if (g == 0) {
+            continue;
+        }
+        memset(row, 0, sizeof(double) * (size_t)nv);
+        gdn_actuator_moment_add(m, d, row, i, 1.0);
+        double ma = 0, mz = 0;
+        for (int k = 0; k < nv; k++) {
+            ma += row[k] * a[k];
+            mz += z ? row[k] * z[k] : 0;
+        }
+        if (gu) {
+            gu[i] += g * ma * mz;
+        } else if (du && du[i] != 0) {
+            for (int k = 0; k < nv; k++) {
+                out[k] += g * ma * du[i] * row[k];
+            }
+        }
+    }
+    gdn_arena_reset(d, mark);
+    return GDN_OK;
+}
+
+gdnStatus gdn_implicit_accel_jvp(const gdnModel* m, gdnData* d, const double* dq,
+                                 const double* dv, const double* du, const double* dparam,
+                                 double* da) {
+    const int nv = m->nv;
+    const double h = m->opt.timestep;
+    const double* a = d->qacc;
+    size_t mark = gdn_arena_mark(d);
+    double* H = gdn_arena_doubles(d, (size_t)nv * (size_t)nv + 2 * (size_t)nv + 1);
+    if (!H) {
+        return GDN_ERR_MEMORY;
+    }
+    double* dr = H + (size_t)nv * (size_t)nv;
+    double* t = dr + nv;
+    gdnStatus status = gdn_implicit_matrix(m, d, H);
+    // dr at the step's a; t = (dqDeriv) a = (d actuator part) a - (d (dC/dv)) a
+    if (status == GDN_OK) {
+        status = gdn_residual_jvp(m, d, a, dq, dv, du, dparam, NULL, dr);
+    }
+    if (status == GDN_OK) {
+        status = rne_term_jvp(m, d, a, dq, dv, dparam, t);
+    }
+    for (int i = 0; status == GDN_OK && i < nv; i++) {
+        t[i] = -t[i];
+    }
+    if (status == GDN_OK) {
+        status = actuator_term(m, d, a, du, t, NULL, NULL);
+    }
+    // da = H^-1 (-dr + h t)
+    for (int i = 0; status == GDN_OK && i < nv; i++) {
+        da[i] = -dr[i] + h * t[i];
+    }
+    if (status == GDN_OK) {
+        status = gdn_implicit_solve(m, d, H, da);
+    }
+    gdn_arena_reset(d, mark);
+    return status;
+}
+
+gdnStatus gdn_implicit_accel_vjp(const gdnModel* m, gdnData* d, const double* abar, double* gq,
+                                 double* gv, double* gu, double* gparam) {
+    const int nv = m->nv;
+    const double h = m->opt.timestep;
+    const double* a = d->qacc;
+    size_t mark = gdn_arena_mark(d);
+    double* H = gdn_arena_doubles(d, (size_t)nv * (size_t)nv + 3 * (size_t)nv + 1);
+    if (!H) {
+        return GDN_ERR_MEMORY;
+    }
+    double* lam = H + (size_t)nv * (size_t)nv;
+    double* y = lam + nv;
+    double* z = y + nv;
+    gdnStatus status = gdn_implicit_matrix(m, d, H);
+    // lambda = H^-T abar; the residual's part with y = -lambda, the qDeriv part with z = h lambda
+    if (status == GDN_OK) {
+        memcpy(lam, abar, sizeof(double) * (size_t)nv);
+        status = solve_transposed(m, H, lam);
+    }
+    for (int i = 0; i < nv; i++) {
+        y[i] = -lam[i];
+        z[i] = h * lam[i];
+    }
+    if (status == GDN_OK) {
+        gdnResidualAdjoint out = {gq, gv, NULL, gu, gparam, NULL, NULL, NULL, NULL, NULL,
+                                  NULL, NULL, NULL, NULL};
+        status = gdn_residual_vjp_primal(m, d, a, y, &out);
+    }
+    // t = -(d (dC/dv)) a + actuator part: z' t
+    if (status == GDN_OK) {
+        for (int i = 0; i < nv; i++) {
+            y[i] = -z[i];
+        }
+        status = rne_term_vjp(m, d, a, y, gq, gv, gparam);
+    }
+    if (status == GDN_OK && gu) {
+        status = actuator_term(m, d, a, NULL, NULL, z, gu);
+    }
+    gdn_arena_reset(d, mark);
+    return status;
+}

@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: Apache-2.0
+// Internal: the exact tangent and adjoint of the implicit integrator's step acceleration.
+#ifndef GDN_GRADIENT_IMPLICIT_DERIVATIVE_H
+#define GDN_GRADIENT_IMPLICIT_DERIVATIVE_H
+
+#include <gradyn/gradyn.h>
+
+// With H = M - h qDeriv (sim/integrator.h) the step's a solves r(q, v, a) - h qDeriv a = 0
+// (r the residual of residual.h: M a - qfrc_smooth), so along a direction
+//   da = H^-1 (-dr + h (dqDeriv) a),
+// dr the residual's tangent at the step's a, and (dqDeriv) a the change of qDeriv applied to a:
+// - the rne part: qDeriv_rne a = -(d C / d v) a, C quadratic in v, so exactly (polarization)
+//   (d C / d v) a = (G(q, v + s a) - G(q, v - s a)) / (2 s) for any s > 0, with G the bias
+//   without gravity and applied forces; its tangent (q, v, inertia parameters) is therefore
+//   the residual's tangent with the forces off at the two velocities v +- s a, differenced
+//   and divided by 2 s (an identity, not a difference quotient: s = |v| / |a| balances the
+//   round-off); the adjoint is the residual's adjoint at the same two velocities;
+// - the actuator part: sum_i kv_i m_i m_i' with constant moments m_i (hinge and slide joint
+//   transmissions, fixed tendons): d kv_i = gainprm[2] d input_i (the UNclamped ctrl, or act);
+// - dof damping and fixed tendon damping: constant.
+// What moves otherwise is refused (gdn_implicit_deriv_refusal).
+
+// NULL when the step at the front half in d has an implicit derivative, else the reason
+const char* gdn_implicit_deriv_refusal(const gdnModel* m, const gdnData* d);
+
+// da (nv) of the step at the front half in d (gdn_pipeline_front in a step mode: d->qacc the
+// implicit acceleration, d->qM). du: the force laws' input tangent (nu, NULL = 0), dparam the
+// inertia parameters' (NULL = 0). GDN_ERR_SINGULAR, GDN_ERR_MEMORY
+gdnStatus gdn_implicit_accel_jvp(const gdnModel* m, gdnData* d, const double* dq,
+                                 const double* dv, const double* du, const double* dparam,
+                                 double* da);
+
+// the transpose: gq, gv += (da/dq)' abar, (da/dv)' abar; gu = (da/du)' abar (overwritten;
+// NULL: not wanted), gparam += (da/dpi)' abar (NULL: not wanted)
+gdnStatus gdn_implicit_accel_vjp(const gdnModel* m, gdnData* d, const double* abar, double* gq,
+                                 double* gv, double* gu, double* gparam);
+
+#endif

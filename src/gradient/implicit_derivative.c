@@ -30,11 +30,9 @@ static double gain_kv(const gdnModel* m, int i) {
 }
 
 const char* gdn_implicit_deriv_refusal(const gdnModel* m, const gdnData* d) {
+    (void)d; // every refusal is the model's today
     if (gdn_penalty_active(m)) {
         return "the implicit integrator's derivative with the penalty contact model";
-    }
-    if (d->nefc > 0) {
-        return "the implicit integrator's derivative of a step with constraint rows";
     }
     if (!(m->opt.disableflags & GDN_DSBL_PASSIVE)) {
         for (int t = 0; t < m->ntendon; t++) {
@@ -73,7 +71,7 @@ const char* gdn_implicit_deriv_refusal(const gdnModel* m, const gdnData* d) {
 
 // H^-T x in place with gdn_implicit_factor's (U + I) L: L' y = x (from the last dof up), then
 // (U + I)' z = y (from the root down)
-static gdnStatus solve_transposed(const gdnModel* m, const double* LU, double* x) {
+void gdn_implicit_solve_transposed(const gdnModel* m, const double* LU, double* x) {
     const int nv = m->nv;
     for (int i = nv - 1; i >= 0; i--) {
         x[i] /= LU[(size_t)i * (size_t)(nv + 1)];
@@ -86,7 +84,6 @@ static gdnStatus solve_transposed(const gdnModel* m, const double* LU, double* x
             x[i] -= LU[(size_t)k * (size_t)nv + (size_t)i] * x[k];
         }
     }
-    return GDN_OK;
 }
 
 static double inf_norm(const double* x, int n) {
@@ -237,6 +234,40 @@ static gdnStatus actuator_term(const gdnModel* m, gdnData* d, const double* a, c
     return GDN_OK;
 }
 
+gdnStatus gdn_implicit_dqderiv_jvp(const gdnModel* m, gdnData* d, const double* a,
+                                   const double* dq, const double* dv, const double* du,
+                                   const double* dparam, double* t) {
+    // (dqDeriv) a = (d actuator part) a - (d (dC/dv)) a
+    gdnStatus status = rne_term_jvp(m, d, a, dq, dv, dparam, t);
+    for (int i = 0; status == GDN_OK && i < m->nv; i++) {
+        t[i] = -t[i];
+    }
+    if (status == GDN_OK) {
+        status = actuator_term(m, d, a, du, t, NULL, NULL);
+    }
+    return status;
+}
+
+gdnStatus gdn_implicit_dqderiv_vjp(const gdnModel* m, gdnData* d, const double* a,
+                                   const double* z, double* gq, double* gv, double* gu,
+                                   double* gparam) {
+    const int nv = m->nv;
+    size_t mark = gdn_arena_mark(d);
+    double* y = gdn_arena_doubles(d, (size_t)nv + 1);
+    if (!y) {
+        return GDN_ERR_MEMORY;
+    }
+    for (int i = 0; i < nv; i++) {
+        y[i] = -z[i];
+    }
+    gdnStatus status = rne_term_vjp(m, d, a, y, gq, gv, gparam);
+    if (status == GDN_OK && gu) {
+        status = actuator_term(m, d, a, NULL, NULL, z, gu);
+    }
+    gdn_arena_reset(d, mark);
+    return status;
+}
+
 gdnStatus gdn_implicit_accel_jvp(const gdnModel* m, gdnData* d, const double* dq,
                                  const double* dv, const double* du, const double* dparam,
                                  double* da) {
@@ -251,18 +282,12 @@ gdnStatus gdn_implicit_accel_jvp(const gdnModel* m, gdnData* d, const double* dq
     double* dr = H + (size_t)nv * (size_t)nv;
     double* t = dr + nv;
     gdnStatus status = gdn_implicit_matrix(m, d, H);
-    // dr at the step's a; t = (dqDeriv) a = (d actuator part) a - (d (dC/dv)) a
+    // dr at the step's a; t = (dqDeriv) a
     if (status == GDN_OK) {
         status = gdn_residual_jvp(m, d, a, dq, dv, du, dparam, NULL, dr);
     }
     if (status == GDN_OK) {
-        status = rne_term_jvp(m, d, a, dq, dv, dparam, t);
-    }
-    for (int i = 0; status == GDN_OK && i < nv; i++) {
-        t[i] = -t[i];
-    }
-    if (status == GDN_OK) {
-        status = actuator_term(m, d, a, du, t, NULL, NULL);
+        status = gdn_implicit_dqderiv_jvp(m, d, a, dq, dv, du, dparam, t);
     }
     // da = H^-1 (-dr + h t)
     for (int i = 0; status == GDN_OK && i < nv; i++) {
@@ -292,7 +317,7 @@ gdnStatus gdn_implicit_accel_vjp(const gdnModel* m, gdnData* d, const double* ab
     // lambda = H^-T abar; the residual's part with y = -lambda, the qDeriv part with z = h lambda
     if (status == GDN_OK) {
         memcpy(lam, abar, sizeof(double) * (size_t)nv);
-        status = solve_transposed(m, H, lam);
+        gdn_implicit_solve_transposed(m, H, lam);
     }
     for (int i = 0; i < nv; i++) {
         y[i] = -lam[i];
@@ -303,15 +328,8 @@ gdnStatus gdn_implicit_accel_vjp(const gdnModel* m, gdnData* d, const double* ab
                                   NULL, NULL, NULL, NULL};
         status = gdn_residual_vjp_primal(m, d, a, y, &out);
     }
-    // t = -(d (dC/dv)) a + actuator part: z' t
     if (status == GDN_OK) {
-        for (int i = 0; i < nv; i++) {
-            y[i] = -z[i];
-        }
-        status = rne_term_vjp(m, d, a, y, gq, gv, gparam);
-    }
-    if (status == GDN_OK && gu) {
-        status = actuator_term(m, d, a, NULL, NULL, z, gu);
+        status = gdn_implicit_dqderiv_vjp(m, d, a, z, gq, gv, gu, gparam);
     }
     gdn_arena_reset(d, mark);
     return status;

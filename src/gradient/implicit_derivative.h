@@ -18,7 +18,9 @@
 // - the actuator part: sum_i kv_i m_i m_i' with constant moments m_i (hinge and slide joint
 //   transmissions, fixed tendons): d kv_i = gainprm[2] d input_i (the UNclamped ctrl, or act);
 // - dof damping and fixed tendon damping: constant.
-// What moves otherwise is refused (gdn_implicit_deriv_refusal).
+// What moves otherwise is refused (gdn_implicit_deriv_refusal). With constraint rows the same
+// change enters the step's final solve (gradient/step_constrained.c): H da = -dr_a + J' df +
+// h (dqDeriv) a.
 
 // NULL when the step at the front half in d has an implicit derivative, else the reason
 const char* gdn_implicit_deriv_refusal(const gdnModel* m, const gdnData* d);
@@ -29,6 +31,20 @@ const char* gdn_implicit_deriv_refusal(const gdnModel* m, const gdnData* d);
 gdnStatus gdn_implicit_accel_jvp(const gdnModel* m, gdnData* d, const double* dq,
                                  const double* dv, const double* du, const double* dparam,
                                  double* da);
+
+// t (nv, overwritten) = (dqDeriv) a along (dq, dv, du, dparam), a held fixed
+gdnStatus gdn_implicit_dqderiv_jvp(const gdnModel* m, gdnData* d, const double* a,
+                                   const double* dq, const double* dv, const double* du,
+                                   const double* dparam, double* t);
+
+// its transpose for z (nv): gq, gv, gparam += (NULL: not wanted), gu += (accumulated; NULL:
+// not wanted)
+gdnStatus gdn_implicit_dqderiv_vjp(const gdnModel* m, gdnData* d, const double* a,
+                                   const double* z, double* gq, double* gv, double* gu,
+                                   double* gparam);
+
+// x = H^-T x with the factor of gdn_implicit_factor (in place)
+void gdn_implicit_solve_transposed(const gdnModel* m, const double* LU, double* x);
 
 // the transpose: gq, gv += (da/dq)' abar, (da/dv)' abar; gu = (da/du)' abar (overwritten;
 // NULL: not wanted), gparam += (da/dpi)' abar (NULL: not wanted)

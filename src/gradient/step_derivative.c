@@ -138,11 +138,13 @@ static gdnStatus step_jvp_core(const gdnModel* m, gdnData* d, const double* dqpo
         status = primal_front(m, d, &f, qvel_next);
     }
     // the implicit integrator: da = (M - h qDeriv)^-1 (-dr + h (dqDeriv) a)
+    // (with rows the constrained path's final solve: step_constrained.c)
     const int implicit = m->opt.integrator == GDN_INT_IMPLICIT;
-    if (status == GDN_OK && implicit) {
-        status = gdn_implicit_deriv_refusal(m, d) || dvert || dcp
-                     ? GDN_ERR_UNSUPPORTED
-                     : gdn_implicit_accel_jvp(m, d, dqpos, dqvel, dctrl, dparam, dr);
+    if (status == GDN_OK && implicit && gdn_implicit_deriv_refusal(m, d)) {
+        status = GDN_ERR_UNSUPPORTED;
+    }
+    if (status == GDN_OK && implicit && d->nefc == 0) {
+        status = gdn_implicit_accel_jvp(m, d, dqpos, dqvel, dctrl, dparam, dr);
     } else if (status == GDN_OK && d->nefc > 0) {
         const char* what = NULL;
         status = gdn_constrained_admissible(m, d);
@@ -410,14 +412,13 @@ static gdnStatus step_vjp_core(const gdnModel* m, gdnData* d, const double* gqpo
     if (status == GDN_OK) {
         status = gdn_pipeline_front(m, d, GDN_PIPE_DERIVATIVE, &f);
     }
-    if (status == GDN_OK && m->opt.integrator == GDN_INT_IMPLICIT) {
+    const int implicit = m->opt.integrator == GDN_INT_IMPLICIT;
+    if (status == GDN_OK && implicit) {
         *what = gdn_implicit_deriv_refusal(m, d);
-        if (!*what && (gvert || cp)) {
-            *what = "the implicit integrator's derivative in the contact channels";
-        }
-        status = *what ? GDN_ERR_UNSUPPORTED
-                       : implicit_vjp_back(m, d, gqpos_next, gqvel_next, gqpos, gqvel, gctrl,
-                                           gparam);
+        status = *what ? GDN_ERR_UNSUPPORTED : GDN_OK;
+    }
+    if (status == GDN_OK && implicit && d->nefc == 0) {
+        status = implicit_vjp_back(m, d, gqpos_next, gqvel_next, gqpos, gqvel, gctrl, gparam);
     } else if (status == GDN_OK && d->nefc > 0) {
         // the inverse weights' cotangents: the caller's (a trajectory sums them), or this
         // call's, finished here into gparam

@@ -10,6 +10,7 @@
 #include "dynamics/activation.h"
 #include "dynamics/passive.h"
 #include "gradient/residual.h"
+#include "kinematics/tendon_derivative.h"
 #include "penalty/penalty.h"
 #include "sim/integrator.h"
 
@@ -34,14 +35,6 @@ const char* gdn_implicit_deriv_refusal(const gdnModel* m, const gdnData* d) {
     if (gdn_penalty_active(m)) {
         return "the implicit integrator's derivative with the penalty contact model";
     }
-    if (!(m->opt.disableflags & GDN_DSBL_PASSIVE)) {
-        for (int t = 0; t < m->ntendon; t++) {
-            if (m->tendon_damping[t] > 0 && !tendon_fixed(m, t)) {
-                return "the implicit integrator's derivative with spatial tendon damping (d(J'J) "
-                       "not implemented)";
-            }
-        }
-    }
     if (!(m->opt.disableflags & GDN_DSBL_ACTUATION)) {
         for (int i = 0; i < m->nu; i++) {
             if (m->actuator_gaintype[i] == GDN_GAIN_MUSCLE) {
@@ -54,15 +47,12 @@ const char* gdn_implicit_deriv_refusal(const gdnModel* m, const gdnData* d) {
             if (!kv) {
                 continue;
             }
-            const int trn = m->actuator_trntype[i], id = m->actuator_trnid[2 * i];
-            const int constant =
-                (trn == GDN_TRN_JOINT && (m->jnt_type[id] == GDN_JNT_HINGE ||
-                                          m->jnt_type[id] == GDN_JNT_SLIDE)) ||
-                (trn == GDN_TRN_TENDON && tendon_fixed(m, id));
-            if (!constant) {
-                return "the implicit integrator's derivative with a velocity-gain actuator whose "
-                       "moment moves with q (ball or free joint, spatial tendon or other "
-                       "transmissions: d moment not implemented)";
+            // joint transmissions (MuJoCo's moment: the constant gear) and tendons (fixed:
+            // constant J; spatial: J moves by DJ, spatial_terms below)
+            const int trn = m->actuator_trntype[i];
+            if (trn != GDN_TRN_JOINT && trn != GDN_TRN_TENDON) {
+                return "the implicit integrator's derivative with a velocity-gain actuator on a "
+                       "transmission other than a joint or a tendon (d moment not implemented)";
             }
         }
     }
@@ -92,6 +82,21 @@ static double inf_norm(const double* x, int n) {
         r = fabs(x[i]) > r ? fabs(x[i]) : r;
     }
     return r;
+}
+
+// qDeriv keeps only M's pattern P (dof i with its ancestors and descendants), so every
+// rank-one term x x' of it acts as the masked product: out_i = sum_{j in P(i)} x_j y_j
+// (the pairs (i, j) with j an ancestor of i or i itself, both ways)
+static void pattern_dot(const gdnModel* m, const double* x, const double* y, double* out) {
+    const int nv = m->nv;
+    memset(out, 0, sizeof(double) * (size_t)nv);
+    for (int i = 0; i < nv; i++) {
+        out[i] += x[i] * y[i];
+        for (int j = m->dof_parentid[i]; j >= 0; j = m->dof_parentid[j]) {
+            out[i] += x[j] * y[j];
+            out[j] += x[i] * y[i];
+        }
+    }
 }
 
 // the polarization's setup: the model with the forces, gravity and penalty off (a shallow copy:
@@ -206,32 +211,103 @@ static gdnStatus actuator_term(const gdnModel* m, gdnData* d, const double* a, c
     }
     const int nv = m->nv;
     size_t mark = gdn_arena_mark(d);
-    double* row = gdn_arena_doubles(d, (size_t)nv + 1);
+    double* row = gdn_arena_doubles(d, 2 * (size_t)nv + 1);
     if (!row) {
         return GDN_ERR_MEMORY;
     }
+    double* ma = row + nv;
     for (int i = 0; i < m->nu; i++) {
         const double g = gain_kv(m, i);
-        if (g == 0) {
+        if (g == 0 || (!gu && (!du || du[i] == 0))) {
             continue;
         }
+        // (m m' on M's pattern) a
         memset(row, 0, sizeof(double) * (size_t)nv);
         gdn_actuator_moment_add(m, d, row, i, 1.0);
-        double ma = 0, mz = 0;
-        for (int k = 0; k < nv; k++) {
-            ma += row[k] * a[k];
-            mz += z ? row[k] * z[k] : 0;
-        }
+        pattern_dot(m, row, a, ma);
         if (gu) {
-            gu[i] += g * ma * mz;
-        } else if (du && du[i] != 0) {
+            double s = 0;
             for (int k = 0; k < nv; k++) {
-                out[k] += g * ma * du[i] * row[k];
+                s += z[k] * row[k] * ma[k];
+            }
+            gu[i] += g * s;
+        } else {
+            for (int k = 0; k < nv; k++) {
+                out[k] += g * du[i] * row[k] * ma[k];
             }
         }
     }
     gdn_arena_reset(d, mark);
     return GDN_OK;
+}
+
+// the spatial tendons' part: qDeriv holds c_t J_t' J_t per spatial tendon t, with
+// c_t = -damping_t + sum over the actuators i on t of kv_i gear_i^2 (their moments gear_i J_t),
+// and J_t moves with q by DJ_t (kinematics/tendon_derivative.h), w = DJ_t dq:
+//   jvp:  t += c_t (w (J_t . a)_P + J_t (w . a)_P)
+//   vjp:  gq += c_t DJ_t' ((J_t . a)_P z + (z . J_t)_P a)
+// with (x . y)_P the masked products of pattern_dot (qDeriv's entries off M's pattern dropped)
+static gdnStatus spatial_terms(const gdnModel* m, gdnData* d, const double* a, const double* dq,
+                               double* out, const double* z, double* gq) {
+    const int nv = m->nv;
+    int any = 0;
+    for (int t = 0; t < m->ntendon; t++) {
+        any |= !tendon_fixed(m, t);
+    }
+    if (!any || (!out && !gq) || (out && !dq)) {
+        return GDN_OK;
+    }
+    size_t mark = gdn_arena_mark(d);
+    gdnTendonWork w;
+    double* c = gdn_arena_doubles(d, 3 * (size_t)nv + (size_t)m->ntendon + 1);
+    if (!c || gdn_tendon_work_alloc(m, d, &w) != GDN_OK) {
+        gdn_arena_reset(d, mark);
+        return GDN_ERR_MEMORY;
+    }
+    double* p1 = c + nv;
+    double* p2 = p1 + nv;
+    double* coef = p2 + nv;
+    for (int t = 0; t < m->ntendon; t++) {
+        coef[t] = !(m->opt.disableflags & GDN_DSBL_PASSIVE) && m->tendon_damping[t] > 0
+                      ? -m->tendon_damping[t]
+                      : 0;
+    }
+    for (int i = 0; i < m->nu && !(m->opt.disableflags & GDN_DSBL_ACTUATION); i++) {
+        if (m->actuator_trntype[i] == GDN_TRN_TENDON) {
+            const double g = m->actuator_gear[6 * i];
+            coef[m->actuator_trnid[2 * i]] += gdn_implicit_actuator_kv(m, d, i) * g * g;
+        }
+    }
+    gdnStatus status = GDN_OK;
+    for (int t = 0; t < m->ntendon && status == GDN_OK; t++) {
+        if (tendon_fixed(m, t) || coef[t] == 0) {
+            continue;
+        }
+        double L, V;
+        if (gdn_tendon_linear(m, d, w.S, t, &L, &V, w.J, w.DJ, w.scratch) < 0) {
+            status = GDN_ERR_UNSUPPORTED; // GDN_TENDON_WRAP_WHAT
+            break;
+        }
+        pattern_dot(m, w.J, a, p1);
+        if (out) {
+            gdn_tendon_dj_mul(nv, w.DJ, dq, w.w);
+            pattern_dot(m, w.w, a, p2);
+            for (int k = 0; k < nv; k++) {
+                out[k] += coef[t] * (w.w[k] * p1[k] + w.J[k] * p2[k]);
+            }
+        } else {
+            pattern_dot(m, w.J, z, p2);
+            for (int k = 0; k < nv; k++) {
+                c[k] = coef[t] * (p1[k] * z[k] + p2[k] * a[k]);
+            }
+            gdn_tendon_dj_mul_t(nv, w.DJ, c, w.w);
+            for (int k = 0; k < nv; k++) {
+                gq[k] += w.w[k];
+            }
+        }
+    }
+    gdn_arena_reset(d, mark);
+    return status;
 }
 
 gdnStatus gdn_implicit_dqderiv_jvp(const gdnModel* m, gdnData* d, const double* a,
@@ -244,6 +320,9 @@ gdnStatus gdn_implicit_dqderiv_jvp(const gdnModel* m, gdnData* d, const double* 
     }
     if (status == GDN_OK) {
         status = actuator_term(m, d, a, du, t, NULL, NULL);
+    }
+    if (status == GDN_OK) {
+        status = spatial_terms(m, d, a, dq, t, NULL, NULL);
     }
     return status;
 }
@@ -263,6 +342,9 @@ gdnStatus gdn_implicit_dqderiv_vjp(const gdnModel* m, gdnData* d, const double* 
     gdnStatus status = rne_term_vjp(m, d, a, y, gq, gv, gparam);
     if (status == GDN_OK && gu) {
         status = actuator_term(m, d, a, NULL, NULL, z, gu);
+    }
+    if (status == GDN_OK && gq) {
+        status = spatial_terms(m, d, a, NULL, NULL, z, gq);
     }
     gdn_arena_reset(d, mark);
     return status;

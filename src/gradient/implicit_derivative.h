@@ -15,9 +15,11 @@
 //   the residual's tangent with the forces off at the two velocities v +- s a, differenced
 //   and divided by 2 s (an identity, not a difference quotient: s = |v| / |a| balances the
 //   round-off); the adjoint is the residual's adjoint at the same two velocities;
-// - the actuator part: sum_i kv_i m_i m_i' with constant moments m_i (hinge and slide joint
-//   transmissions, fixed tendons): d kv_i = gainprm[2] d input_i (the UNclamped ctrl, or act);
-// - dof damping and fixed tendon damping: constant.
+// - the actuator part: sum_i kv_i m_i m_i': d kv_i = gainprm[2] d input_i (the UNclamped ctrl,
+//   or act) with the moment m_i constant (joint transmissions: MuJoCo's gear; fixed tendons);
+// - dof damping and fixed tendon damping: constant;
+// - spatial tendons (their damping and the actuators on them): c_t J_t' J_t with J_t moving by
+//   DJ_t (kinematics/tendon_derivative.h), d(J' J a) = DJ dq (J . a) + J (DJ dq . a).
 // What moves otherwise is refused (gdn_implicit_deriv_refusal). With constraint rows the same
 // change enters the step's final solve (gradient/step_constrained.c): H da = -dr_a + J' df +
 // h (dqDeriv) a.

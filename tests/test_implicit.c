@@ -24,6 +24,8 @@
 #include "sim/integrator.h"
 
 #define QDERIV_TOL 1e-12
+// MuJoCo's muscle sample (Debian libmujoco-samples)
+#define GDN_ORACLE_MJ_ARM26 "/usr/share/mujoco/model/tendon_arm/arm26.xml"
 #define STEP_TOL 1e-12
 #define ROLLOUT_STEPS 1000
 #define ROLLOUT_TOL 1e-6
@@ -167,7 +169,8 @@ static int random_steps(const char* file, int rows, int nsample, double* eD, dou
 static const char* const g_models[] = {"arm7.xml",          "tendon_fixed.xml",
                                        "tendon_spatial.xml", "act_arm.xml",
                                        "tendon_arm26.xml",   "ball_chain.xml",
-                                       "adj_free_spin.xml",  GDN_ORACLE_MJ_HUMANOID};
+                                       "adj_free_spin.xml",  GDN_ORACLE_MJ_HUMANOID,
+                                       GDN_ORACLE_MJ_ARM26};
 
 static int test_step_random(void) {
     int bad = 0;
@@ -593,7 +596,8 @@ static const char* const g_deriv_models[] = {"IMPL_XML",       "arm7.xml",
                                              "tendon_fixed.xml", "ball_chain.xml",
                                              "adj_free_spin.xml", "double_pendulum.xml",
                                              GDN_ORACLE_MJ_HUMANOID, "IMPL_ROWS_XML",
-                                             "tendon_spatial.xml", "SPATIAL_KV", "WRAP_KV"};
+                                             "tendon_spatial.xml", "SPATIAL_KV", "WRAP_KV",
+                                             "act_arm.xml", GDN_ORACLE_MJ_ARM26};
 
 static int test_jvp_vjp(void) {
     int bad = 0;
@@ -744,7 +748,8 @@ static int test_transition(void) {
     int bad = 0;
     static const char* const models[] = {"IMPL_XML", "arm7.xml", "tendon_fixed.xml",
                                          "ball_chain.xml", GDN_ORACLE_MJ_HUMANOID,
-                                         "IMPL_ROWS_XML", "SPATIAL_KV", "WRAP_KV"};
+                                         "IMPL_ROWS_XML", "SPATIAL_KV", "WRAP_KV",
+                                         "act_arm.xml", GDN_ORACLE_MJ_ARM26};
     for (size_t i = 0; i < sizeof(models) / sizeof(models[0]); i++) {
         double efd, ejvp;
         CHECK(transition_check(models[i], &efd, &ejvp) == 0);
@@ -764,7 +769,7 @@ static int test_refusals(void) {
         const char* file;
         int rows;
         const char* what;
-    } cases[] = {{"act_arm.xml", 0, "muscles"}};
+    } cases[] = {{"box_penalty.xml", 0, "penalty contact"}};
     for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
         gdnModel* m = cases[k].rows ? gdn_test_load_model_as_is(cases[k].file)
                                     : gdn_test_load_model(cases[k].file);

@@ -37,9 +37,13 @@ const char* gdn_implicit_deriv_refusal(const gdnModel* m, const gdnData* d) {
     }
     if (!(m->opt.disableflags & GDN_DSBL_ACTUATION)) {
         for (int i = 0; i < m->nu; i++) {
-            if (m->actuator_gaintype[i] == GDN_GAIN_MUSCLE) {
-                return "the implicit integrator's derivative with muscles (the second partials of "
-                       "mjd_muscleGain_vel not implemented)";
+            if (m->actuator_gaintype[i] == GDN_GAIN_MUSCLE &&
+                !(m->actuator_trntype[i] == GDN_TRN_TENDON ||
+                  (m->actuator_trntype[i] == GDN_TRN_JOINT &&
+                   (m->jnt_type[m->actuator_trnid[2 * i]] == GDN_JNT_HINGE ||
+                    m->jnt_type[m->actuator_trnid[2 * i]] == GDN_JNT_SLIDE)))) {
+                return "the implicit integrator's derivative with a muscle on a ball or free "
+                       "joint or another transmission (its length's tangent not implemented)";
             }
             const int kv = (m->actuator_biastype[i] == GDN_BIAS_AFFINE &&
                             m->actuator_biasprm[GDN_NBIAS * i + 2] != 0) ||
@@ -202,43 +206,114 @@ static gdnStatus rne_term_vjp(const gdnModel* m, gdnData* d, const double* a, co
     return status;
 }
 
-// the actuators' part: out += sum_i gainprm2_i m_i (m_i . a) du_i (jvp), or
-// gu_i += gainprm2_i (m_i . a) (m_i . z) (vjp, gu non-NULL)
-static gdnStatus actuator_term(const gdnModel* m, gdnData* d, const double* a, const double* du,
-                               double* out, const double* z, double* gu) {
+// the actuators' part, the change of each kv_i (MuJoCo's coefficient, gdn_implicit_actuator_kv)
+// along the direction: d kv_i = cu du_i + cl dlen_i + cw dvel_i with
+//   affine gain: cu = gainprm[2];  muscle (kv = g(len, vel) act): cu = g, cl = act dg/dlen,
+//   cw = act dg/dvel;  dlen_i = m_i . dq,  dvel_i = m_i . dv + (dm_i . v)  (dm_i = gear DJ dq
+//   on a spatial tendon, else 0)
+//   jvp:  out += d kv_i m_i (m_i . a)_P
+//   vjp:  s_i = z . (m_i (m_i . a)_P):  gu_i += cu s_i,  gq += cl s_i m_i + cw s_i gear DJ' v,
+//         gv += cw s_i m_i
+static gdnStatus actuator_term(const gdnModel* m, gdnData* d, const double* a, const double* dq,
+                               const double* dv, const double* du, double* out, const double* z,
+                               double* gq, double* gv, double* gu) {
     if (m->opt.disableflags & GDN_DSBL_ACTUATION) {
         return GDN_OK;
     }
     const int nv = m->nv;
     size_t mark = gdn_arena_mark(d);
-    double* row = gdn_arena_doubles(d, 2 * (size_t)nv + 1);
-    if (!row) {
+    double* row = gdn_arena_doubles(d, 3 * (size_t)nv + 1);
+    gdnTendonWork w = {0};
+    int need_dj = 0;
+    for (int i = 0; i < m->nu; i++) {
+        need_dj |= m->actuator_gaintype[i] == GDN_GAIN_MUSCLE &&
+                   m->actuator_trntype[i] == GDN_TRN_TENDON &&
+                   !tendon_fixed(m, m->actuator_trnid[2 * i]);
+    }
+    if (!row || (need_dj && gdn_tendon_work_alloc(m, d, &w) != GDN_OK)) {
+        gdn_arena_reset(d, mark);
         return GDN_ERR_MEMORY;
     }
     double* ma = row + nv;
-    for (int i = 0; i < m->nu; i++) {
-        const double g = gain_kv(m, i);
-        if (g == 0 || (!gu && (!du || du[i] == 0))) {
+    double* dm = ma + nv;
+    gdnStatus status = GDN_OK;
+    for (int i = 0; i < m->nu && status == GDN_OK; i++) {
+        double cu = gain_kv(m, i), cl = 0, cw = 0;
+        const int muscle = m->actuator_gaintype[i] == GDN_GAIN_MUSCLE;
+        if (muscle) {
+            const double act =
+                gdn_actuator_stateful(m, i) ? d->act[i - (m->nu - m->na)] : d->ctrl[i];
+            double gl, gw;
+            cu = gdn_implicit_muscle_gain_vel(d->actuator_length[i], d->actuator_velocity[i],
+                                              m->actuator_lengthrange + 2 * i,
+                                              m->actuator_acc0[i],
+                                              m->actuator_gainprm + GDN_NGAIN * i);
+            gdn_implicit_muscle_gain_vel_partials(
+                d->actuator_length[i], d->actuator_velocity[i], m->actuator_lengthrange + 2 * i,
+                m->actuator_acc0[i], m->actuator_gainprm + GDN_NGAIN * i, &gl, &gw);
+            cl = act * gl;
+            cw = act * gw;
+        }
+        if (cu == 0 && cl == 0 && cw == 0) {
             continue;
         }
         // (m m' on M's pattern) a
         memset(row, 0, sizeof(double) * (size_t)nv);
         gdn_actuator_moment_add(m, d, row, i, 1.0);
         pattern_dot(m, row, a, ma);
-        if (gu) {
-            double s = 0;
-            for (int k = 0; k < nv; k++) {
-                s += z[k] * row[k] * ma[k];
+        // a muscle on a spatial tendon: its moment moves, DJ for dvel's (dm . v)
+        const int moving = muscle && m->actuator_trntype[i] == GDN_TRN_TENDON &&
+                           !tendon_fixed(m, m->actuator_trnid[2 * i]);
+        const double gear = m->actuator_gear[6 * i];
+        if (moving && (cw != 0)) {
+            double L, V;
+            if (gdn_tendon_linear(m, d, w.S, m->actuator_trnid[2 * i], &L, &V, w.J, w.DJ,
+                                  w.scratch) < 0) {
+                status = GDN_ERR_UNSUPPORTED; // GDN_TENDON_WRAP_WHAT
+                break;
             }
-            gu[i] += g * s;
-        } else {
+        }
+        if (out) {
+            double dkv = cu * (du ? du[i] : 0);
+            double ml = 0, mv = 0;
             for (int k = 0; k < nv; k++) {
-                out[k] += g * du[i] * row[k] * ma[k];
+                ml += dq ? row[k] * dq[k] : 0;
+                mv += dv ? row[k] * dv[k] : 0;
+            }
+            if (moving && cw != 0 && dq) {
+                gdn_tendon_dj_mul(nv, w.DJ, dq, dm);
+                for (int k = 0; k < nv; k++) {
+                    mv += gear * dm[k] * d->qvel[k];
+                }
+            }
+            dkv += cl * ml + cw * mv;
+            for (int k = 0; k < nv; k++) {
+                out[k] += dkv * row[k] * ma[k];
+            }
+        } else {
+            double si = 0;
+            for (int k = 0; k < nv; k++) {
+                si += z[k] * row[k] * ma[k];
+            }
+            if (gu) {
+                gu[i] += cu * si;
+            }
+            for (int k = 0; gq && k < nv; k++) {
+                gq[k] += cl * si * row[k];
+            }
+            for (int k = 0; gv && k < nv; k++) {
+                gv[k] += cw * si * row[k];
+            }
+            if (moving && cw != 0 && gq) {
+                gdn_tendon_dj_mul_t(nv, w.DJ, d->qvel, dm);
+                for (int k = 0; k < nv; k++) {
+                    gq[k] += cw * si * gear * dm[k];
+                }
             }
         }
     }
     gdn_arena_reset(d, mark);
-    return GDN_OK;
+    return status;
 }
 
 // the spatial tendons' part: qDeriv holds c_t J_t' J_t per spatial tendon t, with
@@ -319,7 +394,7 @@ gdnStatus gdn_implicit_dqderiv_jvp(const gdnModel* m, gdnData* d, const double* 
         t[i] = -t[i];
     }
     if (status == GDN_OK) {
-        status = actuator_term(m, d, a, du, t, NULL, NULL);
+        status = actuator_term(m, d, a, dq, dv, du, t, NULL, NULL, NULL, NULL);
     }
     if (status == GDN_OK) {
         status = spatial_terms(m, d, a, dq, t, NULL, NULL);
@@ -340,8 +415,8 @@ gdnStatus gdn_implicit_dqderiv_vjp(const gdnModel* m, gdnData* d, const double* 
         y[i] = -z[i];
     }
     gdnStatus status = rne_term_vjp(m, d, a, y, gq, gv, gparam);
-    if (status == GDN_OK && gu) {
-        status = actuator_term(m, d, a, NULL, NULL, z, gu);
+    if (status == GDN_OK) {
+        status = actuator_term(m, d, a, NULL, NULL, NULL, NULL, z, gq, gv, gu);
     }
     if (status == GDN_OK && gq) {
         status = spatial_terms(m, d, a, NULL, NULL, z, gq);

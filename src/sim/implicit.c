@@ -61,6 +61,58 @@ double gdn_implicit_muscle_gain_vel(double len, double vel, const double lengthr
     return -force * FL * dFV / max_minval(L0 * vmax);
 }
 
+// its partials in len and vel (the same branches): with g = -F FL(L) FV'(V) / (L0 vmax),
+// L = range0 + (len - lr0) / L0, V = vel / (L0 vmax):
+//   dg/dlen = -F FL'(L) FV'(V) / (L0 (L0 vmax)),  dg/dvel = -F FL(L) FV''(V) / (L0 vmax)^2
+// FL' per branch (x as above): x / (a - lmin), x / (1 - a), -x / (b - 1), -x / (lmax - b);
+// FV'' = 2 on (-1, 0], -2 / y on (0, y], 0 elsewhere
+void gdn_implicit_muscle_gain_vel_partials(double len, double vel, const double lengthrange[2],
+                                           double acc0, const double prm[], double* dlen,
+                                           double* dvel) {
+    const double range0 = prm[0], range1 = prm[1];
+    double force = prm[2];
+    const double scale = prm[3], lmin = prm[4], lmax = prm[5], vmax = prm[6], fvmax = prm[8];
+    if (force < 0) {
+        force = scale / max_minval(acc0);
+    }
+    const double a = 0.5 * (lmin + 1), b = 0.5 * (1 + lmax);
+    const double L0 = (lengthrange[1] - lengthrange[0]) / max_minval(range1 - range0);
+    const double L = range0 + (len - lengthrange[0]) / max_minval(L0);
+    const double V = vel / max_minval(L0 * vmax);
+    double FL = 0, dFL = 0, x;
+    if (L >= lmin && L <= a) {
+        x = (L - lmin) / max_minval(a - lmin);
+        FL = 0.5 * x * x;
+        dFL = x / max_minval(a - lmin);
+    } else if (L <= 1) {
+        x = (1 - L) / max_minval(1 - a);
+        FL = 1 - 0.5 * x * x;
+        dFL = x / max_minval(1 - a);
+    } else if (L <= b) {
+        x = (L - 1) / max_minval(b - 1);
+        FL = 1 - 0.5 * x * x;
+        dFL = -x / max_minval(b - 1);
+    } else if (L <= lmax) {
+        x = (lmax - L) / max_minval(lmax - b);
+        FL = 0.5 * x * x;
+        dFL = -x / max_minval(lmax - b);
+    }
+    const double y = fvmax - 1;
+    double dFV = 0, ddFV = 0;
+    if (V <= -1) {
+        dFV = 0;
+    } else if (V <= 0) {
+        dFV = 2 * V + 2;
+        ddFV = 2;
+    } else if (V <= y) {
+        dFV = (-2 * V + 2 * y) / max_minval(y);
+        ddFV = -2 / max_minval(y);
+    }
+    const double s = max_minval(L0 * vmax);
+    *dlen = -force * dFL * dFV / s / max_minval(L0);
+    *dvel = -force * FL * ddFV / s / s;
+}
+
 // actuator i's velocity coefficient in qDeriv (mjd_actuator_vel): the affine bias's kv, plus
 // the gain's velocity slope (affine kv, or the muscle's) times the UNclamped ctrl (or act)
 double gdn_implicit_actuator_kv(const gdnModel* m, const gdnData* d, int i) {

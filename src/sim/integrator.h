@@ -86,6 +86,10 @@ gdnStatus gdn_implicit_qderiv(const gdnModel* m, gdnData* d, double* D);
 double gdn_implicit_actuator_kv(const gdnModel* m, const gdnData* d, int i);
 double gdn_implicit_muscle_gain_vel(double len, double vel, const double lengthrange[2],
                                     double acc0, const double prm[]);
+// its partials d/dlen, d/dvel (the same branches; for the implicit step's derivative)
+void gdn_implicit_muscle_gain_vel_partials(double len, double vel, const double lengthrange[2],
+                                           double acc0, const double prm[], double* dlen,
+                                           double* dvel);
 
 // H (nv x nv dense) = the LU of itself on M's pattern, in place; GDN_ERR_SINGULAR for a pivot
 // below MuJoCo's mjMINVAL (MuJoCo stops with mju_error there)

@@ -672,8 +672,6 @@ static int test_unsupported_policy(void) {
         const char* substitute; // in the warning
         const char* xml;  // the model's <option> ... before a pendulum
     } cases[] = {
-        {"integrator \"implicit\" in a medium", "semi-implicit Euler",
-         "<option integrator='implicit' viscosity='0.1'/>"},
         {"noslip_iterations", "no no-slip pass", "<option noslip_iterations='3'/>"},
         {"collision=\"predefined\"", "collision=\"all\"", "<option collision='predefined'/>"},
         {"multiccd", "one contact per convex pair",

@@ -8,6 +8,7 @@
 
 #include "base/arena.h"
 #include "dynamics/activation.h"
+#include "dynamics/fluid.h"
 #include "dynamics/passive.h"
 #include "gradient/residual.h"
 #include "kinematics/tendon_derivative.h"
@@ -34,6 +35,10 @@ const char* gdn_implicit_deriv_refusal(const gdnModel* m, const gdnData* d) {
     (void)d; // every refusal is the model's today
     if (gdn_penalty_active(m)) {
         return "the implicit integrator's derivative with the penalty contact model";
+    }
+    if (gdn_fluid_active(m)) {
+        return "the implicit integrator's derivative in a medium (the fluid forces' velocity "
+               "derivative's own change, their second derivatives, not implemented)";
     }
     if (!(m->opt.disableflags & GDN_DSBL_ACTUATION)) {
         for (int i = 0; i < m->nu; i++) {

@@ -255,12 +255,6 @@ static int read_option(gdnSpec* spec, gdnXmlElem* e) {
     GDN_TRY(gdn_attr_doubles(d, e, "wind", 3, o->wind, 1));
     GDN_TRY(gdn_attr_doubles(d, e, "density", 1, &o->density, 1));
     GDN_TRY(gdn_attr_doubles(d, e, "viscosity", 1, &o->viscosity, 1));
-    // the implicit integrator's fluid velocity derivative is not implemented (sim/integrator.h)
-    if (o->integrator == GDN_INT_IMPLICIT && (o->density > 0 || o->viscosity > 0)) {
-        GDN_TRY(unsupported(spec, e, "integrator \"implicit\" in a medium (density or viscosity > 0)",
-                            "semi-implicit Euler is used"));
-        o->integrator = GDN_INT_EULER;
-    }
     // collision="predefined" (pairs only) or "dynamic" (no pairs) filter the contacts
     int collision = 0;
     GDN_TRY(gdn_attr_keyword(d, e, "collision", collision_keys, codes, 3, &collision));

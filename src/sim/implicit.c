@@ -8,9 +8,11 @@
 
 #include "base/arena.h"
 #include "dynamics/activation.h"
+#include "dynamics/body_wrench.h"
 #include "dynamics/fluid.h"
 #include "dynamics/passive.h"
 #include "dynamics/rne_vel.h"
+#include "kinematics/kinematics_derivative.h"
 #include "sim/integrator.h"
 
 // MuJoCo's mjMINVAL: the guard of its divisions and of the LU pivots
@@ -146,12 +148,45 @@ static void add_outer(int nv, double* D, const double* x, double b) {
     }
 }
 
+// D += d qfrc_fluid / d qvel, column by column: the fluid wrenches' tangent along the body
+// twist tangents eta(e_k) (dynamics/fluid.h: exact, as MuJoCo's mjd_inertiaBoxFluid and
+// mjd_ellipsoidFluid J' B J are), mapped to the dofs, qfrc_j = S_j' sum_subtree W
+static gdnStatus fluid_columns(const gdnModel* m, gdnData* d, double* D) {
+    const int nv = m->nv;
+    const size_t nb6 = 6 * (size_t)m->nbody, nvs = (size_t)(nv > 0 ? nv : 1);
+    size_t mark = gdn_arena_mark(d);
+    double* S = gdn_arena_doubles(d, 6 * nvs + 5 * nb6 + 2 * nvs);
+    if (!S) {
+        return GDN_ERR_MEMORY;
+    }
+    double* V = S + 6 * nvs;
+    double* xi = V + nb6;
+    double* eta = xi + nb6;
+    double* dW = eta + nb6;
+    double* scratch = dW + nb6;
+    double* e = scratch + nb6;
+    double* col = e + nv;
+    gdn_body_velocities(m, d, S, V);
+    memset(e, 0, sizeof(double) * (size_t)nv);
+    for (int k = 0; k < nv; k++) {
+        e[k] = 1;
+        gdn_body_tangent_jvp(m, d, NULL, e, xi, eta);
+        e[k] = 0;
+        memset(dW, 0, sizeof(double) * nb6);
+        gdn_fluid_wrench_jvp(m, d, V, xi, eta, dW);
+        memset(col, 0, sizeof(double) * (size_t)nv);
+        gdn_body_wrench_qfrc(m, d, dW, scratch, col);
+        for (int i = 0; i < nv; i++) {
+            D[(size_t)i * (size_t)nv + (size_t)k] += col[i];
+        }
+    }
+    gdn_arena_reset(d, mark);
+    return GDN_OK;
+}
+
 gdnStatus gdn_implicit_qderiv(const gdnModel* m, gdnData* d, double* D) {
     const int nv = m->nv;
     memset(D, 0, sizeof(double) * (size_t)nv * (size_t)nv);
-    if (gdn_fluid_active(m)) {
-        return GDN_ERR_UNSUPPORTED; // GDN_IMPLICIT_FLUID_REFUSAL (sim/integrator.h)
-    }
     size_t mark = gdn_arena_mark(d);
     double* row = gdn_arena_doubles(d, (size_t)nv + 1);
     if (!row) {
@@ -179,8 +214,12 @@ gdnStatus gdn_implicit_qderiv(const gdnModel* m, gdnData* d, double* D) {
             }
         }
     }
+    // the medium's forces (passive)
+    gdnStatus status = gdn_fluid_active(m) ? fluid_columns(m, d, D) : GDN_OK;
     // rne: -d qfrc_bias / d qvel
-    gdnStatus status = gdn_rne_vel_dense(m, d, -1.0, D, nv);
+    if (status == GDN_OK) {
+        status = gdn_rne_vel_dense(m, d, -1.0, D, nv);
+    }
     gdn_arena_reset(d, mark);
     return status;
 }

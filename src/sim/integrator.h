@@ -70,16 +70,16 @@ gdnStatus gdn_rk4_step(const gdnModel* m, gdnData* d, gdnPipelineMode mode, gdnR
 //   qDeriv = d(qfrc_actuator + qfrc_passive - qfrc_bias) / d qvel as mjd_smooth_vel defines it:
 //   per actuator moment' kv moment with kv the affine bias's kv plus the gain's velocity slope
 //   (affine kv, muscle: mjd_muscleGain_vel) times the UNclamped ctrl (or act), no force clamp;
-//   -diag(dof_damping); -b J'J per damped tendon; -d qfrc_bias / d qvel (exact). Kept only on
+//   -diag(dof_damping); -b J'J per damped tendon; the fluid forces' d qfrc / d qvel;
+//   -d qfrc_bias / d qvel (exact). Kept only on
 //   M's sparsity (dof i with its ancestors and descendants: mj_makeMSparse), factored as
 //   (U + I) L without pivoting from the last dof up (mju_factorLUSparse, no fill-in).
-// Fluid forces (mjd_inertiaBoxFluid, mjd_ellipsoidFluid) are not implemented: refused
-#define GDN_IMPLICIT_FLUID_REFUSAL \
-    "the implicit integrator with fluid forces (density or viscosity > 0): its fluid velocity derivative is not implemented"
+//   The medium's forces add their exact velocity derivative (mjd_inertiaBoxFluid and
+//   mjd_ellipsoidFluid's J' B J, which are exact: the same to round-off).
 
 // qDeriv dense (nv x nv, every entry written; the off-pattern ones are not read by the
-// factor). Needs the acceleration stage's d (kinematics, cdof, cinert, ten_J, actuator_length
-// and velocity). GDN_ERR_UNSUPPORTED with fluid forces, GDN_ERR_MEMORY
+// factor). Needs the acceleration stage's d (kinematics with the geom frames, cdof, cinert,
+// ten_J, actuator_length and velocity). GDN_ERR_MEMORY
 gdnStatus gdn_implicit_qderiv(const gdnModel* m, gdnData* d, double* D);
 
 // actuator i's coefficient kv in qDeriv (moment' kv moment), and the muscle slope it reads

@@ -313,7 +313,8 @@ static int test_rollouts(void) {
     }
     // constraint rows: joint limits (and the tendon limits of tendon_fixed)
     static const char* const limited[] = {"sol_pendulum_limit.xml", "act_limit.xml",
-                                          "tendon_fixed.xml"};
+                                          "tendon_fixed.xml", "scene_slide.xml",
+                                          "scene_drop_box.xml", GDN_ORACLE_MJ_HUMANOID};
     for (size_t i = 0; i < sizeof(limited) / sizeof(limited[0]); i++) {
         double w;
         CHECK(rollout(limited[i], 1, &w) == 0);
@@ -450,6 +451,19 @@ static char* variant_xml(const char* name) {
 }
 
 static gdnModel* load_any(const char* file) {
+    if (!strncmp(file, "ROWS:", 5)) {
+        // a tests/models file with its constraints: Newton to 1e-12, no warm start (each FD
+        // sample a pure function of its state)
+        gdnModel* m = gdn_test_load_model_as_is(file + 5);
+        if (m) {
+            m->opt.integrator = GDN_INT_IMPLICIT;
+            m->opt.solver = GDN_SOL_NEWTON;
+            m->opt.tolerance = 1e-12;
+            m->opt.iterations = 1000;
+            m->opt.disableflags |= GDN_DSBL_WARMSTART;
+        }
+        return m;
+    }
     char* vx = variant_xml(file);
     if (vx) {
         gdnModel* m = NULL;
@@ -553,7 +567,7 @@ static void set_state(const gdnModel* m, gdnData* d, const double* x, const doub
 // JVP vs central FD of the implicit step and the VJP's dot identity at random states
 static int jvp_vjp(const char* file, int nsample, double* efd, double* edot) {
     gdnModel* m = load_any(file);
-    const int rows = !strcmp(file, "IMPL_ROWS_XML");
+    const int rows = !strcmp(file, "IMPL_ROWS_XML") || !strncmp(file, "ROWS:", 5);
     int nrows = 0, skipped = 0;
     CHECK(m != NULL);
     gdnData* d = NULL;
@@ -666,7 +680,9 @@ static const char* const g_deriv_models[] = {"IMPL_XML",       "arm7.xml",
                                              "adj_free_spin.xml", "double_pendulum.xml",
                                              GDN_ORACLE_MJ_HUMANOID, "IMPL_ROWS_XML",
                                              "tendon_spatial.xml", "SPATIAL_KV", "WRAP_KV",
-                                             "act_arm.xml", GDN_ORACLE_MJ_ARM26};
+                                             "act_arm.xml", GDN_ORACLE_MJ_ARM26,
+                                             "ROWS:scene_slide.xml", "ROWS:tendon_fixed.xml",
+                                             "ROWS:sol_pendulum_limit.xml"};
 
 static int test_jvp_vjp(void) {
     int bad = 0;

@@ -38,6 +38,8 @@
 //           gv = w + (dr/dv)' rbar + ...,  gu = (dr/du)' rbar,  gpi += (dr/dpi)' rbar,
 //           gV += (dW/dV)' (dr/dW)' rbar
 // Every branch (ctrl and force clamping, the active contact vertices) is the primal's.
+// The implicit integrator (h D -> -h qDeriv(q, v, u)) adds the change of qDeriv:
+//           da = (M - h qDeriv)^-1 (-dr + h (dqDeriv) a)   (gradient/implicit_derivative.h)
 
 // the primal front half (one forward model with gdn_step): d->qacc = a, ABA's factorization of
 // M + hD kept in f (arrays from the arena); then v' = v + h a

@@ -438,8 +438,8 @@ static gdnStatus transition_act(const gdnModel* m, gdnData* d, double* A, double
 }
 
 // RK4 with activations and the implicit integrator: one exact tangent (gdn_step_jvp_act) per
-// column of [A | B], the unit
-// directions in (dq, dv, act, ctrl); each leaves the state as it found it
+// column of [A | B], the unit directions in (dq, dv, act, ctrl); each leaves the state as it
+// found it
 static gdnStatus transition_by_columns(const gdnModel* m, gdnData* d, double* A, double* B) {
     const int nv = m->nv, na = m->na, nu = m->nu, nx = 2 * nv + na;
     size_t mark = gdn_arena_mark(d);

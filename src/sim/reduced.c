@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The reduced-coordinate formulation of the pipeline: contacts and rows, then the smooth
 // acceleration and MuJoCo's constraint solve (mj_fwdPosition's collision/rows, mj_fwdVelocity's
-// reference acceleration, mj_fwdAcceleration, mj_fwdConstraint, mj_Euler's damped update).
+// reference acceleration, mj_fwdAcceleration, mj_fwdConstraint, mj_Euler's damped update;
+// the implicit integrator's update follows in sim/pipeline.c).
 #include "sim/reduced.h"
 
 #include <math.h>

@@ -993,6 +993,109 @@ static int test_trajectory_adjoint(void) {
     return 0;
 }
 
+// the inertia-parameter channel: gdn_step_jvp's dparam vs central FD of the step under
+// gdn_model_set_body_inertia, and gdn_step_vjp's gparam by the dot identity
+static int set_params(gdnModel* m, const double* p0, const double* dp, double e) {
+    for (int b = 1; b < m->nbody; b++) {
+        double par[GDN_N_INERTIA_PARAMS];
+        for (int k = 0; k < GDN_N_INERTIA_PARAMS; k++) {
+            par[k] = p0[GDN_N_INERTIA_PARAMS * b + k] + e * dp[GDN_N_INERTIA_PARAMS * b + k];
+        }
+        gdnInertia in;
+        gdn_inertia_from_params(par, &in);
+        CHECK(gdn_model_set_body_inertia(m, b, &in) == GDN_OK);
+    }
+    return 0;
+}
+
+static int param_check(const char* file, double* efd, double* edot) {
+    gdnModel* m = load_any(file);
+    CHECK(m != NULL);
+    gdnData* d = NULL;
+    CHECK(gdn_data_create(m, &d) == GDN_OK);
+    const int nq = m->nq, nv = m->nv, na = m->na, nu = m->nu, nb = m->nbody;
+    const size_t np = (size_t)GDN_N_INERTIA_PARAMS * (size_t)nb;
+    double* buf = calloc(3 * np + 4 * (size_t)(nq + nv + na) + 8 * (size_t)nv + (size_t)nu + 8,
+                         sizeof(double));
+    double *p0 = buf, *dp = p0 + np, *gp = dp + np;
+    double *x = gp + np, *yp = x + nq + nv + na, *ym = yp + nq + nv + na;
+    double *u = ym + nq + nv + na, *jo = u + nu + 1, *fd = jo + 2 * nv, *w = fd + 2 * nv;
+    double* zero = w + 2 * nv;
+    unsigned long long rng = 0x8CB92BA72F3D8DD7ULL;
+    for (int b = 1; b < nb; b++) {
+        gdnInertia in;
+        gdn_body_inertia(m, b, &in);
+        gdn_inertia_params(&in, p0 + GDN_N_INERTIA_PARAMS * b);
+        const double* par = p0 + GDN_N_INERTIA_PARAMS * b;
+        if (!(par[0] > 0)) {
+            continue;
+        }
+        const double imax = fmax(par[4], fmax(par[5], par[6]));
+        double* r = dp + GDN_N_INERTIA_PARAMS * b;
+        r[0] = urand(&rng, -0.5, 0.5) * par[0];
+        for (int k = 1; k < 4; k++) {
+            r[k] = urand(&rng, -1, 1) * (fabs(par[k]) + 0.01);
+        }
+        for (int k = 4; k < 10; k++) {
+            r[k] = urand(&rng, -0.1, 0.1) * imax;
+        }
+    }
+    random_state(m, d, &rng);
+    memcpy(x, d->qpos, sizeof(double) * (size_t)nq);
+    memcpy(x + nq, d->qvel, sizeof(double) * (size_t)nv);
+    memcpy(x + nq + nv, d->act, sizeof(double) * (size_t)na);
+    memcpy(u, d->ctrl, sizeof(double) * (size_t)nu);
+    CHECK(gdn_step_jvp(m, d, NULL, NULL, NULL, dp, NULL, jo, jo + nv) == GDN_OK);
+    for (int sgn = 1; sgn >= -1; sgn -= 2) {
+        CHECK(set_params(m, p0, dp, sgn * FD_EPS) == 0);
+        CHECK(step_from(m, d, x, u, zero, zero, 0, sgn > 0 ? yp : ym) == 0);
+    }
+    CHECK(set_params(m, p0, dp, 0) == 0);
+    gdn_difference_pos(m, fd, 2 * FD_EPS, ym, yp);
+    for (int i = 0; i < nv; i++) {
+        fd[nv + i] = (yp[nq + i] - ym[nq + i]) / (2 * FD_EPS);
+    }
+    double scale = 1, err = 0;
+    for (int i = 0; i < 2 * nv; i++) {
+        scale = fmax(scale, fabs(fd[i]));
+        err = gdn_oracle_worst(err, fabs(jo[i] - fd[i]));
+    }
+    *efd = err / scale;
+    for (int i = 0; i < 2 * nv; i++) {
+        w[i] = urand(&rng, -1, 1);
+    }
+    set_state(m, d, x, u);
+    CHECK(gdn_step_vjp(m, d, w, w + nv, NULL, NULL, NULL, gp, NULL) == GDN_OK);
+    double lhs = 0, rhs = 0, mag = 0;
+    for (int i = 0; i < 2 * nv; i++) {
+        lhs += w[i] * jo[i];
+        mag += fabs(w[i] * jo[i]);
+    }
+    for (size_t k = 0; k < np; k++) {
+        rhs += gp[k] * dp[k];
+        mag += fabs(gp[k] * dp[k]);
+    }
+    *edot = fabs(lhs - rhs) / fmax(mag, 1e-300);
+    printf("  %-22s d/dparam: JVP vs central FD %.2e, dot identity %.2e\n", file, *efd, *edot);
+    free(buf);
+    gdn_data_free(d);
+    gdn_model_free(m);
+    return 0;
+}
+
+static int test_params(void) {
+    static const char* const models[] = {"IMPL_XML", "arm7.xml", "tendon_spatial.xml",
+                                         GDN_ORACLE_MJ_HUMANOID, "ROWS:scene_slide.xml"};
+    int bad = 0;
+    for (size_t i = 0; i < sizeof(models) / sizeof(models[0]); i++) {
+        double efd, edot;
+        CHECK(param_check(models[i], &efd, &edot) == 0);
+        bad += !(efd <= FD_TOL) || !(edot <= DOT_TOL);
+    }
+    CHECK(bad == 0);
+    return 0;
+}
+
 int main(int argc, char** argv) {
     static const gdnTestCase cases[] = {
         {"load", test_load},
@@ -1003,6 +1106,7 @@ int main(int argc, char** argv) {
         {"transition", test_transition},
         {"refusals", test_refusals},
         {"trajectory_adjoint", test_trajectory_adjoint},
+        {"params", test_params},
     };
     return gdn_test_main(argc, argv, cases, (int)(sizeof(cases) / sizeof(cases[0])));
 }

@@ -77,13 +77,19 @@ static void write_actuators(cliJson* w, const gdnModel* m) {
     cli_json_begin_array(w, "actuators");
     for (int a = 0; a < m->nu; a++) {
         int target = m->actuator_trnid[2 * a];
-        const int tendon = m->actuator_trntype[a] == GDN_TRN_TENDON;
-        const char* target_name = gdn_id2name(m, tendon ? "tendon" : "joint", target);
+        const int type = m->actuator_trntype[a];
+        // the target's kind: a tendon, a site (slider-crank: the crank site; site), else a joint
+        const char* kind = type == GDN_TRN_TENDON ? "tendon"
+                           : (type == GDN_TRN_SLIDERCRANK || type == GDN_TRN_SITE) ? "site"
+                                                                                    : "joint";
+        const char* target_name = gdn_id2name(m, kind, target);
+        char key[32];
+        snprintf(key, sizeof(key), "%s_name", kind);
         cli_json_begin_object(w, NULL);
         cli_json_int(w, "id", a);
         cli_json_string(w, "name", gdn_id2name(m, "actuator", a));
-        cli_json_int(w, tendon ? "tendon" : "joint", target);
-        cli_json_string(w, tendon ? "tendon_name" : "joint_name", target_name ? target_name : "");
+        cli_json_int(w, kind, target);
+        cli_json_string(w, key, target_name ? target_name : "");
         cli_json_double(w, "gear", m->actuator_gear[6 * a]);
         if (m->actuator_ctrllimited[a]) {
             cli_json_numbers(w, "ctrlrange", m->actuator_ctrlrange + 2 * a, 2);
@@ -202,6 +208,7 @@ int cli_info(int argc, char** argv) {
     cli_json_int(&w, "nq", m->nq);
     cli_json_int(&w, "nv", m->nv);
     cli_json_int(&w, "nu", m->nu);
+    cli_json_int(&w, "na", m->na);
     cli_json_int(&w, "nbody", m->nbody);
     cli_json_int(&w, "njnt", m->njnt);
     cli_json_int(&w, "ngeom", m->ngeom);

@@ -21,7 +21,8 @@ const char cli_simulate_usage[] =
     "    [--format csv|json] [--output|-o FILE] [--every K]\n" CLI_SOLVER_SYNOPSIS
     "    [Kamino settings (listed below): --rho R, --penalty-update on|off, ...]\n"
     "Runs N steps of MuJoCo's step (collision, the constraint solve, semi-implicit Euler) and\n"
-    "writes the trajectory: time, qpos, qvel of step 0, of every K-th step and of the last step\n"
+    "writes the trajectory: time, qpos, qvel (and act when the model has activation states) of\n"
+    "step 0, of every K-th step and of the last step\n"
     "(N/K + 1 rows when K divides N), as CSV (a header row, then one row per step) or JSON\n"
     "(each row also gives the step's ncon, nefc, solver_iter and solver_converged), to standard\n"
     "output or --output FILE (- for standard output). --ctrl holds nu controls for every\n"
@@ -88,6 +89,10 @@ static void trajectory_begin(trajectoryWriter* t, const gdnModel* m, const simul
     for (int i = 0; i < m->nv; i++) {
         fprintf(t->out, ",qvel%d", i);
     }
+    // the activations of a model with stateful actuators (gradyn's step: Kamino has none)
+    for (int i = 0; !t->kamino && i < m->na; i++) {
+        fprintf(t->out, ",act%d", i);
+    }
     if (t->kamino) {
         fputs(",converged,iterations,r_p,r_d,r_c,nrow,ncontact,refactorizations,rho", t->out);
     }
@@ -106,6 +111,9 @@ static void trajectory_row(trajectoryWriter* t, const gdnModel* m, double time,
         cli_json_double(&t->w, "time", time);
         cli_json_numbers(&t->w, "qpos", qpos, m->nq);
         cli_json_numbers(&t->w, "qvel", qvel, m->nv);
+        if (d && m->na > 0) {
+            cli_json_numbers(&t->w, "act", d->act, m->na);
+        }
         if (step > 0 && d) {
             cli_json_int(&t->w, "ncon", d->ncon);
             cli_json_int(&t->w, "nefc", d->nefc);
@@ -139,6 +147,10 @@ static void trajectory_row(trajectoryWriter* t, const gdnModel* m, double time,
     for (int i = 0; i < m->nv; i++) {
         fputc(',', t->out);
         cli_write_double(t->out, qvel[i]);
+    }
+    for (int i = 0; d && i < m->na; i++) {
+        fputc(',', t->out);
+        cli_write_double(t->out, d->act[i]);
     }
     if (t->kamino) {
         // step 0 has no solve: empty fields

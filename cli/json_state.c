@@ -122,6 +122,9 @@ static gdnStatus read_field(const cJSON* item, const gdnModel* m, gdnData* d, co
     if (strcmp(field, "ctrl") == 0) {
         return read_vector(item, field, m->nu, d->ctrl, name, err, err_size);
     }
+    if (strcmp(field, "act") == 0) {
+        return read_vector(item, field, m->na, d->act, name, err, err_size);
+    }
     if (strcmp(field, "qfrc_applied") == 0) {
         return read_vector(item, field, m->nv, d->qfrc_applied, name, err, err_size);
     }
@@ -138,7 +141,7 @@ static gdnStatus read_field(const cJSON* item, const gdnModel* m, gdnData* d, co
         return GDN_OK;
     }
     snprintf(err, (size_t)err_size,
-             "%s: unknown field '%s' (expected qpos, qvel, ctrl, qfrc_applied, time)", name,
+             "%s: unknown field '%s' (expected qpos, qvel, ctrl, act, qfrc_applied, time)", name,
              field);
     return GDN_ERR_PARSE;
 }

@@ -55,7 +55,7 @@ static const char usage_head[] =
 
 static const char usage_tail[] =
     "State files are JSON objects, every field optional: {\"qpos\": [nq numbers], \"qvel\": [nv],\n"
-    "\"ctrl\": [nu], \"qfrc_applied\": [nv], \"time\": t}. Missing fields keep the defaults (the\n"
+    "\"ctrl\": [nu], \"act\": [na], \"qfrc_applied\": [nv], \"time\": t}. Missing fields keep the defaults (the\n"
     "keyframe given by --key, else qpos0 and zeros); examples/states/ has some.\n"
     "\n"
     "Numbers are printed in the shortest form that reads back to the same double (0.005, not\n"

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The golden hashes of test_golden_paths.c, printed by `test_golden_paths --print` at the commit
 // that introduced them (before the pipeline refactor of issue 8); see that file for what they cover.
-// tendon_fixed, tendon_spatial, tendon_wrap added with the tendons, the other rows
-// unchanged.
+// tendon_fixed, tendon_spatial, tendon_wrap added with the tendons, act_arm and act_limit with the
+// actuator activations, the other rows unchanged.
 static const GoldenRow kGolden[] = {
     {"adj_ball",
      {0x81343cacac57d602ULL, 0x81343cacac57d602ULL, 0x81343cacac57d602ULL,
@@ -152,4 +152,12 @@ static const GoldenRow kGolden[] = {
      {0x09b9588c1abe5755ULL, 0x09b9588c1abe5755ULL, 0xb32becbfe5d02706ULL,
       0xb32becbfe5d02706ULL, 0x5d9b72de2f6b2c03ULL, 0x5d9b72de2f6b2c03ULL},
      0x00914cdb1b4bdc44ULL},
+    {"act_arm",
+     {0xb515c1cc3a112116ULL, 0x49b8d04202bb009bULL, 0x704ab26cb58465ceULL,
+      0x6ac5a02f6cf9c859ULL, 0x0d7a2439d40972a7ULL, 0xd28b2afb367c4acdULL},
+     0x55e0c7e4e182e7f3ULL},
+    {"act_limit",
+     {0x1433437912515920ULL, 0x1433437912515920ULL, 0x384fca03b70d9c66ULL,
+      0x384fca03b70d9c66ULL, 0xf3d7991fcb8a96e0ULL, 0xf3d7991fcb8a96e0ULL},
+     0x4ec1c3a9b72d8fc3ULL},
 };

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The golden hashes of test_golden_rk4.c, printed by `test_golden_rk4 --print` at the commit that
 // introduced the RK4 integrator (tendon_fixed, tendon_spatial, tendon_wrap added with the
-// tendons, the other rows unchanged); see that file for what they cover.
+// tendons, act_arm and act_limit with the actuator activations, the other rows unchanged); see
+// that file for what they cover.
 static const GoldenRow kGolden[] = {
     {"adj_ball",
      {0xfdf0ea7681a915dfULL, 0xfdf0ea7681a915dfULL, 0xfdf0ea7681a915dfULL,
@@ -151,4 +152,12 @@ static const GoldenRow kGolden[] = {
      {0x0558c477aadcfb72ULL, 0x0558c477aadcfb72ULL, 0xa0de027958b1fcd8ULL,
       0xa0de027958b1fcd8ULL, 0xfa5cd457340ca5c4ULL, 0xfa5cd457340ca5c4ULL},
      0x5629cc80b17af34bULL},
+    {"act_arm",
+     {0x65fe47e1142ae89aULL, 0x7a92caf840124a95ULL, 0x75b7639bf5b972f5ULL,
+      0x0a616dcad56c57bfULL, 0x2de9426e8355f2eeULL, 0x79cf1b595a4d6f3bULL},
+     0xd39fdd45a3d80c59ULL},
+    {"act_limit",
+     {0x29bef19a635a1a0aULL, 0x29bef19a635a1a0aULL, 0xc0edc26547a4bb8cULL,
+      0xc0edc26547a4bb8cULL, 0xc23fae41c0a83e62ULL, 0xc23fae41c0a83e62ULL},
+     0x6489fff12df0e089ULL},
 };

@@ -35,9 +35,9 @@ static double rel(const double* a, const double* b, int n) {
     return gdn_test_relerr(a, b, n, 1);
 }
 
-static int compiled_constants(void) {
+static int compiled_constants_of(const char* path) {
     gdnOracle o;
-    CHECK(gdn_oracle_load(&o, MODEL) == 0);
+    CHECK(gdn_oracle_load(&o, path) == 0);
     const gdnModel* gm = o.gm;
     const mjModel* mm = o.mm;
     CHECK(gm->nu == mm->nu && gm->na == mm->na && gm->na == 7);
@@ -81,9 +81,9 @@ static int compiled_constants(void) {
     const double ours = rel(gm->actuator_lengthrange + 12, mm->actuator_lengthrange + 12, 2);
     mj_deleteData(dc);
     mj_deleteModel(mc);
-    printf("  acc0 vs MuJoCo %.1e; muscle_spatial's simulated length range [%.9f, %.9f] vs "
-           "MuJoCo's %.1e (MuJoCo vs itself after a 1e-12 change of qpos0: %.1e)\n",
-           worst, gm->actuator_lengthrange[12], gm->actuator_lengthrange[13], ours, self);
+    printf("  %s: acc0 vs MuJoCo %.1e; muscle_spatial's simulated length range [%.9f, %.9f] "
+           "vs MuJoCo's %.1e (MuJoCo vs itself after a 1e-12 change of qpos0: %.1e)\n",
+           o.name, worst, gm->actuator_lengthrange[12], gm->actuator_lengthrange[13], ours, self);
     CHECK(ours <= fmax(100 * self, 1e-12));
     // the keyframe's activations
     CHECK(gdn_data_reset_keyframe(gm, o.gd, 0) == GDN_OK);
@@ -206,7 +206,7 @@ static int compiler_refusals(void) {
                             "range[0]<range[1]") == 0);
     CHECK(refused_as_mujoco(ARM "<general joint='j' actlimited='true' actrange='1 -1' "
                                 "dyntype='integrator'/></actuator></mujoco>",
-                            "invalid act range") == 0);
+                            "invalid activation range") == 0);
     CHECK(refused_as_mujoco(ARM "<general joint='j' actlimited='true' actrange='-1 1'/>"
                                 "</actuator></mujoco>",
                             "actrange specified but dyntype is 'none'") == 0);
@@ -428,6 +428,10 @@ static int step_derivatives_for(int integrator) {
     CHECK(e_fd <= TOL_FD && e_dot <= 1e-13 && e_ab <= 1e-12);
     CHECK(e_mj <= fmax(10 * e_mjself, TOL_FD) && e_mjfd <= TOL_FD);
     CHECK(nclamped > 0);
+    // NULL outputs are an argument error on every path (was a crash under RK4 with act)
+    double z[NX] = {0};
+    CHECK(gdn_step_jvp_act(gm, d, z, z, z, NULL, NULL, NULL, NULL, z, z) == GDN_ERR_ARG);
+    CHECK(gdn_step_jvp(gm, d, z, z, NULL, NULL, NULL, z, NULL) == GDN_ERR_ARG);
     gdn_oracle_free(&o);
     return 0;
 }
@@ -572,6 +576,21 @@ static int trajectory_adjoint_for(int integrator) {
     CHECK(worst <= TOL_FD * fmax(gmax, 1));
     // the activations matter: dJ/dact0 is not zero
     CHECK(fabs(ga[0]) + fabs(ga[6]) > 1e-6);
+    // a checkpointed tape without stored intermediates (every step replayed): the same
+    // gradient bit for bit
+    {
+        gdnTapeOptions opt;
+        gdn_tape_options_init(m, T, 10, &opt);
+        opt.store_intermediates = 0;
+        gdnTape* tape2 = NULL;
+        CHECK(gdn_tape_create_opt(m, &opt, &tape2, err, sizeof err) == GDN_OK);
+        static double gq2[3], gv2[3], ga2[7], gu2[T * NU];
+        gdnAdjointGradients g2 = {.qpos0 = gq2, .qvel0 = gv2, .act0 = ga2, .ctrl = gu2};
+        CHECK(gdn_adjoint_rollout_gradient(m, &r, &obj, tape2, &g2, err, sizeof err) == GDN_OK);
+        CHECK(g2.J == g.J && !memcmp(gq2, gq, sizeof gq) && !memcmp(gv2, gv, sizeof gv) &&
+              !memcmp(ga2, ga, sizeof ga) && !memcmp(gu2, gu, sizeof gu));
+        gdn_tape_free(tape2);
+    }
     // the rollout the adjoint differentiates is the simulator's, bit for bit (the tape holds
     // the last FD sample's rollout: the nominal one again first)
     double J0;
@@ -586,9 +605,10 @@ static int trajectory_adjoint_for(int integrator) {
         memcpy(d->ctrl, u + (size_t)t * NU, sizeof(double) * NU);
         CHECK(gdn_step(m, d) == GDN_OK);
     }
-    double qT[3], vT[3];
-    CHECK(gdn_tape_state(tape, T, qT, vT) == GDN_OK);
-    CHECK(!memcmp(qT, d->qpos, sizeof qT) && !memcmp(vT, d->qvel, sizeof vT));
+    double qT[3], vT[3], aT[7];
+    CHECK(gdn_tape_state(tape, T, qT, vT) == GDN_OK && gdn_tape_state_act(tape, T, aT) == GDN_OK);
+    CHECK(!memcmp(qT, d->qpos, sizeof qT) && !memcmp(vT, d->qvel, sizeof vT) &&
+          !memcmp(aT, d->act, sizeof aT));
     gdn_data_free(d);
     (void)nv;
     gdn_tape_free(tape);
@@ -604,6 +624,85 @@ static int trajectory_adjoint_rk4(void) {
     return trajectory_adjoint_for(GDN_INT_RK4);
 }
 
+// The inertia-parameter channel with muscles: a muscle whose peak force is scale / acc0 moves
+// with the inertias (the setter recomputes acc0): refused by name; with explicit forces
+// (act_limit.xml) the step JVP along a body's parameters equals central differences of steps
+// through gdn_model_set_body_inertia
+static int param_derivatives(void) {
+    char err[500];
+    gdnModel* m = NULL;
+    CHECK(gdn_load_xml(MODEL, &m, err, sizeof err, NULL, 0) == GDN_OK);
+    gdnData* d = NULL;
+    CHECK(gdn_data_create(m, &d) == GDN_OK);
+    const int np = m->nbody * GDN_N_INERTIA_PARAMS;
+    double* dp = calloc((size_t)np, sizeof(double));
+    double out[NX];
+    dp[GDN_N_INERTIA_PARAMS * 2] = 1;
+    CHECK(gdn_step_jvp(m, d, NULL, NULL, NULL, dp, NULL, out, out + 3) == GDN_ERR_UNSUPPORTED);
+    free(dp);
+    gdn_data_free(d);
+    gdn_model_free(m);
+
+    CHECK(gdn_load_xml(GDN_TEST_MODELS "/act_limit.xml", &m, err, sizeof err, NULL, 0) ==
+          GDN_OK);
+    CHECK(gdn_data_create(m, &d) == GDN_OK);
+    enum { X = 2 * 2 + 3, U = 4 };
+    const int n10 = GDN_N_INERTIA_PARAMS, nb = m->nbody;
+    double* dparam = calloc((size_t)(nb * n10), sizeof(double));
+    // inside the joint ranges (no rows), the limited activations inside theirs
+    const double x0[X] = {0.2, -0.4, 0.3, -0.5, 0.4, -0.2, 0.5};
+    const double u0[U] = {0.3, 0.6, 0.2, 0.7};
+    double worst = 0;
+    for (int b = 1; b < nb; b++) {
+        gdnInertia I0;
+        gdn_body_inertia(m, b, &I0);
+        double p0[GDN_N_INERTIA_PARAMS], dir[GDN_N_INERTIA_PARAMS];
+        gdn_inertia_params(&I0, p0);
+        unsigned long long rng = 0x9a7a3ULL + (unsigned long long)b;
+        for (int k = 0; k < n10; k++) {
+            dir[k] = gdn_test_uniform(&rng, -1, 1) * (k == 0 ? 0.3 : k < 4 ? 0.01 : 1e-3);
+        }
+        memset(dparam, 0, sizeof(double) * (size_t)(nb * n10));
+        memcpy(dparam + n10 * b, dir, sizeof dir);
+        double y[X], yp[X], ym[X];
+        set_xu(m, d, x0, u0);
+        CHECK(gdn_step_jvp_act(m, d, NULL, NULL, NULL, NULL, dparam, NULL, y, y + 2, y + 4) ==
+              GDN_OK);
+        for (int side = 0; side < 2; side++) {
+            double p[GDN_N_INERTIA_PARAMS];
+            for (int k = 0; k < n10; k++) {
+                p[k] = p0[k] + (side ? -FD_EPS : FD_EPS) * dir[k];
+            }
+            gdnInertia I;
+            gdn_inertia_from_params(p, &I);
+            CHECK(gdn_model_set_body_inertia(m, b, &I) == GDN_OK);
+            CHECK(step_from(m, d, x0, u0, side ? ym : yp) == 0);
+        }
+        CHECK(gdn_model_set_body_inertia(m, b, &I0) == GDN_OK);
+        double fd[X];
+        for (int k = 0; k < X; k++) {
+            fd[k] = (yp[k] - ym[k]) / (2 * FD_EPS);
+        }
+        worst = gdn_oracle_worst(worst, rel(y, fd, X));
+    }
+    printf("  act_limit (explicit muscle force): step JVP along each body's inertia parameters vs "
+           "central FD through the setter %.1e; act_arm (force = scale / acc0) refused\n",
+           worst);
+    CHECK(worst <= TOL_FD);
+    free(dparam);
+    gdn_data_free(d);
+    gdn_model_free(m);
+    return 0;
+}
+
+
+static int compiled_constants(void) {
+    CHECK(compiled_constants_of(MODEL) == 0);
+    // an RK4 model's ranges are simulated with Euler, as MuJoCo's evalAct does
+    CHECK(compiled_constants_of(GDN_TEST_MODELS "/act_arm_rk4.xml") == 0);
+    return 0;
+}
+
 int main(int argc, char** argv) {
     static const gdnTestCase cases[] = {
         {"compiled_constants", compiled_constants},
@@ -615,6 +714,7 @@ int main(int argc, char** argv) {
         {"constrained_step_derivatives", constrained_step_derivatives},
         {"trajectory_adjoint", trajectory_adjoint},
         {"trajectory_adjoint_rk4", trajectory_adjoint_rk4},
+        {"param_derivatives", param_derivatives},
     };
     return gdn_test_main(argc, argv, cases, (int)(sizeof(cases) / sizeof(cases[0])));
 }

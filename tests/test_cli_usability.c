@@ -385,8 +385,11 @@ static int test_info_options(void) {
 
 // run a shell command line, stdout+stderr into *out; its exit status
 static int run_shell(const char* command, char** out) {
-    char line[2048];
-    snprintf(line, sizeof(line), "%s > '%s/sh.txt' 2>&1", command, TMP_DIR);
+    char line[4096];
+    const int n = snprintf(line, sizeof(line), "%s > '%s/sh.txt' 2>&1", command, TMP_DIR);
+    if (n < 0 || (size_t)n >= sizeof(line)) {
+        return -1; // a command line this long is the test's own bug
+    }
     gdn_cli_tmp_file(TMP_DIR, "sh.txt", "");
     int status = system(line);
     free(*out);

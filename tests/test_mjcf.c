@@ -278,7 +278,7 @@ static int test_error_messages(void) {
                         GDN_ERR_MODEL, "mass and inertia", NULL));
     CHECK(!expect_error("<mujoco><worldbody><body><joint name='j'/><geom size='1'/></body>"
                         "</worldbody><actuator>\n<adhesion body='b'/></actuator></mujoco>",
-                        GDN_ERR_UNSUPPORTED, "<string>:2: adhesion:", "adhesion"));
+                        GDN_ERR_MODEL, "<string>:2: adhesion:", "ctrlrange"));
     CHECK(!expect_error("<mujoco><worldbody><body><joint name='j'/><geom size='1'/></body>"
                         "</worldbody><actuator><motor joint='k'/></actuator></mujoco>",
                         GDN_ERR_MODEL, "motor:", "'k'"));

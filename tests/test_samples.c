@@ -42,9 +42,9 @@ typedef struct Pending {
     const char* feature; // a string the refusal must contain
 } Pending;
 static const Pending pending[] = {
-    {"slider_crank/slider_crank.xml", "cranksite"},
+    {NULL, NULL}, // none pending now (the list ends here; an entry goes above this line)
 };
-#define NPENDING ((int)(sizeof(pending) / sizeof(pending[0])))
+#define NPENDING ((int)(sizeof(pending) / sizeof(pending[0])) - 1)
 
 static int nfiles;
 static char files[MAX_FILES][1024];

@@ -13,6 +13,7 @@
 #include <gradyn/sensor.h>
 #include <mujoco/mujoco.h>
 
+#include "collision/ray.h"
 #include "oracle/oracle.h"
 #include "runner/test.h"
 
@@ -25,8 +26,9 @@
 #define NSAMPLES 40
 #define NSTEPS 150
 
-static const char* const kModels[] = {"sensors_chain.xml", "sensors_contact.xml",
-                                      "sensors_deriv.xml", "sensors_tendon.xml",
+static const char* const kModels[] = {"sensors_chain.xml",  "sensors_contact.xml",
+                                      "sensors_deriv.xml",  "sensors_tendon.xml",
+                                      "sensors_tendon_deriv.xml", "sensors_range.xml",
                                       "humanoid+sensors"};
 
 // the whole of a file in malloc'ed memory, NULL when unreadable
@@ -339,14 +341,14 @@ static int test_sensor_refusals(void) {
         }
         gdn_model_free(m);
     }
-    // the tendon sensors are simulated, their derivatives not yet: refused by name
+    // the acceleration-stage tendonlimitfrc has no derivative yet: refused by name
     {
         char path[1024], err[512];
         snprintf(path, sizeof(path), "%s/sensors_tendon.xml", GDN_TEST_MODELS);
         gdnModel* m = NULL;
         CHECK(gdn_load_xml(path, &m, err, sizeof(err), NULL, 0) == GDN_OK);
         const char* what = gdn_sensor_unsupported_derivative(m);
-        CHECK(what != NULL && strstr(what, "tendon") != NULL);
+        CHECK(what != NULL && strstr(what, "tendonlimitfrc") != NULL);
         gdn_model_free(m);
     }
     return 0;
@@ -435,9 +437,9 @@ static int forward_at(const gdnModel* m, gdnData* d, const double* q0, const dou
 // sensor relative to max(|FD|, 1); the dot-product identity <g, J u> = <J^T g, u> to 1e-12;
 // the refusal of a model with an acceleration sensor or a rangefinder, by name
 #define FD_TOL 1e-7
-static int test_sensor_derivatives(void) {
+static int sensor_derivatives_of(const char* file) {
     char path[1024];
-    snprintf(path, sizeof(path), "%s/sensors_deriv.xml", GDN_TEST_MODELS);
+    snprintf(path, sizeof(path), "%s/%s", GDN_TEST_MODELS, file);
     char err[512] = "";
     gdnModel* m = NULL;
     CHECK(gdn_load_xml(path, &m, err, sizeof(err), NULL, 0) == GDN_OK);
@@ -455,7 +457,7 @@ static int test_sensor_derivatives(void) {
     double *u0 = g + ns, *du = u0 + nu, *gu = du + nu;
     unsigned long long rng = 4242;
     double worst_fd = 0, worst_dot = 0;
-    int checked = 0;
+    int checked = 0, hit_types = 0, hit_moving = 0;
     for (int sample = 0; sample < 30; sample++) {
         gdn_data_reset(m, d);
         for (int k = 0; k < nv; k++) {
@@ -489,6 +491,8 @@ static int test_sensor_derivatives(void) {
             const int a = m->sensor_adr[i];
             const double c = m->sensor_cutoff[i];
             kink |= (fp[a] == 0) != (fm[a] == 0) || (fp[a] == 0) != (js[a] == 0);
+            // a rangefinder whose ray changes geom, face or hit / miss within +-eps jumps
+            kink |= m->sensor_type[i] == GDN_SENS_RANGEFINDER && fabs(fp[a] - fm[a]) > 1e-4;
             for (int k = 0; c > 0 && k < m->sensor_dim[i]; k++) {
                 kink |= (fabs(fp[a + k]) == c) != (fabs(fm[a + k]) == c);
             }
@@ -512,6 +516,18 @@ static int test_sensor_derivatives(void) {
             continue;
         }
         checked++;
+        // which geom type each rangefinder's ray hit (the coverage of the samples)
+        for (int i = 0; i < m->nsensor; i++) {
+            if (m->sensor_type[i] == GDN_SENS_RANGEFINDER) {
+                const int site = m->sensor_objid[i];
+                const double* R = d->site_xmat + 9 * site;
+                const double a[3] = {R[2], R[5], R[8]};
+                int geom = -1;
+                gdn_ray(m, d, d->site_xpos + 3 * site, a, m->site_bodyid[site], &geom);
+                hit_types |= geom >= 0 ? 1 << m->geom_type[geom] : 1 << 15;
+                hit_moving |= geom >= 0 && m->geom_bodyid[geom] > 0;
+            }
+        }
         for (int i = 0; i < m->nsensor; i++) {
             const int adr = m->sensor_adr[i], dim = m->sensor_dim[i];
             double e = 0, mag = 1;
@@ -527,14 +543,37 @@ static int test_sensor_derivatives(void) {
             worst_fd = gdn_oracle_worst(worst_fd, e / mag);
         }
     }
-    printf("sensor derivatives: %d samples, JVP vs central FD %.2e, dot identity %.2e\n",
-           checked, worst_fd, worst_dot);
+    printf("sensor derivatives (%s): %d samples, JVP vs central FD %.2e, dot identity %.2e\n",
+           file, checked, worst_fd, worst_dot);
     CHECK(checked >= 20);
     CHECK(worst_fd <= FD_TOL);
+    if (!strcmp(file, "sensors_range.xml")) {
+        // plane, sphere, capsule, ellipsoid, cylinder, box, mesh, a moving geom and a miss
+        const int want = 1 << GDN_GEOM_PLANE | 1 << GDN_GEOM_SPHERE | 1 << GDN_GEOM_CAPSULE |
+                         1 << GDN_GEOM_ELLIPSOID | 1 << GDN_GEOM_CYLINDER | 1 << GDN_GEOM_BOX |
+                         1 << GDN_GEOM_MESH | 1 << 15;
+        printf("  rangefinder hits: geom types 0x%x (want 0x%x), a moving geom: %d\n", hit_types,
+               want, hit_moving);
+        CHECK((hit_types & want) == want && hit_moving);
+    }
     CHECK(worst_dot <= 1e-12);
     free(buf);
     gdn_data_free(d);
     gdn_model_free(m);
+    return 0;
+}
+
+static int test_sensor_derivatives(void) {
+    CHECK(sensor_derivatives_of("sensors_deriv.xml") == 0);
+    // the tendon sensors (fixed and spatial, their limit rows, tendon actuators' length and
+    // velocity): J dq, J dv + (DJ' v) . dq
+    CHECK(sensor_derivatives_of("sensors_tendon_deriv.xml") == 0);
+    // the rangefinder against every primitive, static and moving: the hit point stays on the
+    // surface, dx = n . (dh_geom - dh_site) / (n . a)
+    CHECK(sensor_derivatives_of("sensors_range.xml") == 0);
+    char path[1024], err[512] = "";
+    gdnModel* m = NULL;
+    gdnData* d = NULL;
 
     // an acceleration sensor or a rangefinder: refused by name, nothing written
     snprintf(path, sizeof(path), "%s/sensors_chain.xml", GDN_TEST_MODELS);

@@ -52,10 +52,12 @@ GDN_API void gdn_rollout_init(const gdnModel* m, int nstep, gdnRollout* r);
 //   J = g(q_T, v_T) + sum_{t=0}^{T-1} l(q_t, v_t, u_t)
 //
 // Each term is a callback that returns its value and, when asked, its analytic gradient.
-// The state to evaluate is in scratch->qpos, scratch->qvel, scratch->ctrl (copies: scratch is
-// a workspace the callback may use freely, e.g. gdn_kinematics(m, scratch) then gdn_jac; it
-// is never the data the rollout steps). t is the time index (t = T for the terminal cost, whose
-// scratch->ctrl is unspecified).
+// The state to evaluate is in scratch->qpos, scratch->qvel, scratch->act, scratch->ctrl
+// (copies: scratch is a workspace the callback may use freely, e.g. gdn_kinematics(m, scratch)
+// then gdn_jac; it is never the data the rollout steps). t is the time index (t = T for the
+// terminal cost, whose scratch->ctrl is unspecified). A term's gradient has no act part: a
+// term may read act (its value is the trajectory's), but dJ/dact flows through the dynamics
+// only.
 //   value  : always non-NULL; write the term's value.
 //   gqpos  : NULL when no gradient is wanted. Otherwise dl/dqpos, pre-zeroed by the driver, in
 //            the coordinates the term declares (gdnCost.grad_tangent): nq qpos coordinates
@@ -115,7 +117,7 @@ GDN_API gdnStatus gdn_objective_target(const gdnModel* m, const gdnTargetObjecti
 // data for the objective. Nothing is allocated by gdn_rollout_objective or
 // gdn_adjoint_rollout_gradient.
 //
-// The state record holds x_t = (qpos, qvel). Each recorded step t also gets a step record of
+// The state record holds x_t = (qpos, qvel, act). Each recorded step t also gets a step record of
 // variable size: the acceleration gdn_step integrated from x_t (d->qacc after the step, nv),
 // and, when the step had contacts or constraint rows, its solve: the contacts, the rows' types,
 // ids, states and forces, the solver's acceleration (d->qacc_warmstart after the step), the
@@ -200,8 +202,8 @@ GDN_API void gdn_tape_free(gdnTape* tape);
 GDN_API size_t gdn_tape_solve_bytes(const gdnModel* m, int ncon, int nefc, int with_factor);
 
 // memory of the tape's records, in bytes:
-//   bytes_per_step: the fixed part of one step of a full tape, (nq + 2 nv) * 8: the state and
-//     its acceleration; a step with contacts or rows adds its solve block
+//   bytes_per_step: the fixed part of one step of a full tape, (nq + 2 nv + na) * 8: the state
+//     and its acceleration; a step with contacts or rows adds its solve block
 //     (gdn_tape_solve_bytes) from the reserve
 //   state_bytes: everything allocated for records for max_steps as created: the checkpoints
 //     and the segment buffer (nq + nv doubles each), their warm starts (nv each, K > 1), the
@@ -225,10 +227,14 @@ GDN_API size_t gdn_tape_bytes_used(const gdnTape* tape);
 // ceil(max_steps / K) + K - 1 with checkpointing) on top of them
 GDN_API size_t gdn_tape_intermediate_bytes(const gdnTape* tape);
 
-// the state x_t recorded by the last rollout (qpos nq, qvel nv; either may be NULL):
+// the state x_t recorded by the last rollout (qpos nq, qvel nv; either may be NULL; its act:
+// gdn_tape_state_act):
 // every t in 0 .. T with a full tape; t = T or a multiple of K with checkpointing.
 // GDN_ERR_ARG when t is not recorded or no rollout ran
 GDN_API gdnStatus gdn_tape_state(const gdnTape* tape, int t, double* qpos, double* qvel);
+
+// its activations (na), on the same terms
+GDN_API gdnStatus gdn_tape_state_act(const gdnTape* tape, int t, double* act);
 
 // One step record as gdn_tape_step returns it: what gdn_step from x_t left in gdnData. The
 // pointers point into the tape and stay valid until its next rollout or gradient call.

@@ -39,7 +39,9 @@ typedef struct gdnBatchStatus {
 // ---------------------------------------------------------------- rollouts
 //
 // For each entry b: a gdnData reset as gdn_data_reset leaves it (zero applied forces, time 0,
-// zero warm start), qpos = qpos0[b], qvel = qvel0[b]; then for t = 0 .. T-1: ctrl = ctrl[b][t],
+// zero warm start, zero activations act), qpos = qpos0[b], qvel = qvel0[b] (a model with
+// actuator activations starts from act = 0 and its act is not among the outputs: gdnRollout
+// takes act0 and returns dJ/dact0); then for t = 0 .. T-1: ctrl = ctrl[b][t],
 // gdn_step. Row 0 of qpos / qvel is the initial state as given, row t + 1 the state after
 // step t: bit for bit what a gdn_step loop on a fresh gdnData leaves. ncon (NULL: not wanted):
 // row t (t < T) is d->ncon of step t (the contacts at x_t), row T the contacts gdn_forward

@@ -92,7 +92,9 @@ typedef struct gdnData {
     double* qfrc_bias;      // (nv) C(q, v): Coriolis, centrifugal and gravity
     double* qfrc_passive;   // (nv) springs and damping
     double* actuator_length;   // (nu)
-    double* actuator_velocity; // (nu)
+    double* actuator_velocity; // (nu) actuator_moment qvel
+    double* actuator_moment;   // (nu x nv) d length / d qpos in the tangent space (the
+                               // transmission's force row: qfrc_actuator = moment' force)
     double* actuator_force;    // (nu) scalar actuator force
     double* qfrc_actuator;  // (nv) actuator force in joint space
     double* act_dot;        // (na) d act / dt (the actuation stage's; the step integrates it)

@@ -231,7 +231,8 @@ GDN_API void gdn_body_inertia(const gdnModel* m, int b, gdnInertia* out);
 // the principal form (body_iquat, body_inertia in kg m^2 about the COM) from an exact symmetric
 // eigen-decomposition of in->inertia (its upper triangle), so gdn_body_inertia returns it to
 // round-off. Every derived constant is refreshed as the loader computes it: body_subtreemass,
-// body/geom/site_sameframe, stat_meaninertia, body_invweight0 and dof_invweight0 (at qpos0),
+// body/geom/site_sameframe, stat_meaninertia, body_invweight0, dof_invweight0 and
+// actuator_acc0 (at qpos0; the muscles' length ranges are not simulated again),
 // body_inertiasource[b] = 0 and the body's geoms' geom_inertial / geom_mass / geom_inertia = 0
 // (the inertia is explicit now). The model then equals, bit for bit, the one compiled from the MJCF
 // with <inertial mass pos quat diaginertia> holding the stored values (under inertiafromgeom

@@ -79,7 +79,15 @@ typedef enum gdnEnableBit {
 } gdnEnableBit;
 
 // actuator transmission, dynamics, gain and bias types (MuJoCo's values)
-typedef enum gdnTrnType { GDN_TRN_JOINT = 0, GDN_TRN_TENDON = 3 } gdnTrnType;
+typedef enum gdnTrnType {
+    GDN_TRN_JOINT = 0,
+    GDN_TRN_JOINTINPARENT = 1, // a ball or free joint, gear in the parent frame (a hinge or slide
+                               // compiles to GDN_TRN_JOINT: the same transmission)
+    GDN_TRN_SLIDERCRANK = 2,   // trnid: crank site, slider site; actuator_cranklength
+    GDN_TRN_TENDON = 3,
+    GDN_TRN_SITE = 4,          // trnid: site, reference site or -1
+    GDN_TRN_BODY = 5           // adhesion (MuJoCo's value; refused by the loader)
+} gdnTrnType;
 
 // tendon path objects (wrap_type): values equal MuJoCo's mjtWrap
 typedef enum gdnWrapType {
@@ -312,10 +320,12 @@ typedef struct gdnModel {
     int* actuator_dyntype;    // gdnDynType
     int* actuator_gaintype;   // gdnGainType
     int* actuator_biastype;   // gdnBiasType
-    int* actuator_trnid;      // (nu x 2) transmission target ids (joint id, unused)
+    int* actuator_trnid;      // (nu x 2) transmission target ids (joint / tendon / site, and the
+                              // slider site or reference site, else -1)
     int* actuator_ctrllimited;  // clamp ctrl to ctrlrange
     int* actuator_forcelimited; // clamp force to forcerange
     double* actuator_gear;      // (nu x 6) transmission gear
+    double* actuator_cranklength; // (nu) slider-crank rod length (read by that type only)
     double* actuator_gainprm;   // (nu x GDN_NGAIN) gain parameters
     double* actuator_biasprm;   // (nu x GDN_NBIAS) bias parameters
     double* actuator_ctrlrange; // (nu x 2)

@@ -97,9 +97,13 @@ typedef enum gdnStage {
 // Exact for the position- and velocity-stage sensors and actuatorfrc (a function of q, v and
 // ctrl: the only sensor du reaches); a clamped cutoff has derivative 0 (the value sits on the
 // bound); user sensors are zeros (derivative 0). GDN_ERR_UNSUPPORTED when the model has a
-// sensor whose derivative is not implemented (the other acceleration-stage sensors, the
-// rangefinder, actuatorpos / vel on ball or free joints, jointlimitvel of a ball joint), with
-// nothing written; GDN_ERR_ARG for a NULL m / d or another model's data. Arena balanced.
+// sensor whose derivative is not implemented (the other acceleration-stage sensors,
+// actuatorpos / vel on ball or free joints and on a body transmission, actuatorfrc on a body
+// transmission or a stateful actuator, jointlimitvel of a ball joint), with nothing
+// written, and at a state where a rangefinder grazes its surface or a tendon sensor's tendon
+// wraps inside (no derivative there); GDN_ERR_ARG for a NULL m / d or another model's data.
+// The rangefinder's derivative holds the hit on the surface it hit (docs/derivatives.md);
+// the tendon sensors' use the tendon's Jacobian row and its q-derivative. Arena balanced.
 GDN_API gdnStatus gdn_sensor_jvp(const gdnModel* m, gdnData* d, const double* dq,
                                  const double* dv, const double* du, double* dsensordata);
 GDN_API gdnStatus gdn_sensor_vjp(const gdnModel* m, gdnData* d, const double* gsensordata,

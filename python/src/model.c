@@ -57,6 +57,7 @@ const gdnpyField gdnpy_model_fields[] = {
     MF(actuator_gaintype, 'i', NU, 1), MF(actuator_biastype, 'i', NU, 1),
     MF(actuator_trnid, 'i', NU, 2), MF(actuator_ctrllimited, 'i', NU, 1),
     MF(actuator_forcelimited, 'i', NU, 1), MF(actuator_gear, 'd', NU, 6),
+    MF(actuator_cranklength, 'd', NU, 1),
     MF(actuator_gainprm, 'd', NU, GDN_NGAIN), MF(actuator_biasprm, 'd', NU, GDN_NBIAS),
     MF(actuator_ctrlrange, 'd', NU, 2), MF(actuator_forcerange, 'd', NU, 2),
     MF(actuator_actlimited, 'i', NU, 1), MF(actuator_dynprm, 'd', NU, GDN_NDYN),

@@ -233,9 +233,13 @@ static double ray_triangle(double v[3][3], const double* lpnt, const double* lve
     return -gdn_dot3(dif[2], nrm) / denom;
 }
 
-// a mesh geom: its bounding box (geom_size), then every triangle
-static double ray_mesh(const gdnModel* m, const gdnData* d, int id, const double* pnt,
-                       const double* vec) {
+// a mesh geom: its bounding box (geom_size), then every triangle; *face (NULL: not wanted)
+// the nearest hit's triangle (the first of equal distances, as the scan keeps it), -1 for none
+static double ray_mesh_face(const gdnModel* m, const gdnData* d, int id, const double* pnt,
+                            const double* vec, int* face) {
+    if (face) {
+        *face = -1;
+    }
     const double* pos = d->geom_xpos + 3 * id;
     const double* mat = d->geom_xmat + 9 * id;
     const int mesh = m->geom_dataid[id];
@@ -265,9 +269,27 @@ static double ray_mesh(const gdnModel* m, const gdnData* d, int id, const double
         for (int i = 0; i < 3; i++) {
             gdn_copy3(v[i], m->mesh_vert + 3 * (vadr + m->mesh_face[3 * f + i]));
         }
+        const double before = x;
         take(&x, ray_triangle(v, lpnt, lvec, b0, b1));
+        if (face && x != before) {
+            *face = f;
+        }
     }
     return x;
+}
+
+static double ray_mesh(const gdnModel* m, const gdnData* d, int id, const double* pnt,
+                       const double* vec) {
+    return ray_mesh_face(m, d, id, pnt, vec, NULL);
+}
+
+int gdn_ray_mesh_face(const gdnModel* m, const gdnData* d, int geom, const double pnt[3],
+                      const double vec[3]) {
+    int face = -1;
+    if (m->geom_type[geom] == GDN_GEOM_MESH) {
+        ray_mesh_face(m, d, geom, pnt, vec, &face);
+    }
+    return face;
 }
 
 double gdn_ray(const gdnModel* m, const gdnData* d, const double pnt[3], const double vec[3],

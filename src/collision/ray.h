@@ -18,4 +18,9 @@ double gdn_ray_geom(const double pos[3], const double mat[9], const double size[
 double gdn_ray(const gdnModel* m, const gdnData* d, const double pnt[3], const double vec[3],
                int bodyexclude, int* geomid);
 
+// the triangle (a mesh_face index) of mesh geom `geom` the ray hits nearest, -1 for a miss or
+// another geom type
+int gdn_ray_mesh_face(const gdnModel* m, const gdnData* d, int geom, const double pnt[3],
+                      const double vec[3]);
+
 #endif

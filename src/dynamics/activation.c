@@ -64,6 +64,7 @@ void gdn_act_advance(const gdnModel* m, const double* act, const double* act_dot
                      double* act_next, double* keep) {
     const int first = m->nu - m->na;
     for (int j = 0; j < m->na; j++) {
-        act_next[j] = gdn_act_advance_one(m, first + j, act[j], act_dot[j], h, keep ? keep + j : NULL);
+        act_next[j] =
+            gdn_act_advance_one(m, first + j, act[j], act_dot[j], h, keep ? keep + j : NULL);
     }
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Actuation: joint and tendon transmissions, gain/bias force laws and qfrc_actuator (MuJoCo 2.2.2
-// semantics).
+// Actuation: gain/bias force laws and qfrc_actuator = moment' force over the transmissions
+// (dynamics/transmission.h) (MuJoCo 2.2.2 semantics).
 #include <string.h>
 
 #include <gradyn/gradyn.h>
@@ -8,6 +8,7 @@
 #include "dynamics/activation.h"
 #include "dynamics/muscle.h"
 #include "dynamics/passive.h"
+#include "dynamics/transmission.h"
 #include "math/vec.h"
 #include "model/validate.h"
 
@@ -21,41 +22,6 @@ static double clip(double x, double lo, double hi) {
 // non-finite or beyond 1e10 in magnitude
 static int is_bad(double x) {
     return x != x || x > GDN_MAXVAL || x < -GDN_MAXVAL;
-}
-
-// joint transmission of actuator i: length and velocity = moment qvel, where moment = gear[0]
-// on a hinge/slide dof, gear[0:3] on a ball's dofs, gear[0:6] on a free joint's dofs;
-// length = gear[0] q (hinge, slide), gear[0:3] . rotvec(quat) (ball), 0 (free: MuJoCo defines
-// no meaningful length)
-// A tendon transmission: length = gear[0] ten_length, velocity = gear[0] ten_velocity, moment =
-// ten_J gear[0]
-static void joint_transmission(const gdnModel* m, const gdnData* d, int i,
-                                      double* length, double* velocity) {
-    int jnt = m->actuator_trnid[2 * i];
-    const double* gear = m->actuator_gear + 6 * i;
-    if (m->actuator_trntype[i] == GDN_TRN_TENDON) {
-        *length = d->ten_length[jnt] * gear[0];
-        *velocity = d->ten_velocity[jnt] * gear[0];
-        return;
-    }
-    const double* q = d->qpos + m->jnt_qposadr[jnt];
-    const double* v = d->qvel + m->jnt_dofadr[jnt];
-    double axis[3];
-    switch (m->jnt_type[jnt]) {
-    case GDN_JNT_FREE:
-        *length = 0;
-        *velocity = gdn_dot3(gear, v) + gdn_dot3(gear + 3, v + 3);
-        break;
-    case GDN_JNT_BALL:
-        gdn_quat2vel(axis, q);
-        *length = gdn_dot3(axis, gear);
-        *velocity = gdn_dot3(gear, v);
-        break;
-    default:
-        *length = q[0] * gear[0];
-        *velocity = gear[0] * v[0];
-        break;
-    }
 }
 
 // force of actuator i for a given input (its clamped control, or act when it has a state):
@@ -94,34 +60,10 @@ static inline double force_input(const gdnModel* m, const gdnData* d, int i, dou
     return gdn_actuator_stateful(m, i) ? d->act[i - (m->nu - m->na)] : c;
 }
 
-// qfrc_actuator += moment_i' force (the moment row of joint_transmission; passive.h)
+// qfrc_actuator += moment_i' force (the transmission's moment row; passive.h)
 void gdn_actuator_moment_add(const gdnModel* m, const gdnData* d, double* qfrc_actuator, int i,
                              double force) {
-    int jnt = m->actuator_trnid[2 * i];
-    const double* gear = m->actuator_gear + 6 * i;
-    if (m->actuator_trntype[i] == GDN_TRN_TENDON) {
-        const double* J = d->ten_J + (size_t)jnt * (size_t)m->nv;
-        for (int k = 0; k < m->nv; k++) {
-            qfrc_actuator[k] += (J[k] * gear[0]) * force;
-        }
-        return;
-    }
-    double* qfrc = qfrc_actuator + m->jnt_dofadr[jnt];
-    switch (m->jnt_type[jnt]) {
-    case GDN_JNT_FREE:
-        for (int k = 0; k < 6; k++) {
-            qfrc[k] += gear[k] * force;
-        }
-        break;
-    case GDN_JNT_BALL:
-        for (int k = 0; k < 3; k++) {
-            qfrc[k] += gear[k] * force;
-        }
-        break;
-    default:
-        qfrc[0] += gear[0] * force;
-        break;
-    }
+    gdn_transmission_apply(m, d, i, force, qfrc_actuator);
 }
 
 // per actuator: ctrl clamped to ctrlrange (when limited and clamping is on), force as in
@@ -145,13 +87,11 @@ void gdn_actuator_forces(const gdnModel* m, gdnData* d) {
     const double* restrict ctrl = d->ctrl;
     memset(qfrc, 0, sizeof(double) * (size_t)m->nv);
     memset(force, 0, sizeof(double) * (size_t)nu);
+    gdn_transmission(m, d);
     if (m->opt.disableflags & GDN_DSBL_ACTUATION) {
         // MuJoCo returns before its act_dot loop, leaving act_dot as it was (0 from the reset
         // unless the flag changed mid-run): 0, so act is constant
         memset(d->act_dot, 0, sizeof(double) * (size_t)m->na);
-        for (int i = 0; i < nu; i++) {
-            joint_transmission(m, d, i, length + i, velocity + i);
-        }
         return;
     }
 
@@ -164,15 +104,7 @@ void gdn_actuator_forces(const gdnModel* m, gdnData* d) {
                      (m->jnt_type[jnt] == GDN_JNT_HINGE || m->jnt_type[jnt] == GDN_JNT_SLIDE);
         double gear = m->actuator_gear[6 * i];
         int dof = scalar ? m->jnt_dofadr[jnt] : -1;
-        double len, vel;
-        if (scalar) {
-            len = d->qpos[m->jnt_qposadr[jnt]] * gear;
-            vel = gear * d->qvel[dof];
-        } else {
-            joint_transmission(m, d, i, &len, &vel);
-        }
-        length[i] = len;
-        velocity[i] = vel;
+        const double len = length[i], vel = velocity[i];
         double c = ctrl[i];
         if (clamp && m->actuator_ctrllimited[i]) {
             c = clip(c, m->actuator_ctrlrange[2 * i], m->actuator_ctrlrange[2 * i + 1]);

@@ -7,6 +7,7 @@
 #include "dynamics/force_derivative.h"
 #include "dynamics/muscle.h"
 #include "dynamics/passive.h"
+#include "dynamics/transmission.h"
 #include "base/arena.h"
 #include "kinematics/tendon.h"
 #include "kinematics/tendon_derivative.h"
@@ -134,35 +135,34 @@ static double tendon_moment_dot(const gdnModel* m, int i, const double* x) {
     return s;
 }
 
-// an actuator on a spatial tendon (moment gear J(q)): d qfrc = gear J dF + gear F DJ dq,
-// dF = alpha gear J dq + beta gear (J dv + (DJ dq) . v) + gain_c du
-static int on_spatial(const gdnModel* m, int i) {
-    return m->actuator_trntype[i] == GDN_TRN_TENDON &&
-           gdn_tendon_is_spatial(m, m->actuator_trnid[2 * i]);
+// an actuator whose moment moves with q (dynamics/transmission.h: spatial tendon, slider-crank,
+// site, joint-in-parent on a ball or free joint), moment g M(q), length row g l, H = dM/dq:
+// d qfrc = g (M dF + F H dq),  dF = alpha g l dq + beta g (M dv + (H dq) . v) + gain_c du
+static int on_moving(const gdnModel* m, int i) {
+    return gdn_transmission_moving(m, i);
 }
 
-static int any_on_spatial(const gdnModel* m) {
+static int any_on_moving(const gdnModel* m) {
     for (int i = 0; i < m->nu; i++) {
-        if (on_spatial(m, i)) {
+        if (on_moving(m, i)) {
             return 1;
         }
     }
     return 0;
 }
 
-// the linearization of actuator i on a spatial tendon: w's J, DJ and the affine terms; -1
-// when the tendon has none (gdn_tendon_linear: the caller refuses)
-static int linearize_spatial(const gdnModel* m, gdnData* d, gdnTendonWork* w, int i,
-                             int zero_ctrl, actuator_linear* a) {
-    const double gear = m->actuator_gear[6 * i];
+// the linearization of moving actuator i: w's lrow, M, H up to the factor *g (a tendon's gear,
+// else 1) and the affine terms; -1 when a spatial tendon has none (gdn_tendon_linear: the
+// caller refuses)
+static int linearize_moving(const gdnModel* m, gdnData* d, gdnTransmissionWork* w, int i,
+                            int zero_ctrl, actuator_linear* a, double* g) {
     double L, V;
-    if (gdn_tendon_linear(m, d, w->S, m->actuator_trnid[2 * i], &L, &V, w->J, w->DJ,
-                          w->scratch) < 0) {
+    if (gdn_transmission_linear(m, d, w->S, i, &L, &V, w->lrow, w->M, w->H, g, w->scratch) < 0) {
         return -1;
     }
     a->dof = -1;
     a->n = a->nl = 0;
-    affine_terms(m, d, i, zero_ctrl, L * gear, V * gear, a);
+    affine_terms(m, d, i, zero_ctrl, L, V, a);
     return 0;
 }
 
@@ -234,34 +234,34 @@ gdnStatus gdn_actuation_jvp(const gdnModel* m, gdnData* d, const double* dq, con
     int zero = bad_controls(m, d);
     const int nv = m->nv;
     size_t mark = gdn_arena_mark(d);
-    gdnTendonWork w;
-    if (any_on_spatial(m) && gdn_tendon_work_alloc(m, d, &w) != GDN_OK) {
+    gdnTransmissionWork w;
+    if (any_on_moving(m) && gdn_transmission_work_alloc(m, d, &w) != GDN_OK) {
         gdn_arena_reset(d, mark);
         return GDN_ERR_MEMORY;
     }
     for (int i = 0; i < m->nu; i++) {
         actuator_linear a;
-        if (on_spatial(m, i)) {
-            const double gear = m->actuator_gear[6 * i];
-            if (linearize_spatial(m, d, &w, i, zero, &a) < 0) {
+        if (on_moving(m, i)) {
+            double gear;
+            if (linearize_moving(m, d, &w, i, zero, &a, &gear) < 0) {
                 gdn_arena_reset(d, mark);
                 return GDN_ERR_UNSUPPORTED;
             }
             double dL = 0, dV = 0;
             if (dq) {
-                gdn_tendon_dj_mul(nv, w.DJ, dq, w.w);
-                dL = dotn(w.J, dq, nv);
+                gdn_tendon_dj_mul(nv, w.H, dq, w.w);
+                dL = dotn(w.lrow, dq, nv);
                 dV = dotn(w.w, d->qvel, nv);
             } else {
                 memset(w.w, 0, sizeof(double) * (size_t)nv);
             }
             if (dv) {
-                dV += dotn(w.J, dv, nv);
+                dV += dotn(w.M, dv, nv);
             }
             const double dF =
                 a.alpha * gear * dL + a.beta * gear * dV + (du ? a.gain_c * du[i] : 0);
             for (int k = 0; k < nv; k++) {
-                dfrc[k] += gear * (w.J[k] * dF + a.force * w.w[k]);
+                dfrc[k] += gear * (w.M[k] * dF + a.force * w.w[k]);
             }
             continue;
         }
@@ -302,35 +302,34 @@ gdnStatus gdn_actuation_vjp(const gdnModel* m, gdnData* d, const double* y, doub
     int zero = bad_controls(m, d);
     const int nv = m->nv;
     size_t mark = gdn_arena_mark(d);
-    gdnTendonWork w;
-    double* u = any_on_spatial(m) ? gdn_arena_doubles(d, (size_t)nv + 1) : NULL;
-    if (any_on_spatial(m) && (!u || gdn_tendon_work_alloc(m, d, &w) != GDN_OK)) {
+    gdnTransmissionWork w;
+    if (any_on_moving(m) && gdn_transmission_work_alloc(m, d, &w) != GDN_OK) {
         gdn_arena_reset(d, mark);
         return GDN_ERR_MEMORY;
     }
     for (int i = 0; i < m->nu; i++) {
         actuator_linear a;
         int jnt = m->actuator_trnid[2 * i];
-        if (on_spatial(m, i)) {
-            // fbar = gear J . y; gq += alpha gear fbar J + DJ' (beta gear fbar v + gear F y)
-            const double gear = m->actuator_gear[6 * i];
-            if (linearize_spatial(m, d, &w, i, zero, &a) < 0) {
+        if (on_moving(m, i)) {
+            // fbar = g M . y; gq += alpha g fbar l + H' (beta g fbar v + g F y)
+            double gear;
+            if (linearize_moving(m, d, &w, i, zero, &a, &gear) < 0) {
                 gdn_arena_reset(d, mark);
                 return GDN_ERR_UNSUPPORTED;
             }
-            const double fbar = gear * dotn(w.J, y, nv);
+            const double fbar = gear * dotn(w.M, y, nv);
             if (gq) {
                 for (int k = 0; k < nv; k++) {
-                    u[k] = a.beta * gear * fbar * d->qvel[k] + gear * a.force * y[k];
+                    w.u[k] = a.beta * gear * fbar * d->qvel[k] + gear * a.force * y[k];
                 }
-                gdn_tendon_dj_mul_t(nv, w.DJ, u, w.w);
+                gdn_tendon_dj_mul_t(nv, w.H, w.u, w.w);
                 for (int k = 0; k < nv; k++) {
-                    gq[k] += a.alpha * gear * fbar * w.J[k] + w.w[k];
+                    gq[k] += a.alpha * gear * fbar * w.lrow[k] + w.w[k];
                 }
             }
             if (gv) {
                 for (int k = 0; k < nv; k++) {
-                    gv[k] += a.beta * gear * fbar * w.J[k];
+                    gv[k] += a.beta * gear * fbar * w.M[k];
                 }
             }
             if (gu) {
@@ -400,33 +399,34 @@ gdnStatus gdn_actuation_dense(const gdnModel* m, gdnData* d, double scale, doubl
     const int nv = m->nv;
     const size_t n = (size_t)nv;
     size_t mark = gdn_arena_mark(d);
-    gdnTendonWork w;
-    if (any_on_spatial(m) && gdn_tendon_work_alloc(m, d, &w) != GDN_OK) {
+    gdnTransmissionWork w;
+    if (any_on_moving(m) && gdn_transmission_work_alloc(m, d, &w) != GDN_OK) {
         gdn_arena_reset(d, mark);
         return GDN_ERR_MEMORY;
     }
     for (int i = 0; i < m->nu; i++) {
         actuator_linear a;
-        if (on_spatial(m, i)) {
-            // Dq(r, c) += scale gear (J_r (alpha gear J_c + beta gear (DJ' v)_c) + F DJ(r, c)),
-            // Dv(r, c) += scale gear J_r beta gear J_c, Du(r, i) += scale gear J_r gain_c
-            const double gear = m->actuator_gear[6 * i];
-            if (linearize_spatial(m, d, &w, i, zero, &a) < 0) {
+        if (on_moving(m, i)) {
+            // Dq(r, c) += scale g (M_r (alpha g l_c + beta g (H' v)_c) + F H(r, c)),
+            // Dv(r, c) += scale g M_r beta g M_c, Du(r, i) += scale g M_r gain_c
+            double gear;
+            if (linearize_moving(m, d, &w, i, zero, &a, &gear) < 0) {
                 gdn_arena_reset(d, mark);
                 return GDN_ERR_UNSUPPORTED;
             }
-            gdn_tendon_dj_mul_t(nv, w.DJ, d->qvel, w.w);
+            gdn_tendon_dj_mul_t(nv, w.H, d->qvel, w.w);
             for (size_t r = 0; r < n; r++) {
-                const double jr = scale * gear * w.J[r];
+                const double mr = scale * gear * w.M[r];
                 for (size_t c = 0; Dq && c < n; c++) {
-                    Dq[r * stride + c] += jr * (a.alpha * gear * w.J[c] + a.beta * gear * w.w[c]) +
-                                          scale * gear * a.force * w.DJ[r * n + c];
+                    Dq[r * stride + c] +=
+                        mr * (a.alpha * gear * w.lrow[c] + a.beta * gear * w.w[c]) +
+                        scale * gear * a.force * w.H[r * n + c];
                 }
                 for (size_t c = 0; Dv && c < n; c++) {
-                    Dv[r * stride + c] += jr * a.beta * gear * w.J[c];
+                    Dv[r * stride + c] += mr * a.beta * gear * w.M[c];
                 }
                 if (Du) {
-                    Du[r * stride + (size_t)i] += jr * a.gain_c;
+                    Du[r * stride + (size_t)i] += mr * a.gain_c;
                 }
             }
             continue;
@@ -496,4 +496,46 @@ int gdn_actuator_force_row(const gdnModel* m, const gdnData* d, int i, int* dof,
     }
     *cu = a.gain_c;
     return a.n;
+}
+
+int gdn_actuator_force_full(const gdnModel* m, gdnData* d, int i, gdnTransmissionWork* w,
+                            double* cq, double* cv, double* cu) {
+    const int nv = m->nv;
+    memset(cq, 0, sizeof(double) * (size_t)nv);
+    memset(cv, 0, sizeof(double) * (size_t)nv);
+    *cu = 0;
+    if (m->opt.disableflags & GDN_DSBL_ACTUATION) {
+        return 0;
+    }
+    const int zero = bad_controls(m, d);
+    actuator_linear a;
+    if (on_moving(m, i)) {
+        // dF = alpha g l . dq + beta g (M . dv + (H' v) . dq) + gain_c du
+        double g;
+        if (linearize_moving(m, d, w, i, zero, &a, &g) < 0) {
+            return -1;
+        }
+        gdn_tendon_dj_mul_t(nv, w->H, d->qvel, w->w);
+        for (int k = 0; k < nv; k++) {
+            cq[k] = a.alpha * g * w->lrow[k] + a.beta * g * w->w[k];
+            cv[k] = a.beta * g * w->M[k];
+        }
+    } else if (m->actuator_trntype[i] == GDN_TRN_TENDON) {
+        // a fixed tendon: the constant row gear coef over its path
+        linearize_tendon(m, d, i, zero, &a);
+        tendon_moment_add(m, i, a.alpha, cq);
+        tendon_moment_add(m, i, a.beta, cv);
+    } else if (m->actuator_trntype[i] == GDN_TRN_JOINT) {
+        linearize(m, d, i, zero, &a);
+        for (int k = 0; k < a.nl; k++) {
+            cq[a.dof + k] = a.alpha * a.lrow[k];
+        }
+        for (int k = 0; k < a.n; k++) {
+            cv[a.dof + k] = a.beta * a.moment[k];
+        }
+    } else {
+        return -1; // the body transmission (GDN_TRN_BODY_WHAT)
+    }
+    *cu = a.gain_c;
+    return 0;
 }

@@ -10,6 +10,7 @@
 #include "base/arena.h"
 #include "dynamics/mass_factor.h"
 #include "dynamics/passive.h"
+#include "dynamics/transmission.h"
 
 #define GDN_MINVAL 1e-15 // MuJoCo's mjMINVAL
 
@@ -48,6 +49,7 @@ gdnStatus gdn_actuator_acc0(gdnModel* m, gdnData* d) {
         return GDN_ERR_MEMORY;
     }
     gdn_mass_factor(m, d->qM, NULL, &f);
+    gdn_transmission(m, d); // the moment rows at this configuration
     for (int i = 0; i < m->nu; i++) {
         // acc0 = |M^-1 moment_i|
         memset(x, 0, sizeof(double) * (size_t)nv);
@@ -170,10 +172,12 @@ gdnStatus gdn_actuator_length_range(gdnModel* m, const gdnLengthRangeOpt* opt, c
     if (!any) {
         return GDN_OK;
     }
-    // MuJoCo's LengthRange options: these disabled, the range's own timestep
+    // MuJoCo's LengthRange options: these disabled, the range's own timestep, and Euler (its
+    // evalAct steps with mj_step1 / mj_step2, which integrate RK4 models with Euler)
     const gdnOption saved = m->opt;
     m->opt.disableflags = GDN_DSBL_FRICTIONLOSS | GDN_DSBL_CONTACT | GDN_DSBL_PASSIVE |
                           GDN_DSBL_GRAVITY | GDN_DSBL_ACTUATION;
+    m->opt.integrator = GDN_INT_EULER;
     if (opt->timestep > 0) {
         m->opt.timestep = opt->timestep;
     }
@@ -189,7 +193,9 @@ gdnStatus gdn_actuator_length_range(gdnModel* m, const gdnLengthRangeOpt* opt, c
         }
         // the joint's or tendon's own range when asked for and limited
         const int id = m->actuator_trnid[2 * i];
-        if (opt->uselimit && m->actuator_trntype[i] == GDN_TRN_JOINT && m->jnt_limited[id]) {
+        const int joint = m->actuator_trntype[i] == GDN_TRN_JOINT ||
+                          m->actuator_trntype[i] == GDN_TRN_JOINTINPARENT;
+        if (opt->uselimit && joint && m->jnt_limited[id]) {
             memcpy(m->actuator_lengthrange + 2 * i, m->jnt_range + 2 * id, 2 * sizeof(double));
             continue;
         }

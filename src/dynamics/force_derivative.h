@@ -53,4 +53,11 @@ gdnStatus gdn_actuation_dense(const gdnModel* m, gdnData* d, double scale, doubl
 int gdn_actuator_force_row(const gdnModel* m, const gdnData* d, int i, int* dof, double cq[6],
                            double cv[6], double* cu);
 
+// the same for any transmission as full rows: d force = cq . dq + cv . dv + cu du_i (cq, cv
+// nv each; w from gdn_transmission_work_alloc for a moving transmission); -1 for the body
+// transmission or a tendon without a linearization (the inside wrap), else 0
+struct gdnTransmissionWork;
+int gdn_actuator_force_full(const gdnModel* m, gdnData* d, int i,
+                            struct gdnTransmissionWork* w, double* cq, double* cv, double* cu);
+
 #endif

@@ -158,12 +158,126 @@ static int any_spatial_passive(const gdnModel* m) {
     return 0;
 }
 
+// the spatial tendons with passive forces, each linearized once: fn(t, f, w, u, ctx) with w's J,
+// DJ (its w free scratch) and an nv scratch u; GDN_ERR_UNSUPPORTED for a tendon without a
+// linearization (the inside wrap), GDN_ERR_MEMORY
+typedef void spatialFn(const gdnModel* m, const gdnData* d, int t, double f,
+                       const gdnTendonWork* w, double* u, void* ctx);
+
+static gdnStatus for_each_spatial(const gdnModel* m, gdnData* d, spatialFn* fn, void* ctx) {
+    if (!any_spatial_passive(m)) {
+        return GDN_OK;
+    }
+    size_t mark = gdn_arena_mark(d);
+    gdnTendonWork w;
+    double* u = gdn_arena_doubles(d, (size_t)m->nv + 1);
+    if (!u || gdn_tendon_work_alloc(m, d, &w) != GDN_OK) {
+        gdn_arena_reset(d, mark);
+        return GDN_ERR_MEMORY;
+    }
+    gdnStatus status = GDN_OK;
+    for (int t = 0; t < m->ntendon && status == GDN_OK; t++) {
+        double f;
+        const int lin = spatial_passive(m, d, &w, t, &f);
+        if (lin < 0) {
+            status = GDN_ERR_UNSUPPORTED;
+        } else if (lin) {
+            fn(m, d, t, f, &w, u, ctx);
+        }
+    }
+    gdn_arena_reset(d, mark);
+    return status;
+}
+
 static double dotn(const double* a, const double* b, int n) {
     double s = 0;
     for (int i = 0; i < n; i++) {
         s += a[i] * b[i];
     }
     return s;
+}
+
+// the callbacks of the three products: a spatial tendon's f = -k (L - L_s) - b J v with
+// J = J(q) adds, with dL = J dq and dV = J dv + (DJ dq) . v,
+//   JVP:   d qfrc += J (-k dL - b dV) + f DJ dq
+//   VJP:   fbar = J . y;  gq += -k fbar J + DJ' (f y - b fbar v),  gv += -b fbar J
+//   dense: Dq(r, c) += s (J_r (-k J_c - b (DJ' v)_c) + f DJ(r, c)),  Dv(r, c) += s J_r (-b J_c)
+typedef struct {
+    const double *dq, *dv;
+    double* dfrc;
+} passiveDir;
+
+static void spatial_jvp(const gdnModel* m, const gdnData* d, int t, double f,
+                        const gdnTendonWork* w, double* u, void* ctx) {
+    const passiveDir* p = ctx;
+    const int nv = m->nv;
+    double dL = 0, dV = 0;
+    if (p->dq) {
+        gdn_tendon_dj_mul(nv, w->DJ, p->dq, u);
+        dL = dotn(w->J, p->dq, nv);
+        dV = dotn(u, d->qvel, nv);
+    } else {
+        memset(u, 0, sizeof(double) * (size_t)nv);
+    }
+    if (p->dv) {
+        dV += dotn(w->J, p->dv, nv);
+    }
+    const double df = -m->tendon_stiffness[t] * dL - m->tendon_damping[t] * dV;
+    for (int i = 0; i < nv; i++) {
+        p->dfrc[i] += w->J[i] * df + f * u[i];
+    }
+}
+
+typedef struct {
+    const double* y;
+    double *gq, *gv;
+} passiveAdj;
+
+static void spatial_vjp(const gdnModel* m, const gdnData* d, int t, double f,
+                        const gdnTendonWork* w, double* u, void* ctx) {
+    const passiveAdj* p = ctx;
+    const int nv = m->nv;
+    const double k = m->tendon_stiffness[t], b = m->tendon_damping[t];
+    const double fbar = dotn(w->J, p->y, nv);
+    if (p->gq) {
+        for (int i = 0; i < nv; i++) {
+            u[i] = f * p->y[i] - b * fbar * d->qvel[i];
+        }
+        gdn_tendon_dj_mul_t(nv, w->DJ, u, w->w);
+        for (int i = 0; i < nv; i++) {
+            p->gq[i] += -k * fbar * w->J[i] + w->w[i];
+        }
+    }
+    if (p->gv) {
+        for (int i = 0; i < nv; i++) {
+            p->gv[i] += -b * fbar * w->J[i];
+        }
+    }
+}
+
+typedef struct {
+    double scale;
+    double *Dq, *Dv;
+    size_t ld;
+} passiveDense;
+
+static void spatial_dense(const gdnModel* m, const gdnData* d, int t, double f,
+                          const gdnTendonWork* w, double* u, void* ctx) {
+    const passiveDense* p = ctx;
+    const size_t n = (size_t)m->nv, lds = p->ld;
+    const double k = m->tendon_stiffness[t], b = m->tendon_damping[t], scale = p->scale;
+    gdn_tendon_dj_mul_t(m->nv, w->DJ, d->qvel, u); // (DJ' v)_c
+    for (size_t r = 0; r < n; r++) {
+        const double jr = scale * w->J[r];
+        for (size_t c = 0; c < n; c++) {
+            if (p->Dq) {
+                p->Dq[r * lds + c] += jr * (-k * w->J[c] - b * u[c]) + scale * f * w->DJ[r * n + c];
+            }
+            if (p->Dv) {
+                p->Dv[r * lds + c] += jr * (-b * w->J[c]);
+            }
+        }
+    }
 }
 
 // qfrc_passive = -k (q (-) q_spring) - b qvel:  d = -k Jinv dq (rotations), -k dq, -b dv
@@ -190,47 +304,11 @@ gdnStatus gdn_passive_jvp(const gdnModel* m, gdnData* d, const double* dq, const
                           (dv && b != 0 ? -b * tendon_dot(m, t, dv) : 0);
         tendon_add(m, t, df, dfrc);
     }
-    if (!any_spatial_passive(m)) {
-        return GDN_OK;
-    }
-    const int nv = m->nv;
-    size_t mark = gdn_arena_mark(d);
-    gdnTendonWork w;
-    if (gdn_tendon_work_alloc(m, d, &w) != GDN_OK) {
-        gdn_arena_reset(d, mark);
-        return GDN_ERR_MEMORY;
-    }
-    for (int t = 0; t < m->ntendon; t++) {
-        double f;
-        const int lin = spatial_passive(m, d, &w, t, &f);
-        if (lin < 0) {
-            gdn_arena_reset(d, mark);
-            return GDN_ERR_UNSUPPORTED;
-        }
-        if (!lin) {
-            continue;
-        }
-        double dL = 0, dV = 0;
-        if (dq) {
-            gdn_tendon_dj_mul(nv, w.DJ, dq, w.w);
-            dL = dotn(w.J, dq, nv);
-            dV = dotn(w.w, d->qvel, nv);
-        } else {
-            memset(w.w, 0, sizeof(double) * (size_t)nv);
-        }
-        if (dv) {
-            dV += dotn(w.J, dv, nv);
-        }
-        const double df = -m->tendon_stiffness[t] * dL - m->tendon_damping[t] * dV;
-        for (int i = 0; i < nv; i++) {
-            dfrc[i] += w.J[i] * df + f * w.w[i];
-        }
-    }
-    gdn_arena_reset(d, mark);
-    return GDN_OK;
+    passiveDir dir = {dq, dv, dfrc};
+    return for_each_spatial(m, d, spatial_jvp, &dir);
 }
 
-// the transpose: fbar = J . y;  gq += -k fbar J + DJ' (f y - b fbar v),  gv += -b fbar J
+// the transpose (spatial tendons: spatial_vjp)
 gdnStatus gdn_passive_vjp(const gdnModel* m, gdnData* d, const double* y, double* gq,
                           double* gv) {
     if (m->opt.disableflags & GDN_DSBL_PASSIVE) {
@@ -257,50 +335,11 @@ gdnStatus gdn_passive_vjp(const gdnModel* m, gdnData* d, const double* y, double
             tendon_add(m, t, -m->tendon_damping[t] * fbar, gv);
         }
     }
-    if (!any_spatial_passive(m)) {
-        return GDN_OK;
-    }
-    const int nv = m->nv;
-    size_t mark = gdn_arena_mark(d);
-    gdnTendonWork w;
-    double* u = gdn_arena_doubles(d, (size_t)nv + 1);
-    if (!u || gdn_tendon_work_alloc(m, d, &w) != GDN_OK) {
-        gdn_arena_reset(d, mark);
-        return GDN_ERR_MEMORY;
-    }
-    for (int t = 0; t < m->ntendon; t++) {
-        double f;
-        const int lin = spatial_passive(m, d, &w, t, &f);
-        if (lin < 0) {
-            gdn_arena_reset(d, mark);
-            return GDN_ERR_UNSUPPORTED;
-        }
-        if (!lin) {
-            continue;
-        }
-        const double k = m->tendon_stiffness[t], b = m->tendon_damping[t];
-        const double fbar = dotn(w.J, y, nv);
-        if (gq) {
-            for (int i = 0; i < nv; i++) {
-                u[i] = f * y[i] - b * fbar * d->qvel[i];
-            }
-            gdn_tendon_dj_mul_t(nv, w.DJ, u, w.w);
-            for (int i = 0; i < nv; i++) {
-                gq[i] += -k * fbar * w.J[i] + w.w[i];
-            }
-        }
-        if (gv) {
-            for (int i = 0; i < nv; i++) {
-                gv[i] += -b * fbar * w.J[i];
-            }
-        }
-    }
-    gdn_arena_reset(d, mark);
-    return GDN_OK;
+    passiveAdj adj = {y, gq, gv};
+    return for_each_spatial(m, d, spatial_vjp, &adj);
 }
 
-// dense: Dq(r, c) += scale (J_r (-k J_c - b (DJ' v)_c) + f DJ(r, c)), Dv(r, c) += scale J_r
-// (-b J_c) for a spatial tendon; the fixed ones over their path pairs
+// dense: the fixed tendons over their path pairs, the spatial ones in spatial_dense
 gdnStatus gdn_passive_dense(const gdnModel* m, gdnData* d, double scale, double* Dq,
                             double* Dv, int ld) {
     if (m->opt.disableflags & GDN_DSBL_PASSIVE) {
@@ -335,42 +374,6 @@ gdnStatus gdn_passive_dense(const gdnModel* m, gdnData* d, double scale, double*
             }
         }
     }
-    if (!any_spatial_passive(m)) {
-        return GDN_OK;
-    }
-    const int nv = m->nv;
-    const size_t lds = (size_t)ld, n = (size_t)nv;
-    size_t mark = gdn_arena_mark(d);
-    gdnTendonWork w;
-    if (gdn_tendon_work_alloc(m, d, &w) != GDN_OK) {
-        gdn_arena_reset(d, mark);
-        return GDN_ERR_MEMORY;
-    }
-    for (int t = 0; t < m->ntendon; t++) {
-        double f;
-        const int lin = spatial_passive(m, d, &w, t, &f);
-        if (lin < 0) {
-            gdn_arena_reset(d, mark);
-            return GDN_ERR_UNSUPPORTED;
-        }
-        if (!lin) {
-            continue;
-        }
-        const double k = m->tendon_stiffness[t], b = m->tendon_damping[t];
-        gdn_tendon_dj_mul_t(nv, w.DJ, d->qvel, w.w); // (DJ' v)_c
-        for (size_t r = 0; r < n; r++) {
-            const double jr = scale * w.J[r];
-            for (size_t c = 0; c < n; c++) {
-                if (Dq) {
-                    Dq[r * lds + c] += jr * (-k * w.J[c] - b * w.w[c]) +
-                                       scale * f * w.DJ[r * n + c];
-                }
-                if (Dv) {
-                    Dv[r * lds + c] += jr * (-b * w.J[c]);
-                }
-            }
-        }
-    }
-    gdn_arena_reset(d, mark);
-    return GDN_OK;
+    passiveDense dense = {scale, Dq, Dv, (size_t)ld};
+    return for_each_spatial(m, d, spatial_dense, &dense);
 }

@@ -33,7 +33,8 @@ void gdn_act_update_jvp(const gdnModel* m, const double* ga, const double* gc,
 
 // the cotangents from gu (nu, the force laws' input cotangent) and gact_next (na, NULL: 0):
 // gctrl (nu) = gu on the stateless actuators, the update's share on the stateful ones;
-// gact (na) = gu of its actuator + the update's share. Either output may be NULL.
+// gact (na) = gu of its actuator + the update's share. Either output may be NULL; gctrl must
+// not alias gu.
 void gdn_act_update_vjp(const gdnModel* m, const double* ga, const double* gc,
                         const double* keep, const double* gu, const double* gact_next,
                         double* gctrl, double* gact);

@@ -10,8 +10,9 @@
 #include "constraint/geom_size_derivative.h"
 #include "constraint/setconst_derivative.h"
 #include "dynamics/fluid.h"
-#include "sim/integrator.h"
+#include "gradient/activation_derivative.h"
 #include "gradient/cost.h"
+#include "gradient/param_refusal.h"
 #include "gradient/rk4_derivative.h"
 #include "gradient/rollout.h"
 #include "gradient/step_derivative.h"
@@ -128,10 +129,24 @@ static gdnStatus reverse_step(const gdnModel* m, const gdnRollout* r, const gdnO
     const int slot = tape->store_inter ? gdn_tape_slot_of(tape, t) : -1;
     const int tslot = gdn_tape_slot_of(tape, t);
     gdnStatus st;
-    // (a model with activations takes this path for every step: its VJP carries act; so does
-    // every implicit step: its VJP refactors M - h qDeriv at the replayed front)
+    // a smooth Euler step of a model with activations: the force laws' input cotangent gu, then
+    // the activation update's share (gradient/activation_derivative.h)
+    const int na = m->na;
+    const int implicit = m->opt.integrator == GDN_INT_IMPLICIT;
+    double* gu = gctrl;
+    double *ga = NULL, *gc = NULL, *keep = NULL;
+    if ((tslot < 0 || tape->entry[tslot].nefc == 0) && m->opt.integrator != GDN_INT_RK4 &&
+        !implicit && na) {
+        gu = tape->act_work;
+        ga = gu + nu;
+        gc = ga + na;
+        keep = gc + na;
+        memset(gu, 0, sizeof(double) * (size_t)nu);
+        gdn_act_update_partials(m, d, ga, gc, keep);
+    }
+    // every implicit step is replayed too: its VJP refactors M - h qDeriv at the replayed front
     if ((tslot >= 0 && tape->entry[tslot].nefc > 0) || m->opt.integrator == GDN_INT_RK4 ||
-        m->opt.integrator == GDN_INT_IMPLICIT || m->na > 0) {
+        implicit) {
         // the contact parameters' channels (NULL when none is wanted)
         const gdnContactParamGradients cp = {out->geom_friction, out->geom_solref,
                                              out->geom_solimp,   out->geom_size,
@@ -150,10 +165,13 @@ static gdnStatus reverse_step(const gdnModel* m, const gdnRollout* r, const gdnO
         gdn_tape_inter_restore(tape, slot);
         st = gdn_step_vjp_stored(m, d, &f, gdn_tape_acc(tape, t),
                                  (tape->entry[slot].inter & 2) != 0, tape->lam_q, tape->lam_v,
-                                 tape->g_q, tape->g_v, gctrl, out->param, gvert);
+                                 tape->g_q, tape->g_v, gu, out->param, gvert);
     } else {
         st = gdn_step_vjp_at(m, d, gdn_tape_acc(tape, t), tape->lam_q, tape->lam_v, tape->g_q,
-                             tape->g_v, gctrl, out->param, gvert);
+                             tape->g_v, gu, out->param, gvert);
+    }
+    if (st == GDN_OK && ga) {
+        gdn_act_update_vjp(m, ga, gc, keep, gu, tape->lam_a, gctrl, tape->g_a);
     }
     if (st != GDN_OK) {
         // (a smooth step of a model with tendons refuses through a tendon it cannot linearize)
@@ -164,8 +182,8 @@ static gdnStatus reverse_step(const gdnModel* m, const gdnRollout* r, const gdnO
     }
     if (obj->running.fn) {
         double value;
-        st = gdn_cost_eval(m, tape, &obj->running, t, x, x + m->nq, u ? u : tape->cost_u, &value, 1,
-                           gctrl != NULL, err, err_size);
+        st = gdn_cost_eval(m, tape, &obj->running, t, x, x + m->nq, x + m->nq + nv,
+                           u ? u : tape->cost_u, &value, 1, gctrl != NULL, err, err_size);
         if (st != GDN_OK) {
             return st;
         }
@@ -204,7 +222,7 @@ static gdnStatus backward(const gdnModel* m, const gdnRollout* r, const gdnObjec
     if (obj->terminal.fn) {
         double value;
         gdnStatus st = gdn_cost_eval(m, tape, &obj->terminal, T, tape->final, tape->final + nq,
-                                     NULL, &value, 1, 0, err, err_size);
+                                     tape->final + nq + nv, NULL, &value, 1, 0, err, err_size);
         if (st != GDN_OK) {
             return st;
         }
@@ -263,10 +281,9 @@ gdnStatus gdn_adjoint_rollout_gradient(const gdnModel* m, const gdnRollout* r,
     if (st != GDN_OK) {
         return st;
     }
-
-    if (out->param && gdn_fluid_active(m)) {
+    if (out->param && gdn_param_refusal(m)) {
         return gdn_fail(GDN_ERR_UNSUPPORTED, err, err_size, "dJ/dpi: no %s yet",
-                        GDN_FLUID_PARAM_REFUSAL);
+                        gdn_param_refusal(m));
     }
     // a size that moves its body's inertia is chained through dJ/dpi, which must be wanted then
     const int size_inertia = out->geom_size && gdn_geom_size_moves_inertia(m);

@@ -42,13 +42,15 @@ void gdn_qpos_grad_to_tangent(const gdnModel* m, const double* qpos, const doubl
 }
 
 gdnStatus gdn_cost_eval(const gdnModel* m, gdnTape* tape, const gdnCost* c, int t,
-                        const double* qpos, const double* qvel, const double* ctrl,
-                        double* value, int want_grad, int want_ctrl, char* err, int err_size) {
+                        const double* qpos, const double* qvel, const double* act,
+                        const double* ctrl, double* value, int want_grad, int want_ctrl,
+                        char* err, int err_size) {
     const int nq = m->nq, nv = m->nv, nu = m->nu;
     const char* which = ctrl ? "running cost" : "terminal cost";
     gdnData* s = tape->scratch;
     memcpy(s->qpos, qpos, sizeof(double) * (size_t)nq);
     memcpy(s->qvel, qvel, sizeof(double) * (size_t)nv);
+    memcpy(s->act, act, sizeof(double) * (size_t)m->na);
     if (ctrl && nu > 0) {
         memcpy(s->ctrl, ctrl, sizeof(double) * (size_t)nu);
     }

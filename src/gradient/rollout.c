@@ -5,6 +5,7 @@
 
 #include <gradyn/adjoint.h>
 
+#include "dynamics/transmission.h"
 #include "base/status.h"
 #include "gradient/cost.h"
 #include "gradient/rollout.h"
@@ -70,6 +71,12 @@ gdnStatus gdn_rollout_validate(const gdnModel* m, const gdnRollout* r, const gdn
             if (!isfinite(r->act0[j])) {
                 return gdn_fail(GDN_ERR_NONFINITE, err, err_size, "act0[%d] is not finite", j);
             }
+        }
+    }
+    for (int i = 0; i < m->nu; i++) {
+        if (m->actuator_trntype[i] == GDN_TRN_BODY) {
+            return gdn_fail(GDN_ERR_UNSUPPORTED, err, err_size,
+                            "actuator %d: no derivative through %s yet", i, GDN_TRN_BODY_WHAT);
         }
     }
     if (r->nstep > tape->max_steps) {
@@ -232,7 +239,7 @@ forward_pass(const gdnModel* m, const gdnRollout* r, const gdnObjective* obj, gd
         if (obj->running.fn) {
             double value;
             gdnStatus st = gdn_cost_eval(
-                m, tape, &obj->running, t, d->qpos, d->qvel,
+                m, tape, &obj->running, t, d->qpos, d->qvel, d->act,
                 gdn_rollout_ctrl_row(m, r, t) ? gdn_rollout_ctrl_row(m, r, t) : tape->cost_u,
                 &value, 0, 0, err, err_size);
             if (st != GDN_OK) {
@@ -268,8 +275,8 @@ forward_pass(const gdnModel* m, const gdnRollout* r, const gdnObjective* obj, gd
     tape->nstep = T;
     if (obj->terminal.fn) {
         double value;
-        gdnStatus st = gdn_cost_eval(m, tape, &obj->terminal, T, d->qpos, d->qvel, NULL, &value, 0,
-                                     0, err, err_size);
+        gdnStatus st = gdn_cost_eval(m, tape, &obj->terminal, T, d->qpos, d->qvel, d->act, NULL,
+                                     &value, 0, 0, err, err_size);
         if (st != GDN_OK) {
             tape->nstep = 0;
             return st;

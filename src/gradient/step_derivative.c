@@ -11,6 +11,7 @@
 #include "constraint/rows_param_derivative.h"
 #include "constraint/setconst_derivative.h"
 #include "gradient/activation_derivative.h"
+#include "gradient/param_refusal.h"
 #include "gradient/residual.h"
 #include "gradient/rk4_derivative.h"
 #include "gradient/step_constrained.h"
@@ -107,8 +108,8 @@ static gdnStatus step_jvp_core(const gdnModel* m, gdnData* d, const double* dqpo
         return GDN_ERR_ARG;
     }
     gdn_deriv_report_clear(d);
-    if (dparam && gdn_fluid_active(m)) {
-        return GDN_ERR_UNSUPPORTED; // GDN_FLUID_PARAM_REFUSAL (dynamics/fluid.h)
+    if (dparam && gdn_param_refusal(m)) {
+        return GDN_ERR_UNSUPPORTED; // gradient/param_refusal.h
     }
     if (m->opt.integrator == GDN_INT_RK4) {
         const char* what = NULL;
@@ -180,7 +181,7 @@ static gdnStatus step_jvp_ex(const gdnModel* m, gdnData* d, const double* dqpos,
                              const double* dparam, const double* dvert,
                              const gdnContactParamGradients* dcp, double* dqpos_next,
                              double* dqvel_next, double* dact_next) {
-    if (gdn_check_call(m, d) != GDN_OK) {
+    if (gdn_check_call(m, d) != GDN_OK || !dqpos_next || !dqvel_next) {
         return GDN_ERR_ARG;
     }
     if (m->na == 0) {
@@ -190,8 +191,8 @@ static gdnStatus step_jvp_ex(const gdnModel* m, gdnData* d, const double* dqpos,
     if (m->opt.integrator == GDN_INT_RK4) {
         // the stages carry the activations themselves
         gdn_deriv_report_clear(d);
-        if (dparam && gdn_fluid_active(m)) {
-            return GDN_ERR_UNSUPPORTED; // GDN_FLUID_PARAM_REFUSAL (dynamics/fluid.h)
+        if (dparam && gdn_param_refusal(m)) {
+            return GDN_ERR_UNSUPPORTED; // gradient/param_refusal.h
         }
         const char* what = NULL;
         return gdn_rk4_step_jvp(m, d, dqpos, dqvel, dact, dctrl, dparam, dvert, dcp, dqpos_next,
@@ -400,8 +401,8 @@ static gdnStatus step_vjp_core(const gdnModel* m, gdnData* d, const double* gqpo
         return GDN_ERR_ARG;
     }
     gdn_deriv_report_clear(d);
-    if (gparam && gdn_fluid_active(m)) {
-        *what = GDN_FLUID_PARAM_REFUSAL;
+    if (gparam && gdn_param_refusal(m)) {
+        *what = gdn_param_refusal(m);
         return GDN_ERR_UNSUPPORTED;
     }
     if (m->opt.integrator == GDN_INT_RK4) {
@@ -464,8 +465,8 @@ gdnStatus gdn_step_vjp_explained(const gdnModel* m, gdnData* d, const double* gq
     if (m->opt.integrator == GDN_INT_RK4) {
         // the stages carry the activations themselves
         gdn_deriv_report_clear(d);
-        if (gparam && gdn_fluid_active(m)) {
-            *what = GDN_FLUID_PARAM_REFUSAL;
+        if (gparam && gdn_param_refusal(m)) {
+            *what = gdn_param_refusal(m);
             return GDN_ERR_UNSUPPORTED;
         }
         return gdn_rk4_step_vjp(m, d, gqpos_next, gqvel_next, gact_next, gqpos, gqvel, gact,

@@ -180,7 +180,7 @@ gdnStatus gdn_tape_create_opt(const gdnModel* m, const gdnTapeOptions* opt, gdnT
     size_t nd = (size_t)ncheck * (size_t)stride + (every > 1 ? (size_t)ncheck * nvz : 0) +
                 (size_t)(every - 1) * (size_t)stride + 2 * (size_t)stride + (size_t)nq + 4 * nvz +
                 (size_t)(nq > nv ? nq : nv) + 2 * nvz + (size_t)nu +
-                2 * (size_t)m->nbody + nvz + (size_t)m->ntendon + 2 * (size_t)na;
+                2 * (size_t)m->nbody + nvz + (size_t)m->ntendon + 5 * (size_t)na + (size_t)nu;
     const size_t head = round8(sizeof(gdnTape)) + round8(sizeof(gdnTapeEntry) * (size_t)nslot);
     size_t reserve = 0, pool = 0, bytes = 0;
     // an RK4 model's stage accelerations per record slot (4 nv: the reverse pass then needs no
@@ -243,6 +243,7 @@ gdnStatus gdn_tape_create_opt(const gdnModel* m, const gdnTapeOptions* opt, gdnT
     tp->g_v = take(&p, nvz);
     tp->lam_a = take(&p, (size_t)na);
     tp->g_a = take(&p, (size_t)na);
+    tp->act_work = take(&p, (size_t)nu + 3 * (size_t)na);
     tp->cost_q = take(&p, (size_t)(nq > nv ? nq : nv));
     tp->cost_qt = take(&p, nvz);
     tp->cost_v = take(&p, nvz);
@@ -533,5 +534,17 @@ gdnStatus gdn_tape_state(const gdnTape* tape, int t, double* qpos, double* qvel)
     if (qvel) {
         memcpy(qvel, x + tape->nq, sizeof(double) * (size_t)tape->nv);
     }
+    return GDN_OK;
+}
+
+gdnStatus gdn_tape_state_act(const gdnTape* tape, int t, double* act) {
+    if (!tape || tape->nstep <= 0 || !act) {
+        return GDN_ERR_ARG;
+    }
+    const double* x = gdn_tape_slot(tape, t);
+    if (!x) {
+        return GDN_ERR_ARG;
+    }
+    memcpy(act, x + tape->nq + tape->nv, sizeof(double) * (size_t)tape->na);
     return GDN_OK;
 }

@@ -111,6 +111,8 @@ struct gdnTape {
     double* g_v;         // (nv)
     double* lam_a;       // (na) lambda_{t+1}, activation part
     double* g_a;         // (na)
+    double* act_work;    // (nu + 3 na) a smooth step's force-input cotangent and its update's
+                         // partials (gradient/activation_derivative.h)
     double* cost_q;      // (max(nq, nv)) a cost term's position gradient as returned
     double* cost_qt;     // (nv) the same in the tangent space
     double* cost_v;      // (nv)

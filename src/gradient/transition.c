@@ -376,12 +376,13 @@ gdnStatus gdn_accel_columns(const gdnModel* m, gdnData* d, double* Xa) {
 
 // Euler: dv'/dq = h da/dq,  dv'/dv = I + h da/dv,  dv'/du = h da/du,
 //        dq'/dx = Phi_q [x = q] + h Phi_v dv'/dx
-// Euler with activations, x = (dq, dv, act) (MuJoCo's 2 nv + na): the acceleration's columns
-// Xa = [da/dq | da/dv | da/du] with du the force laws' inputs (activation_derivative.h), so
+// Euler, x = (dq, dv, act) (MuJoCo's 2 nv + na; na = 0 without activations): the
+// acceleration's columns Xa = [da/dq | da/dv | da/du] with du the force laws' inputs
+// (activation_derivative.h), so
 //   dv'/dq = h da/dq, dv'/dv = I + h da/dv, dv'/dact_j = h da/du_i (i = nu - na + j),
 //   dv'/dctrl_i = h da/du_i on the stateless actuators (0 on the stateful ones),
 //   dact'_j = keep_j (ga_j dact_j + gc_j dctrl_i),  dq' rows = Phi_q (dq) + h Phi_v dv'
-static gdnStatus transition_act(const gdnModel* m, gdnData* d, double* A, double* B) {
+static gdnStatus transition_euler(const gdnModel* m, gdnData* d, double* A, double* B) {
     const int nv = m->nv, nu = m->nu, na = m->na, n = 2 * nv, ncol = n + nu, nx = n + na;
     const int first = nu - na;
     const double h = m->opt.timestep;
@@ -478,49 +479,8 @@ gdnStatus gdn_transition_jacobians(const gdnModel* m, gdnData* d, double* A, dou
         // one exact tangent per column (gradient/implicit_derivative.h)
         return transition_by_columns(m, d, A, B);
     }
-    if (m->na > 0) {
-        return m->opt.integrator == GDN_INT_RK4 ? transition_by_columns(m, d, A, B)
-                                                : transition_act(m, d, A, B);
-    }
     if (m->opt.integrator == GDN_INT_RK4) {
-        return gdn_rk4_transition(m, d, A, B);
+        return m->na > 0 ? transition_by_columns(m, d, A, B) : gdn_rk4_transition(m, d, A, B);
     }
-    const int nv = m->nv, nu = m->nu, n = 2 * nv, ncol = n + nu;
-    const double h = m->opt.timestep;
-    size_t mark = gdn_arena_mark(d);
-    double* qvel_next = gdn_arena_doubles(d, (size_t)nv + (size_t)nv * (size_t)ncol + 1);
-    if (!qvel_next) {
-        return GDN_ERR_MEMORY;
-    }
-    double* Xa = qvel_next + nv;
-    // the primal front half: a = d->qacc, v' = v + h a
-    gdnStatus status = gdn_pipeline_front(m, d, GDN_PIPE_DERIVATIVE, NULL);
-    if (status == GDN_OK) {
-        status = gdn_accel_columns(m, d, Xa);
-    }
-    if (status != GDN_OK) {
-        gdn_arena_reset(d, mark);
-        return status;
-    }
-    for (int i = 0; i < nv; i++) {
-        qvel_next[i] = d->qvel[i] + h * d->qacc[i];
-    }
-    if (A) {
-        // bottom rows: dv'/dx = [0 I] + h da/dx; top rows from them
-        for (int i = 0; i < nv; i++) {
-            double* row = A + (size_t)(nv + i) * (size_t)n;
-            gdn_scl_n(row, Xa + (size_t)i * (size_t)ncol, h, n);
-            row[nv + i] += 1;
-        }
-        gdn_integrate_pos_jvp_columns(m, qvel_next, h, n, A + (size_t)nv * n, n, 0, A, n);
-    }
-    if (B && nu > 0) {
-        for (int i = 0; i < nv; i++) {
-            double* row = B + (size_t)(nv + i) * (size_t)nu;
-            gdn_scl_n(row, Xa + (size_t)i * (size_t)ncol + n, h, nu);
-        }
-        gdn_integrate_pos_jvp_columns(m, qvel_next, h, nu, B + (size_t)nv * nu, nu, -1, B, nu);
-    }
-    gdn_arena_reset(d, mark);
-    return GDN_OK;
+    return transition_euler(m, d, A, B);
 }

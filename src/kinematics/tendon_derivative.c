@@ -31,7 +31,7 @@ static void axis_at(const double S[6], const double p[3], double c[3]) {
 // xi (6 nbody) and dS (6 nv) under the unit position tangent e_c: the bodies after dof c move
 // by S_c (the sweep of gdn_body_tangent_jvp_range with dq = e_c), each dof's axis by
 // gdn_axis_motion of the frame before its group and of its body
-static void unit_tangent(const gdnModel* m, const gdnData* d, const double* S, int c, double* xi,
+void gdn_unit_tangent(const gdnModel* m, const gdnData* d, const double* S, int c, double* xi,
                          double* dS) {
     memset(xi, 0, 6 * sizeof(double));
     for (int b = 1; b < m->nbody; b++) {
@@ -207,7 +207,7 @@ int gdn_tendon_linear(const gdnModel* m, const gdnData* d, const double* S, int 
                 if (!DJ) {
                     break;
                 }
-                unit_tangent(m, d, S, c, xi, dS);
+                gdn_unit_tangent(m, d, S, c, xi, dS);
             }
             double* dj = pass ? DJ : NULL;
             double divisor = 1;

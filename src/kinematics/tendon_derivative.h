@@ -46,6 +46,11 @@ int gdn_tendon_is_spatial(const gdnModel* m, int t);
 #define GDN_TENDON_WRAP_WHAT \
     "tendon wrapping with a side site inside its geom (or ends parallel through a sphere)"
 
+// xi (6 nbody: each body's twist) and dS (6 nv: each dof's world-origin axis motion) under the
+// unit position tangent e_c, from the world-origin axes S (also the transmissions' derivative)
+void gdn_unit_tangent(const gdnModel* m, const gdnData* d, const double* S, int c, double* xi,
+                      double* dS);
+
 // (DJ x) (nv) and (DJ' x) (nv) for a row-major nv x nv DJ
 void gdn_tendon_dj_mul(int nv, const double* DJ, const double* x, double* out);
 void gdn_tendon_dj_mul_t(int nv, const double* DJ, const double* x, double* out);

@@ -113,7 +113,9 @@ static int put_name(char* buf, int* pos, const char* name) {
 
 // resolve limits, check ranges, find the joint; -1 after an error
 static int compile_actuator(gdnSpec* spec, gdnSpecActuator* a, const gdnNameIndex* joints,
-                            const int* jnt_id_of_spec, const gdnNameIndex* tendons) {
+                            const int* jnt_id_of_spec, const gdnNameIndex* tendons,
+                            const gdnNameIndex* sites, const int* site_id_of_spec,
+                            const gdnNameIndex* bodies) {
     gdnXmlElem* e = a->elem;
     gdnDiag* d = spec->diag;
     const char* autolimit_msg =
@@ -133,7 +135,8 @@ static int compile_actuator(gdnSpec* spec, gdnSpecActuator* a, const gdnNameInde
             *limited[k] = hasrange;
         }
         if (*limited[k] && range[k][0] >= range[k][1]) {
-            return gdn_xml_error(d, GDN_ERR_MODEL, e, "invalid %s range", word[k]);
+            static const char* const names[3] = {"force", "control", "activation"};
+            return gdn_xml_error(d, GDN_ERR_MODEL, e, "invalid %s range", names[k]);
         }
     }
     if (a->actlimited && a->dyntype == GDN_DYN_NONE) {
@@ -166,6 +169,7 @@ static int compile_actuator(gdnSpec* spec, gdnSpecActuator* a, const gdnNameInde
     if (!a->target[0]) {
         return gdn_xml_error(d, GDN_ERR_MODEL, e, "missing transmission target");
     }
+    a->trnid2 = -1;
     if (a->trntype == GDN_TRN_TENDON) {
         // tendon transmission: length = gear[0] ten_length, moment = gear[0] ten_J
         a->trnid = gdn_name_find(tendons, a->target);
@@ -175,22 +179,57 @@ static int compile_actuator(gdnSpec* spec, gdnSpecActuator* a, const gdnNameInde
         }
         return 0;
     }
+    if (a->trntype == GDN_MJ_TRN_SLIDERCRANK || a->trntype == GDN_MJ_TRN_SITE) {
+        // slider-crank: crank site, slider site, a positive crank length; site: the site and
+        // its optional reference site (MuJoCo's checks and their order)
+        if (a->trntype == GDN_MJ_TRN_SLIDERCRANK) {
+            if (!a->slidersite[0]) {
+                return gdn_xml_error(d, GDN_ERR_MODEL, e, "missing base site for slider-crank");
+            }
+            const int s2 = gdn_name_find(sites, a->slidersite);
+            if (s2 < 0) {
+                return gdn_xml_error(d, GDN_ERR_MODEL, e, "base site '%.64s' not found",
+                                     a->slidersite);
+            }
+            a->trnid2 = site_id_of_spec[s2];
+            if (!(a->cranklength > 0)) {
+                return gdn_xml_error(d, GDN_ERR_MODEL, e, "crank length must be positive");
+            }
+        } else if (a->refsite[0]) {
+            const int s2 = gdn_name_find(sites, a->refsite);
+            if (s2 < 0) {
+                return gdn_xml_error(d, GDN_ERR_MODEL, e, "reference site '%.64s' not found",
+                                     a->refsite);
+            }
+            a->trnid2 = site_id_of_spec[s2];
+        }
+        const int s1 = gdn_name_find(sites, a->target);
+        if (s1 < 0) {
+            return gdn_xml_error(d, GDN_ERR_MODEL, e, "transmission target '%.64s' not found",
+                                 a->target);
+        }
+        a->trnid = site_id_of_spec[s1];
+        return 0;
+    }
+    if (a->trntype == GDN_MJ_TRN_BODY) {
+        // body (adhesion): the body's contacts' normal Jacobians
+        const int b = gdn_name_find(bodies, a->target);
+        if (b < 0) {
+            return gdn_xml_error(d, GDN_ERR_MODEL, e, "transmission target '%.64s' not found",
+                                 a->target);
+        }
+        a->trnid = b;
+        return 0;
+    }
     if (a->trntype != GDN_TRN_JOINT && a->trntype != GDN_MJ_TRN_JOINTINPARENT) {
-        return gdn_xml_error(d, GDN_ERR_UNSUPPORTED, e,
-                             "transmission '%s' not supported (joint and tendon transmissions "
-                             "only)",
-                             a->trnattr[0] ? a->trnattr : "slider-crank/site");
+        return gdn_xml_error(d, GDN_ERR_MODEL, e, "invalid transmission type");
     }
     int sj = gdn_name_find(joints, a->target);
     if (sj < 0) {
         return gdn_xml_error(d, GDN_ERR_MODEL, e, "unknown transmission target '%.64s'", a->target);
     }
     int type = spec->joints[sj].type;
-    if (a->trntype == GDN_MJ_TRN_JOINTINPARENT) {
-        if (type != GDN_JNT_HINGE && type != GDN_JNT_SLIDE) {
-            return gdn_xml_error(d, GDN_ERR_UNSUPPORTED, e,
-                                 "jointinparent on ball or free joints not supported");
-        }
+    if (a->trntype == GDN_MJ_TRN_JOINTINPARENT && (type == GDN_JNT_HINGE || type == GDN_JNT_SLIDE)) {
         a->trntype = GDN_TRN_JOINT; // identical for hinge and slide joints
     }
     a->trnid = jnt_id_of_spec[sj];
@@ -337,12 +376,14 @@ static void fill_geoms_sites(const gdnSpec* spec, const gdnSpecTree* tree, gdnMo
 static void fill_actuators(const gdnSpec* spec, gdnModel* m) {
     for (int i = 0; i < m->nu; i++) {
         const gdnSpecActuator* a = &spec->actuators[i];
-        m->actuator_trntype[i] = a->trntype == GDN_TRN_TENDON ? GDN_TRN_TENDON : GDN_TRN_JOINT;
+        m->actuator_trntype[i] = a->trntype; // MuJoCo's code (jointinparent on a hinge or slide
+                                             // compiled to joint)
         m->actuator_dyntype[i] = a->dyntype;
         m->actuator_gaintype[i] = a->gaintype;
         m->actuator_biastype[i] = a->biastype;
         m->actuator_trnid[2 * i] = a->trnid;
-        m->actuator_trnid[2 * i + 1] = -1;
+        m->actuator_trnid[2 * i + 1] = a->trnid2;
+        m->actuator_cranklength[i] = a->cranklength; // as MuJoCo: any type keeps it
         m->actuator_ctrllimited[i] = a->ctrllimited;
         m->actuator_forcelimited[i] = a->forcelimited;
         memcpy(m->actuator_gear + 6 * i, a->gear, 6 * sizeof(double));
@@ -557,17 +598,21 @@ gdnModel* gdn_compile_model(gdnSpec* spec) {
     if (gdn_mjcf_compile_tendons(spec, &joints, jnt_id, &sites, site_id, &geoms, geom_id) < 0) {
         return NULL;
     }
+    // act[i - (nu - na)] is actuator i's state: the stateful ones come last (MuJoCo 2.2.2
+    // checks this before it compiles any actuator)
     int na = 0;
     for (int i = 0; i < spec->nu; i++) {
-        if (compile_actuator(spec, &spec->actuators[i], &joints, jnt_id, &tendons) < 0) {
-            return NULL;
-        }
-        // act[i - (nu - na)] is actuator i's state: the stateful ones come last (MuJoCo 2.2.2)
         if (spec->actuators[i].dyntype != GDN_DYN_NONE) {
             na++;
         } else if (na) {
             return fail(spec, GDN_ERR_MODEL, spec->actuators[i].elem, "%s",
                         "stateless actuators must come before stateful actuators");
+        }
+    }
+    for (int i = 0; i < spec->nu; i++) {
+        if (compile_actuator(spec, &spec->actuators[i], &joints, jnt_id, &tendons, &sites,
+                             site_id, &bodies) < 0) {
+            return NULL;
         }
     }
 

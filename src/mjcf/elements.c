@@ -75,6 +75,8 @@ void gdn_spec_actuator_init(gdnSpecActuator* a) {
     a->gainprm[0] = 1;
     a->target = "";
     a->trnattr = "";
+    a->slidersite = "";
+    a->refsite = "";
     a->name = "";
 }
 
@@ -220,8 +222,9 @@ int gdn_read_site(gdnSpec* spec, gdnXmlElem* e, gdnSpecSite* s, int in_default) 
 static int read_transmission(gdnSpec* spec, gdnXmlElem* e, gdnSpecActuator* a) {
     static const char* const attrs[] = {"joint", "jointinparent", "tendon", "cranksite",
                                         "site", "body"};
-    static const int types[] = {GDN_TRN_JOINT, GDN_MJ_TRN_JOINTINPARENT, GDN_TRN_TENDON,
-                                GDN_MJ_TRN_OTHER, GDN_MJ_TRN_OTHER, GDN_MJ_TRN_OTHER};
+    static const int types[] = {GDN_TRN_JOINT,          GDN_MJ_TRN_JOINTINPARENT,
+                                GDN_TRN_TENDON,         GDN_MJ_TRN_SLIDERCRANK,
+                                GDN_MJ_TRN_SITE,        GDN_MJ_TRN_BODY};
     int count = 0;
     for (int i = 0; i < 6; i++) {
         const char* s = gdn_xml_attr(e, attrs[i]);
@@ -236,16 +239,38 @@ static int read_transmission(gdnSpec* spec, gdnXmlElem* e, gdnSpecActuator* a) {
         return gdn_xml_error(spec->diag, GDN_ERR_MODEL, e,
                              "actuator can have at most one transmission target");
     }
-    // slider-crank and site transmissions only
-    if (gdn_xml_attr(e, "slidersite") || gdn_xml_attr(e, "refsite")) {
-        a->trntype = GDN_MJ_TRN_OTHER;
+    return 0;
+}
+
+// the slider-crank's cranklength and slidersite and the site transmission's refsite (a default
+// class may carry them; an element whose transmission is another type refuses them, as MuJoCo)
+static int read_transmission_params(gdnSpec* spec, gdnXmlElem* e, gdnSpecActuator* a) {
+    gdnDiag* d = spec->diag;
+    const int has_len = gdn_xml_attr(e, "cranklength") != NULL;
+    GDN_TRY(gdn_attr_doubles(d, e, "cranklength", 1, &a->cranklength, 1));
+    const char* slider = gdn_xml_attr(e, "slidersite");
+    const char* ref = gdn_xml_attr(e, "refsite");
+    if (slider) {
+        a->slidersite = slider;
+    }
+    if (ref) {
+        a->refsite = ref;
+    }
+    if ((has_len || slider) && a->trntype != GDN_MJ_TRN_SLIDERCRANK &&
+        a->trntype != GDN_MJ_TRN_UNDEFINED) {
+        return gdn_xml_error(d, GDN_ERR_MODEL, e,
+                             "cranklength and slidersite can only be used in slidercrank "
+                             "transmission");
+    }
+    if (ref && a->trntype != GDN_MJ_TRN_SITE && a->trntype != GDN_MJ_TRN_UNDEFINED) {
+        return gdn_xml_error(d, GDN_ERR_MODEL, e, "refsite can only be used with site transmission");
     }
     return 0;
 }
 
 int gdn_read_actuator(gdnSpec* spec, gdnXmlElem* e, gdnSpecActuator* a, int in_default) {
     gdnDiag* d = spec->diag;
-    static const char* const ignored[] = {"class", "group", "user", "cranklength", NULL};
+    static const char* const ignored[] = {"class", "group", "user", NULL};
     static const char* const dyn_keys[] = {"none", "integrator", "filter", "muscle", "user"};
     static const char* const gain_keys[] = {"fixed", "affine", "muscle", "user"};
     static const char* const bias_keys[] = {"none", "affine", "muscle", "user"};
@@ -266,9 +291,9 @@ int gdn_read_actuator(gdnSpec* spec, gdnXmlElem* e, gdnSpecActuator* a, int in_d
     if (!in_default) {
         GDN_TRY(read_transmission(spec, e, a));
     }
+    GDN_TRY(read_transmission_params(spec, e, a));
 
     const char* type = e->name;
-    a->unsupported = 0;
     if (!strcmp(type, "general")) {
         GDN_TRY(gdn_attr_keyword(d, e, "dyntype", dyn_keys, codes, 5, &a->dyntype));
         GDN_TRY(gdn_attr_keyword(d, e, "gaintype", gain_keys, codes, 4, &a->gaintype));
@@ -322,7 +347,7 @@ int gdn_read_actuator(gdnSpec* spec, gdnXmlElem* e, gdnSpecActuator* a, int in_d
         // act_dot = (ctrl - act) / timeconst, force = area act + bias0 + bias1 q + bias2 qdot
         double diameter;
         GDN_TRY(gdn_attr_doubles(d, e, "timeconst", 1, a->dynprm, 0));
-        GDN_TRY(gdn_attr_doubles(d, e, "bias", 3, a->biasprm, 0));
+        GDN_TRY(gdn_attr_doubles(d, e, "bias", 3, a->biasprm, 1));
         GDN_TRY(gdn_attr_doubles(d, e, "area", 1, a->gainprm, 1));
         if (gdn_xml_attr(e, "diameter")) {
             GDN_TRY(gdn_attr_doubles(d, e, "diameter", 1, &diameter, 1));
@@ -356,18 +381,32 @@ int gdn_read_actuator(gdnSpec* spec, gdnXmlElem* e, gdnSpecActuator* a, int in_d
                      {"fvmax", 1, 8}};
         for (size_t k = 0; k < sizeof(attrs) / sizeof(attrs[0]); k++) {
             double* dst = attrs[k].at < 0 ? a->dynprm : a->gainprm + attrs[k].at;
-            GDN_TRY(gdn_attr_doubles(d, e, attrs[k].name, attrs[k].n, dst, 0));
+            GDN_TRY(gdn_attr_doubles(d, e, attrs[k].name, attrs[k].n, dst, 1));
         }
         memcpy(a->biasprm, a->gainprm, 9 * sizeof(double));
         a->dyntype = GDN_DYN_MUSCLE;
         a->gaintype = GDN_GAIN_MUSCLE;
         a->biastype = GDN_BIAS_MUSCLE;
     } else {
-        // adhesion: a body transmission, recorded, not simulated
-        static const char* const extra[] = {"gain", NULL};
-        gdn_attr_ignore(e, extra);
-        a->unsupported = 1;
-        a->trntype = GDN_MJ_TRN_OTHER;
+        // adhesion: force = gain ctrl (ctrl in a nonnegative range) on a body transmission
+        memset(a->gainprm, 0, sizeof(a->gainprm));
+        memset(a->biasprm, 0, sizeof(a->biasprm));
+        a->gainprm[0] = 1;
+        GDN_TRY(gdn_attr_doubles(d, e, "gain", 1, a->gainprm, 1));
+        if (a->gainprm[0] < 0) {
+            return gdn_xml_error(d, GDN_ERR_MODEL, e, "adhesion gain cannot be negative");
+        }
+        if (!gdn_xml_attr(e, "ctrlrange")) {
+            return gdn_xml_error(d, GDN_ERR_MODEL, e, "required attribute missing: 'ctrlrange'");
+        }
+        if (a->ctrlrange[0] < 0 || a->ctrlrange[1] < 0) {
+            return gdn_xml_error(d, GDN_ERR_MODEL, e,
+                                 "adhesion control range cannot be negative");
+        }
+        a->ctrllimited = 1;
+        a->dyntype = GDN_DYN_NONE;
+        a->gaintype = GDN_GAIN_FIXED;
+        a->biastype = GDN_BIAS_NONE;
     }
     a->elem = e;
     return 0;

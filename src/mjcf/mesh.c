@@ -26,9 +26,10 @@ int gdn_mjcf_mesh_find(const gdnSpec* spec, const char* name) {
     return -1;
 }
 
-// MuJoCo's rule: model directory / (meshdir, else assetdir) / file; absolute parts win
+// MuJoCo 2.2.2's rule: model directory / meshdir / file; absolute parts win (assetdir is 3.x:
+// the schema refuses it)
 static char* mesh_path(gdnSpec* spec, const char* file) {
-    const char* sub = spec->compiler.meshdir ? spec->compiler.meshdir : spec->compiler.assetdir;
+    const char* sub = spec->compiler.meshdir;
     if (file[0] == '/') {
         return gdn_pool_strndup(spec->pool, file, strlen(file));
     }

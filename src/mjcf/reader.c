@@ -81,7 +81,6 @@ static int read_compiler(gdnSpec* spec, gdnXmlElem* e) {
     static const int zero_one[] = {0, 1};
     gdn_attr_ignore(e, silent);
     c->meshdir = gdn_xml_attr(e, "meshdir");
-    c->assetdir = gdn_xml_attr(e, "assetdir");
     GDN_TRY(gdn_attr_bool(d, e, "exactmeshinertia", &c->exactmeshinertia));
     GDN_TRY(gdn_attr_bool(d, e, "convexhull", &c->convexhull));
     GDN_TRY(gdn_attr_bool(d, e, "autolimits", &c->autolimits));
@@ -460,11 +459,6 @@ static int read_actuators(gdnSpec* spec, gdnXmlElem* section) {
         a->trnattr = "";
         a->trntype = GDN_MJ_TRN_UNDEFINED;
         GDN_TRY(gdn_read_actuator(spec, e, a, 0));
-        if (a->unsupported) {
-            return gdn_xml_error(d, GDN_ERR_UNSUPPORTED, e,
-                                 "adhesion actuators (body transmission) are not "
-                                 "supported");
-        }
         gdn_attr_warn_unused(d, e);
     }
     return 0;

@@ -25,7 +25,9 @@
 #define GDN_MJ_NDYN 10
 #define GDN_MJ_TRN_UNDEFINED 1000
 #define GDN_MJ_TRN_JOINTINPARENT 1
-#define GDN_MJ_TRN_OTHER 99
+#define GDN_MJ_TRN_SLIDERCRANK 2
+#define GDN_MJ_TRN_SITE 4
+#define GDN_MJ_TRN_BODY 5
 #define GDN_MJ_DYN_INTEGRATOR 1
 #define GDN_MJ_DYN_FILTER 2
 #define GDN_MJ_DYN_MUSCLE 3
@@ -126,10 +128,13 @@ typedef struct gdnSpecActuator {
     double biasprm[GDN_NBIAS];
     const char* target;
     const char* trnattr; // attribute naming the target
-    int trnid;           // compiled: joint or tendon id
+    const char* slidersite; // slider-crank's slider site ("" when absent; defaults carry it)
+    const char* refsite;    // site transmission's reference site ("" when absent)
+    double cranklength;     // slider-crank rod length
+    int trnid;           // compiled: joint, tendon or site id
+    int trnid2;          // compiled: slider site or reference site id, else -1
     const char* name;
     gdnXmlElem* elem;
-    int unsupported; // element type gradyn cannot simulate (message already chosen)
 } gdnSpecActuator;
 
 // an explicit geom pair (<contact><pair>); MuJoCo 2.2.2 takes none of its values from the geoms
@@ -297,7 +302,6 @@ typedef struct gdnSpecCompiler {
     int inertiagrouprange[2];
     int discardvisual;
     const char* meshdir;  // NULL when unset
-    const char* assetdir; // NULL when unset (meshdir takes precedence)
     int exactmeshinertia; // 0 (MuJoCo's default): volumes of pyramids taken as |volume|
     int convexhull;       // 1 (default): hull graphs for colliding meshes
     int global;           // coordinate="global": frames given in the world frame

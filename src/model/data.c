@@ -53,6 +53,7 @@
     X(qfrc_passive, nv)                 \
     X(actuator_length, nu)              \
     X(actuator_velocity, nu)            \
+    X(actuator_moment, nu * nv)         \
     X(actuator_force, nu)               \
     X(qfrc_actuator, nv)                \
     X(qfrc_smooth, nv)                  \

@@ -100,6 +100,7 @@
     X(int, actuator_ctrllimited, nu)             \
     X(int, actuator_forcelimited, nu)            \
     X(double, actuator_gear, nu * 6)             \
+    X(double, actuator_cranklength, nu)          \
     X(double, actuator_gainprm, nu * GDN_NGAIN)  \
     X(double, actuator_biasprm, nu * GDN_NBIAS)  \
     X(double, actuator_ctrlrange, nu * 2)        \

@@ -8,7 +8,7 @@
 // arrays of the single allocation are covered by model_arrays.h automatically)
 _Static_assert(sizeof(gdnOption) == 248, "gdnOption changed: update gdn_model_fields");
 _Static_assert(sizeof(gdnPenalty) == 32, "gdnPenalty changed: update gdn_model_fields");
-_Static_assert(sizeof(gdnModel) == 1728, "gdnModel changed: update gdn_model_fields");
+_Static_assert(sizeof(gdnModel) == 1736, "gdnModel changed: update gdn_model_fields");
 
 // the field type of a C type name, by the pointer type
 #define FIELD_TYPE(type) \

@@ -9,10 +9,13 @@
 #include <string.h>
 
 #include "base/arena.h"
+#include "collision/ray.h"
 #include "dynamics/com.h"
 #include "dynamics/force_derivative.h"
+#include "dynamics/transmission.h"
 #include "kinematics/jacobian.h"
 #include "kinematics/kinematics_derivative.h"
+#include "kinematics/tendon_derivative.h"
 #include "model/validate.h"
 #include "sensor/sensor.h"
 
@@ -507,6 +510,243 @@ static void sensor_linear(const gdnModel* m, const gdnData* d, int i, const doub
     }
 }
 
+// the tendon of a tendon-valued sensor: its own (tendonpos, vel, limitpos, limitvel) or its
+// actuator's tendon transmission (actuatorpos, vel); -1 for any other sensor
+static int sensor_tendon(const gdnModel* m, int i) {
+    const int type = m->sensor_type[i], id = m->sensor_objid[i];
+    switch (type) {
+    case GDN_SENS_TENDONPOS:
+    case GDN_SENS_TENDONVEL:
+    case GDN_SENS_TENDONLIMITPOS:
+    case GDN_SENS_TENDONLIMITVEL:
+        return id;
+    case GDN_SENS_ACTUATORPOS:
+    case GDN_SENS_ACTUATORVEL:
+        return m->actuator_trntype[id] == GDN_TRN_TENDON ? m->actuator_trnid[2 * id] : -1;
+    default:
+        return -1;
+    }
+}
+
+// A tendon-valued sensor: s L (position) or s Ldot = s J v (velocity), with L the tendon's
+// length and J its Jacobian row at the state (kinematics/tendon_derivative.h, DJ its
+// q-derivative):
+//   d(s L) = s J dq,   d(s J v) = s (J dv + (DJ' v) . dq)
+// s = gear for an actuator, +-1 for a limit row (efc_J = s J; no row: the sensor is 0), else 1.
+// -1 for a tendon without a linearization (the inside wrap), 0 otherwise
+static int tendon_sensor_linear(const gdnModel* m, gdnData* d, int i, gdnTendonWork* w,
+                                Lin* c) {
+    const int type = m->sensor_type[i], t = sensor_tendon(m, i), nv = m->nv;
+    const int velocity = type == GDN_SENS_TENDONVEL || type == GDN_SENS_TENDONLIMITVEL ||
+                         type == GDN_SENS_ACTUATORVEL;
+    double L, V, s = 1;
+    if (gdn_tendon_linear(m, d, w->S, t, &L, &V, w->J, w->DJ, w->scratch) < 0) {
+        return -1;
+    }
+    if (type == GDN_SENS_ACTUATORPOS || type == GDN_SENS_ACTUATORVEL) {
+        s = m->actuator_gear[6 * m->sensor_objid[i]];
+    } else if (type == GDN_SENS_TENDONLIMITPOS || type == GDN_SENS_TENDONLIMITVEL) {
+        const int r = gdn_sensor_limit_row_of(d, GDN_CNSTR_LIMIT_TENDON, t);
+        if (r < 0) {
+            return 0;
+        }
+        double dot = 0;
+        const double* Jr = d->efc_J + (size_t)r * (size_t)nv;
+        for (int k = 0; k < nv; k++) {
+            dot += Jr[k] * w->J[k];
+        }
+        s = dot < 0 ? -1 : 1;
+    }
+    if (velocity) {
+        gdn_tendon_dj_mul_t(nv, w->DJ, d->qvel, w->w);
+    }
+    for (int k = 0; k < nv; k++) {
+        double col = s * w->J[k];
+        emit_dof(c, k, velocity, &col);
+        if (velocity) {
+            col = s * w->w[k];
+            emit_dof(c, k, 0, &col);
+        }
+    }
+    return 0;
+}
+
+// 1 for actuatorpos / vel on a moving transmission other than a tendon (dynamics/
+// transmission.h: slider-crank, site, joint-in-parent on a ball or free joint)
+static int sensor_on_transmission(const gdnModel* m, int i) {
+    const int type = m->sensor_type[i], id = m->sensor_objid[i];
+    if (type != GDN_SENS_ACTUATORPOS && type != GDN_SENS_ACTUATORVEL) {
+        return 0;
+    }
+    const int trn = m->actuator_trntype[id];
+    return trn != GDN_TRN_TENDON && trn != GDN_TRN_BODY && gdn_transmission_moving(m, id);
+}
+
+// an actuatorfrc sensor of a stateless actuator on a tendon, site, slider-crank or
+// joint-in-parent transmission (the joint ones take gdn_actuator_force_row's short rows)
+static int sensor_force_full(const gdnModel* m, int i) {
+    const int id = m->sensor_objid[i];
+    return m->sensor_type[i] == GDN_SENS_ACTUATORFRC && id < m->nu - m->na &&
+           m->actuator_trntype[id] != GDN_TRN_JOINT && m->actuator_trntype[id] != GDN_TRN_BODY;
+}
+
+// its linearization as full rows (dynamics/force_derivative.h): d force = cq . dq + cv . dv +
+// cu du; rows (2 nv) scratch; -1 for a tendon wrapping inside
+static int force_full_linear(const gdnModel* m, gdnData* d, int i, gdnTransmissionWork* w,
+                             double* rows, Lin* c) {
+    const int nv = m->nv, id = m->sensor_objid[i];
+    double cu;
+    if (gdn_actuator_force_full(m, d, id, w, rows, rows + nv, &cu) < 0) {
+        return -1;
+    }
+    for (int k = 0; k < nv; k++) {
+        emit_dof(c, k, 0, rows + k);
+        emit_dof(c, k, 1, rows + nv + k);
+    }
+    emit_ctrl(c, id, cu);
+    return 0;
+}
+
+// Such a sensor: the actuator's length or velocity g M v, with (up to the factor g of
+// gdn_transmission_linear) l its length row, M its moment row, H = dM/dq:
+//   d length = g l . dq,   d (g M v) = g (M . dv + (H' v) . dq)
+static void transmission_sensor_linear(const gdnModel* m, gdnData* d, int i,
+                                       gdnTransmissionWork* w, Lin* c) {
+    const int nv = m->nv, velocity = m->sensor_type[i] == GDN_SENS_ACTUATORVEL;
+    double L, V, g;
+    gdn_transmission_linear(m, d, w->S, m->sensor_objid[i], &L, &V, w->lrow, w->M,
+                            velocity ? w->H : NULL, &g, w->scratch);
+    if (velocity) {
+        gdn_tendon_dj_mul_t(nv, w->H, d->qvel, w->w);
+    }
+    for (int k = 0; k < nv; k++) {
+        double col = g * (velocity ? w->M[k] : w->lrow[k]);
+        emit_dof(c, k, velocity, &col);
+        if (velocity) {
+            col = g * w->w[k];
+            emit_dof(c, k, 0, &col);
+        }
+    }
+}
+
+// a unit normal (world) of geom g's surface at the world point h on it (a primitive: the
+// face, side or cap h lies on; a mesh: the triangle the ray p + x a hit, its sign free: the
+// rangefinder's formula is even in n); 0 for a height field or a degenerate triangle
+static int surface_normal(const gdnModel* m, const gdnData* d, int g, const double h[3],
+                          const double p[3], const double a[3], double n[3]) {
+    const double* c = d->geom_xpos + 3 * g;
+    const double* R = d->geom_xmat + 9 * g;
+    const double* s = m->geom_size + 3 * g;
+    double w[3], l[3], nl[3] = {0, 0, 0};
+    gdn_sub3(w, h, c);
+    gdn_mulmat3T(l, R, w); // the point in the geom frame
+    switch (m->geom_type[g]) {
+    case GDN_GEOM_PLANE:
+        nl[2] = 1;
+        break;
+    case GDN_GEOM_SPHERE:
+        gdn_copy3(nl, l);
+        break;
+    case GDN_GEOM_CAPSULE: {
+        // the nearest point of the axis segment [-s1, s1] to l, then radial
+        const double z = l[2] > s[1] ? s[1] : (l[2] < -s[1] ? -s[1] : l[2]);
+        nl[0] = l[0], nl[1] = l[1], nl[2] = l[2] - z;
+        break;
+    }
+    case GDN_GEOM_ELLIPSOID:
+        for (int k = 0; k < 3; k++) {
+            nl[k] = l[k] / (s[k] * s[k]);
+        }
+        break;
+    case GDN_GEOM_CYLINDER: {
+        // the cap when l is nearer the cap plane than the side
+        const double rad = sqrt(l[0] * l[0] + l[1] * l[1]);
+        if (fabs(fabs(l[2]) - s[1]) < fabs(rad - s[0])) {
+            nl[2] = l[2] > 0 ? 1 : -1;
+        } else {
+            nl[0] = l[0], nl[1] = l[1];
+        }
+        break;
+    }
+    case GDN_GEOM_MESH: {
+        const int f = gdn_ray_mesh_face(m, d, g, p, a);
+        const int mesh = m->geom_dataid[g];
+        if (f < 0 || mesh < 0) {
+            return 0;
+        }
+        const double* vert = m->mesh_vert + 3 * m->mesh_vertadr[mesh];
+        const int* tri = m->mesh_face + 3 * f;
+        double e1[3], e2[3];
+        gdn_sub3(e1, vert + 3 * tri[1], vert + 3 * tri[0]);
+        gdn_sub3(e2, vert + 3 * tri[2], vert + 3 * tri[0]);
+        gdn_cross3(nl, e1, e2);
+        break;
+    }
+    case GDN_GEOM_BOX: {
+        // the face whose plane l is nearest
+        int k = 0;
+        double best = INFINITY;
+        for (int ax = 0; ax < 3; ax++) {
+            const double gap = fabs(fabs(l[ax]) - s[ax]);
+            if (gap < best) {
+                best = gap;
+                k = ax;
+            }
+        }
+        nl[k] = l[k] > 0 ? 1 : -1;
+        break;
+    }
+    default:
+        return 0;
+    }
+    gdn_mulmat3(n, R, nl);
+    const double len = sqrt(gdn_dot3(n, n));
+    if (!(len > 0)) {
+        return 0;
+    }
+    gdn_scl3(n, n, 1 / len);
+    return 1;
+}
+
+// The rangefinder: x the distance along the site's z axis a from its origin p to the hit h =
+// p + x a on geom g. h stays on g's surface (normal n) as both move rigidly with their bodies:
+//   n . (dh_site + a dx - dh_geom) = 0,  dh_b = [-[h] | I] xi_b  (h attached to body b)
+//   dx = (n . dh_geom - n . dh_site) / (n . a),  n' [-[h] | I] = [(h x n)' | n']
+// A miss (-1) is constant. -1 for a hit without a derivative (a grazing ray, a height field)
+static int rangefinder_linear(const gdnModel* m, const gdnData* d, int i, Lin* c) {
+    const int site = m->sensor_objid[i];
+    const double* R = d->site_xmat + 9 * site;
+    const double a[3] = {R[2], R[5], R[8]};
+    const double* p = d->site_xpos + 3 * site;
+    int g = -1;
+    const double x = gdn_ray(m, d, p, a, m->site_bodyid[site], &g);
+    if (x < 0 || g < 0) {
+        return 0;
+    }
+    double h[3], n[3], hn[3], K[6];
+    for (int k = 0; k < 3; k++) {
+        h[k] = p[k] + x * a[k];
+    }
+    if (!surface_normal(m, d, g, h, p, a, n)) {
+        return -1;
+    }
+    const double na = gdn_dot3(n, a);
+    if (!(fabs(na) > 1e-12)) {
+        return -1;
+    }
+    gdn_cross3(hn, h, n);
+    for (int k = 0; k < 3; k++) {
+        K[k] = hn[k] / na;
+        K[3 + k] = n[k] / na;
+    }
+    emit_body(c, m->geom_bodyid[g], 0, K);
+    for (int k = 0; k < 6; k++) {
+        K[k] = -K[k];
+    }
+    emit_body(c, m->site_bodyid[site], 0, K);
+    return 0;
+}
+
 // 1 when sensor i's derivative is implemented
 static int supported(const gdnModel* m, int i) {
     const int type = m->sensor_type[i], id = m->sensor_objid[i];
@@ -514,26 +754,28 @@ static int supported(const gdnModel* m, int i) {
     case GDN_SENS_USER:
         return 1; // zeros
     case GDN_SENS_RANGEFINDER:
-        return 0;
+        return 1; // rangefinder_linear
     case GDN_SENS_ACTUATORPOS:
     case GDN_SENS_ACTUATORVEL: {
-        // (a tendon transmission's row spans its path: not here yet)
+        // a tendon transmission: tendon_sensor_linear
         const int j = m->actuator_trnid[2 * id];
-        return m->actuator_trntype[id] == GDN_TRN_JOINT &&
-               (m->jnt_type[j] == GDN_JNT_HINGE || m->jnt_type[j] == GDN_JNT_SLIDE);
+        return m->actuator_trntype[id] == GDN_TRN_TENDON || sensor_on_transmission(m, i) ||
+               (m->actuator_trntype[id] == GDN_TRN_JOINT &&
+                (m->jnt_type[j] == GDN_JNT_HINGE || m->jnt_type[j] == GDN_JNT_SLIDE));
     }
     case GDN_SENS_ACTUATORFRC:
-        // a function of (q, v, u) alone; a tendon transmission's row spans its path (not in
-        // gdn_actuator_force_row's dof range yet); a stateful actuator's force reads act,
-        // which the sensor tangents do not carry yet
-        return m->actuator_trntype[id] == GDN_TRN_JOINT && id < m->nu - m->na;
+        // a function of (q, v, u) alone (joint transmissions: gdn_actuator_force_row, the
+        // others: force_full_linear); a stateful actuator's force reads act, which the sensor
+        // tangents do not carry yet; the body transmission's has no derivative yet
+        return (m->actuator_trntype[id] == GDN_TRN_JOINT && id < m->nu - m->na) ||
+               sensor_force_full(m, i);
     case GDN_SENS_JOINTLIMITVEL:
         return m->jnt_type[id] == GDN_JNT_HINGE || m->jnt_type[id] == GDN_JNT_SLIDE;
     case GDN_SENS_TENDONPOS:
     case GDN_SENS_TENDONVEL:
     case GDN_SENS_TENDONLIMITPOS:
     case GDN_SENS_TENDONLIMITVEL:
-        return 0; // the tendon sensors' derivatives are not written yet
+        return 1; // tendon_sensor_linear
     default:
         return m->sensor_needstage[i] != GDN_STAGE_ACC;
     }
@@ -591,6 +833,27 @@ static gdnStatus sensor_derivative(const gdnModel* m, gdnData* d, int adjoint, c
     }
     gdn_dof_axes_about(m, d, 0, S);
     gdn_com_vel(m, d, S, V, NULL, NULL);
+    // the tendon linearization's scratch when a sensor reads a tendon
+    gdnTendonWork tw;
+    int any_tendon = 0;
+    for (int i = 0; i < m->nsensor; i++) {
+        any_tendon |= sensor_tendon(m, i) >= 0;
+    }
+    if (any_tendon && gdn_tendon_work_alloc(m, d, &tw) != GDN_OK) {
+        gdn_arena_reset(d, mark);
+        return GDN_ERR_MEMORY;
+    }
+    // and the transmission linearization's when one reads a moving transmission
+    gdnTransmissionWork trw;
+    int any_trn = 0;
+    for (int i = 0; i < m->nsensor; i++) {
+        any_trn |= sensor_on_transmission(m, i) || sensor_force_full(m, i);
+    }
+    double* rows = any_trn ? gdn_arena_doubles(d, 2 * (size_t)nv + 1) : NULL;
+    if (any_trn && (!rows || gdn_transmission_work_alloc(m, d, &trw) != GDN_OK)) {
+        gdn_arena_reset(d, mark);
+        return GDN_ERR_MEMORY;
+    }
     Lin c;
     memset(&c, 0, sizeof(c));
     c.adjoint = adjoint;
@@ -638,7 +901,26 @@ static gdnStatus sensor_derivative(const gdnModel* m, gdnData* d, int adjoint, c
         if (m->sensor_type[i] == GDN_SENS_USER) {
             continue;
         }
-        sensor_linear(m, d, i, V, &c);
+        if (sensor_tendon(m, i) >= 0) {
+            if (tendon_sensor_linear(m, d, i, &tw, &c) < 0) {
+                gdn_arena_reset(d, mark);
+                return GDN_ERR_UNSUPPORTED; // GDN_TENDON_WRAP_WHAT
+            }
+        } else if (sensor_on_transmission(m, i)) {
+            transmission_sensor_linear(m, d, i, &trw, &c);
+        } else if (sensor_force_full(m, i)) {
+            if (force_full_linear(m, d, i, &trw, rows, &c) < 0) {
+                gdn_arena_reset(d, mark);
+                return GDN_ERR_UNSUPPORTED; // GDN_TENDON_WRAP_WHAT
+            }
+        } else if (m->sensor_type[i] == GDN_SENS_RANGEFINDER) {
+            if (rangefinder_linear(m, d, i, &c) < 0) {
+                gdn_arena_reset(d, mark);
+                return GDN_ERR_UNSUPPORTED; // a grazing ray
+            }
+        } else {
+            sensor_linear(m, d, i, V, &c);
+        }
         if (!adjoint) {
             for (int k = 0; k < dim; k++) {
                 if (clamped(m, d, i, k)) {

@@ -163,7 +163,7 @@ static gdnStatus stage_integrate(const gdnModel* m, gdnData* d) {
     gdn_act_advance(m, d->act, d->act_dot, h, act_next, NULL);
     if (!gdn_all_finite(act_next, m->na)) {
         gdn_arena_reset(d, mark);
-        d->warning[GDN_WARN_BADQACC]++;
+        d->warning[GDN_WARN_BADACT]++;
         return GDN_ERR_NONFINITE;
     }
     memcpy(qpos_next, d->qpos, sizeof(double) * (size_t)m->nq);

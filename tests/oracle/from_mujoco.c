@@ -184,6 +184,7 @@ gdnModel* gdn_model_from_mujoco(const mjModel* m) {
     CONVERT(actuator_ctrllimited, nu);
     CONVERT(actuator_forcelimited, nu);
     COPY(actuator_gear, 6 * nu);
+    COPY(actuator_cranklength, nu);
     COPY(actuator_gainprm, GDN_NGAIN * nu);
     COPY(actuator_biasprm, GDN_NBIAS * nu);
     COPY(actuator_ctrlrange, 2 * nu);

@@ -23,7 +23,7 @@ const char* const gdn_golden_models[] = {
     "scene_meshes",    "scene_slide",      "scene_slide_elliptic", "scene_tip",
     "slider",          "sol_box",          "sol_fourbar",         "sol_frictionloss",
     "sol_pendulum_limit", "sol_stack",    "tendon_fixed",        "tendon_spatial",
-    "tendon_wrap",
+    "tendon_wrap",     "act_arm",          "act_limit",
 };
 const int gdn_golden_nmodels = (int)(sizeof(gdn_golden_models) / sizeof(gdn_golden_models[0]));
 
@@ -81,6 +81,9 @@ uint64_t gdn_golden_rollout_hash(gdnModel* m, int solver, int cone) {
         }
         h = gdn_test_fnv1a(h, d->qpos, sizeof(double) * (size_t)m->nq);
         h = gdn_test_fnv1a(h, d->qvel, sizeof(double) * (size_t)m->nv);
+        if (m->na > 0) {
+            h = gdn_test_fnv1a(h, d->act, sizeof(double) * (size_t)m->na);
+        }
         h = gdn_test_fnv1a(h, d->qacc, sizeof(double) * (size_t)m->nv);
         h = gdn_test_fnv1a(h, &d->nefc, sizeof(d->nefc));
         h = gdn_test_fnv1a(h, d->efc_force, sizeof(double) * (size_t)d->nefc);
@@ -102,12 +105,18 @@ uint64_t gdn_golden_derivative_hash(gdnModel* m) {
     if (gdn_data_create(m, &d) != GDN_OK) {
         return 0;
     }
-    const size_t nbuf = 4 * (size_t)nv * (size_t)nv + 2 * (size_t)nv * (size_t)(nu + 1) +
-                        8 * (size_t)(nq + nv + nu + np + nvert3 + 1) + 60 * (size_t)(nu + 1);
+    // x = (q, v, act): A is nx x nx, B nx x nu (na = 0: 2 nv)
+    const int na = m->na, nx = 2 * nv + na;
+    const size_t nbuf = (size_t)nx * (size_t)nx + (size_t)nx * (size_t)(nu + 1) +
+                        8 * (size_t)(nq + nv + nu + np + nvert3 + 1) + 60 * (size_t)(nu + 1) +
+                        4 * (size_t)(na + 1);
     double* buf = calloc(nbuf, sizeof(double));
     double* A = buf;
-    double* B = A + 4 * nv * nv;
-    double* tq = B + 2 * nv * (nu + 1);
+    double* B = A + nx * nx;
+    double* ta = B + nx * (nu + 1); // the act tangent and its images (na + 1 each)
+    double* oa = ta + na + 1;
+    double* ga = oa + na + 1;
+    double* tq = ga + na + 1;
     double* tv = tq + nv + 1;
     double* tu = tv + nv + 1;
     double* tp = tu + nu + 1;
@@ -128,8 +137,8 @@ uint64_t gdn_golden_derivative_hash(gdnModel* m) {
         if (k % 20 == 0) {
             int status = (int)gdn_transition_jacobians(m, d, A, B);
             h = gdn_test_fnv1a(h, &status, sizeof(status));
-            h = gdn_test_fnv1a(h, A, sizeof(double) * 4 * (size_t)nv * (size_t)nv);
-            h = gdn_test_fnv1a(h, B, sizeof(double) * 2 * (size_t)nv * (size_t)nu);
+            h = gdn_test_fnv1a(h, A, sizeof(double) * (size_t)nx * (size_t)nx);
+            h = gdn_test_fnv1a(h, B, sizeof(double) * (size_t)nx * (size_t)nu);
             for (int i = 0; i < nv; i++) {
                 tq[i] = gdn_test_uniform(&rng, -1, 1);
                 tv[i] = gdn_test_uniform(&rng, -1, 1);
@@ -143,14 +152,26 @@ uint64_t gdn_golden_derivative_hash(gdnModel* m) {
             for (int i = 0; i < nvert3; i++) {
                 tx[i] = gdn_test_uniform(&rng, -0.1, 0.1);
             }
-            status = (int)gdn_step_jvp(m, d, tq, tv, tu, tp, tx, oq, ov);
+            // (a model with activations: the act channels too)
+            for (int i = 0; i < na; i++) {
+                ta[i] = gdn_test_uniform(&rng, -1, 1);
+            }
+            status = na ? (int)gdn_step_jvp_act(m, d, tq, tv, ta, tu, tp, tx, oq, ov, oa)
+                        : (int)gdn_step_jvp(m, d, tq, tv, tu, tp, tx, oq, ov);
             h = gdn_test_fnv1a(h, &status, sizeof(status));
             h = gdn_test_fnv1a(h, oq, sizeof(double) * (size_t)nv);
             h = gdn_test_fnv1a(h, ov, sizeof(double) * (size_t)nv);
+            if (na) {
+                h = gdn_test_fnv1a(h, oa, sizeof(double) * (size_t)na);
+            }
             memset(op, 0, sizeof(double) * (size_t)np);
             memset(ox, 0, sizeof(double) * (size_t)nvert3);
-            status = (int)gdn_step_vjp(m, d, tq, tv, oq, ov, ou, op, ox);
+            status = na ? (int)gdn_step_vjp_act(m, d, tq, tv, ta, oq, ov, ga, ou, op, ox)
+                        : (int)gdn_step_vjp(m, d, tq, tv, oq, ov, ou, op, ox);
             h = gdn_test_fnv1a(h, &status, sizeof(status));
+            if (na) {
+                h = gdn_test_fnv1a(h, ga, sizeof(double) * (size_t)na);
+            }
             h = gdn_test_fnv1a(h, oq, sizeof(double) * (size_t)nv);
             h = gdn_test_fnv1a(h, ov, sizeof(double) * (size_t)nv);
             h = gdn_test_fnv1a(h, ou, sizeof(double) * (size_t)nu);
@@ -173,6 +194,7 @@ uint64_t gdn_golden_derivative_hash(gdnModel* m) {
     gdn_rollout_init(m, T, &r);
     r.qpos0 = d->qpos;
     r.qvel0 = d->qvel;
+    r.act0 = na ? d->act : NULL;
     r.ctrl = nu > 0 ? ctrl : NULL;
     gdnTargetObjective spec = {.body = m->nbody - 1, .point = {0.01, 0.02, 0.03},
                                .target = {0.1, 0.2, 0.3}, .weight = 1, .ctrl_weight = 1e-3,
@@ -187,7 +209,7 @@ uint64_t gdn_golden_derivative_hash(gdnModel* m) {
             memset(op, 0, sizeof(double) * (size_t)np);
             memset(ox, 0, sizeof(double) * (size_t)nvert3);
             gdnAdjointGradients out = {.qpos0 = oq, .qvel0 = ov, .ctrl = gctrl, .param = op,
-                                       .vert = nvert3 ? ox : NULL};
+                                       .vert = nvert3 ? ox : NULL, .act0 = na ? ga : NULL};
             const int status = (int)gdn_adjoint_rollout_gradient(m, &r, &obj, tape, &out, NULL, 0);
             h = gdn_test_fnv1a(h, &status, sizeof(status));
             if (status == GDN_OK) {
@@ -197,6 +219,9 @@ uint64_t gdn_golden_derivative_hash(gdnModel* m) {
                 h = gdn_test_fnv1a(h, gctrl, sizeof(double) * (size_t)T * (size_t)nu);
                 h = gdn_test_fnv1a(h, op, sizeof(double) * (size_t)np);
                 h = gdn_test_fnv1a(h, ox, sizeof(double) * (size_t)nvert3);
+                if (na) {
+                    h = gdn_test_fnv1a(h, ga, sizeof(double) * (size_t)na);
+                }
             }
             gdn_tape_free(tape);
         }

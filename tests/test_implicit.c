@@ -728,17 +728,17 @@ static int transition_check(const char* file, double* efd, double* ejvp) {
     CHECK(m != NULL);
     mjModel* mm = NULL;
     char* vx = NULL;
-    const int rows = !strcmp(file, "IMPL_ROWS_XML");
+    const int rows = !strcmp(file, "IMPL_ROWS_XML") || !strncmp(file, "ROWS:", 5);
     if (!strcmp(file, "IMPL_XML")) {
         mm = gdn_oracle_mj_from_string(IMPL_XML);
-    } else if (rows) {
+    } else if (!strcmp(file, "IMPL_ROWS_XML")) {
         mm = gdn_oracle_mj_from_string(rows_xml());
     } else if ((vx = variant_xml(file)) != NULL) {
         mm = gdn_oracle_mj_from_string(vx);
         free(vx);
     } else {
         char buf[1024], e[512];
-        mm = mj_loadXML(model_path(file, buf, sizeof(buf)), NULL, e, sizeof(e));
+        mm = mj_loadXML(model_path(file + (rows ? 5 : 0), buf, sizeof(buf)), NULL, e, sizeof(e));
     }
     CHECK(mm != NULL);
     mm->opt.integrator = mjINT_IMPLICIT;
@@ -819,8 +819,9 @@ static int transition_check(const char* file, double* efd, double* ejvp) {
         }
     }
     printf("  %-22s A, B vs central FD of MuJoCo's implicit mj_step %.2e (A %.2e, B %.2e), vs "
-           "JVPs %.2e\n",
-           file, *efd, ea, eb, *ejvp);
+           "JVPs %.2e (%d rows)\n",
+           file, *efd, ea, eb, *ejvp, d->nefc);
+    CHECK(!rows || d->nefc > 0);
     free(A);
     mj_deleteData(md);
     mj_deleteModel(mm);
@@ -834,13 +835,15 @@ static int test_transition(void) {
     static const char* const models[] = {"IMPL_XML", "arm7.xml", "tendon_fixed.xml",
                                          "ball_chain.xml", GDN_ORACLE_MJ_HUMANOID,
                                          "IMPL_ROWS_XML", "SPATIAL_KV", "WRAP_KV",
-                                         "act_arm.xml", GDN_ORACLE_MJ_ARM26};
+                                         "act_arm.xml", GDN_ORACLE_MJ_ARM26,
+                                         "ROWS:tendon_fixed.xml", "ROWS:scene_slide.xml"};
     for (size_t i = 0; i < sizeof(models) / sizeof(models[0]); i++) {
         double efd, ejvp;
         CHECK(transition_check(models[i], &efd, &ejvp) == 0);
         // with rows MuJoCo's plain central quotient at 1e-6 carries the impedance curve's
         // truncation (test_rk4: 7e-7 on a sliding box): TRANSITION_ROWS_TOL
-        bad += !(efd <= (strcmp(models[i], "IMPL_ROWS_XML") ? FD_TOL : TRANSITION_ROWS_TOL)) ||
+        const int rows = !strcmp(models[i], "IMPL_ROWS_XML") || !strncmp(models[i], "ROWS:", 5);
+        bad += !(efd <= (rows ? TRANSITION_ROWS_TOL : FD_TOL)) ||
                !(ejvp <= 1e-15);
     }
     CHECK(bad == 0);

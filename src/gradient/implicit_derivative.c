@@ -434,16 +434,32 @@ gdnStatus gdn_implicit_accel_jvp(const gdnModel* m, gdnData* d, const double* dq
                                  const double* dv, const double* du, const double* dparam,
                                  double* da) {
     const int nv = m->nv;
-    const double h = m->opt.timestep;
-    const double* a = d->qacc;
     size_t mark = gdn_arena_mark(d);
-    double* H = gdn_arena_doubles(d, (size_t)nv * (size_t)nv + 2 * (size_t)nv + 1);
+    double* H = gdn_arena_doubles(d, (size_t)nv * (size_t)nv + 1);
     if (!H) {
         return GDN_ERR_MEMORY;
     }
-    double* dr = H + (size_t)nv * (size_t)nv;
-    double* t = dr + nv;
     gdnStatus status = gdn_implicit_matrix(m, d, H);
+    if (status == GDN_OK) {
+        status = gdn_implicit_accel_jvp_with(m, d, H, dq, dv, du, dparam, da);
+    }
+    gdn_arena_reset(d, mark);
+    return status;
+}
+
+gdnStatus gdn_implicit_accel_jvp_with(const gdnModel* m, gdnData* d, const double* H,
+                                      const double* dq, const double* dv, const double* du,
+                                      const double* dparam, double* da) {
+    const int nv = m->nv;
+    const double h = m->opt.timestep;
+    const double* a = d->qacc;
+    size_t mark = gdn_arena_mark(d);
+    double* dr = gdn_arena_doubles(d, 2 * (size_t)nv + 1);
+    if (!dr) {
+        return GDN_ERR_MEMORY;
+    }
+    double* t = dr + nv;
+    gdnStatus status = GDN_OK;
     // dr at the step's a; t = (dqDeriv) a
     if (status == GDN_OK) {
         status = gdn_residual_jvp(m, d, a, dq, dv, du, dparam, NULL, dr);

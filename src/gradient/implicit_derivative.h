@@ -48,6 +48,12 @@ gdnStatus gdn_implicit_dqderiv_vjp(const gdnModel* m, gdnData* d, const double* 
 // x = H^-T x with the factor of gdn_implicit_factor (in place)
 void gdn_implicit_solve_transposed(const gdnModel* m, const double* LU, double* x);
 
+// the same with H the factored M - h qDeriv already (gdn_implicit_matrix at this front: the
+// transition's columns share it)
+gdnStatus gdn_implicit_accel_jvp_with(const gdnModel* m, gdnData* d, const double* H,
+                                      const double* dq, const double* dv, const double* du,
+                                      const double* dparam, double* da);
+
 // the transpose: gq, gv += (da/dq)' abar, (da/dv)' abar; gu = (da/du)' abar (overwritten;
 // NULL: not wanted), gparam += (da/dpi)' abar (NULL: not wanted)
 gdnStatus gdn_implicit_accel_vjp(const gdnModel* m, gdnData* d, const double* abar, double* gq,

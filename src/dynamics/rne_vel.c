@@ -11,7 +11,8 @@
 gdnStatus gdn_rne_vel_prepare(const gdnModel* m, gdnData* d, gdnRneVel* w) {
     const size_t nb = (size_t)m->nbody, nv = (size_t)(m->nv > 0 ? m->nv : 1);
     double* block = gdn_arena_doubles(d, 30 * nb + 6 * nv);
-    if (!block) {
+    w->moving = gdn_arena_ints(d, nb);
+    if (!block || !w->moving) {
         return GDN_ERR_MEMORY;
     }
     w->V = block;
@@ -34,10 +35,23 @@ void gdn_rne_vel_jvp(const gdnModel* m, const gdnData* d, gdnRneVel* w, const do
     memset(w->eta, 0, 6 * sizeof(double));
     memset(w->dA, 0, 6 * sizeof(double));
     memset(w->dF, 0, 6 * sizeof(double));
-    // forward: the velocity and acceleration tangents, group by group as gdn_com_vel
+    w->moving[0] = 0;
+    // forward: the velocity and acceleration tangents, group by group as gdn_com_vel (a body
+    // with no moving dof at or above it has eta = dA = df = 0)
     for (int b = 1; b < m->nbody; b++) {
         double* eta = w->eta + 6 * b;
         double* dA = w->dA + 6 * b;
+        int moving = w->moving[m->body_parentid[b]];
+        for (int j = 0; j < m->body_dofnum[b] && !moving; j++) {
+            moving = dv[m->body_dofadr[b] + j] != 0;
+        }
+        w->moving[b] = moving;
+        if (!moving) {
+            memset(eta, 0, 6 * sizeof(double));
+            memset(dA, 0, 6 * sizeof(double));
+            memset(w->dF + 6 * b, 0, 6 * sizeof(double));
+            continue;
+        }
         memcpy(eta, w->eta + 6 * m->body_parentid[b], 6 * sizeof(double));
         memcpy(dA, w->dA + 6 * m->body_parentid[b], 6 * sizeof(double));
         const int dof0 = m->body_dofadr[b], ndof = m->body_dofnum[b];

@@ -16,6 +16,8 @@ typedef struct gdnRneVel {
     double* eta; // 6 x nbody scratch: the velocity tangent
     double* dA;  // 6 x nbody scratch: the acceleration tangent
     double* dF;  // 6 x nbody scratch: the force tangent, summed over subtrees
+    int* moving; // nbody scratch: 1 where eta or dA may be nonzero (a dof with dv != 0 at or
+                 // above the body); elsewhere the sweep skips the body's algebra
 } gdnRneVel;
 
 gdnStatus gdn_rne_vel_prepare(const gdnModel* m, gdnData* d, gdnRneVel* w);

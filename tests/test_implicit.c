@@ -45,7 +45,11 @@ static double inf_norm(const double* a, int n) {
 // implicit in both engines; constraints on in both when rows. The muscles' lengthrange is
 // MuJoCo's (its compiler finds it by simulation; gradyn's differs by ~1e-9 on act_arm's
 // spatial-tendon muscle, which the muscle's qDeriv term reads through L0)
+static int g_gdn_flags, g_mj_flags; // extra disable flags in both engines (test_step_random)
+
 static void use_implicit(gdnOracle* o, int rows) {
+    o->gm->opt.disableflags |= g_gdn_flags;
+    o->mm->opt.disableflags |= g_mj_flags;
     memcpy(o->gm->actuator_lengthrange, o->mm->actuator_lengthrange,
            2 * sizeof(double) * (size_t)o->mm->nu);
     o->gm->opt.integrator = GDN_INT_IMPLICIT;
@@ -243,6 +247,21 @@ static int test_step_random(void) {
         }
         bad += !(eD <= QDERIV_TOL) || !(eS <= STEP_TOL);
     }
+    // the disable flags qDeriv reads: passive (damping, fluid), actuation
+    static const int flags[][2] = {{GDN_DSBL_PASSIVE, mjDSBL_PASSIVE},
+                                   {GDN_DSBL_ACTUATION, mjDSBL_ACTUATION}};
+    for (int f = 0; f < 2; f++) {
+        g_gdn_flags = flags[f][0];
+        g_mj_flags = flags[f][1];
+        static const char* const models[] = {"arm7.xml", "act_arm.xml", "tendon_spatial.xml"};
+        for (int i = 0; i < 3; i++) {
+            double eD, eS;
+            CHECK(random_steps(models[i], 0, 5, &eD, &eS) == 0);
+            printf("    (with %s disabled)\n", f == 0 ? "passive" : "actuation");
+            bad += !(eD <= QDERIV_TOL) || !(eS <= STEP_TOL);
+        }
+    }
+    g_gdn_flags = g_mj_flags = 0;
     CHECK(bad == 0);
     return 0;
 }

@@ -155,7 +155,7 @@ static const GoldenRow kGolden[] = {
     {"act_arm",
      {0xb515c1cc3a112116ULL, 0x49b8d04202bb009bULL, 0x704ab26cb58465ceULL,
       0x6ac5a02f6cf9c859ULL, 0x0d7a2439d40972a7ULL, 0xd28b2afb367c4acdULL},
-     0x55e0c7e4e182e7f3ULL},
+     0xf39d97db7fc1bf34ULL},
     {"act_limit",
      {0x1433437912515920ULL, 0x1433437912515920ULL, 0x384fca03b70d9c66ULL,
       0x384fca03b70d9c66ULL, 0xf3d7991fcb8a96e0ULL, 0xf3d7991fcb8a96e0ULL},

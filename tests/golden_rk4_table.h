@@ -155,7 +155,7 @@ static const GoldenRow kGolden[] = {
     {"act_arm",
      {0x65fe47e1142ae89aULL, 0x7a92caf840124a95ULL, 0x75b7639bf5b972f5ULL,
       0x0a616dcad56c57bfULL, 0x2de9426e8355f2eeULL, 0x79cf1b595a4d6f3bULL},
-     0xd39fdd45a3d80c59ULL},
+     0xe4991794eb89cce1ULL},
     {"act_limit",
      {0x29bef19a635a1a0aULL, 0x29bef19a635a1a0aULL, 0xc0edc26547a4bb8cULL,
       0xc0edc26547a4bb8cULL, 0xc23fae41c0a83e62ULL, 0xc23fae41c0a83e62ULL},

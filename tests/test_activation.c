@@ -546,8 +546,9 @@ static int trajectory_adjoint_for(int integrator) {
     r.qvel0 = v0;
     r.act0 = act0;
     r.ctrl = u;
-    static double gq[3], gv[3], ga[7], gu[T * NU];
-    gdnAdjointGradients g = {.qpos0 = gq, .qvel0 = gv, .act0 = ga, .ctrl = gu};
+    static double gq[3], gv[3], ga[7], gu[T * NU], gp[4 * GDN_N_INERTIA_PARAMS];
+    gdnAdjointGradients g = {.qpos0 = gq, .qvel0 = gv, .act0 = ga, .ctrl = gu, .param = gp};
+    CHECK(m->nbody == 4);
     CHECK(gdn_adjoint_rollout_gradient(m, &r, &obj, tape, &g, err, sizeof err) == GDN_OK);
     // central differences of J along each initial coordinate and a spread of controls
     double* coords[] = {q0, q0 + 1, q0 + 2, v0, v0 + 1, v0 + 2, act0, act0 + 1, act0 + 2,
@@ -584,11 +585,13 @@ static int trajectory_adjoint_for(int integrator) {
         opt.store_intermediates = 0;
         gdnTape* tape2 = NULL;
         CHECK(gdn_tape_create_opt(m, &opt, &tape2, err, sizeof err) == GDN_OK);
-        static double gq2[3], gv2[3], ga2[7], gu2[T * NU];
-        gdnAdjointGradients g2 = {.qpos0 = gq2, .qvel0 = gv2, .act0 = ga2, .ctrl = gu2};
+        static double gq2[3], gv2[3], ga2[7], gu2[T * NU], gp2[4 * GDN_N_INERTIA_PARAMS];
+        gdnAdjointGradients g2 = {.qpos0 = gq2, .qvel0 = gv2, .act0 = ga2, .ctrl = gu2,
+                                  .param = gp2};
         CHECK(gdn_adjoint_rollout_gradient(m, &r, &obj, tape2, &g2, err, sizeof err) == GDN_OK);
         CHECK(g2.J == g.J && !memcmp(gq2, gq, sizeof gq) && !memcmp(gv2, gv, sizeof gv) &&
-              !memcmp(ga2, ga, sizeof ga) && !memcmp(gu2, gu, sizeof gu));
+              !memcmp(ga2, ga, sizeof ga) && !memcmp(gu2, gu, sizeof gu) &&
+              !memcmp(gp2, gp, sizeof gp));
         gdn_tape_free(tape2);
     }
     // the rollout the adjoint differentiates is the simulator's, bit for bit (the tape holds
@@ -611,6 +614,32 @@ static int trajectory_adjoint_for(int integrator) {
           !memcmp(aT, d->act, sizeof aT));
     gdn_data_free(d);
     (void)nv;
+    // dJ/dpi (the muscles scaled by acc0 included) along each body's mass and Izz, by central
+    // differences through the setter (last: the setter's round trip moves the model's bits)
+    double worst_p = 0, pmax = 0;
+    for (int b = 1; b < m->nbody; b++) {
+        for (int k = 0; k < GDN_N_INERTIA_PARAMS; k += 6) { // mass (0), Izz (6)
+            gdnInertia I0, I;
+            gdn_body_inertia(m, b, &I0);
+            double p[GDN_N_INERTIA_PARAMS], Jp, Jm;
+            const double e = k == 0 ? 1e-6 : 1e-8;
+            gdn_inertia_params(&I0, p);
+            p[k] += e;
+            gdn_inertia_from_params(p, &I);
+            CHECK(gdn_model_set_body_inertia(m, b, &I) == GDN_OK);
+            CHECK(gdn_rollout_objective(m, &r, &obj, tape, &Jp, err, sizeof err) == GDN_OK);
+            p[k] -= 2 * e;
+            gdn_inertia_from_params(p, &I);
+            CHECK(gdn_model_set_body_inertia(m, b, &I) == GDN_OK);
+            CHECK(gdn_rollout_objective(m, &r, &obj, tape, &Jm, err, sizeof err) == GDN_OK);
+            CHECK(gdn_model_set_body_inertia(m, b, &I0) == GDN_OK);
+            const double fd = (Jp - Jm) / (2 * e);
+            worst_p = gdn_oracle_worst(worst_p, fabs(gp[GDN_N_INERTIA_PARAMS * b + k] - fd));
+            pmax = fmax(pmax, fabs(fd));
+        }
+    }
+    printf("  dJ/d(mass, Izz) of the 3 bodies vs FD %.1e (largest %.2e)\n", worst_p, pmax);
+    CHECK(worst_p <= 1e-5 * fmax(pmax, 1));
     gdn_tape_free(tape);
     gdn_model_free(m);
     return 0;
@@ -625,34 +654,22 @@ static int trajectory_adjoint_rk4(void) {
 }
 
 // The inertia-parameter channel with muscles: a muscle whose peak force is scale / acc0 moves
-// with the inertias (the setter recomputes acc0): refused by name; with explicit forces
-// (act_limit.xml) the step JVP along a body's parameters equals central differences of steps
-// through gdn_model_set_body_inertia
-static int param_derivatives(void) {
+// with the inertias through acc0 (the setter recomputes it): the step JVP along each body's
+// parameters against central differences of steps through gdn_model_set_body_inertia, the
+// parameter VJP against the JVP (dot identity), on act_arm.xml (acc0-scaled muscles) and
+// act_limit.xml (explicit forces, limit rows)
+static int param_derivatives_of(const char* path, const double* x0, const double* u0, int nx,
+                                double* worst_fd, double* worst_dot) {
     char err[500];
     gdnModel* m = NULL;
-    CHECK(gdn_load_xml(MODEL, &m, err, sizeof err, NULL, 0) == GDN_OK);
+    CHECK(gdn_load_xml(path, &m, err, sizeof err, NULL, 0) == GDN_OK);
     gdnData* d = NULL;
     CHECK(gdn_data_create(m, &d) == GDN_OK);
-    const int np = m->nbody * GDN_N_INERTIA_PARAMS;
-    double* dp = calloc((size_t)np, sizeof(double));
-    double out[NX];
-    dp[GDN_N_INERTIA_PARAMS * 2] = 1;
-    CHECK(gdn_step_jvp(m, d, NULL, NULL, NULL, dp, NULL, out, out + 3) == GDN_ERR_UNSUPPORTED);
-    free(dp);
-    gdn_data_free(d);
-    gdn_model_free(m);
-
-    CHECK(gdn_load_xml(GDN_TEST_MODELS "/act_limit.xml", &m, err, sizeof err, NULL, 0) ==
-          GDN_OK);
-    CHECK(gdn_data_create(m, &d) == GDN_OK);
-    enum { X = 2 * 2 + 3, U = 4 };
-    const int n10 = GDN_N_INERTIA_PARAMS, nb = m->nbody;
+    const int n10 = GDN_N_INERTIA_PARAMS, nb = m->nbody, nv = m->nv;
+    CHECK(nx == 2 * nv + m->na);
     double* dparam = calloc((size_t)(nb * n10), sizeof(double));
-    // inside the joint ranges (no rows), the limited activations inside theirs
-    const double x0[X] = {0.2, -0.4, 0.3, -0.5, 0.4, -0.2, 0.5};
-    const double u0[U] = {0.3, 0.6, 0.2, 0.7};
-    double worst = 0;
+    double* gparam = calloc((size_t)(nb * n10), sizeof(double));
+    double y[NX], yp[NX], ym[NX], fd[NX], w[NX];
     for (int b = 1; b < nb; b++) {
         gdnInertia I0;
         gdn_body_inertia(m, b, &I0);
@@ -664,10 +681,9 @@ static int param_derivatives(void) {
         }
         memset(dparam, 0, sizeof(double) * (size_t)(nb * n10));
         memcpy(dparam + n10 * b, dir, sizeof dir);
-        double y[X], yp[X], ym[X];
         set_xu(m, d, x0, u0);
-        CHECK(gdn_step_jvp_act(m, d, NULL, NULL, NULL, NULL, dparam, NULL, y, y + 2, y + 4) ==
-              GDN_OK);
+        CHECK(gdn_step_jvp_act(m, d, NULL, NULL, NULL, NULL, dparam, NULL, y, y + nv,
+                               y + 2 * nv) == GDN_OK);
         for (int side = 0; side < 2; side++) {
             double p[GDN_N_INERTIA_PARAMS];
             for (int k = 0; k < n10; k++) {
@@ -679,22 +695,49 @@ static int param_derivatives(void) {
             CHECK(step_from(m, d, x0, u0, side ? ym : yp) == 0);
         }
         CHECK(gdn_model_set_body_inertia(m, b, &I0) == GDN_OK);
-        double fd[X];
-        for (int k = 0; k < X; k++) {
+        for (int k = 0; k < nx; k++) {
             fd[k] = (yp[k] - ym[k]) / (2 * FD_EPS);
+            w[k] = gdn_test_uniform(&rng, -1, 1);
         }
-        worst = gdn_oracle_worst(worst, rel(y, fd, X));
+        *worst_fd = gdn_oracle_worst(*worst_fd, rel(y, fd, nx));
+        // <J dparam, w> = <dparam, J' w>
+        memset(gparam, 0, sizeof(double) * (size_t)(nb * n10));
+        set_xu(m, d, x0, u0);
+        CHECK(gdn_step_vjp_act(m, d, w, w + nv, w + 2 * nv, NULL, NULL, NULL, NULL, gparam,
+                               NULL) == GDN_OK);
+        double lhs = 0, rhs = 0, scale = 0;
+        for (int k = 0; k < nx; k++) {
+            lhs += y[k] * w[k];
+            scale += fabs(y[k] * w[k]);
+        }
+        for (int k = 0; k < nb * n10; k++) {
+            rhs += dparam[k] * gparam[k];
+        }
+        *worst_dot = gdn_oracle_worst(*worst_dot, fabs(lhs - rhs) / fmax(scale, 1e-12));
     }
-    printf("  act_limit (explicit muscle force): step JVP along each body's inertia parameters vs "
-           "central FD through the setter %.1e; act_arm (force = scale / acc0) refused\n",
-           worst);
-    CHECK(worst <= TOL_FD);
     free(dparam);
+    free(gparam);
     gdn_data_free(d);
     gdn_model_free(m);
     return 0;
 }
 
+static int param_derivatives(void) {
+    double fd_arm = 0, dot_arm = 0, fd_lim = 0, dot_lim = 0;
+    const double x_arm[NX] = {0.3, -0.4, 0.02, 0.1, -0.2, 0.3, 0.1, -0.05, 0.2, 0.3, 0.4, 0.5, 0.2};
+    const double u_arm[NU] = {0.2, 0.1, 0.3, -0.2, 0.5, 0.4, 0.6, 0.3, 0.5};
+    CHECK(param_derivatives_of(MODEL, x_arm, u_arm, NX, &fd_arm, &dot_arm) == 0);
+    // inside the joint ranges (no rows), the limited activations inside theirs
+    const double x_lim[7] = {0.2, -0.4, 0.3, -0.5, 0.4, -0.2, 0.5};
+    const double u_lim[4] = {0.3, 0.6, 0.2, 0.7};
+    CHECK(param_derivatives_of(GDN_TEST_MODELS "/act_limit.xml", x_lim, u_lim, 7, &fd_lim,
+                               &dot_lim) == 0);
+    printf("  inertia parameters, every body: act_arm (muscles scaled by acc0) JVP vs FD through "
+           "the setter %.1e, dot identity %.1e; act_limit %.1e, %.1e\n",
+           fd_arm, dot_arm, fd_lim, dot_lim);
+    CHECK(fd_arm <= TOL_FD && fd_lim <= TOL_FD && dot_arm <= 1e-12 && dot_lim <= 1e-12);
+    return 0;
+}
 
 static int compiled_constants(void) {
     CHECK(compiled_constants_of(MODEL) == 0);

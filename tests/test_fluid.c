@@ -474,10 +474,89 @@ static int test_ellipsoid(void) {
     return 0;
 }
 
+// every body in the ellipsoid model (kEllipsoid with the box's geom on too): the model reads
+// the geoms, not the inertias, so the inertia-parameter channel is exact and not refused (step
+// JVP along every body's parameters vs central FD through gdn_model_set_body_inertia); the
+// geom-size channel (semi-axes, virtual inertia) is refused by name
+static int test_param_ellipsoid(void) {
+    char* xml = malloc(sizeof(kEllipsoid) + 16);
+    CHECK(xml);
+    memcpy(xml, kEllipsoid, sizeof(kEllipsoid));
+    char* off = strstr(xml, "\n              fluidshape='none'/>");
+    CHECK(off);
+    memmove(off, off + strlen("\n              fluidshape='none'"),
+            strlen(off + strlen("\n              fluidshape='none'")) + 1);
+    gdnModel* m = NULL;
+    char err[512];
+    CHECK(gdn_load_xml_string(xml, strlen(xml), NULL, &m, err, sizeof(err), NULL, 0) == GDN_OK);
+    free(xml);
+    gdnData* d = NULL;
+    CHECK(gdn_data_create(m, &d) == GDN_OK);
+    const int nq = m->nq, nv = m->nv, nb = m->nbody, n10 = GDN_N_INERTIA_PARAMS;
+    double* buf = calloc((size_t)(4 * nq + 8 * nv + nb * n10), sizeof(double));
+    double *q0 = buf, *xp = q0 + nq, *xm = xp + nq + nv, *v0 = xm + nq + nv;
+    double *oq = v0 + nv, *ov = oq + nv, *fq = ov + nv, *dp = fq + nv;
+    double* zero = dp + nb * n10;
+    memcpy(q0, m->qpos0, sizeof(double) * (size_t)nq);
+    unsigned long long rng = 0xe111ULL;
+    for (int k = 0; k < nv; k++) {
+        v0[k] = gdn_test_uniform(&rng, -1, 1);
+    }
+    double worst = 0, mag = 0;
+    for (int b = 1; b < nb; b++) {
+        gdnInertia I0;
+        gdn_body_inertia(m, b, &I0);
+        double p0[GDN_N_INERTIA_PARAMS], dir[GDN_N_INERTIA_PARAMS];
+        gdn_inertia_params(&I0, p0);
+        for (int k = 0; k < n10; k++) {
+            dir[k] = gdn_test_uniform(&rng, -1, 1) * (k == 0 ? 0.1 : k < 4 ? 0.01 : 1e-4);
+        }
+        memset(dp, 0, sizeof(double) * (size_t)(nb * n10));
+        memcpy(dp + n10 * b, dir, sizeof(dir));
+        memcpy(d->qpos, q0, sizeof(double) * (size_t)nq);
+        memcpy(d->qvel, v0, sizeof(double) * (size_t)nv);
+        memset(d->qacc_warmstart, 0, sizeof(double) * (size_t)nv);
+        CHECK(gdn_step_jvp(m, d, NULL, NULL, NULL, dp, NULL, oq, ov) == GDN_OK);
+        const double eps = 1e-6;
+        for (int side = 0; side < 2; side++) {
+            double p[GDN_N_INERTIA_PARAMS];
+            for (int k = 0; k < n10; k++) {
+                p[k] = p0[k] + (side ? -eps : eps) * dir[k];
+            }
+            gdnInertia I;
+            gdn_inertia_from_params(p, &I);
+            CHECK(gdn_model_set_body_inertia(m, b, &I) == GDN_OK);
+            CHECK(step_at(m, d, q0, v0, zero, zero, 0, side ? xm : xp) == 0);
+        }
+        CHECK(gdn_model_set_body_inertia(m, b, &I0) == GDN_OK);
+        gdn_difference_pos(m, fq, 2 * eps, xm, xp);
+        for (int k = 0; k < nv; k++) {
+            const double fv = (xp[nq + k] - xm[nq + k]) / (2 * eps);
+            worst = fmax(worst, fmax(fabs(fq[k] - oq[k]), fabs(fv - ov[k])));
+            mag = fmax(mag, fmax(fabs(fq[k]), fabs(fv)));
+        }
+    }
+    printf("  all-ellipsoid medium: step JVP along every body's inertia parameters vs FD through "
+           "the setter %.2e (largest %.2e)\n",
+           worst, mag);
+    CHECK(worst <= 1e-6 * fmax(mag, 1));
+    // the size channel is refused by name
+    double* gs = calloc(3 * (size_t)m->ngeom, sizeof(double));
+    gdnContactParamGradients cp = {.geom_size = gs};
+    CHECK(gdn_step_jvp_contact_params(m, d, NULL, NULL, NULL, NULL, NULL, &cp, oq, ov) ==
+          GDN_ERR_UNSUPPORTED);
+    free(gs);
+    free(buf);
+    gdn_data_free(d);
+    gdn_model_free(m);
+    return 0;
+}
+
 int main(int argc, char** argv) {
     static const gdnTestCase cases[] = {
         {"ellipsoid", test_ellipsoid},
         {"param_refused", test_param_refused},
+        {"param_ellipsoid", test_param_ellipsoid},
         {"loaded", test_loaded},         {"passive_oracle", test_passive_oracle},
         {"rollouts", test_rollouts},     {"derivatives", test_derivatives},
         {"adjoint", test_adjoint},

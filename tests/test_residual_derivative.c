@@ -600,7 +600,7 @@ static int check_residual(gdnModel* m, gdnData* d, unsigned long long* rng, cons
     double* eta = malloc(sizeof(double) * 6 * (size_t)nb);
     double* jvp2 = malloc(sizeof(double) * (size_t)(nv + 1));
     gdnResidualDirection full = {dir[BLK_Q], dir[BLK_V], dir[BLK_A], dir[BLK_U],
-                                 dir[BLK_P], dir[BLK_W], NULL,       NULL};
+                                 dir[BLK_P], dir[BLK_W], NULL,       NULL, NULL};
     CHECK(gdn_residual_jvp_ex(m, d, a, W, &full, jvp) == GDN_OK);
     gdn_body_tangent_jvp(m, d, dir[BLK_Q], dir[BLK_V], xi, eta);
     full.xi = xi;
@@ -615,7 +615,7 @@ static int check_residual(gdnModel* m, gdnData* d, unsigned long long* rng, cons
         g[k] = calloc((size_t)nblk[k] + 1, sizeof(double));
     }
     gdnResidualAdjoint out = {g[BLK_Q], g[BLK_V], g[BLK_A], g[BLK_U], g[BLK_P], g[BLK_W],
-                              NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+                              NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
     CHECK(gdn_residual_vjp_ex(m, d, a, W, y, &out) == GDN_OK);
     CHECK(d->parena == mark);
     double lhs = dot(jvp, y, nv), rhs = 0, scale = 0;
@@ -638,7 +638,7 @@ static int check_residual(gdnModel* m, gdnData* d, unsigned long long* rng, cons
         double* xb = malloc(sizeof(double) * 6 * (size_t)nb);
         double* eb = malloc(sizeof(double) * 6 * (size_t)nb);
         gdnResidualAdjoint split = {gq2, gv2, NULL, NULL, NULL, NULL, xb, eb,
-                                    NULL, NULL, NULL, NULL, NULL, NULL};
+                                    NULL, NULL, NULL, NULL, NULL, NULL, NULL};
         CHECK(gdn_residual_vjp_ex(m, d, a, W, y, &split) == GDN_OK);
         gdn_body_tangent_vjp(m, d, xb, eb, gq2, gv2);
         CHECK_ARRAY_REL(gq2, g[BLK_Q], nv, 1e-12, FLOOR);
@@ -728,10 +728,10 @@ static int check_residual(gdnModel* m, gdnData* d, unsigned long long* rng, cons
     free(Xw), free(Mw), free(aw);
 
     // the simple forms equal the extended ones with W = NULL (no penalty contact here)
-    CHECK(gdn_residual_jvp(m, d, a, dir[BLK_Q], dir[BLK_V], dir[BLK_U], dir[BLK_P], dir[BLK_W],
-                           jvp2) == GDN_OK);
+    CHECK(gdn_residual_jvp(m, d, a, dir[BLK_Q], dir[BLK_V], dir[BLK_U], dir[BLK_P], NULL,
+                           dir[BLK_W], jvp2) == GDN_OK);
     gdnResidualDirection nw = {dir[BLK_Q], dir[BLK_V], NULL, dir[BLK_U], dir[BLK_P], dir[BLK_W],
-                               NULL,       NULL};
+                               NULL,       NULL,       NULL};
     CHECK(gdn_residual_jvp_ex(m, d, a, NULL, &nw, jvp) == GDN_OK);
     CHECK_ARRAY_REL(jvp2, jvp, nv, 1e-14, FLOOR);
 
@@ -816,7 +816,7 @@ static int test_timing(void) {
         }
         double t1 = now_seconds();
         for (int k = 0; k < reps; k++) {
-            gdn_residual_jvp(m, d, a, dq, dq, NULL, NULL, NULL, r);
+            gdn_residual_jvp(m, d, a, dq, dq, NULL, NULL, NULL, NULL, r);
         }
         double t2 = now_seconds();
         for (int k = 0; k < reps; k++) {

@@ -452,7 +452,7 @@ static int same_vjp_at(Point* p, const double* g, double* const* gin) {
     memcpy(acc, p->d->qacc, sizeof(double) * (size_t)nv);
     load_state(p);
     CHECK(gdn_step_vjp_at(p->m, p->d, acc, g, g + nv, out[BLK_Q], out[BLK_V], out[BLK_U],
-                          out[BLK_P], out[BLK_X]) == GDN_OK);
+                          out[BLK_P], out[BLK_X], NULL) == GDN_OK);
     for (int k = 0; k < NBLK; k++) {
         CHECK(memcmp(out[k], gin[k], sizeof(double) * (size_t)p->len[k]) == 0);
         free(out[k]);

@@ -33,16 +33,7 @@ static double rel(const double* a, const double* b, int n) {
 
 // constraints on in both engines, Newton at tolerance 1e-12, no warm start
 static int load(gdnOracle* o, const char* path) {
-    if (gdn_oracle_load(o, path)) {
-        return 1;
-    }
-    o->gm->opt.disableflags &= ~(int)GDN_DSBL_CONSTRAINT;
-    o->mm->opt.disableflags &= ~mjDSBL_CONSTRAINT;
-    o->gm->opt.disableflags |= GDN_DSBL_WARMSTART;
-    o->mm->opt.disableflags |= mjDSBL_WARMSTART;
-    o->gm->opt.tolerance = o->mm->opt.tolerance = 1e-12;
-    o->gm->opt.iterations = o->mm->opt.iterations = 1000;
-    return 0;
+    return gdn_oracle_load_tight(o, path);
 }
 
 static int model_constants(const char* path) {

@@ -746,15 +746,9 @@ static int test_sensors(void) {
 
 // constraints on in both engines, Newton at tolerance 1e-12, no warm start; cone as given
 static int load_constrained(gdnOracle* o, const char* path, int elliptic) {
-    if (gdn_oracle_load(o, path)) {
+    if (gdn_oracle_load_tight(o, path)) {
         return 1;
     }
-    o->gm->opt.disableflags &= ~(int)GDN_DSBL_CONSTRAINT;
-    o->mm->opt.disableflags &= ~mjDSBL_CONSTRAINT;
-    o->gm->opt.disableflags |= GDN_DSBL_WARMSTART;
-    o->mm->opt.disableflags |= mjDSBL_WARMSTART;
-    o->gm->opt.tolerance = o->mm->opt.tolerance = 1e-12;
-    o->gm->opt.iterations = o->mm->opt.iterations = 1000;
     o->gm->opt.cone = elliptic ? GDN_CONE_ELLIPTIC : GDN_CONE_PYRAMIDAL;
     o->mm->opt.cone = elliptic ? mjCONE_ELLIPTIC : mjCONE_PYRAMIDAL;
     return 0;

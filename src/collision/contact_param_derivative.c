@@ -8,6 +8,7 @@
 
 #include "collision/collision.h"
 #include "constraint/rows_param_derivative.h"
+#include "dynamics/fluid.h"
 #include "math/vec.h"
 #include "penalty/penalty.h"
 
@@ -197,6 +198,10 @@ gdnStatus gdn_contact_param_jvp(const gdnModel* m, const gdnData* d,
 gdnStatus gdn_contact_size_admissible(const gdnModel* m, const gdnData* d, const char** what) {
     if (gdn_penalty_active(m)) {
         *what = "geom size under the penalty contact model";
+        return GDN_ERR_UNSUPPORTED;
+    }
+    if (gdn_fluid_uses_ellipsoid(m)) {
+        *what = GDN_FLUID_SIZE_REFUSAL;
         return GDN_ERR_UNSUPPORTED;
     }
     for (int c = 0; c < d->ncon; c++) {

@@ -7,6 +7,8 @@
 #include "base/arena.h"
 #include "dynamics/com.h"
 #include "dynamics/crb.h"
+#include "dynamics/passive.h"
+#include "dynamics/transmission.h"
 #include "gradient/residual.h"
 #include "gradient/residual_tangent.h"
 #include "kinematics/jacobian.h"
@@ -63,7 +65,7 @@ gdnStatus gdn_constraint_weights_vjp(const gdnModel* m, gdnData* d, const double
     for (int i = 0; gbw && i < 2 * m->nbody; i++) {
         any |= gbw[i] != 0;
     }
-    for (int i = 0; gdw && i < nv + m->ntendon; i++) {
+    for (int i = 0; gdw && i < nv + m->ntendon + m->nu; i++) {
         any |= gdw[i] != 0;
     }
     if (nv == 0 || !any) {
@@ -168,6 +170,35 @@ gdnStatus gdn_constraint_weights_vjp(const gdnModel* m, gdnData* d, const double
             Y[i * n + k] = s;
         }
     }
+    // the muscles' acc0 = |x|, x = M^-1 b (b the moment row at qpos0): d acc0 = -(y' dM x) / acc0
+    // with y = M^-1 x, so Y += (g / acc0) sym(y x'), then the same -<dM, Y>
+    if (status == GDN_OK && gdw && m->nu > 0) {
+        gdn_transmission(m, d); // the moment rows at qpos0
+    }
+    for (int i = 0; status == GDN_OK && gdw && i < m->nu; i++) {
+        const double g = gdw[nv + m->ntendon + i];
+        const double a0 = m->actuator_acc0[i];
+        if (g == 0 || !(a0 > GDN_MINVAL)) {
+            continue;
+        }
+        // b into e, x = W b into G's first row, y = W x into its second (G is spent)
+        double* x = G;
+        double* y = G + n;
+        memset(e, 0, sizeof(double) * n);
+        gdn_actuator_moment_add(m, d, e, i, 1);
+        for (size_t r = 0; r < n; r++) {
+            x[r] = gdn_dot_mujoco(W + r * n, e, nv);
+        }
+        for (size_t r = 0; r < n; r++) {
+            y[r] = gdn_dot_mujoco(W + r * n, x, nv);
+        }
+        const double c = g / a0;
+        for (size_t r = 0; r < n; r++) {
+            for (size_t k = 0; k < n; k++) {
+                Y[r * n + k] += 0.5 * c * (y[r] * x[k] + x[r] * y[k]);
+            }
+        }
+    }
     // -<dM, Y> body by body: M = sum_b J_b' I_b J_b with J_b's columns the axes S_j of the dofs
     // on b's path, so <dM, Y> = sum_b <dI_b, sum_{i,k} Y_ik S_i S_k'>: the bilinear form of I_b
     // (about its COM c_b, the vectors moved there) summed over u = S_i, w = sum_k Y_ik S_k
@@ -201,7 +232,8 @@ gdnStatus gdn_constraint_weights_jvp(const gdnModel* m, gdnData* d, const double
                                      double* dbw, double* ddw) {
     const int nv = m->nv, nq = m->nq;
     memset(dbw, 0, sizeof(double) * 2 * (size_t)m->nbody);
-    memset(ddw, 0, sizeof(double) * (size_t)(nv + m->ntendon > 0 ? nv + m->ntendon : 1));
+    memset(ddw, 0, sizeof(double) * (size_t)(nv + m->ntendon + m->nu > 0 ? nv + m->ntendon + m->nu
+                                                                          : 1));
     if (nv == 0 || !dparam) {
         return GDN_OK;
     }
@@ -221,7 +253,7 @@ gdnStatus gdn_constraint_weights_jvp(const gdnModel* m, gdnData* d, const double
     double* zero = dr0 + n;
     memset(zero, 0, sizeof(double) * n);
     gdnStatus status = at_qpos0(m, d, saved, S, L);
-    gdnResidualDirection dir = {NULL, NULL, NULL, NULL, dparam, NULL, NULL, NULL};
+    gdnResidualDirection dir = {NULL, NULL, NULL, NULL, dparam, NULL, NULL, NULL, NULL};
     if (status == GDN_OK) {
         status = gdn_residual_jvp_ex(m, d, zero, NULL, &dir, dr0);
     }
@@ -286,6 +318,27 @@ gdnStatus gdn_constraint_weights_jvp(const gdnModel* m, gdnData* d, const double
             val -= w[k] * (dMw[k] - dr0[k]);
         }
         ddw[nv + t] = val;
+    }
+    // the muscles' acc0 = |x|, x = W b (b the moment row at qpos0, fixed by the kinematics):
+    // d acc0 = -(y' dM x) / acc0, y = W x, dM x = dr(x) - dr(0)
+    if (status == GDN_OK && gdn_any_acc0_scaled(m)) {
+        gdn_transmission(m, d);
+    }
+    for (int i = 0; status == GDN_OK && i < m->nu; i++) {
+        const double a0 = m->actuator_acc0[i];
+        if (!gdn_actuator_acc0_scaled(m, i) || !(a0 > GDN_MINVAL)) {
+            continue;
+        }
+        memset(J, 0, sizeof(double) * n);
+        gdn_actuator_moment_add(m, d, J, i, 1);
+        gdn_chol_solve(w, L, J, nv); // x
+        status = gdn_residual_jvp_ex(m, d, w, NULL, &dir, dMw);
+        gdn_chol_solve(J, L, w, nv); // y
+        double val = 0;
+        for (size_t k = 0; k < n; k++) {
+            val -= J[k] * (dMw[k] - dr0[k]);
+        }
+        ddw[nv + m->ntendon + i] = val / a0;
     }
     if (status == GDN_ERR_SINGULAR) {
         status = GDN_OK;

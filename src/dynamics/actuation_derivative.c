@@ -24,6 +24,7 @@ typedef struct {
     double moment[6];
     double lrow[3];
     double alpha, beta, gain_c;
+    double cacc0; // d force / d actuator_acc0 (a muscle scaled by acc0; 0 otherwise)
     double force; // the primal's (clamped) force
 } actuator_linear;
 
@@ -95,6 +96,19 @@ static void affine_terms(const gdnModel* m, const gdnData* d, int i, int zero_ct
         bias = gdn_muscle_bias(length, lrange, m->actuator_acc0[i], bprm, &dlen);
         alpha += dlen;
     }
+    // a muscle's peak force scale / max(1e-15, acc0) (force < 0): gain and bias are linear in
+    // it, so d(gain c + bias) / d acc0 = -(gain c [scaled] + bias [scaled]) / acc0
+    const double acc0 = m->actuator_acc0[i];
+    double cacc0 = 0;
+    if (acc0 > 1e-15) {
+        if (m->actuator_gaintype[i] == GDN_GAIN_MUSCLE && gprm[2] < 0) {
+            cacc0 -= gain * c / acc0;
+        }
+        if (m->actuator_biastype[i] == GDN_BIAS_MUSCLE && bprm[2] < 0) {
+            cacc0 -= bias / acc0;
+        }
+    }
+    a->cacc0 = cacc0;
     a->alpha = alpha;
     a->beta = beta;
     a->gain_c = active ? gain : 0;
@@ -104,7 +118,7 @@ static void affine_terms(const gdnModel* m, const gdnData* d, int i, int zero_ct
     if (m->actuator_forcelimited[i]) {
         const double lo = m->actuator_forcerange[2 * i], hi = m->actuator_forcerange[2 * i + 1];
         if (force < lo || force > hi) {
-            a->alpha = a->beta = a->gain_c = 0;
+            a->alpha = a->beta = a->gain_c = a->cacc0 = 0;
             force = force < lo ? lo : hi;
         }
     }
@@ -227,7 +241,7 @@ static void linearize(const gdnModel* m, const gdnData* d, int i, int zero_ctrl,
 }
 
 gdnStatus gdn_actuation_jvp(const gdnModel* m, gdnData* d, const double* dq, const double* dv,
-                            const double* du, double* dfrc) {
+                            const double* du, const double* dacc0, double* dfrc) {
     if (m->opt.disableflags & GDN_DSBL_ACTUATION) {
         return GDN_OK;
     }
@@ -258,8 +272,8 @@ gdnStatus gdn_actuation_jvp(const gdnModel* m, gdnData* d, const double* dq, con
             if (dv) {
                 dV += dotn(w.M, dv, nv);
             }
-            const double dF =
-                a.alpha * gear * dL + a.beta * gear * dV + (du ? a.gain_c * du[i] : 0);
+            const double dF = a.alpha * gear * dL + a.beta * gear * dV +
+                              (du ? a.gain_c * du[i] : 0) + (dacc0 ? a.cacc0 * dacc0[i] : 0);
             for (int k = 0; k < nv; k++) {
                 dfrc[k] += gear * (w.M[k] * dF + a.force * w.w[k]);
             }
@@ -269,7 +283,7 @@ gdnStatus gdn_actuation_jvp(const gdnModel* m, gdnData* d, const double* dq, con
             linearize_tendon(m, d, i, zero, &a);
             double df = (dq ? a.alpha * tendon_moment_dot(m, i, dq) : 0) +
                         (dv ? a.beta * tendon_moment_dot(m, i, dv) : 0) +
-                        (du ? a.gain_c * du[i] : 0);
+                        (du ? a.gain_c * du[i] : 0) + (dacc0 ? a.cacc0 * dacc0[i] : 0);
             tendon_moment_add(m, i, df, dfrc);
             continue;
         }
@@ -284,6 +298,9 @@ gdnStatus gdn_actuation_jvp(const gdnModel* m, gdnData* d, const double* dq, con
         if (du) {
             df += a.gain_c * du[i];
         }
+        if (dacc0) {
+            df += a.cacc0 * dacc0[i];
+        }
         for (int k = 0; k < a.n; k++) {
             dfrc[a.dof + k] += a.moment[k] * df;
         }
@@ -295,7 +312,7 @@ gdnStatus gdn_actuation_jvp(const gdnModel* m, gdnData* d, const double* dq, con
 // hinge and slide transmissions (moment = lrow = gear, one dof) take a scalar path: the same
 // terms as linearize
 gdnStatus gdn_actuation_vjp(const gdnModel* m, gdnData* d, const double* y, double* gq,
-                            double* gv, double* gu) {
+                            double* gv, double* gu, double* gacc0) {
     if (m->opt.disableflags & GDN_DSBL_ACTUATION) {
         return GDN_OK;
     }
@@ -335,6 +352,9 @@ gdnStatus gdn_actuation_vjp(const gdnModel* m, gdnData* d, const double* y, doub
             if (gu) {
                 gu[i] += a.gain_c * fbar;
             }
+            if (gacc0) {
+                gacc0[i] += a.cacc0 * fbar;
+            }
             continue;
         }
         if (m->actuator_trntype[i] == GDN_TRN_TENDON) {
@@ -348,6 +368,9 @@ gdnStatus gdn_actuation_vjp(const gdnModel* m, gdnData* d, const double* y, doub
             }
             if (gu) {
                 gu[i] += a.gain_c * fbar;
+            }
+            if (gacc0) {
+                gacc0[i] += a.cacc0 * fbar;
             }
             continue;
         }
@@ -368,6 +391,9 @@ gdnStatus gdn_actuation_vjp(const gdnModel* m, gdnData* d, const double* y, doub
             if (gu) {
                 gu[i] += a.gain_c * fbar;
             }
+            if (gacc0) {
+                gacc0[i] += a.cacc0 * fbar;
+            }
             continue;
         }
         linearize(m, d, i, zero, &a);
@@ -383,6 +409,9 @@ gdnStatus gdn_actuation_vjp(const gdnModel* m, gdnData* d, const double* y, doub
         }
         if (gu) {
             gu[i] += a.gain_c * fbar;
+        }
+        if (gacc0) {
+            gacc0[i] += a.cacc0 * fbar;
         }
     }
     gdn_arena_reset(d, mark);

@@ -284,6 +284,24 @@ static void elem_setup(const gdnModel* m, const gdnData* d, const double* V, int
     elem_kinematics(m, V, b, e);
 }
 
+int gdn_fluid_uses_box(const gdnModel* m) {
+    for (int b = 1; gdn_fluid_active(m) && b < m->nbody; b++) {
+        if (m->body_mass[b] >= GDN_MINVAL && !body_ellipsoid(m, b)) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+int gdn_fluid_uses_ellipsoid(const gdnModel* m) {
+    for (int b = 1; gdn_fluid_active(m) && b < m->nbody; b++) {
+        if (m->body_mass[b] >= GDN_MINVAL && body_ellipsoid(m, b)) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
 // every fluid element e of every body b: the box (g = -1) or each ellipsoid geom g
 #define FOR_EACH_ELEM(m, b, g)                                                           \
     for (int b = 1; b < (m)->nbody; b++)                                                 \

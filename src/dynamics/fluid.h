@@ -24,11 +24,21 @@ static inline int gdn_fluid_active(const gdnModel* m) {
            !(m->opt.disableflags & GDN_DSBL_PASSIVE);
 }
 
-// The inertia parameters move the fluid law's box (mass, principal moments) and frame (the COM
-// and principal axes): that derivative is not implemented, so every derivative asked for the
-// parameter channel of a model in a medium refuses it (GDN_ERR_UNSUPPORTED) with this reason
+// The inertia parameters move the inertia-box law's box (mass, principal moments) and frame
+// (the COM and principal axes): that derivative is not implemented, so every derivative asked
+// for the parameter channel of a model with a body in the box model refuses it
+// (GDN_ERR_UNSUPPORTED) with this reason. The ellipsoid model reads the geoms' frames, sizes
+// and coefficients, not the inertias: its bodies need no refusal there, but the geom-size
+// channel (semi-axes and the compiled virtual mass and inertia) is refused for them.
 #define GDN_FLUID_PARAM_REFUSAL \
-    "inertia-parameter derivative of the fluid forces (density / viscosity > 0)"
+    "inertia-parameter derivative of the fluid's inertia-box model (density / viscosity > 0)"
+#define GDN_FLUID_SIZE_REFUSAL \
+    "geom-size derivative of the fluid's ellipsoid model (its semi-axes and virtual inertia)"
+
+// 1 when the medium acts on a body through the inertia-box model (a body of mass >= 1e-15
+// without an ellipsoid geom), resp. through the ellipsoid model
+int gdn_fluid_uses_box(const gdnModel* m);
+int gdn_fluid_uses_ellipsoid(const gdnModel* m);
 
 // W (6 x nbody) += the fluid wrenches at the state of the last kinematics, V the body twists
 // (dynamics/body_wrench.h: gdn_body_velocities)

@@ -35,13 +35,15 @@ gdnStatus gdn_passive_vjp(const gdnModel* m, gdnData* d, const double* y, double
 gdnStatus gdn_passive_dense(const gdnModel* m, gdnData* d, double scale, double* Dq,
                             double* Dv, int ld);
 
-// dfrc += d qfrc_actuator (dq, dv, dctrl), at d->ctrl
+// dfrc += d qfrc_actuator (dq, dv, du, dacc0), at d->ctrl; du the force laws' inputs
+// (gradient/activation_derivative.h), dacc0 (nu, NULL: 0) a direction in actuator_acc0 (the
+// muscles scaled by it)
 gdnStatus gdn_actuation_jvp(const gdnModel* m, gdnData* d, const double* dq, const double* dv,
-                            const double* du, double* dfrc);
+                            const double* du, const double* dacc0, double* dfrc);
 
-// gq, gv, gu += the transposed partials applied to y
+// gq, gv, gu, gacc0 (NULL: not wanted) += the transposed partials applied to y
 gdnStatus gdn_actuation_vjp(const gdnModel* m, gdnData* d, const double* y, double* gq,
-                            double* gv, double* gu);
+                            double* gv, double* gu, double* gacc0);
 
 // Dq, Dv (nv x nv), Du (nv x nu), row stride ld, += scale * the partials (any may be NULL)
 gdnStatus gdn_actuation_dense(const gdnModel* m, gdnData* d, double scale, double* Dq,

@@ -165,10 +165,10 @@ static gdnStatus reverse_step(const gdnModel* m, const gdnRollout* r, const gdnO
         gdn_tape_inter_restore(tape, slot);
         st = gdn_step_vjp_stored(m, d, &f, gdn_tape_acc(tape, t),
                                  (tape->entry[slot].inter & 2) != 0, tape->lam_q, tape->lam_v,
-                                 tape->g_q, tape->g_v, gu, out->param, gvert);
+                                 tape->g_q, tape->g_v, gu, out->param, gvert, tape->gweights);
     } else {
         st = gdn_step_vjp_at(m, d, gdn_tape_acc(tape, t), tape->lam_q, tape->lam_v, tape->g_q,
-                             tape->g_v, gu, out->param, gvert);
+                             tape->g_v, gu, out->param, gvert, tape->gweights);
     }
     if (st == GDN_OK && ga) {
         gdn_act_update_vjp(m, ga, gc, keep, gu, tape->lam_a, gctrl, tape->g_a);
@@ -285,6 +285,10 @@ gdnStatus gdn_adjoint_rollout_gradient(const gdnModel* m, const gdnRollout* r,
         return gdn_fail(GDN_ERR_UNSUPPORTED, err, err_size, "dJ/dpi: no %s yet",
                         gdn_param_refusal(m));
     }
+    if (out->geom_size && gdn_fluid_uses_ellipsoid(m)) {
+        return gdn_fail(GDN_ERR_UNSUPPORTED, err, err_size, "dJ/d geom_size: no %s yet",
+                        GDN_FLUID_SIZE_REFUSAL);
+    }
     // a size that moves its body's inertia is chained through dJ/dpi, which must be wanted then
     const int size_inertia = out->geom_size && gdn_geom_size_moves_inertia(m);
     if (size_inertia && !out->param) {
@@ -317,7 +321,7 @@ gdnStatus gdn_adjoint_rollout_gradient(const gdnModel* m, const gdnRollout* r,
         return st;
     }
     memset(tape->gweights, 0,
-           sizeof(double) * (2 * (size_t)m->nbody + (size_t)m->nv + (size_t)m->ntendon));
+           sizeof(double) * gdn_weights_size(m));
     st = backward(m, r, obj, tape, out, err, err_size);
     // the constrained steps' D moves with the inertias through the inverse weights: their
     // cotangents, summed over the steps, taken to dJ/dpi once (setconst_derivative.h)

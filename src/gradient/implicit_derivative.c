@@ -169,7 +169,7 @@ static gdnStatus rne_term_jvp(const gdnModel* m, gdnData* d, const double* a, co
     }
     double* r = gdn_arena_doubles(d, (size_t)nv + 1);
     gdnStatus status = r ? GDN_OK : GDN_ERR_MEMORY;
-    const gdnResidualDirection dir = {dq, dv, NULL, NULL, dparam, NULL, NULL, NULL};
+    const gdnResidualDirection dir = {dq, dv, NULL, NULL, dparam, NULL, NULL, NULL, NULL};
     for (int k = 0; k < 2 && status == GDN_OK; k++) {
         const double sign = k == 0 ? 1.0 : -1.0;
         polar_velocity(m, d, &p, a, sign);
@@ -203,7 +203,7 @@ static gdnStatus rne_term_vjp(const gdnModel* m, gdnData* d, const double* a, co
         }
         polar_velocity(m, d, &p, a, sign);
         gdnResidualAdjoint out = {gq, gv, NULL, NULL, gparam, NULL, NULL, NULL, NULL, NULL,
-                                  NULL, NULL, NULL, NULL};
+                                  NULL, NULL, NULL, NULL, NULL};
         status = gdn_residual_vjp_ex(&p.mc, d, p.zero, NULL, ys, &out);
     }
     polar_end(m, d, &p);
@@ -462,7 +462,7 @@ gdnStatus gdn_implicit_accel_jvp_with(const gdnModel* m, gdnData* d, const doubl
     gdnStatus status = GDN_OK;
     // dr at the step's a; t = (dqDeriv) a
     if (status == GDN_OK) {
-        status = gdn_residual_jvp(m, d, a, dq, dv, du, dparam, NULL, dr);
+        status = gdn_residual_jvp(m, d, a, dq, dv, du, dparam, NULL, NULL, dr);
     }
     if (status == GDN_OK) {
         status = gdn_implicit_dqderiv_jvp(m, d, a, dq, dv, du, dparam, t);
@@ -503,7 +503,7 @@ gdnStatus gdn_implicit_accel_vjp(const gdnModel* m, gdnData* d, const double* ab
     }
     if (status == GDN_OK) {
         gdnResidualAdjoint out = {gq, gv, NULL, gu, gparam, NULL, NULL, NULL, NULL, NULL,
-                                  NULL, NULL, NULL, NULL};
+                                  NULL, NULL, NULL, NULL, NULL};
         status = gdn_residual_vjp_primal(m, d, a, y, &out);
     }
     if (status == GDN_OK) {

@@ -27,6 +27,11 @@
 // NULL when the step at the front half in d has an implicit derivative, else the reason
 const char* gdn_implicit_deriv_refusal(const gdnModel* m, const gdnData* d);
 
+// the inertia parameters move acc0 (muscles whose force is scale / acc0), which qDeriv's muscle
+// slope reads too: that change is not implemented, the parameter channel refused then
+#define GDN_IMPLICIT_ACC0_REFUSAL \
+    "the implicit integrator's inertia-parameter derivative with muscles scaled by acc0 (qDeriv's muscle slope through acc0 not implemented)"
+
 // da (nv) of the step at the front half in d (gdn_pipeline_front in a step mode: d->qacc the
 // implicit acceleration, d->qM). du: the force laws' input tangent (nu, NULL = 0), dparam the
 // inertia parameters' (NULL = 0). GDN_ERR_SINGULAR, GDN_ERR_MEMORY

@@ -214,7 +214,7 @@ gdnStatus gdn_residual_jvp_ex(const gdnModel* m, gdnData* d, const double* a, co
     memset(dtau, 0, sizeof(double) * (size_t)nv);
     gdnStatus st = gdn_passive_jvp(m, d, dir->dq, dir->dv, dtau);
     if (st == GDN_OK) {
-        st = gdn_actuation_jvp(m, d, dir->dq, dir->dv, dir->du, dtau);
+        st = gdn_actuation_jvp(m, d, dir->dq, dir->dv, dir->du, dir->dacc0, dtau);
     }
     for (int i = 0; i < nv; i++) {
         dr[i] -= dtau[i];
@@ -225,10 +225,10 @@ gdnStatus gdn_residual_jvp_ex(const gdnModel* m, gdnData* d, const double* a, co
 
 gdnStatus gdn_residual_jvp(const gdnModel* m, gdnData* d, const double* a, const double* dq,
                            const double* dv, const double* du, const double* dparam,
-                           const double* dW, double* dr) {
+                           const double* dacc0, const double* dW, double* dr) {
     size_t mark = gdn_arena_mark(d);
     const double* W = gdn_wrenches_from_outputs(m, d);
-    gdnResidualDirection dir = {dq, dv, NULL, du, dparam, dW, NULL, NULL};
+    gdnResidualDirection dir = {dq, dv, NULL, du, dparam, dW, NULL, NULL, dacc0};
     gdnStatus status = gdn_residual_jvp_ex(m, d, a, W, &dir, dr);
     gdn_arena_reset(d, mark);
     return status;
@@ -399,7 +399,7 @@ gdnStatus gdn_residual_vjp_ex(const gdnModel* m, gdnData* d, const double* a, co
         memset(out->gu, 0, sizeof(double) * (size_t)m->nu);
     }
     if (fst == GDN_OK) {
-        fst = gdn_actuation_vjp(m, d, ny, gq, gv, out->gu);
+        fst = gdn_actuation_vjp(m, d, ny, gq, gv, out->gu, out->gacc0);
     }
     if (fst != GDN_OK) {
         gdn_arena_reset(d, mark);
@@ -430,7 +430,7 @@ gdnStatus gdn_residual_vjp_ex(const gdnModel* m, gdnData* d, const double* a, co
 gdnStatus gdn_residual_vjp(const gdnModel* m, gdnData* d, const double* a, const double* y,
                            double* gq, double* gv, double* gu, double* gparam, double* Wbar) {
     gdnResidualAdjoint out = {gq, gv, NULL, gu, gparam, Wbar, NULL, NULL, NULL, NULL,
-                              NULL, NULL, NULL, NULL};
+                              NULL, NULL, NULL, NULL, NULL};
     return gdn_residual_vjp_primal(m, d, a, y, &out);
 }
 

@@ -33,10 +33,11 @@
 void gdn_residual_eval(const gdnModel* m, gdnData* d, const double* a, const double* W,
                        double* r);
 
-// dr = dr/dq dq + dr/dv dv + dr/du du + dr/dpi dparam + dr/dW dW  (da = 0; any input NULL = 0)
+// dr = dr/dq dq + dr/dv dv + dr/du du + dr/dpi dparam + dr/dacc0 dacc0 + dr/dW dW  (da = 0;
+// any input NULL = 0; dacc0: gdnResidualDirection's)
 gdnStatus gdn_residual_jvp(const gdnModel* m, gdnData* d, const double* a, const double* dq,
                            const double* dv, const double* du, const double* dparam,
-                           const double* dW, double* dr);
+                           const double* dacc0, const double* dW, double* dr);
 
 // With y (nv):  gq += (dr/dq)' y,  gv += (dr/dv)' y  (the body-tangent part included),
 // gu  = (dr/du)' y  (overwritten, like the step's gctrl),  gparam += (dr/dpi)' y,
@@ -69,6 +70,8 @@ typedef struct gdnResidualDirection {
     const double* dW;
     const double* xi;
     const double* eta;
+    const double* dacc0; // (nu, NULL: 0) actuator_acc0's tangent under dparam (the muscles
+                         // scaled by it: constraint/setconst_derivative.h)
 } gdnResidualDirection;
 
 // dr (nv, overwritten) along dir at (state, a, W)
@@ -99,6 +102,8 @@ typedef struct gdnResidualAdjoint {
     const double* Sdot;
     const double* Vpre;
     const double* V;
+    double* gacc0; // (nu, +=; NULL: not wanted) the cotangent of actuator_acc0 (the muscles
+                   // scaled by it), for the caller to take to gparam at qpos0
 } gdnResidualAdjoint;
 
 gdnStatus gdn_residual_vjp_ex(const gdnModel* m, gdnData* d, const double* a, const double* W,

@@ -103,11 +103,10 @@ static void stage_load(const gdnModel* m, gdnData* d, const gdnRk4Record* rec,
 static gdnStatus weights_tangent(const gdnModel* m, gdnData* d, const double* dparam,
                                  double** dweights) {
     *dweights = NULL;
-    if (!dparam || (m->opt.disableflags & GDN_DSBL_CONSTRAINT)) {
+    if (!dparam || ((m->opt.disableflags & GDN_DSBL_CONSTRAINT) && !gdn_any_acc0_scaled(m))) {
         return GDN_OK;
     }
-    *dweights = gdn_arena_doubles(d, 2 * (size_t)m->nbody + (size_t)m->nv +
-                                         (size_t)m->ntendon + 1);
+    *dweights = gdn_arena_doubles(d, gdn_weights_size(m) + 1);
     return *dweights ? gdn_constraint_weights_jvp(m, d, dparam, *dweights,
                                                   *dweights + 2 * m->nbody)
                      : GDN_ERR_MEMORY;
@@ -301,7 +300,7 @@ gdnStatus gdn_rk4_step_vjp(const gdnModel* m, gdnData* d, const double* gq_next,
     // GQ, GV: the cotangents of q_0, v_0; gq_i, gv_i, ga_i per stage (4 nv each); gdX, gdq (nv);
     // the inverse weights' own buffer when the caller finishes none
     const size_t nvs = (size_t)(nv > 0 ? nv : 1);
-    const size_t nw = 2 * (size_t)m->nbody + nvs + (size_t)m->ntendon;
+    const size_t nw = gdn_weights_size(m) + 1;
     double* GQ = status == GDN_OK ? gdn_arena_doubles(d, 16 * nvs + nw) : NULL;
     if (status == GDN_OK && !GQ) {
         status = GDN_ERR_MEMORY;

@@ -6,6 +6,7 @@
 
 #include "base/arena.h"
 #include "collision/box_derivative.h"
+#include "constraint/setconst_derivative.h"
 #include "constraint/constraint.h"
 #include "constraint/rows_derivative.h"
 #include "constraint/rows_param_derivative.h"
@@ -286,7 +287,8 @@ gdnStatus gdn_accel_jvp_linear(const gdnModel* m, gdnData* d, const gdnConstrain
         for (int i = 0; i < nefc; i++) {
             df[i] = -df[i] + dlogD[i] * gdn_rows_scaled_force(d, &L.lin, i) + dfj[i];
         }
-        gdnResidualDirection dir = {dq, dv, NULL, du, dparam, dW, xi, eta};
+        gdnResidualDirection dir = {dq, dv, NULL, du, dparam, dW, xi, eta,
+                                    gdn_weights_acc0_const(m, dweights)};
         status = gdn_residual_jvp_ex(m, d, L.x, L.W, &dir, dr);
     }
     if (status == GDN_OK) {
@@ -306,7 +308,8 @@ gdnStatus gdn_accel_jvp_linear(const gdnModel* m, gdnData* d, const gdnConstrain
         if (L.damped) {
             // (M + h D) da = -dr_a + J' df;  implicit: (M - h qDeriv) da = -dr_a + J' df +
             // h (dqDeriv) a (gradient/implicit_derivative.h; t in tmp's place: nv <= 2 nv)
-            gdnResidualDirection dir = {dq, dv, NULL, du, dparam, dW, xi, eta};
+            gdnResidualDirection dir = {dq, dv, NULL, du, dparam, dW, xi, eta,
+                                        gdn_weights_acc0_const(m, dweights)};
             status = gdn_residual_jvp_ex(m, d, d->qacc, L.W, &dir, dr);
             double* t = rhs + nv;
             if (status == GDN_OK && L.Himp) {
@@ -437,12 +440,13 @@ gdnStatus gdn_accel_vjp_constrained(const gdnModel* m, gdnData* d, const double*
         tmp[i] = gdn_rows_scaled_force(d, &L.lin, i) * deltabar[i];
     }
     // residual adjoints at x (rbar_x = z) and, damped, at a (rbar_a = y)
+    double* gacc0 = gparam ? gdn_weights_acc0(m, gweights) : NULL;
     gdnResidualAdjoint out = {gq, gv, NULL, gctrl ? gu1 : NULL, gparam, Wbar, xibar, etabar,
-                              NULL, NULL, NULL, NULL, NULL, NULL};
+                              NULL, NULL, NULL, NULL, NULL, NULL, gacc0};
     status = gdn_residual_vjp_ex(m, d, L.x, L.W, z, &out);
     if (status == GDN_OK && L.damped) {
         gdnResidualAdjoint out2 = {gq, gv, NULL, gctrl ? gu2 : NULL, gparam, Wbar2, xibar2,
-                                   etabar2, NULL, NULL, NULL, NULL, NULL, NULL};
+                                   etabar2, NULL, NULL, NULL, NULL, NULL, NULL, gacc0};
         status = gdn_residual_vjp_ex(m, d, d->qacc, L.W, y, &out2);
         for (size_t k = 0; k < nb6; k++) {
             Wbar[k] += Wbar2[k];

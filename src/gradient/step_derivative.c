@@ -79,14 +79,14 @@ gdnStatus gdn_contact_wrench_jvp(const gdnModel* m, gdnData* d, const double* dq
 // dW (6 nbody) scratch for the body wrenches' tangent
 static gdnStatus smooth_accel_jvp(const gdnModel* m, gdnData* d, const gdnAbaFactor* f,
                                   const double* dq, const double* dv, const double* du,
-                                  const double* dparam, const double* dvert, double* dW,
-                                  double* da) {
+                                  const double* dparam, const double* dacc0,
+                                  const double* dvert, double* dW, double* da) {
     gdnStatus status = GDN_OK;
     if (gdn_wrench_active(m)) {
         status = gdn_contact_wrench_jvp(m, d, dq, dv, dvert, dW);
     }
     if (status == GDN_OK) {
-        status = gdn_residual_jvp(m, d, d->qacc, dq, dv, du, dparam,
+        status = gdn_residual_jvp(m, d, d->qacc, dq, dv, du, dparam, dacc0,
                                   gdn_wrench_active(m) ? dW : NULL, da);
     }
     if (status == GDN_OK) {
@@ -125,13 +125,13 @@ static gdnStatus step_jvp_core(const gdnModel* m, gdnData* d, const double* dqpo
     }
     double* dr = qvel_next + nv;
     double* dW = dr + nv;
-    // the inertias move a constrained step's D through the inverse weights: their tangent
-    // first, while d is free to serve as scratch at qpos0 (only when dparam is given)
+    // the inertias move a constrained step's D through the inverse weights, and the muscles
+    // scaled by actuator_acc0 through acc0: their tangents first, while d is free to serve as
+    // scratch at qpos0 (only when dparam is given)
     double* dweights = NULL;
     gdnStatus status = GDN_OK;
-    if (dparam && !(m->opt.disableflags & GDN_DSBL_CONSTRAINT)) {
-        dweights = gdn_arena_doubles(d, 2 * (size_t)m->nbody + (size_t)nv +
-                                            (size_t)m->ntendon + 1);
+    if (dparam && (!(m->opt.disableflags & GDN_DSBL_CONSTRAINT) || gdn_any_acc0_scaled(m))) {
+        dweights = gdn_arena_doubles(d, gdn_weights_size(m) + 1);
         status = dweights ? gdn_constraint_weights_jvp(m, d, dparam, dweights,
                                                        dweights + 2 * m->nbody)
                           : GDN_ERR_MEMORY;
@@ -143,8 +143,9 @@ static gdnStatus step_jvp_core(const gdnModel* m, gdnData* d, const double* dqpo
     // the implicit integrator: da = (M - h qDeriv)^-1 (-dr + h (dqDeriv) a)
     // (with rows the constrained path's final solve: step_constrained.c)
     const int implicit = m->opt.integrator == GDN_INT_IMPLICIT;
-    if (status == GDN_OK && implicit && gdn_implicit_deriv_refusal(m, d)) {
-        status = GDN_ERR_UNSUPPORTED;
+    if (status == GDN_OK && implicit &&
+        (gdn_implicit_deriv_refusal(m, d) || (dparam && gdn_any_acc0_scaled(m)))) {
+        status = GDN_ERR_UNSUPPORTED; // (GDN_IMPLICIT_ACC0_REFUSAL for the latter)
     }
     if (status == GDN_OK && implicit && d->nefc == 0) {
         status = gdn_implicit_accel_jvp(m, d, dqpos, dqvel, dctrl, dparam, dr);
@@ -160,7 +161,8 @@ static gdnStatus step_jvp_core(const gdnModel* m, gdnData* d, const double* dqpo
     }
     // da (in dr) = -(M + hD)^-1 dr_a;  dv' = dv + h da
     if (status == GDN_OK && !implicit) {
-        status = smooth_accel_jvp(m, d, &f, dqpos, dqvel, dctrl, dparam, dvert, dW, dr);
+        status = smooth_accel_jvp(m, d, &f, dqpos, dqvel, dctrl, dparam,
+                                  gdn_weights_acc0_const(m, dweights), dvert, dW, dr);
     }
     if (status != GDN_OK) {
         gdn_arena_reset(d, mark);
@@ -183,6 +185,9 @@ static gdnStatus step_jvp_ex(const gdnModel* m, gdnData* d, const double* dqpos,
                              double* dqvel_next, double* dact_next) {
     if (gdn_check_call(m, d) != GDN_OK || !dqpos_next || !dqvel_next) {
         return GDN_ERR_ARG;
+    }
+    if (dcp && dcp->geom_size && gdn_fluid_uses_ellipsoid(m)) {
+        return GDN_ERR_UNSUPPORTED; // GDN_FLUID_SIZE_REFUSAL (dynamics/fluid.h)
     }
     if (m->na == 0) {
         return step_jvp_core(m, d, dqpos, dqvel, dctrl, dparam, dvert, dcp, dqpos_next,
@@ -302,12 +307,13 @@ static gdnStatus penalty_vjp(void* ctx, const double* Wbar, double* xibar, doubl
 // The backward half shared by gdn_step_vjp and gdn_step_vjp_at, once the front half left the
 // kinematics in d, the acceleration a and ABA's factorization f of M + hD. W: the penalty
 // wrenches when the caller has them (NULL: from the primal's vertex forces, residual.h); tree:
-// NULL, or the world-origin S, Sdot, Vpre, V the caller computed for them (4 pointers)
+// NULL, or the world-origin S, Sdot, Vpre, V the caller computed for them (4 pointers); gacc0
+// (nu, +=; NULL: not wanted) the cotangent of the muscles' actuator_acc0
 static gdnStatus step_vjp_back(const gdnModel* m, gdnData* d, const gdnAbaFactor* f,
                                const double* a, const double* W, double* const* tree,
                                const double* gqpos_next,
                                const double* gqvel_next, double* gqpos, double* gqvel,
-                               double* gctrl, double* gparam, double* gvert) {
+                               double* gctrl, double* gparam, double* gvert, double* gacc0) {
     const int nv = m->nv;
     const size_t nb6 = 6 * (size_t)m->nbody;
     size_t mark = gdn_arena_mark(d);
@@ -331,7 +337,7 @@ static gdnStatus step_vjp_back(const gdnModel* m, gdnData* d, const gdnAbaFactor
     if (status == GDN_OK) {
         penaltyAdjoint pen = {m, d, gvert};
         gdnResidualAdjoint out = {gq, gv, NULL, gctrl, gparam, NULL, NULL, NULL, NULL, NULL,
-                                  NULL, NULL, NULL, NULL};
+                                  NULL, NULL, NULL, NULL, gparam ? gacc0 : NULL};
         if (tree) {
             // the residual reads the axes and velocities the penalty stage used
             out.S = tree[0];
@@ -418,32 +424,41 @@ static gdnStatus step_vjp_core(const gdnModel* m, gdnData* d, const double* gqpo
     const int implicit = m->opt.integrator == GDN_INT_IMPLICIT;
     if (status == GDN_OK && implicit) {
         *what = gdn_implicit_deriv_refusal(m, d);
+        if (!*what && gparam && gdn_any_acc0_scaled(m)) {
+            *what = GDN_IMPLICIT_ACC0_REFUSAL;
+        }
         status = *what ? GDN_ERR_UNSUPPORTED : GDN_OK;
     }
-    if (status == GDN_OK && implicit && d->nefc == 0) {
+    // the cotangents of the constants at qpos0 that move with the inertias (a constrained
+    // step's inverse weights, the muscles' acc0): the caller's (a trajectory sums them), or
+    // this call's, finished here into gparam
+    const int constrained = status == GDN_OK && d->nefc > 0;
+    const size_t nw = gdn_weights_size(m);
+    double* own = gparam && !gweights && (constrained || gdn_any_acc0_scaled(m))
+                      ? gdn_arena_doubles(d, nw + 1)
+                      : NULL;
+    if (own) {
+        memset(own, 0, sizeof(double) * nw);
+    }
+    double* gw = own ? own : gweights;
+    if (status == GDN_OK && gparam && !gweights && (constrained || gdn_any_acc0_scaled(m)) &&
+        !own) {
+        status = GDN_ERR_MEMORY;
+    }
+    if (status == GDN_OK && implicit && !constrained) {
         status = implicit_vjp_back(m, d, gqpos_next, gqvel_next, gqpos, gqvel, gctrl, gparam);
-    } else if (status == GDN_OK && d->nefc > 0) {
-        // the inverse weights' cotangents: the caller's (a trajectory sums them), or this
-        // call's, finished here into gparam
-        const size_t nw = 2 * (size_t)m->nbody + (size_t)m->nv + (size_t)m->ntendon;
-        double* own = gparam && !gweights ? gdn_arena_doubles(d, nw) : NULL;
+    } else if (status == GDN_OK && constrained) {
         status = gdn_constrained_admissible(m, d);
-        if (status == GDN_OK && gparam && !gweights && !own) {
-            status = GDN_ERR_MEMORY;
-        }
-        if (own) {
-            memset(own, 0, sizeof(double) * nw);
-        }
         if (status == GDN_OK) {
             status = gdn_step_vjp_constrained(m, d, gqpos_next, gqvel_next, gqpos, gqvel, gctrl,
-                                              gparam, gvert, own ? own : gweights, cp, what);
-        }
-        if (status == GDN_OK && own) {
-            status = gdn_constraint_weights_vjp(m, d, own, own + 2 * m->nbody, gparam);
+                                              gparam, gvert, gw, cp, what);
         }
     } else if (status == GDN_OK) {
         status = step_vjp_back(m, d, &f, d->qacc, NULL, NULL, gqpos_next, gqvel_next, gqpos,
-                               gqvel, gctrl, gparam, gvert);
+                               gqvel, gctrl, gparam, gvert, gdn_weights_acc0(m, gw));
+    }
+    if (status == GDN_OK && own) {
+        status = gdn_constraint_weights_vjp(m, d, own, own + 2 * m->nbody, gparam);
     }
     gdn_arena_reset(d, mark);
     return status;
@@ -457,6 +472,10 @@ gdnStatus gdn_step_vjp_explained(const gdnModel* m, gdnData* d, const double* gq
     *what = NULL;
     if (gdn_check_call(m, d) != GDN_OK) {
         return GDN_ERR_ARG;
+    }
+    if (cp && cp->geom_size && gdn_fluid_uses_ellipsoid(m)) {
+        *what = GDN_FLUID_SIZE_REFUSAL;
+        return GDN_ERR_UNSUPPORTED;
     }
     if (m->na == 0) {
         return step_vjp_core(m, d, gqpos_next, gqvel_next, gqpos, gqvel, gctrl, gparam, gvert,
@@ -549,10 +568,10 @@ gdnStatus gdn_step_vjp_contact_params(const gdnModel* m, gdnData* d, const doubl
 static gdnStatus vjp_from_front(const gdnModel* m, gdnData* d, const gdnAbaFactor* f,
                                 const double* qacc, int vert_stored, const double* gqpos_next,
                                 const double* gqvel_next, double* gqpos, double* gqvel,
-                                double* gctrl, double* gparam, double* gvert) {
+                                double* gctrl, double* gparam, double* gvert, double* gacc0) {
     if (!gdn_wrench_active(m)) {
         return step_vjp_back(m, d, f, qacc, NULL, NULL, gqpos_next, gqvel_next, gqpos, gqvel,
-                             gctrl, gparam, gvert);
+                             gctrl, gparam, gvert, gacc0);
     }
     const int pen = gdn_penalty_active(m);
     if (pen && d->nvert != m->nvert) {
@@ -588,8 +607,8 @@ static gdnStatus vjp_from_front(const gdnModel* m, gdnData* d, const gdnAbaFacto
     if (gdn_fluid_active(m)) {
         gdn_fluid_wrenches(m, d, V, W);
     }
-    status = step_vjp_back(m, d, f, qacc, W, tree, gqpos_next, gqvel_next, gqpos,
-                                     gqvel, gctrl, gparam, gvert);
+    status = step_vjp_back(m, d, f, qacc, W, tree, gqpos_next, gqvel_next, gqpos, gqvel,
+                           gctrl, gparam, gvert, gacc0);
     gdn_arena_reset(d, mark);
     return status;
 }
@@ -598,7 +617,8 @@ static gdnStatus vjp_from_front(const gdnModel* m, gdnData* d, const gdnAbaFacto
 // (gdn_aba_factor, bit for bit the step's), then vjp_from_front
 gdnStatus gdn_step_vjp_at(const gdnModel* m, gdnData* d, const double* qacc,
                           const double* gqpos_next, const double* gqvel_next, double* gqpos,
-                          double* gqvel, double* gctrl, double* gparam, double* gvert) {
+                          double* gqvel, double* gctrl, double* gparam, double* gvert,
+                          double* gweights) {
     if (!m || !d || !qacc) {
         return GDN_ERR_ARG;
     }
@@ -627,7 +647,7 @@ gdnStatus gdn_step_vjp_at(const gdnModel* m, gdnData* d, const double* qacc,
     status = gdn_aba_factor(m, d, damped ? extra : NULL, &f);
     if (status == GDN_OK) {
         status = vjp_from_front(m, d, &f, qacc, 0, gqpos_next, gqvel_next, gqpos, gqvel, gctrl,
-                                gparam, gvert);
+                                gparam, gvert, gdn_weights_acc0(m, gweights));
     }
     gdn_arena_reset(d, mark);
     return status;
@@ -636,7 +656,7 @@ gdnStatus gdn_step_vjp_at(const gdnModel* m, gdnData* d, const double* qacc,
 gdnStatus gdn_step_vjp_stored(const gdnModel* m, gdnData* d, const gdnAbaFactor* f,
                               const double* qacc, int vert_stored, const double* gqpos_next,
                               const double* gqvel_next, double* gqpos, double* gqvel,
-                              double* gctrl, double* gparam, double* gvert) {
+                              double* gctrl, double* gparam, double* gvert, double* gweights) {
     if (!m || !d || !f || !qacc) {
         return GDN_ERR_ARG;
     }
@@ -644,7 +664,7 @@ gdnStatus gdn_step_vjp_stored(const gdnModel* m, gdnData* d, const gdnAbaFactor*
         return GDN_ERR_UNSUPPORTED; // (the adjoint replays implicit steps instead)
     }
     return vjp_from_front(m, d, f, qacc, vert_stored, gqpos_next, gqvel_next, gqpos, gqvel,
-                          gctrl, gparam, gvert);
+                          gctrl, gparam, gvert, gdn_weights_acc0(m, gweights));
 }
 
 // ---------------------------------------------------------------- the acceleration alone
@@ -678,7 +698,8 @@ gdnStatus gdn_accel_jvp(const gdnModel* m, gdnData* d, const double* dq, const d
                                           what);
         }
     } else if (status == GDN_OK) {
-        status = smooth_accel_jvp(m, d, &f, dq, dv, du, dparam, dvert, dW, da);
+        status = smooth_accel_jvp(m, d, &f, dq, dv, du, dparam,
+                                  gdn_weights_acc0_const(m, dweights), dvert, dW, da);
     }
     gdn_arena_reset(d, mark);
     return status;
@@ -714,7 +735,8 @@ gdnStatus gdn_accel_vjp(const gdnModel* m, gdnData* d, const double* abar, doubl
         }
         penaltyAdjoint pen = {m, d, gvert};
         gdnResidualAdjoint out = {gq, gv, NULL, gctrl ? gu : NULL, gparam, NULL, NULL, NULL,
-                                  NULL, NULL, NULL, NULL, NULL, NULL};
+                                  NULL, NULL, NULL, NULL, NULL, NULL,
+                                  gparam ? gdn_weights_acc0(m, gweights) : NULL};
         double* Wbar = NULL;
         if (status == GDN_OK && gdn_wrench_active(m)) {
             Wbar = gdn_arena_doubles(d, 6 * (size_t)m->nbody);

@@ -17,7 +17,8 @@
 // vertex count), GDN_ERR_MEMORY (arena)
 gdnStatus gdn_step_vjp_at(const gdnModel* m, gdnData* d, const double* qacc,
                           const double* gqpos_next, const double* gqvel_next, double* gqpos,
-                          double* gqvel, double* gctrl, double* gparam, double* gvert);
+                          double* gqvel, double* gctrl, double* gparam, double* gvert,
+                          double* gweights);
 
 // gdn_step_vjp_at when d already holds what its front half computes at the state: qpos
 // (normalized), qvel, ctrl, the body kinematics, d->cdof and d->cinert, and f is ABA's
@@ -30,7 +31,7 @@ gdnStatus gdn_step_vjp_at(const gdnModel* m, gdnData* d, const double* qacc,
 gdnStatus gdn_step_vjp_stored(const gdnModel* m, gdnData* d, const gdnAbaFactor* f,
                               const double* qacc, int vert_stored, const double* gqpos_next,
                               const double* gqvel_next, double* gqpos, double* gqvel,
-                              double* gctrl, double* gparam, double* gvert);
+                              double* gctrl, double* gparam, double* gvert, double* gweights);
 
 // the integration's adjoint, shared by every step VJP: qvel_next = v + h a, gq = Phi_q' gq',
 // gv = w = gv' + h Phi_v' gq', abar = h w (gq_next, gv_next may be NULL = 0)

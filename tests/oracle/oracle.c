@@ -60,6 +60,19 @@ static int sizes_match(const gdnOracle* o) {
     return 0;
 }
 
+int gdn_oracle_load_tight(gdnOracle* o, const char* path) {
+    if (gdn_oracle_load(o, path)) {
+        return 1;
+    }
+    o->gm->opt.disableflags &= ~(int)GDN_DSBL_CONSTRAINT;
+    o->mm->opt.disableflags &= ~mjDSBL_CONSTRAINT;
+    o->gm->opt.disableflags |= GDN_DSBL_WARMSTART;
+    o->mm->opt.disableflags |= mjDSBL_WARMSTART;
+    o->gm->opt.tolerance = o->mm->opt.tolerance = 1e-12;
+    o->gm->opt.iterations = o->mm->opt.iterations = 1000;
+    return 0;
+}
+
 int gdn_oracle_load(gdnOracle* o, const char* path) {
     return gdn_oracle_load_from(o, path, GDN_ORACLE_FROM_XML);
 }

@@ -39,6 +39,10 @@ enum {
 // success, else prints the reason to stderr and returns 1 (o is then freed).
 int gdn_oracle_load(gdnOracle* o, const char* path);
 
+// gdn_oracle_load with the constraints on in both engines, the Newton solver to tolerance 1e-12
+// (1000 iterations) and no warm start: the solves then agree to their accuracy
+int gdn_oracle_load_tight(gdnOracle* o, const char* path);
+
 // how gradyn's model is made: by gdn_load_xml (loader and dynamics under test) or copied from
 // MuJoCo's compiled model (dynamics under test alone)
 typedef enum gdnOracleSource { GDN_ORACLE_FROM_XML = 0, GDN_ORACLE_FROM_MJMODEL } gdnOracleSource;

@@ -214,14 +214,16 @@ static gdnStatus rne_term_vjp(const gdnModel* m, gdnData* d, const double* a, co
 // the actuators' part, the change of each kv_i (MuJoCo's coefficient, gdn_implicit_actuator_kv)
 // along the direction: d kv_i = cu du_i + cl dlen_i + cw dvel_i with
 //   affine gain: cu = gainprm[2];  muscle (kv = g(len, vel) act): cu = g, cl = act dg/dlen,
-//   cw = act dg/dvel;  dlen_i = m_i . dq,  dvel_i = m_i . dv + (dm_i . v)  (dm_i = gear DJ dq
+//   cw = act dg/dvel, and with its force scale / acc0 ca = -act g / acc0 on dacc0 (the
+//   inertia parameters' share, constraint/setconst_derivative.h);  dlen_i = m_i . dq,  dvel_i = m_i . dv + (dm_i . v)  (dm_i = gear DJ dq
 //   on a spatial tendon, else 0)
 //   jvp:  out += d kv_i m_i (m_i . a)_P
 //   vjp:  s_i = z . (m_i (m_i . a)_P):  gu_i += cu s_i,  gq += cl s_i m_i + cw s_i gear DJ' v,
 //         gv += cw s_i m_i
 static gdnStatus actuator_term(const gdnModel* m, gdnData* d, const double* a, const double* dq,
-                               const double* dv, const double* du, double* out, const double* z,
-                               double* gq, double* gv, double* gu) {
+                               const double* dv, const double* du, const double* dacc0,
+                               double* out, const double* z, double* gq, double* gv, double* gu,
+                               double* gacc0) {
     if (m->opt.disableflags & GDN_DSBL_ACTUATION) {
         return GDN_OK;
     }
@@ -243,7 +245,7 @@ static gdnStatus actuator_term(const gdnModel* m, gdnData* d, const double* a, c
     double* dm = ma + nv;
     gdnStatus status = GDN_OK;
     for (int i = 0; i < m->nu && status == GDN_OK; i++) {
-        double cu = gain_kv(m, i), cl = 0, cw = 0;
+        double cu = gain_kv(m, i), cl = 0, cw = 0, ca = 0;
         const int muscle = m->actuator_gaintype[i] == GDN_GAIN_MUSCLE;
         if (muscle) {
             const double act =
@@ -258,6 +260,11 @@ static gdnStatus actuator_term(const gdnModel* m, gdnData* d, const double* a, c
                 m->actuator_acc0[i], m->actuator_gainprm + GDN_NGAIN * i, &gl, &gw);
             cl = act * gl;
             cw = act * gw;
+            // the force scale / acc0 (gainprm[2] < 0): d g / d acc0 = -g / acc0
+            const double acc0 = m->actuator_acc0[i];
+            if (m->actuator_gainprm[GDN_NGAIN * i + 2] < 0 && acc0 > 1e-15) {
+                ca = -act * cu / acc0;
+            }
         }
         if (cu == 0 && cl == 0 && cw == 0) {
             continue;
@@ -291,7 +298,7 @@ static gdnStatus actuator_term(const gdnModel* m, gdnData* d, const double* a, c
                     mv += gear * dm[k] * d->qvel[k];
                 }
             }
-            dkv += cl * ml + cw * mv;
+            dkv += cl * ml + cw * mv + (dacc0 ? ca * dacc0[i] : 0);
             for (int k = 0; k < nv; k++) {
                 out[k] += dkv * row[k] * ma[k];
             }
@@ -302,6 +309,9 @@ static gdnStatus actuator_term(const gdnModel* m, gdnData* d, const double* a, c
             }
             if (gu) {
                 gu[i] += cu * si;
+            }
+            if (gacc0) {
+                gacc0[i] += ca * si;
             }
             for (int k = 0; gq && k < nv; k++) {
                 gq[k] += cl * si * row[k];
@@ -392,14 +402,14 @@ static gdnStatus spatial_terms(const gdnModel* m, gdnData* d, const double* a, c
 
 gdnStatus gdn_implicit_dqderiv_jvp(const gdnModel* m, gdnData* d, const double* a,
                                    const double* dq, const double* dv, const double* du,
-                                   const double* dparam, double* t) {
+                                   const double* dparam, const double* dacc0, double* t) {
     // (dqDeriv) a = (d actuator part) a - (d (dC/dv)) a
     gdnStatus status = rne_term_jvp(m, d, a, dq, dv, dparam, t);
     for (int i = 0; status == GDN_OK && i < m->nv; i++) {
         t[i] = -t[i];
     }
     if (status == GDN_OK) {
-        status = actuator_term(m, d, a, dq, dv, du, t, NULL, NULL, NULL, NULL);
+        status = actuator_term(m, d, a, dq, dv, du, dacc0, t, NULL, NULL, NULL, NULL, NULL);
     }
     if (status == GDN_OK) {
         status = spatial_terms(m, d, a, dq, t, NULL, NULL);
@@ -409,7 +419,7 @@ gdnStatus gdn_implicit_dqderiv_jvp(const gdnModel* m, gdnData* d, const double* 
 
 gdnStatus gdn_implicit_dqderiv_vjp(const gdnModel* m, gdnData* d, const double* a,
                                    const double* z, double* gq, double* gv, double* gu,
-                                   double* gparam) {
+                                   double* gparam, double* gacc0) {
     const int nv = m->nv;
     size_t mark = gdn_arena_mark(d);
     double* y = gdn_arena_doubles(d, (size_t)nv + 1);
@@ -421,7 +431,7 @@ gdnStatus gdn_implicit_dqderiv_vjp(const gdnModel* m, gdnData* d, const double* 
     }
     gdnStatus status = rne_term_vjp(m, d, a, y, gq, gv, gparam);
     if (status == GDN_OK) {
-        status = actuator_term(m, d, a, NULL, NULL, NULL, NULL, z, gq, gv, gu);
+        status = actuator_term(m, d, a, NULL, NULL, NULL, NULL, NULL, z, gq, gv, gu, gacc0);
     }
     if (status == GDN_OK && gq) {
         status = spatial_terms(m, d, a, NULL, NULL, z, gq);
@@ -432,7 +442,7 @@ gdnStatus gdn_implicit_dqderiv_vjp(const gdnModel* m, gdnData* d, const double* 
 
 gdnStatus gdn_implicit_accel_jvp(const gdnModel* m, gdnData* d, const double* dq,
                                  const double* dv, const double* du, const double* dparam,
-                                 double* da) {
+                                 const double* dacc0, double* da) {
     const int nv = m->nv;
     size_t mark = gdn_arena_mark(d);
     double* H = gdn_arena_doubles(d, (size_t)nv * (size_t)nv + 1);
@@ -441,7 +451,7 @@ gdnStatus gdn_implicit_accel_jvp(const gdnModel* m, gdnData* d, const double* dq
     }
     gdnStatus status = gdn_implicit_matrix(m, d, H);
     if (status == GDN_OK) {
-        status = gdn_implicit_accel_jvp_with(m, d, H, dq, dv, du, dparam, da);
+        status = gdn_implicit_accel_jvp_with(m, d, H, dq, dv, du, dparam, dacc0, da);
     }
     gdn_arena_reset(d, mark);
     return status;
@@ -449,7 +459,7 @@ gdnStatus gdn_implicit_accel_jvp(const gdnModel* m, gdnData* d, const double* dq
 
 gdnStatus gdn_implicit_accel_jvp_with(const gdnModel* m, gdnData* d, const double* H,
                                       const double* dq, const double* dv, const double* du,
-                                      const double* dparam, double* da) {
+                                      const double* dparam, const double* dacc0, double* da) {
     const int nv = m->nv;
     const double h = m->opt.timestep;
     const double* a = d->qacc;
@@ -462,10 +472,10 @@ gdnStatus gdn_implicit_accel_jvp_with(const gdnModel* m, gdnData* d, const doubl
     gdnStatus status = GDN_OK;
     // dr at the step's a; t = (dqDeriv) a
     if (status == GDN_OK) {
-        status = gdn_residual_jvp(m, d, a, dq, dv, du, dparam, NULL, NULL, dr);
+        status = gdn_residual_jvp(m, d, a, dq, dv, du, dparam, dacc0, NULL, dr);
     }
     if (status == GDN_OK) {
-        status = gdn_implicit_dqderiv_jvp(m, d, a, dq, dv, du, dparam, t);
+        status = gdn_implicit_dqderiv_jvp(m, d, a, dq, dv, du, dparam, dacc0, t);
     }
     // da = H^-1 (-dr + h t)
     for (int i = 0; status == GDN_OK && i < nv; i++) {
@@ -479,7 +489,7 @@ gdnStatus gdn_implicit_accel_jvp_with(const gdnModel* m, gdnData* d, const doubl
 }
 
 gdnStatus gdn_implicit_accel_vjp(const gdnModel* m, gdnData* d, const double* abar, double* gq,
-                                 double* gv, double* gu, double* gparam) {
+                                 double* gv, double* gu, double* gparam, double* gacc0) {
     const int nv = m->nv;
     const double h = m->opt.timestep;
     const double* a = d->qacc;
@@ -503,11 +513,11 @@ gdnStatus gdn_implicit_accel_vjp(const gdnModel* m, gdnData* d, const double* ab
     }
     if (status == GDN_OK) {
         gdnResidualAdjoint out = {gq, gv, NULL, gu, gparam, NULL, NULL, NULL, NULL, NULL,
-                                  NULL, NULL, NULL, NULL, NULL};
+                                  NULL, NULL, NULL, NULL, gacc0};
         status = gdn_residual_vjp_primal(m, d, a, y, &out);
     }
     if (status == GDN_OK) {
-        status = gdn_implicit_dqderiv_vjp(m, d, a, z, gq, gv, gu, gparam);
+        status = gdn_implicit_dqderiv_vjp(m, d, a, z, gq, gv, gu, gparam, gacc0);
     }
     gdn_arena_reset(d, mark);
     return status;

@@ -27,28 +27,25 @@
 // NULL when the step at the front half in d has an implicit derivative, else the reason
 const char* gdn_implicit_deriv_refusal(const gdnModel* m, const gdnData* d);
 
-// the inertia parameters move acc0 (muscles whose force is scale / acc0), which qDeriv's muscle
-// slope reads too: that change is not implemented, the parameter channel refused then
-#define GDN_IMPLICIT_ACC0_REFUSAL \
-    "the implicit integrator's inertia-parameter derivative with muscles scaled by acc0 (qDeriv's muscle slope through acc0 not implemented)"
 
 // da (nv) of the step at the front half in d (gdn_pipeline_front in a step mode: d->qacc the
 // implicit acceleration, d->qM). du: the force laws' input tangent (nu, NULL = 0), dparam the
-// inertia parameters' (NULL = 0). GDN_ERR_SINGULAR, GDN_ERR_MEMORY
+// inertia parameters' (NULL = 0), dacc0 actuator_acc0's under dparam (nu, NULL = 0: the
+// muscles scaled by it). GDN_ERR_SINGULAR, GDN_ERR_MEMORY
 gdnStatus gdn_implicit_accel_jvp(const gdnModel* m, gdnData* d, const double* dq,
                                  const double* dv, const double* du, const double* dparam,
-                                 double* da);
+                                 const double* dacc0, double* da);
 
 // t (nv, overwritten) = (dqDeriv) a along (dq, dv, du, dparam), a held fixed
 gdnStatus gdn_implicit_dqderiv_jvp(const gdnModel* m, gdnData* d, const double* a,
                                    const double* dq, const double* dv, const double* du,
-                                   const double* dparam, double* t);
+                                   const double* dparam, const double* dacc0, double* t);
 
-// its transpose for z (nv): gq, gv, gparam += (NULL: not wanted), gu += (accumulated; NULL:
-// not wanted)
+// its transpose for z (nv): gq, gv, gparam, gacc0 += (NULL: not wanted), gu += (accumulated;
+// NULL: not wanted)
 gdnStatus gdn_implicit_dqderiv_vjp(const gdnModel* m, gdnData* d, const double* a,
                                    const double* z, double* gq, double* gv, double* gu,
-                                   double* gparam);
+                                   double* gparam, double* gacc0);
 
 // x = H^-T x with the factor of gdn_implicit_factor (in place)
 void gdn_implicit_solve_transposed(const gdnModel* m, const double* LU, double* x);
@@ -57,11 +54,11 @@ void gdn_implicit_solve_transposed(const gdnModel* m, const double* LU, double* 
 // transition's columns share it)
 gdnStatus gdn_implicit_accel_jvp_with(const gdnModel* m, gdnData* d, const double* H,
                                       const double* dq, const double* dv, const double* du,
-                                      const double* dparam, double* da);
+                                      const double* dparam, const double* dacc0, double* da);
 
 // the transpose: gq, gv += (da/dq)' abar, (da/dv)' abar; gu = (da/du)' abar (overwritten;
-// NULL: not wanted), gparam += (da/dpi)' abar (NULL: not wanted)
+// NULL: not wanted), gparam, gacc0 += (da/dpi)' abar, (da/dacc0)' abar (NULL: not wanted)
 gdnStatus gdn_implicit_accel_vjp(const gdnModel* m, gdnData* d, const double* abar, double* gq,
-                                 double* gv, double* gu, double* gparam);
+                                 double* gv, double* gu, double* gparam, double* gacc0);
 
 #endif

@@ -313,7 +313,8 @@ gdnStatus gdn_accel_jvp_linear(const gdnModel* m, gdnData* d, const gdnConstrain
             status = gdn_residual_jvp_ex(m, d, d->qacc, L.W, &dir, dr);
             double* t = rhs + nv;
             if (status == GDN_OK && L.Himp) {
-                status = gdn_implicit_dqderiv_jvp(m, d, d->qacc, dq, dv, du, dparam, t);
+                status = gdn_implicit_dqderiv_jvp(m, d, d->qacc, dq, dv, du, dparam,
+                                                  gdn_weights_acc0_const(m, dweights), t);
             }
             if (status == GDN_OK) {
                 gdn_constraint_mul_JT(m, d, rhs, df);
@@ -463,7 +464,7 @@ gdnStatus gdn_accel_vjp_constrained(const gdnModel* m, gdnData* d, const double*
             dqfrcbar[i] = -m->opt.timestep * y[i];
         }
         status = gdn_implicit_dqderiv_vjp(m, d, d->qacc, dqfrcbar, gq, gv, gctrl ? gu1 : NULL,
-                                          gparam);
+                                          gparam, gparam ? gdn_weights_acc0(m, gweights) : NULL);
     }
     // gctrl accumulates (the RK4 step sums its stages)
     for (int k = 0; status == GDN_OK && gctrl && k < nu; k++) {

@@ -143,12 +143,12 @@ static gdnStatus step_jvp_core(const gdnModel* m, gdnData* d, const double* dqpo
     // the implicit integrator: da = (M - h qDeriv)^-1 (-dr + h (dqDeriv) a)
     // (with rows the constrained path's final solve: step_constrained.c)
     const int implicit = m->opt.integrator == GDN_INT_IMPLICIT;
-    if (status == GDN_OK && implicit &&
-        (gdn_implicit_deriv_refusal(m, d) || (dparam && gdn_any_acc0_scaled(m)))) {
-        status = GDN_ERR_UNSUPPORTED; // (GDN_IMPLICIT_ACC0_REFUSAL for the latter)
+    if (status == GDN_OK && implicit && gdn_implicit_deriv_refusal(m, d)) {
+        status = GDN_ERR_UNSUPPORTED;
     }
     if (status == GDN_OK && implicit && d->nefc == 0) {
-        status = gdn_implicit_accel_jvp(m, d, dqpos, dqvel, dctrl, dparam, dr);
+        status = gdn_implicit_accel_jvp(m, d, dqpos, dqvel, dctrl, dparam,
+                                        gdn_weights_acc0_const(m, dweights), dr);
     } else if (status == GDN_OK && d->nefc > 0) {
         const char* what = NULL;
         status = gdn_constrained_admissible(m, d);
@@ -372,7 +372,7 @@ static gdnStatus step_vjp_back(const gdnModel* m, gdnData* d, const gdnAbaFactor
 // the acceleration's (gradient/implicit_derivative.h)
 static gdnStatus implicit_vjp_back(const gdnModel* m, gdnData* d, const double* gqpos_next,
                                    const double* gqvel_next, double* gqpos, double* gqvel,
-                                   double* gctrl, double* gparam) {
+                                   double* gctrl, double* gparam, double* gacc0) {
     const int nv = m->nv;
     size_t mark = gdn_arena_mark(d);
     double* qvel_next = gdn_arena_doubles(d, 4 * (size_t)nv + 1);
@@ -383,7 +383,7 @@ static gdnStatus implicit_vjp_back(const gdnModel* m, gdnData* d, const double* 
     double* gq = abar + nv;
     double* gv = gq + nv;
     gdn_step_integration_vjp(m, d, d->qacc, gqpos_next, gqvel_next, qvel_next, gq, gv, abar);
-    gdnStatus status = gdn_implicit_accel_vjp(m, d, abar, gq, gv, gctrl, gparam);
+    gdnStatus status = gdn_implicit_accel_vjp(m, d, abar, gq, gv, gctrl, gparam, gacc0);
     if (status == GDN_OK) {
         if (gqpos) {
             memcpy(gqpos, gq, sizeof(double) * (size_t)nv);
@@ -424,9 +424,6 @@ static gdnStatus step_vjp_core(const gdnModel* m, gdnData* d, const double* gqpo
     const int implicit = m->opt.integrator == GDN_INT_IMPLICIT;
     if (status == GDN_OK && implicit) {
         *what = gdn_implicit_deriv_refusal(m, d);
-        if (!*what && gparam && gdn_any_acc0_scaled(m)) {
-            *what = GDN_IMPLICIT_ACC0_REFUSAL;
-        }
         status = *what ? GDN_ERR_UNSUPPORTED : GDN_OK;
     }
     // the cotangents of the constants at qpos0 that move with the inertias (a constrained
@@ -446,7 +443,8 @@ static gdnStatus step_vjp_core(const gdnModel* m, gdnData* d, const double* gqpo
         status = GDN_ERR_MEMORY;
     }
     if (status == GDN_OK && implicit && !constrained) {
-        status = implicit_vjp_back(m, d, gqpos_next, gqvel_next, gqpos, gqvel, gctrl, gparam);
+        status = implicit_vjp_back(m, d, gqpos_next, gqvel_next, gqpos, gqvel, gctrl, gparam,
+                                   gparam ? gdn_weights_acc0(m, gw) : NULL);
     } else if (status == GDN_OK && constrained) {
         status = gdn_constrained_admissible(m, d);
         if (status == GDN_OK) {

@@ -515,7 +515,8 @@ static gdnStatus transition_implicit(const gdnModel* m, gdnData* d, double* A, d
             status = gdn_step_jvp_linear(m, d, &L, dir, dir + nv, dir + nx, NULL, NULL, NULL,
                                          dqn, da, &what);
         } else {
-            status = gdn_implicit_accel_jvp_with(m, d, H, dir, dir + nv, dir + nx, NULL, da);
+            status = gdn_implicit_accel_jvp_with(m, d, H, dir, dir + nv, dir + nx, NULL, NULL,
+                                                 da);
             for (int i = 0; i < nv; i++) {
                 da[i] = dir[nv + i] + h * da[i];
             }

@@ -16,17 +16,21 @@
 //   and divided by 2 s (an identity, not a difference quotient: s = |v| / |a| balances the
 //   round-off); the adjoint is the residual's adjoint at the same two velocities;
 // - the actuator part: sum_i kv_i m_i m_i': d kv_i = gainprm[2] d input_i (the UNclamped ctrl,
-//   or act) with the moment m_i constant (joint transmissions: MuJoCo's gear; fixed tendons);
+//   or act) for an affine gain; for a muscle kv = g(len, vel) input with g mjd_muscleGain_vel's
+//   slope, d kv = g d input + input (g_len dlen + g_vel dvel + g_acc0 dacc0) (its second
+//   partials, sim/implicit.c); the moment m_i constant on joints (MuJoCo's gear) and fixed
+//   tendons;
 // - dof damping and fixed tendon damping: constant;
 // - spatial tendons (their damping and the actuators on them): c_t J_t' J_t with J_t moving by
 //   DJ_t (kinematics/tendon_derivative.h), d(J' J a) = DJ dq (J . a) + J (DJ dq . a).
-// What moves otherwise is refused (gdn_implicit_deriv_refusal). With constraint rows the same
-// change enters the step's final solve (gradient/step_constrained.c): H da = -dr_a + J' df +
-// h (dqDeriv) a.
+// Every rank-one term is masked to M's pattern as qDeriv is (MuJoCo drops the entries between
+// dofs of different branches). What moves otherwise is refused (gdn_implicit_deriv_refusal:
+// the fluid forces' second derivatives, the penalty contact, muscles on ball or free joints).
+// With constraint rows the same change enters the step's final solve
+// (gradient/step_constrained.c): H da = -dr_a + J' df + h (dqDeriv) a.
 
 // NULL when the step at the front half in d has an implicit derivative, else the reason
 const char* gdn_implicit_deriv_refusal(const gdnModel* m, const gdnData* d);
-
 
 // da (nv) of the step at the front half in d (gdn_pipeline_front in a step mode: d->qacc the
 // implicit acceleration, d->qM). du: the force laws' input tangent (nu, NULL = 0), dparam the

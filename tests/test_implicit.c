@@ -469,7 +469,18 @@ static char* variant_xml(const char* name) {
     return NULL;
 }
 
+static const char* scene_file(const char* name, char path[GDN_ORACLE_TMP_PATH]);
+
 static gdnModel* load_any(const char* file) {
+    if (!strncmp(file, "FLUID_", 6)) {
+        char tmp[GDN_ORACLE_TMP_PATH];
+        gdnModel* m = gdn_test_load_model(scene_file(file, tmp));
+        remove(tmp);
+        if (m) {
+            m->opt.integrator = GDN_INT_IMPLICIT;
+        }
+        return m;
+    }
     if (!strncmp(file, "ROWS:", 5)) {
         // a tests/models file with its constraints: Newton to 1e-12, no warm start (each FD
         // sample a pure function of its state)
@@ -701,7 +712,7 @@ static const char* const g_deriv_models[] = {"IMPL_XML",       "arm7.xml",
                                              "tendon_spatial.xml", "SPATIAL_KV", "WRAP_KV",
                                              "act_arm.xml", GDN_ORACLE_MJ_ARM26,
                                              "ROWS:scene_slide.xml", "ROWS:tendon_fixed.xml",
-                                             "ROWS:sol_pendulum_limit.xml"};
+                                             "ROWS:sol_pendulum_limit.xml", "FLUID_BOX"};
 
 static int test_jvp_vjp(void) {
     int bad = 0;
@@ -755,6 +766,10 @@ static int transition_check(const char* file, double* efd, double* ejvp) {
     } else if ((vx = variant_xml(file)) != NULL) {
         mm = gdn_oracle_mj_from_string(vx);
         free(vx);
+    } else if (!strncmp(file, "FLUID_", 6)) {
+        char tmp[GDN_ORACLE_TMP_PATH], e[512];
+        mm = mj_loadXML(scene_file(file, tmp), NULL, e, sizeof(e));
+        remove(tmp);
     } else {
         char buf[1024], e[512];
         mm = mj_loadXML(model_path(file + (rows ? 5 : 0), buf, sizeof(buf)), NULL, e, sizeof(e));
@@ -855,7 +870,8 @@ static int test_transition(void) {
                                          "ball_chain.xml", GDN_ORACLE_MJ_HUMANOID,
                                          "IMPL_ROWS_XML", "SPATIAL_KV", "WRAP_KV",
                                          "act_arm.xml", GDN_ORACLE_MJ_ARM26,
-                                         "ROWS:tendon_fixed.xml", "ROWS:scene_slide.xml"};
+                                         "ROWS:tendon_fixed.xml", "ROWS:scene_slide.xml",
+                                         "FLUID_BOX"};
     for (size_t i = 0; i < sizeof(models) / sizeof(models[0]); i++) {
         double efd, ejvp;
         CHECK(transition_check(models[i], &efd, &ejvp) == 0);
@@ -876,7 +892,7 @@ static int test_refusals(void) {
         const char* file;
         int rows;
         const char* what;
-    } cases[] = {{"box_penalty.xml", 0, "penalty contact"}, {"FLUID_BOX", 0, "medium"}};
+    } cases[] = {{"box_penalty.xml", 0, "penalty contact"}, {"FLUID_ELLIPSOID", 0, "ellipsoid"}};
     for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
         char tmp[GDN_ORACLE_TMP_PATH];
         const char* file = scene_file(cases[k].file, tmp);

@@ -9,9 +9,14 @@
 #include "base/arena.h"
 #include "dynamics/activation.h"
 #include "dynamics/fluid.h"
+#include "dynamics/body_wrench.h"
 #include "dynamics/passive.h"
 #include "gradient/residual.h"
+#include "gradient/step_derivative.h"
+#include "gradient/wrench.h"
+#include "kinematics/kinematics_derivative.h"
 #include "kinematics/tendon_derivative.h"
+#include "math/vec.h"
 #include "penalty/penalty.h"
 #include "sim/integrator.h"
 
@@ -36,9 +41,10 @@ const char* gdn_implicit_deriv_refusal(const gdnModel* m, const gdnData* d) {
     if (gdn_penalty_active(m)) {
         return "the implicit integrator's derivative with the penalty contact model";
     }
-    if (gdn_fluid_active(m)) {
-        return "the implicit integrator's derivative in a medium (the fluid forces' velocity "
-               "derivative's own change, their second derivatives, not implemented)";
+    if (gdn_fluid_active(m) && gdn_fluid_uses_ellipsoid(m)) {
+        return "the implicit integrator's derivative in a medium with the ellipsoid fluid model "
+               "(its velocity derivative's own change, the law's second derivatives, not "
+               "implemented)";
     }
     if (!(m->opt.disableflags & GDN_DSBL_ACTUATION)) {
         for (int i = 0; i < m->nu; i++) {
@@ -109,14 +115,63 @@ static void pattern_dot(const gdnModel* m, const double* x, const double* y, dou
 }
 
 // the polarization's setup: the model with the forces, gravity and penalty off (a shallow copy:
-// the same arrays), s, the saved qvel and xfrc_applied (then zeroed), a zero acceleration
+// the same arrays), s, the saved qvel and xfrc_applied (then zeroed), a zero acceleration; in a
+// medium (the inertia-box law) the fluid wrenches' scratch: S (6 nv), V, W, xi, eta, dW
+// (6 nbody each)
 typedef struct {
     gdnModel mc;
     double s;
     double* v0;
     double* xfrc;
     double* zero;
+    int fluid;
+    double *S, *V, *W, *xi, *eta, *dW;
 } polar;
+
+// The inertia-box law is quadratic in the local velocity l within each sign pattern of l
+// (f_k = -beta_k l_k - gamma_k |l_k| l_k), so the polarization stays exact for the fluid force
+// (qDeriv's fluid part is its velocity derivative) while no component of l changes sign on
+// [v - s a, v + s a]: l(v + e a) = l(v) + e l_a, l_a the wind-free local velocity of a.
+// Returns the largest such s / 2 (INFINITY when nothing moves; 0 at a kink, l_k = 0 moving,
+// where the second derivative does not exist: the central value is then taken)
+static double fluid_sign_bound(const gdnModel* m, gdnData* d, const double* a, polar* p) {
+    const int nv = m->nv;
+    memcpy(d->qvel, a, sizeof(double) * (size_t)nv);
+    gdn_body_velocities(m, d, p->S, p->xi); // xi: the twists of a (scratch)
+    memcpy(d->qvel, p->v0, sizeof(double) * (size_t)nv);
+    gdn_body_velocities(m, d, p->S, p->V);
+    double bound = INFINITY;
+    for (int b = 1; b < m->nbody; b++) {
+        if (!(m->body_mass[b] >= GDN_MINVAL)) {
+            continue;
+        }
+        const double* R = d->ximat + 9 * b;
+        const double* c = d->xipos + 3 * b;
+        for (int which = 0; which < 2; which++) {
+            // [R' w; R' (w x c + v_O (- wind))]
+            const double* V = which ? p->xi + 6 * b : p->V + 6 * b;
+            double lin[3] = {V[1] * c[2] - V[2] * c[1] + V[3], V[2] * c[0] - V[0] * c[2] + V[4],
+                             V[0] * c[1] - V[1] * c[0] + V[5]};
+            if (!which) {
+                for (int k = 0; k < 3; k++) {
+                    lin[k] -= m->opt.wind[k];
+                }
+            }
+            double* l = which ? p->dW + 6 * b : p->eta + 6 * b; // scratch
+            for (int k = 0; k < 3; k++) {
+                l[k] = R[k] * V[0] + R[3 + k] * V[1] + R[6 + k] * V[2];
+                l[3 + k] = R[k] * lin[0] + R[3 + k] * lin[1] + R[6 + k] * lin[2];
+            }
+        }
+        for (int k = 0; k < 6; k++) {
+            const double lv = p->eta[6 * b + k], la = p->dW[6 * b + k];
+            if (la != 0) {
+                bound = fmin(bound, 0.5 * fabs(lv) / fabs(la));
+            }
+        }
+    }
+    return bound;
+}
 
 // 0: nothing to do (a = 0), 1: set up, -1: arena short
 static int polar_begin(const gdnModel* m, gdnData* d, const double* a, polar* p) {
@@ -139,6 +194,23 @@ static int polar_begin(const gdnModel* m, gdnData* d, const double* a, polar* p)
     p->mc.opt.disableflags |= GDN_DSBL_PASSIVE | GDN_DSBL_ACTUATION | GDN_DSBL_GRAVITY;
     p->mc.penalty.enabled = 0;
     p->s = nvel > 0 ? nvel / na : 1 / na;
+    p->fluid = gdn_fluid_active(m);
+    if (p->fluid) {
+        const size_t nb6 = 6 * (size_t)m->nbody;
+        p->S = gdn_arena_doubles(d, 6 * (size_t)(nv > 0 ? nv : 1) + 5 * nb6);
+        if (!p->S) {
+            return -1;
+        }
+        p->V = p->S + 6 * (size_t)(nv > 0 ? nv : 1);
+        p->W = p->V + nb6;
+        p->xi = p->W + nb6;
+        p->eta = p->xi + nb6;
+        p->dW = p->eta + nb6;
+        const double bound = fluid_sign_bound(m, d, a, p);
+        if (bound > 0 && bound < p->s) {
+            p->s = bound;
+        }
+    }
     return 1;
 }
 
@@ -155,7 +227,29 @@ static void polar_end(const gdnModel* m, gdnData* d, const polar* p) {
     memcpy(d->xfrc_applied, p->xfrc, sizeof(double) * 6 * (size_t)m->nbody);
 }
 
-// out (nv) = the tangent of (d C / d v) a along (dq, dv, dparam), a held fixed
+// the fluid wrenches at the current velocity (in a medium): p->V, p->W
+static void polar_fluid(const gdnModel* m, gdnData* d, polar* p) {
+    gdn_body_velocities(m, d, p->S, p->V);
+    memset(p->W, 0, sizeof(double) * 6 * (size_t)m->nbody);
+    gdn_fluid_wrenches(m, d, p->V, p->W);
+}
+
+// the fluid wrenches' adjoint inside the residual's sweep (residual.h's wrench_vjp)
+typedef struct {
+    const gdnModel* m;
+    gdnData* d;
+    const polar* p;
+} fluidAdjoint;
+
+static gdnStatus fluid_vjp(void* ctx, const double* Wbar, double* xibar, double* etabar) {
+    const fluidAdjoint* f = (const fluidAdjoint*)ctx;
+    gdn_fluid_wrench_vjp(f->m, f->d, f->p->V, Wbar, xibar, etabar);
+    return GDN_OK;
+}
+
+// out (nv) = the tangent of (d C / d v - d F_fluid / d v) a along (dq, dv, dparam), a held
+// fixed: the residual with the forces off but the fluid wrenches W (and their tangent dW along
+// the body tangents) at v +- s a
 static gdnStatus rne_term_jvp(const gdnModel* m, gdnData* d, const double* a, const double* dq,
                               const double* dv, const double* dparam, double* out) {
     const int nv = m->nv;
@@ -169,11 +263,20 @@ static gdnStatus rne_term_jvp(const gdnModel* m, gdnData* d, const double* a, co
     }
     double* r = gdn_arena_doubles(d, (size_t)nv + 1);
     gdnStatus status = r ? GDN_OK : GDN_ERR_MEMORY;
-    const gdnResidualDirection dir = {dq, dv, NULL, NULL, dparam, NULL, NULL, NULL, NULL};
     for (int k = 0; k < 2 && status == GDN_OK; k++) {
         const double sign = k == 0 ? 1.0 : -1.0;
         polar_velocity(m, d, &p, a, sign);
-        status = gdn_residual_jvp_ex(&p.mc, d, p.zero, NULL, &dir, r);
+        gdnResidualDirection dir = {dq, dv, NULL, NULL, dparam, NULL, NULL, NULL, NULL};
+        if (p.fluid) {
+            polar_fluid(m, d, &p);
+            gdn_body_tangent_jvp(m, d, dq, dv, p.xi, p.eta);
+            memset(p.dW, 0, sizeof(double) * 6 * (size_t)m->nbody);
+            gdn_fluid_wrench_jvp(m, d, p.V, p.xi, p.eta, p.dW);
+            dir.dW = p.dW;
+            dir.xi = p.xi;
+            dir.eta = p.eta;
+        }
+        status = gdn_residual_jvp_ex(&p.mc, d, p.zero, p.fluid ? p.W : NULL, &dir, r);
         for (int i = 0; status == GDN_OK && i < nv; i++) {
             out[i] += sign * r[i] / (2 * p.s);
         }
@@ -204,7 +307,14 @@ static gdnStatus rne_term_vjp(const gdnModel* m, gdnData* d, const double* a, co
         polar_velocity(m, d, &p, a, sign);
         gdnResidualAdjoint out = {gq, gv, NULL, NULL, gparam, NULL, NULL, NULL, NULL, NULL,
                                   NULL, NULL, NULL, NULL, NULL};
-        status = gdn_residual_vjp_ex(&p.mc, d, p.zero, NULL, ys, &out);
+        fluidAdjoint fa = {m, d, &p};
+        if (p.fluid) {
+            polar_fluid(m, d, &p);
+            out.Wbar = p.dW; // scratch for the wrenches' cotangent
+            out.wrench_vjp = fluid_vjp;
+            out.wrench_ctx = &fa;
+        }
+        status = gdn_residual_vjp_ex(&p.mc, d, p.zero, p.fluid ? p.W : NULL, ys, &out);
     }
     polar_end(m, d, &p);
     gdn_arena_reset(d, mark);
@@ -464,15 +574,19 @@ gdnStatus gdn_implicit_accel_jvp_with(const gdnModel* m, gdnData* d, const doubl
     const double h = m->opt.timestep;
     const double* a = d->qacc;
     size_t mark = gdn_arena_mark(d);
-    double* dr = gdn_arena_doubles(d, 2 * (size_t)nv + 1);
+    double* dr = gdn_arena_doubles(d, 2 * (size_t)nv + 6 * (size_t)m->nbody + 1);
     if (!dr) {
         return GDN_ERR_MEMORY;
     }
     double* t = dr + nv;
-    gdnStatus status = GDN_OK;
+    double* dW = t + nv;
+    // the medium's wrenches move with (dq, dv) (gradient/wrench.h; the penalty model is refused)
+    gdnStatus status = gdn_wrench_active(m) ? gdn_contact_wrench_jvp(m, d, dq, dv, NULL, dW)
+                                            : GDN_OK;
     // dr at the step's a; t = (dqDeriv) a
     if (status == GDN_OK) {
-        status = gdn_residual_jvp(m, d, a, dq, dv, du, dparam, dacc0, NULL, dr);
+        status = gdn_residual_jvp(m, d, a, dq, dv, du, dparam, dacc0,
+                                  gdn_wrench_active(m) ? dW : NULL, dr);
     }
     if (status == GDN_OK) {
         status = gdn_implicit_dqderiv_jvp(m, d, a, dq, dv, du, dparam, dacc0, t);
@@ -488,16 +602,29 @@ gdnStatus gdn_implicit_accel_jvp_with(const gdnModel* m, gdnData* d, const doubl
     return status;
 }
 
+// the step's body wrenches' adjoint for the residual's fused sweep (as step_derivative.c's)
+typedef struct {
+    const gdnModel* m;
+    gdnData* d;
+} wrenchAdjoint;
+
+static gdnStatus wrench_vjp(void* ctx, const double* Wbar, double* xibar, double* etabar) {
+    const wrenchAdjoint* w = (const wrenchAdjoint*)ctx;
+    return gdn_wrench_vjp(w->m, w->d, Wbar, xibar, etabar, NULL);
+}
+
 gdnStatus gdn_implicit_accel_vjp(const gdnModel* m, gdnData* d, const double* abar, double* gq,
                                  double* gv, double* gu, double* gparam, double* gacc0) {
     const int nv = m->nv;
     const double h = m->opt.timestep;
     const double* a = d->qacc;
     size_t mark = gdn_arena_mark(d);
-    double* H = gdn_arena_doubles(d, (size_t)nv * (size_t)nv + 3 * (size_t)nv + 1);
+    double* H = gdn_arena_doubles(d, (size_t)nv * (size_t)nv + 3 * (size_t)nv +
+                                         6 * (size_t)m->nbody + 1);
     if (!H) {
         return GDN_ERR_MEMORY;
     }
+    double* Wbar = H + (size_t)nv * (size_t)nv + 3 * (size_t)nv;
     double* lam = H + (size_t)nv * (size_t)nv;
     double* y = lam + nv;
     double* z = y + nv;
@@ -514,6 +641,13 @@ gdnStatus gdn_implicit_accel_vjp(const gdnModel* m, gdnData* d, const double* ab
     if (status == GDN_OK) {
         gdnResidualAdjoint out = {gq, gv, NULL, gu, gparam, NULL, NULL, NULL, NULL, NULL,
                                   NULL, NULL, NULL, NULL, gacc0};
+        wrenchAdjoint wa = {m, d};
+        if (gdn_wrench_active(m)) {
+            // the medium's wrenches' adjoint fused into the residual's sweep
+            out.Wbar = Wbar;
+            out.wrench_vjp = wrench_vjp;
+            out.wrench_ctx = &wa;
+        }
         status = gdn_residual_vjp_primal(m, d, a, y, &out);
     }
     if (status == GDN_OK) {

@@ -20,12 +20,17 @@
 //   slope, d kv = g d input + input (g_len dlen + g_vel dvel + g_acc0 dacc0) (its second
 //   partials, sim/implicit.c); the moment m_i constant on joints (MuJoCo's gear) and fixed
 //   tendons;
+// - the medium's inertia-box law (qDeriv's fluid part is its velocity derivative): quadratic in
+//   the local velocity within each sign pattern, so it joins the same polarization, with s
+//   small enough that no local velocity component changes sign on [v - s a, v + s a] (the
+//   residual then carries the fluid wrenches and their tangent at the two velocities);
 // - dof damping and fixed tendon damping: constant;
 // - spatial tendons (their damping and the actuators on them): c_t J_t' J_t with J_t moving by
 //   DJ_t (kinematics/tendon_derivative.h), d(J' J a) = DJ dq (J . a) + J (DJ dq . a).
 // Every rank-one term is masked to M's pattern as qDeriv is (MuJoCo drops the entries between
 // dofs of different branches). What moves otherwise is refused (gdn_implicit_deriv_refusal:
-// the fluid forces' second derivatives, the penalty contact, muscles on ball or free joints).
+// the ellipsoid fluid law's second derivatives, the penalty contact, muscles on ball or free
+// joints).
 // With constraint rows the same change enters the step's final solve
 // (gradient/step_constrained.c): H da = -dr_a + J' df + h (dqDeriv) a.
 

@@ -934,7 +934,8 @@ static int trajectory_adjoint(const char* file, int T) {
     CHECK(m != NULL);
     enum { TMAX = 150, NU = 5 };
     CHECK(T <= TMAX);
-    CHECK(m->nu == NU);
+    CHECK(m->nu == NU || m->nu == 0);
+    const int nu = m->nu;
     const int nv = m->nv, nq = m->nq, na = m->na;
     char err[512];
     gdnTargetObjective spec = {.body = m->nbody - 1, .point = {0.02, 0, 0},
@@ -953,8 +954,8 @@ static int trajectory_adjoint(const char* file, int T) {
         // start inside the limits (qpos0): the rows come and go along the rollout
         memcpy(d->qpos, m->qpos0, sizeof(double) * (size_t)m->nq);
     }
-    double q0[16], v0[16], act0[8];
-    CHECK(nq <= 16 && nv <= 16 && na <= 8);
+    double q0[32], v0[32], act0[8];
+    CHECK(nq <= 32 && nv <= 32 && na <= 8);
     memcpy(q0, d->qpos, sizeof(double) * (size_t)nq);
     memcpy(v0, d->qvel, sizeof(double) * (size_t)nv);
     memcpy(act0, d->act, sizeof(double) * (size_t)na);
@@ -966,10 +967,11 @@ static int trajectory_adjoint(const char* file, int T) {
     gdn_rollout_init(m, T, &r);
     r.qpos0 = q0;
     r.qvel0 = v0;
-    r.act0 = act0;
-    r.ctrl = u;
-    double gq[16], gv[16], ga[8];
-    gdnAdjointGradients g = {.qpos0 = gq, .qvel0 = gv, .act0 = ga, .ctrl = gu};
+    r.act0 = na ? act0 : NULL;
+    r.ctrl = nu ? u : NULL;
+    double gq[32], gv[32], ga[8];
+    gdnAdjointGradients g = {.qpos0 = gq, .qvel0 = gv, .act0 = na ? ga : NULL,
+                             .ctrl = nu ? gu : NULL};
     const gdnStatus st = gdn_adjoint_rollout_gradient(m, &r, &obj, tape, &g, err, sizeof err);
     if (st != GDN_OK) {
         fprintf(stderr, "%s: %s\n", file, err);
@@ -982,7 +984,8 @@ static int trajectory_adjoint(const char* file, int T) {
     const double* grads[] = {gq, gv, gv + 2, gv + nv - 1, ga, ga + na - 1, gu, gu + 7,
                              gu + (T / 4) * NU + 2, gu + (2 * T / 3) * NU + 3,
                              gu + (T - 1) * NU + 4};
-    const int n = (int)(sizeof(coords) / sizeof(coords[0]));
+    // (without actuators: the state coordinates alone)
+    const int n = nu ? (int)(sizeof(coords) / sizeof(coords[0])) : 4;
     double worst = 0, gmax = 0;
     // with rows Richardson's (4 D(eps) - D(2 eps)) / 3 at eps = 1e-5 (as the step's check)
     const double eps = rows ? 1e-5 : FD_EPS;
@@ -1013,7 +1016,7 @@ static int trajectory_adjoint(const char* file, int T) {
     memcpy(d->act, act0, sizeof(double) * (size_t)na);
     int nrow_steps = 0;
     for (int t = 0; t < T; t++) {
-        memcpy(d->ctrl, u + (size_t)t * NU, sizeof(double) * NU);
+        memcpy(d->ctrl, u + (size_t)t * NU, sizeof(double) * (size_t)nu);
         CHECK(gdn_step(m, d) == GDN_OK);
         nrow_steps += d->nefc > 0;
     }
@@ -1028,6 +1031,7 @@ static int trajectory_adjoint(const char* file, int T) {
 static int test_trajectory_adjoint(void) {
     CHECK(trajectory_adjoint("IMPL_XML", 150) == 0);
     CHECK(trajectory_adjoint("IMPL_ROWS_XML", 40) == 0);
+    CHECK(trajectory_adjoint("FLUID_BOX", 100) == 0);
     return 0;
 }
 

@@ -17,7 +17,6 @@
 #include "kinematics/kinematics_derivative.h"
 #include "kinematics/tendon_derivative.h"
 #include "math/vec.h"
-#include "penalty/penalty.h"
 #include "sim/integrator.h"
 
 // a fixed tendon: every path object a joint (its J constant)
@@ -38,9 +37,6 @@ static double gain_kv(const gdnModel* m, int i) {
 
 const char* gdn_implicit_deriv_refusal(const gdnModel* m, const gdnData* d) {
     (void)d; // every refusal is the model's today
-    if (gdn_penalty_active(m)) {
-        return "the implicit integrator's derivative with the penalty contact model";
-    }
     if (gdn_fluid_active(m) && gdn_fluid_uses_ellipsoid(m)) {
         return "the implicit integrator's derivative in a medium with the ellipsoid fluid model "
                "(its velocity derivative's own change, the law's second derivatives, not "
@@ -552,7 +548,7 @@ gdnStatus gdn_implicit_dqderiv_vjp(const gdnModel* m, gdnData* d, const double* 
 
 gdnStatus gdn_implicit_accel_jvp(const gdnModel* m, gdnData* d, const double* dq,
                                  const double* dv, const double* du, const double* dparam,
-                                 const double* dacc0, double* da) {
+                                 const double* dacc0, const double* dvert, double* da) {
     const int nv = m->nv;
     size_t mark = gdn_arena_mark(d);
     double* H = gdn_arena_doubles(d, (size_t)nv * (size_t)nv + 1);
@@ -561,7 +557,7 @@ gdnStatus gdn_implicit_accel_jvp(const gdnModel* m, gdnData* d, const double* dq
     }
     gdnStatus status = gdn_implicit_matrix(m, d, H);
     if (status == GDN_OK) {
-        status = gdn_implicit_accel_jvp_with(m, d, H, dq, dv, du, dparam, dacc0, da);
+        status = gdn_implicit_accel_jvp_with(m, d, H, dq, dv, du, dparam, dacc0, dvert, da);
     }
     gdn_arena_reset(d, mark);
     return status;
@@ -569,7 +565,8 @@ gdnStatus gdn_implicit_accel_jvp(const gdnModel* m, gdnData* d, const double* dq
 
 gdnStatus gdn_implicit_accel_jvp_with(const gdnModel* m, gdnData* d, const double* H,
                                       const double* dq, const double* dv, const double* du,
-                                      const double* dparam, const double* dacc0, double* da) {
+                                      const double* dparam, const double* dacc0,
+                                      const double* dvert, double* da) {
     const int nv = m->nv;
     const double h = m->opt.timestep;
     const double* a = d->qacc;
@@ -580,8 +577,10 @@ gdnStatus gdn_implicit_accel_jvp_with(const gdnModel* m, gdnData* d, const doubl
     }
     double* t = dr + nv;
     double* dW = t + nv;
-    // the medium's wrenches move with (dq, dv) (gradient/wrench.h; the penalty model is refused)
-    gdnStatus status = gdn_wrench_active(m) ? gdn_contact_wrench_jvp(m, d, dq, dv, NULL, dW)
+    // the body wrenches (the penalty contact, the medium) move with (dq, dv, dvert)
+    // (gradient/wrench.h); qDeriv does not read them (MuJoCo's has no penalty model; the
+    // medium's part is in the polarization)
+    gdnStatus status = gdn_wrench_active(m) ? gdn_contact_wrench_jvp(m, d, dq, dv, dvert, dW)
                                             : GDN_OK;
     // dr at the step's a; t = (dqDeriv) a
     if (status == GDN_OK) {
@@ -606,15 +605,17 @@ gdnStatus gdn_implicit_accel_jvp_with(const gdnModel* m, gdnData* d, const doubl
 typedef struct {
     const gdnModel* m;
     gdnData* d;
+    double* gvert;
 } wrenchAdjoint;
 
 static gdnStatus wrench_vjp(void* ctx, const double* Wbar, double* xibar, double* etabar) {
     const wrenchAdjoint* w = (const wrenchAdjoint*)ctx;
-    return gdn_wrench_vjp(w->m, w->d, Wbar, xibar, etabar, NULL);
+    return gdn_wrench_vjp(w->m, w->d, Wbar, xibar, etabar, w->gvert);
 }
 
 gdnStatus gdn_implicit_accel_vjp(const gdnModel* m, gdnData* d, const double* abar, double* gq,
-                                 double* gv, double* gu, double* gparam, double* gacc0) {
+                                 double* gv, double* gu, double* gparam, double* gacc0,
+                                 double* gvert) {
     const int nv = m->nv;
     const double h = m->opt.timestep;
     const double* a = d->qacc;
@@ -641,7 +642,7 @@ gdnStatus gdn_implicit_accel_vjp(const gdnModel* m, gdnData* d, const double* ab
     if (status == GDN_OK) {
         gdnResidualAdjoint out = {gq, gv, NULL, gu, gparam, NULL, NULL, NULL, NULL, NULL,
                                   NULL, NULL, NULL, NULL, gacc0};
-        wrenchAdjoint wa = {m, d};
+        wrenchAdjoint wa = {m, d, gvert};
         if (gdn_wrench_active(m)) {
             // the medium's wrenches' adjoint fused into the residual's sweep
             out.Wbar = Wbar;

@@ -29,8 +29,8 @@
 //   DJ_t (kinematics/tendon_derivative.h), d(J' J a) = DJ dq (J . a) + J (DJ dq . a).
 // Every rank-one term is masked to M's pattern as qDeriv is (MuJoCo drops the entries between
 // dofs of different branches). What moves otherwise is refused (gdn_implicit_deriv_refusal:
-// the ellipsoid fluid law's second derivatives, the penalty contact, muscles on ball or free
-// joints).
+// the ellipsoid fluid law's second derivatives, muscles on ball or free joints). The penalty
+// contact's wrenches enter dr as Euler's do (qDeriv does not read them).
 // With constraint rows the same change enters the step's final solve
 // (gradient/step_constrained.c): H da = -dr_a + J' df + h (dqDeriv) a.
 
@@ -40,10 +40,11 @@ const char* gdn_implicit_deriv_refusal(const gdnModel* m, const gdnData* d);
 // da (nv) of the step at the front half in d (gdn_pipeline_front in a step mode: d->qacc the
 // implicit acceleration, d->qM). du: the force laws' input tangent (nu, NULL = 0), dparam the
 // inertia parameters' (NULL = 0), dacc0 actuator_acc0's under dparam (nu, NULL = 0: the
-// muscles scaled by it). GDN_ERR_SINGULAR, GDN_ERR_MEMORY
+// muscles scaled by it), dvert the penalty vertices' (NULL = 0). GDN_ERR_SINGULAR,
+// GDN_ERR_MEMORY
 gdnStatus gdn_implicit_accel_jvp(const gdnModel* m, gdnData* d, const double* dq,
                                  const double* dv, const double* du, const double* dparam,
-                                 const double* dacc0, double* da);
+                                 const double* dacc0, const double* dvert, double* da);
 
 // t (nv, overwritten) = (dqDeriv) a along (dq, dv, du, dparam), a held fixed
 gdnStatus gdn_implicit_dqderiv_jvp(const gdnModel* m, gdnData* d, const double* a,
@@ -63,11 +64,14 @@ void gdn_implicit_solve_transposed(const gdnModel* m, const double* LU, double* 
 // transition's columns share it)
 gdnStatus gdn_implicit_accel_jvp_with(const gdnModel* m, gdnData* d, const double* H,
                                       const double* dq, const double* dv, const double* du,
-                                      const double* dparam, const double* dacc0, double* da);
+                                      const double* dparam, const double* dacc0,
+                                      const double* dvert, double* da);
 
 // the transpose: gq, gv += (da/dq)' abar, (da/dv)' abar; gu = (da/du)' abar (overwritten;
-// NULL: not wanted), gparam, gacc0 += (da/dpi)' abar, (da/dacc0)' abar (NULL: not wanted)
+// NULL: not wanted), gparam, gacc0, gvert += (da/dpi)' abar, (da/dacc0)' abar, (da/dvert)'
+// abar (NULL: not wanted)
 gdnStatus gdn_implicit_accel_vjp(const gdnModel* m, gdnData* d, const double* abar, double* gq,
-                                 double* gv, double* gu, double* gparam, double* gacc0);
+                                 double* gv, double* gu, double* gparam, double* gacc0,
+                                 double* gvert);
 
 #endif

@@ -148,7 +148,7 @@ static gdnStatus step_jvp_core(const gdnModel* m, gdnData* d, const double* dqpo
     }
     if (status == GDN_OK && implicit && d->nefc == 0) {
         status = gdn_implicit_accel_jvp(m, d, dqpos, dqvel, dctrl, dparam,
-                                        gdn_weights_acc0_const(m, dweights), dr);
+                                        gdn_weights_acc0_const(m, dweights), dvert, dr);
     } else if (status == GDN_OK && d->nefc > 0) {
         const char* what = NULL;
         status = gdn_constrained_admissible(m, d);
@@ -372,7 +372,8 @@ static gdnStatus step_vjp_back(const gdnModel* m, gdnData* d, const gdnAbaFactor
 // the acceleration's (gradient/implicit_derivative.h)
 static gdnStatus implicit_vjp_back(const gdnModel* m, gdnData* d, const double* gqpos_next,
                                    const double* gqvel_next, double* gqpos, double* gqvel,
-                                   double* gctrl, double* gparam, double* gacc0) {
+                                   double* gctrl, double* gparam, double* gacc0,
+                                   double* gvert) {
     const int nv = m->nv;
     size_t mark = gdn_arena_mark(d);
     double* qvel_next = gdn_arena_doubles(d, 4 * (size_t)nv + 1);
@@ -383,7 +384,7 @@ static gdnStatus implicit_vjp_back(const gdnModel* m, gdnData* d, const double* 
     double* gq = abar + nv;
     double* gv = gq + nv;
     gdn_step_integration_vjp(m, d, d->qacc, gqpos_next, gqvel_next, qvel_next, gq, gv, abar);
-    gdnStatus status = gdn_implicit_accel_vjp(m, d, abar, gq, gv, gctrl, gparam, gacc0);
+    gdnStatus status = gdn_implicit_accel_vjp(m, d, abar, gq, gv, gctrl, gparam, gacc0, gvert);
     if (status == GDN_OK) {
         if (gqpos) {
             memcpy(gqpos, gq, sizeof(double) * (size_t)nv);
@@ -444,7 +445,7 @@ static gdnStatus step_vjp_core(const gdnModel* m, gdnData* d, const double* gqpo
     }
     if (status == GDN_OK && implicit && !constrained) {
         status = implicit_vjp_back(m, d, gqpos_next, gqvel_next, gqpos, gqvel, gctrl, gparam,
-                                   gparam ? gdn_weights_acc0(m, gw) : NULL);
+                                   gparam ? gdn_weights_acc0(m, gw) : NULL, gvert);
     } else if (status == GDN_OK && constrained) {
         status = gdn_constrained_admissible(m, d);
         if (status == GDN_OK) {

@@ -516,7 +516,7 @@ static gdnStatus transition_implicit(const gdnModel* m, gdnData* d, double* A, d
                                          dqn, da, &what);
         } else {
             status = gdn_implicit_accel_jvp_with(m, d, H, dir, dir + nv, dir + nx, NULL, NULL,
-                                                 da);
+                                                 NULL, da);
             for (int i = 0; i < nv; i++) {
                 da[i] = dir[nv + i] + h * da[i];
             }

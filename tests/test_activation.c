@@ -11,6 +11,7 @@
 #include <gradyn/adjoint.h>
 #include <gradyn/derivative.h>
 #include <gradyn/gradyn.h>
+#include <gradyn/sensor.h>
 #include <mujoco/mujoco.h>
 
 #include "oracle/oracle.h"
@@ -109,7 +110,7 @@ static int forward_random_states(void) {
            2 * sizeof(double) * (size_t)o.gm->nu);
     const int nu = o.gm->nu, na = o.gm->na, nv = o.gm->nv;
     unsigned long long rng = 0xac7ac7ULL;
-    double e_len = 0, e_force = 0, e_adot = 0, e_qfrc = 0, e_qacc = 0;
+    double e_len = 0, e_force = 0, e_adot = 0, e_qfrc = 0, e_qacc = 0, e_sens = 0;
     for (int s = 0; s < NSAMPLES; s++) {
         random_state(&o, &rng);
         CHECK(gdn_forward(o.gm, o.gd) == GDN_OK);
@@ -119,11 +120,14 @@ static int forward_random_states(void) {
         e_adot = gdn_oracle_worst(e_adot, rel(o.gd->act_dot, o.md->act_dot, na));
         e_qfrc = gdn_oracle_worst(e_qfrc, rel(o.gd->qfrc_actuator, o.md->qfrc_actuator, nv));
         e_qacc = gdn_oracle_worst(e_qacc, rel(o.gd->qacc, o.md->qacc, nv));
+        e_sens = gdn_oracle_worst(e_sens, rel(o.gd->sensordata, o.md->sensordata,
+                                              o.gm->nsensordata));
     }
     printf("  %d random states: actuator_length %.1e, actuator_force %.1e, act_dot %.1e, "
-           "qfrc_actuator %.1e, qacc %.1e\n",
-           NSAMPLES, e_len, e_force, e_adot, e_qfrc, e_qacc);
-    CHECK(e_len <= TOL && e_force <= TOL && e_adot <= TOL && e_qfrc <= TOL && e_qacc <= TOL);
+           "qfrc_actuator %.1e, qacc %.1e, sensordata (actuatorfrc) %.1e\n",
+           NSAMPLES, e_len, e_force, e_adot, e_qfrc, e_qacc, e_sens);
+    CHECK(e_len <= TOL && e_force <= TOL && e_adot <= TOL && e_qfrc <= TOL && e_qacc <= TOL &&
+          e_sens <= TOL);
     CHECK(gdn_oracle_warnings(&o) == 0);
     gdn_oracle_free(&o);
     return 0;
@@ -739,6 +743,78 @@ static int param_derivatives(void) {
     return 0;
 }
 
+// actuatorfrc of stateful actuators (joint, fixed- and spatial-tendon transmissions, muscles):
+// gdn_sensor_jvp_act along (dq, dv, dact, du) vs central FD of gdn_forward's sensordata, and
+// the dot identity with gdn_sensor_vjp_act
+static int sensor_derivatives(void) {
+    char err[500];
+    gdnModel* m = NULL;
+    CHECK(gdn_load_xml(MODEL, &m, err, sizeof err, NULL, 0) == GDN_OK);
+    gdnData* d = NULL;
+    CHECK(gdn_data_create(m, &d) == GDN_OK);
+    CHECK(gdn_sensor_unsupported_derivative(m) == NULL);
+    const int ns = m->nsensordata;
+    double ds[16], sp[16], sm[16], gsd[16], gx[NX], gu[NU], dx[NX], du[NU];
+    CHECK(ns <= 16);
+    unsigned long long rng = 0x5e75ULL;
+    double worst = 0, worst_dot = 0;
+    for (int s = 0; s < 20; s++) {
+        double x0[NX], u0[NU];
+        for (int k = 0; k < NX; k++) {
+            x0[k] = gdn_test_uniform(&rng, -0.5, 0.5);
+            dx[k] = gdn_test_uniform(&rng, -1, 1);
+        }
+        for (int k = 0; k < NU; k++) {
+            u0[k] = gdn_test_uniform(&rng, 0.1, 0.6);
+            du[k] = gdn_test_uniform(&rng, -1, 1);
+        }
+        for (int k = 0; k < ns; k++) {
+            gsd[k] = gdn_test_uniform(&rng, -1, 1);
+        }
+        double* out[2] = {sp, sm};
+        for (int side = 0; side < 2; side++) {
+            double x[NX], u[NU];
+            for (int k = 0; k < NX; k++) {
+                x[k] = x0[k] + (side ? -FD_EPS : FD_EPS) * dx[k];
+            }
+            for (int k = 0; k < NU; k++) {
+                u[k] = u0[k] + (side ? -FD_EPS : FD_EPS) * du[k];
+            }
+            set_xu(m, d, x, u);
+            CHECK(gdn_forward(m, d) == GDN_OK);
+            memcpy(out[side], d->sensordata, sizeof(double) * (size_t)ns);
+        }
+        set_xu(m, d, x0, u0);
+        CHECK(gdn_forward(m, d) == GDN_OK);
+        CHECK(gdn_sensor_jvp_act(m, d, dx, dx + 3, dx + 6, du, ds) == GDN_OK);
+        double fd[16];
+        for (int k = 0; k < ns; k++) {
+            fd[k] = (sp[k] - sm[k]) / (2 * FD_EPS);
+        }
+        worst = gdn_oracle_worst(worst, rel(ds, fd, ns));
+        CHECK(gdn_sensor_vjp_act(m, d, gsd, gx, gx + 3, gx + 6, gu) == GDN_OK);
+        double lhs = 0, rhs = 0, scale = 0;
+        for (int k = 0; k < ns; k++) {
+            lhs += gsd[k] * ds[k];
+            scale += fabs(gsd[k] * ds[k]);
+        }
+        for (int k = 0; k < NX; k++) {
+            rhs += gx[k] * dx[k];
+        }
+        for (int k = 0; k < NU; k++) {
+            rhs += gu[k] * du[k];
+        }
+        worst_dot = gdn_oracle_worst(worst_dot, fabs(lhs - rhs) / fmax(scale, 1));
+    }
+    printf("  actuatorfrc of stateful actuators: sensor JVP (with act) vs FD %.1e, dot identity "
+           "%.1e\n",
+           worst, worst_dot);
+    CHECK(worst <= TOL_FD && worst_dot <= 1e-13);
+    gdn_data_free(d);
+    gdn_model_free(m);
+    return 0;
+}
+
 static int compiled_constants(void) {
     CHECK(compiled_constants_of(MODEL) == 0);
     // an RK4 model's ranges are simulated with Euler, as MuJoCo's evalAct does
@@ -758,6 +834,7 @@ int main(int argc, char** argv) {
         {"trajectory_adjoint", trajectory_adjoint},
         {"trajectory_adjoint_rk4", trajectory_adjoint_rk4},
         {"param_derivatives", param_derivatives},
+        {"sensor_derivatives", sensor_derivatives},
     };
     return gdn_test_main(argc, argv, cases, (int)(sizeof(cases) / sizeof(cases[0])));
 }

@@ -99,7 +99,7 @@ typedef enum gdnStage {
 // bound); user sensors are zeros (derivative 0). GDN_ERR_UNSUPPORTED when the model has a
 // sensor whose derivative is not implemented (the other acceleration-stage sensors,
 // actuatorpos / vel on ball or free joints and on a body transmission, actuatorfrc on a body
-// transmission or a stateful actuator, jointlimitvel of a ball joint), with nothing
+// transmission, jointlimitvel of a ball joint), with nothing
 // written, and at a state where a rangefinder grazes its surface or a tendon sensor's tendon
 // wraps inside (no derivative there); GDN_ERR_ARG for a NULL m / d or another model's data.
 // The rangefinder's derivative holds the hit on the surface it hit (docs/derivatives.md);
@@ -108,6 +108,14 @@ GDN_API gdnStatus gdn_sensor_jvp(const gdnModel* m, gdnData* d, const double* dq
                                  const double* dv, const double* du, double* dsensordata);
 GDN_API gdnStatus gdn_sensor_vjp(const gdnModel* m, gdnData* d, const double* gsensordata,
                                  double* gq, double* gv, double* gu);
+// With the actuator activations (na): an actuatorfrc sensor of a stateful actuator reads act
+// (its force law's input), whose tangent dact (na, NULL: 0) and cotangent gact (na, NULL: not
+// wanted, overwritten) these carry; gdn_sensor_jvp / vjp are them with act held
+GDN_API gdnStatus gdn_sensor_jvp_act(const gdnModel* m, gdnData* d, const double* dq,
+                                     const double* dv, const double* dact, const double* du,
+                                     double* dsensordata);
+GDN_API gdnStatus gdn_sensor_vjp_act(const gdnModel* m, gdnData* d, const double* gsensordata,
+                                     double* gq, double* gv, double* gact, double* gu);
 // the name of the first sensor (by id) whose derivative gdn_sensor_jvp / vjp refuse, NULL when
 // all are supported
 GDN_API const char* gdn_sensor_unsupported_derivative(const gdnModel* m);

@@ -77,16 +77,16 @@ static PyObject* sensor_status(gdnStatus st, const gdnModel* m, const char* what
     return gdnpy_raise_status(st, what, st == GDN_ERR_UNSUPPORTED ? detail : NULL);
 }
 
-// sensor_jvp(m, d, dqpos=None, dqvel=None, dctrl=None) -> dsensordata (nsensordata,), at the
-// state of the last forward in d
+// sensor_jvp(m, d, dqpos=None, dqvel=None, dctrl=None, dact=None) -> dsensordata
+// (nsensordata,), at the state of the last forward in d (dact: gdn_sensor_jvp_act)
 static PyObject* deriv_sensor_jvp(PyObject* self, PyObject* args, PyObject* kw)
 {
     (void)self;
-    static char* kwlist[] = {"m", "d", "dqpos", "dqvel", "dctrl", NULL};
+    static char* kwlist[] = {"m", "d", "dqpos", "dqvel", "dctrl", "dact", NULL};
     PyObject *mo, *dobj;
-    PyObject* obj[3] = {Py_None, Py_None, Py_None};
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|OOO:sensor_jvp", kwlist, &mo, &dobj, &obj[0],
-                                     &obj[1], &obj[2])) {
+    PyObject* obj[4] = {Py_None, Py_None, Py_None, Py_None};
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OO|OOOO:sensor_jvp", kwlist, &mo, &dobj,
+                                     &obj[0], &obj[1], &obj[2], &obj[3])) {
         return NULL;
     }
     gdnpyModel* m;
@@ -95,10 +95,10 @@ static PyObject* deriv_sensor_jvp(PyObject* self, PyObject* args, PyObject* kw)
         return NULL;
     }
     const gdnModel* mm = m->m;
-    Py_ssize_t sizes[3] = {mm->nv, mm->nv, mm->nu};
-    static const char* names[3] = {"dqpos", "dqvel", "dctrl"};
-    gdnpyInput in[3];
-    for (int k = 0; k < 3; k++) {
+    Py_ssize_t sizes[4] = {mm->nv, mm->nv, mm->nu, mm->na};
+    static const char* names[4] = {"dqpos", "dqvel", "dctrl", "dact"};
+    gdnpyInput in[4];
+    for (int k = 0; k < 4; k++) {
         if (gdnpy_input(obj[k], sizes[k], 1, names[k], &in[k]) < 0) {
             release_inputs(in, k);
             gdnpy_release(m, d);
@@ -109,15 +109,15 @@ static PyObject* deriv_sensor_jvp(PyObject* self, PyObject* args, PyObject* kw)
     double* out;
     PyObject* a = gdnpy_new_array(1, shape, &out);
     if (!a) {
-        release_inputs(in, 3);
+        release_inputs(in, 4);
         gdnpy_release(m, d);
         return NULL;
     }
     gdnStatus st;
     Py_BEGIN_ALLOW_THREADS
-    st = gdn_sensor_jvp(mm, d->d, in[0].ptr, in[1].ptr, in[2].ptr, out);
+    st = gdn_sensor_jvp_act(mm, d->d, in[0].ptr, in[1].ptr, in[3].ptr, in[2].ptr, out);
     Py_END_ALLOW_THREADS
-    release_inputs(in, 3);
+    release_inputs(in, 4);
     gdnpy_release(m, d);
     if (st != GDN_OK) {
         Py_DECREF(a);
@@ -126,13 +126,16 @@ static PyObject* deriv_sensor_jvp(PyObject* self, PyObject* args, PyObject* kw)
     return a;
 }
 
-// sensor_vjp(m, d, gsensordata) -> (gqpos (nv,), gqvel (nv,), gctrl (nu,))
+// sensor_vjp(m, d, gsensordata, act=False) -> (gqpos (nv,), gqvel (nv,), gctrl (nu,)), plus
+// gact (na,) with act=True (gdn_sensor_vjp_act)
 static PyObject* deriv_sensor_vjp(PyObject* self, PyObject* args, PyObject* kw)
 {
     (void)self;
-    static char* kwlist[] = {"m", "d", "gsensordata", NULL};
+    static char* kwlist[] = {"m", "d", "gsensordata", "act", NULL};
     PyObject *mo, *dobj, *gobj;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOO:sensor_vjp", kwlist, &mo, &dobj, &gobj)) {
+    int want_act = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOO|p:sensor_vjp", kwlist, &mo, &dobj, &gobj,
+                                     &want_act)) {
         return NULL;
     }
     gdnpyModel* m;
@@ -146,21 +149,23 @@ static PyObject* deriv_sensor_vjp(PyObject* self, PyObject* args, PyObject* kw)
         gdnpy_release(m, d);
         return NULL;
     }
-    Py_ssize_t sv[1] = {mm->nv}, su[1] = {mm->nu};
-    double *gq, *gv, *gu;
+    Py_ssize_t sv[1] = {mm->nv}, su[1] = {mm->nu}, sa[1] = {mm->na};
+    double *gq, *gv, *gu, *ga = NULL;
     PyObject* aq = gdnpy_new_array(1, sv, &gq);
     PyObject* av = aq ? gdnpy_new_array(1, sv, &gv) : NULL;
     PyObject* au = av ? gdnpy_new_array(1, su, &gu) : NULL;
-    if (!au) {
+    PyObject* aa = au && want_act ? gdnpy_new_array(1, sa, &ga) : NULL;
+    if (!au || (want_act && !aa)) {
         Py_XDECREF(aq);
         Py_XDECREF(av);
+        Py_XDECREF(au);
         release_inputs(&in, 1);
         gdnpy_release(m, d);
         return NULL;
     }
     gdnStatus st;
     Py_BEGIN_ALLOW_THREADS
-    st = gdn_sensor_vjp(mm, d->d, in.ptr, gq, gv, gu);
+    st = gdn_sensor_vjp_act(mm, d->d, in.ptr, gq, gv, ga, gu);
     Py_END_ALLOW_THREADS
     release_inputs(&in, 1);
     gdnpy_release(m, d);
@@ -168,9 +173,10 @@ static PyObject* deriv_sensor_vjp(PyObject* self, PyObject* args, PyObject* kw)
         Py_DECREF(aq);
         Py_DECREF(av);
         Py_DECREF(au);
+        Py_XDECREF(aa);
         return sensor_status(st, mm, "sensor_vjp");
     }
-    return Py_BuildValue("(NNN)", aq, av, au);
+    return aa ? Py_BuildValue("(NNNN)", aq, av, au, aa) : Py_BuildValue("(NNN)", aq, av, au);
 }
 
 // the contact-parameter cotangent arrays of step_vjp(contact_params=True): a dict of new
@@ -422,10 +428,12 @@ PyMethodDef gdnpy_derivative_methods[] = {
      "step_vjp(m, d, gqpos_next=None, gqvel_next=None, params=False, contact_params=False, "
      "geom_size=False) -> (gqpos, gqvel, gctrl[, gparam, gvert][, dict]): the step's adjoint"},
     {"sensor_jvp", (PyCFunction)(void (*)(void))deriv_sensor_jvp, METH_VARARGS | METH_KEYWORDS,
-     "sensor_jvp(m, d, dqpos=None, dqvel=None, dctrl=None) -> dsensordata: the sensors' "
-     "tangent at the state of the last forward (position and velocity sensors, actuatorfrc)"},
+     "sensor_jvp(m, d, dqpos=None, dqvel=None, dctrl=None, dact=None) -> dsensordata: the "
+     "sensors' tangent at the state of the last forward (position and velocity sensors, "
+     "actuatorfrc)"},
     {"sensor_vjp", (PyCFunction)(void (*)(void))deriv_sensor_vjp, METH_VARARGS | METH_KEYWORDS,
-     "sensor_vjp(m, d, gsensordata) -> (gqpos, gqvel, gctrl): the sensors' adjoint"},
+     "sensor_vjp(m, d, gsensordata, act=False) -> (gqpos, gqvel, gctrl[, gact]): the sensors' "
+     "adjoint"},
     {"transition_jacobians", deriv_transition_jacobians, METH_VARARGS,
      "transition_jacobians(m, d) -> (A (2nv+na, 2nv+na), B (2nv+na, nu)) in the tangent "
      "space, rows and columns [dq, dv, act]"},

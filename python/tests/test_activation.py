@@ -63,3 +63,18 @@ def test_act_derivatives():
     lhs = ynum @ w
     rhs = dq @ gq + dv @ gv + da @ ga + du @ gu
     assert abs(lhs - rhs) <= 1e-13 * max(1, abs(lhs))
+
+
+def test_act_sensor_derivatives():
+    # actuatorfrc of stateful actuators reads act: sensor_jvp(dact=...) and sensor_vjp(act=True)
+    m = _model()
+    d = gradyn.Data(m)
+    rng = np.random.default_rng(5)
+    _state(d, rng)
+    gradyn.forward(m, d)
+    dq, dv, du, da = (rng.uniform(-1, 1, n) for n in (3, 3, 9, 7))
+    js = gradyn.sensor_jvp(m, d, dq, dv, du, dact=da)
+    g = rng.uniform(-1, 1, m.nsensordata)
+    gq, gv, gu, ga = gradyn.sensor_vjp(m, d, g, act=True)
+    assert abs(g @ js - (gq @ dq + gv @ dv + gu @ du + ga @ da)) <= 1e-13 * max(1, abs(g @ js))
+    assert np.any(ga != 0)

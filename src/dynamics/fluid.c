@@ -302,16 +302,36 @@ int gdn_fluid_uses_ellipsoid(const gdnModel* m) {
     return 0;
 }
 
-// every fluid element e of every body b: the box (g = -1) or each ellipsoid geom g
-#define FOR_EACH_ELEM(m, b, g)                                                           \
-    for (int b = 1; b < (m)->nbody; b++)                                                 \
-        if ((m)->body_mass[b] >= GDN_MINVAL)                                             \
-            for (int ell_ = body_ellipsoid(m, b), g = ell_ ? elem_next(m, b, -1) : -1;   \
-                 ell_ ? g < (m)->body_geomadr[b] + (m)->body_geomnum[b] : g == -1;       \
-                 g = ell_ ? elem_next(m, b, g) : 0)
+// the fluid element after (b, g) into (b, g), 1 while there is one: a body of mass >=
+// MuJoCo's threshold has its inertia box (g = -1) or, in the ellipsoid model, one element per
+// geom with the model on (elem_next); start from b = 0 (the world has none)
+static int next_element(const gdnModel* m, int* b, int* g) {
+    if (*b > 0 && body_ellipsoid(m, *b)) {
+        const int n = elem_next(m, *b, *g);
+        if (n < m->body_geomadr[*b] + m->body_geomnum[*b]) {
+            *g = n;
+            return 1;
+        }
+    }
+    for ((*b)++; *b < m->nbody; (*b)++) {
+        if (m->body_mass[*b] < GDN_MINVAL) {
+            continue;
+        }
+        if (!body_ellipsoid(m, *b)) {
+            *g = -1;
+            return 1;
+        }
+        const int n = elem_next(m, *b, -1);
+        if (n < m->body_geomadr[*b] + m->body_geomnum[*b]) {
+            *g = n;
+            return 1;
+        }
+    }
+    return 0;
+}
 
 void gdn_fluid_wrenches(const gdnModel* m, const gdnData* d, const double* V, double* W) {
-    FOR_EACH_ELEM(m, b, g) {
+    for (int b = 0, g = -1; next_element(m, &b, &g);) {
         fluidElem el, *e = &el;
         elem_setup(m, d, V, b, g, e);
         // the local force, then the world torque about c and the force: W_b += [R f_ang + c x
@@ -355,7 +375,7 @@ gdnStatus gdn_fluid_forces(const gdnModel* m, gdnData* d, double* qfrc) {
 //   dW_b += [dtau + dc x F + c x dF; dF]
 void gdn_fluid_wrench_jvp(const gdnModel* m, const gdnData* d, const double* V, const double* xi,
                           const double* eta, double* dW) {
-    FOR_EACH_ELEM(m, b, g) {
+    for (int b = 0, g = -1; next_element(m, &b, &g);) {
         fluidElem el, *e = &el;
         elem_setup(m, d, V, b, g, e);
         const double zero[6] = {0, 0, 0, 0, 0, 0};
@@ -413,7 +433,7 @@ void gdn_fluid_wrench_jvp(const gdnModel* m, const gdnData* d, const double* V, 
 //   dthbar += c x cbar,  dpbar += cbar
 void gdn_fluid_wrench_vjp(const gdnModel* m, const gdnData* d, const double* V,
                           const double* Wbar, double* xibar, double* etabar) {
-    FOR_EACH_ELEM(m, b, g) {
+    for (int b = 0, g = -1; next_element(m, &b, &g);) {
         fluidElem el, *e = &el;
         elem_setup(m, d, V, b, g, e);
         double f[6], J[36], tau[3], F[3];

@@ -86,6 +86,20 @@ static gdnStatus act_work_alloc(const gdnModel* m, gdnData* d, actWork* w) {
     return GDN_OK;
 }
 
+// the scratch every RK4 derivative starts from: the entry state, a stage record and (w
+// non-NULL) the activation work
+static gdnStatus rk4_begin(const gdnModel* m, gdnData* d, entryState* e, gdnRk4Record* rec,
+                           actWork* w) {
+    gdnStatus status = entry_save(m, d, e);
+    if (status == GDN_OK) {
+        status = gdn_rk4_record_alloc(m, d, rec);
+    }
+    if (status == GDN_OK && w) {
+        status = act_work_alloc(m, d, w);
+    }
+    return status;
+}
+
 // stage i's state and warm start into d (time as the primal's stage); stage 0 from the entry
 // qpos, which its front half normalizes as the primal's did (rec->q[0] is normalized already,
 // and normalizing twice need not give the same bits)
@@ -138,13 +152,7 @@ gdnStatus gdn_rk4_step_jvp(const gdnModel* m, gdnData* d, const double* dq0, con
     actWork w;
     gdnStatus status = weights_tangent(m, d, dparam, &dweights);
     if (status == GDN_OK) {
-        status = entry_save(m, d, &e);
-    }
-    if (status == GDN_OK) {
-        status = gdn_rk4_record_alloc(m, d, &rec);
-    }
-    if (status == GDN_OK) {
-        status = act_work_alloc(m, d, &w);
+        status = rk4_begin(m, d, &e, &rec, &w);
     }
     // the force laws' input tangent: the controls' without activations, else (dctrl | dact_i)
     const double* du = na ? w.du : dctrl;
@@ -257,13 +265,7 @@ gdnStatus gdn_rk4_step_vjp(const gdnModel* m, gdnData* d, const double* gq_next,
     entryState e;
     gdnRk4Record rec;
     actWork w;
-    gdnStatus status = entry_save(m, d, &e);
-    if (status == GDN_OK) {
-        status = gdn_rk4_record_alloc(m, d, &rec);
-    }
-    if (status == GDN_OK) {
-        status = act_work_alloc(m, d, &w);
-    }
+    gdnStatus status = rk4_begin(m, d, &e, &rec, &w);
     // the stage activations are not in a tape's record: replayed
     if (na) {
         stage_acc = NULL;
@@ -428,10 +430,7 @@ gdnStatus gdn_rk4_transition(const gdnModel* m, gdnData* d, double* A, double* B
     size_t mark = gdn_arena_mark(d);
     entryState e;
     gdnRk4Record rec;
-    gdnStatus status = entry_save(m, d, &e);
-    if (status == GDN_OK) {
-        status = gdn_rk4_record_alloc(m, d, &rec);
-    }
+    gdnStatus status = rk4_begin(m, d, &e, &rec, NULL);
     double* X = status == GDN_OK ? gdn_arena_doubles(d, 7 * mat) : NULL;
     if (status == GDN_OK && !X) {
         status = GDN_ERR_MEMORY;

@@ -13,8 +13,10 @@
 // it). The front half then needs only the kinematics and ABA's factorization, no forces, bias
 // terms or solve for the acceleration. With the step's own qacc the results are bit for bit
 // gdn_step_vjp's except for the signs of zeros in the contact wrenches. The state is not
-// checked for finiteness (the forward pass did). GDN_ERR_ARG (NULL input, d created for another
-// vertex count), GDN_ERR_MEMORY (arena)
+// checked for finiteness (the forward pass did). gweights (gdn_weights_size, +=): with gparam,
+// the cotangent of the muscles' actuator_acc0 accumulates in its acc0 part for the caller to
+// take to gparam (the trajectory adjoint sums it over the steps); NULL drops that share.
+// GDN_ERR_ARG (NULL input, d created for another vertex count), GDN_ERR_MEMORY (arena)
 gdnStatus gdn_step_vjp_at(const gdnModel* m, gdnData* d, const double* qacc,
                           const double* gqpos_next, const double* gqvel_next, double* gqpos,
                           double* gqvel, double* gctrl, double* gparam, double* gvert,

@@ -33,11 +33,11 @@ typedef struct {
     int adjoint;
     int dim;
     // tangent: inputs and the sensor's output
-    const double *xi, *eta, *dq, *dv, *du;
+    const double *xi, *eta, *dq, *dv, *du, *da;
     double* out;
     // adjoint: the sensor's cotangent and the accumulated outputs
     const double* g;
-    double *xibar, *etabar, *gq, *gv, *gu;
+    double *xibar, *etabar, *gq, *gv, *gu, *ga;
 } Lin;
 
 // out += K x_b (tangent) or xbar_b += K' g (adjoint); kind 0: xi, 1: eta
@@ -85,14 +85,20 @@ static void emit_dof(Lin* c, int j, int kind, const double* col) {
     }
 }
 
-// out += coef du_i (a scalar sensor); adjoint: gu_i += coef g
-static void emit_ctrl(Lin* c, int i, double coef) {
+// out += coef du_i (a scalar sensor) with du actuator i's force-law input: its control, or
+// its act (a stateful actuator: act index i - (nu - na)); adjoint: gu_i (or ga_j) += coef g
+static void emit_ctrl(Lin* c, const gdnModel* m, int i, double coef) {
+    const int first = m->nu - m->na;
+    const int state = i >= first;
+    const double* x = state ? c->da : c->du;
+    double* gx = state ? c->ga : c->gu;
+    const int k = state ? i - first : i;
     if (!c->adjoint) {
-        if (c->du) {
-            c->out[0] += coef * c->du[i];
+        if (x) {
+            c->out[0] += coef * x[k];
         }
-    } else if (c->gu) {
-        c->gu[i] += coef * c->g[0];
+    } else if (gx) {
+        gx[k] += coef * c->g[0];
     }
 }
 
@@ -230,7 +236,7 @@ static void sensor_linear(const gdnModel* m, const gdnData* d, int i, const doub
             emit_dof(c, dof + k, 0, cq + k);
             emit_dof(c, dof + k, 1, cv + k);
         }
-        emit_ctrl(c, id, cu);
+        emit_ctrl(c, m, id, cu);
         return;
     }
     case GDN_SENS_BALLANGVEL:
@@ -582,12 +588,12 @@ static int sensor_on_transmission(const gdnModel* m, int i) {
     return trn != GDN_TRN_TENDON && trn != GDN_TRN_BODY && gdn_transmission_moving(m, id);
 }
 
-// an actuatorfrc sensor of a stateless actuator on a tendon, site, slider-crank or
+// an actuatorfrc sensor of an actuator on a tendon, site, slider-crank or
 // joint-in-parent transmission (the joint ones take gdn_actuator_force_row's short rows)
 static int sensor_force_full(const gdnModel* m, int i) {
     const int id = m->sensor_objid[i];
-    return m->sensor_type[i] == GDN_SENS_ACTUATORFRC && id < m->nu - m->na &&
-           m->actuator_trntype[id] != GDN_TRN_JOINT && m->actuator_trntype[id] != GDN_TRN_BODY;
+    return m->sensor_type[i] == GDN_SENS_ACTUATORFRC && m->actuator_trntype[id] != GDN_TRN_JOINT &&
+           m->actuator_trntype[id] != GDN_TRN_BODY;
 }
 
 // its linearization as full rows (dynamics/force_derivative.h): d force = cq . dq + cv . dv +
@@ -603,7 +609,7 @@ static int force_full_linear(const gdnModel* m, gdnData* d, int i, gdnTransmissi
         emit_dof(c, k, 0, rows + k);
         emit_dof(c, k, 1, rows + nv + k);
     }
-    emit_ctrl(c, id, cu);
+    emit_ctrl(c, m, id, cu);
     return 0;
 }
 
@@ -764,11 +770,10 @@ static int supported(const gdnModel* m, int i) {
                 (m->jnt_type[j] == GDN_JNT_HINGE || m->jnt_type[j] == GDN_JNT_SLIDE));
     }
     case GDN_SENS_ACTUATORFRC:
-        // a function of (q, v, u) alone (joint transmissions: gdn_actuator_force_row, the
-        // others: force_full_linear); a stateful actuator's force reads act, which the sensor
-        // tangents do not carry yet; the body transmission's has no derivative yet
-        return (m->actuator_trntype[id] == GDN_TRN_JOINT && id < m->nu - m->na) ||
-               sensor_force_full(m, i);
+        // a function of (q, v, u) and a stateful actuator's act (joint transmissions:
+        // gdn_actuator_force_row, the others: force_full_linear); the body transmission's has
+        // no derivative yet
+        return m->actuator_trntype[id] == GDN_TRN_JOINT || sensor_force_full(m, i);
     case GDN_SENS_JOINTLIMITVEL:
         return m->jnt_type[id] == GDN_JNT_HINGE || m->jnt_type[id] == GDN_JNT_SLIDE;
     case GDN_SENS_TENDONPOS:
@@ -812,8 +817,9 @@ static int clamped(const gdnModel* m, const gdnData* d, int i, int k) {
 
 // the shared front: checks, then S, V, and (tangent) xi, eta in scratch
 static gdnStatus sensor_derivative(const gdnModel* m, gdnData* d, int adjoint, const double* dq,
-                                   const double* dv, const double* du, double* ds,
-                                   const double* gs, double* gq, double* gv, double* gu) {
+                                   const double* dv, const double* du, const double* da,
+                                   double* ds, const double* gs, double* gq, double* gv,
+                                   double* gu, double* ga) {
     if (gdn_check_model_data(m, d) != GDN_OK) {
         return GDN_ERR_ARG;
     }
@@ -864,6 +870,7 @@ static gdnStatus sensor_derivative(const gdnModel* m, gdnData* d, int adjoint, c
         c.dq = dq;
         c.dv = dv;
         c.du = du;
+        c.da = da;
         memset(ds, 0, sizeof(double) * (size_t)m->nsensordata);
     } else {
         memset(xi, 0, sizeof(double) * 6 * (size_t)nb);
@@ -874,8 +881,12 @@ static gdnStatus sensor_derivative(const gdnModel* m, gdnData* d, int adjoint, c
         c.gq = gqv;
         c.gv = gqv + nv;
         c.gu = gu;
+        c.ga = ga;
         if (gu) {
             memset(gu, 0, sizeof(double) * (size_t)m->nu);
+        }
+        if (ga) {
+            memset(ga, 0, sizeof(double) * (size_t)m->na);
         }
     }
     for (int i = 0; i < m->nsensor; i++) {
@@ -950,7 +961,17 @@ gdnStatus gdn_sensor_jvp(const gdnModel* m, gdnData* d, const double* dq, const 
     if (!dsensordata && m && m->nsensordata > 0) {
         return GDN_ERR_ARG;
     }
-    return sensor_derivative(m, d, 0, dq, dv, du, dsensordata, NULL, NULL, NULL, NULL);
+    return sensor_derivative(m, d, 0, dq, dv, du, NULL, dsensordata, NULL, NULL, NULL, NULL,
+                             NULL);
+}
+
+gdnStatus gdn_sensor_jvp_act(const gdnModel* m, gdnData* d, const double* dq, const double* dv,
+                             const double* dact, const double* du, double* dsensordata) {
+    if (!dsensordata && m && m->nsensordata > 0) {
+        return GDN_ERR_ARG;
+    }
+    return sensor_derivative(m, d, 0, dq, dv, du, dact, dsensordata, NULL, NULL, NULL, NULL,
+                             NULL);
 }
 
 gdnStatus gdn_sensor_vjp(const gdnModel* m, gdnData* d, const double* gsensordata, double* gq,
@@ -958,5 +979,15 @@ gdnStatus gdn_sensor_vjp(const gdnModel* m, gdnData* d, const double* gsensordat
     if (!gsensordata && m && m->nsensordata > 0) {
         return GDN_ERR_ARG;
     }
-    return sensor_derivative(m, d, 1, NULL, NULL, NULL, NULL, gsensordata, gq, gv, gu);
+    return sensor_derivative(m, d, 1, NULL, NULL, NULL, NULL, NULL, gsensordata, gq, gv, gu,
+                             NULL);
+}
+
+gdnStatus gdn_sensor_vjp_act(const gdnModel* m, gdnData* d, const double* gsensordata,
+                             double* gq, double* gv, double* gact, double* gu) {
+    if (!gsensordata && m && m->nsensordata > 0) {
+        return GDN_ERR_ARG;
+    }
+    return sensor_derivative(m, d, 1, NULL, NULL, NULL, NULL, NULL, gsensordata, gq, gv, gu,
+                             gact);
 }

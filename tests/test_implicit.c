@@ -1062,7 +1062,8 @@ static int param_check(const char* file, double* efd, double* edot) {
     CHECK(gdn_data_create(m, &d) == GDN_OK);
     const int nq = m->nq, nv = m->nv, na = m->na, nu = m->nu, nb = m->nbody;
     const size_t np = (size_t)GDN_N_INERTIA_PARAMS * (size_t)nb;
-    double* buf = calloc(3 * np + 4 * (size_t)(nq + nv + na) + 8 * (size_t)nv + (size_t)nu + 8,
+    double* buf = calloc(3 * np + 4 * (size_t)(nq + nv + na) + 10 * (size_t)nv + 2 * (size_t)nu +
+                             (size_t)na + 8,
                          sizeof(double));
     double *p0 = buf, *dp = p0 + np, *gp = dp + np;
     double *x = gp + np, *yp = x + nq + nv + na, *ym = yp + nq + nv + na;
@@ -1154,11 +1155,11 @@ static int test_penalty_vertices(void) {
     gdnData* d = NULL;
     CHECK(gdn_data_create(m, &d) == GDN_OK);
     const int nq = m->nq, nv = m->nv, nx3 = 3 * m->nvert;
-    double* buf = calloc(3 * (size_t)nx3 + 3 * (size_t)(nq + nv) + 6 * (size_t)nv + 2,
+    double* buf = calloc(3 * (size_t)nx3 + 3 * (size_t)(nq + nv) + 8 * (size_t)nv + 2,
                          sizeof(double));
     double *v0 = buf, *dvx = v0 + nx3, *gvx = dvx + nx3, *x = gvx + nx3;
     double *yp = x + nq + nv, *ym = yp + nq + nv, *jo = ym + nq + nv, *fd = jo + 2 * nv;
-    double *w = fd + 2 * nv, *zero = w + 2 * nv;
+    double *w = fd + 2 * nv, *zero = w + 2 * nv; // zero: 2 nv + 2 (dx, du of step_from)
     unsigned long long rng = 0x94D049BB133111EBULL;
     memcpy(v0, m->vert_pos, sizeof(double) * (size_t)nx3);
     double worst = 0, wdot = 0;

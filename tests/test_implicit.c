@@ -1,14 +1,24 @@
 // SPDX-License-Identifier: Apache-2.0
 // The implicit integrator (MuJoCo 2.2.2's mjINT_IMPLICIT): loading, qDeriv against MuJoCo's
-// (d->qDeriv after mj_step), one step and 1000-step rollouts against mj_step.
+// (d->qDeriv after mj_step), one step and 1000-step rollouts against mj_step, and its exact
+// derivatives (JVP, VJP, A, B, the trajectory adjoint, the parameter and vertex channels)
+// against central differences and MuJoCo's implicit step.
 //
 // Tolerances and why:
 // - qDeriv: the same terms in the same formulas, evaluated by two codes: round-off,
-//   <= 1e-12 of max |qDeriv| (measured: see the printed lines);
-// - one step from a random state: (q', v') within 1e-12 relative of mj_step's (the LU and the
-//   solve run in MuJoCo's order; the inputs differ by round-off);
-// - 1000-step rollouts: relative state error <= 1e-6 (the brief's bound: round-off amplified by
-//   the horizon; constraint rows add the solver's own tolerance).
+//   <= 1e-12 of max |qDeriv|;
+// - one step from a random state: (q', v', act') within 1e-12 relative of mj_step's (the LU
+//   and the solve run in MuJoCo's order; the inputs differ by round-off);
+// - 1000-step rollouts: relative state error <= 1e-6 (round-off amplified by the horizon;
+//   constraint rows add the solver's own tolerance); measured <= 1e-11;
+// - FD checks: central differences with eps = 1e-6 (truncation ~eps^2 |x^(3)| ~ 1e-11,
+//   round-off ~1e-16 / 1e-6 = 1e-10): relative error <= 1e-6 of the output scale; with rows
+//   Newton at 1e-12 without warm start and Richardson's fourth-order quotient at eps = 1e-5
+//   (the impedance curve's third derivative), only where every sample keeps the row count;
+//   A, B with rows vs MuJoCo's plain central quotient at 1e-6: 1e-6;
+// - identities: <w, J u> = <J' w, u> to 1e-13 relative (5e-13 on the stiff penalty box, see
+//   test_jvp_vjp); A's columns equal to JVPs of unit directions to 1e-15 (they are built the
+//   same way: measured bit-equal).
 #include <stdlib.h>
 #include <string.h>
 

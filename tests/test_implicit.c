@@ -19,6 +19,7 @@
 // - identities: <w, J u> = <J' w, u> to 1e-13 relative (5e-13 on the stiff penalty box, see
 //   test_jvp_vjp); A's columns equal to JVPs of unit directions to 1e-15 (they are built the
 //   same way: measured bit-equal).
+
 #include <stdlib.h>
 #include <string.h>
 

@@ -260,8 +260,10 @@ int cli_solver_option(cliSolverArgs* args, const char* command, int argc, char**
             args->integrator = GDN_INT_EULER;
         } else if (strcmp(value, "rk4") == 0) {
             args->integrator = GDN_INT_RK4;
+        } else if (strcmp(value, "implicit") == 0) {
+            args->integrator = GDN_INT_IMPLICIT;
         } else {
-            cli_usage_error(command, "--integrator: '%s' is not euler or rk4", value);
+            cli_usage_error(command, "--integrator: '%s' is not euler, rk4 or implicit", value);
             return -1;
         }
     } else if (strcmp(option, "--iterations") == 0) {
@@ -283,7 +285,10 @@ int cli_solver_option(cliSolverArgs* args, const char* command, int argc, char**
 
 
 const char* cli_integrator_name(int integrator) {
-    return integrator == GDN_INT_EULER ? "euler" : integrator == GDN_INT_RK4 ? "rk4" : "unknown";
+    return integrator == GDN_INT_EULER      ? "euler"
+           : integrator == GDN_INT_RK4      ? "rk4"
+           : integrator == GDN_INT_IMPLICIT ? "implicit"
+                                            : "unknown";
 }
 
 const char* cli_solver_name(int solver) {

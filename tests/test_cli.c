@@ -85,12 +85,13 @@ static int test_info_sizes(void) {
 // an unsimulated feature is refused by name; --accept-unsupported (any command, any
 // position) loads it: the loader's warnings appear in info's JSON and on forward's stderr
 static int test_warnings(void) {
-    const char* path = tmp_file("warn.xml", "<mujoco>\n<option integrator=\"implicit\"/>\n"
+    const char* path = tmp_file("warn.xml", "<mujoco>\n<option noslip_iterations=\"2\"/>\n"
                                 "<worldbody>\n<body><joint type=\"ball\"/><geom size=\".1\"/>"
                                 "</body>\n</worldbody>\n</mujoco>\n");
     CHECK(run_cli_on("info", path) == 1);
     CHECK(strstr(run_err,
-                 "warn.xml:2: option: integrator \"implicit\" is not simulated by gradyn"));
+                 "warn.xml:2: option: noslip_iterations > 0 (the no-slip post-pass) is not "
+                 "simulated by gradyn"));
     CHECK(strstr(run_err, "--accept-unsupported"));
     CHECK(run_cli_on("info --accept-unsupported", path) == 0);
     cJSON* root = cJSON_Parse(run_out);
@@ -98,7 +99,7 @@ static int test_warnings(void) {
     const cJSON* warnings = cJSON_GetObjectItem(root, "warnings");
     CHECK(cJSON_GetArraySize(warnings) == 1);
     CHECK(strstr(cJSON_GetArrayItem(warnings, 0)->valuestring, "warn.xml:2"));
-    CHECK(strstr(cJSON_GetArrayItem(warnings, 0)->valuestring, "integrator"));
+    CHECK(strstr(cJSON_GetArrayItem(warnings, 0)->valuestring, "noslip_iterations"));
     const cJSON* joint = cJSON_GetArrayItem(
         cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(root, "bodies"), 1), "joints"),
         0);
@@ -108,8 +109,8 @@ static int test_warnings(void) {
 
     CHECK(run_cli_on("forward", path) == 1);
     CHECK(run_cli_on("forward --accept-unsupported", path) == 0);
-    CHECK(strstr(run_err, "warning") && strstr(run_err, "integrator") &&
-          strstr(run_err, "semi-implicit Euler is used"));
+    CHECK(strstr(run_err, "warning") && strstr(run_err, "noslip_iterations") &&
+          strstr(run_err, "no no-slip pass is run"));
 
     // RK4 is simulated: no warning, info names it, and --integrator overrides the file's
     const char* rk4 = tmp_file("rk4.xml", "<mujoco>\n<option integrator=\"RK4\"/>\n"
@@ -125,6 +126,18 @@ static int test_warnings(void) {
     char cmd[1200];
     snprintf(cmd, sizeof(cmd), "info '%s' --integrator euler", rk4);
     CHECK(run_cli(cmd) != 0); // info takes no solver options: a usage error, never a crash
+    // the implicit integrator is simulated too: no warning, info names it
+    const char* imp = tmp_file("implicit.xml", "<mujoco>\n<option integrator=\"implicit\"/>\n"
+                               "<worldbody>\n<body><joint type=\"ball\" damping=\"1\"/>"
+                               "<geom size=\".1\"/></body>\n</worldbody>\n</mujoco>\n");
+    CHECK(run_cli_on("info", imp) == 0);
+    root = cJSON_Parse(run_out);
+    CHECK(root != NULL);
+    CHECK(cJSON_GetArraySize(cJSON_GetObjectItem(root, "warnings")) == 0);
+    opt = cJSON_GetObjectItem(root, "option");
+    CHECK(strcmp(cJSON_GetObjectItem(opt, "integrator")->valuestring, "implicit") == 0);
+    cJSON_Delete(root);
+    CHECK(run_cli_on("forward", imp) == 0);
     return 0;
 }
 

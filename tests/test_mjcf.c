@@ -356,7 +356,7 @@ static int test_includes(void) {
 // load option accept_unsupported loads them with warnings naming the substitutes
 static int test_warnings(void) {
     const char* xml =
-        "<mujoco>\n<option integrator='implicit' density='1.2'/>\n"
+        "<mujoco>\n<option integrator='implicit' noslip_iterations='2' density='1.2'/>\n"
         "<worldbody><body name='a'><joint name='j'/><geom size='.1'/>"
         "<site name='s'/></body>\n<body name='b'><joint/><geom size='.1'/></body></worldbody>\n"
         "<tendon><fixed name='t'><joint joint='j' coef='1'/></fixed></tendon>\n"
@@ -367,13 +367,17 @@ static int test_warnings(void) {
     gdnModel* m = NULL;
     CHECK(load(xml, &m) == GDN_ERR_UNSUPPORTED && !m);
     CHECK(strstr(g_err,
-                 "<string>:2: option: integrator \"implicit\" is not simulated by gradyn"));
-    CHECK(strstr(g_err, "accept_unsupported") && strstr(g_err, "semi-implicit Euler"));
+                 "<string>:2: option: noslip_iterations > 0 (the no-slip post-pass) is not "
+                 "simulated by gradyn"));
+    CHECK(strstr(g_err, "accept_unsupported") && strstr(g_err, "no no-slip pass"));
     const gdnLoadOptions accept = {1};
     CHECK(gdn_load_xml_string_ex(xml, strlen(xml), NULL, &accept, &m, g_err, sizeof(g_err),
                                  g_warn, sizeof(g_warn)) == GDN_OK);
-    CHECK(strstr(g_warn, "<string>:2: option: integrator \"implicit\" is not simulated by "
-                         "gradyn; accepted (accept_unsupported): semi-implicit Euler is used"));
+    CHECK(strstr(g_warn, "<string>:2: option: noslip_iterations > 0 (the no-slip post-pass) is "
+                         "not simulated by gradyn; accepted (accept_unsupported): no no-slip "
+                         "pass is run"));
+    CHECK(!strstr(g_warn, "integrator")); // the implicit integrator is simulated (issue 12)
+    CHECK(m->opt.integrator == GDN_INT_IMPLICIT);
     CHECK(!strstr(g_warn, "fluid")); // the inertia-box fluid forces are simulated (issue 12)
     CHECK(m->opt.density == 1.2);
     CHECK(!strstr(g_warn, "tendon")); // fixed tendons are simulated (issue 12)

@@ -672,7 +672,6 @@ static int test_unsupported_policy(void) {
         const char* substitute; // in the warning
         const char* xml;  // the model's <option> ... before a pendulum
     } cases[] = {
-        {"integrator \"implicit\"", "semi-implicit Euler", "<option integrator='implicit'/>"},
         {"noslip_iterations", "no no-slip pass", "<option noslip_iterations='3'/>"},
         {"collision=\"predefined\"", "collision=\"all\"", "<option collision='predefined'/>"},
         {"multiccd", "one contact per convex pair",

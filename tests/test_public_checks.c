@@ -198,7 +198,7 @@ static void opt_tolerance_nan(gdnOption* o) { o->tolerance = NAN; }
 static void opt_tolerance_negative(gdnOption* o) { o->tolerance = -1e-8; }
 static void opt_solver(gdnOption* o) { o->solver = (gdnSolver)7; }
 static void opt_cone(gdnOption* o) { o->cone = (gdnCone)2; }
-static void opt_integrator(gdnOption* o) { o->integrator = (gdnIntegrator)2; }
+static void opt_integrator(gdnOption* o) { o->integrator = (gdnIntegrator)3; }
 static void opt_impratio(gdnOption* o) { o->impratio = 0; }
 static void opt_impratio_nan(gdnOption* o) { o->impratio = NAN; }
 static void opt_gravity(gdnOption* o) { o->gravity[2] = NAN; }
@@ -224,7 +224,7 @@ static const BadOption kBadOptions[] = {
     {"timestep NaN", opt_timestep_nan},     {"timestep inf", opt_timestep_inf},
     {"iterations -5", opt_iterations},      {"tolerance NaN", opt_tolerance_nan},
     {"tolerance < 0", opt_tolerance_negative}, {"solver 7", opt_solver},
-    {"cone 2", opt_cone},                   {"integrator 2", opt_integrator},
+    {"cone 2", opt_cone},                   {"integrator 3", opt_integrator},
     {"impratio 0", opt_impratio},           {"impratio NaN", opt_impratio_nan},
     {"gravity NaN", opt_gravity},           {"mpr_iterations -1", opt_mpr_iterations},
     {"mpr_tolerance NaN", opt_mpr_tolerance}, {"unknown disable bit", opt_disableflags},

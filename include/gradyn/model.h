@@ -45,7 +45,9 @@ typedef enum gdnSameFrame {
 // integrators
 typedef enum gdnIntegrator {
     GDN_INT_EULER = 0, // semi-implicit Euler, joint damping implicit (MuJoCo mjINT_EULER)
-    GDN_INT_RK4 = 1    // explicit 4th-order Runge-Kutta on the manifold (MuJoCo mjINT_RK4)
+    GDN_INT_RK4 = 1,   // explicit 4th-order Runge-Kutta on the manifold (MuJoCo mjINT_RK4)
+    GDN_INT_IMPLICIT = 2 // implicit in the velocity forces: (M - h d(force)/d qvel) a = f
+                         // (MuJoCo 2.2.2's mjINT_IMPLICIT; fluid forces refused)
 } gdnIntegrator;
 
 // disable flags: bit values equal MuJoCo 2.2.2's mjtDisableBit
@@ -128,7 +130,7 @@ typedef enum gdnBiasType {
 typedef struct gdnOption {
     double timestep;    // integration step (s)
     double gravity[3];  // gravitational acceleration, world frame (m/s^2)
-    gdnIntegrator integrator; // GDN_INT_EULER or GDN_INT_RK4
+    gdnIntegrator integrator; // GDN_INT_EULER, GDN_INT_RK4 or GDN_INT_IMPLICIT
     int disableflags;   // gdnDisableBit mask
     int enableflags;    // gdnEnableBit mask
 

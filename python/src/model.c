@@ -415,7 +415,7 @@ static PyMethodDef model_methods[] = {
      METH_VARARGS | METH_KEYWORDS | METH_STATIC,
      "Model.from_xml_path(path, accept_unsupported=False): load an MJCF file (gradyn.Error "
      "with the loader's message). A file using what changes the dynamics but gradyn does not "
-     "simulate (tendons, the implicit integrator, ...) is refused unless "
+     "simulate (noslip_iterations, springdamper, ...) is refused unless "
      "accept_unsupported=True, which loads it with a UserWarning naming each substitute"},
     {"from_xml_string", (PyCFunction)(void (*)(void))model_from_xml_string,
      METH_VARARGS | METH_KEYWORDS | METH_STATIC,

@@ -129,7 +129,7 @@ static PyObject* opt_o_solimp(PyObject* self, void* closure)
 #define RW(name) {#name, opt_get, opt_set, #name, (void*)&opt_##name}
 static PyGetSetDef opt_getset[] = {
     RW(timestep),
-    {"integrator", opt_get, opt_set, "integrator (INT_EULER 0, INT_RK4 1: MuJoCo's codes)",
+    {"integrator", opt_get, opt_set, "integrator (INT_EULER 0, INT_RK4 1, INT_IMPLICIT 2: MuJoCo's codes)",
      (void*)&opt_integrator},
     RW(disableflags), RW(enableflags), RW(solver), RW(iterations), RW(tolerance), RW(cone),
     RW(impratio), RW(o_margin), RW(mpr_iterations), RW(mpr_tolerance), RW(box_edge_bias),

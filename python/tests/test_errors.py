@@ -36,7 +36,7 @@ def test_load_error_from_mujoco_sample():
         assert "<composite>" in str(e.value)
 
 
-UNSUPPORTED = ("<mujoco>\n<option integrator=\"implicit\"/>\n<worldbody><body><joint/>"
+UNSUPPORTED = ("<mujoco>\n<option noslip_iterations=\"2\"/>\n<worldbody><body><joint/>"
                "<geom size=\".1\"/></body></worldbody>\n</mujoco>\n")
 
 
@@ -49,9 +49,10 @@ def test_unsupported_refused_unless_accepted(tmp_path):
                  lambda **k: gradyn.Model.from_xml_string(UNSUPPORTED, **k)):
         with pytest.raises(gradyn.Error) as e:
             load()
-        assert ':2: option: integrator "implicit" is not simulated by gradyn' in str(e.value)
+        assert (':2: option: noslip_iterations > 0 (the no-slip post-pass) '
+                'is not simulated by gradyn') in str(e.value)
         assert e.value.status == gradyn.ERR_UNSUPPORTED
-        with pytest.warns(UserWarning, match="semi-implicit Euler is used"):
+        with pytest.warns(UserWarning, match="no no-slip pass is run"):
             m = load(accept_unsupported=True)
         assert m.nv == 1
     with pytest.warns(UserWarning):

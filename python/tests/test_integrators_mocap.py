@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
-# The RK4 integrator and mocap bodies from Python: m.opt.integrator switches gradyn.step and its
-# derivatives (RK4 from XML, INT_EULER / INT_RK4 constants), d.mocap_pos / d.mocap_quat are
-# writable views that pose the mocap bodies, keyframes set them.
+# The RK4 and implicit integrators and mocap bodies from Python: m.opt.integrator switches
+# gradyn.step and its derivatives (RK4 and implicit from XML, INT_EULER / INT_RK4 /
+# INT_IMPLICIT constants), d.mocap_pos / d.mocap_quat are writable views that pose the mocap
+# bodies, keyframes set them.
 import numpy as np
 
 import gradyn
@@ -66,3 +67,37 @@ def test_fluid_options():
     m.opt.density = 0
     gradyn.forward(m, d)
     assert d.qfrc_passive[0] == 0
+
+
+IMPLICIT_XML = """<mujoco><option integrator="implicit" timestep="0.01"/><worldbody><body>
+<joint name="j" type="hinge" axis="0 1 0" damping="0.5"/>
+<geom type="capsule" size="0.05" fromto="0 0 0 0 0 -0.5"/></body></worldbody>
+<actuator><velocity joint="j" kv="3"/></actuator></mujoco>"""
+
+
+def test_implicit_option():
+    # the implicit integrator (MuJoCo 2.2.2's mjINT_IMPLICIT) from XML, its transition Jacobian
+    # against central differences of gradyn.step
+    m = gradyn.Model.from_xml_string(IMPLICIT_XML)
+    assert m.opt.integrator == gradyn.INT_IMPLICIT
+    d = gradyn.Data(m)
+    d.qpos[0], d.qvel[0], d.ctrl[0] = 0.5, -0.3, 0.2
+    a, b = gradyn.transition_jacobians(m, d)
+    eps = 1e-6
+    fd = np.zeros((2, 3))
+    for col in range(3):
+        out = []
+        for s in (eps, -eps):
+            gradyn.reset(m, d)
+            d.qpos[0], d.qvel[0], d.ctrl[0] = 0.5, -0.3, 0.2
+            [d.qpos, d.qvel, d.ctrl][col][0] += s
+            gradyn.step(m, d)
+            out.append(np.array([d.qpos[0], d.qvel[0]]))
+        fd[:, col] = (out[0] - out[1]) / (2 * eps)
+    np.testing.assert_allclose(np.hstack([a, b]), fd, rtol=0, atol=1e-7)
+    # not Euler's
+    m.opt.integrator = gradyn.INT_EULER
+    gradyn.reset(m, d)
+    d.qpos[0], d.qvel[0], d.ctrl[0] = 0.5, -0.3, 0.2
+    a_euler, _ = gradyn.transition_jacobians(m, d)
+    assert not np.allclose(a, a_euler, rtol=0, atol=1e-6)

@@ -67,6 +67,9 @@ static gdnStatus reverse_constrained(const gdnModel* m, gdnTape* tape, int t,
         return gdn_fail(st, err, err_size, "step %d: no derivative through %s", t,
                         GDN_TENDON_WRAP_WHAT);
     }
+    if (st == GDN_ERR_UNSUPPORTED && what && m->opt.integrator == GDN_INT_IMPLICIT) {
+        return gdn_fail(st, err, err_size, "step %d: no derivative through %s", t, what);
+    }
     if (st == GDN_ERR_UNSUPPORTED && what) {
         return gdn_fail(st, err, err_size,
                         "step %d has %d constraint rows and no derivative through its "
@@ -129,9 +132,11 @@ static gdnStatus reverse_step(const gdnModel* m, const gdnRollout* r, const gdnO
     // a smooth Euler step of a model with activations: the force laws' input cotangent gu, then
     // the activation update's share (gradient/activation_derivative.h)
     const int na = m->na;
+    const int implicit = m->opt.integrator == GDN_INT_IMPLICIT;
     double* gu = gctrl;
     double *ga = NULL, *gc = NULL, *keep = NULL;
-    if ((tslot < 0 || tape->entry[tslot].nefc == 0) && m->opt.integrator != GDN_INT_RK4 && na) {
+    if ((tslot < 0 || tape->entry[tslot].nefc == 0) && m->opt.integrator != GDN_INT_RK4 &&
+        !implicit && na) {
         gu = tape->act_work;
         ga = gu + nu;
         gc = ga + na;
@@ -139,7 +144,9 @@ static gdnStatus reverse_step(const gdnModel* m, const gdnRollout* r, const gdnO
         memset(gu, 0, sizeof(double) * (size_t)nu);
         gdn_act_update_partials(m, d, ga, gc, keep);
     }
-    if ((tslot >= 0 && tape->entry[tslot].nefc > 0) || m->opt.integrator == GDN_INT_RK4) {
+    // every implicit step is replayed too: its VJP refactors M - h qDeriv at the replayed front
+    if ((tslot >= 0 && tape->entry[tslot].nefc > 0) || m->opt.integrator == GDN_INT_RK4 ||
+        implicit) {
         // the contact parameters' channels (NULL when none is wanted)
         const gdnContactParamGradients cp = {out->geom_friction, out->geom_solref,
                                              out->geom_solimp,   out->geom_size,

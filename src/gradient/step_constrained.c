@@ -20,6 +20,7 @@
 #include "math/cholesky.h"
 #include "model/configuration_derivative.h"
 #include "penalty/penalty.h"
+#include "gradient/implicit_derivative.h"
 #include "sim/integrator.h"
 
 // The constrained step (sim/reduced.c), h = timestep, D = diag(dof_damping):
@@ -139,11 +140,23 @@ gdnStatus gdn_constrained_linearize(const gdnModel* m, gdnData* d, gdnConstraine
         return status;
     }
     L->damped = 0;
+    L->Himp = NULL;
     for (int i = 0; i < nv; i++) {
         extra[i] = hd * m->dof_damping[i];
         L->damped |= hd > 0 && m->dof_damping[i] > 0;
     }
-    if (L->damped) {
+    if (m->opt.integrator == GDN_INT_IMPLICIT) {
+        // the implicit integrator's final solve: (M - h qDeriv) a = qfrc_smooth + qfrc_constraint
+        L->damped = 1;
+        L->Himp = gdn_arena_doubles(d, (size_t)nv * (size_t)nv + 1);
+        if (!L->Himp) {
+            return GDN_ERR_MEMORY;
+        }
+        status = gdn_implicit_matrix(m, d, L->Himp);
+        if (status != GDN_OK) {
+            return status;
+        }
+    } else if (L->damped) {
         status = gdn_mass_factor_alloc(m, d, NULL, &L->damp);
         if (status != GDN_OK) {
             return status;
@@ -293,16 +306,26 @@ gdnStatus gdn_accel_jvp_linear(const gdnModel* m, gdnData* d, const gdnConstrain
             df[i] -= tmp[i];
         }
         if (L.damped) {
-            // (M + h D) da = -dr_a + J' df
+            // (M + h D) da = -dr_a + J' df;  implicit: (M - h qDeriv) da = -dr_a + J' df +
+            // h (dqDeriv) a (gradient/implicit_derivative.h; t in tmp's place: nv <= 2 nv)
             gdnResidualDirection dir = {dq, dv, NULL, du, dparam, dW, xi, eta,
-                                    gdn_weights_acc0_const(m, dweights)};
+                                        gdn_weights_acc0_const(m, dweights)};
             status = gdn_residual_jvp_ex(m, d, d->qacc, L.W, &dir, dr);
+            double* t = rhs + nv;
+            if (status == GDN_OK && L.Himp) {
+                status = gdn_implicit_dqderiv_jvp(m, d, d->qacc, dq, dv, du, dparam,
+                                                  gdn_weights_acc0_const(m, dweights), t);
+            }
             if (status == GDN_OK) {
                 gdn_constraint_mul_JT(m, d, rhs, df);
                 for (int i = 0; i < nv; i++) {
-                    rhs[i] += dqfrc[i] - dr[i];
+                    rhs[i] += dqfrc[i] - dr[i] + (L.Himp ? m->opt.timestep * t[i] : 0);
                 }
-                gdn_mass_solve(m, &L.damp, rhs);
+                if (L.Himp) {
+                    status = gdn_implicit_solve(m, d, L.Himp, rhs);
+                } else {
+                    gdn_mass_solve(m, &L.damp, rhs);
+                }
             }
         }
     }
@@ -386,7 +409,11 @@ gdnStatus gdn_accel_vjp_constrained(const gdnModel* m, gdnData* d, const double*
     if (L.damped) {
         // da = (M + hD)^-1 (-dr_a + J' df): y = (M + hD)^-1 abar, rbar_a = -y, dfbar = J y;
         // df = delta f - H_s J dx: dxbar = -J' H_s dfbar, deltabar = dfbar
-        gdn_mass_solve(m, &L.damp, y);
+        if (L.Himp) {
+            gdn_implicit_solve_transposed(m, L.Himp, y);
+        } else {
+            gdn_mass_solve(m, &L.damp, y);
+        }
         gdn_solver_mul_J(m, d, dfbar, y);
         gdn_rows_hs_mul(d, &L.lin, dfbar, tmp);
         gdn_constraint_mul_JT(m, d, z, tmp);
@@ -430,6 +457,14 @@ gdnStatus gdn_accel_vjp_constrained(const gdnModel* m, gdnData* d, const double*
         for (int k = 0; gctrl && k < nu; k++) {
             gu1[k] += gu2[k];
         }
+    }
+    // implicit: the change of qDeriv, z = h lambda = -h rbar_a (in tmp2's place: dqfrcbar)
+    if (status == GDN_OK && L.Himp) {
+        for (int i = 0; i < nv; i++) {
+            dqfrcbar[i] = -m->opt.timestep * y[i];
+        }
+        status = gdn_implicit_dqderiv_vjp(m, d, d->qacc, dqfrcbar, gq, gv, gctrl ? gu1 : NULL,
+                                          gparam, gparam ? gdn_weights_acc0(m, gweights) : NULL);
     }
     // gctrl accumulates (the RK4 step sums its stages)
     for (int k = 0; status == GDN_OK && gctrl && k < nu; k++) {

@@ -21,8 +21,9 @@ typedef struct gdnConstrainedLinear {
     double* S;     // 6 nv: world-origin dof axes
     gdnRowsLinear lin;
     double* H;     // nv x nv: Cholesky factor of M + J' H_s J (lower)
-    gdnMassFactor damp; // factor of M + h D (when damped)
-    int damped;
+    gdnMassFactor damp; // factor of M + h D (when damped, Euler)
+    int damped;    // the step's final solve differs from the solver's acceleration
+    double* Himp;  // nv x nv: the implicit integrator's LU of M - h qDeriv (NULL: Euler)
     double* W;     // 6 nbody: penalty + row wrenches at the solved forces
     const double* x; // the solver's acceleration
     const double* dtheta; // NULL (gdn_constrained_linearize), or a direction in the contacts'

@@ -22,6 +22,7 @@
 #include "model/configuration_derivative.h"
 #include "model/validate.h"
 #include "penalty/penalty.h"
+#include "gradient/implicit_derivative.h"
 #include "sim/integrator.h"
 #include "sim/pipeline.h"
 
@@ -38,6 +39,8 @@
 //           gv = w + (dr/dv)' rbar + ...,  gu = (dr/du)' rbar,  gpi += (dr/dpi)' rbar,
 //           gV += (dW/dV)' (dr/dW)' rbar
 // Every branch (ctrl and force clamping, the active contact vertices) is the primal's.
+// The implicit integrator (h D -> -h qDeriv(q, v, u)) adds the change of qDeriv:
+//           da = (M - h qDeriv)^-1 (-dr + h (dqDeriv) a)   (gradient/implicit_derivative.h)
 
 // the primal front half (one forward model with gdn_step): d->qacc = a, ABA's factorization of
 // M + hD kept in f (arrays from the arena); then v' = v + h a
@@ -137,7 +140,16 @@ static gdnStatus step_jvp_core(const gdnModel* m, gdnData* d, const double* dqpo
     if (status == GDN_OK) {
         status = primal_front(m, d, &f, qvel_next);
     }
-    if (status == GDN_OK && d->nefc > 0) {
+    // the implicit integrator: da = (M - h qDeriv)^-1 (-dr + h (dqDeriv) a)
+    // (with rows the constrained path's final solve: step_constrained.c)
+    const int implicit = m->opt.integrator == GDN_INT_IMPLICIT;
+    if (status == GDN_OK && implicit && gdn_implicit_deriv_refusal(m, d)) {
+        status = GDN_ERR_UNSUPPORTED;
+    }
+    if (status == GDN_OK && implicit && d->nefc == 0) {
+        status = gdn_implicit_accel_jvp(m, d, dqpos, dqvel, dctrl, dparam,
+                                        gdn_weights_acc0_const(m, dweights), dvert, dr);
+    } else if (status == GDN_OK && d->nefc > 0) {
         const char* what = NULL;
         status = gdn_constrained_admissible(m, d);
         if (status == GDN_OK) {
@@ -148,7 +160,7 @@ static gdnStatus step_jvp_core(const gdnModel* m, gdnData* d, const double* dqpo
         return status;
     }
     // da (in dr) = -(M + hD)^-1 dr_a;  dv' = dv + h da
-    if (status == GDN_OK) {
+    if (status == GDN_OK && !implicit) {
         status = smooth_accel_jvp(m, d, &f, dqpos, dqvel, dctrl, dparam,
                                   gdn_weights_acc0_const(m, dweights), dvert, dW, dr);
     }
@@ -363,6 +375,35 @@ static gdnStatus step_vjp_back(const gdnModel* m, gdnData* d, const gdnAbaFactor
     return status;
 }
 
+// the implicit integrator's backward half at the front in d: the integration's adjoint, then
+// the acceleration's (gradient/implicit_derivative.h)
+static gdnStatus implicit_vjp_back(const gdnModel* m, gdnData* d, const double* gqpos_next,
+                                   const double* gqvel_next, double* gqpos, double* gqvel,
+                                   double* gctrl, double* gparam, double* gacc0,
+                                   double* gvert) {
+    const int nv = m->nv;
+    size_t mark = gdn_arena_mark(d);
+    double* qvel_next = gdn_arena_doubles(d, 4 * (size_t)nv + 1);
+    if (!qvel_next) {
+        return GDN_ERR_MEMORY;
+    }
+    double* abar = qvel_next + nv;
+    double* gq = abar + nv;
+    double* gv = gq + nv;
+    gdn_step_integration_vjp(m, d, d->qacc, gqpos_next, gqvel_next, qvel_next, gq, gv, abar);
+    gdnStatus status = gdn_implicit_accel_vjp(m, d, abar, gq, gv, gctrl, gparam, gacc0, gvert);
+    if (status == GDN_OK) {
+        if (gqpos) {
+            memcpy(gqpos, gq, sizeof(double) * (size_t)nv);
+        }
+        if (gqvel) {
+            memcpy(gqvel, gv, sizeof(double) * (size_t)nv);
+        }
+    }
+    gdn_arena_reset(d, mark);
+    return status;
+}
+
 // the adjoint of the step without the activation update: gctrl is the force laws' input
 // cotangent (activation_derivative.h)
 static gdnStatus step_vjp_core(const gdnModel* m, gdnData* d, const double* gqpos_next,
@@ -388,6 +429,11 @@ static gdnStatus step_vjp_core(const gdnModel* m, gdnData* d, const double* gqpo
     if (status == GDN_OK) {
         status = gdn_pipeline_front(m, d, GDN_PIPE_DERIVATIVE, &f);
     }
+    const int implicit = m->opt.integrator == GDN_INT_IMPLICIT;
+    if (status == GDN_OK && implicit) {
+        *what = gdn_implicit_deriv_refusal(m, d);
+        status = *what ? GDN_ERR_UNSUPPORTED : GDN_OK;
+    }
     // the cotangents of the constants at qpos0 that move with the inertias (a constrained
     // step's inverse weights, the muscles' acc0): the caller's (a trajectory sums them), or
     // this call's, finished here into gparam
@@ -404,7 +450,10 @@ static gdnStatus step_vjp_core(const gdnModel* m, gdnData* d, const double* gqpo
         !own) {
         status = GDN_ERR_MEMORY;
     }
-    if (status == GDN_OK && constrained) {
+    if (status == GDN_OK && implicit && !constrained) {
+        status = implicit_vjp_back(m, d, gqpos_next, gqvel_next, gqpos, gqvel, gctrl, gparam,
+                                   gparam ? gdn_weights_acc0(m, gw) : NULL, gvert);
+    } else if (status == GDN_OK && constrained) {
         status = gdn_constrained_admissible(m, d);
         if (status == GDN_OK) {
             status = gdn_step_vjp_constrained(m, d, gqpos_next, gqvel_next, gqpos, gqvel, gctrl,
@@ -585,6 +634,9 @@ gdnStatus gdn_step_vjp_at(const gdnModel* m, gdnData* d, const double* qacc,
     if (!m || !d || !qacc) {
         return GDN_ERR_ARG;
     }
+    if (m->opt.integrator == GDN_INT_IMPLICIT) {
+        return GDN_ERR_UNSUPPORTED; // (the adjoint replays implicit steps instead)
+    }
     const int nv = m->nv;
     const double hd = gdn_damping_h(m);
     size_t mark = gdn_arena_mark(d);
@@ -619,6 +671,9 @@ gdnStatus gdn_step_vjp_stored(const gdnModel* m, gdnData* d, const gdnAbaFactor*
                               double* gctrl, double* gparam, double* gvert, double* gweights) {
     if (!m || !d || !f || !qacc) {
         return GDN_ERR_ARG;
+    }
+    if (m->opt.integrator == GDN_INT_IMPLICIT) {
+        return GDN_ERR_UNSUPPORTED; // (the adjoint replays implicit steps instead)
     }
     return vjp_from_front(m, d, f, qacc, vert_stored, gqpos_next, gqvel_next, gqpos, gqvel,
                           gctrl, gparam, gvert, gdn_weights_acc0(m, gweights));

@@ -14,6 +14,7 @@
 #include "constraint/rows_derivative.h"
 #include "gradient/activation_derivative.h"
 #include "gradient/columns.h"
+#include "gradient/implicit_derivative.h"
 #include "gradient/rk4_derivative.h"
 #include "gradient/residual.h"
 #include "gradient/step_constrained.h"
@@ -441,8 +442,9 @@ static gdnStatus transition_euler(const gdnModel* m, gdnData* d, double* A, doub
     return GDN_OK;
 }
 
-// RK4 with activations: one exact tangent (gdn_step_jvp_act) per column of [A | B], the unit
-// directions in (dq, dv, act, ctrl); each leaves the state as it found it
+// RK4 with activations and the implicit integrator: one exact tangent (gdn_step_jvp_act) per
+// column of [A | B], the unit directions in (dq, dv, act, ctrl); each leaves the state as it
+// found it
 static gdnStatus transition_by_columns(const gdnModel* m, gdnData* d, double* A, double* B) {
     const int nv = m->nv, na = m->na, nu = m->nu, nx = 2 * nv + na;
     size_t mark = gdn_arena_mark(d);
@@ -472,11 +474,80 @@ static gdnStatus transition_by_columns(const gdnModel* m, gdnData* d, double* A,
     return status;
 }
 
+// The implicit integrator without activations: the front half and H = M - h qDeriv once, then
+// per unit direction (dq, dv, du) da = H^-1 (-dr + h (dqDeriv) a) (gdn_implicit_accel_jvp_with;
+// with rows each column is the constrained tangent, gdn_step_jvp_linear at one linearization),
+// dv' = dv + h da, dq' = Phi_q dq + h Phi_v dv'
+static gdnStatus transition_implicit(const gdnModel* m, gdnData* d, double* A, double* B) {
+    const int nv = m->nv, nu = m->nu, nx = 2 * nv;
+    const double h = m->opt.timestep;
+    const size_t nvs = (size_t)(nv > 0 ? nv : 1);
+    size_t mark = gdn_arena_mark(d);
+    double* H = gdn_arena_doubles(d, nvs * nvs + 5 * nvs + (size_t)nu + 1);
+    if (!H) {
+        return GDN_ERR_MEMORY;
+    }
+    double* qvel_next = H + nvs * nvs;
+    double* dir = qvel_next + nv;   // dq, dv (nv each), du (nu)
+    double* da = dir + 2 * nv + nu; // da, then dv'
+    double* dqn = da + nv;
+    gdnStatus status = gdn_pipeline_front(m, d, GDN_PIPE_DERIVATIVE, NULL);
+    const char* what = NULL;
+    if (status == GDN_OK && gdn_implicit_deriv_refusal(m, d)) {
+        status = GDN_ERR_UNSUPPORTED;
+    }
+    gdnConstrainedLinear L;
+    if (status == GDN_OK && d->nefc > 0) {
+        status = gdn_constrained_admissible(m, d);
+        if (status == GDN_OK) {
+            status = gdn_constrained_linearize(m, d, &L, &what);
+        }
+    } else if (status == GDN_OK) {
+        status = gdn_implicit_matrix(m, d, H);
+    }
+    for (int i = 0; status == GDN_OK && i < nv; i++) {
+        qvel_next[i] = d->qvel[i] + h * d->qacc[i];
+    }
+    for (int c = 0; c < nx + nu && status == GDN_OK; c++) {
+        if ((c < nx && !A) || (c >= nx && !B)) {
+            continue;
+        }
+        memset(dir, 0, sizeof(double) * (size_t)(nx + nu));
+        dir[c] = 1;
+        if (d->nefc > 0) {
+            status = gdn_step_jvp_linear(m, d, &L, dir, dir + nv, dir + nx, NULL, NULL, NULL,
+                                         dqn, da, &what);
+        } else {
+            status = gdn_implicit_accel_jvp_with(m, d, H, dir, dir + nv, dir + nx, NULL, NULL,
+                                                 NULL, da);
+            for (int i = 0; i < nv; i++) {
+                da[i] = dir[nv + i] + h * da[i];
+            }
+            gdn_integrate_pos_jvp(m, qvel_next, h, dir, da, dqn);
+        }
+        for (int r = 0; status == GDN_OK && r < nx; r++) {
+            const double val = r < nv ? dqn[r] : da[r - nv];
+            if (c < nx) {
+                A[(size_t)r * (size_t)nx + (size_t)c] = val;
+            } else {
+                B[(size_t)r * (size_t)nu + (size_t)(c - nx)] = val;
+            }
+        }
+    }
+    gdn_arena_reset(d, mark);
+    return status;
+}
+
 gdnStatus gdn_transition_jacobians(const gdnModel* m, gdnData* d, double* A, double* B) {
     if (gdn_check_call(m, d) != GDN_OK) {
         return GDN_ERR_ARG;
     }
     gdn_deriv_report_clear(d);
+    if (m->opt.integrator == GDN_INT_IMPLICIT) {
+        // one exact tangent per column (gradient/implicit_derivative.h); without activations
+        // one front half and one M - h qDeriv for all of them
+        return m->na > 0 ? transition_by_columns(m, d, A, B) : transition_implicit(m, d, A, B);
+    }
     if (m->opt.integrator == GDN_INT_RK4) {
         return m->na > 0 ? transition_by_columns(m, d, A, B) : gdn_rk4_transition(m, d, A, B);
     }

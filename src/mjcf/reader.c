@@ -249,11 +249,7 @@ static int read_option(gdnSpec* spec, gdnXmlElem* e) {
     }
     int integrator = 0;
     GDN_TRY(gdn_attr_keyword(d, e, "integrator", integrators, codes, 3, &integrator));
-    if (integrator == 2) {
-        GDN_TRY(unsupported(spec, e, "integrator \"implicit\"", "semi-implicit Euler is used"));
-    } else {
-        o->integrator = (gdnIntegrator)integrator; // Euler or RK4
-    }
+    o->integrator = (gdnIntegrator)integrator; // Euler, RK4 or implicit
     // the medium: MuJoCo's inertia-box fluid forces (dynamics/fluid.h)
     GDN_TRY(gdn_attr_doubles(d, e, "wind", 3, o->wind, 1));
     GDN_TRY(gdn_attr_doubles(d, e, "density", 1, &o->density, 1));

@@ -16,7 +16,7 @@ gdnStatus gdn_check_options(const gdnOption* o) {
     int good = (o->timestep > 0) & (o->timestep <= DBL_MAX);
     good &= (fabs(o->gravity[0]) <= DBL_MAX) & (fabs(o->gravity[1]) <= DBL_MAX) &
             (fabs(o->gravity[2]) <= DBL_MAX);
-    good &= ((unsigned)o->integrator <= GDN_INT_RK4) & ((unsigned)o->solver <= GDN_SOL_NEWTON) &
+    good &= ((unsigned)o->integrator <= GDN_INT_IMPLICIT) & ((unsigned)o->solver <= GDN_SOL_NEWTON) &
             ((unsigned)o->cone <= GDN_CONE_ELLIPTIC);
     good &= (o->iterations >= 0) & (o->tolerance >= 0) & (o->tolerance <= DBL_MAX);
     good &= (o->impratio > 0) & (o->impratio <= DBL_MAX);

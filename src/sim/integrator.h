@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Internal: the integrators (Euler, RK4): the damping each one folds into its acceleration, the
-// RK4 tableau, the RK4 step.
+// Internal: the integrators (Euler, RK4, implicit): the damping each one folds into its
+// acceleration, the RK4 tableau, the RK4 step, the implicit integrator's matrix.
 #ifndef GDN_SIM_INTEGRATOR_H
 #define GDN_SIM_INTEGRATOR_H
 
@@ -10,8 +10,9 @@
 
 // The factor of D = diag(dof_damping) in the acceleration the step integrates: h for Euler
 // (mj_Euler solves (M + h D) a = qfrc_smooth + qfrc_constraint), 0 for RK4 (each stage's
-// acceleration is mj_forward's, M a = qfrc_smooth + qfrc_constraint). Every place that adds
-// h D to M asks this one function.
+// acceleration is mj_forward's, M a = qfrc_smooth + qfrc_constraint), 0 for implicit (its
+// acceleration stage is mj_forward's; the step then solves with M - h qDeriv, below). Every
+// place that adds h D to M asks this one function.
 static inline double gdn_damping_h(const gdnModel* m) {
     return m->opt.integrator == GDN_INT_EULER ? m->opt.timestep : 0.0;
 }
@@ -61,5 +62,46 @@ void gdn_rk4_advance(const gdnModel* m, const gdnRk4Record* rec, double* qpos, d
 // local one) receives the stages.
 // A failed stage leaves qpos, qvel and time as they were on entry and returns its status.
 gdnStatus gdn_rk4_step(const gdnModel* m, gdnData* d, gdnPipelineMode mode, gdnRk4Record* rec);
+
+// ---------------------------------------------------------------- implicit (sim/implicit.c)
+
+// MuJoCo 2.2.2's mj_implicit after mj_forward:
+//   qacc = (M - h qDeriv)^-1 (qfrc_smooth + qfrc_constraint),
+//   qDeriv = d(qfrc_actuator + qfrc_passive - qfrc_bias) / d qvel as mjd_smooth_vel defines it:
+//   per actuator moment' kv moment with kv the affine bias's kv plus the gain's velocity slope
+//   (affine kv, muscle: mjd_muscleGain_vel) times the UNclamped ctrl (or act), no force clamp;
+//   -diag(dof_damping); -b J'J per damped tendon; the fluid forces' d qfrc / d qvel;
+//   -d qfrc_bias / d qvel (exact). Kept only on
+//   M's sparsity (dof i with its ancestors and descendants: mj_makeMSparse), factored as
+//   (U + I) L without pivoting from the last dof up (mju_factorLUSparse, no fill-in).
+//   The medium's forces add their exact velocity derivative (mjd_inertiaBoxFluid and
+//   mjd_ellipsoidFluid's J' B J, which are exact: the same to round-off).
+
+// qDeriv dense (nv x nv, every entry written; the off-pattern ones are not read by the
+// factor). Needs the acceleration stage's d (kinematics with the geom frames, cdof, cinert,
+// ten_J, actuator_length and velocity). GDN_ERR_MEMORY
+gdnStatus gdn_implicit_qderiv(const gdnModel* m, gdnData* d, double* D);
+
+// actuator i's coefficient kv in qDeriv (moment' kv moment), and the muscle slope it reads
+double gdn_implicit_actuator_kv(const gdnModel* m, const gdnData* d, int i);
+double gdn_implicit_muscle_gain_vel(double len, double vel, const double lengthrange[2],
+                                    double acc0, const double prm[]);
+// its partials d/dlen, d/dvel (the same branches; for the implicit step's derivative)
+void gdn_implicit_muscle_gain_vel_partials(double len, double vel, const double lengthrange[2],
+                                           double acc0, const double prm[], double* dlen,
+                                           double* dvel);
+
+// H (nv x nv dense) = the LU of itself on M's pattern, in place; GDN_ERR_SINGULAR for a pivot
+// below MuJoCo's mjMINVAL (MuJoCo stops with mju_error there)
+gdnStatus gdn_implicit_factor(const gdnModel* m, gdnData* d, double* H);
+
+// x = H^-1 x with the factor of gdn_implicit_factor (mju_solveLUSparse's order)
+gdnStatus gdn_implicit_solve(const gdnModel* m, gdnData* d, const double* LU, double* x);
+
+// H = the factored M - h qDeriv at the state in d (d->qM filled)
+gdnStatus gdn_implicit_matrix(const gdnModel* m, gdnData* d, double* H);
+
+// qacc (nv) = (M - h qDeriv)^-1 (qfrc_smooth + qfrc_constraint) after a plain acceleration stage
+gdnStatus gdn_implicit_acceleration(const gdnModel* m, gdnData* d, double* qacc);
 
 #endif

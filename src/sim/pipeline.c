@@ -119,6 +119,18 @@ gdnStatus gdn_pipeline_front(const gdnModel* m, gdnData* d, gdnPipelineMode mode
     if (status == GDN_OK && sensors) {
         status = gdn_sensor_stages(m, d, tau, mode == GDN_PIPE_FORWARD ? 0 : gdn_damping_h(m));
     }
+    // the implicit integrator's step acceleration after the sensors (which read mj_forward's):
+    // qacc = (M - h qDeriv)^-1 (qfrc_smooth + qfrc_constraint) (sim/implicit.c); qacc_smooth
+    // and qacc_warmstart stay mj_forward's, as MuJoCo leaves them
+    if (status == GDN_OK && mode != GDN_PIPE_FORWARD && m->opt.integrator == GDN_INT_IMPLICIT) {
+        status = gdn_implicit_acceleration(m, d, tau);
+        if (status == GDN_OK && gdn_all_finite(tau, nv)) {
+            memcpy(d->qacc, tau, sizeof(double) * (size_t)nv);
+        } else if (status == GDN_OK) {
+            d->warning[GDN_WARN_BADQACC]++;
+            status = GDN_ERR_NONFINITE;
+        }
+    }
     if (status != GDN_OK) {
         memcpy(d->qpos, qpos_saved, sizeof(double) * (size_t)nq);
     }

@@ -25,7 +25,9 @@ typedef enum gdnPipelineMode {
     GDN_PIPE_FORWARD = 0,
     // gdn_step's front half: qacc = the acceleration the step integrates,
     //   (M + h D)^-1 (qfrc_smooth + qfrc_constraint),  D = diag(dof_damping)
-    // (MuJoCo's mj_Euler); without rows by one ABA, without qM or a separate RNE
+    // (MuJoCo's mj_Euler); without rows by one ABA, without qM or a separate RNE. Under the
+    // implicit integrator mj_forward's stage, the sensors, then qacc = (M - h qDeriv)^-1
+    // (qfrc_smooth + qfrc_constraint) (sim/implicit.c; qacc_smooth, qacc_warmstart mj_forward's)
     GDN_PIPE_STEP = 1,
     // the step's front half for a derivative: as GDN_PIPE_STEP (the derivative then reads the
     // solve from d: gradient/step_constrained.h)

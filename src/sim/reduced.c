@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The reduced-coordinate formulation of the pipeline: contacts and rows, then the smooth
 // acceleration and MuJoCo's constraint solve (mj_fwdPosition's collision/rows, mj_fwdVelocity's
-// reference acceleration, mj_fwdAcceleration, mj_fwdConstraint, mj_Euler's damped update).
+// reference acceleration, mj_fwdAcceleration, mj_fwdConstraint, mj_Euler's damped update;
+// the implicit integrator's update follows in sim/pipeline.c).
 #include "sim/reduced.h"
 
 #include <math.h>
@@ -115,9 +116,12 @@ static gdnStatus reduced_acceleration(const gdnModel* m, gdnData* d, gdnPipeline
                                       const double* tau, const gdnAbaFactor* factor,
                                       double* work) {
     const int nv = m->nv;
-    const double hd = gdn_damping_h(m); // h for Euler, 0 for RK4's stages
+    const double hd = gdn_damping_h(m); // h for Euler, 0 for RK4's stages and implicit
     const size_t bytes = sizeof(double) * (size_t)nv;
-    if (d->nefc == 0 && mode == GDN_PIPE_FORWARD) {
+    // mj_forward's acceleration: the forward mode, and every mode under the implicit
+    // integrator (the pipeline then solves with M - h qDeriv: sim/implicit.c)
+    const int plain = mode == GDN_PIPE_FORWARD || m->opt.integrator == GDN_INT_IMPLICIT;
+    if (d->nefc == 0 && plain) {
         gdn_com_pos(m, d);
         gdn_crb_com(m, d);
         gdn_rne_com(m, d, 0, d->qfrc_bias);
@@ -131,7 +135,7 @@ static gdnStatus reduced_acceleration(const gdnModel* m, gdnData* d, gdnPipeline
     }
     if (d->nefc > 0) {
         gdnStatus status = gdn_constrained_acceleration(m, d, tau);
-        if (status != GDN_OK || mode == GDN_PIPE_FORWARD) {
+        if (status != GDN_OK || plain) {
             return status;
         }
     }

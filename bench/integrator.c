@@ -107,16 +107,21 @@ static double final_difference(scene* s, int n) {
 
 // one row: gradyn and MuJoCo rollouts under one integrator, batches interleaved (the order
 // alternating), medians
-static int step_row(int i, int rk4, int batches, int steps) {
+// the integrators, by gradyn's code: names and MuJoCo's codes
+static const char* const integ_names[3] = {"Euler", "RK4", "implicit"};
+static const int integ_gdn[3] = {GDN_INT_EULER, GDN_INT_RK4, GDN_INT_IMPLICIT};
+static const int integ_mj[3] = {mjINT_EULER, mjINT_RK4, mjINT_IMPLICIT};
+
+static int step_row(int i, int integ, int batches, int steps) {
     scene s;
     char err[1024] = "";
     if (scene_load(&s, i, err, (int)sizeof(err)) != 0) {
-        printf("| %s | %s | (not loaded: %s) | | | |\n", scene_names[i], rk4 ? "RK4" : "Euler",
+        printf("| %s | %s | (not loaded: %s) | | | |\n", scene_names[i], integ_names[integ],
                err);
         return 1;
     }
-    s.gm->opt.integrator = rk4 ? GDN_INT_RK4 : GDN_INT_EULER;
-    s.mm->opt.integrator = rk4 ? mjINT_RK4 : mjINT_EULER;
+    s.gm->opt.integrator = integ_gdn[integ];
+    s.mm->opt.integrator = integ_mj[integ];
     double* t = malloc(sizeof(double) * 2 * (size_t)batches);
     if (!t) {
         scene_free(&s);
@@ -133,7 +138,7 @@ static int step_row(int i, int rk4, int batches, int steps) {
         }
     }
     const double g = bench_median(t, batches), m = bench_median(t + batches, batches);
-    printf("| %s | %s | %.2f | %.2f | %.2f | %.1e |\n", scene_names[i], rk4 ? "RK4" : "Euler",
+    printf("| %s | %s | %.2f | %.2f | %.2f | %.1e |\n", scene_names[i], integ_names[integ],
            1e6 * g, 1e6 * m, g / m, diff);
     free(t);
     scene_free(&s);
@@ -142,16 +147,16 @@ static int step_row(int i, int rk4, int batches, int steps) {
 
 // the adjoint row: gradient (forward + backward, every dJ/du_t) over its rollout, both under
 // one integrator, on the target objective from the model's initial state
-static int adjoint_row(int i, int rk4, int batches, int steps) {
+static int adjoint_row(int i, int integ, int batches, int steps) {
     scene s;
     char err[1024] = "";
     if (scene_load(&s, i, err, (int)sizeof(err)) != 0) {
-        printf("| %s | %s | (not loaded: %s) | | |\n", scene_names[i], rk4 ? "RK4" : "Euler",
+        printf("| %s | %s | (not loaded: %s) | | |\n", scene_names[i], integ_names[integ],
                err);
         return 1;
     }
     gdnModel* m = s.gm;
-    m->opt.integrator = rk4 ? GDN_INT_RK4 : GDN_INT_EULER;
+    m->opt.integrator = integ_gdn[integ];
     const int nu = m->nu;
     double* ctrl = calloc((size_t)steps * (size_t)(nu + 1) * 2 + 2 * (size_t)batches,
                           sizeof(double));
@@ -187,10 +192,10 @@ static int adjoint_row(int i, int rk4, int batches, int steps) {
         }
     }
     if (failed) {
-        printf("| %s | %s | (failed: %s) | | |\n", scene_names[i], rk4 ? "RK4" : "Euler", err);
+        printf("| %s | %s | (failed: %s) | | |\n", scene_names[i], integ_names[integ], err);
     } else {
         const double fwd = bench_median(t, batches), grad = bench_median(t + batches, batches);
-        printf("| %s | %s | %.3f | %.3f | %.2f |\n", scene_names[i], rk4 ? "RK4" : "Euler",
+        printf("| %s | %s | %.3f | %.3f | %.2f |\n", scene_names[i], integ_names[integ],
                1e3 * fwd, 1e3 * grad, grad / fwd);
     }
     gdn_tape_free(tape);
@@ -200,30 +205,32 @@ static int adjoint_row(int i, int rk4, int batches, int steps) {
 }
 
 int bench_integrator_table(int batches, int steps) {
-    printf("\n### Integrators: gdn_step vs mj_step per step, Euler and RK4 (%d-step rollouts, "
+    printf("\n### Integrators: gdn_step vs mj_step per step, Euler, RK4 and implicit (%d-step rollouts, "
            "median of %d interleaved batches)\n\n",
            steps, batches);
     printf("| scene | integrator | gradyn us/step | MuJoCo us/step | ratio | final |dqpos| |\n");
     printf("|---|---|---|---|---|---|\n");
     int failures = 0;
     for (int i = 0; i < NSCENE; i++) {
-        for (int rk4 = 0; rk4 < 2; rk4++) {
-            failures += step_row(i, rk4, batches, steps);
+        for (int integ = 0; integ < 3; integ++) {
+            failures += step_row(i, integ, batches, steps);
         }
     }
     const int adj_steps = steps < 300 ? steps : 300;
-    printf("\n### The trajectory adjoint under RK4: gradient (forward + backward, all dJ/du_t) "
+    printf("\n### The trajectory adjoint under each integrator: gradient (forward + backward, all dJ/du_t) "
            "vs its rollout (%d steps, median of %d interleaved batches)\n\n",
            adj_steps, batches);
     printf("| scene | integrator | rollout ms | gradient ms | gradient / rollout |\n");
     printf("|---|---|---|---|---|\n");
     const int adj_scenes[3] = {2, 0, 1};
     for (int k = 0; k < 3; k++) {
-        for (int rk4 = 0; rk4 < 2; rk4++) {
-            failures += adjoint_row(adj_scenes[k], rk4, batches, adj_steps);
+        for (int integ = 0; integ < 3; integ++) {
+            failures += adjoint_row(adj_scenes[k], integ, batches, adj_steps);
         }
     }
-    // the muscle model (activation states; Euler: RK4's derivative with act is not written)
-    failures += adjoint_row(5, 0, batches, adj_steps);
+    // the muscle model (activation states)
+    for (int integ = 0; integ < 3; integ++) {
+        failures += adjoint_row(5, integ, batches, adj_steps);
+    }
     return failures;
 }

@@ -98,10 +98,13 @@ typedef enum gdnStage {
 // ctrl: the only sensor du reaches); a clamped cutoff has derivative 0 (the value sits on the
 // bound); user sensors are zeros (derivative 0). GDN_ERR_UNSUPPORTED when the model has a
 // sensor whose derivative is not implemented (the other acceleration-stage sensors,
-// actuatorpos / vel on ball or free joints and on a body transmission, actuatorfrc on a body
-// transmission, jointlimitvel of a ball joint), with nothing
-// written, and at a state where a rangefinder grazes its surface or a tendon sensor's tendon
-// wraps inside (no derivative there); GDN_ERR_ARG for a NULL m / d or another model's data.
+// actuatorpos / vel on ball or free joints, jointlimitvel of a ball joint), with nothing
+// written, and at a state where a rangefinder grazes its surface, a tendon sensor's tendon
+// wraps inside (no derivative there) or an actuator sensor's body (adhesion) transmission has a
+// contact whose geom pair has no geometry derivative; GDN_ERR_ARG for a NULL m / d or another
+// model's data. An actuator sensor on a body transmission is differentiated at the fixed
+// contact set (the contacts' points and normals moving with their geometry tangent, the count
+// held).
 // The rangefinder's derivative holds the hit on the surface it hit (docs/derivatives.md);
 // the tendon sensors' use the tendon's Jacobian row and its q-derivative. Arena balanced.
 GDN_API gdnStatus gdn_sensor_jvp(const gdnModel* m, gdnData* d, const double* dq,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Exact derivatives of the actuator forces (joint and fixed-tendon transmissions, affine
-// gain/bias, clamping).
+// Exact derivatives of the actuator forces (every transmission: joint and fixed tendon here,
+// the moving ones through gdn_transmission_linear; affine gain/bias, clamping).
 #include <string.h>
 
 #include "dynamics/activation.h"
@@ -551,7 +551,7 @@ int gdn_actuator_force_full(const gdnModel* m, gdnData* d, int i, gdnTransmissio
             cv[a.dof + k] = a.beta * a.moment[k];
         }
     } else {
-        return -1; // the body transmission (GDN_TRN_BODY_WHAT)
+        return -1; // (no other transmission type reaches here)
     }
     *cu = a.gain_c;
     return 0;

@@ -43,7 +43,8 @@ static inline void gdn_site_frame(const gdnModel* m, const gdnData* d, int site,
 //                          their normal Jacobians): an included contact's normal row of efc_J
 //                          (pyramidal: the mean of its edge rows), a contact in the gap its
 //                          n . (Jp(b2, pos) - Jp(b1, pos)); needs the position stage's contacts
-//                          and rows (MuJoCo computes it after mj_makeConstraint)
+//                          and rows (MuJoCo computes it after mj_makeConstraint); the same
+//                          expression n . (Jp(b2, pos) - Jp(b1, pos)) for the included ones
 void gdn_transmission(const gdnModel* m, gdnData* d);
 
 // qfrc += moment_i' force (d->actuator_moment; a joint's row on its dofs only)
@@ -52,7 +53,7 @@ void gdn_transmission_apply(const gdnModel* m, const gdnData* d, int i, double f
 
 // 1 when actuator i's moment row moves with q and its derivative takes the general path
 // (gdn_transmission_linear): slider-crank, site, joint-in-parent on a ball or free joint, a
-// spatial tendon; and the body transmission, which that path refuses (-1)
+// spatial tendon, and the body transmission (its contacts' normal Jacobians move)
 int gdn_transmission_moving(const gdnModel* m, int i);
 
 // The linearization of a moving actuator i at the current body kinematics (S: the world-origin
@@ -64,14 +65,33 @@ int gdn_transmission_moving(const gdnModel* m, int i);
 // (kinematics/tendon_derivative.h), a point p on body b by dp = xi_b,ang x p + xi_b,lin, a frame
 // direction w by xi_b,ang x w; the point Jacobian's column c_k(p) = S_k,ang x p + S_k,lin by
 // dS_k,ang x p + S_k,ang x dp + dS_k,lin. The slider-crank's Hessian of L(v, a) is taken on the
-// primal's branch (D > 0 or not). Returns 0, or -1 when a spatial tendon's linearization is
-// refused (GDN_TENDON_WRAP_WHAT) and for a body transmission (GDN_TRN_BODY_WHAT: the motion of
-// its contacts' normal Jacobians is not written).
+// primal's branch (D > 0 or not). The body transmission's (length 0, M = -(1/N) sum_j n_j .
+// (Jp(b2, p_j) - Jp(b1, p_j)) over its N contacts) is taken at the fixed contact set: each
+// contact's point p_j and normal n_j move by their geometry tangent (collision/
+// contact_derivative.h, the contact's features held), the count N is held. Returns 0, or -1
+// when a spatial tendon's linearization is refused (GDN_TENDON_WRAP_WHAT) or a contact of a
+// body transmission has a pair without a geometry tangent (GDN_TRN_BODY_WHAT).
 int gdn_transmission_linear(const gdnModel* m, const gdnData* d, const double* S, int i,
                             double* L, double* V, double* lrow, double* M, double* H,
                             double* scale, double* scratch);
 
-#define GDN_TRN_BODY_WHAT "the body (adhesion) transmission (its contacts' normal Jacobians)"
+#define GDN_TRN_BODY_WHAT                                                                    \
+    "a body (adhesion) transmission's contact whose geom pair has no geometry derivative"
+
+// 1 when the model has an actuator on a body transmission (its moment reads the contacts: a
+// step VJP must see the step's collision, not just its body frames)
+static inline int gdn_transmission_has_body(const gdnModel* m) {
+    for (int i = 0; i < m->nu; i++) {
+        if (m->actuator_trntype[i] == GDN_TRN_BODY) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+// GDN_TRN_BODY_WHAT when a contact in d touching a body transmission's body (one its moment
+// counts) has a geom pair without a geometry tangent at its features, else NULL
+const char* gdn_transmission_body_refusal(const gdnModel* m, const gdnData* d);
 
 // the arrays gdn_transmission_linear reads and writes, from the arena (the caller resets it):
 // S (filled), scratch, lrow, M, H, and two spare nv vectors w, u

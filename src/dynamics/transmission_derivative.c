@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/arena.h"
+#include "collision/contact_derivative.h"
 #include "dynamics/force_derivative.h"
 #include "dynamics/passive.h"
 #include "kinematics/jacobian.h"
@@ -62,12 +63,11 @@ static void dir_motion(const tangent* t, int b, const double w[3], double dw[3])
 }
 
 // out_k += sg (c_k(p) . wt + S_k,ang . wr) over the dofs moving body b; with a tangent its
-// motion sg (dc_k . wt + c_k . dwt + dS_k,ang . wr + S_k,ang . dwr) (wt or wr may be NULL)
-static void add_projection(const tangent* t, int b, const double p[3], const double* wt,
-                           const double* dwt, const double* wr, const double* dwr, double sg,
-                           double* out, size_t stride) {
-    double dp[3];
-    point_motion(t, b, p, dp);
+// motion sg (dc_k . wt + c_k . dwt + dS_k,ang . wr + S_k,ang . dwr), the point p moving by dp
+// (wt or wr may be NULL)
+static void add_projection_at(const tangent* t, int b, const double p[3], const double dp[3],
+                              const double* wt, const double* dwt, const double* wr,
+                              const double* dwr, double sg, double* out, size_t stride) {
     for (int k = gdn_jac_last_dof(t->m, b); k >= 0; k = t->m->dof_parentid[k]) {
         const double* Sk = t->S + 6 * k;
         double c[3], dc[3], s = 0;
@@ -86,6 +86,15 @@ static void add_projection(const tangent* t, int b, const double p[3], const dou
         }
         out[(size_t)k * stride] += sg * s;
     }
+}
+
+// add_projection_at with p fixed on body b (dp its rigid motion)
+static void add_projection(const tangent* t, int b, const double p[3], const double* wt,
+                           const double* dwt, const double* wr, const double* dwr, double sg,
+                           double* out, size_t stride) {
+    double dp[3];
+    point_motion(t, b, p, dp);
+    add_projection_at(t, b, p, dp, wt, dwt, wr, dwr, sg, out, stride);
 }
 
 // site transmission without a reference site: M_k = c_k(p) . R g[0:3] + S_k,ang . R g[3:6]
@@ -267,6 +276,60 @@ static double slider_crank_eval(const tangent* t, int i, double* out, size_t str
     return L * g0;
 }
 
+// body (adhesion), over the contacts j touching the body that its primal row counts (N of
+// them; transmission.c, body_row), with n_j = frame row 0, p_j = pos, b1 / b2 the bodies of
+// geom1 / geom2:
+//   M_k = -(1/N) sum_j n_j . (c_k(p_j) [b2] - c_k(p_j) [b1])
+// (an included contact's normal row of efc_J, the mean of a pyramid's edge rows being that
+// row; a contact in the gap the same expression). With the tangent, at the fixed contact set
+// (dp_j, dn_j: gdn_contact_tangent of contact j under the twists xi_b1, xi_b2):
+//   dM_k = -(1/N) sum_j [dn_j . (c_k [b2] - c_k [b1]) + n_j . (dc_k [b2] - dc_k [b1])],
+//   dc_k = dS_k,ang x p_j + S_k,ang x dp_j + dS_k,lin (col_motion: the contact point slides,
+//   it is not fixed on either body). Returns 0, or -1 when a contact's pair has no geometry
+// tangent (nothing guaranteed in out)
+static int body_eval(const tangent* t, int i, double* out, size_t stride) {
+    const gdnModel* m = t->m;
+    const gdnData* d = t->d;
+    const int body = m->actuator_trnid[2 * i];
+    int count = 0;
+    for (int j = 0; j < d->ncon; j++) {
+        const gdnContact* con = d->contact + j;
+        const int b1 = m->geom_bodyid[con->geom1], b2 = m->geom_bodyid[con->geom2];
+        if ((b1 == body || b2 == body) && con->exclude <= 1) {
+            count++;
+        }
+    }
+    if (!count) {
+        return 0;
+    }
+    const double scl = -1.0 / count;
+    for (int j = 0; j < d->ncon; j++) {
+        const gdnContact* con = d->contact + j;
+        const int b1 = m->geom_bodyid[con->geom1], b2 = m->geom_bodyid[con->geom2];
+        if ((b1 != body && b2 != body) || con->exclude > 1 ||
+            (con->exclude == 0 && con->efc_address < 0)) {
+            continue;
+        }
+        if (!t->xi) {
+            add_projection_at(t, b2, con->pos, NULL, con->frame, NULL, NULL, NULL, scl, out,
+                              stride);
+            add_projection_at(t, b1, con->pos, NULL, con->frame, NULL, NULL, NULL, -scl, out,
+                              stride);
+            continue;
+        }
+        gdnContactTangent ct;
+        if (gdn_contact_tangent(m, d, con, t->xi + 6 * b1, t->xi + 6 * b2, NULL, NULL, &ct) !=
+            GDN_OK) {
+            return -1;
+        }
+        add_projection_at(t, b2, con->pos, ct.pos, con->frame, ct.frame, NULL, NULL, scl, out,
+                          stride);
+        add_projection_at(t, b1, con->pos, ct.pos, con->frame, ct.frame, NULL, NULL, -scl, out,
+                          stride);
+    }
+    return 0;
+}
+
 // [x]_x (row-major): [x]_x y = x cross y
 static void skew(const double x[3], double K[9]) {
     K[0] = 0;
@@ -329,9 +392,6 @@ int gdn_transmission_linear(const gdnModel* m, const gdnData* d, const double* S
     *scale = 1;
     const int type = m->actuator_trntype[i];
     double length = 0;
-    if (type == GDN_TRN_BODY) {
-        return -1;
-    }
     if (type == GDN_TRN_TENDON) {
         // the tendon's J, DJ, with the factor gear
         double l, v;
@@ -347,10 +407,13 @@ int gdn_transmission_linear(const gdnModel* m, const gdnData* d, const double* S
     if (type == GDN_TRN_JOINTINPARENT) {
         length = inparent_linear(m, d, i, lrow, M, H);
     } else {
-        // slider-crank and site: the rows at the point, then H column by column under e_c
+        // slider-crank, site and body: the rows at the point, then H column by column under
+        // e_c (the body's at its fixed contact set; length 0)
         tangent t = {m, d, S, NULL, NULL};
         const int ref = type == GDN_TRN_SITE && m->actuator_trnid[2 * i + 1] >= 0;
-        if (type == GDN_TRN_SLIDERCRANK) {
+        if (type == GDN_TRN_BODY) {
+            body_eval(&t, i, M, 1);
+        } else if (type == GDN_TRN_SLIDERCRANK) {
             length = slider_crank_eval(&t, i, M, 1);
             memcpy(lrow, M, sizeof(double) * n);
         } else if (ref) {
@@ -365,7 +428,11 @@ int gdn_transmission_linear(const gdnModel* m, const gdnData* d, const double* S
             gdn_unit_tangent(m, d, S, c, xi, dS);
             tangent tc = {m, d, S, xi, dS};
             double* col = H + c;
-            if (type == GDN_TRN_SLIDERCRANK) {
+            if (type == GDN_TRN_BODY) {
+                if (body_eval(&tc, i, col, n) < 0) {
+                    return -1;
+                }
+            } else if (type == GDN_TRN_SLIDERCRANK) {
                 slider_crank_eval(&tc, i, col, n);
             } else if (ref) {
                 refsite_eval(&tc, i, col, n);
@@ -381,6 +448,25 @@ int gdn_transmission_linear(const gdnModel* m, const gdnData* d, const double* S
     *L = length;
     *V = v;
     return 0;
+}
+
+const char* gdn_transmission_body_refusal(const gdnModel* m, const gdnData* d) {
+    for (int i = 0; i < m->nu; i++) {
+        if (m->actuator_trntype[i] != GDN_TRN_BODY) {
+            continue;
+        }
+        const int body = m->actuator_trnid[2 * i];
+        for (int j = 0; j < d->ncon; j++) {
+            const gdnContact* con = d->contact + j;
+            gdnContactTangent ct;
+            if ((m->geom_bodyid[con->geom1] == body || m->geom_bodyid[con->geom2] == body) &&
+                con->exclude <= 1 &&
+                gdn_contact_tangent(m, d, con, NULL, NULL, NULL, NULL, &ct) != GDN_OK) {
+                return GDN_TRN_BODY_WHAT;
+            }
+        }
+    }
+    return NULL;
 }
 
 gdnStatus gdn_transmission_work_alloc(const gdnModel* m, gdnData* d, gdnTransmissionWork* w) {

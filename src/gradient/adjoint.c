@@ -10,6 +10,7 @@
 #include "constraint/geom_size_derivative.h"
 #include "constraint/setconst_derivative.h"
 #include "dynamics/fluid.h"
+#include "dynamics/transmission.h"
 #include "gradient/activation_derivative.h"
 #include "gradient/cost.h"
 #include "gradient/param_refusal.h"
@@ -60,6 +61,12 @@ static gdnStatus reverse_constrained(const gdnModel* m, gdnTape* tape, int t,
         st = gdn_step_vjp_explained(m, d, tape->lam_q, tape->lam_v, tape->lam_a, tape->g_q,
                                     tape->g_v, tape->g_a, gctrl, gparam, gvert, tape->gweights,
                                     cp, &what);
+    }
+    // a body transmission's contact without a geometry tangent (the force terms say no more
+    // than the status)
+    if (st == GDN_ERR_UNSUPPORTED && !what && gdn_transmission_body_refusal(m, d)) {
+        return gdn_fail(st, err, err_size, "step %d: no derivative through %s", t,
+                        GDN_TRN_BODY_WHAT);
     }
     // a tendon the step cannot linearize (its force terms say no more than the status)
     if (st == GDN_ERR_UNSUPPORTED && (!what || !strcmp(what, GDN_TENDON_WRAP_WHAT)) &&
@@ -135,8 +142,10 @@ static gdnStatus reverse_step(const gdnModel* m, const gdnRollout* r, const gdnO
     const int implicit = m->opt.integrator == GDN_INT_IMPLICIT;
     double* gu = gctrl;
     double *ga = NULL, *gc = NULL, *keep = NULL;
-    if ((tslot < 0 || tape->entry[tslot].nefc == 0) && m->opt.integrator != GDN_INT_RK4 &&
-        !implicit && na) {
+    const int replay = (tslot >= 0 && tape->entry[tslot].nefc > 0) ||
+                       m->opt.integrator == GDN_INT_RK4 || implicit ||
+                       gdn_transmission_has_body(m);
+    if (!replay && na) {
         gu = tape->act_work;
         ga = gu + nu;
         gc = ga + na;
@@ -144,9 +153,10 @@ static gdnStatus reverse_step(const gdnModel* m, const gdnRollout* r, const gdnO
         memset(gu, 0, sizeof(double) * (size_t)nu);
         gdn_act_update_partials(m, d, ga, gc, keep);
     }
-    // every implicit step is replayed too: its VJP refactors M - h qDeriv at the replayed front
-    if ((tslot >= 0 && tape->entry[tslot].nefc > 0) || m->opt.integrator == GDN_INT_RK4 ||
-        implicit) {
+    // every implicit step is replayed too: its VJP refactors M - h qDeriv at the replayed front;
+    // and every step of a model with a body transmission (its moment reads the step's contacts,
+    // which the smooth path's stored or recomputed body frames do not give)
+    if (replay) {
         // the contact parameters' channels (NULL when none is wanted)
         const gdnContactParamGradients cp = {out->geom_friction, out->geom_solref,
                                              out->geom_solimp,   out->geom_size,

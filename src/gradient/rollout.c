@@ -5,7 +5,6 @@
 
 #include <gradyn/adjoint.h>
 
-#include "dynamics/transmission.h"
 #include "base/status.h"
 #include "gradient/cost.h"
 #include "gradient/rollout.h"
@@ -71,12 +70,6 @@ gdnStatus gdn_rollout_validate(const gdnModel* m, const gdnRollout* r, const gdn
             if (!isfinite(r->act0[j])) {
                 return gdn_fail(GDN_ERR_NONFINITE, err, err_size, "act0[%d] is not finite", j);
             }
-        }
-    }
-    for (int i = 0; i < m->nu; i++) {
-        if (m->actuator_trntype[i] == GDN_TRN_BODY) {
-            return gdn_fail(GDN_ERR_UNSUPPORTED, err, err_size,
-                            "actuator %d: no derivative through %s yet", i, GDN_TRN_BODY_WHAT);
         }
     }
     if (r->nstep > tape->max_steps) {

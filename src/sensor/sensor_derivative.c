@@ -578,26 +578,27 @@ static int tendon_sensor_linear(const gdnModel* m, gdnData* d, int i, gdnTendonW
 }
 
 // 1 for actuatorpos / vel on a moving transmission other than a tendon (dynamics/
-// transmission.h: slider-crank, site, joint-in-parent on a ball or free joint)
+// transmission.h: slider-crank, site, joint-in-parent on a ball or free joint, body at its
+// fixed contact set)
 static int sensor_on_transmission(const gdnModel* m, int i) {
     const int type = m->sensor_type[i], id = m->sensor_objid[i];
     if (type != GDN_SENS_ACTUATORPOS && type != GDN_SENS_ACTUATORVEL) {
         return 0;
     }
     const int trn = m->actuator_trntype[id];
-    return trn != GDN_TRN_TENDON && trn != GDN_TRN_BODY && gdn_transmission_moving(m, id);
+    return trn != GDN_TRN_TENDON && gdn_transmission_moving(m, id);
 }
 
-// an actuatorfrc sensor of an actuator on a tendon, site, slider-crank or
-// joint-in-parent transmission (the joint ones take gdn_actuator_force_row's short rows)
+// an actuatorfrc sensor of an actuator on a tendon, site, slider-crank, joint-in-parent or
+// body transmission (the joint ones take gdn_actuator_force_row's short rows)
 static int sensor_force_full(const gdnModel* m, int i) {
     const int id = m->sensor_objid[i];
-    return m->sensor_type[i] == GDN_SENS_ACTUATORFRC && m->actuator_trntype[id] != GDN_TRN_JOINT &&
-           m->actuator_trntype[id] != GDN_TRN_BODY;
+    return m->sensor_type[i] == GDN_SENS_ACTUATORFRC && m->actuator_trntype[id] != GDN_TRN_JOINT;
 }
 
 // its linearization as full rows (dynamics/force_derivative.h): d force = cq . dq + cv . dv +
-// cu du; rows (2 nv) scratch; -1 for a tendon wrapping inside
+// cu du; rows (2 nv) scratch; -1 for a tendon wrapping inside or a body transmission's
+// contact without a geometry tangent
 static int force_full_linear(const gdnModel* m, gdnData* d, int i, gdnTransmissionWork* w,
                              double* rows, Lin* c) {
     const int nv = m->nv, id = m->sensor_objid[i];
@@ -616,12 +617,16 @@ static int force_full_linear(const gdnModel* m, gdnData* d, int i, gdnTransmissi
 // Such a sensor: the actuator's length or velocity g M v, with (up to the factor g of
 // gdn_transmission_linear) l its length row, M its moment row, H = dM/dq:
 //   d length = g l . dq,   d (g M v) = g (M . dv + (H' v) . dq)
-static void transmission_sensor_linear(const gdnModel* m, gdnData* d, int i,
-                                       gdnTransmissionWork* w, Lin* c) {
+// -1 when the linearization is refused (a body transmission's contact without a geometry
+// tangent: GDN_TRN_BODY_WHAT)
+static int transmission_sensor_linear(const gdnModel* m, gdnData* d, int i,
+                                      gdnTransmissionWork* w, Lin* c) {
     const int nv = m->nv, velocity = m->sensor_type[i] == GDN_SENS_ACTUATORVEL;
     double L, V, g;
-    gdn_transmission_linear(m, d, w->S, m->sensor_objid[i], &L, &V, w->lrow, w->M,
-                            velocity ? w->H : NULL, &g, w->scratch);
+    if (gdn_transmission_linear(m, d, w->S, m->sensor_objid[i], &L, &V, w->lrow, w->M,
+                                velocity ? w->H : NULL, &g, w->scratch) < 0) {
+        return -1;
+    }
     if (velocity) {
         gdn_tendon_dj_mul_t(nv, w->H, d->qvel, w->w);
     }
@@ -633,6 +638,7 @@ static void transmission_sensor_linear(const gdnModel* m, gdnData* d, int i,
             emit_dof(c, k, 0, &col);
         }
     }
+    return 0;
 }
 
 // a unit normal (world) of geom g's surface at the world point h on it (a primitive: the
@@ -771,8 +777,8 @@ static int supported(const gdnModel* m, int i) {
     }
     case GDN_SENS_ACTUATORFRC:
         // a function of (q, v, u) and a stateful actuator's act (joint transmissions:
-        // gdn_actuator_force_row, the others: force_full_linear); the body transmission's has
-        // no derivative yet
+        // gdn_actuator_force_row, the others: force_full_linear, the body transmission's at
+        // its fixed contact set)
         return m->actuator_trntype[id] == GDN_TRN_JOINT || sensor_force_full(m, i);
     case GDN_SENS_JOINTLIMITVEL:
         return m->jnt_type[id] == GDN_JNT_HINGE || m->jnt_type[id] == GDN_JNT_SLIDE;
@@ -918,11 +924,14 @@ static gdnStatus sensor_derivative(const gdnModel* m, gdnData* d, int adjoint, c
                 return GDN_ERR_UNSUPPORTED; // GDN_TENDON_WRAP_WHAT
             }
         } else if (sensor_on_transmission(m, i)) {
-            transmission_sensor_linear(m, d, i, &trw, &c);
+            if (transmission_sensor_linear(m, d, i, &trw, &c) < 0) {
+                gdn_arena_reset(d, mark);
+                return GDN_ERR_UNSUPPORTED; // GDN_TRN_BODY_WHAT
+            }
         } else if (sensor_force_full(m, i)) {
             if (force_full_linear(m, d, i, &trw, rows, &c) < 0) {
                 gdn_arena_reset(d, mark);
-                return GDN_ERR_UNSUPPORTED; // GDN_TENDON_WRAP_WHAT
+                return GDN_ERR_UNSUPPORTED; // GDN_TENDON_WRAP_WHAT, GDN_TRN_BODY_WHAT
             }
         } else if (m->sensor_type[i] == GDN_SENS_RANGEFINDER) {
             if (rangefinder_linear(m, d, i, &c) < 0) {

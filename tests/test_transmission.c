@@ -1422,6 +1422,72 @@ static int test_adhesion_refused(void) {
     return 0;
 }
 
+// a body transmission's contacts from MPR with a curved shape, in the gap (no rows: the smooth
+// step): an ellipsoid over a large sphere is differentiated at MPR's converged limit (the step
+// JVP succeeds and reports GDN_DERIV_MPR_LIMIT; with the actuator's transmission made a joint
+// one the same step reports nothing); the ellipsoid over a box's face (a support tie of the
+// face's corners: no geometry tangent) is refused, the trajectory adjoint naming
+// GDN_TRN_BODY_WHAT
+#define MPR_SCENE(support, pose)                                                            \
+    "<mujoco><worldbody>" support "<body name='e' " pose ">"                                \
+    "<freejoint/><geom type='ellipsoid' size='.08 .07 .06' margin='.02' gap='.02'/></body>" \
+    "</worldbody><actuator><adhesion body='e' ctrlrange='0 1'/></actuator></mujoco>"
+
+static int test_adhesion_mpr(void) {
+    const char* xml[2] = {
+        MPR_SCENE("<geom type='sphere' size='.5'/>", "pos='.02 .01 .565' euler='10 5 0'"),
+        MPR_SCENE("<geom type='box' size='.5 .5 .5'/>", "pos='0 0 .565'")};
+    for (int k = 0; k < 3; k++) {
+        const int sphere = k < 2, with = k != 1;
+        gdnModel* m = NULL;
+        char err[512] = "";
+        const char* x_ = xml[sphere ? 0 : 1];
+        CHECK(gdn_load_xml_string(x_, strlen(x_), NULL, &m, err, sizeof(err), NULL, 0) ==
+              GDN_OK);
+        if (!with) {
+            m->actuator_trntype[0] = GDN_TRN_JOINT;
+            m->actuator_trnid[0] = 0;
+        }
+        gdnData* d = NULL;
+        CHECK(gdn_data_create(m, &d) == GDN_OK);
+        d->ctrl[0] = 0.5;
+        CHECK(gdn_forward(m, d) == GDN_OK);
+        CHECK(d->ncon == 1 && d->contact[0].exclude == 1 && d->nefc == 0);
+        double x[12] = {0.1, -0.2, 0.3, 0.2, 0.1, -0.3, 0.5, -0.1, 0.2, 0.3, 0.1, -0.2}, y[12];
+        const gdnStatus st = gdn_step_jvp(m, d, x, x + 6, NULL, NULL, NULL, y, y + 6);
+        if (sphere) {
+            CHECK(st == GDN_OK);
+            printf("  ellipsoid over a sphere, %s: deriv_flags %d\n",
+                   with ? "body transmission" : "joint transmission", d->deriv_flags);
+            CHECK(((d->deriv_flags & GDN_DERIV_MPR_LIMIT) != 0) == with);
+        } else {
+            CHECK(st == GDN_ERR_UNSUPPORTED);
+            CHECK(gdn_transmission_body_refusal(m, d) != NULL);
+            gdnRollout r;
+            gdn_rollout_init(m, 3, &r);
+            double ctrl[3] = {0.5, 0.5, 0.5};
+            r.qpos0 = d->qpos;
+            r.qvel0 = x;
+            r.ctrl = ctrl;
+            gdnTargetObjective spec = {1, {0, 0, 0}, {0.3, 0, 0.1}, 1, 0, 0};
+            gdnObjective obj;
+            CHECK(gdn_objective_target(m, &spec, &obj) == GDN_OK);
+            gdnTape* tape = NULL;
+            CHECK(gdn_tape_create(m, 3, 1, &tape, err, (int)sizeof(err)) == GDN_OK);
+            gdnAdjointGradients out;
+            memset(&out, 0, sizeof(out));
+            CHECK(gdn_adjoint_rollout_gradient(m, &r, &obj, tape, &out, err, (int)sizeof(err)) ==
+                  GDN_ERR_UNSUPPORTED);
+            printf("  ellipsoid over a box's face: adjoint: %s\n", err);
+            CHECK(strstr(err, GDN_TRN_BODY_WHAT));
+            gdn_tape_free(tape);
+        }
+        gdn_data_free(d);
+        gdn_model_free(m);
+    }
+    return 0;
+}
+
 static const gdnTestCase CASES[] = {
     {"loader", test_loader},
     {"forward", test_forward},
@@ -1436,5 +1502,6 @@ static const gdnTestCase CASES[] = {
     {"adhesion_adjoint", test_adhesion_adjoint},
     {"adhesion_sensors", test_adhesion_sensors},
     {"adhesion_refused", test_adhesion_refused},
+    {"adhesion_mpr", test_adhesion_mpr},
 };
 GDN_TEST_MAIN(CASES)

@@ -86,7 +86,7 @@ typedef enum gdnTrnType {
     GDN_TRN_SLIDERCRANK = 2,   // trnid: crank site, slider site; actuator_cranklength
     GDN_TRN_TENDON = 3,
     GDN_TRN_SITE = 4,          // trnid: site, reference site or -1
-    GDN_TRN_BODY = 5           // adhesion (MuJoCo's value; refused by the loader)
+    GDN_TRN_BODY = 5           // adhesion: trnid the body, the moment from its contacts
 } gdnTrnType;
 
 // tendon path objects (wrap_type): values equal MuJoCo's mjtWrap

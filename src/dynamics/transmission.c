@@ -157,8 +157,7 @@ static void body_row(const gdnModel* m, const gdnData* d, int i, double* row) {
     // the included contacts' rows, in row order (MuJoCo's J' w)
     for (int j = 0; j < d->ncon; j++) {
         const gdnContact* con = d->contact + j;
-        const int b1 = m->geom_bodyid[con->geom1], b2 = m->geom_bodyid[con->geom2];
-        if ((b1 != body && b2 != body) || con->exclude > 1) {
+        if (!gdn_transmission_body_counts(m, body, con)) {
             continue;
         }
         count++;
@@ -179,7 +178,7 @@ static void body_row(const gdnModel* m, const gdnData* d, int i, double* row) {
     for (int j = 0; j < d->ncon; j++) {
         const gdnContact* con = d->contact + j;
         const int b1 = m->geom_bodyid[con->geom1], b2 = m->geom_bodyid[con->geom2];
-        if ((b1 != body && b2 != body) || con->exclude != 1) {
+        if (!gdn_transmission_body_counts(m, body, con) || con->exclude != 1) {
             continue;
         }
         add_jac_projection(m, d, b2, con->pos, con->frame, NULL, 1, row);

@@ -22,6 +22,14 @@ static inline void gdn_site_frame(const gdnModel* m, const gdnData* d, int site,
     gdn_mulmatmat3(R, d->xmat + 9 * b, local);
 }
 
+// 1 when contact con counts in the moment of a body transmission on body: it touches the body
+// and is not disabled (exclude <= 1: included, or in the gap)
+static inline int gdn_transmission_body_counts(const gdnModel* m, int body,
+                                               const gdnContact* con) {
+    return (m->geom_bodyid[con->geom1] == body || m->geom_bodyid[con->geom2] == body) &&
+           con->exclude <= 1;
+}
+
 // d->actuator_length, d->actuator_moment (nu x nv), d->actuator_velocity for every actuator.
 // Reads qpos, qvel, ten_length / ten_velocity / ten_J and the body frames (xpos, xmat, xquat,
 // xanchor, xaxis; a site's frame is recomputed from its body's). Per type (g = gear):
@@ -70,13 +78,15 @@ int gdn_transmission_moving(const gdnModel* m, int i);
 // contact's point p_j and normal n_j move by their geometry tangent (collision/
 // contact_derivative.h, the contact's features held), the count N is held. Returns 0, or -1
 // when a spatial tendon's linearization is refused (GDN_TENDON_WRAP_WHAT) or a contact of a
-// body transmission has a pair without a geometry tangent (GDN_TRN_BODY_WHAT).
+// body transmission has no geometry tangent (its pair has none, or gdn_contact_tangent refuses
+// its features: GDN_TRN_BODY_WHAT).
 int gdn_transmission_linear(const gdnModel* m, const gdnData* d, const double* S, int i,
                             double* L, double* V, double* lrow, double* M, double* H,
                             double* scale, double* scratch);
 
 #define GDN_TRN_BODY_WHAT                                                                    \
-    "a body (adhesion) transmission's contact whose geom pair has no geometry derivative"
+    "a body (adhesion) transmission's contact without a geometry derivative (its geom pair's or "  \
+    "its features')"
 
 // 1 when the model has an actuator on a body transmission (its moment reads the contacts: a
 // step VJP must see the step's collision, not just its body frames)
@@ -89,9 +99,14 @@ static inline int gdn_transmission_has_body(const gdnModel* m) {
     return 0;
 }
 
-// GDN_TRN_BODY_WHAT when a contact in d touching a body transmission's body (one its moment
-// counts) has a geom pair without a geometry tangent at its features, else NULL
+// GDN_TRN_BODY_WHAT when a contact in d that a body transmission's moment counts has no
+// geometry tangent (gdn_contact_tangent refuses its pair or its features), else NULL
 const char* gdn_transmission_body_refusal(const gdnModel* m, const gdnData* d);
+
+// 1 when a contact in d that a body transmission's moment counts comes from MPR with a curved
+// shape or a margin (gdn_contact_mpr_limit: its tangent is the search's converged limit's),
+// for the derivative report's GDN_DERIV_MPR_LIMIT
+int gdn_transmission_body_mpr_limit(const gdnModel* m, const gdnData* d);
 
 // the arrays gdn_transmission_linear reads and writes, from the arena (the caller resets it):
 // S (filled), scratch, lrow, M, H, and two spare nv vectors w, u

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/arena.h"
+#include "collision/box_derivative.h"
 #include "collision/contact_derivative.h"
 #include "dynamics/force_derivative.h"
 #include "dynamics/passive.h"
@@ -293,11 +294,7 @@ static int body_eval(const tangent* t, int i, double* out, size_t stride) {
     const int body = m->actuator_trnid[2 * i];
     int count = 0;
     for (int j = 0; j < d->ncon; j++) {
-        const gdnContact* con = d->contact + j;
-        const int b1 = m->geom_bodyid[con->geom1], b2 = m->geom_bodyid[con->geom2];
-        if ((b1 == body || b2 == body) && con->exclude <= 1) {
-            count++;
-        }
+        count += gdn_transmission_body_counts(m, body, d->contact + j);
     }
     if (!count) {
         return 0;
@@ -306,8 +303,7 @@ static int body_eval(const tangent* t, int i, double* out, size_t stride) {
     for (int j = 0; j < d->ncon; j++) {
         const gdnContact* con = d->contact + j;
         const int b1 = m->geom_bodyid[con->geom1], b2 = m->geom_bodyid[con->geom2];
-        if ((b1 != body && b2 != body) || con->exclude > 1 ||
-            (con->exclude == 0 && con->efc_address < 0)) {
+        if (!gdn_transmission_body_counts(m, body, con) || (con->exclude == 0 && con->efc_address < 0)) {
             continue;
         }
         if (!t->xi) {
@@ -450,6 +446,21 @@ int gdn_transmission_linear(const gdnModel* m, const gdnData* d, const double* S
     return 0;
 }
 
+int gdn_transmission_body_mpr_limit(const gdnModel* m, const gdnData* d) {
+    for (int i = 0; i < m->nu; i++) {
+        if (m->actuator_trntype[i] != GDN_TRN_BODY) {
+            continue;
+        }
+        for (int j = 0; j < d->ncon; j++) {
+            if (gdn_transmission_body_counts(m, m->actuator_trnid[2 * i], d->contact + j) &&
+                gdn_contact_mpr_limit(m, d->contact + j)) {
+                return 1;
+            }
+        }
+    }
+    return 0;
+}
+
 const char* gdn_transmission_body_refusal(const gdnModel* m, const gdnData* d) {
     for (int i = 0; i < m->nu; i++) {
         if (m->actuator_trntype[i] != GDN_TRN_BODY) {
@@ -459,8 +470,7 @@ const char* gdn_transmission_body_refusal(const gdnModel* m, const gdnData* d) {
         for (int j = 0; j < d->ncon; j++) {
             const gdnContact* con = d->contact + j;
             gdnContactTangent ct;
-            if ((m->geom_bodyid[con->geom1] == body || m->geom_bodyid[con->geom2] == body) &&
-                con->exclude <= 1 &&
+            if (gdn_transmission_body_counts(m, body, con) &&
                 gdn_contact_tangent(m, d, con, NULL, NULL, NULL, NULL, &ct) != GDN_OK) {
                 return GDN_TRN_BODY_WHAT;
             }

@@ -6,6 +6,8 @@
 #include <math.h>
 #include <string.h>
 
+#include <gradyn/derivative.h>
+
 #include "base/arena.h"
 #include "kinematics/kinematics.h"
 #include "model/validate.h"
@@ -18,6 +20,7 @@
 #include "dynamics/crb.h"
 #include "dynamics/passive.h"
 #include "dynamics/rne.h"
+#include "dynamics/transmission.h"
 
 const gdnFormulation* gdn_formulation(const gdnModel* m) {
     (void)m; // one formulation today; the maximal-coordinate solver adds an option
@@ -100,6 +103,12 @@ gdnStatus gdn_pipeline_front(const gdnModel* m, gdnData* d, gdnPipelineMode mode
 
     const gdnFormulation* form = gdn_formulation(m);
     status = stage_position(m, d, form);
+    // the derivative report: a body transmission's contact differentiated at MPR's converged
+    // limit (the rows' own contacts are reported by their linearization)
+    if (status == GDN_OK && mode == GDN_PIPE_DERIVATIVE && gdn_transmission_has_body(m) &&
+        gdn_transmission_body_mpr_limit(m, d)) {
+        d->deriv_flags |= GDN_DERIV_MPR_LIMIT;
+    }
     if (status == GDN_OK) {
         status = gdn_smooth_forces(m, d, tau);
     }

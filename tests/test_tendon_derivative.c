@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The tendon Jacobian's q-derivative (kinematics/tendon_derivative.h) against central
 // differences of the primal's ten_J, and its J against the primal's, on spatial tendons.
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,6 +12,7 @@
 
 #include "kinematics/jacobian.h"
 #include "kinematics/tendon_derivative.h"
+#include "kinematics/tendon_wrap.h"
 #include "runner/models.h"
 #include "runner/test.h"
 
@@ -172,10 +175,98 @@ static int test_inside_wrap_refused(void) {
     return 0;
 }
 
+// ---------------------------------------------------------------- the inside wrap's point
+
+// the inside wrap's point (sphere and cylinder, geom frame: centre 0, radius r, side site at
+// the centre) at random ends: gdn_wrap_inside_tangent vs central FD (eps 1e-6) of the point of
+// a tighter-converged evaluation (gdn_tendon_wrap_tol at |F| <= 1e-14), and, printed, vs FD of
+// the primal's (MuJoCo's |F| <= 1e-6) and the two evaluations' distance
+static int test_inside_wrap_point(void) {
+    unsigned long long rng = 4242;
+    const double r = 0.1, side[3] = {0, 0, 0}, pos[3] = {0, 0, 0};
+    const double mat[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+    double worst_tight = 0, worst_primal = 0, gap = 0;
+    int count[2] = {0, 0}, fallback = 0, tried = 0;
+    while ((count[0] < 200 || count[1] < 200) && tried < 200000) {
+        tried++;
+        const int cyl = count[0] >= 200 ? 1 : count[1] >= 200 ? 0 : (int)(tried & 1);
+        double P[2][3], dP[2][3], wp[6], wq[6];
+        for (int e = 0; e < 2; e++) {
+            for (int k = 0; k < 3; k++) {
+                P[e][k] = gdn_test_uniform(&rng, -0.4, 0.4);
+                dP[e][k] = gdn_test_uniform(&rng, -1, 1);
+            }
+        }
+        gdnWrapInfo info;
+        const double wlen = gdn_tendon_wrap_tol(wp, P[0], P[1], pos, mat, r, cyl, side, 1e-14,
+                                                &info);
+        if (wlen < 0 || !info.inside) {
+            continue;
+        }
+        if (!info.solved) {
+            fallback++;
+            continue;
+        }
+        gdnWrapInfo pinfo;
+        gdn_tendon_wrap(wq, P[0], P[1], pos, mat, r, cyl, side, &pinfo);
+        if (!pinfo.solved) {
+            continue;
+        }
+        double dT[3], fd[3], fdp[3];
+        gdn_wrap_inside_tangent(cyl, r, info.z, P[0], P[1], dP[0], dP[1], dT);
+        // central FD of both evaluations along (dP0, dP1); the branch kept on both sides
+        int keep = 1;
+        double a[2][2][3];
+        for (int sg = 0; sg < 2; sg++) {
+            double Q[2][3], w6[6];
+            for (int e = 0; e < 2; e++) {
+                for (int k = 0; k < 3; k++) {
+                    Q[e][k] = P[e][k] + (sg ? -1e-6 : 1e-6) * dP[e][k];
+                }
+            }
+            gdnWrapInfo qi;
+            for (int tight = 0; tight < 2; tight++) {
+                const double wl = gdn_tendon_wrap_tol(w6, Q[0], Q[1], pos, mat, r, cyl, side,
+                                                      tight ? 1e-14 : GDN_WRAP_INSIDE_TOL, &qi);
+                keep &= wl >= 0 && qi.inside && qi.solved;
+                memcpy(a[tight][sg], w6, sizeof(a[tight][sg]));
+            }
+        }
+        if (!keep) {
+            continue;
+        }
+        for (int k = 0; k < 3; k++) {
+            fd[k] = (a[1][0][k] - a[1][1][k]) / 2e-6;
+            fdp[k] = (a[0][0][k] - a[0][1][k]) / 2e-6;
+        }
+        const double et = gdn_test_relerr(dT, fd, 3, 1), ep = gdn_test_relerr(dT, fdp, 3, 1);
+        if (!(et <= 1e-7)) {
+            fprintf(stderr, "%s: P0 (%g %g %g) P1 (%g %g %g) z %.17g: dT (%g %g %g) vs FD (%g %g "
+                            "%g): %.3g\n",
+                    cyl ? "cylinder" : "sphere", P[0][0], P[0][1], P[0][2], P[1][0], P[1][1],
+                    P[1][2], info.z, dT[0], dT[1], dT[2], fd[0], fd[1], fd[2], et);
+            return 1;
+        }
+        worst_tight = fmax(worst_tight, et);
+        worst_primal = fmax(worst_primal, ep);
+        for (int k = 0; k < 3; k++) {
+            gap = fmax(gap, fabs(wp[k] - wq[k]) / r);
+        }
+        count[cyl]++;
+    }
+    printf("  inside wrap point (%d sphere, %d cylinder states; %d fallback points skipped): "
+           "dT vs FD of the |F| <= 1e-14 evaluation %.3g; vs FD of the primal's (|F| <= 1e-6) "
+           "%.3g; the two evaluations' points differ by up to %.3g r\n",
+           count[0], count[1], fallback, worst_tight, worst_primal, gap);
+    CHECK(count[0] >= 200 && count[1] >= 200);
+    return 0;
+}
+
 int main(int argc, char** argv) {
     static const gdnTestCase cases[] = {
         {"jacobian_motion", test_jacobian_motion},
         {"inside_wrap_refused", test_inside_wrap_refused},
+        {"inside_wrap_point", test_inside_wrap_point},
     };
     return gdn_test_main(argc, argv, cases, (int)(sizeof(cases) / sizeof(cases[0])));
 }

@@ -50,7 +50,13 @@ extern "C" {
 #define GDN_DERIV_ONESIDED 1
 #define GDN_DERIV_NEAR_STATE 2
 #define GDN_DERIV_NEAR_ACTIVATION 4
+//   GDN_DERIV_WRAP_LIMIT      a spatial tendon wraps with its side site inside its geom (the
+//                             inside wrap): its point is differentiated at the root of the
+//                             equation MuJoCo's Newton solve targets, which that solve stops
+//                             at |F| <= 1e-6 (finite differences of the forward agree to about
+//                             that, not to round-off)
 #define GDN_DERIV_MPR_LIMIT 8
+#define GDN_DERIV_WRAP_LIMIT 16
 #define GDN_DERIV_MARGIN_TOL 1e-6
 //
 // Inputs named d* are tangents (NULL means zero); outputs named d*_next are tangents of the

@@ -177,6 +177,104 @@ static void wrap_tangent(int cyl, double r, int sigma, int flip, const double P0
     gdn_copy3(dT1, dT[1]);
 }
 
+// The inside wrap's point (tendon_wrap.c, wrap_inside) in 2D: ends d0, d1 (len0, len1),
+// A = r / len0, B = r / len1, G = acos(cosG), cosG = (len0^2 + len1^2 - |d1 - d0|^2) /
+// (2 len0 len1), the root z of F(z) = asin(A z) + asin(B z) - 2 asin(z) + G = 0, then the end
+// e on the positive side (d0 when d0 x d1 > 0, else d1; C its A or B) rotated onto the circle:
+//   W = r R(ang) u,  u = d_e / |d_e|,  ang = asin(z) - asin(C z).
+// Implicit differentiation of F = 0 at the primal's z (its solve stops at |F| <= 1e-6):
+//   dz = -(F_A dA + F_B dB + dG) / F_z,  F_A = z / sqrt(1 - A^2 z^2) (F_B alike),
+//   F_z = A / sqrt(1 - A^2 z^2) + B / sqrt(1 - B^2 z^2) - 2 / sqrt(1 - z^2),
+//   dA = -r dlen0 / len0^2,  dG = -dcosG / sqrt(1 - cosG^2),
+//   dang = dz / sqrt(1 - z^2) - (C dz + z dC) / sqrt(1 - C^2 z^2),
+//   dW = r (R(ang) du + dang R(ang + pi/2) u),  du = (I - u u') dd_e / |d_e|
+static void inside_tangent2(const double d[4], const double dd[4], double r, double z,
+                            double W[2], double dW[2]) {
+    const double len0 = sqrt(d[0] * d[0] + d[1] * d[1]), len1 = sqrt(d[2] * d[2] + d[3] * d[3]);
+    const double dlen0 = (d[0] * dd[0] + d[1] * dd[1]) / len0;
+    const double dlen1 = (d[2] * dd[2] + d[3] * dd[3]) / len1;
+    const double A = r / len0, B = r / len1;
+    const double dA = -r * dlen0 / (len0 * len0), dB = -r * dlen1 / (len1 * len1);
+    const double dif[2] = {d[2] - d[0], d[3] - d[1]}, ddif[2] = {dd[2] - dd[0], dd[3] - dd[1]};
+    const double num = len0 * len0 + len1 * len1 - (dif[0] * dif[0] + dif[1] * dif[1]);
+    const double den = 2 * len0 * len1;
+    const double dnum = 2 * len0 * dlen0 + 2 * len1 * dlen1 -
+                        2 * (dif[0] * ddif[0] + dif[1] * ddif[1]);
+    const double dden = 2 * (dlen0 * len1 + len0 * dlen1);
+    const double cosG = num / den, dcosG = (dnum - cosG * dden) / den;
+    const double dG = -dcosG / sqrt(1 - cosG * cosG);
+    const double sa = sqrt(1 - A * A * z * z), sb = sqrt(1 - B * B * z * z);
+    const double sz = sqrt(1 - z * z);
+    const double Fz = A / sa + B / sb - 2 / sz;
+    const double dz = -(z / sa * dA + z / sb * dB + dG) / Fz;
+    const int first = d[0] * d[3] - d[1] * d[2] > 0;
+    const double C = first ? A : B, dC = first ? dA : dB, sc = first ? sa : sb;
+    const double* v = first ? d : d + 2;
+    const double* dv = first ? dd : dd + 2;
+    const double ang = asin(z) - asin(C * z);
+    const double dang = dz / sz - (C * dz + z * dC) / sc;
+    const double nv = sqrt(v[0] * v[0] + v[1] * v[1]);
+    const double u[2] = {v[0] / nv, v[1] / nv};
+    const double ud = u[0] * dv[0] + u[1] * dv[1];
+    const double du[2] = {(dv[0] - u[0] * ud) / nv, (dv[1] - u[1] * ud) / nv};
+    const double ca = cos(ang), sn = sin(ang);
+    W[0] = r * (ca * u[0] - sn * u[1]);
+    W[1] = r * (sn * u[0] + ca * u[1]);
+    dW[0] = r * (ca * du[0] - sn * du[1] + dang * (-sn * u[0] - ca * u[1]));
+    dW[1] = r * (sn * du[0] + ca * du[1] + dang * (ca * u[0] - sn * u[1]));
+}
+
+// The inside wrap's point T (both tangent points) in the geom frame under the ends' local
+// motion dP0, dP1: the 2D frame of tendon_wrap.c (a sphere: a0 = unit(P0), n = unit(P0 x P1),
+// a1 = n x a0, moving with the ends; a cylinder: x, y), d = (P0 . a0, P0 . a1, P1 . a0,
+// P1 . a1), dd = dP . a + P . da, then T = a0 W0 + a1 W1 (inside_tangent2) and on a cylinder
+// the axial coordinate T_z = P0z + (P1z - P0z) L0 / (L0 + L1) (L the ends' in-plane distances
+// to T: the arc is 0)
+void gdn_wrap_inside_tangent(int cyl, double r, double z, const double P0[3],
+                             const double P1[3], const double dP0[3], const double dP1[3],
+                             double dT[3]) {
+    double a0[3] = {1, 0, 0}, a1[3] = {0, 1, 0}, da0[3] = {0, 0, 0}, da1[3] = {0, 0, 0};
+    if (!cyl) {
+        double n[3], t[3], u[3], dn[3], tmp[3];
+        gdn_copy3(a0, P0);
+        const double l0 = gdn_normalize3(a0);
+        gdn_addscl3(da0, dP0, a0, -gdn_dot3(a0, dP0));
+        gdn_scl3(da0, da0, 1 / l0);
+        gdn_cross3(n, P0, P1);
+        const double nn = gdn_normalize3(n);
+        gdn_cross3(t, dP0, P1);
+        gdn_cross3(u, P0, dP1);
+        gdn_add3(t, t, u);
+        gdn_addscl3(dn, t, n, -gdn_dot3(n, t));
+        gdn_scl3(dn, dn, 1 / nn);
+        gdn_cross3(a1, n, a0);
+        gdn_cross3(da1, dn, a0);
+        gdn_cross3(tmp, n, da0);
+        gdn_add3(da1, da1, tmp);
+    }
+    const double d[4] = {gdn_dot3(P0, a0), gdn_dot3(P0, a1), gdn_dot3(P1, a0), gdn_dot3(P1, a1)};
+    const double dd[4] = {gdn_dot3(dP0, a0) + gdn_dot3(P0, da0),
+                          gdn_dot3(dP0, a1) + gdn_dot3(P0, da1),
+                          gdn_dot3(dP1, a0) + gdn_dot3(P1, da0),
+                          gdn_dot3(dP1, a1) + gdn_dot3(P1, da1)};
+    double W[2], dW[2];
+    inside_tangent2(d, dd, r, z, W, dW);
+    for (int k = 0; k < 3; k++) {
+        dT[k] = da0[k] * W[0] + a0[k] * dW[0] + da1[k] * W[1] + a1[k] * dW[1];
+    }
+    if (cyl) {
+        // T_z = P0z + h L0 / Lt,  h = P1z - P0z,  Lt = L0 + L1
+        const double e0[2] = {P0[0] - W[0], P0[1] - W[1]}, e1[2] = {P1[0] - W[0], P1[1] - W[1]};
+        const double L0 = sqrt(e0[0] * e0[0] + e0[1] * e0[1]);
+        const double L1 = sqrt(e1[0] * e1[0] + e1[1] * e1[1]);
+        const double dL0 = (e0[0] * (dP0[0] - dW[0]) + e0[1] * (dP0[1] - dW[1])) / L0;
+        const double dL1 = (e1[0] * (dP1[0] - dW[0]) + e1[1] * (dP1[1] - dW[1])) / L1;
+        const double Lt = L0 + L1, dLt = dL0 + dL1;
+        const double h = P1[2] - P0[2], dh = dP1[2] - dP0[2];
+        dT[2] = dP0[2] + dh * L0 / Lt + h * (dL0 * Lt - L0 * dLt) / (Lt * Lt);
+    }
+}
+
 // the rigid motion of a point x on a body moving by the twist xb: xb_ang x x + xb_lin
 static void rigid(const double* xb, const double x[3], double dx[3]) {
     gdn_cross3(dx, xb, x);
@@ -245,9 +343,9 @@ int gdn_tendon_linear(const gdnModel* m, const gdnData* d, const double* S, int 
                     wlen = gdn_tendon_wrap(wp, p0, p1, gpos, gmat, m->geom_size[3 * g],
                                            tp1 == GDN_WRAP_CYLINDER, side >= 0 ? sp : NULL,
                                            &info);
-                    // the inside wrap (a Newton solve stopped at 1e-6) and a sphere's fallback
-                    // plane have no derivative here
-                    if (wlen >= 0 && (info.inside || info.parallel)) {
+                    // refused: the inside wrap's fallback point (no root found) and a sphere's
+                    // fallback plane
+                    if (wlen >= 0 && ((info.inside && !info.solved) || info.parallel)) {
                         return -1;
                     }
                 }
@@ -282,9 +380,16 @@ int gdn_tendon_linear(const gdnModel* m, const gdnData* d, const double* S, int 
                         gdn_sub3(tmp, dpe[e], r0);
                         gdn_mulmat3T(dP[e], gmat, tmp);
                     }
-                    wrap_tangent(tp1 == GDN_WRAP_CYLINDER, m->geom_size[3 * g],
-                                 info.sol == 0 ? 1 : -1, info.flip, P[0], P[1], dP[0], dP[1],
-                                 dT[0], dT[1]);
+                    if (info.inside) {
+                        // one point: the inside wrap's root, differentiated implicitly
+                        gdn_wrap_inside_tangent(tp1 == GDN_WRAP_CYLINDER, m->geom_size[3 * g],
+                                                info.z, P[0], P[1], dP[0], dP[1], dT[0]);
+                        gdn_copy3(dT[1], dT[0]);
+                    } else {
+                        wrap_tangent(tp1 == GDN_WRAP_CYLINDER, m->geom_size[3 * g],
+                                     info.sol == 0 ? 1 : -1, info.flip, P[0], P[1], dP[0],
+                                     dP[1], dT[0], dT[1]);
+                    }
                     rigid(xg, wp, r0);
                     rigid(xg, wp + 3, r1);
                     gdn_mulmat3(tmp, gmat, dT[0]);
@@ -304,6 +409,36 @@ int gdn_tendon_linear(const gdnModel* m, const gdnData* d, const double* S, int 
     }
     *V = v;
     return 1;
+}
+
+int gdn_tendon_inside_wrap(const gdnModel* m, const gdnData* d) {
+    int found = 0;
+    for (int t = 0; t < m->ntendon; t++) {
+        const int adr = m->tendon_adr[t], num = m->tendon_num[t];
+        for (int j = 1; j + 1 < num; j++) {
+            // a geom between two sites, with a side site: the primal's wrap, its branch
+            const int tp = m->wrap_type[adr + j];
+            const int side = (int)lround(m->wrap_prm[adr + j]);
+            if ((tp != GDN_WRAP_SPHERE && tp != GDN_WRAP_CYLINDER) || side < 0 ||
+                m->wrap_type[adr + j - 1] != GDN_WRAP_SITE ||
+                m->wrap_type[adr + j + 1] != GDN_WRAP_SITE) {
+                continue;
+            }
+            const int g = m->wrap_objid[adr + j];
+            double p0[3], p1[3], sp[3], gpos[3], gmat[9], wp[6];
+            site_point(m, d, m->wrap_objid[adr + j - 1], p0);
+            site_point(m, d, m->wrap_objid[adr + j + 1], p1);
+            site_point(m, d, side, sp);
+            geom_frame(m, d, g, gpos, gmat);
+            gdnWrapInfo info;
+            const double wlen = gdn_tendon_wrap(wp, p0, p1, gpos, gmat, m->geom_size[3 * g],
+                                                tp == GDN_WRAP_CYLINDER, sp, &info);
+            if (wlen >= 0 && info.inside) {
+                found |= info.solved ? 1 : 2;
+            }
+        }
+    }
+    return found;
 }
 
 void gdn_tendon_dj_mul(int nv, const double* DJ, const double* x, double* out) {

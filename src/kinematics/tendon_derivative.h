@@ -22,9 +22,14 @@
 // A wrap around a sphere or cylinder geom: the straight segment when it clears the geom, else
 // the pieces p0 -> T0 and T1 -> p1 with the tangent points T on the geom's body; under e_c a
 // tangent point moves rigidly with that body plus its slide on the geom, the closed form of the
-// outside wrap's tangent points (tendon_derivative.c, wrap_tangent) differentiated.
+// outside wrap's tangent points (tendon_derivative.c, wrap_tangent) differentiated; the inside
+// wrap's one point (a side site within the geom) by implicit differentiation of the equation
+// its Newton solve targets (gdn_wrap_inside_tangent), at the primal's root, which that solve
+// approximates to |F| <= 1e-6 (GDN_WRAP_INSIDE_TOL: finite differences of the primal agree to
+// about that; gdn_tendon_inside_wrap_active reports such a state).
 // Returns 1 when DJ is not identically zero (a spatial tendon), else 0; -1 (nothing
-// guaranteed) for an inside wrap or a degenerate sphere wrap (GDN_TENDON_WRAP_WHAT).
+// guaranteed) for an inside wrap whose solve found no root (the primal's fallback point) or a
+// degenerate sphere wrap (GDN_TENDON_WRAP_WHAT).
 int gdn_tendon_linear(const gdnModel* m, const gdnData* d, const double* S, int t, double* L,
                       double* V, double* J, double* DJ, double* scratch);
 
@@ -41,10 +46,24 @@ gdnStatus gdn_tendon_work_alloc(const gdnModel* m, gdnData* d, gdnTendonWork* w)
 int gdn_tendon_is_spatial(const gdnModel* m, int t);
 
 // the refusal of a tendon linearization gdn_tendon_linear cannot give (-1): the inside wrap
-// (a side site within the geom: the primal's Newton solve stops at 1e-6, its derivative is not
-// that of the primal) or a sphere wrap whose ends are parallel through its centre
-#define GDN_TENDON_WRAP_WHAT \
-    "tendon wrapping with a side site inside its geom (or ends parallel through a sphere)"
+// (a side site within the geom) when the primal's Newton solve found no root and fell back to
+// the ends' mean direction (that point is not stationary: its J is not d length / dq), or a
+// sphere wrap whose ends are parallel through its centre
+#define GDN_TENDON_WRAP_WHAT                                                                   \
+    "tendon wrapping with a side site inside its geom without a root of its wrap equation (or " \
+    "ends parallel through a sphere)"
+
+// The inside wraps at d's kinematics (a geom wrap with its side site within the geom, the wrap
+// on), over every tendon: bit 0 when one is at its equation's root, bit 1 when one is at the
+// primal's fallback point (no root: gdn_tendon_linear refuses it); 0 when none
+int gdn_tendon_inside_wrap(const gdnModel* m, const gdnData* d);
+
+// The inside wrap's point T in the geom frame (centre 0, radius r; tendon_wrap.c) moves by dT
+// when the ends (geom frame) P0, P1 move by dP0, dP1: implicit differentiation at the root z of
+// asin(A z) + asin(B z) - 2 asin(z) + G = 0 (gdnWrapInfo.z; tendon_derivative.c)
+void gdn_wrap_inside_tangent(int cyl, double r, double z, const double P0[3],
+                             const double P1[3], const double dP0[3], const double dP1[3],
+                             double dT[3]);
 
 // xi (6 nbody: each body's twist) and dS (6 nv: each dof's world-origin axis motion) under the
 // unit position tangent e_c, from the world-origin axes S (also the transmissions' derivative)

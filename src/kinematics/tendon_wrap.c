@@ -112,10 +112,15 @@ static double wrap_circle(double pnt[4], const double d[4], const double* sd, do
 }
 
 // the 2D inside wrap (side point inside the circle): one point of the circle into pnt (both
-// halves), 0, or -1 for no wrap
-static double wrap_inside(double pnt[4], const double d[4], double rad) {
+// halves), 0, or -1 for no wrap; Newton on f(z) = asin(A z) + asin(B z) - 2 asin(z) + G
+// stopped at |f| <= tolerance (MuJoCo's GDN_WRAP_INSIDE_TOL). *solved = 1 and *zout = z when
+// the point is that root's (else the fallback: the ends' mean direction on the circle)
+static double wrap_inside(double pnt[4], const double d[4], double rad, double tolerance,
+                          int* solved, double* zout) {
     const int maxiter = 20;
-    const double zinit = 1 - 1e-7, tolerance = 1e-6;
+    const double zinit = 1 - 1e-7;
+    *solved = 0;
+    *zout = 0;
     const double len0 = sqrt(d[0] * d[0] + d[1] * d[1]);
     const double len1 = sqrt(d[2] * d[2] + d[3] * d[3]);
     const double dif[2] = {d[2] - d[0], d[3] - d[1]};
@@ -192,18 +197,28 @@ static double wrap_inside(double pnt[4], const double d[4], double rad) {
     pnt[1] = rad * (sin(ang) * vec[0] + cos(ang) * vec[1]);
     pnt[2] = pnt[0];
     pnt[3] = pnt[1];
+    *solved = 1;
+    *zout = z;
     return 0;
 }
 
 double gdn_tendon_wrap(double wpnt[6], const double x0[3], const double x1[3],
                        const double xpos[3], const double xmat[9], double rad, int cylinder,
                        const double* side, gdnWrapInfo* info) {
+    return gdn_tendon_wrap_tol(wpnt, x0, x1, xpos, xmat, rad, cylinder, side,
+                               GDN_WRAP_INSIDE_TOL, info);
+}
+
+double gdn_tendon_wrap_tol(double wpnt[6], const double x0[3], const double x1[3],
+                           const double xpos[3], const double xmat[9], double rad, int cylinder,
+                           const double* side, double inside_tol, gdnWrapInfo* info) {
     double tmp[3], p[2][3], normal[3], axis[2][3];
     gdnWrapInfo own;
     if (!info) {
         info = &own;
     }
-    info->inside = info->sol = info->flip = info->parallel = 0;
+    info->inside = info->sol = info->flip = info->parallel = info->solved = 0;
+    info->z = 0;
     gdn_sub3(tmp, x0, xpos);
     gdn_mulmat3T(p[0], xmat, tmp);
     gdn_sub3(tmp, x1, xpos);
@@ -259,8 +274,9 @@ double gdn_tendon_wrap(double wpnt[6], const double x0[3], const double x1[3],
         }
     }
     info->inside = side && sd[0] == 0 && sd[1] == 0;
-    double wlen = info->inside ? wrap_inside(pnt, d, rad)
-                               : wrap_circle(pnt, d, side ? sd : NULL, rad, &info->sol, &info->flip);
+    double wlen = info->inside
+                      ? wrap_inside(pnt, d, rad, inside_tol, &info->solved, &info->z)
+                      : wrap_circle(pnt, d, side ? sd : NULL, rad, &info->sol, &info->flip);
     if (wlen < 0) {
         return -1;
     }

@@ -16,6 +16,9 @@
 // info (NULL: not wanted): which branch the wrap took, for its derivative
 typedef struct gdnWrapInfo {
     int inside;   // 1: the inside wrap (side point within the radius)
+    int solved;   // the inside wrap's point is its Newton root's (0: no root found, the
+                  // fallback point rad unit(mid-direction of the ends))
+    double z;     // that root z (asin(A z) + asin(B z) - 2 asin(z) + G = 0 to the tolerance)
     int sol;      // the tangent pair chosen (0: sgn +1, 1: sgn -1; wrap_circle's i)
     int flip;     // the arc is 2 pi - the angle between the tangent points
     int parallel; // a sphere with x0, x1 parallel through its centre (the plane's fallback)
@@ -24,5 +27,15 @@ typedef struct gdnWrapInfo {
 double gdn_tendon_wrap(double wpnt[6], const double x0[3], const double x1[3],
                        const double xpos[3], const double xmat[9], double rad, int cylinder,
                        const double* side, gdnWrapInfo* info);
+
+// MuJoCo 2.2.2's stopping tolerance of the inside wrap's Newton solve (|f| <= 1e-6, at most 20
+// iterations)
+#define GDN_WRAP_INSIDE_TOL 1e-6
+
+// gdn_tendon_wrap with another stopping tolerance of the inside wrap's solve (the tests' tighter
+// evaluations; the primal is gdn_tendon_wrap)
+double gdn_tendon_wrap_tol(double wpnt[6], const double x0[3], const double x1[3],
+                           const double xpos[3], const double xmat[9], double rad, int cylinder,
+                           const double* side, double inside_tol, gdnWrapInfo* info);
 
 #endif

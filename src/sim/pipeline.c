@@ -21,6 +21,7 @@
 #include "dynamics/passive.h"
 #include "dynamics/rne.h"
 #include "dynamics/transmission.h"
+#include "kinematics/tendon_derivative.h"
 
 const gdnFormulation* gdn_formulation(const gdnModel* m) {
     (void)m; // one formulation today; the maximal-coordinate solver adds an option
@@ -108,6 +109,11 @@ gdnStatus gdn_pipeline_front(const gdnModel* m, gdnData* d, gdnPipelineMode mode
     if (status == GDN_OK && mode == GDN_PIPE_DERIVATIVE && gdn_transmission_has_body(m) &&
         gdn_transmission_body_mpr_limit(m, d)) {
         d->deriv_flags |= GDN_DERIV_MPR_LIMIT;
+    }
+    // and a tendon's inside wrap differentiated at its equation's root
+    if (status == GDN_OK && mode == GDN_PIPE_DERIVATIVE && m->ntendon > 0 &&
+        (gdn_tendon_inside_wrap(m, d) & 1)) {
+        d->deriv_flags |= GDN_DERIV_WRAP_LIMIT;
     }
     if (status == GDN_OK) {
         status = gdn_smooth_forces(m, d, tau);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The tendon Jacobian's q-derivative (kinematics/tendon_derivative.h) against central
-// differences of the primal's ten_J, and its J against the primal's, on spatial tendons.
+// differences of the primal's ten_J, and its J against the primal's, on spatial tendons; the
+// inside wrap's point tangent against a tighter-converged evaluation, and steps (A, B, JVP,
+// VJP, the trajectory adjoint) through inside wraps.
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +16,7 @@
 #include "kinematics/tendon_derivative.h"
 #include "kinematics/tendon_wrap.h"
 #include "runner/models.h"
+#include "runner/rollout_fd.h"
 #include "runner/test.h"
 
 // central differences with eps 1e-6: truncation ~1e-12 of the curvature scale, round-off
@@ -37,7 +40,7 @@ static int check_model(const char* file, int nsample) {
     double *qa = q0 + nq, *Jp = qa + nq, *Jm = Jp + n * (size_t)nt;
     unsigned long long rng = 99;
     double worst_j = 0, worst_fd = 0;
-    int refused = 0, wrapped = 0;
+    int refused = 0, wrapped = 0, inside = 0;
     for (int s = 0; s < nsample; s++) {
         gdn_test_random_qpos(m, d, &rng);
         for (int i = 0; i < nv; i++) {
@@ -46,10 +49,11 @@ static int check_model(const char* file, int nsample) {
         memcpy(q0, d->qpos, sizeof(double) * (size_t)nq);
         gdn_kinematics(m, d);
         gdn_dof_axes_about(m, d, 0, S);
+        inside += (gdn_tendon_inside_wrap(m, d) & 1) != 0;
         for (int t = 0; t < nt; t++) {
             double L, V;
             if (gdn_tendon_linear(m, d, S, t, &L, &V, J, DJ, scratch) < 0) {
-                refused++; // an inside wrap
+                refused++; // an inside wrap's fallback point, a degenerate sphere wrap
                 continue;
             }
             wrapped += d->ten_wrapnum[t] > 0 && d->wrap_obj[d->ten_wrapadr[t] + 1] >= 0;
@@ -83,8 +87,8 @@ static int check_model(const char* file, int nsample) {
         }
     }
     printf("  %s: J, L, V vs the primal %.3g; DJ vs FD %.3g (%d samples x %d tendons, %d wrapped, "
-           "%d inside wraps refused)\n",
-           file, worst_j, worst_fd, nsample, nt, wrapped, refused);
+           "%d samples with an inside wrap at its root, %d linearizations refused)\n",
+           file, worst_j, worst_fd, nsample, nt, wrapped, inside, refused);
     free(buf);
     gdn_data_free(d);
     gdn_model_free(m);
@@ -96,82 +100,171 @@ static int test_jacobian_motion(void) {
     CHECK(check_model("tendon_spatial.xml", 8) == 0);
     CHECK(check_model("tendon_fixed.xml", 2) == 0);
     CHECK(check_model("tendon_arm26.xml", 12) == 0);
+    CHECK(check_model("tendon_inside.xml", 12) == 0);
     return 0;
 }
 
-// a step whose tendon wraps with its side site inside the geom (tendon_arm26's last tendon,
-// given a spring):
-// every derivative entry refuses it, the trajectory adjoint by name; a state where that wrap is
-// off is differentiated
-static int test_inside_wrap_refused(void) {
-    gdnModel* m = gdn_test_load_model_as_is("tendon_arm26.xml");
-    CHECK(m);
+// A, B (gdn_transition_jacobians) vs central FD of gdn_step (eps 1e-6; the primal's inside
+// wrap solved to MuJoCo's |F| <= 1e-6, so FD agrees to about that: test_inside_wrap_point
+// checks the point's tangent against a tighter evaluation), the JVP vs A x + B u and the
+// dot-product identity, at states found by qpos uniform in [lo, hi], with an inside wrap at its
+// root (want 1: GDN_DERIV_WRAP_LIMIT reported) or without one (want 0: not reported)
+static int inside_step(gdnModel* m, double lo, double hi, int want, double* e_fd, double* e_jvp,
+                       double* e_dot, int* nstate) {
     gdnData* d = NULL;
     CHECK(gdn_data_create(m, &d) == GDN_OK);
-    const int nv = m->nv, nu = m->nu, n = 2 * nv, last = m->ntendon - 1;
-    // a spring on it, so that the step needs its linearization (a force-free tendon needs none)
-    m->tendon_stiffness[last] = 2;
-    double* buf = calloc((size_t)(n * n + n * nu + 4 * n + nu + 4 * nv + 20 * nu), sizeof(double));
+    const int nv = m->nv, nu = m->nu, nq = m->nq, n = 2 * nv;
+    double* buf = calloc((size_t)(2 * n * n + 2 * n * nu + 8 * n + 4 * nq + 2 * nu), sizeof(double));
     CHECK(buf);
-    double *A = buf, *B = A + n * n, *x = B + n * nu, *y = x + n, *g = y + n, *gu = g + n;
-    double *q0 = gu + nu, *gq0 = q0 + 2 * nv, *ctrl = gq0 + 2 * nv;
-    // the states whose last tendon wraps (inside: its side site is within the sphere) or not
-    unsigned long long rng = 5;
-    int found[2] = {0, 0};
-    double q_in[2] = {0, 0}, q_out[2] = {0, 0};
-    for (int s = 0; s < 200 && !(found[0] && found[1]); s++) {
+    double *A = buf, *Afd = A + n * n, *B = Afd + n * n, *Bfd = B + n * nu, *x = Bfd + n * nu;
+    double *y = x + n, *jx = y + n, *g = jx + n, *ax = g + n, *col = ax + n, *q0 = col + n;
+    double *v0 = q0 + nq, *qp = v0 + nv, *qm = qp + nq, *u0 = qm + nq, *gu = u0 + nu;
+    double *du = gu + nu, *vp = du + n;
+    unsigned long long rng = 11;
+    int found = 0;
+    for (int s = 0; s < 400 && found < 4; s++) {
         gdn_data_reset(m, d);
-        for (int k = 0; k < m->nq; k++) {
-            d->qpos[k] = gdn_test_uniform(&rng, 0, 2);
+        for (int k = 0; k < nq; k++) {
+            d->qpos[k] = gdn_test_uniform(&rng, lo, hi);
+        }
+        for (int k = 0; k < nv; k++) {
+            d->qvel[k] = gdn_test_uniform(&rng, -1, 1);
+        }
+        for (int k = 0; k < nu; k++) {
+            d->ctrl[k] = gdn_test_uniform(&rng, -0.5, 0.5);
         }
         gdn_kinematics(m, d);
-        const int on = d->wrap_obj[d->ten_wrapadr[last] + 1] >= 0;
-        if (!found[on]) {
-            found[on] = 1;
-            memcpy(on ? q_in : q_out, d->qpos, sizeof(double) * 2);
+        if (((gdn_tendon_inside_wrap(m, d) & 1) != 0) != want) {
+            continue;
         }
+        found++;
+        memcpy(q0, d->qpos, sizeof(double) * (size_t)nq);
+        memcpy(v0, d->qvel, sizeof(double) * (size_t)nv);
+        memcpy(u0, d->ctrl, sizeof(double) * (size_t)nu);
+        CHECK(gdn_transition_jacobians(m, d, A, B) == GDN_OK);
+        CHECK(((d->deriv_flags & GDN_DERIV_WRAP_LIMIT) != 0) == want);
+        for (int j = 0; j < n + nu; j++) {
+            for (int sg = 0; sg < 2; sg++) {
+                const double h = sg ? -EPS : EPS;
+                gdn_data_reset(m, d);
+                memcpy(d->qpos, q0, sizeof(double) * (size_t)nq);
+                memcpy(d->qvel, v0, sizeof(double) * (size_t)nv);
+                memcpy(d->ctrl, u0, sizeof(double) * (size_t)nu);
+                if (j < nv) {
+                    memset(col, 0, sizeof(double) * (size_t)n);
+                    col[j] = 1;
+                    gdn_integrate_pos(m, d->qpos, col, h);
+                } else if (j < n) {
+                    d->qvel[j - nv] += h;
+                } else {
+                    d->ctrl[j - n] += h;
+                }
+                CHECK(gdn_step(m, d) == GDN_OK);
+                memcpy(sg ? qm : qp, d->qpos, sizeof(double) * (size_t)nq);
+                if (!sg) {
+                    memcpy(vp, d->qvel, sizeof(double) * (size_t)nv);
+                }
+            }
+            gdn_difference_pos(m, col, 2 * EPS, qm, qp);
+            double* dst = j < n ? Afd : Bfd;
+            const int cols = j < n ? n : nu, c = j < n ? j : j - n;
+            for (int r = 0; r < nv; r++) {
+                dst[r * cols + c] = col[r];
+                dst[(nv + r) * cols + c] = (vp[r] - d->qvel[r]) / (2 * EPS);
+            }
+        }
+        gdn_data_reset(m, d);
+        memcpy(d->qpos, q0, sizeof(double) * (size_t)nq);
+        memcpy(d->qvel, v0, sizeof(double) * (size_t)nv);
+        memcpy(d->ctrl, u0, sizeof(double) * (size_t)nu);
+        *e_fd = fmax(*e_fd, fmax(gdn_test_relerr(A, Afd, n * n, 1),
+                                 gdn_test_relerr(B, Bfd, n * nu, 1)));
+        for (int k = 0; k < n; k++) {
+            x[k] = gdn_test_uniform(&rng, -1, 1);
+            y[k] = gdn_test_uniform(&rng, -1, 1);
+        }
+        for (int k = 0; k < nu; k++) {
+            du[k] = gdn_test_uniform(&rng, -1, 1);
+        }
+        CHECK(gdn_step_jvp(m, d, x, x + nv, du, NULL, NULL, jx, jx + nv) == GDN_OK);
+        CHECK(((d->deriv_flags & GDN_DERIV_WRAP_LIMIT) != 0) == want);
+        for (int r = 0; r < n; r++) {
+            double sum = 0;
+            for (int c = 0; c < n; c++) {
+                sum += A[r * n + c] * x[c];
+            }
+            for (int c = 0; c < nu; c++) {
+                sum += B[r * nu + c] * du[c];
+            }
+            ax[r] = sum;
+        }
+        *e_jvp = fmax(*e_jvp, gdn_test_relerr(jx, ax, n, 1));
+        CHECK(gdn_step_vjp(m, d, y, y + nv, g, g + nv, gu, NULL, NULL) == GDN_OK);
+        double lhs = 0, rhs = 0, mag = 0;
+        for (int k = 0; k < n; k++) {
+            lhs += y[k] * jx[k];
+            rhs += g[k] * x[k];
+            mag += fabs(y[k] * jx[k]) + fabs(g[k] * x[k]);
+        }
+        for (int k = 0; k < nu; k++) {
+            rhs += gu[k] * du[k];
+            mag += fabs(gu[k] * du[k]);
+        }
+        *e_dot = fmax(*e_dot, fabs(lhs - rhs) / fmax(1, mag));
     }
-    CHECK(found[0] && found[1] && m->nq == 2);
-    gdn_data_reset(m, d);
-    memcpy(d->qpos, q_in, sizeof(q_in));
-    CHECK(gdn_step_jvp(m, d, x, x + nv, NULL, NULL, NULL, y, y + nv) == GDN_ERR_UNSUPPORTED);
-    CHECK(gdn_step_vjp(m, d, x, x + nv, g, g + nv, gu, NULL, NULL) == GDN_ERR_UNSUPPORTED);
-    CHECK(gdn_transition_jacobians(m, d, A, B) == GDN_ERR_UNSUPPORTED);
-    // the trajectory adjoint from that state names it
-    gdnRollout r;
-    gdn_rollout_init(m, 10, &r);
-    memcpy(q0, q_in, sizeof(q_in));
-    r.qpos0 = q0;
-    r.qvel0 = q0 + m->nq;
-    r.ctrl = ctrl;
-    gdnTargetObjective spec = {1, {0.5, 0, 0}, {0.3, 0.3, 0}, 1, 0, 0};
-    gdnObjective obj;
-    CHECK(gdn_objective_target(m, &spec, &obj) == GDN_OK);
-    gdnTape* tape = NULL;
-    char err[512] = "";
-    CHECK(gdn_tape_create(m, 10, 1, &tape, err, (int)sizeof(err)) == GDN_OK);
-    gdnAdjointGradients out;
-    memset(&out, 0, sizeof(out));
-    out.qpos0 = gq0;
-    CHECK(gdn_adjoint_rollout_gradient(m, &r, &obj, tape, &out, err, (int)sizeof(err)) ==
-          GDN_ERR_UNSUPPORTED);
-    printf("  adjoint: %s\n", err);
-    CHECK(strstr(err, "tendon wrapping"));
-    // the same without its rows (the smooth path: the passive force of its spring)
-    m->opt.disableflags |= GDN_DSBL_CONSTRAINT;
-    CHECK(gdn_adjoint_rollout_gradient(m, &r, &obj, tape, &out, err, (int)sizeof(err)) ==
-          GDN_ERR_UNSUPPORTED);
-    printf("  adjoint without rows: %s\n", err);
-    CHECK(strstr(err, "tendon wrapping"));
-    m->opt.disableflags &= ~GDN_DSBL_CONSTRAINT;
-    // the other state: differentiated
-    gdn_data_reset(m, d);
-    memcpy(d->qpos, q_out, sizeof(q_out));
-    CHECK(gdn_step_jvp(m, d, x, x + nv, NULL, NULL, NULL, y, y + nv) == GDN_OK);
-    gdn_tape_free(tape);
+    *nstate += found;
     free(buf);
     gdn_data_free(d);
+    CHECK(found == 4);
+    return 0;
+}
+
+// steps through inside wraps at their root: tendon_arm26 (its last tendon KI given a spring;
+// rows on: its other tendons' limit and friction loss) and tendon_inside (a cylinder and a
+// sphere inside wrap, springs, a damper, motors); A, B vs FD, the JVP and VJP as inside_step,
+// GDN_DERIV_WRAP_LIMIT on those states only; then the trajectory adjoint through them vs FD
+static int test_inside_wrap_step(void) {
+    double e_fd = 0, e_jvp = 0, e_dot = 0;
+    int nstate = 0;
+    gdnModel* m = gdn_test_load_model_as_is("tendon_arm26.xml");
+    CHECK(m);
+    m->tendon_stiffness[m->ntendon - 1] = 2;
+    CHECK(inside_step(m, 0, 2, 1, &e_fd, &e_jvp, &e_dot, &nstate) == 0);
+    CHECK(inside_step(m, 0, 2, 0, &e_fd, &e_jvp, &e_dot, &nstate) == 0);
     gdn_model_free(m);
+    m = gdn_test_load_model_as_is("tendon_inside.xml");
+    CHECK(m);
+    CHECK(inside_step(m, -3, 3, 1, &e_fd, &e_jvp, &e_dot, &nstate) == 0);
+    CHECK(inside_step(m, -3, 3, 0, &e_fd, &e_jvp, &e_dot, &nstate) == 0);
+    printf("  inside wraps (%d states, half with one at its root): A, B vs central FD of gdn_step "
+           "%.3g; JVP vs A x + B u %.3g; dot-product identity %.3g\n",
+           nstate, e_fd, e_jvp, e_dot);
+    CHECK(e_fd <= 1e-5);
+    CHECK(e_jvp <= 1e-12);
+    CHECK(e_dot <= 1e-12);
+    // the trajectory adjoint (40 steps from a state with an inside wrap on) vs FD
+    gdnFdProblem p;
+    const double qbase[2] = {0.4, -0.8};
+    gdnData* d = NULL;
+    CHECK(gdn_data_create(m, &d) == GDN_OK);
+    memcpy(d->qpos, qbase, sizeof(qbase));
+    gdn_kinematics(m, d);
+    CHECK(gdn_tendon_inside_wrap(m, d) == 1);
+    gdn_data_free(d);
+    CHECK(gdn_fd_problem_init(&p, "tendon_inside.xml", m, 40, 29, qbase, 0.05, NULL, 0.5, 0.5));
+    CHECK(gdn_fd_gradient_checked(&p) == 0);
+    const int nv = p.m->nv, nu = p.m->nu;
+    int idx[80 + 2];
+    for (int k = 0; k < 40 * nu + nv; k++) {
+        idx[k] = k;
+    }
+    double e = 0;
+    e = fmax(e, gdn_fd_block(&p, GDN_FD_Q0, "q0", p.g.qpos0, idx, nv, 1e-8, 1e-5));
+    e = fmax(e, gdn_fd_block(&p, GDN_FD_V0, "v0", p.g.qvel0, idx, nv, 1e-8, 1e-5));
+    e = fmax(e, gdn_fd_block(&p, GDN_FD_U, "u", p.g.ctrl, idx, 40 * nu, 1e-8, 1e-5));
+    printf("  tendon_inside: trajectory adjoint vs FD %.3g\n", e);
+    gdn_fd_problem_free(&p);
+    CHECK(e <= 1e-5);
     return 0;
 }
 
@@ -262,9 +355,57 @@ static int test_inside_wrap_point(void) {
     return 0;
 }
 
+// an inside wrap whose solve finds no root (the primal's fallback point, the ends' mean
+// direction on the circle: not stationary, its J is not d length / dq): a cylinder at the
+// origin, the ends at a configuration found by search (rare: ~3e-4 of random inside wraps), a
+// spring on the tendon; every derivative entry refuses the step, the trajectory adjoint naming
+// GDN_TENDON_WRAP_WHAT
+static int test_inside_wrap_refused(void) {
+    const char* xml =
+        "<mujoco><worldbody><geom name='c' type='cylinder' size='.1 .05' contype='0' "
+        "conaffinity='0'/><site name='p0' pos='0.236688 -0.196322 0.0620698'/>"
+        "<site name='in' pos='0 0 0'/><body><joint type='slide' axis='1 0 0'/>"
+        "<geom size='.01' contype='0' conaffinity='0'/>"
+        "<site name='p1' pos='-0.051137 0.276355 0.0361125'/></body></worldbody>"
+        "<tendon><spatial stiffness='2'><site site='p0'/><geom geom='c' sidesite='in'/>"
+        "<site site='p1'/></spatial></tendon></mujoco>";
+    gdnModel* m = NULL;
+    char err[512] = "";
+    CHECK(gdn_load_xml_string(xml, strlen(xml), NULL, &m, err, sizeof(err), NULL, 0) == GDN_OK);
+    gdnData* d = NULL;
+    CHECK(gdn_data_create(m, &d) == GDN_OK);
+    gdn_kinematics(m, d);
+    CHECK(gdn_tendon_inside_wrap(m, d) == 2);
+    double x[2] = {0.3, -0.2}, y[2], A[4], B[1];
+    CHECK(gdn_step_jvp(m, d, x, x + 1, NULL, NULL, NULL, y, y + 1) == GDN_ERR_UNSUPPORTED);
+    CHECK(gdn_step_vjp(m, d, x, x + 1, y, y + 1, NULL, NULL, NULL) == GDN_ERR_UNSUPPORTED);
+    CHECK(gdn_transition_jacobians(m, d, A, B) == GDN_ERR_UNSUPPORTED);
+    gdnRollout r;
+    gdn_rollout_init(m, 1, &r);
+    double q0[1] = {0}, v0[1] = {0};
+    r.qpos0 = q0;
+    r.qvel0 = v0;
+    gdnTargetObjective spec = {1, {0, 0, 0}, {0.3, 0, 0}, 1, 0, 0};
+    gdnObjective obj;
+    CHECK(gdn_objective_target(m, &spec, &obj) == GDN_OK);
+    gdnTape* tape = NULL;
+    CHECK(gdn_tape_create(m, 1, 1, &tape, err, (int)sizeof(err)) == GDN_OK);
+    gdnAdjointGradients out;
+    memset(&out, 0, sizeof(out));
+    CHECK(gdn_adjoint_rollout_gradient(m, &r, &obj, tape, &out, err, (int)sizeof(err)) ==
+          GDN_ERR_UNSUPPORTED);
+    printf("  adjoint: %s\n", err);
+    CHECK(strstr(err, GDN_TENDON_WRAP_WHAT));
+    gdn_tape_free(tape);
+    gdn_data_free(d);
+    gdn_model_free(m);
+    return 0;
+}
+
 int main(int argc, char** argv) {
     static const gdnTestCase cases[] = {
         {"jacobian_motion", test_jacobian_motion},
+        {"inside_wrap_step", test_inside_wrap_step},
         {"inside_wrap_refused", test_inside_wrap_refused},
         {"inside_wrap_point", test_inside_wrap_point},
     };

@@ -291,9 +291,11 @@ static int test_defaults(void) {
 }
 
 // a tendon equality on a tendon whose wrap can be inside its geom (tendon_arm26's last, KI):
-// the forward follows MuJoCo either way; every derivative entry refuses a step where that wrap
-// is on, by name, and differentiates one where it is off
-static int test_wrap_refused(void) {
+// the forward follows MuJoCo either way; every derivative entry differentiates a step where
+// that wrap is on (at its equation's root, GDN_DERIV_WRAP_LIMIT reported) and one where it is
+// off; the JVP along e_0 vs central FD of gdn_step (eps 1e-6; the primal's wrap solve stops at
+// |F| <= 1e-6)
+static int test_wrap(void) {
     char* text = NULL;
     {
         FILE* f = fopen(GDN_TEST_MODELS "/tendon_arm26.xml", "rb");
@@ -325,7 +327,7 @@ static int test_wrap_refused(void) {
     CHECK(2 * nv <= 64);
     unsigned long long rng = 5;
     int seen[2] = {0, 0};
-    double e = 0, es = 0;
+    double e = 0, es = 0, efd = 0;
     for (int s = 0; s < 200 && !(seen[0] && seen[1]); s++) {
         gdn_data_reset(gm, gd);
         for (int k = 0; k < gm->nq; k++) {
@@ -339,17 +341,42 @@ static int test_wrap_refused(void) {
         seen[inside] = 1;
         gdn_oracle_copy_state(&o);
         CHECK(compare_state(&o, &e, &es) == 0);
-        const gdnStatus want = inside ? GDN_ERR_UNSUPPORTED : GDN_OK;
         x[0] = 1;
-        CHECK(gdn_step_jvp(gm, gd, x, x + nv, NULL, NULL, NULL, y, y + nv) == want);
-        CHECK(gdn_step_vjp(gm, gd, x, x + nv, g, g + nv, NULL, NULL, NULL) == want);
-        CHECK(gdn_transition_jacobians(gm, gd, NULL, NULL) == want);
+        CHECK(gdn_step_jvp(gm, gd, x, x + nv, NULL, NULL, NULL, y, y + nv) == GDN_OK);
+        CHECK(((gd->deriv_flags & GDN_DERIV_WRAP_LIMIT) != 0) == inside);
+        CHECK(gdn_step_vjp(gm, gd, x, x + nv, g, g + nv, NULL, NULL, NULL) == GDN_OK);
+        CHECK(gdn_transition_jacobians(gm, gd, NULL, NULL) == GDN_OK);
+        // central FD of gdn_step along e_0
+        double q0[64], v0[64], qp[64], vp[64], fd[64];
+        CHECK(gm->nq <= 64);
+        memcpy(q0, gd->qpos, sizeof(double) * (size_t)gm->nq);
+        memcpy(v0, gd->qvel, sizeof(double) * (size_t)nv);
+        for (int sg = 0; sg < 2; sg++) {
+            gdn_data_reset(gm, gd);
+            memcpy(gd->qpos, q0, sizeof(double) * (size_t)gm->nq);
+            memcpy(gd->qvel, v0, sizeof(double) * (size_t)nv);
+            gdn_integrate_pos(gm, gd->qpos, x, sg ? -1e-6 : 1e-6);
+            CHECK(gdn_step(gm, gd) == GDN_OK);
+            if (!sg) {
+                memcpy(qp, gd->qpos, sizeof(double) * (size_t)gm->nq);
+                memcpy(vp, gd->qvel, sizeof(double) * (size_t)nv);
+            }
+        }
+        gdn_difference_pos(gm, fd, 2e-6, gd->qpos, qp);
+        for (int k = 0; k < nv; k++) {
+            fd[nv + k] = (vp[k] - gd->qvel[k]) / 2e-6;
+        }
+        efd = fmax(efd, gdn_test_relerr(y, fd, 2 * nv, 1));
+        gdn_data_reset(gm, gd);
+        memcpy(gd->qpos, q0, sizeof(double) * (size_t)gm->nq);
+        memcpy(gd->qvel, v0, sizeof(double) * (size_t)nv);
     }
-    printf("  %s: inside wrap refused, outside differentiated; rows vs MuJoCo %.3g, solve "
-           "%.3g\n", o.name, e, es);
+    printf("  %s: inside and outside wraps differentiated (JVP vs FD %.3g); rows vs MuJoCo "
+           "%.3g, solve %.3g\n", o.name, efd, e, es);
     gdn_oracle_free(&o);
     CHECK(seen[0] && seen[1]);
     CHECK(e <= TOL && es <= TOL_SOLVE);
+    CHECK(efd <= 1e-5);
     return 0;
 }
 
@@ -360,7 +387,7 @@ int main(int argc, char** argv) {
         {"rollout", test_rollout},
         {"refusals", test_refusals},
         {"defaults", test_defaults},
-        {"wrap_refused", test_wrap_refused},
+        {"wrap", test_wrap},
     };
     return gdn_test_main(argc, argv, cases, (int)(sizeof(cases) / sizeof(cases[0])));
 }

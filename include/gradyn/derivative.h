@@ -23,10 +23,10 @@ extern "C" {
 // held (docs/derivatives.md);
 // GDN_ERR_UNCONVERGED when that solve did not converge (or its forces are not the primal
 // optimum's at its acceleration), GDN_ERR_SINGULAR for a singular linearization and
-// GDN_ERR_UNSUPPORTED for a step with a tendon's inside wrap (a side site within its geom), or
-// a contact whose geometry has none (an MPR limit that is not differentiable, or a contact of a
-// body (adhesion) transmission's body on such a pair: docs/derivatives.md): never a derivative
-// of another step. A body (adhesion) transmission is differentiated at the step's fixed
+// GDN_ERR_UNSUPPORTED for a step with a tendon's inside wrap (a side site within its geom)
+// whose Newton solve found no root (the primal's fallback point), or a contact whose geometry
+// has none (an MPR limit that is not differentiable, also one of a body (adhesion)
+// transmission's contacts: docs/derivatives.md): never a derivative of another step. A body (adhesion) transmission is differentiated at the step's fixed
 // contact set (its contacts' points and normals moving with their geometry tangents).
 //
 // After each call d->deriv_flags, d->deriv_state_margin and d->deriv_activation_margin report

@@ -100,8 +100,9 @@ typedef enum gdnStage {
 // sensor whose derivative is not implemented (the other acceleration-stage sensors,
 // actuatorpos / vel on ball or free joints, jointlimitvel of a ball joint), with nothing
 // written, and at a state where a rangefinder grazes its surface, a tendon sensor's tendon
-// wraps inside (no derivative there) or an actuator sensor's body (adhesion) transmission has a
-// contact whose geom pair has no geometry derivative; GDN_ERR_ARG for a NULL m / d or another
+// wraps inside without a root of its wrap equation (no derivative there) or an actuator
+// sensor's body (adhesion) transmission has a contact without a geometry derivative (its pair
+// or its features); GDN_ERR_ARG for a NULL m / d or another
 // model's data. An actuator sensor on a body transmission is differentiated at the fixed
 // contact set (the contacts' points and normals moving with their geometry tangent, the count
 // held).

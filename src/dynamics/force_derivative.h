@@ -57,8 +57,8 @@ int gdn_actuator_force_row(const gdnModel* m, const gdnData* d, int i, int* dof,
 
 // the same for any transmission as full rows: d force = cq . dq + cv . dv + cu du_i (cq, cv
 // nv each; w from gdn_transmission_work_alloc for a moving transmission); -1 for a tendon
-// without a linearization (the inside wrap) or a body transmission's contact without a
-// geometry tangent, else 0
+// without a linearization (an inside wrap without a root) or a body transmission's contact
+// without a geometry tangent, else 0
 struct gdnTransmissionWork;
 int gdn_actuator_force_full(const gdnModel* m, gdnData* d, int i,
                             struct gdnTransmissionWork* w, double* cq, double* cv, double* cu);

@@ -160,7 +160,7 @@ static int any_spatial_passive(const gdnModel* m) {
 
 // the spatial tendons with passive forces, each linearized once: fn(t, f, w, u, ctx) with w's J,
 // DJ (its w free scratch) and an nv scratch u; GDN_ERR_UNSUPPORTED for a tendon without a
-// linearization (the inside wrap), GDN_ERR_MEMORY
+// linearization (an inside wrap without a root), GDN_ERR_MEMORY
 typedef void spatialFn(const gdnModel* m, const gdnData* d, int t, double f,
                        const gdnTendonWork* w, double* u, void* ctx);
 

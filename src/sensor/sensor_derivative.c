@@ -539,7 +539,7 @@ static int sensor_tendon(const gdnModel* m, int i) {
 // q-derivative):
 //   d(s L) = s J dq,   d(s J v) = s (J dv + (DJ' v) . dq)
 // s = gear for an actuator, +-1 for a limit row (efc_J = s J; no row: the sensor is 0), else 1.
-// -1 for a tendon without a linearization (the inside wrap), 0 otherwise
+// -1 for a tendon without a linearization (an inside wrap without a root), 0 otherwise
 static int tendon_sensor_linear(const gdnModel* m, gdnData* d, int i, gdnTendonWork* w,
                                 Lin* c) {
     const int type = m->sensor_type[i], t = sensor_tendon(m, i), nv = m->nv;

@@ -1042,7 +1042,8 @@ static int adhesion_step(const char* file, int integrator) {
     double *dq = qbase + nq, *Amj5 = dq + n, *Bmj5 = Amj5 + n * n;
     CHECK(adhesion_base(m, qbase) == 0);
     unsigned long long rng = 0xAD5;
-    double e_fd = 0, e_mj = 0, e_mj5 = 0, e_jvp = 0, e_dot = 0;
+    double e_fd = 0, e_mj = 0, e_mj5 = 0, e_jvp = 0, e_dot = 0, e_jfd = 0;
+    int njfd = 0;
     int skipped = 0, masked = 0;
     const int euler = integrator == GDN_INT_EULER;
     for (int s = 0; s < 4; s++) {
@@ -1171,6 +1172,39 @@ static int adhesion_step(const char* file, int integrator) {
             ax[r] = sum;
         }
         e_jvp = fmax(e_jvp, gdn_test_relerr(jx, ax, n, 1));
+        // and the JVP vs central FD of gdn_step along (x, du) itself, when both sides keep the
+        // contact set
+        int keep = 1;
+        for (int sg = 0; sg < 2; sg++) {
+            const double h = sg ? -ADH_EPS : ADH_EPS;
+            gdn_data_reset(m, d);
+            memcpy(d->qpos, q0, sizeof(double) * (size_t)nq);
+            gdn_integrate_pos(m, d->qpos, x, h);
+            for (int k = 0; k < nv; k++) {
+                d->qvel[k] = v0[k] + h * x[nv + k];
+            }
+            for (int k = 0; k < nu; k++) {
+                d->ctrl[k] = u0[k] + h * du[k];
+            }
+            CHECK(gdn_step(m, d) == GDN_OK);
+            keep &= same_signature(sig, ns, sig + SIGMAX, contact_signature(d, sig + SIGMAX));
+            memcpy(sg ? qm : qp, d->qpos, sizeof(double) * (size_t)nq);
+            if (!sg) {
+                memcpy(ax + nv, d->qvel, sizeof(double) * (size_t)nv);
+            }
+        }
+        gdn_difference_pos(m, ax, 2 * ADH_EPS, qm, qp);
+        for (int k = 0; k < nv; k++) {
+            ax[nv + k] = (ax[nv + k] - d->qvel[k]) / (2 * ADH_EPS);
+        }
+        if (keep) {
+            e_jfd = fmax(e_jfd, gdn_test_relerr(jx, ax, n, 1));
+            njfd++;
+        }
+        gdn_data_reset(m, d);
+        memcpy(d->qpos, q0, sizeof(double) * (size_t)nq);
+        memcpy(d->qvel, v0, sizeof(double) * (size_t)nv);
+        memcpy(d->ctrl, u0, sizeof(double) * (size_t)nu);
         CHECK(gdn_step_vjp(m, d, y, y + nv, g, g + nv, gu, NULL, NULL) == GDN_OK);
         double lhs = 0, rhs = 0, mag = 0;
         for (int k = 0; k < n; k++) {
@@ -1195,14 +1229,16 @@ static int adhesion_step(const char* file, int integrator) {
         snprintf(mj, sizeof(mj), "(mjd_transitionFD compared under Euler only)");
     }
     printf("  %s (%s): A, B vs central FD (eps 1e-7) of gdn_step %.3g (%d of %d columns changed the "
-           "contact set, skipped), %s; JVP vs A x + B u %.3g; dot-product identity %.3g\n",
-           o.name, name, e_fd, skipped, 4 * (n + nu), mj, e_jvp, e_dot);
+           "contact set, skipped), %s; JVP vs A x + B u %.3g, vs central FD %.3g (%d of 4 "
+           "directions kept the contact set); dot-product identity %.3g\n",
+           o.name, name, e_fd, skipped, 4 * (n + nu), mj, e_jvp, e_jfd, njfd, e_dot);
     free(sig);
     free(buf);
     CHECK(gdn_oracle_warnings(&o) == 0);
     gdn_oracle_free(&o);
     CHECK(skipped <= (n + nu));
     CHECK(e_jvp <= TOL);
+    CHECK(njfd >= 3 && e_jfd <= ADH_TOL_FD);
     CHECK(e_dot <= TOL_DOT);
     CHECK(masked <= 4);
     return 0;

@@ -758,6 +758,82 @@ static int param_box_adjoint(int integrator) {
     return 0;
 }
 
+// A public model the team did not write (tests/models/public: dm_control's fish, density 5000,
+// every body in the inertia-box model): dJ/dpi of a 50-step swim with constant controls vs
+// central FD through the setter. The step is 3e-6 of each parameter's scale: the drag's axes
+// turn by s_lj / (lambda_j - lambda_l) and the tail's moments differ by ~40% of 1e-7, so the
+// quotient's truncation error (second order: 1.4e-4 relative at 1e-4, gradcheck's default)
+// needs a small step, and round-off a large one (1.1e-5 at 3e-8); relative 1e-6 of the
+// gradient's scale
+static int test_param_fish(void) {
+    gdnModel* m = gdn_test_load_model_as_is("public/dm_control/fish.xml");
+    CHECK(m);
+    CHECK(m->opt.density == 5000);
+    gdnData* d = NULL;
+    CHECK(gdn_data_create(m, &d) == GDN_OK);
+    const int T = 50, nu = m->nu, np = GDN_N_INERTIA_PARAMS * m->nbody;
+    double* u = calloc((size_t)(T * nu) + (size_t)np, sizeof(double));
+    double* g = u + T * nu;
+    for (int t = 0; t < T; t++) {
+        for (int i = 0; i < nu; i++) {
+            u[t * nu + i] = 0.5 * sin(0.9 * i + 0.1 * t);
+        }
+    }
+    gdnRollout r;
+    gdn_rollout_init(m, T, &r);
+    r.qpos0 = d->qpos;
+    r.qvel0 = d->qvel;
+    r.ctrl = u;
+    gdnTargetObjective spec = {.body = m->nbody - 1, .target = {0.1, 0.2, 0.3}, .weight = 1};
+    gdnObjective obj;
+    CHECK(gdn_objective_target(m, &spec, &obj) == GDN_OK);
+    gdnTape* tape = NULL;
+    CHECK(gdn_tape_create(m, T, 1, &tape, NULL, 0) == GDN_OK);
+    char err[512];
+    gdnAdjointGradients out = {.param = g};
+    CHECK(gdn_adjoint_rollout_gradient(m, &r, &obj, tape, &out, err, sizeof(err)) == GDN_OK);
+    const double scale = inf_norm(g, np);
+    double worst = 0;
+    int checked = 0;
+    for (int b = 1; b < m->nbody; b++) {
+        gdnInertia I0, I;
+        gdn_body_inertia(m, b, &I0);
+        double p0[GDN_N_INERTIA_PARAMS], p[GDN_N_INERTIA_PARAMS];
+        gdn_inertia_params(&I0, p0);
+        if (m->body_inertiasource[b] == 2) {
+            continue; // the compiler's own inertia: the setter refuses it
+        }
+        const double tr = (p0[4] + p0[5] + p0[6]) / 3;
+        for (int k = 0; k < GDN_N_INERTIA_PARAMS; k++) {
+            const double eps = 3e-6 * (k == 0 ? p0[0] : k < 4 ? 0.1 : tr);
+            double J[2];
+            for (int side = 0; side < 2; side++) {
+                memcpy(p, p0, sizeof(p));
+                p[k] += side ? -eps : eps;
+                gdn_inertia_from_params(p, &I);
+                CHECK(gdn_model_set_body_inertia(m, b, &I) == GDN_OK);
+                CHECK(gdn_rollout_objective(m, &r, &obj, tape, &J[side], err, sizeof(err)) ==
+                      GDN_OK);
+            }
+            CHECK(gdn_model_set_body_inertia(m, b, &I0) == GDN_OK);
+            const double fd = (J[0] - J[1]) / (2 * eps);
+            worst = gdn_oracle_worst(worst, fabs(fd - g[GDN_N_INERTIA_PARAMS * b + k]) /
+                                                fmax(scale, 1e-300));
+            checked++;
+        }
+    }
+    printf("  dm_control fish (public), %d steps: dJ/dpi vs FD %.2e relative (%d parameters, "
+           "largest %.2e)\n",
+           T, worst, checked, scale);
+    gdn_tape_free(tape);
+    free(u);
+    gdn_data_free(d);
+    gdn_model_free(m);
+    CHECK(checked >= 40);
+    CHECK(worst <= 1e-6);
+    return 0;
+}
+
 // the inertia-box law differentiated in its parameters under every integrator, with and
 // without constraint rows; the viscous medium alone (density 0, rotation-invariant law) is
 // not refused even for kWater's equal-moment capsules
@@ -787,6 +863,7 @@ int main(int argc, char** argv) {
         {"param_refused", test_param_refused},
         {"param_ellipsoid", test_param_ellipsoid},
         {"param_box", test_param_box},
+        {"param_fish", test_param_fish},
         {"loaded", test_loaded},         {"passive_oracle", test_passive_oracle},
         {"rollouts", test_rollouts},     {"derivatives", test_derivatives},
         {"adjoint", test_adjoint},

@@ -180,7 +180,8 @@ gdnStatus gdn_constrained_linearize(const gdnModel* m, gdnData* d, gdnConstraine
     d->deriv_flags |= (L->lin.state_margin < GDN_DERIV_MARGIN_TOL ? GDN_DERIV_NEAR_STATE : 0) |
                       (L->lin.activation_margin < GDN_DERIV_MARGIN_TOL
                            ? GDN_DERIV_NEAR_ACTIVATION
-                           : 0);
+                           : 0) |
+                      (L->lin.force_gap > GDN_DERIV_SOLVE_TOL ? GDN_DERIV_INEXACT_SOLVE : 0);
     return GDN_OK;
 }
 

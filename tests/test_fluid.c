@@ -361,50 +361,76 @@ static int test_derivatives(void) {
 }
 
 // dJ/dv0 of a 50-step rollout in water vs central differences (Euler and RK4)
-static int adjoint(int rk4) {
-    gdnModel* m = NULL;
-    char err[512];
-    CHECK(gdn_load_xml_string(g_xml, strlen(g_xml), NULL, &m, err, sizeof(err), NULL, 0) ==
-          GDN_OK);
-    m->opt.disableflags |= GDN_DSBL_CONSTRAINT;
-    m->opt.integrator = rk4 ? GDN_INT_RK4 : GDN_INT_EULER;
-    gdnData* d = NULL;
-    CHECK(gdn_data_create(m, &d) == GDN_OK);
-    const int T = 50, nv = m->nv;
-    double* v0 = calloc(2 * (size_t)nv, sizeof(double));
-    double* g = v0 + nv;
-    for (int i = 0; i < nv; i++) {
-        v0[i] = 0.5 * sin(0.7 * i + 0.3);
-    }
+// a T-step rollout in a medium from v0 = vscale sin(0.7 i + 0.3) with constraints off and a
+// target objective on body's point, taped: the shared setup of the adjoint checks below
+typedef struct {
+    gdnModel* m;
+    gdnData* d;
+    double* v0;
     gdnRollout r;
-    gdn_rollout_init(m, T, &r);
-    r.qpos0 = d->qpos;
-    r.qvel0 = v0;
-    gdnTargetObjective spec = {.body = 3, .point = {0, 0, 0}, .target = {0.2, 1.1, 0.8},
-                               .weight = 1, .vel_weight = 1e-2};
+    gdnTargetObjective spec; // the objective reads it (kept with it)
     gdnObjective obj;
-    CHECK(gdn_objective_target(m, &spec, &obj) == GDN_OK);
-    gdnTape* tape = NULL;
-    CHECK(gdn_tape_create(m, T, 1, &tape, NULL, 0) == GDN_OK);
+    gdnTape* tape;
+} waterRun;
+
+static int water_begin(const char* xml, int integrator, int T, double vscale, int body,
+                       const double point[3], waterRun* w) {
+    memset(w, 0, sizeof(*w));
+    char err[512];
+    CHECK(gdn_load_xml_string(xml, strlen(xml), NULL, &w->m, err, sizeof(err), NULL, 0) ==
+          GDN_OK);
+    w->m->opt.disableflags |= GDN_DSBL_CONSTRAINT;
+    w->m->opt.integrator = integrator;
+    CHECK(gdn_data_create(w->m, &w->d) == GDN_OK);
+    const int nv = w->m->nv;
+    w->v0 = calloc((size_t)nv, sizeof(double));
+    CHECK(w->v0);
+    for (int i = 0; i < nv; i++) {
+        w->v0[i] = vscale * sin(0.7 * i + 0.3);
+    }
+    gdn_rollout_init(w->m, T, &w->r);
+    w->r.qpos0 = w->d->qpos;
+    w->r.qvel0 = w->v0;
+    w->spec = (gdnTargetObjective){.body = body, .target = {0.2, 1.1, 0.8}, .weight = 1,
+                                   .vel_weight = 1e-2};
+    memcpy(w->spec.point, point, sizeof(w->spec.point));
+    CHECK(gdn_objective_target(w->m, &w->spec, &w->obj) == GDN_OK);
+    CHECK(gdn_tape_create(w->m, T, 1, &w->tape, NULL, 0) == GDN_OK);
+    return 0;
+}
+
+static void water_end(waterRun* w) {
+    gdn_tape_free(w->tape);
+    free(w->v0);
+    gdn_data_free(w->d);
+    gdn_model_free(w->m);
+}
+
+static int adjoint(int rk4) {
+    waterRun w;
+    const double point[3] = {0, 0, 0};
+    CHECK(water_begin(g_xml, rk4 ? GDN_INT_RK4 : GDN_INT_EULER, 50, 0.5, 3, point, &w) == 0);
+    const int nv = w.m->nv;
+    double* g = calloc((size_t)nv, sizeof(double));
+    char err[512];
     gdnAdjointGradients out = {.qvel0 = g};
-    CHECK(gdn_adjoint_rollout_gradient(m, &r, &obj, tape, &out, err, sizeof(err)) == GDN_OK);
+    CHECK(gdn_adjoint_rollout_gradient(w.m, &w.r, &w.obj, w.tape, &out, err, sizeof(err)) ==
+          GDN_OK);
     double worst = 0;
     const double scale = inf_norm(g, nv);
     for (int i = 0; i < nv; i++) {
-        const double keep = v0[i];
+        const double keep = w.v0[i];
         double Jp, Jm;
-        v0[i] = keep + 1e-6;
-        CHECK(gdn_rollout_objective(m, &r, &obj, tape, &Jp, err, sizeof(err)) == GDN_OK);
-        v0[i] = keep - 1e-6;
-        CHECK(gdn_rollout_objective(m, &r, &obj, tape, &Jm, err, sizeof(err)) == GDN_OK);
-        v0[i] = keep;
+        w.v0[i] = keep + 1e-6;
+        CHECK(gdn_rollout_objective(w.m, &w.r, &w.obj, w.tape, &Jp, err, sizeof(err)) == GDN_OK);
+        w.v0[i] = keep - 1e-6;
+        CHECK(gdn_rollout_objective(w.m, &w.r, &w.obj, w.tape, &Jm, err, sizeof(err)) == GDN_OK);
+        w.v0[i] = keep;
         worst = gdn_oracle_worst(worst, fabs((Jp - Jm) / 2e-6 - g[i]) / scale);
     }
-    printf("  %s: %d steps in water: dJ/dv0 vs FD %.2e\n", rk4 ? "RK4" : "Euler", T, worst);
-    gdn_tape_free(tape);
-    free(v0);
-    gdn_data_free(d);
-    gdn_model_free(m);
+    printf("  %s: 50 steps in water: dJ/dv0 vs FD %.2e\n", rk4 ? "RK4" : "Euler", worst);
+    free(g);
+    water_end(&w);
     CHECK(worst <= 1e-6);
     return 0;
 }
@@ -697,32 +723,16 @@ static int param_box(const char* xml, int integrator, int constrained, const cha
 // dJ/dpi of a 40-step rollout in the medium vs central FD of the objective through the setter
 // (relative 1e-6 of the gradient's scale), Euler and RK4
 static int param_box_adjoint(int integrator) {
-    gdnModel* m = NULL;
+    waterRun w;
+    const double point[3] = {0.05, 0, 0};
+    CHECK(water_begin(kBoxes, integrator, 40, 1.5, 2, point, &w) == 0);
+    gdnModel* m = w.m;
+    const int np = GDN_N_INERTIA_PARAMS * m->nbody;
+    double* g = calloc((size_t)np, sizeof(double));
     char err[512];
-    CHECK(gdn_load_xml_string(kBoxes, strlen(kBoxes), NULL, &m, err, sizeof(err), NULL, 0) ==
-          GDN_OK);
-    m->opt.disableflags |= GDN_DSBL_CONSTRAINT;
-    m->opt.integrator = integrator;
-    gdnData* d = NULL;
-    CHECK(gdn_data_create(m, &d) == GDN_OK);
-    const int T = 40, nv = m->nv, np = GDN_N_INERTIA_PARAMS * m->nbody;
-    double* v0 = calloc((size_t)nv + (size_t)np, sizeof(double));
-    double* g = v0 + nv;
-    for (int i = 0; i < nv; i++) {
-        v0[i] = 1.5 * sin(0.7 * i + 0.3);
-    }
-    gdnRollout r;
-    gdn_rollout_init(m, T, &r);
-    r.qpos0 = d->qpos;
-    r.qvel0 = v0;
-    gdnTargetObjective spec = {.body = 2, .point = {0.05, 0, 0}, .target = {0.2, 1.1, 0.8},
-                               .weight = 1, .vel_weight = 1e-2};
-    gdnObjective obj;
-    CHECK(gdn_objective_target(m, &spec, &obj) == GDN_OK);
-    gdnTape* tape = NULL;
-    CHECK(gdn_tape_create(m, T, 1, &tape, NULL, 0) == GDN_OK);
     gdnAdjointGradients out = {.param = g};
-    CHECK(gdn_adjoint_rollout_gradient(m, &r, &obj, tape, &out, err, sizeof(err)) == GDN_OK);
+    CHECK(gdn_adjoint_rollout_gradient(m, &w.r, &w.obj, w.tape, &out, err, sizeof(err)) ==
+          GDN_OK);
     double worst = 0;
     const double scale = inf_norm(g, np);
     for (int b = 1; b < m->nbody; b++) {
@@ -738,8 +748,8 @@ static int param_box_adjoint(int integrator) {
                 p[k] += side ? -eps : eps;
                 gdn_inertia_from_params(p, &I);
                 CHECK(gdn_model_set_body_inertia(m, b, &I) == GDN_OK);
-                CHECK(gdn_rollout_objective(m, &r, &obj, tape, &J[side], err, sizeof(err)) ==
-                      GDN_OK);
+                CHECK(gdn_rollout_objective(m, &w.r, &w.obj, w.tape, &J[side], err,
+                                            sizeof(err)) == GDN_OK);
             }
             CHECK(gdn_model_set_body_inertia(m, b, &I0) == GDN_OK);
             const double fd = (J[0] - J[1]) / (2 * eps);
@@ -747,13 +757,11 @@ static int param_box_adjoint(int integrator) {
                                                 fmax(scale, 1e-300));
         }
     }
-    printf("  %s: %d steps in water, bodies with distinct moments: dJ/dpi vs FD %.2e "
+    printf("  %s: 40 steps in water, bodies with distinct moments: dJ/dpi vs FD %.2e "
            "(largest %.2e)\n",
-           integrator == GDN_INT_RK4 ? "RK4" : "Euler", T, worst, scale);
-    gdn_tape_free(tape);
-    free(v0);
-    gdn_data_free(d);
-    gdn_model_free(m);
+           integrator == GDN_INT_RK4 ? "RK4" : "Euler", worst, scale);
+    free(g);
+    water_end(&w);
     CHECK(worst <= 1e-6);
     return 0;
 }

@@ -536,15 +536,20 @@ static void write_report(checkContext* c, double J, const gradStepReport* steps,
     cli_json_string(&w, "result", result);
     // curved MPR contacts: the gradient is the converged geometry's, the FD the truncated
     // search's (docs/derivatives.md)
-    int mpr_limit = 0;
+    int mpr_limit = 0, inexact = 0;
     for (long k = 0; k < steps->constrained; k++) {
         mpr_limit |= ((int)steps->flags[k] & GDN_DERIV_MPR_LIMIT) != 0;
+        inexact |= ((int)steps->flags[k] & GDN_DERIV_INEXACT_SOLVE) != 0;
     }
     cli_json_string(&w, "note",
                     mpr_limit ? "curved MPR contacts are differentiated at the search's converged "
                                 "limit, which the forward approximates to mpr_tolerance: raise "
                                 "agreement with <option mpr_tolerance=\"1e-15\" "
                                 "mpr_iterations=\"1000\"/>"
+                    : inexact ? "the solver stopped with forces away from its solution's (PGS at "
+                                "its tolerance): the gradient is the solution's, which the "
+                                "forward approximates; raise agreement with a tighter "
+                                "--tolerance and more --iterations, or --solver newton"
                               : NULL);
     cli_json_double(&w, "seconds", seconds);
     grad_step_report_write(&w, steps);

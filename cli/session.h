@@ -39,7 +39,7 @@ typedef struct cliStateArgs {
 #define CLI_SOLVER_SYNOPSIS \
     "    [--solver newton|cg|pgs|kamino] [--cone pyramidal|elliptic] [--iterations N]\n" \
     "    [--tolerance T] [--nocontact] [--noconstraint] [--onesided]\n" \
-    "    [--integrator euler|rk4]\n"
+    "    [--integrator euler|rk4|implicit]\n"
 #define CLI_SOLVER_HELP \
     "Solver options (default: the model's <option>): --solver picks MuJoCo's Newton, CG or\n" \
     "PGS solve, --cone the friction cone, --iterations the maximum solver iterations,\n" \

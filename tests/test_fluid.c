@@ -3,7 +3,8 @@
 // compiler's virtual mass and inertia: density, viscosity, wind) against MuJoCo's compiled
 // geom_fluid and qfrc_passive at random states and along rollouts (Euler and RK4), and their
 // exact derivatives: the step JVP vs central differences, the dot-product identity, A, B vs the
-// JVPs and the trajectory adjoint vs FD, every case on both models.
+// JVPs and the trajectory adjoint vs FD, every case on both models; the inertia parameters'
+// channel through the box law (kBoxes) and its refusal where moments coincide (kWater).
 //
 // Tolerances: qfrc_passive 1e-12 relative to its scale (the same law evaluated on velocities
 // that agree to round-off; gradyn sums the wrench about the world origin where MuJoCo applies it
@@ -360,50 +361,76 @@ static int test_derivatives(void) {
 }
 
 // dJ/dv0 of a 50-step rollout in water vs central differences (Euler and RK4)
-static int adjoint(int rk4) {
-    gdnModel* m = NULL;
-    char err[512];
-    CHECK(gdn_load_xml_string(g_xml, strlen(g_xml), NULL, &m, err, sizeof(err), NULL, 0) ==
-          GDN_OK);
-    m->opt.disableflags |= GDN_DSBL_CONSTRAINT;
-    m->opt.integrator = rk4 ? GDN_INT_RK4 : GDN_INT_EULER;
-    gdnData* d = NULL;
-    CHECK(gdn_data_create(m, &d) == GDN_OK);
-    const int T = 50, nv = m->nv;
-    double* v0 = calloc(2 * (size_t)nv, sizeof(double));
-    double* g = v0 + nv;
-    for (int i = 0; i < nv; i++) {
-        v0[i] = 0.5 * sin(0.7 * i + 0.3);
-    }
+// a T-step rollout in a medium from v0 = vscale sin(0.7 i + 0.3) with constraints off and a
+// target objective on body's point, taped: the shared setup of the adjoint checks below
+typedef struct {
+    gdnModel* m;
+    gdnData* d;
+    double* v0;
     gdnRollout r;
-    gdn_rollout_init(m, T, &r);
-    r.qpos0 = d->qpos;
-    r.qvel0 = v0;
-    gdnTargetObjective spec = {.body = 3, .point = {0, 0, 0}, .target = {0.2, 1.1, 0.8},
-                               .weight = 1, .vel_weight = 1e-2};
+    gdnTargetObjective spec; // the objective reads it (kept with it)
     gdnObjective obj;
-    CHECK(gdn_objective_target(m, &spec, &obj) == GDN_OK);
-    gdnTape* tape = NULL;
-    CHECK(gdn_tape_create(m, T, 1, &tape, NULL, 0) == GDN_OK);
+    gdnTape* tape;
+} waterRun;
+
+static int water_begin(const char* xml, int integrator, int T, double vscale, int body,
+                       const double point[3], waterRun* w) {
+    memset(w, 0, sizeof(*w));
+    char err[512];
+    CHECK(gdn_load_xml_string(xml, strlen(xml), NULL, &w->m, err, sizeof(err), NULL, 0) ==
+          GDN_OK);
+    w->m->opt.disableflags |= GDN_DSBL_CONSTRAINT;
+    w->m->opt.integrator = integrator;
+    CHECK(gdn_data_create(w->m, &w->d) == GDN_OK);
+    const int nv = w->m->nv;
+    w->v0 = calloc((size_t)nv, sizeof(double));
+    CHECK(w->v0);
+    for (int i = 0; i < nv; i++) {
+        w->v0[i] = vscale * sin(0.7 * i + 0.3);
+    }
+    gdn_rollout_init(w->m, T, &w->r);
+    w->r.qpos0 = w->d->qpos;
+    w->r.qvel0 = w->v0;
+    w->spec = (gdnTargetObjective){.body = body, .target = {0.2, 1.1, 0.8}, .weight = 1,
+                                   .vel_weight = 1e-2};
+    memcpy(w->spec.point, point, sizeof(w->spec.point));
+    CHECK(gdn_objective_target(w->m, &w->spec, &w->obj) == GDN_OK);
+    CHECK(gdn_tape_create(w->m, T, 1, &w->tape, NULL, 0) == GDN_OK);
+    return 0;
+}
+
+static void water_end(waterRun* w) {
+    gdn_tape_free(w->tape);
+    free(w->v0);
+    gdn_data_free(w->d);
+    gdn_model_free(w->m);
+}
+
+static int adjoint(int rk4) {
+    waterRun w;
+    const double point[3] = {0, 0, 0};
+    CHECK(water_begin(g_xml, rk4 ? GDN_INT_RK4 : GDN_INT_EULER, 50, 0.5, 3, point, &w) == 0);
+    const int nv = w.m->nv;
+    double* g = calloc((size_t)nv, sizeof(double));
+    char err[512];
     gdnAdjointGradients out = {.qvel0 = g};
-    CHECK(gdn_adjoint_rollout_gradient(m, &r, &obj, tape, &out, err, sizeof(err)) == GDN_OK);
+    CHECK(gdn_adjoint_rollout_gradient(w.m, &w.r, &w.obj, w.tape, &out, err, sizeof(err)) ==
+          GDN_OK);
     double worst = 0;
     const double scale = inf_norm(g, nv);
     for (int i = 0; i < nv; i++) {
-        const double keep = v0[i];
+        const double keep = w.v0[i];
         double Jp, Jm;
-        v0[i] = keep + 1e-6;
-        CHECK(gdn_rollout_objective(m, &r, &obj, tape, &Jp, err, sizeof(err)) == GDN_OK);
-        v0[i] = keep - 1e-6;
-        CHECK(gdn_rollout_objective(m, &r, &obj, tape, &Jm, err, sizeof(err)) == GDN_OK);
-        v0[i] = keep;
+        w.v0[i] = keep + 1e-6;
+        CHECK(gdn_rollout_objective(w.m, &w.r, &w.obj, w.tape, &Jp, err, sizeof(err)) == GDN_OK);
+        w.v0[i] = keep - 1e-6;
+        CHECK(gdn_rollout_objective(w.m, &w.r, &w.obj, w.tape, &Jm, err, sizeof(err)) == GDN_OK);
+        w.v0[i] = keep;
         worst = gdn_oracle_worst(worst, fabs((Jp - Jm) / 2e-6 - g[i]) / scale);
     }
-    printf("  %s: %d steps in water: dJ/dv0 vs FD %.2e\n", rk4 ? "RK4" : "Euler", T, worst);
-    gdn_tape_free(tape);
-    free(v0);
-    gdn_data_free(d);
-    gdn_model_free(m);
+    printf("  %s: 50 steps in water: dJ/dv0 vs FD %.2e\n", rk4 ? "RK4" : "Euler", worst);
+    free(g);
+    water_end(&w);
     CHECK(worst <= 1e-6);
     return 0;
 }
@@ -414,7 +441,8 @@ static int test_adjoint(void) {
     return 0;
 }
 
-// the parameter channel of a model in a medium is refused by name, never a wrong dJ/dpi
+// the parameter channel of a model in water with equal-moment bodies (kWater: capsules, a square
+// box) is refused by name (no derivative exists there), never a wrong dJ/dpi
 static int test_param_refused(void) {
     gdnModel* m = NULL;
     char err[512];
@@ -552,11 +580,298 @@ static int test_param_ellipsoid(void) {
     return 0;
 }
 
+// bodies whose principal moments all differ (the box law's axes are differentiable): boxes,
+// a two-geom body with a rotated principal frame, a chain with a hinge held on its limit (the
+// constrained path) and a ball
+static const char kBoxes[] =
+    "<mujoco>\n"
+    "  <option density='1000' viscosity='0.0009' wind='0.3 -0.2 0.1' timestep='0.002'/>\n"
+    "  <worldbody>\n"
+    "    <body pos='0 0 1'><freejoint/>\n"
+    "      <geom type='box' size='0.2 0.05 0.02' mass='2'/></body>\n"
+    "    <body pos='0 1 1' euler='20 30 40'><freejoint/>\n"
+    "      <geom type='ellipsoid' size='0.1 0.2 0.05' mass='0.5'/>\n"
+    "      <geom type='sphere' size='0.05' pos='0.1 0.04 0.02' mass='0.1'/></body>\n"
+    "    <body pos='-1 0 1'><joint type='hinge' axis='0 1 0' limited='true' range='-0.1 0.1'/>\n"
+    "      <geom type='box' size='0.03 0.05 0.2' pos='0 0 -0.2' mass='1'/>\n"
+    "      <body pos='0 0 -0.4'><joint type='ball'/>\n"
+    "        <geom type='box' size='0.1 0.06 0.02' pos='0 0 -0.1' mass='0.7'/></body>\n"
+    "    </body>\n"
+    "  </worldbody>\n"
+    "</mujoco>\n";
+
+// x = (qpos, qvel) after one step from (q0, v0) with body b's parameters p (the setter)
+static int step_with_params(gdnModel* m, gdnData* d, int b, const double* p, const double* q0,
+                            const double* v0, double* x) {
+    gdnInertia I;
+    gdn_inertia_from_params(p, &I);
+    if (gdn_model_set_body_inertia(m, b, &I) != GDN_OK) {
+        return 1;
+    }
+    memcpy(d->qpos, q0, sizeof(double) * (size_t)m->nq);
+    memcpy(d->qvel, v0, sizeof(double) * (size_t)m->nv);
+    memset(d->qacc_warmstart, 0, sizeof(double) * (size_t)m->nv);
+    if (gdn_step(m, d) != GDN_OK) {
+        return 1;
+    }
+    memcpy(x, d->qpos, sizeof(double) * (size_t)m->nq);
+    memcpy(x + m->nq, d->qvel, sizeof(double) * (size_t)m->nv);
+    return 0;
+}
+
+// The inertia-box law's parameter channel at random states: the step JVP along each body's 10
+// parameters vs central FD through gdn_model_set_body_inertia (eps 1e-6 on directions scaled
+// to each parameter's size; relative 1e-6 as the other derivative checks here), and the
+// dot-product identity <w, J dp> = <J' w, dp> (relative 1e-12: the same arithmetic transposed;
+// 1e-11 under the implicit integrator, whose qDeriv term is a polarization quotient
+// (r(v + s a) - r(v - s a)) / 2s that cancels leading digits: 5e-13 there without a medium)
+static int param_box(const char* xml, int integrator, int constrained, const char* label) {
+    gdnModel* m = NULL;
+    char err[512];
+    CHECK(gdn_load_xml_string(xml, strlen(xml), NULL, &m, err, sizeof(err), NULL, 0) == GDN_OK);
+    m->opt.integrator = integrator;
+    if (constrained) {
+        m->opt.tolerance = 1e-12;
+        m->opt.iterations = 1000;
+        m->opt.disableflags |= GDN_DSBL_WARMSTART;
+    } else {
+        m->opt.disableflags |= GDN_DSBL_CONSTRAINT;
+    }
+    gdnData* d = NULL;
+    CHECK(gdn_data_create(m, &d) == GDN_OK);
+    const int nq = m->nq, nv = m->nv, nb = m->nbody, n10 = GDN_N_INERTIA_PARAMS;
+    double* buf = calloc((size_t)(3 * nq + 10 * nv) + 2 * (size_t)(nb * n10), sizeof(double));
+    double *q0 = buf, *xp = q0 + nq, *xm = xp + nq + nv, *v0 = xm + nq + nv;
+    double *oq = v0 + nv, *ov = oq + nv, *fq = ov + nv, *wq = fq + nv, *wv = wq + nv;
+    double *dp = wv + nv, *gp = dp + nb * n10;
+    unsigned long long rng = 0xb0c5ULL + (unsigned long long)integrator;
+    double worst = 0, mag = 0, dot = 0;
+    int rows = 0;
+    for (int trial = 0; trial < 4; trial++) {
+        memcpy(q0, m->qpos0, sizeof(double) * (size_t)nq);
+        for (int k = 0; k < nv; k++) {
+            v0[k] = gdn_test_uniform(&rng, -2, 2);
+        }
+        if (constrained) {
+            // the hinge beyond its upper limit: its limit row is active
+            q0[m->jnt_qposadr[2]] = 0.15;
+        }
+        for (int b = 1; b < nb; b++) {
+            gdnInertia I0;
+            gdn_body_inertia(m, b, &I0);
+            double p0[GDN_N_INERTIA_PARAMS], dir[GDN_N_INERTIA_PARAMS], p[GDN_N_INERTIA_PARAMS];
+            gdn_inertia_params(&I0, p0);
+            const double iscale = fmax(fabs(p0[4]), fmax(fabs(p0[5]), fabs(p0[6])));
+            for (int k = 0; k < n10; k++) {
+                dir[k] = gdn_test_uniform(&rng, -1, 1) *
+                         (k == 0 ? 0.1 * p0[0] : k < 4 ? 0.01 : 0.1 * iscale);
+            }
+            memset(dp, 0, sizeof(double) * (size_t)(nb * n10));
+            memcpy(dp + n10 * b, dir, sizeof(dir));
+            memcpy(d->qpos, q0, sizeof(double) * (size_t)nq);
+            memcpy(d->qvel, v0, sizeof(double) * (size_t)nv);
+            memset(d->qacc_warmstart, 0, sizeof(double) * (size_t)nv);
+            CHECK(gdn_step_jvp(m, d, NULL, NULL, NULL, dp, NULL, oq, ov) == GDN_OK);
+            rows = d->nefc > rows ? d->nefc : rows;
+            // the identity with a random cotangent
+            for (int k = 0; k < nv; k++) {
+                wq[k] = gdn_test_uniform(&rng, -1, 1);
+                wv[k] = gdn_test_uniform(&rng, -1, 1);
+            }
+            memcpy(d->qpos, q0, sizeof(double) * (size_t)nq);
+            memcpy(d->qvel, v0, sizeof(double) * (size_t)nv);
+            memset(d->qacc_warmstart, 0, sizeof(double) * (size_t)nv);
+            memset(gp, 0, sizeof(double) * (size_t)(nb * n10)); // gparam accumulates
+            CHECK(gdn_step_vjp(m, d, wq, wv, NULL, NULL, NULL, gp, NULL) == GDN_OK);
+            double lhs = 0, rhs = 0, size = 0;
+            for (int k = 0; k < nv; k++) {
+                lhs += wq[k] * oq[k] + wv[k] * ov[k];
+                size += fabs(wq[k] * oq[k]) + fabs(wv[k] * ov[k]);
+            }
+            for (int k = 0; k < nb * n10; k++) {
+                rhs += gp[k] * dp[k];
+            }
+            dot = gdn_oracle_worst(dot, fabs(lhs - rhs) / fmax(size, 1e-300));
+            const double eps = 1e-6;
+            for (int side = 0; side < 2; side++) {
+                for (int k = 0; k < n10; k++) {
+                    p[k] = p0[k] + (side ? -eps : eps) * dir[k];
+                }
+                CHECK(step_with_params(m, d, b, p, q0, v0, side ? xm : xp) == 0);
+            }
+            CHECK(gdn_model_set_body_inertia(m, b, &I0) == GDN_OK);
+            gdn_difference_pos(m, fq, 2 * eps, xm, xp);
+            for (int k = 0; k < nv; k++) {
+                const double fv = (xp[nq + k] - xm[nq + k]) / (2 * eps);
+                worst = fmax(worst, fmax(fabs(fq[k] - oq[k]), fabs(fv - ov[k])));
+                mag = fmax(mag, fmax(fabs(fq[k]), fabs(fv)));
+            }
+        }
+    }
+    printf("  %s: step JVP along each body's inertia parameters vs FD through the setter %.2e "
+           "(largest %.2e, %d rows), dot identity %.2e\n",
+           label, worst, mag, rows, dot);
+    free(buf);
+    gdn_data_free(d);
+    gdn_model_free(m);
+    CHECK(!constrained || rows > 0);
+    CHECK(worst <= 1e-6 * fmax(mag, 1));
+    CHECK(dot <= (integrator == GDN_INT_IMPLICIT ? 1e-11 : 1e-12));
+    return 0;
+}
+
+// dJ/dpi of a 40-step rollout in the medium vs central FD of the objective through the setter
+// (relative 1e-6 of the gradient's scale), Euler and RK4
+static int param_box_adjoint(int integrator) {
+    waterRun w;
+    const double point[3] = {0.05, 0, 0};
+    CHECK(water_begin(kBoxes, integrator, 40, 1.5, 2, point, &w) == 0);
+    gdnModel* m = w.m;
+    const int np = GDN_N_INERTIA_PARAMS * m->nbody;
+    double* g = calloc((size_t)np, sizeof(double));
+    char err[512];
+    gdnAdjointGradients out = {.param = g};
+    CHECK(gdn_adjoint_rollout_gradient(m, &w.r, &w.obj, w.tape, &out, err, sizeof(err)) ==
+          GDN_OK);
+    double worst = 0;
+    const double scale = inf_norm(g, np);
+    for (int b = 1; b < m->nbody; b++) {
+        gdnInertia I0, I;
+        gdn_body_inertia(m, b, &I0);
+        double p0[GDN_N_INERTIA_PARAMS], p[GDN_N_INERTIA_PARAMS];
+        gdn_inertia_params(&I0, p0);
+        for (int k = 0; k < GDN_N_INERTIA_PARAMS; k++) {
+            const double eps = 1e-6 * (k == 0 ? p0[0] : k < 4 ? 0.1 : p0[4]);
+            double J[2];
+            for (int side = 0; side < 2; side++) {
+                memcpy(p, p0, sizeof(p));
+                p[k] += side ? -eps : eps;
+                gdn_inertia_from_params(p, &I);
+                CHECK(gdn_model_set_body_inertia(m, b, &I) == GDN_OK);
+                CHECK(gdn_rollout_objective(m, &w.r, &w.obj, w.tape, &J[side], err,
+                                            sizeof(err)) == GDN_OK);
+            }
+            CHECK(gdn_model_set_body_inertia(m, b, &I0) == GDN_OK);
+            const double fd = (J[0] - J[1]) / (2 * eps);
+            worst = gdn_oracle_worst(worst, fabs(fd - g[GDN_N_INERTIA_PARAMS * b + k]) /
+                                                fmax(scale, 1e-300));
+        }
+    }
+    printf("  %s: 40 steps in water, bodies with distinct moments: dJ/dpi vs FD %.2e "
+           "(largest %.2e)\n",
+           integrator == GDN_INT_RK4 ? "RK4" : "Euler", worst, scale);
+    free(g);
+    water_end(&w);
+    CHECK(worst <= 1e-6);
+    return 0;
+}
+
+// A public model the team did not write (tests/models/public: dm_control's fish, density 5000,
+// every body in the inertia-box model): dJ/dpi of a 50-step swim with constant controls vs
+// central FD through the setter. The step is 3e-6 of each parameter's scale: the drag's axes
+// turn by s_lj / (lambda_j - lambda_l) and the tail's moments differ by ~40% of 1e-7, so the
+// quotient's truncation error (second order: 1.4e-4 relative at 1e-4, gradcheck's default)
+// needs a small step, and round-off a large one (1.1e-5 at 3e-8); relative 1e-6 of the
+// gradient's scale
+static int test_param_fish(void) {
+    gdnModel* m = gdn_test_load_model_as_is("public/dm_control/fish.xml");
+    CHECK(m);
+    CHECK(m->opt.density == 5000);
+    gdnData* d = NULL;
+    CHECK(gdn_data_create(m, &d) == GDN_OK);
+    const int T = 50, nu = m->nu, np = GDN_N_INERTIA_PARAMS * m->nbody;
+    double* u = calloc((size_t)(T * nu) + (size_t)np, sizeof(double));
+    double* g = u + T * nu;
+    for (int t = 0; t < T; t++) {
+        for (int i = 0; i < nu; i++) {
+            u[t * nu + i] = 0.5 * sin(0.9 * i + 0.1 * t);
+        }
+    }
+    gdnRollout r;
+    gdn_rollout_init(m, T, &r);
+    r.qpos0 = d->qpos;
+    r.qvel0 = d->qvel;
+    r.ctrl = u;
+    gdnTargetObjective spec = {.body = m->nbody - 1, .target = {0.1, 0.2, 0.3}, .weight = 1};
+    gdnObjective obj;
+    CHECK(gdn_objective_target(m, &spec, &obj) == GDN_OK);
+    gdnTape* tape = NULL;
+    CHECK(gdn_tape_create(m, T, 1, &tape, NULL, 0) == GDN_OK);
+    char err[512];
+    gdnAdjointGradients out = {.param = g};
+    CHECK(gdn_adjoint_rollout_gradient(m, &r, &obj, tape, &out, err, sizeof(err)) == GDN_OK);
+    const double scale = inf_norm(g, np);
+    double worst = 0;
+    int checked = 0;
+    for (int b = 1; b < m->nbody; b++) {
+        gdnInertia I0, I;
+        gdn_body_inertia(m, b, &I0);
+        double p0[GDN_N_INERTIA_PARAMS], p[GDN_N_INERTIA_PARAMS];
+        gdn_inertia_params(&I0, p0);
+        if (m->body_inertiasource[b] == 2) {
+            continue; // the compiler's own inertia: the setter refuses it
+        }
+        const double tr = (p0[4] + p0[5] + p0[6]) / 3;
+        for (int k = 0; k < GDN_N_INERTIA_PARAMS; k++) {
+            const double eps = 3e-6 * (k == 0 ? p0[0] : k < 4 ? 0.1 : tr);
+            double J[2];
+            for (int side = 0; side < 2; side++) {
+                memcpy(p, p0, sizeof(p));
+                p[k] += side ? -eps : eps;
+                gdn_inertia_from_params(p, &I);
+                CHECK(gdn_model_set_body_inertia(m, b, &I) == GDN_OK);
+                CHECK(gdn_rollout_objective(m, &r, &obj, tape, &J[side], err, sizeof(err)) ==
+                      GDN_OK);
+            }
+            CHECK(gdn_model_set_body_inertia(m, b, &I0) == GDN_OK);
+            const double fd = (J[0] - J[1]) / (2 * eps);
+            worst = gdn_oracle_worst(worst, fabs(fd - g[GDN_N_INERTIA_PARAMS * b + k]) /
+                                                fmax(scale, 1e-300));
+            checked++;
+        }
+    }
+    printf("  dm_control fish (public), %d steps: dJ/dpi vs FD %.2e relative (%d parameters, "
+           "largest %.2e)\n",
+           T, worst, checked, scale);
+    gdn_tape_free(tape);
+    free(u);
+    gdn_data_free(d);
+    gdn_model_free(m);
+    CHECK(checked >= 40);
+    CHECK(worst <= 1e-6);
+    return 0;
+}
+
+// the inertia-box law differentiated in its parameters under every integrator, with and
+// without constraint rows; the viscous medium alone (density 0, rotation-invariant law) is
+// not refused even for kWater's equal-moment capsules
+static int test_param_box(void) {
+    CHECK(param_box(kBoxes, GDN_INT_EULER, 0, "Euler") == 0);
+    CHECK(param_box(kBoxes, GDN_INT_RK4, 0, "RK4") == 0);
+    CHECK(param_box(kBoxes, GDN_INT_IMPLICIT, 0, "implicit") == 0);
+    CHECK(param_box(kBoxes, GDN_INT_EULER, 1, "Euler, hinge on its limit") == 0);
+    CHECK(param_box(kBoxes, GDN_INT_IMPLICIT, 1, "implicit, hinge on its limit") == 0);
+    char* xml = malloc(sizeof(kWater));
+    CHECK(xml);
+    memcpy(xml, kWater, sizeof(kWater));
+    char* rho = strstr(xml, "density='1000'");
+    CHECK(rho);
+    memcpy(rho, "density='0000'", strlen("density='0000'"));
+    const int failed = param_box(xml, GDN_INT_EULER, 0, "viscosity alone, equal moments");
+    free(xml);
+    CHECK(!failed);
+    CHECK(param_box_adjoint(GDN_INT_EULER) == 0);
+    CHECK(param_box_adjoint(GDN_INT_RK4) == 0);
+    return 0;
+}
+
 int main(int argc, char** argv) {
     static const gdnTestCase cases[] = {
         {"ellipsoid", test_ellipsoid},
         {"param_refused", test_param_refused},
         {"param_ellipsoid", test_param_ellipsoid},
+        {"param_box", test_param_box},
+        {"param_fish", test_param_fish},
         {"loaded", test_loaded},         {"passive_oracle", test_passive_oracle},
         {"rollouts", test_rollouts},     {"derivatives", test_derivatives},
         {"adjoint", test_adjoint},

@@ -673,7 +673,6 @@ static int test_unsupported_policy(void) {
         const char* xml;  // the model's <option> ... before a pendulum
     } cases[] = {
         {"noslip_iterations", "no no-slip pass", "<option noslip_iterations='3'/>"},
-        {"collision=\"predefined\"", "collision=\"all\"", "<option collision='predefined'/>"},
         {"multiccd", "one contact per convex pair",
          "<option><flag multiccd='enable'/></option>"},
         {"fusestatic", "separate bodies", "<compiler fusestatic='true'/>"},

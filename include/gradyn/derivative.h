@@ -47,16 +47,26 @@ extern "C" {
 //                             geometry is differentiated at the search's converged limit,
 //                             which the forward approximates to opt.mpr_tolerance (tighten it
 //                             for a gradient that matches the forward's finite differences)
-#define GDN_DERIV_ONESIDED 1
-#define GDN_DERIV_NEAR_STATE 2
-#define GDN_DERIV_NEAR_ACTIVATION 4
+//   GDN_DERIV_INEXACT_SOLVE   the solver stopped at its tolerance with forces that differ from
+//                             the primal optimum's at its acceleration by more than
+//                             GDN_DERIV_SOLVE_TOL relative (PGS's dual iterate converges
+//                             slowly: 1e-4 at MuJoCo's default tolerance 1e-8 on a humanoid):
+//                             the derivative is the solution's, which the forward approximates
+//                             to that gap, so finite differences of the forward agree only to
+//                             it (tighten opt.tolerance, or use Newton or CG, whose forces are
+//                             the primal optimum's by construction)
 //   GDN_DERIV_WRAP_LIMIT      a spatial tendon wraps with its side site inside its geom (the
 //                             inside wrap): its point is differentiated at the root of the
 //                             equation MuJoCo's Newton solve targets, which that solve stops
 //                             at |F| <= 1e-6 (finite differences of the forward agree to about
 //                             that, not to round-off)
+#define GDN_DERIV_ONESIDED 1
+#define GDN_DERIV_NEAR_STATE 2
+#define GDN_DERIV_NEAR_ACTIVATION 4
 #define GDN_DERIV_MPR_LIMIT 8
-#define GDN_DERIV_WRAP_LIMIT 16
+#define GDN_DERIV_INEXACT_SOLVE 16
+#define GDN_DERIV_WRAP_LIMIT 32
+#define GDN_DERIV_SOLVE_TOL 1e-6
 #define GDN_DERIV_MARGIN_TOL 1e-6
 //
 // Inputs named d* are tangents (NULL means zero); outputs named d*_next are tangents of the

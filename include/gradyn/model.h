@@ -47,8 +47,15 @@ typedef enum gdnIntegrator {
     GDN_INT_EULER = 0, // semi-implicit Euler, joint damping implicit (MuJoCo mjINT_EULER)
     GDN_INT_RK4 = 1,   // explicit 4th-order Runge-Kutta on the manifold (MuJoCo mjINT_RK4)
     GDN_INT_IMPLICIT = 2 // implicit in the velocity forces: (M - h d(force)/d qvel) a = f
-                         // (MuJoCo 2.2.2's mjINT_IMPLICIT; fluid forces refused)
+                         // (MuJoCo 2.2.2's mjINT_IMPLICIT)
 } gdnIntegrator;
+
+// which geom pairs collide (MuJoCo's mjtCollision)
+typedef enum gdnCollisionMode {
+    GDN_COL_ALL = 0,    // the explicit pairs and the filtered dynamic pairs
+    GDN_COL_PAIR = 1,   // "predefined": the explicit pairs only
+    GDN_COL_DYNAMIC = 2 // the filtered dynamic pairs only
+} gdnCollisionMode;
 
 // disable flags: bit values equal MuJoCo 2.2.2's mjtDisableBit
 typedef enum gdnDisableBit {
@@ -143,6 +150,7 @@ typedef struct gdnOption {
     double o_margin;    // override margin (enableflags & GDN_ENBL_OVERRIDE)
     double o_solref[GDN_NREF]; // override solref
     double o_solimp[GDN_NIMP]; // override solimp
+    int collision;        // gdnCollisionMode (<option collision>; GDN_COL_ALL by default)
     int mpr_iterations;   // MPR iterations of the general convex collision (50)
     double mpr_tolerance; // MPR tolerance on the portal's support gain (1e-6)
     double box_edge_bias; // box-box: an edge pair must beat the best face axis by this too (m;

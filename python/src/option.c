@@ -26,6 +26,7 @@ static optField opt_solver = OF(solver, 'e');
 static optField opt_iterations = OF(iterations, 'i');
 static optField opt_tolerance = OF(tolerance, 'd');
 static optField opt_cone = OF(cone, 'e');
+static optField opt_collision = OF(collision, 'i');
 static optField opt_impratio = OF(impratio, 'd');
 static optField opt_o_margin = OF(o_margin, 'd');
 static optField opt_mpr_iterations = OF(mpr_iterations, 'i');
@@ -134,6 +135,10 @@ static PyGetSetDef opt_getset[] = {
     RW(disableflags), RW(enableflags), RW(solver), RW(iterations), RW(tolerance), RW(cone),
     RW(impratio), RW(o_margin), RW(mpr_iterations), RW(mpr_tolerance), RW(box_edge_bias),
     RW(density), RW(viscosity),
+    {"collision", opt_get, opt_set,
+     "which geom pairs collide (COL_ALL 0, COL_PAIR 1 'predefined', COL_DYNAMIC 2: MuJoCo's "
+     "codes)",
+     (void*)&opt_collision},
     {"wind", opt_wind, NULL, "medium velocity (3,), a writable view", NULL},
     {"gravity", opt_gravity, NULL, "gravity (3,), a writable view", NULL},
     {"o_solref", opt_o_solref, NULL, "override solref (2,), a writable view", NULL},

@@ -84,7 +84,7 @@ def test_hostile_attribute_writes():
              gradyn.step_jvp, gradyn.step_vjp, gradyn.transition_jacobians)
     options = ("timestep", "iterations", "solver", "cone", "tolerance", "impratio", "gravity",
                "disableflags", "enableflags", "mpr_iterations", "mpr_tolerance", "o_margin",
-               "box_edge_bias")
+               "box_edge_bias", "collision")
     for name in options:
         saved = getattr(m.opt, name)
         saved = saved.copy() if hasattr(saved, "copy") else saved

@@ -2,7 +2,7 @@
 # The RK4 and implicit integrators and mocap bodies from Python: m.opt.integrator switches
 # gradyn.step and its derivatives (RK4 and implicit from XML, INT_EULER / INT_RK4 /
 # INT_IMPLICIT constants), d.mocap_pos / d.mocap_quat are writable views that pose the mocap
-# bodies, keyframes set them.
+# bodies, keyframes set them; m.opt.collision selects the colliding pairs (COL_* constants).
 import numpy as np
 
 import gradyn
@@ -101,3 +101,25 @@ def test_implicit_option():
     d.qpos[0], d.qvel[0], d.ctrl[0] = 0.5, -0.3, 0.2
     a_euler, _ = gradyn.transition_jacobians(m, d)
     assert not np.allclose(a, a_euler, rtol=0, atol=1e-6)
+
+
+def test_collision_option():
+    # a ball on the floor with an explicit pair between two other geoms: "predefined" keeps
+    # only the pair's contact, "dynamic" only the floor's
+    xml = """<mujoco><option collision="predefined"/><worldbody>
+<geom name="floor" type="plane" size="1 1 0.1"/>
+<body pos="0 0 0.09"><freejoint/><geom name="ball" size="0.1"/></body>
+<body pos="1 0 0.09"><freejoint/><geom name="a" size="0.1" contype="0" conaffinity="0"/></body>
+<body pos="1.15 0 0.09"><freejoint/><geom name="b" size="0.1" contype="0" conaffinity="0"/>
+</body></worldbody><contact><pair geom1="a" geom2="b"/></contact></mujoco>"""
+    m = gradyn.Model.from_xml_string(xml)
+    d = gradyn.Data(m)
+    assert m.opt.collision == gradyn.COL_PAIR
+    gradyn.forward(m, d)
+    assert d.ncon == 1
+    m.opt.collision = gradyn.COL_DYNAMIC
+    gradyn.forward(m, d)
+    assert d.ncon == 1 and {d.contact[0].geom1, d.contact[0].geom2} == {0, 1}
+    m.opt.collision = gradyn.COL_ALL
+    gradyn.forward(m, d)
+    assert d.ncon == 2

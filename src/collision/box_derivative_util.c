@@ -49,7 +49,8 @@ double gdn_box_pair_margin(const gdnModel* m, int g1, int g2) {
     if (m->opt.enableflags & GDN_ENBL_OVERRIDE) {
         return m->opt.o_margin;
     }
-    for (int k = 0; k < m->npair; k++) {
+    const int npair = m->opt.collision == GDN_COL_DYNAMIC ? 0 : m->npair; // "dynamic": none
+    for (int k = 0; k < npair; k++) {
         if ((m->pair_geom1[k] == g1 && m->pair_geom2[k] == g2) ||
             (m->pair_geom1[k] == g2 && m->pair_geom2[k] == g1)) {
             return m->pair_margin[k];

@@ -233,6 +233,14 @@ gdnStatus gdn_collision_stage(const gdnModel* m, gdnData* d) {
         return GDN_OK;
     }
 
+    // the explicit pairs only (collision="predefined"): in their order, no filter
+    if (m->opt.collision == GDN_COL_PAIR) {
+        for (int p = 0; p < m->npair; p++) {
+            collide_geoms(m, d, m->pair_geom1[p], m->pair_geom2[p], p);
+        }
+        return GDN_OK;
+    }
+
     size_t mark = gdn_arena_mark(d);
     size_t maxpair = (size_t)m->nbody * (size_t)(m->nbody - 1) / 2;
     int* bodypair = gdn_arena_ints(d, maxpair);
@@ -243,14 +251,16 @@ gdnStatus gdn_collision_stage(const gdnModel* m, gdnData* d) {
     }
 
     // body pairs in signature order; explicit pairs with a signature <= the current one come
-    // first (and replace the dynamic test of their geom pair); excluded body pairs are skipped
+    // first (and replace the dynamic test of their geom pair; none under collision="dynamic");
+    // excluded body pairs are skipped
+    const int npair = m->opt.collision == GDN_COL_DYNAMIC ? 0 : m->npair;
     int pairadr = 0, exadr = 0;
     for (int i = 0; i < nbodypair; i++) {
         int signature = bodypair[i];
         int b1 = (signature >> 16) - 1, b2 = (signature & 0xFFFF) - 1;
 
         int merged = 0, start = pairadr;
-        while (pairadr < m->npair && m->pair_signature[pairadr] <= signature) {
+        while (pairadr < npair && m->pair_signature[pairadr] <= signature) {
             merged |= m->pair_signature[pairadr] == signature;
             collide_geoms(m, d, m->pair_geom1[pairadr], m->pair_geom2[pairadr], pairadr);
             pairadr++;
@@ -283,7 +293,7 @@ gdnStatus gdn_collision_stage(const gdnModel* m, gdnData* d) {
     }
 
     // explicit pairs after the last body pair
-    for (; pairadr < m->npair; pairadr++) {
+    for (; pairadr < npair; pairadr++) {
         collide_geoms(m, d, m->pair_geom1[pairadr], m->pair_geom2[pairadr], pairadr);
     }
     gdn_arena_reset(d, mark);

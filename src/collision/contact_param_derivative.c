@@ -14,7 +14,9 @@
 
 int gdn_contact_pair(const gdnModel* m, const gdnContact* con, int* count) {
     int first = -1, n = 0;
-    for (int p = 0; p < m->npair; p++) {
+    // collision="dynamic": no contact comes from an explicit pair
+    const int npair = m->opt.collision == GDN_COL_DYNAMIC ? 0 : m->npair;
+    for (int p = 0; p < npair; p++) {
         const int a = m->pair_geom1[p], b = m->pair_geom2[p];
         if ((a == con->geom1 && b == con->geom2) || (a == con->geom2 && b == con->geom1)) {
             first = first < 0 ? p : first;

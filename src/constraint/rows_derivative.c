@@ -588,6 +588,7 @@ gdnStatus gdn_rows_linear_build(const gdnModel* m, gdnData* d, const double* S, 
         fmax_abs = fmax(fmax_abs, fabs(saved[i]));
         fdiff = fmax(fdiff, fabs(saved[i] - d->efc_force[i]));
     }
+    lin->force_gap = fdiff / fmax_abs;
     lin_margins(m, d, jar, lin);
     memcpy(d->efc_state, state_saved, sizeof(int) * (size_t)nefc);
     memcpy(d->efc_force, saved, sizeof(double) * (size_t)nefc);

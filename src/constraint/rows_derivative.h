@@ -61,6 +61,7 @@ typedef struct gdnRowsLinear {
     double* tDJ;              // the moving J rows' DJ_i = d J_i / dq (nv x nv each, in row
                               // order: spatial tendon rows, joint / tendon equalities whose J
                               // moves; NULL without such rows)
+    double force_gap;         // max |f_solver - f(x)| / max(1, |f|) (GDN_DERIV_INEXACT_SOLVE)
     double state_margin;      // how far from another branch (d->deriv_state_margin, data.h)
     double activation_margin; // (d->deriv_activation_margin)
 } gdnRowsLinear;

@@ -12,15 +12,21 @@
 
 #define GDN_PI 3.14159265358979323846
 
+// the sides of body b's inertia box (mass >= GDN_MINVAL): box_k = sqrt(6 max(MINVAL, A_k) /
+// mass), A_k = lambda_j + lambda_l - lambda_k
+static void box_sides(const gdnModel* m, int b, double box[3]) {
+    const double mass = m->body_mass[b];
+    const double* I = m->body_inertia + 3 * b;
+    box[0] = sqrt(fmax(GDN_MINVAL, I[1] + I[2] - I[0]) / mass * 6.0);
+    box[1] = sqrt(fmax(GDN_MINVAL, I[2] + I[0] - I[1]) / mass * 6.0);
+    box[2] = sqrt(fmax(GDN_MINVAL, I[0] + I[1] - I[2]) / mass * 6.0);
+}
+
 // the inertia-box law's coefficients of body b (mass >= GDN_MINVAL):
 // f_k = -beta_k l_k - gamma_k |l_k| l_k (fluid.h)
 static void box_coefficients(const gdnModel* m, int b, double beta[6], double gamma[6]) {
-    const double mass = m->body_mass[b];
-    const double* I = m->body_inertia + 3 * b;
     double box[3];
-    box[0] = sqrt(fmax(GDN_MINVAL, I[1] + I[2] - I[0]) / mass * 6.0);
-    box[1] = sqrt(fmax(GDN_MINVAL, I[0] + I[2] - I[1]) / mass * 6.0);
-    box[2] = sqrt(fmax(GDN_MINVAL, I[0] + I[1] - I[2]) / mass * 6.0);
+    box_sides(m, b, box);
     const double mu = m->opt.viscosity, rho = m->opt.density;
     const double diam = (box[0] + box[1] + box[2]) / 3.0;
     for (int k = 0; k < 3; k++) {
@@ -284,15 +290,6 @@ static void elem_setup(const gdnModel* m, const gdnData* d, const double* V, int
     elem_kinematics(m, V, b, e);
 }
 
-int gdn_fluid_uses_box(const gdnModel* m) {
-    for (int b = 1; gdn_fluid_active(m) && b < m->nbody; b++) {
-        if (m->body_mass[b] >= GDN_MINVAL && !body_ellipsoid(m, b)) {
-            return 1;
-        }
-    }
-    return 0;
-}
-
 int gdn_fluid_uses_ellipsoid(const gdnModel* m) {
     for (int b = 1; gdn_fluid_active(m) && b < m->nbody; b++) {
         if (m->body_mass[b] >= GDN_MINVAL && body_ellipsoid(m, b)) {
@@ -368,126 +365,310 @@ gdnStatus gdn_fluid_forces(const gdnModel* m, gdnData* d, double* qfrc) {
     return GDN_OK;
 }
 
-// Tangent per element, with xi_b = [dth; dp] and eta_b = [dw; dv_O]:
-//   dc = dth x c + dp,  dR = [dth]x R,  dvrel = dw x c + w x dc + dv_O
-//   dl = [R' (dw - dth x w); R' (dvrel - dth x vrel)],  df = J dl  (J = df/dl of the law)
-//   dtau = dth x tau + R df_ang,  dF = dth x F + R df_lin
+// The tangent of one element's wrench, its point and frame moved by (th, dc) (dc = dc, dR =
+// [th]x R), its twist by et = [dw; dv_O] and (the box; dcoef NULL: fixed) its law's
+// coefficients by dcoef = [dbeta (6); dgamma (6)]:
+//   dvrel = dw x c + w x dc + dv_O
+//   dl = [R' (dw - th x w); R' (dvrel - th x vrel)],  df = J dl - dbeta l - dgamma |l| l
+//   dtau = th x tau + R df_ang,  dF = th x F + R df_lin
 //   dW_b += [dtau + dc x F + c x dF; dF]
+static void elem_tangent(const gdnModel* m, const fluidElem* e, const double th[3], const double dc[3],
+                         const double et[6], const double* dcoef, double dWb[6]) {
+    double f[6], J[36], tau[3], F[3];
+    elem_law(m, e, f, J);
+    gdn_mulmat3(tau, e->R, f);
+    gdn_mulmat3(F, e->R, f + 3);
+    double t1[3], t2[3], dvrel[3], u[3], dl[6];
+    gdn_cross3(t1, et, e->c);
+    gdn_cross3(t2, e->w, dc);
+    for (int k = 0; k < 3; k++) {
+        dvrel[k] = t1[k] + t2[k] + et[3 + k];
+    }
+    gdn_cross3(t1, th, e->w);
+    gdn_sub3(u, et, t1);
+    gdn_mulmat3T(dl, e->R, u);
+    gdn_cross3(t1, th, e->vrel);
+    gdn_sub3(u, dvrel, t1);
+    gdn_mulmat3T(dl + 3, e->R, u);
+    double df[6], dtau[3], dF[3];
+    for (int r = 0; r < 6; r++) {
+        df[r] = 0;
+        for (int k = 0; k < 6; k++) {
+            df[r] += J[6 * r + k] * dl[k];
+        }
+        if (dcoef) {
+            df[r] -= dcoef[r] * e->l[r] + dcoef[6 + r] * fabs(e->l[r]) * e->l[r];
+        }
+    }
+    gdn_mulmat3(t1, e->R, df);
+    gdn_cross3(t2, th, tau);
+    gdn_add3(dtau, t1, t2);
+    gdn_mulmat3(t1, e->R, df + 3);
+    gdn_cross3(t2, th, F);
+    gdn_add3(dF, t1, t2);
+    gdn_cross3(t1, dc, F);
+    gdn_cross3(t2, e->c, dF);
+    for (int k = 0; k < 3; k++) {
+        dWb[k] += dtau[k] + t1[k] + t2[k];
+        dWb[3 + k] += dF[k];
+    }
+}
+
+// The adjoint of elem_tangent, with Wbar_b = [tb; Fb] (every output ACCUMULATES; coefbar NULL:
+// not wanted):
+//   Fbar = Fb + tb x c,  dcbar = F x tb,  taubar = tb
+//   thbar += tau x taubar + F x Fbar,  fbar = [R' taubar; R' Fbar],  lbar = J' fbar,
+//   betabar -= l fbar,  gammabar -= |l| l fbar
+//   ua = R lbar_ang, ul = R lbar_lin:  dwbar += ua,  thbar -= w x ua + vrel x ul,  vrelbar = ul
+//   dwbar += c x vrelbar,  dcbar += vrelbar x w,  dvbar += vrelbar
+static void elem_adjoint(const gdnModel* m, const fluidElem* e, const double Wb[6], double thbar[3],
+                         double dcbar[3], double etbar[6], double* coefbar) {
+    double f[6], J[36], tau[3], F[3];
+    elem_law(m, e, f, J);
+    gdn_mulmat3(tau, e->R, f);
+    gdn_mulmat3(F, e->R, f + 3);
+    const double* tb = Wb;
+    const double* Fb = Wb + 3;
+    double Fbar[3], t1[3], t2[3];
+    gdn_cross3(t1, tb, e->c);
+    gdn_add3(Fbar, Fb, t1);
+    gdn_cross3(t1, F, tb);
+    gdn_add3(dcbar, dcbar, t1);
+    gdn_cross3(t1, tau, tb);
+    gdn_cross3(t2, F, Fbar);
+    for (int k = 0; k < 3; k++) {
+        thbar[k] += t1[k] + t2[k];
+    }
+    double fbar[6], lbar[6], ua[3], ul[3];
+    gdn_mulmat3T(fbar, e->R, tb);
+    gdn_mulmat3T(fbar + 3, e->R, Fbar);
+    for (int k = 0; k < 6; k++) {
+        lbar[k] = 0;
+        for (int r = 0; r < 6; r++) {
+            lbar[k] += J[6 * r + k] * fbar[r];
+        }
+        if (coefbar) {
+            coefbar[k] -= e->l[k] * fbar[k];
+            coefbar[6 + k] -= fabs(e->l[k]) * e->l[k] * fbar[k];
+        }
+    }
+    gdn_mulmat3(ua, e->R, lbar);
+    gdn_mulmat3(ul, e->R, lbar + 3);
+    gdn_cross3(t1, e->w, ua);
+    gdn_cross3(t2, e->vrel, ul);
+    for (int k = 0; k < 3; k++) {
+        thbar[k] -= t1[k] + t2[k];
+    }
+    // vrel = w x c + v_O - wind
+    gdn_cross3(t1, e->c, ul);
+    for (int k = 0; k < 3; k++) {
+        etbar[k] += ua[k] + t1[k];
+        etbar[3 + k] += ul[k];
+    }
+    gdn_cross3(t1, ul, e->w);
+    gdn_add3(dcbar, dcbar, t1);
+}
+
+// d(beta, gamma) / d(mass, lambda_0, lambda_1, lambda_2) of body b's box (box_coefficients):
+//   dbox_k = 3 (dA_k - A_k dm / m) / (m box_k)  (A_k = lambda_j + lambda_l - lambda_k; 0 where
+//   the primal clamps A_k at MINVAL),  D = mean(box):  dbeta_ang = 3 pi D^2 mu dD,
+//   dbeta_lin = 3 pi mu dD,  gamma_k = rho b_k (b_j^4 + b_l^4) / 64,  gamma_3+k = rho b_j b_l / 2
+static void box_coefficient_jacobian(const gdnModel* m, int b, double Jc[12][4]) {
+    const double mass = m->body_mass[b];
+    const double* I = m->body_inertia + 3 * b;
+    const double mu = m->opt.viscosity, rho = m->opt.density;
+    double box[3], db[3][4] = {{0}};
+    box_sides(m, b, box);
+    for (int k = 0; k < 3; k++) {
+        const int j = (k + 1) % 3, l = (k + 2) % 3;
+        const double A = I[j] + I[l] - I[k];
+        const double s = A > GDN_MINVAL ? 3.0 / (mass * box[k]) : 0;
+        db[k][0] = -s * A / mass;
+        db[k][1 + k] = -s;
+        db[k][1 + j] = s;
+        db[k][1 + l] = s;
+    }
+    // dcoef / dbox (12 x 3)
+    const double diam = (box[0] + box[1] + box[2]) / 3.0;
+    double dc[12][3] = {{0}};
+    for (int k = 0; k < 3; k++) {
+        const int j = (k + 1) % 3, l = (k + 2) % 3;
+        for (int t = 0; t < 3; t++) {
+            dc[k][t] = mu > 0 ? GDN_PI * diam * diam * mu : 0;
+            dc[3 + k][t] = mu > 0 ? GDN_PI * mu : 0;
+        }
+        if (rho > 0) {
+            const double bj3 = box[j] * box[j] * box[j], bl3 = box[l] * box[l] * box[l];
+            dc[6 + k][k] = rho * (bj3 * box[j] + bl3 * box[l]) / 64.0;
+            dc[6 + k][j] = rho * box[k] * 4.0 * bj3 / 64.0;
+            dc[6 + k][l] = rho * box[k] * 4.0 * bl3 / 64.0;
+            dc[9 + k][j] = 0.5 * rho * box[l];
+            dc[9 + k][l] = 0.5 * rho * box[j];
+        }
+    }
+    for (int r = 0; r < 12; r++) {
+        for (int c = 0; c < 4; c++) {
+            Jc[r][c] = dc[r][0] * db[0][c] + dc[r][1] * db[1][c] + dc[r][2] * db[2][c];
+        }
+    }
+}
+
+// The inertia parameters' reach into body b's box (p = [m, c (body frame), Ic (body axes: xx
+// yy zz xy xz yz)]): with Q = R(iquat) the principal axes in the body frame, lambda_k =
+// body_inertia, U = ximat and s_jk = Q_j' dIc Q_k,
+//   dc = xmat dc_body,  dlambda_k = s_kk,
+//   th = U omega,  omega_i = s_lj / (lambda_j - lambda_l)  ((i, j, l) cyclic: the eigenvectors'
+//   change dQ = Q [omega]x, from Ic Q = Q Lambda)
+// (th = 0 without density: the viscous law does not see the box's axes)
+static void box_param_tangent(const gdnModel* m, const gdnData* d, int b, const double* dp,
+                              double th[3], double dc[3], double dml[4]) {
+    const double* lam = m->body_inertia + 3 * b;
+    double Q[9];
+    gdn_quat2mat(Q, m->body_iquat + 4 * b);
+    gdn_mulmat3(dc, d->xmat + 9 * b, dp + 1);
+    const double D[9] = {dp[4], dp[7], dp[8], dp[7], dp[5], dp[9], dp[8], dp[9], dp[6]};
+    double s[9];
+    for (int j = 0; j < 3; j++) {
+        for (int k = 0; k < 3; k++) {
+            double acc = 0;
+            for (int a = 0; a < 3; a++) {
+                for (int c = 0; c < 3; c++) {
+                    acc += Q[3 * a + j] * D[3 * a + c] * Q[3 * c + k];
+                }
+            }
+            s[3 * j + k] = acc;
+        }
+    }
+    dml[0] = dp[0];
+    double omega[3] = {0, 0, 0};
+    for (int i = 0; i < 3; i++) {
+        const int j = (i + 1) % 3, l = (i + 2) % 3;
+        dml[1 + i] = s[4 * i];
+        const double gap = lam[j] - lam[l];
+        omega[i] = m->opt.density > 0 && gap != 0 ? s[3 * l + j] / gap : 0;
+    }
+    gdn_mulmat3(th, d->ximat + 9 * b, omega);
+}
+
+// its adjoint: gp (10) += the transposed map applied to (thbar, dcbar, dmlbar)
+static void box_param_adjoint(const gdnModel* m, const gdnData* d, int b, const double thbar[3],
+                              const double dcbar[3], const double dmlbar[4], double* gp) {
+    const double* lam = m->body_inertia + 3 * b;
+    double Q[9], cb[3], omegabar[3], sbar[9] = {0};
+    gdn_quat2mat(Q, m->body_iquat + 4 * b);
+    gdn_mulmat3T(cb, d->xmat + 9 * b, dcbar);
+    gdn_mulmat3T(omegabar, d->ximat + 9 * b, thbar);
+    for (int i = 0; i < 3; i++) {
+        const int j = (i + 1) % 3, l = (i + 2) % 3;
+        sbar[4 * i] = dmlbar[1 + i];
+        const double gap = lam[j] - lam[l];
+        sbar[3 * l + j] = m->opt.density > 0 && gap != 0 ? omegabar[i] / gap : 0;
+    }
+    // Dbar = Q sbar Q'
+    double Dbar[9];
+    for (int a = 0; a < 3; a++) {
+        for (int c = 0; c < 3; c++) {
+            double acc = 0;
+            for (int j = 0; j < 3; j++) {
+                for (int k = 0; k < 3; k++) {
+                    acc += Q[3 * a + j] * sbar[3 * j + k] * Q[3 * c + k];
+                }
+            }
+            Dbar[3 * a + c] = acc;
+        }
+    }
+    gp[0] += dmlbar[0];
+    for (int k = 0; k < 3; k++) {
+        gp[1 + k] += cb[k];
+        gp[4 + k] += Dbar[4 * k];
+    }
+    gp[7] += Dbar[1] + Dbar[3];
+    gp[8] += Dbar[2] + Dbar[6];
+    gp[9] += Dbar[5] + Dbar[7];
+}
+
+const char* gdn_fluid_param_refusal(const gdnModel* m) {
+    if (!(m->opt.density > 0)) {
+        return NULL;
+    }
+    for (int b = 1; gdn_fluid_active(m) && b < m->nbody; b++) {
+        if (!(m->body_mass[b] >= GDN_MINVAL) || body_ellipsoid(m, b)) {
+            continue;
+        }
+        const double* I = m->body_inertia + 3 * b;
+        const double top = fmax(fmax(I[0], I[1]), I[2]);
+        for (int k = 0; k < 3; k++) {
+            if (fabs(I[k] - I[(k + 1) % 3]) <= GDN_FLUID_AXES_GAP * top) {
+                return GDN_FLUID_PARAM_REFUSAL;
+            }
+        }
+    }
+    return NULL;
+}
+
+// the tangent of every element: xi_b = [dth; dp] moves a body's elements (dc = dth x c + dp,
+// dR = [dth]x R), eta_b = [dw; dv_O] their twists; a box also moves with its parameters
 void gdn_fluid_wrench_jvp(const gdnModel* m, const gdnData* d, const double* V, const double* xi,
-                          const double* eta, double* dW) {
+                          const double* eta, const double* dparam, double* dW) {
     for (int b = 0, g = -1; next_element(m, &b, &g);) {
         fluidElem el, *e = &el;
         elem_setup(m, d, V, b, g, e);
         const double zero[6] = {0, 0, 0, 0, 0, 0};
         const double* x = xi ? xi + 6 * b : zero;
         const double* et = eta ? eta + 6 * b : zero;
-        double f[6], J[36], tau[3], F[3];
-        elem_law(m, e, f, J);
-        gdn_mulmat3(tau, e->R, f);
-        gdn_mulmat3(F, e->R, f + 3);
-        // dc, dvrel, dl
-        double dc[3], t1[3], t2[3], dvrel[3], u[3], dl[6];
-        gdn_cross3(t1, x, e->c);
-        gdn_add3(dc, t1, x + 3);
-        gdn_cross3(t1, et, e->c);
-        gdn_cross3(t2, e->w, dc);
-        for (int k = 0; k < 3; k++) {
-            dvrel[k] = t1[k] + t2[k] + et[3 + k];
-        }
-        gdn_cross3(t1, x, e->w);
-        gdn_sub3(u, et, t1);
-        gdn_mulmat3T(dl, e->R, u);
-        gdn_cross3(t1, x, e->vrel);
-        gdn_sub3(u, dvrel, t1);
-        gdn_mulmat3T(dl + 3, e->R, u);
-        // df, dtau, dF
-        double df[6], dtau[3], dF[3];
-        for (int r = 0; r < 6; r++) {
-            df[r] = 0;
-            for (int k = 0; k < 6; k++) {
-                df[r] += J[6 * r + k] * dl[k];
+        double th[3], dc[3], dcoef[12];
+        gdn_copy3(th, x);
+        gdn_cross3(dc, x, e->c);
+        gdn_add3(dc, dc, x + 3);
+        const int param = dparam && g < 0;
+        if (param) {
+            double tp[3], cp[3], dml[4], Jc[12][4];
+            box_param_tangent(m, d, b, dparam + GDN_N_INERTIA_PARAMS * b, tp, cp, dml);
+            gdn_add3(th, th, tp);
+            gdn_add3(dc, dc, cp);
+            box_coefficient_jacobian(m, b, Jc);
+            for (int r = 0; r < 12; r++) {
+                dcoef[r] = Jc[r][0] * dml[0] + Jc[r][1] * dml[1] + Jc[r][2] * dml[2] +
+                           Jc[r][3] * dml[3];
             }
         }
-        gdn_mulmat3(t1, e->R, df);
-        gdn_cross3(t2, x, tau);
-        gdn_add3(dtau, t1, t2);
-        gdn_mulmat3(t1, e->R, df + 3);
-        gdn_cross3(t2, x, F);
-        gdn_add3(dF, t1, t2);
-        // dW_b += [dtau + dc x F + c x dF; dF]
-        double* dWb = dW + 6 * b;
-        gdn_cross3(t1, dc, F);
-        gdn_cross3(t2, e->c, dF);
-        for (int k = 0; k < 3; k++) {
-            dWb[k] += dtau[k] + t1[k] + t2[k];
-            dWb[3 + k] += dF[k];
-        }
+        elem_tangent(m, e, th, dc, et, param ? dcoef : NULL, dW + 6 * b);
     }
 }
 
-// The adjoint of the tangent above, with Wbar_b = [tb; Fb]:
-//   Fbar = Fb + tb x c,  cbar = F x tb,  taubar = tb
-//   dthbar += tau x taubar + F x Fbar,  fbar = [R' taubar; R' Fbar],  lbar = J' fbar
-//   ua = R lbar_ang, ul = R lbar_lin:  dwbar += ua,  dthbar -= w x ua + vrel x ul,  vrelbar = ul
-//   dwbar += c x vrelbar,  cbar += vrelbar x w,  dvbar += vrelbar
-//   dthbar += c x cbar,  dpbar += cbar
+// the adjoint: xibar_b += [thbar + c x dcbar; dcbar], etabar_b += etbar, a box's gparam_b +=
+// its parameters' share
 void gdn_fluid_wrench_vjp(const gdnModel* m, const gdnData* d, const double* V,
-                          const double* Wbar, double* xibar, double* etabar) {
+                          const double* Wbar, double* xibar, double* etabar, double* gparam) {
     for (int b = 0, g = -1; next_element(m, &b, &g);) {
         fluidElem el, *e = &el;
         elem_setup(m, d, V, b, g, e);
-        double f[6], J[36], tau[3], F[3];
-        elem_law(m, e, f, J);
-        gdn_mulmat3(tau, e->R, f);
-        gdn_mulmat3(F, e->R, f + 3);
-        const double* tb = Wbar + 6 * b;
-        const double* Fb = Wbar + 6 * b + 3;
-        double Fbar[3], cbar[3], thbar[3], t1[3], t2[3];
-        gdn_cross3(t1, tb, e->c);
-        gdn_add3(Fbar, Fb, t1);
-        gdn_cross3(cbar, F, tb);
-        gdn_cross3(t1, tau, tb);
-        gdn_cross3(t2, F, Fbar);
-        gdn_add3(thbar, t1, t2);
-        double fbar[6], lbar[6], ua[3], ul[3];
-        gdn_mulmat3T(fbar, e->R, tb);
-        gdn_mulmat3T(fbar + 3, e->R, Fbar);
-        for (int k = 0; k < 6; k++) {
-            lbar[k] = 0;
-            for (int r = 0; r < 6; r++) {
-                lbar[k] += J[6 * r + k] * fbar[r];
+        double thbar[3] = {0, 0, 0}, dcbar[3] = {0, 0, 0}, etbar[6] = {0, 0, 0, 0, 0, 0};
+        double coefbar[12] = {0};
+        const int param = gparam && g < 0;
+        elem_adjoint(m, e, Wbar + 6 * b, thbar, dcbar, etbar, param ? coefbar : NULL);
+        if (param) {
+            double Jc[12][4], dmlbar[4] = {0, 0, 0, 0};
+            box_coefficient_jacobian(m, b, Jc);
+            for (int r = 0; r < 12; r++) {
+                for (int c = 0; c < 4; c++) {
+                    dmlbar[c] += Jc[r][c] * coefbar[r];
+                }
             }
+            box_param_adjoint(m, d, b, thbar, dcbar, dmlbar, gparam + GDN_N_INERTIA_PARAMS * b);
         }
-        gdn_mulmat3(ua, e->R, lbar);
-        gdn_mulmat3(ul, e->R, lbar + 3);
-        double wbar[3], vbar[3];
-        gdn_copy3(wbar, ua);
-        gdn_cross3(t1, e->w, ua);
-        gdn_cross3(t2, e->vrel, ul);
-        for (int k = 0; k < 3; k++) {
-            thbar[k] -= t1[k] + t2[k];
-        }
-        // vrel = w x c + v_O - wind
-        gdn_cross3(t1, e->c, ul);
-        gdn_add3(wbar, wbar, t1);
-        gdn_cross3(t1, ul, e->w);
-        gdn_add3(cbar, cbar, t1);
-        gdn_copy3(vbar, ul);
-        // c moves with the body: dc = dth x c + dp
-        gdn_cross3(t1, e->c, cbar);
-        gdn_add3(thbar, thbar, t1);
         if (xibar) {
             double* xb = xibar + 6 * b;
+            double t[3];
+            gdn_cross3(t, e->c, dcbar);
             for (int k = 0; k < 3; k++) {
-                xb[k] += thbar[k];
-                xb[3 + k] += cbar[k];
+                xb[k] += thbar[k] + t[k];
+                xb[3 + k] += dcbar[k];
             }
         }
         if (etabar) {
-            double* eb = etabar + 6 * b;
-            for (int k = 0; k < 3; k++) {
-                eb[k] += wbar[k];
-                eb[3 + k] += vbar[k];
+            for (int k = 0; k < 6; k++) {
+                etabar[6 * b + k] += etbar[k];
             }
         }
     }

@@ -24,20 +24,32 @@ static inline int gdn_fluid_active(const gdnModel* m) {
            !(m->opt.disableflags & GDN_DSBL_PASSIVE);
 }
 
-// The inertia parameters move the inertia-box law's box (mass, principal moments) and frame
-// (the COM and principal axes): that derivative is not implemented, so every derivative asked
-// for the parameter channel of a model with a body in the box model refuses it
-// (GDN_ERR_UNSUPPORTED) with this reason. The ellipsoid model reads the geoms' frames, sizes
-// and coefficients, not the inertias: its bodies need no refusal there, but the geom-size
-// channel (semi-axes and the compiled virtual mass and inertia) is refused for them.
-#define GDN_FLUID_PARAM_REFUSAL \
-    "inertia-parameter derivative of the fluid's inertia-box model (density / viscosity > 0)"
+// The inertia parameters move the inertia-box law's box (mass, principal moments: its sides
+// and so beta, gamma) and its frame (the COM xipos and the principal axes ximat); the tangent
+// and adjoint below carry all of it, the axes through the eigenvectors' first-order change
+// (omega_i = s_lj / (lambda_j - lambda_l), fluid.c). With density > 0 the law reads the axes
+// (|l_k| l_k is not rotation-invariant), so where two principal moments of a body in the box
+// model coincide (relative gap <= GDN_FLUID_AXES_GAP: a capsule, a cylinder, a square box) the
+// axes, and with them the force, jump under a parameter change: no derivative exists, and the
+// parameter channel of such a model is refused (GDN_ERR_UNSUPPORTED) with
+// GDN_FLUID_PARAM_REFUSAL. The viscous law (density 0) is rotation-invariant: never refused.
+// The ellipsoid model reads the geoms' frames, sizes and coefficients, not the inertias: its
+// bodies need no refusal there, but the geom-size channel (semi-axes and the compiled virtual
+// mass and inertia) is refused for them.
+#define GDN_FLUID_AXES_GAP 1e-8
+#define GDN_FLUID_PARAM_REFUSAL                                                               \
+    "inertia-parameter derivative of the fluid's inertia-box model (density > 0) at a body "  \
+    "with two equal principal moments (the box's axes, and so the drag, are not "             \
+    "differentiable there)"
 #define GDN_FLUID_SIZE_REFUSAL \
     "geom-size derivative of the fluid's ellipsoid model (its semi-axes and virtual inertia)"
 
-// 1 when the medium acts on a body through the inertia-box model (a body of mass >= 1e-15
-// without an ellipsoid geom), resp. through the ellipsoid model
-int gdn_fluid_uses_box(const gdnModel* m);
+// GDN_FLUID_PARAM_REFUSAL when the inertia-parameter derivative of m does not exist (above),
+// else NULL
+const char* gdn_fluid_param_refusal(const gdnModel* m);
+
+// 1 when the medium acts on a body through the ellipsoid model (a body of mass >= 1e-15 with
+// an ellipsoid geom)
 int gdn_fluid_uses_ellipsoid(const gdnModel* m);
 
 // W (6 x nbody) += the fluid wrenches at the state of the last kinematics, V the body twists
@@ -49,12 +61,15 @@ void gdn_fluid_wrenches(const gdnModel* m, const gdnData* d, const double* V, do
 gdnStatus gdn_fluid_forces(const gdnModel* m, gdnData* d, double* qfrc);
 
 // dW (6 x nbody) += the wrenches' tangent along the body tangents xi (displacement twists) and
-// eta (twist tangents) of kinematics/kinematics_derivative.h, at V
+// eta (twist tangents) of kinematics/kinematics_derivative.h and the inertia parameters' dparam
+// (nbody x GDN_N_INERTIA_PARAMS, gradyn.h's packing), at V; any NULL = 0. dparam needs
+// gdn_fluid_param_refusal(m) == NULL
 void gdn_fluid_wrench_jvp(const gdnModel* m, const gdnData* d, const double* V, const double* xi,
-                          const double* eta, double* dW);
+                          const double* eta, const double* dparam, double* dW);
 
-// the adjoint: xibar, etabar (6 x nbody) += the transposed map applied to Wbar
+// the adjoint: xibar, etabar (6 x nbody) and gparam (nbody x GDN_N_INERTIA_PARAMS) += the
+// transposed map applied to Wbar (any NULL: not wanted)
 void gdn_fluid_wrench_vjp(const gdnModel* m, const gdnData* d, const double* V,
-                          const double* Wbar, double* xibar, double* etabar);
+                          const double* Wbar, double* xibar, double* etabar, double* gparam);
 
 #endif

@@ -235,11 +235,12 @@ typedef struct {
     const gdnModel* m;
     gdnData* d;
     const polar* p;
+    double* gparam;
 } fluidAdjoint;
 
 static gdnStatus fluid_vjp(void* ctx, const double* Wbar, double* xibar, double* etabar) {
     const fluidAdjoint* f = (const fluidAdjoint*)ctx;
-    gdn_fluid_wrench_vjp(f->m, f->d, f->p->V, Wbar, xibar, etabar);
+    gdn_fluid_wrench_vjp(f->m, f->d, f->p->V, Wbar, xibar, etabar, f->gparam);
     return GDN_OK;
 }
 
@@ -267,7 +268,7 @@ static gdnStatus rne_term_jvp(const gdnModel* m, gdnData* d, const double* a, co
             polar_fluid(m, d, &p);
             gdn_body_tangent_jvp(m, d, dq, dv, p.xi, p.eta);
             memset(p.dW, 0, sizeof(double) * 6 * (size_t)m->nbody);
-            gdn_fluid_wrench_jvp(m, d, p.V, p.xi, p.eta, p.dW);
+            gdn_fluid_wrench_jvp(m, d, p.V, p.xi, p.eta, dparam, p.dW);
             dir.dW = p.dW;
             dir.xi = p.xi;
             dir.eta = p.eta;
@@ -303,7 +304,7 @@ static gdnStatus rne_term_vjp(const gdnModel* m, gdnData* d, const double* a, co
         polar_velocity(m, d, &p, a, sign);
         gdnResidualAdjoint out = {gq, gv, NULL, NULL, gparam, NULL, NULL, NULL, NULL, NULL,
                                   NULL, NULL, NULL, NULL, NULL};
-        fluidAdjoint fa = {m, d, &p};
+        fluidAdjoint fa = {m, d, &p, gparam};
         if (p.fluid) {
             polar_fluid(m, d, &p);
             out.Wbar = p.dW; // scratch for the wrenches' cotangent
@@ -577,11 +578,12 @@ gdnStatus gdn_implicit_accel_jvp_with(const gdnModel* m, gdnData* d, const doubl
     }
     double* t = dr + nv;
     double* dW = t + nv;
-    // the body wrenches (the penalty contact, the medium) move with (dq, dv, dvert)
+    // the body wrenches (the penalty contact, the medium) move with (dq, dv, dvert, dparam)
     // (gradient/wrench.h); qDeriv does not read them (MuJoCo's has no penalty model; the
     // medium's part is in the polarization)
-    gdnStatus status = gdn_wrench_active(m) ? gdn_contact_wrench_jvp(m, d, dq, dv, dvert, dW)
-                                            : GDN_OK;
+    gdnStatus status = gdn_wrench_active(m)
+                           ? gdn_contact_wrench_jvp(m, d, dq, dv, dvert, dparam, dW)
+                           : GDN_OK;
     // dr at the step's a; t = (dqDeriv) a
     if (status == GDN_OK) {
         status = gdn_residual_jvp(m, d, a, dq, dv, du, dparam, dacc0,
@@ -606,11 +608,12 @@ typedef struct {
     const gdnModel* m;
     gdnData* d;
     double* gvert;
+    double* gparam;
 } wrenchAdjoint;
 
 static gdnStatus wrench_vjp(void* ctx, const double* Wbar, double* xibar, double* etabar) {
     const wrenchAdjoint* w = (const wrenchAdjoint*)ctx;
-    return gdn_wrench_vjp(w->m, w->d, Wbar, xibar, etabar, w->gvert);
+    return gdn_wrench_vjp(w->m, w->d, Wbar, xibar, etabar, w->gvert, w->gparam);
 }
 
 gdnStatus gdn_implicit_accel_vjp(const gdnModel* m, gdnData* d, const double* abar, double* gq,
@@ -642,7 +645,7 @@ gdnStatus gdn_implicit_accel_vjp(const gdnModel* m, gdnData* d, const double* ab
     if (status == GDN_OK) {
         gdnResidualAdjoint out = {gq, gv, NULL, gu, gparam, NULL, NULL, NULL, NULL, NULL,
                                   NULL, NULL, NULL, NULL, gacc0};
-        wrenchAdjoint wa = {m, d, gvert};
+        wrenchAdjoint wa = {m, d, gvert, gparam};
         if (gdn_wrench_active(m)) {
             // the medium's wrenches' adjoint fused into the residual's sweep
             out.Wbar = Wbar;

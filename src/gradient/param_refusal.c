@@ -5,8 +5,5 @@
 #include "dynamics/fluid.h"
 
 const char* gdn_param_refusal(const gdnModel* m) {
-    if (gdn_fluid_uses_box(m)) {
-        return GDN_FLUID_PARAM_REFUSAL;
-    }
-    return NULL;
+    return gdn_fluid_param_refusal(m);
 }

@@ -5,8 +5,9 @@
 
 #include <gradyn/gradyn.h>
 
-// the reason the inertia-parameter channel of m is refused (the fluid law's
-// GDN_FLUID_PARAM_REFUSAL), NULL when it is not (the muscles scaled by actuator_acc0 are
+// the reason the inertia-parameter channel of m is refused (the fluid's inertia-box law at a
+// body with two equal principal moments: GDN_FLUID_PARAM_REFUSAL, dynamics/fluid.h), NULL when
+// it is not (the muscles scaled by actuator_acc0 are
 // differentiated through acc0: constraint/setconst_derivative.h)
 const char* gdn_param_refusal(const gdnModel* m);
 

@@ -180,7 +180,8 @@ gdnStatus gdn_constrained_linearize(const gdnModel* m, gdnData* d, gdnConstraine
     d->deriv_flags |= (L->lin.state_margin < GDN_DERIV_MARGIN_TOL ? GDN_DERIV_NEAR_STATE : 0) |
                       (L->lin.activation_margin < GDN_DERIV_MARGIN_TOL
                            ? GDN_DERIV_NEAR_ACTIVATION
-                           : 0);
+                           : 0) |
+                      (L->lin.force_gap > GDN_DERIV_SOLVE_TOL ? GDN_DERIV_INEXACT_SOLVE : 0);
     return GDN_OK;
 }
 
@@ -269,7 +270,7 @@ gdnStatus gdn_accel_jvp_linear(const gdnModel* m, gdnData* d, const gdnConstrain
     gdn_body_tangent_jvp_axes(m, d, L.S, d->qvel, dq, dv, xi, eta);
     gdn_body_tangent_jvp_axes(m, d, L.S, L.x, dq, NULL, xi2, etax);
     // dW: the penalty wrench tangent, then the rows' frozen-force tangent
-    status = gdn_wrench_jvp(m, d, xi, eta, dvert, dW);
+    status = gdn_wrench_jvp(m, d, xi, eta, dvert, dparam, dW);
     if (status == GDN_OK) {
         status = gdn_rows_jvp(m, d, &L.lin, xi, eta, etax, dq, dv, NULL, djar0, dlogD, dW,
                               dqfrc);
@@ -487,7 +488,7 @@ gdnStatus gdn_accel_vjp_constrained(const gdnModel* m, gdnData* d, const double*
     // Wbar into the penalty model and the rows; then the body tangents
     memset(etaxbar, 0, sizeof(double) * nb6);
     if (status == GDN_OK && gdn_wrench_active(m)) {
-        status = gdn_wrench_vjp(m, d, Wbar, xibar, etabar, gvert);
+        status = gdn_wrench_vjp(m, d, Wbar, xibar, etabar, gvert, gparam);
     }
     if (status == GDN_OK) {
         status = gdn_rows_vjp(m, d, &L.lin, dfbar, tmp, Wbar, dqfrcbar, xibar, etabar, etaxbar,

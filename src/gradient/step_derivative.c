@@ -60,7 +60,8 @@ static gdnStatus primal_front(const gdnModel* m, gdnData* d, gdnAbaFactor* f, do
 }
 
 gdnStatus gdn_contact_wrench_jvp(const gdnModel* m, gdnData* d, const double* dq,
-                                 const double* dv, const double* dvert, double* dW) {
+                                 const double* dv, const double* dvert, const double* dparam,
+                                 double* dW) {
     const size_t nb6 = 6 * (size_t)m->nbody;
     size_t mark = gdn_arena_mark(d);
     double* xi = gdn_arena_doubles(d, 2 * nb6);
@@ -69,7 +70,7 @@ gdnStatus gdn_contact_wrench_jvp(const gdnModel* m, gdnData* d, const double* dq
     }
     double* eta = xi + nb6;
     gdn_body_tangent_jvp(m, d, dq, dv, xi, eta);
-    gdnStatus status = gdn_wrench_jvp(m, d, xi, eta, dvert, dW);
+    gdnStatus status = gdn_wrench_jvp(m, d, xi, eta, dvert, dparam, dW);
     gdn_arena_reset(d, mark);
     return status;
 }
@@ -83,7 +84,7 @@ static gdnStatus smooth_accel_jvp(const gdnModel* m, gdnData* d, const gdnAbaFac
                                   const double* dvert, double* dW, double* da) {
     gdnStatus status = GDN_OK;
     if (gdn_wrench_active(m)) {
-        status = gdn_contact_wrench_jvp(m, d, dq, dv, dvert, dW);
+        status = gdn_contact_wrench_jvp(m, d, dq, dv, dvert, dparam, dW);
     }
     if (status == GDN_OK) {
         status = gdn_residual_jvp(m, d, d->qacc, dq, dv, du, dparam, dacc0,
@@ -304,11 +305,12 @@ typedef struct {
     const gdnModel* m;
     gdnData* d;
     double* gvert;
+    double* gparam;
 } penaltyAdjoint;
 
 static gdnStatus penalty_vjp(void* ctx, const double* Wbar, double* xibar, double* etabar) {
     penaltyAdjoint* pen = ctx;
-    return gdn_wrench_vjp(pen->m, pen->d, Wbar, xibar, etabar, pen->gvert);
+    return gdn_wrench_vjp(pen->m, pen->d, Wbar, xibar, etabar, pen->gvert, pen->gparam);
 }
 
 // The backward half shared by gdn_step_vjp and gdn_step_vjp_at, once the front half left the
@@ -342,7 +344,7 @@ static gdnStatus step_vjp_back(const gdnModel* m, gdnData* d, const gdnAbaFactor
     // residual adjoint: gq += (dr/dq)' rbar, gv += (dr/dv)' rbar, gctrl, gparam +=; with
     // contact, Wbar -> (xibar, etabar, gvert) by the penalty adjoint inside the same sweep
     if (status == GDN_OK) {
-        penaltyAdjoint pen = {m, d, gvert};
+        penaltyAdjoint pen = {m, d, gvert, gparam};
         gdnResidualAdjoint out = {gq, gv, NULL, gctrl, gparam, NULL, NULL, NULL, NULL, NULL,
                                   NULL, NULL, NULL, NULL, gparam ? gacc0 : NULL};
         if (tree) {
@@ -745,7 +747,7 @@ gdnStatus gdn_accel_vjp(const gdnModel* m, gdnData* d, const double* abar, doubl
         for (int i = 0; i < nv; i++) {
             rbar[i] = -rbar[i];
         }
-        penaltyAdjoint pen = {m, d, gvert};
+        penaltyAdjoint pen = {m, d, gvert, gparam};
         gdnResidualAdjoint out = {gq, gv, NULL, gctrl ? gu : NULL, gparam, NULL, NULL, NULL,
                                   NULL, NULL, NULL, NULL, NULL, NULL,
                                   gparam ? gdn_weights_acc0(m, gweights) : NULL};

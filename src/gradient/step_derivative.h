@@ -54,11 +54,12 @@ gdnStatus gdn_step_vjp_explained(const gdnModel* m, gdnData* d, const double* gq
                                  const gdnContactParamGradients* cp, const char** what);
 
 
-// dW (6 x nbody) from (dq, dv, dvert) through the body tangents and the penalty contact's JVP,
-// at the state of the last primal front half (penalty contact active); any input NULL = 0.
-// GDN_ERR_MEMORY when the arena is exhausted
+// dW (6 x nbody) from (dq, dv, dvert, dparam) through the body tangents and the body wrenches'
+// JVP (the penalty contact, the fluid), at the state of the last primal front half; any input
+// NULL = 0. GDN_ERR_MEMORY when the arena is exhausted
 gdnStatus gdn_contact_wrench_jvp(const gdnModel* m, gdnData* d, const double* dq,
-                                 const double* dv, const double* dvert, double* dW);
+                                 const double* dv, const double* dvert, const double* dparam,
+                                 double* dW);
 
 // The acceleration alone (RK4's stage derivatives): the front half (GDN_PIPE_DERIVATIVE) at the
 // state in d, then da (nv, overwritten) = the tangent of d->qacc along (dq, dv, du, dparam,

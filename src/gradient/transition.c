@@ -44,7 +44,7 @@ static gdnStatus contact_residual_columns(const gdnModel* m, gdnData* d, double*
     for (int c = 0; c < 2 * nv && status == GDN_OK; c++) {
         int i = c < nv ? c : c - nv;
         e[i] = 1;
-        status = gdn_contact_wrench_jvp(m, d, c < nv ? e : NULL, c < nv ? NULL : e, NULL, dW);
+        status = gdn_contact_wrench_jvp(m, d, c < nv ? e : NULL, c < nv ? NULL : e, NULL, NULL, dW);
         e[i] = 0;
         memset(qfrc, 0, sizeof(double) * (size_t)nv);
         gdn_body_wrench_qfrc(m, d, dW, scratch, qfrc);

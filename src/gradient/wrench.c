@@ -62,7 +62,7 @@ const double* gdn_wrenches_from_outputs(const gdnModel* m, gdnData* d) {
 }
 
 gdnStatus gdn_wrench_jvp(const gdnModel* m, gdnData* d, const double* xi, const double* eta,
-                         const double* dvert, double* dW) {
+                         const double* dvert, const double* dparam, double* dW) {
     gdnStatus status = GDN_OK;
     if (gdn_penalty_active(m)) {
         status = gdn_penalty_wrench_jvp(m, d, xi, eta, dvert, dW);
@@ -77,13 +77,13 @@ gdnStatus gdn_wrench_jvp(const gdnModel* m, gdnData* d, const double* xi, const 
     if (!V) {
         return GDN_ERR_MEMORY;
     }
-    gdn_fluid_wrench_jvp(m, d, V, xi, eta, dW);
+    gdn_fluid_wrench_jvp(m, d, V, xi, eta, dparam, dW);
     gdn_arena_reset(d, mark);
     return GDN_OK;
 }
 
 gdnStatus gdn_wrench_vjp(const gdnModel* m, gdnData* d, const double* Wbar, double* xibar,
-                         double* etabar, double* gvert) {
+                         double* etabar, double* gvert, double* gparam) {
     gdnStatus status = GDN_OK;
     if (gdn_penalty_active(m)) {
         status = gdn_penalty_wrench_vjp(m, d, Wbar, xibar, etabar, gvert);
@@ -96,7 +96,7 @@ gdnStatus gdn_wrench_vjp(const gdnModel* m, gdnData* d, const double* Wbar, doub
     if (!V) {
         return GDN_ERR_MEMORY;
     }
-    gdn_fluid_wrench_vjp(m, d, V, Wbar, xibar, etabar);
+    gdn_fluid_wrench_vjp(m, d, V, Wbar, xibar, etabar, gparam);
     gdn_arena_reset(d, mark);
     return GDN_OK;
 }

@@ -23,13 +23,15 @@ gdnStatus gdn_wrenches_again(const gdnModel* m, gdnData* d, const double* V, dou
 // reads NULL as "no wrenches")
 const double* gdn_wrenches_from_outputs(const gdnModel* m, gdnData* d);
 
-// dW (6 x nbody, overwritten) along the body tangents xi, eta and the vertex tangents dvert
-// (any NULL = 0); GDN_ERR_MEMORY when the arena is short
+// dW (6 x nbody, overwritten) along the body tangents xi, eta, the vertex tangents dvert and
+// the inertia parameters' dparam (the fluid's inertia boxes; any NULL = 0); GDN_ERR_MEMORY when
+// the arena is short
 gdnStatus gdn_wrench_jvp(const gdnModel* m, gdnData* d, const double* xi, const double* eta,
-                         const double* dvert, double* dW);
+                         const double* dvert, const double* dparam, double* dW);
 
-// the adjoint: xibar, etabar (6 x nbody) and gvert (nvert x 3) ACCUMULATE (NULL: not wanted)
+// the adjoint: xibar, etabar (6 x nbody), gvert (nvert x 3) and gparam (nbody x 10) ACCUMULATE
+// (NULL: not wanted)
 gdnStatus gdn_wrench_vjp(const gdnModel* m, gdnData* d, const double* Wbar, double* xibar,
-                         double* etabar, double* gvert);
+                         double* etabar, double* gvert, double* gparam);
 
 #endif

@@ -257,11 +257,7 @@ static int read_option(gdnSpec* spec, gdnXmlElem* e) {
     // collision="predefined" (pairs only) or "dynamic" (no pairs) filter the contacts
     int collision = 0;
     GDN_TRY(gdn_attr_keyword(d, e, "collision", collision_keys, codes, 3, &collision));
-    if (collision != 0) {
-        GDN_TRY(unsupported(spec, e,
-                            collision == 1 ? "collision=\"predefined\"" : "collision=\"dynamic\"",
-                            "collision=\"all\" is used"));
-    }
+    o->collision = collision; // gdnCollisionMode: the codes are its values
     gdn_attr_warn_unused(d, e);
     for (gdnXmlElem* c = e->first; c; c = c->next) {
         if (!strcmp(c->name, "flag")) {

@@ -17,7 +17,8 @@ gdnStatus gdn_check_options(const gdnOption* o) {
     good &= (fabs(o->gravity[0]) <= DBL_MAX) & (fabs(o->gravity[1]) <= DBL_MAX) &
             (fabs(o->gravity[2]) <= DBL_MAX);
     good &= ((unsigned)o->integrator <= GDN_INT_IMPLICIT) & ((unsigned)o->solver <= GDN_SOL_NEWTON) &
-            ((unsigned)o->cone <= GDN_CONE_ELLIPTIC);
+            ((unsigned)o->cone <= GDN_CONE_ELLIPTIC) &
+            ((unsigned)o->collision <= GDN_COL_DYNAMIC);
     good &= (o->iterations >= 0) & (o->tolerance >= 0) & (o->tolerance <= DBL_MAX);
     good &= (o->impratio > 0) & (o->impratio <= DBL_MAX);
     good &= (o->mpr_iterations >= 0) & (o->mpr_tolerance >= 0) & (o->mpr_tolerance <= DBL_MAX);

@@ -114,7 +114,8 @@ static int inside_step(gdnModel* m, double lo, double hi, int want, double* e_fd
     gdnData* d = NULL;
     CHECK(gdn_data_create(m, &d) == GDN_OK);
     const int nv = m->nv, nu = m->nu, nq = m->nq, n = 2 * nv;
-    double* buf = calloc((size_t)(2 * n * n + 2 * n * nu + 8 * n + 4 * nq + 2 * nu), sizeof(double));
+    double* buf =
+        calloc((size_t)(2 * n * n + 2 * n * nu + 8 * n + 4 * nq + 2 * nu), sizeof(double));
     CHECK(buf);
     double *A = buf, *Afd = A + n * n, *B = Afd + n * n, *Bfd = B + n * nu, *x = Bfd + n * nu;
     double *y = x + n, *jx = y + n, *g = jx + n, *ax = g + n, *col = ax + n, *q0 = col + n;

@@ -1130,7 +1130,8 @@ static int adhesion_step(const char* file, int integrator) {
         memcpy(d->qpos, q0, sizeof(double) * (size_t)nq);
         memcpy(d->qvel, v0, sizeof(double) * (size_t)nv);
         memcpy(d->ctrl, u0, sizeof(double) * (size_t)nu);
-        const double ea = gdn_test_relerr(A, Afd, n * n, 1), eb = gdn_test_relerr(B, Bfd, n * nu, 1);
+        const double ea = gdn_test_relerr(A, Afd, n * n, 1);
+        const double eb = gdn_test_relerr(B, Bfd, n * nu, 1);
         const double ma = euler ? gdn_test_relerr(A, Amj, n * n, 1) : 0;
         const double mb = euler ? gdn_test_relerr(B, Bmj, n * nu, 1) : 0;
         if (euler) {
@@ -1228,9 +1229,9 @@ static int adhesion_step(const char* file, int integrator) {
     } else {
         snprintf(mj, sizeof(mj), "(mjd_transitionFD compared under Euler only)");
     }
-    printf("  %s (%s): A, B vs central FD (eps 1e-7) of gdn_step %.3g (%d of %d columns changed the "
-           "contact set, skipped), %s; JVP vs A x + B u %.3g, vs central FD %.3g (%d of 4 "
-           "directions kept the contact set); dot-product identity %.3g\n",
+    printf("  %s (%s): A, B vs central FD (eps 1e-7) of gdn_step %.3g (%d of %d columns "
+           "changed the contact set, skipped), %s; JVP vs A x + B u %.3g, vs central FD %.3g "
+           "(%d of 4 directions kept the contact set); dot-product identity %.3g\n",
            o.name, name, e_fd, skipped, 4 * (n + nu), mj, e_jvp, e_jfd, njfd, e_dot);
     free(sig);
     free(buf);
@@ -1317,9 +1318,11 @@ static int adhesion_adjoint(const char* file, int integrator) {
     gdn_tape_free(ck);
     free(gbuf);
     CHECK(eck <= 1e-12);
+    const char* iname = integrator == GDN_INT_RK4        ? "RK4"
+                        : integrator == GDN_INT_IMPLICIT ? "implicit"
+                                                         : "Euler";
     printf("  %s (%s): trajectory adjoint vs FD %.3g (checkpointed tape vs full %.3g)\n", file,
-           integrator == GDN_INT_RK4 ? "RK4" : integrator == GDN_INT_IMPLICIT ? "implicit" : "Euler",
-           e, eck);
+           iname, e, eck);
     free(idx);
     free(qbase);
     gdn_fd_problem_free(&p);

@@ -26,8 +26,9 @@ extern "C" {
 // GDN_ERR_UNSUPPORTED for a step with a tendon's inside wrap (a side site within its geom)
 // whose Newton solve found no root (the primal's fallback point), or a contact whose geometry
 // has none (an MPR limit that is not differentiable, also one of a body (adhesion)
-// transmission's contacts: docs/derivatives.md): never a derivative of another step. A body (adhesion) transmission is differentiated at the step's fixed
-// contact set (its contacts' points and normals moving with their geometry tangents).
+// transmission's contacts: docs/derivatives.md): never a derivative of another step. A body
+// (adhesion) transmission is differentiated at the step's fixed contact set (its contacts'
+// points and normals moving with their geometry tangents).
 //
 // After each call d->deriv_flags, d->deriv_state_margin and d->deriv_activation_margin report
 // on the step differentiated (data.h):

@@ -303,7 +303,8 @@ static int body_eval(const tangent* t, int i, double* out, size_t stride) {
     for (int j = 0; j < d->ncon; j++) {
         const gdnContact* con = d->contact + j;
         const int b1 = m->geom_bodyid[con->geom1], b2 = m->geom_bodyid[con->geom2];
-        if (!gdn_transmission_body_counts(m, body, con) || (con->exclude == 0 && con->efc_address < 0)) {
+        if (!gdn_transmission_body_counts(m, body, con) ||
+            (con->exclude == 0 && con->efc_address < 0)) {
             continue;
         }
         if (!t->xi) {

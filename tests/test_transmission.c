@@ -1018,11 +1018,11 @@ static int test_adhesion_linearization(void) {
 // 1e-7 and the bound ADH_TOL_FD
 #define ADH_EPS 1e-7
 #define ADH_TOL_FD 5e-8
-static int adhesion_step(const char* file, int integrator) {
+static int adhesion_step(const char* file, int integrator, int elliptic) {
     char path[1024];
     path_of(file, path, sizeof(path));
     gdnOracle o;
-    CHECK(gdn_oracle_load_tight(&o, path) == 0);
+    CHECK(load_constrained(&o, path, elliptic) == 0);
     o.gm->opt.integrator = integrator;
     o.mm->opt.integrator = integrator == GDN_INT_RK4 ? mjINT_RK4
                            : integrator == GDN_INT_IMPLICIT ? mjINT_IMPLICIT
@@ -1229,10 +1229,10 @@ static int adhesion_step(const char* file, int integrator) {
     } else {
         snprintf(mj, sizeof(mj), "(mjd_transitionFD compared under Euler only)");
     }
-    printf("  %s (%s): A, B vs central FD (eps 1e-7) of gdn_step %.3g (%d of %d columns "
+    printf("  %s (%s, %s): A, B vs central FD (eps 1e-7) of gdn_step %.3g (%d of %d columns "
            "changed the contact set, skipped), %s; JVP vs A x + B u %.3g, vs central FD %.3g "
            "(%d of 4 directions kept the contact set); dot-product identity %.3g\n",
-           o.name, name, e_fd, skipped, 4 * (n + nu), mj, e_jvp, e_jfd, njfd, e_dot);
+           o.name, name, elliptic ? "elliptic" : "pyramidal", e_fd, skipped, 4 * (n + nu), mj, e_jvp, e_jfd, njfd, e_dot);
     free(sig);
     free(buf);
     CHECK(gdn_oracle_warnings(&o) == 0);
@@ -1247,11 +1247,13 @@ static int adhesion_step(const char* file, int integrator) {
 
 static int test_adhesion_step(void) {
     for (int k = 0; k < NADH; k++) {
-        CHECK(adhesion_step(ADH_MODELS[k], GDN_INT_EULER) == 0);
-        CHECK(adhesion_step(ADH_MODELS[k], GDN_INT_RK4) == 0);
+        CHECK(adhesion_step(ADH_MODELS[k], GDN_INT_EULER, 0) == 0);
+        CHECK(adhesion_step(ADH_MODELS[k], GDN_INT_RK4, 0) == 0);
+        // elliptic cones (an included contact's moment row: its first row of efc_J)
+        CHECK(adhesion_step(ADH_MODELS[k], GDN_INT_EULER, 1) == 0);
     }
     // the implicit integrator: trn_adhesion (no velocity gain on its body actuators)
-    CHECK(adhesion_step(ADH_MODELS[0], GDN_INT_IMPLICIT) == 0);
+    CHECK(adhesion_step(ADH_MODELS[0], GDN_INT_IMPLICIT, 0) == 0);
     return 0;
 }
 

@@ -8,7 +8,8 @@
 // actuatorpos / actuatorvel sensors on them (values vs MuJoCo, JVP vs FD, VJP); the body
 // transmission's derivatives at a fixed contact set (dM/dq vs FD, A, B vs FD and
 // mjd_transitionFD, the JVP / VJP, the trajectory adjoint vs FD under Euler, RK4 and implicit,
-// its actuator sensors) and the implicit integrator's refusal of a velocity-biased one.
+// a velocity-biased one under implicit too, its actuator sensors, the MPR flag and the refusal
+// of a contact without a geometry tangent); the implicit integrator on every transmission.
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -347,15 +348,19 @@ static int test_linearization(void) {
 // A, B vs central FD of gdn_step (eps 1e-6) and vs MuJoCo's mjd_transitionFD (the state
 // [dq, dv, act], MuJoCo's layout); the JVP against A x + B u, the VJP by the dot-product
 // identity
-static int step_model(const char* file, int rk4) {
+static int step_model(const char* file, int integrator) {
     char path[1024];
     path_of(file, path, sizeof(path));
     gdnOracle o;
     CHECK(gdn_oracle_load(&o, path) == 0);
-    if (rk4) {
-        o.gm->opt.integrator = GDN_INT_RK4;
-        o.mm->opt.integrator = mjINT_RK4;
-    }
+    // (mjd_transitionFD is the oracle under Euler only: RK4's perturbed steps skip the first
+    // stage's position or velocity stage, tests/test_rk4.c; under RK4 and implicit the FD of
+    // gdn_step, which follows mj_step there, is the reference)
+    const int rk4 = integrator != GDN_INT_EULER;
+    o.gm->opt.integrator = integrator;
+    o.mm->opt.integrator = integrator == GDN_INT_RK4        ? mjINT_RK4
+                           : integrator == GDN_INT_IMPLICIT ? mjINT_IMPLICIT
+                                                            : mjINT_EULER;
     const gdnModel* m = o.gm;
     gdnData* d = o.gd;
     const int nv = m->nv, nu = m->nu, nq = m->nq, na = m->na, n = 2 * nv + na;
@@ -508,14 +513,18 @@ static int step_model(const char* file, int rk4) {
     }
     char mj[96];
     if (rk4) {
-        snprintf(mj, sizeof(mj), "mjd_transitionFD not an oracle for RK4");
+        snprintf(mj, sizeof(mj), "mjd_transitionFD compared under Euler only");
     } else {
         snprintf(mj, sizeof(mj), "vs mjd_transitionFD %.3g (%d unreliable MuJoCo entries excluded)",
                  e_mj, masked);
     }
     printf("  %s (na %d, %s): A, B vs central FD of gdn_step %.3g, %s; JVP vs A x + B u %.3g; "
            "dot-product identity %.3g\n",
-           o.name, na, rk4 ? "RK4" : "Euler", e_fd, mj, e_jvp, e_dot);
+           o.name, na,
+           integrator == GDN_INT_RK4        ? "RK4"
+           : integrator == GDN_INT_IMPLICIT ? "implicit"
+                                            : "Euler",
+           e_fd, mj, e_jvp, e_dot);
     free(buf);
     gdn_oracle_free(&o);
     CHECK(e_jvp <= TOL);
@@ -526,11 +535,13 @@ static int step_model(const char* file, int rk4) {
 
 static int test_step_derivatives(void) {
     for (int k = 0; k < NMODEL; k++) {
-        CHECK(step_model(MODELS[k], 0) == 0);
-        // RK4's chain of stages
+        CHECK(step_model(MODELS[k], GDN_INT_EULER) == 0);
+        // RK4's chain of stages; the implicit integrator (velocity-gain actuators on these
+        // transmissions: qDeriv's kv M' M moving with q by dM/dq)
         if (rk4_ok(MODELS[k])) {
-            CHECK(step_model(MODELS[k], 1) == 0);
+            CHECK(step_model(MODELS[k], GDN_INT_RK4) == 0);
         }
+        CHECK(step_model(MODELS[k], GDN_INT_IMPLICIT) == 0);
     }
     return 0;
 }
@@ -539,12 +550,10 @@ static int test_step_derivatives(void) {
 
 // the adjoint of a 40-step rollout objective (runner/rollout_fd.h) vs Richardson central FD
 // on q0, v0 and every control: relative 1e-6 (the harness's bound elsewhere)
-static int adjoint_model(const char* file, int rk4) {
+static int adjoint_model(const char* file, int integrator) {
     gdnModel* m = gdn_test_load_model(file);
     CHECK(m);
-    if (rk4) {
-        m->opt.integrator = GDN_INT_RK4;
-    }
+    m->opt.integrator = integrator;
     gdnFdProblem p;
     CHECK(gdn_fd_problem_init(&p, file, m, 40, 17, NULL, 0.4, NULL, 0.5, 0.8));
     CHECK(gdn_fd_gradient_checked(&p) == 0);
@@ -566,10 +575,11 @@ static int adjoint_model(const char* file, int rk4) {
 
 static int test_adjoint(void) {
     for (int k = 0; k < NMODEL; k++) {
-        CHECK(adjoint_model(MODELS[k], 0) == 0);
+        CHECK(adjoint_model(MODELS[k], GDN_INT_EULER) == 0);
         if (rk4_ok(MODELS[k])) {
-            CHECK(adjoint_model(MODELS[k], 1) == 0);
+            CHECK(adjoint_model(MODELS[k], GDN_INT_RK4) == 0);
         }
+        CHECK(adjoint_model(MODELS[k], GDN_INT_IMPLICIT) == 0);
     }
     return 0;
 }
@@ -1252,8 +1262,10 @@ static int test_adhesion_step(void) {
         // elliptic cones (an included contact's moment row: its first row of efc_J)
         CHECK(adhesion_step(ADH_MODELS[k], GDN_INT_EULER, 1) == 0);
     }
-    // the implicit integrator: trn_adhesion (no velocity gain on its body actuators)
+    // the implicit integrator: trn_adhesion (no velocity gain on its body actuators) and
+    // trn_adhesion_pair (a velocity-biased body actuator: qDeriv's kv M' M moves with q)
     CHECK(adhesion_step(ADH_MODELS[0], GDN_INT_IMPLICIT, 0) == 0);
+    CHECK(adhesion_step(ADH_MODELS[1], GDN_INT_IMPLICIT, 0) == 0);
     return 0;
 }
 
@@ -1339,6 +1351,7 @@ static int test_adhesion_adjoint(void) {
         CHECK(adhesion_adjoint(ADH_MODELS[k], GDN_INT_RK4) == 0);
     }
     CHECK(adhesion_adjoint(ADH_MODELS[0], GDN_INT_IMPLICIT) == 0);
+    CHECK(adhesion_adjoint(ADH_MODELS[1], GDN_INT_IMPLICIT) == 0);
     return 0;
 }
 
@@ -1441,51 +1454,6 @@ static int test_adhesion_sensors(void) {
     return 0;
 }
 
-// what stays refused: the implicit integrator with a velocity-biased body actuator (its
-// qDeriv's change with q, d moment, not implemented), by name through the adjoint
-static int test_adhesion_refused(void) {
-    gdnModel* m = gdn_test_load_model_as_is("trn_adhesion_pair.xml");
-    CHECK(m);
-    m->opt.integrator = GDN_INT_IMPLICIT;
-    gdnData* d = NULL;
-    CHECK(gdn_data_create(m, &d) == GDN_OK);
-    const int nv = m->nv, nu = m->nu, n = 2 * nv;
-    double* buf = calloc((size_t)(n * n + n * nu + 4 * n + nu + 2 * m->nq), sizeof(double));
-    CHECK(buf);
-    double *A = buf, *B = A + n * n, *x = B + n * nu, *y = x + n, *g = y + n, *gu = g + n;
-    double *q0 = gu + nu;
-    d->ctrl[0] = 0.5;
-    CHECK(gdn_step_jvp(m, d, x, x + nv, NULL, NULL, NULL, y, y + nv) == GDN_ERR_UNSUPPORTED);
-    CHECK(gdn_step_vjp(m, d, x, x + nv, g, g + nv, gu, NULL, NULL) == GDN_ERR_UNSUPPORTED);
-    CHECK(gdn_transition_jacobians(m, d, A, B) == GDN_ERR_UNSUPPORTED);
-    gdnRollout r;
-    gdn_rollout_init(m, 5, &r);
-    memcpy(q0, m->qpos0, sizeof(double) * (size_t)m->nq);
-    double* ctrl = calloc((size_t)(5 * nu), sizeof(double));
-    CHECK(ctrl);
-    r.qpos0 = q0;
-    r.qvel0 = x;
-    r.ctrl = ctrl;
-    gdnTargetObjective spec = {1, {0, 0, 0}, {0.3, 0, 0.1}, 1, 0, 0};
-    gdnObjective obj;
-    CHECK(gdn_objective_target(m, &spec, &obj) == GDN_OK);
-    gdnTape* tape = NULL;
-    char err[512] = "";
-    CHECK(gdn_tape_create(m, 5, 1, &tape, err, (int)sizeof(err)) == GDN_OK);
-    gdnAdjointGradients out;
-    memset(&out, 0, sizeof(out));
-    CHECK(gdn_adjoint_rollout_gradient(m, &r, &obj, tape, &out, err, (int)sizeof(err)) ==
-          GDN_ERR_UNSUPPORTED);
-    printf("  adjoint (implicit, velocity-biased body actuator): %s\n", err);
-    CHECK(strstr(err, "velocity-gain actuator on a transmission other than a joint or a tendon"));
-    gdn_tape_free(tape);
-    free(ctrl);
-    free(buf);
-    gdn_data_free(d);
-    gdn_model_free(m);
-    return 0;
-}
-
 // a body transmission's contacts from MPR with a curved shape, in the gap (no rows: the smooth
 // step): an ellipsoid over a large sphere is differentiated at MPR's converged limit (the step
 // JVP succeeds and reports GDN_DERIV_MPR_LIMIT; with the actuator's transmission made a joint
@@ -1565,7 +1533,6 @@ static const gdnTestCase CASES[] = {
     {"adhesion_step", test_adhesion_step},
     {"adhesion_adjoint", test_adhesion_adjoint},
     {"adhesion_sensors", test_adhesion_sensors},
-    {"adhesion_refused", test_adhesion_refused},
     {"adhesion_mpr", test_adhesion_mpr},
 };
 GDN_TEST_MAIN(CASES)

@@ -11,6 +11,7 @@
 #include "dynamics/fluid.h"
 #include "dynamics/body_wrench.h"
 #include "dynamics/passive.h"
+#include "dynamics/transmission.h"
 #include "gradient/residual.h"
 #include "gradient/step_derivative.h"
 #include "gradient/wrench.h"
@@ -52,19 +53,10 @@ const char* gdn_implicit_deriv_refusal(const gdnModel* m, const gdnData* d) {
                 return "the implicit integrator's derivative with a muscle on a ball or free "
                        "joint or another transmission (its length's tangent not implemented)";
             }
-            const int kv = (m->actuator_biastype[i] == GDN_BIAS_AFFINE &&
-                            m->actuator_biasprm[GDN_NBIAS * i + 2] != 0) ||
-                           gain_kv(m, i) != 0;
-            if (!kv) {
-                continue;
-            }
-            // joint transmissions (MuJoCo's moment: the constant gear) and tendons (fixed:
-            // constant J; spatial: J moves by DJ, spatial_terms below)
-            const int trn = m->actuator_trntype[i];
-            if (trn != GDN_TRN_JOINT && trn != GDN_TRN_TENDON) {
-                return "the implicit integrator's derivative with a velocity-gain actuator on a "
-                       "transmission other than a joint or a tendon (d moment not implemented)";
-            }
+            // an affine velocity gain or bias on any transmission is differentiated: joint
+            // (MuJoCo's moment: the constant gear), tendons (fixed: constant J; spatial: J
+            // moves by DJ, spatial_terms below) and the other moving ones (slider-crank, site,
+            // joint-in-parent, body: their moment moves by H = dM/dq, moving_terms below)
         }
     }
     return NULL;
@@ -507,6 +499,70 @@ static gdnStatus spatial_terms(const gdnModel* m, gdnData* d, const double* a, c
     return status;
 }
 
+// the actuators with a velocity coefficient kv_i (gdn_implicit_actuator_kv) on a transmission
+// other than a tendon whose moment M_i moves with q (slider-crank, site, joint-in-parent on a
+// ball or free joint, body: gdn_transmission_linear's H_i = d M_i / dq; a tendon's is
+// spatial_terms'): qDeriv holds kv_i M_i' M_i on M's pattern, so with w = H_i dq
+//   jvp:  t += kv_i (w (M_i . a)_P + M_i (w . a)_P)
+//   vjp:  gq += kv_i H_i' ((M_i . a)_P z + (z . M_i)_P a)
+// (kv_i's own change with du: actuator_term)
+static gdnStatus moving_terms(const gdnModel* m, gdnData* d, const double* a, const double* dq,
+                              double* out, const double* z, double* gq) {
+    const int nv = m->nv;
+    if ((m->opt.disableflags & GDN_DSBL_ACTUATION) || (!out && !gq) || (out && !dq)) {
+        return GDN_OK;
+    }
+    int any = 0;
+    for (int i = 0; i < m->nu; i++) {
+        any |= m->actuator_trntype[i] != GDN_TRN_TENDON && gdn_transmission_moving(m, i) &&
+               gdn_implicit_actuator_kv(m, d, i) != 0;
+    }
+    if (!any) {
+        return GDN_OK;
+    }
+    size_t mark = gdn_arena_mark(d);
+    gdnTransmissionWork w;
+    double* p1 = gdn_arena_doubles(d, 3 * (size_t)nv + 1);
+    if (!p1 || gdn_transmission_work_alloc(m, d, &w) != GDN_OK) {
+        gdn_arena_reset(d, mark);
+        return GDN_ERR_MEMORY;
+    }
+    double* p2 = p1 + nv;
+    double* c = p2 + nv;
+    gdnStatus status = GDN_OK;
+    for (int i = 0; i < m->nu && status == GDN_OK; i++) {
+        const double kv = gdn_implicit_actuator_kv(m, d, i);
+        if (m->actuator_trntype[i] == GDN_TRN_TENDON || !gdn_transmission_moving(m, i) ||
+            kv == 0) {
+            continue;
+        }
+        double L, V, g;
+        if (gdn_transmission_linear(m, d, w.S, i, &L, &V, w.lrow, w.M, w.H, &g, w.scratch) < 0) {
+            status = GDN_ERR_UNSUPPORTED; // GDN_TRN_BODY_WHAT
+            break;
+        }
+        pattern_dot(m, w.M, a, p1);
+        if (out) {
+            gdn_tendon_dj_mul(nv, w.H, dq, w.w);
+            pattern_dot(m, w.w, a, p2);
+            for (int k = 0; k < nv; k++) {
+                out[k] += kv * (w.w[k] * p1[k] + w.M[k] * p2[k]);
+            }
+        } else {
+            pattern_dot(m, w.M, z, p2);
+            for (int k = 0; k < nv; k++) {
+                c[k] = kv * (p1[k] * z[k] + p2[k] * a[k]);
+            }
+            gdn_tendon_dj_mul_t(nv, w.H, c, w.w);
+            for (int k = 0; k < nv; k++) {
+                gq[k] += w.w[k];
+            }
+        }
+    }
+    gdn_arena_reset(d, mark);
+    return status;
+}
+
 gdnStatus gdn_implicit_dqderiv_jvp(const gdnModel* m, gdnData* d, const double* a,
                                    const double* dq, const double* dv, const double* du,
                                    const double* dparam, const double* dacc0, double* t) {
@@ -520,6 +576,9 @@ gdnStatus gdn_implicit_dqderiv_jvp(const gdnModel* m, gdnData* d, const double* 
     }
     if (status == GDN_OK) {
         status = spatial_terms(m, d, a, dq, t, NULL, NULL);
+    }
+    if (status == GDN_OK) {
+        status = moving_terms(m, d, a, dq, t, NULL, NULL);
     }
     return status;
 }
@@ -542,6 +601,9 @@ gdnStatus gdn_implicit_dqderiv_vjp(const gdnModel* m, gdnData* d, const double* 
     }
     if (status == GDN_OK && gq) {
         status = spatial_terms(m, d, a, NULL, NULL, z, gq);
+    }
+    if (status == GDN_OK && gq) {
+        status = moving_terms(m, d, a, NULL, NULL, z, gq);
     }
     gdn_arena_reset(d, mark);
     return status;

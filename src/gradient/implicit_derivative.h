@@ -26,7 +26,10 @@
 //   residual then carries the fluid wrenches and their tangent at the two velocities);
 // - dof damping and fixed tendon damping: constant;
 // - spatial tendons (their damping and the actuators on them): c_t J_t' J_t with J_t moving by
-//   DJ_t (kinematics/tendon_derivative.h), d(J' J a) = DJ dq (J . a) + J (DJ dq . a).
+//   DJ_t (kinematics/tendon_derivative.h), d(J' J a) = DJ dq (J . a) + J (DJ dq . a);
+// - velocity-gain actuators on the other moving transmissions (slider-crank, site, joint-in-
+//   parent on a ball or free joint, body at its fixed contact set): kv M' M with M moving by
+//   H = dM/dq (dynamics/transmission.h, gdn_transmission_linear), the same two terms.
 // Every rank-one term is masked to M's pattern as qDeriv is (MuJoCo drops the entries between
 // dofs of different branches). What moves otherwise is refused (gdn_implicit_deriv_refusal:
 // the ellipsoid fluid law's second derivatives, muscles on ball or free joints). The penalty

@@ -2,7 +2,7 @@
 // The tendon Jacobian's q-derivative (kinematics/tendon_derivative.h) against central
 // differences of the primal's ten_J, and its J against the primal's, on spatial tendons; the
 // inside wrap's point tangent against a tighter-converged evaluation, and steps (A, B, JVP,
-// VJP, the trajectory adjoint) through inside wraps.
+// VJP, the trajectory adjoint) and the tendon sensors through inside wraps.
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +11,7 @@
 #include <gradyn/adjoint.h>
 #include <gradyn/derivative.h>
 #include <gradyn/gradyn.h>
+#include <gradyn/sensor.h>
 
 #include "kinematics/jacobian.h"
 #include "kinematics/tendon_derivative.h"
@@ -403,12 +404,85 @@ static int test_inside_wrap_refused(void) {
     return 0;
 }
 
+// tendon_inside's sensors (tendonpos, tendonvel, actuatorvel on its wrapping tendons) at states
+// with an inside wrap at its root: gdn_sensor_jvp vs central FD of sensordata (eps 1e-6) along
+// a random (dq, dv), gdn_sensor_vjp by the dot-product identity
+static int test_inside_wrap_sensors(void) {
+    gdnModel* m = gdn_test_load_model("tendon_inside.xml");
+    CHECK(m);
+    gdnData* d = NULL;
+    CHECK(gdn_data_create(m, &d) == GDN_OK);
+    const int nv = m->nv, nq = m->nq, ns = m->nsensordata;
+    CHECK(ns > 0 && gdn_sensor_unsupported_derivative(m) == NULL);
+    double x[4], g[4], q0[2], v0[2], ds[8], y[8], sp[8], sm[8], fd[8];
+    CHECK(nv == 2 && nq == 2 && ns <= 8);
+    unsigned long long rng = 8;
+    double e_fd = 0, e_dot = 0;
+    int found = 0;
+    for (int s = 0; s < 400 && found < 8; s++) {
+        gdn_data_reset(m, d);
+        for (int k = 0; k < nq; k++) {
+            d->qpos[k] = gdn_test_uniform(&rng, -3, 3);
+            d->qvel[k] = gdn_test_uniform(&rng, -1, 1);
+        }
+        CHECK(gdn_forward(m, d) == GDN_OK);
+        if (!(gdn_tendon_inside_wrap(m, d) & 1)) {
+            continue;
+        }
+        found++;
+        memcpy(q0, d->qpos, sizeof(q0));
+        memcpy(v0, d->qvel, sizeof(v0));
+        for (int k = 0; k < 2 * nv; k++) {
+            x[k] = gdn_test_uniform(&rng, -1, 1);
+        }
+        for (int k = 0; k < ns; k++) {
+            y[k] = gdn_test_uniform(&rng, -1, 1);
+        }
+        CHECK(gdn_sensor_jvp(m, d, x, x + nv, NULL, ds) == GDN_OK);
+        CHECK(gdn_sensor_vjp(m, d, y, g, g + nv, NULL) == GDN_OK);
+        for (int sg = 0; sg < 2; sg++) {
+            const double h = sg ? -EPS : EPS;
+            memcpy(d->qpos, q0, sizeof(q0));
+            gdn_integrate_pos(m, d->qpos, x, h);
+            for (int k = 0; k < nv; k++) {
+                d->qvel[k] = v0[k] + h * x[nv + k];
+            }
+            CHECK(gdn_forward(m, d) == GDN_OK);
+            memcpy(sg ? sm : sp, d->sensordata, sizeof(double) * (size_t)ns);
+        }
+        for (int k = 0; k < ns; k++) {
+            fd[k] = (sp[k] - sm[k]) / (2 * EPS);
+        }
+        e_fd = fmax(e_fd, gdn_test_relerr(ds, fd, ns, 1));
+        double lhs = 0, rhs = 0, mag = 0;
+        for (int k = 0; k < ns; k++) {
+            lhs += y[k] * ds[k];
+            mag += fabs(y[k] * ds[k]);
+        }
+        for (int k = 0; k < 2 * nv; k++) {
+            rhs += g[k] * x[k];
+            mag += fabs(g[k] * x[k]);
+        }
+        e_dot = fmax(e_dot, fabs(lhs - rhs) / fmax(1, mag));
+    }
+    printf("  tendon_inside: %d sensor values at %d inside-wrap states: JVP vs FD %.3g; "
+           "dot-product identity %.3g\n",
+           ns, found, e_fd, e_dot);
+    gdn_data_free(d);
+    gdn_model_free(m);
+    CHECK(found == 8);
+    CHECK(e_fd <= 1e-6);
+    CHECK(e_dot <= 1e-12);
+    return 0;
+}
+
 int main(int argc, char** argv) {
     static const gdnTestCase cases[] = {
         {"jacobian_motion", test_jacobian_motion},
         {"inside_wrap_step", test_inside_wrap_step},
         {"inside_wrap_refused", test_inside_wrap_refused},
         {"inside_wrap_point", test_inside_wrap_point},
+        {"inside_wrap_sensors", test_inside_wrap_sensors},
     };
     return gdn_test_main(argc, argv, cases, (int)(sizeof(cases) / sizeof(cases[0])));
 }

@@ -724,7 +724,7 @@ static const char* const g_deriv_models[] = {"IMPL_XML",       "arm7.xml",
                                              "act_arm.xml", GDN_ORACLE_MJ_ARM26,
                                              "ROWS:scene_slide.xml", "ROWS:tendon_fixed.xml",
                                              "ROWS:sol_pendulum_limit.xml", "FLUID_BOX",
-                                             "box_penalty.xml"};
+                                             "FLUID_ELLIPSOID", "box_penalty.xml"};
 
 static int test_jvp_vjp(void) {
     int bad = 0;
@@ -887,7 +887,7 @@ static int test_transition(void) {
                                          "IMPL_ROWS_XML", "SPATIAL_KV", "WRAP_KV",
                                          "act_arm.xml", GDN_ORACLE_MJ_ARM26,
                                          "ROWS:tendon_fixed.xml", "ROWS:scene_slide.xml",
-                                         "FLUID_BOX"};
+                                         "FLUID_BOX", "FLUID_ELLIPSOID"};
     for (size_t i = 0; i < sizeof(models) / sizeof(models[0]); i++) {
         double efd, ejvp;
         CHECK(transition_check(models[i], &efd, &ejvp) == 0);
@@ -908,7 +908,7 @@ static int test_refusals(void) {
         const char* file;
         int rows;
         const char* what;
-    } cases[] = {{"FLUID_ELLIPSOID", 0, "ellipsoid"}};
+    } cases[] = {{"trn_site.xml", 0, "velocity-gain"}};
     for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
         char tmp[GDN_ORACLE_TMP_PATH];
         const char* file = scene_file(cases[k].file, tmp);
@@ -1048,6 +1048,7 @@ static int test_trajectory_adjoint(void) {
     CHECK(trajectory_adjoint("IMPL_XML", 150) == 0);
     CHECK(trajectory_adjoint("IMPL_ROWS_XML", 40) == 0);
     CHECK(trajectory_adjoint("FLUID_BOX", 100) == 0);
+    CHECK(trajectory_adjoint("FLUID_ELLIPSOID", 100) == 0);
     return 0;
 }
 

@@ -14,7 +14,9 @@
 #include "gradient/residual.h"
 #include "gradient/step_derivative.h"
 #include "gradient/wrench.h"
+#include "kinematics/jacobian.h"
 #include "kinematics/kinematics_derivative.h"
+#include "kinematics/kinematics_derivative_sweep.h"
 #include "kinematics/tendon_derivative.h"
 #include "math/vec.h"
 #include "sim/integrator.h"
@@ -37,11 +39,6 @@ static double gain_kv(const gdnModel* m, int i) {
 
 const char* gdn_implicit_deriv_refusal(const gdnModel* m, const gdnData* d) {
     (void)d; // every refusal is the model's today
-    if (gdn_fluid_active(m) && gdn_fluid_uses_ellipsoid(m)) {
-        return "the implicit integrator's derivative in a medium with the ellipsoid fluid model "
-               "(its velocity derivative's own change, the law's second derivatives, not "
-               "implemented)";
-    }
     if (!(m->opt.disableflags & GDN_DSBL_ACTUATION)) {
         for (int i = 0; i < m->nu; i++) {
             if (m->actuator_gaintype[i] == GDN_GAIN_MUSCLE &&
@@ -138,8 +135,8 @@ static double fluid_sign_bound(const gdnModel* m, gdnData* d, const double* a, p
     gdn_body_velocities(m, d, p->S, p->V);
     double bound = INFINITY;
     for (int b = 1; b < m->nbody; b++) {
-        if (!(m->body_mass[b] >= GDN_MINVAL)) {
-            continue;
+        if (!gdn_fluid_body_box(m, b)) {
+            continue; // no medium element, or the ellipsoid law's (ellipsoid_term_jvp)
         }
         const double* R = d->ximat + 9 * b;
         const double* c = d->xipos + 3 * b;
@@ -227,7 +224,7 @@ static void polar_end(const gdnModel* m, gdnData* d, const polar* p) {
 static void polar_fluid(const gdnModel* m, gdnData* d, polar* p) {
     gdn_body_velocities(m, d, p->S, p->V);
     memset(p->W, 0, sizeof(double) * 6 * (size_t)m->nbody);
-    gdn_fluid_wrenches(m, d, p->V, p->W);
+    gdn_fluid_wrenches(m, d, p->V, GDN_FLUID_BOX, p->W);
 }
 
 // the fluid wrenches' adjoint inside the residual's sweep (residual.h's wrench_vjp)
@@ -240,13 +237,121 @@ typedef struct {
 
 static gdnStatus fluid_vjp(void* ctx, const double* Wbar, double* xibar, double* etabar) {
     const fluidAdjoint* f = (const fluidAdjoint*)ctx;
-    gdn_fluid_wrench_vjp(f->m, f->d, f->p->V, Wbar, xibar, etabar, f->gparam);
+    gdn_fluid_wrench_vjp(f->m, f->d, f->p->V, GDN_FLUID_BOX, Wbar, xibar, etabar, f->gparam);
     return GDN_OK;
 }
 
+// The ellipsoid law's share of (d qDeriv) a, exactly (its force is not quadratic in the
+// velocity, so it stays out of the polarization): qDeriv's part sum_b J_b' K_b J_b a with
+// K_b = dW_b/dV_b, whose tangent is -(dJ' Wa + J' dWa) in the residual's form, Wa = K Va and
+// dWa = d(K) Va + K etaa (dynamics/fluid.h, by hyper-dual arithmetic). The residual is taken
+// with the forces off at zero velocity and acceleration, where only its -J' W term remains;
+// the body tangents (xi, eta) are the step state's, etaa the twists of a moved by dq.
+// Scratch: S (6 nv), then V, Va, xi, eta, xi2, etaa, Wa, dWa (6 nbody each)
+typedef struct {
+    gdnModel mc; // the model with the forces and gravity off (a shallow copy)
+    double *S, *V, *Va, *xi, *eta, *xi2, *etaa, *Wa, *dWa, *v0, *zero;
+} ellipsoidTerm;
+
+static int ellipsoid_begin(const gdnModel* m, gdnData* d, const double* a, const double* dq,
+                           const double* dv, ellipsoidTerm* t) {
+    const int nv = m->nv;
+    const size_t nb6 = 6 * (size_t)m->nbody, nvs = (size_t)(nv > 0 ? nv : 1);
+    t->S = gdn_arena_doubles(d, 6 * nvs + 8 * nb6 + 2 * nvs);
+    if (!t->S) {
+        return -1;
+    }
+    t->V = t->S + 6 * nvs;
+    t->Va = t->V + nb6;
+    t->xi = t->Va + nb6;
+    t->eta = t->xi + nb6;
+    t->xi2 = t->eta + nb6;
+    t->etaa = t->xi2 + nb6;
+    t->Wa = t->etaa + nb6;
+    t->dWa = t->Wa + nb6;
+    t->v0 = t->dWa + nb6;
+    t->zero = t->v0 + nvs;
+    memcpy(t->v0, d->qvel, sizeof(double) * (size_t)nv);
+    memset(t->zero, 0, sizeof(double) * (size_t)nv);
+    gdn_dof_axes_about(m, d, 0, t->S);
+    gdn_body_velocities(m, d, t->xi, t->V); // xi: scratch for the axes it recomputes
+    memcpy(d->qvel, a, sizeof(double) * (size_t)nv);
+    gdn_body_velocities(m, d, t->xi, t->Va);
+    memcpy(d->qvel, t->v0, sizeof(double) * (size_t)nv);
+    gdn_body_tangent_jvp_axes(m, d, t->S, d->qvel, dq, dv, t->xi, t->eta);
+    gdn_body_tangent_jvp_axes(m, d, t->S, a, dq, NULL, t->xi2, t->etaa);
+    memset(t->Wa, 0, sizeof(double) * nb6);
+    memset(t->dWa, 0, sizeof(double) * nb6);
+    t->mc = *m;
+    t->mc.opt.disableflags |= GDN_DSBL_PASSIVE | GDN_DSBL_ACTUATION | GDN_DSBL_GRAVITY;
+    t->mc.penalty.enabled = 0;
+    return 0;
+}
+
+// out (nv) += the tangent along (dq, dv)
+static gdnStatus ellipsoid_term_jvp(const gdnModel* m, gdnData* d, const double* a,
+                                    const double* dq, const double* dv, double* out) {
+    const int nv = m->nv;
+    size_t mark = gdn_arena_mark(d);
+    ellipsoidTerm t;
+    double* r = ellipsoid_begin(m, d, a, dq, dv, &t) == 0 ? gdn_arena_doubles(d, (size_t)nv + 1)
+                                                          : NULL;
+    if (!r) {
+        gdn_arena_reset(d, mark);
+        return GDN_ERR_MEMORY;
+    }
+    gdn_fluid_ellipsoid_qderiv_jvp(m, d, t.V, t.Va, t.xi, t.eta, t.etaa, t.Wa, t.dWa);
+    gdnResidualDirection dir = {dq, NULL, NULL, NULL, NULL, t.dWa, t.xi, t.eta, NULL};
+    memset(d->qvel, 0, sizeof(double) * (size_t)nv);
+    gdnStatus status = gdn_residual_jvp_ex(&t.mc, d, t.zero, t.Wa, &dir, r);
+    memcpy(d->qvel, t.v0, sizeof(double) * (size_t)nv);
+    for (int i = 0; status == GDN_OK && i < nv; i++) {
+        out[i] += r[i];
+    }
+    gdn_arena_reset(d, mark);
+    return status;
+}
+
+// gq, gv += its transpose applied to y
+static gdnStatus ellipsoid_term_vjp(const gdnModel* m, gdnData* d, const double* a,
+                                    const double* y, double* gq, double* gv) {
+    const int nv = m->nv;
+    const size_t nb6 = 6 * (size_t)m->nbody;
+    size_t mark = gdn_arena_mark(d);
+    ellipsoidTerm t;
+    double* Wbar = ellipsoid_begin(m, d, a, NULL, NULL, &t) == 0
+                       ? gdn_arena_doubles(d, 4 * nb6)
+                       : NULL;
+    if (!Wbar) {
+        gdn_arena_reset(d, mark);
+        return GDN_ERR_MEMORY;
+    }
+    double* xibar = Wbar + nb6;
+    double* etabar = xibar + nb6;
+    double* etaabar = etabar + nb6;
+    memset(xibar, 0, sizeof(double) * 3 * nb6);
+    // Wa at the state (its tangent's cotangent is the residual's Wbar)
+    gdn_fluid_ellipsoid_qderiv_jvp(m, d, t.V, t.Va, NULL, NULL, NULL, t.Wa, t.dWa);
+    gdnResidualAdjoint out = {gq, gv, NULL, NULL, NULL, Wbar, xibar, etabar, NULL, NULL,
+                              NULL, NULL, NULL, NULL, NULL};
+    memset(d->qvel, 0, sizeof(double) * (size_t)nv);
+    gdnStatus status = gdn_residual_vjp_ex(&t.mc, d, t.zero, t.Wa, y, &out);
+    memcpy(d->qvel, t.v0, sizeof(double) * (size_t)nv);
+    if (status == GDN_OK) {
+        gdn_fluid_ellipsoid_qderiv_vjp(m, d, t.V, t.Va, Wbar, xibar, etabar, etaabar);
+        status = gdn_body_tangent_vjp_axes(m, d, t.S, d->qvel, xibar, etabar, gq, gv);
+    }
+    if (status == GDN_OK) {
+        status = gdn_body_tangent_vjp_axes(m, d, t.S, a, NULL, etaabar, gq, NULL);
+    }
+    gdn_arena_reset(d, mark);
+    return status;
+}
+
 // out (nv) = the tangent of (d C / d v - d F_fluid / d v) a along (dq, dv, dparam), a held
-// fixed: the residual with the forces off but the fluid wrenches W (and their tangent dW along
-// the body tangents) at v +- s a
+// fixed: the residual with the forces off but the inertia boxes' fluid wrenches W (and their
+// tangent dW along the body tangents) at v +- s a; the ellipsoid law's share exactly
+// (ellipsoid_term_jvp)
 static gdnStatus rne_term_jvp(const gdnModel* m, gdnData* d, const double* a, const double* dq,
                               const double* dv, const double* dparam, double* out) {
     const int nv = m->nv;
@@ -268,7 +373,7 @@ static gdnStatus rne_term_jvp(const gdnModel* m, gdnData* d, const double* a, co
             polar_fluid(m, d, &p);
             gdn_body_tangent_jvp(m, d, dq, dv, p.xi, p.eta);
             memset(p.dW, 0, sizeof(double) * 6 * (size_t)m->nbody);
-            gdn_fluid_wrench_jvp(m, d, p.V, p.xi, p.eta, dparam, p.dW);
+            gdn_fluid_wrench_jvp(m, d, p.V, GDN_FLUID_BOX, p.xi, p.eta, dparam, p.dW);
             dir.dW = p.dW;
             dir.xi = p.xi;
             dir.eta = p.eta;
@@ -279,6 +384,9 @@ static gdnStatus rne_term_jvp(const gdnModel* m, gdnData* d, const double* a, co
         }
     }
     polar_end(m, d, &p);
+    if (status == GDN_OK && gdn_fluid_active(m) && gdn_fluid_uses_ellipsoid(m)) {
+        status = ellipsoid_term_jvp(m, d, a, dq, dv, out);
+    }
     gdn_arena_reset(d, mark);
     return status;
 }
@@ -314,6 +422,9 @@ static gdnStatus rne_term_vjp(const gdnModel* m, gdnData* d, const double* a, co
         status = gdn_residual_vjp_ex(&p.mc, d, p.zero, p.fluid ? p.W : NULL, ys, &out);
     }
     polar_end(m, d, &p);
+    if (status == GDN_OK && gdn_fluid_active(m) && gdn_fluid_uses_ellipsoid(m)) {
+        status = ellipsoid_term_vjp(m, d, a, y, gq, gv);
+    }
     gdn_arena_reset(d, mark);
     return status;
 }

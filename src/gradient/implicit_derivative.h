@@ -28,8 +28,10 @@
 // - spatial tendons (their damping and the actuators on them): c_t J_t' J_t with J_t moving by
 //   DJ_t (kinematics/tendon_derivative.h), d(J' J a) = DJ dq (J . a) + J (DJ dq . a).
 // Every rank-one term is masked to M's pattern as qDeriv is (MuJoCo drops the entries between
-// dofs of different branches). What moves otherwise is refused (gdn_implicit_deriv_refusal:
-// the ellipsoid fluid law's second derivatives, muscles on ball or free joints). The penalty
+// dofs of different branches). The ellipsoid fluid law's share is its exact second derivative
+// (dynamics/fluid.h: gdn_fluid_ellipsoid_qderiv_jvp). What moves otherwise is refused
+// (gdn_implicit_deriv_refusal: muscles on ball or free joints, velocity-gain actuators on other
+// transmissions than joints and tendons). The penalty
 // contact's wrenches enter dr as Euler's do (qDeriv does not read them).
 // With constraint rows the same change enters the step's final solve
 // (gradient/step_constrained.c): H da = -dr_a + J' df + h (dqDeriv) a.

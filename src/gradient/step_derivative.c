@@ -619,7 +619,7 @@ static gdnStatus vjp_from_front(const gdnModel* m, gdnData* d, const gdnAbaFacto
         gdn_penalty_wrenches(m, d, V, W);
     }
     if (gdn_fluid_active(m)) {
-        gdn_fluid_wrenches(m, d, V, W);
+        gdn_fluid_wrenches(m, d, V, GDN_FLUID_ALL, W);
     }
     status = step_vjp_back(m, d, f, qacc, W, tree, gqpos_next, gqvel_next, gqpos, gqvel,
                            gctrl, gparam, gvert, gacc0);

@@ -611,11 +611,15 @@ gdnStatus gdn_rows_linear_build(const gdnModel* m, gdnData* d, const double* S, 
 
 void gdn_rows_wrench(const gdnModel* m, const gdnData* d, const gdnRowsLinear* lin, double* W,
                      double* qfrc) {
-    (void)m;
+    gdn_rows_wrench_of(m, d, lin, d->efc_force, W, qfrc);
+}
+
+void gdn_rows_wrench_of(const gdnModel* m, const gdnData* d, const gdnRowsLinear* lin,
+                        const double* force, double* W, double* qfrc) {
     const rowSite* site = lin->site;
     for (int i = 0; i < d->nefc; i++) {
         const rowSite s = site[i]; // (its frame pointer stays the cached site's)
-        const double f = d->efc_force[i];
+        const double f = force[i];
         if (f == 0) {
             continue;
         }
@@ -644,6 +648,28 @@ void gdn_rows_wrench(const gdnModel* m, const gdnData* d, const gdnRowsLinear* l
             gdn_add3(t, t, b);
             gdn_addscl3(w, w, t, sf);
             gdn_addscl3(w + 3, w + 3, a, sf);
+        }
+    }
+}
+
+void gdn_rows_wrench_of_vjp(const gdnModel* m, const gdnData* d, const gdnRowsLinear* lin,
+                            const double* Wbar, double* fbar) {
+    (void)m;
+    const rowSite* site = lin->site;
+    for (int i = 0; i < d->nefc; i++) {
+        const rowSite s = site[i];
+        if (s.jrow || s.dof >= 0) {
+            continue; // no body wrench
+        }
+        const double* a = lin->a + 3 * i;
+        const double* b = lin->b + 3 * i;
+        // fbar_i += sum_s sigma_s [p_s x a + b; a] . Wbar_s
+        for (int k = 0; k < 2; k++) {
+            const double* w = Wbar + 6 * s.body[k];
+            double t[3];
+            gdn_cross3(t, s.p[k], a);
+            gdn_add3(t, t, b);
+            fbar[i] += s.sign[k] * (gdn_dot3(t, w) + gdn_dot3(a, w + 3));
         }
     }
 }

@@ -84,6 +84,14 @@ gdnStatus gdn_rows_linear_build(const gdnModel* m, gdnData* d, const double* S, 
 void gdn_rows_wrench(const gdnModel* m, const gdnData* d, const gdnRowsLinear* lin, double* W,
                      double* qfrc);
 
+// gdn_rows_wrench of any force vector force (nefc; W, qfrc += its wrenches), e.g. a tangent of
+// efc_force (the wrenches are linear in it), and the transpose of its body wrenches:
+// fbar (nefc) += (d W / d force)' Wbar (Wbar 6 nbody; the dof-type rows get nothing)
+void gdn_rows_wrench_of(const gdnModel* m, const gdnData* d, const gdnRowsLinear* lin,
+                        const double* force, double* W, double* qfrc);
+void gdn_rows_wrench_of_vjp(const gdnModel* m, const gdnData* d, const gdnRowsLinear* lin,
+                            const double* Wbar, double* fbar);
+
 // d f_i / d log D_i at fixed jar: f_i on the quadratic and cone states (f is linear in the scale
 // of D there), 0 on the satisfied and the linear friction-loss states
 static inline double gdn_rows_scaled_force(const gdnData* d, const gdnRowsLinear* lin, int i) {

@@ -1,0 +1,510 @@
+// SPDX-License-Identifier: Apache-2.0
+// Derivatives of the acceleration-stage sensors (accelerometer, force, torque, framelinacc,
+// frameangacc, touch, jointlimitfrc, tendonlimitfrc, actuatorfrc of a stateful actuator):
+// gdn_sensor_jvp_act vs central differences of gdn_forward's and of MuJoCo 2.2.2's sensordata,
+// the dot-product identity with gdn_sensor_vjp_act, and a rollout objective of acceleration
+// sensors through the trajectory adjoint vs central differences.
+//
+// Tolerances and why (tests/models/sensors_acc_deriv.xml: Newton to tolerance 1e-14, so the
+// solve is converged to round-off and the sensors are smooth functions of the state while the
+// contact and row set and the row states are held):
+//   JVP vs central FD of gdn_forward, eps 1e-6: truncation eps^2 |s'''| ~ 1e-12 relative, the
+//     round-off of forces ~10^2 N and accelerations ~10^2 m/s^2 is 1e-16 * 10^2 / 1e-6 ~
+//     1e-8 absolute, the solve's residual (~1e-13 relative on the forces) / eps ~ 1e-7
+//     relative at most: 1e-6 per sensor, relative to max(|FD|_inf, 1) over its components.
+//   JVP vs central FD of mj_forward (eps 1e-6): the same bound plus MuJoCo's own solve, which
+//     agrees with gradyn's to its tolerance (test_sensors: 1e-8 on the values) but is smooth
+//     in the state the same way: 1e-6.
+//   dot identity <g, J u> = <J' g, u>: both are the same linear map evaluated in two orders,
+//     1e-12 relative to sum |g_k (J u)_k|.
+//   rollout adjoint vs central FD (eps 1e-6, 20 steps): 1e-6 relative.
+// A sample whose contact / row set or a row state differs between q - eps and q + eps (a kink:
+// no derivative there) is not compared with differences; the identity still holds there.
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gradyn/adjoint.h>
+#include <gradyn/gradyn.h>
+#include <gradyn/sensor.h>
+#include <mujoco/mujoco.h>
+
+#include "oracle/oracle.h"
+#include "runner/test.h"
+
+#define MODEL "sensors_acc_deriv.xml"
+#define NSAMPLES 48
+#define MIN_CHECKED 30
+#define EPS 1e-6
+#define FD_TOL 1e-6
+#define MJ_TOL 1e-6
+#define DOT_TOL 1e-12
+#define MAXS 512
+
+// ---------------------------------------------------------------- states
+
+// a random state near the model's rest pose: the free box and the leg keep their floor
+// contacts, the hinge, slide, ball and tendon limits are active in some samples (ranges wider
+// than the limits), the free rod pulls on its connect
+static void random_state(const gdnModel* m, unsigned long long* rng, double* q, double* v,
+                         double* u, double* act) {
+    memcpy(q, m->qpos0, sizeof(double) * (size_t)m->nq);
+    double* dq = calloc((size_t)m->nv + 1, sizeof(double));
+    for (int j = 0; j < m->njnt; j++) {
+        const int a = m->jnt_dofadr[j];
+        const char* name = gdn_id2name(m, "joint", j);
+        switch (m->jnt_type[j]) {
+        case GDN_JNT_FREE: {
+            // the box by a fraction of its 0.5 mm penetration, the rod by 1 cm
+            const double s = !strcmp(name, "box_free") ? 1e-4 : 1e-2;
+            const double r = !strcmp(name, "box_free") ? 1e-3 : 0.3;
+            for (int k = 0; k < 3; k++) {
+                dq[a + k] = gdn_test_uniform(rng, -s, s);
+                dq[a + 3 + k] = gdn_test_uniform(rng, -r, r);
+            }
+            break;
+        }
+        case GDN_JNT_BALL:
+            for (int k = 0; k < 3; k++) {
+                dq[a + k] = gdn_test_uniform(rng, -0.4, 0.4);
+            }
+            break;
+        case GDN_JNT_SLIDE:
+            dq[a] = gdn_test_uniform(rng, -0.15, 0.15);
+            break;
+        default:
+            dq[a] = !strcmp(name, "hip") ? gdn_test_uniform(rng, -0.12, 0.12)
+                                         : gdn_test_uniform(rng, -0.4, 0.4);
+            break;
+        }
+    }
+    gdn_integrate_pos(m, q, dq, 1);
+    free(dq);
+    for (int k = 0; k < m->nv; k++) {
+        v[k] = gdn_test_uniform(rng, -0.5, 0.5);
+    }
+    for (int k = 0; k < m->nu; k++) {
+        u[k] = gdn_test_uniform(rng, -0.5, 0.5);
+    }
+    for (int k = 0; k < m->na; k++) {
+        act[k] = gdn_test_uniform(rng, -0.5, 0.5);
+    }
+}
+
+// the active set of the solve gdn_forward left in d: rows' types, ids and states, the
+// contacts' geoms, and which contacts each touch sensor counts (packed into sig, n entries)
+static int active_set(const gdnModel* m, const gdnData* d, int* sig) {
+    int n = 0;
+    sig[n++] = d->nefc;
+    sig[n++] = d->ncon;
+    for (int i = 0; i < d->nefc && n < 4 * MAXS - 4; i++) {
+        sig[n++] = d->efc_type[i];
+        sig[n++] = d->efc_id[i];
+        sig[n++] = d->efc_state[i];
+    }
+    for (int i = 0; i < m->nsensor && n < 4 * MAXS - 1; i++) {
+        if (m->sensor_type[i] == GDN_SENS_TOUCH) {
+            // a touch value that is 0 on one side only: the counted contacts changed
+            sig[n++] = d->sensordata[m->sensor_adr[i]] > 0;
+        }
+    }
+    return n;
+}
+
+// gdn_forward's sensordata at (q (+) e dq, v + e dv, u + e du, act + e da), with its active set
+static int forward_at(const gdnModel* m, gdnData* d, const double* q, const double* v,
+                      const double* u, const double* act, const double* dq, const double* dv,
+                      const double* du, const double* da, double e, double* out, int* sig,
+                      int* nsig) {
+    memcpy(d->qpos, q, sizeof(double) * (size_t)m->nq);
+    gdn_integrate_pos(m, d->qpos, dq, e);
+    for (int k = 0; k < m->nv; k++) {
+        d->qvel[k] = v[k] + e * dv[k];
+    }
+    for (int k = 0; k < m->nu; k++) {
+        d->ctrl[k] = u[k] + e * du[k];
+    }
+    for (int k = 0; k < m->na; k++) {
+        d->act[k] = act[k] + e * da[k];
+    }
+    memset(d->qacc_warmstart, 0, sizeof(double) * (size_t)m->nv);
+    if (gdn_forward(m, d) != GDN_OK) {
+        return 0;
+    }
+    memcpy(out, d->sensordata, sizeof(double) * (size_t)m->nsensordata);
+    if (sig) {
+        *nsig = active_set(m, d, sig);
+    }
+    return 1;
+}
+
+// mj_forward's sensordata at the same perturbed state (MuJoCo's own tangent: mj_integratePos)
+static void mj_forward_at(gdnOracle* o, const double* q, const double* v, const double* u,
+                          const double* act, const double* dq, const double* dv,
+                          const double* du, const double* da, double e, double* out) {
+    const mjModel* mm = o->mm;
+    mjData* md = o->md;
+    memcpy(md->qpos, q, sizeof(double) * (size_t)mm->nq);
+    mj_integratePos(mm, md->qpos, dq, e);
+    for (int k = 0; k < mm->nv; k++) {
+        md->qvel[k] = v[k] + e * dv[k];
+        md->qacc_warmstart[k] = 0;
+    }
+    for (int k = 0; k < mm->nu; k++) {
+        md->ctrl[k] = u[k] + e * du[k];
+    }
+    for (int k = 0; k < mm->na; k++) {
+        md->act[k] = act[k] + e * da[k];
+    }
+    mj_forward(mm, md);
+    memcpy(out, md->sensordata, sizeof(double) * (size_t)mm->nsensordata);
+}
+
+// max over sensors of ||js - fd||_inf / max(||fd||_inf, 1) per sensor (fd central from fp,
+// fm); prints the sensors above tol; only acceleration-stage sensors when acc_only
+static double sensor_error(const gdnModel* m, const double* js, const double* fp,
+                           const double* fm, double tol, const char* what, int sample,
+                           int acc_only) {
+    double worst = 0;
+    for (int i = 0; i < m->nsensor; i++) {
+        if (acc_only && m->sensor_needstage[i] != GDN_STAGE_ACC) {
+            continue;
+        }
+        const int adr = m->sensor_adr[i];
+        double e = 0, mag = 1;
+        for (int k = 0; k < m->sensor_dim[i]; k++) {
+            const double fd = (fp[adr + k] - fm[adr + k]) / (2 * EPS);
+            e = gdn_oracle_worst(e, fabs(js[adr + k] - fd));
+            mag = fmax(mag, fabs(fd));
+        }
+        if (!(e / mag <= tol) && tol > 0) {
+            fprintf(stderr, "sample %d sensor %d '%s' (type %d): JVP vs %s %.3g\n", sample, i,
+                    gdn_id2name(m, "sensor", i), m->sensor_type[i], what, e / mag);
+        }
+        worst = gdn_oracle_worst(worst, e / mag);
+    }
+    return worst;
+}
+
+// ---------------------------------------------------------------- JVP, VJP vs FD and MuJoCo
+
+// At NSAMPLES random states: gdn_sensor_jvp_act vs central FD of gdn_forward and of
+// mj_forward along a random (dq, dv, du, dact), the identity with gdn_sensor_vjp_act, the
+// arena balanced; every acceleration sensor nonzero in some compared sample, every limit row
+// and both touch sensors active in some; and two broken tangents (the velocity or the control
+// part dropped) fail the FD check by orders of magnitude, so that the check can fail
+static int test_acc_sensor_derivatives(void) {
+    char path[1024];
+    snprintf(path, sizeof(path), "%s/%s", GDN_TEST_MODELS, MODEL);
+    gdnOracle o;
+    CHECK(gdn_oracle_load(&o, path) == 0);
+    o.mm->opt.disableflags &= ~mjDSBL_CONSTRAINT;
+    o.gm->opt.disableflags &= ~GDN_DSBL_CONSTRAINT;
+    const gdnModel* m = o.gm;
+    gdnData* d = o.gd;
+    CHECK(gdn_sensor_unsupported_derivative(m) == NULL);
+    const int nq = m->nq, nv = m->nv, nu = m->nu, na = m->na, ns = m->nsensordata;
+    CHECK(ns <= MAXS && m->nsensor <= MAXS);
+    double* buf = calloc((size_t)(nq + 8 * nv + 6 * nu + 6 * na + 8 * ns + 8), sizeof(double));
+    double *q = buf, *v = q + nq, *dq = v + nv, *dv = dq + nv, *gq = dv + nv, *gv = gq + nv;
+    double *u = gv + nv, *du = u + nu, *gu = du + nu, *act = gu + nu, *da = act + na;
+    double *ga = da + na, *js = ga + na, *fp = js + ns, *fm = fp + ns, *g = fm + ns;
+    double *mp = g + ns, *mmn = mp + ns, *jb = mmn + ns, *zero = jb + ns;
+    int* sig = calloc(3 * 4 * MAXS, sizeof(int));
+    int *sp = sig + 4 * MAXS, *sm = sp + 4 * MAXS;
+    int active[MAXS] = {0}, limit_rows = 0, contacts = 0, touch_seen = 0;
+    unsigned long long rng = 2026;
+    double worst_fd = 0, worst_mj = 0, worst_dot = 0, broken_v = INFINITY, broken_u = INFINITY;
+    int checked = 0;
+    for (int sample = 0; sample < NSAMPLES; sample++) {
+        random_state(m, &rng, q, v, u, act);
+        for (int k = 0; k < nv; k++) {
+            dq[k] = gdn_test_uniform(&rng, -1, 1);
+            dv[k] = gdn_test_uniform(&rng, -1, 1);
+        }
+        for (int k = 0; k < nu; k++) {
+            du[k] = gdn_test_uniform(&rng, -1, 1);
+        }
+        for (int k = 0; k < na; k++) {
+            da[k] = gdn_test_uniform(&rng, -1, 1);
+        }
+        for (int k = 0; k < ns; k++) {
+            g[k] = gdn_test_uniform(&rng, -1, 1);
+        }
+        int n0 = 0, np = 0, nm = 0;
+        if (!forward_at(m, d, q, v, u, act, dq, dv, du, da, EPS, fp, sp, &np) ||
+            !forward_at(m, d, q, v, u, act, dq, dv, du, da, -EPS, fm, sm, &nm) ||
+            !forward_at(m, d, q, v, u, act, dq, dv, du, da, 0, js, sig, &n0)) {
+            CHECK(0);
+        }
+        // the tangent, the adjoint and the identity at the state of that last gdn_forward
+        CHECK(gdn_sensor_jvp_act(m, d, dq, dv, da, du, js) == GDN_OK);
+        CHECK(gdn_sensor_vjp_act(m, d, g, gq, gv, ga, gu) == GDN_OK);
+        CHECK(d->parena == 0);
+        double lhs = 0, rhs = 0, scale = 0;
+        for (int k = 0; k < ns; k++) {
+            lhs += g[k] * js[k];
+            scale += fabs(g[k] * js[k]);
+        }
+        for (int k = 0; k < nv; k++) {
+            rhs += gq[k] * dq[k] + gv[k] * dv[k];
+        }
+        for (int k = 0; k < nu; k++) {
+            rhs += gu[k] * du[k];
+        }
+        for (int k = 0; k < na; k++) {
+            rhs += ga[k] * da[k];
+        }
+        worst_dot = gdn_oracle_worst(worst_dot, fabs(lhs - rhs) / fmax(scale, 1));
+        const int kink = np != n0 || nm != n0 || memcmp(sp, sig, sizeof(int) * (size_t)n0) ||
+                         memcmp(sm, sig, sizeof(int) * (size_t)n0);
+        if (kink) {
+            continue;
+        }
+        checked++;
+        contacts += d->ncon > 0;
+        for (int r = d->ne + d->nf; r < d->nefc; r++) {
+            limit_rows |= 1 << d->efc_type[r];
+        }
+        for (int i = 0; i < m->nsensor; i++) {
+            for (int k = 0; k < m->sensor_dim[i]; k++) {
+                active[i] |= d->sensordata[m->sensor_adr[i] + k] != 0;
+            }
+            touch_seen += m->sensor_type[i] == GDN_SENS_TOUCH &&
+                          d->sensordata[m->sensor_adr[i]] > 0;
+        }
+        worst_fd = gdn_oracle_worst(worst_fd,
+                                    sensor_error(m, js, fp, fm, FD_TOL, "FD", sample, 0));
+        // MuJoCo's sensordata along the same direction
+        mj_forward_at(&o, q, v, u, act, dq, dv, du, da, EPS, mp);
+        mj_forward_at(&o, q, v, u, act, dq, dv, du, da, -EPS, mmn);
+        worst_mj = gdn_oracle_worst(worst_mj,
+                                    sensor_error(m, js, mp, mmn, MJ_TOL, "MuJoCo FD", sample, 0));
+        // broken tangents: without dv, without du and dact
+        CHECK(gdn_sensor_jvp_act(m, d, dq, zero, da, du, jb) == GDN_OK);
+        broken_v = fmin(broken_v, sensor_error(m, jb, fp, fm, 0, "", sample, 1));
+        CHECK(gdn_sensor_jvp_act(m, d, dq, dv, NULL, NULL, jb) == GDN_OK);
+        broken_u = fmin(broken_u, sensor_error(m, jb, fp, fm, 0, "", sample, 1));
+    }
+    int inactive = 0;
+    for (int i = 0; i < m->nsensor; i++) {
+        if (!active[i]) {
+            fprintf(stderr, "sensor %d '%s' never nonzero\n", i, gdn_id2name(m, "sensor", i));
+            inactive = 1;
+        }
+    }
+    printf("acceleration sensors (%s): %d of %d samples compared (%d with contacts), JVP vs "
+           "central FD %.2e, vs MuJoCo FD %.2e, dot identity %.2e; broken tangents (no dv, "
+           "no du/dact) at least %.2e / %.2e\n",
+           MODEL, checked, NSAMPLES, contacts, worst_fd, worst_mj, worst_dot, broken_v,
+           broken_u);
+    CHECK(checked >= MIN_CHECKED);
+    CHECK(worst_fd <= FD_TOL);
+    CHECK(worst_mj <= MJ_TOL);
+    CHECK(worst_dot <= DOT_TOL);
+    CHECK(!inactive);
+    CHECK(touch_seen > 0 && contacts >= MIN_CHECKED / 2);
+    CHECK(limit_rows & (1 << GDN_CNSTR_LIMIT_JOINT));
+    CHECK(limit_rows & (1 << GDN_CNSTR_LIMIT_TENDON));
+    CHECK(broken_v > 1e3 * FD_TOL && broken_u > 1e3 * FD_TOL);
+    CHECK(gdn_oracle_warnings(&o) == 0);
+    free(sig);
+    free(buf);
+    gdn_oracle_free(&o);
+    return 0;
+}
+
+// ---------------------------------------------------------------- refusals
+
+// force and torque next to a weld equality are refused by name (MuJoCo's cfrc_ext reads the
+// weld's rotation forces as a torque); nothing written; the rest of the acceleration sensors
+// load and differentiate there
+static int test_acc_sensor_refusals(void) {
+    static const char xml[] =
+        "<mujoco><worldbody><body name='a' pos='0 0 1'><freejoint/><geom size='0.1'/>"
+        "<site name='s'/></body></worldbody>"
+        "<equality><weld body1='a'/></equality>"
+        "<sensor><accelerometer site='s'/><torque name='tq' site='s'/></sensor></mujoco>";
+    gdnModel* m = NULL;
+    char err[256] = "";
+    CHECK(gdn_load_xml_string(xml, strlen(xml), NULL, &m, err, sizeof(err), NULL, 0) == GDN_OK);
+    if (!m) {
+        return 1;
+    }
+    gdnData* d = NULL;
+    CHECK(gdn_data_create(m, &d) == GDN_OK);
+    CHECK(gdn_forward(m, d) == GDN_OK);
+    const char* name = gdn_sensor_unsupported_derivative(m);
+    CHECK(name && !strcmp(name, "tq"));
+    double out[6] = {7, 7, 7, 7, 7, 7};
+    CHECK(gdn_sensor_jvp(m, d, NULL, NULL, NULL, out) == GDN_ERR_UNSUPPORTED);
+    CHECK(out[0] == 7 && out[5] == 7);
+    gdn_data_free(d);
+    gdn_model_free(m);
+    return 0;
+}
+
+// ---------------------------------------------------------------- the trajectory adjoint
+
+// 0.5 sum_k w_k s_k^2 over sensordata with its gradient from gdn_sensor_vjp (tangent
+// coordinates; the terminal cost reads zero controls, its scratch->ctrl being unspecified)
+typedef struct {
+    const double* w;
+    int T;
+} AccCost;
+
+static gdnStatus acc_cost(const gdnModel* m, gdnData* scratch, int t, void* user,
+                          double* value, double* gqpos, double* gqvel, double* gctrl) {
+    const AccCost* c = user;
+    if (t == c->T) {
+        memset(scratch->ctrl, 0, sizeof(double) * (size_t)m->nu);
+    }
+    gdnStatus st = gdn_forward(m, scratch);
+    if (st != GDN_OK) {
+        return st;
+    }
+    double g[MAXS];
+    *value = 0;
+    for (int k = 0; k < m->nsensordata && k < MAXS; k++) {
+        *value += 0.5 * c->w[k] * scratch->sensordata[k] * scratch->sensordata[k];
+        g[k] = c->w[k] * scratch->sensordata[k];
+    }
+    if (!gqpos && !gqvel && !gctrl) {
+        return GDN_OK;
+    }
+    return gdn_sensor_vjp(m, scratch, g, gqpos, gqvel, gctrl);
+}
+
+// the test model without its stateful actuator (a cost's gradient has no act part, adjoint.h)
+static gdnModel* load_stateless(void) {
+    char path[1024];
+    snprintf(path, sizeof(path), "%s/%s", GDN_TEST_MODELS, MODEL);
+    FILE* f = fopen(path, "rb");
+    if (!f) {
+        return NULL;
+    }
+    static char xml[1 << 16], out[1 << 16];
+    const size_t n = fread(xml, 1, sizeof(xml) - 1, f);
+    fclose(f);
+    xml[n] = 0;
+    // drop every line that names a_hip
+    size_t w = 0;
+    for (char* line = xml; *line;) {
+        char* end = strchr(line, '\n');
+        const size_t len = end ? (size_t)(end - line) + 1 : strlen(line);
+        char save = line[len - (end ? 1 : 0)];
+        line[len - (end ? 1 : 0)] = 0;
+        const int drop = strstr(line, "a_hip") != NULL;
+        line[len - (end ? 1 : 0)] = save;
+        if (!drop) {
+            memcpy(out + w, line, len);
+            w += len;
+        }
+        line += len;
+    }
+    gdnModel* m = NULL;
+    char err[256] = "";
+    if (gdn_load_xml_string(out, w, NULL, &m, err, sizeof(err), NULL, 0) != GDN_OK) {
+        fprintf(stderr, "%s\n", err);
+        return NULL;
+    }
+    return m;
+}
+
+// a 20-step rollout from a state with the box and the leg on the floor, the limits and the
+// connect active, whose running and terminal costs weigh every acceleration sensor (and the
+// rest): the trajectory adjoint's <grad, dir> vs central FD of gdn_rollout_objective
+// (eps 1e-6) along a random direction of q0, v0 and the controls
+static int test_acc_sensor_adjoint_objective(void) {
+    gdnModel* m = load_stateless();
+    CHECK(m != NULL);
+    CHECK(m->na == 0 && m->nsensordata <= MAXS);
+    const int T = 20, nq = m->nq, nv = m->nv, nu = m->nu;
+    double* buf = calloc((size_t)(8 * nv + 3 * nq + 4 * T * nu + MAXS + 8), sizeof(double));
+    double *w = buf, *q0 = w + MAXS, *v0 = q0 + nq, *u = v0 + nv, *gq = u + T * nu;
+    double *gv = gq + nv, *gu = gv + nv, *dq = gu + T * nu, *dv = dq + nv, *du = dv + nv;
+    double *qp = du + T * nu, *vp = qp + nq, *up = vp + nv, *act = up + T * nu;
+    unsigned long long rng = 77;
+    for (int k = 0; k < m->nsensordata; k++) {
+        w[k] = gdn_test_uniform(&rng, 0.1, 1);
+    }
+    for (int i = 0; i < m->nsensor; i++) {
+        // the scale of forces (10 N) and accelerations (10 m/s^2) against the others
+        if (m->sensor_needstage[i] == GDN_STAGE_ACC) {
+            for (int k = 0; k < m->sensor_dim[i]; k++) {
+                w[m->sensor_adr[i] + k] *= 0.01;
+            }
+        }
+    }
+    random_state(m, &rng, q0, v0, up, act);
+    for (int k = 0; k < nv; k++) {
+        v0[k] *= 0.2;
+        dq[k] = gdn_test_uniform(&rng, -1, 1);
+        dv[k] = gdn_test_uniform(&rng, -1, 1);
+    }
+    for (int k = 0; k < T * nu; k++) {
+        u[k] = gdn_test_uniform(&rng, -0.5, 0.5);
+        du[k] = gdn_test_uniform(&rng, -1, 1);
+    }
+    gdnRollout r;
+    gdn_rollout_init(m, T, &r);
+    r.qpos0 = q0;
+    r.qvel0 = v0;
+    r.ctrl = u;
+    AccCost cost = {w, T};
+    gdnObjective obj = {{acc_cost, &cost, 1}, {acc_cost, &cost, 1}};
+    gdnTape* tape = NULL;
+    char err[256] = "";
+    CHECK(gdn_tape_create(m, T, 0, &tape, err, sizeof(err)) == GDN_OK);
+    gdnAdjointGradients out = {0};
+    out.qpos0 = gq;
+    out.qvel0 = gv;
+    out.ctrl = gu;
+    if (gdn_adjoint_rollout_gradient(m, &r, &obj, tape, &out, err, sizeof(err)) != GDN_OK) {
+        fprintf(stderr, "adjoint: %s\n", err);
+        CHECK(0);
+    }
+    double analytic = 0;
+    for (int k = 0; k < nv; k++) {
+        analytic += gq[k] * dq[k] + gv[k] * dv[k];
+    }
+    for (int k = 0; k < T * nu; k++) {
+        analytic += gu[k] * du[k];
+    }
+    // J(q0 (+) eps dq, v0 + eps dv, u + eps du), central
+    double J[2];
+    r.qpos0 = qp;
+    r.qvel0 = vp;
+    r.ctrl = up;
+    for (int s = 0; s < 2; s++) {
+        const double e = s ? -EPS : EPS;
+        memcpy(qp, q0, sizeof(double) * (size_t)nq);
+        gdn_integrate_pos(m, qp, dq, e);
+        for (int k = 0; k < nv; k++) {
+            vp[k] = v0[k] + e * dv[k];
+        }
+        for (int k = 0; k < T * nu; k++) {
+            up[k] = u[k] + e * du[k];
+        }
+        CHECK(gdn_rollout_objective(m, &r, &obj, tape, &J[s], err, sizeof(err)) == GDN_OK);
+    }
+    const double fd = (J[0] - J[1]) / (2 * EPS);
+    const double rel = fabs(analytic - fd) / fmax(fabs(fd), 1e-12);
+    printf("acceleration-sensor objective adjoint (T = %d): J = %.6g, <grad, dir> = %.12g, "
+           "central FD %.12g, relative %.2e\n",
+           T, out.J, analytic, fd, rel);
+    CHECK(rel < 1e-6);
+    gdn_tape_free(tape);
+    free(buf);
+    gdn_model_free(m);
+    return 0;
+}
+
+static const gdnTestCase kCases[] = {
+    {"acc_sensor_derivatives", test_acc_sensor_derivatives},
+    {"acc_sensor_refusals", test_acc_sensor_refusals},
+    {"acc_sensor_adjoint_objective", test_acc_sensor_adjoint_objective},
+};
+
+GDN_TEST_MAIN(kCases)

@@ -36,7 +36,7 @@
 #define MODEL "sensors_acc_deriv.xml"
 #define NSAMPLES 48
 #define MIN_CHECKED 30
-#define EPS 1e-6
+#define EPS 3e-6
 #define FD_TOL 1e-6
 #define MJ_TOL 1e-6
 #define DOT_TOL 1e-12
@@ -193,14 +193,17 @@ static double sensor_error(const gdnModel* m, const double* js, const double* fp
 // mj_forward along a random (dq, dv, du, dact), the identity with gdn_sensor_vjp_act, the
 // arena balanced; every acceleration sensor nonzero in some compared sample, every limit row
 // and both touch sensors active in some; and two broken tangents (the velocity or the control
-// part dropped) fail the FD check by orders of magnitude, so that the check can fail
-static int test_acc_sensor_derivatives(void) {
+// part dropped) fail the FD check by orders of magnitude, so that the check can fail. cone:
+// the contacts' friction cone in both engines (pyramidal rows or elliptic cones)
+static int acc_sensor_derivatives(int cone) {
     char path[1024];
     snprintf(path, sizeof(path), "%s/%s", GDN_TEST_MODELS, MODEL);
     gdnOracle o;
     CHECK(gdn_oracle_load(&o, path) == 0);
     o.mm->opt.disableflags &= ~mjDSBL_CONSTRAINT;
     o.gm->opt.disableflags &= ~GDN_DSBL_CONSTRAINT;
+    o.mm->opt.cone = cone == GDN_CONE_ELLIPTIC ? mjCONE_ELLIPTIC : mjCONE_PYRAMIDAL;
+    o.gm->opt.cone = (gdnCone)cone;
     const gdnModel* m = o.gm;
     gdnData* d = o.gd;
     CHECK(gdn_sensor_unsupported_derivative(m) == NULL);
@@ -294,11 +297,11 @@ static int test_acc_sensor_derivatives(void) {
             inactive = 1;
         }
     }
-    printf("acceleration sensors (%s): %d of %d samples compared (%d with contacts), JVP vs "
-           "central FD %.2e, vs MuJoCo FD %.2e, dot identity %.2e; broken tangents (no dv, "
-           "no du/dact) at least %.2e / %.2e\n",
-           MODEL, checked, NSAMPLES, contacts, worst_fd, worst_mj, worst_dot, broken_v,
-           broken_u);
+    printf("acceleration sensors (%s, %s cones): %d of %d samples compared (%d with "
+           "contacts), JVP vs central FD %.2e, vs MuJoCo FD %.2e, dot identity %.2e; broken "
+           "tangents (no dv, no du/dact) at least %.2e / %.2e\n",
+           MODEL, cone == GDN_CONE_ELLIPTIC ? "elliptic" : "pyramidal", checked, NSAMPLES,
+           contacts, worst_fd, worst_mj, worst_dot, broken_v, broken_u);
     CHECK(checked >= MIN_CHECKED);
     CHECK(worst_fd <= FD_TOL);
     CHECK(worst_mj <= MJ_TOL);
@@ -312,6 +315,12 @@ static int test_acc_sensor_derivatives(void) {
     free(sig);
     free(buf);
     gdn_oracle_free(&o);
+    return 0;
+}
+
+static int test_acc_sensor_derivatives(void) {
+    CHECK(acc_sensor_derivatives(GDN_CONE_PYRAMIDAL) == 0);
+    CHECK(acc_sensor_derivatives(GDN_CONE_ELLIPTIC) == 0);
     return 0;
 }
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// Tangent and adjoint of the position- and velocity-stage sensors: each sensor's linear map
-// from the body tangents xi_b (position) and eta_b (velocity) of kinematics_derivative.h, and
-// from dq, dv directly, written once as small blocks that the JVP applies and the VJP
-// transposes.
+// Tangent and adjoint of the sensors: each sensor's linear map from the body tangents xi_b
+// (position) and eta_b (velocity) of kinematics_derivative.h, from dq, dv directly, and for the
+// acceleration stage from the tangents of the body accelerations, the subtree forces and
+// efc_force, written once as small blocks that the JVP applies and the VJP transposes.
 #include <gradyn/sensor.h>
 
 #include <math.h>

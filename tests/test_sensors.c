@@ -580,19 +580,24 @@ static int test_sensor_derivatives(void) {
     gdnModel* m = NULL;
     gdnData* d = NULL;
 
-    // every sensor type of sensors_chain.xml has a derivative now (the acceleration stage's
-    // against FD: test_sensor_acc.c); a sensor without one (force next to a weld equality)
-    // is refused by name, nothing written
-    snprintf(path, sizeof(path), "%s/sensors_chain.xml", GDN_TEST_MODELS);
-    CHECK(gdn_load_xml(path, &m, err, sizeof(err), NULL, 0) == GDN_OK);
-    CHECK(m && gdn_sensor_unsupported_derivative(m) == NULL);
-    gdn_model_free(m);
-    static const char weld[] =
-        "<mujoco><worldbody><body name='a' pos='0 0 1'><freejoint/><geom size='0.1'/>"
-        "<site name='s'/></body></worldbody><equality><weld body1='a'/></equality>"
-        "<sensor><accelerometer site='s'/><force name='frc' site='s'/></sensor></mujoco>";
+    // every sensor type of sensors_chain.xml and sensors_contact.xml (touch, force and torque
+    // next to a connect and a weld) has a derivative now (the acceleration stage's against FD:
+    // test_sensor_acc.c); a sensor without one (jointlimitvel of a ball joint) is refused by
+    // name, nothing written
+    const char* const all[] = {"sensors_chain.xml", "sensors_contact.xml"};
+    for (int i = 0; i < 2; i++) {
+        snprintf(path, sizeof(path), "%s/%s", GDN_TEST_MODELS, all[i]);
+        CHECK(gdn_load_xml(path, &m, err, sizeof(err), NULL, 0) == GDN_OK);
+        CHECK(m && gdn_sensor_unsupported_derivative(m) == NULL);
+        gdn_model_free(m);
+    }
+    static const char ball[] =
+        "<mujoco><worldbody><body name='a' pos='0 0 1'><joint name='b' type='ball' "
+        "limited='true' range='0 0.5'/><geom size='0.1' pos='0.2 0 0'/><site name='s'/></body>"
+        "</worldbody><sensor><accelerometer site='s'/><jointlimitvel name='jlv' joint='b'/>"
+        "</sensor></mujoco>";
     m = NULL;
-    CHECK(gdn_load_xml_string(weld, strlen(weld), NULL, &m, err, sizeof(err), NULL, 0) ==
+    CHECK(gdn_load_xml_string(ball, strlen(ball), NULL, &m, err, sizeof(err), NULL, 0) ==
           GDN_OK);
     if (!m) {
         return 0;
@@ -600,7 +605,7 @@ static int test_sensor_derivatives(void) {
     CHECK(gdn_data_create(m, &d) == GDN_OK);
     CHECK(gdn_forward(m, d) == GDN_OK);
     const char* name = gdn_sensor_unsupported_derivative(m);
-    CHECK(name && !strcmp(name, "frc"));
+    CHECK(name && !strcmp(name, "jlv"));
     double* out = calloc((size_t)m->nsensordata, sizeof(double));
     out[0] = 7;
     CHECK(gdn_sensor_jvp(m, d, NULL, NULL, NULL, out) == GDN_ERR_UNSUPPORTED);

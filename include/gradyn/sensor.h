@@ -99,16 +99,18 @@ typedef enum gdnStage {
 // and tendonlimitfrc: these read gdn_forward's qacc (mj_forward's, with the constraint forces;
 // never the damped or implicit step acceleration), cacc, cfrc_int and efc_force, whose
 // tangents are the step derivatives' implicit differentiation of the solve at its solution
-// (docs/derivatives.md) with the contact and row set and the row states held; touch also holds
-// which contacts its zone counts. A clamped cutoff has derivative 0 (the value sits on the
+// (docs/derivatives.md) with the contact and row set and the row states held (force and
+// torque with cfrc_ext's contact, connect and weld wrenches as MuJoCo forms them); touch also
+// holds which contacts its zone counts. A clamped cutoff has derivative 0 (the value sits on the
 // bound); user sensors are zeros (derivative 0). With an acceleration sensor other than
 // actuatorfrc, d->deriv_* holds the step derivatives' report and the solve must have a
 // derivative: GDN_ERR_UNCONVERGED (an unconverged solve without GDN_ENBL_ONESIDED),
-// GDN_ERR_SINGULAR, GDN_ERR_UNSUPPORTED (a row or contact pair the step derivatives refuse).
+// GDN_ERR_SINGULAR, GDN_ERR_UNSUPPORTED (a row or contact pair the step derivatives refuse),
+// each with nothing written.
 // GDN_ERR_UNSUPPORTED when the model has a sensor whose derivative is not implemented
-// (gdn_sensor_unsupported_derivative: force and torque in a model with a weld equality,
-// actuatorpos / vel on ball or free joints and on a body transmission, actuatorfrc on a body
-// transmission, jointlimitvel of a ball joint), with nothing written, and at a state where a
+// (gdn_sensor_unsupported_derivative: actuatorpos / vel on ball or free joints and on a body
+// transmission, actuatorfrc on a body transmission, jointlimitvel of a ball joint), with
+// nothing written, and at a state where a
 // rangefinder grazes its surface or a tendon sensor's tendon wraps inside (no derivative
 // there); GDN_ERR_ARG for a NULL m / d or another model's data.
 // The rangefinder's derivative holds the hit on the surface it hit (docs/derivatives.md);

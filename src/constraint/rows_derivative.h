@@ -61,6 +61,11 @@ typedef struct gdnRowsLinear {
     double* tDJ;              // the moving J rows' DJ_i = d J_i / dq (nv x nv each, in row
                               // order: spatial tendon rows, joint / tendon equalities whose J
                               // moves; NULL without such rows)
+    int mj_weld_torque;       // 0 (gdn_rows_linear_build): the rows' body wrenches are J' f.
+                              // 1: a weld's rotation rows act as MuJoCo 2.2.2's cfrc_ext
+                              // reads them, f_r as a torque (sigma_s f_r, no frozen-force
+                              // tangent): gdn_rows_jvp / vjp's dW and gdn_rows_wrench_of then
+                              // give cfrc_ext's contact, connect and weld wrenches (sensors)
     double state_margin;      // how far from another branch (d->deriv_state_margin, data.h)
     double activation_margin; // (d->deriv_activation_margin)
 } gdnRowsLinear;

@@ -560,7 +560,8 @@ static void sensor_linear(const gdnModel* m, const gdnData* d, int i, const doub
 //   force  R' f:              R' [0 | I] dF_b + R' [f] om
 //   torque R' (n_o - p x f):  R' [I | -[p]] dF_b + R' [f] [-[p] | I] xi_b + R' [n_p] om
 // and touch, jointlimitfrc, tendonlimitfrc: linear in efc_force (df), with the contacts that
-// count and the rows held. dA_b, dF_b and df come from the front (sensor_derivative below).
+// count and the rows held. dA_b, dF_b and df come from the front (sensor_derivative below);
+// dF_b's external wrenches are cfrc_ext's (a weld's rotation forces read as a torque).
 
 // K = s M [-[p] | I] (M NULL: I), rotated by R' (NULL: world axes), onto kind
 static void emit_point_map(Lin* c, int b, int kind, const double* M, const double p[3],
@@ -768,17 +769,6 @@ static int acc_kind(const gdnModel* m, int i) {
     default:
         return 0;
     }
-}
-
-// 1 when the model has a weld equality (MuJoCo 2.2.2's cfrc_ext reads a weld's rotation rows'
-// forces as a torque, which is not the rows' J' f that the derivative differentiates)
-static int has_weld(const gdnModel* m) {
-    for (int k = 0; k < m->neq; k++) {
-        if (m->eq_type[k] == 1) {
-            return 1;
-        }
-    }
-    return 0;
 }
 
 // the tendon of a tendon-valued sensor: its own (tendonpos, vel, limitpos, limitvel) or its
@@ -1052,10 +1042,9 @@ static int supported(const gdnModel* m, int i) {
     case GDN_SENS_ACCELEROMETER:
     case GDN_SENS_FRAMELINACC:
     case GDN_SENS_FRAMEANGACC:
-        return 1; // acc_sensor_linear
     case GDN_SENS_FORCE:
     case GDN_SENS_TORQUE:
-        return !has_weld(m); // acc_sensor_linear (not with a weld's cfrc_ext)
+        return 1; // acc_sensor_linear
     default:
         return m->sensor_needstage[i] != GDN_STAGE_ACC;
     }
@@ -1150,11 +1139,14 @@ static gdnStatus acc_stage_jvp(const gdnModel* m, gdnData* d, accStage* a, const
     gdn_actuator_input_tangent(m, du, dact, a->dui);
     gdnStatus st = gdn_forward_accel_jvp(m, d, &a->L, dq, dv, a->dui, a->dqacc, a->df, &what);
     if (st == GDN_OK && wrench) {
-        // dW: the rows' body wrenches moving at fixed forces, then at df
+        // dW: cfrc_ext's rows (contacts, connects, welds as MuJoCo reads them) moving at fixed
+        // forces, then at df
+        a->L.lin.mj_weld_torque = 1;
         gdn_body_tangent_jvp_axes(m, d, a->L.S, a->L.x, dq, NULL, a->xi2, a->etax);
         st = gdn_rows_jvp(m, d, &a->L.lin, xi, eta, a->etax, dq, dv, NULL, a->djar0, a->dlogD,
                           a->dW, NULL);
         gdn_rows_wrench_of(m, d, &a->L.lin, a->df, a->dW, NULL);
+        a->L.lin.mj_weld_torque = 0;
     }
     if (st == GDN_OK && (a->kinds & 12)) {
         gdnResidualDirection dir = {dq, dv, a->dqacc, NULL, NULL, wrench ? a->dW : NULL,
@@ -1196,9 +1188,11 @@ static gdnStatus acc_stage_vjp(const gdnModel* m, gdnData* d, accStage* a, Lin* 
     }
     if (st == GDN_OK && wrench) {
         memset(etaxbar, 0, sizeof(double) * (size_t)nb6);
+        a->L.lin.mj_weld_torque = 1;
         st = gdn_rows_vjp(m, d, &a->L.lin, NULL, NULL, Wbar, NULL, c->xibar, c->etabar, etaxbar,
                           gq, gv);
         gdn_rows_wrench_of_vjp(m, d, &a->L.lin, Wbar, c->fbar);
+        a->L.lin.mj_weld_torque = 0;
         if (st == GDN_OK) {
             st = gdn_body_tangent_vjp_axes(m, d, a->L.S, a->L.x, NULL, etaxbar, gq, NULL);
         }
@@ -1297,7 +1291,6 @@ static gdnStatus sensor_derivative(const gdnModel* m, gdnData* d, int adjoint, c
         c.dv = dv;
         c.du = du;
         c.da = da;
-        memset(ds, 0, sizeof(double) * (size_t)m->nsensordata);
         if (acc.kinds) {
             gdnStatus st = acc_stage_jvp(m, d, &acc, dq, dv, du, da, xi, eta, &c);
             if (st != GDN_OK) {
@@ -1305,6 +1298,7 @@ static gdnStatus sensor_derivative(const gdnModel* m, gdnData* d, int adjoint, c
                 return st;
             }
         }
+        memset(ds, 0, sizeof(double) * (size_t)m->nsensordata);
     } else {
         memset(xi, 0, sizeof(double) * 6 * (size_t)nb);
         memset(eta, 0, sizeof(double) * 6 * (size_t)nb);

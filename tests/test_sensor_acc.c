@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-// Derivatives of the acceleration-stage sensors (accelerometer, force, torque, framelinacc,
-// frameangacc, touch, jointlimitfrc, tendonlimitfrc, actuatorfrc of a stateful actuator):
-// gdn_sensor_jvp_act vs central differences of gdn_forward's and of MuJoCo 2.2.2's sensordata,
-// the dot-product identity with gdn_sensor_vjp_act, and a rollout objective of acceleration
-// sensors through the trajectory adjoint vs central differences.
+// Acceleration-stage sensor derivatives vs finite differences (gradyn, MuJoCo) and adjoints.
 //
+// What: gdn_sensor_jvp_act of accelerometer, force, torque, framelinacc, frameangacc, touch,
+// jointlimitfrc, tendonlimitfrc (and actuatorfrc of a stateful actuator) vs central
+// differences of gdn_forward's and of MuJoCo 2.2.2's mj_forward sensordata, the dot-product
+// identity with gdn_sensor_vjp_act, the refusals, and a rollout objective of these sensors
+// through the trajectory adjoint vs central differences.
 // Tolerances and why (tests/models/sensors_acc_deriv.xml: Newton to tolerance 1e-14, the box's
 // and the leg's solimp widths (1 cm, 5 cm) keep their penetrations inside one piece of the
 // impedance curve; sensors_contact.xml with the same solver options; the sensors are smooth
@@ -609,12 +610,12 @@ static gdnModel* load_stateless(void) {
 }
 
 // A 20-step rollout whose running and terminal costs weigh every sensor's departure from its
-// value at rest (the acceleration sensors scaled to the others): the trajectory adjoint's <grad, dir> vs central FD of
-// gdn_rollout_objective (eps 5e-7) along a random direction of q0, v0 and the controls. The
-// start: the model settled for 0.4 s from its rest pose (the box and the leg resting on the
-// floor, the rod and its welded block hanging on the connect), then random velocities and
-// controls; a draw whose FD rollouts change the active set at some step is replaced (up to 8
-// draws; at least one must keep it)
+// value at rest (the acceleration sensors scaled to the others): the trajectory adjoint's
+// <grad, dir> vs central FD of gdn_rollout_objective (eps 5e-7) along a random direction of
+// q0, v0 and the controls. The start: the model settled for 0.4 s from its rest pose (the box
+// and the leg resting on the floor, the rod and its welded block hanging on the connect), then
+// random velocities and controls; a draw whose FD rollouts change the active set at some step
+// is replaced (up to 8 draws; at least one must keep it)
 static int test_acc_sensor_adjoint_objective(void) {
     gdnModel* m = load_stateless();
     CHECK(m != NULL);

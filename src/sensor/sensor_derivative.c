@@ -10,10 +10,10 @@
 
 #include "base/arena.h"
 #include "collision/ray.h"
-#include "dynamics/com.h"
-#include "dynamics/force_derivative.h"
 #include "constraint/constraint.h"
 #include "constraint/rows_derivative.h"
+#include "dynamics/com.h"
+#include "dynamics/force_derivative.h"
 #include "dynamics/rne_post.h"
 #include "dynamics/transmission.h"
 #include "gradient/activation_derivative.h"

@@ -143,11 +143,13 @@ static gdnStatus check_sensor_cotangent(const gdnModel* m, int T, const double* 
             for (int k = 0; k < dim; k++) {
                 if (cs[(size_t)t * (size_t)m->nsensordata + (size_t)(adr + k)] != 0) {
                     const char* name = gdn_id2name(m, "sensor", i);
+                    const char* act = gdn_id2name(m, "actuator", a);
                     return gdn_fail(GDN_ERR_UNSUPPORTED, msg, msg_size,
-                                    "csensordata[%d][%d]: sensor '%s' (actuatorfrc of the "
-                                    "stateful actuator %d) reads act, whose cotangent the batch "
-                                    "adjoint does not carry yet: give it a zero cotangent",
-                                    t, adr + k, name && name[0] ? name : "actuatorfrc", a);
+                                    "csensordata[%d][%d]: sensor %d '%s' (actuatorfrc of the "
+                                    "stateful actuator %d '%s') reads act, whose cotangent the "
+                                    "batch adjoint does not carry yet: give it a zero cotangent",
+                                    t, adr + k, i, name && name[0] ? name : "actuatorfrc", a,
+                                    act ? act : "");
                 }
             }
         }

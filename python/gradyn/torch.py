@@ -77,7 +77,8 @@ class _Rollout(torch.autograd.Function):
     act [.., T+1, na], sensordata [.., T, nsensordata])."""
 
     @staticmethod
-    def forward(ctx, model, nthread, nstep, qpos0, qvel0, ctrl, params, friction, act0):
+    def forward(ctx, model, nthread, nstep, qpos0, qvel0, ctrl, params, friction, act0,
+                want_act, want_sens):
         # unused outputs get no gradient (None), so act and sensordata cost nothing backward
         ctx.set_materialize_grads(False)
         models = (model,) if isinstance(model, Model) else tuple(model)
@@ -88,13 +89,17 @@ class _Rollout(torch.autograd.Function):
                     raise ValueError(f"{name}: {x.shape[0]} sets for {len(models)} models")
                 setter(models, x)
         arg = model if isinstance(model, Model) else models
-        qpos, qvel, act, sens = _batch.rollout(arg, _numpy(qpos0), _numpy(qvel0), _numpy(ctrl),
-                                               act0=_numpy(act0), nstep=nstep, nthread=nthread,
-                                               act=True, sensordata=True)
+        out = _batch.rollout(arg, _numpy(qpos0), _numpy(qvel0), _numpy(ctrl), act0=_numpy(act0),
+                             nstep=nstep, nthread=nthread, act=want_act, sensordata=want_sens)
         ctx.model, ctx.nthread, ctx.nstep = arg, nthread, nstep
         ctx.save_for_backward(qpos0, qvel0, ctrl, params, friction, act0)
-        return (torch.from_numpy(qpos), torch.from_numpy(qvel), torch.from_numpy(act),
-                torch.from_numpy(sens))
+        # the outputs not asked for are empty placeholders (they get no gradient)
+        res = [torch.from_numpy(x) for x in out]
+        if not want_act:
+            res.insert(2, torch.empty(0, dtype=torch.float64))
+        if not want_sens:
+            res.append(torch.empty(0, dtype=torch.float64))
+        return tuple(res)
 
     @staticmethod
     def backward(ctx, gqpos, gqvel, gact, gsens):
@@ -136,7 +141,7 @@ class _Rollout(torch.autograd.Function):
         da = None
         if act0 is not None and ctx.needs_input_grad[8]:
             da = torch.from_numpy(g["act0"])
-        return None, None, None, dq, dv, du, dp, df, da
+        return None, None, None, dq, dv, du, dp, df, da, None, None
 
 
 def rollout(model, qpos0, qvel0, ctrl=None, params=None, *, geom_friction=None, act0=None,
@@ -160,7 +165,7 @@ def rollout(model, qpos0, qvel0, ctrl=None, params=None, *, geom_friction=None, 
     if act0 is not None:
         _check(act0, "act0")
     q, v, a, s = _Rollout.apply(model, int(nthread), nstep, qpos0, qvel0, ctrl, params,
-                                geom_friction, act0)
+                                geom_friction, act0, bool(return_act), bool(return_sensordata))
     out = (q, v)
     if return_act:
         out += (a,)

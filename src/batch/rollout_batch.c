@@ -52,7 +52,8 @@ static void rollout_entry(void* arg, int w, int b) {
     const double* ctrl = nu > 0 ? job->ctrl + (size_t)b * (size_t)T * (size_t)nu : NULL;
     gdnBatchStatus* s = job->status + b;
 
-    // x_0 on a data as gdn_data_create leaves it (zero warm start, applied forces, time)
+    // x_0 on a data as gdn_data_create leaves it (zero warm start, applied forces, time), with
+    // act0 when given (else the reset's zeros)
     gdn_data_reset(m, d);
     memcpy(d->qpos, job->qpos0 + (size_t)b * (size_t)nq, sizeof(double) * (size_t)nq);
     memcpy(d->qvel, job->qvel0 + (size_t)b * (size_t)nv, sizeof(double) * (size_t)nv);

@@ -63,13 +63,13 @@ def _models(model, lo, hi):
     return models if len(models) == 1 else models[lo:hi]
 
 
-def rollout(model, qpos0, qvel0, ctrl=None, *, act0=None, nstep=None, nthread=0, root=None,
-            comm=None):
+def rollout(model, qpos0, qvel0, ctrl=None, *, act0=None, act=False, sensordata=False,
+            nstep=None, nthread=0, root=None, comm=None):
     """gradyn.batch.rollout of a batch [B, ...] split over the ranks of comm (COMM_WORLD);
-    act0 [B, na] (None: zero) as gradyn.batch.rollout's.
+    act0 [B, na] (None: zero), act and sensordata as gradyn.batch.rollout's.
 
-    Returns (qpos [B, T+1, nq], qvel [B, T+1, nv]) on every rank (root None) or on root alone
-    (None elsewhere). A failing entry raises gradyn.Error on every rank, naming the entry.
+    Returns (qpos [B, T+1, nq], qvel [B, T+1, nv][, act [B, T+1, na]][, sensordata
+    [B, T, nsensordata]]) on every rank (root None) or on root alone (None elsewhere). A failing entry raises gradyn.Error on every rank, naming the entry.
     """
     comm = comm or _mpi().COMM_WORLD
     size, rank = comm.Get_size(), comm.Get_rank()
@@ -78,15 +78,16 @@ def rollout(model, qpos0, qvel0, ctrl=None, *, act0=None, nstep=None, nthread=0,
     if q0.ndim != 2:
         raise ValueError("qpos0: expected a batch [nbatch, nq]")
     lo, hi = _block(q0.shape[0], size, rank)
-    q = v = None
+    parts = [None] * (2 + bool(act) + bool(sensordata))
     status = []
     if hi > lo:
-        q, v, status = _batch.rollout(_models(model, lo, hi), q0[lo:hi], v0[lo:hi],
-                                      None if u is None else u[lo:hi],
-                                      act0=None if a0 is None else a0[lo:hi], nstep=nstep,
-                                      nthread=nthread, return_status=True)
+        *parts, status = _batch.rollout(_models(model, lo, hi), q0[lo:hi], v0[lo:hi],
+                                        None if u is None else u[lo:hi],
+                                        act0=None if a0 is None else a0[lo:hi], act=act,
+                                        sensordata=sensordata, nstep=nstep, nthread=nthread,
+                                        return_status=True)
     _check_status(comm, status, "rollout")
-    out = _gather(comm, [q, v], root)
+    out = _gather(comm, parts, root)
     return None if out is None else tuple(out)
 
 

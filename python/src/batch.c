@@ -245,21 +245,22 @@ done:
 }
 
 // _rollout_vjp(models, nbatch, T, qpos0, qvel0, ctrl, cqpos, cqvel, nthread, want_param,
-//              want_tangent[, want_contact[, pool[, act0[, csensordata]]]])
+//              want_tangent[, want_contact[, pool[, act0[, csensordata[, cact]]]]])
 //   -> (J [B], dqpos0 [B, nq], dqpos0_tangent [B, nv] or None, dqvel0 [B, nv],
 //       dctrl [B, T, nu], dparam [B, nbody, 10] or None,
 //       (dgeom_friction [B, ngeom, 3], dgeom_solref [B, ngeom, 2], dgeom_solimp [B, ngeom, 5])
-//       or None, status list, dact0 [B, na]); on a BatchPool nthread is not used; act0 [B, na]
-//   and csensordata [B, T, nsensordata] may be None (zero)
+//       or None, status list, dact0 [B, na]); on a BatchPool nthread is not used; act0
+//   [B, na], csensordata [B, T, nsensordata] and cact [B, T+1, na] may be None (zero)
 static PyObject* py_rollout_vjp(PyObject* self, PyObject* args)
 {
     (void)self;
     PyObject *mobj, *q0, *v0, *u, *cq, *cv, *pobj = Py_None, *a0 = Py_None, *cs = Py_None;
+    PyObject* ca = Py_None;
     Py_ssize_t nbatch, T;
     int nthread, want_param, want_tangent, want_contact = 0;
-    if (!PyArg_ParseTuple(args, "OnnOOOOOipp|pOOO:_rollout_vjp", &mobj, &nbatch, &T, &q0, &v0,
-                          &u, &cq, &cv, &nthread, &want_param, &want_tangent, &want_contact,
-                          &pobj, &a0, &cs)) {
+    if (!PyArg_ParseTuple(args, "OnnOOOOOipp|pOOOO:_rollout_vjp", &mobj, &nbatch, &T, &q0,
+                          &v0, &u, &cq, &cv, &nthread, &want_param, &want_tangent,
+                          &want_contact, &pobj, &a0, &cs, &ca)) {
         return NULL;
     }
     gdnpyModels ms;
@@ -273,16 +274,16 @@ static PyObject* py_rollout_vjp(PyObject* self, PyObject* args)
         return NULL;
     }
     const Py_ssize_t na = ms.c[0]->na, ns = ms.c[0]->nsensordata;
-    enum { NIN = 7 };
+    enum { NIN = 8 };
     gdnpyInput in[NIN];
     memset(in, 0, sizeof in);
-    PyObject* obj[NIN] = {q0, v0, u, cq, cv, a0, cs};
+    PyObject* obj[NIN] = {q0, v0, u, cq, cv, a0, cs, ca};
     const char* names[NIN] = {"qpos0", "qvel0", "ctrl", "cotangent qpos", "cotangent qvel",
-                              "act0", "cotangent sensordata"};
+                              "act0", "cotangent sensordata", "cotangent act"};
     const Py_ssize_t count[NIN] = {nbatch * nq, nbatch * nv, nbatch * T * nu,
                                    nbatch * (T + 1) * nq, nbatch * (T + 1) * nv, nbatch * na,
-                                   nbatch * T * ns};
-    const int none_ok[NIN] = {0, 0, nu == 0, 1, 1, 1, 1};
+                                   nbatch * T * ns, nbatch * (T + 1) * na};
+    const int none_ok[NIN] = {0, 0, nu == 0, 1, 1, 1, 1, 1};
     PyObject *J = NULL, *gq = NULL, *gqt = NULL, *gv = NULL, *gu = NULL, *gp = NULL;
     PyObject* ga = NULL;
     PyObject *gf = NULL, *gsr = NULL, *gsi = NULL, *contact = NULL;
@@ -331,11 +332,12 @@ static PyObject* py_rollout_vjp(PyObject* self, PyObject* args)
     if (pool) {
         rc = gdn_batch_pool_adjoint_full(pool->pool, ms.c, (int)ms.n, (int)nbatch, (int)T,
                                          in[0].ptr, in[1].ptr, in[5].ptr, in[2].ptr, in[3].ptr,
-                                         in[4].ptr, in[6].ptr, &out, st, err, (int)sizeof err);
+                                         in[4].ptr, in[7].ptr, in[6].ptr, &out, st, err,
+                                         (int)sizeof err);
     } else {
         rc = gdn_adjoint_batch_full(ms.c, (int)ms.n, (int)nbatch, (int)T, in[0].ptr, in[1].ptr,
-                                    in[5].ptr, in[2].ptr, in[3].ptr, in[4].ptr, in[6].ptr,
-                                    nthread, &out, st, err, (int)sizeof err);
+                                    in[5].ptr, in[2].ptr, in[3].ptr, in[4].ptr, in[7].ptr,
+                                    in[6].ptr, nthread, &out, st, err, (int)sizeof err);
     }
     Py_END_ALLOW_THREADS
     if (rc != GDN_OK) {
@@ -377,7 +379,7 @@ PyMethodDef gdnpy_batch_methods[] = {
      "gradyn.rollout)"},
     {"_rollout_vjp", py_rollout_vjp, METH_VARARGS,
      "_rollout_vjp(models, nbatch, nstep, qpos0, qvel0, ctrl, cqpos, cqvel, nthread, "
-     "want_param, want_tangent[, want_contact[, pool[, act0[, csensordata]]]]): the C "
-     "gradient batch (use gradyn.rollout_vjp)"},
+     "want_param, want_tangent[, want_contact[, pool[, act0[, csensordata[, cact]]]]]): the "
+     "C gradient batch (use gradyn.rollout_vjp)"},
     {NULL, NULL, 0, NULL},
 };

@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # gradyn.batch / gradyn.torch with the full state and the sensors: act0, act and sensordata
-# equal a gradyn.step loop bit for bit at every thread count and on a pool, rollout_vjp's act0
-# and sensor-cotangent gradients vs central differences, refusals, torch gradcheck w.r.t. act0
-# and through sensordata, hostile inputs raise.
+# equal a gradyn.step loop bit for bit at every thread count and on a pool, rollout_vjp's act0,
+# act- and sensor-cotangent gradients vs central differences, refusals, torch gradcheck w.r.t.
+# act0 and through act and sensordata, hostile inputs raise.
 import os
 
 import numpy as np
@@ -79,29 +79,17 @@ def test_keyframe_act0():
     assert np.array_equal(a, ra) and np.array_equal(q, rq)
 
 
-def objective(c, q, v, s):
-    cq, cv, cs = c
-    return float((cq * q).sum() + (cv * v).sum() + (cs * s).sum())
-
-
-ACTUATORFRC = 14  # gdnSensorType / mjtSensor
-
-
-def reads_act(m, i):
-    """1 for an actuatorfrc sensor of a stateful actuator (its value reads act)."""
-    return (int(np.asarray(m.sensor_type)[i]) == ACTUATORFRC
-            and int(np.asarray(m.actuator_dyntype)[np.asarray(m.sensor_objid)[i]]) != 0)
+def objective(c, q, v, a, s):
+    cq, cv, ca, cs = c
+    return float((cq * q).sum() + (cv * v).sum() + (ca * a).sum() + (cs * s).sum())
 
 
 def cotangents(m, T, seed):
+    """Random cotangents of qpos, qvel, act and sensordata (every sensor: actuatorfrc of the
+    stateful actuators too, through their act channel)."""
     rng = np.random.default_rng(seed)
-    cs = rng.standard_normal((T, m.nsensordata)) / T
-    # zero on the actuatorfrc sensors of stateful actuators (their act channel is refused)
-    adr, dim = np.asarray(m.sensor_adr), np.asarray(m.sensor_dim)
-    for i in range(m.nsensor):
-        if reads_act(m, i):
-            cs[:, adr[i]:adr[i] + dim[i]] = 0
-    return (rng.standard_normal((T + 1, m.nq)) / T, rng.standard_normal((T + 1, m.nv)) / T, cs)
+    return (rng.standard_normal((T + 1, m.nq)) / T, rng.standard_normal((T + 1, m.nv)) / T,
+            rng.standard_normal((T + 1, m.na)) / T, rng.standard_normal((T, m.nsensordata)) / T)
 
 
 def test_rollout_vjp_act0_and_sensors_vs_fd():
@@ -110,12 +98,12 @@ def test_rollout_vjp_act0_and_sensors_vs_fd():
     q0, v0, a0, u = inputs(m, 1, T, seed=3)
     q0, v0, a0, u = q0[0], v0[0], a0[0], u[0]
     c = cotangents(m, T, 4)
-    g = batch.rollout_vjp(m, q0, v0, u, c[0], c[1], act0=a0, csensordata=c[2])
+    g = batch.rollout_vjp(m, q0, v0, u, c[0], c[1], act0=a0, cact=c[2], csensordata=c[3])
     assert g["act0"].shape == (m.na,)
 
     def J(a, v, uu):
-        q, vv, s = batch.rollout(m, q0, v, uu, act0=a, sensordata=True)
-        return objective(c, q, vv, s)
+        q, vv, aa, s = batch.rollout(m, q0, v, uu, act0=a, act=True, sensordata=True)
+        return objective(c, q, vv, aa, s)
 
     assert g["J"] == pytest.approx(J(a0, v0, u), rel=1e-12)
     rng = np.random.default_rng(5)
@@ -133,18 +121,14 @@ def test_rollout_vjp_act0_and_sensors_vs_fd():
 
 
 def test_sensor_cotangent_refusals():
-    m = act_arm()
     T = 5
-    q0, v0, a0, u = inputs(m, 2, T)
-    cs = np.ones((2, T, m.nsensordata))
-    with pytest.raises(gradyn.Error, match="reads act"):
-        batch.rollout_vjp(m, q0, v0, u, act0=a0, csensordata=cs)
-    g = batch.rollout_vjp(m, q0, v0, u, act0=a0, csensordata=cs, return_status=True)
-    assert g["status"][0][0] == "unsupported" and np.isnan(g["J"]).all()
     mc = gradyn.Model.from_xml_path(model_path("sensors_contact.xml"))
-    qc, vc, _, uc = inputs(mc, 1, T)
-    with pytest.raises(gradyn.Error, match="no derivative"):
-        batch.rollout_vjp(mc, qc, vc, uc, csensordata=np.ones((1, T, mc.nsensordata)))
+    qc, vc, _, uc = inputs(mc, 2, T)
+    cs = np.ones((2, T, mc.nsensordata))
+    with pytest.raises(gradyn.Error, match="sensor 't_box' has no derivative"):
+        batch.rollout_vjp(mc, qc, vc, uc, csensordata=cs)
+    g = batch.rollout_vjp(mc, qc, vc, uc, csensordata=cs, return_status=True)
+    assert g["status"][0][0] == "unsupported" and np.isnan(g["J"]).all()
 
 
 def test_hostile_inputs():
@@ -162,6 +146,12 @@ def test_hostile_inputs():
         batch.rollout_vjp(m, q0, v0, u, act0=bad)
     with pytest.raises(ValueError, match="csensordata"):
         batch.rollout_vjp(m, q0, v0, u, csensordata=np.zeros((2, 5, m.nsensordata + 1)))
+    with pytest.raises(ValueError, match="cact"):
+        batch.rollout_vjp(m, q0, v0, u, cact=np.zeros((2, 5, m.na)))
+    with pytest.raises(gradyn.Error, match=r"cact\[0\]\[1\]\[2\]"):
+        ca = np.zeros((2, 6, m.na))
+        ca[0, 1, 2] = np.inf
+        batch.rollout_vjp(m, q0, v0, u, cact=ca)
     with pytest.raises(TypeError):
         batch.rollout(m, q0, v0, u, act0="x")
 
@@ -181,25 +171,24 @@ def test_torch_act0_gradcheck_and_sensordata():
     qb, vb, ab, sb = batch.rollout(m, q0, v0, u, act0=a0, act=True, sensordata=True)
     for x, y in ((q, qb), (v, vb), (a, ab), (s, sb)):
         assert np.array_equal(x.detach().numpy(), y)
-    # gradcheck w.r.t. act0 through qpos and qvel, then through the supported sensors
+    # gradcheck w.r.t. act0 through qpos and qvel, then through act and every sensor
     assert torch.autograd.gradcheck(lambda x: gt.rollout(m, qt.detach(), vt.detach(),
                                                          ut.detach(), act0=x), (at,),
                                     eps=1e-6, atol=1e-6, rtol=1e-5)
-    # the sensors that do not read act (scalar ones here)
-    adr = torch.tensor([int(np.asarray(m.sensor_adr)[i]) for i in range(m.nsensor)
-                        if not reads_act(m, i)])
-    assert len(adr) >= 2
-
-    def sens(x, uu):
-        out = gt.rollout(m, qt.detach(), vt.detach(), uu, act0=x, return_sensordata=True)
-        return out[2][..., adr]
-    assert torch.autograd.gradcheck(sens, (at, ut), eps=1e-6, atol=1e-6, rtol=1e-5)
-    # a gradient through act is refused, never dropped. Not under the sanitizer run: torch
-    # carries a backward's Python exception as a C++ throw, and ASan preloaded into an
-    # uninstrumented interpreter aborts in its __cxa_throw interceptor (a torch + LD_PRELOAD
-    # limitation, not this call's)
+    assert torch.autograd.gradcheck(
+        lambda x, uu: gt.rollout(m, qt.detach(), vt.detach(), uu, act0=x, return_act=True,
+                                 return_sensordata=True)[2:], (at, ut),
+        eps=1e-6, atol=1e-6, rtol=1e-5)
+    # a model whose sensors have no derivative: refused in backward when the loss reads them
+    # (not under the sanitizer run: torch carries a backward's Python exception as a C++ throw,
+    # and ASan preloaded into an uninstrumented interpreter aborts in its __cxa_throw
+    # interceptor, a torch + LD_PRELOAD limitation)
     if os.environ.get("GDNPY_SANITIZE") == "1":
         return
-    q, v, a = gt.rollout(m, qt, vt, ut, act0=at, return_act=True)
-    with pytest.raises(RuntimeError, match="act output"):
-        a.sum().backward()
+    mc = gradyn.Model.from_xml_path(model_path("sensors_contact.xml"))
+    qc, vc, _, uc = inputs(mc, 1, 5)
+    q, v, s = gt.rollout(mc, f(qc), f(vc), f(uc), return_sensordata=True)
+    q[..., -1, :].sum().backward()  # sensordata unread: no refusal
+    q, v, s = gt.rollout(mc, f(qc), f(vc), f(uc), return_sensordata=True)
+    with pytest.raises(gradyn.Error, match="no derivative"):
+        s.sum().backward()

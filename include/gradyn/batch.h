@@ -126,7 +126,8 @@ typedef struct gdnBatchGradients {
     double* pair_solref;   // (nbatch x npair x 2)
     double* pair_solimp;   // (nbatch x npair x 5)
     double* act0;          // (nbatch x na) dJ/dact0 (gdnAdjointGradients.act0: through the
-                           // dynamics); NULL: not wanted
+                           // dynamics, plus cact_0 of gdn_adjoint_batch_full); NULL: not
+                           // wanted
 } gdnBatchGradients;
 
 // Per entry errors (status[b], its arrays NaN, the others unaffected): those of

@@ -11,6 +11,7 @@
 #include "dynamics/fluid.h"
 #include "dynamics/body_wrench.h"
 #include "dynamics/passive.h"
+#include "dynamics/transmission.h"
 #include "gradient/residual.h"
 #include "gradient/step_derivative.h"
 #include "gradient/wrench.h"
@@ -55,12 +56,12 @@ const char* gdn_implicit_deriv_refusal(const gdnModel* m, const gdnData* d) {
             if (!kv) {
                 continue;
             }
-            // joint transmissions (MuJoCo's moment: the constant gear) and tendons (fixed:
-            // constant J; spatial: J moves by DJ, spatial_terms below)
-            const int trn = m->actuator_trntype[i];
-            if (trn != GDN_TRN_JOINT && trn != GDN_TRN_TENDON) {
+            // joint transmissions (MuJoCo's moment: the constant gear), tendons (fixed:
+            // constant J; spatial: J moves by DJ, spatial_terms) and the other moving
+            // transmissions (moving_terms); the body transmission's moment motion is not written
+            if (m->actuator_trntype[i] == GDN_TRN_BODY) {
                 return "the implicit integrator's derivative with a velocity-gain actuator on a "
-                       "transmission other than a joint or a tendon (d moment not implemented)";
+                       "body (adhesion) transmission (d moment not implemented)";
             }
         }
     }
@@ -549,6 +550,75 @@ static gdnStatus actuator_term(const gdnModel* m, gdnData* d, const double* a, c
     return status;
 }
 
+// the moving transmissions' part (site, slider-crank, joint-in-parent on a ball or free joint:
+// gdn_transmission_moving): qDeriv holds kv_i m_i m_i' per velocity-gain actuator i (MuJoCo's
+// mjd_actuator_vel, any transmission), and m_i = s M_i moves with q by s H_i
+// (dynamics/transmission.h: gdn_transmission_linear), w = s H_i dq:
+//   jvp:  t += kv_i (w (m_i . a)_P + m_i (w . a)_P)
+//   vjp:  gq += kv_i s H_i' ((m_i . a)_P z + (z . m_i)_P a)
+// (kv_i's own change is actuator_term's)
+static gdnStatus moving_terms(const gdnModel* m, gdnData* d, const double* a, const double* dq,
+                              double* out, const double* z, double* gq) {
+    const int nv = m->nv;
+    if ((m->opt.disableflags & GDN_DSBL_ACTUATION) || (!out && !gq) || (out && !dq)) {
+        return GDN_OK;
+    }
+    size_t mark = gdn_arena_mark(d);
+    gdnTransmissionWork w;
+    double* mi = gdn_arena_doubles(d, 4 * (size_t)nv + 1);
+    if (!mi || gdn_transmission_work_alloc(m, d, &w) != GDN_OK) {
+        gdn_arena_reset(d, mark);
+        return GDN_ERR_MEMORY;
+    }
+    double* p1 = mi + nv;
+    double* p2 = p1 + nv;
+    double* x = p2 + nv;
+    gdnStatus status = GDN_OK;
+    for (int i = 0; i < m->nu && status == GDN_OK; i++) {
+        const int trn = m->actuator_trntype[i];
+        if (trn == GDN_TRN_TENDON || gdn_transmission_moving(m, i) != 1) {
+            continue; // constant moments, and the tendons (spatial_terms)
+        }
+        const double kv = gdn_implicit_actuator_kv(m, d, i);
+        if (kv == 0) {
+            continue;
+        }
+        double L, V, s = 1;
+        if (gdn_transmission_linear(m, d, w.S, i, &L, &V, w.lrow, w.M, w.H, &s, w.scratch) < 0) {
+            status = GDN_ERR_UNSUPPORTED;
+            break;
+        }
+        for (int k = 0; k < nv; k++) {
+            mi[k] = s * w.M[k];
+        }
+        pattern_dot(m, mi, a, p1);
+        if (out) {
+            // w = s H dq
+            for (int r = 0; r < nv; r++) {
+                double acc = 0;
+                for (int c = 0; c < nv; c++) {
+                    acc += w.H[(size_t)r * (size_t)nv + (size_t)c] * dq[c];
+                }
+                x[r] = s * acc;
+            }
+            pattern_dot(m, x, a, p2);
+            for (int k = 0; k < nv; k++) {
+                out[k] += kv * (x[k] * p1[k] + mi[k] * p2[k]);
+            }
+        } else {
+            pattern_dot(m, mi, z, p2);
+            for (int r = 0; r < nv; r++) {
+                const double y = kv * s * (p1[r] * z[r] + p2[r] * a[r]);
+                for (int c = 0; y != 0 && c < nv; c++) {
+                    gq[c] += w.H[(size_t)r * (size_t)nv + (size_t)c] * y;
+                }
+            }
+        }
+    }
+    gdn_arena_reset(d, mark);
+    return status;
+}
+
 // the spatial tendons' part: qDeriv holds c_t J_t' J_t per spatial tendon t, with
 // c_t = -damping_t + sum over the actuators i on t of kv_i gear_i^2 (their moments gear_i J_t),
 // and J_t moves with q by DJ_t (kinematics/tendon_derivative.h), w = DJ_t dq:
@@ -632,6 +702,9 @@ gdnStatus gdn_implicit_dqderiv_jvp(const gdnModel* m, gdnData* d, const double* 
     if (status == GDN_OK) {
         status = spatial_terms(m, d, a, dq, t, NULL, NULL);
     }
+    if (status == GDN_OK) {
+        status = moving_terms(m, d, a, dq, t, NULL, NULL);
+    }
     return status;
 }
 
@@ -653,6 +726,9 @@ gdnStatus gdn_implicit_dqderiv_vjp(const gdnModel* m, gdnData* d, const double* 
     }
     if (status == GDN_OK && gq) {
         status = spatial_terms(m, d, a, NULL, NULL, z, gq);
+    }
+    if (status == GDN_OK) {
+        status = moving_terms(m, d, a, NULL, NULL, z, gq);
     }
     gdn_arena_reset(d, mark);
     return status;

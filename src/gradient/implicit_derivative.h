@@ -30,8 +30,8 @@
 // Every rank-one term is masked to M's pattern as qDeriv is (MuJoCo drops the entries between
 // dofs of different branches). The ellipsoid fluid law's share is its exact second derivative
 // (dynamics/fluid.h: gdn_fluid_ellipsoid_qderiv_jvp). What moves otherwise is refused
-// (gdn_implicit_deriv_refusal: muscles on ball or free joints, velocity-gain actuators on other
-// transmissions than joints and tendons). The penalty
+// (gdn_implicit_deriv_refusal: muscles on ball or free joints, velocity-gain actuators on a
+// body transmission). The penalty
 // contact's wrenches enter dr as Euler's do (qDeriv does not read them).
 // With constraint rows the same change enters the step's final solve
 // (gradient/step_constrained.c): H da = -dr_a + J' df + h (dqDeriv) a.

@@ -448,6 +448,9 @@ static const struct {
     {"WRAP_KV", "tendon_wrap.xml",
      "<velocity tendon='SF' kv='0.5'/><velocity tendon='KS' kv='0.8' gear='0.5'/>"
      "<general tendon='BF' gaintype='affine' gainprm='1 0 -0.6'/>"},
+    // a muscle on a ball joint: refused under implicit (its length's tangent); a velocity gain
+    // on the body (adhesion) transmission is differentiated (tests/test_transmission.c)
+    {"BALL_MUSCLE", "trn_site.xml", "<muscle joint='ball' lengthrange='0 1'/>"},
 };
 
 // the variant's XML (malloc'd) or NULL when name is not a variant
@@ -724,6 +727,8 @@ static const char* const g_deriv_models[] = {"IMPL_XML",       "arm7.xml",
                                              "act_arm.xml", GDN_ORACLE_MJ_ARM26,
                                              "ROWS:scene_slide.xml", "ROWS:tendon_fixed.xml",
                                              "ROWS:sol_pendulum_limit.xml", "FLUID_BOX",
+                                             "FLUID_ELLIPSOID", "trn_site.xml",
+                                             "trn_slidercrank.xml", "trn_inparent.xml",
                                              "box_penalty.xml"};
 
 static int test_jvp_vjp(void) {
@@ -887,7 +892,8 @@ static int test_transition(void) {
                                          "IMPL_ROWS_XML", "SPATIAL_KV", "WRAP_KV",
                                          "act_arm.xml", GDN_ORACLE_MJ_ARM26,
                                          "ROWS:tendon_fixed.xml", "ROWS:scene_slide.xml",
-                                         "FLUID_BOX"};
+                                         "FLUID_BOX", "FLUID_ELLIPSOID", "trn_site.xml",
+                                         "trn_slidercrank.xml", "trn_inparent.xml"};
     for (size_t i = 0; i < sizeof(models) / sizeof(models[0]); i++) {
         double efd, ejvp;
         CHECK(transition_check(models[i], &efd, &ejvp) == 0);
@@ -908,14 +914,10 @@ static int test_refusals(void) {
         const char* file;
         int rows;
         const char* what;
-    } cases[] = {{"FLUID_ELLIPSOID", 0, "ellipsoid"}};
+    } cases[] = {{"BALL_MUSCLE", 0, "muscle on a ball or free joint"}};
     for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
-        char tmp[GDN_ORACLE_TMP_PATH];
-        const char* file = scene_file(cases[k].file, tmp);
-        gdnModel* m = cases[k].rows ? gdn_test_load_model_as_is(file) : gdn_test_load_model(file);
-        if (tmp[0]) {
-            remove(tmp);
-        }
+        gdnModel* m = cases[k].rows ? gdn_test_load_model_as_is(cases[k].file)
+                                    : load_any(cases[k].file);
         CHECK(m != NULL);
         m->opt.integrator = GDN_INT_IMPLICIT;
         gdnData* d = NULL;
@@ -1048,6 +1050,7 @@ static int test_trajectory_adjoint(void) {
     CHECK(trajectory_adjoint("IMPL_XML", 150) == 0);
     CHECK(trajectory_adjoint("IMPL_ROWS_XML", 40) == 0);
     CHECK(trajectory_adjoint("FLUID_BOX", 100) == 0);
+    CHECK(trajectory_adjoint("FLUID_ELLIPSOID", 100) == 0);
     return 0;
 }
 

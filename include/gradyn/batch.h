@@ -11,12 +11,18 @@ extern "C" {
 #endif
 
 // Layouts: every array is dense, row-major, entry-major (C order, numpy's default):
-//   qpos0 [nbatch][nq], qvel0 [nbatch][nv], ctrl [nbatch][T][nu],
-//   qpos [nbatch][T+1][nq], qvel [nbatch][T+1][nv], ncon [nbatch][T+1].
+//   qpos0 [nbatch][nq], qvel0 [nbatch][nv], act0 [nbatch][na], ctrl [nbatch][T][nu],
+//   qpos [nbatch][T+1][nq], qvel [nbatch][T+1][nv], act [nbatch][T+1][na], ncon [nbatch][T+1],
+//   sensordata [nbatch][T][nsensordata].
+// The state x_t = (qpos_t, qvel_t, act_t) is MuJoCo's physics state in mujoco.rollout's order,
+// kept in one array per component as qpos and qvel always were: row 0 is x_0 as given, row
+// t + 1 the state after step t. sensordata has one row per step, as ctrl: row t is what step t
+// computed (at x_t with ctrl_t, the values mj_step and mujoco.rollout record for that step).
 // models: nmodel = 1 (every entry uses models[0]) or nmodel = nbatch (entry b uses models[b]:
 // domain randomization). All models must have the sizes of models[0] (nq, nv, nu, nbody,
 // njnt, ngeom, nsite, nvert, nconmax, njmax, npair, nexclude, neq, nmesh, nmeshvert,
-// nmeshface, nmeshgraph), else GDN_ERR_ARG naming the first differing size.
+// nmeshface, nmeshgraph, na, nmocap, ntendon, nwrap, nsensor, nsensordata), else GDN_ERR_ARG
+// naming the first differing size.
 // nthread: 0 = one thread per core (sysconf), capped at nbatch and at GDN_BATCH_MAX_THREADS;
 // the calling thread is one of them. Results are bit for bit independent of nthread and of
 // which thread runs which entry. Each call starts its threads and allocates its per-thread
@@ -39,16 +45,16 @@ typedef struct gdnBatchStatus {
 // ---------------------------------------------------------------- rollouts
 //
 // For each entry b: a gdnData reset as gdn_data_reset leaves it (zero applied forces, time 0,
-// zero warm start, zero activations act), qpos = qpos0[b], qvel = qvel0[b] (a model with
-// actuator activations starts from act = 0 and its act is not among the outputs: gdnRollout
-// takes act0 and returns dJ/dact0); then for t = 0 .. T-1: ctrl = ctrl[b][t],
+// zero warm start, zero activations act), qpos = qpos0[b], qvel = qvel0[b] (gdn_rollout_batch
+// starts act at 0 and does not return it; gdn_rollout_batch_full below takes act0 and returns
+// act and sensordata); then for t = 0 .. T-1: ctrl = ctrl[b][t],
 // gdn_step. Row 0 of qpos / qvel is the initial state as given, row t + 1 the state after
 // step t: bit for bit what a gdn_step loop on a fresh gdnData leaves. ncon (NULL: not wanted):
 // row t (t < T) is d->ncon of step t (the contacts at x_t), row T the contacts gdn_forward
 // finds at x_T.
 // A step that fails (gdn_step's status) or leaves a non-finite state stops the entry: status[b]
-// gets the status, the step and the message; rows t + 1 .. T of qpos / qvel are NaN, rows
-// t .. T of ncon -1. The other entries are unaffected.
+// gets the status, the step and the message; rows t + 1 .. T of qpos / qvel (and act) are NaN,
+// rows t .. T of ncon -1 (rows t .. T-1 of sensordata NaN). The other entries are unaffected.
 // Returns GDN_OK when the call ran (entry failures are in status only); without running
 // anything: GDN_ERR_ARG for NULL pointers (models, a model, qpos0, qvel0, ctrl with nu > 0,
 // qpos, qvel, status), nbatch <= 0, T <= 0, nthread < 0, nmodel neither 1 nor nbatch, models
@@ -59,6 +65,25 @@ GDN_API gdnStatus gdn_rollout_batch(const gdnModel* const* models, int nmodel, i
                                     const double* qpos0, const double* qvel0, const double* ctrl,
                                     int nthread, double* qpos, double* qvel, int* ncon,
                                     gdnBatchStatus* status, char* err, int err_size);
+
+// The full state and the sensors: gdn_rollout_batch with
+//   act0 (NULL: zero, gdn_data_reset's and gdnRollout.act0's default; pass the model's key_act
+//     row for a keyframe's) [nbatch][na]: each entry's initial activations, checked finite;
+//   act (NULL: not wanted) [nbatch][T+1][na]: row 0 = act0 as given, row t + 1 = d->act after
+//     step t;
+//   sensordata (NULL: not wanted) [nbatch][T][nsensordata]: row t = d->sensordata after step
+//     t, i.e. the sensors gdn_step computed at the state the step starts from (x_t, ctrl_t; an
+//     RK4 step's first stage), MuJoCo 2.2.2's mj_step values; zeros with GDN_DSBL_SENSOR (the
+//     reset data's) and for user sensors.
+// Bit for bit a gdn_step loop on a fresh gdnData with d->act = act0[b], at any nthread; na = 0
+// or nsensordata = 0 make the matching arrays empty (they may be NULL). With act0, act and
+// sensordata NULL this is gdn_rollout_batch.
+GDN_API gdnStatus gdn_rollout_batch_full(const gdnModel* const* models, int nmodel, int nbatch,
+                                         int T, const double* qpos0, const double* qvel0,
+                                         const double* act0, const double* ctrl, int nthread,
+                                         double* qpos, double* qvel, double* act,
+                                         double* sensordata, int* ncon, gdnBatchStatus* status,
+                                         char* err, int err_size);
 
 // ---------------------------------------------------------------- gradients
 //
@@ -100,6 +125,9 @@ typedef struct gdnBatchGradients {
     double* pair_friction; // (nbatch x npair x 5)
     double* pair_solref;   // (nbatch x npair x 2)
     double* pair_solimp;   // (nbatch x npair x 5)
+    double* act0;          // (nbatch x na) dJ/dact0 (gdnAdjointGradients.act0: through the
+                           // dynamics, plus cact_0 of gdn_adjoint_batch_full); NULL: not
+                           // wanted
 } gdnBatchGradients;
 
 // Per entry errors (status[b], its arrays NaN, the others unaffected): those of
@@ -113,6 +141,29 @@ GDN_API gdnStatus gdn_adjoint_batch(const gdnModel* const* models, int nmodel, i
                                     const double* cqpos, const double* cqvel, int nthread,
                                     const gdnBatchGradients* out, gdnBatchStatus* status,
                                     char* err, int err_size);
+
+// gdn_adjoint_batch of the rollout map of gdn_rollout_batch_full: the entries start from act0
+// (NULL: zero) and out->act0 gets dJ/dact0. cact [nbatch][T+1][na] (NULL: zero) are the
+// cotangents of act, csensordata [nbatch][T][nsensordata] (NULL: zero) those of sensordata:
+//   J = sum_{t=0}^{T} <cqpos_t, qpos_t> + <cqvel_t, qvel_t> + <cact_t, act_t>
+//       + sum_{t=0}^{T-1} <cs_t, s_t>
+// with s_t the sensors at (x_t, ctrl_t), evaluated by gdn_forward on the tape's scratch data
+// (time = the step's time) and differentiated by gdn_sensor_vjp_act (position- and
+// velocity-stage sensors, actuatorfrc with its act channel). With csensordata non-NULL an
+// entry whose model has a sensor without a derivative (gdn_sensor_unsupported_derivative
+// names it) fails with GDN_ERR_UNSUPPORTED, step -1, the message naming the sensor; act0,
+// cact and csensordata are checked finite. With act0, cact, csensordata and out->act0 NULL
+// this is gdn_adjoint_batch (the same results bit for bit); with act0 given (and cact,
+// csensordata NULL), J and every gradient equal gdn_adjoint_rollout_gradient's with
+// gdnRollout.act0 = act0[b] bit for bit.
+GDN_API gdnStatus gdn_adjoint_batch_full(const gdnModel* const* models, int nmodel, int nbatch,
+                                         int T, const double* qpos0, const double* qvel0,
+                                         const double* act0, const double* ctrl,
+                                         const double* cqpos, const double* cqvel,
+                                         const double* cact, const double* csensordata,
+                                         int nthread,
+                                         const gdnBatchGradients* out, gdnBatchStatus* status,
+                                         char* err, int err_size);
 
 // ---------------------------------------------------------------- the batch pool
 //
@@ -129,7 +180,7 @@ GDN_API gdnStatus gdn_adjoint_batch(const gdnModel* const* models, int nmodel, i
 // runs which entry.
 //
 // Memory: each worker gets a gdnData on its first rollout call, and a full tape plus 2 nq +
-// 2 nv doubles on its first gradient call; a tape is replaced by a longer one only when a
+// 4 nv + na + nu doubles on its first gradient call; a tape is replaced by a longer one only when a
 // call's T exceeds its steps (it then has the call's T steps) or the call's model needs a
 // larger solve reserve per step (constraints enabled after a pool's tapes were made for a
 // model with GDN_DSBL_CONSTRAINT). Calls with the same or a smaller T, the same or fewer
@@ -174,6 +225,23 @@ GDN_API gdnStatus gdn_batch_pool_adjoint(gdnBatchPool* pool, const gdnModel* con
                                          const double* cqpos, const double* cqvel,
                                          const gdnBatchGradients* out, gdnBatchStatus* status,
                                          char* err, int err_size);
+
+// gdn_rollout_batch_full and gdn_adjoint_batch_full on the pool's workers, likewise
+GDN_API gdnStatus gdn_batch_pool_rollout_full(gdnBatchPool* pool, const gdnModel* const* models,
+                                              int nmodel, int nbatch, int T,
+                                              const double* qpos0, const double* qvel0,
+                                              const double* act0, const double* ctrl,
+                                              double* qpos, double* qvel, double* act,
+                                              double* sensordata, int* ncon,
+                                              gdnBatchStatus* status, char* err, int err_size);
+GDN_API gdnStatus gdn_batch_pool_adjoint_full(gdnBatchPool* pool, const gdnModel* const* models,
+                                              int nmodel, int nbatch, int T,
+                                              const double* qpos0, const double* qvel0,
+                                              const double* act0, const double* ctrl,
+                                              const double* cqpos, const double* cqvel,
+                                              const double* cact, const double* csensordata,
+                                              const gdnBatchGradients* out,
+                                              gdnBatchStatus* status, char* err, int err_size);
 
 // ---------------------------------------------------------------- the qpos pull-back
 //

@@ -10,9 +10,9 @@
 extern "C" {
 #endif
 
-// sensor types: values equal MuJoCo 2.2.2's mjtSensor. The tendon sensors have no derivative
-// yet (gdn_sensor_unsupported_derivative names them); user sensors (MuJoCo fills them in a
-// callback, gradyn has none) keep zeros in sensordata
+// sensor types: values equal MuJoCo 2.2.2's mjtSensor (the derivatives below say which have
+// one); user sensors (MuJoCo fills them in a callback, gradyn has none) keep zeros in
+// sensordata
 typedef enum gdnSensorType {
     GDN_SENS_TOUCH = 0,      // contact normal forces summed over the site's zone (acc)
     GDN_SENS_ACCELEROMETER,  // linear acceleration of the site, site frame, gravity included
@@ -87,25 +87,34 @@ typedef enum gdnStage {
 // adds noise only with enableflags sensornoise (off by default); gradyn never adds it (the
 // loader warns when a model enables it with noise > 0). cutoff clamps as MuJoCo does.
 
-// Sensor derivatives at the state of the last gdn_forward in d (kinematics, velocities and
-// contacts / rows as it left them; call gdn_forward first). Tangent:
+// Sensor derivatives at the state of the last gdn_forward in d (kinematics, velocities,
+// contacts, rows and the solve as it left them; call gdn_forward first). Tangent:
 //   dsensordata = d sensordata / d(qpos, qvel, ctrl) . (dq, dv, du)
 // with dq a tangent of qpos in qvel's layout (nv, docs/conventions.md: q (+) eps dq), dv (nv),
 // du (nu), each NULL = zero; dsensordata (nsensordata). A quaternion sensor (framequat,
 // ballquat) gets the tangent of its 4 values. Adjoint: gq (nv), gv (nv), gu (nu) = the
 // transposed map applied to gsensordata (nsensordata), overwritten (NULL: not wanted).
-// Exact for the position- and velocity-stage sensors and actuatorfrc (a function of q, v and
-// ctrl: the only sensor du reaches); a clamped cutoff has derivative 0 (the value sits on the
-// bound); user sensors are zeros (derivative 0). GDN_ERR_UNSUPPORTED when the model has a
-// sensor whose derivative is not implemented (the other acceleration-stage sensors,
-// actuatorpos / vel on ball or free joints, jointlimitvel of a ball joint), with nothing
-// written, and at a state where a rangefinder grazes its surface, a tendon sensor's tendon
-// wraps inside without a root of its wrap equation (no derivative there) or an actuator
-// sensor's body (adhesion) transmission has a contact without a geometry derivative (its pair
-// or its features); GDN_ERR_ARG for a NULL m / d or another
-// model's data. An actuator sensor on a body transmission is differentiated at the fixed
-// contact set (the contacts' points and normals moving with their geometry tangent, the count
-// held).
+// Exact for every position- and velocity-stage sensor and for the acceleration stage's
+// actuatorfrc, accelerometer, force, torque, framelinacc, frameangacc, touch, jointlimitfrc
+// and tendonlimitfrc: these read gdn_forward's qacc (mj_forward's, with the constraint forces;
+// never the damped or implicit step acceleration), cacc, cfrc_int and efc_force, whose
+// tangents are the step derivatives' implicit differentiation of the solve at its solution
+// (docs/derivatives.md) with the contact and row set and the row states held (force and
+// torque with cfrc_ext's contact, connect and weld wrenches as MuJoCo forms them); touch also
+// holds which contacts its zone counts. A clamped cutoff has derivative 0 (the value sits on the
+// bound); user sensors are zeros (derivative 0). With an acceleration sensor other than
+// actuatorfrc, d->deriv_* holds the step derivatives' report and the solve must have a
+// derivative: GDN_ERR_UNCONVERGED (an unconverged solve without GDN_ENBL_ONESIDED),
+// GDN_ERR_SINGULAR, GDN_ERR_UNSUPPORTED (a row or contact pair the step derivatives refuse),
+// each with nothing written. An actuator sensor on a body (adhesion) transmission is
+// differentiated at the fixed contact set (the contacts' points and normals moving with their
+// geometry tangents, the count held).
+// GDN_ERR_UNSUPPORTED when the model has a sensor whose derivative is not implemented
+// (gdn_sensor_unsupported_derivative: actuatorpos / vel on ball or free joints, jointlimitvel
+// of a ball joint), with nothing written, and at a state where a rangefinder grazes its
+// surface, a tendon sensor's tendon wraps inside without a root of its wrap equation, or an
+// actuator sensor's body transmission has a contact without a geometry derivative (its pair
+// or its features; no derivative there); GDN_ERR_ARG for a NULL m / d or another model's data.
 // The rangefinder's derivative holds the hit on the surface it hit (docs/derivatives.md);
 // the tendon sensors' use the tendon's Jacobian row and its q-derivative. Arena balanced.
 GDN_API gdnStatus gdn_sensor_jvp(const gdnModel* m, gdnData* d, const double* dq,
@@ -113,15 +122,16 @@ GDN_API gdnStatus gdn_sensor_jvp(const gdnModel* m, gdnData* d, const double* dq
 GDN_API gdnStatus gdn_sensor_vjp(const gdnModel* m, gdnData* d, const double* gsensordata,
                                  double* gq, double* gv, double* gu);
 // With the actuator activations (na): an actuatorfrc sensor of a stateful actuator reads act
-// (its force law's input), whose tangent dact (na, NULL: 0) and cotangent gact (na, NULL: not
-// wanted, overwritten) these carry; gdn_sensor_jvp / vjp are them with act held
+// (its force law's input), and so does every sensor of qacc or efc_force; these carry act's
+// tangent dact (na, NULL: 0) and cotangent gact (na, NULL: not wanted, overwritten);
+// gdn_sensor_jvp / vjp are them with act held
 GDN_API gdnStatus gdn_sensor_jvp_act(const gdnModel* m, gdnData* d, const double* dq,
                                      const double* dv, const double* dact, const double* du,
                                      double* dsensordata);
 GDN_API gdnStatus gdn_sensor_vjp_act(const gdnModel* m, gdnData* d, const double* gsensordata,
                                      double* gq, double* gv, double* gact, double* gu);
-// the name of the first sensor (by id) whose derivative gdn_sensor_jvp / vjp refuse, NULL when
-// all are supported
+// the name of the first sensor (by id) whose derivative gdn_sensor_jvp / vjp refuse (their
+// comment lists the cases), NULL when all are supported
 GDN_API const char* gdn_sensor_unsupported_derivative(const gdnModel* m);
 
 #ifdef __cplusplus

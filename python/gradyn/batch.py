@@ -6,9 +6,14 @@
 
 ``rollout(model, qpos0, qvel0, ctrl)`` steps ``nbatch`` independent copies of the simulator
 (``gradyn.step``, bit for bit) on all cores and returns ``qpos[nbatch, T+1, nq]`` and
-``qvel[nbatch, T+1, nv]`` (row 0 is the initial state). ``rollout_vjp`` returns the gradients of
-``J = sum_t <cqpos_t, qpos_t> + <cqvel_t, qvel_t>`` with respect to the initial state, the
-controls and (optionally) the inertia parameters, from one adjoint pass per entry.
+``qvel[nbatch, T+1, nv]`` (row 0 is the initial state); ``act0=`` starts the actuator
+activations, ``act=True`` adds ``act[nbatch, T+1, na]`` and ``sensordata=True`` adds
+``sensordata[nbatch, T, nsensordata]`` (row t: the sensors step t computed at x_t, as mj_step).
+``rollout_vjp`` returns the gradients of
+``J = sum_t <cqpos_t, qpos_t> + <cqvel_t, qvel_t> (+ <cact_t, act_t> + <csensordata_t,
+sensordata_t>)`` with
+respect to the initial state (act0 included), the controls and (optionally) the inertia
+parameters, from one adjoint pass per entry.
 Results never depend on ``nthread``. For many small calls (MPC), a ``BatchPool`` keeps its
 threads parked and its per-thread memory between calls: ``pool.rollout(...)`` /
 ``pool.rollout_vjp(...)``, or ``pool=`` on ``rollout`` / ``rollout_vjp``, give the same
@@ -91,6 +96,17 @@ def _inputs(model, qpos0, qvel0, ctrl, nstep):
     return models, nbatch, T, q0, v0, u, batched
 
 
+def _act0(model, act0, nbatch, batched):
+    """act0 as [nbatch, na] float64 (None stays None: zero activations)."""
+    if act0 is None:
+        return None
+    m0 = model if isinstance(model, Model) else _models(model)[0]
+    a = _array(act0, "act0", (m0.na,), batched)
+    if batched and a.shape[0] != nbatch:
+        raise ValueError(f"act0: {a.shape[0]} entries, qpos0 has {nbatch}")
+    return a
+
+
 def _raise_failed(status, what):
     bad = [(b, s) for b, s in enumerate(status) if s[1] != 0]
     if bad:
@@ -116,30 +132,42 @@ def _threads(nthread, pool):
     return nthread
 
 
-def rollout(model, qpos0, qvel0, ctrl=None, *, nstep=None, nthread=None, ncon=False,
-            return_status=False, pool=None):
+def rollout(model, qpos0, qvel0, ctrl=None, *, act0=None, nstep=None, nthread=None, act=False,
+            sensordata=False, ncon=False, return_status=False, pool=None):
     """Step nbatch rollouts on a thread pool.
 
     model: a Model, or a list of nbatch Models of equal sizes (domain randomization).
     qpos0 [nbatch, nq], qvel0 [nbatch, nv], ctrl [nbatch, T, nu] (or unbatched [nq], [nv],
     [T, nu]: the outputs then have no batch axis). ctrl None needs nu == 0 and nstep.
-    Returns (qpos [nbatch, T+1, nq], qvel [nbatch, T+1, nv]), plus ncon [nbatch, T+1] (int)
-    with ncon=True, plus the per-entry status list [(status name, code, step, message)] with
-    return_status=True. A failing entry (a diverging state) has NaN rows after its failing
+    act0 [nbatch, na]: the initial actuator activations (None: zero, as Data's reset; a
+    keyframe's are m.key_act[k]).
+    Returns (qpos [nbatch, T+1, nq], qvel [nbatch, T+1, nv]), plus act [nbatch, T+1, na] (row
+    0 = act0) with act=True, plus sensordata [nbatch, T, nsensordata] (row t = the sensors of
+    step t, at the state it starts from: mj_step's / mujoco.rollout's) with sensordata=True,
+    plus ncon [nbatch, T+1] (int) with ncon=True, plus the per-entry status list
+    [(status name, code, step, message)] with return_status=True. A failing entry (a diverging state) has NaN rows after its failing
     step; without return_status it raises gradyn.Error naming the entry.
     nthread: None or 0 = all cores. pool: a BatchPool whose threads and memory run the call
     (then nthread must be None); the results are the same bit for bit.
     """
     models, nbatch, T, q0, v0, u, batched = _inputs(model, qpos0, qvel0, ctrl, nstep)
+    a0 = _act0(models[0], act0, nbatch, batched)
     nthread = _threads(nthread, pool)
-    qpos, qvel, nc, status = _gradyn._rollout(models, nbatch, T, q0, v0, u, nthread, bool(ncon),
-                                              pool)
+    qpos, qvel, nc, status, ac, sd = _gradyn._rollout(models, nbatch, T, q0, v0, u, nthread,
+                                                      bool(ncon), pool, a0, bool(act),
+                                                      bool(sensordata))
     if not return_status:
         _raise_failed(status, "rollout")
     if not batched:
         qpos, qvel = qpos[0], qvel[0]
         nc = nc[0] if nc is not None else None
+        ac = ac[0] if ac is not None else None
+        sd = sd[0] if sd is not None else None
     out = (qpos, qvel)
+    if act:
+        out += (ac,)
+    if sensordata:
+        out += (sd,)
     if ncon:
         out += (nc.astype(np.int64),)
     if return_status:
@@ -147,15 +175,19 @@ def rollout(model, qpos0, qvel0, ctrl=None, *, nstep=None, nthread=None, ncon=Fa
     return out
 
 
-def rollout_vjp(model, qpos0, qvel0, ctrl, cqpos=None, cqvel=None, *, nstep=None,
-                nthread=None, params=False, tangent=False, contact=False, return_status=False,
-                pool=None):
+def rollout_vjp(model, qpos0, qvel0, ctrl, cqpos=None, cqvel=None, *, act0=None, cact=None,
+                csensordata=None, nstep=None, nthread=None, params=False, tangent=False,
+                contact=False, return_status=False, pool=None):
     """Gradients of J = sum_t <cqpos_t, qpos_t> + <cqvel_t, qvel_t> over rollout's map.
 
     cqpos [nbatch, T+1, nq] and cqvel [nbatch, T+1, nv] (None: zero) are cotangents of
-    rollout's outputs, in qpos coordinates. Returns a dict with J [nbatch], qpos0 [nbatch, nq]
+    rollout's outputs, in qpos coordinates; cact [nbatch, T+1, na] (None: zero) adds
+    sum_t <cact_t, act_t>, csensordata [nbatch, T, nsensordata] (None: zero) adds
+    sum_t <csensordata_t, sensordata_t> (sensors with a derivative only: an entry whose model
+    has another sensor fails with GDN_ERR_UNSUPPORTED naming it). act0 as for rollout.
+    Returns a dict with J [nbatch], qpos0 [nbatch, nq]
     (the gradient w.r.t. the raw qpos0 input, quaternion normalization included), qvel0
-    [nbatch, nv], ctrl [nbatch, T, nu], and with params=True param [nbatch, nbody, 10] (the
+    [nbatch, nv], act0 [nbatch, na], ctrl [nbatch, T, nu], and with params=True param [nbatch, nbody, 10] (the
     inertia parameters, canonical packing), with tangent=True qpos0_tangent [nbatch, nv], with
     contact=True geom_friction [nbatch, ngeom, 3], geom_solref [.., 2], geom_solimp [.., 5]
     (the contact parameters of Model.set_geom_*, summed over the steps' contacts).
@@ -167,16 +199,20 @@ def rollout_vjp(model, qpos0, qvel0, ctrl, cqpos=None, cqvel=None, *, nstep=None
     m0 = models[0]
     cq = None if cqpos is None else _array(cqpos, "cqpos", (T + 1, m0.nq), batched)
     cv = None if cqvel is None else _array(cqvel, "cqvel", (T + 1, m0.nv), batched)
-    for name, c in (("cqpos", cq), ("cqvel", cv)):
+    cs = (None if csensordata is None
+          else _array(csensordata, "csensordata", (T, m0.nsensordata), batched))
+    ca = None if cact is None else _array(cact, "cact", (T + 1, m0.na), batched)
+    for name, c in (("cqpos", cq), ("cqvel", cv), ("csensordata", cs), ("cact", ca)):
         if c is not None and batched and c.shape[0] != nbatch:
             raise ValueError(f"{name}: {c.shape[0]} entries, qpos0 has {nbatch}")
+    a0 = _act0(m0, act0, nbatch, batched)
     nthread = _threads(nthread, pool)
-    J, gq, gqt, gv, gu, gp, gc, status = _gradyn._rollout_vjp(
+    J, gq, gqt, gv, gu, gp, gc, status, ga = _gradyn._rollout_vjp(
         models, nbatch, T, q0, v0, u, cq, cv, nthread, bool(params), bool(tangent),
-        bool(contact), pool)
+        bool(contact), pool, a0, cs, ca)
     if not return_status:
         _raise_failed(status, "rollout_vjp")
-    out = {"J": J, "qpos0": gq, "qvel0": gv, "ctrl": gu}
+    out = {"J": J, "qpos0": gq, "qvel0": gv, "act0": ga, "ctrl": gu}
     if params:
         out["param"] = gp
     if tangent:

@@ -63,42 +63,47 @@ def _models(model, lo, hi):
     return models if len(models) == 1 else models[lo:hi]
 
 
-def rollout(model, qpos0, qvel0, ctrl=None, *, nstep=None, nthread=0, root=None, comm=None):
-    """gradyn.batch.rollout of a batch [B, ...] split over the ranks of comm (COMM_WORLD).
+def rollout(model, qpos0, qvel0, ctrl=None, *, act0=None, act=False, sensordata=False,
+            nstep=None, nthread=0, root=None, comm=None):
+    """gradyn.batch.rollout of a batch [B, ...] split over the ranks of comm (COMM_WORLD);
+    act0 [B, na] (None: zero), act and sensordata as gradyn.batch.rollout's.
 
-    Returns (qpos [B, T+1, nq], qvel [B, T+1, nv]) on every rank (root None) or on root alone
-    (None elsewhere). A failing entry raises gradyn.Error on every rank, naming the entry.
+    Returns (qpos [B, T+1, nq], qvel [B, T+1, nv][, act [B, T+1, na]][, sensordata
+    [B, T, nsensordata]]) on every rank (root None) or on root alone (None elsewhere). A failing entry raises gradyn.Error on every rank, naming the entry.
     """
     comm = comm or _mpi().COMM_WORLD
     size, rank = comm.Get_size(), comm.Get_rank()
     q0, v0, u = _share(comm, qpos0), _share(comm, qvel0), _share(comm, ctrl)
+    a0 = _share(comm, act0)
     if q0.ndim != 2:
         raise ValueError("qpos0: expected a batch [nbatch, nq]")
     lo, hi = _block(q0.shape[0], size, rank)
-    q = v = None
+    parts = [None] * (2 + bool(act) + bool(sensordata))
     status = []
     if hi > lo:
-        q, v, status = _batch.rollout(_models(model, lo, hi), q0[lo:hi], v0[lo:hi],
-                                      None if u is None else u[lo:hi], nstep=nstep,
-                                      nthread=nthread, return_status=True)
+        *parts, status = _batch.rollout(_models(model, lo, hi), q0[lo:hi], v0[lo:hi],
+                                        None if u is None else u[lo:hi],
+                                        act0=None if a0 is None else a0[lo:hi], act=act,
+                                        sensordata=sensordata, nstep=nstep, nthread=nthread,
+                                        return_status=True)
     _check_status(comm, status, "rollout")
-    out = _gather(comm, [q, v], root)
+    out = _gather(comm, parts, root)
     return None if out is None else tuple(out)
 
 
-def rollout_vjp(model, qpos0, qvel0, ctrl, cqpos=None, cqvel=None, *, nstep=None, nthread=0,
-                params=False, root=None, comm=None):
-    """gradyn.batch.rollout_vjp of a batch split over the ranks; the dict of gradients, batch
-    axis first, on every rank (root None) or on root alone. A failing entry raises
-    gradyn.Error on every rank."""
+def rollout_vjp(model, qpos0, qvel0, ctrl, cqpos=None, cqvel=None, *, act0=None, nstep=None,
+                nthread=0, params=False, root=None, comm=None):
+    """gradyn.batch.rollout_vjp of a batch split over the ranks; the dict of gradients (J,
+    qpos0, qvel0, act0, ctrl, param), batch axis first, on every rank (root None) or on root
+    alone. A failing entry raises gradyn.Error on every rank."""
     comm = comm or _mpi().COMM_WORLD
     size, rank = comm.Get_size(), comm.Get_rank()
     q0, v0, u = _share(comm, qpos0), _share(comm, qvel0), _share(comm, ctrl)
-    cq, cv = _share(comm, cqpos), _share(comm, cqvel)
+    cq, cv, a0 = _share(comm, cqpos), _share(comm, cqvel), _share(comm, act0)
     if q0.ndim != 2:
         raise ValueError("qpos0: expected a batch [nbatch, nq]")
     lo, hi = _block(q0.shape[0], size, rank)
-    keys = ["J", "qpos0", "qvel0", "ctrl"] + (["param"] if params else [])
+    keys = ["J", "qpos0", "qvel0", "act0", "ctrl"] + (["param"] if params else [])
     parts = [None] * len(keys)
     status = []
     if hi > lo:
@@ -106,7 +111,7 @@ def rollout_vjp(model, qpos0, qvel0, ctrl, cqpos=None, cqvel=None, *, nstep=None
                                None if u is None else u[lo:hi],
                                None if cq is None else cq[lo:hi],
                                None if cv is None else cv[lo:hi],
-                               nstep=nstep, nthread=nthread, params=params,
+                               act0=None if a0 is None else a0[lo:hi], nstep=nstep, nthread=nthread, params=params,
                                return_status=True)
         parts = [g[k] for k in keys]
         status = g["status"]

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// The batch entry points for Python: _rollout and _rollout_vjp over gdn_rollout_batch and
-// gdn_adjoint_batch, or a BatchPool's gdn_batch_pool_rollout / gdn_batch_pool_adjoint
-// (include/gradyn/batch.h), flat float64 inputs whose shapes the Python wrappers
+// The batch entry points for Python: _rollout and _rollout_vjp over gdn_rollout_batch_full and
+// gdn_adjoint_batch_full, or a BatchPool's gdn_batch_pool_rollout_full /
+// gdn_batch_pool_adjoint_full (include/gradyn/batch.h), flat float64 inputs whose shapes the Python wrappers
 // (gradyn/batch.py) check; the GIL is released around the threaded C call.
 #include "gdnpy.h" // (Python.h first, as CPython requires)
 
@@ -122,17 +122,20 @@ static int batch_begin(const char* what, PyObject* mobj, Py_ssize_t nbatch, Py_s
     return 0;
 }
 
-// _rollout(models, nbatch, T, qpos0, qvel0, ctrl, nthread, want_ncon[, pool])
-//   -> (qpos [B, T+1, nq], qvel [B, T+1, nv], ncon [B, T+1] float or None, status list);
-//   on a BatchPool (not None) nthread is not used: the pool's workers run the call
+// _rollout(models, nbatch, T, qpos0, qvel0, ctrl, nthread, want_ncon[, pool[, act0[, want_act
+//          [, want_sensordata]]]])
+//   -> (qpos [B, T+1, nq], qvel [B, T+1, nv], ncon [B, T+1] float or None, status list,
+//       act [B, T+1, na] or None, sensordata [B, T, nsensordata] or None);
+//   on a BatchPool (not None) nthread is not used: the pool's workers run the call; act0
+//   [B, na] or None (zero)
 static PyObject* py_rollout(PyObject* self, PyObject* args)
 {
     (void)self;
-    PyObject *mobj, *q0, *v0, *u, *pobj = Py_None;
+    PyObject *mobj, *q0, *v0, *u, *pobj = Py_None, *a0 = Py_None;
     Py_ssize_t nbatch, T;
-    int nthread, want_ncon;
-    if (!PyArg_ParseTuple(args, "OnnOOOip|O:_rollout", &mobj, &nbatch, &T, &q0, &v0, &u,
-                          &nthread, &want_ncon, &pobj)) {
+    int nthread, want_ncon, want_act = 0, want_sens = 0;
+    if (!PyArg_ParseTuple(args, "OnnOOOip|OOpp:_rollout", &mobj, &nbatch, &T, &q0, &v0, &u,
+                          &nthread, &want_ncon, &pobj, &a0, &want_act, &want_sens)) {
         return NULL;
     }
     gdnpyModels ms;
@@ -146,8 +149,11 @@ static PyObject* py_rollout(PyObject* self, PyObject* args)
         models_release(&ms);
         return NULL;
     }
-    gdnpyInput iq, iv, iu;
+    const Py_ssize_t na = ms.c[0]->na, ns = ms.c[0]->nsensordata;
+    gdnpyInput iq, iv, iu, ia;
+    memset(&ia, 0, sizeof ia);
     PyObject *qpos = NULL, *qvel = NULL, *ncon = NULL, *status = NULL, *result = NULL;
+    PyObject *act = NULL, *sens = NULL;
     int* ncon_c = NULL;
     gdnBatchStatus* st = NULL;
     if (gdnpy_input(q0, nbatch * nq, 0, "qpos0", &iq) < 0) {
@@ -168,7 +174,10 @@ static PyObject* py_rollout(PyObject* self, PyObject* args)
         models_release(&ms);
         return NULL;
     }
-    double *qd, *vd, *nd = NULL;
+    if (gdnpy_input(a0, nbatch * na, 1, "act0", &ia) < 0) {
+        goto done;
+    }
+    double *qd, *vd, *nd = NULL, *ad = NULL, *sd = NULL;
     const Py_ssize_t sq[3] = {nbatch, T + 1, nq}, sv[3] = {nbatch, T + 1, nv};
     const Py_ssize_t sn[2] = {nbatch, T + 1};
     qpos = gdnpy_new_array(3, sq, &qd);
@@ -177,8 +186,16 @@ static PyObject* py_rollout(PyObject* self, PyObject* args)
         ncon = gdnpy_new_array(2, sn, &nd);
         ncon_c = ncon ? PyMem_Calloc((size_t)(nbatch * (T + 1)), sizeof(int)) : NULL;
     }
+    if (qvel && want_act) {
+        const Py_ssize_t sa[3] = {nbatch, T + 1, na};
+        act = gdnpy_new_array(3, sa, &ad);
+    }
+    if (qvel && want_sens) {
+        const Py_ssize_t ss[3] = {nbatch, T, ns};
+        sens = gdnpy_new_array(3, ss, &sd);
+    }
     st = PyMem_Calloc((size_t)nbatch, sizeof *st);
-    if (!qvel || (want_ncon && !ncon_c) || !st) {
+    if (!qvel || (want_ncon && !ncon_c) || (want_act && !act) || (want_sens && !sens) || !st) {
         if (!PyErr_Occurred()) {
             PyErr_NoMemory();
         }
@@ -188,11 +205,13 @@ static PyObject* py_rollout(PyObject* self, PyObject* args)
     gdnStatus rc;
     Py_BEGIN_ALLOW_THREADS
     if (pool) {
-        rc = gdn_batch_pool_rollout(pool->pool, ms.c, (int)ms.n, (int)nbatch, (int)T, iq.ptr,
-                                    iv.ptr, iu.ptr, qd, vd, ncon_c, st, err, (int)sizeof err);
+        rc = gdn_batch_pool_rollout_full(pool->pool, ms.c, (int)ms.n, (int)nbatch, (int)T,
+                                         iq.ptr, iv.ptr, ia.ptr, iu.ptr, qd, vd, ad, sd, ncon_c,
+                                         st, err, (int)sizeof err);
     } else {
-        rc = gdn_rollout_batch(ms.c, (int)ms.n, (int)nbatch, (int)T, iq.ptr, iv.ptr, iu.ptr,
-                               nthread, qd, vd, ncon_c, st, err, (int)sizeof err);
+        rc = gdn_rollout_batch_full(ms.c, (int)ms.n, (int)nbatch, (int)T, iq.ptr, iv.ptr,
+                                    ia.ptr, iu.ptr, nthread, qd, vd, ad, sd, ncon_c, st, err,
+                                    (int)sizeof err);
     }
     Py_END_ALLOW_THREADS
     if (rc != GDN_OK) {
@@ -204,12 +223,16 @@ static PyObject* py_rollout(PyObject* self, PyObject* args)
     }
     status = status_list(st, nbatch);
     if (status) {
-        result = Py_BuildValue("(OOOO)", qpos, qvel, ncon ? ncon : Py_None, status);
+        result = Py_BuildValue("(OOOOOO)", qpos, qvel, ncon ? ncon : Py_None, status,
+                               act ? act : Py_None, sens ? sens : Py_None);
     }
 done:
     Py_XDECREF(qpos);
     Py_XDECREF(qvel);
     Py_XDECREF(ncon);
+    Py_XDECREF(act);
+    Py_XDECREF(sens);
+    gdnpy_input_release(&ia);
     Py_XDECREF(status);
     PyMem_Free(ncon_c);
     PyMem_Free(st);
@@ -222,20 +245,22 @@ done:
 }
 
 // _rollout_vjp(models, nbatch, T, qpos0, qvel0, ctrl, cqpos, cqvel, nthread, want_param,
-//              want_tangent[, want_contact[, pool]])
+//              want_tangent[, want_contact[, pool[, act0[, csensordata[, cact]]]]])
 //   -> (J [B], dqpos0 [B, nq], dqpos0_tangent [B, nv] or None, dqvel0 [B, nv],
 //       dctrl [B, T, nu], dparam [B, nbody, 10] or None,
 //       (dgeom_friction [B, ngeom, 3], dgeom_solref [B, ngeom, 2], dgeom_solimp [B, ngeom, 5])
-//       or None, status list); on a BatchPool nthread is not used
+//       or None, status list, dact0 [B, na]); on a BatchPool nthread is not used; act0
+//   [B, na], csensordata [B, T, nsensordata] and cact [B, T+1, na] may be None (zero)
 static PyObject* py_rollout_vjp(PyObject* self, PyObject* args)
 {
     (void)self;
-    PyObject *mobj, *q0, *v0, *u, *cq, *cv, *pobj = Py_None;
+    PyObject *mobj, *q0, *v0, *u, *cq, *cv, *pobj = Py_None, *a0 = Py_None, *cs = Py_None;
+    PyObject* ca = Py_None;
     Py_ssize_t nbatch, T;
     int nthread, want_param, want_tangent, want_contact = 0;
-    if (!PyArg_ParseTuple(args, "OnnOOOOOipp|pO:_rollout_vjp", &mobj, &nbatch, &T, &q0, &v0,
-                          &u, &cq, &cv, &nthread, &want_param, &want_tangent, &want_contact,
-                          &pobj)) {
+    if (!PyArg_ParseTuple(args, "OnnOOOOOipp|pOOOO:_rollout_vjp", &mobj, &nbatch, &T, &q0,
+                          &v0, &u, &cq, &cv, &nthread, &want_param, &want_tangent,
+                          &want_contact, &pobj, &a0, &cs, &ca)) {
         return NULL;
     }
     gdnpyModels ms;
@@ -248,19 +273,24 @@ static PyObject* py_rollout_vjp(PyObject* self, PyObject* args)
         models_release(&ms);
         return NULL;
     }
-    gdnpyInput in[5];
+    const Py_ssize_t na = ms.c[0]->na, ns = ms.c[0]->nsensordata;
+    enum { NIN = 8 };
+    gdnpyInput in[NIN];
     memset(in, 0, sizeof in);
-    PyObject* obj[5] = {q0, v0, u, cq, cv};
-    const char* names[5] = {"qpos0", "qvel0", "ctrl", "cotangent qpos", "cotangent qvel"};
-    const Py_ssize_t count[5] = {nbatch * nq, nbatch * nv, nbatch * T * nu,
-                                 nbatch * (T + 1) * nq, nbatch * (T + 1) * nv};
-    const int none_ok[5] = {0, 0, nu == 0, 1, 1};
+    PyObject* obj[NIN] = {q0, v0, u, cq, cv, a0, cs, ca};
+    const char* names[NIN] = {"qpos0", "qvel0", "ctrl", "cotangent qpos", "cotangent qvel",
+                              "act0", "cotangent sensordata", "cotangent act"};
+    const Py_ssize_t count[NIN] = {nbatch * nq, nbatch * nv, nbatch * T * nu,
+                                   nbatch * (T + 1) * nq, nbatch * (T + 1) * nv, nbatch * na,
+                                   nbatch * T * ns, nbatch * (T + 1) * na};
+    const int none_ok[NIN] = {0, 0, nu == 0, 1, 1, 1, 1, 1};
     PyObject *J = NULL, *gq = NULL, *gqt = NULL, *gv = NULL, *gu = NULL, *gp = NULL;
+    PyObject* ga = NULL;
     PyObject *gf = NULL, *gsr = NULL, *gsi = NULL, *contact = NULL;
     PyObject *status = NULL, *result = NULL;
     gdnBatchStatus* st = NULL;
     int ok = 1;
-    for (int k = 0; k < 5 && ok; k++) {
+    for (int k = 0; k < NIN && ok; k++) {
         ok = gdnpy_input(obj[k], count[k], none_ok[k], names[k], in + k) == 0;
     }
     if (!ok) {
@@ -274,6 +304,8 @@ static PyObject* py_rollout_vjp(PyObject* self, PyObject* args)
     gq = J ? gdnpy_new_array(2, sq, &out.qpos0) : NULL;
     gv = gq ? gdnpy_new_array(2, sv, &out.qvel0) : NULL;
     gu = gv ? gdnpy_new_array(3, su, &out.ctrl) : NULL;
+    const Py_ssize_t sa[2] = {nbatch, na};
+    ga = gu ? gdnpy_new_array(2, sa, &out.act0) : NULL;
     if (gu && want_tangent) {
         gqt = gdnpy_new_array(2, sv, &out.qpos0_tangent);
     }
@@ -288,7 +320,7 @@ static PyObject* py_rollout_vjp(PyObject* self, PyObject* args)
         gsi = gsr ? gdnpy_new_array(3, si, &out.geom_solimp) : NULL;
     }
     st = PyMem_Calloc((size_t)nbatch, sizeof *st);
-    if (!gu || (want_tangent && !gqt) || (want_param && !gp) || (want_contact && !gsi) || !st) {
+    if (!gu || !ga || (want_tangent && !gqt) || (want_param && !gp) || (want_contact && !gsi) || !st) {
         if (!PyErr_Occurred()) {
             PyErr_NoMemory();
         }
@@ -298,13 +330,14 @@ static PyObject* py_rollout_vjp(PyObject* self, PyObject* args)
     gdnStatus rc;
     Py_BEGIN_ALLOW_THREADS
     if (pool) {
-        rc = gdn_batch_pool_adjoint(pool->pool, ms.c, (int)ms.n, (int)nbatch, (int)T, in[0].ptr,
-                                    in[1].ptr, in[2].ptr, in[3].ptr, in[4].ptr, &out, st, err,
-                                    (int)sizeof err);
+        rc = gdn_batch_pool_adjoint_full(pool->pool, ms.c, (int)ms.n, (int)nbatch, (int)T,
+                                         in[0].ptr, in[1].ptr, in[5].ptr, in[2].ptr, in[3].ptr,
+                                         in[4].ptr, in[7].ptr, in[6].ptr, &out, st, err,
+                                         (int)sizeof err);
     } else {
-        rc = gdn_adjoint_batch(ms.c, (int)ms.n, (int)nbatch, (int)T, in[0].ptr, in[1].ptr,
-                               in[2].ptr, in[3].ptr, in[4].ptr, nthread, &out, st, err,
-                               (int)sizeof err);
+        rc = gdn_adjoint_batch_full(ms.c, (int)ms.n, (int)nbatch, (int)T, in[0].ptr, in[1].ptr,
+                                    in[5].ptr, in[2].ptr, in[3].ptr, in[4].ptr, in[7].ptr,
+                                    in[6].ptr, nthread, &out, st, err, (int)sizeof err);
     }
     Py_END_ALLOW_THREADS
     if (rc != GDN_OK) {
@@ -314,8 +347,8 @@ static PyObject* py_rollout_vjp(PyObject* self, PyObject* args)
     status = status_list(st, nbatch);
     contact = want_contact ? Py_BuildValue("(OOO)", gf, gsr, gsi) : Py_NewRef(Py_None);
     if (status && contact) {
-        result = Py_BuildValue("(OOOOOOOO)", J, gq, gqt ? gqt : Py_None, gv, gu,
-                               gp ? gp : Py_None, contact, status);
+        result = Py_BuildValue("(OOOOOOOOO)", J, gq, gqt ? gqt : Py_None, gv, gu,
+                               gp ? gp : Py_None, contact, status, ga);
     }
 done:
     Py_XDECREF(J);
@@ -324,13 +357,14 @@ done:
     Py_XDECREF(gv);
     Py_XDECREF(gu);
     Py_XDECREF(gp);
+    Py_XDECREF(ga);
     Py_XDECREF(gf);
     Py_XDECREF(gsr);
     Py_XDECREF(gsi);
     Py_XDECREF(contact);
     Py_XDECREF(status);
     PyMem_Free(st);
-    for (int k = 0; k < 5; k++) {
+    for (int k = 0; k < NIN; k++) {
         gdnpy_input_release(in + k);
     }
     gdnpy_pool_release(pool);
@@ -340,11 +374,12 @@ done:
 
 PyMethodDef gdnpy_batch_methods[] = {
     {"_rollout", py_rollout, METH_VARARGS,
-     "_rollout(models, nbatch, nstep, qpos0, qvel0, ctrl, nthread, want_ncon[, pool]): the C "
-     "batch rollout on flat float64 arrays (use gradyn.rollout)"},
+     "_rollout(models, nbatch, nstep, qpos0, qvel0, ctrl, nthread, want_ncon[, pool[, act0[, "
+     "want_act[, want_sensordata]]]]): the C batch rollout on flat float64 arrays (use "
+     "gradyn.rollout)"},
     {"_rollout_vjp", py_rollout_vjp, METH_VARARGS,
      "_rollout_vjp(models, nbatch, nstep, qpos0, qvel0, ctrl, cqpos, cqvel, nthread, "
-     "want_param, want_tangent[, want_contact[, pool]]): the C gradient batch (use "
-     "gradyn.rollout_vjp)"},
+     "want_param, want_tangent[, want_contact[, pool[, act0[, csensordata[, cact]]]]]): the "
+     "C gradient batch (use gradyn.rollout_vjp)"},
     {NULL, NULL, 0, NULL},
 };

@@ -429,8 +429,8 @@ PyMethodDef gdnpy_derivative_methods[] = {
      "geom_size=False) -> (gqpos, gqvel, gctrl[, gparam, gvert][, dict]): the step's adjoint"},
     {"sensor_jvp", (PyCFunction)(void (*)(void))deriv_sensor_jvp, METH_VARARGS | METH_KEYWORDS,
      "sensor_jvp(m, d, dqpos=None, dqvel=None, dctrl=None, dact=None) -> dsensordata: the "
-     "sensors' tangent at the state of the last forward (position and velocity sensors, "
-     "actuatorfrc)"},
+     "sensors' tangent at the state of the last forward (position, velocity and "
+     "acceleration sensors; a refused one is named in the error)"},
     {"sensor_vjp", (PyCFunction)(void (*)(void))deriv_sensor_vjp, METH_VARARGS | METH_KEYWORDS,
      "sensor_vjp(m, d, gsensordata, act=False) -> (gqpos, gqvel, gctrl[, gact]): the sensors' "
      "adjoint"},

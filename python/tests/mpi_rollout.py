@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # Run under mpirun by test_distributed.py: gradyn.distributed's rollout and gradient batches
-# over the ranks against gradyn.batch on one process, bit for bit; rank 0 prints the verdict.
+# over the ranks against gradyn.batch on one process, bit for bit (act0, act and sensordata too
+# for models with actuator dynamics or sensors); rank 0 prints the verdict.
 import sys
 
 import numpy as np
@@ -29,6 +30,18 @@ if comm.Get_rank() == 0:
     ok = ok and all(np.array_equal(g[k], gs[k]) for k in gs)
 else:
     ok = g is None and q.shape == (nbatch, 61, m.nq)
+# the activations and the sensors (models with actuator dynamics or sensors)
+if m.na > 0 or m.nsensordata > 0:
+    a0 = rng.uniform(0.1, 0.4, (nbatch, m.na))
+    full = distributed.rollout(m, q0, v0, u, act0=a0, act=True, sensordata=True, nthread=1)
+    ga = distributed.rollout_vjp(m, q0, v0, u, cq, act0=a0, nthread=1, root=0)
+    if comm.Get_rank() == 0:
+        ref = batch.rollout(m, q0, v0, u, act0=a0, act=True, sensordata=True, nthread=1)
+        gr = batch.rollout_vjp(m, q0, v0, u, cq, act0=a0, nthread=1)
+        ok = ok and all(np.array_equal(x, y) for x, y in zip(full, ref))
+        ok = ok and all(np.array_equal(ga[k], gr[k]) for k in gr)
+    else:
+        ok = ok and ga is None and full[2].shape == (nbatch, 61, m.na)
 # a diverging entry (on the last rank's block) raises on every rank instead of hanging one
 bad = v0.copy()
 bad[-1] = 1e300

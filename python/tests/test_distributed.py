@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # gradyn.distributed under Open MPI's mpirun: 2 and 3 ranks (uneven blocks) give the serial
-# gradyn.batch results bit for bit, rollouts and gradients; a failing entry raises on every rank.
+# gradyn.batch results bit for bit, rollouts and gradients (act0, act and sensordata on
+# act_arm.xml too); a failing entry raises on every rank.
 import os
 import shutil
 import subprocess
@@ -14,7 +15,7 @@ pytest.importorskip("mpi4py")
 
 
 @pytest.mark.parametrize("ranks, nbatch, model", [
-    (2, 4, "humanoid"), (3, 5, "double_pendulum.xml")])
+    (2, 4, "humanoid"), (3, 5, "double_pendulum.xml"), (2, 3, "act_arm.xml")])
 def test_mpi_equals_serial(ranks, nbatch, model):
     mpirun = shutil.which("mpirun")
     if not mpirun:

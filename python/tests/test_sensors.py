@@ -65,7 +65,7 @@ def test_sensor_data_writable_and_zero_sized():
 
 def test_sensor_jvp_vjp():
     """The sensors' tangent against central differences of forward, the adjoint's dot identity
-    and the refusal (gradyn.Error naming the sensor) for a model with an accelerometer."""
+    and the refusal (gradyn.Error naming the sensor) for a ball joint's jointlimitvel."""
     m = gradyn.Model.from_xml_path(model_path("sensors_deriv.xml"))
     d = gradyn.Data(m)
     rng = np.random.default_rng(3)
@@ -89,8 +89,23 @@ def test_sensor_jvp_vjp():
     g = rng.uniform(-1, 1, m.nsensordata)
     gq, gv, gu = gradyn.sensor_vjp(m, d, g)
     assert abs(g @ js - (gv @ dv + gu @ du)) <= 1e-12 * max(1.0, abs(g @ js))
+    # the acceleration sensors of sensors_chain.xml have derivatives: the identity there
     mc = gradyn.Model.from_xml_path(model_path("sensors_chain.xml"))
     dc = gradyn.Data(mc)
+    dc.qvel[:] = rng.uniform(-1, 1, mc.nv)
     gradyn.forward(mc, dc)
-    with pytest.raises(gradyn.Error, match="acc_tip"):
-        gradyn.sensor_jvp(mc, dc)
+    dvc = rng.uniform(-1, 1, mc.nv)
+    gc = rng.uniform(-1, 1, mc.nsensordata)
+    jc = gradyn.sensor_jvp(mc, dc, dqvel=dvc)
+    _, gvc, _ = gradyn.sensor_vjp(mc, dc, gc)
+    assert abs(gc @ jc - gvc @ dvc) <= 1e-12 * max(1.0, np.sum(np.abs(gc * jc)))
+    # jointlimitvel of a ball joint has no derivative: refused by name
+    mw = gradyn.Model.from_xml_string(
+        "<mujoco><worldbody><body name='a' pos='0 0 1'><joint name='b' type='ball' "
+        "limited='true' range='0 0.5'/><geom size='0.1' pos='0.2 0 0'/><site name='s'/>"
+        "</body></worldbody><sensor><accelerometer site='s'/>"
+        "<jointlimitvel name='jlv' joint='b'/></sensor></mujoco>")
+    dw = gradyn.Data(mw)
+    gradyn.forward(mw, dw)
+    with pytest.raises(gradyn.Error, match="jlv"):
+        gradyn.sensor_jvp(mw, dw)

@@ -1,24 +1,52 @@
 // SPDX-License-Identifier: Apache-2.0
 // The gradient batch: one trajectory adjoint of a linear objective per entry, on a batch pool's
-// workers (gdn_batch_pool_adjoint; gdn_adjoint_batch on a pool made for the call).
+// workers (gdn_batch_pool_adjoint_full; gdn_adjoint_batch_full on a pool made for the call; the
+// calls without _full are them without act0 and sensor cotangents).
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <gradyn/batch.h>
+#include <gradyn/sensor.h>
 
 #include "base/status.h"
 #include "batch/check.h"
 #include "batch/pool.h"
 #include "batch/workspace.h"
+#include "gradient/tape.h"
 #include "math/vec.h"
 
-// the linear objective of one entry: J = sum_t <cq_t, qpos_t> + <cv_t, qvel_t>
+// the linear objective of one entry:
+//   J = sum_t <cq_t, qpos_t> + <cv_t, qvel_t> + <ca_t, act_t> (+ sum_{t<T} <cs_t, s_t>)
 typedef struct linear_cost {
     const double* cq;    // (T + 1) x nq, NULL: zero
     const double* cv;    // (T + 1) x nv, NULL: zero
+    const double* ca;    // (T + 1) x na, NULL: zero
+    const double* cs;    // T x nsensordata, NULL: zero (then the term is linear_cost_fn)
     const double* qpos0; // the raw qpos0 (row 0 of the rollout)
+    int T;
+    gdnTape* tape;       // the entry's tape: the act gradient goes to its cost_a (tape.h)
+    double *sq, *sv, *sa, *su; // (nv, nv, na, nu) the sensor VJP's gradients (sensor_cost_fn)
 } linear_cost;
+
+// the act term <ca_t, act_t>: its value into *v and, when a gradient is wanted, ca_t as the
+// term's act gradient (the tape's internal channel, which the adjoint adds to lambda's act
+// part; tape.h)
+static void act_term(const gdnModel* m, const linear_cost* c, const gdnData* s, int t,
+                     int want_grad, double* v) {
+    const int na = m->na;
+    if (!c->ca || na == 0) {
+        return;
+    }
+    const double* ca = c->ca + (size_t)t * (size_t)na;
+    for (int i = 0; i < na; i++) {
+        *v += ca[i] * s->act[i];
+    }
+    if (want_grad) {
+        memcpy(c->tape->cost_a, ca, sizeof(double) * (size_t)na);
+        c->tape->cost_a_set = 1;
+    }
+}
 
 // one term of the linear objective at time t. Row 0's qpos is the raw input itself, whose
 // gradient the caller adds (cq_0, outside the steps' tangent space), so its gqpos stays zero
@@ -47,7 +75,97 @@ static gdnStatus linear_cost_fn(const gdnModel* m, gdnData* s, int t, void* user
             memcpy(gqvel, cv, sizeof(double) * (size_t)nv);
         }
     }
+    act_term(m, c, s, t, gqvel != NULL, &v);
     *value = v;
+    return GDN_OK;
+}
+
+// the linear objective with sensor cotangents, gradients in the tangent space (grad_tangent 1):
+// the state terms as linear_cost_fn (cq_t mapped by gdn_qpos_grad_to_tangent at qpos_t before
+// gdn_forward normalizes the scratch), then for t < T the sensors gdn_forward computes at
+// (x_t, ctrl_t) at the step's time, <cs_t, s_t>, and gdn_sensor_vjp_act's gradients added (the
+// act part through the tape's internal channel)
+static gdnStatus sensor_cost_fn(const gdnModel* m, gdnData* s, int t, void* user, double* value,
+                                double* gqpos, double* gqvel, double* gctrl) {
+    const linear_cost* c = user;
+    const int nq = m->nq, nv = m->nv, nu = m->nu, na = m->na, ns = m->nsensordata;
+    const double* q = t == 0 ? c->qpos0 : s->qpos;
+    const int want = gqvel != NULL;
+    double v = 0;
+    // the state terms
+    if (c->cq) {
+        const double* cq = c->cq + (size_t)t * (size_t)nq;
+        for (int i = 0; i < nq; i++) {
+            v += cq[i] * q[i];
+        }
+        if (gqpos && t > 0) {
+            gdn_qpos_grad_to_tangent(m, s->qpos, cq, gqpos);
+        }
+    }
+    if (c->cv) {
+        const double* cv = c->cv + (size_t)t * (size_t)nv;
+        for (int i = 0; i < nv; i++) {
+            v += cv[i] * s->qvel[i];
+        }
+        if (gqvel) {
+            memcpy(gqvel, cv, sizeof(double) * (size_t)nv);
+        }
+    }
+    act_term(m, c, s, t, want, &v);
+    // the sensors of step t (none at the terminal state)
+    if (t < c->T && ns > 0) {
+        double time = 0;
+        for (int k = 0; k < t; k++) {
+            time += m->opt.timestep; // gdn_step's time, one h per step
+        }
+        s->time = time;
+        gdnStatus st = gdn_forward(m, s);
+        if (st != GDN_OK) {
+            return st;
+        }
+        const double* cs = c->cs + (size_t)t * (size_t)ns;
+        for (int i = 0; i < ns; i++) {
+            v += cs[i] * s->sensordata[i];
+        }
+        if (want) {
+            st = gdn_sensor_vjp_act(m, s, cs, c->sq, c->sv, na > 0 ? c->sa : NULL, c->su);
+            if (st != GDN_OK) {
+                return st;
+            }
+            for (int i = 0; gqpos && i < nv; i++) {
+                gqpos[i] += c->sq[i];
+            }
+            for (int i = 0; i < nv; i++) {
+                gqvel[i] += c->sv[i];
+            }
+            for (int i = 0; gctrl && i < nu; i++) {
+                gctrl[i] += c->su[i];
+            }
+            // the act part: added to ca_t's (or alone)
+            if (na > 0) {
+                if (!c->tape->cost_a_set) {
+                    memset(c->tape->cost_a, 0, sizeof(double) * (size_t)na);
+                }
+                for (int i = 0; i < na; i++) {
+                    c->tape->cost_a[i] += c->sa[i];
+                }
+                c->tape->cost_a_set = 1;
+            }
+        }
+    }
+    *value = v;
+    return GDN_OK;
+}
+
+// GDN_ERR_UNSUPPORTED (message in msg) when sensor cotangents cannot be pulled back on m: a
+// sensor without a derivative (gdn_sensor_unsupported_derivative names it)
+static gdnStatus check_sensor_cotangent(const gdnModel* m, char* msg, int msg_size) {
+    const char* bad = gdn_sensor_unsupported_derivative(m);
+    if (bad) {
+        return gdn_fail(GDN_ERR_UNSUPPORTED, msg, msg_size,
+                        "csensordata: sensor '%s' has no derivative yet "
+                        "(gdn_sensor_unsupported_derivative)", bad);
+    }
     return GDN_OK;
 }
 
@@ -58,6 +176,7 @@ typedef struct adjoint_worker {
     double* qpos_n;   // (nq) qpos0 normalized
     double* g_tan;    // (nv) the steps' tangent gradient of x_0
     double* g_row0;   // (nv) cq_0 in the tangent space
+    double *sq, *sv, *sa, *su; // (nv, nv, na, nu) the sensor VJP's gradients
 } adjoint_worker;
 
 // worker k's tape and buffers
@@ -66,13 +185,17 @@ static adjoint_worker worker_view(const gdnModel* m, const gdnBatchWorker* k) {
     w.qpos_n = w.qpos_in + m->nq;
     w.g_tan = w.qpos_n + m->nq;
     w.g_row0 = w.g_tan + m->nv;
+    w.sq = w.g_row0 + m->nv;
+    w.sv = w.sq + m->nv;
+    w.sa = w.sv + m->nv;
+    w.su = w.sa + m->na;
     return w;
 }
 
 typedef struct adjoint_job {
     const gdnModel* const* models;
     int nmodel, T;
-    const double *qpos0, *qvel0, *ctrl, *cqpos, *cqvel;
+    const double *qpos0, *qvel0, *act0, *ctrl, *cqpos, *cqvel, *cact, *csens;
     const gdnBatchGradients* out;
     gdnBatchStatus* status;
     gdnBatchWorker* workers; // the pool's: each one's tape and buffers
@@ -87,6 +210,7 @@ static void fail_outputs(const adjoint_job* job, const gdnModel* m, int b) {
     if (o->qpos0_tangent) gdn_batch_fill_nan(o->qpos0_tangent + (size_t)b * nv, nv);
     if (o->qvel0) gdn_batch_fill_nan(o->qvel0 + (size_t)b * nv, nv);
     if (o->ctrl) gdn_batch_fill_nan(o->ctrl + (size_t)b * T * (size_t)m->nu, T * (size_t)m->nu);
+    if (o->act0) gdn_batch_fill_nan(o->act0 + (size_t)b * (size_t)m->na, (size_t)m->na);
     // the per-entry parameter arrays and their doubles per entry
     const struct {
         double* x;
@@ -154,8 +278,18 @@ static void adjoint_entry(void* arg, int wi, int b) {
     const double* x0 = job->qpos0 + (size_t)b * (size_t)nq;
     const double* cq = job->cqpos ? job->cqpos + (size_t)b * (size_t)(T + 1) * (size_t)nq : NULL;
     const double* cv = job->cqvel ? job->cqvel + (size_t)b * (size_t)(T + 1) * (size_t)nv : NULL;
+    const int ns = m->nsensordata, na = m->na;
+    const double* ca = job->cact && na > 0
+                           ? job->cact + (size_t)b * (size_t)(T + 1) * (size_t)na
+                           : NULL;
+    const double* cs = job->csens && ns > 0
+                           ? job->csens + (size_t)b * (size_t)T * (size_t)ns
+                           : NULL;
 
     gdnStatus st = prepare_qpos0(m, x0, w, msg, (int)sizeof(msg));
+    if (st == GDN_OK && cs) {
+        st = check_sensor_cotangent(m, msg, (int)sizeof(msg));
+    }
     double J = NAN;
     if (st == GDN_OK) {
         // the rollout and the objective
@@ -164,14 +298,20 @@ static void adjoint_entry(void* arg, int wi, int b) {
         r.qpos0 = w->qpos_in;
         r.qvel0 = job->qvel0 + (size_t)b * (size_t)nv;
         r.ctrl = nu > 0 ? job->ctrl + (size_t)b * (size_t)T * (size_t)nu : NULL;
-        linear_cost c = {.cq = cq, .cv = cv, .qpos0 = x0};
-        gdnObjective obj = {.terminal = {linear_cost_fn, &c, 0}, .running = {linear_cost_fn, &c, 0}};
+        r.act0 = job->act0 && m->na > 0 ? job->act0 + (size_t)b * (size_t)m->na : NULL;
+        linear_cost c = {.cq = cq, .cv = cv, .ca = ca, .cs = cs, .qpos0 = x0, .T = T,
+                         .tape = w->tape, .sq = w->sq, .sv = w->sv, .sa = w->sa, .su = w->su};
+        // without sensor cotangents the qpos-coordinate objective of gdn_adjoint_batch
+        gdnCostFn fn = cs ? sensor_cost_fn : linear_cost_fn;
+        const int tangent = cs != NULL;
+        gdnObjective obj = {.terminal = {fn, &c, tangent}, .running = {fn, &c, tangent}};
         // the gradients straight into the entry's output rows
         gdnAdjointGradients g;
         memset(&g, 0, sizeof(g));
         g.qpos0 = w->g_tan;
         g.qvel0 = o->qvel0 ? o->qvel0 + (size_t)b * (size_t)nv : NULL;
         g.ctrl = o->ctrl ? o->ctrl + (size_t)b * (size_t)T * (size_t)nu : NULL;
+        g.act0 = entry_row(o->act0, b, (size_t)m->na);
         g.param = entry_row(o->param, b, (size_t)m->nbody * GDN_N_INERTIA_PARAMS);
         g.vert = entry_row(o->vert, b, 3 * (size_t)m->nvert);
         g.geom_friction = entry_row(o->geom_friction, b, 3 * (size_t)m->ngeom);
@@ -218,47 +358,59 @@ static void adjoint_entry(void* arg, int wi, int b) {
     gdn_batch_report(s, GDN_OK, -1, "");
 }
 
-// the checks beyond gdn_batch_check's: the outputs present, the cotangents finite
-static gdnStatus check_gradient_args(const gdnModel* m, int nbatch, int T, const double* cqpos,
-                                     const double* cqvel, const gdnBatchGradients* out,
+// the checks beyond gdn_batch_check's: the outputs present, act0 and the cotangents finite
+static gdnStatus check_gradient_args(const gdnModel* m, int nbatch, int T, const double* act0,
+                                     const double* cqpos, const double* cqvel,
+                                     const double* cact, const double* csens,
+                                     const gdnBatchGradients* out,
                                      const gdnBatchStatus* status, char* err, int err_size) {
     if (!out || !status) {
         return gdn_fail(GDN_ERR_ARG, err, err_size, "NULL out or status");
     }
     gdnStatus st = GDN_OK;
-    if (cqpos) {
+    if (act0 && m->na > 0) {
+        st = gdn_batch_check_finite("act0", act0, nbatch, 1, m->na, err, err_size);
+    }
+    if (st == GDN_OK && cqpos) {
         st = gdn_batch_check_finite("cqpos", cqpos, nbatch, T + 1, m->nq, err, err_size);
     }
     if (st == GDN_OK && cqvel) {
         st = gdn_batch_check_finite("cqvel", cqvel, nbatch, T + 1, m->nv, err, err_size);
     }
+    if (st == GDN_OK && cact && m->na > 0) {
+        st = gdn_batch_check_finite("cact", cact, nbatch, T + 1, m->na, err, err_size);
+    }
+    if (st == GDN_OK && csens && m->nsensordata > 0) {
+        st = gdn_batch_check_finite("csensordata", csens, nbatch, T, m->nsensordata, err,
+                                    err_size);
+    }
     return st;
 }
 
 // the workers' tapes made or grown, the entries run (every argument checked)
-static gdnStatus pool_adjoint(gdnBatchPool* pool, const gdnModel* const* models, int nmodel,
-                              int nbatch, int T, const double* qpos0, const double* qvel0,
-                              const double* ctrl, const double* cqpos, const double* cqvel,
-                              const gdnBatchGradients* out, gdnBatchStatus* status, char* err,
-                              int err_size) {
-    // a full tape for T steps and four small buffers on each worker the call uses
+static gdnStatus pool_adjoint(gdnBatchPool* pool, const adjoint_job* proto, int nbatch,
+                              char* err, int err_size) {
+    // a full tape for T steps and the small buffers on each worker the call uses
     const int nuse = gdn_batch_pool_use(pool, nbatch);
-    gdnStatus st = gdn_batch_pool_need_tapes(pool, models[0], T, nuse, err, err_size);
+    gdnStatus st = gdn_batch_pool_need_tapes(pool, proto->models[0], proto->T, nuse, err,
+                                             err_size);
     if (st != GDN_OK) {
         return st;
     }
-    adjoint_job job = {.models = models, .nmodel = nmodel, .T = T, .qpos0 = qpos0,
-                       .qvel0 = qvel0, .ctrl = ctrl, .cqpos = cqpos, .cqvel = cqvel, .out = out,
-                       .status = status, .workers = pool->workers};
+    adjoint_job job = *proto;
+    job.workers = pool->workers;
     gdn_batch_threads_run(pool->threads, nuse, nbatch, adjoint_entry, &job);
     return GDN_OK;
 }
 
-gdnStatus gdn_batch_pool_adjoint(gdnBatchPool* pool, const gdnModel* const* models, int nmodel,
-                                 int nbatch, int T, const double* qpos0, const double* qvel0,
-                                 const double* ctrl, const double* cqpos, const double* cqvel,
-                                 const gdnBatchGradients* out, gdnBatchStatus* status,
-                                 char* err, int err_size) {
+gdnStatus gdn_batch_pool_adjoint_full(gdnBatchPool* pool, const gdnModel* const* models,
+                                      int nmodel, int nbatch, int T, const double* qpos0,
+                                      const double* qvel0, const double* act0,
+                                      const double* ctrl, const double* cqpos,
+                                      const double* cqvel, const double* cact,
+                                      const double* csensordata,
+                                      const gdnBatchGradients* out, gdnBatchStatus* status,
+                                      char* err, int err_size) {
     if (err && err_size > 0) {
         err[0] = '\0';
     }
@@ -273,28 +425,43 @@ gdnStatus gdn_batch_pool_adjoint(gdnBatchPool* pool, const gdnModel* const* mode
     st = gdn_batch_check(models, nmodel, nbatch, T, 0, qpos0, qvel0, ctrl, &pool->sizes, err,
                          err_size);
     if (st == GDN_OK) {
-        st = check_gradient_args(models[0], nbatch, T, cqpos, cqvel, out, status, err, err_size);
+        st = check_gradient_args(models[0], nbatch, T, act0, cqpos, cqvel, cact, csensordata,
+                                 out, status, err, err_size);
     }
     if (st == GDN_OK) {
-        st = pool_adjoint(pool, models, nmodel, nbatch, T, qpos0, qvel0, ctrl, cqpos, cqvel, out,
-                          status, err, err_size);
+        adjoint_job job = {.models = models, .nmodel = nmodel, .T = T, .qpos0 = qpos0,
+                           .qvel0 = qvel0, .act0 = act0, .ctrl = ctrl, .cqpos = cqpos,
+                           .cqvel = cqvel, .cact = cact, .csens = csensordata, .out = out,
+                           .status = status};
+        st = pool_adjoint(pool, &job, nbatch, err, err_size);
     }
     gdn_batch_pool_release(pool);
     return st;
 }
 
-gdnStatus gdn_adjoint_batch(const gdnModel* const* models, int nmodel, int nbatch, int T,
-                            const double* qpos0, const double* qvel0, const double* ctrl,
-                            const double* cqpos, const double* cqvel, int nthread,
-                            const gdnBatchGradients* out, gdnBatchStatus* status, char* err,
-                            int err_size) {
+gdnStatus gdn_batch_pool_adjoint(gdnBatchPool* pool, const gdnModel* const* models, int nmodel,
+                                 int nbatch, int T, const double* qpos0, const double* qvel0,
+                                 const double* ctrl, const double* cqpos, const double* cqvel,
+                                 const gdnBatchGradients* out, gdnBatchStatus* status,
+                                 char* err, int err_size) {
+    return gdn_batch_pool_adjoint_full(pool, models, nmodel, nbatch, T, qpos0, qvel0, NULL, ctrl,
+                                       cqpos, cqvel, NULL, NULL, out, status, err, err_size);
+}
+
+gdnStatus gdn_adjoint_batch_full(const gdnModel* const* models, int nmodel, int nbatch, int T,
+                                 const double* qpos0, const double* qvel0, const double* act0,
+                                 const double* ctrl, const double* cqpos, const double* cqvel,
+                                 const double* cact, const double* csensordata, int nthread,
+                                 const gdnBatchGradients* out, gdnBatchStatus* status, char* err,
+                                 int err_size) {
     if (err && err_size > 0) {
         err[0] = '\0';
     }
     gdnStatus st = gdn_batch_check(models, nmodel, nbatch, T, nthread, qpos0, qvel0, ctrl, NULL,
                                    err, err_size);
     if (st == GDN_OK) {
-        st = check_gradient_args(models[0], nbatch, T, cqpos, cqvel, out, status, err, err_size);
+        st = check_gradient_args(models[0], nbatch, T, act0, cqpos, cqvel, cact, csensordata,
+                                 out, status, err, err_size);
     }
     if (st != GDN_OK) {
         return st;
@@ -303,9 +470,21 @@ gdnStatus gdn_adjoint_batch(const gdnModel* const* models, int nmodel, int nbatc
     gdnBatchPool* pool = NULL;
     st = gdn_batch_pool_make(models[0], gdn_batch_workers(nthread, nbatch), &pool, err, err_size);
     if (st == GDN_OK) {
-        st = pool_adjoint(pool, models, nmodel, nbatch, T, qpos0, qvel0, ctrl, cqpos, cqvel, out,
-                          status, err, err_size);
+        adjoint_job job = {.models = models, .nmodel = nmodel, .T = T, .qpos0 = qpos0,
+                           .qvel0 = qvel0, .act0 = act0, .ctrl = ctrl, .cqpos = cqpos,
+                           .cqvel = cqvel, .cact = cact, .csens = csensordata, .out = out,
+                           .status = status};
+        st = pool_adjoint(pool, &job, nbatch, err, err_size);
     }
     gdn_batch_pool_free(pool);
     return st;
+}
+
+gdnStatus gdn_adjoint_batch(const gdnModel* const* models, int nmodel, int nbatch, int T,
+                            const double* qpos0, const double* qvel0, const double* ctrl,
+                            const double* cqpos, const double* cqvel, int nthread,
+                            const gdnBatchGradients* out, gdnBatchStatus* status, char* err,
+                            int err_size) {
+    return gdn_adjoint_batch_full(models, nmodel, nbatch, T, qpos0, qvel0, NULL, ctrl, cqpos,
+                                  cqvel, NULL, NULL, nthread, out, status, err, err_size);
 }

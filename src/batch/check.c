@@ -10,7 +10,8 @@
 // the size fields, in the order the messages name the first that differs
 #define GDN_BATCH_SIZES(X)                                                                      \
     X(nq) X(nv) X(nu) X(nbody) X(njnt) X(ngeom) X(nsite) X(nvert) X(nconmax) X(njmax) X(npair) \
-    X(nexclude) X(neq) X(nmesh) X(nmeshvert) X(nmeshface) X(nmeshgraph)
+    X(nexclude) X(neq) X(nmesh) X(nmeshvert) X(nmeshface) X(nmeshgraph) X(na) X(nmocap)    \
+    X(ntendon) X(nwrap) X(nsensor) X(nsensordata)
 
 void gdn_batch_sizes_of(const gdnModel* m, gdnBatchSizes* s) {
 #define COPY(field) s->field = m->field;
@@ -99,11 +100,13 @@ gdnStatus gdn_batch_check(const gdnModel* const* models, int nmodel, int nbatch,
     if (!qpos0 || !qvel0 || (m->nu > 0 && !ctrl)) {
         return gdn_fail(GDN_ERR_ARG, err, err_size, "NULL qpos0, qvel0 or ctrl (nu %d)", m->nu);
     }
-    // the largest array, nbatch (T + 1) max(nq, nv, nu, 10 nbody, 5 ngeom, 5 npair, 3 nvert)
-    // doubles, must be addressable
+    // the largest array, nbatch (T + 1) max(nq, nv, nu, na, nsensordata, 10 nbody, 5 ngeom,
+    // 5 npair, 3 nvert) doubles, must be addressable
     size_t width = (size_t)m->nq;
     if ((size_t)m->nv > width) width = (size_t)m->nv;
     if ((size_t)m->nu > width) width = (size_t)m->nu;
+    if ((size_t)m->na > width) width = (size_t)m->na;
+    if ((size_t)m->nsensordata > width) width = (size_t)m->nsensordata;
     if (10 * (size_t)m->nbody > width) width = 10 * (size_t)m->nbody;
     if (5 * (size_t)m->ngeom > width) width = 5 * (size_t)m->ngeom;
     if (5 * (size_t)m->npair > width) width = 5 * (size_t)m->npair;

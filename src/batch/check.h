@@ -8,14 +8,15 @@
 // the sizes every model of a batch (and of a pool's calls) must share
 typedef struct gdnBatchSizes {
     int nq, nv, nu, nbody, njnt, ngeom, nsite, nvert, nconmax, njmax, npair, nexclude, neq,
-        nmesh, nmeshvert, nmeshface, nmeshgraph;
+        nmesh, nmeshvert, nmeshface, nmeshgraph, na, nmocap, ntendon, nwrap, nsensor,
+        nsensordata;
 } gdnBatchSizes;
 
 // the sizes of m
 void gdn_batch_sizes_of(const gdnModel* m, gdnBatchSizes* s);
 
 // models, nmodel, nbatch, T, nthread, the inputs (NULL, sizes, overflow of
-// nbatch (T + 1) max(nq, nv, nu, 1) elements, finite values of qpos0, qvel0, ctrl); the
+// nbatch (T + 1) max(nq, nv, nu, na, nsensordata, 1) elements, finite values of qpos0, qvel0, ctrl); the
 // message names the entry; with pool non-NULL (a pool's call) models[0] must have its sizes
 // too. GDN_ERR_ARG or GDN_ERR_NONFINITE, GDN_OK
 gdnStatus gdn_batch_check(const gdnModel* const* models, int nmodel, int nbatch, int T,

@@ -115,10 +115,11 @@ gdnStatus gdn_batch_pool_need_tapes(gdnBatchPool* pool, const gdnModel* m, int T
                                     char* err, int err_size) {
     gdnTapeOptions opt;
     gdn_tape_options_init(m, T, 1, &opt);
-    const size_t nbuf = 2 * (size_t)m->nq + 2 * (size_t)m->nv;
+    const size_t nbuf = 2 * (size_t)m->nq + 4 * (size_t)m->nv + (size_t)m->na + (size_t)m->nu;
     for (int w = 0; w < nuse; w++) {
         gdnBatchWorker* k = pool->workers + w;
-        // the small buffers: qpos0 as handed to the adjoint, normalized, two tangent gradients
+        // the small buffers: qpos0 as handed to the adjoint, normalized, two tangent gradients,
+        // the sensor VJP's three gradients
         if (!k->buf) {
             k->buf = malloc(sizeof(double) * (nbuf > 0 ? nbuf : 1));
             if (!k->buf) {

@@ -18,7 +18,7 @@ typedef struct gdnBatchWorker {
     gdnTape* tape;       // gradient calls: a full tape for tape_steps steps
     int tape_steps;      // the tape's max_steps (0: no tape)
     size_t tape_reserve; // the solve reserve per step slot it was created with
-    double* buf;         // gradient calls: 2 nq + 2 nv doubles (gdn_batch_worker_buffers)
+    double* buf;         // gradient calls: 2 nq + 4 nv + na + nu doubles (adjoint_batch.c)
 } gdnBatchWorker;
 
 struct gdnBatchPool {

@@ -59,6 +59,12 @@ void gdn_constraint_mul_JT(const gdnModel* m, const gdnData* d, double* res, con
 // qfrc_constraint = efc_J' efc_force
 void gdn_constraint_qfrc(const gdnModel* m, gdnData* d);
 
+// gdn_contact_force (mj_contactForce) of contact id decoded from any force vector f (nefc: the
+// rows' forces, e.g. efc_force or its tangent; the decoding is linear); id valid, zeros for a
+// contact without rows
+void gdn_contact_force_rows(const gdnModel* m, const gdnData* d, int id, const double* f,
+                            double result[6]);
+
 // jar (nefc) = efc_J qacc - efc_aref: the argument of MuJoCo's constraint cost s(jar)
 void gdn_constraint_jar(const gdnModel* m, const gdnData* d, const double* qacc, double* jar);
 

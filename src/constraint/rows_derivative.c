@@ -41,6 +41,11 @@ typedef struct {
     double fbuf[9];      // a weld rotation row's frame: rows b_r (below)
 } rowSite;
 
+// 1 for a weld's rotation row whose body wrench is MuJoCo's cfrc_ext torque (mj_weld_torque)
+static inline int mj_weld_rotation(const gdnRowsLinear* lin, const rowSite* s) {
+    return lin->mj_weld_torque && s->weld && s->eqrow >= 3;
+}
+
 // A weld's orientation error e = conj(q2) q1 relpose (pos rows 3-5 = its vector part) and its
 // rotation rows: J_r u = w . b_r with w = w_1(u) - w_2(u) and
 //   b_r = B e_r,  B = 0.5 ts R2 (e0 I + [ev]x)   (ts = torquescale, R2 = body 2's xmat)
@@ -465,6 +470,7 @@ gdnStatus gdn_rows_linear_build(const gdnModel* m, gdnData* d, const double* S, 
     lin->Tx = lin->c + ne;
     lin->Tv = lin->Tx + nb6;
     lin->x = x;
+    lin->mj_weld_torque = 0;
     lin->sizebar = NULL;
     lin->dsize = NULL;
 
@@ -612,11 +618,15 @@ gdnStatus gdn_rows_linear_build(const gdnModel* m, gdnData* d, const double* S, 
 
 void gdn_rows_wrench(const gdnModel* m, const gdnData* d, const gdnRowsLinear* lin, double* W,
                      double* qfrc) {
-    (void)m;
+    gdn_rows_wrench_of(m, d, lin, d->efc_force, W, qfrc);
+}
+
+void gdn_rows_wrench_of(const gdnModel* m, const gdnData* d, const gdnRowsLinear* lin,
+                        const double* force, double* W, double* qfrc) {
     const rowSite* site = lin->site;
     for (int i = 0; i < d->nefc; i++) {
         const rowSite s = site[i]; // (its frame pointer stays the cached site's)
-        const double f = d->efc_force[i];
+        const double f = force[i];
         if (f == 0) {
             continue;
         }
@@ -634,6 +644,13 @@ void gdn_rows_wrench(const gdnModel* m, const gdnData* d, const gdnRowsLinear* l
             }
             continue;
         }
+        if (mj_weld_rotation(lin, &s)) {
+            // MuJoCo's cfrc_ext: the rotation row's force as the torque's component
+            for (int k = 0; k < 2; k++) {
+                W[6 * s.body[k] + s.eqrow - 3] += s.sign[k] * f;
+            }
+            continue;
+        }
         const double* a = lin->a + 3 * i;
         const double* b = lin->b + 3 * i;
         // W_s += sigma_s f [p_s x a + b; a]
@@ -645,6 +662,34 @@ void gdn_rows_wrench(const gdnModel* m, const gdnData* d, const gdnRowsLinear* l
             gdn_add3(t, t, b);
             gdn_addscl3(w, w, t, sf);
             gdn_addscl3(w + 3, w + 3, a, sf);
+        }
+    }
+}
+
+void gdn_rows_wrench_of_vjp(const gdnModel* m, const gdnData* d, const gdnRowsLinear* lin,
+                            const double* Wbar, double* fbar) {
+    (void)m;
+    const rowSite* site = lin->site;
+    for (int i = 0; i < d->nefc; i++) {
+        const rowSite s = site[i];
+        if (s.jrow || s.dof >= 0) {
+            continue; // no body wrench
+        }
+        if (mj_weld_rotation(lin, &s)) {
+            for (int k = 0; k < 2; k++) {
+                fbar[i] += s.sign[k] * Wbar[6 * s.body[k] + s.eqrow - 3];
+            }
+            continue;
+        }
+        const double* a = lin->a + 3 * i;
+        const double* b = lin->b + 3 * i;
+        // fbar_i += sum_s sigma_s [p_s x a + b; a] . Wbar_s
+        for (int k = 0; k < 2; k++) {
+            const double* w = Wbar + 6 * s.body[k];
+            double t[3];
+            gdn_cross3(t, s.p[k], a);
+            gdn_add3(t, t, b);
+            fbar[i] += s.sign[k] * (gdn_dot3(t, w) + gdn_dot3(a, w + 3));
         }
     }
 }
@@ -768,8 +813,9 @@ static void row_tangent(const gdnModel* m, const gdnData* d, const gdnRowsLinear
                 dvel += sp->sign[k] *
                         site_motion(a, b, da, db, lin->Tv + 6 * bk, e[k], sp->p[k], dp[k]);
             }
-            // frozen-force wrench: dW_s += sigma_s f [dp_s x a + p_s x da + db; da]
-            if (f != 0) {
+            // frozen-force wrench: dW_s += sigma_s f [dp_s x a + p_s x da + db; da] (none for
+            // MuJoCo's weld torque, which is f itself)
+            if (f != 0 && !mj_weld_rotation(lin, sp)) {
                 double tt[3], uu[3];
                 double* w = dW[k];
                 const double sf = sp->sign[k] * f;
@@ -1138,7 +1184,7 @@ gdnStatus gdn_rows_vjp(const gdnModel* m, gdnData* d, const gdnRowsLinear* lin,
                                 dbbar, etabar + 6 * bk, dpbar[k]);
             // frozen-force wrench adjoint, Wbar = (tau, F):
             //   dpbar += sf a x tau,  dabar += sf (tau x p + F),  dbbar += sf tau
-            if (f != 0 && dWbar) {
+            if (f != 0 && dWbar && !mj_weld_rotation(lin, &s)) {
                 const double* wb = dWbar + 6 * bk;
                 const double sf = s.sign[k] * f;
                 double t[3];

@@ -62,6 +62,11 @@ typedef struct gdnRowsLinear {
                               // order: spatial tendon rows, joint / tendon equalities whose J
                               // moves; NULL without such rows)
     double force_gap;         // max |f_solver - f(x)| / max(1, |f|) (GDN_DERIV_INEXACT_SOLVE)
+    int mj_weld_torque;       // 0 (gdn_rows_linear_build): the rows' body wrenches are J' f.
+                              // 1: a weld's rotation rows act as MuJoCo 2.2.2's cfrc_ext
+                              // reads them, f_r as a torque (sigma_s f_r, no frozen-force
+                              // tangent): gdn_rows_jvp / vjp's dW and gdn_rows_wrench_of then
+                              // give cfrc_ext's contact, connect and weld wrenches (sensors)
     double state_margin;      // how far from another branch (d->deriv_state_margin, data.h)
     double activation_margin; // (d->deriv_activation_margin)
 } gdnRowsLinear;
@@ -84,6 +89,14 @@ gdnStatus gdn_rows_linear_build(const gdnModel* m, gdnData* d, const double* S, 
 // qfrc (nv) += the dof-type rows' c_i f_i (qfrc may be NULL)
 void gdn_rows_wrench(const gdnModel* m, const gdnData* d, const gdnRowsLinear* lin, double* W,
                      double* qfrc);
+
+// gdn_rows_wrench of any force vector force (nefc; W, qfrc += its wrenches), e.g. a tangent of
+// efc_force (the wrenches are linear in it), and the transpose of its body wrenches:
+// fbar (nefc) += (d W / d force)' Wbar (Wbar 6 nbody; the dof-type rows get nothing)
+void gdn_rows_wrench_of(const gdnModel* m, const gdnData* d, const gdnRowsLinear* lin,
+                        const double* force, double* W, double* qfrc);
+void gdn_rows_wrench_of_vjp(const gdnModel* m, const gdnData* d, const gdnRowsLinear* lin,
+                            const double* Wbar, double* fbar);
 
 // d f_i / d log D_i at fixed jar: f_i on the quadratic and cone states (f is linear in the scale
 // of D there), 0 on the satisfied and the linear friction-loss states

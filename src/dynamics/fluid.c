@@ -8,6 +8,7 @@
 
 #include "base/arena.h"
 #include "dynamics/body_wrench.h"
+#include "math/hyperdual.h"
 #include "math/vec.h"
 
 #define GDN_PI 3.14159265358979323846
@@ -290,6 +291,10 @@ static void elem_setup(const gdnModel* m, const gdnData* d, const double* V, int
     elem_kinematics(m, V, b, e);
 }
 
+int gdn_fluid_body_box(const gdnModel* m, int b) {
+    return b > 0 && m->body_mass[b] >= GDN_MINVAL && !body_ellipsoid(m, b);
+}
+
 int gdn_fluid_uses_ellipsoid(const gdnModel* m) {
     for (int b = 1; gdn_fluid_active(m) && b < m->nbody; b++) {
         if (m->body_mass[b] >= GDN_MINVAL && body_ellipsoid(m, b)) {
@@ -327,8 +332,12 @@ static int next_element(const gdnModel* m, int* b, int* g) {
     return 0;
 }
 
-void gdn_fluid_wrenches(const gdnModel* m, const gdnData* d, const double* V, double* W) {
+void gdn_fluid_wrenches(const gdnModel* m, const gdnData* d, const double* V, int kinds,
+                        double* W) {
     for (int b = 0, g = -1; next_element(m, &b, &g);) {
+        if (!(kinds & (g < 0 ? GDN_FLUID_BOX : GDN_FLUID_ELLIPSOID))) {
+            continue;
+        }
         fluidElem el, *e = &el;
         elem_setup(m, d, V, b, g, e);
         // the local force, then the world torque about c and the force: W_b += [R f_ang + c x
@@ -359,7 +368,7 @@ gdnStatus gdn_fluid_forces(const gdnModel* m, gdnData* d, double* qfrc) {
     double* scratch = W + nb6;
     gdn_body_velocities(m, d, S, V);
     memset(W, 0, sizeof(double) * nb6);
-    gdn_fluid_wrenches(m, d, V, W);
+    gdn_fluid_wrenches(m, d, V, GDN_FLUID_ALL, W);
     gdn_body_wrench_qfrc(m, d, W, scratch, qfrc);
     gdn_arena_reset(d, mark);
     return GDN_OK;
@@ -608,9 +617,13 @@ const char* gdn_fluid_param_refusal(const gdnModel* m) {
 
 // the tangent of every element: xi_b = [dth; dp] moves a body's elements (dc = dth x c + dp,
 // dR = [dth]x R), eta_b = [dw; dv_O] their twists; a box also moves with its parameters
-void gdn_fluid_wrench_jvp(const gdnModel* m, const gdnData* d, const double* V, const double* xi,
-                          const double* eta, const double* dparam, double* dW) {
+void gdn_fluid_wrench_jvp(const gdnModel* m, const gdnData* d, const double* V, int kinds,
+                          const double* xi, const double* eta, const double* dparam,
+                          double* dW) {
     for (int b = 0, g = -1; next_element(m, &b, &g);) {
+        if (!(kinds & (g < 0 ? GDN_FLUID_BOX : GDN_FLUID_ELLIPSOID))) {
+            continue;
+        }
         fluidElem el, *e = &el;
         elem_setup(m, d, V, b, g, e);
         const double zero[6] = {0, 0, 0, 0, 0, 0};
@@ -638,9 +651,12 @@ void gdn_fluid_wrench_jvp(const gdnModel* m, const gdnData* d, const double* V, 
 
 // the adjoint: xibar_b += [thbar + c x dcbar; dcbar], etabar_b += etbar, a box's gparam_b +=
 // its parameters' share
-void gdn_fluid_wrench_vjp(const gdnModel* m, const gdnData* d, const double* V,
+void gdn_fluid_wrench_vjp(const gdnModel* m, const gdnData* d, const double* V, int kinds,
                           const double* Wbar, double* xibar, double* etabar, double* gparam) {
     for (int b = 0, g = -1; next_element(m, &b, &g);) {
+        if (!(kinds & (g < 0 ? GDN_FLUID_BOX : GDN_FLUID_ELLIPSOID))) {
+            continue;
+        }
         fluidElem el, *e = &el;
         elem_setup(m, d, V, b, g, e);
         double thbar[3] = {0, 0, 0}, dcbar[3] = {0, 0, 0}, etbar[6] = {0, 0, 0, 0, 0, 0};
@@ -671,5 +687,184 @@ void gdn_fluid_wrench_vjp(const gdnModel* m, const gdnData* d, const double* V,
                 etabar[6 * b + k] += etbar[k];
             }
         }
+    }
+}
+
+// ---------------------------------------------------------------- second order (implicit step)
+
+// ellipsoid_law's force in hyper-dual arithmetic (the same expressions, math/hyperdual.h): with
+// l carrying two directions and their mixed term, f's e1 e2 part is the law's second
+// derivative f''[u, v] (+ J of the e1 e2 seed), exactly
+static void ellipsoid_law_hd(const double* fl, const double s[3], double rho, double mu,
+                             const gdnHd l[6], gdnHd f[6]) {
+    const gdnHd* w = l;
+    const gdnHd* v = l + 3;
+    const double* vm = fl + 6;
+    const double* vi = fl + 9;
+    const double coef = fl[0], blunt = fl[1], slender = fl[2], angular = fl[3];
+    const double kutta = fl[4], magnus = fl[5];
+    gdnHd p[3], L[3], t[3];
+    for (int k = 0; k < 3; k++) {
+        p[k] = gdn_hd_scl(v[k], rho * vm[k]);
+        L[k] = gdn_hd_scl(w[k], rho * vi[k]);
+    }
+    gdn_hd_cross3(f + 3, p, w);
+    gdn_hd_cross3(f, p, v);
+    gdn_hd_cross3(t, L, w);
+    for (int k = 0; k < 3; k++) {
+        f[k] = gdn_hd_add(f[k], t[k]);
+    }
+    const double volume = 4.0 / 3.0 * GDN_PI * s[0] * s[1] * s[2];
+    const double dmax = fmax(fmax(s[0], s[1]), s[2]), dmin = fmin(fmin(s[0], s[1]), s[2]);
+    const double dmid = s[0] + s[1] + s[2] - dmax - dmin;
+    const double Amax = GDN_PI * dmax * dmid;
+    const double c[3] = {s[1] * s[2] * s[1] * s[2], s[2] * s[0] * s[2] * s[0],
+                         s[0] * s[1] * s[0] * s[1]};
+    gdnHd mag[3];
+    gdn_hd_cross3(mag, w, v);
+    const double cm = magnus * rho * volume;
+    gdnHd pd = gdn_hd(0), pn = gdn_hd(0), n[3];
+    for (int k = 0; k < 3; k++) {
+        const gdnHd vv = gdn_hd_mul(v[k], v[k]);
+        pd = gdn_hd_add(pd, gdn_hd_scl(vv, c[k] * c[k]));
+        pn = gdn_hd_add(pn, gdn_hd_scl(vv, c[k]));
+        n[k] = gdn_hd_scl(v[k], c[k]);
+    }
+    const gdnHd A = gdn_hd_scl(gdn_hd_sqrt(gdn_hd_div(pd, gdn_hd_fmax(pn, GDN_MINVAL))), GDN_PI);
+    const gdnHd speed = gdn_hd_sqrt(gdn_hd_dot3(v, v));
+    const gdnHd cosa = gdn_hd_div(pn, gdn_hd_fmax(gdn_hd_mul(speed, pd), GDN_MINVAL));
+    const gdnHd ks = gdn_hd_scl(gdn_hd_mul(cosa, A), kutta * rho);
+    gdnHd kc[3], kf[3];
+    gdn_hd_cross3(kc, n, v);
+    for (int k = 0; k < 3; k++) {
+        kc[k] = gdn_hd_mul(kc[k], ks);
+    }
+    gdn_hd_cross3(kf, kc, v);
+    const double D = 2.0 / 3.0 * (s[0] + s[1] + s[2]);
+    const double Imax = 8.0 / 15.0 * GDN_PI * dmid * dmax * dmax * dmax * dmax;
+    gdnHd mv[3];
+    for (int k = 0; k < 3; k++) {
+        const double e = fmax(s[(k + 1) % 3], s[(k + 2) % 3]);
+        const double II = 8.0 / 15.0 * GDN_PI * s[k] * e * e * e * e;
+        mv[k] = gdn_hd_scl(w[k], angular * II + slender * (Imax - II));
+    }
+    const gdnHd mvn = gdn_hd_sqrt(gdn_hd_dot3(mv, mv));
+    // dlin = mu 3 pi D + rho |v| (A blunt + slender (Amax - A)), dang = mu pi D^3 + rho |mv|
+    const gdnHd area = gdn_hd_add(gdn_hd_scl(A, blunt - slender), gdn_hd(slender * Amax));
+    const gdnHd dlin =
+        gdn_hd_add(gdn_hd(mu * 3.0 * GDN_PI * D), gdn_hd_scl(gdn_hd_mul(speed, area), rho));
+    const gdnHd dang = gdn_hd_add(gdn_hd(mu * GDN_PI * D * D * D), gdn_hd_scl(mvn, rho));
+    for (int k = 0; k < 3; k++) {
+        f[k] = gdn_hd_scl(gdn_hd_sub(f[k], gdn_hd_mul(dang, w[k])), coef);
+        f[3 + k] = gdn_hd_scl(gdn_hd_add(f[3 + k], gdn_hd_sub(gdn_hd_add(gdn_hd_scl(mag[k], cm),
+                                                                        kf[k]),
+                                                             gdn_hd_mul(dlin, v[k]))),
+                              coef);
+    }
+}
+
+// an ellipsoid element's world wrench W = [R f_ang + c x R f_lin; R f_lin] at its point c, frame
+// R and world-origin twist V = [w; v_O], all hyper-dual (fluid.h's law)
+static void elem_wrench_hd(const gdnModel* m, const fluidElem* e, const gdnHd c[3],
+                           const gdnHd R[9], const gdnHd V[6], gdnHd W[6]) {
+    gdnHd wc[3], vrel[3], l[6], f[6], tau[3], F[3], cF[3];
+    gdn_hd_cross3(wc, V, c);
+    for (int k = 0; k < 3; k++) {
+        vrel[k] = gdn_hd_sub(gdn_hd_add(wc[k], V[3 + k]), gdn_hd(m->opt.wind[k]));
+    }
+    gdn_hd_mulmat3T(l, R, V);
+    gdn_hd_mulmat3T(l + 3, R, vrel);
+    ellipsoid_law_hd(e->fl, e->semi, m->opt.density, m->opt.viscosity, l, f);
+    gdn_hd_mulmat3(tau, R, f);
+    gdn_hd_mulmat3(F, R, f + 3);
+    gdn_hd_cross3(cF, c, F);
+    for (int k = 0; k < 3; k++) {
+        W[k] = gdn_hd_add(tau[k], cF[k]);
+        W[3 + k] = F[k];
+    }
+}
+
+// the element's hyper-dual inputs: e1 moves the twist by u, e2 moves the pose by x = [dth; dp]
+// (dc = dth x c + dp, dR = [dth]x R) and the twist by et, e1 e2 moves the twist by ut
+static void elem_seed_hd(const fluidElem* e, const double V[6], const double u[6],
+                         const double x[6], const double et[6], const double* ut, gdnHd c[3],
+                         gdnHd R[9], gdnHd Vh[6]) {
+    double dc[3], dR[9];
+    gdn_cross3(dc, x, e->c);
+    gdn_add3(dc, dc, x + 3);
+    for (int col = 0; col < 3; col++) {
+        const double Rc[3] = {e->R[col], e->R[3 + col], e->R[6 + col]};
+        double t[3];
+        gdn_cross3(t, x, Rc);
+        for (int r = 0; r < 3; r++) {
+            dR[3 * r + col] = t[r];
+        }
+    }
+    for (int k = 0; k < 3; k++) {
+        c[k] = (gdnHd){e->c[k], 0, dc[k], 0};
+    }
+    for (int k = 0; k < 9; k++) {
+        R[k] = (gdnHd){e->R[k], 0, dR[k], 0};
+    }
+    for (int k = 0; k < 6; k++) {
+        Vh[k] = (gdnHd){V[k], u[k], et[k], ut ? ut[k] : 0};
+    }
+}
+
+void gdn_fluid_ellipsoid_qderiv_jvp(const gdnModel* m, const gdnData* d, const double* V,
+                                    const double* Va, const double* xi, const double* eta,
+                                    const double* etaa, double* Wa, double* dWa) {
+    for (int b = 0, g = -1; next_element(m, &b, &g);) {
+        if (g < 0) {
+            continue; // the box: polarized with the bias (gradient/implicit_derivative.c)
+        }
+        fluidElem el, *e = &el;
+        elem_setup(m, d, V, b, g, e);
+        const double zero[6] = {0, 0, 0, 0, 0, 0};
+        gdnHd c[3], R[9], Vh[6], W[6];
+        elem_seed_hd(e, V + 6 * b, Va + 6 * b, xi ? xi + 6 * b : zero, eta ? eta + 6 * b : zero,
+                     etaa ? etaa + 6 * b : NULL, c, R, Vh);
+        elem_wrench_hd(m, e, c, R, Vh, W);
+        for (int k = 0; k < 6; k++) {
+            Wa[6 * b + k] += W[k].b;
+            dWa[6 * b + k] += W[k].d;
+        }
+    }
+}
+
+void gdn_fluid_ellipsoid_qderiv_vjp(const gdnModel* m, const gdnData* d, const double* V,
+                                    const double* Va, const double* Wbar, double* xibar,
+                                    double* etabar, double* etaabar) {
+    for (int b = 0, g = -1; next_element(m, &b, &g);) {
+        if (g < 0) {
+            continue;
+        }
+        fluidElem el, *e = &el;
+        elem_setup(m, d, V, b, g, e);
+        const double* wb = Wbar + 6 * b;
+        // the pose and twist directions one by one: <Wbar, W''[Va, e_k]>
+        for (int k = 0; k < 12; k++) {
+            double x[6] = {0, 0, 0, 0, 0, 0}, et[6] = {0, 0, 0, 0, 0, 0};
+            if (k < 6) {
+                x[k] = 1;
+            } else {
+                et[k - 6] = 1;
+            }
+            gdnHd c[3], R[9], Vh[6], W[6];
+            elem_seed_hd(e, V + 6 * b, Va + 6 * b, x, et, NULL, c, R, Vh);
+            elem_wrench_hd(m, e, c, R, Vh, W);
+            double s = 0;
+            for (int r = 0; r < 6; r++) {
+                s += wb[r] * W[r].d;
+            }
+            if (k < 6) {
+                xibar[6 * b + k] += s;
+            } else {
+                etabar[6 * b + k - 6] += s;
+            }
+        }
+        // the e1 e2 twist seed enters linearly: etaabar = K' Wbar (the element's adjoint)
+        double thbar[3] = {0, 0, 0}, dcbar[3] = {0, 0, 0};
+        elem_adjoint(m, e, wb, thbar, dcbar, etaabar + 6 * b, NULL);
     }
 }

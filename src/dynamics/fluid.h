@@ -52,24 +52,51 @@ const char* gdn_fluid_param_refusal(const gdnModel* m);
 // an ellipsoid geom)
 int gdn_fluid_uses_ellipsoid(const gdnModel* m);
 
-// W (6 x nbody) += the fluid wrenches at the state of the last kinematics, V the body twists
-// (dynamics/body_wrench.h: gdn_body_velocities)
-void gdn_fluid_wrenches(const gdnModel* m, const gdnData* d, const double* V, double* W);
+// the elements a call covers (kinds): the inertia boxes, the ellipsoid geoms, or both
+#define GDN_FLUID_BOX 1
+#define GDN_FLUID_ELLIPSOID 2
+#define GDN_FLUID_ALL 3
+
+// W (6 x nbody) += the fluid wrenches of the elements of kinds at the state of the last
+// kinematics, V the body twists (dynamics/body_wrench.h: gdn_body_velocities)
+void gdn_fluid_wrenches(const gdnModel* m, const gdnData* d, const double* V, int kinds,
+                        double* W);
 
 // qfrc += sum_b J_b' W_b of the fluid wrenches (into qfrc_passive by the passive stage);
 // GDN_ERR_MEMORY when the arena is short. Needs kinematics
 gdnStatus gdn_fluid_forces(const gdnModel* m, gdnData* d, double* qfrc);
 
-// dW (6 x nbody) += the wrenches' tangent along the body tangents xi (displacement twists) and
+// dW (6 x nbody) += the wrenches' tangent (the elements of kinds) along the body tangents xi
+// (displacement twists) and
 // eta (twist tangents) of kinematics/kinematics_derivative.h and the inertia parameters' dparam
 // (nbody x GDN_N_INERTIA_PARAMS, gradyn.h's packing), at V; any NULL = 0. dparam needs
 // gdn_fluid_param_refusal(m) == NULL
-void gdn_fluid_wrench_jvp(const gdnModel* m, const gdnData* d, const double* V, const double* xi,
-                          const double* eta, const double* dparam, double* dW);
+void gdn_fluid_wrench_jvp(const gdnModel* m, const gdnData* d, const double* V, int kinds,
+                          const double* xi, const double* eta, const double* dparam,
+                          double* dW);
 
 // the adjoint: xibar, etabar (6 x nbody) and gparam (nbody x GDN_N_INERTIA_PARAMS) += the
 // transposed map applied to Wbar (any NULL: not wanted)
-void gdn_fluid_wrench_vjp(const gdnModel* m, const gdnData* d, const double* V,
+void gdn_fluid_wrench_vjp(const gdnModel* m, const gdnData* d, const double* V, int kinds,
                           const double* Wbar, double* xibar, double* etabar, double* gparam);
+
+// The implicit step's change of qDeriv through the ellipsoid law (its fluid part is
+// sum_b J_b' K_b J_b, K_b = dW_b/dV_b): per ellipsoid element, with Va the body twists of the
+// acceleration a, Wa += K Va and dWa += d(K) Va + K etaa along the body tangents (xi, eta) of
+// (dq, dv) and etaa, the twists of a moved by dq (gdn_body_tangent_jvp_axes with a as the
+// velocity): the law's second derivative, by hyper-dual arithmetic (math/hyperdual.h), exact.
+// The box elements are skipped (their law is quadratic within a sign pattern: the
+// polarization of gradient/implicit_derivative.c is exact for them)
+void gdn_fluid_ellipsoid_qderiv_jvp(const gdnModel* m, const gdnData* d, const double* V,
+                                    const double* Va, const double* xi, const double* eta,
+                                    const double* etaa, double* Wa, double* dWa);
+
+// its adjoint: xibar, etabar, etaabar (6 x nbody) += the transposed map of dWa applied to Wbar
+void gdn_fluid_ellipsoid_qderiv_vjp(const gdnModel* m, const gdnData* d, const double* V,
+                                    const double* Va, const double* Wbar, double* xibar,
+                                    double* etabar, double* etaabar);
+
+// 1 when body b's medium element is its inertia box (mass >= 1e-15, no ellipsoid geom)
+int gdn_fluid_body_box(const gdnModel* m, int b);
 
 #endif

@@ -213,6 +213,10 @@ static gdnStatus reverse_step(const gdnModel* m, const gdnRollout* r, const gdnO
         for (int i = 0; gctrl && i < nu; i++) {
             gctrl[i] += tape->cost_u[i];
         }
+        // an internal term's act gradient (the batch objective's; tape.h)
+        for (int i = 0; tape->cost_a_set && i < m->na; i++) {
+            tape->g_a[i] += tape->cost_a[i];
+        }
     }
     // lambda_t becomes the cotangent of the next reverse step
     double* swap = tape->lam_q;
@@ -247,6 +251,9 @@ static gdnStatus backward(const gdnModel* m, const gdnRollout* r, const gdnObjec
         }
         memcpy(tape->lam_q, tape->cost_qt, sizeof(double) * (size_t)nv);
         memcpy(tape->lam_v, tape->cost_v, sizeof(double) * (size_t)nv);
+        if (tape->cost_a_set) {
+            memcpy(tape->lam_a, tape->cost_a, sizeof(double) * (size_t)m->na);
+        }
     }
 
     const int nseg = (T + K - 1) / K;

@@ -67,7 +67,10 @@ gdnStatus gdn_cost_eval(const gdnModel* m, gdnTape* tape, const gdnCost* c, int 
             gu = tape->cost_u;
             memset(gu, 0, sizeof(double) * (size_t)nu);
         }
+        // an internal term's act gradient (tape.h): none unless the term writes it
+        memset(tape->cost_a, 0, sizeof(double) * (size_t)m->na);
     }
+    tape->cost_a_set = 0;
     *value = 0;
     gdnStatus st = c->fn(m, s, t, c->user, value, gq, gv, gu);
     if (st != GDN_OK) {
@@ -77,7 +80,8 @@ gdnStatus gdn_cost_eval(const gdnModel* m, gdnTape* tape, const gdnCost* c, int 
     int finite = isfinite(*value);
     if (want_grad) {
         finite = finite && gdn_all_finite(gq, c->grad_tangent ? nv : nq) && gdn_all_finite(gv, nv) &&
-                 (!gu || gdn_all_finite(gu, nu));
+                 (!gu || gdn_all_finite(gu, nu)) &&
+                 (!tape->cost_a_set || gdn_all_finite(tape->cost_a, m->na));
         if (finite && !c->grad_tangent) {
             gdn_qpos_grad_to_tangent(m, qpos, tape->cost_q, tape->cost_qt);
         }

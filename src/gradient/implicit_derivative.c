@@ -15,7 +15,9 @@
 #include "gradient/residual.h"
 #include "gradient/step_derivative.h"
 #include "gradient/wrench.h"
+#include "kinematics/jacobian.h"
 #include "kinematics/kinematics_derivative.h"
+#include "kinematics/kinematics_derivative_sweep.h"
 #include "kinematics/tendon_derivative.h"
 #include "math/vec.h"
 #include "sim/integrator.h"
@@ -38,11 +40,6 @@ static double gain_kv(const gdnModel* m, int i) {
 
 const char* gdn_implicit_deriv_refusal(const gdnModel* m, const gdnData* d) {
     (void)d; // every refusal is the model's today
-    if (gdn_fluid_active(m) && gdn_fluid_uses_ellipsoid(m)) {
-        return "the implicit integrator's derivative in a medium with the ellipsoid fluid model "
-               "(its velocity derivative's own change, the law's second derivatives, not "
-               "implemented)";
-    }
     if (!(m->opt.disableflags & GDN_DSBL_ACTUATION)) {
         for (int i = 0; i < m->nu; i++) {
             if (m->actuator_gaintype[i] == GDN_GAIN_MUSCLE &&
@@ -55,8 +52,8 @@ const char* gdn_implicit_deriv_refusal(const gdnModel* m, const gdnData* d) {
             }
             // an affine velocity gain or bias on any transmission is differentiated: joint
             // (MuJoCo's moment: the constant gear), tendons (fixed: constant J; spatial: J
-            // moves by DJ, spatial_terms below) and the other moving ones (slider-crank, site,
-            // joint-in-parent, body: their moment moves by H = dM/dq, moving_terms below)
+            // moves by DJ, spatial_terms) and the other moving ones (slider-crank, site,
+            // joint-in-parent, body: their moment moves by H = dM/dq, moving_terms)
         }
     }
     return NULL;
@@ -130,8 +127,8 @@ static double fluid_sign_bound(const gdnModel* m, gdnData* d, const double* a, p
     gdn_body_velocities(m, d, p->S, p->V);
     double bound = INFINITY;
     for (int b = 1; b < m->nbody; b++) {
-        if (!(m->body_mass[b] >= GDN_MINVAL)) {
-            continue;
+        if (!gdn_fluid_body_box(m, b)) {
+            continue; // no medium element, or the ellipsoid law's (ellipsoid_term_jvp)
         }
         const double* R = d->ximat + 9 * b;
         const double* c = d->xipos + 3 * b;
@@ -219,7 +216,7 @@ static void polar_end(const gdnModel* m, gdnData* d, const polar* p) {
 static void polar_fluid(const gdnModel* m, gdnData* d, polar* p) {
     gdn_body_velocities(m, d, p->S, p->V);
     memset(p->W, 0, sizeof(double) * 6 * (size_t)m->nbody);
-    gdn_fluid_wrenches(m, d, p->V, p->W);
+    gdn_fluid_wrenches(m, d, p->V, GDN_FLUID_BOX, p->W);
 }
 
 // the fluid wrenches' adjoint inside the residual's sweep (residual.h's wrench_vjp)
@@ -232,13 +229,121 @@ typedef struct {
 
 static gdnStatus fluid_vjp(void* ctx, const double* Wbar, double* xibar, double* etabar) {
     const fluidAdjoint* f = (const fluidAdjoint*)ctx;
-    gdn_fluid_wrench_vjp(f->m, f->d, f->p->V, Wbar, xibar, etabar, f->gparam);
+    gdn_fluid_wrench_vjp(f->m, f->d, f->p->V, GDN_FLUID_BOX, Wbar, xibar, etabar, f->gparam);
     return GDN_OK;
 }
 
+// The ellipsoid law's share of (d qDeriv) a, exactly (its force is not quadratic in the
+// velocity, so it stays out of the polarization): qDeriv's part sum_b J_b' K_b J_b a with
+// K_b = dW_b/dV_b, whose tangent is -(dJ' Wa + J' dWa) in the residual's form, Wa = K Va and
+// dWa = d(K) Va + K etaa (dynamics/fluid.h, by hyper-dual arithmetic). The residual is taken
+// with the forces off at zero velocity and acceleration, where only its -J' W term remains;
+// the body tangents (xi, eta) are the step state's, etaa the twists of a moved by dq.
+// Scratch: S (6 nv), then V, Va, xi, eta, xi2, etaa, Wa, dWa (6 nbody each)
+typedef struct {
+    gdnModel mc; // the model with the forces and gravity off (a shallow copy)
+    double *S, *V, *Va, *xi, *eta, *xi2, *etaa, *Wa, *dWa, *v0, *zero;
+} ellipsoidTerm;
+
+static int ellipsoid_begin(const gdnModel* m, gdnData* d, const double* a, const double* dq,
+                           const double* dv, ellipsoidTerm* t) {
+    const int nv = m->nv;
+    const size_t nb6 = 6 * (size_t)m->nbody, nvs = (size_t)(nv > 0 ? nv : 1);
+    t->S = gdn_arena_doubles(d, 6 * nvs + 8 * nb6 + 2 * nvs);
+    if (!t->S) {
+        return -1;
+    }
+    t->V = t->S + 6 * nvs;
+    t->Va = t->V + nb6;
+    t->xi = t->Va + nb6;
+    t->eta = t->xi + nb6;
+    t->xi2 = t->eta + nb6;
+    t->etaa = t->xi2 + nb6;
+    t->Wa = t->etaa + nb6;
+    t->dWa = t->Wa + nb6;
+    t->v0 = t->dWa + nb6;
+    t->zero = t->v0 + nvs;
+    memcpy(t->v0, d->qvel, sizeof(double) * (size_t)nv);
+    memset(t->zero, 0, sizeof(double) * (size_t)nv);
+    gdn_dof_axes_about(m, d, 0, t->S);
+    gdn_body_velocities(m, d, t->xi, t->V); // xi: scratch for the axes it recomputes
+    memcpy(d->qvel, a, sizeof(double) * (size_t)nv);
+    gdn_body_velocities(m, d, t->xi, t->Va);
+    memcpy(d->qvel, t->v0, sizeof(double) * (size_t)nv);
+    gdn_body_tangent_jvp_axes(m, d, t->S, d->qvel, dq, dv, t->xi, t->eta);
+    gdn_body_tangent_jvp_axes(m, d, t->S, a, dq, NULL, t->xi2, t->etaa);
+    memset(t->Wa, 0, sizeof(double) * nb6);
+    memset(t->dWa, 0, sizeof(double) * nb6);
+    t->mc = *m;
+    t->mc.opt.disableflags |= GDN_DSBL_PASSIVE | GDN_DSBL_ACTUATION | GDN_DSBL_GRAVITY;
+    t->mc.penalty.enabled = 0;
+    return 0;
+}
+
+// out (nv) += the tangent along (dq, dv)
+static gdnStatus ellipsoid_term_jvp(const gdnModel* m, gdnData* d, const double* a,
+                                    const double* dq, const double* dv, double* out) {
+    const int nv = m->nv;
+    size_t mark = gdn_arena_mark(d);
+    ellipsoidTerm t;
+    double* r = ellipsoid_begin(m, d, a, dq, dv, &t) == 0 ? gdn_arena_doubles(d, (size_t)nv + 1)
+                                                          : NULL;
+    if (!r) {
+        gdn_arena_reset(d, mark);
+        return GDN_ERR_MEMORY;
+    }
+    gdn_fluid_ellipsoid_qderiv_jvp(m, d, t.V, t.Va, t.xi, t.eta, t.etaa, t.Wa, t.dWa);
+    gdnResidualDirection dir = {dq, NULL, NULL, NULL, NULL, t.dWa, t.xi, t.eta, NULL};
+    memset(d->qvel, 0, sizeof(double) * (size_t)nv);
+    gdnStatus status = gdn_residual_jvp_ex(&t.mc, d, t.zero, t.Wa, &dir, r);
+    memcpy(d->qvel, t.v0, sizeof(double) * (size_t)nv);
+    for (int i = 0; status == GDN_OK && i < nv; i++) {
+        out[i] += r[i];
+    }
+    gdn_arena_reset(d, mark);
+    return status;
+}
+
+// gq, gv += its transpose applied to y
+static gdnStatus ellipsoid_term_vjp(const gdnModel* m, gdnData* d, const double* a,
+                                    const double* y, double* gq, double* gv) {
+    const int nv = m->nv;
+    const size_t nb6 = 6 * (size_t)m->nbody;
+    size_t mark = gdn_arena_mark(d);
+    ellipsoidTerm t;
+    double* Wbar = ellipsoid_begin(m, d, a, NULL, NULL, &t) == 0
+                       ? gdn_arena_doubles(d, 4 * nb6)
+                       : NULL;
+    if (!Wbar) {
+        gdn_arena_reset(d, mark);
+        return GDN_ERR_MEMORY;
+    }
+    double* xibar = Wbar + nb6;
+    double* etabar = xibar + nb6;
+    double* etaabar = etabar + nb6;
+    memset(xibar, 0, sizeof(double) * 3 * nb6);
+    // Wa at the state (its tangent's cotangent is the residual's Wbar)
+    gdn_fluid_ellipsoid_qderiv_jvp(m, d, t.V, t.Va, NULL, NULL, NULL, t.Wa, t.dWa);
+    gdnResidualAdjoint out = {gq, gv, NULL, NULL, NULL, Wbar, xibar, etabar, NULL, NULL,
+                              NULL, NULL, NULL, NULL, NULL};
+    memset(d->qvel, 0, sizeof(double) * (size_t)nv);
+    gdnStatus status = gdn_residual_vjp_ex(&t.mc, d, t.zero, t.Wa, y, &out);
+    memcpy(d->qvel, t.v0, sizeof(double) * (size_t)nv);
+    if (status == GDN_OK) {
+        gdn_fluid_ellipsoid_qderiv_vjp(m, d, t.V, t.Va, Wbar, xibar, etabar, etaabar);
+        status = gdn_body_tangent_vjp_axes(m, d, t.S, d->qvel, xibar, etabar, gq, gv);
+    }
+    if (status == GDN_OK) {
+        status = gdn_body_tangent_vjp_axes(m, d, t.S, a, NULL, etaabar, gq, NULL);
+    }
+    gdn_arena_reset(d, mark);
+    return status;
+}
+
 // out (nv) = the tangent of (d C / d v - d F_fluid / d v) a along (dq, dv, dparam), a held
-// fixed: the residual with the forces off but the fluid wrenches W (and their tangent dW along
-// the body tangents) at v +- s a
+// fixed: the residual with the forces off but the inertia boxes' fluid wrenches W (and their
+// tangent dW along the body tangents) at v +- s a; the ellipsoid law's share exactly
+// (ellipsoid_term_jvp)
 static gdnStatus rne_term_jvp(const gdnModel* m, gdnData* d, const double* a, const double* dq,
                               const double* dv, const double* dparam, double* out) {
     const int nv = m->nv;
@@ -260,7 +365,7 @@ static gdnStatus rne_term_jvp(const gdnModel* m, gdnData* d, const double* a, co
             polar_fluid(m, d, &p);
             gdn_body_tangent_jvp(m, d, dq, dv, p.xi, p.eta);
             memset(p.dW, 0, sizeof(double) * 6 * (size_t)m->nbody);
-            gdn_fluid_wrench_jvp(m, d, p.V, p.xi, p.eta, dparam, p.dW);
+            gdn_fluid_wrench_jvp(m, d, p.V, GDN_FLUID_BOX, p.xi, p.eta, dparam, p.dW);
             dir.dW = p.dW;
             dir.xi = p.xi;
             dir.eta = p.eta;
@@ -271,6 +376,9 @@ static gdnStatus rne_term_jvp(const gdnModel* m, gdnData* d, const double* a, co
         }
     }
     polar_end(m, d, &p);
+    if (status == GDN_OK && gdn_fluid_active(m) && gdn_fluid_uses_ellipsoid(m)) {
+        status = ellipsoid_term_jvp(m, d, a, dq, dv, out);
+    }
     gdn_arena_reset(d, mark);
     return status;
 }
@@ -306,6 +414,9 @@ static gdnStatus rne_term_vjp(const gdnModel* m, gdnData* d, const double* a, co
         status = gdn_residual_vjp_ex(&p.mc, d, p.zero, p.fluid ? p.W : NULL, ys, &out);
     }
     polar_end(m, d, &p);
+    if (status == GDN_OK && gdn_fluid_active(m) && gdn_fluid_uses_ellipsoid(m)) {
+        status = ellipsoid_term_vjp(m, d, a, y, gq, gv);
+    }
     gdn_arena_reset(d, mark);
     return status;
 }
@@ -430,6 +541,75 @@ static gdnStatus actuator_term(const gdnModel* m, gdnData* d, const double* a, c
     return status;
 }
 
+// the moving transmissions' part (site, slider-crank, joint-in-parent on a ball or free joint,
+// body at its fixed contact set: gdn_transmission_moving): qDeriv holds kv_i m_i m_i' per
+// velocity-gain actuator i (MuJoCo's mjd_actuator_vel, any transmission), and m_i = s M_i moves with q by s H_i
+// (dynamics/transmission.h: gdn_transmission_linear), w = s H_i dq:
+//   jvp:  t += kv_i (w (m_i . a)_P + m_i (w . a)_P)
+//   vjp:  gq += kv_i s H_i' ((m_i . a)_P z + (z . m_i)_P a)
+// (kv_i's own change is actuator_term's)
+static gdnStatus moving_terms(const gdnModel* m, gdnData* d, const double* a, const double* dq,
+                              double* out, const double* z, double* gq) {
+    const int nv = m->nv;
+    if ((m->opt.disableflags & GDN_DSBL_ACTUATION) || (!out && !gq) || (out && !dq)) {
+        return GDN_OK;
+    }
+    size_t mark = gdn_arena_mark(d);
+    gdnTransmissionWork w;
+    double* mi = gdn_arena_doubles(d, 4 * (size_t)nv + 1);
+    if (!mi || gdn_transmission_work_alloc(m, d, &w) != GDN_OK) {
+        gdn_arena_reset(d, mark);
+        return GDN_ERR_MEMORY;
+    }
+    double* p1 = mi + nv;
+    double* p2 = p1 + nv;
+    double* x = p2 + nv;
+    gdnStatus status = GDN_OK;
+    for (int i = 0; i < m->nu && status == GDN_OK; i++) {
+        const int trn = m->actuator_trntype[i];
+        if (trn == GDN_TRN_TENDON || gdn_transmission_moving(m, i) != 1) {
+            continue; // constant moments, and the tendons (spatial_terms)
+        }
+        const double kv = gdn_implicit_actuator_kv(m, d, i);
+        if (kv == 0) {
+            continue;
+        }
+        double L, V, s = 1;
+        if (gdn_transmission_linear(m, d, w.S, i, &L, &V, w.lrow, w.M, w.H, &s, w.scratch) < 0) {
+            status = GDN_ERR_UNSUPPORTED;
+            break;
+        }
+        for (int k = 0; k < nv; k++) {
+            mi[k] = s * w.M[k];
+        }
+        pattern_dot(m, mi, a, p1);
+        if (out) {
+            // w = s H dq
+            for (int r = 0; r < nv; r++) {
+                double acc = 0;
+                for (int c = 0; c < nv; c++) {
+                    acc += w.H[(size_t)r * (size_t)nv + (size_t)c] * dq[c];
+                }
+                x[r] = s * acc;
+            }
+            pattern_dot(m, x, a, p2);
+            for (int k = 0; k < nv; k++) {
+                out[k] += kv * (x[k] * p1[k] + mi[k] * p2[k]);
+            }
+        } else {
+            pattern_dot(m, mi, z, p2);
+            for (int r = 0; r < nv; r++) {
+                const double y = kv * s * (p1[r] * z[r] + p2[r] * a[r]);
+                for (int c = 0; y != 0 && c < nv; c++) {
+                    gq[c] += w.H[(size_t)r * (size_t)nv + (size_t)c] * y;
+                }
+            }
+        }
+    }
+    gdn_arena_reset(d, mark);
+    return status;
+}
+
 // the spatial tendons' part: qDeriv holds c_t J_t' J_t per spatial tendon t, with
 // c_t = -damping_t + sum over the actuators i on t of kv_i gear_i^2 (their moments gear_i J_t),
 // and J_t moves with q by DJ_t (kinematics/tendon_derivative.h), w = DJ_t dq:
@@ -499,70 +679,6 @@ static gdnStatus spatial_terms(const gdnModel* m, gdnData* d, const double* a, c
     return status;
 }
 
-// the actuators with a velocity coefficient kv_i (gdn_implicit_actuator_kv) on a transmission
-// other than a tendon whose moment M_i moves with q (slider-crank, site, joint-in-parent on a
-// ball or free joint, body: gdn_transmission_linear's H_i = d M_i / dq; a tendon's is
-// spatial_terms'): qDeriv holds kv_i M_i' M_i on M's pattern, so with w = H_i dq
-//   jvp:  t += kv_i (w (M_i . a)_P + M_i (w . a)_P)
-//   vjp:  gq += kv_i H_i' ((M_i . a)_P z + (z . M_i)_P a)
-// (kv_i's own change with du: actuator_term)
-static gdnStatus moving_terms(const gdnModel* m, gdnData* d, const double* a, const double* dq,
-                              double* out, const double* z, double* gq) {
-    const int nv = m->nv;
-    if ((m->opt.disableflags & GDN_DSBL_ACTUATION) || (!out && !gq) || (out && !dq)) {
-        return GDN_OK;
-    }
-    int any = 0;
-    for (int i = 0; i < m->nu; i++) {
-        any |= m->actuator_trntype[i] != GDN_TRN_TENDON && gdn_transmission_moving(m, i) &&
-               gdn_implicit_actuator_kv(m, d, i) != 0;
-    }
-    if (!any) {
-        return GDN_OK;
-    }
-    size_t mark = gdn_arena_mark(d);
-    gdnTransmissionWork w;
-    double* p1 = gdn_arena_doubles(d, 3 * (size_t)nv + 1);
-    if (!p1 || gdn_transmission_work_alloc(m, d, &w) != GDN_OK) {
-        gdn_arena_reset(d, mark);
-        return GDN_ERR_MEMORY;
-    }
-    double* p2 = p1 + nv;
-    double* c = p2 + nv;
-    gdnStatus status = GDN_OK;
-    for (int i = 0; i < m->nu && status == GDN_OK; i++) {
-        const double kv = gdn_implicit_actuator_kv(m, d, i);
-        if (m->actuator_trntype[i] == GDN_TRN_TENDON || !gdn_transmission_moving(m, i) ||
-            kv == 0) {
-            continue;
-        }
-        double L, V, g;
-        if (gdn_transmission_linear(m, d, w.S, i, &L, &V, w.lrow, w.M, w.H, &g, w.scratch) < 0) {
-            status = GDN_ERR_UNSUPPORTED; // GDN_TRN_BODY_WHAT
-            break;
-        }
-        pattern_dot(m, w.M, a, p1);
-        if (out) {
-            gdn_tendon_dj_mul(nv, w.H, dq, w.w);
-            pattern_dot(m, w.w, a, p2);
-            for (int k = 0; k < nv; k++) {
-                out[k] += kv * (w.w[k] * p1[k] + w.M[k] * p2[k]);
-            }
-        } else {
-            pattern_dot(m, w.M, z, p2);
-            for (int k = 0; k < nv; k++) {
-                c[k] = kv * (p1[k] * z[k] + p2[k] * a[k]);
-            }
-            gdn_tendon_dj_mul_t(nv, w.H, c, w.w);
-            for (int k = 0; k < nv; k++) {
-                gq[k] += w.w[k];
-            }
-        }
-    }
-    gdn_arena_reset(d, mark);
-    return status;
-}
-
 gdnStatus gdn_implicit_dqderiv_jvp(const gdnModel* m, gdnData* d, const double* a,
                                    const double* dq, const double* dv, const double* du,
                                    const double* dparam, const double* dacc0, double* t) {
@@ -602,7 +718,7 @@ gdnStatus gdn_implicit_dqderiv_vjp(const gdnModel* m, gdnData* d, const double* 
     if (status == GDN_OK && gq) {
         status = spatial_terms(m, d, a, NULL, NULL, z, gq);
     }
-    if (status == GDN_OK && gq) {
+    if (status == GDN_OK) {
         status = moving_terms(m, d, a, NULL, NULL, z, gq);
     }
     gdn_arena_reset(d, mark);

@@ -31,9 +31,11 @@
 //   parent on a ball or free joint, body at its fixed contact set): kv M' M with M moving by
 //   H = dM/dq (dynamics/transmission.h, gdn_transmission_linear), the same two terms.
 // Every rank-one term is masked to M's pattern as qDeriv is (MuJoCo drops the entries between
-// dofs of different branches). What moves otherwise is refused (gdn_implicit_deriv_refusal:
-// the ellipsoid fluid law's second derivatives, muscles on ball or free joints). The penalty
-// contact's wrenches enter dr as Euler's do (qDeriv does not read them).
+// dofs of different branches). The ellipsoid fluid law's share is its exact second derivative
+// (dynamics/fluid.h: gdn_fluid_ellipsoid_qderiv_jvp). What moves otherwise is refused
+// (gdn_implicit_deriv_refusal: muscles on ball or free joints or on a transmission other than
+// a joint or a tendon). The penalty contact's wrenches enter dr as Euler's do (qDeriv does not
+// read them).
 // With constraint rows the same change enters the step's final solve
 // (gradient/step_constrained.c): H da = -dr_a + J' df + h (dqDeriv) a.
 

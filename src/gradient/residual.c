@@ -174,6 +174,12 @@ static void tangent_body(const gdnResidualPrimal* p, const seeds* s, int b, cons
 
 gdnStatus gdn_residual_jvp_ex(const gdnModel* m, gdnData* d, const double* a, const double* W,
                               const gdnResidualDirection* dir, double* dr) {
+    return gdn_residual_jvp_bodies(m, d, a, W, dir, dr, NULL, NULL);
+}
+
+gdnStatus gdn_residual_jvp_bodies(const gdnModel* m, gdnData* d, const double* a,
+                                  const double* W, const gdnResidualDirection* dir, double* dr,
+                                  double* dA_out, double* dF_out) {
     const int nv = m->nv, nb = m->nbody;
     size_t mark = gdn_arena_mark(d);
     gdnResidualPrimal p;
@@ -201,6 +207,12 @@ gdnStatus gdn_residual_jvp_ex(const gdnModel* m, gdnData* d, const double* a, co
     for (int b = nb - 1; b > 0; b--) {
         int par = m->body_parentid[b];
         gdn_add6(dF + 6 * par, dF + 6 * par, dF + 6 * b);
+    }
+    if (dA_out) {
+        memcpy(dA_out, dA, 6 * sizeof(double) * (size_t)nb);
+    }
+    if (dF_out) {
+        memcpy(dF_out, dF, 6 * sizeof(double) * (size_t)nb);
     }
     // dr_i = dS_i' F + S_i' dF + armature da - d tau
     for (int i = 0; i < nv; i++) {
@@ -258,6 +270,12 @@ gdnStatus gdn_residual_jvp(const gdnModel* m, gdnData* d, const double* a, const
 // xibar_parent.
 gdnStatus gdn_residual_vjp_ex(const gdnModel* m, gdnData* d, const double* a, const double* W,
                               const double* y, const gdnResidualAdjoint* out) {
+    return gdn_residual_vjp_seeded(m, d, a, W, y, NULL, NULL, out);
+}
+
+gdnStatus gdn_residual_vjp_seeded(const gdnModel* m, gdnData* d, const double* a,
+                                  const double* W, const double* y, const double* Abar,
+                                  const double* Fbar, const gdnResidualAdjoint* out) {
     const int nv = m->nv, nb = m->nbody;
     const size_t nvs = (size_t)(nv > 0 ? nv : 1), nb6 = 6 * (size_t)nb;
     const int split = out->xibar || out->etabar;
@@ -283,6 +301,9 @@ gdnStatus gdn_residual_vjp_ex(const gdnModel* m, gdnData* d, const double* a, co
 
     // fbar = A^y (forward); the backward accumulators start at 0
     memset(block, 0, 6 * sizeof(double));
+    if (Fbar) {
+        memcpy(block, Fbar, 6 * sizeof(double)); // the world's F_0 sums every body's f
+    }
     memset(AA, 0, 6 * sizeof(double));
     memset(xibar, 0, 6 * sizeof(double));
     memset(etabar, 0, 6 * sizeof(double));
@@ -292,7 +313,15 @@ gdnStatus gdn_residual_vjp_ex(const gdnModel* m, gdnData* d, const double* a, co
         for (int t = m->body_dofadr[b]; t < m->body_dofadr[b] + m->body_dofnum[b]; t++) {
             gdn_addscl6(f, f, p.S + 6 * t, y[t]);
         }
-        memset(AA + 6 * b, 0, 6 * sizeof(double));
+        // F_b's own covector reaches f of every body in b's subtree, A_b's starts AA_b
+        if (Fbar) {
+            gdn_add6(f, f, Fbar + 6 * b);
+        }
+        if (Abar) {
+            memcpy(AA + 6 * b, Abar + 6 * b, 6 * sizeof(double));
+        } else {
+            memset(AA + 6 * b, 0, 6 * sizeof(double));
+        }
         memset(xibar + 6 * b, 0, 6 * sizeof(double));
         memset(etabar + 6 * b, 0, 6 * sizeof(double));
     }

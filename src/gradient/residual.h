@@ -78,6 +78,16 @@ typedef struct gdnResidualDirection {
 gdnStatus gdn_residual_jvp_ex(const gdnModel* m, gdnData* d, const double* a, const double* W,
                               const gdnResidualDirection* dir, double* dr);
 
+// gdn_residual_jvp_ex that also returns the sweep's per-body tangents (6 nbody each, NULL: not
+// wanted; world row 0): dA_out the tangent of the body accelerations A_b (residual_tangent.h:
+// about the origin, gravity in A_0, with dir->da the acceleration's own tangent) and dF_out
+// that of the subtree forces F_b = sum over the subtree of I A + V x* (I V) - Wx (with W and
+// dir->dW the extra wrenches and their tangent): MuJoCo's cacc and cfrc_int about the origin
+// when a is qacc and W the external wrenches of mj_rnePostConstraint
+gdnStatus gdn_residual_jvp_bodies(const gdnModel* m, gdnData* d, const double* a,
+                                  const double* W, const gdnResidualDirection* dir, double* dr,
+                                  double* dA_out, double* dF_out);
+
 // the adjoint outputs; any member NULL = not wanted
 typedef struct gdnResidualAdjoint {
     double* gq;      // nv, +=  (dr/dq)' y: the direct part, plus the body-tangent part when
@@ -108,6 +118,13 @@ typedef struct gdnResidualAdjoint {
 
 gdnStatus gdn_residual_vjp_ex(const gdnModel* m, gdnData* d, const double* a, const double* W,
                               const double* y, const gdnResidualAdjoint* out);
+
+// gdn_residual_vjp_ex whose cotangent also has the per-body parts of gdn_residual_jvp_bodies:
+// Abar, Fbar (6 nbody each, NULL: 0) the covectors of A_b and F_b, added to y's (y may be all
+// zeros: then ga = (d A / d a)' Abar + ..., Wbar the wrenches' cotangent, and so on)
+gdnStatus gdn_residual_vjp_seeded(const gdnModel* m, gdnData* d, const double* a,
+                                  const double* W, const double* y, const double* Abar,
+                                  const double* Fbar, const gdnResidualAdjoint* out);
 
 // gdn_residual_vjp_ex with W from the primal (as the simple forms)
 gdnStatus gdn_residual_vjp_primal(const gdnModel* m, gdnData* d, const double* a,

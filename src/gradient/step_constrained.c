@@ -108,11 +108,12 @@ static int newton_factor_matches(const gdnModel* m, const gdnData* d, const gdnR
 }
 
 // the linearization at the step the front half left in d (nefc > 0)
-gdnStatus gdn_constrained_linearize(const gdnModel* m, gdnData* d, gdnConstrainedLinear* L,
-                                    const char** what) {
+// forward: mj_forward's acceleration (the solver's x, no final damped or implicit solve)
+static gdnStatus linearize(const gdnModel* m, gdnData* d, gdnConstrainedLinear* L, int forward,
+                           const char** what) {
     const int nv = m->nv;
     const size_t nb6 = 6 * (size_t)m->nbody;
-    const double hd = gdn_damping_h(m);
+    const double hd = forward ? 0 : gdn_damping_h(m);
     L->x = d->qacc_warmstart;
     L->dtheta = NULL;
     L->S = gdn_arena_doubles(d, 6 * (size_t)nv + (size_t)nv * (size_t)nv + nb6 + (size_t)nv);
@@ -145,7 +146,7 @@ gdnStatus gdn_constrained_linearize(const gdnModel* m, gdnData* d, gdnConstraine
         extra[i] = hd * m->dof_damping[i];
         L->damped |= hd > 0 && m->dof_damping[i] > 0;
     }
-    if (m->opt.integrator == GDN_INT_IMPLICIT) {
+    if (m->opt.integrator == GDN_INT_IMPLICIT && !forward) {
         // the implicit integrator's final solve: (M - h qDeriv) a = qfrc_smooth + qfrc_constraint
         L->damped = 1;
         L->Himp = gdn_arena_doubles(d, (size_t)nv * (size_t)nv + 1);
@@ -185,6 +186,15 @@ gdnStatus gdn_constrained_linearize(const gdnModel* m, gdnData* d, gdnConstraine
     return GDN_OK;
 }
 
+gdnStatus gdn_constrained_linearize(const gdnModel* m, gdnData* d, gdnConstrainedLinear* L,
+                                    const char** what) {
+    return linearize(m, d, L, 0, what);
+}
+
+gdnStatus gdn_constrained_linearize_forward(const gdnModel* m, gdnData* d,
+                                            gdnConstrainedLinear* L, const char** what) {
+    return linearize(m, d, L, 1, what);
+}
 
 gdnStatus gdn_step_jvp_constrained(const gdnModel* m, gdnData* d, const double* dq,
                                    const double* dv, const double* du, const double* dparam,
@@ -238,6 +248,15 @@ gdnStatus gdn_accel_jvp_linear(const gdnModel* m, gdnData* d, const gdnConstrain
                                const double* dq, const double* dv, const double* du,
                                const double* dparam, const double* dweights,
                                const double* dvert, double* da, const char** what) {
+    return gdn_accel_force_jvp_linear(m, d, Lp, dq, dv, du, dparam, dweights, dvert, da, NULL,
+                                      what);
+}
+
+gdnStatus gdn_accel_force_jvp_linear(const gdnModel* m, gdnData* d,
+                                     const gdnConstrainedLinear* Lp, const double* dq,
+                                     const double* dv, const double* du, const double* dparam,
+                                     const double* dweights, const double* dvert, double* da,
+                                     double* dforce, const char** what) {
     const int nv = m->nv, nefc = d->nefc;
     const size_t nb6 = 6 * (size_t)m->nbody;
     (void)what; // the linearization named any refusal
@@ -305,6 +324,9 @@ gdnStatus gdn_accel_jvp_linear(const gdnModel* m, gdnData* d, const gdnConstrain
         gdn_rows_hs_mul(d, &L.lin, djar0, tmp);
         for (int i = 0; i < nefc; i++) {
             df[i] -= tmp[i];
+        }
+        if (dforce) {
+            memcpy(dforce, df, sizeof(double) * (size_t)nefc);
         }
         if (L.damped) {
             // (M + h D) da = -dr_a + J' df;  implicit: (M - h qDeriv) da = -dr_a + J' df +
@@ -375,11 +397,27 @@ gdnStatus gdn_accel_vjp_constrained(const gdnModel* m, gdnData* d, const double*
                                     double* gq, double* gv, double* gctrl, double* gparam,
                                     double* gvert, double* gweights,
                                     const gdnContactParamGradients* cp, const char** what) {
-    const int nv = m->nv, nu = m->nu, nefc = d->nefc;
-    const size_t nb6 = 6 * (size_t)m->nbody;
     size_t mark = gdn_arena_mark(d);
     gdnConstrainedLinear L;
     gdnStatus status = gdn_constrained_linearize(m, d, &L, what);
+    if (status == GDN_OK) {
+        status = gdn_accel_force_vjp_linear(m, d, &L, abar, NULL, gq, gv, gctrl, gparam, gvert,
+                                            gweights, cp, what);
+    }
+    gdn_arena_reset(d, mark);
+    return status;
+}
+
+gdnStatus gdn_accel_force_vjp_linear(const gdnModel* m, gdnData* d,
+                                     const gdnConstrainedLinear* Lp, const double* abar,
+                                     const double* fbar, double* gq, double* gv, double* gctrl,
+                                     double* gparam, double* gvert, double* gweights,
+                                     const gdnContactParamGradients* cp, const char** what) {
+    const int nv = m->nv, nu = m->nu, nefc = d->nefc;
+    const size_t nb6 = 6 * (size_t)m->nbody;
+    size_t mark = gdn_arena_mark(d);
+    gdnConstrainedLinear L = *Lp;
+    gdnStatus status = GDN_OK;
     // y, z (nv); dfbar, deltabar, tmp (nefc); xibar, etabar, etaxbar, Wbar, Wbar2, xibar2,
     // etabar2 (6 nbody); gu1, gu2 (nu); dqfrcbar (nv)
     const size_t nus = (size_t)(nu > 0 ? nu : 1);
@@ -424,6 +462,17 @@ gdnStatus gdn_accel_vjp_constrained(const gdnModel* m, gdnData* d, const double*
         }
     } else {
         memcpy(z, y, sizeof(double) * (size_t)nv); // dxbar = abar
+    }
+    if (fbar) {
+        // df's own cotangent: dfbar += fbar, dxbar -= J' H_s fbar
+        for (int i = 0; i < nefc; i++) {
+            dfbar[i] += fbar[i];
+        }
+        gdn_rows_hs_mul(d, &L.lin, fbar, tmp);
+        gdn_constraint_mul_JT(m, d, dqfrcbar, tmp);
+        for (int i = 0; i < nv; i++) {
+            z[i] -= dqfrcbar[i];
+        }
     }
     // H dx = -dr_x + J' delta f: z = H^-1 dxbar, rbar_x = -z, deltabar = dfbar + J z
     gdn_chol_solve(z, L.H, z, nv);

@@ -36,6 +36,11 @@ typedef struct gdnConstrainedLinear {
 gdnStatus gdn_constrained_linearize(const gdnModel* m, gdnData* d, gdnConstrainedLinear* L,
                                     const char** what);
 
+// the same at the solve gdn_forward left in d: mj_forward's acceleration x, without the step's
+// final damped (Euler with dof damping) or implicit solve (L->damped = 0)
+gdnStatus gdn_constrained_linearize_forward(const gdnModel* m, gdnData* d,
+                                            gdnConstrainedLinear* L, const char** what);
+
 // gdn_step_jvp_constrained at a linearization made once for many directions (A, B)
 gdnStatus gdn_step_jvp_linear(const gdnModel* m, gdnData* d, const gdnConstrainedLinear* L,
                               const double* dq, const double* dv, const double* du,
@@ -51,12 +56,29 @@ gdnStatus gdn_accel_jvp_linear(const gdnModel* m, gdnData* d, const gdnConstrain
                                const double* dparam, const double* dweights,
                                const double* dvert, double* da, const char** what);
 
+// gdn_accel_jvp_linear that also writes the constraint forces' tangent df (nefc, NULL: not
+// wanted; the df of docs/derivatives.md: d efc_force with the row states held)
+gdnStatus gdn_accel_force_jvp_linear(const gdnModel* m, gdnData* d,
+                                     const gdnConstrainedLinear* L, const double* dq,
+                                     const double* dv, const double* du, const double* dparam,
+                                     const double* dweights, const double* dvert, double* da,
+                                     double* dforce, const char** what);
+
 // the adjoint of that acceleration at the solve in d: gq, gv (nv, both required), gctrl (nu),
 // gparam, gvert, gweights and cp all ACCUMULATE the transposed partials applied to abar (nv)
 gdnStatus gdn_accel_vjp_constrained(const gdnModel* m, gdnData* d, const double* abar,
                                     double* gq, double* gv, double* gctrl, double* gparam,
                                     double* gvert, double* gweights,
                                     const gdnContactParamGradients* cp, const char** what);
+
+// gdn_accel_vjp_constrained at a linearization L the caller made, applied to the cotangents
+// abar (nv) of the acceleration and fbar (nefc, NULL: 0) of the constraint forces (the
+// transpose of gdn_accel_force_jvp_linear); outputs ACCUMULATE as gdn_accel_vjp_constrained's
+gdnStatus gdn_accel_force_vjp_linear(const gdnModel* m, gdnData* d,
+                                     const gdnConstrainedLinear* L, const double* abar,
+                                     const double* fbar, double* gq, double* gv, double* gctrl,
+                                     double* gparam, double* gvert, double* gweights,
+                                     const gdnContactParamGradients* cp, const char** what);
 
 // whether the solve in d has a derivative: GDN_ERR_UNCONVERGED when it did not converge, unless
 // the model opts into one-sided derivatives (GDN_ENBL_ONESIDED: flagged GDN_DERIV_ONESIDED)

@@ -619,7 +619,7 @@ static gdnStatus vjp_from_front(const gdnModel* m, gdnData* d, const gdnAbaFacto
         gdn_penalty_wrenches(m, d, V, W);
     }
     if (gdn_fluid_active(m)) {
-        gdn_fluid_wrenches(m, d, V, W);
+        gdn_fluid_wrenches(m, d, V, GDN_FLUID_ALL, W);
     }
     status = step_vjp_back(m, d, f, qacc, W, tree, gqpos_next, gqvel_next, gqpos, gqvel,
                            gctrl, gparam, gvert, gacc0);
@@ -683,6 +683,44 @@ gdnStatus gdn_step_vjp_stored(const gdnModel* m, gdnData* d, const gdnAbaFactor*
 
 // ---------------------------------------------------------------- the acceleration alone
 
+// the smooth acceleration's adjoint at the front half in d (ABA's factor f of M + hD):
+// rbar = -(M + hD)^-1 abar, then the residual's adjoint; gq, gv, gctrl, gparam, gvert,
+// gweights accumulate; rbar: nv + nu scratch
+static gdnStatus smooth_accel_vjp(const gdnModel* m, gdnData* d, const gdnAbaFactor* f,
+                                  const double* abar, double* rbar, double* gq, double* gv,
+                                  double* gctrl, double* gparam, double* gvert,
+                                  double* gweights) {
+    const int nv = m->nv, nu = m->nu;
+    size_t mark = gdn_arena_mark(d);
+    // (gu overwritten by the residual: summed here)
+    double* gu = rbar + (nv > 0 ? nv : 1);
+    memcpy(rbar, abar, sizeof(double) * (size_t)nv);
+    gdnStatus status = gdn_aba_solve(m, d, f, rbar);
+    for (int i = 0; i < nv; i++) {
+        rbar[i] = -rbar[i];
+    }
+    penaltyAdjoint pen = {m, d, gvert, gparam};
+    gdnResidualAdjoint out = {gq, gv, NULL, gctrl ? gu : NULL, gparam, NULL, NULL, NULL,
+                              NULL, NULL, NULL, NULL, NULL, NULL,
+                              gparam ? gdn_weights_acc0(m, gweights) : NULL};
+    double* Wbar = NULL;
+    if (status == GDN_OK && gdn_wrench_active(m)) {
+        Wbar = gdn_arena_doubles(d, 6 * (size_t)m->nbody);
+        status = Wbar ? GDN_OK : GDN_ERR_MEMORY;
+        out.Wbar = Wbar;
+        out.wrench_vjp = penalty_vjp;
+        out.wrench_ctx = &pen;
+    }
+    if (status == GDN_OK) {
+        status = gdn_residual_vjp_primal(m, d, d->qacc, rbar, &out);
+    }
+    for (int k = 0; status == GDN_OK && gctrl && k < nu; k++) {
+        gctrl[k] += gu[k];
+    }
+    gdn_arena_reset(d, mark);
+    return status;
+}
+
 // The front half at the state in d, then the tangent of its acceleration a (RK4's stage
 // derivative; with Euler and dof damping the damped a): without rows da = -(M + hD)^-1 dr,
 // with rows the implicit differentiation of the solve (step_constrained.h)
@@ -740,31 +778,52 @@ gdnStatus gdn_accel_vjp(const gdnModel* m, gdnData* d, const double* abar, doubl
                                                gweights, cp, what);
         }
     } else if (status == GDN_OK) {
-        // rbar = -(M + hD)^-1 abar, then the residual's adjoint (gu overwritten: summed here)
-        double* gu = rbar + (nv > 0 ? nv : 1);
-        memcpy(rbar, abar, sizeof(double) * (size_t)nv);
-        status = gdn_aba_solve(m, d, &f, rbar);
-        for (int i = 0; i < nv; i++) {
-            rbar[i] = -rbar[i];
-        }
-        penaltyAdjoint pen = {m, d, gvert, gparam};
-        gdnResidualAdjoint out = {gq, gv, NULL, gctrl ? gu : NULL, gparam, NULL, NULL, NULL,
-                                  NULL, NULL, NULL, NULL, NULL, NULL,
-                                  gparam ? gdn_weights_acc0(m, gweights) : NULL};
-        double* Wbar = NULL;
-        if (status == GDN_OK && gdn_wrench_active(m)) {
-            Wbar = gdn_arena_doubles(d, 6 * (size_t)m->nbody);
-            status = Wbar ? GDN_OK : GDN_ERR_MEMORY;
-            out.Wbar = Wbar;
-            out.wrench_vjp = penalty_vjp;
-            out.wrench_ctx = &pen;
-        }
-        if (status == GDN_OK) {
-            status = gdn_residual_vjp_primal(m, d, d->qacc, rbar, &out);
-        }
-        for (int k = 0; status == GDN_OK && gctrl && k < nu; k++) {
-            gctrl[k] += gu[k];
-        }
+        status = smooth_accel_vjp(m, d, &f, abar, rbar, gq, gv, gctrl, gparam, gvert, gweights);
+    }
+    gdn_arena_reset(d, mark);
+    return status;
+}
+
+// ---------------------------------------------------------------- gdn_forward's acceleration
+
+gdnStatus gdn_forward_accel_jvp(const gdnModel* m, gdnData* d, const gdnConstrainedLinear* L,
+                                const double* dq, const double* dv, const double* du,
+                                double* da, double* dforce, const char** what) {
+    if (d->nefc > 0) {
+        return gdn_accel_force_jvp_linear(m, d, L, dq, dv, du, NULL, NULL, NULL, da, dforce,
+                                          what);
+    }
+    size_t mark = gdn_arena_mark(d);
+    double* dW = gdn_arena_doubles(d, 6 * (size_t)m->nbody);
+    gdnAbaFactor f;
+    gdnStatus status = dW ? gdn_aba_factor_alloc(m, d, &f) : GDN_ERR_MEMORY;
+    if (status == GDN_OK) {
+        status = gdn_aba_factor(m, d, NULL, &f); // M, undamped: mj_forward's
+    }
+    if (status == GDN_OK) {
+        status = smooth_accel_jvp(m, d, &f, dq, dv, du, NULL, NULL, NULL, dW, da);
+    }
+    gdn_arena_reset(d, mark);
+    return status;
+}
+
+gdnStatus gdn_forward_accel_vjp(const gdnModel* m, gdnData* d, const gdnConstrainedLinear* L,
+                                const double* abar, const double* fbar, double* gq, double* gv,
+                                double* gu, const char** what) {
+    if (d->nefc > 0) {
+        return gdn_accel_force_vjp_linear(m, d, L, abar, fbar, gq, gv, gu, NULL, NULL, NULL,
+                                          NULL, what);
+    }
+    const int nv = m->nv, nu = m->nu;
+    size_t mark = gdn_arena_mark(d);
+    double* rbar = gdn_arena_doubles(d, (size_t)(nv > 0 ? nv : 1) + (size_t)(nu > 0 ? nu : 1));
+    gdnAbaFactor f;
+    gdnStatus status = rbar ? gdn_aba_factor_alloc(m, d, &f) : GDN_ERR_MEMORY;
+    if (status == GDN_OK) {
+        status = gdn_aba_factor(m, d, NULL, &f);
+    }
+    if (status == GDN_OK) {
+        status = smooth_accel_vjp(m, d, &f, abar, rbar, gq, gv, gu, NULL, NULL, NULL);
     }
     gdn_arena_reset(d, mark);
     return status;

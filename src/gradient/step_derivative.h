@@ -7,6 +7,7 @@
 #include <gradyn/gradyn.h>
 
 #include "dynamics/aba.h"
+#include "gradient/step_constrained.h"
 
 // gdn_step_vjp (derivative.h: same outputs, same NULL and accumulation conventions) at the state
 // in d, given qacc (nv): the acceleration gdn_step integrates from this state (d->qacc after
@@ -78,6 +79,22 @@ gdnStatus gdn_accel_vjp(const gdnModel* m, gdnData* d, const double* abar, doubl
                         double* gv, double* gctrl, double* gparam, double* gvert,
                         double* gweights, const gdnContactParamGradients* cp,
                         const char** what);
+
+// The acceleration gdn_forward left in d (mj_forward's qacc: never the damped or implicit step
+// acceleration) and its constraint forces, differentiated where that gdn_forward left the
+// kinematics, rows and solve (no front half is run). L (d->nefc > 0): the solve's
+// gdn_constrained_linearize_forward (the caller checked gdn_constrained_admissible); unused
+// without rows (then ABA's factor of M). du: the force laws' input tangent
+// (activation_derivative.h). da (nv) and dforce (nefc, NULL: not wanted) overwritten
+gdnStatus gdn_forward_accel_jvp(const gdnModel* m, gdnData* d, const gdnConstrainedLinear* L,
+                                const double* dq, const double* dv, const double* du,
+                                double* da, double* dforce, const char** what);
+
+// its transpose applied to abar (nv) and fbar (nefc, NULL: 0): gq, gv (nv, required) and gu
+// (nu, the force laws' input cotangent; NULL: not wanted) ACCUMULATE
+gdnStatus gdn_forward_accel_vjp(const gdnModel* m, gdnData* d, const gdnConstrainedLinear* L,
+                                const double* abar, const double* fbar, double* gq, double* gv,
+                                double* gu, const char** what);
 
 // the acceleration's dense Jacobian Xa = [da/dq | da/dv | da/du] (nv rows of 2 nv + nu,
 // row-major) at the front half (GDN_PIPE_DERIVATIVE) the caller ran in d (gradient/transition.c);

@@ -181,7 +181,7 @@ gdnStatus gdn_tape_create_opt(const gdnModel* m, const gdnTapeOptions* opt, gdnT
     size_t nd = (size_t)ncheck * (size_t)stride + (every > 1 ? (size_t)ncheck * nvz : 0) +
                 (size_t)(every - 1) * (size_t)stride + 2 * (size_t)stride + (size_t)nq + 4 * nvz +
                 (size_t)(nq > nv ? nq : nv) + 2 * nvz + (size_t)nu +
-                gdn_weights_size(m) + 5 * (size_t)na + (size_t)nu;
+                gdn_weights_size(m) + 6 * (size_t)na + (size_t)nu;
     const size_t head = round8(sizeof(gdnTape)) + round8(sizeof(gdnTapeEntry) * (size_t)nslot);
     size_t reserve = 0, pool = 0, bytes = 0;
     // an RK4 model's stage accelerations per record slot (4 nv: the reverse pass then needs no
@@ -249,6 +249,7 @@ gdnStatus gdn_tape_create_opt(const gdnModel* m, const gdnTapeOptions* opt, gdnT
     tp->cost_qt = take(&p, nvz);
     tp->cost_v = take(&p, nvz);
     tp->cost_u = take(&p, (size_t)nu);
+    tp->cost_a = take(&p, (size_t)na);
     tp->gweights = take(&p, gdn_weights_size(m));
     tp->inter = store ? take(&p, (size_t)nslot * inter_stride) : NULL;
     tp->rk4_acc = rk4_stride ? take(&p, (size_t)nslot * rk4_stride) : NULL;

@@ -117,6 +117,12 @@ struct gdnTape {
     double* cost_qt;     // (nv) the same in the tangent space
     double* cost_v;      // (nv)
     double* cost_u;      // (nu)
+    double* cost_a;      // (na) an internal term's act gradient (the batch objective's,
+                         // src/batch/adjoint_batch.c: public terms have none), zeroed by
+                         // gdn_cost_eval before a gradient evaluation
+    int cost_a_set;      // 1 when the term wrote cost_a: the driver adds it to lambda's act
+                         // part (never set by a public callback, whose gradients stay
+                         // bit for bit as they were)
     double* gweights;    // (2 nbody + nv + ntendon) the backward pass's cotangents of
                          // body_invweight0, dof_invweight0 and tendon_invweight0
                          // (constrained steps' D), summed over the steps

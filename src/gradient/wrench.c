@@ -32,7 +32,7 @@ gdnStatus gdn_wrenches_again(const gdnModel* m, gdnData* d, const double* V, dou
     if (!v) {
         return GDN_ERR_MEMORY;
     }
-    gdn_fluid_wrenches(m, d, v, W);
+    gdn_fluid_wrenches(m, d, v, GDN_FLUID_ALL, W);
     gdn_arena_reset(d, mark);
     return GDN_OK;
 }
@@ -57,7 +57,7 @@ const double* gdn_wrenches_from_outputs(const gdnModel* m, gdnData* d) {
     if (!V) {
         return NULL;
     }
-    gdn_fluid_wrenches(m, d, V, W);
+    gdn_fluid_wrenches(m, d, V, GDN_FLUID_ALL, W);
     return W;
 }
 
@@ -77,7 +77,7 @@ gdnStatus gdn_wrench_jvp(const gdnModel* m, gdnData* d, const double* xi, const 
     if (!V) {
         return GDN_ERR_MEMORY;
     }
-    gdn_fluid_wrench_jvp(m, d, V, xi, eta, dparam, dW);
+    gdn_fluid_wrench_jvp(m, d, V, GDN_FLUID_ALL, xi, eta, dparam, dW);
     gdn_arena_reset(d, mark);
     return GDN_OK;
 }
@@ -96,7 +96,7 @@ gdnStatus gdn_wrench_vjp(const gdnModel* m, gdnData* d, const double* Wbar, doub
     if (!V) {
         return GDN_ERR_MEMORY;
     }
-    gdn_fluid_wrench_vjp(m, d, V, Wbar, xibar, etabar, gparam);
+    gdn_fluid_wrench_vjp(m, d, V, GDN_FLUID_ALL, Wbar, xibar, etabar, gparam);
     gdn_arena_reset(d, mark);
     return GDN_OK;
 }

@@ -301,26 +301,31 @@ static void sensor_vel(const gdnModel* m, gdnData* d, int i, double* out) {
     }
 }
 
+int gdn_sensor_touch_counts(const gdnModel* m, const gdnData* d, int site, int j) {
+    const int body = m->site_bodyid[site];
+    const gdnContact* con = &d->contact[j];
+    const int b1 = m->geom_bodyid[con->geom1], b2 = m->geom_bodyid[con->geom2];
+    double f[6], ray[3];
+    if (con->efc_address < 0 || (body != b1 && body != b2) ||
+        gdn_contact_force(m, d, j, f) != GDN_OK || f[0] <= 0) {
+        return 0;
+    }
+    gdn_scl3(ray, con->frame, f[0]);
+    gdn_normalize3(ray);
+    if (body == b2) {
+        gdn_scl3(ray, ray, -1);
+    }
+    return gdn_ray_geom(d->site_xpos + 3 * site, d->site_xmat + 9 * site, m->site_size + 3 * site,
+                        con->pos, ray, m->site_type[site]) >= 0;
+}
+
 // touch: the normal forces of the site body's contacts whose force ray (from the contact point
 // along the normal force, into the body) meets the site's zone
 static double touch(const gdnModel* m, const gdnData* d, int site) {
-    const int body = m->site_bodyid[site];
     double sum = 0;
     for (int j = 0; j < d->ncon; j++) {
-        const gdnContact* con = &d->contact[j];
-        const int b1 = m->geom_bodyid[con->geom1], b2 = m->geom_bodyid[con->geom2];
-        double f[6], ray[3];
-        if (con->efc_address < 0 || (body != b1 && body != b2) ||
-            gdn_contact_force(m, d, j, f) != GDN_OK || f[0] <= 0) {
-            continue;
-        }
-        gdn_scl3(ray, con->frame, f[0]);
-        gdn_normalize3(ray);
-        if (body == b2) {
-            gdn_scl3(ray, ray, -1);
-        }
-        if (gdn_ray_geom(d->site_xpos + 3 * site, d->site_xmat + 9 * site, m->site_size + 3 * site,
-                         con->pos, ray, m->site_type[site]) >= 0) {
+        double f[6];
+        if (gdn_sensor_touch_counts(m, d, site, j) && gdn_contact_force(m, d, j, f) == GDN_OK) {
             sum += f[0];
         }
     }

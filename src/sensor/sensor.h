@@ -38,4 +38,9 @@ int gdn_sensor_limit_row(const gdnData* d, int j);
 // the same for a limit row of another type (GDN_CNSTR_LIMIT_TENDON: j a tendon)
 int gdn_sensor_limit_row_of(const gdnData* d, int type, int j);
 
+// 1 when contact j counts in the touch sensor of site: a contact of the site's body with rows
+// and a positive normal force whose force ray (from the contact point into the body) meets
+// the site's zone
+int gdn_sensor_touch_counts(const gdnModel* m, const gdnData* d, int site, int j);
+
 #endif

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// Tangent and adjoint of the position- and velocity-stage sensors: each sensor's linear map
-// from the body tangents xi_b (position) and eta_b (velocity) of kinematics_derivative.h, and
-// from dq, dv directly, written once as small blocks that the JVP applies and the VJP
-// transposes.
+// Tangent and adjoint of the sensors: each sensor's linear map from the body tangents xi_b
+// (position) and eta_b (velocity) of kinematics_derivative.h, from dq, dv directly, and for the
+// acceleration stage from the tangents of the body accelerations, the subtree forces and
+// efc_force, written once as small blocks that the JVP applies and the VJP transposes.
 #include <gradyn/sensor.h>
 
 #include <math.h>
@@ -10,11 +10,19 @@
 
 #include "base/arena.h"
 #include "collision/ray.h"
+#include "constraint/constraint.h"
+#include "constraint/rows_derivative.h"
 #include "dynamics/com.h"
 #include "dynamics/force_derivative.h"
+#include "dynamics/rne_post.h"
 #include "dynamics/transmission.h"
+#include "gradient/activation_derivative.h"
+#include "gradient/residual.h"
+#include "gradient/step_constrained.h"
+#include "gradient/step_derivative.h"
 #include "kinematics/jacobian.h"
 #include "kinematics/kinematics_derivative.h"
+#include "kinematics/kinematics_derivative_sweep.h"
 #include "kinematics/tendon_derivative.h"
 #include "model/validate.h"
 #include "sensor/sensor.h"
@@ -32,21 +40,32 @@
 typedef struct {
     int adjoint;
     int dim;
-    // tangent: inputs and the sensor's output
+    // tangent: inputs and the sensor's output; the acceleration stage's dA, dF (6 nbody: the
+    // tangents of the body accelerations and subtree forces, below) and df (nefc: efc_force's)
     const double *xi, *eta, *dq, *dv, *du, *da;
+    const double *dA, *dF, *df;
     double* out;
     // adjoint: the sensor's cotangent and the accumulated outputs
     const double* g;
     double *xibar, *etabar, *gq, *gv, *gu, *ga;
+    double *Abar, *Fbar, *fbar;
 } Lin;
 
-// out += K x_b (tangent) or xbar_b += K' g (adjoint); kind 0: xi, 1: eta
+// the body quantities a block multiplies
+enum { KIND_XI = 0, KIND_ETA = 1, KIND_ACC = 2, KIND_FORCE = 3 };
+
+// out += K x_b (tangent) or xbar_b += K' g (adjoint); kind: KIND_XI (xi), KIND_ETA (eta),
+// KIND_ACC (dA), KIND_FORCE (dF: the world's F_0, the sum over all bodies, moves too)
 static void emit_body(Lin* c, int b, int kind, const double* K) {
-    if (b <= 0) {
+    if (b < 0 || (b == 0 && kind != KIND_FORCE)) {
         return; // the world does not move
     }
     if (!c->adjoint) {
-        const double* x = (kind ? c->eta : c->xi) + 6 * b;
+        const double* x = (kind == KIND_XI    ? c->xi
+                           : kind == KIND_ETA ? c->eta
+                           : kind == KIND_ACC ? c->dA
+                                              : c->dF) +
+                          6 * b;
         for (int r = 0; r < c->dim; r++) {
             double s = 0;
             for (int k = 0; k < 6; k++) {
@@ -55,7 +74,11 @@ static void emit_body(Lin* c, int b, int kind, const double* K) {
             c->out[r] += s;
         }
     } else {
-        double* xb = (kind ? c->etabar : c->xibar) + 6 * b;
+        double* xb = (kind == KIND_XI    ? c->xibar
+                      : kind == KIND_ETA ? c->etabar
+                      : kind == KIND_ACC ? c->Abar
+                                         : c->Fbar) +
+                     6 * b;
         for (int k = 0; k < 6; k++) {
             double s = 0;
             for (int r = 0; r < c->dim; r++) {
@@ -99,6 +122,15 @@ static void emit_ctrl(Lin* c, const gdnModel* m, int i, double coef) {
         }
     } else if (gx) {
         gx[k] += coef * c->g[0];
+    }
+}
+
+// out += coef df_r (a scalar sensor: a constraint force); adjoint: fbar_r += coef g
+static void emit_efc(Lin* c, int r, double coef) {
+    if (!c->adjoint) {
+        c->out[0] += coef * c->df[r];
+    } else {
+        c->fbar[r] += coef * c->g[0];
     }
 }
 
@@ -516,6 +548,229 @@ static void sensor_linear(const gdnModel* m, const gdnData* d, int i, const doub
     }
 }
 
+// ---------------------------------------------------------------- acceleration stage
+
+// With A_b = [alpha; a_o] the acceleration of body b about the origin (MuJoCo's cacc moved
+// there; gravity in A_0 = [0; -g]), F_b = [n_o; f] its subtree force about the origin
+// (cfrc_int moved there), V_b = [w; v_o] and a point p of body b (v_p = w x p + v_o):
+//   a_p   = a_o + alpha x p + w x v_p            (mj_objectAcceleration's linear part)
+//   d a_p = [-[p] | I] dA_b + ([alpha] + [w][w]) [-[p] | I] xi_b
+//           + [-[v_p] - [w][p] | [w]] eta_b
+//   accelerometer R' a_p (+ R' [a_p] om), framelinacc a_p, frameangacc alpha ([I | 0] dA_b);
+//   force  R' f:              R' [0 | I] dF_b + R' [f] om
+//   torque R' (n_o - p x f):  R' [I | -[p]] dF_b + R' [f] [-[p] | I] xi_b + R' [n_p] om
+// and touch, jointlimitfrc, tendonlimitfrc: linear in efc_force (df), with the contacts that
+// count and the rows held. dA_b, dF_b and df come from the front (sensor_derivative below);
+// dF_b's external wrenches are cfrc_ext's (a weld's rotation forces read as a torque).
+
+// K = s M [-[p] | I] (M NULL: I), rotated by R' (NULL: world axes), onto kind
+static void emit_point_map(Lin* c, int b, int kind, const double* M, const double p[3],
+                           const double* R, double s) {
+    double P[9], MP[9], K[18];
+    cross_matrix(P, p);
+    scale33(P, -1);
+    if (M) {
+        mul33(MP, M, P);
+        block(K, MP, M, s);
+    } else {
+        block(K, P, kIdentity, s);
+    }
+    rotate_block(K, R);
+    emit_body(c, b, kind, K);
+}
+
+// a spatial vector of body b about the subtree COM of its root (cacc, cfrc_int) moved to the
+// origin (force: 1 for a force, 0 for a motion)
+static void about_origin(const gdnModel* m, const gdnData* d, const double* x, int b, int force,
+                         double r[6]) {
+    static const double origin[3] = {0, 0, 0};
+    gdn_transform_spatial(r, x, force, origin, d->subtree_com + 3 * m->body_rootid[b], NULL);
+}
+
+// The torque of a site on the world body: MuJoCo sums the trees' cfrc_int into the world's,
+// each about its own root's subtree COM c_r, and reads the sum about c_0 = subtree_com[0]:
+//   torque = R' (sum_r (n_r - c_r x f_r) - (p - c_0) x f_0)   (n_r, f_r: F_r about the origin)
+// with dc = sum over the subtree of m_k / M dx_k, dx_k = [-[x_k] | I] xi_k (x_k = xipos):
+//   d = R' (sum_r ([I | -[c_r]] dF_r + [f_r] dc_r) - [p - c_0] df_0 - [f_0] dc_0)
+static void world_torque_linear(const gdnModel* m, const gdnData* d, const double p[3],
+                                const double* R, Lin* c) {
+    double K[18], X[9], P[9], y[3];
+    for (int r = 1; r < m->nbody; r++) {
+        if (m->body_parentid[r] != 0) {
+            continue;
+        }
+        const double* cr = d->subtree_com + 3 * r;
+        const double* fr = d->cfrc_int + 6 * r + 3;
+        const double Mr = fmax(GDN_MINVAL, m->body_subtreemass[r]);
+        cross_matrix(P, cr);
+        scale33(P, -1);
+        block(K, kIdentity, P, 1);
+        rotate_block(K, R);
+        emit_body(c, r, KIND_FORCE, K);
+        cross_matrix(X, fr);
+        for (int k = r; k < m->nbody; k++) {
+            if (m->body_mass[k] != 0 && in_subtree(m, k, r)) {
+                emit_point_map(c, k, KIND_XI, X, d->xipos + 3 * k, R, m->body_mass[k] / Mr);
+            }
+        }
+    }
+    const double* c0 = d->subtree_com;
+    const double* f0 = d->cfrc_int + 3;
+    const double M0 = fmax(GDN_MINVAL, m->body_subtreemass[0]);
+    gdn_sub3(y, p, c0);
+    cross_matrix(P, y);
+    block(K, NULL, P, -1);
+    rotate_block(K, R);
+    emit_body(c, 0, KIND_FORCE, K);
+    cross_matrix(X, f0);
+    for (int k = 1; k < m->nbody; k++) {
+        if (m->body_mass[k] != 0) {
+            emit_point_map(c, k, KIND_XI, X, d->xipos + 3 * k, R, -m->body_mass[k] / M0);
+        }
+    }
+}
+
+// the linear map of acceleration-stage sensor i (not actuatorfrc); unit: nefc zeros (scratch
+// for touch's decoding, restored)
+static void acc_sensor_linear(const gdnModel* m, const gdnData* d, int i, const double* V,
+                              double* unit, Lin* c) {
+    const int type = m->sensor_type[i], id = m->sensor_objid[i];
+    double K[18], P[9], X[9];
+    switch (type) {
+    case GDN_SENS_ACCELEROMETER:
+    case GDN_SENS_FRAMELINACC:
+    case GDN_SENS_FRAMEANGACC: {
+        const int objtype = type == GDN_SENS_ACCELEROMETER ? GDN_OBJ_SITE : m->sensor_objtype[i];
+        const double *p, *R;
+        gdn_sensor_frame(m, d, objtype, id, &p, &R);
+        const int b = gdn_sensor_body(m, objtype, id);
+        if (type == GDN_SENS_FRAMEANGACC) {
+            block(K, kIdentity, NULL, 1);
+            emit_body(c, b, KIND_ACC, K);
+            return;
+        }
+        const double* Rs = type == GDN_SENS_ACCELEROMETER ? R : NULL;
+        const double* w = V + 6 * b;
+        double A[6], vp[3], ap[3], t[3], Wm[9], M[9], E[9];
+        about_origin(m, d, d->cacc + 6 * b, b, 0, A);
+        point_velocity(w, p, vp);
+        gdn_cross3(ap, A, p);
+        gdn_add3(ap, ap, A + 3);
+        gdn_cross3(t, w, vp);
+        gdn_add3(ap, ap, t);
+        emit_point_map(c, b, KIND_ACC, NULL, p, Rs, 1);
+        // ([alpha] + [w][w]) dp
+        cross_matrix(Wm, w);
+        cross_matrix(X, A);
+        mul33(M, Wm, Wm);
+        for (int k = 0; k < 9; k++) {
+            M[k] += X[k];
+        }
+        emit_point_map(c, b, KIND_XI, M, p, Rs, 1);
+        // [-[v_p] - [w][p] | [w]] eta
+        cross_matrix(P, p);
+        mul33(E, Wm, P);
+        cross_matrix(X, vp);
+        for (int k = 0; k < 9; k++) {
+            E[k] = -X[k] - E[k];
+        }
+        block(K, E, Wm, 1);
+        rotate_block(K, Rs);
+        emit_body(c, b, KIND_ETA, K);
+        if (Rs) {
+            emit_rotation_term(c, b, ap, Rs, 1);
+        }
+        return;
+    }
+    case GDN_SENS_FORCE:
+    case GDN_SENS_TORQUE: {
+        const int b = m->site_bodyid[id];
+        const double* p = d->site_xpos + 3 * id;
+        const double* R = d->site_xmat + 9 * id;
+        double F[6];
+        about_origin(m, d, d->cfrc_int + 6 * b, b, 1, F);
+        if (type == GDN_SENS_FORCE) {
+            block(K, NULL, kIdentity, 1);
+            rotate_block(K, R);
+            emit_body(c, b, KIND_FORCE, K);
+            emit_rotation_term(c, b, F + 3, R, 1);
+            return;
+        }
+        if (b == 0) {
+            world_torque_linear(m, d, p, R, c);
+            return;
+        }
+        double np[3], t[3];
+        gdn_cross3(t, p, F + 3);
+        gdn_sub3(np, F, t);
+        cross_matrix(P, p);
+        scale33(P, -1);
+        block(K, kIdentity, P, 1);
+        rotate_block(K, R);
+        emit_body(c, b, KIND_FORCE, K);
+        cross_matrix(X, F + 3);
+        emit_point_map(c, b, KIND_XI, X, p, R, 1);
+        emit_rotation_term(c, b, np, R, 1);
+        return;
+    }
+    case GDN_SENS_TOUCH:
+        // the normal force of each contact that counts, linear in the contact's rows (their
+        // coefficients: the decoding of gdn_contact_force applied to unit forces)
+        for (int j = 0; j < d->ncon; j++) {
+            if (!gdn_sensor_touch_counts(m, d, id, j)) {
+                continue;
+            }
+            const gdnContact* con = &d->contact[j];
+            const int row = con->efc_address;
+            const int n = d->efc_type[row] == GDN_CNSTR_CONTACT_PYRAMIDAL ? 2 * (con->dim - 1)
+                                                                          : con->dim;
+            for (int r = row; r < row + n && r < d->nefc; r++) {
+                double res[6];
+                unit[r] = 1;
+                gdn_contact_force_rows(m, d, j, unit, res);
+                unit[r] = 0;
+                if (res[0] != 0) {
+                    emit_efc(c, r, res[0]);
+                }
+            }
+        }
+        return;
+    case GDN_SENS_JOINTLIMITFRC:
+    case GDN_SENS_TENDONLIMITFRC: {
+        const int r = type == GDN_SENS_JOINTLIMITFRC
+                          ? gdn_sensor_limit_row(d, id)
+                          : gdn_sensor_limit_row_of(d, GDN_CNSTR_LIMIT_TENDON, id);
+        if (r >= 0) {
+            emit_efc(c, r, 1);
+        }
+        return;
+    }
+    default:
+        return;
+    }
+}
+
+// which acceleration-stage sensors (not actuatorfrc) sensor i is: 0 none, 1 a function of
+// efc_force alone (touch, the limit forces), 2 of the body accelerations (accelerometer,
+// framelinacc, frameangacc), 3 of the subtree forces (force, torque)
+static int acc_kind(const gdnModel* m, int i) {
+    switch (m->sensor_type[i]) {
+    case GDN_SENS_TOUCH:
+    case GDN_SENS_JOINTLIMITFRC:
+    case GDN_SENS_TENDONLIMITFRC:
+        return 1;
+    case GDN_SENS_ACCELEROMETER:
+    case GDN_SENS_FRAMELINACC:
+    case GDN_SENS_FRAMEANGACC:
+        return 2;
+    case GDN_SENS_FORCE:
+    case GDN_SENS_TORQUE:
+        return 3;
+    default:
+        return 0;
+    }
+}
+
 // the tendon of a tendon-valued sensor: its own (tendonpos, vel, limitpos, limitvel) or its
 // actuator's tendon transmission (actuatorpos, vel); -1 for any other sensor
 static int sensor_tendon(const gdnModel* m, int i) {
@@ -787,6 +1042,15 @@ static int supported(const gdnModel* m, int i) {
     case GDN_SENS_TENDONLIMITPOS:
     case GDN_SENS_TENDONLIMITVEL:
         return 1; // tendon_sensor_linear
+    case GDN_SENS_TOUCH:
+    case GDN_SENS_JOINTLIMITFRC:
+    case GDN_SENS_TENDONLIMITFRC:
+    case GDN_SENS_ACCELEROMETER:
+    case GDN_SENS_FRAMELINACC:
+    case GDN_SENS_FRAMEANGACC:
+    case GDN_SENS_FORCE:
+    case GDN_SENS_TORQUE:
+        return 1; // acc_sensor_linear
     default:
         return m->sensor_needstage[i] != GDN_STAGE_ACC;
     }
@@ -819,6 +1083,139 @@ const char* gdn_sensor_unsupported_derivative(const gdnModel* m) {
 static int clamped(const gdnModel* m, const gdnData* d, int i, int k) {
     const double c = m->sensor_cutoff[i], x = d->sensordata[m->sensor_adr[i] + k];
     return c > 0 && (x == c || (m->sensor_datatype[i] == GDN_DATATYPE_REAL && x == -c));
+}
+
+// The acceleration stage's share of the front (the model has a sensor acc_kind names):
+// the tangents of qacc and efc_force at the solve gdn_forward left in d (the step derivatives'
+// implicit differentiation, gradient/step_derivative.h), then those of the body accelerations
+// A_b and subtree forces F_b (the residual's sweep, gradient/residual.h, at a = qacc with the
+// external wrenches' tangent dW: the frozen-force tangent of the rows' body wrenches, contacts
+// and connects, plus their wrenches at df). The adjoint (accStage_vjp) is its transpose.
+typedef struct {
+    int kinds;            // bit k: a sensor of acc_kind k
+    gdnConstrainedLinear L; // the solve's linearization (d->nefc > 0)
+    double *dqacc, *df, *dui, *dA, *dF, *dW, *xi2, *etax, *djar0, *dlogD, *dr, *unit;
+} accStage;
+
+static gdnStatus acc_stage_alloc(const gdnModel* m, gdnData* d, accStage* a) {
+    const size_t nv = (size_t)m->nv + 1, nb6 = 6 * (size_t)m->nbody;
+    const size_t ne = (size_t)d->nefc + 1, nu = (size_t)m->nu + 1;
+    const size_t n = 2 * nv + 4 * ne + nu + 5 * nb6;
+    double* x = gdn_arena_doubles(d, n);
+    if (!x) {
+        return GDN_ERR_MEMORY;
+    }
+    memset(x, 0, sizeof(double) * n);
+    a->dqacc = x;
+    a->dr = a->dqacc + nv;
+    a->df = a->dr + nv;
+    a->djar0 = a->df + ne;
+    a->dlogD = a->djar0 + ne;
+    a->dui = a->dlogD + ne;
+    a->dA = a->dui + nu;
+    a->dF = a->dA + nb6;
+    a->dW = a->dF + nb6;
+    a->xi2 = a->dW + nb6;
+    a->etax = a->xi2 + nb6;
+    a->unit = a->etax + nb6; // ne zeros (touch's decoding)
+    return GDN_OK;
+}
+
+// the checks and the linearization: GDN_ERR_UNCONVERGED / UNSUPPORTED / SINGULAR as the step
+// derivatives (d->deriv_* their report)
+static gdnStatus acc_stage_begin(const gdnModel* m, gdnData* d, accStage* a) {
+    const char* what = NULL;
+    gdn_deriv_report_clear(d);
+    gdnStatus st = acc_stage_alloc(m, d, a);
+    if (st == GDN_OK && d->nefc > 0) {
+        st = gdn_constrained_admissible(m, d);
+        if (st == GDN_OK) {
+            st = gdn_constrained_linearize_forward(m, d, &a->L, &what);
+        }
+    }
+    return st;
+}
+
+// the tangent: c's dA, dF, df from (dq, dv, dctrl, dact) and the body tangents xi, eta
+static gdnStatus acc_stage_jvp(const gdnModel* m, gdnData* d, accStage* a, const double* dq,
+                               const double* dv, const double* du, const double* dact,
+                               const double* xi, const double* eta, Lin* c) {
+    const char* what = NULL;
+    const int wrench = (a->kinds & 8) && d->nefc > 0;
+    gdn_actuator_input_tangent(m, du, dact, a->dui);
+    gdnStatus st = gdn_forward_accel_jvp(m, d, &a->L, dq, dv, a->dui, a->dqacc, a->df, &what);
+    if (st == GDN_OK && wrench) {
+        // dW: cfrc_ext's rows (contacts, connects, welds as MuJoCo reads them) moving at fixed
+        // forces, then at df
+        a->L.lin.mj_weld_torque = 1;
+        gdn_body_tangent_jvp_axes(m, d, a->L.S, a->L.x, dq, NULL, a->xi2, a->etax);
+        st = gdn_rows_jvp(m, d, &a->L.lin, xi, eta, a->etax, dq, dv, NULL, a->djar0, a->dlogD,
+                          a->dW, NULL);
+        gdn_rows_wrench_of(m, d, &a->L.lin, a->df, a->dW, NULL);
+        a->L.lin.mj_weld_torque = 0;
+    }
+    if (st == GDN_OK && (a->kinds & 12)) {
+        gdnResidualDirection dir = {dq, dv, a->dqacc, NULL, NULL, wrench ? a->dW : NULL,
+                                    xi, eta, NULL};
+        st = gdn_residual_jvp_bodies(m, d, d->qacc, NULL, &dir, a->dr, a->dA, a->dF);
+    }
+    c->dA = a->dA;
+    c->dF = a->dF;
+    c->df = a->df;
+    return st;
+}
+
+// the adjoint: from c's Abar, Fbar (6 nbody), fbar (nefc) ACCUMULATE xibar, etabar (6 nbody),
+// gq, gv (nv) and gu (nu, NULL: not wanted), gact (na, NULL: not wanted)
+static gdnStatus acc_stage_vjp(const gdnModel* m, gdnData* d, accStage* a, Lin* c, double* gq,
+                               double* gv, double* gu, double* gact) {
+    const char* what = NULL;
+    const int nv = m->nv, nu = m->nu, nb6 = 6 * m->nbody;
+    const int wrench = (a->kinds & 8) && d->nefc > 0;
+    // reused blocks: abar (dqacc), y = 0 (dr), Wbar (dW), xibar2 / etabar2 (dA / dF: their
+    // covectors are Abar, Fbar), etaxbar (etax), gui (dui)
+    double* abar = a->dqacc;
+    double* Wbar = a->dW;
+    double* xb2 = a->xi2;
+    double* etaxbar = a->etax;
+    double* gui = a->dui;
+    memset(abar, 0, sizeof(double) * (size_t)nv);
+    memset(a->dr, 0, sizeof(double) * (size_t)nv);
+    memset(gui, 0, sizeof(double) * (size_t)nu);
+    gdnStatus st = GDN_OK;
+    if (a->kinds & 12) {
+        gdnResidualAdjoint out = {gq, gv, abar, NULL, NULL, wrench ? Wbar : NULL,
+                                  xb2, a->dA, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+        st = gdn_residual_vjp_seeded(m, d, d->qacc, NULL, a->dr, c->Abar, c->Fbar, &out);
+        for (int k = 0; k < nb6; k++) {
+            c->xibar[k] += xb2[k];
+            c->etabar[k] += a->dA[k];
+        }
+    }
+    if (st == GDN_OK && wrench) {
+        memset(etaxbar, 0, sizeof(double) * (size_t)nb6);
+        a->L.lin.mj_weld_torque = 1;
+        st = gdn_rows_vjp(m, d, &a->L.lin, NULL, NULL, Wbar, NULL, c->xibar, c->etabar, etaxbar,
+                          gq, gv);
+        gdn_rows_wrench_of_vjp(m, d, &a->L.lin, Wbar, c->fbar);
+        a->L.lin.mj_weld_torque = 0;
+        if (st == GDN_OK) {
+            st = gdn_body_tangent_vjp_axes(m, d, a->L.S, a->L.x, NULL, etaxbar, gq, NULL);
+        }
+    }
+    if (st == GDN_OK) {
+        st = gdn_forward_accel_vjp(m, d, &a->L, abar, c->fbar, gq, gv, gui, &what);
+    }
+    // the force laws' input cotangent: a stateless actuator's control, a stateful one's act
+    const int first = nu - m->na;
+    for (int i = 0; st == GDN_OK && i < nu; i++) {
+        if (i < first && gu) {
+            gu[i] += gui[i];
+        } else if (i >= first && gact) {
+            gact[i - first] += gui[i];
+        }
+    }
+    return st;
 }
 
 // the shared front: checks, then S, V, and (tangent) xi, eta in scratch
@@ -866,6 +1263,29 @@ static gdnStatus sensor_derivative(const gdnModel* m, gdnData* d, int adjoint, c
         gdn_arena_reset(d, mark);
         return GDN_ERR_MEMORY;
     }
+    // and the acceleration stage's when a sensor reads qacc or efc_force
+    accStage acc;
+    memset(&acc, 0, sizeof(acc));
+    for (int i = 0; i < m->nsensor; i++) {
+        acc.kinds |= acc_kind(m, i) ? 1 << acc_kind(m, i) : 0;
+    }
+    if (acc.kinds) {
+        gdnStatus st = acc_stage_begin(m, d, &acc);
+        if (st != GDN_OK) {
+            gdn_arena_reset(d, mark);
+            return st;
+        }
+    }
+    // the covectors of the acceleration stage (adjoint): Abar, Fbar (6 nbody), fbar (nefc)
+    double* accbar = NULL;
+    if (acc.kinds && adjoint) {
+        accbar = gdn_arena_doubles(d, 12 * (size_t)nb + (size_t)d->nefc + 1);
+        if (!accbar) {
+            gdn_arena_reset(d, mark);
+            return GDN_ERR_MEMORY;
+        }
+        memset(accbar, 0, sizeof(double) * (12 * (size_t)nb + (size_t)d->nefc + 1));
+    }
     Lin c;
     memset(&c, 0, sizeof(c));
     c.adjoint = adjoint;
@@ -877,6 +1297,13 @@ static gdnStatus sensor_derivative(const gdnModel* m, gdnData* d, int adjoint, c
         c.dv = dv;
         c.du = du;
         c.da = da;
+        if (acc.kinds) {
+            gdnStatus st = acc_stage_jvp(m, d, &acc, dq, dv, du, da, xi, eta, &c);
+            if (st != GDN_OK) {
+                gdn_arena_reset(d, mark);
+                return st;
+            }
+        }
         memset(ds, 0, sizeof(double) * (size_t)m->nsensordata);
     } else {
         memset(xi, 0, sizeof(double) * 6 * (size_t)nb);
@@ -888,6 +1315,11 @@ static gdnStatus sensor_derivative(const gdnModel* m, gdnData* d, int adjoint, c
         c.gv = gqv + nv;
         c.gu = gu;
         c.ga = ga;
+        if (accbar) {
+            c.Abar = accbar;
+            c.Fbar = accbar + 6 * (size_t)nb;
+            c.fbar = accbar + 12 * (size_t)nb;
+        }
         if (gu) {
             memset(gu, 0, sizeof(double) * (size_t)m->nu);
         }
@@ -938,6 +1370,8 @@ static gdnStatus sensor_derivative(const gdnModel* m, gdnData* d, int adjoint, c
                 gdn_arena_reset(d, mark);
                 return GDN_ERR_UNSUPPORTED; // a grazing ray
             }
+        } else if (acc_kind(m, i)) {
+            acc_sensor_linear(m, d, i, V, acc.unit, &c);
         } else {
             sensor_linear(m, d, i, V, &c);
         }
@@ -950,7 +1384,15 @@ static gdnStatus sensor_derivative(const gdnModel* m, gdnData* d, int adjoint, c
         }
     }
     if (adjoint) {
-        // the body cotangents through the kinematics, plus the direct dof terms
+        // the acceleration stage's covectors back to (q, v, u, act), then the body cotangents
+        // through the kinematics, plus the direct dof terms
+        if (acc.kinds) {
+            gdnStatus st = acc_stage_vjp(m, d, &acc, &c, gqv, gqv + nv, gu, ga);
+            if (st != GDN_OK) {
+                gdn_arena_reset(d, mark);
+                return st;
+            }
+        }
         double* tq = gq ? gq : gdn_arena_doubles(d, (size_t)nv + 1);
         double* tv = gv ? gv : gdn_arena_doubles(d, (size_t)nv + 1);
         if (!tq || !tv) {

@@ -173,7 +173,7 @@ static gdnStatus fluid_columns(const gdnModel* m, gdnData* d, double* D) {
         gdn_body_tangent_jvp(m, d, NULL, e, xi, eta);
         e[k] = 0;
         memset(dW, 0, sizeof(double) * nb6);
-        gdn_fluid_wrench_jvp(m, d, V, xi, eta, NULL, dW);
+        gdn_fluid_wrench_jvp(m, d, V, GDN_FLUID_ALL, xi, eta, NULL, dW);
         memset(col, 0, sizeof(double) * (size_t)nv);
         gdn_body_wrench_qfrc(m, d, dW, scratch, col);
         for (int i = 0; i < nv; i++) {

@@ -2,7 +2,8 @@
 // The golden hashes of test_golden_paths.c, printed by `test_golden_paths --print` at the commit
 // that introduced them (before the pipeline refactor of issue 8); see that file for what they cover.
 // tendon_fixed, tendon_spatial, tendon_wrap added with the tendons, act_arm and act_limit with the
-// actuator activations, the other rows unchanged.
+// actuator activations, fluid_boxes and fluid_ellipsoid with the fluid parameter derivative and
+// the implicit golden table, the other rows unchanged.
 static const GoldenRow kGolden[] = {
     {"adj_ball",
      {0x81343cacac57d602ULL, 0x81343cacac57d602ULL, 0x81343cacac57d602ULL,
@@ -160,4 +161,12 @@ static const GoldenRow kGolden[] = {
      {0x1433437912515920ULL, 0x1433437912515920ULL, 0x384fca03b70d9c66ULL,
       0x384fca03b70d9c66ULL, 0xf3d7991fcb8a96e0ULL, 0xf3d7991fcb8a96e0ULL},
      0x4ec1c3a9b72d8fc3ULL},
+    {"fluid_boxes",
+     {0x4ac82b9f3a9cdc96ULL, 0x552163d1b96a2b64ULL, 0x9dc8c1c9565d009cULL,
+      0x324a1917a8a43eafULL, 0xb7aed2486c9d16ccULL, 0xb5e4ae18f7cc308fULL},
+     0x31459398d02555b0ULL},
+    {"fluid_ellipsoid",
+     {0xeb571707638f86caULL, 0x17468f0c49ffc862ULL, 0xfd8ad2ab173c99adULL,
+      0xdf4e587a047bc860ULL, 0xf5dc1931467e5f05ULL, 0xce6afc839083a542ULL},
+     0xcca038d7c38a17a1ULL},
 };

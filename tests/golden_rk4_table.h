@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The golden hashes of test_golden_rk4.c, printed by `test_golden_rk4 --print` at the commit that
 // introduced the RK4 integrator (tendon_fixed, tendon_spatial, tendon_wrap added with the
-// tendons, act_arm and act_limit with the actuator activations, the other rows unchanged); see
+// tendons, act_arm and act_limit with the actuator activations, fluid_boxes and fluid_ellipsoid
+// with the fluid parameter derivative, the other rows unchanged); see
 // that file for what they cover.
 static const GoldenRow kGolden[] = {
     {"adj_ball",
@@ -160,4 +161,12 @@ static const GoldenRow kGolden[] = {
      {0x29bef19a635a1a0aULL, 0x29bef19a635a1a0aULL, 0xc0edc26547a4bb8cULL,
       0xc0edc26547a4bb8cULL, 0xc23fae41c0a83e62ULL, 0xc23fae41c0a83e62ULL},
      0x6489fff12df0e089ULL},
+    {"fluid_boxes",
+     {0xe640bcc6cd485416ULL, 0x1813815dd9314655ULL, 0xa906de956d6972ecULL,
+      0xfe06b02630bc1fdbULL, 0x824c480f495d0676ULL, 0xa3dc5ed8a049b397ULL},
+     0x9a4d37342e57a629ULL},
+    {"fluid_ellipsoid",
+     {0x6c4e3015fa8a1a47ULL, 0x621c632897a83128ULL, 0x240bcead9e05667eULL,
+      0xbde18d047e4cc0b1ULL, 0xa989f30f794aa13dULL, 0x1bc03d8682e4f6aaULL},
+     0x4f7cfbf64454af62ULL},
 };

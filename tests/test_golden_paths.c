@@ -8,39 +8,14 @@
 // fast-math, controls from integer arithmetic). A refactor that keeps the physics keeps every
 // hash; a change that alters arithmetic must update the table with a note saying why.
 // `test_golden_paths --print` prints the table from the current code.
-#include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include <gradyn/adjoint.h>
 #include <gradyn/gradyn.h>
 
-#include "runner/golden.h"
 #include "runner/golden_paths.h"
-#include "runner/models.h"
-#include "runner/test.h"
-
 
 #include "golden_paths_table.h"
 
-// the model's six rollout hashes (Newton, CG, PGS x pyramidal, elliptic), then its derivative
-// hash
-static int compute(const char* name, uint64_t* hash) {
-    return gdn_golden_compute(name, GDN_INT_EULER, hash);
-}
-
-// committed row i: its six rollout hashes, then its derivative hash
-static const char* committed(int i, uint64_t* hash) {
-    memcpy(hash, kGolden[i].rollout, sizeof(kGolden[i].rollout));
-    hash[6] = kGolden[i].derivative;
-    return kGolden[i].model;
-}
-
-
-// every model's seven hashes equal the committed table
+// every model's seven hashes (six rollouts, one derivative) equal the committed table
 int main(int argc, char** argv) {
-    const gdnTestGolden table = {gdn_golden_models, gdn_golden_nmodels,
-                                 (int)(sizeof(kGolden) / sizeof(kGolden[0])), 7, "7 paths",
-                                 compute, committed};
-    return gdn_test_golden_main(argc, argv, "golden_paths", &table);
+    return gdn_golden_integrator_main(argc, argv, GDN_INT_EULER, "golden_paths", "7 paths",
+                                      kGolden, (int)(sizeof(kGolden) / sizeof(kGolden[0])));
 }

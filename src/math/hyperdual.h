@@ -30,12 +30,13 @@ static inline gdnHd gdn_hd_mul(gdnHd x, gdnHd y) {
 static inline gdnHd gdn_hd_apply(gdnHd x, double g0, double g1, double g2) {
     return (gdnHd){g0, g1 * x.b, g1 * x.c, g1 * x.d + g2 * x.b * x.c};
 }
-// 1 / x (x.a != 0)
-static inline gdnHd gdn_hd_inv(gdnHd x) {
-    const double r = 1 / x.a;
-    return gdn_hd_apply(x, r, -r * r, 2 * r * r * r);
+// x / y (y.a != 0), from z y = x part by part (its value the double quotient x.a / y.a)
+static inline gdnHd gdn_hd_div(gdnHd x, gdnHd y) {
+    const double a = x.a / y.a;
+    const double b = (x.b - a * y.b) / y.a;
+    const double c = (x.c - a * y.c) / y.a;
+    return (gdnHd){a, b, c, (x.d - b * y.c - c * y.b - a * y.d) / y.a};
 }
-static inline gdnHd gdn_hd_div(gdnHd x, gdnHd y) { return gdn_hd_mul(x, gdn_hd_inv(y)); }
 // sqrt(x), x.a > 0 (0 at x.a <= 0: the derivatives do not exist there)
 static inline gdnHd gdn_hd_sqrt(gdnHd x) {
     if (!(x.a > 0)) {

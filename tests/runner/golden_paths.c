@@ -2,6 +2,8 @@
 // The golden path hashes (see golden_paths.h): a rollout per solver and cone, the derivatives.
 #include "runner/golden_paths.h"
 
+#include "runner/golden.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,7 +25,8 @@ const char* const gdn_golden_models[] = {
     "scene_meshes",    "scene_slide",      "scene_slide_elliptic", "scene_tip",
     "slider",          "sol_box",          "sol_fourbar",         "sol_frictionloss",
     "sol_pendulum_limit", "sol_stack",    "tendon_fixed",        "tendon_spatial",
-    "tendon_wrap",     "act_arm",          "act_limit",
+    "tendon_wrap",     "act_arm",          "act_limit",           "fluid_boxes",
+    "fluid_ellipsoid",
 };
 const int gdn_golden_nmodels = (int)(sizeof(gdn_golden_models) / sizeof(gdn_golden_models[0]));
 
@@ -247,4 +250,27 @@ int gdn_golden_compute(const char* name, int integrator, uint64_t* hash) {
         gdn_model_free(m);
     }
     return 0;
+}
+
+// the table under test (one per process) and its integrator
+static const GoldenRow* g_rows;
+static int g_integrator;
+
+static int compute_row(const char* name, uint64_t* hash) {
+    return gdn_golden_compute(name, g_integrator, hash);
+}
+
+static const char* committed_row(int i, uint64_t* hash) {
+    memcpy(hash, g_rows[i].rollout, sizeof(g_rows[i].rollout));
+    hash[6] = g_rows[i].derivative;
+    return g_rows[i].model;
+}
+
+int gdn_golden_integrator_main(int argc, char** argv, int integrator, const char* name,
+                               const char* what, const GoldenRow* rows, int nrow) {
+    g_rows = rows;
+    g_integrator = integrator;
+    const gdnTestGolden table = {gdn_golden_models, gdn_golden_nmodels, nrow, 7, what,
+                                 compute_row, committed_row};
+    return gdn_test_golden_main(argc, argv, name, &table);
 }

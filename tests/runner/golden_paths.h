@@ -37,4 +37,10 @@ uint64_t gdn_golden_derivative_hash(gdnModel* m);
 // pyramidal, elliptic), then the derivative hash; 0 on success
 int gdn_golden_compute(const char* name, int integrator, uint64_t* hash);
 
+// a golden path test's main: every model of gdn_golden_models under integrator against the
+// committed rows (nrow of them), `--print` printing the table; name is the test case, what
+// the summary's ("7 RK4 paths"); returns the process exit code
+int gdn_golden_integrator_main(int argc, char** argv, int integrator, const char* name,
+                               const char* what, const GoldenRow* rows, int nrow);
+
 #endif

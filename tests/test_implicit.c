@@ -609,8 +609,17 @@ static void set_state(const gdnModel* m, gdnData* d, const double* x, const doub
 }
 
 // JVP vs central FD of the implicit step and the VJP's dot identity at random states
+// file "<scene>+XFRC": the scene with applied body forces drawn on every body too (they move
+// with q: a term the implicit derivative's auxiliary residuals must leave out)
 static int jvp_vjp(const char* file, int nsample, double* efd, double* edot) {
-    gdnModel* m = load_any(file);
+    char base[256];
+    snprintf(base, sizeof(base), "%s", file);
+    char* plus = strstr(base, "+XFRC");
+    const int xfrc = plus != NULL;
+    if (plus) {
+        *plus = 0;
+    }
+    gdnModel* m = load_any(base);
     const int rows = !strcmp(file, "IMPL_ROWS_XML") || !strncmp(file, "ROWS:", 5);
     int nrows = 0, skipped = 0;
     CHECK(m != NULL);
@@ -634,6 +643,9 @@ static int jvp_vjp(const char* file, int nsample, double* efd, double* edot) {
     *efd = *edot = 0;
     for (int s = 0; s < nsample; s++) {
         random_state(m, d, &rng);
+        for (int k = 6; xfrc && k < 6 * m->nbody; k++) {
+            d->xfrc_applied[k] = urand(&rng, -2, 2);
+        }
         memcpy(x, d->qpos, sizeof(double) * (size_t)nq);
         memcpy(x + nq, d->qvel, sizeof(double) * (size_t)nv);
         memcpy(x + nq + nv, d->act, sizeof(double) * (size_t)na);
@@ -727,7 +739,8 @@ static const char* const g_deriv_models[] = {"IMPL_XML",       "arm7.xml",
                                              "act_arm.xml", GDN_ORACLE_MJ_ARM26,
                                              "ROWS:scene_slide.xml", "ROWS:tendon_fixed.xml",
                                              "ROWS:sol_pendulum_limit.xml", "FLUID_BOX",
-                                             "FLUID_ELLIPSOID", "trn_site.xml",
+                                             "FLUID_ELLIPSOID", "FLUID_ELLIPSOID+XFRC",
+                                             "trn_site.xml",
                                              "trn_slidercrank.xml", "trn_inparent.xml",
                                              "box_penalty.xml"};
 

@@ -237,19 +237,20 @@ static gdnStatus fluid_vjp(void* ctx, const double* Wbar, double* xibar, double*
 // velocity, so it stays out of the polarization): qDeriv's part sum_b J_b' K_b J_b a with
 // K_b = dW_b/dV_b, whose tangent is -(dJ' Wa + J' dWa) in the residual's form, Wa = K Va and
 // dWa = d(K) Va + K etaa (dynamics/fluid.h, by hyper-dual arithmetic). The residual is taken
-// with the forces off at zero velocity and acceleration, where only its -J' W term remains;
-// the body tangents (xi, eta) are the step state's, etaa the twists of a moved by dq.
-// Scratch: S (6 nv), then V, Va, xi, eta, xi2, etaa, Wa, dWa (6 nbody each)
+// with the forces off (xfrc_applied zeroed too, restored after) at zero velocity and
+// acceleration, where only its -J' W term remains; the body tangents (xi, eta) are the step
+// state's, etaa the twists of a moved by dq.
+// Scratch: S (6 nv), then V, Va, xi, eta, xi2, etaa, Wa, dWa, xfrc (6 nbody each)
 typedef struct {
     gdnModel mc; // the model with the forces and gravity off (a shallow copy)
-    double *S, *V, *Va, *xi, *eta, *xi2, *etaa, *Wa, *dWa, *v0, *zero;
+    double *S, *V, *Va, *xi, *eta, *xi2, *etaa, *Wa, *dWa, *xfrc, *v0, *zero;
 } ellipsoidTerm;
 
 static int ellipsoid_begin(const gdnModel* m, gdnData* d, const double* a, const double* dq,
                            const double* dv, ellipsoidTerm* t) {
     const int nv = m->nv;
     const size_t nb6 = 6 * (size_t)m->nbody, nvs = (size_t)(nv > 0 ? nv : 1);
-    t->S = gdn_arena_doubles(d, 6 * nvs + 8 * nb6 + 2 * nvs);
+    t->S = gdn_arena_doubles(d, 6 * nvs + 9 * nb6 + 2 * nvs);
     if (!t->S) {
         return -1;
     }
@@ -261,14 +262,14 @@ static int ellipsoid_begin(const gdnModel* m, gdnData* d, const double* a, const
     t->etaa = t->xi2 + nb6;
     t->Wa = t->etaa + nb6;
     t->dWa = t->Wa + nb6;
-    t->v0 = t->dWa + nb6;
+    t->xfrc = t->dWa + nb6;
+    t->v0 = t->xfrc + nb6;
     t->zero = t->v0 + nvs;
     memcpy(t->v0, d->qvel, sizeof(double) * (size_t)nv);
     memset(t->zero, 0, sizeof(double) * (size_t)nv);
-    gdn_dof_axes_about(m, d, 0, t->S);
-    gdn_body_velocities(m, d, t->xi, t->V); // xi: scratch for the axes it recomputes
+    gdn_body_velocities(m, d, t->S, t->V); // S: the world-origin axes
     memcpy(d->qvel, a, sizeof(double) * (size_t)nv);
-    gdn_body_velocities(m, d, t->xi, t->Va);
+    gdn_body_velocities(m, d, t->S, t->Va);
     memcpy(d->qvel, t->v0, sizeof(double) * (size_t)nv);
     gdn_body_tangent_jvp_axes(m, d, t->S, d->qvel, dq, dv, t->xi, t->eta);
     gdn_body_tangent_jvp_axes(m, d, t->S, a, dq, NULL, t->xi2, t->etaa);
@@ -278,6 +279,21 @@ static int ellipsoid_begin(const gdnModel* m, gdnData* d, const double* a, const
     t->mc.opt.disableflags |= GDN_DSBL_PASSIVE | GDN_DSBL_ACTUATION | GDN_DSBL_GRAVITY;
     t->mc.penalty.enabled = 0;
     return 0;
+}
+
+// the residual's state while it runs: zero velocity, no applied body forces (they move with q
+// and would enter its tangent), and back
+static void ellipsoid_residual_state(const gdnModel* m, gdnData* d, ellipsoidTerm* t,
+                                     int enter) {
+    const size_t nb6 = 6 * (size_t)m->nbody;
+    if (enter) {
+        memcpy(t->xfrc, d->xfrc_applied, sizeof(double) * nb6);
+        memset(d->xfrc_applied, 0, sizeof(double) * nb6);
+        memset(d->qvel, 0, sizeof(double) * (size_t)m->nv);
+    } else {
+        memcpy(d->xfrc_applied, t->xfrc, sizeof(double) * nb6);
+        memcpy(d->qvel, t->v0, sizeof(double) * (size_t)m->nv);
+    }
 }
 
 // out (nv) += the tangent along (dq, dv)
@@ -294,9 +310,9 @@ static gdnStatus ellipsoid_term_jvp(const gdnModel* m, gdnData* d, const double*
     }
     gdn_fluid_ellipsoid_qderiv_jvp(m, d, t.V, t.Va, t.xi, t.eta, t.etaa, t.Wa, t.dWa);
     gdnResidualDirection dir = {dq, NULL, NULL, NULL, NULL, t.dWa, t.xi, t.eta, NULL};
-    memset(d->qvel, 0, sizeof(double) * (size_t)nv);
+    ellipsoid_residual_state(m, d, &t, 1);
     gdnStatus status = gdn_residual_jvp_ex(&t.mc, d, t.zero, t.Wa, &dir, r);
-    memcpy(d->qvel, t.v0, sizeof(double) * (size_t)nv);
+    ellipsoid_residual_state(m, d, &t, 0);
     for (int i = 0; status == GDN_OK && i < nv; i++) {
         out[i] += r[i];
     }
@@ -307,7 +323,6 @@ static gdnStatus ellipsoid_term_jvp(const gdnModel* m, gdnData* d, const double*
 // gq, gv += its transpose applied to y
 static gdnStatus ellipsoid_term_vjp(const gdnModel* m, gdnData* d, const double* a,
                                     const double* y, double* gq, double* gv) {
-    const int nv = m->nv;
     const size_t nb6 = 6 * (size_t)m->nbody;
     size_t mark = gdn_arena_mark(d);
     ellipsoidTerm t;
@@ -326,9 +341,9 @@ static gdnStatus ellipsoid_term_vjp(const gdnModel* m, gdnData* d, const double*
     gdn_fluid_ellipsoid_qderiv_jvp(m, d, t.V, t.Va, NULL, NULL, NULL, t.Wa, t.dWa);
     gdnResidualAdjoint out = {gq, gv, NULL, NULL, NULL, Wbar, xibar, etabar, NULL, NULL,
                               NULL, NULL, NULL, NULL, NULL};
-    memset(d->qvel, 0, sizeof(double) * (size_t)nv);
+    ellipsoid_residual_state(m, d, &t, 1);
     gdnStatus status = gdn_residual_vjp_ex(&t.mc, d, t.zero, t.Wa, y, &out);
-    memcpy(d->qvel, t.v0, sizeof(double) * (size_t)nv);
+    ellipsoid_residual_state(m, d, &t, 0);
     if (status == GDN_OK) {
         gdn_fluid_ellipsoid_qderiv_vjp(m, d, t.V, t.Va, Wbar, xibar, etabar, etaabar);
         status = gdn_body_tangent_vjp_axes(m, d, t.S, d->qvel, xibar, etabar, gq, gv);

@@ -17,7 +17,8 @@ const char cli_grad_usage[] =
     "solver_iter, solver_converged) and the backward pass's derivative report of each\n"
     "(derivative_flags: 1 one-sided, 2 a row near a state boundary, 4 a row near its inclusion\n"
     "margin, 8 a curved MPR contact differentiated at the search's converged limit, 16 a solve\n"
-    "stopped with forces away from its solution's (PGS at its tolerance);\n"
+    "stopped with forces away from its solution's (PGS at its tolerance), 32 a tendon's inside\n"
+    "wrap differentiated at its equation's root;\n"
     "state_margin, activation_margin).\n";
 
 // the gradient arrays, sized for the problem

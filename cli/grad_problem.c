@@ -389,7 +389,8 @@ void grad_step_report_write(cliJson* w, const gradStepReport* r) {
     cli_json_numbers(w, "solver_converged", r->converged, n);
     // the library's per-step derivative report (derivative.h: 1 one-sided, 2 a row near a
     // state boundary, 4 a row near its inclusion margin, 8 a curved MPR contact at its
-    // converged limit, 16 an inexact solve) from the backward pass; the margins
+    // converged limit, 16 an inexact solve, 32 an inside wrap at its root) from the backward
+    // pass; the margins
     // (+inf printed as null: no such row)
     cli_json_int(w, "flagged_steps", r->flagged);
     cli_json_numbers(w, "derivative_flags", r->flags, n);

@@ -751,7 +751,7 @@ static int test_sensor_cotangent_refusals(void) {
         const char* file;
         int as_is;
         const char* sensor; // in the message (NULL: gdn_sensor_unsupported_derivative's)
-    } cases[] = {{"sensors_ball_limit.xml", 1, "jlv"}};
+    } cases[] = {{"sensors_ball_actuator.xml", 1, "bpos"}};
     for (int k = 0; k < 1; k++) {
         gdnModel* m = cases[k].as_is ? gdn_test_load_model_as_is(cases[k].file)
                                      : gdn_test_load_model(cases[k].file);

@@ -459,7 +459,7 @@ static int test_acc_sensor_derivatives(void) {
 
 // an unconverged solve (one Newton iteration on the contact scene) has no derivative:
 // GDN_ERR_UNCONVERGED with nothing written, and GDN_OK flagged GDN_DERIV_ONESIDED when the model
-// opts in; a sensor without a derivative (jointlimitvel of a ball joint) next to acceleration
+// opts in; a sensor without a derivative (actuatorpos of a ball joint's motor) next to acceleration
 // sensors is refused by name, nothing written
 static int test_acc_sensor_refusals(void) {
     char path[1024], err[256] = "";
@@ -494,10 +494,11 @@ static int test_acc_sensor_refusals(void) {
     gdn_model_free(m);
 
     static const char xml[] =
-        "<mujoco><worldbody><body name='a' pos='0 0 1'><joint name='b' type='ball' "
-        "limited='true' range='0 0.5'/><geom size='0.1' pos='0.2 0 0'/><site name='s'/></body>"
-        "</worldbody><sensor><accelerometer site='s'/><torque site='s'/>"
-        "<jointlimitvel name='jlv' joint='b'/></sensor></mujoco>";
+        "<mujoco><worldbody><body name='a' pos='0 0 1'><joint name='b' type='ball'/>"
+        "<geom size='0.1' pos='0.2 0 0'/><site name='s'/></body></worldbody>"
+        "<actuator><motor name='bm' joint='b' gear='0.3 0.2 0.1'/></actuator>"
+        "<sensor><accelerometer site='s'/><torque site='s'/>"
+        "<actuatorpos name='bpos' actuator='bm'/></sensor></mujoco>";
     m = NULL;
     CHECK(gdn_load_xml_string(xml, strlen(xml), NULL, &m, err, sizeof(err), NULL, 0) == GDN_OK);
     if (!m) {
@@ -506,7 +507,7 @@ static int test_acc_sensor_refusals(void) {
     CHECK(gdn_data_create(m, &d) == GDN_OK);
     CHECK(gdn_forward(m, d) == GDN_OK);
     const char* name = gdn_sensor_unsupported_derivative(m);
-    CHECK(name && !strcmp(name, "jlv"));
+    CHECK(name && !strcmp(name, "bpos"));
     double o7[7] = {7, 7, 7, 7, 7, 7, 7};
     CHECK(gdn_sensor_jvp(m, d, NULL, NULL, NULL, o7) == GDN_ERR_UNSUPPORTED);
     CHECK(o7[0] == 7 && o7[6] == 7);

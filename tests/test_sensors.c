@@ -576,14 +576,16 @@ static int test_sensor_derivatives(void) {
     // tendon limit forces of a spatial and a fixed tendon
     CHECK(sensor_derivatives_of("sensors_chain.xml") == 0);
     CHECK(sensor_derivatives_of("sensors_tendon.xml") == 0);
+    // ball joints on their cone limits: jointlimitvel's row J = -n moves with q
+    CHECK(sensor_derivatives_of("sensors_ball_limit.xml") == 0);
     char path[1024], err[512] = "";
     gdnModel* m = NULL;
     gdnData* d = NULL;
 
     // every sensor type of sensors_chain.xml and sensors_contact.xml (touch, force and torque
     // next to a connect and a weld) has a derivative now (the acceleration stage's against FD:
-    // test_sensor_acc.c); a sensor without one (jointlimitvel of a ball joint) is refused by
-    // name, nothing written
+    // test_sensor_acc.c); a sensor without one (actuatorpos of a motor on a ball joint) is
+    // refused by name, nothing written
     const char* const all[] = {"sensors_chain.xml", "sensors_contact.xml"};
     for (int i = 0; i < 2; i++) {
         snprintf(path, sizeof(path), "%s/%s", GDN_TEST_MODELS, all[i]);
@@ -592,9 +594,10 @@ static int test_sensor_derivatives(void) {
         gdn_model_free(m);
     }
     static const char ball[] =
-        "<mujoco><worldbody><body name='a' pos='0 0 1'><joint name='b' type='ball' "
-        "limited='true' range='0 0.5'/><geom size='0.1' pos='0.2 0 0'/><site name='s'/></body>"
-        "</worldbody><sensor><accelerometer site='s'/><jointlimitvel name='jlv' joint='b'/>"
+        "<mujoco><worldbody><body name='a' pos='0 0 1'><joint name='b' type='ball'/>"
+        "<geom size='0.1' pos='0.2 0 0'/><site name='s'/></body></worldbody>"
+        "<actuator><motor name='bm' joint='b' gear='0.3 0.2 0.1'/></actuator>"
+        "<sensor><accelerometer site='s'/><actuatorpos name='bpos' actuator='bm'/>"
         "</sensor></mujoco>";
     m = NULL;
     CHECK(gdn_load_xml_string(ball, strlen(ball), NULL, &m, err, sizeof(err), NULL, 0) ==
@@ -605,7 +608,7 @@ static int test_sensor_derivatives(void) {
     CHECK(gdn_data_create(m, &d) == GDN_OK);
     CHECK(gdn_forward(m, d) == GDN_OK);
     const char* name = gdn_sensor_unsupported_derivative(m);
-    CHECK(name && !strcmp(name, "jlv"));
+    CHECK(name && !strcmp(name, "bpos"));
     double* out = calloc((size_t)m->nsensordata, sizeof(double));
     out[0] = 7;
     CHECK(gdn_sensor_jvp(m, d, NULL, NULL, NULL, out) == GDN_ERR_UNSUPPORTED);

@@ -110,8 +110,9 @@ typedef enum gdnStage {
 // differentiated at the fixed contact set (the contacts' points and normals moving with their
 // geometry tangents, the count held).
 // GDN_ERR_UNSUPPORTED when the model has a sensor whose derivative is not implemented
-// (gdn_sensor_unsupported_derivative: actuatorpos / vel on ball or free joints, jointlimitvel
-// of a ball joint), with nothing written, and at a state where a rangefinder grazes its
+// (gdn_sensor_unsupported_derivative: actuatorpos / vel on ball or free joints; a ball's
+// jointlimitvel is differentiated with its row's motion, d(J v) = J dv + (dJ dq) v), with
+// nothing written, and at a state where a rangefinder grazes its
 // surface, a tendon sensor's tendon wraps inside without a root of its wrap equation, or an
 // actuator sensor's body transmission has a contact without a geometry derivative (its pair
 // or its features; no derivative there); GDN_ERR_ARG for a NULL m / d or another model's data.

@@ -122,10 +122,10 @@ def test_rollout_vjp_act0_and_sensors_vs_fd():
 
 def test_sensor_cotangent_refusals():
     T = 5
-    mc = gradyn.Model.from_xml_path(model_path("sensors_ball_limit.xml"))
+    mc = gradyn.Model.from_xml_path(model_path("sensors_ball_actuator.xml"))
     qc, vc, _, uc = inputs(mc, 2, T)
     cs = np.ones((2, T, mc.nsensordata))
-    with pytest.raises(gradyn.Error, match="sensor 'jlv' has no derivative"):
+    with pytest.raises(gradyn.Error, match="sensor 'bpos' has no derivative"):
         batch.rollout_vjp(mc, qc, vc, uc, csensordata=cs)
     g = batch.rollout_vjp(mc, qc, vc, uc, csensordata=cs, return_status=True)
     assert g["status"][0][0] == "unsupported" and np.isnan(g["J"]).all()
@@ -185,7 +185,7 @@ def test_torch_act0_gradcheck_and_sensordata():
     # interceptor, a torch + LD_PRELOAD limitation)
     if os.environ.get("GDNPY_SANITIZE") == "1":
         return
-    mc = gradyn.Model.from_xml_path(model_path("sensors_ball_limit.xml"))
+    mc = gradyn.Model.from_xml_path(model_path("sensors_ball_actuator.xml"))
     qc, vc, _, uc = inputs(mc, 1, 5)
     q, v, s = gt.rollout(mc, f(qc), f(vc), f(uc), return_sensordata=True)
     q[..., -1, :].sum().backward()  # sensordata unread: no refusal

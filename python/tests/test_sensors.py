@@ -65,7 +65,7 @@ def test_sensor_data_writable_and_zero_sized():
 
 def test_sensor_jvp_vjp():
     """The sensors' tangent against central differences of forward, the adjoint's dot identity
-    and the refusal (gradyn.Error naming the sensor) for a ball joint's jointlimitvel."""
+    and the refusal (gradyn.Error naming the sensor) for actuatorpos on a ball joint."""
     m = gradyn.Model.from_xml_path(model_path("sensors_deriv.xml"))
     d = gradyn.Data(m)
     rng = np.random.default_rng(3)
@@ -99,13 +99,14 @@ def test_sensor_jvp_vjp():
     jc = gradyn.sensor_jvp(mc, dc, dqvel=dvc)
     _, gvc, _ = gradyn.sensor_vjp(mc, dc, gc)
     assert abs(gc @ jc - gvc @ dvc) <= 1e-12 * max(1.0, np.sum(np.abs(gc * jc)))
-    # jointlimitvel of a ball joint has no derivative: refused by name
+    # actuatorpos of a motor on a ball joint has no derivative: refused by name
     mw = gradyn.Model.from_xml_string(
-        "<mujoco><worldbody><body name='a' pos='0 0 1'><joint name='b' type='ball' "
-        "limited='true' range='0 0.5'/><geom size='0.1' pos='0.2 0 0'/><site name='s'/>"
-        "</body></worldbody><sensor><accelerometer site='s'/>"
-        "<jointlimitvel name='jlv' joint='b'/></sensor></mujoco>")
+        "<mujoco><worldbody><body name='a' pos='0 0 1'><joint name='b' type='ball'/>"
+        "<geom size='0.1' pos='0.2 0 0'/><site name='s'/></body></worldbody>"
+        "<actuator><motor name='bm' joint='b' gear='0.3 0.2 0.1'/></actuator>"
+        "<sensor><accelerometer site='s'/><actuatorpos name='bpos' actuator='bm'/>"
+        "</sensor></mujoco>")
     dw = gradyn.Data(mw)
     gradyn.forward(mw, dw)
-    with pytest.raises(gradyn.Error, match="jlv"):
+    with pytest.raises(gradyn.Error, match="bpos"):
         gradyn.sensor_jvp(mw, dw)

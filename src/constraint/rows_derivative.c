@@ -388,7 +388,7 @@ static void point_motion(double dp[3], const double x[6], const double p[3]) {
 //   d theta = n . dq,   dn = A dq,  A = 0.5 cot(theta / 2) (I - n n') + 0.5 [n]x
 // (n is Jr^-1's eigenvector of eigenvalue 1 and (I - n n') [psi]x^2 = -theta^2 (I - n n')).
 // The matrix A (row-major) of the row's joint; 0 when theta is 0 (no direction to move)
-static void ball_limit_motion(const gdnModel* m, const gdnData* d, int i, double A[9]) {
+void gdn_rows_ball_limit_motion(const gdnModel* m, const gdnData* d, int i, double A[9]) {
     const int id = d->efc_id[i], dof = m->jnt_dofadr[id];
     const double* J = d->efc_J + (size_t)i * (size_t)m->nv + (size_t)dof;
     const double n[3] = {-J[0], -J[1], -J[2]};
@@ -764,7 +764,7 @@ static void row_tangent(const gdnModel* m, const gdnData* d, const gdnRowsLinear
         dviol = dpos;
         if (sp->ndof == 3 && dq) {
             double A[9], dn[3];
-            ball_limit_motion(m, d, i, A);
+            gdn_rows_ball_limit_motion(m, d, i, A);
             gdn_mulmat3(dn, A, dq + sp->dof);
             djx = -gdn_dot3(dn, lin->x + sp->dof);
             dvel -= gdn_dot3(dn, d->qvel + sp->dof);
@@ -1165,7 +1165,7 @@ gdnStatus gdn_rows_vjp(const gdnModel* m, gdnData* d, const gdnRowsLinear* lin,
             if (s.ndof == 3 && gq) {
                 // dn = A dq feeds djx = -dn . x, dvel -= dn . v, dqfrc = -f dn
                 double A[9], dnbar[3], g[3];
-                ball_limit_motion(m, d, i, A);
+                gdn_rows_ball_limit_motion(m, d, i, A);
                 for (int k = 0; k < 3; k++) {
                     dnbar[k] = -lin->x[s.dof + k] * jb - d->qvel[s.dof + k] * dvelbar -
                                (dqfrcbar ? f * dqfrcbar[s.dof + k] : 0);

@@ -185,4 +185,9 @@ void gdn_rows_weights_vjp(const gdnModel* m, const gdnData* d, const double* dlo
 void gdn_rows_weights_jvp(const gdnModel* m, const gdnData* d, const double* dw,
                           double* dlogD);
 
+// a ball limit row i's motion: its J = -n on the ball's dofs moves by dn = A dq under the ball's
+// local rotation dq (A row-major 3 x 3; 0 at theta = 0): A = 0.5 cot(theta / 2) (I - n n') +
+// 0.5 [n]x (rows_derivative.c)
+void gdn_rows_ball_limit_motion(const gdnModel* m, const gdnData* d, int i, double A[9]);
+
 #endif

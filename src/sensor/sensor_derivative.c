@@ -292,7 +292,8 @@ static void sensor_linear(const gdnModel* m, const gdnData* d, int i, const doub
     case GDN_SENS_JOINTLIMITPOS:
     case GDN_SENS_JOINTLIMITVEL: {
         // efc_pos - margin has the tangent J dq (the limit row's Jacobian is the gradient of
-        // its distance); a hinge or slide row's J is constant, so efc_vel = J v has J dv
+        // its distance); a hinge or slide row's J is constant, so efc_vel = J v has J dv; a
+        // ball's J = -n moves by dn = A dq: d(J v) = J dv - (A' v_ball) . dq
         const int r = gdn_sensor_limit_row(d, id);
         if (r < 0) {
             return;
@@ -302,6 +303,16 @@ static void sensor_linear(const gdnModel* m, const gdnData* d, int i, const doub
             if (J[k] != 0) {
                 col[0] = J[k];
                 emit_dof(c, k, type == GDN_SENS_JOINTLIMITVEL, col);
+            }
+        }
+        if (type == GDN_SENS_JOINTLIMITVEL && m->jnt_type[id] == GDN_JNT_BALL) {
+            double A[9];
+            gdn_rows_ball_limit_motion(m, d, r, A);
+            const int dof = m->jnt_dofadr[id];
+            const double* v = d->qvel + dof;
+            for (int k = 0; k < 3; k++) {
+                col[0] = -(A[k] * v[0] + A[3 + k] * v[1] + A[6 + k] * v[2]);
+                emit_dof(c, dof + k, 0, col);
             }
         }
         return;
@@ -1036,7 +1047,7 @@ static int supported(const gdnModel* m, int i) {
         // its fixed contact set)
         return m->actuator_trntype[id] == GDN_TRN_JOINT || sensor_force_full(m, i);
     case GDN_SENS_JOINTLIMITVEL:
-        return m->jnt_type[id] == GDN_JNT_HINGE || m->jnt_type[id] == GDN_JNT_SLIDE;
+        return m->jnt_type[id] != GDN_JNT_FREE; // a ball's row J moves (its limit motion)
     case GDN_SENS_TENDONPOS:
     case GDN_SENS_TENDONVEL:
     case GDN_SENS_TENDONLIMITPOS:

@@ -781,7 +781,6 @@ static int sensor_derivatives(void) {
     CHECK(gdn_load_xml(MODEL, &m, err, sizeof err, NULL, 0) == GDN_OK);
     gdnData* d = NULL;
     CHECK(gdn_data_create(m, &d) == GDN_OK);
-    CHECK(gdn_sensor_unsupported_derivative(m) == NULL);
     const int ns = m->nsensordata;
     double ds[16], sp[16], sm[16], gsd[16], gx[NX], gu[NU], dx[NX], du[NU];
     CHECK(ns <= 16);

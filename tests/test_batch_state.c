@@ -740,53 +740,45 @@ static int test_adjoint_sensor_cotangents(void) {
     fail |= sensor_cotangent_case("act_arm.xml", 60);
     fail |= sensor_cotangent_case("act_arm_rk4.xml", 40);
     fail |= sensor_cotangent_case("trn_stateful.xml", 40);
+    // actuator sensors of motors on a ball, a free joint and a hinge's joint-in-parent
+    fail |= sensor_cotangent_case("sensors_ball_actuator.xml", 40);
     return fail;
 }
 
-// the refusal of sensor cotangents: a model with a sensor without a derivative (its name in
-// the message); the entry fails with GDN_ERR_UNSUPPORTED, step -1, NaN outputs, and the call
+// the refusal of sensor cotangents at a state (sensors_inside_wrap.xml at qpos 0: its tendon
+// wraps inside without a root): entry 0 fails with GDN_ERR_UNSUPPORTED at step 0, its message
+// naming the sensor and the cause, NaN outputs; entry 1 (another qpos0) succeeds; the call
 // returns GDN_OK
 static int test_sensor_cotangent_refusals(void) {
-    const struct {
-        const char* file;
-        int as_is;
-        const char* sensor; // in the message (NULL: gdn_sensor_unsupported_derivative's)
-    } cases[] = {{"sensors_ball_actuator.xml", 1, "bpos"}};
-    for (int k = 0; k < 1; k++) {
-        gdnModel* m = cases[k].as_is ? gdn_test_load_model_as_is(cases[k].file)
-                                     : gdn_test_load_model(cases[k].file);
-        CHECK(m);
-        const int T = 10;
-        state_inputs in;
-        inputs_make(m, 2, T, 3, &in);
-        double* cs = calloc((size_t)(2 * T * m->nsensordata), sizeof(double));
-        for (int i = 0; i < 2 * T * m->nsensordata; i++) {
-            cs[i] = 0.5;
-        }
-        double J[2], gv[64];
-        gdnBatchGradients g;
-        memset(&g, 0, sizeof(g));
-        g.J = J;
-        g.qvel0 = gv;
-        CHECK(2 * m->nv <= 64);
-        gdnBatchStatus st[2];
-        char err[256];
-        const gdnModel* ms[1] = {m};
-        CHECK(gdn_adjoint_batch_full(ms, 1, 2, T, in.qpos0, in.qvel0, in.act0, in.ctrl, NULL,
-                                     NULL, NULL, cs, 2, &g, st, err, sizeof(err)) == GDN_OK);
-        const char* name = cases[k].sensor ? cases[k].sensor
-                                           : gdn_sensor_unsupported_derivative(m);
-        CHECK(name);
-        for (int b = 0; b < 2; b++) {
-            CHECK(st[b].status == GDN_ERR_UNSUPPORTED && st[b].step == -1);
-            CHECK(strstr(st[b].message, name) != NULL);
-            CHECK(isnan(J[b]) && isnan(gv[b * m->nv]));
-        }
-        printf("  %s: %s\n", cases[k].file, st[0].message);
-        free(cs);
-        inputs_free(&in);
-        gdn_model_free(m);
+    gdnModel* m = gdn_test_load_model_as_is("sensors_inside_wrap.xml");
+    CHECK(m);
+    if (!m) {
+        return 1;
     }
+    const int T = 1, ns = m->nsensordata;
+    double q0[2] = {0, 0.05}, v0[2] = {0, 0}, u[2] = {0, 0};
+    double* cs = calloc((size_t)(2 * T * ns), sizeof(double));
+    for (int i = 0; i < 2 * T * ns; i++) {
+        cs[i] = 0.5;
+    }
+    double J[2], gv[2];
+    gdnBatchGradients g;
+    memset(&g, 0, sizeof(g));
+    g.J = J;
+    g.qvel0 = gv;
+    gdnBatchStatus st[2];
+    char err[256];
+    const gdnModel* ms[1] = {m};
+    CHECK(gdn_adjoint_batch_full(ms, 1, 2, T, q0, v0, NULL, u, NULL, NULL, NULL, cs, 2, &g, st,
+                                 err, sizeof(err)) == GDN_OK);
+    CHECK(st[0].status == GDN_ERR_UNSUPPORTED && st[0].step == 0);
+    CHECK(strstr(st[0].message, "'tl' (tendonpos)") != NULL);
+    CHECK(strstr(st[0].message, "without a root") != NULL);
+    CHECK(isnan(J[0]) && isnan(gv[0]));
+    CHECK(st[1].status == GDN_OK && isfinite(J[1]) && isfinite(gv[1]));
+    printf("  sensors_inside_wrap.xml: %s\n", st[0].message);
+    free(cs);
+    gdn_model_free(m);
     return 0;
 }
 

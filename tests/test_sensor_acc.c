@@ -45,6 +45,7 @@
 #include <mujoco/mujoco.h>
 
 #include "oracle/oracle.h"
+#include "runner/models.h"
 #include "runner/test.h"
 
 #define MODEL "sensors_acc_deriv.xml"
@@ -286,7 +287,6 @@ static int acc_sensor_derivatives(const char* file, int cone) {
     o.gm->opt.cone = (gdnCone)cone;
     const gdnModel* m = o.gm;
     gdnData* d = o.gd;
-    CHECK(gdn_sensor_unsupported_derivative(m) == NULL);
     const int nq = m->nq, nv = m->nv, nu = m->nu, na = m->na, ns = m->nsensordata;
     CHECK(ns <= MAXS && m->nsensor <= MAXS);
     double* buf = calloc((size_t)(nq + 8 * nv + 6 * nu + 6 * na + (4 + 4 * NSTEP) * ns + 8),
@@ -459,8 +459,8 @@ static int test_acc_sensor_derivatives(void) {
 
 // an unconverged solve (one Newton iteration on the contact scene) has no derivative:
 // GDN_ERR_UNCONVERGED with nothing written, and GDN_OK flagged GDN_DERIV_ONESIDED when the model
-// opts in; a sensor without a derivative (actuatorpos of a ball joint's motor) next to acceleration
-// sensors is refused by name, nothing written
+// opts in; a sensor without a derivative at its state (a tendon's inside wrap without a root)
+// next to an acceleration sensor is refused by name, nothing written
 static int test_acc_sensor_refusals(void) {
     char path[1024], err[256] = "";
     snprintf(path, sizeof(path), "%s/%s", GDN_TEST_MODELS, MODEL);
@@ -493,24 +493,21 @@ static int test_acc_sensor_refusals(void) {
     gdn_data_free(d);
     gdn_model_free(m);
 
-    static const char xml[] =
-        "<mujoco><worldbody><body name='a' pos='0 0 1'><joint name='b' type='ball'/>"
-        "<geom size='0.1' pos='0.2 0 0'/><site name='s'/></body></worldbody>"
-        "<actuator><motor name='bm' joint='b' gear='0.3 0.2 0.1'/></actuator>"
-        "<sensor><accelerometer site='s'/><torque site='s'/>"
-        "<actuatorpos name='bpos' actuator='bm'/></sensor></mujoco>";
-    m = NULL;
-    CHECK(gdn_load_xml_string(xml, strlen(xml), NULL, &m, err, sizeof(err), NULL, 0) == GDN_OK);
+    // a per-state refusal beside an acceleration sensor (sensors_inside_wrap.xml: its tendon
+    // wraps inside without a root at qpos 0): by name, nothing written
+    m = gdn_test_load_model("sensors_inside_wrap.xml");
+    CHECK(m);
     if (!m) {
         return 1;
     }
     CHECK(gdn_data_create(m, &d) == GDN_OK);
     CHECK(gdn_forward(m, d) == GDN_OK);
-    const char* name = gdn_sensor_unsupported_derivative(m);
-    CHECK(name && !strcmp(name, "bpos"));
-    double o7[7] = {7, 7, 7, 7, 7, 7, 7};
+    double o7[8] = {7, 7, 7, 7, 7, 7, 7, 7};
+    CHECK(m->nsensordata <= 8);
     CHECK(gdn_sensor_jvp(m, d, NULL, NULL, NULL, o7) == GDN_ERR_UNSUPPORTED);
-    CHECK(o7[0] == 7 && o7[6] == 7);
+    CHECK(o7[0] == 7 && o7[m->nsensordata - 1] == 7);
+    char why[256];
+    CHECK(gdn_sensor_refusal(m, d, why, (int)sizeof(why)) == 1 && strstr(why, "'tl'"));
     gdn_data_free(d);
     gdn_model_free(m);
     return 0;

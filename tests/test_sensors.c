@@ -15,7 +15,9 @@
 #include <mujoco/mujoco.h>
 
 #include "collision/ray.h"
+#include "kinematics/tendon_derivative.h"
 #include "oracle/oracle.h"
+#include "runner/models.h"
 #include "runner/test.h"
 
 // Tolerances, relative to max(|MuJoCo's value|_inf, 1) per sensor: the position and velocity
@@ -27,9 +29,10 @@
 #define NSAMPLES 40
 #define NSTEPS 150
 
-static const char* const kModels[] = {"sensors_chain.xml",  "sensors_contact.xml",
-                                      "sensors_deriv.xml",  "sensors_tendon.xml",
+static const char* const kModels[] = {"sensors_chain.xml",        "sensors_contact.xml",
+                                      "sensors_deriv.xml",        "sensors_tendon.xml",
                                       "sensors_tendon_deriv.xml", "sensors_range.xml",
+                                      "sensors_ball_actuator.xml", "sensors_inside_wrap.xml",
                                       "humanoid+sensors"};
 
 // the whole of a file in malloc'ed memory, NULL when unreadable
@@ -265,9 +268,16 @@ static int test_sensors_vs_mujoco(void) {
         ok &= forward_samples(&o, &w);
         ok &= rollout(&o, &w, GDN_INT_EULER);
         ok &= rollout(&o, &w, GDN_INT_RK4);
-        // every sensor but the user ones (zeros in both) saw something at least once
+        // every sensor saw something at least once, but the user ones and the actuatorpos of
+        // a free joint's motor (zeros in both: MuJoCo gives a free joint no length)
         for (int k = 0; k < o.gm->nsensor && k < MAX_SENSORS; k++) {
-            if (!g_active[k] && o.gm->sensor_type[k] != GDN_SENS_USER) {
+            const gdnModel* gm = o.gm;
+            const int act = gm->sensor_objid[k];
+            const int free_length =
+                gm->sensor_type[k] == GDN_SENS_ACTUATORPOS &&
+                gm->actuator_trntype[act] == GDN_TRN_JOINT &&
+                gm->jnt_type[gm->actuator_trnid[2 * act]] == GDN_JNT_FREE;
+            if (!g_active[k] && gm->sensor_type[k] != GDN_SENS_USER && !free_length) {
                 fprintf(stderr, "%s: sensor %d '%s' never active\n", o.name, k,
                         gdn_id2name(o.gm, "sensor", k));
                 ok = 0;
@@ -437,7 +447,6 @@ static int sensor_derivatives_of(const char* file) {
     if (!m) {
         return 0;
     }
-    CHECK(gdn_sensor_unsupported_derivative(m) == NULL);
     // the acceleration sensors read the solve: converged to round-off, so that the
     // differences see its solution and not the default tolerance's 1e-8 / eps
     m->opt.tolerance = 1e-14;
@@ -578,43 +587,45 @@ static int test_sensor_derivatives(void) {
     CHECK(sensor_derivatives_of("sensors_tendon.xml") == 0);
     // ball joints on their cone limits: jointlimitvel's row J = -n moves with q
     CHECK(sensor_derivatives_of("sensors_ball_limit.xml") == 0);
-    char path[1024], err[512] = "";
-    gdnModel* m = NULL;
-    gdnData* d = NULL;
+    // motors on a ball joint (length log(q) . g: d = (Jinv(log q)' g) . dq, velocity g . v),
+    // a free joint (length 0, velocity g . v) and a hinge's joint-in-parent: actuatorpos / vel
+    CHECK(sensor_derivatives_of("sensors_ball_actuator.xml") == 0);
 
-    // every sensor type of sensors_chain.xml and sensors_contact.xml (touch, force and torque
-    // next to a connect and a weld) has a derivative now (the acceleration stage's against FD:
-    // test_sensor_acc.c); a sensor without one (actuatorpos of a motor on a ball joint) is
-    // refused by name, nothing written
-    const char* const all[] = {"sensors_chain.xml", "sensors_contact.xml"};
-    for (int i = 0; i < 2; i++) {
-        snprintf(path, sizeof(path), "%s/%s", GDN_TEST_MODELS, all[i]);
-        CHECK(gdn_load_xml(path, &m, err, sizeof(err), NULL, 0) == GDN_OK);
-        CHECK(m && gdn_sensor_unsupported_derivative(m) == NULL);
-        gdn_model_free(m);
-    }
-    static const char ball[] =
-        "<mujoco><worldbody><body name='a' pos='0 0 1'><joint name='b' type='ball'/>"
-        "<geom size='0.1' pos='0.2 0 0'/><site name='s'/></body></worldbody>"
-        "<actuator><motor name='bm' joint='b' gear='0.3 0.2 0.1'/></actuator>"
-        "<sensor><accelerometer site='s'/><actuatorpos name='bpos' actuator='bm'/>"
-        "</sensor></mujoco>";
-    m = NULL;
-    CHECK(gdn_load_xml_string(ball, strlen(ball), NULL, &m, err, sizeof(err), NULL, 0) ==
-          GDN_OK);
+    // a refusal at a state (sensors_inside_wrap.xml at qpos 0: its tendon wraps inside
+    // without a root), by name: nothing written; a cotangent that skips the sensor is not
+    // refused, nor is the step, which does not read the tendon
+    gdnModel* m = gdn_test_load_model("sensors_inside_wrap.xml");
+    gdnData* d = NULL;
+    CHECK(m);
     if (!m) {
         return 0;
     }
     CHECK(gdn_data_create(m, &d) == GDN_OK);
     CHECK(gdn_forward(m, d) == GDN_OK);
-    const char* name = gdn_sensor_unsupported_derivative(m);
-    CHECK(name && !strcmp(name, "bpos"));
-    double* out = calloc((size_t)m->nsensordata, sizeof(double));
+    const int ns = m->nsensordata;
+    double* out = calloc((size_t)ns, sizeof(double));
     out[0] = 7;
+    char why[256];
+    CHECK(gdn_sensor_refusal(m, d, why, (int)sizeof(why)) == -1 && why[0] == 0);
     CHECK(gdn_sensor_jvp(m, d, NULL, NULL, NULL, out) == GDN_ERR_UNSUPPORTED);
     CHECK(out[0] == 7);
-    CHECK(gdn_sensor_vjp(m, d, out, NULL, NULL, NULL) == GDN_ERR_UNSUPPORTED);
+    CHECK(gdn_sensor_refusal(m, d, why, (int)sizeof(why)) == 1);
+    printf("  refused: %s\n", why);
+    CHECK(strstr(why, "'tl' (tendonpos)") && strstr(why, GDN_TENDON_WRAP_WHAT));
+    for (int k = 0; k < ns; k++) {
+        out[k] = 1;
+    }
+    double gu[1] = {7};
+    CHECK(gdn_sensor_vjp(m, d, out, NULL, NULL, gu) == GDN_ERR_UNSUPPORTED && gu[0] == 7);
+    for (int k = 0; k < ns; k++) {
+        out[k] = k == 0 ? 1 : 0; // jointpos 'xq' only
+    }
+    double gq[1], gv[1], y[2], x[2] = {0.3, -0.2};
+    CHECK(gdn_sensor_vjp(m, d, out, gq, gv, NULL) == GDN_OK && gq[0] == 1 && gv[0] == 0);
+    CHECK(gdn_sensor_refusal(m, d, NULL, 0) == -1);
+    CHECK(gdn_step_jvp(m, d, x, x + 1, NULL, NULL, NULL, y, y + 1) == GDN_OK);
     CHECK(gdn_sensor_jvp(NULL, d, NULL, NULL, NULL, out) == GDN_ERR_ARG);
+    CHECK(gdn_sensor_refusal(NULL, d, why, (int)sizeof(why)) == -1 && why[0] == 0);
     free(out);
     gdn_data_free(d);
     gdn_model_free(m);

@@ -149,10 +149,10 @@ GDN_API gdnStatus gdn_adjoint_batch(const gdnModel* const* models, int nmodel, i
 //       + sum_{t=0}^{T-1} <cs_t, s_t>
 // with s_t the sensors at (x_t, ctrl_t), evaluated by gdn_forward on the tape's scratch data
 // (time = the step's time) and differentiated by gdn_sensor_vjp_act (position- and
-// velocity-stage sensors, actuatorfrc with its act channel). With csensordata non-NULL an
-// entry whose model has a sensor without a derivative (gdn_sensor_unsupported_derivative
-// names it) fails with GDN_ERR_UNSUPPORTED, step -1, the message naming the sensor; act0,
-// cact and csensordata are checked finite. With act0, cact, csensordata and out->act0 NULL
+// velocity-stage sensors, every acceleration-stage one, actuatorfrc with its act channel). An
+// entry whose step t has a state without a derivative for a sensor with a nonzero cotangent
+// (sensor.h) fails with GDN_ERR_UNSUPPORTED at step t, the message naming the sensor and the
+// cause (gdn_sensor_refusal's); act0, cact and csensordata are checked finite. With act0, cact, csensordata and out->act0 NULL
 // this is gdn_adjoint_batch (the same results bit for bit); with act0 given (and cact,
 // csensordata NULL), J and every gradient equal gdn_adjoint_rollout_gradient's with
 // gdnRollout.act0 = act0[b] bit for bit.

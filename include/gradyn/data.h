@@ -165,6 +165,9 @@ typedef struct gdnData {
     double deriv_activation_margin; // smallest |pos - margin| of a contact or limit row: how
                                     // far it is from leaving the row set (m or rad; +inf
                                     // without such rows)
+    int sensor_refused;             // the sensor whose derivative the last gdn_sensor_jvp /
+                                    // vjp refused at its state (-1: none; sensor.h:
+                                    // gdn_sensor_refusal names it and the cause)
 
     // inverse dynamics
     double* qfrc_inverse;   // (nv) generalized force that produces qacc

@@ -108,14 +108,13 @@ typedef enum gdnStage {
 // GDN_ERR_SINGULAR, GDN_ERR_UNSUPPORTED (a row or contact pair the step derivatives refuse),
 // each with nothing written. An actuator sensor on a body (adhesion) transmission is
 // differentiated at the fixed contact set (the contacts' points and normals moving with their
-// geometry tangents, the count held).
-// GDN_ERR_UNSUPPORTED when the model has a sensor whose derivative is not implemented
-// (gdn_sensor_unsupported_derivative: actuatorpos / vel on ball or free joints; a ball's
-// jointlimitvel is differentiated with its row's motion, d(J v) = J dv + (dJ dq) v), with
-// nothing written, and at a state where a rangefinder grazes its
-// surface, a tendon sensor's tendon wraps inside without a root of its wrap equation, or an
-// actuator sensor's body transmission has a contact without a geometry derivative (its pair
-// or its features; no derivative there); GDN_ERR_ARG for a NULL m / d or another model's data.
+// geometry tangents, the count held). Every sensor type has a derivative; GDN_ERR_UNSUPPORTED
+// (nothing written; gdn_sensor_refusal names the sensor and the cause) only at a state where a
+// rangefinder's ray hits a surface without a derivative there (a grazing ray), a tendon
+// sensor's tendon wraps inside without a root of its wrap equation, or an actuator sensor's
+// body transmission has a contact without a geometry derivative (its pair or its features);
+// GDN_ERR_ARG for a NULL m / d or another model's data. The adjoint skips a sensor whose
+// cotangent is zero (it is not refused).
 // The rangefinder's derivative holds the hit on the surface it hit (docs/derivatives.md);
 // the tendon sensors' use the tendon's Jacobian row and its q-derivative. Arena balanced.
 GDN_API gdnStatus gdn_sensor_jvp(const gdnModel* m, gdnData* d, const double* dq,
@@ -131,9 +130,11 @@ GDN_API gdnStatus gdn_sensor_jvp_act(const gdnModel* m, gdnData* d, const double
                                      double* dsensordata);
 GDN_API gdnStatus gdn_sensor_vjp_act(const gdnModel* m, gdnData* d, const double* gsensordata,
                                      double* gq, double* gv, double* gact, double* gu);
-// the name of the first sensor (by id) whose derivative gdn_sensor_jvp / vjp refuse (their
-// comment lists the cases), NULL when all are supported
-GDN_API const char* gdn_sensor_unsupported_derivative(const gdnModel* m);
+// After a gdn_sensor_jvp / vjp (and _act) that returned GDN_ERR_UNSUPPORTED: the id of the
+// sensor it refused at d's state (d->sensor_refused), with "sensor <id> '<name>' (<type>): no
+// derivative at this state: <cause>" written to msg (msg_size bytes, NUL-terminated; NULL: not
+// written); -1 with msg "" when the last call refused none (or m / d are invalid)
+GDN_API int gdn_sensor_refusal(const gdnModel* m, const gdnData* d, char* msg, int msg_size);
 
 #ifdef __cplusplus
 }

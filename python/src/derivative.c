@@ -68,13 +68,13 @@ static PyObject* deriv_step_jvp(PyObject* self, PyObject* args, PyObject* kw)
     return Py_BuildValue("(NN)", aq, av);
 }
 
-// the status of a sensor derivative as an exception; GDN_ERR_UNSUPPORTED names the sensor
-static PyObject* sensor_status(gdnStatus st, const gdnModel* m, const char* what)
+// the status of a sensor derivative as an exception; a refusal names the sensor and the cause
+// (gdn_sensor_refusal)
+static PyObject* sensor_status(gdnStatus st, const gdnModel* m, const gdnData* d, const char* what)
 {
-    char detail[160];
-    const char* name = gdn_sensor_unsupported_derivative(m);
-    snprintf(detail, sizeof detail, "no derivative of sensor '%s'", name ? name : "?");
-    return gdnpy_raise_status(st, what, st == GDN_ERR_UNSUPPORTED ? detail : NULL);
+    char detail[320];
+    const int refused = gdn_sensor_refusal(m, d, detail, (int)sizeof detail);
+    return gdnpy_raise_status(st, what, refused >= 0 ? detail : NULL);
 }
 
 // sensor_jvp(m, d, dqpos=None, dqvel=None, dctrl=None, dact=None) -> dsensordata
@@ -121,7 +121,7 @@ static PyObject* deriv_sensor_jvp(PyObject* self, PyObject* args, PyObject* kw)
     gdnpy_release(m, d);
     if (st != GDN_OK) {
         Py_DECREF(a);
-        return sensor_status(st, mm, "sensor_jvp");
+        return sensor_status(st, mm, d->d, "sensor_jvp");
     }
     return a;
 }
@@ -174,7 +174,7 @@ static PyObject* deriv_sensor_vjp(PyObject* self, PyObject* args, PyObject* kw)
         Py_DECREF(av);
         Py_DECREF(au);
         Py_XDECREF(aa);
-        return sensor_status(st, mm, "sensor_vjp");
+        return sensor_status(st, mm, d->d, "sensor_vjp");
     }
     return aa ? Py_BuildValue("(NNNN)", aq, av, au, aa) : Py_BuildValue("(NNN)", aq, av, au);
 }

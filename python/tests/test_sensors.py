@@ -99,14 +99,20 @@ def test_sensor_jvp_vjp():
     jc = gradyn.sensor_jvp(mc, dc, dqvel=dvc)
     _, gvc, _ = gradyn.sensor_vjp(mc, dc, gc)
     assert abs(gc @ jc - gvc @ dvc) <= 1e-12 * max(1.0, np.sum(np.abs(gc * jc)))
-    # actuatorpos of a motor on a ball joint has no derivative: refused by name
-    mw = gradyn.Model.from_xml_string(
-        "<mujoco><worldbody><body name='a' pos='0 0 1'><joint name='b' type='ball'/>"
-        "<geom size='0.1' pos='0.2 0 0'/><site name='s'/></body></worldbody>"
-        "<actuator><motor name='bm' joint='b' gear='0.3 0.2 0.1'/></actuator>"
-        "<sensor><accelerometer site='s'/><actuatorpos name='bpos' actuator='bm'/>"
-        "</sensor></mujoco>")
+    # actuator sensors of motors on a ball and a free joint: the identity at a random state
+    mb = gradyn.Model.from_xml_path(model_path("sensors_ball_actuator.xml"))
+    db = gradyn.Data(mb)
+    db.qvel[:] = rng.uniform(-1, 1, mb.nv)
+    gradyn.forward(mb, db)
+    dqb, dvb = rng.uniform(-1, 1, mb.nv), rng.uniform(-1, 1, mb.nv)
+    gb = rng.uniform(-1, 1, mb.nsensordata)
+    jb = gradyn.sensor_jvp(mb, db, dqpos=dqb, dqvel=dvb)
+    gqb, gvb, _ = gradyn.sensor_vjp(mb, db, gb)
+    assert abs(gb @ jb - (gqb @ dqb + gvb @ dvb)) <= 1e-12 * max(1.0, np.sum(np.abs(gb * jb)))
+    # a sensor without a derivative at its state (a tendon's inside wrap without a root at
+    # qpos 0): refused by name and cause
+    mw = gradyn.Model.from_xml_path(model_path("sensors_inside_wrap.xml"))
     dw = gradyn.Data(mw)
     gradyn.forward(mw, dw)
-    with pytest.raises(gradyn.Error, match="bpos"):
+    with pytest.raises(gradyn.Error, match=r"'tl' \(tendonpos\).*without a root"):
         gradyn.sensor_jvp(mw, dw)

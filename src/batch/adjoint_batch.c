@@ -27,6 +27,8 @@ typedef struct linear_cost {
     int T;
     gdnTape* tape;       // the entry's tape: the act gradient goes to its cost_a (tape.h)
     double *sq, *sv, *sa, *su; // (nv, nv, na, nu) the sensor VJP's gradients (sensor_cost_fn)
+    char* why;           // (why_size) the sensor VJP's refusal (gdn_sensor_refusal), "" none
+    int why_size;
 } linear_cost;
 
 // the act term <ca_t, act_t>: its value into *v and, when a gradient is wanted, ca_t as the
@@ -130,6 +132,7 @@ static gdnStatus sensor_cost_fn(const gdnModel* m, gdnData* s, int t, void* user
         if (want) {
             st = gdn_sensor_vjp_act(m, s, cs, c->sq, c->sv, na > 0 ? c->sa : NULL, c->su);
             if (st != GDN_OK) {
+                gdn_sensor_refusal(m, s, c->why, c->why_size);
                 return st;
             }
             for (int i = 0; gqpos && i < nv; i++) {
@@ -154,18 +157,6 @@ static gdnStatus sensor_cost_fn(const gdnModel* m, gdnData* s, int t, void* user
         }
     }
     *value = v;
-    return GDN_OK;
-}
-
-// GDN_ERR_UNSUPPORTED (message in msg) when sensor cotangents cannot be pulled back on m: a
-// sensor without a derivative (gdn_sensor_unsupported_derivative names it)
-static gdnStatus check_sensor_cotangent(const gdnModel* m, char* msg, int msg_size) {
-    const char* bad = gdn_sensor_unsupported_derivative(m);
-    if (bad) {
-        return gdn_fail(GDN_ERR_UNSUPPORTED, msg, msg_size,
-                        "csensordata: sensor '%s' has no derivative yet "
-                        "(gdn_sensor_unsupported_derivative)", bad);
-    }
     return GDN_OK;
 }
 
@@ -273,7 +264,8 @@ static void adjoint_entry(void* arg, int wi, int b) {
     adjoint_worker* w = &wv;
     const gdnBatchGradients* o = job->out;
     gdnBatchStatus* s = job->status + b;
-    char msg[GDN_BATCH_MESSAGE_SIZE], full[GDN_BATCH_MESSAGE_SIZE + 32];
+    char msg[GDN_BATCH_MESSAGE_SIZE], full[GDN_BATCH_MESSAGE_SIZE + 32],
+        why[GDN_BATCH_MESSAGE_SIZE - 32] = "";
     msg[0] = '\0';
     const double* x0 = job->qpos0 + (size_t)b * (size_t)nq;
     const double* cq = job->cqpos ? job->cqpos + (size_t)b * (size_t)(T + 1) * (size_t)nq : NULL;
@@ -287,9 +279,6 @@ static void adjoint_entry(void* arg, int wi, int b) {
                            : NULL;
 
     gdnStatus st = prepare_qpos0(m, x0, w, msg, (int)sizeof(msg));
-    if (st == GDN_OK && cs) {
-        st = check_sensor_cotangent(m, msg, (int)sizeof(msg));
-    }
     double J = NAN;
     if (st == GDN_OK) {
         // the rollout and the objective
@@ -300,7 +289,8 @@ static void adjoint_entry(void* arg, int wi, int b) {
         r.ctrl = nu > 0 ? job->ctrl + (size_t)b * (size_t)T * (size_t)nu : NULL;
         r.act0 = job->act0 && m->na > 0 ? job->act0 + (size_t)b * (size_t)m->na : NULL;
         linear_cost c = {.cq = cq, .cv = cv, .ca = ca, .cs = cs, .qpos0 = x0, .T = T,
-                         .tape = w->tape, .sq = w->sq, .sv = w->sv, .sa = w->sa, .su = w->su};
+                         .tape = w->tape, .sq = w->sq, .sv = w->sv, .sa = w->sa, .su = w->su,
+                         .why = why, .why_size = (int)sizeof(why)};
         // without sensor cotangents the qpos-coordinate objective of gdn_adjoint_batch
         gdnCostFn fn = cs ? sensor_cost_fn : linear_cost_fn;
         const int tangent = cs != NULL;
@@ -329,7 +319,12 @@ static void adjoint_entry(void* arg, int wi, int b) {
         if (sscanf(msg, "step %d", &step) != 1) {
             step = -1;
         }
-        snprintf(full, sizeof(full), "entry %d: %s", b, msg);
+        // a sensor's refusal replaces the cost callback's generic message
+        if (why[0]) {
+            snprintf(full, sizeof(full), "entry %d: step %d: %s", b, step, why);
+        } else {
+            snprintf(full, sizeof(full), "entry %d: %s", b, msg);
+        }
         gdn_batch_report(s, st, step, full);
         fail_outputs(job, m, b);
         return;

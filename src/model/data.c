@@ -213,6 +213,7 @@ void gdn_data_reset(const gdnModel* m, gdnData* d) {
     d->deriv_flags = 0;
     d->deriv_state_margin = INFINITY;
     d->deriv_activation_margin = INFINITY;
+    d->sensor_refused = -1;
     d->energy[0] = d->energy[1] = 0;
     d->parena = 0;
 }

@@ -6,6 +6,7 @@
 #include <gradyn/sensor.h>
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "base/arena.h"
@@ -14,6 +15,7 @@
 #include "constraint/rows_derivative.h"
 #include "dynamics/com.h"
 #include "dynamics/force_derivative.h"
+#include "dynamics/passive.h"
 #include "dynamics/rne_post.h"
 #include "dynamics/transmission.h"
 #include "gradient/activation_derivative.h"
@@ -255,10 +257,31 @@ static void sensor_linear(const gdnModel* m, const gdnData* d, int i, const doub
         emit_dof(c, m->jnt_dofadr[id], type == GDN_SENS_JOINTVEL, col);
         return;
     case GDN_SENS_ACTUATORPOS:
-    case GDN_SENS_ACTUATORVEL:
-        col[0] = m->actuator_gear[6 * id];
-        emit_dof(c, m->jnt_dofadr[m->actuator_trnid[2 * id]], type == GDN_SENS_ACTUATORVEL, col);
+    case GDN_SENS_ACTUATORVEL: {
+        // a joint transmission (or a joint-in-parent one on a hinge or slide), its moment g
+        // constant on the joint's n dofs:
+        //   velocity g . v_j;  length g0 q (hinge, slide), log(q) . g (ball), 0 (free), so
+        //   d(log(q) . g) = (Jinv(log q)' g) . dq (dq the local rotation tangent)
+        const int j = m->actuator_trnid[2 * id], dof = m->jnt_dofadr[j], jt = m->jnt_type[j];
+        const double* gear = m->actuator_gear + 6 * id;
+        const int n = jt == GDN_JNT_FREE ? 6 : jt == GDN_JNT_BALL ? 3 : 1;
+        if (type == GDN_SENS_ACTUATORVEL) {
+            for (int k = 0; k < n; k++) {
+                emit_dof(c, dof + k, 1, gear + k);
+            }
+        } else if (jt == GDN_JNT_BALL) {
+            double theta[3], u[3];
+            gdn_quat2vel(theta, d->qpos + m->jnt_qposadr[j]);
+            gdn_so3_right_jacobian_inv(theta, X);
+            gdn_mulmat3T(u, X, gear);
+            for (int k = 0; k < 3; k++) {
+                emit_dof(c, dof + k, 0, u + k);
+            }
+        } else if (jt != GDN_JNT_FREE) {
+            emit_dof(c, dof, 0, gear);
+        }
         return;
+    }
     case GDN_SENS_ACTUATORFRC: {
         // the actuator's own linearization (dynamics/force_derivative.h), ctrl included
         int dof;
@@ -1025,49 +1048,7 @@ static int rangefinder_linear(const gdnModel* m, const gdnData* d, int i, Lin* c
     return 0;
 }
 
-// 1 when sensor i's derivative is implemented
-static int supported(const gdnModel* m, int i) {
-    const int type = m->sensor_type[i], id = m->sensor_objid[i];
-    switch (type) {
-    case GDN_SENS_USER:
-        return 1; // zeros
-    case GDN_SENS_RANGEFINDER:
-        return 1; // rangefinder_linear
-    case GDN_SENS_ACTUATORPOS:
-    case GDN_SENS_ACTUATORVEL: {
-        // a tendon transmission: tendon_sensor_linear
-        const int j = m->actuator_trnid[2 * id];
-        return m->actuator_trntype[id] == GDN_TRN_TENDON || sensor_on_transmission(m, i) ||
-               (m->actuator_trntype[id] == GDN_TRN_JOINT &&
-                (m->jnt_type[j] == GDN_JNT_HINGE || m->jnt_type[j] == GDN_JNT_SLIDE));
-    }
-    case GDN_SENS_ACTUATORFRC:
-        // a function of (q, v, u) and a stateful actuator's act (joint transmissions:
-        // gdn_actuator_force_row, the others: force_full_linear, the body transmission's at
-        // its fixed contact set)
-        return m->actuator_trntype[id] == GDN_TRN_JOINT || sensor_force_full(m, i);
-    case GDN_SENS_JOINTLIMITVEL:
-        return m->jnt_type[id] != GDN_JNT_FREE; // a ball's row J moves (its limit motion)
-    case GDN_SENS_TENDONPOS:
-    case GDN_SENS_TENDONVEL:
-    case GDN_SENS_TENDONLIMITPOS:
-    case GDN_SENS_TENDONLIMITVEL:
-        return 1; // tendon_sensor_linear
-    case GDN_SENS_TOUCH:
-    case GDN_SENS_JOINTLIMITFRC:
-    case GDN_SENS_TENDONLIMITFRC:
-    case GDN_SENS_ACCELEROMETER:
-    case GDN_SENS_FRAMELINACC:
-    case GDN_SENS_FRAMEANGACC:
-    case GDN_SENS_FORCE:
-    case GDN_SENS_TORQUE:
-        return 1; // acc_sensor_linear
-    default:
-        return m->sensor_needstage[i] != GDN_STAGE_ACC;
-    }
-}
-
-const char* gdn_sensor_unsupported_derivative(const gdnModel* m) {
+int gdn_sensor_refusal(const gdnModel* m, const gdnData* d, char* msg, int msg_size) {
     static const char* const type_names[] = {
         "touch",          "accelerometer",  "velocimeter",    "gyro",          "force",
         "torque",         "magnetometer",   "rangefinder",    "jointpos",      "jointvel",
@@ -1077,17 +1058,31 @@ const char* gdn_sensor_unsupported_derivative(const gdnModel* m) {
         "framexaxis",     "frameyaxis",     "framezaxis",     "framelinvel",   "frameangvel",
         "framelinacc",    "frameangacc",    "subtreecom",     "subtreelinvel", "subtreeangmom",
         "clock",          "user"};
-    if (!m) {
-        return NULL;
+    if (msg && msg_size > 0) {
+        msg[0] = 0;
     }
-    for (int i = 0; i < m->nsensor; i++) {
-        if (!supported(m, i)) {
-            const char* name = gdn_id2name(m, "sensor", i);
-            const int t = m->sensor_type[i];
-            return name && name[0] ? name : (t >= 0 && t <= GDN_SENS_USER ? type_names[t] : "?");
-        }
+    if (gdn_check_model_data(m, d) != GDN_OK || d->sensor_refused < 0 ||
+        d->sensor_refused >= m->nsensor) {
+        return -1;
     }
-    return NULL;
+    const int i = d->sensor_refused, type = m->sensor_type[i];
+    // the cause: what the sensor's linearization refused (sensor_derivative's dispatch)
+    // (a tendon's or an actuator's on a tendon: the wrap; an actuator's on a body: its contacts)
+    const char* cause = GDN_TENDON_WRAP_WHAT;
+    if (type == GDN_SENS_RANGEFINDER) {
+        cause = "its ray hits a surface without a derivative there (a grazing ray)";
+    } else if ((type == GDN_SENS_ACTUATORPOS || type == GDN_SENS_ACTUATORVEL ||
+                type == GDN_SENS_ACTUATORFRC) &&
+               m->actuator_trntype[m->sensor_objid[i]] == GDN_TRN_BODY) {
+        cause = GDN_TRN_BODY_WHAT;
+    }
+    if (msg && msg_size > 0) {
+        const char* name = gdn_id2name(m, "sensor", i);
+        snprintf(msg, (size_t)msg_size, "sensor %d '%s' (%s): no derivative at this state: %s", i,
+                 name ? name : "", type >= 0 && type <= GDN_SENS_USER ? type_names[type] : "?",
+                 cause);
+    }
+    return i;
 }
 
 // 1 when sensor i's value sits on its cutoff (clamped: derivative 0)
@@ -1237,9 +1232,7 @@ static gdnStatus sensor_derivative(const gdnModel* m, gdnData* d, int adjoint, c
     if (gdn_check_model_data(m, d) != GDN_OK) {
         return GDN_ERR_ARG;
     }
-    if (gdn_sensor_unsupported_derivative(m)) {
-        return GDN_ERR_UNSUPPORTED;
-    }
+    d->sensor_refused = -1;
     const int nv = m->nv, nb = m->nbody;
     size_t mark = gdn_arena_mark(d);
     double* S = gdn_arena_doubles(d, 6 * (size_t)nv + 1);
@@ -1247,7 +1240,11 @@ static gdnStatus sensor_derivative(const gdnModel* m, gdnData* d, int adjoint, c
     double* xi = gdn_arena_doubles(d, 6 * (size_t)nb);
     double* eta = gdn_arena_doubles(d, 6 * (size_t)nb);
     double* gqv = gdn_arena_doubles(d, 2 * (size_t)nv + 1);
-    if (!S || !V || !xi || !eta || !gqv) {
+    // the outputs (dsensordata; gu, gact) accumulate here and are written only on success: a
+    // refusal writes nothing
+    const size_t ns = (size_t)m->nsensordata, nu = (size_t)m->nu, na = (size_t)m->na;
+    double* out = gdn_arena_doubles(d, ns + nu + na + 1);
+    if (!S || !V || !xi || !eta || !gqv || !out) {
         gdn_arena_reset(d, mark);
         return GDN_ERR_MEMORY;
     }
@@ -1315,7 +1312,7 @@ static gdnStatus sensor_derivative(const gdnModel* m, gdnData* d, int adjoint, c
                 return st;
             }
         }
-        memset(ds, 0, sizeof(double) * (size_t)m->nsensordata);
+        memset(out, 0, sizeof(double) * ns);
     } else {
         memset(xi, 0, sizeof(double) * 6 * (size_t)nb);
         memset(eta, 0, sizeof(double) * 6 * (size_t)nb);
@@ -1324,19 +1321,14 @@ static gdnStatus sensor_derivative(const gdnModel* m, gdnData* d, int adjoint, c
         c.etabar = eta;
         c.gq = gqv;
         c.gv = gqv + nv;
-        c.gu = gu;
-        c.ga = ga;
+        c.gu = gu ? out + ns : NULL;
+        c.ga = ga ? out + ns + nu : NULL;
         if (accbar) {
             c.Abar = accbar;
             c.Fbar = accbar + 6 * (size_t)nb;
             c.fbar = accbar + 12 * (size_t)nb;
         }
-        if (gu) {
-            memset(gu, 0, sizeof(double) * (size_t)m->nu);
-        }
-        if (ga) {
-            memset(ga, 0, sizeof(double) * (size_t)m->na);
-        }
+        memset(out + ns, 0, sizeof(double) * (nu + na));
     }
     for (int i = 0; i < m->nsensor; i++) {
         const int adr = m->sensor_adr[i], dim = m->sensor_dim[i];
@@ -1344,7 +1336,7 @@ static gdnStatus sensor_derivative(const gdnModel* m, gdnData* d, int adjoint, c
         int any = 0;
         c.dim = dim;
         if (!adjoint) {
-            c.out = ds + adr;
+            c.out = out + adr;
         } else {
             if (dim > 4) {
                 continue; // user sensors only (zeros)
@@ -1364,21 +1356,25 @@ static gdnStatus sensor_derivative(const gdnModel* m, gdnData* d, int adjoint, c
         if (sensor_tendon(m, i) >= 0) {
             if (tendon_sensor_linear(m, d, i, &tw, &c) < 0) {
                 gdn_arena_reset(d, mark);
+                d->sensor_refused = i;
                 return GDN_ERR_UNSUPPORTED; // GDN_TENDON_WRAP_WHAT
             }
         } else if (sensor_on_transmission(m, i)) {
             if (transmission_sensor_linear(m, d, i, &trw, &c) < 0) {
                 gdn_arena_reset(d, mark);
+                d->sensor_refused = i;
                 return GDN_ERR_UNSUPPORTED; // GDN_TRN_BODY_WHAT
             }
         } else if (sensor_force_full(m, i)) {
             if (force_full_linear(m, d, i, &trw, rows, &c) < 0) {
                 gdn_arena_reset(d, mark);
+                d->sensor_refused = i;
                 return GDN_ERR_UNSUPPORTED; // GDN_TENDON_WRAP_WHAT, GDN_TRN_BODY_WHAT
             }
         } else if (m->sensor_type[i] == GDN_SENS_RANGEFINDER) {
             if (rangefinder_linear(m, d, i, &c) < 0) {
                 gdn_arena_reset(d, mark);
+                d->sensor_refused = i;
                 return GDN_ERR_UNSUPPORTED; // a grazing ray
             }
         } else if (acc_kind(m, i)) {
@@ -1389,7 +1385,7 @@ static gdnStatus sensor_derivative(const gdnModel* m, gdnData* d, int adjoint, c
         if (!adjoint) {
             for (int k = 0; k < dim; k++) {
                 if (clamped(m, d, i, k)) {
-                    ds[adr + k] = 0;
+                    out[adr + k] = 0;
                 }
             }
         }
@@ -1398,7 +1394,7 @@ static gdnStatus sensor_derivative(const gdnModel* m, gdnData* d, int adjoint, c
         // the acceleration stage's covectors back to (q, v, u, act), then the body cotangents
         // through the kinematics, plus the direct dof terms
         if (acc.kinds) {
-            gdnStatus st = acc_stage_vjp(m, d, &acc, &c, gqv, gqv + nv, gu, ga);
+            gdnStatus st = acc_stage_vjp(m, d, &acc, &c, gqv, gqv + nv, c.gu, c.ga);
             if (st != GDN_OK) {
                 gdn_arena_reset(d, mark);
                 return st;
@@ -1413,6 +1409,14 @@ static gdnStatus sensor_derivative(const gdnModel* m, gdnData* d, int adjoint, c
         memcpy(tq, gqv, sizeof(double) * (size_t)nv);
         memcpy(tv, gqv + nv, sizeof(double) * (size_t)nv);
         gdn_body_tangent_vjp(m, d, xi, eta, tq, tv);
+        if (gu) {
+            memcpy(gu, out + ns, sizeof(double) * nu);
+        }
+        if (ga) {
+            memcpy(ga, out + ns + nu, sizeof(double) * na);
+        }
+    } else if (ns > 0) {
+        memcpy(ds, out, sizeof(double) * ns);
     }
     gdn_arena_reset(d, mark);
     return GDN_OK;

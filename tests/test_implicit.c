@@ -229,6 +229,9 @@ static const char kEllipsoid[] =
     "</mujoco>\n";
 
 // a scene's XML written to a temporary file (its path in path; "" for a tests/models name)
+static char* variant_xml(const char* name);
+
+// a temporary file of a scene or variant (path; "" for a tests/models file: name itself)
 static const char* scene_file(const char* name, char path[GDN_ORACLE_TMP_PATH]) {
     const char* xml = !strcmp(name, "FLUID_BOX") ? kWater : !strcmp(name, "FLUID_ELLIPSOID")
                                                                 ? kEllipsoid
@@ -237,6 +240,15 @@ static const char* scene_file(const char* name, char path[GDN_ORACLE_TMP_PATH]) 
     if (xml && gdn_oracle_tmp_xml(xml, path) == 0) {
         return path;
     }
+    char* vx = variant_xml(name);
+    if (vx) {
+        const int ok = gdn_oracle_tmp_xml(vx, path) == 0;
+        free(vx);
+        if (ok) {
+            return path;
+        }
+        path[0] = 0;
+    }
     return name;
 }
 
@@ -244,7 +256,8 @@ static const char* const g_models[] = {"arm7.xml",          "tendon_fixed.xml",
                                        "tendon_spatial.xml", "act_arm.xml",
                                        "tendon_arm26.xml",   "ball_chain.xml",
                                        "adj_free_spin.xml",  GDN_ORACLE_MJ_HUMANOID,
-                                       GDN_ORACLE_MJ_ARM26, "FLUID_BOX", "FLUID_ELLIPSOID"};
+                                       GDN_ORACLE_MJ_ARM26, "FLUID_BOX", "FLUID_ELLIPSOID",
+                                       "MUSCLES_TRN",        "MUSCLE_CRANK"};
 
 static int test_step_random(void) {
     int bad = 0;
@@ -435,6 +448,13 @@ static const char* rows_xml(void) {
     return g_rows_xml;
 }
 
+// MuJoCo's muscle as a general actuator (2.2.2's <muscle> takes no site transmission): its
+// default dynamics, gain and bias parameters
+#define MUSCLE_PRM                                                                          \
+    "dyntype='muscle' gaintype='muscle' biastype='muscle' dynprm='0.01 0.04' "              \
+    "gainprm='0.75 1.05 -1 200 0.5 1.6 1.5 1.3 1.2' biasprm='0.75 1.05 -1 200 0.5 1.6 1.5 " \
+    "1.3 1.2'"
+
 // a tests/models file with extra text inserted before its "</actuator>": velocity-gain actuators
 // on its spatial tendons (kv moments J that move with q)
 static const struct {
@@ -448,9 +468,22 @@ static const struct {
     {"WRAP_KV", "tendon_wrap.xml",
      "<velocity tendon='SF' kv='0.5'/><velocity tendon='KS' kv='0.8' gear='0.5'/>"
      "<general tendon='BF' gaintype='affine' gainprm='1 0 -0.6'/>"},
-    // a muscle on a ball joint: refused under implicit (its length's tangent); a velocity gain
-    // on the body (adhesion) transmission is differentiated (tests/test_transmission.c)
-    {"BALL_MUSCLE", "trn_site.xml", "<muscle joint='ball' lengthrange='0 1'/>"},
+    // muscles on transmissions whose length row is not the moment (kv = g(len, vel) act moves
+    // with their length rows and H): a ball joint (log(q) . g), a joint-in-parent ball, a free
+    // joint (length 0), a site with and without a refsite (general actuators with the muscle's
+    // laws); a slider-crank. (A velocity gain on
+    // the body (adhesion) transmission: tests/test_transmission.c)
+    {"MUSCLES_TRN", "trn_site.xml",
+     "<muscle joint='ball' gear='0.8 0.3 -0.4 0 0 0' lengthrange='-0.5 0.5'/>"
+     "<muscle jointinparent='ball' gear='-0.2 0.6 0.5 0 0 0' lengthrange='-0.6 0.4'/>"
+     "<muscle joint='free' gear='0.3 0 0.2 0.5 -0.3 0.4' lengthrange='-0.5 0.5'/>"
+     "<general site='tip' refsite='base' gear='0.5 0.2 -0.3 0.4 -0.1 0.2' " MUSCLE_PRM
+     " lengthrange='-0.4 0.6'/>"
+     "<general site='thr' gear='0.2 -0.1 0.4 0.1 0.3 -0.2' " MUSCLE_PRM
+     " lengthrange='-0.5 0.5'/>"},
+    {"MUSCLE_CRANK", "trn_slidercrank.xml",
+     "<muscle cranksite='crank1' slidersite='slider1' cranklength='0.09' gear='4' "
+     "lengthrange='-0.2 0.2'/>"},
 };
 
 // the variant's XML (malloc'd) or NULL when name is not a variant
@@ -742,7 +775,7 @@ static const char* const g_deriv_models[] = {"IMPL_XML",       "arm7.xml",
                                              "FLUID_ELLIPSOID", "FLUID_ELLIPSOID+XFRC",
                                              "trn_site.xml",
                                              "trn_slidercrank.xml", "trn_inparent.xml",
-                                             "box_penalty.xml"};
+                                             "MUSCLES_TRN", "MUSCLE_CRANK", "box_penalty.xml"};
 
 static int test_jvp_vjp(void) {
     int bad = 0;
@@ -906,7 +939,8 @@ static int test_transition(void) {
                                          "act_arm.xml", GDN_ORACLE_MJ_ARM26,
                                          "ROWS:tendon_fixed.xml", "ROWS:scene_slide.xml",
                                          "FLUID_BOX", "FLUID_ELLIPSOID", "trn_site.xml",
-                                         "trn_slidercrank.xml", "trn_inparent.xml"};
+                                         "trn_slidercrank.xml", "trn_inparent.xml",
+                                         "MUSCLES_TRN", "MUSCLE_CRANK"};
     for (size_t i = 0; i < sizeof(models) / sizeof(models[0]); i++) {
         double efd, ejvp;
         CHECK(transition_check(models[i], &efd, &ejvp) == 0);
@@ -917,43 +951,6 @@ static int test_transition(void) {
                !(ejvp <= 1e-15);
     }
     CHECK(bad == 0);
-    return 0;
-}
-
-// what the implicit derivative does not cover is refused by name, never a derivative without
-// the change of qDeriv
-static int test_refusals(void) {
-    static const struct {
-        const char* file;
-        int rows;
-        const char* what;
-    } cases[] = {{"BALL_MUSCLE", 0, "muscle on a ball or free joint"}};
-    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
-        gdnModel* m = cases[k].rows ? gdn_test_load_model_as_is(cases[k].file)
-                                    : load_any(cases[k].file);
-        CHECK(m != NULL);
-        m->opt.integrator = GDN_INT_IMPLICIT;
-        gdnData* d = NULL;
-        CHECK(gdn_data_create(m, &d) == GDN_OK);
-        if (cases[k].rows) {
-            d->qpos[0] = 10; // past the limit: a row
-        }
-        const int nv = m->nv, na = m->na, nx = 2 * nv + na;
-        double* buf = calloc(4 * (size_t)nx + (size_t)m->nu + 1, sizeof(double));
-        double *dx = buf, *out = buf + nx, *g = out + nx, *gu = g + nx;
-        dx[0] = 1;
-        CHECK(gdn_step_jvp_act(m, d, dx, dx + nv, dx + 2 * nv, NULL, NULL, NULL, out, out + nv,
-                               out + 2 * nv) == GDN_ERR_UNSUPPORTED);
-        const char* what = NULL;
-        CHECK(gdn_step_vjp_explained(m, d, dx, dx + nv, na ? dx + 2 * nv : NULL, g, g + nv,
-                                     na ? g + 2 * nv : NULL, gu, NULL, NULL, NULL, NULL,
-                                     &what) == GDN_ERR_UNSUPPORTED);
-        CHECK(what && strstr(what, cases[k].what));
-        printf("  %-22s refused: %s\n", cases[k].file, what);
-        free(buf);
-        gdn_data_free(d);
-        gdn_model_free(m);
-    }
     return 0;
 }
 
@@ -1163,7 +1160,7 @@ static int test_params(void) {
     // from the inertias (the acc0 channel, constraint/setconst_derivative.h)
     static const char* const models[] = {"IMPL_XML", "arm7.xml", "tendon_spatial.xml",
                                          GDN_ORACLE_MJ_HUMANOID, "ROWS:scene_slide.xml",
-                                         "act_arm.xml", GDN_ORACLE_MJ_ARM26};
+                                         "act_arm.xml", GDN_ORACLE_MJ_ARM26, "MUSCLES_TRN"};
     int bad = 0;
     for (size_t i = 0; i < sizeof(models) / sizeof(models[0]); i++) {
         double efd, edot;
@@ -1251,7 +1248,6 @@ int main(int argc, char** argv) {
         {"sensors", test_sensors},
         {"jvp_vjp", test_jvp_vjp},
         {"transition", test_transition},
-        {"refusals", test_refusals},
         {"trajectory_adjoint", test_trajectory_adjoint},
         {"params", test_params},
         {"penalty_vertices", test_penalty_vertices},

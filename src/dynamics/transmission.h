@@ -64,7 +64,8 @@ void gdn_transmission_apply(const gdnModel* m, const gdnData* d, int i, double f
 // spatial tendon, and the body transmission (its contacts' normal Jacobians move)
 int gdn_transmission_moving(const gdnModel* m, int i);
 
-// The linearization of a moving actuator i at the current body kinematics (S: the world-origin
+// The linearization of actuator i (any transmission; a joint's on its dofs, H = 0 but for a
+// joint-in-parent on a ball or free joint) at the current body kinematics (S: the world-origin
 // axes gdn_dof_axes_about(m, d, 0, S); scratch 6 (nbody + nv)): length L and velocity V (gear
 // included), and up to the factor *scale (a tendon's gear[0], else 1: the moment row is
 // scale M) lrow (nv) = d length / dq, M (nv) the moment row, and H (nv x nv, row-major, may be

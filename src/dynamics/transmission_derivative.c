@@ -340,25 +340,38 @@ static void skew(const double x[3], double K[9]) {
     K[8] = 0;
 }
 
-// jointinparent on a ball or free joint: the rotational gear ga = R(q)' g moves by
-// d ga = ga x dq (dq the local rotation tangent), so H's block on the rotation dofs is [ga]_x;
-// the ball's length log(q) . ga = log(q) . g (R(q) fixes log(q)): lrow = Jinv(log q)' g
-static double inparent_linear(const gdnModel* m, const gdnData* d, int i, double* lrow,
-                              double* M, double* H) {
-    const int jnt = m->actuator_trnid[2 * i], nv = m->nv;
-    const int ball = m->jnt_type[jnt] == GDN_JNT_BALL;
-    const int dof = m->jnt_dofadr[jnt], rot = dof + (ball ? 0 : 3);
+// a joint or joint-in-parent transmission, its moment on the joint's dofs:
+//   hinge, slide: length g0 q, moment g0, lrow g0
+//   ball, free:   the rotational gear ga (g for joint, R(q)' g for joint-in-parent), moment
+//                 [g[0:3],] ga; joint-in-parent's ga moves by d ga = ga x dq (dq the local
+//                 rotation tangent): H's block on the rotation dofs is [ga]_x (joint: H = 0);
+//                 the ball's length log(q) . ga = log(q) . g (R(q) fixes log(q)), so
+//                 lrow = Jinv(log q)' g; the free joint's length is 0
+static double joint_linear(const gdnModel* m, const gdnData* d, int i, double* lrow, double* M,
+                           double* H) {
+    const int jnt = m->actuator_trnid[2 * i], nv = m->nv, type = m->jnt_type[jnt];
+    const int dof = m->jnt_dofadr[jnt];
     const double* gear = m->actuator_gear + 6 * i;
+    const double* q = d->qpos + m->jnt_qposadr[jnt];
+    if (type == GDN_JNT_HINGE || type == GDN_JNT_SLIDE) {
+        M[dof] = lrow[dof] = gear[0];
+        return gear[0] * q[0];
+    }
+    const int ball = type == GDN_JNT_BALL, rot = dof + (ball ? 0 : 3);
+    const int inparent = m->actuator_trntype[i] == GDN_TRN_JOINTINPARENT;
     const double* g = ball ? gear : gear + 3;
-    const double* q = d->qpos + m->jnt_qposadr[jnt] + (ball ? 0 : 3);
+    const double* qr = ball ? q : q + 3;
     double conj[4], ga[3], K[9], theta[3], Jinv[9];
-    gdn_negquat(conj, q);
-    gdn_rotvecquat(ga, g, conj);
+    gdn_copy3(ga, g);
+    if (inparent) {
+        gdn_negquat(conj, qr);
+        gdn_rotvecquat(ga, g, conj);
+    }
     if (!ball) {
         gdn_copy3(M + dof, gear);
     }
     gdn_copy3(M + rot, ga);
-    if (H) {
+    if (H && inparent) {
         skew(ga, K);
         for (int r = 0; r < 3; r++) {
             for (int c = 0; c < 3; c++) {
@@ -401,8 +414,8 @@ int gdn_transmission_linear(const gdnModel* m, const gdnData* d, const double* S
         *V = v * g0;
         return 0;
     }
-    if (type == GDN_TRN_JOINTINPARENT) {
-        length = inparent_linear(m, d, i, lrow, M, H);
+    if (type == GDN_TRN_JOINT || type == GDN_TRN_JOINTINPARENT) {
+        length = joint_linear(m, d, i, lrow, M, H);
     } else {
         // slider-crank, site and body: the rows at the point, then H column by column under
         // e_c (the body's at its fixed contact set; length 0)

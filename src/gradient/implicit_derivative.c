@@ -38,27 +38,6 @@ static double gain_kv(const gdnModel* m, int i) {
                                                        : 0.0;
 }
 
-const char* gdn_implicit_deriv_refusal(const gdnModel* m, const gdnData* d) {
-    (void)d; // every refusal is the model's today
-    if (!(m->opt.disableflags & GDN_DSBL_ACTUATION)) {
-        for (int i = 0; i < m->nu; i++) {
-            if (m->actuator_gaintype[i] == GDN_GAIN_MUSCLE &&
-                !(m->actuator_trntype[i] == GDN_TRN_TENDON ||
-                  (m->actuator_trntype[i] == GDN_TRN_JOINT &&
-                   (m->jnt_type[m->actuator_trnid[2 * i]] == GDN_JNT_HINGE ||
-                    m->jnt_type[m->actuator_trnid[2 * i]] == GDN_JNT_SLIDE)))) {
-                return "the implicit integrator's derivative with a muscle on a ball or free "
-                       "joint or another transmission (its length's tangent not implemented)";
-            }
-            // an affine velocity gain or bias on any transmission is differentiated: joint
-            // (MuJoCo's moment: the constant gear), tendons (fixed: constant J; spatial: J
-            // moves by DJ, spatial_terms) and the other moving ones (slider-crank, site,
-            // joint-in-parent, body: their moment moves by H = dM/dq, moving_terms)
-        }
-    }
-    return NULL;
-}
-
 // H^-T x in place with gdn_implicit_factor's (U + I) L: L' y = x (from the last dof up), then
 // (U + I)' z = y (from the root down)
 void gdn_implicit_solve_transposed(const gdnModel* m, const double* LU, double* x) {
@@ -436,14 +415,29 @@ static gdnStatus rne_term_vjp(const gdnModel* m, gdnData* d, const double* a, co
     return status;
 }
 
+// 1 when actuator i's length row is not its moment row or its moment moves (a muscle's length
+// and velocity tangents then take gdn_transmission_linear): every transmission but a tendon and
+// a joint or joint-in-parent on a hinge or slide
+static int trn_general(const gdnModel* m, int i) {
+    const int trn = m->actuator_trntype[i];
+    if (trn == GDN_TRN_JOINT || trn == GDN_TRN_JOINTINPARENT) {
+        const int jt = m->jnt_type[m->actuator_trnid[2 * i]];
+        return jt == GDN_JNT_BALL || jt == GDN_JNT_FREE;
+    }
+    return trn != GDN_TRN_TENDON;
+}
+
 // the actuators' part, the change of each kv_i (MuJoCo's coefficient, gdn_implicit_actuator_kv)
 // along the direction: d kv_i = cu du_i + cl dlen_i + cw dvel_i with
 //   affine gain: cu = gainprm[2];  muscle (kv = g(len, vel) act): cu = g, cl = act dg/dlen,
 //   cw = act dg/dvel, and with its force scale / acc0 ca = -act g / acc0 on dacc0 (the
-//   inertia parameters' share, constraint/setconst_derivative.h);  dlen_i = m_i . dq,  dvel_i = m_i . dv + (dm_i . v)  (dm_i = gear DJ dq
-//   on a spatial tendon, else 0)
+//   inertia parameters' share, constraint/setconst_derivative.h);  dlen_i = l_i . dq,
+//   dvel_i = m_i . dv + (dm_i . v), l_i the length row: m_i on a tendon or a hinge / slide
+//   joint (dm_i = gear DJ dq on a spatial tendon, else 0); on the other transmissions
+//   (trn_general) l_i = s lrow and dm_i = s H dq (dynamics/transmission.h:
+//   gdn_transmission_linear; a ball joint's lrow = Jinv(log q)' g, a free joint's 0)
 //   jvp:  out += d kv_i m_i (m_i . a)_P
-//   vjp:  s_i = z . (m_i (m_i . a)_P):  gu_i += cu s_i,  gq += cl s_i m_i + cw s_i gear DJ' v,
+//   vjp:  s_i = z . (m_i (m_i . a)_P):  gu_i += cu s_i,  gq += cl s_i l_i + cw s_i (dm_i)' v,
 //         gv += cw s_i m_i
 static gdnStatus actuator_term(const gdnModel* m, gdnData* d, const double* a, const double* dq,
                                const double* dv, const double* du, const double* dacc0,
@@ -456,13 +450,16 @@ static gdnStatus actuator_term(const gdnModel* m, gdnData* d, const double* a, c
     size_t mark = gdn_arena_mark(d);
     double* row = gdn_arena_doubles(d, 3 * (size_t)nv + 1);
     gdnTendonWork w = {0};
-    int need_dj = 0;
+    gdnTransmissionWork tw = {0};
+    int need_dj = 0, need_trn = 0;
     for (int i = 0; i < m->nu; i++) {
-        need_dj |= m->actuator_gaintype[i] == GDN_GAIN_MUSCLE &&
-                   m->actuator_trntype[i] == GDN_TRN_TENDON &&
+        const int muscle = m->actuator_gaintype[i] == GDN_GAIN_MUSCLE;
+        need_dj |= muscle && m->actuator_trntype[i] == GDN_TRN_TENDON &&
                    !tendon_fixed(m, m->actuator_trnid[2 * i]);
+        need_trn |= muscle && trn_general(m, i);
     }
-    if (!row || (need_dj && gdn_tendon_work_alloc(m, d, &w) != GDN_OK)) {
+    if (!row || (need_dj && gdn_tendon_work_alloc(m, d, &w) != GDN_OK) ||
+        (need_trn && gdn_transmission_work_alloc(m, d, &tw) != GDN_OK)) {
         gdn_arena_reset(d, mark);
         return GDN_ERR_MEMORY;
     }
@@ -510,17 +507,40 @@ static gdnStatus actuator_term(const gdnModel* m, gdnData* d, const double* a, c
                 break;
             }
         }
+        // a muscle on another transmission: its length row s lrow and H = dM / dq
+        const int general = muscle && trn_general(m, i);
+        const double* lrow = row;
+        double s = 1;
+        if (general) {
+            double L, V;
+            if (gdn_transmission_linear(m, d, tw.S, i, &L, &V, tw.lrow, tw.M, cw != 0 ? tw.H : NULL,
+                                        &s, tw.scratch) < 0) {
+                status = GDN_ERR_UNSUPPORTED; // GDN_TRN_BODY_WHAT
+                break;
+            }
+            lrow = tw.lrow;
+        }
         if (out) {
             double dkv = cu * (du ? du[i] : 0);
             double ml = 0, mv = 0;
             for (int k = 0; k < nv; k++) {
-                ml += dq ? row[k] * dq[k] : 0;
+                ml += dq ? s * lrow[k] * dq[k] : 0;
                 mv += dv ? row[k] * dv[k] : 0;
             }
             if (moving && cw != 0 && dq) {
                 gdn_tendon_dj_mul(nv, w.DJ, dq, dm);
                 for (int k = 0; k < nv; k++) {
                     mv += gear * dm[k] * d->qvel[k];
+                }
+            }
+            if (general && cw != 0 && dq) {
+                // (s H dq) . v
+                for (int r = 0; r < nv; r++) {
+                    double h = 0;
+                    for (int c = 0; c < nv; c++) {
+                        h += tw.H[(size_t)r * (size_t)nv + (size_t)c] * dq[c];
+                    }
+                    mv += s * h * d->qvel[r];
                 }
             }
             dkv += cl * ml + cw * mv + (dacc0 ? ca * dacc0[i] : 0);
@@ -539,7 +559,7 @@ static gdnStatus actuator_term(const gdnModel* m, gdnData* d, const double* a, c
                 gacc0[i] += ca * si;
             }
             for (int k = 0; gq && k < nv; k++) {
-                gq[k] += cl * si * row[k];
+                gq[k] += cl * si * s * lrow[k];
             }
             for (int k = 0; gv && k < nv; k++) {
                 gv[k] += cw * si * row[k];
@@ -548,6 +568,15 @@ static gdnStatus actuator_term(const gdnModel* m, gdnData* d, const double* a, c
                 gdn_tendon_dj_mul_t(nv, w.DJ, d->qvel, dm);
                 for (int k = 0; k < nv; k++) {
                     gq[k] += cw * si * gear * dm[k];
+                }
+            }
+            if (general && cw != 0 && gq) {
+                // s H' v
+                for (int r = 0; r < nv; r++) {
+                    const double y = cw * si * s * d->qvel[r];
+                    for (int c = 0; y != 0 && c < nv; c++) {
+                        gq[c] += tw.H[(size_t)r * (size_t)nv + (size_t)c] * y;
+                    }
                 }
             }
         }

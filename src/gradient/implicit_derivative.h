@@ -32,15 +32,12 @@
 //   H = dM/dq (dynamics/transmission.h, gdn_transmission_linear), the same two terms.
 // Every rank-one term is masked to M's pattern as qDeriv is (MuJoCo drops the entries between
 // dofs of different branches). The ellipsoid fluid law's share is its exact second derivative
-// (dynamics/fluid.h: gdn_fluid_ellipsoid_qderiv_jvp). What moves otherwise is refused
-// (gdn_implicit_deriv_refusal: muscles on ball or free joints or on a transmission other than
-// a joint or a tendon). The penalty contact's wrenches enter dr as Euler's do (qDeriv does not
-// read them).
+// (dynamics/fluid.h: gdn_fluid_ellipsoid_qderiv_jvp). A muscle's kv = g(len, vel) act moves
+// with its length and velocity on every transmission (a ball joint's length log(q) . g, a
+// site's with refsite, a slider-crank's: their length rows and H, gdn_transmission_linear).
+// The penalty contact's wrenches enter dr as Euler's do (qDeriv does not read them).
 // With constraint rows the same change enters the step's final solve
 // (gradient/step_constrained.c): H da = -dr_a + J' df + h (dqDeriv) a.
-
-// NULL when the step at the front half in d has an implicit derivative, else the reason
-const char* gdn_implicit_deriv_refusal(const gdnModel* m, const gdnData* d);
 
 // da (nv) of the step at the front half in d (gdn_pipeline_front in a step mode: d->qacc the
 // implicit acceleration, d->qM). du: the force laws' input tangent (nu, NULL = 0), dparam the

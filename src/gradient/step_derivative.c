@@ -144,9 +144,6 @@ static gdnStatus step_jvp_core(const gdnModel* m, gdnData* d, const double* dqpo
     // the implicit integrator: da = (M - h qDeriv)^-1 (-dr + h (dqDeriv) a)
     // (with rows the constrained path's final solve: step_constrained.c)
     const int implicit = m->opt.integrator == GDN_INT_IMPLICIT;
-    if (status == GDN_OK && implicit && gdn_implicit_deriv_refusal(m, d)) {
-        status = GDN_ERR_UNSUPPORTED;
-    }
     if (status == GDN_OK && implicit && d->nefc == 0) {
         status = gdn_implicit_accel_jvp(m, d, dqpos, dqvel, dctrl, dparam,
                                         gdn_weights_acc0_const(m, dweights), dvert, dr);
@@ -432,10 +429,6 @@ static gdnStatus step_vjp_core(const gdnModel* m, gdnData* d, const double* gqpo
         status = gdn_pipeline_front(m, d, GDN_PIPE_DERIVATIVE, &f);
     }
     const int implicit = m->opt.integrator == GDN_INT_IMPLICIT;
-    if (status == GDN_OK && implicit) {
-        *what = gdn_implicit_deriv_refusal(m, d);
-        status = *what ? GDN_ERR_UNSUPPORTED : GDN_OK;
-    }
     // the cotangents of the constants at qpos0 that move with the inertias (a constrained
     // step's inverse weights, the muscles' acc0): the caller's (a trajectory sums them), or
     // this call's, finished here into gparam

@@ -493,9 +493,6 @@ static gdnStatus transition_implicit(const gdnModel* m, gdnData* d, double* A, d
     double* dqn = da + nv;
     gdnStatus status = gdn_pipeline_front(m, d, GDN_PIPE_DERIVATIVE, NULL);
     const char* what = NULL;
-    if (status == GDN_OK && gdn_implicit_deriv_refusal(m, d)) {
-        status = GDN_ERR_UNSUPPORTED;
-    }
     gdnConstrainedLinear L;
     if (status == GDN_OK && d->nefc > 0) {
         status = gdn_constrained_admissible(m, d);

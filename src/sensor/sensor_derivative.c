@@ -15,7 +15,6 @@
 #include "constraint/rows_derivative.h"
 #include "dynamics/com.h"
 #include "dynamics/force_derivative.h"
-#include "dynamics/passive.h"
 #include "dynamics/rne_post.h"
 #include "dynamics/transmission.h"
 #include "gradient/activation_derivative.h"
@@ -257,31 +256,11 @@ static void sensor_linear(const gdnModel* m, const gdnData* d, int i, const doub
         emit_dof(c, m->jnt_dofadr[id], type == GDN_SENS_JOINTVEL, col);
         return;
     case GDN_SENS_ACTUATORPOS:
-    case GDN_SENS_ACTUATORVEL: {
-        // a joint transmission (or a joint-in-parent one on a hinge or slide), its moment g
-        // constant on the joint's n dofs:
-        //   velocity g . v_j;  length g0 q (hinge, slide), log(q) . g (ball), 0 (free), so
-        //   d(log(q) . g) = (Jinv(log q)' g) . dq (dq the local rotation tangent)
-        const int j = m->actuator_trnid[2 * id], dof = m->jnt_dofadr[j], jt = m->jnt_type[j];
-        const double* gear = m->actuator_gear + 6 * id;
-        const int n = jt == GDN_JNT_FREE ? 6 : jt == GDN_JNT_BALL ? 3 : 1;
-        if (type == GDN_SENS_ACTUATORVEL) {
-            for (int k = 0; k < n; k++) {
-                emit_dof(c, dof + k, 1, gear + k);
-            }
-        } else if (jt == GDN_JNT_BALL) {
-            double theta[3], u[3];
-            gdn_quat2vel(theta, d->qpos + m->jnt_qposadr[j]);
-            gdn_so3_right_jacobian_inv(theta, X);
-            gdn_mulmat3T(u, X, gear);
-            for (int k = 0; k < 3; k++) {
-                emit_dof(c, dof + k, 0, u + k);
-            }
-        } else if (jt != GDN_JNT_FREE) {
-            emit_dof(c, dof, 0, gear);
-        }
+    case GDN_SENS_ACTUATORVEL:
+        // a joint or joint-in-parent transmission on a hinge or slide: g0 q, g0 v
+        col[0] = m->actuator_gear[6 * id];
+        emit_dof(c, m->jnt_dofadr[m->actuator_trnid[2 * id]], type == GDN_SENS_ACTUATORVEL, col);
         return;
-    }
     case GDN_SENS_ACTUATORFRC: {
         // the actuator's own linearization (dynamics/force_derivative.h), ctrl included
         int dof;
@@ -866,16 +845,20 @@ static int tendon_sensor_linear(const gdnModel* m, gdnData* d, int i, gdnTendonW
     return 0;
 }
 
-// 1 for actuatorpos / vel on a moving transmission other than a tendon (dynamics/
-// transmission.h: slider-crank, site, joint-in-parent on a ball or free joint, body at its
-// fixed contact set)
+// 1 for actuatorpos / vel on a transmission other than a tendon whose length is not g0 q
+// (dynamics/transmission.h: slider-crank, site, body at its fixed contact set, a joint or
+// joint-in-parent on a ball or free joint)
 static int sensor_on_transmission(const gdnModel* m, int i) {
     const int type = m->sensor_type[i], id = m->sensor_objid[i];
     if (type != GDN_SENS_ACTUATORPOS && type != GDN_SENS_ACTUATORVEL) {
         return 0;
     }
     const int trn = m->actuator_trntype[id];
-    return trn != GDN_TRN_TENDON && gdn_transmission_moving(m, id);
+    if (trn == GDN_TRN_JOINT || trn == GDN_TRN_JOINTINPARENT) {
+        const int jt = m->jnt_type[m->actuator_trnid[2 * id]];
+        return jt == GDN_JNT_BALL || jt == GDN_JNT_FREE;
+    }
+    return trn != GDN_TRN_TENDON;
 }
 
 // an actuatorfrc sensor of an actuator on a tendon, site, slider-crank, joint-in-parent or

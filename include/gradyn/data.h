@@ -140,6 +140,7 @@ typedef struct gdnData {
     double* qacc_warmstart; // (nv) acceleration used to warm-start the next solve
     double* qacc_rk4;       // (4 x nv) the stage accelerations a_0 .. a_3 of the last RK4
                             // step (docs/derivatives.md; unspecified after an Euler step)
+    double* act_dot_rk4;    // (4 x na) its stage activation rates f_0 .. f_3 (the same)
 
     // solver report of the last constrained step
     int solver_iter;        // iterations taken
@@ -185,6 +186,10 @@ typedef struct gdnData {
     unsigned long long model_signature_; // internal: the layout signature of the model the
                             // data was created for (every call taking (m, d) compares it)
     void* buffer_;          // internal: the single allocation backing every array
+    unsigned long long kinematics_epoch_; // internal: counts body-frame recomputations (a
+                            // derivative pass's tendon cache is valid for one epoch)
+    void* tendon_cache_;    // internal: that cache (kinematics/tendon_derivative.h), NULL: no
+                            // spatial tendon
 } gdnData;
 
 #ifdef __cplusplus

@@ -266,10 +266,6 @@ gdnStatus gdn_rk4_step_vjp(const gdnModel* m, gdnData* d, const double* gq_next,
     gdnRk4Record rec;
     actWork w;
     gdnStatus status = rk4_begin(m, d, &e, &rec, &w);
-    // the stage activations are not in a tape's record: replayed
-    if (na) {
-        stage_acc = NULL;
-    }
     if (status == GDN_OK && !stage_acc) {
         // the replay: the primal step, recording its stages (the same front halves and bits)
         status = gdn_rk4_step(m, d, GDN_PIPE_DERIVATIVE, &rec);
@@ -279,16 +275,20 @@ gdnStatus gdn_rk4_step_vjp(const gdnModel* m, gdnData* d, const double* gq_next,
             memcpy(x_next + m->nq + nv, d->act, sizeof(double) * (size_t)na);
         }
     } else if (status == GDN_OK) {
-        // the stages from the recorded accelerations: q_0 normalized as the first front half
-        // normalizes it, each later stage's warm start the previous stage's acceleration (the
-        // solve's, which an RK4 stage integrates undamped); the reverse pass checks every
-        // replayed acceleration against the record
+        // the stages from the recorded accelerations and activation rates (stage_acc: the
+        // tape's block, gradient/tape.h): q_0 normalized as the first front half normalizes
+        // it, each later stage's warm start the previous stage's acceleration (the solve's,
+        // which an RK4 stage integrates undamped); the reverse pass checks every replayed
+        // acceleration and activation rate against the record
         memcpy(rec.q[0], d->qpos, sizeof(double) * (size_t)m->nq);
         gdn_normalize_quat(m, rec.q[0]);
         memcpy(rec.v[0], d->qvel, sizeof(double) * (size_t)nv);
+        memcpy(rec.act[0], d->act, sizeof(double) * (size_t)na);
         memcpy(rec.warm[0], d->qacc_warmstart, sizeof(double) * (size_t)nv);
         for (int i = 0; i < 4; i++) {
             memcpy(rec.a[i], stage_acc + (size_t)i * (size_t)nv, sizeof(double) * (size_t)nv);
+            memcpy(rec.adot[i], stage_acc + 4 * (size_t)nv + (size_t)i * (size_t)na,
+                   sizeof(double) * (size_t)na);
         }
         for (int i = 1; i < 4; i++) {
             gdn_rk4_stage_state(m, &rec, i);
@@ -296,7 +296,7 @@ gdnStatus gdn_rk4_step_vjp(const gdnModel* m, gdnData* d, const double* gq_next,
         }
         gdn_rk4_combine(m, &rec);
         if (x_next) {
-            gdn_rk4_advance(m, &rec, x_next, x_next + m->nq, NULL);
+            gdn_rk4_advance(m, &rec, x_next, x_next + m->nq, na ? x_next + m->nq + nv : NULL);
         }
     }
     // GQ, GV: the cotangents of q_0, v_0; gq_i, gv_i, ga_i per stage (4 nv each); gdX, gdq (nv);
@@ -356,7 +356,9 @@ gdnStatus gdn_rk4_step_vjp(const gdnModel* m, gdnData* d, const double* gq_next,
         }
         status = gdn_accel_vjp(m, d, ga + (size_t)i * nvs, gqi, gvi, na ? w.du : gctrl, gparam,
                                gvert, gw, cp, what);
-        if (status == GDN_OK && memcmp(d->qacc, rec.a[i], sizeof(double) * (size_t)nv) != 0) {
+        if (status == GDN_OK &&
+            (memcmp(d->qacc, rec.a[i], sizeof(double) * (size_t)nv) != 0 ||
+             memcmp(d->act_dot, rec.adot[i], sizeof(double) * (size_t)na) != 0)) {
             *what = "RK4 stage replay (its solve differs from the primal's)";
             status = GDN_ERR_ARG;
         }

@@ -186,7 +186,7 @@ gdnStatus gdn_tape_create_opt(const gdnModel* m, const gdnTapeOptions* opt, gdnT
     size_t reserve = 0, pool = 0, bytes = 0;
     // an RK4 model's stage accelerations per record slot (4 nv: the reverse pass then needs no
     // replay of the step to find its stages)
-    const size_t rk4_stride = m->opt.integrator == GDN_INT_RK4 ? 4 * nvz : 0;
+    const size_t rk4_stride = m->opt.integrator == GDN_INT_RK4 ? gdn_tape_rk4_stride(m) : 0;
     const int fits = mul_add((size_t)nslot, inter_stride + rk4_stride, nd, &nd) &&
                      mul_add((size_t)nslot, per_slot, 0, &reserve) &&
                      mul_add((size_t)nslot, sizeof(double) * nvz, reserve, &pool) &&
@@ -380,6 +380,7 @@ void gdn_tape_inter_restore(const gdnTape* tape, int slot) {
     const double* p = inter_block(tape, slot);
     const int vert = (tape->entry[slot].inter & 2) != 0;
     memcpy(tape->d->qpos, p, sizeof(double) * (size_t)tape->nq);
+    tape->d->kinematics_epoch_++; // new body frames (kinematics/tendon_derivative.h's cache)
     const int nrun = vert ? plan->nrun : plan->nrun_kin;
     for (int i = 0; i < nrun; i++) {
         copy_doubles(plan->run[i].d, p + plan->run[i].off, plan->run[i].n);

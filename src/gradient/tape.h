@@ -90,8 +90,9 @@ struct gdnTape {
     double* segment;     // ((K - 1) x stride), NULL when K = 1
     double* final;       // (stride)
     double* replay_next; // (stride) an RK4 reverse step's replayed x_{t+1}
-    double* rk4_acc;     // (nslot x 4 nv) per record slot the step's RK4 stage accelerations
-                         // (d->qacc_rk4); NULL unless the model was RK4 at creation
+    double* rk4_acc;     // (nslot x gdn_tape_rk4_stride) per record slot the step's RK4 stage
+                         // accelerations and activation rates (d->qacc_rk4, act_dot_rk4);
+                         // NULL unless the model was RK4 at creation
 
     double* inter;       // (nslot x inter_stride) the stored intermediates, NULL when off
     gdnTapeEntry* entry; // (nslot) the index of the step records
@@ -204,20 +205,27 @@ static inline int gdn_tape_keeps_inter(const gdnModel* m, const gdnTape* tape) {
     return tape->store_inter && m->opt.integrator == GDN_INT_EULER;
 }
 
-// an RK4 step's stage accelerations (d->qacc_rk4) into record slot's storage, when the tape
-// has it and the model steps with RK4 (the step's record is written by gdn_tape_record)
+// a record slot's RK4 block: the stage accelerations a_0 .. a_3 (4 nv, d->qacc_rk4), then the
+// stage activation rates f_0 .. f_3 (4 na, d->act_dot_rk4)
+static inline size_t gdn_tape_rk4_stride(const gdnModel* m) {
+    return 4 * ((size_t)(m->nv > 0 ? m->nv : 1) + (size_t)m->na);
+}
+
+// an RK4 step's stages into record slot's block, when the tape has it and the model steps
+// with RK4 (the step's record is written by gdn_tape_record)
 static inline void gdn_tape_record_rk4(const gdnModel* m, gdnTape* tape, int slot,
                                        const gdnData* d) {
     if (tape->rk4_acc && m->opt.integrator == GDN_INT_RK4) {
-        memcpy(tape->rk4_acc + (size_t)slot * 4 * (size_t)m->nv, d->qacc_rk4,
-               sizeof(double) * 4 * (size_t)m->nv);
+        double* b = tape->rk4_acc + (size_t)slot * gdn_tape_rk4_stride(m);
+        memcpy(b, d->qacc_rk4, sizeof(double) * 4 * (size_t)m->nv);
+        memcpy(b + 4 * (size_t)m->nv, d->act_dot_rk4, sizeof(double) * 4 * (size_t)m->na);
     }
 }
 
-// the stage accelerations recorded for step t (NULL: none kept)
+// the RK4 block recorded for step t (NULL: none kept)
 static inline const double* gdn_tape_rk4_acc(const gdnModel* m, const gdnTape* tape, int slot) {
     return tape->rk4_acc && slot >= 0 && m->opt.integrator == GDN_INT_RK4
-               ? tape->rk4_acc + (size_t)slot * 4 * (size_t)m->nv
+               ? tape->rk4_acc + (size_t)slot * gdn_tape_rk4_stride(m)
                : NULL;
 }
 

@@ -190,6 +190,7 @@ static void subtree_coms(const gdnModel* m, gdnData* d) {
 }
 
 void gdn_kinematics_bodies(const gdnModel* m, gdnData* d) {
+    d->kinematics_epoch_++; // a derivative pass's cached tendon linearizations are stale
     // world frame
     gdn_zero3(d->xpos);
     d->xquat[0] = 1;

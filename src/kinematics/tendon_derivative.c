@@ -281,8 +281,8 @@ static void rigid(const double* xb, const double x[3], double dx[3]) {
     gdn_add3(dx, dx, xb + 3);
 }
 
-int gdn_tendon_linear(const gdnModel* m, const gdnData* d, const double* S, int t, double* L,
-                      double* V, double* J, double* DJ, double* scratch) {
+static int tendon_linear_compute(const gdnModel* m, const gdnData* d, const double* S, int t,
+                                 double* L, double* V, double* J, double* DJ, double* scratch) {
     const int nv = m->nv, adr = m->tendon_adr[t], num = m->tendon_num[t];
     memset(J, 0, sizeof(double) * (size_t)nv);
     if (DJ) {
@@ -298,6 +298,13 @@ int gdn_tendon_linear(const gdnModel* m, const gdnData* d, const double* S, int 
     double* xi = scratch;
     double* dS = scratch + 6 * (size_t)m->nbody;
     double length = 0;
+    // the first WRAP_KEEP geom wraps' geometry (points, frame, solve) from pass 0, read again by
+    // every DJ column (the same computation: bit for bit what recomputing it gives)
+    enum { WRAP_KEEP = 16 };
+    struct {
+        double wp[6], wlen, gpos[3], gmat[9];
+        gdnWrapInfo info;
+    } kept[WRAP_KEEP];
     for (int pass = 0; pass < 2; pass++) {
         // pass 0: L and J; pass 1: DJ, column by column
         for (int c = 0; c < (pass ? nv : 1); c++) {
@@ -309,6 +316,7 @@ int gdn_tendon_linear(const gdnModel* m, const gdnData* d, const double* S, int 
             }
             double* dj = pass ? DJ : NULL;
             double divisor = 1;
+            int nwrap = 0; // geom wraps so far in this pass
             for (int j = 0; j < num - 1;) {
                 const int tp0 = m->wrap_type[adr + j], tp1 = m->wrap_type[adr + j + 1];
                 if (tp0 == GDN_WRAP_PULLEY || tp1 == GDN_WRAP_PULLEY) {
@@ -332,7 +340,15 @@ int gdn_tendon_linear(const gdnModel* m, const gdnData* d, const double* S, int 
                 double wp[6], wlen = -1, gpos[3], gmat[9];
                 gdnWrapInfo info;
                 int g = -1;
-                if (geom) {
+                if (geom && pass && nwrap < WRAP_KEEP) {
+                    g = m->wrap_objid[adr + j + 1];
+                    memcpy(wp, kept[nwrap].wp, sizeof(wp));
+                    memcpy(gpos, kept[nwrap].gpos, sizeof(gpos));
+                    memcpy(gmat, kept[nwrap].gmat, sizeof(gmat));
+                    wlen = kept[nwrap].wlen;
+                    info = kept[nwrap].info;
+                    nwrap++;
+                } else if (geom) {
                     g = m->wrap_objid[adr + j + 1];
                     const int side = (int)lround(m->wrap_prm[adr + j + 1]);
                     double sp[3];
@@ -343,6 +359,14 @@ int gdn_tendon_linear(const gdnModel* m, const gdnData* d, const double* S, int 
                     wlen = gdn_tendon_wrap(wp, p0, p1, gpos, gmat, m->geom_size[3 * g],
                                            tp1 == GDN_WRAP_CYLINDER, side >= 0 ? sp : NULL,
                                            &info);
+                    if (!pass && nwrap < WRAP_KEEP) {
+                        memcpy(kept[nwrap].wp, wp, sizeof(wp));
+                        memcpy(kept[nwrap].gpos, gpos, sizeof(gpos));
+                        memcpy(kept[nwrap].gmat, gmat, sizeof(gmat));
+                        kept[nwrap].wlen = wlen;
+                        kept[nwrap].info = info;
+                    }
+                    nwrap++;
                     // refused: the inside wrap's fallback point (no root found) and a sphere's
                     // fallback plane
                     if (wlen >= 0 && ((info.inside && !info.solved) || info.parallel)) {
@@ -479,4 +503,87 @@ gdnStatus gdn_tendon_work_alloc(const gdnModel* m, gdnData* d, gdnTendonWork* w)
     w->DJ = w->w + n;
     gdn_dof_axes_about(m, d, 0, w->S);
     return GDN_OK;
+}
+
+// the cache (in gdnData's allocation, gdn_tendon_cache_bytes): per tendon the kinematics
+// epoch of its entry, its state (1: L and J, 2: L, J and DJ, 3: refused), L, J and DJ
+typedef struct tendon_cache {
+    unsigned long long* epoch; // (ntendon) 0: never filled (gdnData's epoch starts at 1)
+    int* state;                // (ntendon)
+    double* L;                 // (ntendon)
+    double* J;                 // (ntendon x nv)
+    double* DJ;                // (ntendon x nv x nv)
+} tendon_cache;
+
+static size_t pad64(size_t bytes) {
+    return (bytes + 63u) & ~(size_t)63u;
+}
+
+size_t gdn_tendon_cache_bytes(const gdnModel* m) {
+    int any = 0;
+    for (int t = 0; t < m->ntendon; t++) {
+        any |= gdn_tendon_is_spatial(m, t);
+    }
+    if (!any) {
+        return 0;
+    }
+    const size_t nt = (size_t)m->ntendon, nv = (size_t)m->nv;
+    return pad64(sizeof(tendon_cache)) + pad64(nt * sizeof(unsigned long long)) +
+           pad64(nt * sizeof(int)) + pad64(nt * (1 + nv + nv * nv) * sizeof(double));
+}
+
+void* gdn_tendon_cache_init(const gdnModel* m, unsigned char* p) {
+    const size_t nt = (size_t)m->ntendon, nv = (size_t)m->nv;
+    tendon_cache* c = (tendon_cache*)(void*)p;
+    p += pad64(sizeof(tendon_cache));
+    c->epoch = (unsigned long long*)(void*)p;
+    p += pad64(nt * sizeof(unsigned long long));
+    c->state = (int*)(void*)p;
+    p += pad64(nt * sizeof(int));
+    c->L = (double*)(void*)p;
+    c->J = c->L + nt;
+    c->DJ = c->J + nt * nv;
+    memset(c->epoch, 0, nt * sizeof(unsigned long long));
+    return c;
+}
+
+int gdn_tendon_linear(const gdnModel* m, const gdnData* d, const double* S, int t, double* L,
+                      double* V, double* J, double* DJ, double* scratch) {
+    tendon_cache* c = d->tendon_cache_;
+    if (!c || !gdn_tendon_is_spatial(m, t)) {
+        return tendon_linear_compute(m, d, S, t, L, V, J, DJ, scratch);
+    }
+    const size_t nv = (size_t)m->nv;
+    double* cJ = c->J + (size_t)t * nv;
+    double* cDJ = c->DJ + (size_t)t * nv * nv;
+    const int want = DJ ? 2 : 1;
+    if (c->epoch[t] != d->kinematics_epoch_) {
+        c->epoch[t] = d->kinematics_epoch_;
+        c->state[t] = 0;
+    }
+    if (c->state[t] == 3) {
+        return -1;
+    }
+    if (c->state[t] < want) {
+        // computed once at this epoch, into the cache (DJ there when asked for)
+        const int r = tendon_linear_compute(m, d, S, t, &c->L[t], V, cJ, want == 2 ? cDJ : NULL,
+                                            scratch);
+        if (r < 0) {
+            c->state[t] = 3;
+            return -1;
+        }
+        c->state[t] = want;
+    }
+    // V = J qvel at the current velocity (the cache keys on the kinematics only)
+    memcpy(J, cJ, sizeof(double) * nv);
+    if (DJ) {
+        memcpy(DJ, cDJ, sizeof(double) * nv * nv);
+    }
+    *L = c->L[t];
+    double v = 0;
+    for (size_t k = 0; k < nv; k++) {
+        v += J[k] * d->qvel[k];
+    }
+    *V = v;
+    return 1;
 }

@@ -30,8 +30,19 @@
 // Returns 1 when DJ is not identically zero (a spatial tendon), else 0; -1 (nothing
 // guaranteed) for an inside wrap whose solve found no root (the primal's fallback point) or a
 // degenerate sphere wrap (GDN_TENDON_WRAP_WHAT).
+// A spatial tendon's L, J and DJ are computed once per body-frame state and cached in d (every
+// consumer of one derivative pass, the actuation, passive, implicit, row and sensor
+// linearizations, reads that one result): the cache keys on d->kinematics_epoch_, which every
+// recomputation of the body frames (gdn_kinematics_bodies) and every restore of stored ones
+// (gdn_tape_inter_restore) advances; V = J qvel is formed at the current qvel each call. The
+// results are those of the computation bit for bit.
 int gdn_tendon_linear(const gdnModel* m, const gdnData* d, const double* S, int t, double* L,
                       double* V, double* J, double* DJ, double* scratch);
+
+// the cache's bytes in gdnData's allocation (0 without a spatial tendon), and its layout at p
+// (64-byte aligned; the returned pointer is d->tendon_cache_)
+size_t gdn_tendon_cache_bytes(const gdnModel* m);
+void* gdn_tendon_cache_init(const gdnModel* m, unsigned char* p);
 
 // the arrays gdn_tendon_linear reads and writes, from the arena (the caller resets it): S
 // (filled: the world-origin axes), scratch, J, DJ, and one spare nv vector w

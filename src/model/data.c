@@ -7,6 +7,7 @@
 
 #include <gradyn/gradyn.h>
 
+#include "kinematics/tendon_derivative.h"
 #include "model/validate.h"
 
 // the data's arrays: X(field, count-expression); all double
@@ -75,6 +76,7 @@
     X(qfrc_constraint, nv)              \
     X(qacc_warmstart, nv)               \
     X(qacc_rk4, nv * 4)                 \
+    X(act_dot_rk4, na * 4)              \
     X(solver_H, nv * nv)
 
 // contact capacity: the model's nconmax, else 10 per geom within [100, 10000]
@@ -132,7 +134,9 @@ gdnStatus gdn_data_create(const gdnModel* m, gdnData** out) {
     // solver_H_first (nv), ten_wrapadr, ten_wrapnum (ntendon each), wrap_obj (2 nwrap)
     size_t int_bytes =
         (((5 + nv) * maxefc + nv + 2 * ntendon + 2 * nwrap) * sizeof(int) + 63u) & ~(size_t)63u;
-    total += contact_bytes + int_bytes;
+    // the spatial tendons' linearization cache (kinematics/tendon_derivative.h)
+    const size_t cache_bytes = gdn_tendon_cache_bytes(m);
+    total += contact_bytes + int_bytes + cache_bytes;
     size_t narena = aligned_bytes(arena_doubles(m));
     gdnData* d = calloc(1, sizeof(gdnData));
     unsigned char* buf = calloc(1, total + narena + 64);
@@ -161,6 +165,9 @@ gdnStatus gdn_data_create(const gdnModel* m, gdnData** out) {
     d->ten_wrapnum = d->ten_wrapadr + ntendon;
     d->wrap_obj = d->ten_wrapnum + ntendon;
     p += int_bytes;
+    d->tendon_cache_ = cache_bytes ? gdn_tendon_cache_init(m, p) : NULL;
+    d->kinematics_epoch_ = 1;
+    p += cache_bytes;
     d->maxcon = (int)maxcon;
     d->maxefc = (int)maxefc;
     d->nvert = m->nvert;

@@ -141,11 +141,14 @@ gdnStatus gdn_rk4_step(const gdnModel* m, gdnData* d, gdnPipelineMode mode,
     if (status == GDN_OK) {
         gdn_rk4_combine(m, rec);
     }
-    // mj_advance (committed only when finite); the stage accelerations kept in d->qacc_rk4
+    // mj_advance (committed only when finite); the stage accelerations kept in d->qacc_rk4,
+    // the stage activation rates in d->act_dot_rk4
     if (status == GDN_OK) {
         gdn_rk4_advance(m, rec, d->qpos, d->qvel, d->act);
         for (int i = 0; i < 4; i++) {
             memcpy(d->qacc_rk4 + (size_t)i * (size_t)nv, rec->a[i], vbytes);
+            memcpy(d->act_dot_rk4 + (size_t)i * (size_t)m->na, rec->adot[i],
+                   sizeof(double) * (size_t)m->na);
         }
         if (!gdn_all_finite(d->qvel, nv)) {
             d->warning[GDN_WARN_BADQACC]++;

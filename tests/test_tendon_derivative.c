@@ -407,6 +407,81 @@ static int test_inside_wrap_refused(void) {
 // tendon_inside's sensors (tendonpos, tendonvel, actuatorvel on its wrapping tendons) at states
 // with an inside wrap at its root: gdn_sensor_jvp vs central FD of sensordata (eps 1e-6) along
 // a random (dq, dv), gdn_sensor_vjp by the dot-product identity
+// the linearization cache (kinematics/tendon_derivative.h): a cached L, J, DJ, V equals the
+// computation's bit for bit (the cache bypassed: d->tendon_cache_ NULL), a J-only entry grows
+// to DJ, and after the body frames move (gdn_kinematics: a new epoch) the entry is recomputed,
+// never a stale one read (tendon_arm26.xml: spatial tendons wrapping spheres and cylinders)
+static int test_linear_cache(void) {
+    gdnModel* m = gdn_test_load_model("tendon_arm26.xml");
+    CHECK(m);
+    gdnData* d = NULL;
+    CHECK(gdn_data_create(m, &d) == GDN_OK);
+    CHECK(d->tendon_cache_ != NULL);
+    const size_t n = (size_t)m->nv;
+    double* buf = calloc(6 * n + 6 * ((size_t)m->nbody + n) + 4 * n + 4 * n * n, sizeof(double));
+    double *S = buf, *scratch = S + 6 * n, *J = scratch + 6 * ((size_t)m->nbody + n);
+    double *J0 = J + n, *DJ = J0 + n, *DJ0 = DJ + n * n;
+    unsigned long long rng = 7;
+    int checked = 0;
+    for (int s = 0; s < 20; s++) {
+        gdn_test_random_qpos(m, d, &rng);
+        for (size_t i = 0; i < n; i++) {
+            d->qvel[i] = gdn_test_uniform(&rng, -1, 1);
+        }
+        gdn_kinematics(m, d);
+        gdn_dof_axes_about(m, d, 0, S);
+        for (int t = 0; t < m->ntendon; t++) {
+            double L0, V0, L, V;
+            void* cache = d->tendon_cache_;
+            d->tendon_cache_ = NULL;
+            const int r0 = gdn_tendon_linear(m, d, S, t, &L0, &V0, J0, DJ0, scratch);
+            d->tendon_cache_ = cache;
+            // J only first (state 1), then with DJ (grown), then read again (state 2)
+            for (int pass = 0; pass < 3; pass++) {
+                const int r = gdn_tendon_linear(m, d, S, t, &L, &V, J, pass ? DJ : NULL,
+                                                scratch);
+                CHECK(r == r0);
+                if (r0 < 0) {
+                    break;
+                }
+                CHECK(L == L0 && V == V0 && !memcmp(J, J0, sizeof(double) * n));
+                CHECK(!pass || !memcmp(DJ, DJ0, sizeof(double) * n * n));
+                checked++;
+            }
+            // a new velocity: V at the current qvel, the kinematics' entry kept
+            d->qvel[0] += 0.25;
+            d->tendon_cache_ = NULL;
+            gdn_tendon_linear(m, d, S, t, &L0, &V0, J0, NULL, scratch);
+            d->tendon_cache_ = cache;
+            CHECK(gdn_tendon_linear(m, d, S, t, &L, &V, J, NULL, scratch) == r0);
+            CHECK(r0 < 0 || V == V0);
+            d->qvel[0] -= 0.25;
+        }
+    }
+    // the body frames move without the cache's knowledge only through gdn_kinematics_bodies,
+    // which starts a new epoch: the next call recomputes
+    const unsigned long long epoch = d->kinematics_epoch_;
+    d->qpos[0] += 0.3;
+    gdn_kinematics(m, d);
+    CHECK(d->kinematics_epoch_ != epoch);
+    gdn_dof_axes_about(m, d, 0, S);
+    for (int t = 0; t < m->ntendon; t++) {
+        double L0, V0, L, V;
+        void* cache = d->tendon_cache_;
+        d->tendon_cache_ = NULL;
+        const int r0 = gdn_tendon_linear(m, d, S, t, &L0, &V0, J0, DJ0, scratch);
+        d->tendon_cache_ = cache;
+        CHECK(gdn_tendon_linear(m, d, S, t, &L, &V, J, DJ, scratch) == r0);
+        CHECK(r0 < 0 || (L == L0 && !memcmp(DJ, DJ0, sizeof(double) * n * n)));
+    }
+    printf("  %d cached linearizations equal to the computation bit for bit\n", checked);
+    CHECK(checked > 100);
+    free(buf);
+    gdn_data_free(d);
+    gdn_model_free(m);
+    return 0;
+}
+
 static int test_inside_wrap_sensors(void) {
     gdnModel* m = gdn_test_load_model("tendon_inside.xml");
     CHECK(m);
@@ -479,6 +554,7 @@ static int test_inside_wrap_sensors(void) {
 int main(int argc, char** argv) {
     static const gdnTestCase cases[] = {
         {"jacobian_motion", test_jacobian_motion},
+        {"linear_cache", test_linear_cache},
         {"inside_wrap_step", test_inside_wrap_step},
         {"inside_wrap_refused", test_inside_wrap_refused},
         {"inside_wrap_point", test_inside_wrap_point},

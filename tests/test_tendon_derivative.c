@@ -411,6 +411,16 @@ static int test_inside_wrap_refused(void) {
 // computation's bit for bit (the cache bypassed: d->tendon_cache_ NULL), a J-only entry grows
 // to DJ, and after the body frames move (gdn_kinematics: a new epoch) the entry is recomputed,
 // never a stale one read (tendon_arm26.xml: spatial tendons wrapping spheres and cylinders)
+// gdn_tendon_linear with the cache bypassed: the computation itself
+static int uncached_linear(const gdnModel* m, gdnData* d, const double* S, int t, double* L,
+                           double* V, double* J, double* DJ, double* scratch) {
+    void* cache = d->tendon_cache_;
+    d->tendon_cache_ = NULL;
+    const int r = gdn_tendon_linear(m, d, S, t, L, V, J, DJ, scratch);
+    d->tendon_cache_ = cache;
+    return r;
+}
+
 static int test_linear_cache(void) {
     gdnModel* m = gdn_test_load_model("tendon_arm26.xml");
     CHECK(m);
@@ -432,10 +442,7 @@ static int test_linear_cache(void) {
         gdn_dof_axes_about(m, d, 0, S);
         for (int t = 0; t < m->ntendon; t++) {
             double L0, V0, L, V;
-            void* cache = d->tendon_cache_;
-            d->tendon_cache_ = NULL;
-            const int r0 = gdn_tendon_linear(m, d, S, t, &L0, &V0, J0, DJ0, scratch);
-            d->tendon_cache_ = cache;
+            const int r0 = uncached_linear(m, d, S, t, &L0, &V0, J0, DJ0, scratch);
             // J only first (state 1), then with DJ (grown), then read again (state 2)
             for (int pass = 0; pass < 3; pass++) {
                 const int r = gdn_tendon_linear(m, d, S, t, &L, &V, J, pass ? DJ : NULL,
@@ -450,9 +457,7 @@ static int test_linear_cache(void) {
             }
             // a new velocity: V at the current qvel, the kinematics' entry kept
             d->qvel[0] += 0.25;
-            d->tendon_cache_ = NULL;
-            gdn_tendon_linear(m, d, S, t, &L0, &V0, J0, NULL, scratch);
-            d->tendon_cache_ = cache;
+            uncached_linear(m, d, S, t, &L0, &V0, J0, NULL, scratch);
             CHECK(gdn_tendon_linear(m, d, S, t, &L, &V, J, NULL, scratch) == r0);
             CHECK(r0 < 0 || V == V0);
             d->qvel[0] -= 0.25;
@@ -467,10 +472,7 @@ static int test_linear_cache(void) {
     gdn_dof_axes_about(m, d, 0, S);
     for (int t = 0; t < m->ntendon; t++) {
         double L0, V0, L, V;
-        void* cache = d->tendon_cache_;
-        d->tendon_cache_ = NULL;
-        const int r0 = gdn_tendon_linear(m, d, S, t, &L0, &V0, J0, DJ0, scratch);
-        d->tendon_cache_ = cache;
+        const int r0 = uncached_linear(m, d, S, t, &L0, &V0, J0, DJ0, scratch);
         CHECK(gdn_tendon_linear(m, d, S, t, &L, &V, J, DJ, scratch) == r0);
         CHECK(r0 < 0 || (L == L0 && !memcmp(DJ, DJ0, sizeof(double) * n * n)));
     }

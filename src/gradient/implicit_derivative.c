@@ -520,6 +520,10 @@ static gdnStatus actuator_term(const gdnModel* m, gdnData* d, const double* a, c
             }
             lrow = tw.lrow;
         }
+        // the moment's motion dm = f D dq: f DJ on a spatial tendon (f its gear), s H on another
+        // transmission; NULL when the moment holds (or cw = 0)
+        const double* D = cw == 0 ? NULL : moving ? w.DJ : general ? tw.H : NULL;
+        const double f = moving ? gear : s;
         if (out) {
             double dkv = cu * (du ? du[i] : 0);
             double ml = 0, mv = 0;
@@ -527,20 +531,10 @@ static gdnStatus actuator_term(const gdnModel* m, gdnData* d, const double* a, c
                 ml += dq ? s * lrow[k] * dq[k] : 0;
                 mv += dv ? row[k] * dv[k] : 0;
             }
-            if (moving && cw != 0 && dq) {
-                gdn_tendon_dj_mul(nv, w.DJ, dq, dm);
+            if (D && dq) {
+                gdn_tendon_dj_mul(nv, D, dq, dm);
                 for (int k = 0; k < nv; k++) {
-                    mv += gear * dm[k] * d->qvel[k];
-                }
-            }
-            if (general && cw != 0 && dq) {
-                // (s H dq) . v
-                for (int r = 0; r < nv; r++) {
-                    double h = 0;
-                    for (int c = 0; c < nv; c++) {
-                        h += tw.H[(size_t)r * (size_t)nv + (size_t)c] * dq[c];
-                    }
-                    mv += s * h * d->qvel[r];
+                    mv += f * dm[k] * d->qvel[k];
                 }
             }
             dkv += cl * ml + cw * mv + (dacc0 ? ca * dacc0[i] : 0);
@@ -564,19 +558,10 @@ static gdnStatus actuator_term(const gdnModel* m, gdnData* d, const double* a, c
             for (int k = 0; gv && k < nv; k++) {
                 gv[k] += cw * si * row[k];
             }
-            if (moving && cw != 0 && gq) {
-                gdn_tendon_dj_mul_t(nv, w.DJ, d->qvel, dm);
+            if (D && gq) {
+                gdn_tendon_dj_mul_t(nv, D, d->qvel, dm);
                 for (int k = 0; k < nv; k++) {
-                    gq[k] += cw * si * gear * dm[k];
-                }
-            }
-            if (general && cw != 0 && gq) {
-                // s H' v
-                for (int r = 0; r < nv; r++) {
-                    const double y = cw * si * s * d->qvel[r];
-                    for (int c = 0; y != 0 && c < nv; c++) {
-                        gq[c] += tw.H[(size_t)r * (size_t)nv + (size_t)c] * y;
-                    }
+                    gq[k] += cw * si * f * dm[k];
                 }
             }
         }

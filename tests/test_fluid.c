@@ -4,7 +4,8 @@
 // geom_fluid and qfrc_passive at random states and along rollouts (Euler and RK4), and their
 // exact derivatives: the step JVP vs central differences, the dot-product identity, A, B vs the
 // JVPs and the trajectory adjoint vs FD, every case on both models; the inertia parameters'
-// channel through the box law (kBoxes) and its refusal where moments coincide (kWater).
+// channel through the box law (kBoxes) and its refusal where moments coincide
+// (gdn_test_fluid_water).
 //
 // Tolerances: qfrc_passive 1e-12 relative to its scale (the same law evaluated on velocities
 // that agree to round-off; gradyn sums the wrench about the world origin where MuJoCo applies it
@@ -21,56 +22,12 @@
 
 #include "oracle/mj_from_string.h"
 #include "oracle/oracle.h"
+#include "runner/fluid_scenes.h"
 #include "runner/models.h"
 #include "runner/test.h"
 
-// three free bodies of different inertia boxes, one on a hinge chain, in water with a current
-static const char kWater[] =
-    "<mujoco>\n"
-    "  <option density='1000' viscosity='0.0009' wind='0.3 -0.2 0.1' timestep='0.002'/>\n"
-    "  <worldbody>\n"
-    "    <geom type='plane' size='5 5 0.1' pos='0 0 0.75'/>\n"
-    "    <body pos='0 0 1'><freejoint/>\n"
-    "      <geom type='box' size='0.2 0.05 0.02' mass='2'/></body>\n"
-    "    <body pos='1 0 1'><freejoint/>\n"
-    "      <geom type='capsule' size='0.05' fromto='0 0 0 0.3 0.1 0' mass='1'/></body>\n"
-    "    <body pos='0 1 1'><freejoint/>\n"
-    "      <geom type='ellipsoid' size='0.1 0.2 0.05' mass='0.5'/></body>\n"
-    "    <body pos='-1 0 1'><joint type='hinge' axis='0 1 0'/>\n"
-    "      <geom type='capsule' size='0.04' fromto='0 0 0 0 0 -0.4' mass='1'/>\n"
-    "      <body pos='0 0 -0.4'><joint type='ball'/>\n"
-    "        <geom type='box' size='0.1 0.1 0.02' pos='0 0 -0.1' mass='0.7'/></body>\n"
-    "    </body>\n"
-    "  </worldbody>\n"
-    "</mujoco>\n";
-
-// the same bodies with MuJoCo's ellipsoid model on their geoms (one with its own coefficients,
-// one body with two geoms; the chain's second body keeps the inertia box: its one geom is off)
-static const char kEllipsoid[] =
-    "<mujoco>\n"
-    "  <option density='1000' viscosity='0.0009' wind='0.3 -0.2 0.1' timestep='0.002'/>\n"
-    "  <default><geom fluidshape='ellipsoid'/></default>\n"
-    "  <worldbody>\n"
-    "    <geom type='plane' size='5 5 0.1' pos='0 0 0.75' fluidshape='none'/>\n"
-    "    <body pos='0 0 1'><freejoint/>\n"
-    "      <geom type='box' size='0.2 0.05 0.02' mass='2'/></body>\n"
-    "    <body pos='1 0 1'><freejoint/>\n"
-    "      <geom type='capsule' size='0.05' fromto='0 0 0 0.3 0.1 0' mass='1'\n"
-    "            fluidcoef='0.4 0.3 1.2 0.8 1.1'/></body>\n"
-    "    <body pos='0 1 1'><freejoint/>\n"
-    "      <geom type='ellipsoid' size='0.1 0.2 0.05' mass='0.5'/>\n"
-    "      <geom type='sphere' size='0.05' pos='0.1 0 0' mass='0.1'/></body>\n"
-    "    <body pos='-1 0 1'><joint type='hinge' axis='0 1 0'/>\n"
-    "      <geom type='cylinder' size='0.04' fromto='0 0 0 0 0 -0.4' mass='1'/>\n"
-    "      <body pos='0 0 -0.4'><joint type='ball'/>\n"
-    "        <geom type='box' size='0.1 0.1 0.02' pos='0 0 -0.1' mass='0.7'\n"
-    "              fluidshape='none'/></body>\n"
-    "    </body>\n"
-    "  </worldbody>\n"
-    "</mujoco>\n";
-
 // the scene under test (test_main runs every case on both)
-static const char* g_xml = kWater;
+static const char* g_xml = gdn_test_fluid_water;
 
 static double inf_norm(const double* a, int n) {
     double r = 0;
@@ -441,8 +398,8 @@ static int test_adjoint(void) {
     return 0;
 }
 
-// the parameter channel of a model in water with equal-moment bodies (kWater: capsules, a square
-// box) is refused by name (no derivative exists there), never a wrong dJ/dpi
+// the parameter channel of a model in water with equal-moment bodies (gdn_test_fluid_water:
+// capsules, a square box) is refused by name (no derivative exists there), never a wrong dJ/dpi
 static int test_param_refused(void) {
     gdnModel* m = NULL;
     char err[512];
@@ -480,7 +437,7 @@ static int test_param_refused(void) {
 // the ellipsoid model's compiled coefficients equal MuJoCo's; then every case again on it
 static int test_ellipsoid(void) {
     gdnOracle o;
-    CHECK(open_both(kEllipsoid, &o, 0) == 0);
+    CHECK(open_both(gdn_test_fluid_ellipsoid, &o, 0) == 0);
     double worst = 0;
     int on = 0;
     for (int g = 0; g < o.gm->ngeom; g++) {
@@ -495,21 +452,21 @@ static int test_ellipsoid(void) {
     gdn_oracle_free(&o);
     CHECK(on == 5);
     CHECK(worst <= 1e-14);
-    g_xml = kEllipsoid;
+    g_xml = gdn_test_fluid_ellipsoid;
     int failed = test_passive_oracle() || test_rollouts() || test_derivatives() || test_adjoint();
-    g_xml = kWater;
+    g_xml = gdn_test_fluid_water;
     CHECK(!failed);
     return 0;
 }
 
-// every body in the ellipsoid model (kEllipsoid with the box's geom on too): the model reads
-// the geoms, not the inertias, so the inertia-parameter channel is exact and not refused (step
+// every body in the ellipsoid model (gdn_test_fluid_ellipsoid with the box's geom on too): the
+// model reads the geoms, not the inertias, so the inertia-parameter channel is exact and not refused (step
 // JVP along every body's parameters vs central FD through gdn_model_set_body_inertia); the
 // geom-size channel (semi-axes, virtual inertia) is refused by name
 static int test_param_ellipsoid(void) {
-    char* xml = malloc(sizeof(kEllipsoid) + 16);
+    char* xml = malloc(strlen(gdn_test_fluid_ellipsoid) + 17);
     CHECK(xml);
-    memcpy(xml, kEllipsoid, sizeof(kEllipsoid));
+    memcpy(xml, gdn_test_fluid_ellipsoid, strlen(gdn_test_fluid_ellipsoid) + 1);
     char* off = strstr(xml, "\n              fluidshape='none'/>");
     CHECK(off);
     memmove(off, off + strlen("\n              fluidshape='none'"),
@@ -844,16 +801,16 @@ static int test_param_fish(void) {
 
 // the inertia-box law differentiated in its parameters under every integrator, with and
 // without constraint rows; the viscous medium alone (density 0, rotation-invariant law) is
-// not refused even for kWater's equal-moment capsules
+// not refused even for gdn_test_fluid_water's equal-moment capsules
 static int test_param_box(void) {
     CHECK(param_box(kBoxes, GDN_INT_EULER, 0, "Euler") == 0);
     CHECK(param_box(kBoxes, GDN_INT_RK4, 0, "RK4") == 0);
     CHECK(param_box(kBoxes, GDN_INT_IMPLICIT, 0, "implicit") == 0);
     CHECK(param_box(kBoxes, GDN_INT_EULER, 1, "Euler, hinge on its limit") == 0);
     CHECK(param_box(kBoxes, GDN_INT_IMPLICIT, 1, "implicit, hinge on its limit") == 0);
-    char* xml = malloc(sizeof(kWater));
+    char* xml = malloc(strlen(gdn_test_fluid_water) + 1);
     CHECK(xml);
-    memcpy(xml, kWater, sizeof(kWater));
+    memcpy(xml, gdn_test_fluid_water, strlen(gdn_test_fluid_water) + 1);
     char* rho = strstr(xml, "density='1000'");
     CHECK(rho);
     memcpy(rho, "density='0000'", strlen("density='0000'"));

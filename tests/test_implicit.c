@@ -29,6 +29,7 @@
 
 #include "oracle/mj_from_string.h"
 #include "oracle/oracle.h"
+#include "runner/fluid_scenes.h"
 #include "runner/models.h"
 #include "runner/test.h"
 #include "gradient/step_derivative.h"
@@ -183,58 +184,13 @@ static int random_steps(const char* file, int rows, int nsample, double* eD, dou
 }
 
 // the medium scenes of test_fluid.c (inertia box; ellipsoid), under implicit here
-// three free bodies of different inertia boxes, one on a hinge chain, in water with a current
-static const char kWater[] =
-    "<mujoco>\n"
-    "  <option density='1000' viscosity='0.0009' wind='0.3 -0.2 0.1' timestep='0.002'/>\n"
-    "  <worldbody>\n"
-    "    <geom type='plane' size='5 5 0.1' pos='0 0 0.75'/>\n"
-    "    <body pos='0 0 1'><freejoint/>\n"
-    "      <geom type='box' size='0.2 0.05 0.02' mass='2'/></body>\n"
-    "    <body pos='1 0 1'><freejoint/>\n"
-    "      <geom type='capsule' size='0.05' fromto='0 0 0 0.3 0.1 0' mass='1'/></body>\n"
-    "    <body pos='0 1 1'><freejoint/>\n"
-    "      <geom type='ellipsoid' size='0.1 0.2 0.05' mass='0.5'/></body>\n"
-    "    <body pos='-1 0 1'><joint type='hinge' axis='0 1 0'/>\n"
-    "      <geom type='capsule' size='0.04' fromto='0 0 0 0 0 -0.4' mass='1'/>\n"
-    "      <body pos='0 0 -0.4'><joint type='ball'/>\n"
-    "        <geom type='box' size='0.1 0.1 0.02' pos='0 0 -0.1' mass='0.7'/></body>\n"
-    "    </body>\n"
-    "  </worldbody>\n"
-    "</mujoco>\n";
-
-// the same bodies with MuJoCo's ellipsoid model on their geoms (one with its own coefficients,
-// one body with two geoms; the chain's second body keeps the inertia box: its one geom is off)
-static const char kEllipsoid[] =
-    "<mujoco>\n"
-    "  <option density='1000' viscosity='0.0009' wind='0.3 -0.2 0.1' timestep='0.002'/>\n"
-    "  <default><geom fluidshape='ellipsoid'/></default>\n"
-    "  <worldbody>\n"
-    "    <geom type='plane' size='5 5 0.1' pos='0 0 0.75' fluidshape='none'/>\n"
-    "    <body pos='0 0 1'><freejoint/>\n"
-    "      <geom type='box' size='0.2 0.05 0.02' mass='2'/></body>\n"
-    "    <body pos='1 0 1'><freejoint/>\n"
-    "      <geom type='capsule' size='0.05' fromto='0 0 0 0.3 0.1 0' mass='1'\n"
-    "            fluidcoef='0.4 0.3 1.2 0.8 1.1'/></body>\n"
-    "    <body pos='0 1 1'><freejoint/>\n"
-    "      <geom type='ellipsoid' size='0.1 0.2 0.05' mass='0.5'/>\n"
-    "      <geom type='sphere' size='0.05' pos='0.1 0 0' mass='0.1'/></body>\n"
-    "    <body pos='-1 0 1'><joint type='hinge' axis='0 1 0'/>\n"
-    "      <geom type='cylinder' size='0.04' fromto='0 0 0 0 0 -0.4' mass='1'/>\n"
-    "      <body pos='0 0 -0.4'><joint type='ball'/>\n"
-    "        <geom type='box' size='0.1 0.1 0.02' pos='0 0 -0.1' mass='0.7'\n"
-    "              fluidshape='none'/></body>\n"
-    "    </body>\n"
-    "  </worldbody>\n"
-    "</mujoco>\n";
-
 // a scene's XML written to a temporary file (its path in path; "" for a tests/models name)
 static char* variant_xml(const char* name);
 
 // a temporary file of a scene or variant (path; "" for a tests/models file: name itself)
 static const char* scene_file(const char* name, char path[GDN_ORACLE_TMP_PATH]) {
-    const char* xml = !strcmp(name, "FLUID_BOX") ? kWater : !strcmp(name, "FLUID_ELLIPSOID")
-                                                                ? kEllipsoid
+    const char* xml = !strcmp(name, "FLUID_BOX") ? gdn_test_fluid_water : !strcmp(name, "FLUID_ELLIPSOID")
+                                                                ? gdn_test_fluid_ellipsoid
                                                                 : NULL;
     path[0] = 0;
     if (xml && gdn_oracle_tmp_xml(xml, path) == 0) {

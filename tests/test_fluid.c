@@ -460,9 +460,10 @@ static int test_ellipsoid(void) {
 }
 
 // every body in the ellipsoid model (gdn_test_fluid_ellipsoid with the box's geom on too): the
-// model reads the geoms, not the inertias, so the inertia-parameter channel is exact and not refused (step
-// JVP along every body's parameters vs central FD through gdn_model_set_body_inertia); the
-// geom-size channel (semi-axes, virtual inertia) is refused by name
+// model reads the geoms, not the inertias, so the inertia-parameter channel is exact and not
+// refused (step JVP along every body's parameters vs central FD through
+// gdn_model_set_body_inertia); the geom-size channel (semi-axes, virtual inertia) is refused by
+// name
 static int test_param_ellipsoid(void) {
     char* xml = malloc(strlen(gdn_test_fluid_ellipsoid) + 17);
     CHECK(xml);

@@ -152,8 +152,8 @@ GDN_API gdnStatus gdn_adjoint_batch(const gdnModel* const* models, int nmodel, i
 // velocity-stage sensors, every acceleration-stage one, actuatorfrc with its act channel). An
 // entry whose step t has a state without a derivative for a sensor with a nonzero cotangent
 // (sensor.h) fails with GDN_ERR_UNSUPPORTED at step t, the message naming the sensor and the
-// cause (gdn_sensor_refusal's); act0, cact and csensordata are checked finite. With act0, cact, csensordata and out->act0 NULL
-// this is gdn_adjoint_batch (the same results bit for bit); with act0 given (and cact,
+// cause (gdn_sensor_refusal's); act0, cact and csensordata are checked finite. With act0,
+// cact, csensordata and out->act0 NULL this is gdn_adjoint_batch (the same results bit for bit); with act0 given (and cact,
 // csensordata NULL), J and every gradient equal gdn_adjoint_rollout_gradient's with
 // gdnRollout.act0 = act0[b] bit for bit.
 GDN_API gdnStatus gdn_adjoint_batch_full(const gdnModel* const* models, int nmodel, int nbatch,

@@ -109,12 +109,14 @@ typedef enum gdnStage {
 // each with nothing written. An actuator sensor on a body (adhesion) transmission is
 // differentiated at the fixed contact set (the contacts' points and normals moving with their
 // geometry tangents, the count held). Every sensor type has a derivative; GDN_ERR_UNSUPPORTED
-// (nothing written; gdn_sensor_refusal names the sensor and the cause) only at a state where a
-// rangefinder's ray hits a surface without a derivative there (a grazing ray), a tendon
-// sensor's tendon wraps inside without a root of its wrap equation, or an actuator sensor's
-// body transmission has a contact without a geometry derivative (its pair or its features);
-// GDN_ERR_ARG for a NULL m / d or another model's data. The adjoint skips a sensor whose
-// cotangent is zero (it is not refused).
+// (nothing written) also at a state where a sensor has none: a rangefinder's ray on a surface
+// without a derivative there (a grazing ray), a tendon sensor's tendon wrapping inside without
+// a root of its wrap equation, an actuator sensor's body transmission with a contact without a
+// geometry derivative (its pair or its features); gdn_sensor_refusal then names the sensor and
+// the cause (it returns -1 for the solve's refusals above). The adjoint skips a sensor whose
+// cotangent is zero (it is not refused). GDN_ERR_ARG for a NULL m / d or another model's
+// data. Call gdn_forward again after changing the model (a spatial tendon's linearization is
+// cached per body-frame state, kinematics/tendon_derivative.h).
 // The rangefinder's derivative holds the hit on the surface it hit (docs/derivatives.md);
 // the tendon sensors' use the tendon's Jacobian row and its q-derivative. Arena balanced.
 GDN_API gdnStatus gdn_sensor_jvp(const gdnModel* m, gdnData* d, const double* dq,

@@ -73,7 +73,8 @@ static PyObject* deriv_step_jvp(PyObject* self, PyObject* args, PyObject* kw)
 static PyObject* sensor_status(gdnStatus st, const gdnModel* m, const gdnData* d, const char* what)
 {
     char detail[320];
-    const int refused = gdn_sensor_refusal(m, d, detail, (int)sizeof detail);
+    const int refused =
+        st == GDN_ERR_UNSUPPORTED ? gdn_sensor_refusal(m, d, detail, (int)sizeof detail) : -1;
     return gdnpy_raise_status(st, what, refused >= 0 ? detail : NULL);
 }
 

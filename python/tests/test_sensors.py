@@ -65,7 +65,8 @@ def test_sensor_data_writable_and_zero_sized():
 
 def test_sensor_jvp_vjp():
     """The sensors' tangent against central differences of forward, the adjoint's dot identity
-    and the refusal (gradyn.Error naming the sensor) for actuatorpos on a ball joint."""
+    (also for actuator sensors on ball and free joints) and a refusal at a state without a
+    derivative (gradyn.Error naming the sensor and the cause)."""
     m = gradyn.Model.from_xml_path(model_path("sensors_deriv.xml"))
     d = gradyn.Data(m)
     rng = np.random.default_rng(3)

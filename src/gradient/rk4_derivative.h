@@ -18,13 +18,14 @@ gdnStatus gdn_rk4_step_jvp(const gdnModel* m, gdnData* d, const double* dq0, con
                            const char** what);
 
 // gdn_step_vjp_explained for RK4 (the same arguments and conventions). stage_acc (NULL: the
-// step is replayed to find them): the step's four stage accelerations (4 x nv, d->qacc_rk4
-// after it, as a tape records them), from which the stage states follow without a front
-// half. x_next (NULL: not wanted; nq + nv) receives the step's next state from the replay or
-// the record, which the trajectory adjoint compares with its own. The entry state is restored
-// after
-// With activations: gact_next (NULL: 0), gact (NULL: not wanted), x_next (nq + nv + na); a
-// model with activations always replays (its stage activations are not in stage_acc)
+// step is replayed to find them): the step's RK4 block as a tape records it (gradient/tape.h:
+// the four stage accelerations, 4 x nv, d->qacc_rk4 after the step, then the four stage
+// activation rates, 4 x na, d->act_dot_rk4), from which the stage states follow without a
+// front half; every stage front half the pass runs is checked against them bit for bit.
+// x_next (NULL: not wanted; nq + nv) receives the step's next state from the replay or the
+// record, which the trajectory adjoint compares with its own. The entry state is restored
+// after. With activations: gact_next (NULL: 0), gact (NULL: not wanted), x_next
+// (nq + nv + na)
 gdnStatus gdn_rk4_step_vjp(const gdnModel* m, gdnData* d, const double* gq_next,
                            const double* gv_next, const double* gact_next, double* gqpos,
                            double* gqvel, double* gact, double* gctrl, double* gparam,

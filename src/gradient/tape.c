@@ -184,8 +184,8 @@ gdnStatus gdn_tape_create_opt(const gdnModel* m, const gdnTapeOptions* opt, gdnT
                 gdn_weights_size(m) + 6 * (size_t)na + (size_t)nu;
     const size_t head = round8(sizeof(gdnTape)) + round8(sizeof(gdnTapeEntry) * (size_t)nslot);
     size_t reserve = 0, pool = 0, bytes = 0;
-    // an RK4 model's stage accelerations per record slot (4 nv: the reverse pass then needs no
-    // replay of the step to find its stages)
+    // an RK4 model's stage accelerations and activation rates per record slot (4 (nv + na):
+    // the reverse pass then needs no replay of the step to find its stages)
     const size_t rk4_stride = m->opt.integrator == GDN_INT_RK4 ? gdn_tape_rk4_stride(m) : 0;
     const int fits = mul_add((size_t)nslot, inter_stride + rk4_stride, nd, &nd) &&
                      mul_add((size_t)nslot, per_slot, 0, &reserve) &&

@@ -505,84 +505,98 @@ gdnStatus gdn_tendon_work_alloc(const gdnModel* m, gdnData* d, gdnTendonWork* w)
     return GDN_OK;
 }
 
-// the cache (in gdnData's allocation, gdn_tendon_cache_bytes): per tendon the kinematics
-// epoch of its entry, its state (1: L and J, 2: L, J and DJ, 3: refused), L, J and DJ
+// the cache (in gdnData's allocation, gdn_tendon_cache_bytes): an entry per spatial tendon
+// (slot[t], -1 for a fixed one) with the kinematics epoch it was filled at, its state (1: L and
+// J, 2: L, J and DJ, 3: refused), L, J and DJ
 typedef struct tendon_cache {
-    unsigned long long* epoch; // (ntendon) 0: never filled (gdnData's epoch starts at 1)
-    int* state;                // (ntendon)
-    double* L;                 // (ntendon)
-    double* J;                 // (ntendon x nv)
-    double* DJ;                // (ntendon x nv x nv)
+    int* slot;                 // (ntendon) the tendon's entry, -1: fixed (not cached)
+    unsigned long long* epoch; // (nspatial) 0: never filled (gdnData's epoch starts at 1)
+    int* state;                // (nspatial)
+    double* L;                 // (nspatial)
+    double* J;                 // (nspatial x nv)
+    double* DJ;                // (nspatial x nv x nv)
 } tendon_cache;
 
 static size_t pad64(size_t bytes) {
     return (bytes + 63u) & ~(size_t)63u;
 }
 
-size_t gdn_tendon_cache_bytes(const gdnModel* m) {
-    int any = 0;
+static size_t spatial_count(const gdnModel* m) {
+    size_t n = 0;
     for (int t = 0; t < m->ntendon; t++) {
-        any |= gdn_tendon_is_spatial(m, t);
+        n += (size_t)gdn_tendon_is_spatial(m, t);
     }
-    if (!any) {
+    return n;
+}
+
+size_t gdn_tendon_cache_bytes(const gdnModel* m) {
+    const size_t ns = spatial_count(m), nt = (size_t)m->ntendon, nv = (size_t)m->nv;
+    if (ns == 0) {
         return 0;
     }
-    const size_t nt = (size_t)m->ntendon, nv = (size_t)m->nv;
-    return pad64(sizeof(tendon_cache)) + pad64(nt * sizeof(unsigned long long)) +
-           pad64(nt * sizeof(int)) + pad64(nt * (1 + nv + nv * nv) * sizeof(double));
+    return pad64(sizeof(tendon_cache)) + pad64(nt * sizeof(int)) +
+           pad64(ns * sizeof(unsigned long long)) + pad64(ns * sizeof(int)) +
+           pad64(ns * (1 + nv + nv * nv) * sizeof(double));
 }
 
 void* gdn_tendon_cache_init(const gdnModel* m, unsigned char* p) {
-    const size_t nt = (size_t)m->ntendon, nv = (size_t)m->nv;
+    const size_t ns = spatial_count(m), nt = (size_t)m->ntendon, nv = (size_t)m->nv;
     tendon_cache* c = (tendon_cache*)(void*)p;
     p += pad64(sizeof(tendon_cache));
-    c->epoch = (unsigned long long*)(void*)p;
-    p += pad64(nt * sizeof(unsigned long long));
-    c->state = (int*)(void*)p;
+    c->slot = (int*)(void*)p;
     p += pad64(nt * sizeof(int));
+    c->epoch = (unsigned long long*)(void*)p;
+    p += pad64(ns * sizeof(unsigned long long));
+    c->state = (int*)(void*)p;
+    p += pad64(ns * sizeof(int));
     c->L = (double*)(void*)p;
-    c->J = c->L + nt;
-    c->DJ = c->J + nt * nv;
-    memset(c->epoch, 0, nt * sizeof(unsigned long long));
+    c->J = c->L + ns;
+    c->DJ = c->J + ns * nv;
+    int k = 0;
+    for (int t = 0; t < m->ntendon; t++) {
+        c->slot[t] = gdn_tendon_is_spatial(m, t) ? k++ : -1;
+    }
+    memset(c->epoch, 0, ns * sizeof(unsigned long long));
     return c;
 }
 
 int gdn_tendon_linear(const gdnModel* m, const gdnData* d, const double* S, int t, double* L,
                       double* V, double* J, double* DJ, double* scratch) {
     tendon_cache* c = d->tendon_cache_;
-    if (!c || !gdn_tendon_is_spatial(m, t)) {
+    const int k = c ? c->slot[t] : -1;
+    if (k < 0) {
         return tendon_linear_compute(m, d, S, t, L, V, J, DJ, scratch);
     }
     const size_t nv = (size_t)m->nv;
-    double* cJ = c->J + (size_t)t * nv;
-    double* cDJ = c->DJ + (size_t)t * nv * nv;
+    double* cJ = c->J + (size_t)k * nv;
+    double* cDJ = c->DJ + (size_t)k * nv * nv;
     const int want = DJ ? 2 : 1;
-    if (c->epoch[t] != d->kinematics_epoch_) {
-        c->epoch[t] = d->kinematics_epoch_;
-        c->state[t] = 0;
+    if (c->epoch[k] != d->kinematics_epoch_) {
+        c->epoch[k] = d->kinematics_epoch_;
+        c->state[k] = 0;
     }
-    if (c->state[t] == 3) {
+    if (c->state[k] == 3) {
         return -1;
     }
-    if (c->state[t] < want) {
+    if (c->state[k] < want) {
         // computed once at this epoch, into the cache (DJ there when asked for)
-        const int r = tendon_linear_compute(m, d, S, t, &c->L[t], V, cJ, want == 2 ? cDJ : NULL,
+        const int r = tendon_linear_compute(m, d, S, t, &c->L[k], V, cJ, want == 2 ? cDJ : NULL,
                                             scratch);
         if (r < 0) {
-            c->state[t] = 3;
+            c->state[k] = 3;
             return -1;
         }
-        c->state[t] = want;
+        c->state[k] = want;
     }
     // V = J qvel at the current velocity (the cache keys on the kinematics only)
     memcpy(J, cJ, sizeof(double) * nv);
     if (DJ) {
         memcpy(DJ, cDJ, sizeof(double) * nv * nv);
     }
-    *L = c->L[t];
+    *L = c->L[k];
     double v = 0;
-    for (size_t k = 0; k < nv; k++) {
-        v += J[k] * d->qvel[k];
+    for (size_t i = 0; i < nv; i++) {
+        v += J[i] * d->qvel[i];
     }
     *V = v;
     return 1;

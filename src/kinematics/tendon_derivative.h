@@ -35,7 +35,9 @@
 // linearizations, reads that one result): the cache keys on d->kinematics_epoch_, which every
 // recomputation of the body frames (gdn_kinematics_bodies) and every restore of stored ones
 // (gdn_tape_inter_restore) advances; V = J qvel is formed at the current qvel each call. The
-// results are those of the computation bit for bit.
+// results are those of the computation bit for bit. A change of the model's site, geom or wrap
+// parameters takes effect at the next body-frame recomputation (the model is const during
+// simulation; every derivative entry but the sensors' runs the front half itself).
 int gdn_tendon_linear(const gdnModel* m, const gdnData* d, const double* S, int t, double* L,
                       double* V, double* J, double* DJ, double* scratch);
 

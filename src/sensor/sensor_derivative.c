@@ -1207,6 +1207,14 @@ static gdnStatus acc_stage_vjp(const gdnModel* m, gdnData* d, accStage* a, Lin* 
     return st;
 }
 
+// every public entry starts with no refusal recorded (gdn_sensor_refusal: -1 until a sensor is
+// refused at the state, also when the call fails its argument checks)
+static void refusal_clear(gdnData* d) {
+    if (d) {
+        d->sensor_refused = -1;
+    }
+}
+
 // the shared front: checks, then S, V, and (tangent) xi, eta in scratch
 static gdnStatus sensor_derivative(const gdnModel* m, gdnData* d, int adjoint, const double* dq,
                                    const double* dv, const double* du, const double* da,
@@ -1407,6 +1415,7 @@ static gdnStatus sensor_derivative(const gdnModel* m, gdnData* d, int adjoint, c
 
 gdnStatus gdn_sensor_jvp(const gdnModel* m, gdnData* d, const double* dq, const double* dv,
                          const double* du, double* dsensordata) {
+    refusal_clear(d);
     if (!dsensordata && m && m->nsensordata > 0) {
         return GDN_ERR_ARG;
     }
@@ -1416,6 +1425,7 @@ gdnStatus gdn_sensor_jvp(const gdnModel* m, gdnData* d, const double* dq, const 
 
 gdnStatus gdn_sensor_jvp_act(const gdnModel* m, gdnData* d, const double* dq, const double* dv,
                              const double* dact, const double* du, double* dsensordata) {
+    refusal_clear(d);
     if (!dsensordata && m && m->nsensordata > 0) {
         return GDN_ERR_ARG;
     }
@@ -1425,6 +1435,7 @@ gdnStatus gdn_sensor_jvp_act(const gdnModel* m, gdnData* d, const double* dq, co
 
 gdnStatus gdn_sensor_vjp(const gdnModel* m, gdnData* d, const double* gsensordata, double* gq,
                          double* gv, double* gu) {
+    refusal_clear(d);
     if (!gsensordata && m && m->nsensordata > 0) {
         return GDN_ERR_ARG;
     }
@@ -1434,6 +1445,7 @@ gdnStatus gdn_sensor_vjp(const gdnModel* m, gdnData* d, const double* gsensordat
 
 gdnStatus gdn_sensor_vjp_act(const gdnModel* m, gdnData* d, const double* gsensordata,
                              double* gq, double* gv, double* gact, double* gu) {
+    refusal_clear(d);
     if (!gsensordata && m && m->nsensordata > 0) {
         return GDN_ERR_ARG;
     }

@@ -58,8 +58,8 @@ void gdn_rk4_advance(const gdnModel* m, const gdnRk4Record* rec, double* qpos, d
 // (mode: GDN_PIPE_STEP, or GDN_PIPE_DERIVATIVE for a derivative's replay), then
 //   v' = v_0 + h abar,  q' = q_0 (+) h vbar,  time += h
 // d is left as the fourth stage's front half left it (kinematics, qacc = a_3, the warm start
-// of the next step), as MuJoCo leaves mjData; d->qacc_rk4 holds a_0 .. a_3. rec (NULL: a
-// local one) receives the stages.
+// of the next step), as MuJoCo leaves mjData; d->qacc_rk4 holds a_0 .. a_3 and
+// d->act_dot_rk4 the stage activation rates. rec (NULL: a local one) receives the stages.
 // A failed stage leaves qpos, qvel and time as they were on entry and returns its status.
 gdnStatus gdn_rk4_step(const gdnModel* m, gdnData* d, gdnPipelineMode mode, gdnRk4Record* rec);
 

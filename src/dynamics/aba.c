@@ -162,6 +162,7 @@ gdnStatus gdn_aba_factor_alloc(const gdnModel* m, gdnData* d, gdnAbaFactor* f) {
     f->axes = block;
     f->U = block ? block + 6 * nv : NULL;
     f->dinv = block ? block + 12 * nv : NULL;
+    f->implicit_LU = NULL;
     return block ? GDN_OK : GDN_ERR_MEMORY;
 }
 

@@ -14,6 +14,9 @@ typedef struct gdnAbaFactor {
     double* axes; // 6 nv
     double* U;    // 6 nv
     double* dinv; // nv
+    double* implicit_LU; // nv x nv, NULL: none. The implicit integrator's factor of
+                         // M - h qDeriv (gdn_implicit_factor), written by a front half that
+                         // runs the implicit step acceleration, read by its derivatives
 } gdnAbaFactor;
 
 // 13 nv doubles from the arena for a factor (NULL members when exhausted: GDN_ERR_MEMORY)

@@ -754,16 +754,18 @@ gdnStatus gdn_implicit_dqderiv_vjp(const gdnModel* m, gdnData* d, const double* 
     return status;
 }
 
-gdnStatus gdn_implicit_accel_jvp(const gdnModel* m, gdnData* d, const double* dq,
-                                 const double* dv, const double* du, const double* dparam,
-                                 const double* dacc0, const double* dvert, double* da) {
+gdnStatus gdn_implicit_accel_jvp(const gdnModel* m, gdnData* d, const double* LU,
+                                 const double* dq, const double* dv, const double* du,
+                                 const double* dparam, const double* dacc0, const double* dvert,
+                                 double* da) {
     const int nv = m->nv;
     size_t mark = gdn_arena_mark(d);
-    double* H = gdn_arena_doubles(d, (size_t)nv * (size_t)nv + 1);
-    if (!H) {
+    double* own = LU ? NULL : gdn_arena_doubles(d, (size_t)nv * (size_t)nv + 1);
+    if (!LU && !own) {
         return GDN_ERR_MEMORY;
     }
-    gdnStatus status = gdn_implicit_matrix(m, d, H);
+    const double* H = LU ? LU : own;
+    gdnStatus status = LU ? GDN_OK : gdn_implicit_matrix(m, d, own);
     if (status == GDN_OK) {
         status = gdn_implicit_accel_jvp_with(m, d, H, dq, dv, du, dparam, dacc0, dvert, da);
     }
@@ -823,23 +825,24 @@ static gdnStatus wrench_vjp(void* ctx, const double* Wbar, double* xibar, double
     return gdn_wrench_vjp(w->m, w->d, Wbar, xibar, etabar, w->gvert, w->gparam);
 }
 
-gdnStatus gdn_implicit_accel_vjp(const gdnModel* m, gdnData* d, const double* abar, double* gq,
-                                 double* gv, double* gu, double* gparam, double* gacc0,
-                                 double* gvert) {
+gdnStatus gdn_implicit_accel_vjp(const gdnModel* m, gdnData* d, const double* LU,
+                                 const double* abar, double* gq, double* gv, double* gu,
+                                 double* gparam, double* gacc0, double* gvert) {
     const int nv = m->nv;
     const double h = m->opt.timestep;
     const double* a = d->qacc;
     size_t mark = gdn_arena_mark(d);
-    double* H = gdn_arena_doubles(d, (size_t)nv * (size_t)nv + 3 * (size_t)nv +
-                                         6 * (size_t)m->nbody + 1);
-    if (!H) {
+    double* own = gdn_arena_doubles(d, (LU ? 0 : (size_t)nv * (size_t)nv) + 3 * (size_t)nv +
+                                           6 * (size_t)m->nbody + 1);
+    if (!own) {
         return GDN_ERR_MEMORY;
     }
-    double* Wbar = H + (size_t)nv * (size_t)nv + 3 * (size_t)nv;
-    double* lam = H + (size_t)nv * (size_t)nv;
+    double* lam = own + (LU ? 0 : (size_t)nv * (size_t)nv);
+    double* Wbar = lam + 3 * (size_t)nv;
     double* y = lam + nv;
     double* z = y + nv;
-    gdnStatus status = gdn_implicit_matrix(m, d, H);
+    const double* H = LU ? LU : own;
+    gdnStatus status = LU ? GDN_OK : gdn_implicit_matrix(m, d, own);
     // lambda = H^-T abar; the residual's part with y = -lambda, the qDeriv part with z = h lambda
     if (status == GDN_OK) {
         memcpy(lam, abar, sizeof(double) * (size_t)nv);

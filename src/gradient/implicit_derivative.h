@@ -44,9 +44,11 @@
 // inertia parameters' (NULL = 0), dacc0 actuator_acc0's under dparam (nu, NULL = 0: the
 // muscles scaled by it), dvert the penalty vertices' (NULL = 0). GDN_ERR_SINGULAR,
 // GDN_ERR_MEMORY
-gdnStatus gdn_implicit_accel_jvp(const gdnModel* m, gdnData* d, const double* dq,
-                                 const double* dv, const double* du, const double* dparam,
-                                 const double* dacc0, const double* dvert, double* da);
+// LU: the front half's factor of M - h qDeriv (gdnAbaFactor.implicit_LU; NULL: computed here)
+gdnStatus gdn_implicit_accel_jvp(const gdnModel* m, gdnData* d, const double* LU,
+                                 const double* dq, const double* dv, const double* du,
+                                 const double* dparam, const double* dacc0, const double* dvert,
+                                 double* da);
 
 // t (nv, overwritten) = (dqDeriv) a along (dq, dv, du, dparam), a held fixed
 gdnStatus gdn_implicit_dqderiv_jvp(const gdnModel* m, gdnData* d, const double* a,
@@ -72,8 +74,9 @@ gdnStatus gdn_implicit_accel_jvp_with(const gdnModel* m, gdnData* d, const doubl
 // the transpose: gq, gv += (da/dq)' abar, (da/dv)' abar; gu = (da/du)' abar (overwritten;
 // NULL: not wanted), gparam, gacc0, gvert += (da/dpi)' abar, (da/dacc0)' abar, (da/dvert)'
 // abar (NULL: not wanted)
-gdnStatus gdn_implicit_accel_vjp(const gdnModel* m, gdnData* d, const double* abar, double* gq,
-                                 double* gv, double* gu, double* gparam, double* gacc0,
-                                 double* gvert);
+// abar (LU as gdn_implicit_accel_jvp's)
+gdnStatus gdn_implicit_accel_vjp(const gdnModel* m, gdnData* d, const double* LU,
+                                 const double* abar, double* gq, double* gv, double* gu,
+                                 double* gparam, double* gacc0, double* gvert);
 
 #endif

@@ -42,10 +42,19 @@
 // The implicit integrator (h D -> -h qDeriv(q, v, u)) adds the change of qDeriv:
 //           da = (M - h qDeriv)^-1 (-dr + h (dqDeriv) a)   (gradient/implicit_derivative.h)
 
+// under the implicit integrator, room for the front half's factor of M - h qDeriv, which its
+// derivative reads instead of forming it again (NULL when the arena is short: formed again)
+static void implicit_factor_alloc(const gdnModel* m, gdnData* d, gdnAbaFactor* f) {
+    if (m->opt.integrator == GDN_INT_IMPLICIT) {
+        f->implicit_LU = gdn_arena_doubles(d, (size_t)m->nv * (size_t)m->nv + 1);
+    }
+}
+
 // the primal front half (one forward model with gdn_step): d->qacc = a, ABA's factorization of
 // M + hD kept in f (arrays from the arena); then v' = v + h a
 static gdnStatus primal_front(const gdnModel* m, gdnData* d, gdnAbaFactor* f, double* qvel_next) {
     gdnStatus status = gdn_aba_factor_alloc(m, d, f);
+    implicit_factor_alloc(m, d, f);
     if (status == GDN_OK) {
         status = gdn_pipeline_front(m, d, GDN_PIPE_DERIVATIVE, f);
     }
@@ -145,7 +154,7 @@ static gdnStatus step_jvp_core(const gdnModel* m, gdnData* d, const double* dqpo
     // (with rows the constrained path's final solve: step_constrained.c)
     const int implicit = m->opt.integrator == GDN_INT_IMPLICIT;
     if (status == GDN_OK && implicit && d->nefc == 0) {
-        status = gdn_implicit_accel_jvp(m, d, dqpos, dqvel, dctrl, dparam,
+        status = gdn_implicit_accel_jvp(m, d, f.implicit_LU, dqpos, dqvel, dctrl, dparam,
                                         gdn_weights_acc0_const(m, dweights), dvert, dr);
     } else if (status == GDN_OK && d->nefc > 0) {
         const char* what = NULL;
@@ -376,10 +385,10 @@ static gdnStatus step_vjp_back(const gdnModel* m, gdnData* d, const gdnAbaFactor
 
 // the implicit integrator's backward half at the front in d: the integration's adjoint, then
 // the acceleration's (gradient/implicit_derivative.h)
-static gdnStatus implicit_vjp_back(const gdnModel* m, gdnData* d, const double* gqpos_next,
-                                   const double* gqvel_next, double* gqpos, double* gqvel,
-                                   double* gctrl, double* gparam, double* gacc0,
-                                   double* gvert) {
+static gdnStatus implicit_vjp_back(const gdnModel* m, gdnData* d, const gdnAbaFactor* f,
+                                   const double* gqpos_next, const double* gqvel_next,
+                                   double* gqpos, double* gqvel, double* gctrl, double* gparam,
+                                   double* gacc0, double* gvert) {
     const int nv = m->nv;
     size_t mark = gdn_arena_mark(d);
     double* qvel_next = gdn_arena_doubles(d, 4 * (size_t)nv + 1);
@@ -390,7 +399,8 @@ static gdnStatus implicit_vjp_back(const gdnModel* m, gdnData* d, const double* 
     double* gq = abar + nv;
     double* gv = gq + nv;
     gdn_step_integration_vjp(m, d, d->qacc, gqpos_next, gqvel_next, qvel_next, gq, gv, abar);
-    gdnStatus status = gdn_implicit_accel_vjp(m, d, abar, gq, gv, gctrl, gparam, gacc0, gvert);
+    gdnStatus status =
+        gdn_implicit_accel_vjp(m, d, f->implicit_LU, abar, gq, gv, gctrl, gparam, gacc0, gvert);
     if (status == GDN_OK) {
         if (gqpos) {
             memcpy(gqpos, gq, sizeof(double) * (size_t)nv);
@@ -425,6 +435,7 @@ static gdnStatus step_vjp_core(const gdnModel* m, gdnData* d, const double* gqpo
     size_t mark = gdn_arena_mark(d);
     gdnAbaFactor f;
     gdnStatus status = gdn_aba_factor_alloc(m, d, &f);
+    implicit_factor_alloc(m, d, &f);
     if (status == GDN_OK) {
         status = gdn_pipeline_front(m, d, GDN_PIPE_DERIVATIVE, &f);
     }
@@ -446,8 +457,8 @@ static gdnStatus step_vjp_core(const gdnModel* m, gdnData* d, const double* gqpo
         status = GDN_ERR_MEMORY;
     }
     if (status == GDN_OK && implicit && !constrained) {
-        status = implicit_vjp_back(m, d, gqpos_next, gqvel_next, gqpos, gqvel, gctrl, gparam,
-                                   gparam ? gdn_weights_acc0(m, gw) : NULL, gvert);
+        status = implicit_vjp_back(m, d, &f, gqpos_next, gqvel_next, gqpos, gqvel, gctrl,
+                                   gparam, gparam ? gdn_weights_acc0(m, gw) : NULL, gvert);
     } else if (status == GDN_OK && constrained) {
         status = gdn_constrained_admissible(m, d);
         if (status == GDN_OK) {

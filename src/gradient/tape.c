@@ -342,6 +342,7 @@ void gdn_tape_inter_factor(const gdnTape* tape, int slot, gdnAbaFactor* f) {
     f->axes = p + tape->plan.off_axes;
     f->U = p + tape->plan.off_U;
     f->dinv = f->U + 6 * (size_t)tape->nv;
+    f->implicit_LU = NULL;
 }
 
 double* gdn_tape_inter_qpos(const gdnTape* tape, int slot) {

@@ -312,10 +312,10 @@ gdnStatus gdn_implicit_matrix(const gdnModel* m, gdnData* d, double* H) {
     return status;
 }
 
-gdnStatus gdn_implicit_acceleration(const gdnModel* m, gdnData* d, double* qacc) {
+gdnStatus gdn_implicit_acceleration(const gdnModel* m, gdnData* d, double* qacc, double* LU) {
     const int nv = m->nv;
     size_t mark = gdn_arena_mark(d);
-    double* H = gdn_arena_doubles(d, (size_t)nv * (size_t)nv + 1);
+    double* H = LU ? LU : gdn_arena_doubles(d, (size_t)nv * (size_t)nv + 1);
     if (!H) {
         return GDN_ERR_MEMORY;
     }

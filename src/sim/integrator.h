@@ -101,7 +101,8 @@ gdnStatus gdn_implicit_solve(const gdnModel* m, gdnData* d, const double* LU, do
 // H = the factored M - h qDeriv at the state in d (d->qM filled)
 gdnStatus gdn_implicit_matrix(const gdnModel* m, gdnData* d, double* H);
 
-// qacc (nv) = (M - h qDeriv)^-1 (qfrc_smooth + qfrc_constraint) after a plain acceleration stage
-gdnStatus gdn_implicit_acceleration(const gdnModel* m, gdnData* d, double* qacc);
+// qacc (nv) = (M - h qDeriv)^-1 (qfrc_smooth + qfrc_constraint) after a plain acceleration
+// stage; LU (nv x nv, NULL: arena scratch) receives the factor (gdn_implicit_matrix's)
+gdnStatus gdn_implicit_acceleration(const gdnModel* m, gdnData* d, double* qacc, double* LU);
 
 #endif

@@ -138,7 +138,7 @@ gdnStatus gdn_pipeline_front(const gdnModel* m, gdnData* d, gdnPipelineMode mode
     // qacc = (M - h qDeriv)^-1 (qfrc_smooth + qfrc_constraint) (sim/implicit.c); qacc_smooth
     // and qacc_warmstart stay mj_forward's, as MuJoCo leaves them
     if (status == GDN_OK && mode != GDN_PIPE_FORWARD && m->opt.integrator == GDN_INT_IMPLICIT) {
-        status = gdn_implicit_acceleration(m, d, tau);
+        status = gdn_implicit_acceleration(m, d, tau, factor ? factor->implicit_LU : NULL);
         if (status == GDN_OK && gdn_all_finite(tau, nv)) {
             memcpy(d->qacc, tau, sizeof(double) * (size_t)nv);
         } else if (status == GDN_OK) {

@@ -48,10 +48,9 @@ static const char usage_head[] =
     "\n"
     "Every command that loads a model takes --accept-unsupported. Without it, a model using\n"
     "anything that changes the dynamics but gradyn does not simulate (springdamper,\n"
-    "noslip_iterations, collision=\"predefined\", multiccd,\n"
-    "fusestatic, height fields, shellinertia) is refused, naming the element and its\n"
-    "file:line. With it the model loads, each such feature replaced by the substitute a\n"
-    "warning on stderr names (e.g. \"no no-slip pass is run\").\n";
+    "noslip_iterations, multiccd, fusestatic, height fields, shellinertia) is refused,\n"
+    "naming the element and its file:line. With it the model loads, each such feature\n"
+    "replaced by the substitute a warning on stderr names (e.g. \"no no-slip pass is run\").\n";
 
 static const char usage_tail[] =
     "State files are JSON objects, every field optional: {\"qpos\": [nq numbers], \"qvel\": [nv],\n"

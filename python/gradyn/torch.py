@@ -103,7 +103,7 @@ class _Rollout(torch.autograd.Function):
     @staticmethod
     def backward(ctx, gqpos, gqvel, gact, gsens):
         qpos0, qvel0, ctrl, params, friction, act0 = ctx.saved_tensors
-        # an all-zero sensor cotangent is none (a model whose sensors have no derivative is then
+        # an all-zero sensor cotangent is none (a state where a sensor has no derivative is then
         # not refused for outputs the loss never read); an empty placeholder's gradient none
         if gsens is not None and (gsens.numel() == 0 or not bool((gsens != 0).any())):
             gsens = None

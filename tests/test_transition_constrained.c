@@ -483,7 +483,7 @@ static int test_newton_factor(void) {
                 if (k == 1) {
                     d->solver_H_valid = 0;
                 }
-                CHECK(gdn_constrained_linearize(m, d, &L, &what) == GDN_OK);
+                CHECK(gdn_constrained_linearize(m, d, NULL, &L, &what) == GDN_OK);
                 d->solver_H_valid = valid;
                 for (int r = 0; r < nv; r++) {
                     for (int c = 0; c < nv; c++) {

@@ -109,8 +109,8 @@ static int newton_factor_matches(const gdnModel* m, const gdnData* d, const gdnR
 
 // the linearization at the step the front half left in d (nefc > 0)
 // forward: mj_forward's acceleration (the solver's x, no final damped or implicit solve)
-static gdnStatus linearize(const gdnModel* m, gdnData* d, gdnConstrainedLinear* L, int forward,
-                           const char** what) {
+static gdnStatus linearize(const gdnModel* m, gdnData* d, const double* implicit_LU,
+                           gdnConstrainedLinear* L, int forward, const char** what) {
     const int nv = m->nv;
     const size_t nb6 = 6 * (size_t)m->nbody;
     const double hd = forward ? 0 : gdn_damping_h(m);
@@ -153,7 +153,11 @@ static gdnStatus linearize(const gdnModel* m, gdnData* d, gdnConstrainedLinear* 
         if (!L->Himp) {
             return GDN_ERR_MEMORY;
         }
-        status = gdn_implicit_matrix(m, d, L->Himp);
+        if (implicit_LU) {
+            memcpy(L->Himp, implicit_LU, sizeof(double) * (size_t)nv * (size_t)nv);
+        } else {
+            status = gdn_implicit_matrix(m, d, L->Himp);
+        }
         if (status != GDN_OK) {
             return status;
         }
@@ -186,24 +190,24 @@ static gdnStatus linearize(const gdnModel* m, gdnData* d, gdnConstrainedLinear* 
     return GDN_OK;
 }
 
-gdnStatus gdn_constrained_linearize(const gdnModel* m, gdnData* d, gdnConstrainedLinear* L,
-                                    const char** what) {
-    return linearize(m, d, L, 0, what);
+gdnStatus gdn_constrained_linearize(const gdnModel* m, gdnData* d, const double* implicit_LU,
+                                    gdnConstrainedLinear* L, const char** what) {
+    return linearize(m, d, implicit_LU, L, 0, what);
 }
 
 gdnStatus gdn_constrained_linearize_forward(const gdnModel* m, gdnData* d,
                                             gdnConstrainedLinear* L, const char** what) {
-    return linearize(m, d, L, 1, what);
+    return linearize(m, d, NULL, L, 1, what);
 }
 
-gdnStatus gdn_step_jvp_constrained(const gdnModel* m, gdnData* d, const double* dq,
-                                   const double* dv, const double* du, const double* dparam,
-                                   const double* dweights, const double* dvert,
-                                   const gdnContactParamGradients* dcp, double* dq_next,
-                                   double* dv_next, const char** what) {
+gdnStatus gdn_step_jvp_constrained(const gdnModel* m, gdnData* d, const double* implicit_LU,
+                                   const double* dq, const double* dv, const double* du,
+                                   const double* dparam, const double* dweights,
+                                   const double* dvert, const gdnContactParamGradients* dcp,
+                                   double* dq_next, double* dv_next, const char** what) {
     size_t mark = gdn_arena_mark(d);
     gdnConstrainedLinear L;
-    gdnStatus status = gdn_constrained_linearize(m, d, &L, what);
+    gdnStatus status = gdn_constrained_linearize(m, d, implicit_LU, &L, what);
     if (status == GDN_OK && dcp) {
         // the contact parameters' direction (rows_param_derivative.h)
         status = gdn_rows_param_direction(m, d, dcp, &L.dtheta, what);
@@ -359,9 +363,9 @@ gdnStatus gdn_accel_force_jvp_linear(const gdnModel* m, gdnData* d,
     return status;
 }
 
-gdnStatus gdn_step_vjp_constrained(const gdnModel* m, gdnData* d, const double* gq_next,
-                                   const double* gv_next, double* gqpos, double* gqvel,
-                                   double* gctrl, double* gparam, double* gvert,
+gdnStatus gdn_step_vjp_constrained(const gdnModel* m, gdnData* d, const double* implicit_LU,
+                                   const double* gq_next, const double* gv_next, double* gqpos,
+                                   double* gqvel, double* gctrl, double* gparam, double* gvert,
                                    double* gweights, const gdnContactParamGradients* cp,
                                    const char** what) {
     const int nv = m->nv, nu = m->nu;
@@ -380,7 +384,8 @@ gdnStatus gdn_step_vjp_constrained(const gdnModel* m, gdnData* d, const double* 
         memset(gctrl, 0, sizeof(double) * (size_t)nu);
     }
     gdnStatus status =
-        gdn_accel_vjp_constrained(m, d, abar, gq, gv, gctrl, gparam, gvert, gweights, cp, what);
+        gdn_accel_vjp_constrained(m, d, implicit_LU, abar, gq, gv, gctrl, gparam, gvert,
+                                  gweights, cp, what);
     if (status == GDN_OK) {
         if (gqpos) {
             memcpy(gqpos, gq, sizeof(double) * (size_t)nv);
@@ -393,13 +398,13 @@ gdnStatus gdn_step_vjp_constrained(const gdnModel* m, gdnData* d, const double* 
     return status;
 }
 
-gdnStatus gdn_accel_vjp_constrained(const gdnModel* m, gdnData* d, const double* abar,
-                                    double* gq, double* gv, double* gctrl, double* gparam,
-                                    double* gvert, double* gweights,
+gdnStatus gdn_accel_vjp_constrained(const gdnModel* m, gdnData* d, const double* implicit_LU,
+                                    const double* abar, double* gq, double* gv, double* gctrl,
+                                    double* gparam, double* gvert, double* gweights,
                                     const gdnContactParamGradients* cp, const char** what) {
     size_t mark = gdn_arena_mark(d);
     gdnConstrainedLinear L;
-    gdnStatus status = gdn_constrained_linearize(m, d, &L, what);
+    gdnStatus status = gdn_constrained_linearize(m, d, implicit_LU, &L, what);
     if (status == GDN_OK) {
         status = gdn_accel_force_vjp_linear(m, d, &L, abar, NULL, gq, gv, gctrl, gparam, gvert,
                                             gweights, cp, what);

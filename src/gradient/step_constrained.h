@@ -32,9 +32,11 @@ typedef struct gdnConstrainedLinear {
 } gdnConstrainedLinear;
 
 // the linearization at the solve in d (arrays from the arena: the caller releases them).
-// Status as gdn_step_jvp_constrained
-gdnStatus gdn_constrained_linearize(const gdnModel* m, gdnData* d, gdnConstrainedLinear* L,
-                                    const char** what);
+// Status as gdn_step_jvp_constrained. implicit_LU (NULL: formed here): under the implicit
+// integrator, the front half's factor of M - h qDeriv (gdnAbaFactor.implicit_LU), copied to
+// L->Himp instead of forming qDeriv again
+gdnStatus gdn_constrained_linearize(const gdnModel* m, gdnData* d, const double* implicit_LU,
+                                    gdnConstrainedLinear* L, const char** what);
 
 // the same at the solve gdn_forward left in d: mj_forward's acceleration x, without the step's
 // final damped (Euler with dof damping) or implicit solve (L->damped = 0)
@@ -66,9 +68,10 @@ gdnStatus gdn_accel_force_jvp_linear(const gdnModel* m, gdnData* d,
 
 // the adjoint of that acceleration at the solve in d: gq, gv (nv, both required), gctrl (nu),
 // gparam, gvert, gweights and cp all ACCUMULATE the transposed partials applied to abar (nv)
-gdnStatus gdn_accel_vjp_constrained(const gdnModel* m, gdnData* d, const double* abar,
-                                    double* gq, double* gv, double* gctrl, double* gparam,
-                                    double* gvert, double* gweights,
+// (implicit_LU as gdn_constrained_linearize's)
+gdnStatus gdn_accel_vjp_constrained(const gdnModel* m, gdnData* d, const double* implicit_LU,
+                                    const double* abar, double* gq, double* gv, double* gctrl,
+                                    double* gparam, double* gvert, double* gweights,
                                     const gdnContactParamGradients* cp, const char** what);
 
 // gdn_accel_vjp_constrained at a linearization L the caller made, applied to the cotangents
@@ -103,11 +106,12 @@ static inline void gdn_deriv_report_clear(gdnData* d) {
 // dweights (2 nbody + nv + ntendon; NULL when dparam is): the tangent of the inverse weights
 // under dparam (gdn_constraint_weights_jvp, computed before the front half: it uses d as scratch)
 // dcp (NULL: none): a direction in the contact parameters (gdn_step_jvp_contact_params)
-gdnStatus gdn_step_jvp_constrained(const gdnModel* m, gdnData* d, const double* dq,
-                                   const double* dv, const double* du, const double* dparam,
-                                   const double* dweights, const double* dvert,
-                                   const gdnContactParamGradients* dcp, double* dq_next,
-                                   double* dv_next, const char** what);
+// implicit_LU as gdn_constrained_linearize's
+gdnStatus gdn_step_jvp_constrained(const gdnModel* m, gdnData* d, const double* implicit_LU,
+                                   const double* dq, const double* dv, const double* du,
+                                   const double* dparam, const double* dweights,
+                                   const double* dvert, const gdnContactParamGradients* dcp,
+                                   double* dq_next, double* dv_next, const char** what);
 
 // cp (NULL: none): the contact parameters' cotangents, accumulated
 // (constraint/rows_param_derivative.h).
@@ -115,9 +119,9 @@ gdnStatus gdn_step_jvp_constrained(const gdnModel* m, gdnData* d, const double* 
 // body_invweight0, dof_invweight0 and tendon_invweight0, through which the inertia parameters
 // also move the rows' D; the caller finishes gparam with gdn_constraint_weights_vjp (once for a
 // whole trajectory)
-gdnStatus gdn_step_vjp_constrained(const gdnModel* m, gdnData* d, const double* gq_next,
-                                   const double* gv_next, double* gqpos, double* gqvel,
-                                   double* gctrl, double* gparam, double* gvert,
+gdnStatus gdn_step_vjp_constrained(const gdnModel* m, gdnData* d, const double* implicit_LU,
+                                   const double* gq_next, const double* gv_next, double* gqpos,
+                                   double* gqvel, double* gctrl, double* gparam, double* gvert,
                                    double* gweights, const gdnContactParamGradients* cp,
                                    const char** what);
 

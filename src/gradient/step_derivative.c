@@ -160,8 +160,9 @@ static gdnStatus step_jvp_core(const gdnModel* m, gdnData* d, const double* dqpo
         const char* what = NULL;
         status = gdn_constrained_admissible(m, d);
         if (status == GDN_OK) {
-            status = gdn_step_jvp_constrained(m, d, dqpos, dqvel, dctrl, dparam, dweights, dvert,
-                                              dcp, dqpos_next, dqvel_next, &what);
+            status = gdn_step_jvp_constrained(m, d, f.implicit_LU, dqpos, dqvel, dctrl, dparam,
+                                              dweights, dvert, dcp, dqpos_next, dqvel_next,
+                                              &what);
         }
         gdn_arena_reset(d, mark);
         return status;
@@ -462,8 +463,8 @@ static gdnStatus step_vjp_core(const gdnModel* m, gdnData* d, const double* gqpo
     } else if (status == GDN_OK && constrained) {
         status = gdn_constrained_admissible(m, d);
         if (status == GDN_OK) {
-            status = gdn_step_vjp_constrained(m, d, gqpos_next, gqvel_next, gqpos, gqvel, gctrl,
-                                              gparam, gvert, gw, cp, what);
+            status = gdn_step_vjp_constrained(m, d, f.implicit_LU, gqpos_next, gqvel_next, gqpos,
+                                              gqvel, gctrl, gparam, gvert, gw, cp, what);
         }
     } else if (status == GDN_OK) {
         status = step_vjp_back(m, d, &f, d->qacc, NULL, NULL, gqpos_next, gqvel_next, gqpos,
@@ -743,7 +744,7 @@ gdnStatus gdn_accel_jvp(const gdnModel* m, gdnData* d, const double* dq, const d
         status = gdn_constrained_admissible(m, d);
         gdnConstrainedLinear L;
         if (status == GDN_OK) {
-            status = gdn_constrained_linearize(m, d, &L, what);
+            status = gdn_constrained_linearize(m, d, NULL, &L, what);
         }
         if (status == GDN_OK && dcp) {
             status = gdn_rows_param_direction(m, d, dcp, &L.dtheta, what);
@@ -778,7 +779,7 @@ gdnStatus gdn_accel_vjp(const gdnModel* m, gdnData* d, const double* abar, doubl
     if (status == GDN_OK && d->nefc > 0) {
         status = gdn_constrained_admissible(m, d);
         if (status == GDN_OK) {
-            status = gdn_accel_vjp_constrained(m, d, abar, gq, gv, gctrl, gparam, gvert,
+            status = gdn_accel_vjp_constrained(m, d, NULL, abar, gq, gv, gctrl, gparam, gvert,
                                                gweights, cp, what);
         }
     } else if (status == GDN_OK) {

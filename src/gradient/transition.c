@@ -190,7 +190,7 @@ static gdnStatus constrained_columns(const gdnModel* m, gdnData* d, double* Xout
     const char* what = NULL;
     gdnConstrainedLinear L;
     gdnRowsTwistForms F;
-    status = gdn_constrained_linearize(m, d, &L, &what);
+    status = gdn_constrained_linearize(m, d, NULL, &L, &what);
     if (status == GDN_OK) {
         status = gdn_rows_twist_forms(m, d, &L.lin, &F);
     }
@@ -497,7 +497,7 @@ static gdnStatus transition_implicit(const gdnModel* m, gdnData* d, double* A, d
     if (status == GDN_OK && d->nefc > 0) {
         status = gdn_constrained_admissible(m, d);
         if (status == GDN_OK) {
-            status = gdn_constrained_linearize(m, d, &L, &what);
+            status = gdn_constrained_linearize(m, d, NULL, &L, &what);
         }
     } else if (status == GDN_OK) {
         status = gdn_implicit_matrix(m, d, H);

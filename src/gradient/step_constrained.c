@@ -387,12 +387,7 @@ gdnStatus gdn_step_vjp_constrained(const gdnModel* m, gdnData* d, const double* 
         gdn_accel_vjp_constrained(m, d, implicit_LU, abar, gq, gv, gctrl, gparam, gvert,
                                   gweights, cp, what);
     if (status == GDN_OK) {
-        if (gqpos) {
-            memcpy(gqpos, gq, sizeof(double) * (size_t)nv);
-        }
-        if (gqvel) {
-            memcpy(gqvel, gv, sizeof(double) * (size_t)nv);
-        }
+        gdn_step_grad_out(nv, gq, gv, gqpos, gqvel);
     }
     gdn_arena_reset(d, mark);
     return status;

@@ -373,12 +373,7 @@ static gdnStatus step_vjp_back(const gdnModel* m, gdnData* d, const gdnAbaFactor
         }
     }
     if (status == GDN_OK) {
-        if (gqpos) {
-            memcpy(gqpos, gq, sizeof(double) * (size_t)nv);
-        }
-        if (gqvel) {
-            memcpy(gqvel, gv, sizeof(double) * (size_t)nv);
-        }
+        gdn_step_grad_out(nv, gq, gv, gqpos, gqvel);
     }
     gdn_arena_reset(d, mark);
     return status;
@@ -403,12 +398,7 @@ static gdnStatus implicit_vjp_back(const gdnModel* m, gdnData* d, const gdnAbaFa
     gdnStatus status =
         gdn_implicit_accel_vjp(m, d, f->implicit_LU, abar, gq, gv, gctrl, gparam, gacc0, gvert);
     if (status == GDN_OK) {
-        if (gqpos) {
-            memcpy(gqpos, gq, sizeof(double) * (size_t)nv);
-        }
-        if (gqvel) {
-            memcpy(gqvel, gv, sizeof(double) * (size_t)nv);
-        }
+        gdn_step_grad_out(nv, gq, gv, gqpos, gqvel);
     }
     gdn_arena_reset(d, mark);
     return status;

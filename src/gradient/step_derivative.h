@@ -3,6 +3,8 @@
 #ifndef GDN_GRADIENT_STEP_DERIVATIVE_H
 #define GDN_GRADIENT_STEP_DERIVATIVE_H
 
+#include <string.h>
+
 #include <gradyn/derivative.h>
 #include <gradyn/gradyn.h>
 
@@ -41,6 +43,17 @@ gdnStatus gdn_step_vjp_stored(const gdnModel* m, gdnData* d, const gdnAbaFactor*
 void gdn_step_integration_vjp(const gdnModel* m, const gdnData* d, const double* a,
                               const double* gq_next, const double* gv_next, double* qvel_next,
                               double* gq, double* gv, double* abar);
+
+// a step VJP's results out of its scratch: gqpos = gq, gqvel = gv (nv each; NULL: not wanted)
+static inline void gdn_step_grad_out(int nv, const double* gq, const double* gv, double* gqpos,
+                                     double* gqvel) {
+    if (gqpos) {
+        memcpy(gqpos, gq, sizeof(double) * (size_t)nv);
+    }
+    if (gqvel) {
+        memcpy(gqvel, gv, sizeof(double) * (size_t)nv);
+    }
+}
 
 // gdn_step_vjp that also names, in *what, the row kind or contact pair a constrained step's
 // refusal (GDN_ERR_UNSUPPORTED) is about (NULL otherwise). gweights NULL: as gdn_step_vjp;

@@ -275,6 +275,15 @@ void gdn_transmission_apply(const gdnModel* m, const gdnData* d, int i, double f
     }
 }
 
+int gdn_transmission_general(const gdnModel* m, int i) {
+    const int trn = m->actuator_trntype[i];
+    if (trn == GDN_TRN_JOINT || trn == GDN_TRN_JOINTINPARENT) {
+        const int jt = m->jnt_type[m->actuator_trnid[2 * i]];
+        return jt == GDN_JNT_BALL || jt == GDN_JNT_FREE;
+    }
+    return trn != GDN_TRN_TENDON;
+}
+
 int gdn_transmission_moving(const gdnModel* m, int i) {
     const int type = m->actuator_trntype[i], id = m->actuator_trnid[2 * i];
     switch (type) {

@@ -64,6 +64,11 @@ void gdn_transmission_apply(const gdnModel* m, const gdnData* d, int i, double f
 // spatial tendon, and the body transmission (its contacts' normal Jacobians move)
 int gdn_transmission_moving(const gdnModel* m, int i);
 
+// 1 when actuator i's length row is not its (constant) moment row, so its length and velocity
+// tangents take gdn_transmission_linear: every transmission but a tendon and a joint or
+// joint-in-parent on a hinge or slide (a ball joint's length log(q) . g, a free joint's 0)
+int gdn_transmission_general(const gdnModel* m, int i);
+
 // The linearization of actuator i (any transmission; a joint's on its dofs, H = 0 but for a
 // joint-in-parent on a ball or free joint) at the current body kinematics (S: the world-origin
 // axes gdn_dof_axes_about(m, d, 0, S); scratch 6 (nbody + nv)): length L and velocity V (gear

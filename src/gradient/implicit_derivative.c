@@ -415,18 +415,6 @@ static gdnStatus rne_term_vjp(const gdnModel* m, gdnData* d, const double* a, co
     return status;
 }
 
-// 1 when actuator i's length row is not its moment row or its moment moves (a muscle's length
-// and velocity tangents then take gdn_transmission_linear): every transmission but a tendon and
-// a joint or joint-in-parent on a hinge or slide
-static int trn_general(const gdnModel* m, int i) {
-    const int trn = m->actuator_trntype[i];
-    if (trn == GDN_TRN_JOINT || trn == GDN_TRN_JOINTINPARENT) {
-        const int jt = m->jnt_type[m->actuator_trnid[2 * i]];
-        return jt == GDN_JNT_BALL || jt == GDN_JNT_FREE;
-    }
-    return trn != GDN_TRN_TENDON;
-}
-
 // the actuators' part, the change of each kv_i (MuJoCo's coefficient, gdn_implicit_actuator_kv)
 // along the direction: d kv_i = cu du_i + cl dlen_i + cw dvel_i with
 //   affine gain: cu = gainprm[2];  muscle (kv = g(len, vel) act): cu = g, cl = act dg/dlen,
@@ -434,7 +422,7 @@ static int trn_general(const gdnModel* m, int i) {
 //   inertia parameters' share, constraint/setconst_derivative.h);  dlen_i = l_i . dq,
 //   dvel_i = m_i . dv + (dm_i . v), l_i the length row: m_i on a tendon or a hinge / slide
 //   joint (dm_i = gear DJ dq on a spatial tendon, else 0); on the other transmissions
-//   (trn_general) l_i = s lrow and dm_i = s H dq (dynamics/transmission.h:
+//   (gdn_transmission_general) l_i = s lrow and dm_i = s H dq (dynamics/transmission.h:
 //   gdn_transmission_linear; a ball joint's lrow = Jinv(log q)' g, a free joint's 0)
 //   jvp:  out += d kv_i m_i (m_i . a)_P
 //   vjp:  s_i = z . (m_i (m_i . a)_P):  gu_i += cu s_i,  gq += cl s_i l_i + cw s_i (dm_i)' v,
@@ -456,7 +444,7 @@ static gdnStatus actuator_term(const gdnModel* m, gdnData* d, const double* a, c
         const int muscle = m->actuator_gaintype[i] == GDN_GAIN_MUSCLE;
         need_dj |= muscle && m->actuator_trntype[i] == GDN_TRN_TENDON &&
                    !tendon_fixed(m, m->actuator_trnid[2 * i]);
-        need_trn |= muscle && trn_general(m, i);
+        need_trn |= muscle && gdn_transmission_general(m, i);
     }
     if (!row || (need_dj && gdn_tendon_work_alloc(m, d, &w) != GDN_OK) ||
         (need_trn && gdn_transmission_work_alloc(m, d, &tw) != GDN_OK)) {
@@ -508,7 +496,7 @@ static gdnStatus actuator_term(const gdnModel* m, gdnData* d, const double* a, c
             }
         }
         // a muscle on another transmission: its length row s lrow and H = dM / dq
-        const int general = muscle && trn_general(m, i);
+        const int general = muscle && gdn_transmission_general(m, i);
         const double* lrow = row;
         double s = 1;
         if (general) {

@@ -845,20 +845,13 @@ static int tendon_sensor_linear(const gdnModel* m, gdnData* d, int i, gdnTendonW
     return 0;
 }
 
-// 1 for actuatorpos / vel on a transmission other than a tendon whose length is not g0 q
-// (dynamics/transmission.h: slider-crank, site, body at its fixed contact set, a joint or
+// 1 for actuatorpos / vel on a transmission whose length is not g0 q (dynamics/transmission.h:
+// gdn_transmission_general: slider-crank, site, body at its fixed contact set, a joint or
 // joint-in-parent on a ball or free joint)
 static int sensor_on_transmission(const gdnModel* m, int i) {
-    const int type = m->sensor_type[i], id = m->sensor_objid[i];
-    if (type != GDN_SENS_ACTUATORPOS && type != GDN_SENS_ACTUATORVEL) {
-        return 0;
-    }
-    const int trn = m->actuator_trntype[id];
-    if (trn == GDN_TRN_JOINT || trn == GDN_TRN_JOINTINPARENT) {
-        const int jt = m->jnt_type[m->actuator_trnid[2 * id]];
-        return jt == GDN_JNT_BALL || jt == GDN_JNT_FREE;
-    }
-    return trn != GDN_TRN_TENDON;
+    const int type = m->sensor_type[i];
+    return (type == GDN_SENS_ACTUATORPOS || type == GDN_SENS_ACTUATORVEL) &&
+           gdn_transmission_general(m, m->sensor_objid[i]);
 }
 
 // an actuatorfrc sensor of an actuator on a tendon, site, slider-crank, joint-in-parent or
@@ -1223,7 +1216,6 @@ static gdnStatus sensor_derivative(const gdnModel* m, gdnData* d, int adjoint, c
     if (gdn_check_model_data(m, d) != GDN_OK) {
         return GDN_ERR_ARG;
     }
-    d->sensor_refused = -1;
     const int nv = m->nv, nb = m->nbody;
     size_t mark = gdn_arena_mark(d);
     double* S = gdn_arena_doubles(d, 6 * (size_t)nv + 1);
